@@ -1,0 +1,33 @@
+"""eager: a dynamic-graph autograd framework on the phi operator library.
+
+>>> import numpy as np, eager
+>>> w = eager.to_tensor(np.ones((3, 1), "float32"), stop_gradient=False)
+>>> x = eager.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+>>> loss = (eager.matmul(x, w) ** 2).mean()
+>>> loss.backward()
+>>> w.grad.shape
+[3, 1]
+"""
+import importlib
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # The public API is loaded on first use rather than at import, so that
+    # `python -m eager.api_gen` can regenerate the code that the API is built from
+    # even when that code is stale or broken.
+    api = importlib.import_module(".api", __name__)
+    if name == "api":
+        return api
+    try:
+        value = getattr(api, name)
+    except AttributeError:
+        raise AttributeError(f"module 'eager' has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    api = importlib.import_module(".api", __name__)
+    return sorted(set(globals()) | {n for n in vars(api) if not n.startswith("_")})

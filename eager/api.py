@@ -1,0 +1,19 @@
+"""Everything ``import eager`` offers; eager/__init__.py loads it on first use."""
+from phi.common import CPUPlace, DataType, GPUPlace, Place
+
+from . import autograd  # noqa: F401
+from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .creation import to_tensor
+from .generated.forward_api import (
+    add, cast, divide, equal, exp, full, full_like, greater_equal, greater_than, less_equal,
+    less_than, log, matmul, mean, multiply, not_equal, ones, pow, relu, reshape, scale, sigmoid,
+    subtract, sum, tanh, transpose, zeros,
+)
+from .tensor import Tensor
+
+bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
+int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
+int32, int64 = DataType.INT32, DataType.INT64
+float16, float32, float64 = DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64
+complex64, complex128 = DataType.COMPLEX64, DataType.COMPLEX128
+

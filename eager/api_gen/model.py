@@ -1,0 +1,392 @@
+"""ops.yaml / backward.yaml parsed into typed, frozen dataclasses.
+
+Every object knows the file and line it came from, and every error points
+there. Unknown keys, leftover text and bad types are rejected at parse time;
+cross-entry rules (a backward op that does not exist, names that do not match
+the forward op) are checked by :mod:`eager.api_gen.checks`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+TENSOR_TYPES = ("Tensor", "Tensor[]")
+ATTRIBUTE_TYPES = ("Scalar", "IntArray", "int", "float", "bool", "str", "int[]", "float[]",
+                   "DataType", "Place")
+NO_DEFAULT = object()
+
+
+class SpecError(ValueError):
+    """A problem in ops.yaml or backward.yaml, with the file and line."""
+
+    def __init__(self, location: "Location", message: str):
+        super().__init__(f"{location}: {message}")
+        self.location = location
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Arg:
+    type: str
+    name: str
+    default: object = NO_DEFAULT
+    optional: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.type in TENSOR_TYPES
+
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.type == "Tensor[]"
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    is_list: bool = False
+    size: str | None = None
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """``fn(a, b, 0)``: an invoke or composite call."""
+
+    func: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class InferMetaSpec:
+    func: str
+    params: tuple
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    func: str
+    params: tuple
+    data_type: str | None
+    backend: str | None
+
+
+@dataclass(frozen=True)
+class ForwardSignature:
+    """The ``forward:`` line of a backward op: the op differentiated, with its
+    args possibly renamed by position."""
+
+    name: str
+    args: tuple
+    outputs: tuple
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    args: tuple
+    outputs: tuple
+    location: Location
+    is_backward: bool
+    infer_meta: InferMetaSpec | None = None
+    kernel: KernelSpec | None = None
+    backward: str | None = None
+    forward: ForwardSignature | None = None
+    inplace: tuple | None = None  # (input, output)
+    view: tuple | None = None
+    optional: tuple = ()
+    intermediate: tuple = ()
+    no_need_buffer: tuple = ()
+    invoke: CallSpec | None = None
+    composite: CallSpec | None = None
+    doc: str = ""
+    key_lines: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def tensor_args(self) -> tuple:
+        return tuple(a for a in self.args if a.is_tensor)
+
+    @property
+    def attr_args(self) -> tuple:
+        return tuple(a for a in self.args if not a.is_tensor)
+
+    def arg(self, name: str) -> Arg | None:
+        return next((a for a in self.args if a.name == name), None)
+
+    def where(self, key: str) -> Location:
+        """The location of one key of this entry (the entry's own line if unknown)."""
+        return Location(self.location.file, self.key_lines.get(key, self.location.line))
+
+
+# -- loading YAML with line numbers ------------------------------------------
+
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+class _Entry(dict):
+    line: int
+    key_lines: dict
+
+
+def _construct_mapping(loader, node, deep=False):
+    mapping = _Entry(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    mapping.key_lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_entries(path: Path) -> list:
+    text = Path(path).read_text()
+    data = yaml.load(text, Loader=_LineLoader)
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise SpecError(Location(str(path), 1), "the file must be a YAML list of op entries")
+    return data
+
+
+# -- parsing the small languages inside values -------------------------------
+
+_ARG_RE = re.compile(r"^\s*(Tensor\[\]|[A-Za-z]+(?:\[\])?)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(.+?))?\s*$")
+_OUTPUT_RE = re.compile(r"^\s*(Tensor(?:\[\])?)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*(?:\{\s*([^}]+)\s*\})?\s*$")
+_CALL_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$")
+_MAP_RE = re.compile(r"^\s*\(\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*)\s*\)\s*$")
+_FORWARD_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*->\s*(.+)$")
+
+
+def split_top_level(text: str) -> list:
+    """Splits on commas not inside (), [] or {}."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+def parse_default(text: str, type_: str, where: Location):
+    """A default value written in the YAML's C++-flavoured syntax, as a Python value."""
+    t = text.strip()
+    if t in ("true", "True"):
+        return True
+    if t in ("false", "False"):
+        return False
+    if t in ("None", "null", "DataType::UNDEFINED"):
+        return None
+    if t in ("{}", "[]"):
+        return ()
+    if t.startswith("DataType::"):
+        return ("DataType", t.split("::", 1)[1].lower())
+    if t in ("CPUPlace()", "Place()"):
+        return ("Place", "cpu")
+    if t.startswith('"') and t.endswith('"'):
+        return t[1:-1]
+    if (t.startswith("[") and t.endswith("]")) or (t.startswith("{") and t.endswith("}")):
+        return tuple(parse_default(p, type_, where) for p in split_top_level(t[1:-1]))
+    number = t[:-1] if t.endswith("f") and t[:-1].replace(".", "", 1).lstrip("-").isdigit() else t
+    try:
+        return int(number)
+    except ValueError:
+        pass
+    try:
+        return float(number)
+    except ValueError:
+        raise SpecError(where, f"cannot read default value {text!r} of type {type_}") from None
+
+
+def parse_args(text, where: Location) -> tuple:
+    if not isinstance(text, str) or not text.strip().startswith("(") or not text.strip().endswith(")"):
+        raise SpecError(where, f"args must be a string like '(Tensor x, int axis = 0)', got {text!r}")
+    args = []
+    seen_attr = False
+    for part in split_top_level(text.strip()[1:-1]):
+        match = _ARG_RE.match(part)
+        if not match:
+            raise SpecError(where, f"cannot read argument {part!r}; expected 'Type name' or 'Type name = default'")
+        type_, name, default = match.groups()
+        if type_ not in TENSOR_TYPES + ATTRIBUTE_TYPES:
+            raise SpecError(where, f"argument {name!r} has unknown type {type_!r}; known types: "
+                                   f"{', '.join(TENSOR_TYPES + ATTRIBUTE_TYPES)}")
+        if type_ in TENSOR_TYPES and seen_attr:
+            raise SpecError(where, f"tensor argument {name!r} comes after an attribute; tensors go first")
+        seen_attr = seen_attr or type_ not in TENSOR_TYPES
+        if any(a.name == name for a in args):
+            raise SpecError(where, f"argument {name!r} appears twice")
+        value = NO_DEFAULT if default is None else parse_default(default, type_, where)
+        args.append(Arg(type_, name, value))
+    return tuple(args)
+
+
+def parse_outputs(text, where: Location) -> tuple:
+    if not isinstance(text, str):
+        raise SpecError(where, f"output must be a string like 'Tensor(out)', got {text!r}")
+    outputs = []
+    for part in split_top_level(text):
+        match = _OUTPUT_RE.match(part)
+        if not match:
+            raise SpecError(where, f"cannot read output {part!r}; expected 'Tensor(name)' or 'Tensor[](name){{size}}'")
+        type_, name, size = match.groups()
+        if type_ == "Tensor[]" and not size:
+            raise SpecError(where, f"list output {name!r} needs its size in braces, e.g. Tensor[](out){{num}}")
+        outputs.append(Output(name, type_ == "Tensor[]", size))
+    return tuple(outputs)
+
+
+def parse_call(text, where: Location, key: str) -> CallSpec:
+    match = _CALL_RE.match(text) if isinstance(text, str) else None
+    if not match:
+        raise SpecError(where, f"{key} must look like 'fn(arg, ...)', got {text!r}")
+    return CallSpec(match.group(1), tuple(split_top_level(match.group(2))))
+
+
+def parse_mapping(text, where: Location, key: str) -> tuple:
+    match = _MAP_RE.match(text) if isinstance(text, str) else None
+    if not match:
+        raise SpecError(where, f"{key} must look like '(x -> out)', got {text!r}")
+    return match.groups()
+
+
+def parse_name_list(value, where: Location, key: str) -> tuple:
+    if isinstance(value, str):
+        names = [n.strip() for n in value.split(",") if n.strip()]
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        names = value
+    else:
+        raise SpecError(where, f"{key} must be a comma-separated string or a list of names, got {value!r}")
+    return tuple(names)
+
+
+def parse_forward(text, where: Location) -> ForwardSignature:
+    match = _FORWARD_RE.match(text) if isinstance(text, str) else None
+    if not match:
+        raise SpecError(where, f"forward must look like 'op (Tensor x, ...) -> Tensor(out)', got {text!r}")
+    name, args, outputs = match.groups()
+    return ForwardSignature(name, parse_args(f"({args})", where), parse_outputs(outputs, where))
+
+
+def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
+    value = entry[key]
+    if not isinstance(value, dict):
+        raise SpecError(where, f"{key} must be a mapping with keys {', '.join(allowed)}, got {value!r}")
+    extra = set(value) - set(allowed)
+    if extra:
+        raise SpecError(where, f"{key} has unknown key(s) {', '.join(sorted(extra))}; allowed: {', '.join(allowed)}")
+    return value
+
+
+_FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
+                 "optional", "intermediate", "invoke", "doc")
+_BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
+                  "composite", "no_need_buffer", "optional", "inplace", "doc")
+
+
+def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
+    name_key = "backward_op" if is_backward else "op"
+    allowed = _BACKWARD_KEYS if is_backward else _FORWARD_KEYS
+    if not isinstance(entry, dict) or not hasattr(entry, "line"):
+        raise SpecError(Location(file, 0), f"each entry must be a mapping, got {entry!r}")
+    loc = Location(file, entry.line)
+
+    def at(key):
+        return Location(file, entry.key_lines.get(key, entry.line))
+
+    extra = [k for k in entry if k not in allowed]
+    if extra:
+        raise SpecError(at(extra[0]), f"unknown key {extra[0]!r} in {entry.get(name_key, '?')}; "
+                                      f"allowed keys: {', '.join(allowed)}")
+    for required in (name_key, "args", "output"):
+        if required not in entry:
+            raise SpecError(loc, f"entry {entry.get(name_key, '?')!r} is missing the key {required!r}")
+    name = entry[name_key]
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        raise SpecError(at(name_key), f"op name must be a snake_case string, got {name!r}")
+    args = parse_args(entry["args"], at("args"))
+    outputs = parse_outputs(entry["output"], at("output"))
+
+    infer_meta = kernel = None
+    if "infer_meta" in entry:
+        im = _sub_mapping(entry, "infer_meta", ("func", "param"), at("infer_meta"))
+        if "func" not in im:
+            raise SpecError(at("infer_meta"), "infer_meta needs func")
+        params = parse_name_list(im.get("param", [a.name for a in args]), at("infer_meta"), "infer_meta.param")
+        infer_meta = InferMetaSpec(im["func"], params)
+    if "kernel" in entry:
+        k = _sub_mapping(entry, "kernel", ("func", "param", "data_type", "backend"), at("kernel"))
+        if "func" not in k:
+            raise SpecError(at("kernel"), "kernel needs func")
+        params = parse_name_list(k.get("param", [a.name for a in args]), at("kernel"), "kernel.param")
+        kernel = KernelSpec(k["func"], params, k.get("data_type"), k.get("backend"))
+
+    optional = parse_name_list(entry.get("optional", []), at("optional"), "optional")
+    args = tuple(Arg(a.type, a.name, a.default, a.name in optional) for a in args)
+    spec = OpSpec(
+        name=name, args=args, outputs=outputs, location=loc, is_backward=is_backward,
+        infer_meta=infer_meta, kernel=kernel,
+        backward=_optional_str(entry, "backward", at),
+        forward=parse_forward(entry["forward"], at("forward")) if "forward" in entry else None,
+        inplace=parse_mapping(entry["inplace"], at("inplace"), "inplace") if "inplace" in entry else None,
+        view=parse_mapping(entry["view"], at("view"), "view") if "view" in entry else None,
+        optional=optional,
+        intermediate=parse_name_list(entry.get("intermediate", []), at("intermediate"), "intermediate"),
+        no_need_buffer=parse_name_list(entry.get("no_need_buffer", []), at("no_need_buffer"), "no_need_buffer"),
+        invoke=parse_call(entry["invoke"], at("invoke"), "invoke") if "invoke" in entry else None,
+        composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,
+        doc=_optional_str(entry, "doc", at) or "",
+        key_lines=dict(entry.key_lines),
+    )
+    if is_backward and spec.forward is None:
+        raise SpecError(loc, f"backward op {name!r} needs a forward: line")
+    if spec.invoke is None and spec.kernel is None and spec.composite is None:
+        raise SpecError(loc, f"op {name!r} needs a kernel (or invoke / composite)")
+    if spec.kernel is not None and spec.infer_meta is None:
+        raise SpecError(loc, f"op {name!r} has a kernel but no infer_meta")
+    if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):
+        raise SpecError(at("invoke"), f"op {name!r} uses invoke, so it takes no kernel, infer_meta or backward")
+    return spec
+
+
+def _optional_str(entry, key, at):
+    if key not in entry:
+        return None
+    value = entry[key]
+    if not isinstance(value, str):
+        raise SpecError(at(key), f"{key} must be a string, got {value!r}")
+    return value
+
+
+def parse_file(path, is_backward: bool) -> list:
+    names = set()
+    specs = []
+    for entry in load_entries(path):
+        spec = parse_entry(entry, str(path), is_backward)
+        if spec.name in names:
+            raise SpecError(spec.location, f"op {spec.name!r} is defined twice")
+        names.add(spec.name)
+        specs.append(spec)
+    return specs

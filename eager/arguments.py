@@ -1,0 +1,104 @@
+"""Checking and converting op arguments, for the generated API.
+
+Each function names the op and the argument, and says what was expected and
+what came, so bad input never reaches a kernel.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from phi.common import CPUPlace, DataType, Place, convert_dtype, convert_place
+from phi.common.scalar import to_int_array as _phi_to_int_array
+from phi.common.scalar import to_scalar as _phi_to_scalar
+
+_PLAIN_NUMBERS = (int, float, bool)
+
+
+def describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"{type(value).__name__} of {dtype}{list(shape)}"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) < 60 else text[:57] + '...'}"
+
+
+def bad_tensor(op: str, arg: str, value) -> TypeError:
+    hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
+    return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+
+
+def check_tensor_list(op: str, arg: str, value, tensor_type) -> list:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, tensor_type) for v in value):
+        raise TypeError(f"{op}: argument '{arg}' expected a list of Tensors, got {describe(value)}")
+    return list(value)
+
+
+def to_scalar(value, op: str, arg: str):
+    if type(value) in _PLAIN_NUMBERS:
+        return value
+    return _phi_to_scalar(value, op, arg)
+
+
+def to_int_array(value, op: str, arg: str) -> tuple:
+    if type(value) is tuple and all(type(v) is int for v in value):
+        return value
+    return _phi_to_int_array(value, op, arg)
+
+
+def to_int(value, op: str, arg: str) -> int:
+    if type(value) is int:
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{op}: argument '{arg}' expected an int, got {describe(value)}")
+
+
+def to_float(value, op: str, arg: str) -> float:
+    if type(value) is float:
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    raise TypeError(f"{op}: argument '{arg}' expected a float, got {describe(value)}")
+
+
+def to_float_list(value, op: str, arg: str) -> tuple:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, numbers.Real) for v in value):
+        return tuple(float(v) for v in value)
+    raise TypeError(f"{op}: argument '{arg}' expected a list of floats, got {describe(value)}")
+
+
+def to_bool(value, op: str, arg: str) -> bool:
+    if type(value) is bool:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise TypeError(f"{op}: argument '{arg}' expected a bool, got {describe(value)}")
+
+
+def to_str(value, op: str, arg: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"{op}: argument '{arg}' expected a str, got {describe(value)}")
+
+
+def to_dtype(value, op: str, arg: str, default=None):
+    if value is None:
+        return None if default is None else convert_dtype(default)
+    if type(value) is DataType:
+        return value
+    try:
+        return convert_dtype(value)
+    except TypeError as error:
+        raise TypeError(f"{op}: argument '{arg}': {error}") from None
+
+
+def to_place(value, op: str, arg: str) -> Place:
+    if value is None:
+        return CPUPlace()
+    try:
+        return convert_place(value)
+    except ValueError as error:
+        raise ValueError(f"{op}: argument '{arg}': {error}") from None

@@ -1,0 +1,195 @@
+"""The backward engine: walks the graph from the roots and runs each grad node once,
+after every gradient flowing into it has arrived.
+
+Iterative throughout (no recursion), so a chain of 100,000 ops is fine.
+"""
+from __future__ import annotations
+
+from phi import api as phi_api
+
+from .grad_mode import STATE
+from .node import GradNodeAccumulation
+from .tensor_wrapper import AutogradError
+
+
+def accumulate(current, incoming, create_graph: bool):
+    """current + incoming, recorded when building a differentiable gradient graph."""
+    if create_graph:
+        from ..generated import forward_api
+
+        return forward_api.add(current, incoming)
+    from ..tensor import Tensor
+
+    return Tensor(phi_api.add(current.impl, incoming.impl))
+
+
+def _root_edge(tensor, position: int, what: str):
+    meta = tensor._meta
+    if meta is None or meta.stop_gradient:
+        raise AutogradError(
+            f"{what}: {_ordinal(position)} tensor has stop_gradient=True, so no gradient "
+            f"can flow from it; set stop_gradient=False on the inputs you differentiate"
+        )
+    node = meta.node
+    if node is None:
+        node = meta.node = GradNodeAccumulation(meta)
+    return node, meta.rank
+
+
+def _seed(tensor, grad_tensor, position: int, what: str):
+    from ..tensor import Tensor
+
+    if grad_tensor is None:
+        if tensor.impl.array.size != 1:
+            raise AutogradError(
+                f"{what}: the {_ordinal(position)} tensor has shape {list(tensor.shape)}; "
+                f"a gradient can be seeded implicitly only for a tensor with one element. "
+                f"Pass grad_tensor (a tensor of the same shape) or reduce it first, e.g. "
+                f"with .sum() or .mean()"
+            )
+        return Tensor(phi_api.full_like(tensor.impl, 1, None))
+    if not isinstance(grad_tensor, Tensor):
+        raise TypeError(
+            f"{what}: grad_tensor for the {_ordinal(position)} tensor expected a Tensor or "
+            f"None, got {type(grad_tensor).__name__}"
+        )
+    if tuple(grad_tensor.shape) != tuple(tensor.shape) or grad_tensor.dtype != tensor.dtype:
+        raise ValueError(
+            f"{what}: grad_tensor for the {_ordinal(position)} tensor must match it: expected "
+            f"{tensor.dtype}{list(tensor.shape)}, got {grad_tensor.dtype}{list(grad_tensor.shape)}"
+        )
+    return grad_tensor
+
+
+def _ordinal(i: int) -> str:
+    return {0: "first", 1: "second", 2: "third"}.get(i, f"{i + 1}th")
+
+
+def _count_dependencies(roots) -> dict:
+    """node -> number of edges into it from nodes reachable from the roots."""
+    dependencies: dict = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            dependencies[nxt] = dependencies.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return dependencies
+
+
+def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool = False,
+                 inputs=None, allow_unused: bool = False, what: str = "backward"):
+    """Runs the graph behind ``tensors``.
+
+    Without ``inputs`` it accumulates into the leaves' ``.grad``. With ``inputs``
+    it returns their gradients instead, touching no ``.grad``, and runs only the
+    nodes on a path from the roots to an input.
+    """
+    holders: dict = {}
+    roots = []
+    for i, (tensor, grad_tensor) in enumerate(zip(tensors, grad_tensors)):
+        node, rank = _root_edge(tensor, i, what)
+        seed = _seed(tensor, grad_tensor, i, what)
+        slots = holders.get(node)
+        if slots is None:
+            slots = holders[node] = [None] * node.num_outputs
+        slots[rank] = seed if slots[rank] is None else accumulate(slots[rank], seed, create_graph)
+        if node not in roots:
+            roots.append(node)
+
+    dependencies = _count_dependencies(roots)
+    if inputs is not None:
+        captures, captured = _capture_points(inputs)
+        needed = _nodes_above(roots, captures)
+    else:
+        captures = needed = None
+
+    ready = [node for node in roots if node not in dependencies]
+    previous_mode = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = holders.pop(node, None)
+            if captures is not None and node in captures:
+                for rank, index in captures[node]:
+                    captured[index] = None if grads is None else grads[rank]
+            if grads is None or (needed is not None and node not in needed):
+                outputs = (None,) * len(node.next_edges)
+            else:
+                if node.pre_hooks is not None:
+                    grads = node.run_pre_hooks(grads)
+                outputs = node.apply(grads, create_graph)
+                if not retain_graph:
+                    node.release()
+            for edge, grad in zip(node.next_edges, outputs):
+                if edge is None:
+                    continue
+                nxt, rank = edge
+                if grad is not None:
+                    slots = holders.get(nxt)
+                    if slots is None:
+                        slots = holders[nxt] = [None] * nxt.num_outputs
+                    current = slots[rank]
+                    slots[rank] = grad if current is None else accumulate(current, grad, create_graph)
+                remaining = dependencies[nxt] - 1
+                dependencies[nxt] = remaining
+                if remaining == 0:
+                    ready.append(nxt)
+    finally:
+        STATE.enabled = previous_mode
+
+    if inputs is None:
+        return None
+    for i, grad in enumerate(captured):
+        if grad is None and not allow_unused:
+            raise AutogradError(
+                f"{what}: the {_ordinal(i)} input is not reached from the outputs, so it has "
+                f"no gradient; pass allow_unused=True to get None for it"
+            )
+    return captured
+
+
+def _capture_points(inputs):
+    """node -> [(rank, index into the result)], and the result list to fill."""
+    captures: dict = {}
+    for index, tensor in enumerate(inputs):
+        meta = tensor._meta
+        if meta is None or meta.stop_gradient:
+            continue
+        node = meta.node
+        if node is None:
+            node = meta.node = GradNodeAccumulation(meta)
+        captures.setdefault(node, []).append((meta.rank, index))
+    return captures, [None] * len(inputs)
+
+
+def _nodes_above(roots, targets) -> set:
+    """The nodes reachable from the roots that have a path down to a target node."""
+    parents: dict = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for edge in node.next_edges:
+            if edge is None:
+                continue
+            parents.setdefault(edge[0], []).append(node)
+            if edge[0] not in seen:
+                seen.add(edge[0])
+                stack.append(edge[0])
+    needed: set = set()
+    stack = [t for t in targets if t in seen]
+    while stack:
+        node = stack.pop()
+        for parent in parents.get(node, ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed

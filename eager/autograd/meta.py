@@ -1,0 +1,30 @@
+"""Autograd metadata of a Tensor: the node that made it and how gradients reach it.
+
+A Tensor gets an AutogradMeta only when it needs one (it requires a gradient,
+or was made by a recorded op); the many tensors that never take part in
+autograd cost nothing here.
+"""
+from __future__ import annotations
+
+import abc
+
+
+class AbstractAutogradMeta(abc.ABC):
+    """What a Tensor keeps for autograd (Paddle's AbstractAutogradMeta)."""
+
+    __slots__ = ()
+
+
+class AutogradMeta(AbstractAutogradMeta):
+    """The grad node that made the tensor (or its leaf accumulation node), which of
+    that node's outputs it is, whether it stops gradients, and its ``.grad``."""
+
+    __slots__ = ("node", "rank", "stop_gradient", "grad", "retain_grads", "hooks", "__weakref__")
+
+    def __init__(self, node=None, rank: int = 0, stop_gradient: bool = False):
+        self.node = node
+        self.rank = rank
+        self.stop_gradient = stop_gradient
+        self.grad = None
+        self.retain_grads = False
+        self.hooks = None

@@ -1,0 +1,149 @@
+"""Grad nodes: one per recorded op, holding what its backward op needs.
+
+An edge is a ``(node, rank)`` pair: the grad node of a forward input and which
+of that node's gradient slots (forward outputs) the input was. A node's
+``next_edges`` has one entry per forward input, None where the input stops
+gradients.
+"""
+from __future__ import annotations
+
+import weakref
+
+from .tensor_wrapper import AutogradError
+
+
+class GradSlotMeta:
+    """Shape and dtype of the gradient a slot expects: used to fill zeros for a
+    forward output whose gradient never came, and to check hook results."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+
+class GradNodeBase:
+    """Base of every grad node. Subclasses (generated) set ``name`` (the backward
+    op), ``num_outputs``, ``saved_names`` and implement ``apply``."""
+
+    __slots__ = ("next_edges", "slot_metas", "pre_hooks", "__weakref__")
+    name = "grad_node"
+    op_name = ""
+    num_outputs = 1
+    saved_names: tuple = ()
+
+    def __init__(self, next_edges):
+        self.next_edges = next_edges
+        self.slot_metas = None
+        self.pre_hooks = None
+
+    def apply(self, grads, create_graph: bool):
+        """Gradients of the forward inputs from gradients of the forward outputs."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Frees the saved tensors (after a backward without retain_graph)."""
+        for name in self.saved_names:
+            wrapper = getattr(self, name)
+            if wrapper is not None:
+                wrapper.release()
+
+    def saved_tensors(self) -> dict:
+        """Name -> TensorWrapper of what this node keeps for backward."""
+        return {name: getattr(self, name) for name in self.saved_names
+                if getattr(self, name) is not None}
+
+    def run_pre_hooks(self, grads):
+        """Runs the hooks registered on this node's output tensors (see Tensor.register_hook)."""
+        grads = list(grads)
+        for rank, hooks in self.pre_hooks.items():
+            for hook in hooks:
+                if grads[rank] is None:
+                    break
+                replaced = hook(grads[rank])
+                if replaced is not None:
+                    grads[rank] = check_hook_result(hook, grads[rank], replaced)
+        return grads
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple(edge for edge in self.next_edges)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name}>"
+
+
+class GradNodeAccumulation(GradNodeBase):
+    """The end of every path to a leaf: adds the arriving gradient into ``.grad``.
+
+    It holds the leaf's AutogradMeta weakly: the meta holds this node, and the
+    tensor should die with its last user reference, not with the next GC cycle.
+    """
+
+    __slots__ = ("_meta_ref", "post_hooks")
+    name = "accumulate_grad"
+
+    def __init__(self, meta):
+        super().__init__(())
+        self._meta_ref = weakref.ref(meta)
+        self.post_hooks = None
+
+    def apply(self, grads, create_graph: bool):
+        grad = grads[0]
+        meta = self._meta_ref()
+        if meta is None or grad is None:
+            return ()
+        from .engine import accumulate
+
+        meta.grad = grad if meta.grad is None else accumulate(meta.grad, grad, create_graph)
+        return ()
+
+
+def check_hook_result(hook, grad, replaced):
+    """A hook may replace a gradient only by one of the same shape, dtype and place."""
+    from ..tensor import Tensor
+
+    name = getattr(hook, "__qualname__", repr(hook))
+    if not isinstance(replaced, Tensor):
+        raise TypeError(f"hook {name} returned {type(replaced).__name__}; a hook returns a Tensor or None")
+    if replaced.shape != grad.shape or replaced.dtype != grad.dtype or replaced.place != grad.place:
+        raise ValueError(
+            f"hook {name} returned a gradient of {replaced.dtype}{replaced.shape} on "
+            f"{replaced.place}; it must keep {grad.dtype}{grad.shape} on {grad.place}"
+        )
+    return replaced
+
+
+def fill_missing_grads(node, grads, optional: tuple):
+    """Zeros for the outputs of a multi-output op whose gradient never came
+    (they were not used), decided by the slot metadata recorded in the forward."""
+    if all(g is not None for g in grads):
+        return grads
+    from ..tensor import Tensor
+    from phi import api as phi_api
+    from phi.common import CPUPlace
+
+    filled = list(grads)
+    for index, grad in enumerate(grads):
+        if grad is None and index not in optional:
+            meta = node.slot_metas[index]
+            filled[index] = Tensor(phi_api.full(meta.shape, 0, meta.dtype, CPUPlace()))
+    return filled
+
+
+def edge_of(tensor):
+    """The edge a recorded op takes to ``tensor``, or None if it stops gradients.
+
+    A leaf that requires a gradient gets its accumulation node here, on first use.
+    """
+    meta = tensor._meta
+    if meta is None or meta.stop_gradient:
+        return None
+    node = meta.node
+    if node is None:
+        node = meta.node = GradNodeAccumulation(meta)
+    return (node, meta.rank)
+
+
+__all__ = ["AutogradError", "GradNodeBase", "GradNodeAccumulation", "GradSlotMeta", "edge_of"]

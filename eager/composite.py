@@ -1,0 +1,156 @@
+"""Backward rules written with differentiable forward ops (backward.yaml ``composite``).
+
+With ``create_graph=True`` a grad node calls these instead of its backward
+kernel, so the gradient it returns is itself recorded and can be differentiated
+again, to any order. Each rule is a few lines next to its name, as in JAX's
+``lax.py``. A rule may be given ``None`` for a gradient that never came
+(an ``optional`` argument) and returns None for an output it cannot reach.
+
+Arguments listed in ``no_need_buffer`` arrive as shape-only tensors: only their
+``shape`` and ``dtype`` may be read.
+"""
+from __future__ import annotations
+
+from .generated import forward_api as F
+
+
+def sum_to_shape(grad, shape):
+    """Sums grad over the axes it was broadcast along to reach ``shape``."""
+    shape = list(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(shape)
+                                if d == 1 and grad.shape[lead + i] != 1]
+    return F.reshape(F.sum(grad, axes, None, False), shape)
+
+
+def _broadcast_like(grad, shape, dtype):
+    """grad broadcast up to ``shape`` (differentiable in grad)."""
+    if grad.shape == list(shape):
+        return grad
+    zeros = F.full(list(shape), 0, dtype, grad.place)
+    return F.add(grad, zeros)
+
+
+def _plus(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return F.add(a, b)
+
+
+def add_grad(x, y, out_grad):
+    return sum_to_shape(out_grad, x.shape), sum_to_shape(out_grad, y.shape)
+
+
+def subtract_grad(x, y, out_grad):
+    return sum_to_shape(out_grad, x.shape), sum_to_shape(F.scale(out_grad, -1.0, 0.0, True), y.shape)
+
+
+def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad):
+    # multiply_grad is bilinear: (grad_out * y, grad_out * x), each summed to its input's shape.
+    x_grad = y_grad = None
+    grad_out_grad = None
+    if grad_y_grad is not None:
+        x_grad = sum_to_shape(F.multiply(grad_out, grad_y_grad), x.shape)
+        grad_out_grad = F.multiply(x, grad_y_grad)
+    if grad_x_grad is not None:
+        y_grad = sum_to_shape(F.multiply(grad_out, grad_x_grad), y.shape)
+        grad_out_grad = _plus(grad_out_grad, F.multiply(grad_x_grad, y))
+    if grad_out_grad is not None:
+        grad_out_grad = sum_to_shape(_broadcast_like(grad_out_grad, grad_out.shape, grad_out.dtype),
+                                     grad_out.shape)
+    return x_grad, y_grad, grad_out_grad
+
+
+def divide_grad(x, y, out, out_grad):
+    x_grad = sum_to_shape(F.divide(out_grad, y), x.shape)
+    y_grad = sum_to_shape(F.scale(F.divide(F.multiply(out_grad, x), F.multiply(y, y)), -1.0, 0.0, True),
+                          y.shape)
+    return x_grad, y_grad
+
+
+def pow_grad(x, out_grad, y):
+    if y == 0:
+        return F.full_like(x, 0, None)
+    return F.multiply(out_grad, F.scale(F.pow(x, y - 1), y, 0.0, True))
+
+
+def scale_grad(out_grad, scale):
+    return F.scale(out_grad, scale, 0.0, True)
+
+
+def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y):
+    # matmul_grad is bilinear in (x, grad_out) and (y, grad_out): its derivative
+    # reuses matmul_grad itself, and matmul for the grad_out term.
+    x_grad = y_grad = grad_out_grad = None
+    if grad_y_grad is not None:
+        x_grad = F.matmul_grad(x, grad_y_grad, grad_out, transpose_x, transpose_y, out_mask=(True, False))[0]
+        grad_out_grad = F.matmul(x, grad_y_grad, transpose_x, transpose_y)
+    if grad_x_grad is not None:
+        y_grad = F.matmul_grad(grad_x_grad, y, grad_out, transpose_x, transpose_y, out_mask=(False, True))[1]
+        grad_out_grad = _plus(grad_out_grad, F.matmul(grad_x_grad, y, transpose_x, transpose_y))
+    return x_grad, y_grad, grad_out_grad
+
+
+def relu_grad(out, out_grad):
+    mask = F.cast(F.greater_than(out, F.full_like(out, 0, None)), out_grad.dtype)
+    return F.multiply(out_grad, mask)
+
+
+def tanh_double_grad(out, grad_out, grad_x_grad):
+    # grad_x = grad_out * (1 - out^2)
+    out_grad = F.scale(F.multiply(F.multiply(grad_x_grad, grad_out), out), -2.0, 0.0, True)
+    grad_out_grad = F.multiply(grad_x_grad, F.scale(F.multiply(out, out), -1.0, 1.0, True))
+    return out_grad, grad_out_grad
+
+
+def sigmoid_double_grad(out, grad_out, grad_x_grad):
+    # grad_x = grad_out * out * (1 - out)
+    out_grad = F.multiply(F.multiply(grad_x_grad, grad_out), F.scale(out, -2.0, 1.0, True))
+    grad_out_grad = F.multiply(grad_x_grad, F.multiply(out, F.scale(out, -1.0, 1.0, True)))
+    return out_grad, grad_out_grad
+
+
+def exp_double_grad(out, grad_out, grad_x_grad):
+    # grad_x = grad_out * out
+    return F.multiply(grad_x_grad, grad_out), F.multiply(grad_x_grad, out)
+
+
+def log_grad(x, out_grad):
+    return F.divide(out_grad, x)
+
+
+def sum_grad(x, out_grad, axis, keepdim):
+    return _broadcast_like(_keep_reduced_dims(out_grad, x.shape, axis), x.shape, out_grad.dtype)
+
+
+def mean_grad(x, out_grad, axis, keepdim):
+    count = 1
+    for a in (axis or range(len(x.shape))):
+        count *= x.shape[a]
+    scaled = F.scale(out_grad, 1.0 / count if count else float("nan"), 0.0, True)
+    return _broadcast_like(_keep_reduced_dims(scaled, x.shape, axis), x.shape, out_grad.dtype)
+
+
+def _keep_reduced_dims(grad, shape, axis):
+    ndim = len(shape)
+    axes = {a % ndim for a in axis} if axis else set(range(ndim))
+    return F.reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
+
+
+def reshape_grad(x, out_grad):
+    return F.reshape(out_grad, x.shape)
+
+
+def transpose_grad(out_grad, perm):
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p % len(perm)] = i
+    return F.transpose(out_grad, inverse)
+
+
+def cast_grad(x, out_grad):
+    return F.cast(out_grad, x.dtype)

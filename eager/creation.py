@@ -1,0 +1,76 @@
+"""Making tensors from Python and NumPy data."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from phi.common import CPUPlace, DataType, convert_dtype, convert_place
+from phi.core import DenseTensor
+
+from .tensor import Tensor
+
+# Paddle's default dtypes for Python data.
+_DEFAULT_FLOAT = np.dtype("float32")
+_DEFAULT_COMPLEX = np.dtype("complex64")
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
+    """A new Tensor holding a copy of ``data``.
+
+    ``data`` is a Python number, a (nested) list or tuple, a NumPy array or a
+    Tensor. Python floats become float32 and Python ints int64 (Paddle's
+    defaults); NumPy arrays keep their dtype unless ``dtype`` is given.
+
+    >>> eager.to_tensor([[1, 2], [3, 4]], dtype="float32", stop_gradient=False)
+    """
+    target = None if dtype is None else convert_dtype(dtype).numpy_dtype
+    array = _to_host_array(data, target)
+    place = CPUPlace() if place is None else convert_place(place)
+    if place.is_gpu_place():
+        from phi.backends.gpu_context import import_cupy
+
+        cupy = import_cupy()
+        with cupy.cuda.Device(place.device_id):
+            array = cupy.array(array)
+    tensor = Tensor(DenseTensor(array))
+    if not stop_gradient:
+        tensor.stop_gradient = False
+    return tensor
+
+
+def _to_host_array(data, target):
+    if isinstance(data, Tensor):
+        array = np.array(data.numpy(), copy=True)
+    elif isinstance(data, np.ndarray):
+        array = np.array(data, copy=True)
+    elif isinstance(data, (numbers.Number, list, tuple, np.generic)):
+        try:
+            array = np.array(data)
+        except ValueError as error:
+            raise ValueError(
+                f"to_tensor: data must be rectangular (all rows of one length): {error}"
+            ) from None
+        if array.dtype == object:
+            raise TypeError(
+                f"to_tensor: data must hold numbers only, got {type(data).__name__} {data!r:.80}"
+            )
+        if target is None and not isinstance(data, np.generic):
+            if array.dtype.kind == "f":
+                array = array.astype(_DEFAULT_FLOAT)
+            elif array.dtype.kind == "c":
+                array = array.astype(_DEFAULT_COMPLEX)
+    elif type(data).__module__.startswith("cupy"):
+        array = data.get()
+    else:
+        raise TypeError(
+            f"to_tensor: data expected a number, list, tuple, numpy array or Tensor, got "
+            f"{type(data).__name__}"
+        )
+    try:
+        DataType.from_numpy(array.dtype)
+    except TypeError:
+        raise TypeError(f"to_tensor: unsupported dtype {array.dtype} of data") from None
+    if target is not None and array.dtype != target:
+        array = array.astype(target)
+    return array

@@ -1,0 +1,9 @@
+"""The phi API: every op of ops.yaml and backward.yaml over DenseTensors, no autograd.
+
+>>> import numpy as np, phi
+>>> from phi.api import add
+>>> add(phi.DenseTensor(np.ones(3)), phi.DenseTensor(np.ones(3))).array
+array([2., 2., 2.])
+"""
+from .generated_api import *  # noqa: F401,F403
+from .support import FLAGS

@@ -1,0 +1,29 @@
+"""CPUContext: kernels on the host compute with NumPy."""
+import numpy as np
+
+from ..common.place import CPUPlace
+
+
+class CPUContext:
+    """The device context of CPU kernels: the array module and allocation."""
+
+    xp = np
+    place = CPUPlace()
+
+    def alloc(self, shape, dtype):
+        return np.empty(shape, dtype=dtype)
+
+    def zeros(self, shape, dtype):
+        return np.zeros(shape, dtype=dtype)
+
+    def to_host(self, array):
+        return array
+
+    def from_host(self, array):
+        return array
+
+    def __repr__(self):
+        return "CPUContext()"
+
+
+CPU_CONTEXT = CPUContext()

@@ -1,0 +1,10 @@
+"""Common types of the operator library: DataType, Backend, DataLayout, Place, Scalar, IntArray."""
+from .backend import Backend, DataLayout
+from .data_type import DataType, convert_dtype
+from .place import CPUPlace, GPUPlace, Place, convert_place
+from .scalar import IntArray, Scalar, to_int_array, to_scalar
+
+__all__ = [
+    "Backend", "DataLayout", "DataType", "convert_dtype", "CPUPlace", "GPUPlace", "Place",
+    "convert_place", "IntArray", "Scalar", "to_int_array", "to_scalar",
+]

@@ -1,0 +1,113 @@
+"""DataType: the element types phi kernels are registered for.
+
+A DenseTensor keeps its buffer as a NumPy (or CuPy) array, so the array's own
+dtype is the source of truth; DataType is the name phi uses for it in kernel
+keys, InferMeta and error messages, and the bridge from the strings users type.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+
+class DataType(enum.Enum):
+    BOOL = "bool"
+    INT8 = "int8"
+    UINT8 = "uint8"
+    INT16 = "int16"
+    INT32 = "int32"
+    INT64 = "int64"
+    FLOAT16 = "float16"
+    FLOAT32 = "float32"
+    FLOAT64 = "float64"
+    COMPLEX64 = "complex64"
+    COMPLEX128 = "complex128"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"DataType.{self.name}"
+
+    @property
+    def numpy_dtype(self) -> np.dtype:
+        return _TO_NUMPY[self]
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self in FLOATING_TYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self in COMPLEX_TYPES
+
+    @property
+    def is_integer(self) -> bool:
+        return self in INTEGER_TYPES
+
+    @property
+    def itemsize(self) -> int:
+        return _TO_NUMPY[self].itemsize
+
+    @classmethod
+    def from_numpy(cls, dtype) -> "DataType":
+        """The DataType of a NumPy dtype; raises TypeError for one phi has no kernels for."""
+        try:
+            return _FROM_NUMPY[dtype]
+        except (KeyError, TypeError):
+            pass
+        try:
+            return _FROM_NUMPY[np.dtype(dtype)]
+        except (KeyError, TypeError):
+            raise TypeError(
+                f"unsupported data type {dtype!r}; phi supports "
+                f"{', '.join(t.value for t in cls)}"
+            ) from None
+
+
+_TO_NUMPY = {t: np.dtype(t.value) for t in DataType}
+_FROM_NUMPY = {np.dtype(t.value): t for t in DataType}
+
+FLOATING_TYPES = frozenset({DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64})
+COMPLEX_TYPES = frozenset({DataType.COMPLEX64, DataType.COMPLEX128})
+INTEGER_TYPES = frozenset(
+    {DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64}
+)
+ALL_DTYPES = tuple(DataType)
+FLOAT_AND_COMPLEX = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64,
+                     DataType.COMPLEX64, DataType.COMPLEX128)
+
+# Python's own scalar types, for users who write dtype=float.
+_PY_TYPES = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT32,
+             complex: DataType.COMPLEX64}
+
+
+def convert_dtype(value) -> DataType:
+    """Turns what a user may pass as a dtype into a DataType.
+
+    Accepts a DataType, its name (``"float32"``), a NumPy dtype or scalar type,
+    or the Python types bool/int/float/complex (Paddle's defaults: int64, float32).
+
+    >>> convert_dtype("float32")
+    DataType.FLOAT32
+    """
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, str):
+        try:
+            return DataType(value.lower())
+        except ValueError:
+            raise TypeError(
+                f"unknown dtype string {value!r}; expected one of "
+                f"{', '.join(t.value for t in DataType)}"
+            ) from None
+    if value in _PY_TYPES:
+        return _PY_TYPES[value]
+    try:
+        return DataType.from_numpy(np.dtype(value))
+    except TypeError:
+        raise TypeError(
+            f"cannot interpret {value!r} as a dtype; expected a DataType, a string "
+            f"such as 'float32', or a NumPy dtype"
+        ) from None

@@ -1,0 +1,96 @@
+"""Scalar and IntArray: attribute types that may come from Python values or tensors."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+class Scalar:
+    """A single number passed as an op attribute (Paddle's ``phi::Scalar``).
+
+    Accepts a Python or NumPy number, or anything with ``numpy()`` that holds
+    exactly one element (a 0-d or one-element tensor).
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = to_scalar(value)
+
+    def to(self, kind):
+        return kind(self.value)
+
+    def __repr__(self):
+        return f"Scalar({self.value!r})"
+
+
+def to_scalar(value, op: str = "Scalar", arg: str = "value"):
+    """The Python number an attribute value stands for; raises TypeError naming op and arg."""
+    if isinstance(value, (bool, numbers.Number)) and not isinstance(value, np.ndarray):
+        if isinstance(value, np.generic):
+            return value.item()
+        return value
+    array = _as_array(value)
+    if array is not None and array.size == 1:
+        return array.reshape(()).item()
+    raise TypeError(
+        f"{op}: argument '{arg}' expected a number (int, float, bool or a one-element "
+        f"tensor), got {_describe(value)}"
+    )
+
+
+class IntArray:
+    """A list of ints passed as an op attribute, e.g. a shape (Paddle's ``phi::IntArray``)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, value):
+        self.data = to_int_array(value)
+
+    def __repr__(self):
+        return f"IntArray({list(self.data)})"
+
+
+def to_int_array(value, op: str = "IntArray", arg: str = "value") -> tuple:
+    """A tuple of ints from an int, a sequence of ints, or an integer tensor."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, (list, tuple)):
+        out = []
+        for item in value:
+            if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                out.append(int(item))
+                continue
+            array = _as_array(item)
+            if array is not None and array.size == 1 and array.dtype.kind in "iu":
+                out.append(int(array.reshape(()).item()))
+                continue
+            raise TypeError(
+                f"{op}: argument '{arg}' expected a list of ints, got an element "
+                f"{_describe(item)} in {value!r}"
+            )
+        return tuple(out)
+    array = _as_array(value)
+    if array is not None and array.ndim <= 1 and array.dtype.kind in "iu":
+        return tuple(int(v) for v in array.reshape(-1).tolist())
+    raise TypeError(
+        f"{op}: argument '{arg}' expected an int, a list of ints or a 1-D integer tensor, "
+        f"got {_describe(value)}"
+    )
+
+
+def _as_array(value):
+    if isinstance(value, np.ndarray):
+        return value
+    to_numpy = getattr(value, "numpy", None)
+    if callable(to_numpy):
+        return np.asarray(to_numpy())
+    return None
+
+
+def _describe(value) -> str:
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"{type(value).__name__} of shape {list(shape)}"
+    return f"{type(value).__name__} {value!r}"

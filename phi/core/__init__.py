@@ -1,0 +1,9 @@
+"""Tensors, meta, kernel keys and the kernel registry."""
+from .dense_tensor import ArraySpec, DenseTensor, DenseTensorMeta, VersionCounter
+from .errors import (
+    InvalidArgumentError, InvalidTypeError, NotFoundError, PhiError, PreconditionNotMetError,
+    UnimplementedError,
+)
+from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
+from .meta_tensor import MetaTensor
+from .tensor_base import TensorBase

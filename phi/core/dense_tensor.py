@@ -1,0 +1,140 @@
+"""DenseTensor: a contiguous (or strided) array plus its meta, and the version counter
+that inplace ops bump and saved tensors check."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..common.backend import DataLayout
+from ..common.data_type import DataType
+from ..common.place import CPUPlace, GPUPlace
+from .tensor_base import TensorBase
+
+
+class VersionCounter:
+    """Counts inplace modifications of one buffer; views of the buffer share it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+
+@dataclass(frozen=True)
+class DenseTensorMeta:
+    """dims, dtype and layout of a DenseTensor (Paddle's DenseTensorMeta)."""
+
+    dims: tuple
+    dtype: DataType
+    layout: DataLayout = DataLayout.ALL_LAYOUT
+
+
+class DenseTensor(TensorBase):
+    """A dense n-d array held as a NumPy array (CPU) or CuPy array (GPU).
+
+    The array's own shape and dtype are the tensor's dims and dtype, so the
+    meta is derived from it rather than stored twice. ``version`` is shared with
+    every view of the same buffer (see :meth:`share_buffer_with`).
+
+    >>> t = DenseTensor(np.zeros((2, 3), np.float32))
+    >>> t.dims, t.dtype
+    ((2, 3), DataType.FLOAT32)
+    """
+
+    __slots__ = ("array", "layout", "version_counter")
+
+    def __init__(self, array, layout: DataLayout = DataLayout.ALL_LAYOUT,
+                 version_counter: VersionCounter | None = None):
+        self.array = array
+        self.layout = layout
+        self.version_counter = version_counter
+
+    @property
+    def dims(self) -> tuple:
+        return self.array.shape
+
+    @property
+    def shape(self) -> tuple:
+        return self.array.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def dtype(self) -> DataType:
+        return DataType.from_numpy(self.array.dtype)
+
+    @property
+    def numel(self) -> int:
+        return self.array.size
+
+    @property
+    def place(self):
+        if type(self.array) is np.ndarray:
+            return CPUPlace()
+        return GPUPlace(int(self.array.device.id))
+
+    @property
+    def meta(self) -> DenseTensorMeta:
+        return DenseTensorMeta(self.array.shape, self.dtype, self.layout)
+
+    @property
+    def nbytes(self) -> int:
+        return self.array.nbytes
+
+    @property
+    def version(self) -> int:
+        counter = self.version_counter
+        return 0 if counter is None else counter.value
+
+    def initialized(self) -> bool:
+        return self.array is not None
+
+    def bump_version(self) -> None:
+        """Records an inplace modification of the buffer."""
+        if self.version_counter is None:
+            self.version_counter = VersionCounter()
+        self.version_counter.bump()
+
+    def share_buffer_with(self, view_array) -> "DenseTensor":
+        """A DenseTensor over ``view_array`` (a view of this buffer) sharing the version counter."""
+        if self.version_counter is None:
+            self.version_counter = VersionCounter()
+        return DenseTensor(view_array, self.layout, self.version_counter)
+
+    def __repr__(self):
+        return f"DenseTensor(dims={list(self.dims)}, dtype={self.dtype}, place={self.place})"
+
+
+class ArraySpec:
+    """Shape and dtype of an array without its buffer.
+
+    A backward op that needs only the shape of a forward input (``no_need_buffer``
+    in backward.yaml) receives one of these in place of the array, so the
+    forward's buffer can be freed as soon as the forward is done.
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        count = 1
+        for d in self.shape:
+            count *= d
+        return count
+
+    def __repr__(self):
+        return f"ArraySpec(shape={self.shape}, dtype={self.dtype})"

@@ -1,0 +1,147 @@
+"""Kernel registration and selection: name -> KernelKey(backend, layout, dtype) -> Kernel.
+
+This is the seeds' KernelFactory with PD_REGISTER_KERNEL collapsed into one
+decorator that names the kernel, its backends and all its dtypes at once:
+
+    @register_kernel("relu", backends=ALL, dtypes=FLOATS)
+    def relu(ctx, x):
+        return ctx.xp.maximum(x, 0)
+
+A kernel is ``fn(ctx, *inputs, *attributes)`` in the order of the YAML
+``args``; each Kernel keeps those argument names so the code generator can
+check the YAML against it.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..common.backend import Backend, DataLayout
+from ..common.data_type import DataType, convert_dtype
+from .errors import NotFoundError
+
+
+@dataclass(frozen=True)
+class KernelKey:
+    backend: Backend
+    layout: DataLayout
+    dtype: DataType
+
+    def __str__(self) -> str:
+        return f"({self.backend}, {self.layout}, {self.dtype})"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A registered kernel function and the names of its arguments (ctx excluded)."""
+
+    name: str
+    key: KernelKey
+    fn: Callable
+    arg_names: tuple = field(default=())
+    keyword_only: tuple = field(default=())
+
+
+class KernelFactory:
+    """All registered kernels, and a dispatch table per op for the generated code."""
+
+    def __init__(self):
+        self._kernels: dict[str, dict[KernelKey, Kernel]] = {}
+        self._tables: dict[str, "DispatchTable"] = {}
+
+    # -- registration -------------------------------------------------------
+    def register(self, name: str, fn: Callable, backends, dtypes,
+                 layout: DataLayout = DataLayout.ALL_LAYOUT) -> None:
+        params = list(inspect.signature(fn).parameters.values())
+        if not params or params[0].name != "ctx":
+            raise TypeError(f"kernel {name!r}: the first parameter must be 'ctx', got {fn}")
+        arg_names = tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD)
+        keyword_only = tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY)
+        table = self._kernels.setdefault(name, {})
+        for backend in backends:
+            for dtype in dtypes:
+                key = KernelKey(backend, layout, convert_dtype(dtype))
+                if key in table:
+                    raise ValueError(f"kernel {name!r} registered twice for {key}")
+                table[key] = Kernel(name, key, fn, arg_names, keyword_only)
+        self._tables.pop(name, None)
+
+    # -- queries --------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self._kernels
+
+    def names(self) -> list[str]:
+        return sorted(self._kernels)
+
+    def kernels(self, name: str) -> dict[KernelKey, Kernel]:
+        if name not in self._kernels:
+            raise NotFoundError(f"no kernel named {name!r} is registered")
+        return dict(self._kernels[name])
+
+    def select(self, name: str, backend: Backend, dtype: DataType,
+               layout: DataLayout = DataLayout.ALL_LAYOUT) -> tuple[Kernel, bool]:
+        """The kernel for a key, and whether it is a CPU fallback for a GPU call.
+
+        Lookup order: the exact backend, then ALL_BACKEND, then (for GPU only)
+        the CPU kernel with a data transfer, as the seeds' FallBackToCpu does.
+        """
+        table = self._kernels.get(name)
+        if table is None:
+            raise NotFoundError(f"{name}: no kernel named {name!r} is registered")
+        for candidate in (backend, Backend.ALL_BACKEND):
+            for lay in (layout, DataLayout.ALL_LAYOUT):
+                kernel = table.get(KernelKey(candidate, lay, dtype))
+                if kernel is not None:
+                    return kernel, False
+        if backend is Backend.GPU:
+            kernel = table.get(KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, dtype))
+            if kernel is not None:
+                return kernel, True
+        registered = ", ".join(sorted(str(k) for k in table)) or "none"
+        raise NotFoundError(
+            f"{name}: no kernel for key {KernelKey(backend, layout, dtype)}; "
+            f"registered keys: {registered}"
+        )
+
+    def dispatch_table(self, name: str) -> "DispatchTable":
+        """The per-op cache the generated code indexes with ``[array_type, numpy_dtype]``."""
+        table = self._tables.get(name)
+        if table is None:
+            table = self._tables[name] = DispatchTable(self, name)
+        return table
+
+
+class DispatchTable(dict):
+    """(array type, NumPy dtype) -> kernel callable with its context bound.
+
+    The array type stands for the backend (numpy.ndarray is the CPU, cupy.ndarray
+    the GPU), so a hit costs one dict lookup; a miss selects through the factory
+    once and caches the result.
+    """
+
+    def __init__(self, factory: KernelFactory, name: str):
+        super().__init__()
+        self.factory = factory
+        self.name = name
+
+    def __missing__(self, key):
+        from ..backends import bind_kernel  # backends import core, not the other way round
+
+        array_type, np_dtype = key
+        bound = bind_kernel(self.factory, self.name, array_type, np_dtype)
+        self[key] = bound
+        return bound
+
+
+KERNELS = KernelFactory()
+
+
+def register_kernel(name: str, backends, dtypes, layout: DataLayout = DataLayout.ALL_LAYOUT):
+    """Registers the decorated function as kernel ``name`` for every backend x dtype given."""
+
+    def decorate(fn):
+        KERNELS.register(name, fn, backends, dtypes, layout)
+        return fn
+
+    return decorate

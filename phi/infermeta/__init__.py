@@ -1,0 +1,20 @@
+"""InferMeta functions: pure shape/dtype/layout inference shared between ops.
+
+Each takes its inputs (anything with dims and dtype) and attributes in the YAML
+``param`` order, then one MetaTensor per output, which it fills. Bad input is
+caught here, before any kernel runs.
+"""
+from .backward import general_binary_grad_infer_meta, transpose_grad_infer_meta
+from .binary import compare_infer_meta, elementwise_infer_meta, matmul_infer_meta
+from .nullary import create_infer_meta
+from .unary import (
+    cast_infer_meta, create_like_infer_meta, reduce_infer_meta, reshape_infer_meta,
+    sum_infer_meta, transpose_infer_meta, unchanged_infer_meta,
+)
+
+__all__ = [
+    "general_binary_grad_infer_meta", "transpose_grad_infer_meta", "compare_infer_meta",
+    "elementwise_infer_meta", "matmul_infer_meta", "create_infer_meta", "cast_infer_meta",
+    "create_like_infer_meta", "reduce_infer_meta", "reshape_infer_meta", "sum_infer_meta",
+    "transpose_infer_meta", "unchanged_infer_meta",
+]

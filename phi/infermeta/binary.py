@@ -1,0 +1,56 @@
+"""InferMeta of ops with two tensor inputs."""
+from __future__ import annotations
+
+from ..common.data_type import DataType
+from ..core.errors import InvalidArgumentError
+from .checks import broadcast_dims, same_dtype
+
+
+def elementwise_infer_meta(x, y, out) -> None:
+    """NumPy broadcasting of x and y, which must share a dtype."""
+    same_dtype("x", x, "y", y)
+    out.dims = broadcast_dims("x", x.dims, "y", y.dims)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def compare_infer_meta(x, y, out) -> None:
+    """As elementwise_infer_meta, with a bool result."""
+    elementwise_infer_meta(x, y, out)
+    out.dtype = DataType.BOOL
+
+
+def matmul_infer_meta(x, y, transpose_x, transpose_y, out) -> None:
+    """numpy.matmul's shape rule with optional transposes of the last two dims.
+
+    A 1-D x is a row vector and a 1-D y a column vector, and that dimension is
+    dropped from the result; batch dimensions broadcast.
+    """
+    same_dtype("x", x, "y", y)
+    x_dims, y_dims = list(x.dims), list(y.dims)
+    if not x_dims or not y_dims:
+        raise InvalidArgumentError(
+            f"arguments 'x' and 'y' must be at least 1-d, got shapes {x_dims} and {y_dims}"
+        )
+    x_vec, y_vec = len(x_dims) == 1, len(y_dims) == 1
+    xm = [1] + x_dims if x_vec else list(x_dims)
+    ym = y_dims + [1] if y_vec else list(y_dims)
+    if transpose_x and not x_vec:
+        xm[-1], xm[-2] = xm[-2], xm[-1]
+    if transpose_y and not y_vec:
+        ym[-1], ym[-2] = ym[-2], ym[-1]
+    if xm[-1] != ym[-2]:
+        raise InvalidArgumentError(
+            f"the contracted dimensions differ: x{'ᵀ' if transpose_x else ''} has shape "
+            f"{x_dims} (inner size {xm[-1]}) and y{'ᵀ' if transpose_y else ''} has shape "
+            f"{y_dims} (inner size {ym[-2]})"
+        )
+    batch = broadcast_dims("x", tuple(xm[:-2]), "y", tuple(ym[:-2]))
+    dims = list(batch)
+    if not x_vec:
+        dims.append(xm[-2])
+    if not y_vec:
+        dims.append(ym[-1])
+    out.dims = tuple(dims)
+    out.dtype = x.dtype
+    out.layout = x.layout

@@ -1,0 +1,60 @@
+"""Shared checks for InferMeta functions; each raises with the argument named."""
+from __future__ import annotations
+
+from ..core.errors import InvalidArgumentError
+
+
+def normalize_axis(arg: str, axis: int, ndim: int) -> int:
+    """axis in [-ndim, ndim) mapped to [0, ndim); a 0-d tensor accepts -1 and 0."""
+    bound = max(ndim, 1)
+    if not -bound <= axis < bound:
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected an axis in [{-bound}, {bound}) for a "
+            f"{ndim}-d tensor, got {axis}"
+        )
+    return axis % bound if ndim else 0
+
+
+def normalize_axes(arg: str, axes, ndim: int) -> tuple:
+    """Sorted distinct non-negative axes; an empty list means every axis."""
+    if not axes:
+        return tuple(range(ndim))
+    out = []
+    for axis in axes:
+        a = normalize_axis(arg, axis, ndim)
+        if a in out:
+            raise InvalidArgumentError(
+                f"argument '{arg}' lists axis {axis} more than once: {list(axes)}"
+            )
+        out.append(a)
+    return tuple(sorted(out)) if ndim else ()
+
+
+def same_dtype(arg_x: str, x, arg_y: str, y) -> None:
+    if x.dtype is not y.dtype:
+        raise InvalidArgumentError(
+            f"arguments '{arg_x}' and '{arg_y}' expected the same dtype, got "
+            f"{x.dtype} and {y.dtype}; cast one with .astype()"
+        )
+
+
+def broadcast_dims(arg_x: str, x_dims, arg_y: str, y_dims) -> tuple:
+    """The NumPy broadcast of two shapes, or an error naming both."""
+    if x_dims == y_dims:
+        return tuple(x_dims)
+    nx, ny = len(x_dims), len(y_dims)
+    n = max(nx, ny)
+    out = []
+    for i in range(n):
+        a = x_dims[i - n + nx] if i - n + nx >= 0 else 1
+        b = y_dims[i - n + ny] if i - n + ny >= 0 else 1
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            raise InvalidArgumentError(
+                f"arguments '{arg_x}' with shape {list(x_dims)} and '{arg_y}' with shape "
+                f"{list(y_dims)} cannot be broadcast: dimension {i - n} is {a} vs {b}"
+            )
+    return tuple(out)

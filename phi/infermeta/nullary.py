@@ -1,0 +1,12 @@
+"""InferMeta of creation ops, which have no tensor input."""
+from __future__ import annotations
+
+from ..common.data_type import convert_dtype
+from ..core.errors import InvalidArgumentError
+
+
+def create_infer_meta(shape, dtype, out) -> None:
+    if any(d < 0 for d in shape):
+        raise InvalidArgumentError(f"argument 'shape' expected sizes >= 0, got {list(shape)}")
+    out.dims = tuple(shape)
+    out.dtype = convert_dtype(dtype)

@@ -1,0 +1,103 @@
+"""InferMeta of ops with one tensor input."""
+from __future__ import annotations
+
+from ..common.data_type import convert_dtype
+from ..core.errors import InvalidArgumentError
+from .checks import normalize_axes
+
+
+def unchanged_infer_meta(x, out) -> None:
+    """out has x's dims, dtype and layout."""
+    out.share_meta(x)
+
+
+def cast_infer_meta(x, dtype, out) -> None:
+    out.share_meta(x)
+    out.dtype = convert_dtype(dtype)
+
+
+def reduce_infer_meta(x, axis, keepdim, out) -> None:
+    """Reduction over ``axis`` (all when empty); reduced dims kept as 1 with keepdim."""
+    dims = tuple(x.dims)
+    axes = normalize_axes("axis", axis, len(dims))
+    if keepdim:
+        out.dims = tuple(1 if i in axes else d for i, d in enumerate(dims))
+    else:
+        out.dims = tuple(d for i, d in enumerate(dims) if i not in axes)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def sum_infer_meta(x, axis, dtype, keepdim, out) -> None:
+    """As reduce_infer_meta; dtype, when given, is the result's dtype."""
+    reduce_infer_meta(x, axis, keepdim, out)
+    if dtype is not None:
+        out.dtype = convert_dtype(dtype)
+
+
+def reshape_infer_meta(x, shape, out) -> None:
+    """Resolves one -1 and any 0 (copy of x's dim at that position) in shape."""
+    dims = tuple(x.dims)
+    numel = 1
+    for d in dims:
+        numel *= d
+    resolved, unknown = [], None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if unknown is not None:
+                raise InvalidArgumentError(
+                    f"argument 'shape' may contain -1 only once, got {list(shape)}"
+                )
+            unknown = i
+            resolved.append(1)
+        elif s == 0:
+            if i >= len(dims):
+                raise InvalidArgumentError(
+                    f"argument 'shape' has 0 at position {i}, which copies x's dimension "
+                    f"there, but x has shape {list(dims)}"
+                )
+            resolved.append(dims[i])
+        elif s < 0:
+            raise InvalidArgumentError(
+                f"argument 'shape' expected sizes >= 0 or a single -1, got {list(shape)}"
+            )
+        else:
+            resolved.append(s)
+    known = 1
+    for s in resolved:
+        known *= s
+    if unknown is not None:
+        if known == 0 or numel % known:
+            raise InvalidArgumentError(
+                f"argument 'shape' {list(shape)} cannot hold x of shape {list(dims)} "
+                f"({numel} elements)"
+            )
+        resolved[unknown] = numel // known
+    elif known != numel:
+        raise InvalidArgumentError(
+            f"argument 'shape' {list(shape)} has {known} elements but x of shape "
+            f"{list(dims)} has {numel}"
+        )
+    out.dims = tuple(resolved)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def transpose_infer_meta(x, perm, out) -> None:
+    dims = tuple(x.dims)
+    ndim = len(dims)
+    normalized = [p + ndim if p < 0 else p for p in perm]
+    if sorted(normalized) != list(range(ndim)):
+        raise InvalidArgumentError(
+            f"argument 'perm' expected a permutation of {list(range(ndim))} for x of "
+            f"shape {list(dims)}, got {list(perm)}"
+        )
+    out.dims = tuple(dims[p] for p in normalized)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def create_like_infer_meta(x, dtype, out) -> None:
+    out.share_meta(x)
+    if dtype is not None:
+        out.dtype = convert_dtype(dtype)

@@ -1,0 +1,12 @@
+"""The dtype groups kernels register for."""
+from ..common.backend import Backend
+from ..common.data_type import DataType as T
+
+ALL_BACKENDS = (Backend.ALL_BACKEND,)
+FLOATS = (T.FLOAT16, T.FLOAT32, T.FLOAT64)
+COMPLEX = (T.COMPLEX64, T.COMPLEX128)
+INTS = (T.INT8, T.UINT8, T.INT16, T.INT32, T.INT64)
+SIGNED_INTS = (T.INT8, T.INT16, T.INT32, T.INT64)
+INEXACT = FLOATS + COMPLEX
+NUMERIC = INTS + FLOATS + COMPLEX
+ALL_TYPES = (T.BOOL,) + NUMERIC

@@ -1,0 +1,73 @@
+"""Binary elementwise kernels, their gradients and comparisons."""
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
+from .funcs import reduce_to_shape, want
+
+
+@register_kernel("add", ALL_BACKENDS, NUMERIC)
+def add(ctx, x, y):
+    return ctx.xp.add(x, y)
+
+
+@register_kernel("add_grad", ALL_BACKENDS, NUMERIC)
+def add_grad(ctx, x, y, out_grad, *, out_mask=None):
+    x_grad = reduce_to_shape(out_grad, x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(out_grad, y.shape) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("subtract", ALL_BACKENDS, NUMERIC)
+def subtract(ctx, x, y):
+    return ctx.xp.subtract(x, y)
+
+
+@register_kernel("subtract_grad", ALL_BACKENDS, NUMERIC)
+def subtract_grad(ctx, x, y, out_grad, *, out_mask=None):
+    x_grad = reduce_to_shape(out_grad, x.shape) if want(out_mask, 0) else None
+    y_grad = ctx.xp.negative(reduce_to_shape(out_grad, y.shape)) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("multiply", ALL_BACKENDS, NUMERIC)
+def multiply(ctx, x, y):
+    return ctx.xp.multiply(x, y)
+
+
+@register_kernel("multiply_grad", ALL_BACKENDS, NUMERIC)
+def multiply_grad(ctx, x, y, out_grad, *, out_mask=None):
+    xp = ctx.xp
+    x_grad = reduce_to_shape(xp.multiply(out_grad, xp.conj(y)), x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(xp.multiply(out_grad, xp.conj(x)), y.shape) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("divide", ALL_BACKENDS, INEXACT)
+def divide(ctx, x, y):
+    return ctx.xp.divide(x, y)
+
+
+@register_kernel("divide_grad", ALL_BACKENDS, INEXACT)
+def divide_grad(ctx, x, y, out, out_grad, *, out_mask=None):
+    xp = ctx.xp
+    scaled = xp.divide(out_grad, xp.conj(y))
+    x_grad = reduce_to_shape(scaled, x.shape) if want(out_mask, 0) else None
+    y_grad = (reduce_to_shape(xp.negative(xp.multiply(scaled, xp.conj(out))), y.shape)
+              if want(out_mask, 1) else None)
+    return x_grad, y_grad
+
+
+def _register_compare(name, ufunc_name):
+    def compare(ctx, x, y):
+        return getattr(ctx.xp, ufunc_name)(x, y)
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"Elementwise numpy.{ufunc_name}(x, y)."
+    return register_kernel(name, ALL_BACKENDS, ALL_TYPES)(compare)
+
+
+equal = _register_compare("equal", "equal")
+not_equal = _register_compare("not_equal", "not_equal")
+less_than = _register_compare("less_than", "less")
+less_equal = _register_compare("less_equal", "less_equal")
+greater_than = _register_compare("greater_than", "greater")
+greater_equal = _register_compare("greater_equal", "greater_equal")

@@ -1,0 +1,21 @@
+"""Helpers shared by kernels (Paddle's phi/kernels/funcs)."""
+from __future__ import annotations
+
+
+def reduce_to_shape(grad, shape):
+    """Sums ``grad`` over the axes along which an input of ``shape`` was broadcast.
+
+    This is the one place that undoes broadcasting for every backward kernel.
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
+    )
+    return grad.sum(axis=axes).reshape(shape) if axes else grad.reshape(shape)
+
+
+def want(out_mask, index: int) -> bool:
+    return out_mask is None or out_mask[index]

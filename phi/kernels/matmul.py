@@ -1,0 +1,45 @@
+"""Matrix product and its gradient, batched and broadcasting like numpy.matmul."""
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, INTS, INEXACT
+from .funcs import reduce_to_shape, want
+
+
+def _t(a):
+    return a.swapaxes(-1, -2)
+
+
+@register_kernel("matmul", ALL_BACKENDS, INTS + INEXACT)
+def matmul(ctx, x, y, transpose_x, transpose_y):
+    if transpose_x and x.ndim >= 2:
+        x = _t(x)
+    if transpose_y and y.ndim >= 2:
+        y = _t(y)
+    return ctx.xp.matmul(x, y)
+
+
+@register_kernel("matmul_grad", ALL_BACKENDS, INTS + INEXACT)
+def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
+    xp = ctx.xp
+    # Work on matrices: a 1-D x is a row, a 1-D y a column, and out_grad gets the
+    # dimensions that matmul dropped for them back.
+    x_vec, y_vec = x.ndim == 1, y.ndim == 1
+    tx, ty = transpose_x and not x_vec, transpose_y and not y_vec
+    x2 = x.reshape((1,) + x.shape) if x_vec else x
+    y2 = y.reshape(y.shape + (1,)) if y_vec else y
+    g = out_grad
+    if y_vec:
+        g = g[..., None]
+    if x_vec:
+        g = g[..., None, :]
+    a = _t(x2) if tx else x2
+    b = _t(y2) if ty else y2
+    x_grad = y_grad = None
+    if want(out_mask, 0):
+        da = xp.matmul(g, xp.conj(_t(b)))
+        dx = _t(da) if tx else da
+        x_grad = reduce_to_shape(dx, x2.shape).reshape(x.shape)
+    if want(out_mask, 1):
+        db = xp.matmul(xp.conj(_t(a)), g)
+        dy = _t(db) if ty else db
+        y_grad = reduce_to_shape(dy, y2.shape).reshape(y.shape)
+    return x_grad, y_grad

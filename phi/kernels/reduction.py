@@ -1,0 +1,55 @@
+"""Reductions over axes and their gradients."""
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
+
+
+def _axes(axis, ndim):
+    """Kernel-side axis tuple: empty means all; negatives allowed (InferMeta validated)."""
+    return tuple(range(ndim)) if not axis else tuple(a % ndim for a in axis) if ndim else ()
+
+
+def _kept_shape(shape, axes):
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+@register_kernel("sum", ALL_BACKENDS, ALL_TYPES)
+def sum(ctx, x, axis, dtype, keepdim):
+    out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
+    return ctx.xp.sum(x, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim)
+
+
+@register_kernel("sum_grad", ALL_BACKENDS, NUMERIC)
+def sum_grad(ctx, x, out_grad, axis, keepdim):
+    xp = ctx.xp
+    kept = _kept_shape(x.shape, _axes(axis, x.ndim))
+    out = xp.empty(x.shape, dtype=x.dtype)
+    xp.copyto(out, out_grad.reshape(kept), casting="unsafe")
+    return out
+
+
+@register_kernel("mean", ALL_BACKENDS, INEXACT)
+def mean(ctx, x, axis, keepdim):
+    xp = ctx.xp
+    axes = _axes(axis, x.ndim)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    total = xp.sum(x, axis=axes, keepdims=keepdim)
+    if count == 0:
+        # The mean of nothing is NaN, as NumPy says, but without its warning.
+        return xp.full(total.shape, xp.nan, dtype=x.dtype)
+    return xp.divide(total, count).astype(x.dtype, copy=False)
+
+
+@register_kernel("mean_grad", ALL_BACKENDS, INEXACT)
+def mean_grad(ctx, x, out_grad, axis, keepdim):
+    xp = ctx.xp
+    axes = _axes(axis, x.ndim)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    out = xp.empty(x.shape, dtype=x.dtype)
+    if out.size:
+        xp.copyto(out, xp.divide(out_grad, count).reshape(_kept_shape(x.shape, axes)),
+                  casting="unsafe")
+    return out
