@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import weakref
 
+from .scope import SCOPE
 from .tensor_wrapper import AutogradError
 
 
@@ -27,7 +28,7 @@ class GradNodeBase:
     """Base of every grad node. Subclasses (generated) set ``name`` (the backward
     op), ``num_outputs``, ``saved_names`` and implement ``apply``."""
 
-    __slots__ = ("next_edges", "slot_metas", "pre_hooks", "__weakref__")
+    __slots__ = ("next_edges", "slot_metas", "pre_hooks", "scope", "__weakref__")
     name = "grad_node"
     op_name = ""
     num_outputs = 1
@@ -37,6 +38,7 @@ class GradNodeBase:
         self.next_edges = next_edges
         self.slot_metas = None
         self.pre_hooks = None
+        self.scope = SCOPE.current
 
     def apply(self, grads, create_graph: bool):
         """Gradients of the forward inputs from gradients of the forward outputs."""
