@@ -137,6 +137,7 @@ class NodePlan:
     has_kernel: bool
     out_mask: bool
     fill_zeros: bool
+    is_view: bool
 
 
 def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
@@ -185,6 +186,7 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         call_args=call_args, phi_call_args=phi_args, grad_args=grad_args, returns=returns,
         composite=composite, has_kernel=bwd.kernel is not None,
         out_mask=len(bwd.outputs) > 1, fill_zeros=len(fwd.outputs) > 1,
+        is_view=fwd.view is not None,
     )
 
 

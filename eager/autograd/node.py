@@ -33,6 +33,8 @@ class GradNodeBase:
     op_name = ""
     num_outputs = 1
     saved_names: tuple = ()
+    attr_names: tuple = ()
+    is_view = False  # the forward op's output shares its input's buffer
 
     def __init__(self, next_edges):
         self.next_edges = next_edges

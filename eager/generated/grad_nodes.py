@@ -21,6 +21,7 @@ class AddGradNode(GradNodeBase):
     name = "add_grad"
     op_name = "add"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -44,6 +45,7 @@ class SubtractGradNode(GradNodeBase):
     name = "subtract_grad"
     op_name = "subtract"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -67,6 +69,7 @@ class MultiplyGradNode(GradNodeBase):
     name = "multiply_grad"
     op_name = "multiply"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -90,6 +93,7 @@ class MultiplyDoubleGradNode(GradNodeBase):
     name = "multiply_double_grad"
     op_name = "multiply_grad"
     num_outputs = 2
+    is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ()
 
@@ -113,6 +117,7 @@ class DivideGradNode(GradNodeBase):
     name = "divide_grad"
     op_name = "divide"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -137,6 +142,7 @@ class PowGradNode(GradNodeBase):
     name = "pow_grad"
     op_name = "pow"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", )
     attr_names = ("y", )
 
@@ -157,6 +163,7 @@ class ScaleGradNode(GradNodeBase):
     name = "scale_grad"
     op_name = "scale"
     num_outputs = 1
+    is_view = False
     saved_names = ()
     attr_names = ("scale", )
 
@@ -176,6 +183,7 @@ class MatmulGradNode(GradNodeBase):
     name = "matmul_grad"
     op_name = "matmul"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", "y", )
     attr_names = ("transpose_x", "transpose_y", )
 
@@ -199,6 +207,7 @@ class MatmulDoubleGradNode(GradNodeBase):
     name = "matmul_double_grad"
     op_name = "matmul_grad"
     num_outputs = 2
+    is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ("transpose_x", "transpose_y", )
 
@@ -222,6 +231,7 @@ class ReluGradNode(GradNodeBase):
     name = "relu_grad"
     op_name = "relu"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", )
     attr_names = ()
 
@@ -242,6 +252,7 @@ class TanhGradNode(GradNodeBase):
     name = "tanh_grad"
     op_name = "tanh"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", )
     attr_names = ()
 
@@ -262,6 +273,7 @@ class TanhDoubleGradNode(GradNodeBase):
     name = "tanh_double_grad"
     op_name = "tanh_grad"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -282,6 +294,7 @@ class SigmoidGradNode(GradNodeBase):
     name = "sigmoid_grad"
     op_name = "sigmoid"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", )
     attr_names = ()
 
@@ -302,6 +315,7 @@ class SigmoidDoubleGradNode(GradNodeBase):
     name = "sigmoid_double_grad"
     op_name = "sigmoid_grad"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -322,6 +336,7 @@ class ExpGradNode(GradNodeBase):
     name = "exp_grad"
     op_name = "exp"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", )
     attr_names = ()
 
@@ -342,6 +357,7 @@ class ExpDoubleGradNode(GradNodeBase):
     name = "exp_double_grad"
     op_name = "exp_grad"
     num_outputs = 1
+    is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -362,6 +378,7 @@ class LogGradNode(GradNodeBase):
     name = "log_grad"
     op_name = "log"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", )
     attr_names = ()
 
@@ -382,6 +399,7 @@ class SumGradNode(GradNodeBase):
     name = "sum_grad"
     op_name = "sum"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -402,6 +420,7 @@ class MeanGradNode(GradNodeBase):
     name = "mean_grad"
     op_name = "mean"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -422,6 +441,7 @@ class ReshapeGradNode(GradNodeBase):
     name = "reshape_grad"
     op_name = "reshape"
     num_outputs = 1
+    is_view = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -442,6 +462,7 @@ class TransposeGradNode(GradNodeBase):
     name = "transpose_grad"
     op_name = "transpose"
     num_outputs = 1
+    is_view = False
     saved_names = ()
     attr_names = ("perm", )
 
@@ -461,6 +482,7 @@ class CastGradNode(GradNodeBase):
     name = "cast_grad"
     op_name = "cast"
     num_outputs = 1
+    is_view = False
     saved_names = ("x", )
     attr_names = ()
 
