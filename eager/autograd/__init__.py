@@ -4,6 +4,7 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
 from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta
 from .tensor_wrapper import AutogradError, TensorWrapper
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
@@ -117,6 +118,7 @@ def _check_distinct(tensors, op: str, arg: str) -> None:
 
 __all__ = [
     "AbstractAutogradMeta", "AutogradError", "AutogradMeta", "GradNodeAccumulation",
-    "GradNodeBase", "GradSlotMeta", "TensorWrapper", "backward", "enable_grad", "grad",
+    "GradNodeBase", "GradSlotMeta", "GradcheckError", "TensorWrapper", "backward", "enable_grad",
+    "grad", "gradcheck", "gradgradcheck",
     "is_grad_enabled", "no_grad", "run_backward", "set_grad_enabled",
 ]
