@@ -165,9 +165,7 @@ class Tensor(TensorMethods):
 
     def clone(self) -> "Tensor":
         """A copy of this tensor with its own buffer; gradients flow back through it."""
-        from .generated import forward_api
-
-        return forward_api.scale(self, 1.0, 0.0, True) if not self.stop_gradient else Tensor(
+        return _F.scale(self, 1.0, 0.0, True) if not self.stop_gradient else Tensor(
             DenseTensor(self.impl.array.copy()))
 
     # -- conversion ---------------------------------------------------------
@@ -191,9 +189,7 @@ class Tensor(TensorMethods):
 
     def astype(self, dtype) -> "Tensor":
         """This tensor converted to ``dtype`` (differentiable for floating types)."""
-        from .generated import forward_api
-
-        return forward_api.cast(self, convert_dtype(dtype))
+        return _F.cast(self, convert_dtype(dtype))
 
     def __array__(self, dtype=None, copy=None):
         array = self.numpy()
@@ -234,36 +230,36 @@ class Tensor(TensorMethods):
     # -- Python operators ---------------------------------------------------
     def __add__(self, other):
         if isinstance(other, Tensor):
-            return _api().add(self, other)
+            return _F.add(self, other)
         if _is_number(other):
             x = _promote_for(self, other)
-            return _api().scale(x, 1.0, other, True)
-        return _api().add(self, _operand(self, other, "add"))
+            return _F.scale(x, 1.0, other, True)
+        return _F.add(self, _operand(self, other, "add"))
 
     def __radd__(self, other):
         return self.__add__(other)
 
     def __sub__(self, other):
         if isinstance(other, Tensor):
-            return _api().subtract(self, other)
+            return _F.subtract(self, other)
         if _is_number(other):
             x = _promote_for(self, other)
-            return _api().scale(x, 1.0, -other, True)
-        return _api().subtract(self, _operand(self, other, "subtract"))
+            return _F.scale(x, 1.0, -other, True)
+        return _F.subtract(self, _operand(self, other, "subtract"))
 
     def __rsub__(self, other):
         if _is_number(other):
             x = _promote_for(self, other)
-            return _api().scale(x, -1.0, other, True)
-        return _api().subtract(_operand(self, other, "subtract"), self)
+            return _F.scale(x, -1.0, other, True)
+        return _F.subtract(_operand(self, other, "subtract"), self)
 
     def __mul__(self, other):
         if isinstance(other, Tensor):
-            return _api().multiply(self, other)
+            return _F.multiply(self, other)
         if _is_number(other):
             x = _promote_for(self, other)
-            return _api().scale(x, other, 0.0, True)
-        return _api().multiply(self, _operand(self, other, "multiply"))
+            return _F.scale(x, other, 0.0, True)
+        return _F.multiply(self, _operand(self, other, "multiply"))
 
     def __rmul__(self, other):
         return self.__mul__(other)
@@ -271,18 +267,18 @@ class Tensor(TensorMethods):
     def __truediv__(self, other):
         x = _to_floating(self)
         if isinstance(other, Tensor):
-            return _api().divide(x, _to_floating(other))
+            return _F.divide(x, _to_floating(other))
         if _is_number(other):
-            return _api().divide(x, _operand(x, other, "divide"))
-        return _api().divide(x, _operand(x, other, "divide"))
+            return _F.divide(x, _operand(x, other, "divide"))
+        return _F.divide(x, _operand(x, other, "divide"))
 
     def __rtruediv__(self, other):
         x = _to_floating(self)
-        return _api().divide(_operand(x, other, "divide"), x)
+        return _F.divide(_operand(x, other, "divide"), x)
 
     def __pow__(self, exponent):
         if _is_number(exponent):
-            return _api().pow(_to_floating(self), exponent)
+            return _F.pow(_to_floating(self), exponent)
         raise TypeError(
             f"pow: a tensor exponent is not supported (got {type(exponent).__name__}); "
             f"use a Python number, or eager.exp(y * eager.log(x)) for x > 0"
@@ -291,44 +287,38 @@ class Tensor(TensorMethods):
     def __rpow__(self, base):
         if _is_number(base) and not isinstance(base, complex) and base > 0:
             x = _to_floating(self)
-            return _api().exp(_api().scale(x, float(np.log(base)), 0.0, True))
+            return _F.exp(_F.scale(x, float(np.log(base)), 0.0, True))
         raise TypeError(f"pow: base ** tensor needs a positive Python number base, got {base!r}")
 
     def __matmul__(self, other):
-        return _api().matmul(self, _operand(self, other, "matmul"), False, False)
+        return _F.matmul(self, _operand(self, other, "matmul"), False, False)
 
     def __rmatmul__(self, other):
-        return _api().matmul(_operand(self, other, "matmul"), self, False, False)
+        return _F.matmul(_operand(self, other, "matmul"), self, False, False)
 
     def __neg__(self):
-        return _api().scale(self, -1.0, 0.0, True)
+        return _F.scale(self, -1.0, 0.0, True)
 
     def __pos__(self):
         return self
 
     def __eq__(self, other):
-        return _api().equal(self, _operand(self, other, "equal"))
+        return _F.equal(self, _operand(self, other, "equal"))
 
     def __ne__(self, other):
-        return _api().not_equal(self, _operand(self, other, "not_equal"))
+        return _F.not_equal(self, _operand(self, other, "not_equal"))
 
     def __lt__(self, other):
-        return _api().less_than(self, _operand(self, other, "less_than"))
+        return _F.less_than(self, _operand(self, other, "less_than"))
 
     def __le__(self, other):
-        return _api().less_equal(self, _operand(self, other, "less_equal"))
+        return _F.less_equal(self, _operand(self, other, "less_equal"))
 
     def __gt__(self, other):
-        return _api().greater_than(self, _operand(self, other, "greater_than"))
+        return _F.greater_than(self, _operand(self, other, "greater_than"))
 
     def __ge__(self, other):
-        return _api().greater_equal(self, _operand(self, other, "greater_equal"))
-
-
-def _api():
-    from .generated import forward_api
-
-    return forward_api
+        return _F.greater_equal(self, _operand(self, other, "greater_equal"))
 
 
 _name_counter = [0]
@@ -382,3 +372,8 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
         f"{op}: cannot combine a Tensor with {type(other).__name__}; expected a Tensor, a "
         f"number or a numpy array"
     )
+
+
+# Bound last: the generated functions are loaded (through TensorMethods) before
+# Tensor exists, and the operators above call them through this name.
+from .generated import forward_api as _F  # noqa: E402

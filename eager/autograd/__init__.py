@@ -3,7 +3,8 @@ from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
 from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta
-from .tensor_wrapper import AutogradError, TensorWrapper
+from .saved_hooks import saved_tensors_hooks
+from .tensor_wrapper import AutogradError, SavedInput, SavedOutput, SavedShape, TensorWrapper
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
@@ -120,5 +121,6 @@ __all__ = [
     "AbstractAutogradMeta", "AutogradError", "AutogradMeta", "GradNodeAccumulation",
     "GradNodeBase", "GradSlotMeta", "GradcheckError", "TensorWrapper", "backward", "enable_grad",
     "grad", "gradcheck", "gradgradcheck",
-    "is_grad_enabled", "no_grad", "run_backward", "set_grad_enabled",
+    "is_grad_enabled", "no_grad", "run_backward", "saved_tensors_hooks", "set_grad_enabled",
+    "SavedInput", "SavedOutput", "SavedShape",
 ]

@@ -1,7 +1,18 @@
-"""TensorWrapper: a tensor saved by a grad node for its backward op.
+"""Tensors saved by grad nodes for their backward ops.
 
-It remembers the buffer's version when saved, and refuses to give the tensor
-back if an inplace op has changed it since, or after the graph was released.
+A saved tensor remembers its buffer's version when saved and refuses to give
+the tensor back if an inplace op has changed it since, or after the graph was
+released. Three kinds, each as cheap to make as possible (one is made for
+nearly every recorded op):
+
+- SavedInput keeps the input Tensor itself, so with create_graph the gradient
+  flows back into it;
+- SavedOutput keeps only the output's buffer (the Tensor would point back at
+  the node that saves it) and rebuilds the Tensor around the node on recovery;
+- SavedShape keeps shape and dtype only (``no_need_buffer``), freeing the buffer.
+
+``saved_tensors_hooks`` (see saved_hooks.py) swaps in PackedSaved, which keeps
+whatever the user's pack hook returned.
 """
 from __future__ import annotations
 
@@ -15,79 +26,172 @@ class AutogradError(RuntimeError):
 
 
 class TensorWrapper:
-    """A saved forward input or output.
+    """Base of the saved-tensor kinds: recover, recover_impl, release, shape, dtype, nbytes."""
 
-    Inputs keep the Tensor itself, so with ``create_graph`` the gradient flows
-    back to it; outputs keep only the buffer (the Tensor would point back at the
-    node that saves it) and are rebuilt around the node when recovered.
-    ``no_need_buffer`` keeps shape and dtype alone, freeing the buffer.
-    """
-
-    __slots__ = ("tensor", "impl", "version", "output_rank", "released")
-
-    def __init__(self, tensor, is_output: bool = False, rank: int = 0,
-                 no_need_buffer: bool = False):
-        impl = tensor.impl
-        self.released = False
-        self.version = impl.version
-        if no_need_buffer:
-            self.tensor = None
-            self.impl = DenseTensor(ArraySpec(impl.array.shape, impl.array.dtype))
-            self.output_rank = None
-        elif is_output:
-            self.tensor = None
-            self.impl = impl
-            self.output_rank = rank
-        else:
-            self.tensor = tensor
-            self.impl = impl
-            self.output_rank = None
+    __slots__ = ("version",)
 
     def recover(self, node):
-        """The saved tensor, after checking it is still the one that was saved."""
-        if self.released:
+        """The saved tensor as a Tensor, after checking it is still the one that was saved."""
+        raise NotImplementedError
+
+    def recover_impl(self, node):
+        """The saved DenseTensor, with the same checks as :meth:`recover`."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def released(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def impl(self):
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.impl.array.shape)
+
+    @property
+    def dtype(self):
+        return self.impl.array.dtype
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this saved tensor keeps alive (0 once released or when shape-only)."""
+        return 0 if self.released else self.impl.array.nbytes
+
+    def _check(self, node, impl, name=None):
+        if impl is None:
             raise AutogradError(
                 f"{node.name}: trying to run backward through the graph a second time, but "
                 f"its saved tensors were freed after the first backward. Pass "
                 f"retain_graph=True to the first backward() or grad() to keep them."
             )
-        impl = self.impl
-        if impl.version != self.version:
+        counter = impl.version_counter
+        current = 0 if counter is None else counter.value
+        if current != self.version:
             raise AutogradError(
-                f"{node.name}: a tensor saved for backward was modified by an inplace "
-                f"operation: {_describe(self)} was saved at version {self.version} and is "
-                f"now at version {impl.version}. Use the out-of-place op, or clone() the "
-                f"tensor before modifying it."
+                f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was "
+                f"modified by an inplace operation: {_describe(impl, name)} was saved at version "
+                f"{self.version} and is now at version {current}. Use the out-of-place op, or "
+                f"clone() the tensor before modifying it."
             )
-        if self.tensor is not None:
-            return self.tensor
-        from ..tensor import Tensor
 
-        if self.output_rank is None:  # shape-only
-            return Tensor(impl)
-        return Tensor(impl, AutogradMeta(node, self.output_rank))
+
+def _version_of(impl) -> int:
+    counter = impl.version_counter
+    return 0 if counter is None else counter.value
+
+
+class SavedInput(TensorWrapper):
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        counter = tensor.impl.version_counter
+        self.version = 0 if counter is None else counter.value
+
+    @property
+    def impl(self):
+        return None if self.tensor is None else self.tensor.impl
+
+    @property
+    def released(self) -> bool:
+        return self.tensor is None
+
+    def recover(self, node):
+        tensor = self.tensor
+        self._check(node, None if tensor is None else tensor.impl, tensor and tensor._name)
+        return tensor
 
     def recover_impl(self, node):
-        """The saved DenseTensor, with the same checks as :meth:`recover`."""
-        if self.released or self.impl.version != self.version:
-            self.recover(node)  # raises the right error
-        return self.impl
+        tensor = self.tensor
+        impl = None if tensor is None else tensor.impl
+        if impl is None or _version_of(impl) != self.version:
+            self._check(node, impl, tensor and tensor._name)
+        return impl
 
     def release(self) -> None:
-        self.released = True
         self.tensor = None
-        self.impl = None
+
+
+class SavedOutput(TensorWrapper):
+    __slots__ = ("_impl", "rank")
+
+    def __init__(self, tensor, rank: int):
+        impl = self._impl = tensor.impl
+        self.rank = rank
+        counter = impl.version_counter
+        self.version = 0 if counter is None else counter.value
+
+    @property
+    def impl(self):
+        return self._impl
+
+    @property
+    def released(self) -> bool:
+        return self._impl is None
+
+    def recover(self, node):
+        from ..tensor import Tensor
+
+        impl = self._impl
+        self._check(node, impl)
+        return Tensor(impl, AutogradMeta(node, self.rank))
+
+    def recover_impl(self, node):
+        impl = self._impl
+        if impl is None or _version_of(impl) != self.version:
+            self._check(node, impl)
+        return impl
+
+    def release(self) -> None:
+        self._impl = None
+
+
+class SavedShape(TensorWrapper):
+    """Shape and dtype of a tensor whose values the backward op does not read."""
+
+    __slots__ = ("_shape", "_dtype", "_released")
+
+    def __init__(self, tensor):
+        array = tensor.impl.array
+        self._shape = array.shape
+        self._dtype = array.dtype
+        self._released = False
+        self.version = 0
+
+    @property
+    def impl(self):
+        return DenseTensor(ArraySpec(self._shape, self._dtype))
+
+    @property
+    def released(self) -> bool:
+        return self._released
 
     @property
     def nbytes(self) -> int:
-        if self.released or self.tensor is None and self.output_rank is None:
-            return 0
-        return self.impl.array.nbytes
+        return 0
+
+    def recover(self, node):
+        from ..tensor import Tensor
+
+        if self._released:
+            self._check(node, None)
+        return Tensor(DenseTensor(ArraySpec(self._shape, self._dtype)))
+
+    def recover_impl(self, node):
+        if self._released:
+            self._check(node, None)
+        return DenseTensor(ArraySpec(self._shape, self._dtype))
+
+    def release(self) -> None:
+        self._released = True
 
 
-def _describe(wrapper) -> str:
-    tensor = wrapper.tensor
-    array = wrapper.impl.array
+def _describe(impl, name=None) -> str:
+    array = impl.array
     text = f"a tensor of shape {list(array.shape)} and dtype {array.dtype}"
-    name = getattr(tensor, "_name", None) if tensor is not None else None
     return f"'{name}' ({text})" if name else text

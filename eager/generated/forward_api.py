@@ -18,7 +18,7 @@ from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradSlotMeta, edge_of  # noqa: F401
-from ..autograd.tensor_wrapper import TensorWrapper
+from ..autograd.saved_hooks import save_input, save_output, save_shape
 from . import grad_nodes as _nodes
 
 
@@ -34,8 +34,8 @@ def add(x, y, name=None):
     out = _T.Tensor(_phi.add(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.AddGradNode([edge_of(x), edge_of(y)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
-        node.y = TensorWrapper(y, no_need_buffer=True)
+        node.x = save_shape(x)
+        node.y = save_shape(y)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -57,8 +57,8 @@ def add_(x, y, name=None):
     write_inplace("add_", x, result)
     if recording:
         node = _nodes.AddGradNode(edges)
-        node.x = TensorWrapper(x, no_need_buffer=True)
-        node.y = TensorWrapper(y, no_need_buffer=True)
+        node.x = save_shape(x)
+        node.y = save_shape(y)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -75,8 +75,8 @@ def subtract(x, y, name=None):
     out = _T.Tensor(_phi.subtract(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.SubtractGradNode([edge_of(x), edge_of(y)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
-        node.y = TensorWrapper(y, no_need_buffer=True)
+        node.x = save_shape(x)
+        node.y = save_shape(y)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -98,8 +98,8 @@ def subtract_(x, y, name=None):
     write_inplace("subtract_", x, result)
     if recording:
         node = _nodes.SubtractGradNode(edges)
-        node.x = TensorWrapper(x, no_need_buffer=True)
-        node.y = TensorWrapper(y, no_need_buffer=True)
+        node.x = save_shape(x)
+        node.y = save_shape(y)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -116,8 +116,8 @@ def multiply(x, y, name=None):
     out = _T.Tensor(_phi.multiply(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.MultiplyGradNode([edge_of(x), edge_of(y)])
-        node.x = TensorWrapper(x)
-        node.y = TensorWrapper(y)
+        node.x = save_input(x)
+        node.y = save_input(y)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -135,13 +135,13 @@ def multiply_(x, y, name=None):
     if recording:
         check_inplace_leaf("multiply_", x)
         edges = [edge_of(x), edge_of(y)]
-        x_saved = TensorWrapper(snapshot(x))
+        x_saved = save_input(snapshot(x))
     result = _phi.multiply(x.impl, y.impl)
     write_inplace("multiply_", x, result)
     if recording:
         node = _nodes.MultiplyGradNode(edges)
         node.x = x_saved
-        node.y = TensorWrapper(y)
+        node.y = save_input(y)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -158,9 +158,9 @@ def divide(x, y, name=None):
     out = _T.Tensor(_phi.divide(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.DivideGradNode([edge_of(x), edge_of(y)])
-        node.x = TensorWrapper(x)
-        node.y = TensorWrapper(y)
-        node.out = TensorWrapper(out, True, 0)
+        node.x = save_input(x)
+        node.y = save_input(y)
+        node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -178,14 +178,14 @@ def divide_(x, y, name=None):
     if recording:
         check_inplace_leaf("divide_", x)
         edges = [edge_of(x), edge_of(y)]
-        x_saved = TensorWrapper(snapshot(x))
+        x_saved = save_input(snapshot(x))
     result = _phi.divide(x.impl, y.impl)
     write_inplace("divide_", x, result)
     if recording:
         node = _nodes.DivideGradNode(edges)
         node.x = x_saved
-        node.y = TensorWrapper(y)
-        node.out = TensorWrapper(x, True, 0)
+        node.y = save_input(y)
+        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -201,7 +201,7 @@ def pow(x, y=1.0, name=None):
     out = _T.Tensor(_phi.pow(x.impl, y))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.PowGradNode([edge_of(x)])
-        node.x = TensorWrapper(x)
+        node.x = save_input(x)
         node.y = y
         out._meta = AutogradMeta(node, 0)
     return out
@@ -262,8 +262,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     out = _T.Tensor(_phi.matmul(x.impl, y.impl, transpose_x, transpose_y))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.MatmulGradNode([edge_of(x), edge_of(y)])
-        node.x = TensorWrapper(x)
-        node.y = TensorWrapper(y)
+        node.x = save_input(x)
+        node.y = save_input(y)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
         out._meta = AutogradMeta(node, 0)
@@ -280,7 +280,7 @@ def relu(x, name=None):
     out = _T.Tensor(_phi.relu(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.ReluGradNode([edge_of(x)])
-        node.out = TensorWrapper(out, True, 0)
+        node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -300,7 +300,7 @@ def relu_(x, name=None):
     write_inplace("relu_", x, result)
     if recording:
         node = _nodes.ReluGradNode(edges)
-        node.out = TensorWrapper(x, True, 0)
+        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -315,7 +315,7 @@ def tanh(x, name=None):
     out = _T.Tensor(_phi.tanh(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.TanhGradNode([edge_of(x)])
-        node.out = TensorWrapper(out, True, 0)
+        node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -335,7 +335,7 @@ def tanh_(x, name=None):
     write_inplace("tanh_", x, result)
     if recording:
         node = _nodes.TanhGradNode(edges)
-        node.out = TensorWrapper(x, True, 0)
+        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -350,7 +350,7 @@ def sigmoid(x, name=None):
     out = _T.Tensor(_phi.sigmoid(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.SigmoidGradNode([edge_of(x)])
-        node.out = TensorWrapper(out, True, 0)
+        node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -365,7 +365,7 @@ def exp(x, name=None):
     out = _T.Tensor(_phi.exp(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.ExpGradNode([edge_of(x)])
-        node.out = TensorWrapper(out, True, 0)
+        node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -385,7 +385,7 @@ def exp_(x, name=None):
     write_inplace("exp_", x, result)
     if recording:
         node = _nodes.ExpGradNode(edges)
-        node.out = TensorWrapper(x, True, 0)
+        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -400,7 +400,7 @@ def log(x, name=None):
     out = _T.Tensor(_phi.log(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.LogGradNode([edge_of(x)])
-        node.x = TensorWrapper(x)
+        node.x = save_input(x)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -418,7 +418,7 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
     out = _T.Tensor(_phi.sum(x.impl, axis, dtype, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.SumGradNode([edge_of(x)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
+        node.x = save_shape(x)
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
@@ -437,7 +437,7 @@ def mean(x, axis=(), keepdim=False, name=None):
     out = _T.Tensor(_phi.mean(x.impl, axis, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.MeanGradNode([edge_of(x)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
+        node.x = save_shape(x)
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
@@ -455,7 +455,7 @@ def reshape(x, shape, name=None):
     out = _T.Tensor(_phi.reshape(x.impl, shape))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.ReshapeGradNode([edge_of(x)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
+        node.x = save_shape(x)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -487,7 +487,7 @@ def cast(x, dtype, name=None):
     out = _T.Tensor(_phi.cast(x.impl, dtype))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.CastGradNode([edge_of(x)])
-        node.x = TensorWrapper(x, no_need_buffer=True)
+        node.x = save_shape(x)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -668,9 +668,9 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         node = _nodes.MultiplyDoubleGradNode([edge_of(x), edge_of(y), edge_of(out_grad)])
-        node.x = TensorWrapper(x)
-        node.y = TensorWrapper(y)
-        node.grad_out = TensorWrapper(out_grad)
+        node.x = save_input(x)
+        node.y = save_input(y)
+        node.grad_out = save_input(out_grad)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad)]
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
@@ -760,9 +760,9 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         node = _nodes.MatmulDoubleGradNode([edge_of(x), edge_of(y), edge_of(out_grad)])
-        node.x = TensorWrapper(x)
-        node.y = TensorWrapper(y)
-        node.grad_out = TensorWrapper(out_grad)
+        node.x = save_input(x)
+        node.y = save_input(y)
+        node.grad_out = save_input(out_grad)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad)]
@@ -818,8 +818,8 @@ def tanh_grad(out, out_grad, name=None):
     x_grad = _T.Tensor(_phi.tanh_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         node = _nodes.TanhDoubleGradNode([edge_of(out), edge_of(out_grad)])
-        node.out = TensorWrapper(out)
-        node.grad_out = TensorWrapper(out_grad)
+        node.out = save_input(out)
+        node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
     return x_grad
 
@@ -850,8 +850,8 @@ def sigmoid_grad(out, out_grad, name=None):
     x_grad = _T.Tensor(_phi.sigmoid_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         node = _nodes.SigmoidDoubleGradNode([edge_of(out), edge_of(out_grad)])
-        node.out = TensorWrapper(out)
-        node.grad_out = TensorWrapper(out_grad)
+        node.out = save_input(out)
+        node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
     return x_grad
 
@@ -882,8 +882,8 @@ def exp_grad(out, out_grad, name=None):
     x_grad = _T.Tensor(_phi.exp_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         node = _nodes.ExpDoubleGradNode([edge_of(out), edge_of(out_grad)])
-        node.out = TensorWrapper(out)
-        node.grad_out = TensorWrapper(out_grad)
+        node.out = save_input(out)
+        node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
     return x_grad
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..common.backend import DataLayout
-from ..common.data_type import DataType
+from ..common.data_type import _FROM_NUMPY, DataType
 from ..common.place import CPUPlace, GPUPlace
 from .tensor_base import TensorBase
 
@@ -67,7 +67,13 @@ class DenseTensor(TensorBase):
 
     @property
     def dtype(self) -> DataType:
-        return DataType.from_numpy(self.array.dtype)
+        # A plain dict lookup: InferMeta reads this on every op call. A miss
+        # (non-native byte order, or a dtype phi does not support) takes the
+        # slow path, which maps the first and raises TypeError for the second.
+        try:
+            return _FROM_NUMPY[self.array.dtype]
+        except KeyError:
+            return DataType.from_numpy(self.array.dtype)
 
     @property
     def numel(self) -> int:

@@ -8,9 +8,12 @@ from .checks import broadcast_dims, same_dtype
 
 def elementwise_infer_meta(x, y, out) -> None:
     """NumPy broadcasting of x and y, which must share a dtype."""
-    same_dtype("x", x, "y", y)
-    out.dims = broadcast_dims("x", x.dims, "y", y.dims)
-    out.dtype = x.dtype
+    dtype = x.dtype
+    if dtype is not y.dtype:
+        same_dtype("x", x, "y", y)  # raises with both dtypes named
+    x_dims, y_dims = x.dims, y.dims
+    out.dims = x_dims if x_dims == y_dims else broadcast_dims("x", x_dims, "y", y_dims)
+    out.dtype = dtype
     out.layout = x.layout
 
 

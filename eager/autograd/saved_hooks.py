@@ -1,0 +1,149 @@
+"""saved_tensors_hooks: let the user decide how saved tensors are stored.
+
+Inside ``with saved_tensors_hooks(pack, unpack):`` every tensor a recorded op
+saves for backward goes through ``pack(tensor)``, and the node keeps only what
+pack returned; backward calls ``unpack(packed)`` to get a tensor back. Use it
+to offload saved tensors, compress them, or count their bytes.
+"""
+from __future__ import annotations
+
+import threading
+
+from .meta import AutogradMeta
+from .tensor_wrapper import SavedInput, SavedOutput, SavedShape, TensorWrapper
+
+
+class _HookState(threading.local):
+    stack: tuple = ()
+
+
+HOOKS = _HookState()
+
+
+class saved_tensors_hooks:
+    """Context manager installing ``pack``/``unpack`` for tensors saved for backward.
+
+    >>> sizes = []
+    >>> def pack(t):
+    ...     sizes.append(t.numpy().nbytes)
+    ...     return t.numpy().copy()
+    >>> def unpack(a):
+    ...     return eager.to_tensor(a)
+    >>> with eager.autograd.saved_tensors_hooks(pack, unpack):
+    ...     y = (x * x).sum()
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("saved_tensors_hooks: pack_hook and unpack_hook must be callables")
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        HOOKS.stack = HOOKS.stack + ((self.pack_hook, self.unpack_hook),)
+        return self
+
+    def __exit__(self, *exc):
+        HOOKS.stack = HOOKS.stack[:-1]
+        return False
+
+
+class PackedSaved(TensorWrapper):
+    """A saved tensor kept as whatever the pack hook returned."""
+
+    __slots__ = ("packed", "unpack_hook", "meta", "rank", "counter", "_released", "_shape", "_dtype", "_nbytes")
+
+    def __init__(self, tensor, rank, is_output: bool):
+        pack_hook, self.unpack_hook = HOOKS.stack[-1]
+        impl = tensor.impl
+        if impl.version_counter is None:
+            impl.bump_version()  # make a counter, so later inplace ops are seen
+            impl.version_counter.value = 0
+        self.counter = impl.version_counter
+        self.version = self.counter.value
+        self.meta = None if is_output else tensor._meta
+        self.rank = rank if is_output else None
+        self._shape, self._dtype, self._nbytes = impl.array.shape, impl.array.dtype, impl.array.nbytes
+        self._released = False
+        from ..tensor import Tensor
+
+        # pack sees a tensor outside the graph: it must not keep the node alive.
+        self.packed = pack_hook(Tensor(impl))
+
+    @property
+    def released(self) -> bool:
+        return self._released
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self._released else self._nbytes
+
+    def _unpacked_impl(self, node):
+        if self._released:
+            self._check(node, None)
+        if self.counter.value != self.version:
+            raise_modified(node, self)
+        from ..tensor import Tensor
+
+        tensor = self.unpack_hook(self.packed)
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor, got "
+                            f"{type(tensor).__name__}")
+        if tuple(tensor.shape) != tuple(self._shape) or tensor.impl.array.dtype != self._dtype:
+            raise ValueError(f"saved_tensors_hooks: unpack_hook returned {tensor.dtype}{tensor.shape}, "
+                             f"but {self._dtype}{list(self._shape)} was packed")
+        return tensor.impl
+
+    def recover(self, node):
+        from ..tensor import Tensor
+
+        impl = self._unpacked_impl(node)
+        if self.rank is not None:
+            return Tensor(impl, AutogradMeta(node, self.rank))
+        return Tensor(impl, self.meta)
+
+    def recover_impl(self, node):
+        return self._unpacked_impl(node)
+
+    def release(self) -> None:
+        self._released = True
+        self.packed = None
+        self.meta = None
+
+
+def raise_modified(node, wrapper) -> None:
+    from .tensor_wrapper import AutogradError
+
+    raise AutogradError(
+        f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was modified "
+        f"by an inplace operation: a tensor of shape {list(wrapper.shape)} and dtype "
+        f"{wrapper.dtype} was saved at version {wrapper.version} and is now at version "
+        f"{wrapper.counter.value}."
+    )
+
+
+def save_input(tensor):
+    """What a grad node keeps of a forward input its backward op reads."""
+    if HOOKS.stack:
+        return PackedSaved(tensor, None, False)
+    return SavedInput(tensor)
+
+
+def save_output(tensor, rank: int):
+    """What a grad node keeps of its own forward output ``rank``."""
+    if HOOKS.stack:
+        return PackedSaved(tensor, rank, True)
+    return SavedOutput(tensor, rank)
+
+
+def save_shape(tensor):
+    """What a grad node keeps of an input whose values its backward op ignores."""
+    return SavedShape(tensor)
