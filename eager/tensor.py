@@ -344,10 +344,8 @@ def _is_number(value) -> bool:
 
 def _promote_for(x: Tensor, scalar) -> Tensor:
     """An integer or bool tensor meets a float scalar: compute in float32, as Paddle does."""
-    if isinstance(scalar, float) and not isinstance(scalar, bool):
-        dtype = x.dtype
-        if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
-            return x.astype(DataType.FLOAT32)
+    if type(scalar) is float and x.impl.array.dtype.kind not in "fc":
+        return x.astype(DataType.FLOAT32)
     return x
 
 

@@ -111,16 +111,21 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         captures = needed = None
 
     ready = [node for node in roots if node not in dependencies]
+    # Locals: this loop runs once per node of the graph.
+    pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
+    capturing = captures is not None
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
         while ready:
-            node = ready.pop()
-            grads = holders.pop(node, None)
-            if captures is not None and node in captures:
-                for rank, index in captures[node]:
+            node = pop_ready()
+            grads = pop_holder(node, None)
+            if capturing:
+                for rank, index in captures.get(node, ()):
                     captured[index] = None if grads is None else grads[rank]
-            if grads is None or (needed is not None and node not in needed):
+                if node not in needed:
+                    grads = None
+            if grads is None:
                 outputs = (None,) * len(node.next_edges)
             else:
                 if node.pre_hooks is not None:
@@ -141,7 +146,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
                 remaining = dependencies[nxt] - 1
                 dependencies[nxt] = remaining
                 if remaining == 0:
-                    ready.append(nxt)
+                    push_ready(nxt)
     finally:
         STATE.enabled = previous_mode
 

@@ -28,7 +28,11 @@ class GradNodeBase:
     """Base of every grad node. Subclasses (generated) set ``name`` (the backward
     op), ``num_outputs``, ``saved_names`` and implement ``apply``."""
 
-    __slots__ = ("next_edges", "slot_metas", "pre_hooks", "scope", "__weakref__")
+    # slot_metas and pre_hooks are rare (multi-output ops, hooks): they live in
+    # __dict__ with class-level defaults, keeping node creation to two writes.
+    __slots__ = ("next_edges", "scope", "__dict__", "__weakref__")
+    slot_metas = None
+    pre_hooks = None
     name = "grad_node"
     op_name = ""
     num_outputs = 1
@@ -38,8 +42,6 @@ class GradNodeBase:
 
     def __init__(self, next_edges):
         self.next_edges = next_edges
-        self.slot_metas = None
-        self.pre_hooks = None
         self.scope = SCOPE.current
 
     def apply(self, grads, create_graph: bool):

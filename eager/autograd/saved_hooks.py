@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from .meta import AutogradMeta
-from .tensor_wrapper import SavedInput, SavedOutput, SavedShape, TensorWrapper
+from .tensor_wrapper import SavedInput, SavedOutput, TensorWrapper
 
 
 class _HookState(threading.local):
@@ -51,7 +51,8 @@ class saved_tensors_hooks:
 class PackedSaved(TensorWrapper):
     """A saved tensor kept as whatever the pack hook returned."""
 
-    __slots__ = ("packed", "unpack_hook", "meta", "rank", "counter", "_released", "_shape", "_dtype", "_nbytes")
+    __slots__ = ("packed", "unpack_hook", "meta", "rank", "counter", "version", "_released",
+                 "_shape", "_dtype", "_nbytes")
 
     def __init__(self, tensor, rank, is_output: bool):
         pack_hook, self.unpack_hook = HOOKS.stack[-1]
@@ -144,6 +145,3 @@ def save_output(tensor, rank: int):
     return SavedOutput(tensor, rank)
 
 
-def save_shape(tensor):
-    """What a grad node keeps of an input whose values its backward op ignores."""
-    return SavedShape(tensor)

@@ -28,7 +28,8 @@ class AutogradError(RuntimeError):
 class TensorWrapper:
     """Base of the saved-tensor kinds: recover, recover_impl, release, shape, dtype, nbytes."""
 
-    __slots__ = ("version",)
+    __slots__ = ()
+    version = 0
 
     def recover(self, node):
         """The saved tensor as a Tensor, after checking it is still the one that was saved."""
@@ -86,7 +87,7 @@ def _version_of(impl) -> int:
 
 
 class SavedInput(TensorWrapper):
-    __slots__ = ("tensor",)
+    __slots__ = ("tensor", "version")
 
     def __init__(self, tensor):
         self.tensor = tensor
@@ -118,7 +119,7 @@ class SavedInput(TensorWrapper):
 
 
 class SavedOutput(TensorWrapper):
-    __slots__ = ("_impl", "rank")
+    __slots__ = ("_impl", "rank", "version")
 
     def __init__(self, tensor, rank: int):
         impl = self._impl = tensor.impl
@@ -154,14 +155,12 @@ class SavedOutput(TensorWrapper):
 class SavedShape(TensorWrapper):
     """Shape and dtype of a tensor whose values the backward op does not read."""
 
-    __slots__ = ("_shape", "_dtype", "_released")
+    __slots__ = ("_shape", "_dtype")
 
     def __init__(self, tensor):
         array = tensor.impl.array
         self._shape = array.shape
         self._dtype = array.dtype
-        self._released = False
-        self.version = 0
 
     @property
     def impl(self):
@@ -169,7 +168,7 @@ class SavedShape(TensorWrapper):
 
     @property
     def released(self) -> bool:
-        return self._released
+        return self._dtype is None
 
     @property
     def nbytes(self) -> int:
@@ -178,17 +177,15 @@ class SavedShape(TensorWrapper):
     def recover(self, node):
         from ..tensor import Tensor
 
-        if self._released:
-            self._check(node, None)
-        return Tensor(DenseTensor(ArraySpec(self._shape, self._dtype)))
+        return Tensor(self.recover_impl(node))
 
     def recover_impl(self, node):
-        if self._released:
+        if self._dtype is None:
             self._check(node, None)
         return DenseTensor(ArraySpec(self._shape, self._dtype))
 
     def release(self) -> None:
-        self._released = True
+        self._dtype = None
 
 
 def _describe(impl, name=None) -> str:

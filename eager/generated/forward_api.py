@@ -18,7 +18,8 @@ from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradSlotMeta, edge_of  # noqa: F401
-from ..autograd.saved_hooks import save_input, save_output, save_shape
+from ..autograd.saved_hooks import save_input, save_output
+from ..autograd.tensor_wrapper import SavedShape
 from . import grad_nodes as _nodes
 
 
@@ -34,8 +35,8 @@ def add(x, y, name=None):
     out = _T.Tensor(_phi.add(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.AddGradNode([edge_of(x), edge_of(y)])
-        node.x = save_shape(x)
-        node.y = save_shape(y)
+        node.x = SavedShape(x)
+        node.y = SavedShape(y)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -57,8 +58,8 @@ def add_(x, y, name=None):
     write_inplace("add_", x, result)
     if recording:
         node = _nodes.AddGradNode(edges)
-        node.x = save_shape(x)
-        node.y = save_shape(y)
+        node.x = SavedShape(x)
+        node.y = SavedShape(y)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -75,8 +76,8 @@ def subtract(x, y, name=None):
     out = _T.Tensor(_phi.subtract(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = _nodes.SubtractGradNode([edge_of(x), edge_of(y)])
-        node.x = save_shape(x)
-        node.y = save_shape(y)
+        node.x = SavedShape(x)
+        node.y = SavedShape(y)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -98,8 +99,8 @@ def subtract_(x, y, name=None):
     write_inplace("subtract_", x, result)
     if recording:
         node = _nodes.SubtractGradNode(edges)
-        node.x = save_shape(x)
-        node.y = save_shape(y)
+        node.x = SavedShape(x)
+        node.y = SavedShape(y)
         x._meta = AutogradMeta(node, 0)
     return x
 
@@ -418,7 +419,7 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
     out = _T.Tensor(_phi.sum(x.impl, axis, dtype, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.SumGradNode([edge_of(x)])
-        node.x = save_shape(x)
+        node.x = SavedShape(x)
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
@@ -437,7 +438,7 @@ def mean(x, axis=(), keepdim=False, name=None):
     out = _T.Tensor(_phi.mean(x.impl, axis, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.MeanGradNode([edge_of(x)])
-        node.x = save_shape(x)
+        node.x = SavedShape(x)
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
@@ -455,7 +456,7 @@ def reshape(x, shape, name=None):
     out = _T.Tensor(_phi.reshape(x.impl, shape))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.ReshapeGradNode([edge_of(x)])
-        node.x = save_shape(x)
+        node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
     return out
 
@@ -487,7 +488,7 @@ def cast(x, dtype, name=None):
     out = _T.Tensor(_phi.cast(x.impl, dtype))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = _nodes.CastGradNode([edge_of(x)])
-        node.x = save_shape(x)
+        node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
     return out
 

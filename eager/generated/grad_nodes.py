@@ -25,6 +25,10 @@ class AddGradNode(GradNodeBase):
     saved_names = ("x", "y", )
     attr_names = ()
 
+    def release(self):
+        self.x.release()
+        self.y.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
@@ -48,6 +52,10 @@ class SubtractGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
+
+    def release(self):
+        self.x.release()
+        self.y.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -73,6 +81,10 @@ class MultiplyGradNode(GradNodeBase):
     saved_names = ("x", "y", )
     attr_names = ()
 
+    def release(self):
+        self.x.release()
+        self.y.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
@@ -96,6 +108,11 @@ class MultiplyDoubleGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ()
+
+    def release(self):
+        self.x.release()
+        self.y.release()
+        self.grad_out.release()
 
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, (0, 1, ))
@@ -121,6 +138,11 @@ class DivideGradNode(GradNodeBase):
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
+    def release(self):
+        self.x.release()
+        self.y.release()
+        self.out.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
@@ -145,6 +167,9 @@ class PowGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", )
     attr_names = ("y", )
+
+    def release(self):
+        self.x.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -187,6 +212,10 @@ class MatmulGradNode(GradNodeBase):
     saved_names = ("x", "y", )
     attr_names = ("transpose_x", "transpose_y", )
 
+    def release(self):
+        self.x.release()
+        self.y.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
@@ -210,6 +239,11 @@ class MatmulDoubleGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ("transpose_x", "transpose_y", )
+
+    def release(self):
+        self.x.release()
+        self.y.release()
+        self.grad_out.release()
 
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, (0, 1, ))
@@ -235,6 +269,9 @@ class ReluGradNode(GradNodeBase):
     saved_names = ("out", )
     attr_names = ()
 
+    def release(self):
+        self.out.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
@@ -255,6 +292,9 @@ class TanhGradNode(GradNodeBase):
     is_view = False
     saved_names = ("out", )
     attr_names = ()
+
+    def release(self):
+        self.out.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -277,6 +317,10 @@ class TanhDoubleGradNode(GradNodeBase):
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
+    def release(self):
+        self.out.release()
+        self.grad_out.release()
+
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
@@ -297,6 +341,9 @@ class SigmoidGradNode(GradNodeBase):
     is_view = False
     saved_names = ("out", )
     attr_names = ()
+
+    def release(self):
+        self.out.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -319,6 +366,10 @@ class SigmoidDoubleGradNode(GradNodeBase):
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
+    def release(self):
+        self.out.release()
+        self.grad_out.release()
+
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
@@ -339,6 +390,9 @@ class ExpGradNode(GradNodeBase):
     is_view = False
     saved_names = ("out", )
     attr_names = ()
+
+    def release(self):
+        self.out.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -361,6 +415,10 @@ class ExpDoubleGradNode(GradNodeBase):
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
+    def release(self):
+        self.out.release()
+        self.grad_out.release()
+
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
@@ -381,6 +439,9 @@ class LogGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", )
     attr_names = ()
+
+    def release(self):
+        self.x.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -403,6 +464,9 @@ class SumGradNode(GradNodeBase):
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
+    def release(self):
+        self.x.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
@@ -424,6 +488,9 @@ class MeanGradNode(GradNodeBase):
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
+    def release(self):
+        self.x.release()
+
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
@@ -444,6 +511,9 @@ class ReshapeGradNode(GradNodeBase):
     is_view = True
     saved_names = ("x", )
     attr_names = ()
+
+    def release(self):
+        self.x.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -485,6 +555,9 @@ class CastGradNode(GradNodeBase):
     is_view = False
     saved_names = ("x", )
     attr_names = ()
+
+    def release(self):
+        self.x.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]

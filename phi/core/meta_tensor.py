@@ -25,9 +25,10 @@ class MetaTensor:
         self.dtype = dtype
 
     def share_meta(self, other) -> None:
-        self.dims = tuple(other.dims)
+        # dims of DenseTensor and MetaTensor are tuples already; InferMeta runs per op call.
+        self.dims = other.dims
         self.dtype = other.dtype
-        self.layout = getattr(other, "layout", DataLayout.ALL_LAYOUT)
+        self.layout = other.layout
 
     @property
     def ndim(self) -> int:
