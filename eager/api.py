@@ -2,6 +2,7 @@
 from phi.common import CPUPlace, DataType, GPUPlace, Place
 
 from . import autograd  # noqa: F401
+from . import nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import to_tensor
 from .generated.forward_api import (

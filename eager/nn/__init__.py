@@ -1,0 +1,13 @@
+"""Neural-network building blocks (Paddle 2.x's ``paddle.nn``): Layer, Parameter,
+common layers, initializers and ``eager.nn.functional``."""
+from . import functional, initializer
+from .initializer import seed
+from .layer import Layer, ParamAttr, Parameter
+from .layers import (
+    CrossEntropyLoss, LayerList, Linear, MSELoss, ReLU, Sequential, Sigmoid, Softmax, Tanh,
+)
+
+__all__ = [
+    "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
+    "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "initializer", "seed",
+]

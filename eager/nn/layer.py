@@ -1,0 +1,537 @@
+"""Layer, Parameter and ParamAttr: Paddle 2.x's ``paddle.nn.Layer`` model.
+
+A Layer owns Parameters and sublayers, registered by assigning them as
+attributes. Calling a layer runs ``forward`` inside a name scope named after
+the layer (``linear_0``), so the grad nodes it records can be grouped in a
+picture of the graph.
+"""
+from __future__ import annotations
+
+import collections
+import collections.abc
+import re
+from typing import Iterator
+
+import numpy as np
+
+from phi.common import DataType, convert_dtype
+from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
+from phi.core import DenseTensor
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.meta import AutogradMeta
+from ..autograd.scope import name_scope
+from ..tensor import Tensor
+from . import initializer as _init
+
+
+class Parameter(Tensor):
+    """A Tensor that a Layer trains: a leaf with ``stop_gradient=False``.
+
+    ``trainable=False`` keeps it in the layer (and its state_dict) but stops
+    gradients, as Paddle does. ``optimize_attr["learning_rate"]`` scales the
+    optimizer's learning rate for this parameter.
+
+    >>> p = eager.nn.Parameter(np.zeros((2, 3), "float32"))
+    >>> p.stop_gradient
+    False
+    """
+
+    __slots__ = ("optimize_attr",)
+
+    def __init__(self, value, trainable: bool = True, name: str | None = None,
+                 learning_rate: float = 1.0):
+        array = _parameter_array(value)
+        super().__init__(DenseTensor(array))
+        dtype = DataType.from_numpy(array.dtype)
+        if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
+            raise TypeError(f"Parameter: argument 'value' expected a floating-point array, got {dtype}")
+        if not isinstance(trainable, bool):
+            raise TypeError(f"Parameter: argument 'trainable' expected a bool, got {trainable!r}")
+        self._meta = AutogradMeta(stop_gradient=not trainable)
+        if name is not None:
+            self.name = name
+        self.optimize_attr = {"learning_rate": float(learning_rate)}
+
+    @property
+    def trainable(self) -> bool:
+        """Whether the optimizer updates it (the same as ``not stop_gradient``)."""
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self.stop_gradient = not bool(value)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+def _parameter_array(value):
+    if isinstance(value, Tensor):
+        return value.impl.array.copy()
+    if isinstance(value, DenseTensor):
+        return value.array
+    if isinstance(value, np.ndarray):
+        return value
+    if type(value).__module__.startswith("cupy"):
+        return value
+    raise TypeError(
+        f"Parameter: argument 'value' expected a numpy array, DenseTensor or Tensor, got "
+        f"{type(value).__name__}"
+    )
+
+
+class ParamAttr:
+    """How a Layer creates one parameter (Paddle's ``paddle.ParamAttr``).
+
+    ``name``: the parameter's name; ``initializer``: an :mod:`eager.nn.initializer`
+    callable; ``learning_rate``: multiplies the optimizer's rate for it;
+    ``trainable``: False makes it a fixed parameter.
+    """
+
+    def __init__(self, name=None, initializer=None, learning_rate: float = 1.0,
+                 trainable: bool = True):
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"ParamAttr: argument 'name' expected a str or None, got {name!r}")
+        if initializer is not None and not callable(initializer):
+            raise TypeError(
+                f"ParamAttr: argument 'initializer' expected an initializer (callable), got "
+                f"{type(initializer).__name__}"
+            )
+        if not isinstance(learning_rate, (int, float)) or isinstance(learning_rate, bool):
+            raise TypeError(
+                f"ParamAttr: argument 'learning_rate' expected a float, got {learning_rate!r}")
+        if not isinstance(trainable, bool):
+            raise TypeError(f"ParamAttr: argument 'trainable' expected a bool, got {trainable!r}")
+        self.name = name
+        self.initializer = initializer
+        self.learning_rate = float(learning_rate)
+        self.trainable = trainable
+
+    @staticmethod
+    def from_argument(attr, who: str, arg: str):
+        """A ParamAttr from what layers accept: None, a ParamAttr, a name or an
+        initializer; False (no parameter) comes back as False."""
+        if attr is None:
+            return ParamAttr()
+        if attr is False:
+            return False
+        if isinstance(attr, ParamAttr):
+            return attr
+        if isinstance(attr, str):
+            return ParamAttr(name=attr)
+        if isinstance(attr, _init.Initializer):
+            return ParamAttr(initializer=attr)
+        raise TypeError(
+            f"{who}: argument '{arg}' expected None, False, a ParamAttr, a name or an "
+            f"initializer, got {type(attr).__name__}"
+        )
+
+    def __repr__(self):
+        return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
+                f"learning_rate={self.learning_rate}, trainable={self.trainable})")
+
+
+_NAME_COUNTERS: collections.Counter = collections.Counter()
+
+
+def _unique_name(prefix: str) -> str:
+    """linear_0, linear_1, ...: one counter per prefix for the whole process, as
+    Paddle's unique_name generator."""
+    index = _NAME_COUNTERS[prefix]
+    _NAME_COUNTERS[prefix] += 1
+    return f"{prefix}_{index}"
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+class Layer:
+    """Base class of every layer: subclass it, create parameters and sublayers in
+    ``__init__`` by assigning them as attributes, and compute in ``forward``.
+
+    >>> class MLP(eager.nn.Layer):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc1 = eager.nn.Linear(4, 8)
+    ...         self.fc2 = eager.nn.Linear(8, 1)
+    ...     def forward(self, x):
+    ...         return self.fc2(eager.nn.functional.relu(self.fc1(x)))
+    >>> [name for name, _ in MLP().named_parameters()]
+    ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
+    """
+
+    def __init__(self, name_scope: str | None = None, dtype="float32"):
+        if name_scope is not None and (not isinstance(name_scope, str) or not name_scope):
+            raise TypeError(f"Layer: argument 'name_scope' expected a non-empty str, got {name_scope!r}")
+        # Set through object.__setattr__: our __setattr__ needs these dicts to exist.
+        object.__setattr__(self, "_parameters", collections.OrderedDict())
+        object.__setattr__(self, "_sub_layers", collections.OrderedDict())
+        object.__setattr__(self, "_buffers", collections.OrderedDict())
+        object.__setattr__(self, "_non_persistable_buffer_names", set())
+        object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
+        object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
+        object.__setattr__(self, "_hook_id", 0)
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_dtype", convert_dtype(dtype))
+        object.__setattr__(self, "_full_name",
+                           _unique_name(name_scope or _snake_case(type(self).__name__)))
+
+    # -- calling ------------------------------------------------------------
+    def forward(self, *inputs, **kwargs):
+        """The computation; every subclass defines it."""
+        raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
+
+    def __call__(self, *inputs, **kwargs):
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError(
+                f"{type(self).__name__}: Layer.__init__ was not called; call "
+                f"super().__init__() first in {type(self).__name__}.__init__"
+            )
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        with name_scope(self._full_name):
+            outputs = self.forward(*inputs, **kwargs)
+        for hook in list(self._forward_post_hooks.values()):
+            result = hook(self, inputs, outputs)
+            if result is not None:
+                outputs = result
+        return outputs
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(layer, inputs)`` runs before forward; it may return new inputs.
+        Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook(self._forward_pre_hooks, hook, "register_forward_pre_hook")
+
+    def register_forward_post_hook(self, hook):
+        """``hook(layer, inputs, outputs)`` runs after forward; it may return new outputs.
+        Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook(self._forward_post_hooks, hook, "register_forward_post_hook")
+
+    def _add_hook(self, table, hook, who):
+        if not callable(hook):
+            raise TypeError(f"{who}: argument 'hook' expected a callable, got {type(hook).__name__}")
+        key = self._hook_id
+        object.__setattr__(self, "_hook_id", key + 1)
+        table[key] = hook
+        return HookRemoveHelper(table, key)
+
+    # -- names --------------------------------------------------------------
+    def full_name(self) -> str:
+        """The layer's unique name, e.g. ``linear_0``: the name scope of its grad nodes."""
+        return self._full_name
+
+    # -- registration -------------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            if isinstance(value, (Parameter, Layer)):
+                raise RuntimeError(
+                    f"{type(self).__name__}: assigning {name!r} before Layer.__init__; call "
+                    f"super().__init__() first in {type(self).__name__}.__init__"
+                )
+            object.__setattr__(self, name, value)
+            return
+        params, layers, buffers = self._parameters, self._sub_layers, self._buffers
+        if isinstance(value, Parameter):
+            self._forget(name)
+            params[name] = value
+        elif isinstance(value, Layer):
+            self._forget(name)
+            layers[name] = value
+        elif name in params:
+            if value is not None:
+                raise TypeError(
+                    f"{type(self).__name__}: attribute {name!r} is a parameter; assign a "
+                    f"Parameter or None, not {type(value).__name__}"
+                )
+            params[name] = None
+        elif name in layers:
+            if value is not None:
+                raise TypeError(
+                    f"{type(self).__name__}: attribute {name!r} is a sublayer; assign a Layer "
+                    f"or None, not {type(value).__name__}"
+                )
+            layers[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"{type(self).__name__}: attribute {name!r} is a buffer; assign a Tensor "
+                    f"or None, not {type(value).__name__}"
+                )
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name):
+        # One name lives in exactly one place: a parameter replacing a plain
+        # attribute (or a sublayer) must not leave the old one visible.
+        self.__dict__.pop(name, None)
+        for table in (self._parameters, self._sub_layers, self._buffers):
+            table.pop(name, None)
+        self._non_persistable_buffer_names.discard(name)
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails, i.e. for registered members.
+        d = self.__dict__
+        for table in ("_parameters", "_sub_layers", "_buffers"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name):
+        for table in (self._parameters, self._sub_layers, self._buffers):
+            if name in table:
+                del table[name]
+                self._non_persistable_buffer_names.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._sub_layers)
+                      | set(self._buffers))
+
+    def add_sublayer(self, name: str, sublayer: "Layer") -> "Layer":
+        """Registers ``sublayer`` under ``name`` and returns it."""
+        _check_member_name("add_sublayer", name)
+        if not isinstance(sublayer, Layer):
+            raise TypeError(
+                f"add_sublayer: argument 'sublayer' expected a Layer, got {type(sublayer).__name__}")
+        self._forget(name)
+        self._sub_layers[name] = sublayer
+        return sublayer
+
+    def add_parameter(self, name: str, parameter) -> Parameter:
+        """Registers ``parameter`` (a Parameter or None) under ``name`` and returns it."""
+        _check_member_name("add_parameter", name)
+        if parameter is not None and not isinstance(parameter, Parameter):
+            raise TypeError(
+                f"add_parameter: argument 'parameter' expected a Parameter or None, got "
+                f"{type(parameter).__name__} (wrap a tensor with eager.nn.Parameter)"
+            )
+        self._forget(name)
+        self._parameters[name] = parameter
+        return parameter
+
+    def register_buffer(self, name: str, tensor, persistable: bool = True) -> None:
+        """Registers a Tensor that is state but not a parameter (e.g. running
+        statistics). Persistable buffers are saved in the state_dict."""
+        _check_member_name("register_buffer", name)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"register_buffer: argument 'tensor' expected a Tensor or None, got "
+                f"{type(tensor).__name__}")
+        if isinstance(tensor, Parameter):
+            raise TypeError(f"register_buffer: {name!r} is a Parameter; use add_parameter")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistable:
+            self._non_persistable_buffer_names.add(name)
+
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
+                         default_initializer=None, generator=None) -> Parameter | None:
+        """A new Parameter of ``shape``, initialized by ``attr.initializer``, else
+        ``default_initializer``, else Constant(0) for a bias and XavierUniform for a
+        weight. ``attr=False`` gives None (no parameter)."""
+        attr = ParamAttr.from_argument(attr, "create_parameter", "attr")
+        if attr is False:
+            return None
+        dtype = self._dtype if dtype is None else convert_dtype(dtype)
+        init = attr.initializer or default_initializer or (
+            _init.Constant(0.0) if is_bias else _init.XavierUniform())
+        array = init(shape, dtype, generator)
+        return Parameter(array, trainable=attr.trainable, name=attr.name,
+                         learning_rate=attr.learning_rate)
+
+    # -- traversal ----------------------------------------------------------
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True
+                         ) -> Iterator[tuple]:
+        """(name, parameter) pairs, sublayers' included with dotted names ("0.weight").
+        A parameter shared by two layers is listed once."""
+        seen = set()
+        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers \
+            else [(prefix, self)]
+        for layer_prefix, layer in layers:
+            for name, param in layer._parameters.items():
+                if param is None or id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{layer_prefix}.{name}" if layer_prefix else name), param
+
+    def parameters(self, include_sublayers: bool = True) -> list:
+        """All parameters of this layer and (by default) its sublayers, in registration order."""
+        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
+
+    def named_sublayers(self, prefix: str = "", include_self: bool = False,
+                        layers_set=None) -> Iterator[tuple]:
+        """(name, layer) pairs of every sublayer, depth first, each layer once.
+        Iterative, so a deep chain of layers cannot hit the recursion limit."""
+        seen = set() if layers_set is None else layers_set
+        stack = [(prefix, self, include_self)]
+        while stack:
+            name, layer, emit = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            if emit:
+                yield name, layer
+            children = [(f"{name}.{k}" if name else k, v, True)
+                        for k, v in layer._sub_layers.items() if v is not None]
+            stack.extend(reversed(children))
+
+    def sublayers(self, include_self: bool = False) -> list:
+        """Every sublayer, recursively, depth first."""
+        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
+
+    def named_children(self) -> Iterator[tuple]:
+        """(name, layer) of the direct sublayers."""
+        seen = set()
+        for name, layer in self._sub_layers.items():
+            if layer is not None and id(layer) not in seen:
+                seen.add(id(layer))
+                yield name, layer
+
+    def children(self) -> Iterator["Layer"]:
+        """The direct sublayers."""
+        for _, layer in self.named_children():
+            yield layer
+
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True) -> Iterator[tuple]:
+        """(name, buffer) pairs, sublayers' included."""
+        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers \
+            else [(prefix, self)]
+        for layer_prefix, layer in layers:
+            for name, buf in layer._buffers.items():
+                if buf is not None:
+                    yield (f"{layer_prefix}.{name}" if layer_prefix else name), buf
+
+    def buffers(self, include_sublayers: bool = True) -> list:
+        """All buffers of this layer and (by default) its sublayers."""
+        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+
+    def apply(self, fn) -> "Layer":
+        """Calls ``fn(layer)`` on every sublayer and then on this layer; returns self."""
+        for layer in reversed(self.sublayers(include_self=True)):
+            fn(layer)
+        return self
+
+    # -- modes --------------------------------------------------------------
+    def train(self) -> "Layer":
+        """Training mode (``self.training = True``) for this layer and all sublayers."""
+        for layer in self.sublayers(include_self=True):
+            object.__setattr__(layer, "training", True)
+        return self
+
+    def eval(self) -> "Layer":
+        """Evaluation mode (``self.training = False``) for this layer and all sublayers."""
+        for layer in self.sublayers(include_self=True):
+            object.__setattr__(layer, "training", False)
+        return self
+
+    def clear_gradients(self, set_to_zero: bool = True) -> None:
+        """clear_grad on every parameter."""
+        for p in self.parameters():
+            p.clear_grad(set_to_zero)
+
+    # -- state --------------------------------------------------------------
+    def state_dict(self, destination=None, include_sublayers: bool = True,
+                   structured_name_prefix: str = "") -> collections.OrderedDict:
+        """Name -> Tensor of every parameter and persistable buffer. The values are the
+        layer's own tensors (not copies): save them with ``.numpy()``."""
+        out = collections.OrderedDict() if destination is None else destination
+        for name, param in self.named_parameters(structured_name_prefix, include_sublayers):
+            out[name] = param
+        layers = self.named_sublayers(structured_name_prefix, include_self=True) \
+            if include_sublayers else [(structured_name_prefix, self)]
+        for layer_prefix, layer in layers:
+            for name, buf in layer._buffers.items():
+                if buf is not None and name not in layer._non_persistable_buffer_names:
+                    out[f"{layer_prefix}.{name}" if layer_prefix else name] = buf
+        return out
+
+    def set_state_dict(self, state_dict, use_structured_name: bool = True) -> tuple:
+        """Copies values (Tensors or NumPy arrays) into the matching parameters and
+        buffers, in place. Keys are structured names ("0.weight"), or the tensors'
+        own names with ``use_structured_name=False``. Returns
+        ``(missing_keys, unexpected_keys)``; a shape or dtype mismatch raises."""
+        if not isinstance(state_dict, collections.abc.Mapping):
+            raise TypeError(
+                f"set_state_dict: argument 'state_dict' expected a dict, got "
+                f"{type(state_dict).__name__}")
+        own = self.state_dict()
+        if not use_structured_name:
+            own = collections.OrderedDict((t.name, t) for t in own.values())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        # Check everything before writing anything, so a bad dict leaves the layer intact.
+        arrays = {}
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            array = value.numpy() if isinstance(value, Tensor) else value
+            if not isinstance(array, np.ndarray):
+                raise TypeError(
+                    f"set_state_dict: value of {key!r} expected a Tensor or numpy array, got "
+                    f"{type(value).__name__}")
+            if list(array.shape) != target.shape:
+                raise ValueError(
+                    f"set_state_dict: {key!r} expected shape {target.shape}, got "
+                    f"{list(array.shape)}")
+            if array.dtype != target.impl.array.dtype:
+                raise TypeError(
+                    f"set_state_dict: {key!r} expected dtype {target.dtype}, got {array.dtype}")
+            arrays[key] = array
+        with no_grad():
+            for key, array in arrays.items():
+                target = own[key]
+                target.impl.array[...] = _to_place(array, target)
+                target.impl.bump_version()
+        return missing, unexpected
+
+    load_dict = set_state_dict
+    set_dict = set_state_dict
+
+    # -- printing -----------------------------------------------------------
+    def extra_repr(self) -> str:
+        """Text shown inside this layer's parentheses in repr (subclasses override)."""
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, layer in self._sub_layers.items():
+            body = repr(layer).replace("\n", "\n  ")
+            lines.append(f"({name}): {body}")
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        head = f"{type(self).__name__}({extra}" if extra else f"{type(self).__name__}("
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _to_place(array, target):
+    if type(target.impl.array) is np.ndarray:
+        return array
+    import cupy
+
+    return cupy.asarray(array)
+
+
+def _check_member_name(who: str, name) -> None:
+    if not isinstance(name, str) or not name or "." in name:
+        raise ValueError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
+
+
+class HookRemoveHelper:
+    """Returned by the register_*_hook methods: ``remove()`` unregisters the hook."""
+
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def remove(self) -> None:
+        self._table.pop(self._key, None)
+
+
+__all__ = ["Layer", "ParamAttr", "Parameter"]

@@ -1,0 +1,220 @@
+"""Common layers: Linear, activations, Sequential and LayerList."""
+from __future__ import annotations
+
+import collections
+import numbers
+
+from ..generated import forward_api as _ops
+from ..tensor import Tensor
+from . import functional as F
+from . import initializer as _init
+from .layer import Layer, ParamAttr
+
+
+class Linear(Layer):
+    """y = x @ weight + bias, with weight of shape [in_features, out_features] (Paddle's
+    layout, the transpose of PyTorch's).
+
+    ``weight_attr``/``bias_attr``: a ParamAttr, an initializer, a name, or None for
+    the defaults (XavierUniform weight, zero bias); ``bias_attr=False`` drops the
+    bias. ``generator`` (a numpy.random.Generator) overrides the global one that
+    ``eager.nn.seed`` sets.
+
+    >>> eager.nn.seed(0)
+    >>> fc = eager.nn.Linear(4, 2)
+    >>> fc(eager.ones([3, 4])).shape
+    [3, 2]
+    """
+
+    def __init__(self, in_features: int, out_features: int, weight_attr=None, bias_attr=None,
+                 name=None, generator=None):
+        super().__init__(name_scope=name)
+        _check_positive_int("Linear", "in_features", in_features)
+        _check_positive_int("Linear", "out_features", out_features)
+        if weight_attr is False:
+            raise ValueError("Linear: argument 'weight_attr' cannot be False: a Linear layer needs a weight")
+        self.in_features = int(in_features)
+        self.out_features = int(out_features)
+        weight_attr = ParamAttr.from_argument(weight_attr, "Linear", "weight_attr")
+        bias_attr = ParamAttr.from_argument(bias_attr, "Linear", "bias_attr")
+        self.weight = self.create_parameter([self.in_features, self.out_features], weight_attr,
+                                            default_initializer=_init.XavierUniform(),
+                                            generator=generator)
+        self.bias = self.create_parameter([self.out_features], bias_attr, is_bias=True,
+                                          generator=generator)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not isinstance(x, Tensor):
+            F._check_tensor(f"Linear({self._full_name})", "x", x)
+        if not x.shape or x.shape[-1] != self.in_features:
+            raise ValueError(
+                f"Linear({self._full_name}): argument 'x' expected a last dimension of "
+                f"{self.in_features} (in_features), got shape {x.shape}")
+        out = _ops.matmul(x, self.weight)
+        if self.bias is not None:
+            out = _ops.add(out, self.bias)
+        return out
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"dtype={self._dtype.name.lower()}")
+
+
+class ReLU(Layer):
+    """max(x, 0) elementwise."""
+
+    def __init__(self, name=None):
+        super().__init__(name_scope=name)
+
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Tanh(Layer):
+    """tanh(x) elementwise."""
+
+    def __init__(self, name=None):
+        super().__init__(name_scope=name)
+
+    def forward(self, x):
+        return F.tanh(x)
+
+
+class Sigmoid(Layer):
+    """1 / (1 + exp(-x)) elementwise."""
+
+    def __init__(self, name=None):
+        super().__init__(name_scope=name)
+
+    def forward(self, x):
+        return F.sigmoid(x)
+
+
+class Softmax(Layer):
+    """softmax along ``axis``."""
+
+    def __init__(self, axis: int = -1, name=None):
+        super().__init__(name_scope=name)
+        self.axis = axis
+
+    def forward(self, x):
+        return F.softmax(x, self.axis)
+
+    def extra_repr(self):
+        return f"axis={self.axis}"
+
+
+class MSELoss(Layer):
+    """Layer form of :func:`eager.nn.functional.mse_loss`."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = F._check_reduction("MSELoss", reduction)
+
+    def forward(self, input, label):
+        return F.mse_loss(input, label, self.reduction)
+
+
+class CrossEntropyLoss(Layer):
+    """Layer form of :func:`eager.nn.functional.cross_entropy`."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True, name=None):
+        super().__init__(name_scope=name)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction = F._check_reduction("CrossEntropyLoss", reduction)
+        self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
+                               self.soft_label, self.axis, self.use_softmax)
+
+
+class Sequential(Layer):
+    """Calls its layers in order, each on the previous one's output.
+
+    ``Sequential(layer, layer, ...)`` names them "0", "1", ...;
+    ``Sequential(("fc", layer), ...)`` gives them names.
+
+    >>> net = eager.nn.Sequential(eager.nn.Linear(2, 4), eager.nn.ReLU(), eager.nn.Linear(4, 1))
+    >>> [n for n, _ in net.named_parameters()]
+    ['0.weight', '0.bias', '2.weight', '2.bias']
+    """
+
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], collections.OrderedDict):
+            layers = tuple(layers[0].items())
+        for index, item in enumerate(layers):
+            if isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str):
+                name, layer = item
+            else:
+                name, layer = str(index), item
+            if not isinstance(layer, Layer):
+                raise TypeError(
+                    f"Sequential: argument {index} expected a Layer or a (name, Layer) pair, got "
+                    f"{type(layer).__name__}")
+            self.add_sublayer(name, layer)
+
+    def forward(self, x):
+        for layer in self._sub_layers.values():
+            x = layer(x)
+        return x
+
+    def __getitem__(self, index):
+        layers = list(self._sub_layers.values())
+        if isinstance(index, slice):
+            return Sequential(*zip(list(self._sub_layers)[index], layers[index]))
+        if isinstance(index, str):
+            return self._sub_layers[index]
+        if not isinstance(index, numbers.Integral) or not -len(layers) <= index < len(layers):
+            raise IndexError(
+                f"Sequential: index expected an int in [{-len(layers)}, {len(layers)}), got {index!r}")
+        return layers[index]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+
+class LayerList(Layer):
+    """A list of sublayers, registered so their parameters are found.
+
+    >>> blocks = eager.nn.LayerList([eager.nn.Linear(4, 4) for _ in range(3)])
+    """
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        for layer in sublayers or ():
+            self.append(layer)
+
+    def append(self, sublayer: Layer) -> "LayerList":
+        """Adds a layer at the end."""
+        if not isinstance(sublayer, Layer):
+            raise TypeError(f"LayerList.append: argument 'sublayer' expected a Layer, got "
+                            f"{type(sublayer).__name__}")
+        self.add_sublayer(str(len(self._sub_layers)), sublayer)
+        return self
+
+    def __getitem__(self, index):
+        layers = list(self._sub_layers.values())
+        if isinstance(index, slice):
+            return LayerList(layers[index])
+        return layers[index]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+
+def _check_positive_int(who: str, arg: str, value) -> None:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+
+
+__all__ = ["CrossEntropyLoss", "Linear", "LayerList", "MSELoss", "ReLU", "Sequential", "Sigmoid",
+           "Softmax", "Tanh"]
