@@ -52,13 +52,17 @@ class DataType(enum.Enum):
 
     @classmethod
     def from_numpy(cls, dtype) -> "DataType":
-        """The DataType of a NumPy dtype; raises TypeError for one phi has no kernels for."""
+        """The DataType of a NumPy dtype; raises TypeError for one phi has no kernels for.
+
+        Byte order does not matter: ``>f4`` (big-endian, as read from some
+        files) is FLOAT32 like ``<f4``; NumPy computes on either.
+        """
         try:
             return _FROM_NUMPY[dtype]
         except (KeyError, TypeError):
             pass
         try:
-            return _FROM_NUMPY[np.dtype(dtype)]
+            return _FROM_NUMPY[np.dtype(dtype).newbyteorder("=")]
         except (KeyError, TypeError):
             raise TypeError(
                 f"unsupported data type {dtype!r}; phi supports "
@@ -88,6 +92,9 @@ def convert_dtype(value) -> DataType:
 
     Accepts a DataType, its name (``"float32"``), a NumPy dtype or scalar type,
     or the Python types bool/int/float/complex (Paddle's defaults: int64, float32).
+    Anything else raises TypeError: None too (NumPy would read it as float64;
+    callers with an optional dtype test for None first), and a NumPy dtype phi
+    has no kernels for (object, strings, datetimes).
 
     >>> convert_dtype("float32")
     DataType.FLOAT32
@@ -102,12 +109,11 @@ def convert_dtype(value) -> DataType:
                 f"unknown dtype string {value!r}; expected one of "
                 f"{', '.join(t.value for t in DataType)}"
             ) from None
-    if value in _PY_TYPES:
+    if isinstance(value, type) and value in _PY_TYPES:
         return _PY_TYPES[value]
-    try:
-        return DataType.from_numpy(np.dtype(value))
-    except TypeError:
-        raise TypeError(
-            f"cannot interpret {value!r} as a dtype; expected a DataType, a string "
-            f"such as 'float32', or a NumPy dtype"
-        ) from None
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return DataType.from_numpy(value)
+    raise TypeError(
+        f"cannot interpret {value!r} as a dtype; expected a DataType, a string "
+        f"such as 'float32', a NumPy dtype or one of bool, int, float, complex"
+    )

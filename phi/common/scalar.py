@@ -9,8 +9,9 @@ import numpy as np
 class Scalar:
     """A single number passed as an op attribute (Paddle's ``phi::Scalar``).
 
-    Accepts a Python or NumPy number, or anything with ``numpy()`` that holds
-    exactly one element (a 0-d or one-element tensor).
+    Accepts a Python or NumPy number, or a NumPy array or anything with
+    ``numpy()`` that holds exactly one number (a 0-d or one-element tensor of a
+    bool, int, float or complex dtype; a one-element string array is refused).
     """
 
     __slots__ = ("value",)
@@ -27,12 +28,12 @@ class Scalar:
 
 def to_scalar(value, op: str = "Scalar", arg: str = "value"):
     """The Python number an attribute value stands for; raises TypeError naming op and arg."""
-    if isinstance(value, (bool, numbers.Number)) and not isinstance(value, np.ndarray):
-        if isinstance(value, np.generic):
-            return value.item()
-        return value
+    if isinstance(value, (bool, numbers.Number)):
+        return value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()  # np.bool_ is no numbers.Number
     array = _as_array(value)
-    if array is not None and array.size == 1:
+    if array is not None and array.size == 1 and array.dtype.kind in "biufc":
         return array.reshape(()).item()
     raise TypeError(
         f"{op}: argument '{arg}' expected a number (int, float, bool or a one-element "

@@ -53,19 +53,32 @@ class KernelFactory:
     # -- registration -------------------------------------------------------
     def register(self, name: str, fn: Callable, backends, dtypes,
                  layout: DataLayout = DataLayout.ALL_LAYOUT) -> None:
+        """Registers ``fn`` as kernel ``name`` for every backend x dtype given.
+
+        ``fn`` must take ``ctx`` first (TypeError otherwise). Registering a key
+        that already has a kernel is a ValueError, and then nothing of this
+        call is registered. Dispatch tables of ``name`` forget what they cached.
+        """
         params = list(inspect.signature(fn).parameters.values())
         if not params or params[0].name != "ctx":
             raise TypeError(f"kernel {name!r}: the first parameter must be 'ctx', got {fn}")
         arg_names = tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD)
         keyword_only = tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY)
-        table = self._kernels.setdefault(name, {})
-        for backend in backends:
-            for dtype in dtypes:
-                key = KernelKey(backend, layout, convert_dtype(dtype))
-                if key in table:
-                    raise ValueError(f"kernel {name!r} registered twice for {key}")
-                table[key] = Kernel(name, key, fn, arg_names, keyword_only)
-        self._tables.pop(name, None)
+        table = self._kernels.get(name, {})
+        keys = [KernelKey(backend, layout, convert_dtype(dtype))
+                for backend in backends for dtype in dtypes]
+        # Check every key before adding any, so a failed call registers nothing.
+        for i, key in enumerate(keys):
+            if key in table or key in keys[:i]:
+                raise ValueError(f"kernel {name!r} registered twice for {key}")
+        self._kernels[name] = table
+        for key in keys:
+            table[key] = Kernel(name, key, fn, arg_names, keyword_only)
+        # The generated code holds this op's DispatchTable from import time on:
+        # empty it in place, so the next call selects again and sees the new kernel.
+        cached = self._tables.get(name)
+        if cached is not None:
+            cached.clear()
 
     # -- queries --------------------------------------------------------------
     def has(self, name: str) -> bool:
