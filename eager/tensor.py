@@ -147,6 +147,35 @@ class Tensor(TensorMethods):
 
         run_backward([self], [grad_tensor], retain_graph)
 
+    def register_hook(self, hook):
+        """Calls ``hook(grad)`` when this tensor's gradient is computed; the hook may
+        return a replacement (same shape, dtype and place). Returns a handle whose
+        ``remove()`` unregisters it. Works on leaves and non-leaves.
+
+        >>> h = y.register_hook(lambda g: g * 2)
+        >>> h.remove()
+        """
+        from .autograd.hooks import register_hook
+
+        return register_hook(self, hook)
+
+    def retain_grads(self) -> None:
+        """Keeps this non-leaf tensor's gradient in ``.grad`` after backward."""
+        from .autograd.hooks import retain_grads
+
+        retain_grads(self)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Calls ``hook(tensor)`` on this leaf after backward has updated its ``.grad``
+        (where a data-parallel wrapper starts all-reducing it). Returns a handle."""
+        from .autograd.hooks import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
+
+    def _register_backward_hook(self, hook):
+        """Paddle's name: ``hook()`` (no arguments) runs after this leaf's gradient is accumulated."""
+        return self.register_post_accumulate_grad_hook(lambda tensor: hook())
+
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Resets ``.grad``: to zeros (Paddle's default), or to None with set_to_zero=False."""
         meta = self._meta

@@ -32,7 +32,7 @@ def _root_edge(tensor, position: int, what: str):
         )
     node = meta.node
     if node is None:
-        node = meta.node = GradNodeAccumulation(meta)
+        node = meta.node = GradNodeAccumulation(meta, tensor)
     return node, meta.rank
 
 
@@ -120,6 +120,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         while ready:
             node = pop_ready()
             grads = pop_holder(node, None)
+            if grads is not None and (node.pre_hooks is not None or node.retain_metas is not None):
+                grads = node.run_pre_hooks(grads)
             if capturing:
                 for rank, index in captures.get(node, ()):
                     captured[index] = None if grads is None else grads[rank]
@@ -128,8 +130,6 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
             if grads is None:
                 outputs = (None,) * len(node.next_edges)
             else:
-                if node.pre_hooks is not None:
-                    grads = node.run_pre_hooks(grads)
                 outputs = node.apply(grads, create_graph)
                 if not retain_graph:
                     node.release()
@@ -170,7 +170,7 @@ def _capture_points(inputs):
             continue
         node = meta.node
         if node is None:
-            node = meta.node = GradNodeAccumulation(meta)
+            node = meta.node = GradNodeAccumulation(meta, tensor)
         captures.setdefault(node, []).append((meta.rank, index))
     return captures, [None] * len(inputs)
 

@@ -32,7 +32,8 @@ class GradNodeBase:
     # __dict__ with class-level defaults, keeping node creation to two writes.
     __slots__ = ("next_edges", "scope", "__dict__", "__weakref__")
     slot_metas = None
-    pre_hooks = None
+    pre_hooks = None  # rank -> {handle id: hook}
+    retain_metas = None  # rank -> weakref to the AutogradMeta that retains its grad
     name = "grad_node"
     op_name = ""
     num_outputs = 1
@@ -61,15 +62,22 @@ class GradNodeBase:
                 if getattr(self, name) is not None}
 
     def run_pre_hooks(self, grads):
-        """Runs the hooks registered on this node's output tensors (see Tensor.register_hook)."""
+        """Runs the tensor hooks registered on this node's slots, in registration order,
+        then stores the gradients of tensors that retain theirs."""
         grads = list(grads)
-        for rank, hooks in self.pre_hooks.items():
-            for hook in hooks:
+        for rank, hooks in (self.pre_hooks or {}).items():
+            for hook in list(hooks.values()):
                 if grads[rank] is None:
                     break
                 replaced = hook(grads[rank])
                 if replaced is not None:
                     grads[rank] = check_hook_result(hook, grads[rank], replaced)
+        for rank, meta_ref in (self.retain_metas or {}).items():
+            meta = meta_ref()
+            if meta is not None and grads[rank] is not None:
+                from .engine import accumulate
+
+                meta.grad = grads[rank] if meta.grad is None else accumulate(meta.grad, grads[rank], False)
         return grads
 
     @property
@@ -83,17 +91,24 @@ class GradNodeBase:
 class GradNodeAccumulation(GradNodeBase):
     """The end of every path to a leaf: adds the arriving gradient into ``.grad``.
 
-    It holds the leaf's AutogradMeta weakly: the meta holds this node, and the
-    tensor should die with its last user reference, not with the next GC cycle.
+    It holds the leaf's AutogradMeta and the leaf itself weakly: the meta holds
+    this node, and the tensor should die with its last user reference, not with
+    the next GC cycle.
     """
 
-    __slots__ = ("_meta_ref", "post_hooks")
+    __slots__ = ("_meta_ref", "_tensor_ref")
     name = "accumulate_grad"
+    post_hooks = None  # {handle id: hook(tensor)}, run after .grad is updated
 
-    def __init__(self, meta):
+    def __init__(self, meta, tensor=None):
         super().__init__(())
         self._meta_ref = weakref.ref(meta)
-        self.post_hooks = None
+        self._tensor_ref = None if tensor is None else weakref.ref(tensor)
+
+    @property
+    def tensor(self):
+        """The leaf tensor, while it is alive."""
+        return None if self._tensor_ref is None else self._tensor_ref()
 
     def apply(self, grads, create_graph: bool):
         grad = grads[0]
@@ -103,6 +118,10 @@ class GradNodeAccumulation(GradNodeBase):
         from .engine import accumulate
 
         meta.grad = grad if meta.grad is None else accumulate(meta.grad, grad, create_graph)
+        if self.post_hooks:
+            tensor = self.tensor
+            for hook in list(self.post_hooks.values()):
+                hook(tensor)
         return ()
 
 
@@ -148,7 +167,7 @@ def edge_of(tensor):
         return None
     node = meta.node
     if node is None:
-        node = meta.node = GradNodeAccumulation(meta)
+        node = meta.node = GradNodeAccumulation(meta, tensor)
     return (node, meta.rank)
 
 

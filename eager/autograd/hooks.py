@@ -1,0 +1,97 @@
+"""Gradient hooks on tensors.
+
+- ``register_hook(fn)``: ``fn(grad)`` runs when the tensor's gradient is computed,
+  before it flows on (or into ``.grad`` for a leaf); it may return a
+  replacement of the same shape, dtype and place. Stored on the grad node that
+  receives the gradient, keyed by the tensor's slot, so they run in the engine
+  exactly once per backward.
+- ``retain_grads()``: a non-leaf keeps its gradient in ``.grad``, after its hooks.
+- post-accumulate hooks: ``fn(tensor)`` runs on a leaf after its ``.grad`` was
+  updated, where a data-parallel wrapper starts the all-reduce of that gradient
+  (Paddle's reduce hooks).
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+from .node import GradNodeAccumulation, edge_of
+
+_next_id = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by hook registration; ``remove()`` unregisters the hook (idempotent).
+
+    It holds the small dict of hooks it was registered in, not the node.
+    """
+
+    __slots__ = ("_hooks", "id")
+
+    def __init__(self, hooks: dict):
+        self._hooks = hooks
+        self.id = next(_next_id)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+def _require_grad(tensor, what: str):
+    meta = tensor._meta
+    if meta is None or meta.stop_gradient:
+        raise RuntimeError(
+            f"{what}: the tensor has stop_gradient=True, so no gradient will reach it; "
+            f"set stop_gradient=False first"
+        )
+    return meta
+
+
+def _node_and_rank(tensor, what: str):
+    meta = _require_grad(tensor, what)
+    node, rank = edge_of(tensor)
+    return meta, node, rank
+
+
+def register_hook(tensor, hook) -> RemovableHandle:
+    if not callable(hook):
+        raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+    _, node, rank = _node_and_rank(tensor, "register_hook")
+    if node.pre_hooks is None:
+        node.pre_hooks = {}
+    hooks = node.pre_hooks.setdefault(rank, {})
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+def retain_grads(tensor) -> None:
+    meta, node, rank = _node_and_rank(tensor, "retain_grads")
+    if type(node) is GradNodeAccumulation or meta.retain_grads:
+        return  # a leaf gets .grad anyway
+    meta.retain_grads = True
+    if node.retain_metas is None:
+        node.retain_metas = {}
+    node.retain_metas[rank] = weakref.ref(meta)
+
+
+def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
+    _, node, _ = _node_and_rank(tensor, "register_post_accumulate_grad_hook")
+    if type(node) is not GradNodeAccumulation:
+        raise RuntimeError(
+            "register_post_accumulate_grad_hook: only a leaf tensor accumulates into .grad; "
+            "use register_hook on a non-leaf tensor"
+        )
+    if node.post_hooks is None:
+        node.post_hooks = {}
+    handle = RemovableHandle(node.post_hooks)
+    node.post_hooks[handle.id] = hook
+    return handle
