@@ -22,7 +22,21 @@ def sum_to_shape(grad, shape):
     lead = grad.ndim - len(shape)
     axes = list(range(lead)) + [lead + i for i, d in enumerate(shape)
                                 if d == 1 and grad.shape[lead + i] != 1]
-    return F.reshape(F.sum(grad, axes, None, False), shape)
+    return _reshape(F.sum(grad, axes, None, False), shape)
+
+
+def _reshape(grad, shape):
+    """grad reshaped to exactly ``shape``, which may hold zeros.
+
+    F.reshape reads a 0 in the shape as "copy the input's dimension here"
+    (Paddle), so it cannot make an empty tensor whose zeros sit elsewhere; an
+    empty result is the 0-d sum of grad broadcast to ``shape``, which keeps it
+    connected to grad for higher derivatives.
+    """
+    shape = list(shape)
+    if 0 not in shape:
+        return F.reshape(grad, shape)
+    return _broadcast_like(F.sum(grad, [], None, False), shape, grad.dtype)
 
 
 def _broadcast_like(grad, shape, dtype):
@@ -129,20 +143,28 @@ def sum_grad(x, out_grad, axis, keepdim):
 
 def mean_grad(x, out_grad, axis, keepdim):
     count = 1
-    for a in (axis or range(len(x.shape))):
+    for a in _reduced_axes(x.shape, axis):
         count *= x.shape[a]
     scaled = F.scale(out_grad, 1.0 / count if count else float("nan"), 0.0, True)
     return _broadcast_like(_keep_reduced_dims(scaled, x.shape, axis), x.shape, out_grad.dtype)
 
 
-def _keep_reduced_dims(grad, shape, axis):
+def _reduced_axes(shape, axis) -> set:
+    """The axes a reduction over ``axis`` removed (none for a 0-d input, which
+    accepts axis 0 and -1)."""
     ndim = len(shape)
-    axes = {a % ndim for a in axis} if axis else set(range(ndim))
-    return F.reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
+    if not ndim:
+        return set()
+    return {a % ndim for a in axis} if axis else set(range(ndim))
+
+
+def _keep_reduced_dims(grad, shape, axis):
+    axes = _reduced_axes(shape, axis)
+    return _reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
 
 
 def reshape_grad(x, out_grad):
-    return F.reshape(out_grad, x.shape)
+    return _reshape(out_grad, x.shape)
 
 
 def transpose_grad(out_grad, perm):

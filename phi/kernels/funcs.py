@@ -14,7 +14,8 @@ def reduce_to_shape(grad, shape):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
     )
-    return grad.sum(axis=axes).reshape(shape) if axes else grad.reshape(shape)
+    # dtype: NumPy would widen int32 sums to int64, and the gradient must keep its dtype.
+    return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape) if axes else grad.reshape(shape)
 
 
 def want(out_mask, index: int) -> bool:
