@@ -231,7 +231,7 @@ def _compare(analytic, numerical, atol, rtol):
     worst = np.unravel_index(int(np.argmax(excess)), excess.shape)
     if excess[worst] <= 0:
         return None
-    return worst[0], worst[1], analytic[worst], numerical[worst]
+    return int(worst[0]), int(worst[1]), float(analytic[worst]), float(numerical[worst])
 
 
 def _failure_message(failure, inputs, in_pos, outputs, out_pos, atol, rtol, eps) -> str:
@@ -244,8 +244,8 @@ def _failure_message(failure, inputs, in_pos, outputs, out_pos, atol, rtol, eps)
         f"gradcheck: Jacobian mismatch for output {out_pos} (shape {list(out.shape)}) with "
         f"respect to input {in_pos}{_name_of(x)} (shape {list(x.shape)}):\n"
         f"  worst element d output{list(out_index)} / d input{list(in_index)}: "
-        f"numerical {numerical!r}, analytic {analytic!r}, |difference| "
-        f"{abs(analytic - numerical)!r} > tolerance {tolerance!r} "
+        f"numerical {numerical:.10g}, analytic {analytic:.10g}, |difference| "
+        f"{abs(analytic - numerical):.3g} > tolerance {tolerance:.3g} "
         f"(atol={atol}, rtol={rtol}, eps={eps})"
     )
 

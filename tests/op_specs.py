@@ -1,0 +1,480 @@
+"""The op table: one OpSpec per op of ops.yaml and backward.yaml (Chainer style).
+
+Each entry says how to call the op, how to draw its inputs (``domains``), which
+shapes and attributes to try (``cases``), an independent NumPy reference for
+its values, which dtypes its kernel takes, and whether its eager function is
+differentiable. ``tests/test_ops.py`` runs one generic checker over the table.
+
+The references are written from the maths, not from the kernels: backward ops
+of linear maps (sum, reshape, transpose, broadcasting adds, matmul in each
+argument, ...) take their reference from :func:`linear_vjp`, which builds the
+vector-Jacobian product of the NumPy forward reference one basis vector at a
+time, so no reference shares the kernels' unbroadcasting code.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import eager
+import eager.api  # noqa: F401  (importing eager.generated first hits an import cycle via eager.nn)
+from eager.generated import forward_api as F
+
+FLOATS = ("float32", "float64")
+INTS = ("int32", "int64")
+
+
+# -- drawing inputs -----------------------------------------------------------
+
+def draw(domain: str, shape, dtype: str, rng) -> np.ndarray:
+    """An array of ``shape`` with values suited to the op's input.
+
+    real:     uniform in [-2, 2]
+    positive: uniform in [0.5, 2] (log, pow bases, divisors)
+    nonzero:  |x| in [0.5, 2] with a random sign (away from relu's kink and 1/x's pole)
+    unit:     uniform in [0.1, 0.9] (a sigmoid output)
+    open:     uniform in [-0.9, 0.9] (a tanh output)
+    coarse:   multiples of 0.5 in [-1, 1], so comparisons see ties
+    """
+    shape = tuple(shape)
+    if np.dtype(dtype).kind in "iub":
+        if domain in ("positive", "nonzero"):
+            values = rng.integers(1, 4, shape) * (rng.choice([-1, 1], shape) if domain == "nonzero" else 1)
+        elif np.dtype(dtype).kind == "b":
+            return rng.integers(0, 2, shape).astype(bool)
+        else:
+            values = rng.integers(-3, 4, shape)
+        return values.astype(dtype)
+    if domain == "real":
+        values = rng.uniform(-2.0, 2.0, shape)
+    elif domain == "positive":
+        values = rng.uniform(0.5, 2.0, shape)
+    elif domain == "nonzero":
+        values = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "unit":
+        values = rng.uniform(0.1, 0.9, shape)
+    elif domain == "open":
+        values = rng.uniform(-0.9, 0.9, shape)
+    elif domain == "coarse":
+        values = rng.integers(-2, 3, shape) * 0.5
+    else:
+        raise ValueError(f"unknown domain {domain!r}")
+    return np.asarray(values, dtype=dtype)
+
+
+# -- the table's types --------------------------------------------------------
+
+@dataclass(frozen=True)
+class Case:
+    """One call: a shape per tensor input (None passes None) and the attributes."""
+
+    shapes: tuple
+    attrs: dict = field(default_factory=dict)
+    # False where the call is valid but not differentiable in float64 (a cast to float32).
+    grad: bool = True
+
+    @property
+    def id(self) -> str:
+        shapes = "_".join("None" if s is None else "x".join(map(str, s)) or "scalar" for s in self.shapes)
+        attrs = ",".join(f"{k}={_short(v)}" for k, v in self.attrs.items())
+        return f"{shapes}[{attrs}]" if attrs else shapes
+
+
+def _short(value) -> str:
+    return getattr(value, "name", None) or str(value).replace(" ", "")
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    fn: Callable                      # eager function: fn(*tensors, **attrs)
+    reference: Callable               # NumPy: reference(*arrays, **attrs) -> array or tuple
+    domains: tuple                    # one per tensor input
+    cases: tuple
+    dtypes: tuple = FLOATS            # forward checks run for each
+    grad: bool = True                 # whether fn records a differentiable graph
+    # Inputs derived from the others (e.g. divide_grad's ``out = x / y``), so the
+    # saved forward values a backward op takes are consistent.
+    prepare: Callable | None = None
+    # Which tensor inputs gradcheck differentiates (default: all floating ones).
+    wrt: tuple | None = None
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name})"
+
+
+# -- reference helpers --------------------------------------------------------
+
+def unbroadcast(grad: np.ndarray, shape) -> np.ndarray:
+    """Sums ``grad`` down to ``shape``: written as a loop over axes, not as the kernel's one sum."""
+    shape = tuple(shape)
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    for axis, size in enumerate(shape):
+        if size == 1 and grad.shape[axis] != 1:
+            grad = grad.sum(axis=axis, keepdims=True)
+    return grad
+
+
+def linear_vjp(f, in_shape, cotangent: np.ndarray, dtype) -> np.ndarray:
+    """cotangent · J for a function ``f`` linear in its argument, by brute force.
+
+    Entry k is ``sum(cotangent * f(e_k))`` for the k-th basis array e_k; with the
+    small shapes of the table this is cheap, and it depends on nothing but f.
+    """
+    size = int(np.prod(in_shape, dtype=np.int64))
+    out = np.zeros(size, dtype=np.float64)
+    for k in range(size):
+        basis = np.zeros(size, dtype=np.float64)
+        basis[k] = 1.0
+        image = np.asarray(f(basis.reshape(in_shape)), dtype=np.float64)
+        out[k] = np.sum(np.asarray(cotangent, np.float64) * image)
+    return out.reshape(in_shape).astype(dtype)
+
+
+def ref_matmul(x, y, transpose_x=False, transpose_y=False):
+    if transpose_x and x.ndim >= 2:
+        x = np.swapaxes(x, -1, -2)
+    if transpose_y and y.ndim >= 2:
+        y = np.swapaxes(y, -1, -2)
+    return np.matmul(x, y)
+
+
+def ref_matmul_grad(x, y, g, transpose_x, transpose_y):
+    # matmul is linear in each argument separately.
+    return (linear_vjp(lambda a: ref_matmul(a, y, transpose_x, transpose_y), x.shape, g, x.dtype),
+            linear_vjp(lambda b: ref_matmul(x, b, transpose_x, transpose_y), y.shape, g, y.dtype))
+
+
+def ref_matmul_double_grad(x, y, g, gxg, gyg, transpose_x, transpose_y):
+    # matmul_grad(x, y, g) = (gx(y, g), gy(x, g)), each bilinear; its VJP with
+    # cotangents (gxg, gyg) is gathered term by term.
+    def gx(y_, g_):
+        return ref_matmul_grad(x, y_, g_, transpose_x, transpose_y)[0]
+
+    def gy(x_, g_):
+        return ref_matmul_grad(x_, y, g_, transpose_x, transpose_y)[1]
+
+    x_grad = None if gyg is None else linear_vjp(lambda a: gy(a, g), x.shape, gyg, x.dtype)
+    y_grad = None if gxg is None else linear_vjp(lambda b: gx(b, g), y.shape, gxg, y.dtype)
+    terms = []
+    if gxg is not None:
+        terms.append(linear_vjp(lambda c: gx(y, c), g.shape, gxg, g.dtype))
+    if gyg is not None:
+        terms.append(linear_vjp(lambda c: gy(x, c), g.shape, gyg, g.dtype))
+    return x_grad, y_grad, (sum(terms) if terms else None)
+
+
+def ref_multiply_double_grad(x, y, g, gxg, gyg):
+    # multiply_grad(x, y, g) = (unbroadcast(g*y, x), unbroadcast(g*x, y)).
+    x_grad = None if gyg is None else linear_vjp(lambda a: unbroadcast(g * a, y.shape), x.shape, gyg, x.dtype)
+    y_grad = None if gxg is None else linear_vjp(lambda b: unbroadcast(g * b, x.shape), y.shape, gxg, y.dtype)
+    terms = []
+    if gxg is not None:
+        terms.append(linear_vjp(lambda c: unbroadcast(c * y, x.shape), g.shape, gxg, g.dtype))
+    if gyg is not None:
+        terms.append(linear_vjp(lambda c: unbroadcast(c * x, y.shape), g.shape, gyg, g.dtype))
+    return x_grad, y_grad, (sum(terms) if terms else None)
+
+
+def _axes(axis, ndim):
+    if not axis:
+        return None
+    return tuple(a % ndim for a in axis) if ndim else None
+
+
+def ref_sum(x, axis=(), dtype=None, keepdim=False):
+    out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
+    return np.asarray(np.sum(x, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim))
+
+
+def ref_mean(x, axis=(), keepdim=False):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN
+        return np.asarray(np.mean(x, axis=_axes(axis, x.ndim), keepdims=keepdim)).astype(x.dtype)
+
+
+def ref_reshape(x, shape):
+    resolved = [x.shape[i] if s == 0 else s for i, s in enumerate(shape)]
+    return np.reshape(x, resolved)
+
+
+def ref_sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _binary(x_shape, y_shape, attrs=None):
+    return Case((x_shape, y_shape), attrs or {})
+
+
+# Broadcasting pairs: equal shapes, a trailing-vector operand, both sides
+# broadcasting, 0-d operands, and a size-0 dimension.
+BROADCAST_PAIRS = (
+    ((3, 4), (3, 4)),
+    ((3, 4), (4,)),
+    ((4,), (3, 4)),
+    ((2, 1, 3), (4, 1)),
+    ((), ()),
+    ((2, 3), ()),
+    ((), (3,)),
+    ((0, 3), (3,)),
+    ((2, 0), (1,)),
+)
+UNARY_SHAPES = ((3, 4), (), (5,), (2, 1, 3), (0, 3))
+
+
+def binary_cases():
+    return tuple(_binary(x, y) for x, y in BROADCAST_PAIRS)
+
+
+def unary_cases(attrs=None):
+    return tuple(Case((s,), dict(attrs or {})) for s in UNARY_SHAPES)
+
+
+def with_grad_of_broadcast(n_before=0, n_after=0):
+    """Backward-op cases of a binary op: x, y, [extra tensors shaped like out,] out_grad."""
+    cases = []
+    for x, y in BROADCAST_PAIRS:
+        out = np.broadcast_shapes(x, y)
+        cases.append(Case((x, y) + (out,) * n_before + (out,) + (out,) * n_after))
+    return tuple(cases)
+
+
+def unary_grad_cases(n_inputs):
+    return tuple(Case((s,) * n_inputs) for s in UNARY_SHAPES)
+
+
+MATMUL_CASES = (
+    Case(((3, 4), (4, 5))),
+    Case(((4,), (4,))),                         # 0-d result
+    Case(((2, 3, 4), (4,))),
+    Case(((4,), (2, 4, 3))),
+    Case(((2, 1, 3, 4), (5, 4, 2))),            # batch dims broadcast
+    Case(((4, 3), (4, 5)), {"transpose_x": True}),
+    Case(((3, 4), (5, 4)), {"transpose_y": True}),
+    Case(((2, 4, 3), (5, 4)), {"transpose_x": True, "transpose_y": True}),
+    Case(((0, 4), (4, 3))),                     # size-0 rows
+    Case(((3, 0), (0, 2))),                     # size-0 contraction: zeros
+)
+
+
+def _matmul_grad_cases(extra_like_out: int):
+    cases = []
+    for case in MATMUL_CASES:
+        x, y = case.shapes
+        out = ref_matmul(np.zeros(x), np.zeros(y), **case.attrs).shape
+        attrs = {"transpose_x": False, "transpose_y": False, **case.attrs}
+        extra = (x, y)[:extra_like_out]
+        cases.append(Case((x, y, out) + extra, attrs))
+    return tuple(cases)
+
+
+REDUCE_CASES = (
+    Case(((2, 3, 4),), {}),
+    Case(((2, 3, 4),), {"axis": [0]}),
+    Case(((2, 3, 4),), {"axis": [-1], "keepdim": True}),
+    Case(((2, 3, 4),), {"axis": [0, 2]}),
+    Case(((2, 3, 4),), {"axis": [2, 0], "keepdim": True}),
+    Case(((),), {}),
+    Case(((),), {"axis": [-1]}),
+    Case(((0, 3),), {"axis": [0]}),
+    Case(((0, 3),), {"axis": [1], "keepdim": True}),
+)
+
+
+def _reduce_grad_cases():
+    cases = []
+    for case in REDUCE_CASES:
+        (x,) = case.shapes
+        attrs = {"axis": [], "keepdim": False, **case.attrs}
+        out = ref_sum(np.zeros(x), attrs["axis"], None, attrs["keepdim"]).shape
+        cases.append(Case((x, out), attrs))
+    return tuple(cases)
+
+
+RESHAPE_CASES = (
+    Case(((3, 4),), {"shape": [4, 3]}),
+    Case(((3, 4),), {"shape": [-1]}),
+    Case(((2, 3, 4),), {"shape": [0, -1]}),
+    Case(((1,),), {"shape": []}),
+    Case(((),), {"shape": [1, 1]}),
+    Case(((0, 3),), {"shape": [3, -1]}),
+)
+
+TRANSPOSE_CASES = (
+    Case(((3, 4),), {"perm": [1, 0]}),
+    Case(((2, 3, 4),), {"perm": [2, 0, 1]}),
+    Case(((2, 3, 4),), {"perm": [-1, 0, 1]}),
+    Case(((),), {"perm": []}),
+    Case(((0, 3),), {"perm": [1, 0]}),
+)
+
+
+def _compare_spec(name, fn, ufunc):
+    return OpSpec(name, fn, ufunc, ("coarse", "coarse"), binary_cases(),
+                  dtypes=FLOATS + INTS + ("bool",), grad=False)
+
+
+def _divide_prepare(arrays, attrs):
+    # divide_grad's kernel reads the saved out = x / y; its composite rule reads x and y.
+    x, y, _, g = arrays
+    return [x, y, (x / y).astype(x.dtype), g]
+
+
+D = eager.DataType
+
+SPECS = [
+    # -- elementwise binary -----------------------------------------------------
+    OpSpec("add", eager.add, np.add, ("real", "real"), binary_cases(), dtypes=FLOATS + INTS),
+    OpSpec("subtract", eager.subtract, np.subtract, ("real", "real"), binary_cases(),
+           dtypes=FLOATS + INTS),
+    OpSpec("multiply", eager.multiply, np.multiply, ("real", "real"), binary_cases(),
+           dtypes=FLOATS + INTS),
+    OpSpec("divide", eager.divide, np.divide, ("real", "nonzero"), binary_cases()),
+    OpSpec("pow", eager.pow, lambda x, y: np.power(x, np.asarray(y, x.dtype)), ("positive",),
+           tuple(Case((s,), {"y": y}) for s in ((3, 4), (), (0, 2)) for y in (2.0, 3, 0.5, -1.5, 0.0))),
+    OpSpec("scale", eager.scale,
+           lambda x, scale, bias, bias_after_scale: np.asarray(
+               (x * scale + bias) if bias_after_scale else (x + bias) * scale, x.dtype),
+           ("real",),
+           tuple(Case((s,), {"scale": 3, "bias": 2, "bias_after_scale": after})
+                 for s in ((3, 4), (), (0, 3)) for after in (True, False))
+           + (Case(((3, 4),), {"scale": -0.5, "bias": 0.25, "bias_after_scale": False}),),
+           dtypes=FLOATS + INTS),
+    OpSpec("matmul", eager.matmul, ref_matmul, ("real", "real"), MATMUL_CASES,
+           dtypes=FLOATS + INTS),
+    # -- activations ----------------------------------------------------------------
+    OpSpec("relu", eager.relu, lambda x: np.where(x > 0, x, np.zeros_like(x)), ("nonzero",),
+           unary_cases()),
+    OpSpec("tanh", eager.tanh, np.tanh, ("real",), unary_cases()),
+    OpSpec("sigmoid", eager.sigmoid, ref_sigmoid, ("real",), unary_cases()),
+    OpSpec("exp", eager.exp, np.exp, ("real",), unary_cases()),
+    OpSpec("log", eager.log, np.log, ("positive",), unary_cases()),
+    # -- reductions -------------------------------------------------------------------
+    OpSpec("sum", eager.sum, ref_sum, ("real",),
+           REDUCE_CASES + (Case(((2, 3),), {"axis": [1], "dtype": D.FLOAT64}, grad=True),),
+           dtypes=FLOATS + INTS),
+    OpSpec("mean", eager.mean, ref_mean, ("real",), REDUCE_CASES),
+    # -- manipulation -----------------------------------------------------------------
+    OpSpec("reshape", eager.reshape, ref_reshape, ("real",), RESHAPE_CASES,
+           dtypes=FLOATS + INTS + ("bool",)),
+    OpSpec("transpose", eager.transpose, lambda x, perm: np.transpose(x, [p % max(x.ndim, 1) for p in perm]),
+           ("real",), TRANSPOSE_CASES, dtypes=FLOATS + INTS + ("bool",)),
+    OpSpec("cast", eager.cast, lambda x, dtype: x.astype(dtype.numpy_dtype), ("real",),
+           tuple(Case((s,), {"dtype": D.FLOAT64}) for s in ((3, 4), (), (0, 2)))
+           + tuple(Case(((3, 4),), {"dtype": d}, grad=False)
+                   for d in (D.FLOAT32, D.INT32, D.INT64, D.BOOL))),
+    # -- creation -----------------------------------------------------------------------
+    OpSpec("full", lambda shape, value, dtype: eager.full(shape, value, dtype),
+           lambda shape, value, dtype: np.full(shape, value, dtype.numpy_dtype), (),
+           tuple(Case((), {"shape": s, "value": v, "dtype": d})
+                 for s, v, d in (([2, 3], 1.5, D.FLOAT32), ([], -2, D.INT64), ([0, 4], 7, D.FLOAT64),
+                                 ([3], True, D.BOOL))),
+           dtypes=("float64",), grad=False),
+    OpSpec("full_like", eager.full_like,
+           lambda x, value, dtype=None: np.full(x.shape, value, x.dtype if dtype is None else dtype.numpy_dtype),
+           ("real",),
+           (Case(((3, 4),), {"value": 2.5}), Case(((),), {"value": -1}),
+            Case(((0, 2),), {"value": 1}), Case(((2, 3),), {"value": 3, "dtype": D.INT32})),
+           dtypes=FLOATS + INTS, grad=False),
+    OpSpec("zeros", lambda shape, dtype: eager.zeros(shape, dtype),
+           lambda shape, dtype: np.zeros(shape, dtype.numpy_dtype), (),
+           tuple(Case((), {"shape": s, "dtype": d})
+                 for s, d in (([2, 3], D.FLOAT32), ([], D.INT64), ([0], D.FLOAT64))),
+           dtypes=("float64",), grad=False),
+    OpSpec("ones", lambda shape, dtype: eager.ones(shape, dtype),
+           lambda shape, dtype: np.ones(shape, dtype.numpy_dtype), (),
+           tuple(Case((), {"shape": s, "dtype": d})
+                 for s, d in (([2, 3], D.FLOAT32), ([], D.INT64), ([4, 0], D.BOOL))),
+           dtypes=("float64",), grad=False),
+    # -- comparisons ---------------------------------------------------------------------
+    _compare_spec("equal", eager.equal, np.equal),
+    _compare_spec("not_equal", eager.not_equal, np.not_equal),
+    _compare_spec("less_than", eager.less_than, np.less),
+    _compare_spec("less_equal", eager.less_equal, np.less_equal),
+    _compare_spec("greater_than", eager.greater_than, np.greater),
+    _compare_spec("greater_equal", eager.greater_equal, np.greater_equal),
+
+    # == backward ops ==================================================================
+    # Called through their eager functions. Those with a ``backward`` in
+    # backward.yaml, and the composite-only ones, are differentiable; the others
+    # are plain kernels (their derivatives are the forward op's gradgradcheck).
+    OpSpec("add_grad", F.add_grad,
+           lambda x, y, g: (linear_vjp(lambda a: a + np.zeros(y.shape), x.shape, g, x.dtype),
+                            linear_vjp(lambda b: np.zeros(x.shape) + b, y.shape, g, y.dtype)),
+           ("real", "real", "real"), with_grad_of_broadcast(), dtypes=FLOATS + INTS, grad=False),
+    OpSpec("subtract_grad", F.subtract_grad,
+           lambda x, y, g: (linear_vjp(lambda a: a - np.zeros(y.shape), x.shape, g, x.dtype),
+                            linear_vjp(lambda b: np.zeros(x.shape) - b, y.shape, g, y.dtype)),
+           ("real", "real", "real"), with_grad_of_broadcast(), dtypes=FLOATS + INTS, grad=False),
+    OpSpec("multiply_grad", F.multiply_grad,
+           lambda x, y, g: (linear_vjp(lambda a: a * y, x.shape, g, x.dtype),
+                            linear_vjp(lambda b: x * b, y.shape, g, y.dtype)),
+           ("real", "real", "real"), with_grad_of_broadcast(), dtypes=FLOATS + INTS),
+    OpSpec("multiply_double_grad", F.multiply_double_grad, ref_multiply_double_grad,
+           ("real", "real", "real", "real", "real"),
+           tuple(Case((x, y, np.broadcast_shapes(x, y), x, y)) for x, y in BROADCAST_PAIRS)
+           + (Case(((3, 4), (4,), (3, 4), None, (4,))), Case(((3, 4), (4,), (3, 4), (3, 4), None)))),
+    OpSpec("divide_grad", F.divide_grad,
+           lambda x, y, out, g: (linear_vjp(lambda a: a / y, x.shape, g, x.dtype),
+                                 unbroadcast(-g * x / (y * y), y.shape).astype(y.dtype)),
+           ("real", "nonzero", "real", "real"), with_grad_of_broadcast(n_before=1),
+           grad=False, prepare=_divide_prepare),
+    OpSpec("pow_grad", F.pow_grad,
+           lambda x, g, y: (g * y * np.power(x, np.asarray(y - 1, x.dtype))).astype(x.dtype),
+           ("positive", "real"),
+           tuple(Case((s, s), {"y": y}) for s in ((3, 4), (), (0, 2)) for y in (2.0, 3, 0.5, -1.5, 0.0)),
+           grad=False),
+    OpSpec("scale_grad", F.scale_grad, lambda g, scale: np.asarray(g * scale, g.dtype), ("real",),
+           tuple(Case((s,), {"scale": 3}) for s in UNARY_SHAPES), dtypes=FLOATS + INTS, grad=False),
+    OpSpec("matmul_grad", F.matmul_grad, ref_matmul_grad, ("real", "real", "real"),
+           _matmul_grad_cases(0), dtypes=FLOATS + INTS),
+    OpSpec("matmul_double_grad", F.matmul_double_grad, ref_matmul_double_grad,
+           ("real",) * 5, _matmul_grad_cases(2)
+           + (Case(((3, 4), (4, 5), (3, 5), None, (4, 5)), {"transpose_x": False, "transpose_y": False}),
+              Case(((3, 4), (4, 5), (3, 5), (3, 4), None), {"transpose_x": False, "transpose_y": False}))),
+    OpSpec("relu_grad", F.relu_grad, lambda out, g: g * (out > 0), ("nonzero", "real"),
+           unary_grad_cases(2), grad=False),
+    OpSpec("tanh_grad", F.tanh_grad, lambda out, g: g * (1 - out * out), ("open", "real"),
+           unary_grad_cases(2)),
+    OpSpec("tanh_double_grad", F.tanh_double_grad,
+           lambda out, go, gxg: (-2 * gxg * go * out, gxg * (1 - out * out)),
+           ("open", "real", "real"), unary_grad_cases(3)),
+    OpSpec("sigmoid_grad", F.sigmoid_grad, lambda out, g: g * out * (1 - out), ("unit", "real"),
+           unary_grad_cases(2)),
+    OpSpec("sigmoid_double_grad", F.sigmoid_double_grad,
+           lambda out, go, gxg: (gxg * go * (1 - 2 * out), gxg * out * (1 - out)),
+           ("unit", "real", "real"), unary_grad_cases(3)),
+    OpSpec("exp_grad", F.exp_grad, lambda out, g: g * out, ("positive", "real"), unary_grad_cases(2)),
+    OpSpec("exp_double_grad", F.exp_double_grad, lambda out, go, gxg: (gxg * go, gxg * out),
+           ("positive", "real", "real"), unary_grad_cases(3)),
+    OpSpec("log_grad", F.log_grad, lambda x, g: g / x, ("positive", "real"), unary_grad_cases(2),
+           grad=False),
+    OpSpec("sum_grad", F.sum_grad,
+           lambda x, g, axis, keepdim: linear_vjp(lambda a: ref_sum(a, axis, None, keepdim), x.shape, g, x.dtype),
+           ("real", "real"), _reduce_grad_cases(), dtypes=FLOATS + INTS, grad=False),
+    OpSpec("mean_grad", F.mean_grad,
+           lambda x, g, axis, keepdim: linear_vjp(lambda a: ref_mean(a, axis, keepdim), x.shape, g, x.dtype),
+           ("real", "real"), _reduce_grad_cases(), grad=False),
+    OpSpec("reshape_grad", F.reshape_grad,
+           lambda x, g: linear_vjp(lambda a: a.reshape(g.shape), x.shape, g, x.dtype),
+           ("real", "real"),
+           tuple(Case((c.shapes[0], ref_reshape(np.zeros(c.shapes[0]), **c.attrs).shape)) for c in RESHAPE_CASES),
+           dtypes=FLOATS + INTS, grad=False),
+    OpSpec("transpose_grad", F.transpose_grad,
+           lambda g, perm: linear_vjp(lambda a: np.transpose(a, [p % max(a.ndim, 1) for p in perm]),
+                                      tuple(g.shape[i] for i in np.argsort([p % max(g.ndim, 1) for p in perm])),
+                                      g, g.dtype),
+           ("real",),
+           tuple(Case((np.transpose(np.zeros(c.shapes[0]), [p % max(len(c.shapes[0]), 1) for p in c.attrs["perm"]]).shape,),
+                      c.attrs) for c in TRANSPOSE_CASES),
+           dtypes=FLOATS + INTS, grad=False),
+    OpSpec("cast_grad", F.cast_grad, lambda x, g: g.astype(x.dtype), ("real", "real"),
+           unary_grad_cases(2), grad=False),
+]
+
+SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
+assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"
