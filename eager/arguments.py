@@ -102,3 +102,30 @@ def to_place(value, op: str, arg: str) -> Place:
         return convert_place(value)
     except ValueError as error:
         raise ValueError(f"{op}: argument '{arg}': {error}") from None
+
+
+def to_index(value, op: str, arg: str) -> tuple:
+    """A NumPy index as a tuple: ints, slices, None, Ellipsis, and bool or integer arrays
+    (tensors and lists become arrays, so the kernel sees plain NumPy indices)."""
+    items = value if isinstance(value, tuple) else (value,)
+    out = []
+    for item in items:
+        if item is None or item is Ellipsis or isinstance(item, slice):
+            out.append(item)
+        elif isinstance(item, (bool, np.bool_)):
+            out.append(bool(item))
+        elif isinstance(item, (int, np.integer)):
+            out.append(int(item))
+        else:
+            array = item.numpy() if hasattr(item, "numpy") and hasattr(item, "impl") else item
+            try:
+                array = np.asarray(array)
+            except Exception:
+                array = None
+            if array is None or array.dtype.kind not in "biu":
+                raise TypeError(
+                    f"{op}: argument '{arg}' expected ints, slices, None, Ellipsis, or bool / integer "
+                    f"arrays or tensors as indices, got {describe(item)}"
+                )
+            out.append(array)
+    return tuple(out)

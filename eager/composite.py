@@ -176,3 +176,14 @@ def transpose_grad(out_grad, perm):
 
 def cast_grad(x, out_grad):
     return F.cast(out_grad, x.dtype)
+
+
+def getitem_double_grad(grad_x_grad, index):
+    # getitem_grad scatters out_grad into zeros; its derivative gathers again.
+    return F.getitem(grad_x_grad, index)
+
+
+def setitem_grad(value, out_grad, index):
+    x_grad = F.setitem(out_grad, F.full(value.shape, 0, out_grad.dtype, out_grad.place), index)
+    value_grad = sum_to_shape(F.getitem(out_grad, index), value.shape)
+    return x_grad, value_grad

@@ -331,6 +331,40 @@ class Tensor(TensorMethods):
     def __pos__(self):
         return self
 
+    def __getitem__(self, index):
+        """NumPy indexing (int, slice, None, Ellipsis, bool mask, integer array); differentiable."""
+        return _F.getitem(self, index)
+
+    def __setitem__(self, index, value) -> None:
+        """``x[index] = value`` in place (value broadcasts); differentiable for x's other
+        elements and for value. Not allowed on a leaf that requires grad while recording."""
+        if not isinstance(value, Tensor):
+            value = _operand(self, value, "setitem_")
+        elif value.impl.array.dtype != self.impl.array.dtype:
+            value = value.astype(self.dtype)
+        _F.setitem_(self, value, index)
+
+    def __iadd__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, 1.0, _inplace_scalar(self, other, "+="), True)
+        return _F.add_(self, _operand(self, other, "add_"))
+
+    def __isub__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, 1.0, -_inplace_scalar(self, other, "-="), True)
+        return _F.subtract_(self, _operand(self, other, "subtract_"))
+
+    def __imul__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, _inplace_scalar(self, other, "*="), 0.0, True)
+        return _F.multiply_(self, _operand(self, other, "multiply_"))
+
+    def __itruediv__(self, other):
+        if self.impl.array.dtype.kind not in "fc":
+            raise TypeError(f"/=: true division of a {self.dtype} tensor cannot be stored in place; "
+                            f"use x = x / y")
+        return _F.divide_(self, _operand(self, other, "divide_"))
+
     def __eq__(self, other):
         return _F.equal(self, _operand(self, other, "equal"))
 
@@ -376,6 +410,14 @@ def _promote_for(x: Tensor, scalar) -> Tensor:
     if type(scalar) is float and x.impl.array.dtype.kind not in "fc":
         return x.astype(DataType.FLOAT32)
     return x
+
+
+def _inplace_scalar(x: Tensor, scalar, op: str):
+    """An inplace op keeps x's dtype: a float scalar cannot go into an integer tensor."""
+    if x.impl.array.dtype.kind not in "fc" and not isinstance(scalar, (bool, int, np.integer)):
+        raise TypeError(f"{op}: the result of a {x.dtype} tensor and the float {scalar!r} is a float, "
+                        f"which cannot be stored in place; use x = x {op[0]} {scalar!r}")
+    return scalar
 
 
 def _to_floating(x: Tensor) -> Tensor:

@@ -15,7 +15,7 @@ import yaml
 
 TENSOR_TYPES = ("Tensor", "Tensor[]")
 ATTRIBUTE_TYPES = ("Scalar", "IntArray", "int", "float", "bool", "str", "int[]", "float[]",
-                   "DataType", "Place")
+                   "DataType", "Place", "Index")
 NO_DEFAULT = object()
 
 

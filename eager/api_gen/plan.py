@@ -14,7 +14,7 @@ from .model import NO_DEFAULT, Arg, OpSpec, SpecError
 _CONVERTERS = {
     "Scalar": "to_scalar", "IntArray": "to_int_array", "int[]": "to_int_array", "int": "to_int",
     "float": "to_float", "float[]": "to_float_list", "bool": "to_bool", "str": "to_str",
-    "DataType": "to_dtype", "Place": "to_place",
+    "DataType": "to_dtype", "Place": "to_place", "Index": "to_index",
 }
 
 

@@ -5,14 +5,28 @@ from .tensor_wrapper import AutogradError
 
 
 def check_inplace_leaf(op: str, tensor) -> None:
-    """A leaf that requires a gradient may not be modified in place while recording:
-    its .grad would no longer be the gradient of the value it holds."""
+    """Runs before an inplace op records. Refuses what would make gradients wrong:
+
+    - a leaf that requires a gradient: its .grad would no longer be the gradient
+      of the value it holds;
+    - a recorded view (reshape, squeeze, x[i], ...): the change would reach the
+      base tensor's buffer but not its history.
+    """
     meta = tensor._meta
-    if meta is not None and not meta.stop_gradient and tensor.is_leaf:
+    if meta is None or meta.stop_gradient:
+        return
+    node = meta.node
+    if node is None or type(node).__name__ == "GradNodeAccumulation":
         raise AutogradError(
             f"{op}: a leaf tensor with stop_gradient=False (e.g. a parameter) cannot be "
             f"modified in place while gradients are recorded. Wrap the update in "
             f"`with eager.no_grad():`, or use the out-of-place op."
+        )
+    if node.is_view:
+        raise AutogradError(
+            f"{op}: this tensor is a view made by {node.op_name} of a tensor that requires a "
+            f"gradient; modifying it in place would change the base tensor without its "
+            f"gradient knowing. clone() the view first, or modify the base tensor."
         )
 
 

@@ -11,7 +11,7 @@ from phi.common import DataType  # noqa: F401  (defaults)
 from .. import composite as _composite
 from .. import tensor as _T  # Tensor is defined there, and takes these functions as methods
 from ..arguments import (  # noqa: F401
-    bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_int,
+    bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.grad_mode import STATE as _grad_state
@@ -619,6 +619,115 @@ def greater_equal(x, y, name=None):
     return out
 
 
+def squeeze(x, axis=(), name=None):
+    """x without the given size-1 axes (all size-1 axes when axis is empty); shares x's buffer.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("squeeze", "x", x)
+    axis = to_int_array(axis, "squeeze", "axis")
+    out = _T.Tensor(_phi.squeeze(x.impl, axis))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.SqueezeGradNode([edge_of(x)])
+        node.x = SavedShape(x)
+        out._meta = AutogradMeta(node, 0)
+    return out
+
+
+def unsqueeze(x, axis, name=None):
+    """x with size-1 axes inserted at the given positions; shares x's buffer.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("unsqueeze", "x", x)
+    axis = to_int_array(axis, "unsqueeze", "axis")
+    out = _T.Tensor(_phi.unsqueeze(x.impl, axis))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.UnsqueezeGradNode([edge_of(x)])
+        node.x = SavedShape(x)
+        out._meta = AutogradMeta(node, 0)
+    return out
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """x with the axes start_axis..stop_axis merged into one; shares x's buffer when it can.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("flatten", "x", x)
+    start_axis = to_int(start_axis, "flatten", "start_axis")
+    stop_axis = to_int(stop_axis, "flatten", "stop_axis")
+    out = _T.Tensor(_phi.flatten(x.impl, start_axis, stop_axis))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.FlattenGradNode([edge_of(x)])
+        node.x = SavedShape(x)
+        out._meta = AutogradMeta(node, 0)
+    return out
+
+
+def getitem(x, index, name=None):
+    """x[index] (NumPy indexing; basic indices give a view of x's buffer). Behind Tensor.__getitem__.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("getitem", "x", x)
+    index = to_index(index, "getitem", "index")
+    out = _T.Tensor(_phi.getitem(x.impl, index))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.GetitemGradNode([edge_of(x)])
+        node.x = SavedShape(x)
+        node.index = index
+        out._meta = AutogradMeta(node, 0)
+    return out
+
+
+def setitem(x, value, index, name=None):
+    """A copy of x with x[index] = value (value broadcasts). setitem_ is behind Tensor.__setitem__.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("setitem", "x", x)
+    if not isinstance(value, _T.Tensor):
+        raise bad_tensor("setitem", "value", value)
+    index = to_index(index, "setitem", "index")
+    out = _T.Tensor(_phi.setitem(x.impl, value.impl, index))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
+        node = _nodes.SetitemGradNode([edge_of(x), edge_of(value)])
+        node.value = SavedShape(value)
+        node.index = index
+        out._meta = AutogradMeta(node, 0)
+    return out
+
+
+def setitem_(x, value, index, name=None):
+    """Inplace setitem: writes the result into x and returns it. A copy of x with x[index] = value (value broadcasts). setitem_ is behind Tensor.__setitem__.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("setitem_", "x", x)
+    if not isinstance(value, _T.Tensor):
+        raise bad_tensor("setitem_", "value", value)
+    index = to_index(index, "setitem", "index")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("setitem_", x)
+        edges = [edge_of(x), edge_of(value)]
+    result = _phi.setitem(x.impl, value.impl, index)
+    write_inplace("setitem_", x, result)
+    if recording:
+        node = _nodes.SetitemGradNode(edges)
+        node.value = SavedShape(value)
+        node.index = index
+        x._meta = AutogradMeta(node, 0)
+    return x
+
+
 def add_grad(x, y, out_grad, out_mask=None, name=None):
     """add_grad
 
@@ -982,3 +1091,87 @@ def cast_grad(x, out_grad, name=None):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.cast_grad(x.impl, out_grad.impl))
     return x_grad
+
+
+def squeeze_grad(x, out_grad, name=None):
+    """squeeze_grad
+
+    Not differentiable.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("squeeze_grad", "x", x)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("squeeze_grad", "out_grad", out_grad)
+    x_grad = _T.Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
+    return x_grad
+
+
+def unsqueeze_grad(x, out_grad, name=None):
+    """unsqueeze_grad
+
+    Not differentiable.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("unsqueeze_grad", "x", x)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
+    x_grad = _T.Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
+    return x_grad
+
+
+def flatten_grad(x, out_grad, name=None):
+    """flatten_grad
+
+    Not differentiable.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("flatten_grad", "x", x)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("flatten_grad", "out_grad", out_grad)
+    x_grad = _T.Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
+    return x_grad
+
+
+def getitem_grad(x, out_grad, index, name=None):
+    """getitem_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("getitem_grad", "x", x)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("getitem_grad", "out_grad", out_grad)
+    index = to_index(index, "getitem_grad", "index")
+    x_grad = _T.Tensor(_phi.getitem_grad(x.impl, out_grad.impl, index))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        node = _nodes.GetitemDoubleGradNode([edge_of(x), edge_of(out_grad)])
+        node.index = index
+        x_grad._meta = AutogradMeta(node, 0)
+    return x_grad
+
+
+def getitem_double_grad(grad_x_grad, index, name=None):
+    """getitem_double_grad
+
+    Not differentiable.
+    """
+    if not isinstance(grad_x_grad, _T.Tensor):
+        raise bad_tensor("getitem_double_grad", "grad_x_grad", grad_x_grad)
+    index = to_index(index, "getitem_double_grad", "index")
+    return _composite.getitem_double_grad(grad_x_grad, index)
+
+
+def setitem_grad(value, out_grad, index, out_mask=None, name=None):
+    """setitem_grad
+
+    Not differentiable.
+    """
+    if not isinstance(value, _T.Tensor):
+        raise bad_tensor("setitem_grad", "value", value)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("setitem_grad", "out_grad", out_grad)
+    index = to_index(index, "setitem_grad", "index")
+    x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)
+    x_grad = None if x_grad is None else _T.Tensor(x_grad)
+    value_grad = None if value_grad is None else _T.Tensor(value_grad)
+    return x_grad, value_grad

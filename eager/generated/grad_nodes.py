@@ -567,3 +567,142 @@ class CastGradNode(GradNodeBase):
             return (grad,)
         grad = _phi.cast_grad(self.x.recover_impl(self), out_grad.impl)
         return (_T.Tensor(grad),)
+
+
+class SqueezeGradNode(GradNodeBase):
+    """Runs squeeze_grad for squeeze."""
+
+    __slots__ = ("x", )
+    name = "squeeze_grad"
+    op_name = "squeeze"
+    num_outputs = 1
+    is_view = True
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.reshape_grad(x, out_grad)
+            return (grad,)
+        grad = _phi.squeeze_grad(self.x.recover_impl(self), out_grad.impl)
+        return (_T.Tensor(grad),)
+
+
+class UnsqueezeGradNode(GradNodeBase):
+    """Runs unsqueeze_grad for unsqueeze."""
+
+    __slots__ = ("x", )
+    name = "unsqueeze_grad"
+    op_name = "unsqueeze"
+    num_outputs = 1
+    is_view = True
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.reshape_grad(x, out_grad)
+            return (grad,)
+        grad = _phi.unsqueeze_grad(self.x.recover_impl(self), out_grad.impl)
+        return (_T.Tensor(grad),)
+
+
+class FlattenGradNode(GradNodeBase):
+    """Runs flatten_grad for flatten."""
+
+    __slots__ = ("x", )
+    name = "flatten_grad"
+    op_name = "flatten"
+    num_outputs = 1
+    is_view = True
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.reshape_grad(x, out_grad)
+            return (grad,)
+        grad = _phi.flatten_grad(self.x.recover_impl(self), out_grad.impl)
+        return (_T.Tensor(grad),)
+
+
+class GetitemGradNode(GradNodeBase):
+    """Runs getitem_grad for getitem."""
+
+    __slots__ = ("x", "index", )
+    name = "getitem_grad"
+    op_name = "getitem"
+    num_outputs = 1
+    is_view = True
+    saved_names = ("x", )
+    attr_names = ("index", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _F.getitem_grad(x, out_grad, self.index)
+            return (grad,)
+        grad = _phi.getitem_grad(self.x.recover_impl(self), out_grad.impl, self.index)
+        return (_T.Tensor(grad),)
+
+
+class GetitemDoubleGradNode(GradNodeBase):
+    """Runs getitem_double_grad for getitem_grad."""
+
+    __slots__ = ("index", )
+    name = "getitem_double_grad"
+    op_name = "getitem_grad"
+    num_outputs = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ("index", )
+
+    def apply(self, grads, create_graph):
+        grad_x_grad = grads[0]
+        grad = _composite.getitem_double_grad(grad_x_grad, self.index)
+        return (grad,)
+
+
+class SetitemGradNode(GradNodeBase):
+    """Runs setitem_grad for setitem."""
+
+    __slots__ = ("value", "index", )
+    name = "setitem_grad"
+    op_name = "setitem"
+    num_outputs = 1
+    is_view = False
+    saved_names = ("value", )
+    attr_names = ("index", )
+
+    def release(self):
+        self.value.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0] is not None, edges[1] is not None, )
+        if create_graph:
+            value = self.value.recover(self)
+            grad = _composite.setitem_grad(value, out_grad, self.index)
+            return (grad[0], grad[1], )
+        grad = _phi.setitem_grad(self.value.recover_impl(self), out_grad.impl, self.index, out_mask=out_mask)
+        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )

@@ -43,3 +43,9 @@ class TensorMethods:
     less_equal = _F.less_equal
     greater_than = _F.greater_than
     greater_equal = _F.greater_equal
+    squeeze = _F.squeeze
+    unsqueeze = _F.unsqueeze
+    flatten = _F.flatten
+    getitem = _F.getitem
+    setitem = _F.setitem
+    setitem_ = _F.setitem_

@@ -12,7 +12,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -490,6 +490,101 @@ def greater_equal(x, y):
     return DenseTensor(out)
 
 
+_squeeze_kernel = KERNELS.dispatch_table("squeeze")
+
+
+def squeeze(x, axis):
+    """x without the given size-1 axes (all size-1 axes when axis is empty); shares x's buffer."""
+    out_meta = MetaTensor()
+    try:
+        _im.squeeze_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("squeeze", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _squeeze_kernel[key](x.array, axis)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("squeeze", [out_meta], [out])
+    return x.share_buffer_with(out)
+
+
+_unsqueeze_kernel = KERNELS.dispatch_table("unsqueeze")
+
+
+def unsqueeze(x, axis):
+    """x with size-1 axes inserted at the given positions; shares x's buffer."""
+    out_meta = MetaTensor()
+    try:
+        _im.unsqueeze_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("unsqueeze", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _unsqueeze_kernel[key](x.array, axis)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unsqueeze", [out_meta], [out])
+    return x.share_buffer_with(out)
+
+
+_flatten_kernel = KERNELS.dispatch_table("flatten")
+
+
+def flatten(x, start_axis, stop_axis):
+    """x with the axes start_axis..stop_axis merged into one; shares x's buffer when it can."""
+    out_meta = MetaTensor()
+    try:
+        _im.flatten_infer_meta(x, start_axis, stop_axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("flatten", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _flatten_kernel[key](x.array, start_axis, stop_axis)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("flatten", [out_meta], [out])
+    return x.share_buffer_with(out)
+
+
+_getitem_kernel = KERNELS.dispatch_table("getitem")
+
+
+def getitem(x, index):
+    """x[index] (NumPy indexing; basic indices give a view of x's buffer). Behind Tensor.__getitem__."""
+    out_meta = MetaTensor()
+    try:
+        _im.getitem_infer_meta(x, index, out_meta)
+    except PhiError as error:
+        raise error.in_op("getitem", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _getitem_kernel[key](x.array, index)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("getitem", [out_meta], [out])
+    return x.share_buffer_with(out)
+
+
+_setitem_kernel = KERNELS.dispatch_table("setitem")
+
+
+def setitem(x, value, index):
+    """A copy of x with x[index] = value (value broadcasts). setitem_ is behind Tensor.__setitem__."""
+    out_meta = MetaTensor()
+    try:
+        _im.setitem_infer_meta(x, value, index, out_meta)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
+    key = (type(x.array), x.array.dtype)
+    out = _setitem_kernel[key](x.array, value.array, index)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("setitem", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -841,3 +936,104 @@ def cast_grad(x, out_grad):
     if FLAGS.check_infer_meta:
         verify_infer_meta("cast_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_squeeze_grad_kernel = KERNELS.dispatch_table("reshape_grad")
+
+
+def squeeze_grad(x, out_grad):
+    """squeeze_grad (phi kernel reshape_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _squeeze_grad_kernel[key](x.array, out_grad.array)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("squeeze_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_unsqueeze_grad_kernel = KERNELS.dispatch_table("reshape_grad")
+
+
+def unsqueeze_grad(x, out_grad):
+    """unsqueeze_grad (phi kernel reshape_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _unsqueeze_grad_kernel[key](x.array, out_grad.array)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unsqueeze_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_flatten_grad_kernel = KERNELS.dispatch_table("reshape_grad")
+
+
+def flatten_grad(x, out_grad):
+    """flatten_grad (phi kernel reshape_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _flatten_grad_kernel[key](x.array, out_grad.array)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("flatten_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_getitem_grad_kernel = KERNELS.dispatch_table("getitem_grad")
+
+
+def getitem_grad(x, out_grad, index):
+    """getitem_grad (phi kernel getitem_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _getitem_grad_kernel[key](x.array, out_grad.array, index)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("getitem_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_setitem_grad_kernel = KERNELS.dispatch_table("setitem_grad")
+
+
+def setitem_grad(value, out_grad, index, *, out_mask=None):
+    """setitem_grad (phi kernel setitem_grad)."""
+    x_grad_meta = MetaTensor()
+    value_grad_meta = MetaTensor()
+    try:
+        _im.setitem_grad_infer_meta(value, out_grad, x_grad_meta, value_grad_meta)
+    except PhiError as error:
+        raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad, value_grad = _setitem_grad_kernel[key](value.array, out_grad.array, index, out_mask=out_mask)
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if value_grad is not None and type(value_grad) is not key[0]:
+        value_grad = as_array(value_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("setitem_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if value_grad is None else DenseTensor(value_grad),
+    )

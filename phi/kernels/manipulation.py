@@ -34,3 +34,28 @@ def cast(ctx, x, dtype):
 @register_kernel("cast_grad", ALL_BACKENDS, ALL_TYPES)
 def cast_grad(ctx, x, out_grad):
     return out_grad.astype(x.dtype)
+
+
+@register_kernel("squeeze", ALL_BACKENDS, ALL_TYPES)
+def squeeze(ctx, x, axis):
+    if axis:
+        drop = tuple(a % x.ndim for a in axis if x.shape[a] == 1)
+    else:
+        drop = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    return x.squeeze(axis=drop) if drop else x.view()
+
+
+@register_kernel("unsqueeze", ALL_BACKENDS, ALL_TYPES)
+def unsqueeze(ctx, x, axis):
+    return ctx.xp.expand_dims(x, tuple(axis))
+
+
+@register_kernel("flatten", ALL_BACKENDS, ALL_TYPES)
+def flatten(ctx, x, start_axis, stop_axis):
+    if x.ndim == 0:
+        return x.reshape((1,))
+    start, stop = start_axis % x.ndim, stop_axis % x.ndim
+    merged = 1
+    for d in x.shape[start:stop + 1]:
+        merged *= d  # explicit: -1 cannot be inferred when another axis has size 0
+    return x.reshape(x.shape[:start] + (merged,) + x.shape[stop + 1:])

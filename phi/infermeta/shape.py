@@ -1,0 +1,112 @@
+"""InferMeta of view ops (squeeze, unsqueeze, flatten) and of indexing."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from .checks import normalize_axes, normalize_axis
+
+
+def squeeze_infer_meta(x, axis, out) -> None:
+    """Drops the given size-1 axes (all size-1 axes when axis is empty)."""
+    dims = tuple(x.dims)
+    if axis:
+        axes = normalize_axes("axis", axis, len(dims))
+        # Paddle ignores listed axes whose size is not 1.
+        drop = {a for a in axes if dims[a] == 1}
+    else:
+        drop = {i for i, d in enumerate(dims) if d == 1}
+    out.dims = tuple(d for i, d in enumerate(dims) if i not in drop)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def unsqueeze_infer_meta(x, axis, out) -> None:
+    """Inserts size-1 axes at the given positions of the result."""
+    dims = list(x.dims)
+    if not axis:
+        raise InvalidArgumentError("argument 'axis' expected at least one axis to insert, got []")
+    result_ndim = len(dims) + len(axis)
+    positions = sorted(normalize_axis("axis", a, result_ndim) for a in axis)
+    if len(set(positions)) != len(positions):
+        raise InvalidArgumentError(f"argument 'axis' lists a position more than once: {list(axis)}")
+    for p in positions:
+        dims.insert(p, 1)
+    out.dims = tuple(dims)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def flatten_infer_meta(x, start_axis, stop_axis, out) -> None:
+    """Merges the axes start_axis..stop_axis (inclusive) into one."""
+    dims = tuple(x.dims)
+    if not dims:
+        out.dims = (1,)
+    else:
+        start = normalize_axis("start_axis", start_axis, len(dims))
+        stop = normalize_axis("stop_axis", stop_axis, len(dims))
+        if start > stop:
+            raise InvalidArgumentError(
+                f"argument 'start_axis' ({start_axis}) must not come after 'stop_axis' ({stop_axis}) "
+                f"for x of shape {list(dims)}"
+            )
+        merged = 1
+        for d in dims[start:stop + 1]:
+            merged *= d
+        out.dims = dims[:start] + (merged,) + dims[stop + 1:]
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def indexed_dims(arg: str, dims, index) -> tuple:
+    """The shape of x[index], found by indexing a zero-stride stand-in of x (no data)."""
+    stand_in = np.broadcast_to(np.empty((), dtype=np.int8), tuple(dims))
+    try:
+        return stand_in[index].shape
+    except (IndexError, TypeError, ValueError) as error:
+        raise InvalidArgumentError(
+            f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
+        ) from None
+
+
+def _describe_index(index) -> str:
+    parts = []
+    for item in index:
+        if isinstance(item, np.ndarray):
+            parts.append(f"{item.dtype} array of shape {list(item.shape)}")
+        else:
+            parts.append(repr(item))
+    return "(" + ", ".join(parts) + ")"
+
+
+def getitem_infer_meta(x, index, out) -> None:
+    out.dims = indexed_dims("index", x.dims, index)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def setitem_infer_meta(x, value, index, out) -> None:
+    """x with x[index] = value: value must broadcast to x[index] and share x's dtype."""
+    target = indexed_dims("index", x.dims, index)
+    if value.dtype is not x.dtype:
+        raise InvalidArgumentError(
+            f"argument 'value' expected dtype {x.dtype} (that of x), got {value.dtype}"
+        )
+    try:
+        np.broadcast_shapes(tuple(value.dims), target)
+        fits = np.broadcast_shapes(tuple(value.dims), target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise InvalidArgumentError(
+            f"argument 'value' of shape {list(value.dims)} cannot be broadcast to the indexed "
+            f"region of shape {list(target)}"
+        )
+    out.dims = tuple(x.dims)
+    out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def setitem_grad_infer_meta(value, out_grad, x_grad, value_grad) -> None:
+    x_grad.share_meta(out_grad)
+    value_grad.share_meta(value)
