@@ -2,7 +2,7 @@
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
-from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta
+from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta, edge_of
 from .saved_hooks import saved_tensors_hooks
 from .tensor_wrapper import AutogradError, SavedInput, SavedOutput, SavedShape, TensorWrapper
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -29,7 +29,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     Only the part of the graph between outputs and inputs runs. ``retain_graph``
     defaults to ``create_graph``; with ``create_graph`` the returned gradients
     are themselves differentiable. An input that the outputs do not depend on
-    raises unless ``allow_unused=True``, which gives None for it.
+    raises unless ``allow_unused=True``, which gives None for it. Inputs may be
+    intermediate tensors. ``no_grad_vars`` are treated as constants: no
+    gradient flows through them. ``only_inputs`` is accepted for Paddle
+    compatibility and, as in Paddle, has no effect.
 
     >>> x = eager.to_tensor(3.0, stop_gradient=False)
     >>> (dx,) = eager.grad(x * x, x)
@@ -45,49 +48,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     grad_outputs = _seeds(grad_outputs, len(outputs), "grad")
     if retain_graph is None:
         retain_graph = create_graph
+    cut = None
     if no_grad_vars is not None:
-        cut = _as_tensor_list(no_grad_vars, "grad", "no_grad_vars", Tensor)
-        saved = [(t, t._meta.stop_gradient) for t in cut if t._meta is not None]
-        for t, _ in saved:
-            t._meta.stop_gradient = True
-        try:
-            return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, cut)
-        finally:
-            for t, value in saved:
-                t._meta.stop_gradient = value
-    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, ())
-
-
-def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, cut):
-    from ..autograd.node import GradNodeBase  # noqa: F401
-
-    cut_nodes = {id(t._meta.node) for t in cut if t._meta is not None and t._meta.node is not None}
-    if cut_nodes:
-        return _grad_with_cut(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                              allow_unused, cut)
+        cut = {edge for edge in (edge_of(t) for t in _as_tensor_list(
+            no_grad_vars, "grad", "no_grad_vars", Tensor)) if edge is not None}
     return run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
-                        allow_unused=allow_unused, what="grad")
-
-
-def _grad_with_cut(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, cut):
-    # Edges into the cut tensors' positions are removed for this call only.
-    severed = []
-    cut_edges = {(id(t._meta.node), t._meta.rank) for t in cut if t._meta is not None}
-    from .engine import _count_dependencies
-
-    roots = [o._meta.node for o in outputs if o._meta is not None and o._meta.node is not None]
-    for node in list(_count_dependencies(roots)) + roots:
-        edges = node.next_edges
-        if any(e is not None and (id(e[0]), e[1]) in cut_edges for e in edges):
-            severed.append((node, edges))
-            node.next_edges = [None if e is not None and (id(e[0]), e[1]) in cut_edges else e
-                               for e in edges]
-    try:
-        return run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
-                            allow_unused=allow_unused, what="grad")
-    finally:
-        for node, edges in severed:
-            node.next_edges = edges
+                        allow_unused=allow_unused, what="grad", cut=cut)
 
 
 def _as_tensor_list(value, op, arg, tensor_type) -> list:

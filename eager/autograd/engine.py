@@ -84,12 +84,14 @@ def _count_dependencies(roots) -> dict:
 
 
 def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool = False,
-                 inputs=None, allow_unused: bool = False, what: str = "backward"):
+                 inputs=None, allow_unused: bool = False, what: str = "backward", cut=None):
     """Runs the graph behind ``tensors``.
 
     Without ``inputs`` it accumulates into the leaves' ``.grad``. With ``inputs``
     it returns their gradients instead, touching no ``.grad``, and runs only the
-    nodes on a path from the roots to an input.
+    nodes on a path from the roots to an input. ``cut`` is a set of
+    ``(node, rank)`` slots whose arriving gradients are dropped, so nothing
+    flows through those tensors (grad's no_grad_vars).
     """
     holders: dict = {}
     roots = []
@@ -137,7 +139,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
                 if edge is None:
                     continue
                 nxt, rank = edge
-                if grad is not None:
+                if grad is not None and (cut is None or (nxt, rank) not in cut):
                     slots = holders.get(nxt)
                     if slots is None:
                         slots = holders[nxt] = [None] * nxt.num_outputs
