@@ -1,4 +1,5 @@
 """Autograd: grad nodes, saved tensors, the backward engine, grad mode and checking."""
+from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
@@ -6,6 +7,8 @@ from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta, edge_of
 from .saved_hooks import saved_tensors_hooks
 from .tensor_wrapper import AutogradError, SavedInput, SavedOutput, SavedShape, TensorWrapper
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .py_layer import PyLayer, PyLayerContext
+from .functional import hessian, jacobian, jvp, vjp
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
@@ -84,9 +87,11 @@ def _check_distinct(tensors, op: str, arg: str) -> None:
 
 
 __all__ = [
-    "AbstractAutogradMeta", "AutogradError", "AutogradMeta", "GradNodeAccumulation",
+    "AbstractAutogradMeta", "AnomalyError", "AutogradError", "detect_anomaly", "is_anomaly_enabled", "AutogradMeta", "GradNodeAccumulation",
     "GradNodeBase", "GradSlotMeta", "GradcheckError", "TensorWrapper", "backward", "enable_grad",
     "grad", "gradcheck", "gradgradcheck",
     "is_grad_enabled", "no_grad", "run_backward", "saved_tensors_hooks", "set_grad_enabled",
     "SavedInput", "SavedOutput", "SavedShape",
+    "PyLayer", "PyLayerContext",
+    "hessian", "jacobian", "jvp", "vjp",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from phi import api as phi_api
 
+from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import GradNodeAccumulation
 from .tensor_wrapper import AutogradError
@@ -116,6 +117,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
     capturing = captures is not None
+    anomaly = ANOMALY.enabled
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
@@ -133,6 +135,8 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
                 outputs = (None,) * len(node.next_edges)
             else:
                 outputs = node.apply(grads, create_graph)
+                if anomaly:
+                    check_backward(node, outputs)
                 if not retain_graph:
                     node.release()
             for edge, grad in zip(node.next_edges, outputs):

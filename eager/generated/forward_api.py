@@ -14,6 +14,8 @@ from ..arguments import (  # noqa: F401
     bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
+from ..autograd.anomaly import ANOMALY as _anomaly
+from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
@@ -38,6 +40,8 @@ def add(x, y, name=None):
         node.x = SavedShape(x)
         node.y = SavedShape(y)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("add", (out,))
     return out
 
 
@@ -61,6 +65,8 @@ def add_(x, y, name=None):
         node.x = SavedShape(x)
         node.y = SavedShape(y)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("add_", (x,))
     return x
 
 
@@ -79,6 +85,8 @@ def subtract(x, y, name=None):
         node.x = SavedShape(x)
         node.y = SavedShape(y)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("subtract", (out,))
     return out
 
 
@@ -102,6 +110,8 @@ def subtract_(x, y, name=None):
         node.x = SavedShape(x)
         node.y = SavedShape(y)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("subtract_", (x,))
     return x
 
 
@@ -120,6 +130,8 @@ def multiply(x, y, name=None):
         node.x = save_input(x)
         node.y = save_input(y)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("multiply", (out,))
     return out
 
 
@@ -144,6 +156,8 @@ def multiply_(x, y, name=None):
         node.x = x_saved
         node.y = save_input(y)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("multiply_", (x,))
     return x
 
 
@@ -163,6 +177,8 @@ def divide(x, y, name=None):
         node.y = save_input(y)
         node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("divide", (out,))
     return out
 
 
@@ -188,6 +204,8 @@ def divide_(x, y, name=None):
         node.y = save_input(y)
         node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("divide_", (x,))
     return x
 
 
@@ -205,6 +223,8 @@ def pow(x, y=1.0, name=None):
         node.x = save_input(x)
         node.y = y
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("pow", (out,))
     return out
 
 
@@ -223,6 +243,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         node = _nodes.ScaleGradNode([edge_of(x)])
         node.scale = scale
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("scale", (out,))
     return out
 
 
@@ -246,6 +268,8 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         node = _nodes.ScaleGradNode(edges)
         node.scale = scale
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("scale_", (x,))
     return x
 
 
@@ -268,6 +292,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("matmul", (out,))
     return out
 
 
@@ -283,6 +309,8 @@ def relu(x, name=None):
         node = _nodes.ReluGradNode([edge_of(x)])
         node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("relu", (out,))
     return out
 
 
@@ -303,6 +331,8 @@ def relu_(x, name=None):
         node = _nodes.ReluGradNode(edges)
         node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("relu_", (x,))
     return x
 
 
@@ -318,6 +348,8 @@ def tanh(x, name=None):
         node = _nodes.TanhGradNode([edge_of(x)])
         node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("tanh", (out,))
     return out
 
 
@@ -338,6 +370,8 @@ def tanh_(x, name=None):
         node = _nodes.TanhGradNode(edges)
         node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("tanh_", (x,))
     return x
 
 
@@ -353,6 +387,8 @@ def sigmoid(x, name=None):
         node = _nodes.SigmoidGradNode([edge_of(x)])
         node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("sigmoid", (out,))
     return out
 
 
@@ -368,6 +404,8 @@ def exp(x, name=None):
         node = _nodes.ExpGradNode([edge_of(x)])
         node.out = save_output(out, 0)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("exp", (out,))
     return out
 
 
@@ -388,6 +426,8 @@ def exp_(x, name=None):
         node = _nodes.ExpGradNode(edges)
         node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("exp_", (x,))
     return x
 
 
@@ -403,6 +443,8 @@ def log(x, name=None):
         node = _nodes.LogGradNode([edge_of(x)])
         node.x = save_input(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("log", (out,))
     return out
 
 
@@ -423,6 +465,8 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("sum", (out,))
     return out
 
 
@@ -442,6 +486,8 @@ def mean(x, axis=(), keepdim=False, name=None):
         node.axis = axis
         node.keepdim = keepdim
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("mean", (out,))
     return out
 
 
@@ -458,6 +504,8 @@ def reshape(x, shape, name=None):
         node = _nodes.ReshapeGradNode([edge_of(x)])
         node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("reshape", (out,))
     return out
 
 
@@ -474,6 +522,8 @@ def transpose(x, perm, name=None):
         node = _nodes.TransposeGradNode([edge_of(x)])
         node.perm = perm
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("transpose", (out,))
     return out
 
 
@@ -490,6 +540,8 @@ def cast(x, dtype, name=None):
         node = _nodes.CastGradNode([edge_of(x)])
         node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("cast", (out,))
     return out
 
 
@@ -503,6 +555,8 @@ def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
     dtype = to_dtype(dtype, "full", "dtype")
     place = to_place(place, "full", "place")
     out = _T.Tensor(_phi.full(shape, value, dtype, place))
+    if _anomaly.enabled:
+        check_forward("full", (out,))
     return out
 
 
@@ -516,6 +570,8 @@ def full_like(x, value, dtype=None, name=None):
     value = to_scalar(value, "full_like", "value")
     dtype = to_dtype(dtype, "full_like", "dtype")
     out = _T.Tensor(_phi.full_like(x.impl, value, dtype))
+    if _anomaly.enabled:
+        check_forward("full_like", (out,))
     return out
 
 
@@ -551,6 +607,8 @@ def equal(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("equal", "y", y)
     out = _T.Tensor(_phi.equal(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("equal", (out,))
     return out
 
 
@@ -564,6 +622,8 @@ def not_equal(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("not_equal", "y", y)
     out = _T.Tensor(_phi.not_equal(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("not_equal", (out,))
     return out
 
 
@@ -577,6 +637,8 @@ def less_than(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("less_than", "y", y)
     out = _T.Tensor(_phi.less_than(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("less_than", (out,))
     return out
 
 
@@ -590,6 +652,8 @@ def less_equal(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("less_equal", "y", y)
     out = _T.Tensor(_phi.less_equal(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("less_equal", (out,))
     return out
 
 
@@ -603,6 +667,8 @@ def greater_than(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("greater_than", "y", y)
     out = _T.Tensor(_phi.greater_than(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("greater_than", (out,))
     return out
 
 
@@ -616,6 +682,8 @@ def greater_equal(x, y, name=None):
     if not isinstance(y, _T.Tensor):
         raise bad_tensor("greater_equal", "y", y)
     out = _T.Tensor(_phi.greater_equal(x.impl, y.impl))
+    if _anomaly.enabled:
+        check_forward("greater_equal", (out,))
     return out
 
 
@@ -632,6 +700,8 @@ def squeeze(x, axis=(), name=None):
         node = _nodes.SqueezeGradNode([edge_of(x)])
         node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("squeeze", (out,))
     return out
 
 
@@ -648,6 +718,8 @@ def unsqueeze(x, axis, name=None):
         node = _nodes.UnsqueezeGradNode([edge_of(x)])
         node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("unsqueeze", (out,))
     return out
 
 
@@ -665,6 +737,8 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         node = _nodes.FlattenGradNode([edge_of(x)])
         node.x = SavedShape(x)
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("flatten", (out,))
     return out
 
 
@@ -682,6 +756,8 @@ def getitem(x, index, name=None):
         node.x = SavedShape(x)
         node.index = index
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("getitem", (out,))
     return out
 
 
@@ -701,6 +777,8 @@ def setitem(x, value, index, name=None):
         node.value = SavedShape(value)
         node.index = index
         out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("setitem", (out,))
     return out
 
 
@@ -725,6 +803,8 @@ def setitem_(x, value, index, name=None):
         node.value = SavedShape(value)
         node.index = index
         x._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("setitem_", (x,))
     return x
 
 
@@ -742,6 +822,8 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.add_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("add_grad", (x_grad, y_grad,))
     return x_grad, y_grad
 
 
@@ -759,6 +841,8 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.subtract_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("subtract_grad", (x_grad, y_grad,))
     return x_grad, y_grad
 
 
@@ -786,6 +870,8 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
             y_grad._meta = AutogradMeta(node, 1)
+    if _anomaly.enabled:
+        check_forward("multiply_grad", (x_grad, y_grad,))
     return x_grad, y_grad
 
 
@@ -823,6 +909,8 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.divide_grad(x.impl, y.impl, out.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("divide_grad", (x_grad, y_grad,))
     return x_grad, y_grad
 
 
@@ -837,6 +925,8 @@ def pow_grad(x, out_grad, y, name=None):
         raise bad_tensor("pow_grad", "out_grad", out_grad)
     y = to_scalar(y, "pow_grad", "y")
     x_grad = _T.Tensor(_phi.pow_grad(x.impl, out_grad.impl, y))
+    if _anomaly.enabled:
+        check_forward("pow_grad", (x_grad,))
     return x_grad
 
 
@@ -849,6 +939,8 @@ def scale_grad(out_grad, scale, name=None):
         raise bad_tensor("scale_grad", "out_grad", out_grad)
     scale = to_scalar(scale, "scale_grad", "scale")
     x_grad = _T.Tensor(_phi.scale_grad(out_grad.impl, scale))
+    if _anomaly.enabled:
+        check_forward("scale_grad", (x_grad,))
     return x_grad
 
 
@@ -880,6 +972,8 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
             y_grad._meta = AutogradMeta(node, 1)
+    if _anomaly.enabled:
+        check_forward("matmul_grad", (x_grad, y_grad,))
     return x_grad, y_grad
 
 
@@ -913,6 +1007,8 @@ def relu_grad(out, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("relu_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.relu_grad(out.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("relu_grad", (x_grad,))
     return x_grad
 
 
@@ -931,6 +1027,8 @@ def tanh_grad(out, out_grad, name=None):
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("tanh_grad", (x_grad,))
     return x_grad
 
 
@@ -963,6 +1061,8 @@ def sigmoid_grad(out, out_grad, name=None):
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("sigmoid_grad", (x_grad,))
     return x_grad
 
 
@@ -995,6 +1095,8 @@ def exp_grad(out, out_grad, name=None):
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
         x_grad._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("exp_grad", (x_grad,))
     return x_grad
 
 
@@ -1022,6 +1124,8 @@ def log_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("log_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.log_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("log_grad", (x_grad,))
     return x_grad
 
 
@@ -1037,6 +1141,8 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
     axis = to_int_array(axis, "sum_grad", "axis")
     keepdim = to_bool(keepdim, "sum_grad", "keepdim")
     x_grad = _T.Tensor(_phi.sum_grad(x.impl, out_grad.impl, axis, keepdim))
+    if _anomaly.enabled:
+        check_forward("sum_grad", (x_grad,))
     return x_grad
 
 
@@ -1052,6 +1158,8 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
     axis = to_int_array(axis, "mean_grad", "axis")
     keepdim = to_bool(keepdim, "mean_grad", "keepdim")
     x_grad = _T.Tensor(_phi.mean_grad(x.impl, out_grad.impl, axis, keepdim))
+    if _anomaly.enabled:
+        check_forward("mean_grad", (x_grad,))
     return x_grad
 
 
@@ -1065,6 +1173,8 @@ def reshape_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("reshape_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.reshape_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("reshape_grad", (x_grad,))
     return x_grad
 
 
@@ -1077,6 +1187,8 @@ def transpose_grad(out_grad, perm, name=None):
         raise bad_tensor("transpose_grad", "out_grad", out_grad)
     perm = to_int_array(perm, "transpose_grad", "perm")
     x_grad = _T.Tensor(_phi.transpose_grad(out_grad.impl, perm))
+    if _anomaly.enabled:
+        check_forward("transpose_grad", (x_grad,))
     return x_grad
 
 
@@ -1090,6 +1202,8 @@ def cast_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.cast_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("cast_grad", (x_grad,))
     return x_grad
 
 
@@ -1103,6 +1217,8 @@ def squeeze_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("squeeze_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("squeeze_grad", (x_grad,))
     return x_grad
 
 
@@ -1116,6 +1232,8 @@ def unsqueeze_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("unsqueeze_grad", (x_grad,))
     return x_grad
 
 
@@ -1129,6 +1247,8 @@ def flatten_grad(x, out_grad, name=None):
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("flatten_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
+    if _anomaly.enabled:
+        check_forward("flatten_grad", (x_grad,))
     return x_grad
 
 
@@ -1147,6 +1267,8 @@ def getitem_grad(x, out_grad, index, name=None):
         node = _nodes.GetitemDoubleGradNode([edge_of(x), edge_of(out_grad)])
         node.index = index
         x_grad._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("getitem_grad", (x_grad,))
     return x_grad
 
 
@@ -1174,4 +1296,6 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     value_grad = None if value_grad is None else _T.Tensor(value_grad)
+    if _anomaly.enabled:
+        check_forward("setitem_grad", (x_grad, value_grad,))
     return x_grad, value_grad

@@ -1,0 +1,124 @@
+"""Anomaly mode: find the op that first made a NaN or Inf, forward or backward.
+
+Off by default, and then it costs one attribute read per op. Inside
+``detect_anomaly()`` every op's outputs are checked, the Python stack of each
+recorded op is kept (in a weak map, so nodes carry nothing when the mode is
+off), and backward checks each gradient a grad node returns; the error names
+the op or grad node, which output, and shows where the forward op was called.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+import weakref
+
+import numpy as np
+
+
+class _AnomalyState:
+    __slots__ = ("enabled", "depth", "lock")
+
+    def __init__(self):
+        self.enabled = False
+        self.depth = 0
+        self.lock = threading.Lock()
+
+
+ANOMALY = _AnomalyState()
+_FORWARD_STACKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class AnomalyError(FloatingPointError):
+    """A NaN or Inf appeared in anomaly mode."""
+
+
+class detect_anomaly:
+    """Context manager (and decorator) turning anomaly mode on.
+
+    >>> with eager.autograd.detect_anomaly():
+    ...     loss = eager.log(x).sum()   # raises if log made a NaN or Inf
+    ...     loss.backward()             # raises naming the grad node that did
+    """
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        with ANOMALY.lock:
+            ANOMALY.depth += 1
+            ANOMALY.enabled = self.check_nan or ANOMALY.enabled
+        return self
+
+    def __exit__(self, *exc):
+        with ANOMALY.lock:
+            ANOMALY.depth -= 1
+            if ANOMALY.depth == 0:
+                ANOMALY.enabled = False
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+def is_anomaly_enabled() -> bool:
+    return ANOMALY.enabled
+
+
+def _bad_values(tensor) -> str | None:
+    array = tensor.impl.array
+    if array.dtype.kind not in "fc" or array.size == 0:
+        return None
+    xp = np if type(array) is np.ndarray else __import__("cupy")
+    if bool(xp.isnan(array).any()):
+        return "NaN"
+    if bool(xp.isinf(array).any()):
+        return "Inf"
+    return None
+
+
+def check_forward(op: str, outputs) -> None:
+    """Called by every generated op in anomaly mode, after it ran."""
+    stack = None
+    for index, out in enumerate(outputs):
+        if out is None:
+            continue
+        bad = _bad_values(out)
+        if bad is not None:
+            raise AnomalyError(
+                f"{op}: output {index} ({out.dtype}{out.shape}) contains {bad} values "
+                f"(anomaly mode). The op was called from:\n"
+                + "".join(traceback.format_stack()[:-2])
+            )
+        meta = out._meta
+        if meta is not None and meta.node is not None and meta.node not in _FORWARD_STACKS:
+            if stack is None:
+                stack = "".join(traceback.format_stack()[:-2])
+            _FORWARD_STACKS[meta.node] = stack
+
+
+def check_backward(node, grads) -> None:
+    """Called by the engine in anomaly mode on the gradients a node returned."""
+    for index, grad in enumerate(grads):
+        if grad is None:
+            continue
+        bad = _bad_values(grad)
+        if bad is not None:
+            where = _FORWARD_STACKS.get(node)
+            raise AnomalyError(
+                f"{node.name}: the gradient for input {index} of {node.op_name or node.name} "
+                f"contains {bad} values (anomaly mode). "
+                + (f"The forward op was called from:\n{where}" if where else
+                   "The forward op ran before anomaly mode was on, so its stack is unknown.")
+            )
+
+
+def forward_stack(node) -> str | None:
+    """Where the op that made ``node`` was called, if it ran in anomaly mode."""
+    return _FORWARD_STACKS.get(node)
