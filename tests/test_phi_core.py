@@ -99,6 +99,11 @@ def test_array_spec_holds_shape_and_dtype_only():
     # A DenseTensor over a spec reads as an input MetaTensor, as no_need_buffer needs.
     t = DenseTensor(spec)
     assert t.dims == (2, 3, 4) and t.dtype is F32 and t.ndim == 3 and t.numel == 24
+    # Meta only: no bytes held, not initialized, place as given (None: unknown).
+    assert t.nbytes == 0 and not t.initialized() and t.place is None
+    assert repr(t) == "DenseTensor(dims=[2, 3, 4], dtype=float32, place=None)"
+    assert DenseTensor(ArraySpec([5], np.dtype(np.int8), CPUPlace())).place == CPUPlace()
+    assert ArraySpec([5], np.dtype(np.int8)).shape == (5,)
     out = MetaTensor()
     infermeta.unchanged_infer_meta(t, out)
     assert (out.dims, out.dtype) == ((2, 3, 4), F32)
@@ -224,6 +229,14 @@ def test_select_falls_back_to_cpu_for_gpu_only():
     f.register("g", k_plain, [Backend.GPU], [F32])
     with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, float32\)"):
         f.select("g", Backend.CPU, F32)  # no GPU -> CPU direction
+
+
+def test_select_accepts_any_dtype_spelling():
+    f = KernelFactory()
+    f.register("k", k_plain, [Backend.CPU], [F32])
+    for spelling in ("float32", np.float32, np.dtype(np.float32), F32):
+        kernel, _ = f.select("k", Backend.CPU, spelling)
+        assert kernel.key.dtype is F32
 
 
 def test_select_by_layout():
@@ -423,8 +436,8 @@ def matmul_case(draw):
     m, k, n = (draw(st.integers(1, 4)) for _ in range(3))
     x_vec, y_vec = draw(st.booleans()), draw(st.booleans())
     tx, ty = draw(st.booleans()), draw(st.booleans())
-    x = np.empty((k,)) if x_vec else np.empty(bx + ((k, m) if tx else (m, k)))
-    y = np.empty((k,)) if y_vec else np.empty(by + ((n, k) if ty else (k, n)))
+    x = np.zeros((k,)) if x_vec else np.zeros(bx + ((k, m) if tx else (m, k)))
+    y = np.zeros((k,)) if y_vec else np.zeros(by + ((n, k) if ty else (k, n)))
     return x, y, tx, ty
 
 
@@ -451,8 +464,8 @@ def test_matmul_infer_meta_rejects_mismatched_inner_dims(x, y, tx, ty):
     assert "contracted dimensions differ" in message
     assert f"shape {list(x)}" in message and f"shape {list(y)}" in message
     with pytest.raises(ValueError):
-        np.matmul(np.swapaxes(np.empty(x), -1, -2) if tx else np.empty(x),
-                  np.swapaxes(np.empty(y), -1, -2) if ty else np.empty(y))
+        np.matmul(np.swapaxes(np.zeros(x), -1, -2) if tx else np.zeros(x),
+                  np.swapaxes(np.zeros(y), -1, -2) if ty else np.zeros(y))
 
 
 def test_matmul_infer_meta_rejects_0d_and_unbroadcastable_batches():
@@ -468,7 +481,7 @@ def test_matmul_infer_meta_rejects_0d_and_unbroadcastable_batches():
 ])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_reduce_infer_meta_matches_numpy(shape, axis, keepdim):
-    expected = np.sum(np.empty(shape), axis=tuple(axis) if axis else None, keepdims=keepdim).shape
+    expected = np.sum(np.zeros(shape), axis=tuple(axis) if axis else None, keepdims=keepdim).shape
     out = MetaTensor()
     infermeta.reduce_infer_meta(meta(shape, F64), axis, keepdim, out)
     assert out.dims == expected and out.dtype is F64
@@ -499,7 +512,7 @@ def test_reshape_infer_meta(x_shape, shape, expected):
     out = MetaTensor()
     infermeta.reshape_infer_meta(meta(x_shape, DataType.INT16), shape, out)
     assert out.dims == expected and out.dtype is DataType.INT16
-    assert np.empty(x_shape).reshape(expected).shape == expected
+    assert np.zeros(x_shape).reshape(expected).shape == expected
 
 
 @pytest.mark.parametrize("x_shape, shape, message", [
@@ -520,7 +533,7 @@ def test_reshape_infer_meta_errors(x_shape, shape, message):
 def test_transpose_infer_meta(perm):
     out = MetaTensor()
     infermeta.transpose_infer_meta(meta((2, 3, 4)), perm, out)
-    assert out.dims == np.transpose(np.empty((2, 3, 4)), perm).shape
+    assert out.dims == np.transpose(np.zeros((2, 3, 4)), perm).shape
 
 
 @pytest.mark.parametrize("perm", [(0, 1), (0, 1, 1), (0, 1, 3), (0, 1, 2, 3), (-4, 0, 1)])
@@ -595,3 +608,25 @@ def test_importing_phi_api_does_not_import_eager():
                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_gpu_fallback_moves_arrays_inside_lists_and_keeps_none_results(monkeypatch):
+    import phi.backends as backends
+
+    device = FakeGPUContext()
+    monkeypatch.setattr(backends, "_gpu_context", device)
+    seen = []
+
+    def concat_like(ctx, xs, axis):
+        seen.append([type(x) for x in xs])
+        return [np.concatenate(xs, axis), None]
+
+    f = KernelFactory()
+    f.register("k", concat_like, [Backend.CPU], [F64])
+    bound = bind_kernel(f, "k", FakeDeviceArray, np.dtype(np.float64))
+    parts = [FakeDeviceArray(np.ones(2)), FakeDeviceArray(np.zeros(1))]
+    result = bound(parts, 0)
+    assert seen == [[np.ndarray, np.ndarray]]
+    assert isinstance(result, list) and result[1] is None
+    assert isinstance(result[0], FakeDeviceArray)
+    np.testing.assert_array_equal(result[0].host, [1.0, 1.0, 0.0])

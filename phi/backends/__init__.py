@@ -37,7 +37,9 @@ def bind_kernel(factory, name: str, array_type, np_dtype):
     """Selects the kernel for arrays of this type and dtype and binds its context.
 
     A GPU call served by a CPU kernel moves array arguments to the host and the
-    results back, so the generated code never sees the difference.
+    results back, so the generated code never sees the difference. Arrays inside
+    list or tuple arguments (``Tensor[]`` inputs) and results move too; None
+    results (outputs left out by ``out_mask``) stay None.
     """
     backend = backend_of_array_type(array_type)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype))
@@ -46,14 +48,22 @@ def bind_kernel(factory, name: str, array_type, np_dtype):
     device = gpu_context()
     cpu_fn = kernel.fn
 
+    def to_host(value):
+        if type(value) is array_type:
+            return device.to_host(value)
+        if isinstance(value, (list, tuple)) and any(type(v) is array_type for v in value):
+            return type(value)(to_host(v) for v in value)
+        return value
+
+    def from_host(value):
+        if value is None:
+            return None
+        if isinstance(value, (list, tuple)):
+            return type(value)(from_host(v) for v in value)
+        return device.from_host(value)
+
     def run_on_cpu(*args, **kwargs):
-        host_args = [device.to_host(a) if type(a) is array_type else a for a in args]
-        result = cpu_fn(CPU_CONTEXT, *host_args, **kwargs)
-        if isinstance(result, tuple):
-            return tuple(None if r is None else device.from_host(r) for r in result)
-        if isinstance(result, list):
-            return [device.from_host(r) for r in result]
-        return device.from_host(result)
+        return from_host(cpu_fn(CPU_CONTEXT, *[to_host(a) for a in args], **kwargs))
 
     return run_on_cpu
 

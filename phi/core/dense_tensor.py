@@ -81,9 +81,14 @@ class DenseTensor(TensorBase):
 
     @property
     def place(self):
-        if type(self.array) is np.ndarray:
+        """CPUPlace for a NumPy array, GPUPlace(id) for a CuPy array; for an
+        ArraySpec (no buffer), the place it was made with, or None if unknown."""
+        array = self.array
+        if type(array) is np.ndarray:
             return CPUPlace()
-        return GPUPlace(int(self.array.device.id))
+        if type(array) is ArraySpec:
+            return array.place
+        return GPUPlace(int(array.device.id))
 
     @property
     def meta(self) -> DenseTensorMeta:
@@ -99,7 +104,8 @@ class DenseTensor(TensorBase):
         return 0 if counter is None else counter.value
 
     def initialized(self) -> bool:
-        return self.array is not None
+        """Whether the tensor holds a buffer: False over None or an ArraySpec (meta only)."""
+        return self.array is not None and type(self.array) is not ArraySpec
 
     def bump_version(self) -> None:
         """Records an inplace modification of the buffer."""
@@ -122,14 +128,18 @@ class ArraySpec:
 
     A backward op that needs only the shape of a forward input (``no_need_buffer``
     in backward.yaml) receives one of these in place of the array, so the
-    forward's buffer can be freed as soon as the forward is done.
+    forward's buffer can be freed as soon as the forward is done. A DenseTensor
+    over an ArraySpec has dims, dtype and (when given here) place, holds 0 bytes
+    and is not ``initialized()``.
     """
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "place")
+    nbytes = 0  # no buffer
 
-    def __init__(self, shape, dtype):
-        self.shape = shape
+    def __init__(self, shape, dtype, place=None):
+        self.shape = tuple(shape)
         self.dtype = dtype
+        self.place = place
 
     @property
     def ndim(self) -> int:

@@ -102,6 +102,7 @@ class KernelFactory:
         table = self._kernels.get(name)
         if table is None:
             raise NotFoundError(f"{name}: no kernel named {name!r} is registered")
+        dtype = convert_dtype(dtype)  # "float32" or np.float32 find the same kernel
         for candidate in (backend, Backend.ALL_BACKEND):
             for lay in (layout, DataLayout.ALL_LAYOUT):
                 kernel = table.get(KernelKey(candidate, lay, dtype))
