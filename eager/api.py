@@ -2,14 +2,12 @@
 from phi.common import CPUPlace, DataType, GPUPlace, Place
 
 from . import autograd  # noqa: F401
+from . import viz  # noqa: F401
 from . import nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import to_tensor
-from .generated.forward_api import (
-    add, cast, divide, equal, exp, full, full_like, greater_equal, greater_than, less_equal,
-    less_than, log, matmul, mean, multiply, not_equal, ones, pow, relu, reshape, scale, sigmoid,
-    subtract, sum, tanh, transpose, zeros,
-)
+from .generated import forward_api as ops  # every op, backward ops included
+from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .tensor import Tensor
 
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)

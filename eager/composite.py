@@ -187,3 +187,19 @@ def setitem_grad(value, out_grad, index):
     x_grad = F.setitem(out_grad, F.full(value.shape, 0, out_grad.dtype, out_grad.place), index)
     value_grad = sum_to_shape(F.getitem(out_grad, index), value.shape)
     return x_grad, value_grad
+
+
+def concat_grad(x, out_grad, axis):
+    return F.split(out_grad, [t.shape[axis] for t in x], axis)
+
+
+def stack_grad(x, out_grad, axis):
+    return F.unbind(out_grad, axis)
+
+
+def split_grad(out_grad, axis):
+    return F.concat(out_grad, axis)
+
+
+def unbind_grad(out_grad, axis):
+    return F.stack(out_grad, axis)

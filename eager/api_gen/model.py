@@ -243,7 +243,7 @@ def parse_args(text, where: Location) -> tuple:
     return tuple(args)
 
 
-def parse_outputs(text, where: Location) -> tuple:
+def parse_outputs(text, where: Location, sizeless: bool = False) -> tuple:
     if not isinstance(text, str):
         raise SpecError(where, f"output must be a string like 'Tensor(out)', got {text!r}")
     outputs = []
@@ -252,7 +252,7 @@ def parse_outputs(text, where: Location) -> tuple:
         if not match:
             raise SpecError(where, f"cannot read output {part!r}; expected 'Tensor(name)' or 'Tensor[](name){{size}}'")
         type_, name, size = match.groups()
-        if type_ == "Tensor[]" and not size:
+        if type_ == "Tensor[]" and not size and not sizeless:
             raise SpecError(where, f"list output {name!r} needs its size in braces, e.g. Tensor[](out){{num}}")
         outputs.append(Output(name, type_ == "Tensor[]", size))
     return tuple(outputs)
@@ -287,7 +287,7 @@ def parse_forward(text, where: Location) -> ForwardSignature:
     if not match:
         raise SpecError(where, f"forward must look like 'op (Tensor x, ...) -> Tensor(out)', got {text!r}")
     name, args, outputs = match.groups()
-    return ForwardSignature(name, parse_args(f"({args})", where), parse_outputs(outputs, where))
+    return ForwardSignature(name, parse_args(f"({args})", where), parse_outputs(outputs, where, sizeless=True))
 
 
 def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:

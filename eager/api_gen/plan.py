@@ -7,7 +7,7 @@ is made here, once, in named functions.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .model import NO_DEFAULT, Arg, OpSpec, SpecError
 
@@ -138,13 +138,22 @@ class NodePlan:
     out_mask: bool
     fill_zeros: bool
     is_view: bool
+    list_input: str | None  # the forward's one Tensor[] input, whose edges are flattened
+    list_output: bool  # the forward's one output is a Tensor[]: one slot per element
+    returns_list: bool  # the backward's one output is a Tensor[] (gradients of list_input)
 
 
 def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
     sig = bwd.forward
     forward_tensor_inputs = [a.name for a in fwd.args if a.is_tensor]
-    if any(a.is_tensor_list for a in fwd.args):
-        raise SpecError(fwd.where("args"), f"{fwd.name}: differentiable ops with Tensor[] inputs are not supported yet")
+    list_inputs = [a.name for a in fwd.args if a.is_tensor_list]
+    if list_inputs and len(forward_tensor_inputs) > 1:
+        raise SpecError(fwd.where("args"), f"{fwd.name}: a differentiable op with a Tensor[] input may "
+                                           f"have no other tensor input (its edges are the list's)")
+    list_output = any(o.is_list for o in fwd.outputs)
+    if list_output and len(fwd.outputs) > 1:
+        raise SpecError(fwd.where("output"), f"{fwd.name}: a differentiable op with a Tensor[] output may "
+                                             f"have no other output (its slots are the list's)")
     # The forward line may rename the forward op's args and outputs by position.
     alias_to_input = {alias.name: real.name for alias, real in zip(sig.args, fwd.args)}
     alias_to_output = {alias.name: (i, real.name) for i, (alias, real) in enumerate(zip(sig.outputs, fwd.outputs))}
@@ -156,7 +165,12 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
             index = grad_names[arg.name]
             grad_args.append((arg.name, index, arg.optional))
             call_args.append(arg.name)
-            phi_args.append(f"{arg.name}.impl" if not arg.optional else f"(None if {arg.name} is None else {arg.name}.impl)")
+            if arg.is_tensor_list:
+                phi_args.append(f"[g.impl for g in {arg.name}]")
+            elif arg.optional:
+                phi_args.append(f"(None if {arg.name} is None else {arg.name}.impl)")
+            else:
+                phi_args.append(f"{arg.name}.impl")
         elif arg.name in alias_to_output:
             index, real = alias_to_output[arg.name]
             saved.append(SavedPlan(arg.name, real, "output", index))
@@ -165,6 +179,11 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         elif arg.is_tensor:
             real = alias_to_input[arg.name]
             kind = "shape" if arg.name in bwd.no_need_buffer else "input"
+            if arg.is_tensor_list:
+                if kind != "shape":
+                    raise SpecError(bwd.where("no_need_buffer"), f"{bwd.name}: a saved Tensor[] must be "
+                                                                 f"in no_need_buffer (only shapes of lists are kept)")
+                kind = "shapes"
             saved.append(SavedPlan(arg.name, real, kind))
             call_args.append(arg.name)
             phi_args.append(f"self.{arg.name}.recover_impl(self)")
@@ -185,8 +204,9 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         num_outputs=len(fwd.outputs), saved=saved, attrs=attrs, edge_sources=forward_tensor_inputs,
         call_args=call_args, phi_call_args=phi_args, grad_args=grad_args, returns=returns,
         composite=composite, has_kernel=bwd.kernel is not None,
-        out_mask=len(bwd.outputs) > 1, fill_zeros=len(fwd.outputs) > 1,
-        is_view=fwd.view is not None,
+        out_mask=len(bwd.outputs) > 1, fill_zeros=len(fwd.outputs) > 1 or list_output,
+        is_view=fwd.view is not None, list_input=list_inputs[0] if list_inputs else None,
+        list_output=list_output, returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
     )
 
 
@@ -215,7 +235,7 @@ class ForwardPlan:
     is_backward: bool
     method: bool
     saves_inplace_input: bool = False
-    notes: list = field(default_factory=list)
+    list_output: bool = False
 
     @property
     def order_text(self) -> str:
@@ -260,4 +280,5 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
         saves_inplace_input=saves_inplace_input,
+        list_output=any(o.is_list for o in op.outputs),
     )

@@ -104,14 +104,14 @@ class SavedInput(TensorWrapper):
 
     def recover(self, node):
         tensor = self.tensor
-        self._check(node, None if tensor is None else tensor.impl, tensor and tensor._name)
+        self._check(node, None if tensor is None else tensor.impl, None if tensor is None else tensor._name)
         return tensor
 
     def recover_impl(self, node):
         tensor = self.tensor
         impl = None if tensor is None else tensor.impl
         if impl is None or _version_of(impl) != self.version:
-            self._check(node, impl, tensor and tensor._name)
+            self._check(node, impl, None if tensor is None else tensor._name)
         return impl
 
     def release(self) -> None:
@@ -186,6 +186,44 @@ class SavedShape(TensorWrapper):
 
     def release(self) -> None:
         self._dtype = None
+
+
+class SavedShapes(TensorWrapper):
+    """Shapes and dtypes of a list of tensors (a Tensor[] input in no_need_buffer)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, tensors):
+        self._items = [SavedShape(t) for t in tensors]
+
+    @property
+    def released(self) -> bool:
+        return self._items is None
+
+    @property
+    def nbytes(self) -> int:
+        return 0
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(item.shape for item in self._items or ())
+
+    @property
+    def dtype(self):
+        return self._items[0].dtype if self._items else None
+
+    def recover(self, node):
+        if self._items is None:
+            self._check(node, None)
+        return [item.recover(node) for item in self._items]
+
+    def recover_impl(self, node):
+        if self._items is None:
+            self._check(node, None)
+        return [item.recover_impl(node) for item in self._items]
+
+    def release(self) -> None:
+        self._items = None
 
 
 def _describe(impl, name=None) -> str:

@@ -21,8 +21,58 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradSlotMeta, edge_of  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedShape
+from ..autograd.tensor_wrapper import SavedShape, SavedShapes
 from . import grad_nodes as _nodes
+
+# The forward ops and their inplace twins: what `import eager` offers at top level.
+# Backward ops are here too, reachable as eager.ops.<name>.
+__all__ = [
+    "add",
+    "add_",
+    "subtract",
+    "subtract_",
+    "multiply",
+    "multiply_",
+    "divide",
+    "divide_",
+    "pow",
+    "scale",
+    "scale_",
+    "matmul",
+    "relu",
+    "relu_",
+    "tanh",
+    "tanh_",
+    "sigmoid",
+    "exp",
+    "exp_",
+    "log",
+    "sum",
+    "mean",
+    "reshape",
+    "transpose",
+    "cast",
+    "full",
+    "full_like",
+    "zeros",
+    "ones",
+    "equal",
+    "not_equal",
+    "less_than",
+    "less_equal",
+    "greater_than",
+    "greater_equal",
+    "squeeze",
+    "unsqueeze",
+    "flatten",
+    "getitem",
+    "setitem",
+    "setitem_",
+    "concat",
+    "stack",
+    "split",
+    "unbind",
+]
 
 
 def add(x, y, name=None):
@@ -808,6 +858,85 @@ def setitem_(x, value, index, name=None):
     return x
 
 
+def concat(x, axis=0, name=None):
+    """The tensors of x joined along an existing axis.
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("concat", "x", x, _T.Tensor)
+    axis = to_int(axis, "concat", "axis")
+    out = _T.Tensor(_phi.concat([t.impl for t in x], axis))
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+        node = _nodes.ConcatGradNode([edge_of(t) for t in x])
+        node.x = SavedShapes(x)
+        node.axis = axis
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("concat", (out,))
+    return out
+
+
+def stack(x, axis=0, name=None):
+    """The tensors of x (all of one shape) joined along a new axis.
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("stack", "x", x, _T.Tensor)
+    axis = to_int(axis, "stack", "axis")
+    out = _T.Tensor(_phi.stack([t.impl for t in x], axis))
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+        node = _nodes.StackGradNode([edge_of(t) for t in x])
+        node.x = SavedShapes(x)
+        node.axis = axis
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("stack", (out,))
+    return out
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (one may be -1).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("split", "x", x)
+    num_or_sections = to_int_array(num_or_sections, "split", "num_or_sections")
+    axis = to_int(axis, "split", "axis")
+    out = [_T.Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.SplitGradNode([edge_of(x)])
+        node.axis = axis
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in tuple(out)]
+        node.num_outputs = len(out)
+        for rank, t in enumerate(out):
+            t._meta = AutogradMeta(node, rank)
+    if _anomaly.enabled:
+        check_forward("split", tuple(out))
+    return out
+
+
+def unbind(x, axis=0, name=None):
+    """The slices of x along axis, each without that axis.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, _T.Tensor):
+        raise bad_tensor("unbind", "x", x)
+    axis = to_int(axis, "unbind", "axis")
+    out = [_T.Tensor(t) for t in _phi.unbind(x.impl, axis)]
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = _nodes.UnbindGradNode([edge_of(x)])
+        node.axis = axis
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in tuple(out)]
+        node.num_outputs = len(out)
+        for rank, t in enumerate(out):
+            t._meta = AutogradMeta(node, rank)
+    if _anomaly.enabled:
+        check_forward("unbind", tuple(out))
+    return out
+
+
 def add_grad(x, y, out_grad, out_mask=None, name=None):
     """add_grad
 
@@ -865,7 +994,7 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
         node.x = save_input(x)
         node.y = save_input(y)
         node.grad_out = save_input(out_grad)
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad)]
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad,)]
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
@@ -967,7 +1096,7 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
         node.grad_out = save_input(out_grad)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad)]
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad,)]
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
@@ -1299,3 +1428,59 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     if _anomaly.enabled:
         check_forward("setitem_grad", (x_grad, value_grad,))
     return x_grad, value_grad
+
+
+def concat_grad(x, out_grad, axis, name=None):
+    """concat_grad
+
+    Not differentiable.
+    """
+    x = check_tensor_list("concat_grad", "x", x, _T.Tensor)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("concat_grad", "out_grad", out_grad)
+    axis = to_int(axis, "concat_grad", "axis")
+    x_grad = [_T.Tensor(t) for t in _phi.concat_grad([t.impl for t in x], out_grad.impl, axis)]
+    if _anomaly.enabled:
+        check_forward("concat_grad", tuple(x_grad))
+    return x_grad
+
+
+def stack_grad(x, out_grad, axis, name=None):
+    """stack_grad
+
+    Not differentiable.
+    """
+    x = check_tensor_list("stack_grad", "x", x, _T.Tensor)
+    if not isinstance(out_grad, _T.Tensor):
+        raise bad_tensor("stack_grad", "out_grad", out_grad)
+    axis = to_int(axis, "stack_grad", "axis")
+    x_grad = [_T.Tensor(t) for t in _phi.stack_grad([t.impl for t in x], out_grad.impl, axis)]
+    if _anomaly.enabled:
+        check_forward("stack_grad", tuple(x_grad))
+    return x_grad
+
+
+def split_grad(out_grad, axis, name=None):
+    """split_grad
+
+    Not differentiable.
+    """
+    out_grad = check_tensor_list("split_grad", "out_grad", out_grad, _T.Tensor)
+    axis = to_int(axis, "split_grad", "axis")
+    x_grad = _T.Tensor(_phi.split_grad([t.impl for t in out_grad], axis))
+    if _anomaly.enabled:
+        check_forward("split_grad", (x_grad,))
+    return x_grad
+
+
+def unbind_grad(out_grad, axis, name=None):
+    """unbind_grad
+
+    Not differentiable.
+    """
+    out_grad = check_tensor_list("unbind_grad", "out_grad", out_grad, _T.Tensor)
+    axis = to_int(axis, "unbind_grad", "axis")
+    x_grad = _T.Tensor(_phi.unbind_grad([t.impl for t in out_grad], axis))
+    if _anomaly.enabled:
+        check_forward("unbind_grad", (x_grad,))
+    return x_grad

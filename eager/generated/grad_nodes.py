@@ -706,3 +706,93 @@ class SetitemGradNode(GradNodeBase):
             return (grad[0], grad[1], )
         grad = _phi.setitem_grad(self.value.recover_impl(self), out_grad.impl, self.index, out_mask=out_mask)
         return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+
+
+class ConcatGradNode(GradNodeBase):
+    """Runs concat_grad for concat."""
+
+    __slots__ = ("x", "axis", )
+    name = "concat_grad"
+    op_name = "concat"
+    num_outputs = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("axis", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.concat_grad(x, out_grad, self.axis)
+            return tuple(grad)
+        grad = _phi.concat_grad(self.x.recover_impl(self), out_grad.impl, self.axis)
+        return tuple(_T.Tensor(g) for g in grad)
+
+
+class StackGradNode(GradNodeBase):
+    """Runs stack_grad for stack."""
+
+    __slots__ = ("x", "axis", )
+    name = "stack_grad"
+    op_name = "stack"
+    num_outputs = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("axis", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.stack_grad(x, out_grad, self.axis)
+            return tuple(grad)
+        grad = _phi.stack_grad(self.x.recover_impl(self), out_grad.impl, self.axis)
+        return tuple(_T.Tensor(g) for g in grad)
+
+
+class SplitGradNode(GradNodeBase):
+    """Runs split_grad for split."""
+
+    __slots__ = ("axis", )
+    name = "split_grad"
+    op_name = "split"
+    num_outputs = 1
+    is_view = True
+    saved_names = ()
+    attr_names = ("axis", )
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_grad = grads
+        if create_graph:
+            grad = _composite.split_grad(out_grad, self.axis)
+            return (grad,)
+        grad = _phi.split_grad([g.impl for g in out_grad], self.axis)
+        return (_T.Tensor(grad),)
+
+
+class UnbindGradNode(GradNodeBase):
+    """Runs unbind_grad for unbind."""
+
+    __slots__ = ("axis", )
+    name = "unbind_grad"
+    op_name = "unbind"
+    num_outputs = 1
+    is_view = True
+    saved_names = ()
+    attr_names = ("axis", )
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_grad = grads
+        if create_graph:
+            grad = _composite.unbind_grad(out_grad, self.axis)
+            return (grad,)
+        grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis)
+        return (_T.Tensor(grad),)

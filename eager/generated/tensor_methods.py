@@ -49,3 +49,7 @@ class TensorMethods:
     getitem = _F.getitem
     setitem = _F.setitem
     setitem_ = _F.setitem_
+    concat = _F.concat
+    stack = _F.stack
+    split = _F.split
+    unbind = _F.unbind

@@ -12,7 +12,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -585,6 +585,80 @@ def setitem(x, value, index):
     return DenseTensor(out)
 
 
+_concat_kernel = KERNELS.dispatch_table("concat")
+
+
+def concat(x, axis):
+    """The tensors of x joined along an existing axis."""
+    out_meta = MetaTensor()
+    try:
+        _im.concat_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("concat", x=x) from None
+    key = (type(x[0].array), x[0].array.dtype)
+    out = _concat_kernel[key]([t.array for t in x], axis)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("concat", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_stack_kernel = KERNELS.dispatch_table("stack")
+
+
+def stack(x, axis):
+    """The tensors of x (all of one shape) joined along a new axis."""
+    out_meta = MetaTensor()
+    try:
+        _im.stack_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("stack", x=x) from None
+    key = (type(x[0].array), x[0].array.dtype)
+    out = _stack_kernel[key]([t.array for t in x], axis)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("stack", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_split_kernel = KERNELS.dispatch_table("split")
+
+
+def split(x, num_or_sections, axis):
+    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (one may be -1)."""
+    out_meta = []
+    try:
+        _im.split_infer_meta(x, num_or_sections, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("split", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _split_kernel[key](x.array, num_or_sections, axis)
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("split", [out_meta], [out])
+    return [x.share_buffer_with(a) for a in out]
+
+
+_unbind_kernel = KERNELS.dispatch_table("unbind")
+
+
+def unbind(x, axis):
+    """The slices of x along axis, each without that axis."""
+    out_meta = []
+    try:
+        _im.unbind_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("unbind", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _unbind_kernel[key](x.array, axis)
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unbind", [out_meta], [out])
+    return [x.share_buffer_with(a) for a in out]
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -1037,3 +1111,77 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if value_grad is None else DenseTensor(value_grad),
     )
+
+
+_concat_grad_kernel = KERNELS.dispatch_table("concat_grad")
+
+
+def concat_grad(x, out_grad, axis):
+    """concat_grad (phi kernel concat_grad)."""
+    x_grad_meta = []
+    try:
+        _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _concat_grad_kernel[key]([t.array for t in x], out_grad.array, axis)
+    x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("concat_grad", [x_grad_meta], [x_grad])
+    return [DenseTensor(a) for a in x_grad]
+
+
+_stack_grad_kernel = KERNELS.dispatch_table("stack_grad")
+
+
+def stack_grad(x, out_grad, axis):
+    """stack_grad (phi kernel stack_grad)."""
+    x_grad_meta = []
+    try:
+        _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _stack_grad_kernel[key]([t.array for t in x], out_grad.array, axis)
+    x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("stack_grad", [x_grad_meta], [x_grad])
+    return [DenseTensor(a) for a in x_grad]
+
+
+_split_grad_kernel = KERNELS.dispatch_table("split_grad")
+
+
+def split_grad(out_grad, axis):
+    """split_grad (phi kernel split_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.concat_infer_meta(out_grad, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("split_grad", out_grad=out_grad) from None
+    key = (type(out_grad[0].array), out_grad[0].array.dtype)
+    x_grad = _split_grad_kernel[key]([t.array for t in out_grad], axis)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("split_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_unbind_grad_kernel = KERNELS.dispatch_table("unbind_grad")
+
+
+def unbind_grad(out_grad, axis):
+    """unbind_grad (phi kernel unbind_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.stack_infer_meta(out_grad, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("unbind_grad", out_grad=out_grad) from None
+    key = (type(out_grad[0].array), out_grad[0].array.dtype)
+    x_grad = _unbind_grad_kernel[key]([t.array for t in out_grad], axis)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unbind_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)

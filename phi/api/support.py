@@ -43,8 +43,13 @@ def verify_infer_meta(op: str, metas, arrays) -> None:
     for index, (meta, array) in enumerate(zip(metas, arrays)):
         if array is None:
             continue
-        arrays_ = array if isinstance(array, list) else [array]
-        for a in arrays_:
+        if isinstance(array, list):  # a Tensor[] output: one MetaTensor per element
+            if len(meta) != len(array):
+                raise PreconditionNotMetError(
+                    f"{op}: output {index} has {len(array)} tensors but InferMeta said {len(meta)}")
+            verify_infer_meta(op, meta, array)
+            continue
+        for a in [array]:
             if (meta.dims is not None and tuple(meta.dims) != tuple(a.shape)) or \
                     (meta.dtype is not None and DataType.from_numpy(a.dtype) is not meta.dtype):
                 raise PreconditionNotMetError(

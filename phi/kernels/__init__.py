@@ -1,2 +1,4 @@
 """phi kernels. Importing this package registers every kernel with phi.core.KERNELS."""
-from . import activation, creation, elementwise, indexing, manipulation, matmul, reduction  # noqa: F401
+from . import (  # noqa: F401
+    activation, creation, elementwise, indexing, joining, manipulation, matmul, reduction,
+)
