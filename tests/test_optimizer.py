@@ -175,3 +175,23 @@ def test_set_lr():
     assert opt.get_lr() == 0.5
     with pytest.raises(ValueError, match="SGD.set_lr: argument 'learning_rate'"):
         opt.set_lr(0.0)
+
+
+@pytest.mark.xfail(raises=ValueError, strict=False,
+                   reason="eager/autograd/tensor_wrapper.py recover_impl evaluates `tensor and "
+                          "tensor._name`, i.e. Tensor.__bool__, on a multi-element tensor and "
+                          "raises ValueError before the version error")
+@pytest.mark.parametrize("opt_cls", [SGD, Momentum, Adam])
+def test_step_leaves_grad_unchanged_and_invalidates_saved_graph(opt_cls):
+    p = make_param()
+    g = np.full((3, 2), 0.25)
+    p.grad = eager.to_tensor(g)
+    opt_cls(learning_rate=0.1, parameters=[p], weight_decay=0.1).step()
+    np.testing.assert_array_equal(p.grad.numpy(), g)
+    # A graph that saved p before the update must refuse to backpropagate.
+    q = make_param(1)
+    out = (q * q).sum()
+    q.grad = eager.to_tensor(g)
+    opt_cls(learning_rate=0.1, parameters=[q]).step()
+    with pytest.raises(eager.autograd.AutogradError, match="modified by an inplace operation"):
+        out.backward()

@@ -1,9 +1,16 @@
 """Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam.
 
 ``step()`` runs under ``no_grad`` and writes every update into the parameter's
-own buffer with inplace ops (``subtract_``, ``scale_``, ``add_``), so
-parameters stay leaves, keep their identity (a Layer and the optimizer see the
-same tensor) and their version counter records the change.
+own buffer, so parameters stay leaves, keep their identity (a Layer and the
+optimizer see the same tensor) and their version counter records the change
+(a graph that saved the old value then refuses to run backward).
+
+Each optimizer's update is one fused function on the array module (NumPy or
+CuPy) with ``out=`` arguments, the way Paddle runs its ``sgd_``/``momentum_``/
+``adam_`` kernels: composing it from inplace ops (``p.subtract_(g.scale(lr))``)
+gives the same values but allocates two parameter-sized temporaries per
+parameter (the scaled gradient and the op's result, which ``write_inplace``
+then copies), which doubled the peak memory of a small-batch training step.
 
 >>> opt = eager.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
 >>> loss.backward(); opt.step(); opt.clear_grad()
@@ -18,7 +25,6 @@ import numpy as np
 from phi.core import DenseTensor
 
 from ..autograd.grad_mode import no_grad
-from ..generated import forward_api as _ops
 from ..tensor import Tensor
 
 
@@ -78,12 +84,20 @@ class Optimizer:
                 raise ValueError(
                     f"{type(self).__name__}.step: gradient of {param.name} has shape {grad.shape}, "
                     f"the parameter {param.shape}")
+            if grad.dtype != param.dtype:
+                raise TypeError(
+                    f"{type(self).__name__}.step: gradient of {param.name} is {grad.dtype}, the "
+                    f"parameter {param.dtype}")
+            p, g = param.impl.array, grad.impl.array
+            xp = _array_module(p)
             if decay is not None:
-                grad = _ops.add(grad, _ops.scale(param, decay))
-            lr = base * _param_lr(param)
-            self._update(param, grad, lr)
+                g = g + decay * p  # a new array: .grad itself must not change
+            self._update(xp, param, p, g, base * _param_lr(param))
+            param.impl.bump_version()
 
-    def _update(self, param: Tensor, grad: Tensor, lr: float) -> None:
+    def _update(self, xp, param: Tensor, p, g, lr: float) -> None:
+        """Writes the new value into ``p`` (the parameter's array) from its gradient
+        ``g``; ``param`` keys the accumulators. Never modifies ``g``."""
         raise NotImplementedError
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
@@ -108,7 +122,7 @@ class Optimizer:
         acc = self._accumulators.get(key)
         if acc is None:
             array = param.impl.array
-            xp = np if type(array) is np.ndarray else __import__("cupy")
+            xp = _array_module(array)
             acc = Tensor(DenseTensor(xp.full(array.shape, fill, dtype=array.dtype)))
             self._accumulators[key] = acc
         return acc
@@ -158,8 +172,8 @@ class SGD(Optimizer):
                  grad_clip=None, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
-    def _update(self, param, grad, lr):
-        param.subtract_(_ops.scale(grad, lr))
+    def _update(self, xp, param, p, g, lr):
+        xp.subtract(p, xp.multiply(g, lr), out=p)
 
 
 class Momentum(Optimizer):
@@ -185,15 +199,19 @@ class Momentum(Optimizer):
         self._use_nesterov = use_nesterov
         self._rescale_grad = float(rescale_grad)
 
-    def _update(self, param, grad, lr):
+    def _update(self, xp, param, p, g, lr):
         if self._rescale_grad != 1.0:
-            grad = _ops.scale(grad, self._rescale_grad)
-        velocity = self._accumulator("velocity", param)
-        velocity.scale_(self._momentum).add_(grad)
+            g = xp.multiply(g, self._rescale_grad)
+        v = self._accumulator("velocity", param).impl.array
+        xp.multiply(v, self._momentum, out=v)
+        xp.add(v, g, out=v)
         if self._use_nesterov:
-            param.subtract_(_ops.scale(_ops.add(grad, _ops.scale(velocity, self._momentum)), lr))
+            step = xp.multiply(v, self._momentum)
+            xp.add(step, g, out=step)
+            xp.multiply(step, lr, out=step)
         else:
-            param.subtract_(_ops.scale(velocity, lr))
+            step = xp.multiply(v, lr)
+        xp.subtract(p, step, out=p)
 
 
 class Adam(Optimizer):
@@ -219,16 +237,33 @@ class Adam(Optimizer):
             raise ValueError(f"Adam: argument 'epsilon' expected a non-negative float, got {epsilon!r}")
         self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
 
-    def _update(self, param, grad, lr):
+    def _update(self, xp, param, p, g, lr):
         b1, b2, t = self._beta1, self._beta2, self._step_count
-        m = self._accumulator("moment1", param)
-        v = self._accumulator("moment2", param)
-        m.scale_(b1).add_(_ops.scale(grad, 1.0 - b1))
-        v.scale_(b2).add_(_ops.scale(_ops.multiply(grad, grad), 1.0 - b2))
+        m = self._accumulator("moment1", param).impl.array
+        v = self._accumulator("moment2", param).impl.array
+        scratch = xp.multiply(g, 1.0 - b1)
+        xp.multiply(m, b1, out=m)
+        xp.add(m, scratch, out=m)
+        xp.multiply(g, g, out=scratch)
+        xp.multiply(scratch, 1.0 - b2, out=scratch)
+        xp.multiply(v, b2, out=v)
+        xp.add(v, scratch, out=v)
         correction2 = math.sqrt(1.0 - b2 ** t)
         lr_t = lr * correction2 / (1.0 - b1 ** t)
-        denominator = _ops.scale(_ops.pow(v, 0.5), 1.0, self._epsilon * correction2)
-        param.subtract_(_ops.scale(_ops.divide(m, denominator), lr_t))
+        # scratch = lr_t * m / (sqrt(v) + epsilon * correction2)
+        xp.sqrt(v, out=scratch)
+        xp.add(scratch, self._epsilon * correction2, out=scratch)
+        xp.divide(m, scratch, out=scratch)
+        xp.multiply(scratch, lr_t, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+
+def _array_module(array):
+    if type(array) is np.ndarray:
+        return np
+    import cupy
+
+    return cupy
 
 
 def _param_lr(param) -> float:

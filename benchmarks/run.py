@@ -1,0 +1,430 @@
+"""Benchmarks of eager against baselines measured in the same run; prints a table.
+
+    python benchmarks/run.py            # full run (about a minute)
+    python benchmarks/run.py --quick    # short run, noisier
+    python benchmarks/run.py --no-torch # skip PyTorch even when installed
+
+B1  forward time per op of ``a + b`` on float32 (16,) tensors, recording on
+    (a requires a gradient) and off (under no_grad); vs np.add and PyTorch.
+B2  forward + backward time per node over a 1,000-op elementwise chain
+    (tanh, multiply by a scalar, add a tensor, repeating); vs PyTorch.
+B3  one SGD step (forward, backward, update, clear_grad) of a 784-256-256-10
+    ReLU MLP with mean-square loss at batch 64 and 512; vs a hand-written NumPy
+    forward/backward/update of the same network, and vs PyTorch.
+B4  peak memory allocated during one B3 step (tracemalloc) vs the NumPy step.
+
+Every figure is measured with timeit-style repeats (min and median reported;
+ratios use the minimum, the least noisy estimate of the cost). BLAS and
+OpenMP are pinned to one thread: the script sets OMP_NUM_THREADS etc. and
+re-executes itself before numpy is imported, and calls torch.set_num_threads(1).
+PyTorch is optional (``pip install torch`` or the ``bench`` extra).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+if __name__ == "__main__" and any(os.environ.get(v) != "1" for v in _THREAD_VARS):
+    # Thread pools are sized when numpy/torch load, so the variables must be set
+    # before that: set them and restart this script in a fresh interpreter.
+    for _v in _THREAD_VARS:
+        os.environ[_v] = "1"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import timeit  # noqa: E402
+import tracemalloc  # noqa: E402
+
+# Runs from any directory without installing.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+import eager  # noqa: E402
+from eager import nn  # noqa: E402
+from eager.nn import functional as F  # noqa: E402
+
+# Targets from issue #2, and the PyTorch 2.13 figures measured when it was written.
+TARGETS = {
+    "B1 on": ("torch", 1.0, "PyTorch 3.1 us"),
+    "B1 off": ("torch", 1.0, "PyTorch 2.1 us"),
+    "B2": ("torch", 0.8, "PyTorch 11.6 us/node"),
+    "B3 b64": ("numpy", 1.15, "NumPy 1.17 ms"),
+    "B3 b512": ("numpy", 1.05, "NumPy 7.8 ms"),
+    "B4 b64": ("numpy", 1.5, ""),
+    "B4 b512": ("numpy", 1.5, ""),
+}
+
+LAYERS = (784, 256, 256, 10)
+LR = 0.01
+
+
+# -- timing ----------------------------------------------------------------------
+class Timing:
+    """Per-call seconds over several repeats."""
+
+    def __init__(self, per_call):
+        self.per_call = per_call
+        self.min = min(per_call)
+        self.median = statistics.median(per_call)
+
+
+def measure(stmt, setup_globals=None, *, budget: float, repeat: int, per: int = 1) -> Timing:
+    """timeit with autorange: each repeat runs `stmt` enough times to last about
+    `budget` seconds; returns seconds per call divided by `per` (e.g. per node)."""
+    timer = timeit.Timer(stmt, globals=setup_globals) if isinstance(stmt, str) else timeit.Timer(stmt)
+    number = 1
+    while True:  # calibrate: grow `number` until one run takes a tenth of the budget
+        elapsed = timer.timeit(number)
+        if elapsed >= budget / 10:
+            break
+        number *= 10 if elapsed < budget / 100 else 2
+    number = max(1, round(number * budget / elapsed))
+    runs = timer.repeat(repeat=repeat, number=number)
+    return Timing([t / number / per for t in runs])
+
+
+# -- the table -------------------------------------------------------------------
+ROWS = []
+
+
+def row(bench, what, timing_or_value, unit, baselines):
+    """baselines: {"numpy": Timing|value|None, "torch": ...}."""
+    ROWS.append((bench, what, timing_or_value, unit, baselines))
+
+
+def fmt_value(v, unit):
+    if isinstance(v, Timing):
+        scale = {"us": 1e6, "ms": 1e3}[unit]
+        return f"{v.min * scale:8.2f} / {v.median * scale:8.2f} {unit}"
+    if unit == "MiB":
+        return f"{v / 2 ** 20:8.2f} MiB"
+    return str(v)
+
+
+def scalar(v):
+    return v.min if isinstance(v, Timing) else v
+
+
+def print_table():
+    header = (f"{'bench':<8} {'what':<34} {'eager min / median':>26}  {'vs numpy':>9}  "
+              f"{'vs torch':>9}  {'target':>16}  ok")
+    print(header)
+    print("-" * len(header))
+    for bench, what, value, unit, baselines in ROWS:
+        ratios = {}
+        for name in ("numpy", "torch"):
+            base = baselines.get(name)
+            ratios[name] = None if base is None else scalar(value) / scalar(base)
+        target = TARGETS.get(bench)
+        target_text, ok = "", ""
+        if target:
+            against, limit, _note = target
+            target_text = f"<= {limit:.2f}x {against}"
+            if ratios[against] is not None:
+                ok = "yes" if ratios[against] <= limit else "NO"
+            else:
+                ok = "n/a"
+        cells = [f"{r:8.2f}x" if r is not None else f"{'-':>9}" for r in (ratios["numpy"], ratios["torch"])]
+        print(f"{bench:<8} {what:<34} {fmt_value(value, unit):>26}  {cells[0]}  {cells[1]}  "
+              f"{target_text:>16}  {ok}")
+
+
+def print_baselines(baselines_seen):
+    print("\nbaselines measured in this run (min / median):")
+    for name, (value, unit) in baselines_seen.items():
+        print(f"  {name:<44} {fmt_value(value, unit)}")
+    print("issue #2 reference figures: " + "; ".join(
+        f"{k}: {v[2]}" for k, v in TARGETS.items() if v[2]))
+
+
+# -- B1: per-op overhead ---------------------------------------------------------
+def bench_b1(torch, budget, repeat, seen):
+    a_np = np.arange(16, dtype=np.float32)
+    b_np = np.ones(16, dtype=np.float32)
+    base_numpy = measure("np.add(x, y)", {"np": np, "x": a_np, "y": b_np}, budget=budget, repeat=repeat)
+    seen["B1 numpy np.add"] = (base_numpy, "us")
+    for mode in ("on", "off"):
+        a = eager.to_tensor(a_np, stop_gradient=(mode == "off"))
+        b = eager.to_tensor(b_np)
+        if mode == "on":
+            t = measure("a + b", {"a": a, "b": b}, budget=budget, repeat=repeat)
+        else:
+            with eager.no_grad():
+                t = measure("a + b", {"a": a, "b": b}, budget=budget, repeat=repeat)
+        base_torch = None
+        if torch is not None:
+            ta = torch.from_numpy(a_np.copy()).requires_grad_(mode == "on")
+            tb = torch.from_numpy(b_np.copy())
+            if mode == "on":
+                base_torch = measure("a + b", {"a": ta, "b": tb}, budget=budget, repeat=repeat)
+            else:
+                with torch.no_grad():
+                    base_torch = measure("a + b", {"a": ta, "b": tb}, budget=budget, repeat=repeat)
+            seen[f"B1 torch a + b, recording {mode}"] = (base_torch, "us")
+        row(f"B1 {mode}", f"a + b, (16,) f32, recording {mode}", t, "us",
+            {"numpy": base_numpy, "torch": base_torch})
+
+
+# -- B2: per-node forward + backward ----------------------------------------------
+CHAIN = 1000
+
+
+def eager_chain(x, c):
+    y = x
+    for i in range(CHAIN):
+        k = i % 3
+        if k == 0:
+            y = eager.tanh(y)
+        elif k == 1:
+            y = y * 0.5
+        else:
+            y = y + c
+    y.sum().backward()
+    x.clear_grad(set_to_zero=False)
+
+
+def torch_chain(torch, x, c):
+    y = x
+    for i in range(CHAIN):
+        k = i % 3
+        if k == 0:
+            y = torch.tanh(y)
+        elif k == 1:
+            y = y * 0.5
+        else:
+            y = y + c
+    y.sum().backward()
+    x.grad = None
+
+
+def bench_b2(torch, budget, repeat, seen):
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal(16).astype(np.float32)
+    c_np = rng.standard_normal(16).astype(np.float32)
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    c = eager.to_tensor(c_np)
+    t = measure(lambda: eager_chain(x, c), budget=budget, repeat=repeat, per=CHAIN)
+    base_torch = None
+    if torch is not None:
+        tx = torch.from_numpy(x_np.copy()).requires_grad_(True)
+        tc = torch.from_numpy(c_np.copy())
+        base_torch = measure(lambda: torch_chain(torch, tx, tc), budget=budget, repeat=repeat,
+                             per=CHAIN)
+        seen["B2 torch fwd+bwd per node"] = (base_torch, "us")
+    row("B2", f"fwd+bwd per node, {CHAIN}-op chain", t, "us", {"torch": base_torch})
+
+
+# -- B3 / B4: one training step ----------------------------------------------------
+def init_weights(seed=0):
+    """Weights [in, out] and biases, float32, shared by all three implementations."""
+    rng = np.random.default_rng(seed)
+    params = []
+    for fan_in, fan_out in zip(LAYERS[:-1], LAYERS[1:]):
+        limit = np.sqrt(6.0 / (fan_in + fan_out))
+        params.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
+        params.append(np.zeros(fan_out, np.float32))
+    return params
+
+
+def make_batch(batch, seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((batch, LAYERS[0])).astype(np.float32)
+    y = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], batch)]
+    return x, y
+
+
+class NumpyMLP:
+    """The baseline: a hand-written forward, backward and SGD update of the same
+    network, with in-place operations wherever NumPy allows them."""
+
+    def __init__(self, params):
+        self.params = [p.copy() for p in params]
+
+    def step(self, x, y):
+        w1, b1, w2, b2, w3, b3 = self.params
+        h1 = x @ w1
+        h1 += b1
+        np.maximum(h1, 0, out=h1)
+        h2 = h1 @ w2
+        h2 += b2
+        np.maximum(h2, 0, out=h2)
+        out = h2 @ w3
+        out += b3
+        # loss = mean((out - y)^2); d loss / d out = 2 (out - y) / size
+        diff = out
+        diff -= y
+        loss = float(np.vdot(diff, diff)) / diff.size
+        g3 = diff
+        g3 *= 2.0 / diff.size
+        gw3 = h2.T @ g3
+        gb3 = g3.sum(axis=0)
+        g2 = g3 @ w3.T
+        g2 *= h2 > 0
+        gw2 = h1.T @ g2
+        gb2 = g2.sum(axis=0)
+        g1 = g2 @ w2.T
+        g1 *= h1 > 0
+        gw1 = x.T @ g1
+        gb1 = g1.sum(axis=0)
+        for p, g in zip(self.params, (gw1, gb1, gw2, gb2, gw3, gb3)):
+            g *= LR
+            p -= g
+        return loss
+
+
+class EagerStep:
+    """The same network built from eager.nn, trained with eager.optimizer.SGD."""
+
+    def __init__(self, params):
+        layers = []
+        for i in range(0, len(params), 2):
+            fc = nn.Linear(params[i].shape[0], params[i].shape[1])
+            fc.set_state_dict({"weight": params[i], "bias": params[i + 1]})
+            layers.append(fc)
+            if i + 2 < len(params):
+                layers.append(nn.ReLU())
+        self.model = nn.Sequential(*layers)
+        self.opt = eager.optimizer.SGD(learning_rate=LR, parameters=self.model.parameters())
+
+    def step(self, x, y):
+        loss = F.mse_loss(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        # set_to_zero=False: the next backward writes fresh gradients instead of
+        # adding into zeros (PyTorch's zero_grad default does the same).
+        self.opt.clear_grad(set_to_zero=False)
+        return loss
+
+
+class TorchStep:
+    def __init__(self, torch, params):
+        self.torch = torch
+        layers = []
+        for i in range(0, len(params), 2):
+            fc = torch.nn.Linear(params[i].shape[0], params[i].shape[1])
+            with torch.no_grad():
+                fc.weight.copy_(torch.from_numpy(params[i].T.copy()))
+                fc.bias.copy_(torch.from_numpy(params[i + 1]))
+            layers.append(fc)
+            if i + 2 < len(params):
+                layers.append(torch.nn.ReLU())
+        self.model = torch.nn.Sequential(*layers)
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=LR)
+        self.loss_fn = torch.nn.MSELoss()
+
+    def step(self, x, y):
+        loss = self.loss_fn(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.opt.zero_grad(set_to_none=True)
+        return loss
+
+
+def check_same_training(params):
+    """The three implementations must agree, or the timings compare different work."""
+    x, y = make_batch(8)
+    ref = NumpyMLP(params)
+    ours = EagerStep(params)
+    for _ in range(3):
+        a = ref.step(x, y)
+        b = ours.step(eager.to_tensor(x), eager.to_tensor(y)).item()
+        if not np.isclose(a, b, rtol=1e-4):
+            raise AssertionError(f"eager loss {b} differs from the NumPy baseline's {a}")
+    for p, q in zip(ref.params, ours.model.parameters()):
+        np.testing.assert_allclose(q.numpy(), p, rtol=1e-4, atol=1e-6)
+
+
+def bench_b3(torch, budget, repeat, seen, batches):
+    params = init_weights()
+    check_same_training(params)
+    for batch in batches:
+        x_np, y_np = make_batch(batch)
+        ref = NumpyMLP(params)
+        base_numpy = measure(lambda: ref.step(x_np, y_np), budget=budget, repeat=repeat)
+        seen[f"B3 numpy step b{batch}"] = (base_numpy, "ms")
+        ours = EagerStep(params)
+        x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
+        t = measure(lambda: ours.step(x, y), budget=budget, repeat=repeat)
+        base_torch = None
+        if torch is not None:
+            theirs = TorchStep(torch, params)
+            tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
+            base_torch = measure(lambda: theirs.step(tx, ty), budget=budget, repeat=repeat)
+            seen[f"B3 torch step b{batch}"] = (base_torch, "ms")
+        row(f"B3 b{batch}", f"MLP SGD step, batch {batch}", t, "ms",
+            {"numpy": base_numpy, "torch": base_torch})
+
+
+def peak_bytes(step):
+    """Peak bytes allocated (and tracked by tracemalloc) during one call, above
+    what was allocated before it. NumPy reports its buffers to tracemalloc."""
+    step()  # warm caches (kernel selection, accumulators) outside the measurement
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        step()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+def bench_b4(seen, batches):
+    params = init_weights()
+    for batch in batches:
+        x_np, y_np = make_batch(batch)
+        ref = NumpyMLP(params)
+        base = peak_bytes(lambda: ref.step(x_np, y_np))
+        seen[f"B4 numpy peak b{batch}"] = (base, "MiB")
+        ours = EagerStep(params)
+        x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
+        value = peak_bytes(lambda: ours.step(x, y))
+        row(f"B4 b{batch}", f"peak memory of one step, batch {batch}", value, "MiB",
+            {"numpy": base})
+
+
+def load_torch(disabled: bool):
+    if disabled:
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    return torch
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="eager benchmarks (B1-B4 of issue #2)")
+    parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
+    args = parser.parse_args(argv)
+    budget, repeat = (0.05, 3) if args.quick else (0.3, 7)
+
+    torch = load_torch(args.no_torch)
+    print(f"python {platform.python_version()}, numpy {np.__version__}, "
+          f"torch {torch.__version__ if torch else 'not installed'}, "
+          f"threads: {os.environ.get('OMP_NUM_THREADS')}, {platform.machine()}, "
+          f"{'quick' if args.quick else 'full'} run")
+    print("times are per call; ratios are eager / baseline on the minimum "
+          "(below 1.0x: eager is faster)\n")
+    seen = {}
+    bench_b1(torch, budget, repeat, seen)
+    bench_b2(torch, budget, repeat, seen)
+    bench_b3(torch, budget, repeat, seen, (64, 512))
+    bench_b4(seen, (64, 512))
+    print_table()
+    print_baselines(seen)
+
+
+if __name__ == "__main__":
+    main()
