@@ -177,10 +177,6 @@ def test_set_lr():
         opt.set_lr(0.0)
 
 
-@pytest.mark.xfail(raises=ValueError, strict=False,
-                   reason="eager/autograd/tensor_wrapper.py recover_impl evaluates `tensor and "
-                          "tensor._name`, i.e. Tensor.__bool__, on a multi-element tensor and "
-                          "raises ValueError before the version error")
 @pytest.mark.parametrize("opt_cls", [SGD, Momentum, Adam])
 def test_step_leaves_grad_unchanged_and_invalidates_saved_graph(opt_cls):
     p = make_param()
