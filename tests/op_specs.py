@@ -476,5 +476,115 @@ SPECS = [
            unary_grad_cases(2), grad=False),
 ]
 
+
+
+# -- views and indexing ---------------------------------------------------------------
+
+def ref_setitem(x, value, index):
+    out = x.copy()
+    out[index] = value
+    return out
+
+
+def ref_setitem_grad(value, g, index):
+    # setitem is affine in x (x with x[index] overwritten) and linear in value.
+    def x_part(a):
+        return ref_setitem(a, np.zeros(()), index)
+
+    def value_part(v):
+        return ref_setitem(np.zeros(g.shape), v, index)
+
+    return (linear_vjp(x_part, g.shape, g, g.dtype), linear_vjp(value_part, value.shape, g, value.dtype))
+
+
+def _indexed_shape(shape, index):
+    return np.zeros(shape)[index].shape
+
+
+SQUEEZE_CASES = (
+    Case(((2, 1, 3),), {"axis": []}),
+    Case(((2, 1, 3),), {"axis": [1]}),
+    Case(((1, 3, 1),), {"axis": [-1]}),
+    Case(((1,),), {"axis": []}),
+    Case(((),), {"axis": []}),
+    Case(((1, 0, 1),), {"axis": [0]}),
+)
+UNSQUEEZE_CASES = (
+    Case(((2, 3),), {"axis": [0]}),
+    Case(((2, 3),), {"axis": [-1]}),
+    Case(((2, 3),), {"axis": [0, 3]}),
+    Case(((),), {"axis": [0]}),
+    Case(((0, 3),), {"axis": [1]}),
+)
+FLATTEN_CASES = (
+    Case(((2, 3, 4),), {}),
+    Case(((2, 3, 4),), {"start_axis": 1}),
+    Case(((2, 3, 4),), {"start_axis": 0, "stop_axis": 1}),
+    Case(((2, 3, 4),), {"start_axis": -2, "stop_axis": -1}),
+    Case(((0, 3),), {}),
+)
+# Basic indices (ints, slices, None, Ellipsis) and advanced ones, including a
+# repeated integer index, whose gradient must accumulate.
+GETITEM_CASES = (
+    Case(((4, 3),), {"index": (1,)}),
+    Case(((4, 3),), {"index": (slice(None), 0)}),
+    Case(((4, 3),), {"index": (slice(1, 3), None, Ellipsis)}),
+    Case(((4, 3),), {"index": (slice(None, None, -2),)}),
+    Case(((4, 3),), {"index": (np.array([0, 2, 0]),)}),
+    Case(((4, 3),), {"index": (np.array([True, False, True, False]),)}),
+    Case(((5,),), {"index": (slice(2, 2),)}),          # empty result
+)
+# setitem cases: each element of x written at most once (a repeated index has no one answer).
+SETITEM_CASES = (
+    Case(((4, 3), (3,)), {"index": (1,)}),
+    Case(((4, 3), ()), {"index": (slice(None), 0)}),
+    Case(((4, 3), (2, 1)), {"index": (slice(1, 3),)}),
+    Case(((4, 3), (2, 3)), {"index": (np.array([3, 0]),)}),
+)
+
+
+def ref_squeeze(x, axis=()):
+    if not axis:
+        return np.squeeze(x)
+    return np.squeeze(x, axis=tuple(a % x.ndim for a in axis))
+
+
+def ref_flatten(x, start_axis=0, stop_axis=-1):
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, stop = start_axis % x.ndim, stop_axis % x.ndim
+    return x.reshape(x.shape[:start] + (-1 if x.size else int(np.prod(x.shape[start:stop + 1])),) + x.shape[stop + 1:])
+
+
+def _view_grad_spec(name, fn, ref, cases):
+    return OpSpec(f"{name}_grad", fn, lambda x, g: g.reshape(x.shape), ("real", "real"),
+                  tuple(Case((c.shapes[0], ref(np.zeros(c.shapes[0]), **c.attrs).shape)) for c in cases),
+                  dtypes=FLOATS + INTS, grad=False)
+
+
+SPECS += [
+    OpSpec("squeeze", F.squeeze, ref_squeeze, ("real",), SQUEEZE_CASES, dtypes=FLOATS + INTS),
+    _view_grad_spec("squeeze", F.squeeze_grad, ref_squeeze, SQUEEZE_CASES),
+    OpSpec("unsqueeze", F.unsqueeze, lambda x, axis: np.expand_dims(x, tuple(axis)), ("real",),
+           UNSQUEEZE_CASES, dtypes=FLOATS + INTS),
+    _view_grad_spec("unsqueeze", F.unsqueeze_grad, lambda x, axis: np.expand_dims(x, tuple(axis)),
+                    UNSQUEEZE_CASES),
+    OpSpec("flatten", F.flatten, ref_flatten, ("real",), FLATTEN_CASES, dtypes=FLOATS + INTS),
+    _view_grad_spec("flatten", F.flatten_grad, ref_flatten, FLATTEN_CASES),
+    OpSpec("getitem", F.getitem, lambda x, index: np.array(x[index]), ("real",), GETITEM_CASES,
+           dtypes=FLOATS + INTS),
+    OpSpec("getitem_grad", F.getitem_grad,
+           lambda x, g, index: linear_vjp(lambda a: a[index], x.shape, g, g.dtype), ("real", "real"),
+           tuple(Case((c.shapes[0], _indexed_shape(c.shapes[0], c.attrs["index"])), c.attrs)
+                 for c in GETITEM_CASES),
+           dtypes=FLOATS + INTS, wrt=(1,)),
+    OpSpec("getitem_double_grad", F.getitem_double_grad, lambda g, index: np.array(g[index]), ("real",),
+           GETITEM_CASES),
+    OpSpec("setitem", F.setitem, ref_setitem, ("real", "real"), SETITEM_CASES, dtypes=FLOATS + INTS),
+    OpSpec("setitem_grad", F.setitem_grad, ref_setitem_grad, ("real", "real"),
+           tuple(Case((c.shapes[1], c.shapes[0]), c.attrs) for c in SETITEM_CASES),
+           dtypes=FLOATS + INTS, grad=False),
+]
+
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
 assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"
