@@ -145,7 +145,7 @@ def test_show_saved_lists_tensors_and_totals_bytes():
     # matmul keeps x and w (48 + 24), tanh keeps its output (4*2*4 = 32); the rest shape only.
     assert graph.stats["saved_bytes"] == 48 + 24 + 32
     assert "saved for backward: 104 B" in graph.source
-    assert "saved for backward" not in eager.viz.make_graph(loss).source.split("label=<<TABLE")[-1].split("legend")[0]
+    assert "saved for backward" not in eager.viz.make_graph(loss).source
 
 
 def test_a_buffer_saved_twice_counts_once():
@@ -217,8 +217,7 @@ def test_collapse_folds_deep_scopes():
     enc = by_label(lines, "enc")
     assert "box3d" in lines[enc] and "4 ops folded · 2 leaves" in lines[enc]
     mean = by_label(lines, "mean_grad")
-    assert edges(source) == [(mean, by_label(lines, "output")), (enc, mean)] or \
-        sorted(edges(source)) == sorted([(mean, by_label(lines, "output")), (enc, mean)])
+    assert sorted(edges(source)) == sorted([(mean, by_label(lines, "output")), (enc, mean)])
     assert graph.stats["folds"] == 1 and graph.stats["folded_ops"] == 4
     assert "scopes deeper than 0 folded: 4 ops in 1 box" in source
 

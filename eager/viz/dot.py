@@ -35,8 +35,8 @@ def make_graph(outputs, params=None, show_attrs: bool = False, show_saved: bool 
         all-zero ones gray, and the caption counts them.
     collapse: fold name scopes deeper than this depth into one box each
         (0 folds every top-level scope).
-    max_nodes: stop after this many grad nodes; the caption says how many were
-        left out.
+    max_nodes: stop after this many grad nodes (leaves included), nearest the
+        outputs first; the caption says how many were left out.
     rankdir: "TB" (default), "LR", "BT" or "RL".
 
     Render with ``eager.viz.render(graph, "graph.svg")`` or ``graph.pipe(format="svg")``
