@@ -365,6 +365,18 @@ def test_several_outputs_and_an_output_without_grad():
     assert len([e for e in edges(graph.source) if e[0] == by_label(lines, "leaf")]) == 2
 
 
+def test_edges_from_a_multi_output_op_name_the_output():
+    w = leaf((2, 3))
+    parts = eager.split(w, 3, axis=1)
+    loss = eager.sum(eager.concat([eager.tanh(parts[0]), parts[2]], axis=1))
+    source = eager.viz.make_graph(loss).source
+    lines = node_lines(source)
+    split = by_label(lines, "split_grad")
+    labelled = re.findall(rf"^\s*{split} -> (\w+) \[label=\" out(\d)\"", source, re.M)
+    assert sorted(labelled) == sorted([(by_label(lines, "tanh_grad"), "0"),
+                                       (by_label(lines, "concat_grad"), "2")])
+
+
 def test_bad_arguments_are_named():
     loss, _, _ = small_net()
     with pytest.raises(TypeError, match="outputs: expected a Tensor"):
