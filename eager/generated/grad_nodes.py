@@ -176,9 +176,9 @@ class PowGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.pow_grad(x, out_grad, self.y)
-            return (grad,)
+            return (grad, )
         grad = _phi.pow_grad(self.x.recover_impl(self), out_grad.impl, self.y)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class ScaleGradNode(GradNodeBase):
@@ -196,9 +196,9 @@ class ScaleGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             grad = _composite.scale_grad(out_grad, self.scale)
-            return (grad,)
+            return (grad, )
         grad = _phi.scale_grad(out_grad.impl, self.scale)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class MatmulGradNode(GradNodeBase):
@@ -277,9 +277,9 @@ class ReluGradNode(GradNodeBase):
         if create_graph:
             out = self.out.recover(self)
             grad = _composite.relu_grad(out, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.relu_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class TanhGradNode(GradNodeBase):
@@ -301,9 +301,9 @@ class TanhGradNode(GradNodeBase):
         if create_graph:
             out = self.out.recover(self)
             grad = _F.tanh_grad(out, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.tanh_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class TanhDoubleGradNode(GradNodeBase):
@@ -350,9 +350,9 @@ class SigmoidGradNode(GradNodeBase):
         if create_graph:
             out = self.out.recover(self)
             grad = _F.sigmoid_grad(out, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.sigmoid_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class SigmoidDoubleGradNode(GradNodeBase):
@@ -399,9 +399,9 @@ class ExpGradNode(GradNodeBase):
         if create_graph:
             out = self.out.recover(self)
             grad = _F.exp_grad(out, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.exp_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class ExpDoubleGradNode(GradNodeBase):
@@ -448,9 +448,9 @@ class LogGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.log_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.log_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class SumGradNode(GradNodeBase):
@@ -472,9 +472,9 @@ class SumGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.sum_grad(x, out_grad, self.axis, self.keepdim)
-            return (grad,)
+            return (grad, )
         grad = _phi.sum_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class MeanGradNode(GradNodeBase):
@@ -496,9 +496,9 @@ class MeanGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.mean_grad(x, out_grad, self.axis, self.keepdim)
-            return (grad,)
+            return (grad, )
         grad = _phi.mean_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class ReshapeGradNode(GradNodeBase):
@@ -520,9 +520,9 @@ class ReshapeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.reshape_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class TransposeGradNode(GradNodeBase):
@@ -540,9 +540,9 @@ class TransposeGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             grad = _composite.transpose_grad(out_grad, self.perm)
-            return (grad,)
+            return (grad, )
         grad = _phi.transpose_grad(out_grad.impl, self.perm)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class CastGradNode(GradNodeBase):
@@ -564,9 +564,9 @@ class CastGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.cast_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.cast_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class SqueezeGradNode(GradNodeBase):
@@ -588,9 +588,9 @@ class SqueezeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.squeeze_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class UnsqueezeGradNode(GradNodeBase):
@@ -612,9 +612,9 @@ class UnsqueezeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.unsqueeze_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class FlattenGradNode(GradNodeBase):
@@ -636,9 +636,9 @@ class FlattenGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad,)
+            return (grad, )
         grad = _phi.flatten_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class GetitemGradNode(GradNodeBase):
@@ -660,9 +660,9 @@ class GetitemGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _F.getitem_grad(x, out_grad, self.index)
-            return (grad,)
+            return (grad, )
         grad = _phi.getitem_grad(self.x.recover_impl(self), out_grad.impl, self.index)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class GetitemDoubleGradNode(GradNodeBase):
@@ -679,7 +679,7 @@ class GetitemDoubleGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         grad = _composite.getitem_double_grad(grad_x_grad, self.index)
-        return (grad,)
+        return (None, grad, )
 
 
 class SetitemGradNode(GradNodeBase):
@@ -772,9 +772,9 @@ class SplitGradNode(GradNodeBase):
         out_grad = grads
         if create_graph:
             grad = _composite.split_grad(out_grad, self.axis)
-            return (grad,)
+            return (grad, )
         grad = _phi.split_grad([g.impl for g in out_grad], self.axis)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
 
 
 class UnbindGradNode(GradNodeBase):
@@ -793,6 +793,6 @@ class UnbindGradNode(GradNodeBase):
         out_grad = grads
         if create_graph:
             grad = _composite.unbind_grad(out_grad, self.axis)
-            return (grad,)
+            return (grad, )
         grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis)
-        return (_T.Tensor(grad),)
+        return (_T.Tensor(grad), )
