@@ -406,7 +406,7 @@ def grad_node_expectations():
     for entry in yaml.safe_load(BACKWARD_YAML.read_text()):
         match = re.fullmatch(r"\s*(\w+)\s*(\(.*\))\s*->\s*(.+)", entry["forward"])
         fwd_name, fwd_args, fwd_outputs = match.groups()
-        outputs = re.findall(r"Tensor\((\w+)\)", fwd_outputs)
+        outputs = re.findall(r"Tensor(?:\[\])?\((\w+)\)", fwd_outputs)
         tensors = {name for type_, name in parse_signature(fwd_args) if type_.startswith("Tensor")}
         grads = {f"{o}_grad" for o in outputs}
         args = parse_signature(entry["args"])
