@@ -321,3 +321,16 @@ def test_func_must_return_tensors(fn):
     with pytest.raises(TypeError, match=rf"{fn.__name__}: func must return a Tensor or a non-empty "
                                         rf"tuple of Tensors, got float"):
         fn(lambda a: 1.0, t([1.0]))
+
+
+def test_identity_function():
+    x, v = t([1.0, 2.0]), t([3.0, 4.0])
+    np.testing.assert_array_equal(jacobian(lambda a: a, x).numpy(), np.eye(2))
+    np.testing.assert_array_equal(vjp(lambda a: a, x, v)[1].numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(jvp(lambda a: a, x, v)[1].numpy(), [3.0, 4.0])
+
+
+def test_constant_output_jacobian_is_unused():
+    with pytest.raises(AutogradError, match=r"jacobian: output 0 does not depend on input 0"):
+        jacobian(lambda a: t([1.0, 1.0]), t([1.0]))
+    assert jacobian(lambda a: t([1.0, 1.0]), t([1.0]), allow_unused=True) is None

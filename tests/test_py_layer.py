@@ -400,6 +400,15 @@ def test_saved_tensor_modified_inplace_raises_at_backward():
         y.sum().backward()
 
 
+def test_saved_output_modified_inplace_raises_at_backward():
+    x = leaf([0.1, 0.2])
+    y = Tanh.apply(x)
+    with eager.no_grad():
+        y.scale_(2.0)
+    with pytest.raises(AutogradError, match=r"Tanh_backward.*saved at version 0 and is now at version 1"):
+        y.backward(eager.to_tensor(np.ones(2)))
+
+
 def test_second_backward_without_retain_graph_raises():
     x = leaf([1.0, 2.0])
     y = Cube.apply(x)  # the layer is the root: its own saved tensors are what is missing
