@@ -75,19 +75,34 @@ class Timing:
         self.median = statistics.median(per_call)
 
 
-def measure(stmt, setup_globals=None, *, budget: float, repeat: int, per: int = 1) -> Timing:
-    """timeit with autorange: each repeat runs `stmt` enough times to last about
-    `budget` seconds; returns seconds per call divided by `per` (e.g. per node)."""
-    timer = timeit.Timer(stmt, globals=setup_globals) if isinstance(stmt, str) else timeit.Timer(stmt)
+def _timer(stmt, setup_globals=None):
+    return timeit.Timer(stmt, globals=setup_globals) if isinstance(stmt, str) else timeit.Timer(stmt)
+
+
+def _calibrate(timer, budget: float) -> int:
+    """How many calls make one repeat last about `budget` seconds."""
     number = 1
-    while True:  # calibrate: grow `number` until one run takes a tenth of the budget
+    while True:
         elapsed = timer.timeit(number)
         if elapsed >= budget / 10:
             break
         number *= 10 if elapsed < budget / 100 else 2
-    number = max(1, round(number * budget / elapsed))
-    runs = timer.repeat(repeat=repeat, number=number)
-    return Timing([t / number / per for t in runs])
+    return max(1, round(number * budget / elapsed))
+
+
+def measure_many(stmts: dict, *, budget: float, repeat: int, per: int = 1) -> dict:
+    """Times several statements (name -> str or callable) with timeit, interleaving
+    their repeats (a, b, c, a, b, c, ...) so that a change in machine load during
+    the run affects eager and its baselines alike. Returns name -> Timing of
+    seconds per call divided by `per` (e.g. per node)."""
+    timers = {name: _timer(stmt) if not isinstance(stmt, tuple) else _timer(*stmt)
+              for name, stmt in stmts.items()}
+    numbers = {name: _calibrate(timer, budget) for name, timer in timers.items()}
+    runs = {name: [] for name in timers}
+    for _ in range(repeat):
+        for name, timer in timers.items():
+            runs[name].append(timer.timeit(numbers[name]) / numbers[name] / per)
+    return {name: Timing(values) for name, values in runs.items()}
 
 
 # -- the table -------------------------------------------------------------------
@@ -148,28 +163,27 @@ def print_baselines(baselines_seen):
 def bench_b1(torch, budget, repeat, seen):
     a_np = np.arange(16, dtype=np.float32)
     b_np = np.ones(16, dtype=np.float32)
-    base_numpy = measure("np.add(x, y)", {"np": np, "x": a_np, "y": b_np}, budget=budget, repeat=repeat)
-    seen["B1 numpy np.add"] = (base_numpy, "us")
     for mode in ("on", "off"):
         a = eager.to_tensor(a_np, stop_gradient=(mode == "off"))
         b = eager.to_tensor(b_np)
-        if mode == "on":
-            t = measure("a + b", {"a": a, "b": b}, budget=budget, repeat=repeat)
-        else:
-            with eager.no_grad():
-                t = measure("a + b", {"a": a, "b": b}, budget=budget, repeat=repeat)
-        base_torch = None
+        stmts = {"eager": ("a + b", {"a": a, "b": b}),
+                 "numpy": ("np.add(x, y)", {"np": np, "x": a_np, "y": b_np})}
         if torch is not None:
             ta = torch.from_numpy(a_np.copy()).requires_grad_(mode == "on")
-            tb = torch.from_numpy(b_np.copy())
-            if mode == "on":
-                base_torch = measure("a + b", {"a": ta, "b": tb}, budget=budget, repeat=repeat)
+            stmts["torch"] = ("a + b", {"a": ta, "b": torch.from_numpy(b_np.copy())})
+        # Recording off means under no_grad for both frameworks; the grad-mode
+        # switches are thread state, so entering them around the timing suffices.
+        with eager.set_grad_enabled(mode == "on"):
+            if torch is not None:
+                with torch.set_grad_enabled(mode == "on"):
+                    t = measure_many(stmts, budget=budget, repeat=repeat)
             else:
-                with torch.no_grad():
-                    base_torch = measure("a + b", {"a": ta, "b": tb}, budget=budget, repeat=repeat)
-            seen[f"B1 torch a + b, recording {mode}"] = (base_torch, "us")
-        row(f"B1 {mode}", f"a + b, (16,) f32, recording {mode}", t, "us",
-            {"numpy": base_numpy, "torch": base_torch})
+                t = measure_many(stmts, budget=budget, repeat=repeat)
+        seen[f"B1 numpy np.add ({mode} run)"] = (t["numpy"], "us")
+        if torch is not None:
+            seen[f"B1 torch a + b, recording {mode}"] = (t["torch"], "us")
+        row(f"B1 {mode}", f"a + b, (16,) f32, recording {mode}", t["eager"], "us",
+            {"numpy": t["numpy"], "torch": t.get("torch")})
 
 
 # -- B2: per-node forward + backward ----------------------------------------------
@@ -210,15 +224,15 @@ def bench_b2(torch, budget, repeat, seen):
     c_np = rng.standard_normal(16).astype(np.float32)
     x = eager.to_tensor(x_np, stop_gradient=False)
     c = eager.to_tensor(c_np)
-    t = measure(lambda: eager_chain(x, c), budget=budget, repeat=repeat, per=CHAIN)
-    base_torch = None
+    stmts = {"eager": lambda: eager_chain(x, c)}
     if torch is not None:
         tx = torch.from_numpy(x_np.copy()).requires_grad_(True)
         tc = torch.from_numpy(c_np.copy())
-        base_torch = measure(lambda: torch_chain(torch, tx, tc), budget=budget, repeat=repeat,
-                             per=CHAIN)
-        seen["B2 torch fwd+bwd per node"] = (base_torch, "us")
-    row("B2", f"fwd+bwd per node, {CHAIN}-op chain", t, "us", {"torch": base_torch})
+        stmts["torch"] = lambda: torch_chain(torch, tx, tc)
+    t = measure_many(stmts, budget=budget, repeat=repeat, per=CHAIN)
+    if torch is not None:
+        seen["B2 torch fwd+bwd per node"] = (t["torch"], "us")
+    row("B2", f"fwd+bwd per node, {CHAIN}-op chain", t["eager"], "us", {"torch": t.get("torch")})
 
 
 # -- B3 / B4: one training step ----------------------------------------------------
@@ -347,19 +361,19 @@ def bench_b3(torch, budget, repeat, seen, batches):
     for batch in batches:
         x_np, y_np = make_batch(batch)
         ref = NumpyMLP(params)
-        base_numpy = measure(lambda: ref.step(x_np, y_np), budget=budget, repeat=repeat)
-        seen[f"B3 numpy step b{batch}"] = (base_numpy, "ms")
         ours = EagerStep(params)
         x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
-        t = measure(lambda: ours.step(x, y), budget=budget, repeat=repeat)
-        base_torch = None
+        stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y)}
         if torch is not None:
             theirs = TorchStep(torch, params)
             tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
-            base_torch = measure(lambda: theirs.step(tx, ty), budget=budget, repeat=repeat)
-            seen[f"B3 torch step b{batch}"] = (base_torch, "ms")
-        row(f"B3 b{batch}", f"MLP SGD step, batch {batch}", t, "ms",
-            {"numpy": base_numpy, "torch": base_torch})
+            stmts["torch"] = lambda: theirs.step(tx, ty)
+        t = measure_many(stmts, budget=budget, repeat=repeat)
+        seen[f"B3 numpy step b{batch}"] = (t["numpy"], "ms")
+        if torch is not None:
+            seen[f"B3 torch step b{batch}"] = (t["torch"], "ms")
+        row(f"B3 b{batch}", f"MLP SGD step, batch {batch}", t["eager"], "ms",
+            {"numpy": t["numpy"], "torch": t.get("torch")})
 
 
 def peak_bytes(step):

@@ -44,6 +44,7 @@ class Linear(Layer):
                                           generator=generator)
 
     def forward(self, x: Tensor) -> Tensor:
+        """x @ weight (+ bias); x has shape [..., in_features]."""
         if not isinstance(x, Tensor):
             F._check_tensor(f"Linear({self._full_name})", "x", x)
         if not x.shape or x.shape[-1] != self.in_features:
@@ -56,6 +57,7 @@ class Linear(Layer):
         return out
 
     def extra_repr(self) -> str:
+        """Sizes and dtype, shown by repr."""
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"dtype={self._dtype.name.lower()}")
 
@@ -67,6 +69,7 @@ class ReLU(Layer):
         super().__init__(name_scope=name)
 
     def forward(self, x):
+        """relu(x)."""
         return F.relu(x)
 
 
@@ -77,6 +80,7 @@ class Tanh(Layer):
         super().__init__(name_scope=name)
 
     def forward(self, x):
+        """tanh(x)."""
         return F.tanh(x)
 
 
@@ -87,6 +91,7 @@ class Sigmoid(Layer):
         super().__init__(name_scope=name)
 
     def forward(self, x):
+        """sigmoid(x)."""
         return F.sigmoid(x)
 
 
@@ -98,9 +103,11 @@ class Softmax(Layer):
         self.axis = axis
 
     def forward(self, x):
+        """softmax(x) along self.axis."""
         return F.softmax(x, self.axis)
 
     def extra_repr(self):
+        """The axis, shown by repr."""
         return f"axis={self.axis}"
 
 
@@ -112,6 +119,7 @@ class MSELoss(Layer):
         self.reduction = F._check_reduction("MSELoss", reduction)
 
     def forward(self, input, label):
+        """The loss of input against label."""
         return F.mse_loss(input, label, self.reduction)
 
 
@@ -126,6 +134,7 @@ class CrossEntropyLoss(Layer):
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
 
     def forward(self, input, label):
+        """The loss of input against label."""
         return F.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
                                self.soft_label, self.axis, self.use_softmax)
 
@@ -157,6 +166,7 @@ class Sequential(Layer):
             self.add_sublayer(name, layer)
 
     def forward(self, x):
+        """Each layer in order on the previous output."""
         for layer in self._sub_layers.values():
             x = layer(x)
         return x
