@@ -430,3 +430,52 @@ def test_initializers_and_errors():
         nn.seed("1")
     with pytest.raises(TypeError, match="XavierUniform: argument 'shape' expected a list of non-negative ints"):
         nn.initializer.XavierUniform()([2, -1])
+
+
+def test_linear_on_batched_3d_input():
+    fc = nn.Linear(3, 2)
+    x = np.random.default_rng(0).standard_normal((2, 4, 3)).astype("float32")
+    xt = tensor(x, stop_gradient=False)
+    y = fc(xt)
+    np.testing.assert_allclose(y.numpy(), x @ fc.weight.numpy() + fc.bias.numpy(), rtol=1e-5, atol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(fc.bias.grad.numpy(), np.full(2, 8.0), rtol=1e-6)
+    np.testing.assert_allclose(fc.weight.grad.numpy(), x.reshape(-1, 3).sum(0)[:, None].repeat(2, 1),
+                               rtol=1e-5)
+
+
+def test_loss_layers_and_layer_list_and_pre_hook():
+    x = tensor(np.array([[1.0, 2.0], [0.5, -1.0]]))
+    labels = eager.to_tensor(np.array([1, 0]))
+    np.testing.assert_allclose(nn.CrossEntropyLoss()(x, labels).numpy(),
+                               F.cross_entropy(x, labels).numpy())
+    np.testing.assert_allclose(nn.MSELoss(reduction="sum")(x, x * 0.0).numpy(), (x.numpy() ** 2).sum())
+    blocks = nn.LayerList([nn.Linear(2, 2) for _ in range(3)])
+    assert len(blocks) == 3 and len(blocks.parameters()) == 6
+    assert [n for n, _ in blocks.named_parameters()][:2] == ["0.weight", "0.bias"]
+    doubled = nn.ReLU()
+    doubled.register_forward_pre_hook(lambda layer, inputs: (inputs[0] * 2.0,))
+    np.testing.assert_allclose(doubled(x).numpy(), np.maximum(2 * x.numpy(), 0))
+    with pytest.raises(TypeError, match="LayerList.append: argument 'sublayer' expected a Layer"):
+        blocks.append(3)
+
+
+def test_second_derivative_through_composed_loss():
+    # The losses are made of differentiable ops, so create_graph gives exact
+    # higher-order gradients: d2/dx2 sum(softmax(x) * w) against finite differences.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(4)
+    w = rng.standard_normal(4)
+    xt = tensor(x, stop_gradient=False)
+    (g,) = eager.grad((F.softmax(xt) * tensor(w)).sum(), xt, create_graph=True)
+    v = rng.standard_normal(4)
+    (hv,) = eager.grad((g * tensor(v)).sum(), xt)
+
+    def grad_fn(a):
+        s = np.exp(a - a.max())
+        s /= s.sum()
+        return s * (w - (s * w).sum())
+
+    eps = 1e-6
+    expected = (grad_fn(x + eps * v) - grad_fn(x - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(hv.numpy(), expected, rtol=1e-6, atol=1e-9)
