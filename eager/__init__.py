@@ -9,14 +9,20 @@
 [3, 1]
 """
 import importlib
+import pkgutil
 
 __version__ = "0.1.0"
+
+_SUBMODULES = frozenset(module.name for module in pkgutil.iter_modules(__path__))
 
 
 def __getattr__(name):
     # The public API is loaded on first use rather than at import, so that
     # `python -m eager.api_gen` can regenerate the code that the API is built from
-    # even when that code is stale or broken.
+    # even when that code is stale or broken. `from eager import tensor` asks for
+    # the attribute before importing the submodule: give it the submodule alone.
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     api = importlib.import_module(".api", __name__)
     if name == "api":
         return api

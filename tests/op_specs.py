@@ -187,7 +187,8 @@ def _axes(axis, ndim):
 
 
 def ref_sum(x, axis=(), dtype=None, keepdim=False):
-    out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
+    # Without a dtype, bool and integer sums are int64, as in NumPy and Paddle.
+    out_dtype = (np.dtype("int64") if x.dtype.kind in "biu" else x.dtype) if dtype is None else dtype.numpy_dtype
     return np.asarray(np.sum(x, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim))
 
 
@@ -584,6 +585,99 @@ SPECS += [
     OpSpec("setitem_grad", F.setitem_grad, ref_setitem_grad, ("real", "real"),
            tuple(Case((c.shapes[1], c.shapes[0]), c.attrs) for c in SETITEM_CASES),
            dtypes=FLOATS + INTS, grad=False),
+]
+
+# -- joining and splitting ---------------------------------------------------------
+
+def _with_list_input(op, n_list):
+    """concat/stack take their tensors as one list: the table passes them one by one."""
+    def call(*tensors, **attrs):
+        result = op(list(tensors[:n_list]), *tensors[n_list:], **attrs) if n_list else op(list(tensors), **attrs)
+        return tuple(result) if isinstance(result, list) else result
+    return call
+
+
+def _tuple_result(op):
+    def call(*tensors, **attrs):
+        result = op(*tensors, **attrs)
+        return tuple(result) if isinstance(result, list) else result
+    return call
+
+
+def ref_split(x, num_or_sections, axis=0):
+    sections = [num_or_sections] if isinstance(num_or_sections, int) else list(num_or_sections)
+    length = x.shape[axis]
+    if len(sections) == 1:
+        sizes = [length // sections[0]] * sections[0]
+    else:
+        sizes = [length - sum(s for s in sections if s != -1) if s == -1 else s for s in sections]
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def ref_unbind(x, axis=0):
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+CONCAT_CASES = (
+    Case(((2, 3), (4, 3)), {"axis": 0}),
+    Case(((2, 3), (2, 1)), {"axis": -1}),
+    Case(((2, 0), (2, 2)), {"axis": 1}),
+    Case(((3,), (1,)), {"axis": 0}),
+)
+STACK_CASES = (
+    Case(((2, 3), (2, 3)), {"axis": 0}),
+    Case(((2, 3), (2, 3)), {"axis": -1}),
+    Case(((), ()), {"axis": 0}),
+    Case(((0, 2), (0, 2)), {"axis": 1}),
+)
+SPLIT_CASES = (
+    Case(((6, 2),), {"num_or_sections": 3, "axis": 0}),
+    Case(((2, 5),), {"num_or_sections": [1, -1, 2], "axis": 1}),
+    Case(((2, 4),), {"num_or_sections": [0, 4], "axis": -1}),
+)
+UNBIND_CASES = (
+    Case(((3, 2),), {"axis": 0}),
+    Case(((2, 3, 2),), {"axis": -1}),
+    Case(((2,),), {"axis": 0}),
+)
+
+
+def _joined_shape(ref, shapes, attrs):
+    return ref(*[np.zeros(s) for s in shapes], **attrs).shape
+
+
+def _pieces_shapes(ref, shape, attrs):
+    return tuple(p.shape for p in ref(np.zeros(shape), **attrs))
+
+
+SPECS += [
+    OpSpec("concat", _with_list_input(F.concat, 0), lambda *xs, axis: np.concatenate(xs, axis=axis),
+           ("real", "real"), CONCAT_CASES, dtypes=FLOATS + INTS),
+    OpSpec("stack", _with_list_input(F.stack, 0), lambda *xs, axis: np.stack(xs, axis=axis),
+           ("real", "real"), STACK_CASES, dtypes=FLOATS + INTS),
+    OpSpec("split", _tuple_result(F.split), ref_split, ("real",), SPLIT_CASES, dtypes=FLOATS + INTS),
+    OpSpec("unbind", _tuple_result(F.unbind), ref_unbind, ("real",), UNBIND_CASES, dtypes=FLOATS + INTS),
+    # Backward ops: the list inputs of concat_grad/stack_grad are shape-only.
+    OpSpec("concat_grad", _with_list_input(F.concat_grad, 2),
+           lambda x0, x1, g, axis: tuple(np.split(g, [x0.shape[axis]], axis=axis)),
+           ("real", "real", "real"),
+           tuple(Case(c.shapes + (_joined_shape(lambda *xs, axis: np.concatenate(xs, axis=axis), c.shapes, c.attrs),),
+                      c.attrs) for c in CONCAT_CASES),
+           dtypes=FLOATS + INTS, wrt=(2,)),
+    OpSpec("stack_grad", _with_list_input(F.stack_grad, 2),
+           lambda x0, x1, g, axis: tuple(np.moveaxis(g, axis, 0)),
+           ("real", "real", "real"),
+           tuple(Case(c.shapes + (_joined_shape(lambda *xs, axis: np.stack(xs, axis=axis), c.shapes, c.attrs),),
+                      c.attrs) for c in STACK_CASES),
+           dtypes=FLOATS + INTS, wrt=(2,)),
+    OpSpec("split_grad", _with_list_input(F.split_grad, 3),
+           lambda g0, g1, g2, axis: np.concatenate([g0, g1, g2], axis=axis), ("real", "real", "real"),
+           (Case(((2, 2), (2, 2), (2, 2)), {"axis": 0}), Case(((2, 1), (2, 0), (2, 3)), {"axis": -1})),
+           dtypes=FLOATS + INTS),
+    OpSpec("unbind_grad", _with_list_input(F.unbind_grad, 2),
+           lambda g0, g1, axis: np.stack([g0, g1], axis=axis), ("real", "real"),
+           (Case(((2, 3), (2, 3)), {"axis": 0}), Case(((3,), (3,)), {"axis": -1}), Case(((), ()), {"axis": 0})),
+           dtypes=FLOATS + INTS),
 ]
 
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}

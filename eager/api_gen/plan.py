@@ -226,7 +226,7 @@ class ForwardPlan:
     all_outputs: list
     phi: str | None
     invoke: str | None
-    composite: str | None
+    composite: str | None  # with a kernel: used when recording; without: always
     node: NodePlan | None
     inplace: tuple | None
     view: tuple | None
@@ -248,6 +248,8 @@ class ForwardPlan:
 
 def max_order(op: OpSpec, everything: dict) -> float:
     """How many times gradients of this op can be taken, known from the YAML alone."""
+    if op.composite is not None:
+        return math.inf  # called directly, it records through its composite rule
     order = 0
     seen = set()
     while op.backward is not None and op.name not in seen:
@@ -266,7 +268,7 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     if op.invoke is not None:
         invoke = f"{op.invoke.func}({', '.join(op.invoke.args)})"
     composite = None
-    if op.kernel is None and op.composite is not None:
+    if op.composite is not None:
         composite = f"_composite.{op.composite.func}({', '.join(op.composite.args)})"
     returned = [o.name for o in op.outputs if o.name not in op.intermediate]
     saves_inplace_input = False

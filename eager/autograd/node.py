@@ -96,19 +96,19 @@ class GradNodeAccumulation(GradNodeBase):
     the next GC cycle.
     """
 
-    __slots__ = ("_meta_ref", "_tensor_ref")
+    __slots__ = ("_meta_ref", "tensor_ref")
     name = "accumulate_grad"
     post_hooks = None  # {handle id: hook(tensor)}, run after .grad is updated
 
     def __init__(self, meta, tensor=None):
         super().__init__(())
         self._meta_ref = weakref.ref(meta)
-        self._tensor_ref = None if tensor is None else weakref.ref(tensor)
+        self.tensor_ref = None if tensor is None else weakref.ref(tensor)
 
     @property
     def tensor(self):
         """The leaf tensor, while it is alive."""
-        return None if self._tensor_ref is None else self._tensor_ref()
+        return None if self.tensor_ref is None else self.tensor_ref()
 
     def apply(self, grads, create_graph: bool):
         grad = grads[0]

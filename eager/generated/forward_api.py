@@ -940,7 +940,7 @@ def unbind(x, axis=0, name=None):
 def add_grad(x, y, out_grad, out_mask=None, name=None):
     """add_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("add_grad", "x", x)
@@ -948,6 +948,8 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("add_grad", "y", y)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("add_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.add_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.add_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
@@ -959,7 +961,7 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
 def subtract_grad(x, y, out_grad, out_mask=None, name=None):
     """subtract_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("subtract_grad", "x", x)
@@ -967,6 +969,8 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("subtract_grad", "y", y)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("subtract_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.subtract_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.subtract_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
@@ -1007,7 +1011,7 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
 def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, out_mask=None, name=None):
     """multiply_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("multiply_double_grad", "x", x)
@@ -1025,7 +1029,7 @@ def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, out_mask=None
 def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
     """divide_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("divide_grad", "x", x)
@@ -1035,6 +1039,8 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
         raise bad_tensor("divide_grad", "out", out)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("divide_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.divide_grad(x, y, out, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.divide_grad(x.impl, y.impl, out.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
@@ -1046,13 +1052,15 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
 def pow_grad(x, out_grad, y, name=None):
     """pow_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("pow_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("pow_grad", "out_grad", out_grad)
     y = to_scalar(y, "pow_grad", "y")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.pow_grad(x.impl, out_grad.impl, y))
     if _anomaly.enabled:
         check_forward("pow_grad", (x_grad,))
@@ -1062,11 +1070,13 @@ def pow_grad(x, out_grad, y, name=None):
 def scale_grad(out_grad, scale, name=None):
     """scale_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("scale_grad", "out_grad", out_grad)
     scale = to_scalar(scale, "scale_grad", "scale")
+    if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.scale_grad(out_grad.impl, scale))
     if _anomaly.enabled:
         check_forward("scale_grad", (x_grad,))
@@ -1109,7 +1119,7 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
 def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y, out_mask=None, name=None):
     """matmul_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("matmul_double_grad", "x", x)
@@ -1129,12 +1139,14 @@ def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, tr
 def relu_grad(out, out_grad, name=None):
     """relu_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out, _T.Tensor):
         raise bad_tensor("relu_grad", "out", out)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("relu_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.relu_grad(out.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("relu_grad", (x_grad,))
@@ -1164,7 +1176,7 @@ def tanh_grad(out, out_grad, name=None):
 def tanh_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
     """tanh_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out, _T.Tensor):
         raise bad_tensor("tanh_double_grad", "out", out)
@@ -1198,7 +1210,7 @@ def sigmoid_grad(out, out_grad, name=None):
 def sigmoid_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
     """sigmoid_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out, _T.Tensor):
         raise bad_tensor("sigmoid_double_grad", "out", out)
@@ -1232,7 +1244,7 @@ def exp_grad(out, out_grad, name=None):
 def exp_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
     """exp_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out, _T.Tensor):
         raise bad_tensor("exp_double_grad", "out", out)
@@ -1246,12 +1258,14 @@ def exp_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
 def log_grad(x, out_grad, name=None):
     """log_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("log_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("log_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.log_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("log_grad", (x_grad,))
@@ -1261,7 +1275,7 @@ def log_grad(x, out_grad, name=None):
 def sum_grad(x, out_grad, axis, keepdim, name=None):
     """sum_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("sum_grad", "x", x)
@@ -1269,6 +1283,8 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
         raise bad_tensor("sum_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "sum_grad", "axis")
     keepdim = to_bool(keepdim, "sum_grad", "keepdim")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.sum_grad(x.impl, out_grad.impl, axis, keepdim))
     if _anomaly.enabled:
         check_forward("sum_grad", (x_grad,))
@@ -1278,7 +1294,7 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
 def mean_grad(x, out_grad, axis, keepdim, name=None):
     """mean_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("mean_grad", "x", x)
@@ -1286,6 +1302,8 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
         raise bad_tensor("mean_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "mean_grad", "axis")
     keepdim = to_bool(keepdim, "mean_grad", "keepdim")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.mean_grad(x.impl, out_grad.impl, axis, keepdim))
     if _anomaly.enabled:
         check_forward("mean_grad", (x_grad,))
@@ -1295,12 +1313,14 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
 def reshape_grad(x, out_grad, name=None):
     """reshape_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("reshape_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("reshape_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.reshape_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("reshape_grad", (x_grad,))
@@ -1310,11 +1330,13 @@ def reshape_grad(x, out_grad, name=None):
 def transpose_grad(out_grad, perm, name=None):
     """transpose_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("transpose_grad", "out_grad", out_grad)
     perm = to_int_array(perm, "transpose_grad", "perm")
+    if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.transpose_grad(out_grad.impl, perm))
     if _anomaly.enabled:
         check_forward("transpose_grad", (x_grad,))
@@ -1324,12 +1346,14 @@ def transpose_grad(out_grad, perm, name=None):
 def cast_grad(x, out_grad, name=None):
     """cast_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("cast_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.cast_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.cast_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("cast_grad", (x_grad,))
@@ -1339,12 +1363,14 @@ def cast_grad(x, out_grad, name=None):
 def squeeze_grad(x, out_grad, name=None):
     """squeeze_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("squeeze_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("squeeze_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("squeeze_grad", (x_grad,))
@@ -1354,12 +1380,14 @@ def squeeze_grad(x, out_grad, name=None):
 def unsqueeze_grad(x, out_grad, name=None):
     """unsqueeze_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("unsqueeze_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("unsqueeze_grad", (x_grad,))
@@ -1369,12 +1397,14 @@ def unsqueeze_grad(x, out_grad, name=None):
 def flatten_grad(x, out_grad, name=None):
     """flatten_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("flatten_grad", "x", x)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("flatten_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
         check_forward("flatten_grad", (x_grad,))
@@ -1404,7 +1434,7 @@ def getitem_grad(x, out_grad, index, name=None):
 def getitem_double_grad(grad_x_grad, index, name=None):
     """getitem_double_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(grad_x_grad, _T.Tensor):
         raise bad_tensor("getitem_double_grad", "grad_x_grad", grad_x_grad)
@@ -1415,13 +1445,15 @@ def getitem_double_grad(grad_x_grad, index, name=None):
 def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     """setitem_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(value, _T.Tensor):
         raise bad_tensor("setitem_grad", "value", value)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("setitem_grad", "out_grad", out_grad)
     index = to_index(index, "setitem_grad", "index")
+    if _grad_state.enabled and ((value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.setitem_grad(value, out_grad, index)  # recorded through differentiable ops
     x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     value_grad = None if value_grad is None else _T.Tensor(value_grad)
@@ -1433,12 +1465,14 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
 def concat_grad(x, out_grad, axis, name=None):
     """concat_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     x = check_tensor_list("concat_grad", "x", x, _T.Tensor)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("concat_grad", "out_grad", out_grad)
     axis = to_int(axis, "concat_grad", "axis")
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.concat_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [_T.Tensor(t) for t in _phi.concat_grad([t.impl for t in x], out_grad.impl, axis)]
     if _anomaly.enabled:
         check_forward("concat_grad", tuple(x_grad))
@@ -1448,12 +1482,14 @@ def concat_grad(x, out_grad, axis, name=None):
 def stack_grad(x, out_grad, axis, name=None):
     """stack_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     x = check_tensor_list("stack_grad", "x", x, _T.Tensor)
     if not isinstance(out_grad, _T.Tensor):
         raise bad_tensor("stack_grad", "out_grad", out_grad)
     axis = to_int(axis, "stack_grad", "axis")
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.stack_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [_T.Tensor(t) for t in _phi.stack_grad([t.impl for t in x], out_grad.impl, axis)]
     if _anomaly.enabled:
         check_forward("stack_grad", tuple(x_grad))
@@ -1463,10 +1499,12 @@ def stack_grad(x, out_grad, axis, name=None):
 def split_grad(out_grad, axis, name=None):
     """split_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     out_grad = check_tensor_list("split_grad", "out_grad", out_grad, _T.Tensor)
     axis = to_int(axis, "split_grad", "axis")
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
+        return _composite.split_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.split_grad([t.impl for t in out_grad], axis))
     if _anomaly.enabled:
         check_forward("split_grad", (x_grad,))
@@ -1476,10 +1514,12 @@ def split_grad(out_grad, axis, name=None):
 def unbind_grad(out_grad, axis, name=None):
     """unbind_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     out_grad = check_tensor_list("unbind_grad", "out_grad", out_grad, _T.Tensor)
     axis = to_int(axis, "unbind_grad", "axis")
+    if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
+        return _composite.unbind_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.unbind_grad([t.impl for t in out_grad], axis))
     if _anomaly.enabled:
         check_forward("unbind_grad", (x_grad,))

@@ -1,7 +1,7 @@
 """InferMeta of ops with one tensor input."""
 from __future__ import annotations
 
-from ..common.data_type import convert_dtype
+from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
 from .checks import normalize_axes
 
@@ -31,10 +31,13 @@ def reduce_infer_meta(x, axis, keepdim, out) -> None:
 
 
 def sum_infer_meta(x, axis, dtype, keepdim, out) -> None:
-    """As reduce_infer_meta; dtype, when given, is the result's dtype."""
+    """As reduce_infer_meta; dtype, when given, is the result's dtype. Without it,
+    bool and integer sums are int64 (as in NumPy and Paddle), so they cannot overflow."""
     reduce_infer_meta(x, axis, keepdim, out)
     if dtype is not None:
         out.dtype = convert_dtype(dtype)
+    elif x.dtype is DataType.BOOL or x.dtype in INTEGER_TYPES:
+        out.dtype = DataType.INT64
 
 
 def reshape_infer_meta(x, shape, out) -> None:

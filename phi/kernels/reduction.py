@@ -1,6 +1,11 @@
 """Reductions over axes and their gradients."""
+import numpy as np
+
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
+
+
+_INT64 = np.dtype("int64")
 
 
 def _axes(axis, ndim):
@@ -14,7 +19,12 @@ def _kept_shape(shape, axes):
 
 @register_kernel("sum", ALL_BACKENDS, ALL_TYPES)
 def sum(ctx, x, axis, dtype, keepdim):
-    out_dtype = x.dtype if dtype is None else dtype.numpy_dtype
+    if dtype is not None:
+        out_dtype = dtype.numpy_dtype
+    elif x.dtype.kind in "biu":
+        out_dtype = _INT64  # bool and integer sums widen, as in NumPy and Paddle
+    else:
+        out_dtype = x.dtype
     return ctx.xp.sum(x, axis=_axes(axis, x.ndim), dtype=out_dtype, keepdims=keepdim)
 
 
