@@ -1,6 +1,7 @@
 """Unary elementwise kernels and their gradients."""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INEXACT, NUMERIC
+from .funcs import conj
 
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
@@ -21,7 +22,7 @@ def tanh(ctx, x):
 @register_kernel("tanh_grad", ALL_BACKENDS, INEXACT)
 def tanh_grad(ctx, out, out_grad):
     xp = ctx.xp
-    return xp.multiply(out_grad, xp.conj(1 - xp.square(out)))
+    return xp.multiply(out_grad, conj(1 - xp.square(out)))
 
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
@@ -43,7 +44,7 @@ def exp(ctx, x):
 
 @register_kernel("exp_grad", ALL_BACKENDS, INEXACT)
 def exp_grad(ctx, out, out_grad):
-    return ctx.xp.multiply(out_grad, ctx.xp.conj(out))
+    return ctx.xp.multiply(out_grad, conj(out))
 
 
 @register_kernel("log", ALL_BACKENDS, INEXACT)
@@ -53,7 +54,7 @@ def log(ctx, x):
 
 @register_kernel("log_grad", ALL_BACKENDS, INEXACT)
 def log_grad(ctx, x, out_grad):
-    return ctx.xp.divide(out_grad, ctx.xp.conj(x))
+    return ctx.xp.divide(out_grad, conj(x))
 
 
 @register_kernel("pow", ALL_BACKENDS, INEXACT)
@@ -66,7 +67,7 @@ def pow_grad(ctx, x, out_grad, y):
     xp = ctx.xp
     if y == 0:
         return xp.zeros_like(out_grad)
-    return xp.multiply(out_grad, xp.multiply(xp.power(xp.conj(x), y - 1), y))
+    return xp.multiply(out_grad, xp.multiply(xp.power(conj(x), y - 1), y))
 
 
 @register_kernel("scale", ALL_BACKENDS, NUMERIC)

@@ -1,7 +1,7 @@
 """Binary elementwise kernels, their gradients and comparisons."""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
-from .funcs import reduce_to_shape, want
+from .funcs import conj, reduce_to_shape, want
 
 
 @register_kernel("add", ALL_BACKENDS, NUMERIC)
@@ -36,8 +36,8 @@ def multiply(ctx, x, y):
 @register_kernel("multiply_grad", ALL_BACKENDS, NUMERIC)
 def multiply_grad(ctx, x, y, out_grad, *, out_mask=None):
     xp = ctx.xp
-    x_grad = reduce_to_shape(xp.multiply(out_grad, xp.conj(y)), x.shape) if want(out_mask, 0) else None
-    y_grad = reduce_to_shape(xp.multiply(out_grad, xp.conj(x)), y.shape) if want(out_mask, 1) else None
+    x_grad = reduce_to_shape(xp.multiply(out_grad, conj(y)), x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(xp.multiply(out_grad, conj(x)), y.shape) if want(out_mask, 1) else None
     return x_grad, y_grad
 
 
@@ -49,9 +49,9 @@ def divide(ctx, x, y):
 @register_kernel("divide_grad", ALL_BACKENDS, INEXACT)
 def divide_grad(ctx, x, y, out, out_grad, *, out_mask=None):
     xp = ctx.xp
-    scaled = xp.divide(out_grad, xp.conj(y))
+    scaled = xp.divide(out_grad, conj(y))
     x_grad = reduce_to_shape(scaled, x.shape) if want(out_mask, 0) else None
-    y_grad = (reduce_to_shape(xp.negative(xp.multiply(scaled, xp.conj(out))), y.shape)
+    y_grad = (reduce_to_shape(xp.negative(xp.multiply(scaled, conj(out))), y.shape)
               if want(out_mask, 1) else None)
     return x_grad, y_grad
 

@@ -20,3 +20,12 @@ def reduce_to_shape(grad, shape):
 
 def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
+
+
+def conj(array):
+    """The complex conjugate, and the array itself when it is real.
+
+    Gradients of complex ops need conjugates; np.conj on a real array would
+    still allocate a full copy (a measurable cost in matmul_grad).
+    """
+    return array.conj() if array.dtype.kind == "c" else array

@@ -1,7 +1,7 @@
 """Matrix product and its gradient, batched and broadcasting like numpy.matmul."""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, INTS, INEXACT
-from .funcs import reduce_to_shape, want
+from .funcs import conj, reduce_to_shape, want
 
 
 def _t(a):
@@ -35,11 +35,11 @@ def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None)
     b = _t(y2) if ty else y2
     x_grad = y_grad = None
     if want(out_mask, 0):
-        da = xp.matmul(g, xp.conj(_t(b)))
+        da = xp.matmul(g, conj(_t(b)))
         dx = _t(da) if tx else da
         x_grad = reduce_to_shape(dx, x2.shape).reshape(x.shape)
     if want(out_mask, 1):
-        db = xp.matmul(xp.conj(_t(a)), g)
+        db = xp.matmul(conj(_t(a)), g)
         dy = _t(db) if ty else db
         y_grad = reduce_to_shape(dy, y2.shape).reshape(y.shape)
     return x_grad, y_grad
