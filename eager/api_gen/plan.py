@@ -141,6 +141,7 @@ class NodePlan:
     list_input: str | None  # the forward's one Tensor[] input, whose edges are flattened
     list_output: bool  # the forward's one output is a Tensor[]: one slot per element
     returns_list: bool  # the backward's one output is a Tensor[] (gradients of list_input)
+    order_limit: int | None  # 1 when the backward op itself cannot be differentiated
 
 
 def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
@@ -207,6 +208,9 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         out_mask=len(bwd.outputs) > 1, fill_zeros=len(fwd.outputs) > 1 or list_output,
         is_view=fwd.view is not None, list_input=list_inputs[0] if list_inputs else None,
         list_output=list_output, returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
+        # The backward op has no backward and no composite: its results are the
+        # last order of fwd, and differentiating them must raise, not give zeros.
+        order_limit=1 if bwd.composite is None and bwd.backward is None else None,
     )
 
 

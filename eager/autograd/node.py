@@ -125,6 +125,41 @@ class GradNodeAccumulation(GradNodeBase):
         return ()
 
 
+class UnsupportedOrderNode(GradNodeBase):
+    """Stands behind a gradient that backward.yaml cannot differentiate further.
+
+    It raises only if a backward pass actually reaches it, so create_graph=True
+    is fine as long as nobody asks for the order the YAML does not define.
+    """
+
+    __slots__ = ("order",)
+    name = "unsupported_order"
+
+    def __init__(self, op_name: str, order: int):
+        super().__init__(())
+        self.op_name = op_name  # an instance value over the class default
+        self.order = order
+
+    def apply(self, grads, create_graph: bool):
+        raise AutogradError(
+            f"{self.op_name} is differentiable to order {self.order} only: backward.yaml gives "
+            f"its order-{self.order} backward op neither a `backward:` nor a `composite:` "
+            f"entry, so order {self.order + 1} cannot be computed"
+        )
+
+
+def limit_order(grads, op_name: str, order: int):
+    """Gives each gradient a history that raises when differentiated (see UnsupportedOrderNode)."""
+    from .meta import AutogradMeta
+
+    node = UnsupportedOrderNode(op_name, order)
+    node.num_outputs = len(grads)
+    for rank, grad in enumerate(grads):
+        if grad is not None and grad.impl.array.dtype.kind in "fc":
+            grad._meta = AutogradMeta(node, rank)
+    return grads
+
+
 def check_hook_result(hook, grad, replaced):
     """A hook may replace a gradient only by one of the same shape, dtype and place."""
     from ..tensor import Tensor

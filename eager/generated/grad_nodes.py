@@ -10,7 +10,7 @@ from phi import api as _phi
 
 from .. import composite as _composite
 from .. import tensor as _T  # Tensor is defined there
-from ..autograd.node import GradNodeBase, fill_missing_grads
+from ..autograd.node import GradNodeBase, fill_missing_grads, limit_order  # noqa: F401
 from . import forward_api as _F
 
 
