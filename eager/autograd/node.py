@@ -115,9 +115,12 @@ class GradNodeAccumulation(GradNodeBase):
         meta = self._meta_ref()
         if meta is None or grad is None:
             return ()
-        from .engine import accumulate
+        if meta.grad is None:
+            meta.grad = grad
+        else:
+            from .engine import accumulate  # engine imports this module
 
-        meta.grad = grad if meta.grad is None else accumulate(meta.grad, grad, create_graph)
+            meta.grad = accumulate(meta.grad, grad, create_graph)
         if self.post_hooks:
             tensor = self.tensor
             for hook in list(self.post_hooks.values()):

@@ -189,16 +189,18 @@ class Layer:
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 f"super().__init__() first in {type(self).__name__}.__init__"
             )
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, inputs)
-            if result is not None:
-                inputs = result if isinstance(result, tuple) else (result,)
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                result = hook(self, inputs)
+                if result is not None:
+                    inputs = result if isinstance(result, tuple) else (result,)
         with name_scope(self._full_name):
             outputs = self.forward(*inputs, **kwargs)
-        for hook in list(self._forward_post_hooks.values()):
-            result = hook(self, inputs, outputs)
-            if result is not None:
-                outputs = result
+        if self._forward_post_hooks:
+            for hook in list(self._forward_post_hooks.values()):
+                result = hook(self, inputs, outputs)
+                if result is not None:
+                    outputs = result
         return outputs
 
     def register_forward_pre_hook(self, hook):
