@@ -49,10 +49,9 @@ def verify_infer_meta(op: str, metas, arrays) -> None:
                     f"{op}: output {index} has {len(array)} tensors but InferMeta said {len(meta)}")
             verify_infer_meta(op, meta, array)
             continue
-        for a in [array]:
-            if (meta.dims is not None and tuple(meta.dims) != tuple(a.shape)) or \
-                    (meta.dtype is not None and DataType.from_numpy(a.dtype) is not meta.dtype):
-                raise PreconditionNotMetError(
-                    f"{op}: output {index} is {DataType.from_numpy(a.dtype)}{list(a.shape)} but "
-                    f"InferMeta said {meta.dtype}{list(meta.dims)}"
-                )
+        if (meta.dims is not None and tuple(meta.dims) != tuple(array.shape)) or \
+                (meta.dtype is not None and DataType.from_numpy(array.dtype) is not meta.dtype):
+            raise PreconditionNotMetError(
+                f"{op}: output {index} is {DataType.from_numpy(array.dtype)}{list(array.shape)} but "
+                f"InferMeta said {meta.dtype}{list(meta.dims)}"
+            )
