@@ -75,7 +75,12 @@ def _bad_values(tensor) -> str | None:
     array = tensor.impl.array
     if array.dtype.kind not in "fc" or array.size == 0:
         return None
-    xp = np if type(array) is np.ndarray else __import__("cupy")
+    if type(array) is np.ndarray:
+        xp = np
+    else:
+        from phi.backends.gpu_context import import_cupy
+
+        xp = import_cupy()
     if bool(xp.isnan(array).any()):
         return "NaN"
     if bool(xp.isinf(array).any()):

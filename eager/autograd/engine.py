@@ -9,7 +9,7 @@ from phi import api as phi_api
 
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
-from .node import GradNodeAccumulation
+from .node import edge_of
 from .tensor_wrapper import AutogradError
 
 
@@ -31,10 +31,7 @@ def _root_edge(tensor, position: int, what: str):
             f"{what}: {_ordinal(position)} tensor has stop_gradient=True, so no gradient "
             f"can flow from it; set stop_gradient=False on the inputs you differentiate"
         )
-    node = meta.node
-    if node is None:
-        node = meta.node = GradNodeAccumulation(meta, tensor)
-    return node, meta.rank
+    return edge_of(tensor)
 
 
 def _seed(tensor, grad_tensor, position: int, what: str):
@@ -171,13 +168,10 @@ def _capture_points(inputs):
     """node -> [(rank, index into the result)], and the result list to fill."""
     captures: dict = {}
     for index, tensor in enumerate(inputs):
-        meta = tensor._meta
-        if meta is None or meta.stop_gradient:
-            continue
-        node = meta.node
-        if node is None:
-            node = meta.node = GradNodeAccumulation(meta, tensor)
-        captures.setdefault(node, []).append((meta.rank, index))
+        edge = edge_of(tensor)
+        if edge is not None:
+            node, rank = edge
+            captures.setdefault(node, []).append((rank, index))
     return captures, [None] * len(inputs)
 
 

@@ -89,9 +89,9 @@ class PackedSaved(TensorWrapper):
 
     def _unpacked_impl(self, node):
         if self._released:
-            self._check(node, None)
+            self._raise_released(node)
         if self.counter.value != self.version:
-            raise_modified(node, self)
+            self._raise_modified(node, self.counter.value, self._shape, self._dtype)
         from ..tensor import Tensor
 
         tensor = self.unpack_hook(self.packed)
@@ -118,17 +118,6 @@ class PackedSaved(TensorWrapper):
         self._released = True
         self.packed = None
         self.meta = None
-
-
-def raise_modified(node, wrapper) -> None:
-    from .tensor_wrapper import AutogradError
-
-    raise AutogradError(
-        f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was modified "
-        f"by an inplace operation: a tensor of shape {list(wrapper.shape)} and dtype "
-        f"{wrapper.dtype} was saved at version {wrapper.version} and is now at version "
-        f"{wrapper.counter.value}."
-    )
 
 
 def save_input(tensor):

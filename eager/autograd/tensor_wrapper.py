@@ -64,26 +64,30 @@ class TensorWrapper:
         return 0 if self.released else self.impl.array.nbytes
 
     def _check(self, node, impl, name=None):
+        """Raises if the graph was released (impl is None) or the buffer changed since saved."""
         if impl is None:
-            raise AutogradError(
-                f"{node.name}: trying to run backward through the graph a second time, but "
-                f"its saved tensors were freed after the first backward. Pass "
-                f"retain_graph=True to the first backward() or grad() to keep them."
-            )
-        counter = impl.version_counter
-        current = 0 if counter is None else counter.value
+            self._raise_released(node)
+        current = impl.version
         if current != self.version:
-            raise AutogradError(
-                f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was "
-                f"modified by an inplace operation: {_describe(impl, name)} was saved at version "
-                f"{self.version} and is now at version {current}. Use the out-of-place op, or "
-                f"clone() the tensor before modifying it."
-            )
+            self._raise_modified(node, current, impl.array.shape, impl.array.dtype, name)
 
+    @staticmethod
+    def _raise_released(node):
+        raise AutogradError(
+            f"{node.name}: trying to run backward through the graph a second time, but "
+            f"its saved tensors were freed after the first backward. Pass "
+            f"retain_graph=True to the first backward() or grad() to keep them."
+        )
 
-def _version_of(impl) -> int:
-    counter = impl.version_counter
-    return 0 if counter is None else counter.value
+    def _raise_modified(self, node, current, shape, dtype, name=None):
+        text = f"a tensor of shape {list(shape)} and dtype {dtype}"
+        described = f"'{name}' ({text})" if name else text
+        raise AutogradError(
+            f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was "
+            f"modified by an inplace operation: {described} was saved at version "
+            f"{self.version} and is now at version {current}. Use the out-of-place op, or "
+            f"clone() the tensor before modifying it."
+        )
 
 
 class SavedInput(TensorWrapper):
@@ -91,8 +95,7 @@ class SavedInput(TensorWrapper):
 
     def __init__(self, tensor):
         self.tensor = tensor
-        counter = tensor.impl.version_counter
-        self.version = 0 if counter is None else counter.value
+        self.version = tensor.impl.version
 
     @property
     def impl(self):
@@ -110,7 +113,7 @@ class SavedInput(TensorWrapper):
     def recover_impl(self, node):
         tensor = self.tensor
         impl = None if tensor is None else tensor.impl
-        if impl is None or _version_of(impl) != self.version:
+        if impl is None or impl.version != self.version:
             self._check(node, impl, None if tensor is None else tensor._name)
         return impl
 
@@ -124,8 +127,7 @@ class SavedOutput(TensorWrapper):
     def __init__(self, tensor, rank: int):
         impl = self._impl = tensor.impl
         self.rank = rank
-        counter = impl.version_counter
-        self.version = 0 if counter is None else counter.value
+        self.version = impl.version
 
     @property
     def impl(self):
@@ -144,7 +146,7 @@ class SavedOutput(TensorWrapper):
 
     def recover_impl(self, node):
         impl = self._impl
-        if impl is None or _version_of(impl) != self.version:
+        if impl is None or impl.version != self.version:
             self._check(node, impl)
         return impl
 
@@ -181,7 +183,7 @@ class SavedShape(TensorWrapper):
 
     def recover_impl(self, node):
         if self._dtype is None:
-            self._check(node, None)
+            self._raise_released(node)
         return DenseTensor(ArraySpec(self._shape, self._dtype))
 
     def release(self) -> None:
@@ -214,19 +216,13 @@ class SavedShapes(TensorWrapper):
 
     def recover(self, node):
         if self._items is None:
-            self._check(node, None)
+            self._raise_released(node)
         return [item.recover(node) for item in self._items]
 
     def recover_impl(self, node):
         if self._items is None:
-            self._check(node, None)
+            self._raise_released(node)
         return [item.recover_impl(node) for item in self._items]
 
     def release(self) -> None:
         self._items = None
-
-
-def _describe(impl, name=None) -> str:
-    array = impl.array
-    text = f"a tensor of shape {list(array.shape)} and dtype {array.dtype}"
-    return f"'{name}' ({text})" if name else text
