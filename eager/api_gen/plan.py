@@ -233,12 +233,10 @@ class ForwardPlan:
     composite: str | None  # with a kernel: used when recording; without: always
     node: NodePlan | None
     inplace: tuple | None
-    view: tuple | None
     out_mask: bool
     max_order: float
     is_backward: bool
     method: bool
-    saves_inplace_input: bool = False
     list_output: bool = False
 
     @property
@@ -275,16 +273,12 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     if op.composite is not None:
         composite = f"_composite.{op.composite.func}({', '.join(op.composite.args)})"
     returned = [o.name for o in op.outputs if o.name not in op.intermediate]
-    saves_inplace_input = False
-    if op.inplace and node is not None:
-        saves_inplace_input = any(s.kind == "input" and s.source == op.inplace[0] for s in node.saved)
     return ForwardPlan(
         name=op.name, doc=op.doc, args=plan_args(op), outputs=returned,
         all_outputs=[o.name for o in op.outputs], phi=op.name if op.kernel else None,
-        invoke=invoke, composite=composite, node=node, inplace=op.inplace, view=op.view,
+        invoke=invoke, composite=composite, node=node, inplace=op.inplace,
         out_mask=op.is_backward and len(op.outputs) > 1, max_order=max_order(op, everything),
         is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
-        saves_inplace_input=saves_inplace_input,
         list_output=any(o.is_list for o in op.outputs),
     )
