@@ -16,7 +16,6 @@ from phi.common.data_type import FLOATING_TYPES, COMPLEX_TYPES
 from phi.core import DenseTensor
 
 from .autograd.meta import AutogradMeta
-from .autograd.node import GradNodeAccumulation
 from .generated.tensor_methods import TensorMethods
 
 
@@ -127,7 +126,7 @@ class Tensor(TensorMethods):
     def is_leaf(self) -> bool:
         """True for tensors not made by a recorded op (the user's own tensors)."""
         meta = self._meta
-        return meta is None or meta.node is None or type(meta.node) is GradNodeAccumulation
+        return meta is None or meta.node is None or meta.node.is_accumulation
 
     @property
     def grad_node(self):

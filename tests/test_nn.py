@@ -175,7 +175,7 @@ def test_call_runs_forward_in_name_scope_of_full_name():
     x = tensor(np.ones((1, 2), "float32"), stop_gradient=False)
     y = seq(x)
     assert y.grad_node.scope == (seq.full_name(), seq[1].full_name())
-    add_node = y.grad_node.next_edges[0][0]
+    add_node = y.grad_node.next_edges[0][0][0]
     assert add_node.scope == (seq.full_name(), fc_name)
     assert eager.autograd.scope.current_scope() == ()
 

@@ -235,10 +235,10 @@ def test_integer_output_is_not_differentiable():
 def test_grad_node_is_named_after_the_layer():
     y = Cube.apply(leaf([1.0]))
     node = y.grad_node
-    assert node.name == "Cube_backward"
+    assert node.backward_op == "Cube_backward"
     assert type(node).__name__ == "CubeBackward"
-    assert node.op_name == "Cube"
-    assert node.num_outputs == 1
+    assert node.forward_op == "Cube"
+    assert node.num_grad_slots == 1
     assert list(node.saved_tensors()) == ["saved_0"]
 
 
@@ -339,7 +339,7 @@ def test_input_returned_without_mark_not_inplace_is_inplace():
     w = leaf([1.0, 3.0])
     x = w * 1  # a non-leaf: modifying it in place is allowed
     y = Double.apply(x)
-    assert y is x and y.grad_node.name == "Double_backward"
+    assert y is x and y.grad_node.backward_op == "Double_backward"
     np.testing.assert_allclose(y.numpy(), [2.0, 6.0])
     y.sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), [2.0, 2.0])

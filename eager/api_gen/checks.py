@@ -155,7 +155,8 @@ def _check_backward_pair(fwd: OpSpec, bwd: OpSpec) -> None:
     where = bwd.where("forward")
     if sig.name != fwd.name:
         raise SpecError(where, f"{bwd.name}: forward line names {sig.name!r}, but {fwd.name!r} lists it as backward")
-    if len(sig.args) != len(fwd.args) or any(a.type != b.type for a, b in zip(sig.args, fwd.args)):
+    if len(sig.args) != len(fwd.args) or any(a.type.strip_optional() != b.type.strip_optional()
+                                             for a, b in zip(sig.args, fwd.args)):
         raise SpecError(where, f"{bwd.name}: forward line args {[f'{a.type} {a.name}' for a in sig.args]} do not "
                                f"match {fwd.name}'s {[f'{a.type} {a.name}' for a in fwd.args]}")
     if len(sig.outputs) != len(fwd.outputs):

@@ -7,15 +7,13 @@ the forward op) are checked by :mod:`eager.api_gen.checks`.
 """
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-TENSOR_TYPES = ("Tensor", "Tensor[]")
-ATTRIBUTE_TYPES = ("Scalar", "IntArray", "int", "float", "bool", "str", "int[]", "float[]",
-                   "DataType", "Place", "Index")
 NO_DEFAULT = object()
 
 
@@ -36,20 +34,117 @@ class Location:
         return f"{self.file}:{self.line}"
 
 
+# -- argument types (torchgen's BaseType / ListType / OptionalType) -----------
+
+class BaseTy(enum.Enum):
+    """The scalar types an argument can have; a list or optional wraps one of them."""
+
+    Tensor = "Tensor"
+    Scalar = "Scalar"
+    IntArray = "IntArray"
+    int = "int"
+    float = "float"
+    bool = "bool"
+    str = "str"
+    DataType = "DataType"
+    Place = "Place"
+    Index = "Index"
+
+
+@dataclass(frozen=True)
+class BaseType:
+    name: BaseTy
+
+    def is_tensor_like(self) -> bool:
+        return self.name is BaseTy.Tensor
+
+    def is_list_like(self) -> bool:
+        return False
+
+    def strip_optional(self) -> "BaseType":
+        return self
+
+    def __str__(self) -> str:
+        return self.name.value
+
+
+@dataclass(frozen=True)
+class ListType:
+    """``T[]``: a Python list (or tuple) of T."""
+
+    elem: BaseType
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_list_like(self) -> bool:
+        return True
+
+    def strip_optional(self) -> "ListType":
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.elem}[]"
+
+
+@dataclass(frozen=True)
+class OptionalType:
+    """An argument named in the entry's ``optional:`` key: None is allowed."""
+
+    elem: BaseType | ListType
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_list_like(self) -> bool:
+        return self.elem.is_list_like()
+
+    def strip_optional(self):
+        return self.elem
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+# Which base types may form a list in the YAML.
+_LISTABLE = (BaseTy.Tensor, BaseTy.int, BaseTy.float)
+
+
+def parse_type(text: str, where: Location, name: str):
+    """``Tensor`` -> BaseType, ``Tensor[]`` -> ListType(BaseType); anything else is an error."""
+    is_list = text.endswith("[]")
+    base_text = text[:-2] if is_list else text
+    try:
+        base = BaseType(BaseTy(base_text))
+    except ValueError:
+        known = [name for t in BaseTy for name in (t.value, f"{t.value}[]")[:1 + (t in _LISTABLE)]]
+        raise SpecError(where, f"argument {name!r} has unknown type {text!r}; known types: "
+                               f"{', '.join(known)}") from None
+    if not is_list:
+        return base
+    if base.name not in _LISTABLE:
+        raise SpecError(where, f"argument {name!r}: {text!r} is not a list type; lists are "
+                               f"{', '.join(f'{t.value}[]' for t in _LISTABLE)}")
+    return ListType(base)
+
+
 @dataclass(frozen=True)
 class Arg:
-    type: str
+    type: BaseType | ListType | OptionalType
     name: str
     default: object = NO_DEFAULT
-    optional: bool = False
 
     @property
     def is_tensor(self) -> bool:
-        return self.type in TENSOR_TYPES
+        return self.type.is_tensor_like()
 
     @property
     def is_tensor_list(self) -> bool:
-        return self.type == "Tensor[]"
+        return self.type.is_tensor_like() and self.type.is_list_like()
+
+    @property
+    def optional(self) -> bool:
+        return isinstance(self.type, OptionalType)
 
     @property
     def has_default(self) -> bool:
@@ -60,7 +155,6 @@ class Arg:
 class Output:
     name: str
     is_list: bool = False
-    size: str | None = None
 
 
 @dataclass(frozen=True)
@@ -165,8 +259,8 @@ def load_entries(path: Path) -> list:
 
 # -- parsing the small languages inside values -------------------------------
 
-_ARG_RE = re.compile(r"^\s*(Tensor\[\]|[A-Za-z]+(?:\[\])?)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(.+?))?\s*$")
-_OUTPUT_RE = re.compile(r"^\s*(Tensor(?:\[\])?)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*(?:\{\s*([^}]+)\s*\})?\s*$")
+_ARG_RE = re.compile(r"^\s*([A-Za-z]+(?:\[\])?)\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:=\s*(.+?))?\s*$")
+_OUTPUT_RE = re.compile(r"^\s*(Tensor(?:\[\])?)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)\s*$")
 _CALL_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$")
 _MAP_RE = re.compile(r"^\s*\(\s*([A-Za-z_]\w*)\s*->\s*([A-Za-z_]\w*)\s*\)\s*$")
 _FORWARD_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*\((.*)\)\s*->\s*(.+)$")
@@ -229,32 +323,29 @@ def parse_args(text, where: Location) -> tuple:
         match = _ARG_RE.match(part)
         if not match:
             raise SpecError(where, f"cannot read argument {part!r}; expected 'Type name' or 'Type name = default'")
-        type_, name, default = match.groups()
-        if type_ not in TENSOR_TYPES + ATTRIBUTE_TYPES:
-            raise SpecError(where, f"argument {name!r} has unknown type {type_!r}; known types: "
-                                   f"{', '.join(TENSOR_TYPES + ATTRIBUTE_TYPES)}")
-        if type_ in TENSOR_TYPES and seen_attr:
+        type_text, name, default = match.groups()
+        type_ = parse_type(type_text, where, name)
+        if type_.is_tensor_like() and seen_attr:
             raise SpecError(where, f"tensor argument {name!r} comes after an attribute; tensors go first")
-        seen_attr = seen_attr or type_ not in TENSOR_TYPES
+        seen_attr = seen_attr or not type_.is_tensor_like()
         if any(a.name == name for a in args):
             raise SpecError(where, f"argument {name!r} appears twice")
-        value = NO_DEFAULT if default is None else parse_default(default, type_, where)
+        value = NO_DEFAULT if default is None else parse_default(default, type_text, where)
         args.append(Arg(type_, name, value))
     return tuple(args)
 
 
-def parse_outputs(text, where: Location, sizeless: bool = False) -> tuple:
+def parse_outputs(text, where: Location) -> tuple:
     if not isinstance(text, str):
         raise SpecError(where, f"output must be a string like 'Tensor(out)', got {text!r}")
     outputs = []
     for part in split_top_level(text):
         match = _OUTPUT_RE.match(part)
         if not match:
-            raise SpecError(where, f"cannot read output {part!r}; expected 'Tensor(name)' or 'Tensor[](name){{size}}'")
-        type_, name, size = match.groups()
-        if type_ == "Tensor[]" and not size and not sizeless:
-            raise SpecError(where, f"list output {name!r} needs its size in braces, e.g. Tensor[](out){{num}}")
-        outputs.append(Output(name, type_ == "Tensor[]", size))
+            raise SpecError(where, f"cannot read output {part!r}; expected 'Tensor(name)' or 'Tensor[](name)' "
+                                   f"(a list's length comes from the kernel, so no size is written)")
+        type_, name = match.groups()
+        outputs.append(Output(name, type_ == "Tensor[]"))
     return tuple(outputs)
 
 
@@ -287,7 +378,7 @@ def parse_forward(text, where: Location) -> ForwardSignature:
     if not match:
         raise SpecError(where, f"forward must look like 'op (Tensor x, ...) -> Tensor(out)', got {text!r}")
     name, args, outputs = match.groups()
-    return ForwardSignature(name, parse_args(f"({args})", where), parse_outputs(outputs, where, sizeless=True))
+    return ForwardSignature(name, parse_args(f"({args})", where), parse_outputs(outputs, where))
 
 
 def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
@@ -344,7 +435,8 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         kernel = KernelSpec(k["func"], params, k.get("data_type"), k.get("backend"))
 
     optional = parse_name_list(entry.get("optional", []), at("optional"), "optional")
-    args = tuple(Arg(a.type, a.name, a.default, a.name in optional) for a in args)
+    args = tuple(Arg(OptionalType(a.type) if a.name in optional else a.type, a.name, a.default)
+                 for a in args)
     spec = OpSpec(
         name=name, args=args, outputs=outputs, location=loc, is_backward=is_backward,
         infer_meta=infer_meta, kernel=kernel,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .model import NO_DEFAULT, Arg, OpSpec, SpecError
+from .model import NO_DEFAULT, OpSpec, SpecError
 
 _CONVERTERS = {
     "Scalar": "to_scalar", "IntArray": "to_int_array", "int[]": "to_int_array", "int": "to_int",
@@ -22,41 +22,36 @@ def camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-def default_source(arg: Arg) -> str | None:
-    """The Python source of an argument's default, or None if it has none."""
-    value = arg.default
-    if value is NO_DEFAULT:
-        return None
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == "DataType":
-        return f"DataType.{value[1].upper()}"
-    if isinstance(value, tuple) and len(value) == 2 and value[0] == "Place":
-        return "None"
-    return repr(value)
-
-
-@dataclass
+@dataclass(frozen=True)
 class ArgPlan:
+    """An argument of a generated function; the template writes its checks and conversion."""
+
     name: str
-    type: str
+    type: str  # the YAML spelling without optionality: "Tensor", "Tensor[]", "int[]", ...
     is_tensor: bool
     is_list: bool
     optional: bool
-    signature: str
-    convert: str | None
+    default: object  # NO_DEFAULT, or the parsed value (rendered by the py_default filter)
+    converter: str | None  # the eager.arguments function that checks and converts an attribute
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
 
 
 def plan_args(op: OpSpec) -> list:
-    plans = []
-    for arg in op.args:
-        default = default_source(arg)
-        signature = arg.name if default is None else f"{arg.name}={default}"
-        convert = None
-        if not arg.is_tensor:
-            fn = _CONVERTERS[arg.type]
-            convert = f'{fn}({arg.name}, "{op.name}", "{arg.name}")'
-        plans.append(ArgPlan(arg.name, arg.type, arg.is_tensor, arg.is_tensor_list, arg.optional,
-                             signature, convert))
-    return plans
+    return [ArgPlan(arg.name, str(arg.type.strip_optional()), arg.is_tensor, arg.is_tensor_list,
+                    arg.optional, arg.default,
+                    None if arg.is_tensor else _CONVERTERS[str(arg.type.strip_optional())])
+            for arg in op.args]
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    """``func(arg, ...)``: an invoke target or a composite rule, with its argument names."""
+
+    func: str
+    args: tuple
 
 
 @dataclass
@@ -110,134 +105,187 @@ def plan_phi(op: OpSpec) -> PhiPlan:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class SavedPlan:
-    slot: str
-    source: str
-    kind: str  # "input", "output" or "shape"
-    rank: int = 0
+    """A forward tensor the grad node keeps: an input, an output, or only shape(s)."""
+
+    slot: str  # the node attribute (the backward op's argument name)
+    source: str  # the forward variable
+    kind: str  # "input", "output" or "shape" (no_need_buffer); "inputs" / "shapes" for a Tensor[]
 
 
-@dataclass
+@dataclass(frozen=True)
+class CallArg:
+    """One argument of a backward call: an incoming gradient, a saved tensor or an attribute."""
+
+    name: str
+    kind: str  # "grad", "saved" or "attr"
+    is_list: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class GradArg:
+    """Where a backward argument ``<out>_grad`` sits in the node's flat gradient slots.
+
+    A forward op with a Tensor[] output has one slot per element, so the slots of
+    the outputs after the list are counted from the end: ``index`` is negative
+    for those, and a list takes ``grads[start:len(grads) - after]``.
+    """
+
+    name: str
+    is_list: bool
+    index: int  # the slot of a single output (negative: from the end)
+    after: int  # for a list: how many slots follow it
+    optional: bool
+
+
+@dataclass(frozen=True)
+class InputSlot:
+    """A forward tensor input: one slot of the node's edges (one edge per list element)."""
+
+    name: str
+    is_list: bool
+    optional: bool
+    grad: int | None  # which backward output is its gradient; None if there is none
+
+
+@dataclass(frozen=True)
+class OutputSlot:
+    name: str
+    is_list: bool
+
+
+@dataclass(frozen=True)
 class NodePlan:
     """The grad node recorded by forward op ``forward`` and running backward op ``backward``."""
 
     class_name: str
     backward: str
     forward: str
-    num_outputs: int
-    saved: list
-    attrs: list  # (slot, forward variable)
-    edge_sources: list  # forward tensor inputs, in order
-    call_args: list  # expressions, in the backward op's arg order (create_graph path)
-    phi_call_args: list  # the same for the phi path
-    grad_args: list  # (backward arg name, forward output index, optional)
-    returns: list  # per forward tensor input: index into the backward's outputs, or None
-    composite: str | None
+    outputs: tuple  # OutputSlot per forward output: they fill the node's gradient slots
+    inputs: tuple  # InputSlot per forward tensor input: the node's edge slots
+    saved: tuple
+    attrs: tuple  # (slot, forward variable)
+    grad_args: tuple  # GradArg per incoming-gradient argument of the backward op
+    call_args: tuple  # CallArg per argument of the backward op, in its order
+    composite: CallPlan | None  # args index call_args by name
     has_kernel: bool
-    out_mask: bool
+    out_mask: bool  # the backward op has several outputs and takes out_mask
+    backward_returns_list: bool  # its one output is a Tensor[]
     fill_zeros: bool
     is_view: bool
-    list_input: str | None  # the forward's one Tensor[] input, whose edges are flattened
-    list_output: bool  # the forward's one output is a Tensor[]: one slot per element
-    returns_list: bool  # the backward's one output is a Tensor[] (gradients of list_input)
     order_limit: int | None  # 1 when the backward op itself cannot be differentiated
+
+    @property
+    def has_list_output(self) -> bool:
+        return any(o.is_list for o in self.outputs)
+
+    @property
+    def num_grad_slots(self) -> int | None:
+        """Known statically unless the forward op returns a Tensor[]."""
+        return None if self.has_list_output else len(self.outputs)
+
+    @property
+    def saved_outputs(self) -> tuple:
+        return tuple(s for s in self.saved if s.kind == "output")
+
+    def call_arg(self, name: str) -> CallArg:
+        return next(a for a in self.call_args if a.name == name)
 
 
 def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
     sig = bwd.forward
-    forward_tensor_inputs = [a.name for a in fwd.args if a.is_tensor]
-    list_inputs = [a.name for a in fwd.args if a.is_tensor_list]
-    if list_inputs and len(forward_tensor_inputs) > 1:
-        raise SpecError(fwd.where("args"), f"{fwd.name}: a differentiable op with a Tensor[] input may "
-                                           f"have no other tensor input (its edges are the list's)")
-    list_output = any(o.is_list for o in fwd.outputs)
-    if list_output and len(fwd.outputs) > 1:
-        raise SpecError(fwd.where("output"), f"{fwd.name}: a differentiable op with a Tensor[] output may "
-                                             f"have no other output (its slots are the list's)")
     # The forward line may rename the forward op's args and outputs by position.
-    alias_to_input = {alias.name: real.name for alias, real in zip(sig.args, fwd.args)}
-    alias_to_output = {alias.name: (i, real.name) for i, (alias, real) in enumerate(zip(sig.outputs, fwd.outputs))}
-    grad_names = {f"{alias}_grad": index for alias, (index, _) in alias_to_output.items()}
+    alias_to_input = {alias.name: real for alias, real in zip(sig.args, fwd.args)}
+    alias_to_output = {alias.name: (i, real) for i, (alias, real) in enumerate(zip(sig.outputs, fwd.outputs))}
+    list_position = next((i for i, o in enumerate(fwd.outputs) if o.is_list), None)
+    if sum(o.is_list for o in fwd.outputs) > 1:
+        raise SpecError(fwd.where("output"), f"{fwd.name}: a differentiable op may have at most one "
+                                             f"Tensor[] output (the slots after it are counted from the end)")
+    grad_of = {f"{alias}_grad": (index, real) for alias, (index, real) in alias_to_output.items()}
 
-    saved, attrs, call_args, phi_args, grad_args = [], [], [], [], []
+    saved, attrs, call_args, grad_args = [], [], [], []
     for arg in bwd.args:
-        if arg.name in grad_names:
-            index = grad_names[arg.name]
-            grad_args.append((arg.name, index, arg.optional))
-            call_args.append(arg.name)
-            if arg.is_tensor_list:
-                phi_args.append(f"[g.impl for g in {arg.name}]")
-            elif arg.optional:
-                phi_args.append(f"(None if {arg.name} is None else {arg.name}.impl)")
-            else:
-                phi_args.append(f"{arg.name}.impl")
+        if arg.name in grad_of:
+            index, real = grad_of[arg.name]
+            grad_args.append(_grad_arg(fwd, bwd, arg, index, list_position))
+            call_args.append(CallArg(arg.name, "grad", arg.is_tensor_list, arg.optional))
         elif arg.name in alias_to_output:
             index, real = alias_to_output[arg.name]
-            saved.append(SavedPlan(arg.name, real, "output", index))
-            call_args.append(arg.name)
-            phi_args.append(f"self.{arg.name}.recover_impl(self)")
+            if real.is_list:
+                raise SpecError(bwd.where("args"), f"{bwd.name}: a Tensor[] forward output cannot be saved; "
+                                                   f"save the inputs instead")
+            saved.append(SavedPlan(arg.name, real.name, "output"))
+            call_args.append(CallArg(arg.name, "saved"))
         elif arg.is_tensor:
             real = alias_to_input[arg.name]
             kind = "shape" if arg.name in bwd.no_need_buffer else "input"
             if arg.is_tensor_list:
-                if kind != "shape":
-                    raise SpecError(bwd.where("no_need_buffer"), f"{bwd.name}: a saved Tensor[] must be "
-                                                                 f"in no_need_buffer (only shapes of lists are kept)")
-                kind = "shapes"
-            saved.append(SavedPlan(arg.name, real, kind))
-            call_args.append(arg.name)
-            phi_args.append(f"self.{arg.name}.recover_impl(self)")
+                kind += "s"
+            saved.append(SavedPlan(arg.name, real.name, kind))
+            call_args.append(CallArg(arg.name, "saved", arg.is_tensor_list))
         else:
-            attrs.append((arg.name, alias_to_input[arg.name]))
-            call_args.append(f"self.{arg.name}")
-            phi_args.append(f"self.{arg.name}")
+            attrs.append((arg.name, alias_to_input[arg.name].name))
+            call_args.append(CallArg(arg.name, "attr"))
 
-    alias_inputs = [alias.name for alias, real in zip(sig.args, fwd.args) if real.is_tensor]
     output_index = {o.name: j for j, o in enumerate(bwd.outputs)}
-    returns = [output_index.get(f"{alias}_grad") for alias in alias_inputs]
-
+    inputs = tuple(InputSlot(real.name, real.is_tensor_list, real.optional, output_index.get(f"{alias.name}_grad"))
+                   for alias, real in zip(sig.args, fwd.args) if real.is_tensor)
     composite = None
     if bwd.composite is not None:
-        composite = f"_composite.{bwd.composite.func}({', '.join(call_args_for(bwd.composite.args, bwd, call_args))})"
+        composite = CallPlan(bwd.composite.func, tuple(bwd.composite.args))
     return NodePlan(
         class_name=f"{camel(bwd.name)}Node", backward=bwd.name, forward=fwd.name,
-        num_outputs=len(fwd.outputs), saved=saved, attrs=attrs, edge_sources=forward_tensor_inputs,
-        call_args=call_args, phi_call_args=phi_args, grad_args=grad_args, returns=returns,
-        composite=composite, has_kernel=bwd.kernel is not None,
-        out_mask=len(bwd.outputs) > 1, fill_zeros=len(fwd.outputs) > 1 or list_output,
-        is_view=fwd.view is not None, list_input=list_inputs[0] if list_inputs else None,
-        list_output=list_output, returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
+        outputs=tuple(OutputSlot(o.name, o.is_list) for o in fwd.outputs), inputs=inputs,
+        saved=tuple(saved), attrs=tuple(attrs), grad_args=tuple(grad_args), call_args=tuple(call_args),
+        composite=composite, has_kernel=bwd.kernel is not None, out_mask=len(bwd.outputs) > 1,
+        backward_returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
+        fill_zeros=len(fwd.outputs) > 1 or list_position is not None, is_view=fwd.view is not None,
         # The backward op has no backward and no composite: its results are the
         # last order of fwd, and differentiating them must raise, not give zeros.
         order_limit=1 if bwd.composite is None and bwd.backward is None else None,
     )
 
 
-def call_args_for(names, bwd: OpSpec, call_args: list) -> list:
-    by_name = {arg.name: expr for arg, expr in zip(bwd.args, call_args)}
-    return [by_name[name] for name in names]
+def _grad_arg(fwd: OpSpec, bwd: OpSpec, arg, index: int, list_position: int | None) -> GradArg:
+    count = len(fwd.outputs)
+    is_list = fwd.outputs[index].is_list
+    if is_list != arg.is_tensor_list:
+        raise SpecError(bwd.where("args"), f"{bwd.name}: {arg.name!r} must be declared "
+                                           f"{'Tensor[]' if is_list else 'Tensor'}, like the output it is the gradient of")
+    if list_position is not None and index > list_position:
+        slot = index - count  # after the list: counted from the end
+    else:
+        slot = index
+    if arg.optional and list_position is not None:
+        raise SpecError(bwd.where("optional"), f"{bwd.name}: an optional gradient of an op with a "
+                                               f"Tensor[] output is not supported")
+    return GradArg(arg.name, is_list, slot, count - 1 - index, arg.optional)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ForwardPlan:
     """An eager API function (and its inplace twin, if any)."""
 
     name: str
     doc: str
-    args: list
-    outputs: list  # returned outputs
-    all_outputs: list
+    args: tuple
+    outputs: tuple  # returned outputs
+    all_outputs: tuple  # OutputSlot per output, intermediate ones included
     phi: str | None
-    invoke: str | None
-    composite: str | None  # with a kernel: used when recording; without: always
+    invoke: CallPlan | None
+    composite: CallPlan | None  # with a kernel: used when recording; without: always
     node: NodePlan | None
     inplace: tuple | None
     out_mask: bool
     max_order: float
     is_backward: bool
     method: bool
-    list_output: bool = False
+
+    @property
+    def list_output(self) -> bool:
+        return any(o.is_list for o in self.all_outputs)
 
     @property
     def order_text(self) -> str:
@@ -266,19 +314,14 @@ def max_order(op: OpSpec, everything: dict) -> float:
 
 def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     node = plan_node(op, everything[op.backward]) if op.backward else None
-    invoke = None
-    if op.invoke is not None:
-        invoke = f"{op.invoke.func}({', '.join(op.invoke.args)})"
-    composite = None
-    if op.composite is not None:
-        composite = f"_composite.{op.composite.func}({', '.join(op.composite.args)})"
-    returned = [o.name for o in op.outputs if o.name not in op.intermediate]
+    invoke = None if op.invoke is None else CallPlan(op.invoke.func, tuple(op.invoke.args))
+    composite = None if op.composite is None else CallPlan(op.composite.func, tuple(op.composite.args))
     return ForwardPlan(
-        name=op.name, doc=op.doc, args=plan_args(op), outputs=returned,
-        all_outputs=[o.name for o in op.outputs], phi=op.name if op.kernel else None,
-        invoke=invoke, composite=composite, node=node, inplace=op.inplace,
-        out_mask=op.is_backward and len(op.outputs) > 1, max_order=max_order(op, everything),
-        is_backward=op.is_backward,
+        name=op.name, doc=op.doc, args=tuple(plan_args(op)),
+        outputs=tuple(o.name for o in op.outputs if o.name not in op.intermediate),
+        all_outputs=tuple(OutputSlot(o.name, o.is_list) for o in op.outputs),
+        phi=op.name if op.kernel else None, invoke=invoke, composite=composite, node=node,
+        inplace=op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,
+        max_order=max_order(op, everything), is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
-        list_output=any(o.is_list for o in op.outputs),
     )

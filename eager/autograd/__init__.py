@@ -3,7 +3,8 @@ from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled
 from .engine import run_backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
-from .node import GradNodeAccumulation, GradNodeBase, GradSlotMeta, edge_of
+from .accumulation import GradNodeAccumulation, edge_of
+from .node import GradNodeBase, GradSlotMeta
 from .saved_hooks import saved_tensors_hooks
 from .tensor_wrapper import AutogradError, SavedInput, SavedOutput, SavedShape, TensorWrapper
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck

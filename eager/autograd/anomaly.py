@@ -110,14 +110,15 @@ def check_forward(op: str, outputs) -> None:
 
 def check_backward(node, grads) -> None:
     """Called by the engine in anomaly mode on the gradients a node returned."""
-    for index, grad in enumerate(grads):
+    flat = [g for slot in grads if slot is not None for g in slot]
+    for index, grad in enumerate(flat):
         if grad is None:
             continue
         bad = _bad_values(grad)
         if bad is not None:
             where = _FORWARD_STACKS.get(node)
             raise AnomalyError(
-                f"{node.name}: the gradient for input {index} of {node.op_name or node.name} "
+                f"{node.backward_op}: the gradient for input {index} of {node.forward_op or node.backward_op} "
                 f"contains {bad} values (anomaly mode). "
                 + (f"The forward op was called from:\n{where}" if where else
                    "The forward op ran before anomaly mode was on, so its stack is unknown.")

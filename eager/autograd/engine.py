@@ -2,6 +2,13 @@
 after every gradient flowing into it has arrived.
 
 Iterative throughout (no recursion), so a chain of 100,000 ops is fine.
+
+A backward is a transaction: the walk only computes. What it changes for the
+user (leaves' ``.grad``, retained gradients, released saved tensors) is
+collected and applied once every node has run, so an error raised by a hook,
+a saved tensor or a PyLayer leaves every ``.grad`` as it was and the graph
+intact for another try. Then the post-accumulate hooks and the final callbacks
+(``queue_callback``) run.
 """
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from phi import api as phi_api
 
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
-from .node import edge_of
+from .accumulation import edge_of
 from .tensor_wrapper import AutogradError
 
 
@@ -70,14 +77,15 @@ def _count_dependencies(roots) -> dict:
     stack = list(seen)
     while stack:
         node = stack.pop()
-        for edge in node.next_edges:
-            if edge is None:
-                continue
-            nxt = edge[0]
-            dependencies[nxt] = dependencies.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+        for slot in node.next_edges:
+            for edge in slot:
+                if edge is None:
+                    continue
+                nxt = edge[0]
+                dependencies[nxt] = dependencies.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
     return dependencies
 
 
@@ -88,18 +96,18 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     Without ``inputs`` it accumulates into the leaves' ``.grad``. With ``inputs``
     it returns their gradients instead, touching no ``.grad``, and runs only the
     nodes on a path from the roots to an input. ``cut`` is a set of
-    ``(node, rank)`` slots whose arriving gradients are dropped, so nothing
+    ``(node, slot)`` edges whose arriving gradients are dropped, so nothing
     flows through those tensors (grad's no_grad_vars).
     """
     holders: dict = {}
     roots = []
     for i, (tensor, grad_tensor) in enumerate(zip(tensors, grad_tensors)):
-        node, rank = _root_edge(tensor, i, what)
+        node, slot = _root_edge(tensor, i, what)
         seed = _seed(tensor, grad_tensor, i, what)
         slots = holders.get(node)
         if slots is None:
-            slots = holders[node] = [None] * node.num_outputs
-        slots[rank] = seed if slots[rank] is None else accumulate(slots[rank], seed, create_graph)
+            slots = holders[node] = [None] * node.num_grad_slots
+        slots[slot] = seed if slots[slot] is None else accumulate(slots[slot], seed, create_graph)
         if node not in roots:
             roots.append(node)
 
@@ -111,6 +119,7 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         captures = needed = None
 
     ready = [node for node in roots if node not in dependencies]
+    leaves, retained, ran = [], [], []  # applied after the walk (see the module doc)
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
     capturing = captures is not None
@@ -121,38 +130,52 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         while ready:
             node = pop_ready()
             grads = pop_holder(node, None)
-            if grads is not None and (node.pre_hooks is not None or node.retain_metas is not None):
-                grads = node.run_pre_hooks(grads)
+            if grads is not None:
+                if node.pre_hooks is not None:
+                    grads = node.run_pre_hooks(grads)
+                if node.retain_metas is not None:
+                    retained.append((node, grads))
             if capturing:
-                for rank, index in captures.get(node, ()):
-                    captured[index] = None if grads is None else grads[rank]
+                for slot, index in captures.get(node, ()):
+                    captured[index] = None if grads is None else grads[slot]
                 if node not in needed:
                     grads = None
             if grads is None:
-                outputs = (None,) * len(node.next_edges)
+                outputs = None
+            elif node.is_accumulation:
+                if grads[0] is not None:
+                    leaves.append((node, grads[0]))
+                continue
             else:
                 outputs = node.apply(grads, create_graph)
                 if anomaly:
                     check_backward(node, outputs)
-                if not retain_graph:
-                    node.release()
-            for edge, grad in zip(node.next_edges, outputs):
-                if edge is None:
-                    continue
-                nxt, rank = edge
-                if grad is not None and (cut is None or (nxt, rank) not in cut):
-                    slots = holders.get(nxt)
-                    if slots is None:
-                        slots = holders[nxt] = [None] * nxt.num_outputs
-                    current = slots[rank]
-                    slots[rank] = grad if current is None else accumulate(current, grad, create_graph)
-                remaining = dependencies[nxt] - 1
-                dependencies[nxt] = remaining
-                if remaining == 0:
-                    push_ready(nxt)
+                ran.append(node)
+            for slot_index, slot in enumerate(node.next_edges):
+                slot_grads = None if outputs is None else outputs[slot_index]
+                for position, edge in enumerate(slot):
+                    if edge is None:
+                        continue
+                    nxt, nxt_slot = edge
+                    grad = None if slot_grads is None else slot_grads[position]
+                    if grad is not None and (cut is None or edge not in cut):
+                        holder = holders.get(nxt)
+                        if holder is None:
+                            holder = holders[nxt] = [None] * nxt.num_grad_slots
+                        current = holder[nxt_slot]
+                        holder[nxt_slot] = grad if current is None else accumulate(current, grad, create_graph)
+                    remaining = dependencies[nxt] - 1
+                    dependencies[nxt] = remaining
+                    if remaining == 0:
+                        push_ready(nxt)
     finally:
         STATE.enabled = previous_mode
 
+    if inputs is None:
+        _commit(leaves, retained, create_graph)
+    if not retain_graph:
+        for node in ran:
+            node.release()
     if inputs is None:
         return None
     for i, grad in enumerate(captured):
@@ -164,14 +187,33 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     return captured
 
 
+def _commit(leaves, retained, create_graph: bool) -> None:
+    """Applies what a finished walk computed: retained gradients, then the leaves'
+    ``.grad``, then the leaves' post-accumulate hooks."""
+    for node, grads in retained:
+        for slot, meta_ref in node.retain_metas.items():
+            meta = meta_ref()
+            if meta is not None and grads[slot] is not None:
+                meta.grad = grads[slot] if meta.grad is None else accumulate(meta.grad, grads[slot], False)
+    for node, grad in leaves:
+        meta = node.meta
+        if meta is not None:
+            meta.grad = grad if meta.grad is None else accumulate(meta.grad, grad, create_graph)
+    for node, _ in leaves:
+        if node.post_hooks:
+            tensor = node.tensor
+            for hook in list(node.post_hooks.values()):
+                hook(tensor)
+
+
 def _capture_points(inputs):
-    """node -> [(rank, index into the result)], and the result list to fill."""
+    """node -> [(slot, index into the result)], and the result list to fill."""
     captures: dict = {}
     for index, tensor in enumerate(inputs):
         edge = edge_of(tensor)
         if edge is not None:
-            node, rank = edge
-            captures.setdefault(node, []).append((rank, index))
+            node, slot = edge
+            captures.setdefault(node, []).append((slot, index))
     return captures, [None] * len(inputs)
 
 
@@ -182,13 +224,14 @@ def _nodes_above(roots, targets) -> set:
     stack = list(roots)
     while stack:
         node = stack.pop()
-        for edge in node.next_edges:
-            if edge is None:
-                continue
-            parents.setdefault(edge[0], []).append(node)
-            if edge[0] not in seen:
-                seen.add(edge[0])
-                stack.append(edge[0])
+        for slot in node.next_edges:
+            for edge in slot:
+                if edge is None:
+                    continue
+                parents.setdefault(edge[0], []).append(node)
+                if edge[0] not in seen:
+                    seen.add(edge[0])
+                    stack.append(edge[0])
     needed: set = set()
     stack = [t for t in targets if t in seen]
     while stack:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-from .node import GradNodeAccumulation, edge_of
+from .accumulation import GradNodeAccumulation, edge_of
 
 _next_id = itertools.count()
 
@@ -53,38 +53,38 @@ def _require_grad(tensor, what: str):
     return meta
 
 
-def _node_and_rank(tensor, what: str):
+def _node_and_slot(tensor, what: str):
     meta = _require_grad(tensor, what)
-    node, rank = edge_of(tensor)
-    return meta, node, rank
+    node, slot = edge_of(tensor)
+    return meta, node, slot
 
 
 def register_hook(tensor, hook) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
-    _, node, rank = _node_and_rank(tensor, "register_hook")
+    _, node, slot = _node_and_slot(tensor, "register_hook")
     if node.pre_hooks is None:
         node.pre_hooks = {}
-    hooks = node.pre_hooks.setdefault(rank, {})
+    hooks = node.pre_hooks.setdefault(slot, {})
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
     return handle
 
 
 def retain_grads(tensor) -> None:
-    meta, node, rank = _node_and_rank(tensor, "retain_grads")
+    meta, node, slot = _node_and_slot(tensor, "retain_grads")
     if type(node) is GradNodeAccumulation or meta.retain_grads:
         return  # a leaf gets .grad anyway
     meta.retain_grads = True
     if node.retain_metas is None:
         node.retain_metas = {}
-    node.retain_metas[rank] = weakref.ref(meta)
+    node.retain_metas[slot] = weakref.ref(meta)
 
 
 def register_post_accumulate_grad_hook(tensor, hook) -> RemovableHandle:
     if not callable(hook):
         raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
-    _, node, _ = _node_and_rank(tensor, "register_post_accumulate_grad_hook")
+    _, node, _ = _node_and_slot(tensor, "register_post_accumulate_grad_hook")
     if type(node) is not GradNodeAccumulation:
         raise RuntimeError(
             "register_post_accumulate_grad_hook: only a leaf tensor accumulates into .grad; "

@@ -16,7 +16,7 @@ def check_inplace_leaf(op: str, tensor) -> None:
     if meta is None or meta.stop_gradient:
         return
     node = meta.node
-    if node is None or type(node).__name__ == "GradNodeAccumulation":
+    if node is None or node.is_accumulation:
         raise AutogradError(
             f"{op}: a leaf tensor with stop_gradient=False (e.g. a parameter) cannot be "
             f"modified in place while gradients are recorded. Wrap the update in "
@@ -24,7 +24,7 @@ def check_inplace_leaf(op: str, tensor) -> None:
         )
     if node.is_view:
         raise AutogradError(
-            f"{op}: this tensor is a view made by {node.op_name} of a tensor that requires a "
+            f"{op}: this tensor is a view made by {node.forward_op} of a tensor that requires a "
             f"gradient; modifying it in place would change the base tensor without its "
             f"gradient knowing. clone() the view first, or modify the base tensor."
         )

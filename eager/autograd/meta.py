@@ -17,17 +17,17 @@ class AbstractAutogradMeta(abc.ABC):
 
 class AutogradMeta(AbstractAutogradMeta):
     """The grad node that made the tensor (or its leaf accumulation node), which of
-    that node's outputs it is, whether it stops gradients, and its ``.grad``."""
+    that node's gradient slots it is, whether it stops gradients, and its ``.grad``."""
 
     # Every recorded op makes one of these for its output, and few of them ever get
     # a .grad or hooks: those rare fields live in __dict__ (made on first write) with
     # class-level defaults, so the common case sets three attributes.
-    __slots__ = ("node", "rank", "stop_gradient", "__dict__", "__weakref__")
+    __slots__ = ("node", "slot", "stop_gradient", "__dict__", "__weakref__")
     grad = None
     retain_grads = False
     hooks = None
 
-    def __init__(self, node=None, rank: int = 0, stop_gradient: bool = False):
+    def __init__(self, node=None, slot: int = 0, stop_gradient: bool = False):
         self.node = node
-        self.rank = rank
+        self.slot = slot
         self.stop_gradient = stop_gradient

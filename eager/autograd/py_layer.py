@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from .grad_mode import STATE
 from .meta import AutogradMeta
-from .node import GradNodeBase, GradSlotMeta, edge_of
+from .accumulation import edge_of
+from .node import GradNodeBase, GradSlotMeta
 from .saved_hooks import save_input, save_output
 from .tensor_wrapper import AutogradError
 
@@ -159,15 +160,16 @@ class PyLayerGradNode(GradNodeBase):
     def apply(self, grads, create_graph: bool):
         ctx = self.ctx
         layer = self.layer
-        grads = [self._missing_grad(rank) if g is None else g for rank, g in enumerate(grads)]
+        grads = [self._missing_grad(slot) if g is None else g for slot, g in enumerate(grads)]
         ctx._node = self
         try:
             result = layer.backward(ctx, *grads)
         finally:
             ctx._node = None
-        return self._check_result(result)
+        # One edge slot per tensor input, each with its one edge.
+        return tuple((grad,) for grad in self._check_result(result))
 
-    def _missing_grad(self, rank: int):
+    def _missing_grad(self, slot: int):
         """Zeros for an output whose gradient never came (unused or non-differentiable),
         or None when the layer called ``set_materialize_grads(False)``."""
         if not self.ctx._materialize:
@@ -176,7 +178,7 @@ class PyLayerGradNode(GradNodeBase):
         from phi import api as phi_api
         from phi.common import DataType
 
-        shape, dtype, place = self.output_specs[rank]
+        shape, dtype, place = self.output_specs[slot]
         return Tensor(phi_api.full(list(shape), 0, DataType.from_numpy(dtype), place))
 
     def _check_result(self, result) -> tuple:
@@ -199,7 +201,7 @@ class PyLayerGradNode(GradNodeBase):
                 f"tensor input(s); return exactly one gradient per tensor input, in the order "
                 f"of forward's arguments (None for an input that needs no gradient)")
         out = []
-        for i, (grad, edge) in enumerate(zip(grads, self.next_edges)):
+        for i, (grad, (edge,)) in enumerate(zip(grads, self.next_edges)):
             shape, dtype, place = self.input_specs[i]
             if grad is None:
                 if edge is not None:
@@ -262,8 +264,8 @@ class PyLayer:
         cls._node_class = type(f"{cls.__name__}Backward", (PyLayerGradNode,), {
             "__slots__": (),
             "layer": cls,
-            "name": f"{cls.__name__}_backward",
-            "op_name": cls.__name__,
+            "backward_op": f"{cls.__name__}_backward",
+            "forward_op": cls.__name__,
             "__doc__": f"Runs {cls.__qualname__}.backward.",
         })
 
@@ -362,17 +364,17 @@ def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
             raise ValueError(f"{name}: mark_non_differentiable got a tensor that forward does "
                              f"not return")
 
-    node = cls._node_class([edge_of(t) for t in inputs])
+    node = cls._node_class(tuple((edge_of(t),) for t in inputs))
     node.ctx = ctx
-    node.num_outputs = len(outputs)
+    node.num_grad_slots = len(outputs)
     node.input_specs = [_spec(t) for t in inputs]
     node.output_specs = [_spec(t) for t in outputs]
     node.slot_metas = [GradSlotMeta(t.shape, t.dtype) for t in outputs]
 
-    final, rank_of = [], {}
-    for rank, out in enumerate(outputs):
+    final, slot_of = [], {}
+    for slot, out in enumerate(outputs):
         original = out
-        if id(out) in rank_of:
+        if id(out) in slot_of:
             out = tensor_type(out.impl)          # the same tensor returned twice: two outputs
         elif id(out) in input_ids:
             if id(out) in ctx._not_inplace:
@@ -385,20 +387,19 @@ def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
             # else: modified in place by forward; the input itself becomes the output.
         elif out._meta is not None:
             out = tensor_type(out.impl)          # a tensor from outside: keep its own history
-        rank_of.setdefault(id(original), rank)
+        slot_of.setdefault(id(original), slot)
         differentiable = (id(original) not in ctx._non_differentiable
                           and out.impl.array.dtype.kind in "fc")
-        out._meta = AutogradMeta(node, rank) if differentiable else None
+        out._meta = AutogradMeta(node, slot) if differentiable else None
         final.append(out)
 
     wrappers = []
     for t in ctx._to_save or ():
         if t is None:
             wrappers.append(None)
-        elif id(t) in rank_of:
-            rank = rank_of[id(t)]
-            wrappers.append(save_output(final[rank], rank) if final[rank]._meta is not None
-                            else save_input(final[rank]))
+        elif id(t) in slot_of:
+            out = final[slot_of[id(t)]]
+            wrappers.append(save_output(out) if out._meta is not None else save_input(out))
         else:
             wrappers.append(save_input(t))
     ctx._saved = wrappers

@@ -51,10 +51,10 @@ class saved_tensors_hooks:
 class PackedSaved(TensorWrapper):
     """A saved tensor kept as whatever the pack hook returned."""
 
-    __slots__ = ("packed", "unpack_hook", "meta", "rank", "counter", "version", "_released",
+    __slots__ = ("packed", "unpack_hook", "meta", "slot", "counter", "version", "_released",
                  "_shape", "_dtype", "_nbytes")
 
-    def __init__(self, tensor, rank, is_output: bool):
+    def __init__(self, tensor, slot, is_output: bool):
         pack_hook, self.unpack_hook = HOOKS.stack[-1]
         impl = tensor.impl
         if impl.version_counter is None:
@@ -63,7 +63,7 @@ class PackedSaved(TensorWrapper):
         self.counter = impl.version_counter
         self.version = self.counter.value
         self.meta = None if is_output else tensor._meta
-        self.rank = rank if is_output else None
+        self.slot = slot if is_output else None
         self._shape, self._dtype, self._nbytes = impl.array.shape, impl.array.dtype, impl.array.nbytes
         self._released = False
         from ..tensor import Tensor
@@ -107,8 +107,8 @@ class PackedSaved(TensorWrapper):
         from ..tensor import Tensor
 
         impl = self._unpacked_impl(node)
-        if self.rank is not None:
-            return Tensor(impl, AutogradMeta(node, self.rank))
+        if self.slot is not None:
+            return Tensor(impl, AutogradMeta(node, self.slot))
         return Tensor(impl, self.meta)
 
     def recover_impl(self, node):
@@ -127,10 +127,12 @@ def save_input(tensor):
     return SavedInput(tensor)
 
 
-def save_output(tensor, rank: int):
-    """What a grad node keeps of its own forward output ``rank``."""
+def save_output(tensor):
+    """What a grad node keeps of one of its own forward outputs (whose history,
+    the node and its gradient slot, is already set)."""
+    slot = tensor._meta.slot
     if HOOKS.stack:
-        return PackedSaved(tensor, rank, True)
-    return SavedOutput(tensor, rank)
+        return PackedSaved(tensor, slot, True)
+    return SavedOutput(tensor, slot)
 
 

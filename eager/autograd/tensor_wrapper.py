@@ -74,7 +74,7 @@ class TensorWrapper:
     @staticmethod
     def _raise_released(node):
         raise AutogradError(
-            f"{node.name}: trying to run backward through the graph a second time, but "
+            f"{node.backward_op}: trying to run backward through the graph a second time, but "
             f"its saved tensors were freed after the first backward. Pass "
             f"retain_graph=True to the first backward() or grad() to keep them."
         )
@@ -83,7 +83,7 @@ class TensorWrapper:
         text = f"a tensor of shape {list(shape)} and dtype {dtype}"
         described = f"'{name}' ({text})" if name else text
         raise AutogradError(
-            f"{node.name}: a tensor saved for backward by {node.op_name or node.name} was "
+            f"{node.backward_op}: a tensor saved for backward by {node.forward_op or node.backward_op} was "
             f"modified by an inplace operation: {described} was saved at version "
             f"{self.version} and is now at version {current}. Use the out-of-place op, or "
             f"clone() the tensor before modifying it."
@@ -122,11 +122,11 @@ class SavedInput(TensorWrapper):
 
 
 class SavedOutput(TensorWrapper):
-    __slots__ = ("_impl", "rank", "version")
+    __slots__ = ("_impl", "slot", "version")
 
-    def __init__(self, tensor, rank: int):
+    def __init__(self, tensor, slot: int):
         impl = self._impl = tensor.impl
-        self.rank = rank
+        self.slot = slot
         self.version = impl.version
 
     @property
@@ -142,7 +142,7 @@ class SavedOutput(TensorWrapper):
 
         impl = self._impl
         self._check(node, impl)
-        return Tensor(impl, AutogradMeta(node, self.rank))
+        return Tensor(impl, AutogradMeta(node, self.slot))
 
     def recover_impl(self, node):
         impl = self._impl
@@ -190,13 +190,14 @@ class SavedShape(TensorWrapper):
         self._dtype = None
 
 
-class SavedShapes(TensorWrapper):
-    """Shapes and dtypes of a list of tensors (a Tensor[] input in no_need_buffer)."""
+class SavedList(TensorWrapper):
+    """A saved Tensor[]: one wrapper per element (SavedInput / PackedSaved for a list
+    whose values the backward op reads, SavedShape for one in no_need_buffer)."""
 
     __slots__ = ("_items",)
 
-    def __init__(self, tensors):
-        self._items = [SavedShape(t) for t in tensors]
+    def __init__(self, items):
+        self._items = list(items)
 
     @property
     def released(self) -> bool:
@@ -204,7 +205,7 @@ class SavedShapes(TensorWrapper):
 
     @property
     def nbytes(self) -> int:
-        return 0
+        return 0 if self._items is None else sum(item.nbytes for item in self._items)
 
     @property
     def shape(self) -> tuple:
@@ -213,6 +214,10 @@ class SavedShapes(TensorWrapper):
     @property
     def dtype(self):
         return self._items[0].dtype if self._items else None
+
+    @property
+    def impl(self):
+        return None if self._items is None else [item.impl for item in self._items]
 
     def recover(self, node):
         if self._items is None:
@@ -225,4 +230,6 @@ class SavedShapes(TensorWrapper):
         return [item.recover_impl(node) for item in self._items]
 
     def release(self) -> None:
+        for item in self._items or ():
+            item.release()
         self._items = None

@@ -19,9 +19,10 @@ from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
-from ..autograd.node import GradSlotMeta, edge_of  # noqa: F401
+from ..autograd.accumulation import edge_of
+from ..autograd.node import GradSlotMeta, set_history  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedShape, SavedShapes
+from ..autograd.tensor_wrapper import SavedList, SavedShape
 from . import grad_nodes as _nodes
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -86,12 +87,12 @@ def add(x, y, name=None):
         raise bad_tensor("add", "y", y)
     out = _T.Tensor(_phi.add(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = _nodes.AddGradNode([edge_of(x), edge_of(y)])
+        node = _nodes.AddGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("add", (out,))
+        check_forward("add", (out, ))
     return out
 
 
@@ -107,14 +108,14 @@ def add_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("add_", x)
-        edges = [edge_of(x), edge_of(y)]
+        edges = ((edge_of(x),), (edge_of(y),), )
     result = _phi.add(x.impl, y.impl)
     write_inplace("add_", x, result)
     if recording:
         node = _nodes.AddGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
-        x._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
         check_forward("add_", (x,))
     return x
@@ -131,12 +132,12 @@ def subtract(x, y, name=None):
         raise bad_tensor("subtract", "y", y)
     out = _T.Tensor(_phi.subtract(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = _nodes.SubtractGradNode([edge_of(x), edge_of(y)])
+        node = _nodes.SubtractGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("subtract", (out,))
+        check_forward("subtract", (out, ))
     return out
 
 
@@ -152,14 +153,14 @@ def subtract_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("subtract_", x)
-        edges = [edge_of(x), edge_of(y)]
+        edges = ((edge_of(x),), (edge_of(y),), )
     result = _phi.subtract(x.impl, y.impl)
     write_inplace("subtract_", x, result)
     if recording:
         node = _nodes.SubtractGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
-        x._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
         check_forward("subtract_", (x,))
     return x
@@ -176,12 +177,12 @@ def multiply(x, y, name=None):
         raise bad_tensor("multiply", "y", y)
     out = _T.Tensor(_phi.multiply(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = _nodes.MultiplyGradNode([edge_of(x), edge_of(y)])
+        node = _nodes.MultiplyGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("multiply", (out,))
+        check_forward("multiply", (out, ))
     return out
 
 
@@ -197,15 +198,15 @@ def multiply_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("multiply_", x)
-        edges = [edge_of(x), edge_of(y)]
+        edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
     result = _phi.multiply(x.impl, y.impl)
     write_inplace("multiply_", x, result)
     if recording:
         node = _nodes.MultiplyGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
         node.x = x_saved
         node.y = save_input(y)
-        x._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
         check_forward("multiply_", (x,))
     return x
@@ -222,13 +223,13 @@ def divide(x, y, name=None):
         raise bad_tensor("divide", "y", y)
     out = _T.Tensor(_phi.divide(x.impl, y.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = _nodes.DivideGradNode([edge_of(x), edge_of(y)])
+        node = _nodes.DivideGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
-        node.out = save_output(out, 0)
-        out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
     if _anomaly.enabled:
-        check_forward("divide", (out,))
+        check_forward("divide", (out, ))
     return out
 
 
@@ -244,16 +245,16 @@ def divide_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("divide_", x)
-        edges = [edge_of(x), edge_of(y)]
+        edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
     result = _phi.divide(x.impl, y.impl)
     write_inplace("divide_", x, result)
     if recording:
         node = _nodes.DivideGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
         node.x = x_saved
         node.y = save_input(y)
-        node.out = save_output(x, 0)
-        x._meta = AutogradMeta(node, 0)
+        node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("divide_", (x,))
     return x
@@ -269,12 +270,12 @@ def pow(x, y=1.0, name=None):
     y = to_scalar(y, "pow", "y")
     out = _T.Tensor(_phi.pow(x.impl, y))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.PowGradNode([edge_of(x)])
+        node = _nodes.PowGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = y
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("pow", (out,))
+        check_forward("pow", (out, ))
     return out
 
 
@@ -290,11 +291,11 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     bias_after_scale = to_bool(bias_after_scale, "scale", "bias_after_scale")
     out = _T.Tensor(_phi.scale(x.impl, scale, bias, bias_after_scale))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.ScaleGradNode([edge_of(x)])
-        node.scale = scale
+        node = _nodes.ScaleGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.scale = scale
     if _anomaly.enabled:
-        check_forward("scale", (out,))
+        check_forward("scale", (out, ))
     return out
 
 
@@ -305,19 +306,19 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     """
     if not isinstance(x, _T.Tensor):
         raise bad_tensor("scale_", "x", x)
-    scale = to_scalar(scale, "scale", "scale")
-    bias = to_scalar(bias, "scale", "bias")
-    bias_after_scale = to_bool(bias_after_scale, "scale", "bias_after_scale")
+    scale = to_scalar(scale, "scale_", "scale")
+    bias = to_scalar(bias, "scale_", "bias")
+    bias_after_scale = to_bool(bias_after_scale, "scale_", "bias_after_scale")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scale_", x)
-        edges = [edge_of(x)]
+        edges = ((edge_of(x),), )
     result = _phi.scale(x.impl, scale, bias, bias_after_scale)
     write_inplace("scale_", x, result)
     if recording:
         node = _nodes.ScaleGradNode(edges)
-        node.scale = scale
         x._meta = AutogradMeta(node, 0)
+        node.scale = scale
     if _anomaly.enabled:
         check_forward("scale_", (x,))
     return x
@@ -336,14 +337,14 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     transpose_y = to_bool(transpose_y, "matmul", "transpose_y")
     out = _T.Tensor(_phi.matmul(x.impl, y.impl, transpose_x, transpose_y))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = _nodes.MatmulGradNode([edge_of(x), edge_of(y)])
+        node = _nodes.MatmulGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("matmul", (out,))
+        check_forward("matmul", (out, ))
     return out
 
 
@@ -356,11 +357,11 @@ def relu(x, name=None):
         raise bad_tensor("relu", "x", x)
     out = _T.Tensor(_phi.relu(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.ReluGradNode([edge_of(x)])
-        node.out = save_output(out, 0)
+        node = _nodes.ReluGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
     if _anomaly.enabled:
-        check_forward("relu", (out,))
+        check_forward("relu", (out, ))
     return out
 
 
@@ -374,13 +375,13 @@ def relu_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("relu_", x)
-        edges = [edge_of(x)]
+        edges = ((edge_of(x),), )
     result = _phi.relu(x.impl)
     write_inplace("relu_", x, result)
     if recording:
         node = _nodes.ReluGradNode(edges)
-        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+        node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("relu_", (x,))
     return x
@@ -395,11 +396,11 @@ def tanh(x, name=None):
         raise bad_tensor("tanh", "x", x)
     out = _T.Tensor(_phi.tanh(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.TanhGradNode([edge_of(x)])
-        node.out = save_output(out, 0)
+        node = _nodes.TanhGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
     if _anomaly.enabled:
-        check_forward("tanh", (out,))
+        check_forward("tanh", (out, ))
     return out
 
 
@@ -413,13 +414,13 @@ def tanh_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tanh_", x)
-        edges = [edge_of(x)]
+        edges = ((edge_of(x),), )
     result = _phi.tanh(x.impl)
     write_inplace("tanh_", x, result)
     if recording:
         node = _nodes.TanhGradNode(edges)
-        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+        node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("tanh_", (x,))
     return x
@@ -434,11 +435,11 @@ def sigmoid(x, name=None):
         raise bad_tensor("sigmoid", "x", x)
     out = _T.Tensor(_phi.sigmoid(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.SigmoidGradNode([edge_of(x)])
-        node.out = save_output(out, 0)
+        node = _nodes.SigmoidGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
     if _anomaly.enabled:
-        check_forward("sigmoid", (out,))
+        check_forward("sigmoid", (out, ))
     return out
 
 
@@ -451,11 +452,11 @@ def exp(x, name=None):
         raise bad_tensor("exp", "x", x)
     out = _T.Tensor(_phi.exp(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.ExpGradNode([edge_of(x)])
-        node.out = save_output(out, 0)
+        node = _nodes.ExpGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
     if _anomaly.enabled:
-        check_forward("exp", (out,))
+        check_forward("exp", (out, ))
     return out
 
 
@@ -469,13 +470,13 @@ def exp_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("exp_", x)
-        edges = [edge_of(x)]
+        edges = ((edge_of(x),), )
     result = _phi.exp(x.impl)
     write_inplace("exp_", x, result)
     if recording:
         node = _nodes.ExpGradNode(edges)
-        node.out = save_output(x, 0)
         x._meta = AutogradMeta(node, 0)
+        node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("exp_", (x,))
     return x
@@ -490,11 +491,11 @@ def log(x, name=None):
         raise bad_tensor("log", "x", x)
     out = _T.Tensor(_phi.log(x.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.LogGradNode([edge_of(x)])
-        node.x = save_input(x)
+        node = _nodes.LogGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
     if _anomaly.enabled:
-        check_forward("log", (out,))
+        check_forward("log", (out, ))
     return out
 
 
@@ -510,13 +511,13 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
     keepdim = to_bool(keepdim, "sum", "keepdim")
     out = _T.Tensor(_phi.sum(x.impl, axis, dtype, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.SumGradNode([edge_of(x)])
+        node = _nodes.SumGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.axis = axis
         node.keepdim = keepdim
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("sum", (out,))
+        check_forward("sum", (out, ))
     return out
 
 
@@ -531,13 +532,13 @@ def mean(x, axis=(), keepdim=False, name=None):
     keepdim = to_bool(keepdim, "mean", "keepdim")
     out = _T.Tensor(_phi.mean(x.impl, axis, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.MeanGradNode([edge_of(x)])
+        node = _nodes.MeanGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.axis = axis
         node.keepdim = keepdim
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("mean", (out,))
+        check_forward("mean", (out, ))
     return out
 
 
@@ -551,11 +552,11 @@ def reshape(x, shape, name=None):
     shape = to_int_array(shape, "reshape", "shape")
     out = _T.Tensor(_phi.reshape(x.impl, shape))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.ReshapeGradNode([edge_of(x)])
-        node.x = SavedShape(x)
+        node = _nodes.ReshapeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
     if _anomaly.enabled:
-        check_forward("reshape", (out,))
+        check_forward("reshape", (out, ))
     return out
 
 
@@ -569,11 +570,11 @@ def transpose(x, perm, name=None):
     perm = to_int_array(perm, "transpose", "perm")
     out = _T.Tensor(_phi.transpose(x.impl, perm))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.TransposeGradNode([edge_of(x)])
-        node.perm = perm
+        node = _nodes.TransposeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.perm = perm
     if _anomaly.enabled:
-        check_forward("transpose", (out,))
+        check_forward("transpose", (out, ))
     return out
 
 
@@ -587,11 +588,11 @@ def cast(x, dtype, name=None):
     dtype = to_dtype(dtype, "cast", "dtype")
     out = _T.Tensor(_phi.cast(x.impl, dtype))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.CastGradNode([edge_of(x)])
-        node.x = SavedShape(x)
+        node = _nodes.CastGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
     if _anomaly.enabled:
-        check_forward("cast", (out,))
+        check_forward("cast", (out, ))
     return out
 
 
@@ -606,7 +607,7 @@ def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
     place = to_place(place, "full", "place")
     out = _T.Tensor(_phi.full(shape, value, dtype, place))
     if _anomaly.enabled:
-        check_forward("full", (out,))
+        check_forward("full", (out, ))
     return out
 
 
@@ -621,7 +622,7 @@ def full_like(x, value, dtype=None, name=None):
     dtype = to_dtype(dtype, "full_like", "dtype")
     out = _T.Tensor(_phi.full_like(x.impl, value, dtype))
     if _anomaly.enabled:
-        check_forward("full_like", (out,))
+        check_forward("full_like", (out, ))
     return out
 
 
@@ -658,7 +659,7 @@ def equal(x, y, name=None):
         raise bad_tensor("equal", "y", y)
     out = _T.Tensor(_phi.equal(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("equal", (out,))
+        check_forward("equal", (out, ))
     return out
 
 
@@ -673,7 +674,7 @@ def not_equal(x, y, name=None):
         raise bad_tensor("not_equal", "y", y)
     out = _T.Tensor(_phi.not_equal(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("not_equal", (out,))
+        check_forward("not_equal", (out, ))
     return out
 
 
@@ -688,7 +689,7 @@ def less_than(x, y, name=None):
         raise bad_tensor("less_than", "y", y)
     out = _T.Tensor(_phi.less_than(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("less_than", (out,))
+        check_forward("less_than", (out, ))
     return out
 
 
@@ -703,7 +704,7 @@ def less_equal(x, y, name=None):
         raise bad_tensor("less_equal", "y", y)
     out = _T.Tensor(_phi.less_equal(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("less_equal", (out,))
+        check_forward("less_equal", (out, ))
     return out
 
 
@@ -718,7 +719,7 @@ def greater_than(x, y, name=None):
         raise bad_tensor("greater_than", "y", y)
     out = _T.Tensor(_phi.greater_than(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("greater_than", (out,))
+        check_forward("greater_than", (out, ))
     return out
 
 
@@ -733,7 +734,7 @@ def greater_equal(x, y, name=None):
         raise bad_tensor("greater_equal", "y", y)
     out = _T.Tensor(_phi.greater_equal(x.impl, y.impl))
     if _anomaly.enabled:
-        check_forward("greater_equal", (out,))
+        check_forward("greater_equal", (out, ))
     return out
 
 
@@ -747,11 +748,11 @@ def squeeze(x, axis=(), name=None):
     axis = to_int_array(axis, "squeeze", "axis")
     out = _T.Tensor(_phi.squeeze(x.impl, axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.SqueezeGradNode([edge_of(x)])
-        node.x = SavedShape(x)
+        node = _nodes.SqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
     if _anomaly.enabled:
-        check_forward("squeeze", (out,))
+        check_forward("squeeze", (out, ))
     return out
 
 
@@ -765,11 +766,11 @@ def unsqueeze(x, axis, name=None):
     axis = to_int_array(axis, "unsqueeze", "axis")
     out = _T.Tensor(_phi.unsqueeze(x.impl, axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.UnsqueezeGradNode([edge_of(x)])
-        node.x = SavedShape(x)
+        node = _nodes.UnsqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
     if _anomaly.enabled:
-        check_forward("unsqueeze", (out,))
+        check_forward("unsqueeze", (out, ))
     return out
 
 
@@ -784,11 +785,11 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     stop_axis = to_int(stop_axis, "flatten", "stop_axis")
     out = _T.Tensor(_phi.flatten(x.impl, start_axis, stop_axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.FlattenGradNode([edge_of(x)])
-        node.x = SavedShape(x)
+        node = _nodes.FlattenGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
     if _anomaly.enabled:
-        check_forward("flatten", (out,))
+        check_forward("flatten", (out, ))
     return out
 
 
@@ -802,12 +803,12 @@ def getitem(x, index, name=None):
     index = to_index(index, "getitem", "index")
     out = _T.Tensor(_phi.getitem(x.impl, index))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.GetitemGradNode([edge_of(x)])
+        node = _nodes.GetitemGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.index = index
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("getitem", (out,))
+        check_forward("getitem", (out, ))
     return out
 
 
@@ -823,12 +824,12 @@ def setitem(x, value, index, name=None):
     index = to_index(index, "setitem", "index")
     out = _T.Tensor(_phi.setitem(x.impl, value.impl, index))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = _nodes.SetitemGradNode([edge_of(x), edge_of(value)])
+        node = _nodes.SetitemGradNode(((edge_of(x),), (edge_of(value),), ))
+        out._meta = AutogradMeta(node, 0)
         node.value = SavedShape(value)
         node.index = index
-        out._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("setitem", (out,))
+        check_forward("setitem", (out, ))
     return out
 
 
@@ -841,18 +842,18 @@ def setitem_(x, value, index, name=None):
         raise bad_tensor("setitem_", "x", x)
     if not isinstance(value, _T.Tensor):
         raise bad_tensor("setitem_", "value", value)
-    index = to_index(index, "setitem", "index")
+    index = to_index(index, "setitem_", "index")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("setitem_", x)
-        edges = [edge_of(x), edge_of(value)]
+        edges = ((edge_of(x),), (edge_of(value),), )
     result = _phi.setitem(x.impl, value.impl, index)
     write_inplace("setitem_", x, result)
     if recording:
         node = _nodes.SetitemGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
         node.value = SavedShape(value)
         node.index = index
-        x._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
         check_forward("setitem_", (x,))
     return x
@@ -867,12 +868,12 @@ def concat(x, axis=0, name=None):
     axis = to_int(axis, "concat", "axis")
     out = _T.Tensor(_phi.concat([t.impl for t in x], axis))
     if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x)):
-        node = _nodes.ConcatGradNode([edge_of(t) for t in x])
-        node.x = SavedShapes(x)
-        node.axis = axis
+        node = _nodes.ConcatGradNode((tuple([edge_of(t) for t in x]), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedList([SavedShape(t) for t in x])
+        node.axis = axis
     if _anomaly.enabled:
-        check_forward("concat", (out,))
+        check_forward("concat", (out, ))
     return out
 
 
@@ -885,12 +886,12 @@ def stack(x, axis=0, name=None):
     axis = to_int(axis, "stack", "axis")
     out = _T.Tensor(_phi.stack([t.impl for t in x], axis))
     if _grad_state.enabled and (any(t._meta is not None and not t._meta.stop_gradient for t in x)):
-        node = _nodes.StackGradNode([edge_of(t) for t in x])
-        node.x = SavedShapes(x)
-        node.axis = axis
+        node = _nodes.StackGradNode((tuple([edge_of(t) for t in x]), ))
         out._meta = AutogradMeta(node, 0)
+        node.x = SavedList([SavedShape(t) for t in x])
+        node.axis = axis
     if _anomaly.enabled:
-        check_forward("stack", (out,))
+        check_forward("stack", (out, ))
     return out
 
 
@@ -905,14 +906,12 @@ def split(x, num_or_sections, axis=0, name=None):
     axis = to_int(axis, "split", "axis")
     out = [_T.Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.SplitGradNode([edge_of(x)])
+        node = _nodes.SplitGradNode(((edge_of(x),), ))
+        set_history(node, [*out])
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in tuple(out)]
-        node.num_outputs = len(out)
-        for rank, t in enumerate(out):
-            t._meta = AutogradMeta(node, rank)
     if _anomaly.enabled:
-        check_forward("split", tuple(out))
+        check_forward("split", (*out, ))
     return out
 
 
@@ -926,14 +925,12 @@ def unbind(x, axis=0, name=None):
     axis = to_int(axis, "unbind", "axis")
     out = [_T.Tensor(t) for t in _phi.unbind(x.impl, axis)]
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = _nodes.UnbindGradNode([edge_of(x)])
+        node = _nodes.UnbindGradNode(((edge_of(x),), ))
+        set_history(node, [*out])
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in tuple(out)]
-        node.num_outputs = len(out)
-        for rank, t in enumerate(out):
-            t._meta = AutogradMeta(node, rank)
     if _anomaly.enabled:
-        check_forward("unbind", tuple(out))
+        check_forward("unbind", (*out, ))
     return out
 
 
@@ -954,7 +951,7 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _anomaly.enabled:
-        check_forward("add_grad", (x_grad, y_grad,))
+        check_forward("add_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -975,7 +972,7 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _anomaly.enabled:
-        check_forward("subtract_grad", (x_grad, y_grad,))
+        check_forward("subtract_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -994,17 +991,17 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.MultiplyDoubleGradNode([edge_of(x), edge_of(y), edge_of(out_grad)])
-        node.x = save_input(x)
-        node.y = save_input(y)
-        node.grad_out = save_input(out_grad)
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad,)]
+        node = _nodes.MultiplyDoubleGradNode(((edge_of(x),), (edge_of(y),), (edge_of(out_grad),), ))
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
             y_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad, )]
+        node.x = save_input(x)
+        node.y = save_input(y)
+        node.grad_out = save_input(out_grad)
     if _anomaly.enabled:
-        check_forward("multiply_grad", (x_grad, y_grad,))
+        check_forward("multiply_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1045,7 +1042,7 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _anomaly.enabled:
-        check_forward("divide_grad", (x_grad, y_grad,))
+        check_forward("divide_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1063,7 +1060,7 @@ def pow_grad(x, out_grad, y, name=None):
         return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.pow_grad(x.impl, out_grad.impl, y))
     if _anomaly.enabled:
-        check_forward("pow_grad", (x_grad,))
+        check_forward("pow_grad", (x_grad, ))
     return x_grad
 
 
@@ -1079,7 +1076,7 @@ def scale_grad(out_grad, scale, name=None):
         return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.scale_grad(out_grad.impl, scale))
     if _anomaly.enabled:
-        check_forward("scale_grad", (x_grad,))
+        check_forward("scale_grad", (x_grad, ))
     return x_grad
 
 
@@ -1100,19 +1097,19 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     y_grad = None if y_grad is None else _T.Tensor(y_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.MatmulDoubleGradNode([edge_of(x), edge_of(y), edge_of(out_grad)])
+        node = _nodes.MatmulDoubleGradNode(((edge_of(x),), (edge_of(y),), (edge_of(out_grad),), ))
+        if x_grad is not None:
+            x_grad._meta = AutogradMeta(node, 0)
+        if y_grad is not None:
+            y_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad, )]
         node.x = save_input(x)
         node.y = save_input(y)
         node.grad_out = save_input(out_grad)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad,)]
-        if x_grad is not None:
-            x_grad._meta = AutogradMeta(node, 0)
-        if y_grad is not None:
-            y_grad._meta = AutogradMeta(node, 1)
     if _anomaly.enabled:
-        check_forward("matmul_grad", (x_grad, y_grad,))
+        check_forward("matmul_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1149,7 +1146,7 @@ def relu_grad(out, out_grad, name=None):
         return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.relu_grad(out.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("relu_grad", (x_grad,))
+        check_forward("relu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1164,12 +1161,12 @@ def tanh_grad(out, out_grad, name=None):
         raise bad_tensor("tanh_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.tanh_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.TanhDoubleGradNode([edge_of(out), edge_of(out_grad)])
+        node = _nodes.TanhDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
+        x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-        x_grad._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("tanh_grad", (x_grad,))
+        check_forward("tanh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1198,12 +1195,12 @@ def sigmoid_grad(out, out_grad, name=None):
         raise bad_tensor("sigmoid_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.sigmoid_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.SigmoidDoubleGradNode([edge_of(out), edge_of(out_grad)])
+        node = _nodes.SigmoidDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
+        x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-        x_grad._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("sigmoid_grad", (x_grad,))
+        check_forward("sigmoid_grad", (x_grad, ))
     return x_grad
 
 
@@ -1232,12 +1229,12 @@ def exp_grad(out, out_grad, name=None):
         raise bad_tensor("exp_grad", "out_grad", out_grad)
     x_grad = _T.Tensor(_phi.exp_grad(out.impl, out_grad.impl))
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.ExpDoubleGradNode([edge_of(out), edge_of(out_grad)])
+        node = _nodes.ExpDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
+        x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-        x_grad._meta = AutogradMeta(node, 0)
     if _anomaly.enabled:
-        check_forward("exp_grad", (x_grad,))
+        check_forward("exp_grad", (x_grad, ))
     return x_grad
 
 
@@ -1268,7 +1265,7 @@ def log_grad(x, out_grad, name=None):
         return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.log_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("log_grad", (x_grad,))
+        check_forward("log_grad", (x_grad, ))
     return x_grad
 
 
@@ -1287,7 +1284,7 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
         return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.sum_grad(x.impl, out_grad.impl, axis, keepdim))
     if _anomaly.enabled:
-        check_forward("sum_grad", (x_grad,))
+        check_forward("sum_grad", (x_grad, ))
     return x_grad
 
 
@@ -1306,7 +1303,7 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
         return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.mean_grad(x.impl, out_grad.impl, axis, keepdim))
     if _anomaly.enabled:
-        check_forward("mean_grad", (x_grad,))
+        check_forward("mean_grad", (x_grad, ))
     return x_grad
 
 
@@ -1323,7 +1320,7 @@ def reshape_grad(x, out_grad, name=None):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.reshape_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("reshape_grad", (x_grad,))
+        check_forward("reshape_grad", (x_grad, ))
     return x_grad
 
 
@@ -1339,7 +1336,7 @@ def transpose_grad(out_grad, perm, name=None):
         return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.transpose_grad(out_grad.impl, perm))
     if _anomaly.enabled:
-        check_forward("transpose_grad", (x_grad,))
+        check_forward("transpose_grad", (x_grad, ))
     return x_grad
 
 
@@ -1356,7 +1353,7 @@ def cast_grad(x, out_grad, name=None):
         return _composite.cast_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.cast_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("cast_grad", (x_grad,))
+        check_forward("cast_grad", (x_grad, ))
     return x_grad
 
 
@@ -1373,7 +1370,7 @@ def squeeze_grad(x, out_grad, name=None):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("squeeze_grad", (x_grad,))
+        check_forward("squeeze_grad", (x_grad, ))
     return x_grad
 
 
@@ -1390,7 +1387,7 @@ def unsqueeze_grad(x, out_grad, name=None):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("unsqueeze_grad", (x_grad,))
+        check_forward("unsqueeze_grad", (x_grad, ))
     return x_grad
 
 
@@ -1407,7 +1404,7 @@ def flatten_grad(x, out_grad, name=None):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
     if _anomaly.enabled:
-        check_forward("flatten_grad", (x_grad,))
+        check_forward("flatten_grad", (x_grad, ))
     return x_grad
 
 
@@ -1423,11 +1420,11 @@ def getitem_grad(x, out_grad, index, name=None):
     index = to_index(index, "getitem_grad", "index")
     x_grad = _T.Tensor(_phi.getitem_grad(x.impl, out_grad.impl, index))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = _nodes.GetitemDoubleGradNode([edge_of(x), edge_of(out_grad)])
-        node.index = index
+        node = _nodes.GetitemDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
         x_grad._meta = AutogradMeta(node, 0)
+        node.index = index
     if _anomaly.enabled:
-        check_forward("getitem_grad", (x_grad,))
+        check_forward("getitem_grad", (x_grad, ))
     return x_grad
 
 
@@ -1458,7 +1455,7 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     x_grad = None if x_grad is None else _T.Tensor(x_grad)
     value_grad = None if value_grad is None else _T.Tensor(value_grad)
     if _anomaly.enabled:
-        check_forward("setitem_grad", (x_grad, value_grad,))
+        check_forward("setitem_grad", (x_grad, value_grad, ))
     return x_grad, value_grad
 
 
@@ -1475,7 +1472,7 @@ def concat_grad(x, out_grad, axis, name=None):
         return _composite.concat_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [_T.Tensor(t) for t in _phi.concat_grad([t.impl for t in x], out_grad.impl, axis)]
     if _anomaly.enabled:
-        check_forward("concat_grad", tuple(x_grad))
+        check_forward("concat_grad", (*x_grad, ))
     return x_grad
 
 
@@ -1492,7 +1489,7 @@ def stack_grad(x, out_grad, axis, name=None):
         return _composite.stack_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [_T.Tensor(t) for t in _phi.stack_grad([t.impl for t in x], out_grad.impl, axis)]
     if _anomaly.enabled:
-        check_forward("stack_grad", tuple(x_grad))
+        check_forward("stack_grad", (*x_grad, ))
     return x_grad
 
 
@@ -1507,7 +1504,7 @@ def split_grad(out_grad, axis, name=None):
         return _composite.split_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.split_grad([t.impl for t in out_grad], axis))
     if _anomaly.enabled:
-        check_forward("split_grad", (x_grad,))
+        check_forward("split_grad", (x_grad, ))
     return x_grad
 
 
@@ -1522,5 +1519,5 @@ def unbind_grad(out_grad, axis, name=None):
         return _composite.unbind_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _T.Tensor(_phi.unbind_grad([t.impl for t in out_grad], axis))
     if _anomaly.enabled:
-        check_forward("unbind_grad", (x_grad,))
+        check_forward("unbind_grad", (x_grad, ))
     return x_grad

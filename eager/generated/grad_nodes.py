@@ -2,6 +2,12 @@
 """Grad nodes, one class per backward op: each runs its backward op on the
 tensors its forward op saved.
 
+``apply`` takes one gradient per gradient slot (forward output; a Tensor[]
+output has one slot per element) and returns one entry per edge slot (forward
+tensor input): a sequence with a gradient per edge of that slot (one for a
+Tensor, one per element for a Tensor[]), or None when the backward op gives
+that input no gradient.
+
 With create_graph the backward runs through recording functions (the
 composite rule where backward.yaml gives one), so the gradients it returns are
 differentiable; otherwise it calls phi directly.
@@ -10,7 +16,8 @@ from phi import api as _phi
 
 from .. import composite as _composite
 from .. import tensor as _T  # Tensor is defined there
-from ..autograd.node import GradNodeBase, fill_missing_grads, limit_order  # noqa: F401
+from ..autograd.node import GradNodeBase, fill_missing_grads
+from ..autograd.order_limit import limit_order
 from . import forward_api as _F
 
 
@@ -18,9 +25,9 @@ class AddGradNode(GradNodeBase):
     """Runs add_grad for add."""
 
     __slots__ = ("x", "y", )
-    name = "add_grad"
-    op_name = "add"
-    num_outputs = 1
+    backward_op = "add_grad"
+    forward_op = "add"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
@@ -32,23 +39,23 @@ class AddGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             x = self.x.recover(self)
             y = self.y.recover(self)
             grad = _composite.add_grad(x, y, out_grad)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.add_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class SubtractGradNode(GradNodeBase):
     """Runs subtract_grad for subtract."""
 
     __slots__ = ("x", "y", )
-    name = "subtract_grad"
-    op_name = "subtract"
-    num_outputs = 1
+    backward_op = "subtract_grad"
+    forward_op = "subtract"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
@@ -60,23 +67,23 @@ class SubtractGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             x = self.x.recover(self)
             y = self.y.recover(self)
             grad = _composite.subtract_grad(x, y, out_grad)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.subtract_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class MultiplyGradNode(GradNodeBase):
     """Runs multiply_grad for multiply."""
 
     __slots__ = ("x", "y", )
-    name = "multiply_grad"
-    op_name = "multiply"
-    num_outputs = 1
+    backward_op = "multiply_grad"
+    forward_op = "multiply"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", "y", )
     attr_names = ()
@@ -88,23 +95,23 @@ class MultiplyGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             x = self.x.recover(self)
             y = self.y.recover(self)
             grad = _F.multiply_grad(x, y, out_grad, out_mask=out_mask)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.multiply_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class MultiplyDoubleGradNode(GradNodeBase):
     """Runs multiply_double_grad for multiply_grad."""
 
     __slots__ = ("x", "y", "grad_out", )
-    name = "multiply_double_grad"
-    op_name = "multiply_grad"
-    num_outputs = 2
+    backward_op = "multiply_double_grad"
+    forward_op = "multiply_grad"
+    num_grad_slots = 2
     is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ()
@@ -119,21 +126,21 @@ class MultiplyDoubleGradNode(GradNodeBase):
         grad_x_grad = grads[0]
         grad_y_grad = grads[1]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, edges[2] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
         x = self.x.recover(self)
         y = self.y.recover(self)
         grad_out = self.grad_out.recover(self)
         grad = _composite.multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad)
-        return (grad[0], grad[1], grad[2], )
+        return ((grad[0],), (grad[1],), (grad[2],), )
 
 
 class DivideGradNode(GradNodeBase):
     """Runs divide_grad for divide."""
 
     __slots__ = ("x", "y", "out", )
-    name = "divide_grad"
-    op_name = "divide"
-    num_outputs = 1
+    backward_op = "divide_grad"
+    forward_op = "divide"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", "y", "out", )
     attr_names = ()
@@ -146,24 +153,24 @@ class DivideGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             x = self.x.recover(self)
             y = self.y.recover(self)
             out = self.out.recover(self)
             grad = _composite.divide_grad(x, y, out, out_grad)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.divide_grad(self.x.recover_impl(self), self.y.recover_impl(self), self.out.recover_impl(self), out_grad.impl, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class PowGradNode(GradNodeBase):
     """Runs pow_grad for pow."""
 
     __slots__ = ("x", "y", )
-    name = "pow_grad"
-    op_name = "pow"
-    num_outputs = 1
+    backward_op = "pow_grad"
+    forward_op = "pow"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ("y", )
@@ -176,18 +183,18 @@ class PowGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.pow_grad(x, out_grad, self.y)
-            return (grad, )
-        grad = _phi.pow_grad(self.x.recover_impl(self), out_grad.impl, self.y)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.pow_grad(self.x.recover_impl(self), out_grad.impl, self.y, )
+        return ((_T.Tensor(grad),), )
 
 
 class ScaleGradNode(GradNodeBase):
     """Runs scale_grad for scale."""
 
     __slots__ = ("scale", )
-    name = "scale_grad"
-    op_name = "scale"
-    num_outputs = 1
+    backward_op = "scale_grad"
+    forward_op = "scale"
+    num_grad_slots = 1
     is_view = False
     saved_names = ()
     attr_names = ("scale", )
@@ -196,18 +203,18 @@ class ScaleGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             grad = _composite.scale_grad(out_grad, self.scale)
-            return (grad, )
-        grad = _phi.scale_grad(out_grad.impl, self.scale)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.scale_grad(out_grad.impl, self.scale, )
+        return ((_T.Tensor(grad),), )
 
 
 class MatmulGradNode(GradNodeBase):
     """Runs matmul_grad for matmul."""
 
     __slots__ = ("x", "y", "transpose_x", "transpose_y", )
-    name = "matmul_grad"
-    op_name = "matmul"
-    num_outputs = 1
+    backward_op = "matmul_grad"
+    forward_op = "matmul"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", "y", )
     attr_names = ("transpose_x", "transpose_y", )
@@ -219,23 +226,23 @@ class MatmulGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             x = self.x.recover(self)
             y = self.y.recover(self)
             grad = _F.matmul_grad(x, y, out_grad, self.transpose_x, self.transpose_y, out_mask=out_mask)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.matmul_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, self.transpose_x, self.transpose_y, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class MatmulDoubleGradNode(GradNodeBase):
     """Runs matmul_double_grad for matmul_grad."""
 
     __slots__ = ("x", "y", "grad_out", "transpose_x", "transpose_y", )
-    name = "matmul_double_grad"
-    op_name = "matmul_grad"
-    num_outputs = 2
+    backward_op = "matmul_double_grad"
+    forward_op = "matmul_grad"
+    num_grad_slots = 2
     is_view = False
     saved_names = ("x", "y", "grad_out", )
     attr_names = ("transpose_x", "transpose_y", )
@@ -250,21 +257,21 @@ class MatmulDoubleGradNode(GradNodeBase):
         grad_x_grad = grads[0]
         grad_y_grad = grads[1]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, edges[2] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
         x = self.x.recover(self)
         y = self.y.recover(self)
         grad_out = self.grad_out.recover(self)
         grad = _composite.matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, self.transpose_x, self.transpose_y)
-        return (grad[0], grad[1], grad[2], )
+        return ((grad[0],), (grad[1],), (grad[2],), )
 
 
 class ReluGradNode(GradNodeBase):
     """Runs relu_grad for relu."""
 
     __slots__ = ("out", )
-    name = "relu_grad"
-    op_name = "relu"
-    num_outputs = 1
+    backward_op = "relu_grad"
+    forward_op = "relu"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", )
     attr_names = ()
@@ -277,18 +284,18 @@ class ReluGradNode(GradNodeBase):
         if create_graph:
             out = self.out.recover(self)
             grad = _composite.relu_grad(out, out_grad)
-            return (grad, )
-        grad = _phi.relu_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.relu_grad(self.out.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class TanhGradNode(GradNodeBase):
     """Runs tanh_grad for tanh."""
 
     __slots__ = ("out", )
-    name = "tanh_grad"
-    op_name = "tanh"
-    num_outputs = 1
+    backward_op = "tanh_grad"
+    forward_op = "tanh"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", )
     attr_names = ()
@@ -300,19 +307,19 @@ class TanhGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             out = self.out.recover(self)
-            grad = _F.tanh_grad(out, out_grad)
-            return (grad, )
-        grad = _phi.tanh_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            grad = _F.tanh_grad(out, out_grad, )
+            return ((grad,), )
+        grad = _phi.tanh_grad(self.out.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class TanhDoubleGradNode(GradNodeBase):
     """Runs tanh_double_grad for tanh_grad."""
 
     __slots__ = ("out", "grad_out", )
-    name = "tanh_double_grad"
-    op_name = "tanh_grad"
-    num_outputs = 1
+    backward_op = "tanh_double_grad"
+    forward_op = "tanh_grad"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
@@ -324,20 +331,20 @@ class TanhDoubleGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         out = self.out.recover(self)
         grad_out = self.grad_out.recover(self)
         grad = _composite.tanh_double_grad(out, grad_out, grad_x_grad)
-        return (grad[0], grad[1], )
+        return ((grad[0],), (grad[1],), )
 
 
 class SigmoidGradNode(GradNodeBase):
     """Runs sigmoid_grad for sigmoid."""
 
     __slots__ = ("out", )
-    name = "sigmoid_grad"
-    op_name = "sigmoid"
-    num_outputs = 1
+    backward_op = "sigmoid_grad"
+    forward_op = "sigmoid"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", )
     attr_names = ()
@@ -349,19 +356,19 @@ class SigmoidGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             out = self.out.recover(self)
-            grad = _F.sigmoid_grad(out, out_grad)
-            return (grad, )
-        grad = _phi.sigmoid_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            grad = _F.sigmoid_grad(out, out_grad, )
+            return ((grad,), )
+        grad = _phi.sigmoid_grad(self.out.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class SigmoidDoubleGradNode(GradNodeBase):
     """Runs sigmoid_double_grad for sigmoid_grad."""
 
     __slots__ = ("out", "grad_out", )
-    name = "sigmoid_double_grad"
-    op_name = "sigmoid_grad"
-    num_outputs = 1
+    backward_op = "sigmoid_double_grad"
+    forward_op = "sigmoid_grad"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
@@ -373,20 +380,20 @@ class SigmoidDoubleGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         out = self.out.recover(self)
         grad_out = self.grad_out.recover(self)
         grad = _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
-        return (grad[0], grad[1], )
+        return ((grad[0],), (grad[1],), )
 
 
 class ExpGradNode(GradNodeBase):
     """Runs exp_grad for exp."""
 
     __slots__ = ("out", )
-    name = "exp_grad"
-    op_name = "exp"
-    num_outputs = 1
+    backward_op = "exp_grad"
+    forward_op = "exp"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", )
     attr_names = ()
@@ -398,19 +405,19 @@ class ExpGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             out = self.out.recover(self)
-            grad = _F.exp_grad(out, out_grad)
-            return (grad, )
-        grad = _phi.exp_grad(self.out.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            grad = _F.exp_grad(out, out_grad, )
+            return ((grad,), )
+        grad = _phi.exp_grad(self.out.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class ExpDoubleGradNode(GradNodeBase):
     """Runs exp_double_grad for exp_grad."""
 
     __slots__ = ("out", "grad_out", )
-    name = "exp_double_grad"
-    op_name = "exp_grad"
-    num_outputs = 1
+    backward_op = "exp_double_grad"
+    forward_op = "exp_grad"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("out", "grad_out", )
     attr_names = ()
@@ -422,20 +429,20 @@ class ExpDoubleGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         out = self.out.recover(self)
         grad_out = self.grad_out.recover(self)
         grad = _composite.exp_double_grad(out, grad_out, grad_x_grad)
-        return (grad[0], grad[1], )
+        return ((grad[0],), (grad[1],), )
 
 
 class LogGradNode(GradNodeBase):
     """Runs log_grad for log."""
 
     __slots__ = ("x", )
-    name = "log_grad"
-    op_name = "log"
-    num_outputs = 1
+    backward_op = "log_grad"
+    forward_op = "log"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ()
@@ -448,18 +455,18 @@ class LogGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.log_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.log_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.log_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class SumGradNode(GradNodeBase):
     """Runs sum_grad for sum."""
 
     __slots__ = ("x", "axis", "keepdim", )
-    name = "sum_grad"
-    op_name = "sum"
-    num_outputs = 1
+    backward_op = "sum_grad"
+    forward_op = "sum"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
@@ -472,18 +479,18 @@ class SumGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.sum_grad(x, out_grad, self.axis, self.keepdim)
-            return (grad, )
-        grad = _phi.sum_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.sum_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim, )
+        return ((_T.Tensor(grad),), )
 
 
 class MeanGradNode(GradNodeBase):
     """Runs mean_grad for mean."""
 
     __slots__ = ("x", "axis", "keepdim", )
-    name = "mean_grad"
-    op_name = "mean"
-    num_outputs = 1
+    backward_op = "mean_grad"
+    forward_op = "mean"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
@@ -496,18 +503,18 @@ class MeanGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.mean_grad(x, out_grad, self.axis, self.keepdim)
-            return (grad, )
-        grad = _phi.mean_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.mean_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim, )
+        return ((_T.Tensor(grad),), )
 
 
 class ReshapeGradNode(GradNodeBase):
     """Runs reshape_grad for reshape."""
 
     __slots__ = ("x", )
-    name = "reshape_grad"
-    op_name = "reshape"
-    num_outputs = 1
+    backward_op = "reshape_grad"
+    forward_op = "reshape"
+    num_grad_slots = 1
     is_view = True
     saved_names = ("x", )
     attr_names = ()
@@ -520,18 +527,18 @@ class ReshapeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.reshape_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.reshape_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class TransposeGradNode(GradNodeBase):
     """Runs transpose_grad for transpose."""
 
     __slots__ = ("perm", )
-    name = "transpose_grad"
-    op_name = "transpose"
-    num_outputs = 1
+    backward_op = "transpose_grad"
+    forward_op = "transpose"
+    num_grad_slots = 1
     is_view = False
     saved_names = ()
     attr_names = ("perm", )
@@ -540,18 +547,18 @@ class TransposeGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             grad = _composite.transpose_grad(out_grad, self.perm)
-            return (grad, )
-        grad = _phi.transpose_grad(out_grad.impl, self.perm)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.transpose_grad(out_grad.impl, self.perm, )
+        return ((_T.Tensor(grad),), )
 
 
 class CastGradNode(GradNodeBase):
     """Runs cast_grad for cast."""
 
     __slots__ = ("x", )
-    name = "cast_grad"
-    op_name = "cast"
-    num_outputs = 1
+    backward_op = "cast_grad"
+    forward_op = "cast"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ()
@@ -564,18 +571,18 @@ class CastGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.cast_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.cast_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.cast_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class SqueezeGradNode(GradNodeBase):
     """Runs squeeze_grad for squeeze."""
 
     __slots__ = ("x", )
-    name = "squeeze_grad"
-    op_name = "squeeze"
-    num_outputs = 1
+    backward_op = "squeeze_grad"
+    forward_op = "squeeze"
+    num_grad_slots = 1
     is_view = True
     saved_names = ("x", )
     attr_names = ()
@@ -588,18 +595,18 @@ class SqueezeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.squeeze_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.squeeze_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class UnsqueezeGradNode(GradNodeBase):
     """Runs unsqueeze_grad for unsqueeze."""
 
     __slots__ = ("x", )
-    name = "unsqueeze_grad"
-    op_name = "unsqueeze"
-    num_outputs = 1
+    backward_op = "unsqueeze_grad"
+    forward_op = "unsqueeze"
+    num_grad_slots = 1
     is_view = True
     saved_names = ("x", )
     attr_names = ()
@@ -612,18 +619,18 @@ class UnsqueezeGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.unsqueeze_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.unsqueeze_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class FlattenGradNode(GradNodeBase):
     """Runs flatten_grad for flatten."""
 
     __slots__ = ("x", )
-    name = "flatten_grad"
-    op_name = "flatten"
-    num_outputs = 1
+    backward_op = "flatten_grad"
+    forward_op = "flatten"
+    num_grad_slots = 1
     is_view = True
     saved_names = ("x", )
     attr_names = ()
@@ -636,18 +643,18 @@ class FlattenGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.reshape_grad(x, out_grad)
-            return (grad, )
-        grad = _phi.flatten_grad(self.x.recover_impl(self), out_grad.impl)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.flatten_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((_T.Tensor(grad),), )
 
 
 class GetitemGradNode(GradNodeBase):
     """Runs getitem_grad for getitem."""
 
     __slots__ = ("x", "index", )
-    name = "getitem_grad"
-    op_name = "getitem"
-    num_outputs = 1
+    backward_op = "getitem_grad"
+    forward_op = "getitem"
+    num_grad_slots = 1
     is_view = True
     saved_names = ("x", )
     attr_names = ("index", )
@@ -659,19 +666,19 @@ class GetitemGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             x = self.x.recover(self)
-            grad = _F.getitem_grad(x, out_grad, self.index)
-            return (grad, )
-        grad = _phi.getitem_grad(self.x.recover_impl(self), out_grad.impl, self.index)
-        return (_T.Tensor(grad), )
+            grad = _F.getitem_grad(x, out_grad, self.index, )
+            return ((grad,), )
+        grad = _phi.getitem_grad(self.x.recover_impl(self), out_grad.impl, self.index, )
+        return ((_T.Tensor(grad),), )
 
 
 class GetitemDoubleGradNode(GradNodeBase):
     """Runs getitem_double_grad for getitem_grad."""
 
     __slots__ = ("index", )
-    name = "getitem_double_grad"
-    op_name = "getitem_grad"
-    num_outputs = 1
+    backward_op = "getitem_double_grad"
+    forward_op = "getitem_grad"
+    num_grad_slots = 1
     is_view = False
     saved_names = ()
     attr_names = ("index", )
@@ -679,16 +686,16 @@ class GetitemDoubleGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grad_x_grad = grads[0]
         grad = _composite.getitem_double_grad(grad_x_grad, self.index)
-        return (None, grad, )
+        return (None, (grad,), )
 
 
 class SetitemGradNode(GradNodeBase):
     """Runs setitem_grad for setitem."""
 
     __slots__ = ("value", "index", )
-    name = "setitem_grad"
-    op_name = "setitem"
-    num_outputs = 1
+    backward_op = "setitem_grad"
+    forward_op = "setitem"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("value", )
     attr_names = ("index", )
@@ -699,22 +706,22 @@ class SetitemGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
-        out_mask = (edges[0] is not None, edges[1] is not None, )
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
             value = self.value.recover(self)
             grad = _composite.setitem_grad(value, out_grad, self.index)
-            return (grad[0], grad[1], )
+            return ((grad[0],), (grad[1],), )
         grad = _phi.setitem_grad(self.value.recover_impl(self), out_grad.impl, self.index, out_mask=out_mask)
-        return (None if grad[0] is None else _T.Tensor(grad[0]), None if grad[1] is None else _T.Tensor(grad[1]), )
+        return ((None if grad[0] is None else _T.Tensor(grad[0]),), (None if grad[1] is None else _T.Tensor(grad[1]),), )
 
 
 class ConcatGradNode(GradNodeBase):
     """Runs concat_grad for concat."""
 
     __slots__ = ("x", "axis", )
-    name = "concat_grad"
-    op_name = "concat"
-    num_outputs = 1
+    backward_op = "concat_grad"
+    forward_op = "concat"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ("axis", )
@@ -727,18 +734,18 @@ class ConcatGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.concat_grad(x, out_grad, self.axis)
-            return tuple(grad)
-        grad = _phi.concat_grad(self.x.recover_impl(self), out_grad.impl, self.axis)
-        return tuple(_T.Tensor(g) for g in grad)
+            return (grad, )
+        grad = _phi.concat_grad(self.x.recover_impl(self), out_grad.impl, self.axis, )
+        return ([_T.Tensor(g) for g in grad], )
 
 
 class StackGradNode(GradNodeBase):
     """Runs stack_grad for stack."""
 
     __slots__ = ("x", "axis", )
-    name = "stack_grad"
-    op_name = "stack"
-    num_outputs = 1
+    backward_op = "stack_grad"
+    forward_op = "stack"
+    num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
     attr_names = ("axis", )
@@ -751,48 +758,46 @@ class StackGradNode(GradNodeBase):
         if create_graph:
             x = self.x.recover(self)
             grad = _composite.stack_grad(x, out_grad, self.axis)
-            return tuple(grad)
-        grad = _phi.stack_grad(self.x.recover_impl(self), out_grad.impl, self.axis)
-        return tuple(_T.Tensor(g) for g in grad)
+            return (grad, )
+        grad = _phi.stack_grad(self.x.recover_impl(self), out_grad.impl, self.axis, )
+        return ([_T.Tensor(g) for g in grad], )
 
 
 class SplitGradNode(GradNodeBase):
     """Runs split_grad for split."""
 
     __slots__ = ("axis", )
-    name = "split_grad"
-    op_name = "split"
-    num_outputs = 1
+    backward_op = "split_grad"
+    forward_op = "split"
     is_view = True
     saved_names = ()
     attr_names = ("axis", )
 
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, ())
-        out_grad = grads
+        out_grad = grads[0:]
         if create_graph:
             grad = _composite.split_grad(out_grad, self.axis)
-            return (grad, )
-        grad = _phi.split_grad([g.impl for g in out_grad], self.axis)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.split_grad([g.impl for g in out_grad], self.axis, )
+        return ((_T.Tensor(grad),), )
 
 
 class UnbindGradNode(GradNodeBase):
     """Runs unbind_grad for unbind."""
 
     __slots__ = ("axis", )
-    name = "unbind_grad"
-    op_name = "unbind"
-    num_outputs = 1
+    backward_op = "unbind_grad"
+    forward_op = "unbind"
     is_view = True
     saved_names = ()
     attr_names = ("axis", )
 
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, ())
-        out_grad = grads
+        out_grad = grads[0:]
         if create_graph:
             grad = _composite.unbind_grad(out_grad, self.axis)
-            return (grad, )
-        grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis)
-        return (_T.Tensor(grad), )
+            return ((grad,), )
+        grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis, )
+        return ((_T.Tensor(grad),), )

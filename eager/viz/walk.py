@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from ..autograd.node import GradNodeAccumulation
+from ..autograd.accumulation import GradNodeAccumulation
 
 # Kinds of vertex.
 OP, LEAF, OUTPUT = "op", "leaf", "output"
@@ -66,7 +66,7 @@ class Vertex:
 @dataclasses.dataclass
 class GraphModel:
     vertices: dict  # id -> Vertex, outputs first, then breadth-first from them
-    edges: list  # (source id, target id, rank of the source's output), forward direction
+    edges: list  # (source id, target id, gradient slot (output) of the source), forward direction
     left_out: int = 0  # grad nodes and leaves not recorded because of max_nodes
     max_nodes: int | None = None
 
@@ -129,7 +129,7 @@ def walk(outputs, params=None, *, max_nodes: int | None = None, grads: bool = Fa
         if node not in ids:
             record(node)
         out.inputs.append(ids[node])
-        edges.append((ids[node], out.id, meta.rank))
+        edges.append((ids[node], out.id, meta.slot))
 
     placeholders = {}  # id -> node; turned into vertices once saved inputs named the leaves
     while queue:
@@ -137,16 +137,16 @@ def walk(outputs, params=None, *, max_nodes: int | None = None, grads: bool = Fa
         vertex_id = ids[node]
         known.add_saved(node)
         consumer_inputs = []
-        for edge in node.next_edges:
+        for edge in node.edges():
             if edge is None:
                 continue
-            nxt, rank = edge
+            nxt, slot = edge
             if nxt not in ids:
                 if max_nodes is not None and len(ids) >= max_nodes:
                     left.add(nxt)
                     continue
                 record(nxt)
-            consumer_inputs.append((ids[nxt], rank))
+            consumer_inputs.append((ids[nxt], slot))
         placeholders[vertex_id] = (node, consumer_inputs, len(consumer_inputs) < _edge_count(node))
 
     for vertex_id, (node, inputs, truncated) in placeholders.items():
@@ -154,15 +154,15 @@ def walk(outputs, params=None, *, max_nodes: int | None = None, grads: bool = Fa
         vertex.inputs = [source for source, _ in inputs]
         vertex.truncated = truncated
         vertices[vertex_id] = vertex
-        for source, rank in inputs:
-            edges.append((source, vertex_id, rank))
+        for source, slot in inputs:
+            edges.append((source, vertex_id, slot))
 
     return GraphModel(vertices=vertices, edges=edges, left_out=_count_beyond(left, ids),
                       max_nodes=max_nodes)
 
 
 def _edge_count(node) -> int:
-    return sum(edge is not None for edge in node.next_edges)
+    return sum(edge is not None for edge in node.edges())
 
 
 def _count_beyond(start, recorded) -> int:
@@ -171,7 +171,7 @@ def _count_beyond(start, recorded) -> int:
     stack = list(start)
     while stack:
         node = stack.pop()
-        for edge in node.next_edges:
+        for edge in node.edges():
             if edge is not None and edge[0] not in seen and edge[0] not in recorded:
                 seen.add(edge[0])
                 stack.append(edge[0])
@@ -182,10 +182,9 @@ def _describe_node(vertex_id, node, known, *, grads, saved, attrs) -> Vertex:
     scope = tuple(getattr(node, "scope", ()) or ())
     if isinstance(node, GradNodeAccumulation):
         return _describe_leaf(vertex_id, node, scope, known, grads)
-    vertex = Vertex(id=vertex_id, kind=OP, title=node.name, scope=scope,
-                    op_name=getattr(node, "op_name", ""),
-                    is_view=bool(getattr(node, "is_view", False)),
-                    num_outputs=getattr(node, "num_outputs", 1))
+    vertex = Vertex(id=vertex_id, kind=OP, title=node.backward_op, scope=scope,
+                    op_name=node.forward_op, is_view=node.is_view,
+                    num_outputs=node.num_grad_slots)
     if attrs:
         vertex.attrs = [(name, getattr(node, name, None)) for name in getattr(node, "attr_names", ())]
     if saved:
@@ -223,6 +222,10 @@ def _describe_leaf(vertex_id, node, scope, known, grads) -> Vertex:
 def _describe_saved(name, wrapper) -> Saved:
     if getattr(wrapper, "released", False) or wrapper.impl is None:
         return Saved(name, None, None, 0, "freed", None)
+    if isinstance(wrapper.impl, list):  # a saved Tensor[]: its shapes, one per element
+        nbytes = int(wrapper.nbytes)
+        return Saved(name, wrapper.shape, _dtype_name(wrapper.dtype), nbytes,
+                     "buffer" if nbytes else "shape only", None)
     array = wrapper.impl.array
     nbytes = int(wrapper.nbytes)
     state = "buffer" if nbytes else "shape only"
