@@ -12,6 +12,7 @@ Arguments listed in ``no_need_buffer`` arrive as shape-only tensors: only their
 from __future__ import annotations
 
 from .generated import forward_api as F
+from .rules import COMPOSITE
 
 
 def sum_to_shape(grad, shape):
@@ -203,3 +204,9 @@ def split_grad(out_grad, axis):
 
 def unbind_grad(out_grad, axis):
     return F.stack(out_grad, axis)
+
+
+# Every public function above is a rule the generated code may call by name.
+COMPOSITE.register({name: value for name, value in list(globals().items())
+                    if callable(value) and not name.startswith("_")
+                    and getattr(value, "__module__", None) == __name__})

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from phi.backends.gpu_context import import_cupy
 from phi.common import CPUPlace, DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
 
@@ -28,8 +29,6 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
     array = _to_host_array(data, target)
     place = CPUPlace() if place is None else convert_place(place)
     if place.is_gpu_place():
-        from phi.backends.gpu_context import import_cupy
-
         cupy = import_cupy()
         with cupy.cuda.Device(place.device_id):
             array = cupy.array(array)

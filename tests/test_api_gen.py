@@ -347,12 +347,12 @@ def test_module_says_the_code_is_up_to_date(tmp_path):
 
 def test_module_rewrites_a_stale_file_and_reports_bad_yaml(tmp_path):
     root = copy_project(tmp_path)
-    target = root / "eager/generated/grad_nodes.py"
+    target = root / "eager/generated/forward_api.py"
     fresh = target.read_text()
     target.write_text(fresh + "\n# hand edit\n")
     result = run_generator(root)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "wrote eager/generated/grad_nodes.py"
+    assert result.stdout.strip() == "wrote eager/generated/forward_api.py"
     assert target.read_text() == fresh
 
     line = edit_entry(root / "ops.yaml", "- op : pow", "  output : Tensor(out)", "  output : Tensor(out\n  outputs : x")
@@ -378,10 +378,10 @@ def parse_signature(text: str) -> list:
 
 
 def generated_node_classes() -> dict:
-    """class name -> {attribute: value} for the classes of the generated grad_nodes.py,
+    """class name -> {attribute: value} for the classes of the generated forward_api.py,
     read with ast (the file is checked against the YAML, not imported, so this test
     does not depend on the rest of eager importing cleanly)."""
-    tree = ast.parse((ROOT / "eager/generated/grad_nodes.py").read_text())
+    tree = ast.parse((ROOT / "eager/generated/forward_api.py").read_text())
     classes = {}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef):

@@ -28,7 +28,7 @@ def _tanh_as_a_dead_end(tmp_path):
 
 def test_generator_marks_last_order_and_documents_it(tmp_path):
     rendered = _tanh_as_a_dead_end(tmp_path)
-    nodes = rendered["eager/generated/grad_nodes.py"]
+    nodes = rendered["eager/generated/forward_api.py"]
     tanh_node = nodes[nodes.index("class TanhGradNode"):nodes.index("class", nodes.index("class TanhGradNode") + 5)]
     assert 'limit_order(((grad,), ), "tanh", 1)' in tanh_node
     forward = rendered["eager/generated/forward_api.py"]

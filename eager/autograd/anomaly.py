@@ -8,11 +8,14 @@ the op or grad node, which output, and shows where the forward op was called.
 """
 from __future__ import annotations
 
+import functools
 import threading
 import traceback
 import weakref
 
-import numpy as np
+from phi import api as phi_api
+
+from ..errors import AnomalyError
 
 
 class _AnomalyState:
@@ -26,10 +29,6 @@ class _AnomalyState:
 
 ANOMALY = _AnomalyState()
 _FORWARD_STACKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-class AnomalyError(FloatingPointError):
-    """A NaN or Inf appeared in anomaly mode."""
 
 
 class detect_anomaly:
@@ -57,8 +56,6 @@ class detect_anomaly:
         return False
 
     def __call__(self, fn):
-        import functools
-
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with detect_anomaly(self.check_nan):
@@ -72,18 +69,10 @@ def is_anomaly_enabled() -> bool:
 
 
 def _bad_values(tensor) -> str | None:
-    array = tensor.impl.array
-    if array.dtype.kind not in "fc" or array.size == 0:
-        return None
-    if type(array) is np.ndarray:
-        xp = np
-    else:
-        from phi.backends.gpu_context import import_cupy
-
-        xp = import_cupy()
-    if bool(xp.isnan(array).any()):
+    nan, inf = phi_api.nan_inf_count(tensor.impl)
+    if nan:
         return "NaN"
-    if bool(xp.isinf(array).any()):
+    if inf:
         return "Inf"
     return None
 

@@ -12,23 +12,37 @@ intact for another try. Then the post-accumulate hooks and the final callbacks
 """
 from __future__ import annotations
 
+import itertools
+import threading
+
 from phi import api as phi_api
 
+from ..errors import AutogradError
+from ..tensor import Tensor
+from .accumulation import ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
-from .accumulation import edge_of
-from .tensor_wrapper import AutogradError
+
+# Stands for "no gradient" for every edge of a slot, or every slot of a node.
+_NONES = itertools.repeat(None)
+
+# Functions run at the end of the current backward, after every .grad is set
+# (queue_callback); per thread, as each thread runs its own backward.
+_CALLBACKS = threading.local()
 
 
-def accumulate(current, incoming, create_graph: bool):
-    """current + incoming, recorded when building a differentiable gradient graph."""
-    if create_graph:
-        from ..generated import forward_api
-
-        return forward_api.add(current, incoming)
-    from ..tensor import Tensor
-
-    return Tensor(phi_api.add(current.impl, incoming.impl))
+def queue_callback(callback) -> None:
+    """Runs ``callback()`` once the backward pass now running has finished and
+    every ``.grad`` is set (PyTorch's ``Variable._execution_engine.queue_callback``;
+    DESIGN.md's final hooks). Called from inside a hook; data parallel waits
+    for its all-reduces here. Outside a backward it is an error."""
+    queue = getattr(_CALLBACKS, "queue", None)
+    if queue is None:
+        raise AutogradError("queue_callback: no backward pass is running in this thread; "
+                            "call it from a hook during backward")
+    if not callable(callback):
+        raise TypeError(f"queue_callback: expected a callable, got {type(callback).__name__}")
+    queue.append(callback)
 
 
 def _root_edge(tensor, position: int, what: str):
@@ -42,10 +56,8 @@ def _root_edge(tensor, position: int, what: str):
 
 
 def _seed(tensor, grad_tensor, position: int, what: str):
-    from ..tensor import Tensor
-
     if grad_tensor is None:
-        if tensor.impl.array.size != 1:
+        if tensor.impl.numel != 1:
             raise AutogradError(
                 f"{what}: the {_ordinal(position)} tensor has shape {list(tensor.shape)}; "
                 f"a gradient can be seeded implicitly only for a tensor with one element. "
@@ -107,19 +119,53 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
         slots = holders.get(node)
         if slots is None:
             slots = holders[node] = [None] * node.num_grad_slots
-        slots[slot] = seed if slots[slot] is None else accumulate(slots[slot], seed, create_graph)
+        slots[slot] = seed if slots[slot] is None else add_grads(slots[slot], seed, create_graph)
         if node not in roots:
             roots.append(node)
+    del seed, slots  # a gradient held here would look shared to the leaf commit
 
-    dependencies = _count_dependencies(roots)
+    captures = None
     if inputs is not None:
-        captures, captured = _capture_points(inputs)
+        captures = _capture_points(inputs)
+    previous_queue = getattr(_CALLBACKS, "queue", None)
+    callbacks = _CALLBACKS.queue = []
+    try:
+        leaves, retained, ran, captured = _walk(roots, holders, captures, create_graph, cut)
+    finally:
+        _CALLBACKS.queue = previous_queue
+    if inputs is not None:
+        for i, grad in enumerate(captured):
+            if grad is None and not allow_unused:
+                raise AutogradError(
+                    f"{what}: the {_ordinal(i)} input is not reached from the outputs, so it has "
+                    f"no gradient; pass allow_unused=True to get None for it"
+                )
+    # grad() computes gradients for its inputs only: leaves' .grad stay as they are.
+    _commit(leaves if inputs is None else [], retained, create_graph)
+    if not retain_graph:
+        for node in ran:
+            node.release()
+    for callback in callbacks:
+        callback()
+    return captured
+
+
+def _walk(roots, holders, captures, create_graph: bool, cut):
+    """Runs every node reachable from the roots once its gradients are all in.
+
+    Returns what the transaction applies afterwards: the leaves' gradients, the
+    nodes with retained gradients, the nodes that ran (to release), and the
+    gradients captured for grad()'s inputs. Its own locals die with it, so the
+    leaves' gradients are held by the returned list alone.
+    """
+    dependencies = _count_dependencies(roots)
+    if captures is not None:
+        captures, captured = captures
         needed = _nodes_above(roots, captures)
     else:
-        captures = needed = None
-
+        needed = captured = None
     ready = [node for node in roots if node not in dependencies]
-    leaves, retained, ran = [], [], []  # applied after the walk (see the module doc)
+    leaves, retained, ran = [], [], []
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
     capturing = captures is not None
@@ -151,59 +197,46 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
                 if anomaly:
                     check_backward(node, outputs)
                 ran.append(node)
-            for slot_index, slot in enumerate(node.next_edges):
-                slot_grads = None if outputs is None else outputs[slot_index]
-                for position, edge in enumerate(slot):
+            for slot, slot_grads in zip(node.next_edges, _NONES if outputs is None else outputs):
+                for edge, grad in zip(slot, _NONES if slot_grads is None else slot_grads):
                     if edge is None:
                         continue
                     nxt, nxt_slot = edge
-                    grad = None if slot_grads is None else slot_grads[position]
                     if grad is not None and (cut is None or edge not in cut):
                         holder = holders.get(nxt)
                         if holder is None:
                             holder = holders[nxt] = [None] * nxt.num_grad_slots
                         current = holder[nxt_slot]
-                        holder[nxt_slot] = grad if current is None else accumulate(current, grad, create_graph)
+                        holder[nxt_slot] = grad if current is None else add_grads(current, grad, create_graph)
                     remaining = dependencies[nxt] - 1
                     dependencies[nxt] = remaining
                     if remaining == 0:
                         push_ready(nxt)
     finally:
         STATE.enabled = previous_mode
-
-    if inputs is None:
-        _commit(leaves, retained, create_graph)
-    if not retain_graph:
-        for node in ran:
-            node.release()
-    if inputs is None:
-        return None
-    for i, grad in enumerate(captured):
-        if grad is None and not allow_unused:
-            raise AutogradError(
-                f"{what}: the {_ordinal(i)} input is not reached from the outputs, so it has "
-                f"no gradient; pass allow_unused=True to get None for it"
-            )
-    return captured
+    return leaves, retained, ran, captured
 
 
 def _commit(leaves, retained, create_graph: bool) -> None:
-    """Applies what a finished walk computed: retained gradients, then the leaves'
-    ``.grad``, then the leaves' post-accumulate hooks."""
-    for node, grads in retained:
-        for slot, meta_ref in node.retain_metas.items():
-            meta = meta_ref()
-            if meta is not None and grads[slot] is not None:
-                meta.grad = grads[slot] if meta.grad is None else accumulate(meta.grad, grads[slot], False)
-    for node, grad in leaves:
-        meta = node.meta
-        if meta is not None:
-            meta.grad = grad if meta.grad is None else accumulate(meta.grad, grad, create_graph)
-    for node, _ in leaves:
-        if node.post_hooks:
-            tensor = node.tensor
-            for hook in list(node.post_hooks.values()):
-                hook(tensor)
+    """Applies what a finished walk computed: retained gradients and the leaves'
+    ``.grad`` (atomically with respect to other threads), then the leaves'
+    post-accumulate hooks."""
+    hooked = [node for node, _ in leaves if node.post_hooks]
+    with ACCUMULATION_LOCK:
+        for node, grads in retained:
+            for slot, meta_ref in node.retain_metas.items():
+                meta = meta_ref()
+                if meta is not None and grads[slot] is not None:
+                    accumulate_into_leaf(meta, grads[slot], False)
+        while leaves:
+            node, grad = leaves.pop()
+            meta = node.meta
+            if meta is not None:
+                accumulate_into_leaf(meta, grad, create_graph, held_by_caller_alone(grad))
+    for node in hooked:
+        tensor = node.tensor
+        for hook in list(node.post_hooks.values()):
+            hook(tensor)
 
 
 def _capture_points(inputs):

@@ -29,9 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from phi import api as phi_api
+
+from ..creation import to_tensor
+from ..errors import AutogradError
+from ..generated.forward_api import reshape, stack
+from ..tensor import Tensor
+from .backward_api import grad
 from .grad_mode import enable_grad
 from .meta import AutogradMeta
-from .tensor_wrapper import AutogradError
 
 
 # -- public API ----------------------------------------------------------------
@@ -82,8 +88,6 @@ def hessian(func, inputs, create_graph: bool = False, allow_unused: bool = False
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    from . import grad
-
     inputs_tuple, single_input = _as_inputs("hessian", inputs)
     xs = _prepare(inputs_tuple, create_graph)
     outputs, single_output = _call("hessian", func, xs)
@@ -124,8 +128,6 @@ def vjp(func, inputs, v=None, create_graph: bool = False):
     >>> g.numpy()                                   # 2 x * v
     array([ 2., 40.])
     """
-    from . import grad
-
     inputs_tuple, single_input = _as_inputs("vjp", inputs)
     xs = _prepare(inputs_tuple, create_graph)
     outputs, single_output = _call("vjp", func, xs)
@@ -154,9 +156,6 @@ def jvp(func, inputs, v=None, create_graph: bool = False):
     >>> t.numpy()                                   # (1 - tanh(x)^2) * v
     array([1.        , 0.41997434])
     """
-    from ..tensor import Tensor
-    from . import grad
-
     inputs_tuple, single_input = _as_inputs("jvp", inputs)
     vs = _check_vectors("jvp", v, inputs_tuple, single_input, "inputs")
     xs = _prepare(inputs_tuple, create_graph)
@@ -193,8 +192,6 @@ def jvp(func, inputs, v=None, create_graph: bool = False):
 
 def _as_inputs(op: str, inputs):
     """(tuple of Tensors, whether a single Tensor was given), with checks."""
-    from ..tensor import Tensor
-
     single = isinstance(inputs, Tensor)
     if single:
         items = (inputs,)
@@ -208,7 +205,7 @@ def _as_inputs(op: str, inputs):
     for k, x in enumerate(items):
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}: inputs[{k}] is {type(x).__name__}, expected a Tensor")
-        if x.impl.array.dtype.kind not in "fc":
+        if not (x.dtype.is_floating_point or x.dtype.is_complex):
             raise TypeError(f"{op}: inputs[{k}] has dtype {x.dtype}; only floating-point "
                             f"inputs can be differentiated")
     if len({id(x) for x in items}) != len(items):
@@ -220,8 +217,6 @@ def _prepare(inputs, create_graph: bool) -> tuple:
     """The tensors func is run on: leaves sharing each input's buffer, or with
     create_graph a differentiable copy of an input that requires a gradient
     (so the results stay connected to it)."""
-    from ..tensor import Tensor
-
     xs = []
     for x in inputs:
         if create_graph and not x.stop_gradient:
@@ -234,8 +229,6 @@ def _prepare(inputs, create_graph: bool) -> tuple:
 
 def _call(op: str, func, xs):
     """func(*xs) with grad mode on, as (tuple of outputs, whether it returned a single Tensor)."""
-    from ..tensor import Tensor
-
     with enable_grad():
         result = func(*xs)
     if isinstance(result, Tensor):
@@ -248,12 +241,9 @@ def _call(op: str, func, xs):
 
 def _check_vectors(op: str, v, like, single: bool, side: str) -> tuple:
     """v as a tuple matching ``like`` one to one in shape and dtype."""
-    from ..creation import to_tensor
-    from ..tensor import Tensor
-
     if v is None:
         if len(like) == 1 and like[0].size == 1:
-            return (to_tensor(np.ones(like[0].shape, like[0].impl.array.dtype)),)
+            return (Tensor(phi_api.full_like(like[0].impl, 1, None)),)
         raise ValueError(
             f"{op}: v may be omitted only when there is a single {side[:-1]} with one element; "
             f"here the {side} have shapes {[t.shape for t in like]}")
@@ -281,17 +271,13 @@ def _check_vectors(op: str, v, like, single: bool, side: str) -> tuple:
 def _jacobian_of(out, xs, create_graph: bool) -> list:
     """One Jacobian block of ``out`` per x (shape out.shape + x.shape), None where
     out does not reach x. One backward pass per element of out."""
-    from ..creation import to_tensor
-    from ..generated.forward_api import reshape, stack
-    from . import grad
-
     if out.stop_gradient:
         return [None] * len(xs)
     n = out.size
     if n == 0:
         return [_zeros(out.shape + x.shape, x) for x in xs]
     rows = [[] for _ in xs]
-    seed = np.zeros(n, out.impl.array.dtype)
+    seed = np.zeros(n, out.dtype.numpy_dtype)
     with enable_grad():
         for j in range(n):
             seed[:] = 0
@@ -320,31 +306,17 @@ def _nest(blocks, single_outer: bool, single_inner: bool):
 
 def _finish(outputs, single: bool, create_graph: bool):
     """func's outputs as returned to the caller: detached unless create_graph."""
-    from ..tensor import Tensor
-
     if not create_graph:
         outputs = tuple(Tensor(o.impl) for o in outputs)
     return outputs[0] if single else tuple(outputs)
 
 
 def _zeros_impl(shape, like):
-    from phi.core import DenseTensor
-
-    array = like.impl.array
-    xp = np if type(array) is np.ndarray else _cupy()
-    return DenseTensor(xp.zeros(shape, array.dtype))
+    return phi_api.full(list(shape), 0, like.dtype, like.place)
 
 
 def _zeros(shape, like):
-    from ..tensor import Tensor
-
     return Tensor(_zeros_impl(shape, like))
-
-
-def _cupy():
-    import cupy
-
-    return cupy
 
 
 __all__ = ["hessian", "jacobian", "jvp", "vjp"]

@@ -17,12 +17,11 @@ import numpy as np
 
 from phi.common import DataType
 
+from ..creation import to_tensor
+from ..errors import GradcheckError
+from ..tensor import Tensor
+from .backward_api import grad
 from .grad_mode import no_grad
-
-
-class GradcheckError(AssertionError):
-    """An analytic gradient differs from the finite-difference one, or the
-    function cannot be checked (non-float64 input, non-Tensor output)."""
 
 
 _DOUBLE = DataType.FLOAT64
@@ -49,19 +48,17 @@ def gradcheck(func, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float =
     >>> gradcheck(lambda t: eager.tanh(t) * t, (x,))
     True
     """
-    from ..tensor import Tensor
-
     inputs = _as_tuple(inputs)
-    checked = _checked_inputs(inputs, Tensor, "gradcheck")
+    checked = _checked_inputs(inputs, "gradcheck")
     if not checked:
         raise GradcheckError(
             "gradcheck: no input has stop_gradient=False, so there is nothing to check; "
             "set stop_gradient=False on the inputs to differentiate"
         )
-    outputs = _call(func, inputs, Tensor, "gradcheck")
+    outputs = _call(func, inputs, "gradcheck")
     out_positions = [i for i, o in enumerate(outputs) if o.dtype in _INEXACT]
     analytic = _analytic_jacobians(outputs, out_positions, [inputs[i] for i in checked])
-    numerical = _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps, Tensor)
+    numerical = _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps)
     for ci, in_pos in enumerate(checked):
         for oi, out_pos in enumerate(out_positions):
             failure = _compare(analytic[oi][ci], numerical[oi][ci], atol, rtol)
@@ -88,16 +85,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
     >>> gradgradcheck(lambda t: eager.exp(t) * t, (x,))
     True
     """
-    from ..creation import to_tensor
-    from ..tensor import Tensor
-
     inputs = _as_tuple(inputs)
-    checked = _checked_inputs(inputs, Tensor, "gradgradcheck")
+    checked = _checked_inputs(inputs, "gradgradcheck")
     if not checked:
         raise GradcheckError("gradgradcheck: no input has stop_gradient=False, so there is "
                              "nothing to check")
     with no_grad():
-        outputs = _call(func, inputs, Tensor, "gradgradcheck")
+        outputs = _call(func, inputs, "gradgradcheck")
     float_outputs = [o for o in outputs if o.dtype in _INEXACT]
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
@@ -122,14 +116,10 @@ def gradient_function(func, n_inputs: int):
     the input is unused), built with ``create_graph=True``, so ``g`` can itself
     be given to :func:`gradcheck` or :func:`gradgradcheck` (third order).
     """
-    from ..creation import to_tensor
-    from ..tensor import Tensor
-    from . import grad
-
     def vjp(*args):
         inputs, grad_outputs = args[:n_inputs], args[n_inputs:]
         wrt = [t for t in inputs if isinstance(t, Tensor) and not t.stop_gradient]
-        outputs = [o for o in _call(func, inputs, Tensor, "gradgradcheck") if o.dtype in _INEXACT]
+        outputs = [o for o in _call(func, inputs, "gradgradcheck") if o.dtype in _INEXACT]
         differentiable = [(o, g) for o, g in zip(outputs, grad_outputs) if not o.stop_gradient]
         if differentiable:
             grads = grad([o for o, _ in differentiable], wrt, [g for _, g in differentiable],
@@ -149,11 +139,11 @@ def _as_tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-def _checked_inputs(inputs, tensor_type, what: str) -> list:
+def _checked_inputs(inputs, what: str) -> list:
     """Positions of the inputs to differentiate; each must be float64."""
     checked = []
     for i, t in enumerate(inputs):
-        if not isinstance(t, tensor_type) or t.stop_gradient:
+        if not isinstance(t, Tensor) or t.stop_gradient:
             continue
         if t.dtype is not _DOUBLE:
             raise GradcheckError(
@@ -163,10 +153,10 @@ def _checked_inputs(inputs, tensor_type, what: str) -> list:
     return checked
 
 
-def _call(func, inputs, tensor_type, what: str) -> tuple:
+def _call(func, inputs, what: str) -> tuple:
     outputs = _as_tuple(func(*inputs))
     for i, o in enumerate(outputs):
-        if not isinstance(o, tensor_type):
+        if not isinstance(o, Tensor):
             raise GradcheckError(f"{what}: func must return Tensors, output {i} is "
                                  f"{type(o).__name__}")
     return outputs
@@ -174,16 +164,13 @@ def _call(func, inputs, tensor_type, what: str) -> tuple:
 
 def _analytic_jacobians(outputs, out_positions, wrt) -> list:
     """J[o][i]: array of shape (outputs[o].size, wrt[i].size), row by row with grad."""
-    from ..creation import to_tensor
-    from . import grad
-
     jacobians = []
     for pos in out_positions:
         out = outputs[pos]
         rows = [np.zeros((out.size, t.size)) for t in wrt]
         if not out.stop_gradient:
             for j in range(out.size):
-                one_hot = np.zeros(out.size, dtype=out.impl.array.dtype)
+                one_hot = np.zeros(out.size, dtype=out.dtype.numpy_dtype)
                 one_hot[j] = 1
                 seed = to_tensor(one_hot.reshape(out.shape))
                 grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
@@ -194,10 +181,8 @@ def _analytic_jacobians(outputs, out_positions, wrt) -> list:
     return jacobians
 
 
-def _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps, tensor_type) -> list:
+def _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps) -> list:
     """J[o][i] by central differences, perturbing copies of one input element at a time."""
-    from ..creation import to_tensor
-
     jacobians = [[np.zeros((outputs[p].size, inputs[i].size)) for i in checked]
                  for p in out_positions]
     for ci, in_pos in enumerate(checked):
@@ -213,7 +198,7 @@ def _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps, ten
                 flat[k] = original
                 # Grad mode stays as it is: a gradient function (gradgradcheck) needs
                 # its inner graph recorded to compute anything.
-                values.append(_call(func, tuple(perturbed), tensor_type, "gradcheck"))
+                values.append(_call(func, tuple(perturbed), "gradcheck"))
             plus, minus = values
             for oi, pos in enumerate(out_positions):
                 diff = (np.asarray(plus[pos].numpy(), np.float64) -

@@ -1,7 +1,10 @@
 """The rules of inplace ops: the leaf rule, writing into the buffer, versions."""
 from __future__ import annotations
 
-from .tensor_wrapper import AutogradError
+from phi import api as phi_api
+
+from ..errors import AutogradError
+from ..tensor import Tensor
 
 
 def check_inplace_leaf(op: str, tensor) -> None:
@@ -33,25 +36,19 @@ def check_inplace_leaf(op: str, tensor) -> None:
 def snapshot(tensor):
     """A copy of tensor's buffer that keeps its autograd history, saved before an
     inplace op overwrites the values its backward needs."""
-    from ..tensor import Tensor
-    from phi.core import DenseTensor
-
-    return Tensor(DenseTensor(tensor.impl.array.copy()), tensor._meta)
+    return Tensor(phi_api.assign(tensor.impl), tensor._meta)
 
 
 def write_inplace(op: str, tensor, result) -> None:
-    """Copies the op's result into tensor's buffer and bumps its version."""
-    target = tensor.impl.array
-    array = result.array
-    if array.shape != target.shape:
+    """Writes the op's result into tensor's buffer and bumps its version."""
+    target = tensor.impl
+    if tuple(result.dims) != tuple(target.dims):
         raise ValueError(
-            f"{op}: the result has shape {list(array.shape)} but the tensor written in place "
-            f"has shape {list(target.shape)}; an inplace op cannot broadcast its target"
+            f"{op}: the result has shape {list(result.dims)} but the tensor written in place "
+            f"has shape {list(target.dims)}; an inplace op cannot broadcast its target"
         )
-    if array.dtype != target.dtype:
+    if result.dtype is not target.dtype:
         raise TypeError(
-            f"{op}: the result is {array.dtype} but the tensor written in place is {target.dtype}"
+            f"{op}: the result is {result.dtype} but the tensor written in place is {target.dtype}"
         )
-    if array is not target:
-        target[...] = array
-    tensor.impl.bump_version()
+    phi_api.assign_out_(result, target)

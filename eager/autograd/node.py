@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from phi import api as phi_api
 
+from ..tensor import Tensor
 from .meta import AutogradMeta
 from .scope import SCOPE
-from .tensor_wrapper import AutogradError
 
 
 class GradSlotMeta:
@@ -94,7 +94,7 @@ class GradNodeBase:
 def check_hook_result(hook, grad, replaced):
     """A hook may replace a gradient only by one of the same shape, dtype and place."""
     name = getattr(hook, "__qualname__", repr(hook))
-    if type(replaced) is not type(grad):
+    if not isinstance(replaced, Tensor):
         raise TypeError(f"hook {name} returned {type(replaced).__name__}; a hook returns a Tensor or None")
     if replaced.shape != grad.shape or replaced.dtype != grad.dtype or replaced.place != grad.place:
         raise ValueError(
@@ -116,7 +116,7 @@ def fill_missing_grads(node, grads, optional: tuple):
     for index, grad in enumerate(grads):
         if grad is None and index not in skip:
             meta = node.slot_metas[index]
-            filled[index] = type(present)(phi_api.full(meta.shape, 0, meta.dtype, present.place))
+            filled[index] = Tensor(phi_api.full(meta.shape, 0, meta.dtype, present.place))
     return filled
 
 
@@ -129,5 +129,5 @@ def set_history(node, outputs) -> None:
             tensor._meta = AutogradMeta(node, slot)
 
 
-__all__ = ["AutogradError", "GradNodeBase", "GradSlotMeta", "check_hook_result", "fill_missing_grads",
+__all__ = ["GradNodeBase", "GradSlotMeta", "check_hook_result", "fill_missing_grads",
            "set_history"]

@@ -2,9 +2,9 @@
 that raises when a backward pass reaches it."""
 from __future__ import annotations
 
+from ..errors import AutogradError
 from .meta import AutogradMeta
 from .node import GradNodeBase
-from .tensor_wrapper import AutogradError
 
 
 class UnsupportedOrderNode(GradNodeBase):

@@ -30,12 +30,15 @@ How apply connects the layer to the graph, in order:
 """
 from __future__ import annotations
 
+from phi import api as phi_api
+
+from ..errors import AutogradError
+from ..tensor import Tensor
+from .accumulation import edge_of
 from .grad_mode import STATE
 from .meta import AutogradMeta
-from .accumulation import edge_of
 from .node import GradNodeBase, GradSlotMeta
 from .saved_hooks import save_input, save_output
-from .tensor_wrapper import AutogradError
 
 
 class PyLayerContext:
@@ -71,8 +74,6 @@ class PyLayerContext:
         replaces the first. A saved tensor modified in place before backward
         makes backward raise.
         """
-        from ..tensor import Tensor
-
         self._check_in_forward("save_for_backward")
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
@@ -136,8 +137,6 @@ class PyLayerContext:
             raise AutogradError(f"{self._layer}: ctx.{method}() can only be called inside forward")
 
     def _tensor_ids(self, method: str, tensors) -> tuple:
-        from ..tensor import Tensor
-
         for i, t in enumerate(tensors):
             if not isinstance(t, Tensor):
                 raise TypeError(f"{self._layer}: {method} takes Tensors, but argument {i} is "
@@ -174,16 +173,10 @@ class PyLayerGradNode(GradNodeBase):
         or None when the layer called ``set_materialize_grads(False)``."""
         if not self.ctx._materialize:
             return None
-        from ..tensor import Tensor
-        from phi import api as phi_api
-        from phi.common import DataType
-
         shape, dtype, place = self.output_specs[slot]
-        return Tensor(phi_api.full(list(shape), 0, DataType.from_numpy(dtype), place))
+        return Tensor(phi_api.full(list(shape), 0, dtype, place))
 
     def _check_result(self, result) -> tuple:
-        from ..tensor import Tensor
-
         name = self.layer.__name__
         n_inputs = len(self.next_edges)
         if isinstance(result, (tuple, list)):
@@ -219,10 +212,10 @@ class PyLayerGradNode(GradNodeBase):
                 # The input stops gradients: nothing receives this one.
                 out.append(None)
                 continue
-            if tuple(grad.shape) != shape or grad.impl.array.dtype != dtype:
+            if tuple(grad.shape) != shape or grad.dtype != dtype:
                 raise AutogradError(
                     f"{name}.backward returned a gradient of shape {grad.shape} and dtype "
-                    f"{grad.impl.array.dtype} for tensor input {i}, which has shape {list(shape)} "
+                    f"{grad.dtype} for tensor input {i}, which has shape {list(shape)} "
                     f"and dtype {dtype}; a gradient must match its input exactly (no broadcasting)")
             if grad.place != place:
                 raise AutogradError(
@@ -282,14 +275,12 @@ class PyLayer:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward on the arguments and records the layer in the graph when needed."""
-        from ..tensor import Tensor
-
         if cls._node_class is None:
             raise TypeError("PyLayer.apply: call apply on a subclass of PyLayer, not on PyLayer itself")
         if cls.forward is PyLayer.forward or cls.backward is PyLayer.backward:
             raise TypeError(f"{cls.__name__}: a PyLayer subclass must define both static methods "
                             f"forward(ctx, ...) and backward(ctx, *grads)")
-        inputs = _tensor_inputs(cls.__name__, args, kwargs, Tensor)
+        inputs = _tensor_inputs(cls.__name__, args, kwargs)
         needs = tuple(t._meta is not None and not t._meta.stop_gradient for t in inputs)
         recording = STATE.enabled and any(needs)
 
@@ -304,25 +295,25 @@ class PyLayer:
             STATE.enabled = previous
             ctx._in_forward = False
 
-        outputs, rebuild = _tensor_outputs(cls.__name__, result, Tensor)
+        outputs, rebuild = _tensor_outputs(cls.__name__, result)
         if not recording:
             ctx._not_inplace = ctx._non_differentiable = ()
             return result
-        outputs = _record(cls, ctx, inputs, outputs, Tensor)
+        outputs = _record(cls, ctx, inputs, outputs)
         return rebuild(outputs)
 
 
-def _tensor_inputs(name, args, kwargs, tensor_type) -> list:
+def _tensor_inputs(name, args, kwargs) -> list:
     """The top-level Tensor arguments, positional first. A Tensor that needs a
     gradient hidden inside a list or tuple is refused: it would silently get none."""
     inputs = []
     for where, value in [(f"argument {i}", a) for i, a in enumerate(args)] + \
                         [(f"keyword argument '{k}'", v) for k, v in kwargs.items()]:
-        if isinstance(value, tensor_type):
+        if isinstance(value, Tensor):
             inputs.append(value)
         elif isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, tensor_type) and not item.stop_gradient:
+                if isinstance(item, Tensor) and not item.stop_gradient:
                     raise TypeError(
                         f"{name}.apply: {where} is a {type(value).__name__} holding a Tensor with "
                         f"stop_gradient=False; PyLayer differentiates only Tensors passed directly "
@@ -330,12 +321,12 @@ def _tensor_inputs(name, args, kwargs, tensor_type) -> list:
     return inputs
 
 
-def _tensor_outputs(name, result, tensor_type):
+def _tensor_outputs(name, result):
     """The Tensors forward returned, and a function putting replacements back in place."""
-    if isinstance(result, tensor_type):
+    if isinstance(result, Tensor):
         return [result], lambda outs: outs[0]
     if isinstance(result, (tuple, list)):
-        positions = [i for i, v in enumerate(result) if isinstance(v, tensor_type)]
+        positions = [i for i, v in enumerate(result) if isinstance(v, Tensor)]
         if positions:
             kind = type(result)
 
@@ -350,7 +341,7 @@ def _tensor_outputs(name, result, tensor_type):
                     f"Tensor, got {type(result).__name__}")
 
 
-def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
+def _record(cls, ctx, inputs, outputs) -> list:
     """Makes the grad node and attaches the outputs to it; returns the final outputs."""
     name = cls.__name__
     input_ids = {id(t) for t in inputs}
@@ -375,10 +366,10 @@ def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
     for slot, out in enumerate(outputs):
         original = out
         if id(out) in slot_of:
-            out = tensor_type(out.impl)          # the same tensor returned twice: two outputs
+            out = Tensor(out.impl)          # the same tensor returned twice: two outputs
         elif id(out) in input_ids:
             if id(out) in ctx._not_inplace:
-                out = tensor_type(out.impl)      # an unchanged input: a new tensor, same buffer
+                out = Tensor(out.impl)      # an unchanged input: a new tensor, same buffer
             elif not out.stop_gradient and out.is_leaf:
                 raise AutogradError(
                     f"{name}: forward returned its input leaf tensor with stop_gradient=False "
@@ -386,10 +377,10 @@ def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
                     f"it, call ctx.mark_not_inplace(x) in forward, otherwise return a copy")
             # else: modified in place by forward; the input itself becomes the output.
         elif out._meta is not None:
-            out = tensor_type(out.impl)          # a tensor from outside: keep its own history
+            out = Tensor(out.impl)          # a tensor from outside: keep its own history
         slot_of.setdefault(id(original), slot)
         differentiable = (id(original) not in ctx._non_differentiable
-                          and out.impl.array.dtype.kind in "fc")
+                          and (out.dtype.is_floating_point or out.dtype.is_complex))
         out._meta = AutogradMeta(node, slot) if differentiable else None
         final.append(out)
 
@@ -414,8 +405,7 @@ def _record(cls, ctx, inputs, outputs, tensor_type) -> list:
 
 
 def _spec(tensor):
-    array = tensor.impl.array
-    return tuple(array.shape), array.dtype, tensor.place
+    return tuple(tensor.impl.dims), tensor.dtype, tensor.place
 
 
 __all__ = ["PyLayer", "PyLayerContext", "PyLayerGradNode"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 
+from ..tensor import Tensor
 from .meta import AutogradMeta
 from .tensor_wrapper import SavedInput, SavedOutput, TensorWrapper
 
@@ -64,10 +65,8 @@ class PackedSaved(TensorWrapper):
         self.version = self.counter.value
         self.meta = None if is_output else tensor._meta
         self.slot = slot if is_output else None
-        self._shape, self._dtype, self._nbytes = impl.array.shape, impl.array.dtype, impl.array.nbytes
+        self._shape, self._dtype, self._nbytes = tuple(impl.dims), impl.dtype, impl.nbytes
         self._released = False
-        from ..tensor import Tensor
-
         # pack sees a tensor outside the graph: it must not keep the node alive.
         self.packed = pack_hook(Tensor(impl))
 
@@ -92,20 +91,16 @@ class PackedSaved(TensorWrapper):
             self._raise_released(node)
         if self.counter.value != self.version:
             self._raise_modified(node, self.counter.value, self._shape, self._dtype)
-        from ..tensor import Tensor
-
         tensor = self.unpack_hook(self.packed)
         if not isinstance(tensor, Tensor):
             raise TypeError(f"saved_tensors_hooks: unpack_hook must return a Tensor, got "
                             f"{type(tensor).__name__}")
-        if tuple(tensor.shape) != tuple(self._shape) or tensor.impl.array.dtype != self._dtype:
+        if tuple(tensor.shape) != tuple(self._shape) or tensor.dtype != self._dtype:
             raise ValueError(f"saved_tensors_hooks: unpack_hook returned {tensor.dtype}{tensor.shape}, "
                              f"but {self._dtype}{list(self._shape)} was packed")
         return tensor.impl
 
     def recover(self, node):
-        from ..tensor import Tensor
-
         impl = self._unpacked_impl(node)
         if self.slot is not None:
             return Tensor(impl, AutogradMeta(node, self.slot))

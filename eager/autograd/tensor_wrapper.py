@@ -16,13 +16,9 @@ whatever the user's pack hook returned.
 """
 from __future__ import annotations
 
-from phi.core import ArraySpec, DenseTensor
-
+from ..errors import AutogradError
+from ..tensor import Tensor
 from .meta import AutogradMeta
-
-
-class AutogradError(RuntimeError):
-    """An autograd rule was broken: a released graph, a modified saved tensor, ..."""
 
 
 class TensorWrapper:
@@ -52,16 +48,16 @@ class TensorWrapper:
 
     @property
     def shape(self) -> tuple:
-        return tuple(self.impl.array.shape)
+        return tuple(self.impl.dims)
 
     @property
     def dtype(self):
-        return self.impl.array.dtype
+        return self.impl.dtype
 
     @property
     def nbytes(self) -> int:
         """Bytes this saved tensor keeps alive (0 once released or when shape-only)."""
-        return 0 if self.released else self.impl.array.nbytes
+        return 0 if self.released else self.impl.nbytes
 
     def _check(self, node, impl, name=None):
         """Raises if the graph was released (impl is None) or the buffer changed since saved."""
@@ -69,7 +65,7 @@ class TensorWrapper:
             self._raise_released(node)
         current = impl.version
         if current != self.version:
-            self._raise_modified(node, current, impl.array.shape, impl.array.dtype, name)
+            self._raise_modified(node, current, impl.dims, impl.dtype, name)
 
     @staticmethod
     def _raise_released(node):
@@ -138,8 +134,6 @@ class SavedOutput(TensorWrapper):
         return self._impl is None
 
     def recover(self, node):
-        from ..tensor import Tensor
-
         impl = self._impl
         self._check(node, impl)
         return Tensor(impl, AutogradMeta(node, self.slot))
@@ -157,37 +151,33 @@ class SavedOutput(TensorWrapper):
 class SavedShape(TensorWrapper):
     """Shape and dtype of a tensor whose values the backward op does not read."""
 
-    __slots__ = ("_shape", "_dtype")
+    __slots__ = ("_spec",)
 
     def __init__(self, tensor):
-        array = tensor.impl.array
-        self._shape = array.shape
-        self._dtype = array.dtype
+        self._spec = tensor.impl.shape_only()
 
     @property
     def impl(self):
-        return DenseTensor(ArraySpec(self._shape, self._dtype))
+        return self._spec
 
     @property
     def released(self) -> bool:
-        return self._dtype is None
+        return self._spec is None
 
     @property
     def nbytes(self) -> int:
         return 0
 
     def recover(self, node):
-        from ..tensor import Tensor
-
         return Tensor(self.recover_impl(node))
 
     def recover_impl(self, node):
-        if self._dtype is None:
+        if self._spec is None:
             self._raise_released(node)
-        return DenseTensor(ArraySpec(self._shape, self._dtype))
+        return self._spec
 
     def release(self) -> None:
-        self._dtype = None
+        self._spec = None
 
 
 class SavedList(TensorWrapper):

@@ -1,7 +1,9 @@
 """Modules generated from ops.yaml and backward.yaml by `python -m eager.api_gen`.
 
-Tensor's class body takes the generated functions as methods, and the
-functions make Tensors, so the two load together: whichever is imported
-first, eager.tensor drives the order.
+Loading them also loads the two hand-written modules that complete them, so
+no op can run half-assembled: eager.composite (registers the composite rules
+the grad nodes call by name) and eager.tensor_api (attaches the op methods
+and operators to Tensor). Both import the generated modules, never the other
+way round.
 """
-from .. import tensor as _tensor  # noqa: F401
+from .. import composite, tensor_api  # noqa: F401

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from ..autograd.accumulation import GradNodeAccumulation
+from ..tensor import Tensor
 
 # Kinds of vertex.
 OP, LEAF, OUTPUT = "op", "leaf", "output"
@@ -117,7 +118,7 @@ def walk(outputs, params=None, *, max_nodes: int | None = None, grads: bool = Fa
 
     for index, tensor in enumerate(outputs):
         out = Vertex(id=f"out{index}", kind=OUTPUT, title="output", shape=list(tensor.shape),
-                     dtype=_dtype_name(tensor.impl.array.dtype))
+                     dtype=_dtype_name(tensor.dtype))
         name = known.name_of(tensor)
         if name:
             out.title, out.named = name, True
@@ -213,7 +214,7 @@ def _describe_leaf(vertex_id, node, scope, known, grads) -> Vertex:
     source = tensor if tensor is not None else meta.grad
     if source is not None:
         vertex.shape = list(source.shape)
-        vertex.dtype = _dtype_name(source.impl.array.dtype)
+        vertex.dtype = _dtype_name(source.dtype)
     if grads and meta.grad is not None:
         vertex.grad = grad_info(meta.grad)
     return vertex
@@ -226,18 +227,11 @@ def _describe_saved(name, wrapper) -> Saved:
         nbytes = int(wrapper.nbytes)
         return Saved(name, wrapper.shape, _dtype_name(wrapper.dtype), nbytes,
                      "buffer" if nbytes else "shape only", None)
-    array = wrapper.impl.array
+    impl = wrapper.impl
     nbytes = int(wrapper.nbytes)
     state = "buffer" if nbytes else "shape only"
-    return Saved(name, tuple(array.shape), _dtype_name(array.dtype), nbytes, state,
-                 _buffer_key(array) if nbytes else None)
-
-
-def _buffer_key(array) -> int:
-    """Identity of the memory behind ``array``: views of one buffer share it."""
-    while getattr(array, "base", None) is not None:
-        array = array.base
-    return id(array)
+    return Saved(name, tuple(impl.dims), _dtype_name(impl.dtype), nbytes, state,
+                 impl.buffer_id if nbytes else None)
 
 
 def grad_info(grad) -> GradInfo:
@@ -255,10 +249,7 @@ def grad_info(grad) -> GradInfo:
 
 
 def _dtype_name(dtype) -> str:
-    try:
-        return np.dtype(dtype).name
-    except TypeError:
-        return str(dtype)
+    return str(dtype)
 
 
 class _Known:
@@ -304,8 +295,6 @@ class _Known:
 
 
 def as_tensor_list(outputs) -> list:
-    from ..tensor import Tensor
-
     if isinstance(outputs, Tensor):
         return [outputs]
     if isinstance(outputs, (list, tuple)) and outputs and all(isinstance(t, Tensor) for t in outputs):
@@ -318,8 +307,6 @@ def as_tensor_list(outputs) -> list:
 
 def param_pairs(params) -> list:
     """(name, tensor) pairs from a dict, a Layer, or an iterable of pairs."""
-    from ..tensor import Tensor
-
     if params is None:
         return []
     if hasattr(params, "named_parameters"):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.gpu_context import import_cupy
 from ..common.data_type import DataType
 from ..core.errors import PreconditionNotMetError
 
@@ -24,8 +25,6 @@ def array_type_of(place):
     """The array type a place computes with: numpy.ndarray or cupy.ndarray."""
     if place.is_cpu_place():
         return np.ndarray
-    from ..backends.gpu_context import import_cupy
-
     return import_cupy().ndarray
 
 
@@ -33,8 +32,6 @@ def as_array(value, array_type):
     """NumPy ufuncs return scalars for 0-d inputs; phi keeps 0-d arrays."""
     if array_type is np.ndarray:
         return np.asarray(value)
-    from ..backends.gpu_context import import_cupy
-
     return import_cupy().asarray(value)
 
 

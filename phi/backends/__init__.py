@@ -8,6 +8,7 @@ import numpy as np
 from ..common.backend import Backend
 from ..common.data_type import DataType
 from .cpu_context import CPU_CONTEXT, CPUContext
+from .gpu_context import GPUContext
 
 _gpu_context = None
 
@@ -15,8 +16,6 @@ _gpu_context = None
 def gpu_context():
     global _gpu_context
     if _gpu_context is None:
-        from .gpu_context import GPUContext
-
         _gpu_context = GPUContext()
     return _gpu_context
 

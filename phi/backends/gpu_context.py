@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..common.place import GPUPlace
+
 
 def import_cupy():
     """CuPy, or an ImportError that says how to get it."""
@@ -23,8 +25,6 @@ class GPUContext:
 
     @property
     def place(self):
-        from ..common.place import GPUPlace
-
         return GPUPlace(self.xp.cuda.runtime.getDevice())
 
     @property

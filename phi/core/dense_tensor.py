@@ -2,6 +2,7 @@
 that inplace ops bump and saved tensors check."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,6 +11,21 @@ from ..common.backend import DataLayout
 from ..common.data_type import _FROM_NUMPY, DataType
 from ..common.place import CPUPlace, GPUPlace
 from .tensor_base import TensorBase
+
+
+def _refs_of_one_local():
+    """What sys.getrefcount reports for an object held by one local name only.
+
+    Measured rather than assumed: interpreters differ in the references a call
+    adds (CPython 3.14 counts fewer). None where there is no getrefcount.
+    """
+    if not hasattr(sys, "getrefcount"):
+        return None
+    probe = object()
+    return sys.getrefcount(probe)
+
+
+REFS_OF_ONE_LOCAL = _refs_of_one_local()
 
 
 class VersionCounter:
@@ -106,6 +122,34 @@ class DenseTensor(TensorBase):
     def initialized(self) -> bool:
         """Whether the tensor holds a buffer: False over None or an ArraySpec (meta only)."""
         return self.array is not None and type(self.array) is not ArraySpec
+
+    def shape_only(self) -> "DenseTensor":
+        """A DenseTensor with this one's dims, dtype and place but no buffer (an
+        ArraySpec): what a backward op that reads only the shape is given."""
+        array = self.array
+        return DenseTensor(ArraySpec(array.shape, array.dtype, self.place), self.layout)
+
+    @property
+    def buffer_id(self) -> int:
+        """Identity of the memory behind this tensor: views of one buffer share it."""
+        array = self.array
+        while getattr(array, "base", None) is not None:
+            array = array.base
+        return id(array)
+
+    def owns_buffer_alone(self) -> bool:
+        """Whether no other object can reach this tensor's buffer: the array is not a
+        view and nothing but this DenseTensor refers to it.
+
+        Reference counts are exact in CPython (PyTorch's gradient accumulation
+        decides the same way from use counts); elsewhere the answer is False,
+        which only costs a copy.
+        """
+        array = self.array
+        if getattr(array, "base", None) is not None or REFS_OF_ONE_LOCAL is None:
+            return False
+        # this DenseTensor's slot and the local name `array`
+        return sys.getrefcount(array) == REFS_OF_ONE_LOCAL + 1
 
     def bump_version(self) -> None:
         """Records an inplace modification of the buffer."""

@@ -17,6 +17,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..backends import bind_kernel
 from ..common.backend import Backend, DataLayout
 from ..common.data_type import DataType, convert_dtype
 from .errors import NotFoundError
@@ -140,8 +141,6 @@ class DispatchTable(dict):
         self.name = name
 
     def __missing__(self, key):
-        from ..backends import bind_kernel  # backends import core, not the other way round
-
         array_type, np_dtype = key
         bound = bind_kernel(self.factory, self.name, array_type, np_dtype)
         self[key] = bound

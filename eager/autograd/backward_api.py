@@ -1,0 +1,81 @@
+"""The entry points of a backward pass: ``backward`` (into ``.grad``) and
+``grad`` (returned, ``.grad`` untouched), with their argument checks."""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from .accumulation import edge_of
+from .engine import run_backward
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
+    """Runs backward from several tensors at once, accumulating into the leaves' ``.grad``.
+
+    ``grad_tensors`` gives one seed per tensor (None for a one-element tensor).
+    A root may be an ancestor of another root; each node still runs once.
+    """
+    tensors = _as_tensor_list(tensors, "backward", "tensors")
+    grad_tensors = _seeds(grad_tensors, len(tensors), "backward")
+    _check_distinct(tensors, "backward", "tensors")
+    run_backward(tensors, grad_tensors, retain_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool = False, no_grad_vars=None):
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+
+    Only the part of the graph between outputs and inputs runs. ``retain_graph``
+    defaults to ``create_graph``; with ``create_graph`` the returned gradients
+    are themselves differentiable. An input that the outputs do not depend on
+    raises unless ``allow_unused=True``, which gives None for it. Inputs may be
+    intermediate tensors. ``no_grad_vars`` are treated as constants: no
+    gradient flows through them. ``only_inputs`` is accepted for Paddle
+    compatibility and, as in Paddle, has no effect.
+
+    >>> x = eager.to_tensor(3.0, stop_gradient=False)
+    >>> (dx,) = eager.grad(x * x, x)
+    >>> dx.item()
+    6.0
+    """
+    outputs = _as_tensor_list(outputs, "grad", "outputs")
+    inputs = _as_tensor_list(inputs, "grad", "inputs")
+    _check_distinct(outputs, "grad", "outputs")
+    _check_distinct(inputs, "grad", "inputs")
+    grad_outputs = _seeds(grad_outputs, len(outputs), "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    cut = None
+    if no_grad_vars is not None:
+        cut = {edge for edge in (edge_of(t) for t in _as_tensor_list(
+            no_grad_vars, "grad", "no_grad_vars")) if edge is not None}
+    return run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
+                        allow_unused=allow_unused, what="grad", cut=cut)
+
+
+def _as_tensor_list(value, op, arg) -> list:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, Tensor) for v in value):
+        return list(value)
+    raise TypeError(f"{op}: argument '{arg}' expected a Tensor or a list of Tensors, got {type(value).__name__}")
+
+
+def _seeds(grad_tensors, count: int, op: str) -> list:
+    if grad_tensors is None:
+        return [None] * count
+    if not isinstance(grad_tensors, (list, tuple)):
+        grad_tensors = [grad_tensors]
+    if len(grad_tensors) != count:
+        raise ValueError(f"{op}: got {len(grad_tensors)} gradient seeds for {count} tensors")
+    return list(grad_tensors)
+
+
+def _check_distinct(tensors, op: str, arg: str) -> None:
+    seen = set()
+    for i, t in enumerate(tensors):
+        if id(t) in seen:
+            raise ValueError(f"{op}: argument '{arg}' lists the same tensor twice (position {i}); "
+                             f"pass each tensor once")
+        seen.add(id(t))
+
+
+__all__ = ["backward", "grad"]

@@ -1,0 +1,19 @@
+"""The exceptions eager raises for broken autograd rules, in one module at the
+bottom of the house so every layer can import them."""
+from __future__ import annotations
+
+
+class AutogradError(RuntimeError):
+    """An autograd rule was broken: a released graph, a modified saved tensor, ..."""
+
+
+class AnomalyError(FloatingPointError):
+    """Anomaly mode found a NaN or Inf in an op's output or a gradient."""
+
+
+class GradcheckError(AssertionError):
+    """An analytic gradient differs from the finite-difference one, or the
+    function cannot be checked (non-float64 input, non-Tensor output)."""
+
+
+__all__ = ["AnomalyError", "AutogradError", "GradcheckError"]

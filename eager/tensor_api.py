@@ -1,0 +1,258 @@
+"""The Tensor methods that run ops or the autograd engine, attached to
+:class:`eager.tensor.Tensor` when eager loads.
+
+They cannot sit in the Tensor core: the engine, the hooks and the generated op
+functions all import Tensor, so Tensor importing them would be a cycle.
+``install`` puts them on the class in one place, together with every
+generated op method (``x.matmul(y)`` is ``eager.matmul(x, y)``), as Paddle's
+``monkey_patch_tensor`` does.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from phi import api as phi_api
+from phi.common import DataType, convert_dtype
+
+from .autograd import hooks
+from .autograd.engine import run_backward
+from .creation import to_tensor
+from .generated import forward_api as _F
+from .generated.tensor_methods import METHODS
+from .tensor import Tensor
+
+
+class TensorMethods:
+    """The methods :func:`install` copies onto Tensor (a class only to group them)."""
+
+    def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
+        """Accumulates d(self)/d(leaf) into ``leaf.grad`` for every leaf it depends on.
+
+        ``grad_tensor`` seeds the gradient (required unless self has one element);
+        ``retain_graph`` keeps the saved tensors so backward can run again.
+        """
+        run_backward([self], [grad_tensor], retain_graph)
+
+    def register_hook(self, hook):
+        """Calls ``hook(grad)`` when this tensor's gradient is computed; the hook may
+        return a replacement (same shape, dtype and place). Returns a handle whose
+        ``remove()`` unregisters it. Works on leaves and non-leaves.
+
+        >>> h = y.register_hook(lambda g: g * 2)
+        >>> h.remove()
+        """
+        return hooks.register_hook(self, hook)
+
+    def retain_grads(self) -> None:
+        """Keeps this non-leaf tensor's gradient in ``.grad`` after backward."""
+        hooks.retain_grads(self)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Calls ``hook(tensor)`` on this leaf after backward has updated its ``.grad``
+        (where a data-parallel wrapper starts all-reducing it). Returns a handle."""
+        return hooks.register_post_accumulate_grad_hook(self, hook)
+
+    def _register_backward_hook(self, hook):
+        """Paddle's name: ``hook()`` (no arguments) runs after this leaf's gradient is accumulated."""
+        return self.register_post_accumulate_grad_hook(lambda tensor: hook())
+
+    def clone(self) -> "Tensor":
+        """A copy of this tensor with its own buffer; gradients flow back through it."""
+        return _F.scale(self, 1.0, 0.0, True) if not self.stop_gradient else Tensor(
+            phi_api.scale(self.impl, 1.0, 0.0, True))
+
+    def astype(self, dtype) -> "Tensor":
+        """This tensor converted to ``dtype`` (differentiable for floating types)."""
+        return _F.cast(self, convert_dtype(dtype))
+
+    # -- Python operators ---------------------------------------------------
+    def __add__(self, other):
+        if isinstance(other, Tensor):
+            return _F.add(self, other)
+        if _is_number(other):
+            x = _promote_for(self, other)
+            return _F.scale(x, 1.0, other, True)
+        return _F.add(self, _operand(self, other, "add"))
+
+    def __radd__(self, other):
+        return self.__add__(other)
+
+    def __sub__(self, other):
+        if isinstance(other, Tensor):
+            return _F.subtract(self, other)
+        if _is_number(other):
+            x = _promote_for(self, other)
+            return _F.scale(x, 1.0, -other, True)
+        return _F.subtract(self, _operand(self, other, "subtract"))
+
+    def __rsub__(self, other):
+        if _is_number(other):
+            x = _promote_for(self, other)
+            return _F.scale(x, -1.0, other, True)
+        return _F.subtract(_operand(self, other, "subtract"), self)
+
+    def __mul__(self, other):
+        if isinstance(other, Tensor):
+            return _F.multiply(self, other)
+        if _is_number(other):
+            x = _promote_for(self, other)
+            return _F.scale(x, other, 0.0, True)
+        return _F.multiply(self, _operand(self, other, "multiply"))
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __truediv__(self, other):
+        x = _to_floating(self)
+        if isinstance(other, Tensor):
+            return _F.divide(x, _to_floating(other))
+        if _is_number(other):
+            return _F.divide(x, _operand(x, other, "divide"))
+        return _F.divide(x, _operand(x, other, "divide"))
+
+    def __rtruediv__(self, other):
+        x = _to_floating(self)
+        return _F.divide(_operand(x, other, "divide"), x)
+
+    def __pow__(self, exponent):
+        if _is_number(exponent):
+            return _F.pow(_to_floating(self), exponent)
+        raise TypeError(
+            f"pow: a tensor exponent is not supported (got {type(exponent).__name__}); "
+            f"use a Python number, or eager.exp(y * eager.log(x)) for x > 0"
+        )
+
+    def __rpow__(self, base):
+        if _is_number(base) and not isinstance(base, complex) and base > 0:
+            x = _to_floating(self)
+            return _F.exp(_F.scale(x, float(np.log(base)), 0.0, True))
+        raise TypeError(f"pow: base ** tensor needs a positive Python number base, got {base!r}")
+
+    def __matmul__(self, other):
+        return _F.matmul(self, _operand(self, other, "matmul"), False, False)
+
+    def __rmatmul__(self, other):
+        return _F.matmul(_operand(self, other, "matmul"), self, False, False)
+
+    def __neg__(self):
+        return _F.scale(self, -1.0, 0.0, True)
+
+    def __pos__(self):
+        return self
+
+    def __getitem__(self, index):
+        """NumPy indexing (int, slice, None, Ellipsis, bool mask, integer array); differentiable."""
+        return _F.getitem(self, index)
+
+    def __setitem__(self, index, value) -> None:
+        """``x[index] = value`` in place (value broadcasts); differentiable for x's other
+        elements and for value. Not allowed on a leaf that requires grad while recording."""
+        if not isinstance(value, Tensor):
+            value = _operand(self, value, "setitem_")
+        elif value.dtype != self.dtype:
+            value = value.astype(self.dtype)
+        _F.setitem_(self, value, index)
+
+    def __iadd__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, 1.0, _inplace_scalar(self, other, "+="), True)
+        return _F.add_(self, _operand(self, other, "add_"))
+
+    def __isub__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, 1.0, -_inplace_scalar(self, other, "-="), True)
+        return _F.subtract_(self, _operand(self, other, "subtract_"))
+
+    def __imul__(self, other):
+        if _is_number(other):
+            return _F.scale_(self, _inplace_scalar(self, other, "*="), 0.0, True)
+        return _F.multiply_(self, _operand(self, other, "multiply_"))
+
+    def __itruediv__(self, other):
+        if not _is_inexact(self.dtype):
+            raise TypeError(f"/=: true division of a {self.dtype} tensor cannot be stored in place; "
+                            f"use x = x / y")
+        return _F.divide_(self, _operand(self, other, "divide_"))
+
+    def __eq__(self, other):
+        return _F.equal(self, _operand(self, other, "equal"))
+
+    def __ne__(self, other):
+        return _F.not_equal(self, _operand(self, other, "not_equal"))
+
+    def __lt__(self, other):
+        return _F.less_than(self, _operand(self, other, "less_than"))
+
+    def __le__(self, other):
+        return _F.less_equal(self, _operand(self, other, "less_equal"))
+
+    def __gt__(self, other):
+        return _F.greater_than(self, _operand(self, other, "greater_than"))
+
+    def __ge__(self, other):
+        return _F.greater_equal(self, _operand(self, other, "greater_equal"))
+
+
+def _is_inexact(dtype: DataType) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, np.ndarray)
+
+
+def _promote_for(x: Tensor, scalar) -> Tensor:
+    """An integer or bool tensor meets a float scalar: compute in float32, as Paddle does."""
+    if type(scalar) is float and not _is_inexact(x.dtype):
+        return x.astype(DataType.FLOAT32)
+    return x
+
+
+def _inplace_scalar(x: Tensor, scalar, op: str):
+    """An inplace op keeps x's dtype: a float scalar cannot go into an integer tensor."""
+    if not _is_inexact(x.dtype) and not isinstance(scalar, (bool, int, np.integer)):
+        raise TypeError(f"{op}: the result of a {x.dtype} tensor and the float {scalar!r} is a float, "
+                        f"which cannot be stored in place; use x = x {op[0]} {scalar!r}")
+    return scalar
+
+
+def _to_floating(x: Tensor) -> Tensor:
+    if _is_inexact(x.dtype):
+        return x
+    return x.astype(DataType.FLOAT32)
+
+
+def _operand(x: Tensor, other, op: str) -> Tensor:
+    """The other side of a binary operator as a Tensor: numbers take x's dtype and
+    place, arrays keep their own dtype (a mismatch is then reported by the op)."""
+    if isinstance(other, Tensor):
+        return other
+    if _is_number(other):
+        return Tensor(phi_api.full([], other, x.dtype, x.place))
+    if isinstance(other, (np.ndarray, list, tuple)):
+        return to_tensor(np.asarray(other), place=x.place)
+    if type(other).__module__.startswith("cupy"):
+        return to_tensor(other, place=x.place)
+    raise TypeError(
+        f"{op}: cannot combine a Tensor with {type(other).__name__}; expected a Tensor, a "
+        f"number or a numpy array"
+    )
+
+
+# What every class body defines for itself: not methods to copy.
+_CLASS_MACHINERY = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                              "__firstlineno__", "__static_attributes__"})
+
+
+def install() -> None:
+    """Attaches the methods above and the generated op methods to Tensor (idempotent)."""
+    for name, value in vars(TensorMethods).items():
+        if name not in _CLASS_MACHINERY:
+            setattr(Tensor, name, value)
+    for name, function in METHODS.items():
+        setattr(Tensor, name, function)
+
+
+install()

@@ -1,0 +1,152 @@
+"""The house is layered: imports sit at the top of their files, form no cycle,
+and point only downwards (phi never imports eager; the autograd core never
+imports the generated code or nn).
+
+Read from the source with ast, so the check covers every module whether or
+not a test imports it.
+"""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("eager", "phi")
+# Optional extras stay lazy: importing them at the top would make them required.
+OPTIONAL = {"cupy", "cupyx", "torch", "tqdm", "mpi4py", "graphviz", "safetensors"}
+# The autograd tools above the generated code (loaded lazily by eager.autograd).
+AUTOGRAD_TOOLS = {"eager.autograd.functional", "eager.autograd.gradcheck"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            found[module_name(path)] = path
+    return found
+
+
+MODULES = modules()
+
+
+def resolve(module: str, path: Path, node) -> list:
+    """The project modules an import statement loads."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if alias.name.split(".")[0] in PACKAGES]
+    if node.level:
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for _ in range(node.level - 1):
+            package = package.rsplit(".", 1)[0]
+        base = f"{package}.{node.module}" if node.module else package
+    else:
+        base = node.module or ""
+    if base.split(".")[0] not in PACKAGES:
+        return []
+    targets = []
+    for alias in node.names:
+        candidate = f"{base}.{alias.name}"
+        targets.append(candidate if candidate in MODULES else base)
+    return targets
+
+
+def imports_of(module: str, path: Path):
+    """(top-level project imports, function-level imports as (line, text))."""
+    tree = ast.parse(path.read_text())
+    top, nested = set(), set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            top.update(t for t in resolve(module, path, node) if t != module)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    names = [a.name for a in inner.names] if isinstance(inner, ast.Import) else [inner.module or ""]
+                    if not all(n.split(".")[0] in OPTIONAL for n in names):
+                        nested.add((inner.lineno, ast.unparse(inner)))
+    return top, sorted(nested)
+
+
+GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
+
+
+def test_imports_sit_at_the_top_of_their_files():
+    nested = [f"{name}:{line}: {text}" for name, (_, found) in GRAPH.items() for line, text in found]
+    assert not nested, "function-level imports (move them to the top):\n" + "\n".join(nested)
+
+
+def find_cycle(graph: dict):
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_import_graph_has_no_cycle():
+    cycle = find_cycle({name: top for name, (top, _) in GRAPH.items()})
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_planted_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("lower, upper", [
+    ("phi", "eager"),
+    ("eager.tensor", "eager.autograd.engine"),
+    ("eager.autograd", "eager.generated"),
+    ("eager.autograd", "eager.nn"),
+    ("eager.autograd", "eager.composite"),
+    ("eager.api_gen", "eager."),
+])
+def test_lower_layers_never_import_upper_ones(lower, upper):
+    wrong = [f"{name} imports {target}" for name, (top, _) in GRAPH.items()
+             if (name == lower or name.startswith(lower + ".")) and name not in AUTOGRAD_TOOLS
+             for target in top if target.startswith(upper) and not target.startswith("eager.api_gen")]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_autograd_imports_alone_without_the_generated_code():
+    code = ("import sys, eager.autograd; "
+            "print(sorted(m for m in sys.modules if m.startswith('eager.generated')))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_generated_code_loads_what_completes_it():
+    code = ("import eager.generated.forward_api as F, eager.tensor as T, numpy as np; "
+            "x = T.Tensor(__import__('phi').DenseTensor(np.ones(2))); "
+            "print((x + x).numpy().tolist(), x.matmul is not None)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[2.0, 2.0] True"
