@@ -12,17 +12,9 @@ import numpy as np
 from phi.common import CPUPlace, DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
+from phi.core.errors import describe_value as describe
 
 _PLAIN_NUMBERS = (int, float, bool)
-
-
-def describe(value) -> str:
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        return f"{type(value).__name__} of {dtype}{list(shape)}"
-    text = repr(value)
-    return f"{type(value).__name__} {text if len(text) < 60 else text[:57] + '...'}"
 
 
 def bad_tensor(op: str, arg: str, value) -> TypeError:

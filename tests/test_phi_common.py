@@ -171,8 +171,8 @@ def test_scalar_to_and_repr():
 
 @pytest.mark.parametrize("value, described", [
     ("1", "str '1'"), (None, "NoneType None"), ([1], "list [1]"),
-    (np.zeros(2), "ndarray of shape [2]"), (FakeTensor(np.zeros((2, 2))), "FakeTensor of shape [2, 2]"),
-    (np.array(["a"]), "ndarray of shape [1]"),  # one element, but not a number
+    (np.zeros(2), "ndarray of float64[2]"), (FakeTensor(np.zeros((2, 2))), "FakeTensor of shape [2, 2]"),
+    (np.array(["a"]), "ndarray of <U1[1]"),  # one element, but not a number
 ])
 def test_to_scalar_errors_name_op_arg_and_what_came(value, described):
     with pytest.raises(TypeError) as info:
@@ -203,8 +203,8 @@ def test_int_array_repr():
 
 @pytest.mark.parametrize("value, described", [
     (True, "bool True"), (2.0, "float 2.0"), ("12", "str '12'"), (None, "NoneType None"),
-    (np.array([1.0, 2.0]), "ndarray of shape [2]"), (np.array([[1, 2]]), "ndarray of shape [1, 2]"),
-    (np.array([True]), "ndarray of shape [1]"), (FakeTensor(np.zeros((2, 2), np.int64)), "FakeTensor of shape [2, 2]"),
+    (np.array([1.0, 2.0]), "ndarray of float64[2]"), (np.array([[1, 2]]), "ndarray of int64[1, 2]"),
+    (np.array([True]), "ndarray of bool[1]"), (FakeTensor(np.zeros((2, 2), np.int64)), "FakeTensor of shape [2, 2]"),
 ])
 def test_to_int_array_rejects_non_integer_values(value, described):
     with pytest.raises(TypeError) as info:
@@ -215,8 +215,8 @@ def test_to_int_array_rejects_non_integer_values(value, described):
 
 
 @pytest.mark.parametrize("item, described", [
-    (1.5, "float 1.5"), (True, "bool True"), ("2", "str '2'"), (np.array([1, 2]), "ndarray of shape [2]"),
-    (np.array(1.0), "ndarray of shape []"),
+    (1.5, "float 1.5"), (True, "bool True"), ("2", "str '2'"), (np.array([1, 2]), "ndarray of int64[2]"),
+    (np.array(1.0), "ndarray of float64[]"),
 ])
 def test_to_int_array_names_the_bad_list_element(item, described):
     with pytest.raises(TypeError) as info:

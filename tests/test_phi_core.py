@@ -16,7 +16,7 @@ from phi import infermeta
 from phi.backends import CPU_CONTEXT, bind_kernel
 from phi.common import Backend, CPUPlace, DataLayout, DataType
 from phi.core import (
-    ArraySpec, DenseTensor, DenseTensorMeta, InvalidArgumentError, Kernel, KernelFactory, KernelKey,
+    ArraySpec, DenseTensor, InvalidArgumentError, Kernel, KernelFactory, KernelKey,
     MetaTensor, NotFoundError, PhiError, VersionCounter, kernel_registry,
 )
 from phi.core.errors import describe_tensor
@@ -40,12 +40,11 @@ def test_dense_tensor_meta_is_derived_from_its_array():
     assert t.dtype is F64
     assert t.place == CPUPlace()
     assert t.layout is DataLayout.ALL_LAYOUT
-    assert t.meta == DenseTensorMeta((2, 3), F64, DataLayout.ALL_LAYOUT)
     assert t.initialized()
     assert repr(t) == "DenseTensor(dims=[2, 3], dtype=float64, place=Place(cpu))"
     # The meta follows the array: nothing is stored twice.
     t.array = np.ones(4, np.int32)
-    assert t.dims == (4,) and t.dtype is DataType.INT32 and t.meta.dims == (4,)
+    assert t.dims == (4,) and t.dtype is DataType.INT32
 
 
 def test_dense_tensor_of_big_endian_array_has_the_native_dtype():
@@ -630,3 +629,30 @@ def test_gpu_fallback_moves_arrays_inside_lists_and_keeps_none_results(monkeypat
     assert isinstance(result, list) and result[1] is None
     assert isinstance(result[0], FakeDeviceArray)
     np.testing.assert_array_equal(result[0].host, [1.0, 1.0, 0.0])
+
+
+def test_a_fresh_buffer_is_owned_alone_and_a_shared_or_viewed_one_is_not():
+    fresh = DenseTensor(np.arange(4.0))
+    assert fresh.owns_buffer_alone()
+    array = np.arange(4.0)
+    held = DenseTensor(array)  # the local name `array` is a second holder
+    assert not held.owns_buffer_alone()
+    del array
+    assert held.owns_buffer_alone()
+    assert not DenseTensor(np.arange(4.0).reshape(2, 2)).owns_buffer_alone()  # a view
+    twin = DenseTensor(held.array)  # two DenseTensors over one buffer
+    assert not held.owns_buffer_alone() and not twin.owns_buffer_alone()
+
+
+def test_shape_only_keeps_dims_dtype_and_place_without_a_buffer():
+    t = DenseTensor(np.zeros((2, 3), np.float32))
+    spec = t.shape_only()
+    assert spec.dims == (2, 3) and spec.dtype is t.dtype and spec.place == t.place
+    assert not spec.initialized() and spec.nbytes == 0
+
+
+def test_buffer_id_is_shared_by_views():
+    base = DenseTensor(np.zeros((2, 3)))
+    view = base.share_buffer_with(base.array.reshape(6))
+    assert view.buffer_id == base.buffer_id
+    assert DenseTensor(np.zeros(6)).buffer_id != base.buffer_id

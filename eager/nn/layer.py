@@ -19,6 +19,7 @@ from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
 
 from ..autograd.grad_mode import no_grad
+from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
 from ..tensor import Tensor
@@ -172,7 +173,6 @@ class Layer:
         object.__setattr__(self, "_non_persistable_buffer_names", set())
         object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
         object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
-        object.__setattr__(self, "_hook_id", 0)
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_dtype", convert_dtype(dtype))
         object.__setattr__(self, "_full_name",
@@ -216,10 +216,9 @@ class Layer:
     def _add_hook(self, table, hook, who):
         if not callable(hook):
             raise TypeError(f"{who}: argument 'hook' expected a callable, got {type(hook).__name__}")
-        key = self._hook_id
-        object.__setattr__(self, "_hook_id", key + 1)
-        table[key] = hook
-        return HookRemoveHelper(table, key)
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
 
     # -- names --------------------------------------------------------------
     def full_name(self) -> str:
@@ -524,16 +523,6 @@ def _to_place(array, target):
 def _check_member_name(who: str, name) -> None:
     if not isinstance(name, str) or not name or "." in name:
         raise ValueError(f"{who}: argument 'name' expected a non-empty str without '.', got {name!r}")
-
-
-class HookRemoveHelper:
-    """Returned by the register_*_hook methods: ``remove()`` unregisters the hook."""
-
-    def __init__(self, table, key):
-        self._table, self._key = table, key
-
-    def remove(self) -> None:
-        self._table.pop(self._key, None)
 
 
 __all__ = ["Layer", "ParamAttr", "Parameter"]

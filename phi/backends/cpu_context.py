@@ -5,16 +5,10 @@ from ..common.place import CPUPlace
 
 
 class CPUContext:
-    """The device context of CPU kernels: the array module and allocation."""
+    """The device context of CPU kernels: the array module (kernels allocate through it)."""
 
     xp = np
     place = CPUPlace()
-
-    def alloc(self, shape, dtype):
-        return np.empty(shape, dtype=dtype)
-
-    def zeros(self, shape, dtype):
-        return np.zeros(shape, dtype=dtype)
 
     def to_host(self, array):
         return array

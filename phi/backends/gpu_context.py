@@ -18,7 +18,7 @@ def import_cupy():
 
 
 class GPUContext:
-    """The device context of GPU kernels: cupy as ``xp``, allocation on the current device."""
+    """The device context of GPU kernels: cupy as ``xp`` on the current device and stream."""
 
     def __init__(self):
         self.xp = import_cupy()
@@ -30,12 +30,6 @@ class GPUContext:
     @property
     def stream(self):
         return self.xp.cuda.get_current_stream()
-
-    def alloc(self, shape, dtype):
-        return self.xp.empty(shape, dtype=dtype)
-
-    def zeros(self, shape, dtype):
-        return self.xp.zeros(shape, dtype=dtype)
 
     def to_host(self, array):
         return self.xp.asnumpy(array)

@@ -5,6 +5,8 @@ import numbers
 
 import numpy as np
 
+from ..core.errors import describe_value as _describe
+
 
 class Scalar:
     """A single number passed as an op attribute (Paddle's ``phi::Scalar``).
@@ -90,8 +92,3 @@ def _as_array(value):
     return None
 
 
-def _describe(value) -> str:
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return f"{type(value).__name__} of shape {list(shape)}"
-    return f"{type(value).__name__} {value!r}"

@@ -1,5 +1,5 @@
 """Tensors, meta, kernel keys and the kernel registry."""
-from .dense_tensor import ArraySpec, DenseTensor, DenseTensorMeta, VersionCounter
+from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
     InvalidArgumentError, InvalidTypeError, NotFoundError, PhiError, PreconditionNotMetError,
     UnimplementedError,

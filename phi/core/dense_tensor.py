@@ -3,7 +3,6 @@ that inplace ops bump and saved tensors check."""
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,15 +37,6 @@ class VersionCounter:
 
     def bump(self) -> None:
         self.value += 1
-
-
-@dataclass(frozen=True)
-class DenseTensorMeta:
-    """dims, dtype and layout of a DenseTensor (Paddle's DenseTensorMeta)."""
-
-    dims: tuple
-    dtype: DataType
-    layout: DataLayout = DataLayout.ALL_LAYOUT
 
 
 class DenseTensor(TensorBase):
@@ -105,10 +95,6 @@ class DenseTensor(TensorBase):
         if type(array) is ArraySpec:
             return array.place
         return GPUPlace(int(array.device.id))
-
-    @property
-    def meta(self) -> DenseTensorMeta:
-        return DenseTensorMeta(self.array.shape, self.dtype, self.layout)
 
     @property
     def nbytes(self) -> int:

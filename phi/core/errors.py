@@ -40,6 +40,21 @@ class UnimplementedError(PhiError, NotImplementedError):
     """The operation is not implemented for these arguments."""
 
 
+def describe_value(value) -> str:
+    """What came, for an error message: ``Tensor of float32[2, 3]`` for anything
+    with a dtype and a shape, else the type and a short repr (``list [1, 2]``)."""
+    shape = getattr(value, "dims", None)
+    if shape is None:
+        shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"{type(value).__name__} of {dtype}{list(shape)}"
+    if shape is not None:
+        return f"{type(value).__name__} of shape {list(shape)}"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) < 60 else text[:57] + '...'}"
+
+
 def describe_tensor(value) -> str:
     """``float32[64, 10]`` for anything with dtype and dims/shape; repr for the rest."""
     if value is None:
