@@ -64,22 +64,6 @@ def subtract_grad(x, y, out_grad):
     return sum_to_shape(out_grad, x.shape), sum_to_shape(F.scale(out_grad, -1.0, 0.0, True), y.shape)
 
 
-def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad):
-    # multiply_grad is bilinear: (grad_out * y, grad_out * x), each summed to its input's shape.
-    x_grad = y_grad = None
-    grad_out_grad = None
-    if grad_y_grad is not None:
-        x_grad = sum_to_shape(F.multiply(grad_out, grad_y_grad), x.shape)
-        grad_out_grad = F.multiply(x, grad_y_grad)
-    if grad_x_grad is not None:
-        y_grad = sum_to_shape(F.multiply(grad_out, grad_x_grad), y.shape)
-        grad_out_grad = _plus(grad_out_grad, F.multiply(grad_x_grad, y))
-    if grad_out_grad is not None:
-        grad_out_grad = sum_to_shape(_broadcast_like(grad_out_grad, grad_out.shape, grad_out.dtype),
-                                     grad_out.shape)
-    return x_grad, y_grad, grad_out_grad
-
-
 def divide_grad(x, y, out, out_grad):
     x_grad = sum_to_shape(F.divide(out_grad, y), x.shape)
     y_grad = sum_to_shape(F.scale(F.divide(F.multiply(out_grad, x), F.multiply(y, y)), -1.0, 0.0, True),
@@ -97,16 +81,22 @@ def scale_grad(out_grad, scale):
     return F.scale(out_grad, scale, 0.0, True)
 
 
-def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y):
-    # matmul_grad is bilinear in (x, grad_out) and (y, grad_out): its derivative
-    # reuses matmul_grad itself, and matmul for the grad_out term.
+def bilinear_double_grad(forward, grad_op, x, y, grad_out, grad_x_grad, grad_y_grad, *attrs):
+    """The derivative of ``grad_op``, the gradient of a bilinear ``forward(x, y)``
+    (backward.yaml ``bilinear``; JAX's ``defbilinear``).
+
+    grad_op gives (d/dx, d/dy) of <grad_out, forward(x, y)>; each is linear in
+    grad_out and in the other input, so its derivative is grad_op itself with an
+    input swapped for the incoming gradient, plus forward for the grad_out term.
+    Every call records, so the result differentiates again, to any order.
+    """
     x_grad = y_grad = grad_out_grad = None
     if grad_y_grad is not None:
-        x_grad = F.matmul_grad(x, grad_y_grad, grad_out, transpose_x, transpose_y, out_mask=(True, False))[0]
-        grad_out_grad = F.matmul(x, grad_y_grad, transpose_x, transpose_y)
+        x_grad = grad_op(x, grad_y_grad, grad_out, *attrs, out_mask=(True, False))[0]
+        grad_out_grad = forward(x, grad_y_grad, *attrs)
     if grad_x_grad is not None:
-        y_grad = F.matmul_grad(grad_x_grad, y, grad_out, transpose_x, transpose_y, out_mask=(False, True))[1]
-        grad_out_grad = _plus(grad_out_grad, F.matmul(grad_x_grad, y, transpose_x, transpose_y))
+        y_grad = grad_op(grad_x_grad, y, grad_out, *attrs, out_mask=(False, True))[1]
+        grad_out_grad = _plus(grad_out_grad, forward(grad_x_grad, y, *attrs))
     return x_grad, y_grad, grad_out_grad
 
 

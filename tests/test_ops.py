@@ -18,7 +18,7 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 import eager
 from eager.api_gen.render import load_specs
 from eager.autograd import gradcheck, gradgradcheck
-from eager.autograd.gradcheck import gradient_function
+from eager.autograd.gradient_check import gradient_function
 
 from op_specs import SPECS, SPECS_BY_NAME, draw
 

@@ -7,6 +7,9 @@
 - InferMeta functions exist in phi.infermeta and take the params plus one
   MetaTensor per output; kernels are registered and take the YAML params;
 - composite functions exist in eager.composite with the YAML's parameters;
+- a ``bilinear`` entry names a forward op with two tensor inputs whose
+  gradient is the op it differentiates, with args (x, y, grad_out,
+  grad_x_grad, grad_y_grad, attributes...);
 - names in optional, no_need_buffer, intermediate, inplace and view exist.
 """
 from __future__ import annotations
@@ -44,6 +47,8 @@ def check_all(forward_ops: list, backward_ops: list, infermeta_module, kernel_fa
             _check_kernel(op, kernel_factory)
         if op.composite is not None:
             _check_composite(op, composites)
+        if op.bilinear is not None:
+            _check_bilinear(op, everything, composites)
         if op.invoke is not None:
             _check_invoke(op, everything)
         if op.backward is not None:
@@ -139,6 +144,30 @@ def _check_composite(op: OpSpec, composites: dict) -> None:
     if list(params) != list(call.args):
         raise SpecError(op.where("composite"),
                         f"{op.name}: eager.composite.{call.func} takes {params}, the YAML passes {list(call.args)}")
+
+
+BILINEAR_RULE = "bilinear_double_grad"
+
+
+def _check_bilinear(op: OpSpec, everything: dict, composites: dict) -> None:
+    where = op.where("bilinear")
+    fwd = everything.get(op.bilinear)
+    if fwd is None or fwd.is_backward:
+        raise SpecError(where, f"{op.name}: bilinear names {op.bilinear!r}, which is not a forward op")
+    if len(fwd.tensor_args) != 2 or len(fwd.outputs) != 1:
+        raise SpecError(where, f"{op.name}: a bilinear op takes two tensors and returns one; "
+                               f"{fwd.name} takes {len(fwd.tensor_args)} and returns {len(fwd.outputs)}")
+    if fwd.backward != op.forward.name:
+        raise SpecError(where, f"{op.name}: it differentiates {op.forward.name!r}, but the gradient of "
+                               f"{fwd.name} is {fwd.backward!r}")
+    tensors = [a for a in op.args if a.is_tensor]
+    attrs = [a.name for a in op.args if not a.is_tensor]
+    if len(tensors) != 5 or len(op.outputs) != 3 or attrs != [a.name for a in fwd.attr_args]:
+        raise SpecError(op.where("args"), f"{op.name}: a bilinear double grad takes (x, y, grad_out, "
+                                          f"grad_x_grad, grad_y_grad, {', '.join(a.name for a in fwd.attr_args) or 'no attributes'}) "
+                                          f"and returns three gradients")
+    if BILINEAR_RULE not in composites:
+        raise SpecError(where, f"{op.name}: eager.composite has no {BILINEAR_RULE}")
 
 
 def _check_invoke(op: OpSpec, everything: dict) -> None:

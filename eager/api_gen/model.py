@@ -207,6 +207,7 @@ class OpSpec:
     no_need_buffer: tuple = ()
     invoke: CallSpec | None = None
     composite: CallSpec | None = None
+    bilinear: str | None = None  # the bilinear forward op whose gradient this differentiates
     doc: str = ""
     key_lines: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -394,7 +395,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
                  "optional", "intermediate", "invoke", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
-                  "composite", "no_need_buffer", "optional", "inplace", "doc")
+                  "composite", "bilinear", "no_need_buffer", "optional", "inplace", "doc")
 
 
 def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
@@ -449,13 +450,17 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         no_need_buffer=parse_name_list(entry.get("no_need_buffer", []), at("no_need_buffer"), "no_need_buffer"),
         invoke=parse_call(entry["invoke"], at("invoke"), "invoke") if "invoke" in entry else None,
         composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,
+        bilinear=_optional_str(entry, "bilinear", at),
         doc=_optional_str(entry, "doc", at) or "",
         key_lines=dict(entry.key_lines),
     )
     if is_backward and spec.forward is None:
         raise SpecError(loc, f"backward op {name!r} needs a forward: line")
-    if spec.invoke is None and spec.kernel is None and spec.composite is None:
-        raise SpecError(loc, f"op {name!r} needs a kernel (or invoke / composite)")
+    if spec.invoke is None and spec.kernel is None and spec.composite is None and spec.bilinear is None:
+        raise SpecError(loc, f"op {name!r} needs a kernel (or invoke / composite / bilinear)")
+    if spec.bilinear is not None and (spec.kernel or spec.composite or spec.backward):
+        raise SpecError(at("bilinear"), f"op {name!r} is generated from the bilinear op "
+                                        f"{spec.bilinear!r}, so it takes no kernel, composite or backward")
     if spec.kernel is not None and spec.infer_meta is None:
         raise SpecError(loc, f"op {name!r} has a kernel but no infer_meta")
     if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):

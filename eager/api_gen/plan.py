@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .checks import BILINEAR_RULE
 from .model import NO_DEFAULT, OpSpec, SpecError
 
 _CONVERTERS = {
@@ -170,6 +171,7 @@ class NodePlan:
     grad_args: tuple  # GradArg per incoming-gradient argument of the backward op
     call_args: tuple  # CallArg per argument of the backward op, in its order
     composite: CallPlan | None  # args index call_args by name
+    bilinear: tuple | None  # (forward op, its gradient op): the generic bilinear rule applies
     has_kernel: bool
     out_mask: bool  # the backward op has several outputs and takes out_mask
     backward_returns_list: bool  # its one output is a Tensor[]
@@ -239,12 +241,13 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         class_name=f"{camel(bwd.name)}Node", backward=bwd.name, forward=fwd.name,
         outputs=tuple(OutputSlot(o.name, o.is_list) for o in fwd.outputs), inputs=inputs,
         saved=tuple(saved), attrs=tuple(attrs), grad_args=tuple(grad_args), call_args=tuple(call_args),
-        composite=composite, has_kernel=bwd.kernel is not None, out_mask=len(bwd.outputs) > 1,
+        composite=composite, bilinear=None if bwd.bilinear is None else (bwd.bilinear, fwd.name),
+        has_kernel=bwd.kernel is not None, out_mask=len(bwd.outputs) > 1,
         backward_returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
         fill_zeros=len(fwd.outputs) > 1 or list_position is not None, is_view=fwd.view is not None,
         # The backward op has no backward and no composite: its results are the
         # last order of fwd, and differentiating them must raise, not give zeros.
-        order_limit=1 if bwd.composite is None and bwd.backward is None else None,
+        order_limit=1 if bwd.composite is None and bwd.bilinear is None and bwd.backward is None else None,
     )
 
 
@@ -298,7 +301,7 @@ class ForwardPlan:
 
 def max_order(op: OpSpec, everything: dict) -> float:
     """How many times gradients of this op can be taken, known from the YAML alone."""
-    if op.composite is not None:
+    if op.composite is not None or op.bilinear is not None:
         return math.inf  # called directly, it records through its composite rule
     order = 0
     seen = set()
@@ -306,7 +309,7 @@ def max_order(op: OpSpec, everything: dict) -> float:
         seen.add(op.name)
         bwd = everything[op.backward]
         order += 1
-        if bwd.composite is not None:
+        if bwd.composite is not None or bwd.bilinear is not None:
             return math.inf
         op = bwd
     return order
@@ -316,6 +319,9 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     node = plan_node(op, everything[op.backward]) if op.backward else None
     invoke = None if op.invoke is None else CallPlan(op.invoke.func, tuple(op.invoke.args))
     composite = None if op.composite is None else CallPlan(op.composite.func, tuple(op.composite.args))
+    if op.bilinear is not None:
+        # The generic rule, given the bilinear op and its gradient op (both eager functions).
+        composite = CallPlan(BILINEAR_RULE, (op.bilinear, op.forward.name, *(a.name for a in op.args)))
     return ForwardPlan(
         name=op.name, doc=op.doc, args=tuple(plan_args(op)),
         outputs=tuple(o.name for o in op.outputs if o.name not in op.intermediate),

@@ -9,7 +9,7 @@ import phi.infermeta
 import phi.kernels  # noqa: F401  (registers kernels)
 from phi.core import KERNELS
 
-from .checks import check_all, composite_signatures
+from .checks import BILINEAR_RULE, check_all, composite_signatures
 from .filters import FILTERS
 from .model import parse_file
 from .plan import plan_forward, plan_node, plan_phi
@@ -43,6 +43,7 @@ def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -
     all_ops = forward_ops + backward_ops
     context = {
         "header": HEADER,
+        "bilinear_rule": BILINEAR_RULE,
         "ops": [plan_phi(op) for op in all_ops if op.kernel is not None],
         "functions": [plan_forward(op, everything) for op in all_ops],
         "nodes": [plan_node(everything[op.forward.name], op) for op in backward_ops],

@@ -31,7 +31,7 @@ __all__ = [
 
 # name -> the submodule above the generated code that defines it
 _TOOLS = {"hessian": "functional", "jacobian": "functional", "jvp": "functional",
-          "vjp": "functional", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck"}
+          "vjp": "functional", "gradcheck": "gradient_check", "gradgradcheck": "gradient_check"}
 
 
 def __getattr__(name):

@@ -191,7 +191,7 @@ class MultiplyDoubleGradNode(GradNodeBase):
         x = self.x.recover(self)
         y = self.y.recover(self)
         grad_out = self.grad_out.recover(self)
-        grad = _composite.multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad)
+        grad = _composite.bilinear_double_grad(multiply, multiply_grad, x, y, grad_out, grad_x_grad, grad_y_grad)
         return ((grad[0],), (grad[1],), (grad[2],), )
 
 
@@ -322,7 +322,7 @@ class MatmulDoubleGradNode(GradNodeBase):
         x = self.x.recover(self)
         y = self.y.recover(self)
         grad_out = self.grad_out.recover(self)
-        grad = _composite.matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, self.transpose_x, self.transpose_y)
+        grad = _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, self.transpose_x, self.transpose_y)
         return ((grad[0],), (grad[1],), (grad[2],), )
 
 
@@ -1808,7 +1808,7 @@ def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, out_mask=None
         raise bad_tensor("multiply_double_grad", "grad_x_grad", grad_x_grad)
     if grad_y_grad is not None and not isinstance(grad_y_grad, Tensor):
         raise bad_tensor("multiply_double_grad", "grad_y_grad", grad_y_grad)
-    return _composite.multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad)
+    return _composite.bilinear_double_grad(multiply, multiply_grad, x, y, grad_out, grad_x_grad, grad_y_grad)
 
 
 def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
@@ -1918,7 +1918,7 @@ def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, tr
         raise bad_tensor("matmul_double_grad", "grad_y_grad", grad_y_grad)
     transpose_x = to_bool(transpose_x, "matmul_double_grad", "transpose_x")
     transpose_y = to_bool(transpose_y, "matmul_double_grad", "transpose_y")
-    return _composite.matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
+    return _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
 
 
 def relu_grad(out, out_grad, name=None):
