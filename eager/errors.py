@@ -3,8 +3,12 @@ bottom of the house so every layer can import them."""
 from __future__ import annotations
 
 
-class AutogradError(RuntimeError):
-    """An autograd rule was broken: a released graph, a modified saved tensor, ..."""
+class AutogradError(RuntimeError, ValueError):
+    """An autograd rule was broken: a released graph, a modified saved tensor, ...
+
+    A RuntimeError as in PyTorch, and a ValueError as Paddle raises for the same
+    mistakes, so a ported ``except ValueError`` still catches it.
+    """
 
 
 class AnomalyError(FloatingPointError):

@@ -10,6 +10,7 @@ generated op method (``x.matmul(y)`` is ``eager.matmul(x, y)``), as Paddle's
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -30,10 +31,21 @@ class TensorMethods:
     def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
         """Accumulates d(self)/d(leaf) into ``leaf.grad`` for every leaf it depends on.
 
-        ``grad_tensor`` seeds the gradient (required unless self has one element);
-        ``retain_graph`` keeps the saved tensors so backward can run again.
+        ``grad_tensor`` seeds the gradient (default: ones of self's shape, as in
+        Paddle); ``retain_graph`` keeps the saved tensors so backward can run
+        again. On a tensor with ``stop_gradient=True`` it does nothing but warn,
+        as in Paddle.
         """
+        if self.stop_gradient:
+            warnings.warn("backward: this tensor has stop_gradient=True, so no gradient flows "
+                          "from it and nothing is computed", stacklevel=2)
+            return
         run_backward([self], [grad_tensor], retain_graph)
+
+    def gradient(self):
+        """The gradient as a NumPy array, or None (Paddle's ``Tensor.gradient()``)."""
+        grad = self.grad
+        return None if grad is None else grad.numpy()
 
     def register_hook(self, hook):
         """Calls ``hook(grad)`` when this tensor's gradient is computed; the hook may

@@ -123,13 +123,13 @@ def test_chain_of_100k_ops_runs_without_recursion_error():
     np.testing.assert_allclose(x.grad.numpy(), [1.0])
 
 
-def test_backward_on_non_scalar_needs_grad_tensor():
+def test_backward_on_non_scalar_seeds_ones_or_takes_grad_tensor():
     x = leaf([1.0, 2.0])
     y = x * 2.0
-    with pytest.raises(AutogradError, match=r"shape \[2\].*grad_tensor"):
-        y.backward()
+    y.backward(retain_graph=True)  # Paddle seeds ones
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
     y.backward(eager.to_tensor([1.0, 10.0], dtype="float64"))
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 20.0])
+    np.testing.assert_allclose(x.grad.numpy(), [4.0, 22.0])
 
 
 def test_backward_grad_tensor_must_match():
@@ -155,9 +155,14 @@ def test_retain_graph_allows_second_backward():
     np.testing.assert_allclose(x.grad.numpy(), 2 * first)
 
 
-def test_backward_from_stop_gradient_tensor_raises():
-    with pytest.raises(AutogradError, match="stop_gradient=True"):
+def test_backward_from_stop_gradient_tensor_warns_and_does_nothing():
+    # Paddle does nothing here; a warning says why no gradient appeared.
+    with pytest.warns(UserWarning, match="stop_gradient=True"):
         eager.to_tensor([1.0]).sum().backward()
+    x = eager.to_tensor([1.0], stop_gradient=False)
+    with pytest.warns(UserWarning, match="1 of 2 tensor"):
+        eager.autograd.backward([x * 2.0, eager.to_tensor([3.0])])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0])
 
 
 # -- autograd.backward and grad -------------------------------------------------

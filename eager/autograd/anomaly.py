@@ -18,13 +18,12 @@ from phi import api as phi_api
 from ..errors import AnomalyError
 
 
-class _AnomalyState:
-    __slots__ = ("enabled", "depth", "lock")
+class _AnomalyState(threading.local):
+    """Per thread, like grad mode: anomaly mode in one thread leaves others alone."""
 
-    def __init__(self):
-        self.enabled = False
-        self.depth = 0
-        self.lock = threading.Lock()
+    # Class attributes are each thread's defaults.
+    enabled = False
+    depth = 0
 
 
 ANOMALY = _AnomalyState()
@@ -43,16 +42,14 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        with ANOMALY.lock:
-            ANOMALY.depth += 1
-            ANOMALY.enabled = self.check_nan or ANOMALY.enabled
+        ANOMALY.depth += 1
+        ANOMALY.enabled = self.check_nan or ANOMALY.enabled
         return self
 
     def __exit__(self, *exc):
-        with ANOMALY.lock:
-            ANOMALY.depth -= 1
-            if ANOMALY.depth == 0:
-                ANOMALY.enabled = False
+        ANOMALY.depth -= 1
+        if ANOMALY.depth == 0:
+            ANOMALY.enabled = False
         return False
 
     def __call__(self, fn):

@@ -2,21 +2,31 @@
 ``grad`` (returned, ``.grad`` untouched), with their argument checks."""
 from __future__ import annotations
 
+import warnings
+
 from ..tensor import Tensor
 from .accumulation import edge_of
 from .engine import run_backward
+from .meta import AutogradMeta
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:
     """Runs backward from several tensors at once, accumulating into the leaves' ``.grad``.
 
-    ``grad_tensors`` gives one seed per tensor (None for a one-element tensor).
-    A root may be an ancestor of another root; each node still runs once.
+    ``grad_tensors`` gives one seed per tensor (None: ones of its shape, as in
+    Paddle). A root may be an ancestor of another root; each node still runs
+    once. Roots with ``stop_gradient=True`` have no graph and are skipped with a
+    warning, as in Paddle.
     """
     tensors = _as_tensor_list(tensors, "backward", "tensors")
     grad_tensors = _seeds(grad_tensors, len(tensors), "backward")
     _check_distinct(tensors, "backward", "tensors")
-    run_backward(tensors, grad_tensors, retain_graph)
+    kept = [(t, g) for t, g in zip(tensors, grad_tensors) if not t.stop_gradient]
+    if len(kept) < len(tensors):
+        warnings.warn(f"backward: {len(tensors) - len(kept)} of {len(tensors)} tensor(s) have "
+                      f"stop_gradient=True, so no gradient flows from them", stacklevel=2)
+    if kept:
+        run_backward([t for t, _ in kept], [g for _, g in kept], retain_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
@@ -47,8 +57,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     if no_grad_vars is not None:
         cut = {edge for edge in (edge_of(t) for t in _as_tensor_list(
             no_grad_vars, "grad", "no_grad_vars")) if edge is not None}
-    return run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
-                        allow_unused=allow_unused, what="grad", cut=cut)
+    grads = run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=inputs,
+                         allow_unused=allow_unused, what="grad", cut=cut)
+    if create_graph:
+        grads = [None if g is None else _as_differentiable(g) for g in grads]
+    return grads
+
+
+def _as_differentiable(grad):
+    """With create_graph every returned gradient has stop_gradient=False, as in
+    Paddle: one that depends on no input (a constant) becomes a new leaf."""
+    if not grad.stop_gradient:
+        return grad
+    return Tensor(grad.impl, AutogradMeta())
 
 
 def _as_tensor_list(value, op, arg) -> list:

@@ -57,13 +57,8 @@ def _root_edge(tensor, position: int, what: str):
 
 def _seed(tensor, grad_tensor, position: int, what: str):
     if grad_tensor is None:
-        if tensor.impl.numel != 1:
-            raise AutogradError(
-                f"{what}: the {_ordinal(position)} tensor has shape {list(tensor.shape)}; "
-                f"a gradient can be seeded implicitly only for a tensor with one element. "
-                f"Pass grad_tensor (a tensor of the same shape) or reduce it first, e.g. "
-                f"with .sum() or .mean()"
-            )
+        # Ones of the tensor's shape, as Paddle seeds any tensor (PyTorch asks for
+        # one unless the tensor has a single element).
         return Tensor(phi_api.full_like(tensor.impl, 1, None))
     if not isinstance(grad_tensor, Tensor):
         raise TypeError(
@@ -140,8 +135,10 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
                     f"{what}: the {_ordinal(i)} input is not reached from the outputs, so it has "
                     f"no gradient; pass allow_unused=True to get None for it"
                 )
-    # grad() computes gradients for its inputs only: leaves' .grad stay as they are.
-    _commit(leaves if inputs is None else [], retained, create_graph)
+    # grad() writes no .grad, retained ones included (a retained gradient with
+    # create_graph would also hold its own tensor in a reference cycle).
+    if inputs is None:
+        _commit(leaves, retained, create_graph)
     if not retain_graph:
         for node in ran:
             node.release()

@@ -36,6 +36,7 @@ from ..errors import AutogradError
 from ..generated.forward_api import reshape, stack
 from ..tensor import Tensor
 from .backward_api import grad
+from .engine import run_backward
 from .grad_mode import enable_grad
 from .meta import AutogradMeta
 
@@ -120,7 +121,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False):
     """``(outputs, v^T J)``: func's outputs and the vector-Jacobian product with ``v``.
 
     ``v`` is shaped like the outputs (a Tensor, or a tuple with one Tensor per
-    output); it may be None when func returns a single one-element Tensor.
+    output); None means ones for every output, as in Paddle.
     The product is shaped like the inputs, zeros for an unused input.
 
     >>> x = eager.to_tensor(np.array([1.0, 2.0]))
@@ -148,7 +149,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False):
     """``(outputs, J v)``: func's outputs and the Jacobian-vector product with ``v``.
 
     ``v`` is shaped like the inputs (a Tensor, or a tuple with one Tensor per
-    input); it may be None for a single one-element input. The product is
+    input); None means ones for every input, as in Paddle. The product is
     shaped like the outputs, zeros for an output that depends on no input.
 
     >>> x = eager.to_tensor(np.array([0.0, 1.0]))
@@ -166,8 +167,10 @@ def jvp(func, inputs, v=None, create_graph: bool = False):
         # u: a dummy cotangent per output; g(u) = J^T u is linear in u.
         us = [Tensor(_zeros_impl(outputs[i].shape, outputs[i]), AutogradMeta()) for i in live]
         with enable_grad():
-            gs = grad([outputs[i] for i in live], list(xs), us, retain_graph=True,
-                      create_graph=True, allow_unused=True)
+            # The engine itself, not grad(): grad would turn a gradient that records
+            # no graph into a new leaf, hiding exactly what is checked below.
+            gs = run_backward([outputs[i] for i in live], us, True, True, inputs=list(xs),
+                              allow_unused=True, what="jvp")
             used = [(g, w) for g, w in zip(gs, vs) if g is not None]
             for g, x in zip(gs, xs):
                 if g is not None and g.stop_gradient:
@@ -241,12 +244,8 @@ def _call(op: str, func, xs):
 
 def _check_vectors(op: str, v, like, single: bool, side: str) -> tuple:
     """v as a tuple matching ``like`` one to one in shape and dtype."""
-    if v is None:
-        if len(like) == 1 and like[0].size == 1:
-            return (Tensor(phi_api.full_like(like[0].impl, 1, None)),)
-        raise ValueError(
-            f"{op}: v may be omitted only when there is a single {side[:-1]} with one element; "
-            f"here the {side} have shapes {[t.shape for t in like]}")
+    if v is None:  # ones for every one, as Paddle does
+        return tuple(Tensor(phi_api.full_like(t.impl, 1, None)) for t in like)
     if isinstance(v, Tensor):
         vs = (v,)
     elif isinstance(v, (list, tuple)):

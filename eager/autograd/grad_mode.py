@@ -3,12 +3,18 @@ that also work as decorators."""
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 
 class _GradState(threading.local):
     # Class attributes are each thread's defaults: a new thread starts recording.
     enabled = True
+
+    def __init__(self):
+        # The modes to restore, one per open `with` block of this thread: one
+        # no_grad() object may be entered from several threads at once.
+        self.saved = []
 
 
 STATE = _GradState()
@@ -25,11 +31,11 @@ class _GradModeSwitch:
     mode: bool
 
     def __enter__(self):
-        self._previous = STATE.enabled
+        STATE.saved.append(STATE.enabled)
         STATE.enabled = self.mode
 
     def __exit__(self, *exc):
-        STATE.enabled = self._previous
+        STATE.enabled = STATE.saved.pop()
         return False
 
     def __call__(self, fn):
@@ -44,6 +50,8 @@ class _GradModeSwitch:
             finally:
                 STATE.enabled = previous
 
+        # inspect.getfullargspec does not follow __wrapped__, but reads __signature__.
+        wrapper.__signature__ = inspect.signature(fn)
         return wrapper
 
 
@@ -78,5 +86,6 @@ class set_grad_enabled(_GradModeSwitch):
         STATE.enabled = mode
 
     def __enter__(self):
-        # _previous was taken at construction, before the mode was switched.
+        # The mode to restore is the one before construction, which already switched it.
+        STATE.saved.append(self._previous)
         STATE.enabled = self.mode

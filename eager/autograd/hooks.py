@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
+from ..errors import AutogradError
 from .accumulation import GradNodeAccumulation, edge_of
 
 _next_id = itertools.count()
@@ -32,8 +33,9 @@ class RemovableHandle:
         self._hooks = hooks
         self.id = next(_next_id)
 
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
+    def remove(self) -> bool:
+        """Unregisters the hook: True the first time, False once it is gone (Paddle)."""
+        return self._hooks.pop(self.id, None) is not None
 
     def __enter__(self):
         return self
@@ -46,7 +48,7 @@ class RemovableHandle:
 def _require_grad(tensor, what: str):
     meta = tensor._meta
     if meta is None or meta.stop_gradient:
-        raise RuntimeError(
+        raise AutogradError(
             f"{what}: the tensor has stop_gradient=True, so no gradient will reach it; "
             f"set stop_gradient=False first"
         )
@@ -72,6 +74,8 @@ def register_hook(tensor, hook) -> RemovableHandle:
 
 
 def retain_grads(tensor) -> None:
+    if tensor.stop_gradient:
+        return  # no gradient will come (Paddle: a no-op)
     meta, node, slot = _node_and_slot(tensor, "retain_grads")
     if type(node) is GradNodeAccumulation or meta.retain_grads:
         return  # a leaf gets .grad anyway

@@ -1,0 +1,124 @@
+"""Where a ported Paddle script would notice: per-thread modes, ValueError for
+Paddle's ValueErrors, seeds of ones, hook handles, gradient(), and create_graph
+results that are differentiable."""
+import gc
+import inspect
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import eager
+from eager.autograd import AutogradError, detect_anomaly, is_anomaly_enabled, vjp
+
+
+def leaf(values):
+    return eager.to_tensor(np.array(values, dtype=np.float64), stop_gradient=False)
+
+
+def run_in_thread(fn):
+    result = {}
+
+    def target():
+        result["value"] = fn()
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    return result["value"]
+
+
+def test_anomaly_mode_is_per_thread():
+    with detect_anomaly():
+        assert is_anomaly_enabled()
+        assert run_in_thread(is_anomaly_enabled) is False
+    assert not is_anomaly_enabled()
+
+
+def test_one_no_grad_object_entered_from_two_threads_restores_each():
+    guard = eager.no_grad()
+    inside, release = threading.Event(), threading.Event()
+    after = {}
+
+    def worker():
+        with guard:
+            inside.set()
+            release.wait()
+        after["worker"] = eager.is_grad_enabled()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    inside.wait()
+    with guard:
+        assert not eager.is_grad_enabled()
+    release.set()
+    thread.join()
+    assert eager.is_grad_enabled() and after["worker"] is True
+
+
+def test_no_grad_keeps_the_signature_for_getfullargspec():
+    @eager.no_grad()
+    def step(params, lr=0.1, *, momentum=0.9):
+        return lr
+
+    spec = inspect.getfullargspec(step)
+    assert spec.args == ["params", "lr"] and spec.kwonlyargs == ["momentum"]
+    assert step([], lr=0.5) == 0.5
+
+
+def test_autograd_errors_are_caught_as_value_errors_like_paddles():
+    x = leaf([1.0])
+    with pytest.raises(ValueError, match="not reached"):
+        eager.grad((x * 2.0).sum(), [x, leaf([2.0])])
+    with pytest.raises(ValueError, match="stop_gradient=True"):
+        eager.to_tensor([1.0]).register_hook(lambda g: g)
+    assert issubclass(AutogradError, RuntimeError)
+
+
+def test_retain_grads_on_a_stop_gradient_tensor_is_a_no_op():
+    t = eager.to_tensor([1.0])
+    t.retain_grads()
+    assert t.grad is None
+
+
+def test_a_hook_handle_removes_once():
+    x = leaf([1.0])
+    handle = x.register_hook(lambda g: g)
+    assert handle.remove() is True
+    assert handle.remove() is False
+
+
+def test_gradient_returns_a_numpy_array():
+    x = leaf([1.0, 2.0])
+    assert x.gradient() is None
+    (x * 3.0).sum().backward()
+    g = x.gradient()
+    assert isinstance(g, np.ndarray) and g.tolist() == [3.0, 3.0]
+
+
+def test_create_graph_gradients_all_have_stop_gradient_false():
+    x = leaf([1.0, 2.0])
+    (g,) = eager.grad((x * 2.0).sum(), x, create_graph=True)  # a constant gradient
+    assert not g.stop_gradient
+    np.testing.assert_array_equal(g.numpy(), [2.0, 2.0])
+
+
+def test_vjp_without_v_uses_ones():
+    x = leaf([1.0, 2.0])
+    out, g = vjp(lambda a: a * a, x)
+    np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+
+
+def test_retained_grads_and_create_graph_leave_no_reference_cycle():
+    x = leaf([1.0, 2.0])
+    y = x * x
+    y.retain_grads()
+    eager.grad((y * y).sum(), x, create_graph=True)
+    ref = weakref.ref(y)
+    gc.disable()
+    try:
+        del y
+        assert ref() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
