@@ -16,6 +16,8 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, convert_dtype
+from phi.core.errors import PhiError
+from phi.infermeta.checks import check_representable
 
 from .autograd import hooks
 from .autograd.engine import run_backward
@@ -80,53 +82,43 @@ class TensorMethods:
         return _F.cast(self, convert_dtype(dtype))
 
     # -- Python operators ---------------------------------------------------
+    # A Python scalar meets a tensor as in Paddle: a float scalar makes an
+    # integer or bool tensor float32, a complex scalar makes any real tensor
+    # complex, an int scalar makes a bool tensor int64; a scalar the result
+    # dtype cannot hold is an error naming the operator.
     def __add__(self, other):
-        if isinstance(other, Tensor):
-            return _F.add(self, other)
-        if _is_number(other):
-            x = _promote_for(self, other)
-            return _F.scale(x, 1.0, other, True)
-        return _F.add(self, _operand(self, other, "add"))
+        if _is_number(other) and _fits_scale(self, other):
+            return _F.scale(self, 1.0, other, True)
+        return _binary(_F.add, self, other, "add")
 
     def __radd__(self, other):
         return self.__add__(other)
 
     def __sub__(self, other):
-        if isinstance(other, Tensor):
-            return _F.subtract(self, other)
-        if _is_number(other):
-            x = _promote_for(self, other)
-            return _F.scale(x, 1.0, -other, True)
-        return _F.subtract(self, _operand(self, other, "subtract"))
+        if _is_number(other) and _fits_scale(self, other):
+            return _F.scale(self, 1.0, -other, True)
+        return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
-        if _is_number(other):
-            x = _promote_for(self, other)
-            return _F.scale(x, -1.0, other, True)
-        return _F.subtract(_operand(self, other, "subtract"), self)
+        if _is_number(other) and _fits_scale(self, other):
+            return _F.scale(self, -1.0, other, True)
+        return _binary(_F.subtract, self, other, "subtract", reverse=True)
 
     def __mul__(self, other):
-        if isinstance(other, Tensor):
-            return _F.multiply(self, other)
-        if _is_number(other):
-            x = _promote_for(self, other)
-            return _F.scale(x, other, 0.0, True)
-        return _F.multiply(self, _operand(self, other, "multiply"))
+        if _is_number(other) and _fits_scale(self, other):
+            return _F.scale(self, other, 0.0, True)
+        return _binary(_F.multiply, self, other, "multiply")
 
     def __rmul__(self, other):
         return self.__mul__(other)
 
     def __truediv__(self, other):
-        x = _to_floating(self)
         if isinstance(other, Tensor):
-            return _F.divide(x, _to_floating(other))
-        if _is_number(other):
-            return _F.divide(x, _operand(x, other, "divide"))
-        return _F.divide(x, _operand(x, other, "divide"))
+            return _F.divide(_to_floating(self), _to_floating(other))
+        return _binary(_F.divide, _to_floating(self), other, "divide")
 
     def __rtruediv__(self, other):
-        x = _to_floating(self)
-        return _F.divide(_operand(x, other, "divide"), x)
+        return _binary(_F.divide, _to_floating(self), other, "divide", reverse=True)
 
     def __pow__(self, exponent):
         if _is_number(exponent):
@@ -169,42 +161,50 @@ class TensorMethods:
 
     def __iadd__(self, other):
         if _is_number(other):
-            return _F.scale_(self, 1.0, _inplace_scalar(self, other, "+="), True)
+            _inplace_scalar(self, other, "+=")
+            if _fits_scale(self, other):
+                return _F.scale_(self, 1.0, other, True)
         return _F.add_(self, _operand(self, other, "add_"))
 
     def __isub__(self, other):
         if _is_number(other):
-            return _F.scale_(self, 1.0, -_inplace_scalar(self, other, "-="), True)
+            _inplace_scalar(self, other, "-=")
+            if _fits_scale(self, other):
+                return _F.scale_(self, 1.0, -other, True)
         return _F.subtract_(self, _operand(self, other, "subtract_"))
 
     def __imul__(self, other):
         if _is_number(other):
-            return _F.scale_(self, _inplace_scalar(self, other, "*="), 0.0, True)
+            _inplace_scalar(self, other, "*=")
+            if _fits_scale(self, other):
+                return _F.scale_(self, other, 0.0, True)
         return _F.multiply_(self, _operand(self, other, "multiply_"))
 
     def __itruediv__(self, other):
         if not _is_inexact(self.dtype):
             raise TypeError(f"/=: true division of a {self.dtype} tensor cannot be stored in place; "
                             f"use x = x / y")
+        if _is_number(other):
+            _inplace_scalar(self, other, "/=")
         return _F.divide_(self, _operand(self, other, "divide_"))
 
     def __eq__(self, other):
-        return _F.equal(self, _operand(self, other, "equal"))
+        return _binary(_F.equal, self, other, "equal")
 
     def __ne__(self, other):
-        return _F.not_equal(self, _operand(self, other, "not_equal"))
+        return _binary(_F.not_equal, self, other, "not_equal")
 
     def __lt__(self, other):
-        return _F.less_than(self, _operand(self, other, "less_than"))
+        return _binary(_F.less_than, self, other, "less_than")
 
     def __le__(self, other):
-        return _F.less_equal(self, _operand(self, other, "less_equal"))
+        return _binary(_F.less_equal, self, other, "less_equal")
 
     def __gt__(self, other):
-        return _F.greater_than(self, _operand(self, other, "greater_than"))
+        return _binary(_F.greater_than, self, other, "greater_than")
 
     def __ge__(self, other):
-        return _F.greater_equal(self, _operand(self, other, "greater_equal"))
+        return _binary(_F.greater_equal, self, other, "greater_equal")
 
 
 def _is_inexact(dtype: DataType) -> bool:
@@ -215,19 +215,53 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Number) and not isinstance(value, np.ndarray)
 
 
-def _promote_for(x: Tensor, scalar) -> Tensor:
-    """An integer or bool tensor meets a float scalar: compute in float32, as Paddle does."""
-    if type(scalar) is float and not _is_inexact(x.dtype):
-        return x.astype(DataType.FLOAT32)
-    return x
+def _scalar_result_dtype(dtype: DataType, scalar) -> DataType:
+    """The dtype of ``tensor (op) scalar`` under Paddle's promotion rules."""
+    if isinstance(scalar, (bool, np.bool_)):
+        return dtype
+    if isinstance(scalar, (int, np.integer)):
+        return DataType.INT64 if dtype is DataType.BOOL else dtype
+    if isinstance(scalar, (float, np.floating)):
+        return dtype if _is_inexact(dtype) else DataType.FLOAT32
+    if dtype.is_complex:
+        return dtype
+    return DataType.COMPLEX128 if dtype is DataType.FLOAT64 else DataType.COMPLEX64
 
 
-def _inplace_scalar(x: Tensor, scalar, op: str):
-    """An inplace op keeps x's dtype: a float scalar cannot go into an integer tensor."""
-    if not _is_inexact(x.dtype) and not isinstance(scalar, (bool, int, np.integer)):
-        raise TypeError(f"{op}: the result of a {x.dtype} tensor and the float {scalar!r} is a float, "
-                        f"which cannot be stored in place; use x = x {op[0]} {scalar!r}")
-    return scalar
+def _fits_scale(x: Tensor, scalar) -> bool:
+    """Whether ``scale`` (x * a + b with real attributes) computes x (op) scalar
+    exactly: a floating tensor and a real scalar, with no change of dtype."""
+    return x.dtype.is_floating_point and not isinstance(scalar, (complex, np.complexfloating))
+
+
+def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
+    try:
+        check_representable("other", scalar, dtype)
+    except PhiError as error:
+        raise error.in_op(op) from None
+    return Tensor(phi_api.full([], scalar, dtype, place))
+
+
+def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
+    """fn(x, other) (or fn(other, x)) with other made a Tensor, scalars promoted."""
+    if isinstance(other, Tensor):
+        y = other
+    elif _is_number(other):
+        dtype = _scalar_result_dtype(x.dtype, other)
+        if dtype is not x.dtype:
+            x = x.astype(dtype)
+        y = _scalar_tensor(other, dtype, x.place, op)
+    else:
+        y = _operand(x, other, op)
+    return fn(y, x) if reverse else fn(x, y)
+
+
+def _inplace_scalar(x: Tensor, scalar, op: str) -> None:
+    """An inplace op keeps x's dtype: a scalar that would change it is refused."""
+    if _scalar_result_dtype(x.dtype, scalar) is not x.dtype:
+        kind = type(scalar).__name__
+        raise TypeError(f"{op}: the result of a {x.dtype} tensor and the {kind} {scalar!r} is not "
+                        f"{x.dtype}, so it cannot be stored in place; use x = x {op[0]} {scalar!r}")
 
 
 def _to_floating(x: Tensor) -> Tensor:
@@ -242,7 +276,7 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
     if isinstance(other, Tensor):
         return other
     if _is_number(other):
-        return Tensor(phi_api.full([], other, x.dtype, x.place))
+        return _scalar_tensor(other, x.dtype, x.place, op)
     if isinstance(other, (np.ndarray, list, tuple)):
         return to_tensor(np.asarray(other), place=x.place)
     if type(other).__module__.startswith("cupy"):

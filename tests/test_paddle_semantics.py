@@ -122,3 +122,43 @@ def test_retained_grads_and_create_graph_leave_no_reference_cycle():
         assert ref() is None  # freed by reference counting alone
     finally:
         gc.enable()
+
+
+# -- Python scalars meet tensors as in Paddle ---------------------------------------
+
+@pytest.mark.parametrize("make, expected_dtype, expected", [
+    (lambda i, f: i == 1.5, "bool", [False, False]),          # no truncation to 1
+    (lambda i, f: i + 1.5, "float32", [2.5, 3.5]),
+    (lambda i, f: 1.5 - i, "float32", [0.5, -0.5]),
+    (lambda i, f: i * 2, "int64", [2, 4]),
+    (lambda i, f: f * 1j, "complex64", [1j, 2j]),            # the imaginary part is kept
+    (lambda i, f: i < 1.5, "bool", [True, False]),
+    (lambda i, f: i / 2, "float32", [0.5, 1.0]),
+])
+def test_scalar_promotion(make, expected_dtype, expected):
+    i = eager.to_tensor(np.array([1, 2], np.int64))
+    f = eager.to_tensor(np.array([1.0, 2.0], np.float32))
+    out = make(i, f)
+    assert str(out.dtype) == expected_dtype
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_a_scalar_the_result_cannot_hold_is_an_error_naming_the_operator():
+    i = eager.to_tensor(np.array([1, 2], np.int64))
+    with pytest.raises(ValueError, match=r"add: argument 'other' expected a number in \[-9223372036854775808"):
+        i + 2 ** 70
+    with pytest.raises(ValueError, match="full: argument 'value' expected a finite number for dtype int32"):
+        eager.full([2], float("nan"), "int32")
+    with pytest.raises(ValueError, match="expected a real number for dtype float32"):
+        eager.full([2], 1j, "float32")
+
+
+def test_inplace_operators_refuse_a_scalar_that_changes_the_dtype():
+    i = eager.to_tensor(np.array([1, 2], np.int64))
+    with pytest.raises(TypeError, match=r"\+=: the result of a int64 tensor and the float 0.5 is not int64"):
+        i += 0.5
+    f = eager.to_tensor(np.array([1.0], np.float32))
+    with pytest.raises(TypeError, match="complex"):
+        f *= 1j
+    i += 3
+    np.testing.assert_array_equal(i.numpy(), [4, 5])

@@ -345,7 +345,7 @@ def full(shape, value, dtype, place):
     """A tensor of the given shape filled with value."""
     out_meta = MetaTensor()
     try:
-        _im.create_infer_meta(shape, dtype, out_meta)
+        _im.full_infer_meta(shape, value, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("full") from None
     key = (array_type_of(place), dtype.numpy_dtype)
@@ -364,7 +364,7 @@ def full_like(x, value, dtype):
     """A tensor shaped like x filled with value (dtype defaults to x's)."""
     out_meta = MetaTensor()
     try:
-        _im.create_like_infer_meta(x, dtype, out_meta)
+        _im.full_like_infer_meta(x, value, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("full_like", x=x) from None
     key = (type(x.array), x.array.dtype)

@@ -1,6 +1,11 @@
 """Shared checks for InferMeta functions; each raises with the argument named."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
 
 
@@ -58,3 +63,35 @@ def broadcast_dims(arg_x: str, x_dims, arg_y: str, y_dims) -> tuple:
                 f"{list(y_dims)} cannot be broadcast: dimension {i - n} is {a} vs {b}"
             )
     return tuple(out)
+
+
+def check_representable(arg: str, value, dtype: DataType) -> None:
+    """Raises unless the Python number ``value`` can be stored as ``dtype``.
+
+    Integer dtypes take integers in range and finite reals (truncated, as
+    Paddle's full does); real dtypes refuse a complex value with an imaginary
+    part; an integer too large even for float64 is refused everywhere.
+    """
+    if isinstance(value, complex) and not dtype.is_complex:
+        if value.imag != 0:
+            raise InvalidArgumentError(
+                f"argument '{arg}' expected a real number for dtype {dtype}, got {value!r}; "
+                f"use a complex dtype")
+        value = value.real
+    if dtype.is_integer or dtype is DataType.BOOL:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidArgumentError(
+                f"argument '{arg}' expected a finite number for dtype {dtype}, got {value!r}")
+        if dtype.is_integer:
+            info = np.iinfo(dtype.numpy_dtype)
+            if not info.min <= int(value) <= info.max:
+                raise InvalidArgumentError(
+                    f"argument '{arg}' expected a number in [{info.min}, {info.max}] for dtype "
+                    f"{dtype}, got {value!r}")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:
+            raise InvalidArgumentError(
+                f"argument '{arg}' expected a number a {dtype} can hold, got an integer of "
+                f"{value.bit_length()} bits") from None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import convert_dtype
 from ..core.errors import InvalidArgumentError
+from .checks import check_representable
 
 
 def create_infer_meta(shape, dtype, out) -> None:
@@ -10,3 +11,9 @@ def create_infer_meta(shape, dtype, out) -> None:
         raise InvalidArgumentError(f"argument 'shape' expected sizes >= 0, got {list(shape)}")
     out.dims = tuple(shape)
     out.dtype = convert_dtype(dtype)
+
+
+def full_infer_meta(shape, value, dtype, out) -> None:
+    """A creation op filled with ``value``, which must fit ``dtype``."""
+    create_infer_meta(shape, dtype, out)
+    check_representable("value", value, out.dtype)

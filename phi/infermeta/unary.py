@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import normalize_axes
+from .checks import check_representable, normalize_axes
 
 
 def unchanged_infer_meta(x, out) -> None:
@@ -106,3 +106,9 @@ def create_like_infer_meta(x, dtype, out) -> None:
     out.share_meta(x)
     if dtype is not None:
         out.dtype = convert_dtype(dtype)
+
+
+def full_like_infer_meta(x, value, dtype, out) -> None:
+    """x's meta (or dtype), filled with ``value``, which must fit the dtype."""
+    create_like_infer_meta(x, dtype, out)
+    check_representable("value", value, out.dtype)
