@@ -87,6 +87,8 @@ class TensorMethods:
     # complex, an int scalar makes a bool tensor int64; a scalar the result
     # dtype cannot hold is an error naming the operator.
     def __add__(self, other):
+        if isinstance(other, Tensor):  # the common case first: one call
+            return _F.add(self, other)
         if _is_number(other) and _fits_scale(self, other):
             return _F.scale(self, 1.0, other, True)
         return _binary(_F.add, self, other, "add")
@@ -95,6 +97,8 @@ class TensorMethods:
         return self.__add__(other)
 
     def __sub__(self, other):
+        if isinstance(other, Tensor):
+            return _F.subtract(self, other)
         if _is_number(other) and _fits_scale(self, other):
             return _F.scale(self, 1.0, -other, True)
         return _binary(_F.subtract, self, other, "subtract")
@@ -105,6 +109,8 @@ class TensorMethods:
         return _binary(_F.subtract, self, other, "subtract", reverse=True)
 
     def __mul__(self, other):
+        if isinstance(other, Tensor):
+            return _F.multiply(self, other)
         if _is_number(other) and _fits_scale(self, other):
             return _F.scale(self, other, 0.0, True)
         return _binary(_F.multiply, self, other, "multiply")
@@ -189,21 +195,33 @@ class TensorMethods:
         return _F.divide_(self, _operand(self, other, "divide_"))
 
     def __eq__(self, other):
+        if isinstance(other, Tensor):
+            return _F.equal(self, other)
         return _binary(_F.equal, self, other, "equal")
 
     def __ne__(self, other):
+        if isinstance(other, Tensor):
+            return _F.not_equal(self, other)
         return _binary(_F.not_equal, self, other, "not_equal")
 
     def __lt__(self, other):
+        if isinstance(other, Tensor):
+            return _F.less_than(self, other)
         return _binary(_F.less_than, self, other, "less_than")
 
     def __le__(self, other):
+        if isinstance(other, Tensor):
+            return _F.less_equal(self, other)
         return _binary(_F.less_equal, self, other, "less_equal")
 
     def __gt__(self, other):
+        if isinstance(other, Tensor):
+            return _F.greater_than(self, other)
         return _binary(_F.greater_than, self, other, "greater_than")
 
     def __ge__(self, other):
+        if isinstance(other, Tensor):
+            return _F.greater_equal(self, other)
         return _binary(_F.greater_equal, self, other, "greater_equal")
 
 
