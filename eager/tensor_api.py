@@ -72,6 +72,22 @@ class TensorMethods:
         """Paddle's name: ``hook()`` (no arguments) runs after this leaf's gradient is accumulated."""
         return self.register_post_accumulate_grad_hook(lambda tensor: hook())
 
+    def __iter__(self):
+        """Rows along the first axis, as ``for row in t`` and ``a, b = t`` expect."""
+        if not self.impl.dims:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.impl.dims[0]):
+            yield self[i]
+
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` formats a one-element tensor as its number."""
+        if self.impl.numel == 1:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r} for a tensor of shape {self.shape}; "
+                            f"only one-element tensors format as numbers")
+        return str(self)
+
     def clone(self) -> "Tensor":
         """A copy of this tensor with its own buffer; gradients flow back through it."""
         return _F.scale(self, 1.0, 0.0, True) if not self.stop_gradient else Tensor(

@@ -162,3 +162,20 @@ def test_inplace_operators_refuse_a_scalar_that_changes_the_dtype():
         f *= 1j
     i += 3
     np.testing.assert_array_equal(i.numpy(), [4, 5])
+
+
+def test_tensors_iterate_unpack_and_format_like_sequences_and_numbers():
+    t = eager.to_tensor(np.arange(6.0).reshape(3, 2))
+    rows = [row.numpy().tolist() for row in t]
+    assert rows == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    a, b, c = t
+    assert c.numpy().tolist() == [4.0, 5.0]
+    assert [x.item() for x, y in zip(t[0], t[1])] == [0.0, 1.0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        t[3]
+    with pytest.raises(TypeError, match="0-d"):
+        iter(eager.to_tensor(1.0)).__next__()
+    loss = eager.to_tensor(0.123456)
+    assert f"{loss:.3f}" == "0.123" and format(loss, ".1e") == "1.2e-01"
+    with pytest.raises(TypeError, match="one-element"):
+        f"{t:.2f}"

@@ -1,8 +1,8 @@
 """Tensors, meta, kernel keys and the kernel registry."""
 from .dense_tensor import ArraySpec, DenseTensor, VersionCounter
 from .errors import (
-    InvalidArgumentError, InvalidTypeError, NotFoundError, PhiError, PreconditionNotMetError,
-    UnimplementedError,
+    InvalidArgumentError, InvalidTypeError, NotFoundError, OutOfRangeError, PhiError,
+    PreconditionNotMetError, UnimplementedError,
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
 from .meta_tensor import MetaTensor

@@ -28,6 +28,10 @@ class InvalidTypeError(PhiError, TypeError):
     """An argument has the wrong Python type."""
 
 
+class OutOfRangeError(PhiError, IndexError):
+    """An index is outside the tensor (an IndexError, so iteration stops on it)."""
+
+
 class NotFoundError(PhiError, LookupError):
     """No kernel, op or InferMeta function by that name or key."""
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, OutOfRangeError
 from .checks import normalize_axes, normalize_axis
 
 
@@ -63,7 +63,11 @@ def indexed_dims(arg: str, dims, index) -> tuple:
     stand_in = np.broadcast_to(np.empty((), dtype=np.int8), tuple(dims))
     try:
         return stand_in[index].shape
-    except (IndexError, TypeError, ValueError) as error:
+    except IndexError as error:
+        raise OutOfRangeError(
+            f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
+        ) from None
+    except (TypeError, ValueError) as error:
         raise InvalidArgumentError(
             f"argument '{arg}' {_describe_index(index)} cannot index x of shape {list(dims)}: {error}"
         ) from None
