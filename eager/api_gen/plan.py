@@ -285,6 +285,7 @@ class ForwardPlan:
     max_order: float
     is_backward: bool
     method: bool
+    view_source: str | None  # the input whose buffer the output views (``view:``)
 
     @property
     def list_output(self) -> bool:
@@ -330,4 +331,5 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         inplace=op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,
         max_order=max_order(op, everything), is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
+        view_source=op.view[0] if op.view else None,
     )

@@ -9,12 +9,9 @@ from ..tensor import Tensor
 
 def check_inplace_leaf(op: str, tensor) -> None:
     """Runs before an inplace op records. Refuses what would make gradients wrong:
-
-    - a leaf that requires a gradient: its .grad would no longer be the gradient
-      of the value it holds;
-    - a recorded view (reshape, squeeze, x[i], ...): the change would reach the
-      base tensor's buffer but not its history.
-    """
+    a leaf that requires a gradient, or a view of one (its .grad would no longer
+    be the gradient of the value it holds). A view of a non-leaf is fine: the
+    write rebases the base's history (views.py)."""
     meta = tensor._meta
     if meta is None or meta.stop_gradient:
         return
@@ -25,11 +22,12 @@ def check_inplace_leaf(op: str, tensor) -> None:
             f"modified in place while gradients are recorded. Wrap the update in "
             f"`with eager.no_grad():`, or use the out-of-place op."
         )
-    if node.is_view:
+    view = meta.view
+    if view is not None and view.base.is_leaf:
         raise AutogradError(
-            f"{op}: this tensor is a view made by {node.forward_op} of a tensor that requires a "
-            f"gradient; modifying it in place would change the base tensor without its "
-            f"gradient knowing. clone() the view first, or modify the base tensor."
+            f"{op}: this tensor is a view (made by {node.forward_op}) of a leaf tensor with "
+            f"stop_gradient=False; writing to it in place would change the leaf. Wrap the "
+            f"update in `with eager.no_grad():`, or clone() the view first."
         )
 
 

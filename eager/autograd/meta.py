@@ -26,6 +26,8 @@ class AutogradMeta(AbstractAutogradMeta):
     grad = None
     retain_grads = False
     hooks = None
+    view = None  # ViewInfo of a tensor that is a view of another's buffer (views.py)
+    views = None  # weak references to the tracked views of this tensor's buffer
 
     def __init__(self, node=None, slot: int = 0, stop_gradient: bool = False):
         self.node = node

@@ -28,6 +28,7 @@ from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
@@ -600,7 +601,7 @@ class TransposeGradNode(GradNodeBase):
     backward_op = "transpose_grad"
     forward_op = "transpose"
     num_grad_slots = 1
-    is_view = False
+    is_view = True
     saved_names = ()
     attr_names = ("perm", )
 
@@ -896,12 +897,14 @@ def add_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("add_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
     result = _phi.add(x.impl, y.impl)
     write_inplace("add_", x, result)
     if recording:
         node = AddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
     if _anomaly.enabled:
@@ -941,12 +944,14 @@ def subtract_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("subtract_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
     result = _phi.subtract(x.impl, y.impl)
     write_inplace("subtract_", x, result)
     if recording:
         node = SubtractGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.x = SavedShape(x)
         node.y = SavedShape(y)
     if _anomaly.enabled:
@@ -986,6 +991,7 @@ def multiply_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("multiply_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
     result = _phi.multiply(x.impl, y.impl)
@@ -993,6 +999,7 @@ def multiply_(x, y, name=None):
     if recording:
         node = MultiplyGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
     if _anomaly.enabled:
@@ -1033,6 +1040,7 @@ def divide_(x, y, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("divide_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
     result = _phi.divide(x.impl, y.impl)
@@ -1040,6 +1048,7 @@ def divide_(x, y, name=None):
     if recording:
         node = DivideGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
         node.out = save_output(x)
@@ -1100,12 +1109,14 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scale_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), )
     result = _phi.scale(x.impl, scale, bias, bias_after_scale)
     write_inplace("scale_", x, result)
     if recording:
         node = ScaleGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.scale = scale
     if _anomaly.enabled:
         check_forward("scale_", (x,))
@@ -1163,12 +1174,14 @@ def relu_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("relu_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), )
     result = _phi.relu(x.impl)
     write_inplace("relu_", x, result)
     if recording:
         node = ReluGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("relu_", (x,))
@@ -1202,12 +1215,14 @@ def tanh_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tanh_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), )
     result = _phi.tanh(x.impl)
     write_inplace("tanh_", x, result)
     if recording:
         node = TanhGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("tanh_", (x,))
@@ -1258,12 +1273,14 @@ def exp_(x, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("exp_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), )
     result = _phi.exp(x.impl)
     write_inplace("exp_", x, result)
     if recording:
         node = ExpGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.out = save_output(x)
     if _anomaly.enabled:
         check_forward("exp_", (x,))
@@ -1343,13 +1360,14 @@ def reshape(x, shape, name=None):
         node = ReshapeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
+        track_view(out, x, lambda _base: reshape(_base, shape))
     if _anomaly.enabled:
         check_forward("reshape", (out, ))
     return out
 
 
 def transpose(x, perm, name=None):
-    """Permutes the dimensions of x by perm.
+    """Permutes the dimensions of x by perm (a view of x's buffer, as in NumPy).
 
     Differentiable to any order.
     """
@@ -1361,6 +1379,7 @@ def transpose(x, perm, name=None):
         node = TransposeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.perm = perm
+        track_view(out, x, lambda _base: transpose(_base, perm))
     if _anomaly.enabled:
         check_forward("transpose", (out, ))
     return out
@@ -1539,6 +1558,7 @@ def squeeze(x, axis=(), name=None):
         node = SqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
+        track_view(out, x, lambda _base: squeeze(_base, axis))
     if _anomaly.enabled:
         check_forward("squeeze", (out, ))
     return out
@@ -1557,6 +1577,7 @@ def unsqueeze(x, axis, name=None):
         node = UnsqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
+        track_view(out, x, lambda _base: unsqueeze(_base, axis))
     if _anomaly.enabled:
         check_forward("unsqueeze", (out, ))
     return out
@@ -1576,6 +1597,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         node = FlattenGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
+        track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
     if _anomaly.enabled:
         check_forward("flatten", (out, ))
     return out
@@ -1595,6 +1617,7 @@ def getitem(x, index, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = SavedShape(x)
         node.index = index
+        track_view(out, x, lambda _base: getitem(_base, index))
     if _anomaly.enabled:
         check_forward("getitem", (out, ))
     return out
@@ -1634,12 +1657,14 @@ def setitem_(x, value, index, name=None):
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("setitem_", x)
+        context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(value),), )
     result = _phi.setitem(x.impl, value.impl, index)
     write_inplace("setitem_", x, result)
     if recording:
         node = SetitemGradNode(edges)
         x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
         node.value = SavedShape(value)
         node.index = index
     if _anomaly.enabled:
@@ -1698,6 +1723,8 @@ def split(x, num_or_sections, axis=0, name=None):
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
+        for index, part in enumerate(out):
+            track_view(part, x, lambda _base, index=index: split(_base, num_or_sections, axis)[index])
     if _anomaly.enabled:
         check_forward("split", (*out, ))
     return out
@@ -1717,6 +1744,8 @@ def unbind(x, axis=0, name=None):
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
+        for index, part in enumerate(out):
+            track_view(part, x, lambda _base, index=index: unbind(_base, axis)[index])
     if _anomaly.enabled:
         check_forward("unbind", (*out, ))
     return out

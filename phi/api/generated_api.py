@@ -304,7 +304,7 @@ _transpose_kernel = KERNELS.dispatch_table("transpose")
 
 
 def transpose(x, perm):
-    """Permutes the dimensions of x by perm."""
+    """Permutes the dimensions of x by perm (a view of x's buffer, as in NumPy)."""
     out_meta = MetaTensor()
     try:
         _im.transpose_infer_meta(x, perm, out_meta)
@@ -316,7 +316,7 @@ def transpose(x, perm):
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("transpose", [out_meta], [out])
-    return DenseTensor(out)
+    return x.share_buffer_with(out)
 
 
 _cast_kernel = KERNELS.dispatch_table("cast")
