@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType
+from phi.common import DataType, TensorKind
 
 from .autograd.meta import AutogradMeta
 
@@ -150,8 +150,8 @@ class Tensor:
         grad = None if meta is None else meta.grad
         if grad is None:
             return
-        if not set_to_zero:
-            meta.grad = None
+        if not set_to_zero or grad.impl.kind is not TensorKind.DENSE:
+            meta.grad = None  # sparse rows have no buffer to keep: the next backward makes one
         elif grad._meta is None:
             phi_api.zero_(grad.impl)
         else:
@@ -166,7 +166,10 @@ class Tensor:
     # -- conversion ---------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (sharing memory on the CPU, copied from a GPU)."""
-        array = self.impl.array  # a conversion point: the one place eager reads the buffer
+        impl = self.impl
+        if impl.kind is not TensorKind.DENSE:  # sparse rows: the dense values they stand for
+            impl = phi_api.selected_rows_to_dense(impl)
+        array = impl.array  # a conversion point: the one place eager reads the buffer
         return array if type(array) is np.ndarray else array.get()
 
     def item(self):

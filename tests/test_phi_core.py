@@ -180,7 +180,7 @@ def test_register_records_keys_and_argument_names():
     assert kernel.arg_names == ("x", "y", "alpha") and kernel.keyword_only == ()
     masked = f.kernels("m")[KernelKey(Backend.ALL_BACKEND, DataLayout.ALL_LAYOUT, F32)]
     assert masked.arg_names == ("x", "out_grad") and masked.keyword_only == ("out_mask",)
-    assert str(masked.key) == "(ALL_BACKEND, ALL_LAYOUT, float32)"
+    assert str(masked.key) == "(ALL_BACKEND, ALL_LAYOUT, float32, dense)"
 
 
 def test_kernels_of_unknown_name_is_not_found():
@@ -199,7 +199,7 @@ def test_kernel_must_take_ctx_first(fn):
 def test_duplicate_registration_is_an_error_and_registers_nothing():
     f = KernelFactory()
     f.register("k", k_plain, [Backend.CPU], [F32])
-    with pytest.raises(ValueError, match=r"kernel 'k' registered twice for \(CPU, ALL_LAYOUT, float32\)"):
+    with pytest.raises(ValueError, match=r"kernel 'k' registered twice for \(CPU, ALL_LAYOUT, float32, dense\)"):
         f.register("k", k_other, [Backend.CPU], [F64, F32])
     # The failed call left nothing behind: float64 is still unregistered.
     assert set(f.kernels("k")) == {KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, F32)}
@@ -226,7 +226,7 @@ def test_select_falls_back_to_cpu_for_gpu_only():
     kernel, fallback = f.select("k", Backend.GPU, F32)
     assert kernel.fn is k_plain and kernel.key.backend is Backend.CPU and fallback is True
     f.register("g", k_plain, [Backend.GPU], [F32])
-    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, float32\)"):
+    with pytest.raises(NotFoundError, match=r"registered keys: \(GPU, ALL_LAYOUT, float32, dense\)"):
         f.select("g", Backend.CPU, F32)  # no GPU -> CPU direction
 
 
@@ -243,7 +243,7 @@ def test_select_by_layout():
     f.register("conv", k_plain, [Backend.CPU], [F32], layout=DataLayout.NCHW)
     kernel, _ = f.select("conv", Backend.CPU, F32, DataLayout.NCHW)
     assert kernel.key.layout is DataLayout.NCHW
-    with pytest.raises(NotFoundError, match=r"no kernel for key \(CPU, NHWC, float32\)"):
+    with pytest.raises(NotFoundError, match=r"no kernel for key \(CPU, NHWC, float32, dense\)"):
         f.select("conv", Backend.CPU, F32, DataLayout.NHWC)
 
 
@@ -254,8 +254,8 @@ def test_missing_kernel_names_the_op_the_key_and_the_registered_keys():
     with pytest.raises(NotFoundError) as info:
         f.select("k", Backend.CPU, DataType.INT64)
     assert str(info.value) == (
-        "k: no kernel for key (CPU, ALL_LAYOUT, int64); registered keys: "
-        "(CPU, ALL_LAYOUT, float32), (CPU, ALL_LAYOUT, float64), (GPU, ALL_LAYOUT, int8)"
+        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense); registered keys: "
+        "(CPU, ALL_LAYOUT, float32, dense), (CPU, ALL_LAYOUT, float64, dense), (GPU, ALL_LAYOUT, int8, dense)"
     )
     with pytest.raises(NotFoundError, match="ghost: no kernel named 'ghost' is registered"):
         f.select("ghost", Backend.CPU, F32)
@@ -587,7 +587,7 @@ def test_phi_api_errors_start_with_the_op_and_list_the_inputs():
 
 def test_phi_api_missing_kernel_names_op_and_key():
     x = DenseTensor(np.array([True, False]))
-    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool\); registered keys: "):
+    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\); registered keys: "):
         phi.api.divide(x, x)
 
 

@@ -5,7 +5,9 @@
 >>> add(phi.DenseTensor(np.ones(3)), phi.DenseTensor(np.ones(3))).array
 array([2., 2., 2.])
 """
-from .accumulation import accumulate_, assign, zero_  # noqa: F401
+from .accumulation import (  # noqa: F401
+    accumulate_, assign, merge_selected_rows, selected_rows_to_dense, zero_,
+)
 from .buffers import assign_out_, nan_inf_count  # noqa: F401
 from .generated_api import *  # noqa: F401,F403
 from .support import FLAGS

@@ -1,44 +1,81 @@
-"""Gradient accumulation in phi: the buffer rules the autograd engine relies on.
+"""Gradient accumulation in phi: the buffer rules the autograd engine relies on,
+for dense gradients and SelectedRows (sparse rows) alike.
 
-- ``assign(x)``: a copy of x in a buffer of its own.
-- ``accumulate_(acc, x)``: x added into acc's buffer in place (acc's version is
-  bumped); returns acc.
-- ``zero_(x)``: x's buffer set to zeros in place; returns x.
+- ``assign(x)``: a copy of x (of its kind) in buffers of its own.
+- ``accumulate_(acc, x)``: acc + x. Into a dense acc the sum is written in place
+  (acc's version is bumped) and acc is returned; dense += SelectedRows adds each
+  row block into its row. A SelectedRows acc returns a new tensor: SelectedRows
+  + SelectedRows keeps the rows side by side, SelectedRows + dense is dense.
+- ``zero_(x)``: a dense x's buffer set to zeros in place.
+- ``selected_rows_to_dense(x)``, ``merge_selected_rows(x)``: a SelectedRows made
+  dense, or with each row once.
+
+Kernels are chosen by the tensor kind of the input that is read, then by
+backend and dtype, like every phi kernel.
 """
 from __future__ import annotations
 
-from ..core import DenseTensor, KERNELS
+from ..common.tensor_kind import TensorKind
+from ..core import KERNELS, DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
 
-_assign_kernel = KERNELS.dispatch_table("assign")
-_accumulate_kernel = KERNELS.dispatch_table("accumulate_")
-_zero_kernel = KERNELS.dispatch_table("zero_")
+_DENSE, _SR = TensorKind.DENSE, TensorKind.SELECTED_ROWS
+_assign = {_DENSE: KERNELS.dispatch_table("assign"), _SR: KERNELS.dispatch_table("assign", _SR)}
+_accumulate = {_DENSE: KERNELS.dispatch_table("accumulate_"),
+               _SR: KERNELS.dispatch_table("accumulate_", _SR)}
+_zero = KERNELS.dispatch_table("zero_")
+_to_dense = KERNELS.dispatch_table("selected_rows_to_dense", _SR)
+_sr_add = KERNELS.dispatch_table("selected_rows_add", _SR)
+_merge = KERNELS.dispatch_table("merge_selected_rows", _SR)
+
+
+def _data(x):
+    """The array whose type and dtype select a kernel for x."""
+    return x.array if x.kind is _DENSE else x.value.array
 
 
 def assign(x):
-    """A new DenseTensor with x's values, owning its buffer."""
-    array = x.array
-    return DenseTensor(_assign_kernel[type(array), array.dtype](array), x.layout)
+    """A copy of x, of the same kind, owning its buffers."""
+    data = _data(x)
+    out = _assign[x.kind][type(data), data.dtype](x if x.kind is _SR else data)
+    return out if x.kind is _SR else DenseTensor(out, x.layout)
 
 
 def accumulate_(acc, x):
-    """acc += x in place (same dims, dtype and place; checked before anything is written)."""
+    """acc + x (see the module doc); checked before anything is written."""
     if tuple(x.dims) != tuple(acc.dims) or x.dtype is not acc.dtype or x.place != acc.place:
         raise InvalidArgumentError(
             f"accumulate_: argument 'x' must match the accumulator 'acc': expected "
             f"{describe_tensor(acc)} on {acc.place}, got {describe_tensor(x)} on {x.place}")
-    array = acc.array
-    _accumulate_kernel[type(array), array.dtype](array, x.array)
+    if acc.kind is _SR:
+        if x.kind is _SR:
+            data = acc.value.array
+            return _sr_add[type(data), data.dtype](acc, x)
+        return accumulate_(selected_rows_to_dense(acc), x)
+    data = acc.array
+    _accumulate[x.kind][type(data), data.dtype](data, x if x.kind is _SR else x.array)
     acc.bump_version()
     return acc
 
 
 def zero_(x):
-    """x's buffer set to zeros in place."""
+    """x's buffer set to zeros in place (a dense x)."""
     array = x.array
-    _zero_kernel[type(array), array.dtype](array)
+    _zero[type(array), array.dtype](array)
     x.bump_version()
     return x
 
 
-__all__ = ["accumulate_", "assign", "zero_"]
+def selected_rows_to_dense(x):
+    """The dense tensor a SelectedRows stands for (repeated rows summed)."""
+    data = x.value.array
+    return DenseTensor(_to_dense[type(data), data.dtype](x), x.layout)
+
+
+def merge_selected_rows(x):
+    """x with each row once, in increasing order, repeated rows summed."""
+    data = x.value.array
+    return _merge[type(data), data.dtype](x)
+
+
+__all__ = ["accumulate_", "assign", "merge_selected_rows", "selected_rows_to_dense", "zero_"]

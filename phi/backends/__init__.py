@@ -7,6 +7,7 @@ import numpy as np
 
 from ..common.backend import Backend
 from ..common.data_type import DataType
+from ..common.tensor_kind import TensorKind
 from .cpu_context import CPU_CONTEXT, CPUContext
 from .gpu_context import GPUContext
 
@@ -32,7 +33,7 @@ def context_for(backend: Backend):
     return CPU_CONTEXT if backend is Backend.CPU else gpu_context()
 
 
-def bind_kernel(factory, name: str, array_type, np_dtype):
+def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = TensorKind.DENSE):
     """Selects the kernel for arrays of this type and dtype and binds its context.
 
     A GPU call served by a CPU kernel moves array arguments to the host and the
@@ -41,7 +42,7 @@ def bind_kernel(factory, name: str, array_type, np_dtype):
     results (outputs left out by ``out_mask``) stay None.
     """
     backend = backend_of_array_type(array_type)
-    kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype))
+    kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)
     if not needs_transfer:
         return functools.partial(kernel.fn, context_for(backend))
     device = gpu_context()

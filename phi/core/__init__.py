@@ -6,4 +6,5 @@ from .errors import (
 )
 from .kernel_registry import KERNELS, Kernel, KernelFactory, KernelKey, register_kernel
 from .meta_tensor import MetaTensor
+from .selected_rows import SelectedRows
 from .tensor_base import TensorBase

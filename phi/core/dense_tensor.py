@@ -9,6 +9,7 @@ import numpy as np
 from ..common.backend import DataLayout
 from ..common.data_type import _FROM_NUMPY, DataType
 from ..common.place import CPUPlace, GPUPlace
+from ..common.tensor_kind import TensorKind
 from .tensor_base import TensorBase
 
 
@@ -52,6 +53,7 @@ class DenseTensor(TensorBase):
     """
 
     __slots__ = ("array", "layout", "version_counter")
+    kind = TensorKind.DENSE
 
     def __init__(self, array, layout: DataLayout = DataLayout.ALL_LAYOUT,
                  version_counter: VersionCounter | None = None):

@@ -1,4 +1,4 @@
-"""Kernel registration and selection: name -> KernelKey(backend, layout, dtype) -> Kernel.
+"""Kernel registration and selection: name -> KernelKey(backend, layout, dtype, kind) -> Kernel.
 
 This is the seeds' KernelFactory with PD_REGISTER_KERNEL collapsed into one
 decorator that names the kernel, its backends and all its dtypes at once:
@@ -6,6 +6,11 @@ decorator that names the kernel, its backends and all its dtypes at once:
     @register_kernel("relu", backends=ALL, dtypes=FLOATS)
     def relu(ctx, x):
         return ctx.xp.maximum(x, 0)
+
+The key's ``kind`` is the TensorKind of the input that selects the kernel:
+a dense kernel takes arrays; a kernel registered with
+``kind=TensorKind.SELECTED_ROWS`` under the same name takes that input as the
+SelectedRows itself (rows, value, height), so one name serves both.
 
 A kernel is ``fn(ctx, *inputs, *attributes)`` in the order of the YAML
 ``args``; each Kernel keeps those argument names so the code generator can
@@ -20,6 +25,7 @@ from typing import Callable
 from ..backends import bind_kernel
 from ..common.backend import Backend, DataLayout
 from ..common.data_type import DataType, convert_dtype
+from ..common.tensor_kind import TensorKind
 from .errors import NotFoundError
 
 
@@ -28,9 +34,10 @@ class KernelKey:
     backend: Backend
     layout: DataLayout
     dtype: DataType
+    kind: TensorKind = TensorKind.DENSE
 
     def __str__(self) -> str:
-        return f"({self.backend}, {self.layout}, {self.dtype})"
+        return f"({self.backend}, {self.layout}, {self.dtype}, {self.kind})"
 
 
 @dataclass(frozen=True)
@@ -53,8 +60,10 @@ class KernelFactory:
 
     # -- registration -------------------------------------------------------
     def register(self, name: str, fn: Callable, backends, dtypes,
-                 layout: DataLayout = DataLayout.ALL_LAYOUT) -> None:
-        """Registers ``fn`` as kernel ``name`` for every backend x dtype given.
+                 layout: DataLayout = DataLayout.ALL_LAYOUT,
+                 kind: TensorKind = TensorKind.DENSE) -> None:
+        """Registers ``fn`` as kernel ``name`` for every backend x dtype given, for
+        inputs of tensor ``kind``.
 
         ``fn`` must take ``ctx`` first (TypeError otherwise). Registering a key
         that already has a kernel is a ValueError, and then nothing of this
@@ -66,7 +75,7 @@ class KernelFactory:
         arg_names = tuple(p.name for p in params[1:] if p.kind is p.POSITIONAL_OR_KEYWORD)
         keyword_only = tuple(p.name for p in params[1:] if p.kind is p.KEYWORD_ONLY)
         table = self._kernels.get(name, {})
-        keys = [KernelKey(backend, layout, convert_dtype(dtype))
+        keys = [KernelKey(backend, layout, convert_dtype(dtype), kind)
                 for backend in backends for dtype in dtypes]
         # Check every key before adding any, so a failed call registers nothing.
         for i, key in enumerate(keys):
@@ -75,11 +84,11 @@ class KernelFactory:
         self._kernels[name] = table
         for key in keys:
             table[key] = Kernel(name, key, fn, arg_names, keyword_only)
-        # The generated code holds this op's DispatchTable from import time on:
-        # empty it in place, so the next call selects again and sees the new kernel.
-        cached = self._tables.get(name)
-        if cached is not None:
-            cached.clear()
+        # The generated code holds this op's DispatchTables from import time on:
+        # empty them in place, so the next call selects again and sees the new kernel.
+        for (table_name, _), cached in self._tables.items():
+            if table_name == name:
+                cached.clear()
 
     # -- queries --------------------------------------------------------------
     def has(self, name: str) -> bool:
@@ -94,7 +103,8 @@ class KernelFactory:
         return dict(self._kernels[name])
 
     def select(self, name: str, backend: Backend, dtype: DataType,
-               layout: DataLayout = DataLayout.ALL_LAYOUT) -> tuple[Kernel, bool]:
+               layout: DataLayout = DataLayout.ALL_LAYOUT,
+               kind: TensorKind = TensorKind.DENSE) -> tuple[Kernel, bool]:
         """The kernel for a key, and whether it is a CPU fallback for a GPU call.
 
         Lookup order: the exact backend, then ALL_BACKEND, then (for GPU only)
@@ -106,43 +116,46 @@ class KernelFactory:
         dtype = convert_dtype(dtype)  # "float32" or np.float32 find the same kernel
         for candidate in (backend, Backend.ALL_BACKEND):
             for lay in (layout, DataLayout.ALL_LAYOUT):
-                kernel = table.get(KernelKey(candidate, lay, dtype))
+                kernel = table.get(KernelKey(candidate, lay, dtype, kind))
                 if kernel is not None:
                     return kernel, False
         if backend is Backend.GPU:
-            kernel = table.get(KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, dtype))
+            kernel = table.get(KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, dtype, kind))
             if kernel is not None:
                 return kernel, True
         registered = ", ".join(sorted(str(k) for k in table)) or "none"
         raise NotFoundError(
-            f"{name}: no kernel for key {KernelKey(backend, layout, dtype)}; "
+            f"{name}: no kernel for key {KernelKey(backend, layout, dtype, kind)}; "
             f"registered keys: {registered}"
         )
 
-    def dispatch_table(self, name: str) -> "DispatchTable":
-        """The per-op cache the generated code indexes with ``[array_type, numpy_dtype]``."""
-        table = self._tables.get(name)
+    def dispatch_table(self, name: str, kind: TensorKind = TensorKind.DENSE) -> "DispatchTable":
+        """The per-op cache of kernels for inputs of ``kind``, indexed with
+        ``[array_type, numpy_dtype]`` (of the value array, for SelectedRows)."""
+        table = self._tables.get((name, kind))
         if table is None:
-            table = self._tables[name] = DispatchTable(self, name)
+            table = self._tables[(name, kind)] = DispatchTable(self, name, kind)
         return table
 
 
 class DispatchTable(dict):
-    """(array type, NumPy dtype) -> kernel callable with its context bound.
+    """(array type, NumPy dtype) -> kernel callable with its context bound, for
+    one op and one tensor kind.
 
     The array type stands for the backend (numpy.ndarray is the CPU, cupy.ndarray
     the GPU), so a hit costs one dict lookup; a miss selects through the factory
     once and caches the result.
     """
 
-    def __init__(self, factory: KernelFactory, name: str):
+    def __init__(self, factory: KernelFactory, name: str, kind: TensorKind = TensorKind.DENSE):
         super().__init__()
         self.factory = factory
         self.name = name
+        self.kind = kind
 
     def __missing__(self, key):
         array_type, np_dtype = key
-        bound = bind_kernel(self.factory, self.name, array_type, np_dtype)
+        bound = bind_kernel(self.factory, self.name, array_type, np_dtype, self.kind)
         self[key] = bound
         return bound
 
@@ -150,11 +163,13 @@ class DispatchTable(dict):
 KERNELS = KernelFactory()
 
 
-def register_kernel(name: str, backends, dtypes, layout: DataLayout = DataLayout.ALL_LAYOUT):
-    """Registers the decorated function as kernel ``name`` for every backend x dtype given."""
+def register_kernel(name: str, backends, dtypes, layout: DataLayout = DataLayout.ALL_LAYOUT,
+                    kind: TensorKind = TensorKind.DENSE):
+    """Registers the decorated function as kernel ``name`` for every backend x dtype
+    given, for inputs of tensor ``kind`` (dense unless said otherwise)."""
 
     def decorate(fn):
-        KERNELS.register(name, fn, backends, dtypes, layout)
+        KERNELS.register(name, fn, backends, dtypes, layout, kind)
         return fn
 
     return decorate

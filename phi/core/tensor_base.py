@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import abc
 
+from ..common.tensor_kind import TensorKind
+
 
 class TensorBase(abc.ABC):
     """An n-dimensional array with a dtype, a layout and a place.
 
-    DenseTensor is the one implementation today; sparse or distributed tensors
-    would be others, and the eager Tensor holds any of them as its ``impl``.
+    DenseTensor and SelectedRows implement it; ``kind`` says which, and is part
+    of the key a kernel is selected by. The eager Tensor holds any of them as
+    its ``impl`` and reads only what is declared here.
     """
 
     __slots__ = ()
+    kind: TensorKind
 
     @property
     @abc.abstractmethod
@@ -38,3 +42,8 @@ class TensorBase(abc.ABC):
 
     @abc.abstractmethod
     def initialized(self) -> bool: ...
+
+    def owns_buffer_alone(self) -> bool:
+        """Whether nothing else can reach this tensor's buffers (see DenseTensor);
+        False unless a subclass can tell, which only costs the caller a copy."""
+        return False
