@@ -55,51 +55,62 @@ class CallPlan:
     args: tuple
 
 
-@dataclass
+@dataclass(frozen=True)
+class KernelArg:
+    """An argument of a kernel call: a tensor's array (of each element for a
+    Tensor[], None passed through for an optional one) or an attribute."""
+
+    name: str
+    is_tensor: bool
+    is_list: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where the dispatch key (array type, NumPy dtype) comes from: a tensor
+    argument (its first element for a Tensor[]), or a DataType attribute with the
+    array type of a Place attribute (``backend``) or of the CPU."""
+
+    name: str
+    is_tensor: bool
+    is_list: bool = False
+    backend: str | None = None
+
+
+@dataclass(frozen=True)
 class PhiPlan:
     """A phi API function: InferMeta, cached kernel selection, kernel, wrapping."""
 
     name: str
     doc: str
-    params: list
-    tensors: list
+    params: tuple
+    tensors: tuple
     infer_meta: str
-    infer_meta_args: list
-    outputs: list
-    list_outputs: list
+    infer_meta_args: tuple
+    outputs: tuple
+    list_outputs: tuple
     kernel: str
-    key: str
-    kernel_args: list
+    key: KeySource
+    kernel_args: tuple
     out_mask: bool
     view_source: str | None
 
 
 def plan_phi(op: OpSpec) -> PhiPlan:
-    tensors = [a.name for a in op.tensor_args]
+    tensors = tuple(a.name for a in op.tensor_args)
     kernel = op.kernel
     data_type = kernel.data_type or (tensors[0] if tensors else None)
     data_arg = op.arg(data_type)
-    if data_arg.is_tensor:
-        first = f"{data_type}[0]" if data_arg.is_tensor_list else data_type
-        key = f"(type({first}.array), {first}.array.dtype)"
-    else:
-        array_type = f"array_type_of({kernel.backend})" if kernel.backend else "np.ndarray"
-        key = f"({array_type}, {data_type}.numpy_dtype)"
-    kernel_args = []
-    for name in kernel.params:
-        arg = op.arg(name)
-        if arg.is_tensor_list:
-            kernel_args.append(f"[t.array for t in {name}]")
-        elif arg.is_tensor and arg.optional:
-            kernel_args.append(f"(None if {name} is None else {name}.array)")
-        elif arg.is_tensor:
-            kernel_args.append(f"{name}.array")
-        else:
-            kernel_args.append(name)
+    key = KeySource(data_type, data_arg.is_tensor, data_arg.is_tensor_list, kernel.backend)
+    kernel_args = tuple(KernelArg(name, op.arg(name).is_tensor, op.arg(name).is_tensor_list,
+                                  op.arg(name).is_tensor and op.arg(name).optional)
+                        for name in kernel.params)
     return PhiPlan(
-        name=op.name, doc=op.doc, params=[a.name for a in op.args], tensors=tensors,
-        infer_meta=op.infer_meta.func, infer_meta_args=list(op.infer_meta.params),
-        outputs=[o.name for o in op.outputs], list_outputs=[o.name for o in op.outputs if o.is_list],
+        name=op.name, doc=op.doc, params=tuple(a.name for a in op.args), tensors=tensors,
+        infer_meta=op.infer_meta.func, infer_meta_args=tuple(op.infer_meta.params),
+        outputs=tuple(o.name for o in op.outputs),
+        list_outputs=tuple(o.name for o in op.outputs if o.is_list),
         kernel=op.kernel.func, key=key, kernel_args=kernel_args,
         out_mask=op.is_backward and len(op.outputs) > 1,
         view_source=op.view[0] if op.view else None,
