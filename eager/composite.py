@@ -11,19 +11,19 @@ Arguments listed in ``no_need_buffer`` arrive as shape-only tensors: only their
 """
 from __future__ import annotations
 
+from phi.common.shape_rules import broadcast_axes, inverse_permutation, reduced_axes
+
 from .generated import forward_api as F
 from .rules import COMPOSITE
 
 
 def sum_to_shape(grad, shape):
-    """Sums grad over the axes it was broadcast along to reach ``shape``."""
+    """Sums grad over the axes it was broadcast along to reach ``shape`` (the same
+    axes the kernels sum over: phi.common.shape_rules.broadcast_axes)."""
     shape = list(shape)
     if grad.shape == shape:
         return grad
-    lead = grad.ndim - len(shape)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(shape)
-                                if d == 1 and grad.shape[lead + i] != 1]
-    return _reshape(F.sum(grad, axes, None, False), shape)
+    return _reshape(F.sum(grad, list(broadcast_axes(grad.shape, shape)), None, False), shape)
 
 
 def _reshape(grad, shape):
@@ -37,15 +37,14 @@ def _reshape(grad, shape):
     shape = list(shape)
     if 0 not in shape:
         return F.reshape(grad, shape)
-    return _broadcast_like(F.sum(grad, [], None, False), shape, grad.dtype)
+    return _broadcast_like(F.sum(grad, [], None, False), shape)
 
 
-def _broadcast_like(grad, shape, dtype):
+def _broadcast_like(grad, shape):
     """grad broadcast up to ``shape`` (differentiable in grad)."""
     if grad.shape == list(shape):
         return grad
-    zeros = F.full(list(shape), 0, dtype, grad.place)
-    return F.add(grad, zeros)
+    return F.expand(grad, list(shape))
 
 
 def _plus(a, b):
@@ -101,8 +100,7 @@ def bilinear_double_grad(forward, grad_op, x, y, grad_out, grad_x_grad, grad_y_g
 
 
 def relu_grad(out, out_grad):
-    mask = F.cast(F.greater_than(out, F.full_like(out, 0, None)), out_grad.dtype)
-    return F.multiply(out_grad, mask)
+    return F.where(F.greater_than(out, F.full_like(out, 0, None)), out_grad, F.full_like(out_grad, 0, None))
 
 
 def tanh_double_grad(out, grad_out, grad_x_grad):
@@ -129,28 +127,19 @@ def log_grad(x, out_grad):
 
 
 def sum_grad(x, out_grad, axis, keepdim):
-    return _broadcast_like(_keep_reduced_dims(out_grad, x.shape, axis), x.shape, out_grad.dtype)
+    return _broadcast_like(_keep_reduced_dims(out_grad, x.shape, axis), x.shape)
 
 
 def mean_grad(x, out_grad, axis, keepdim):
     count = 1
-    for a in _reduced_axes(x.shape, axis):
+    for a in reduced_axes(len(x.shape), axis):
         count *= x.shape[a]
     scaled = F.scale(out_grad, 1.0 / count if count else float("nan"), 0.0, True)
-    return _broadcast_like(_keep_reduced_dims(scaled, x.shape, axis), x.shape, out_grad.dtype)
-
-
-def _reduced_axes(shape, axis) -> set:
-    """The axes a reduction over ``axis`` removed (none for a 0-d input, which
-    accepts axis 0 and -1)."""
-    ndim = len(shape)
-    if not ndim:
-        return set()
-    return {a % ndim for a in axis} if axis else set(range(ndim))
+    return _broadcast_like(_keep_reduced_dims(scaled, x.shape, axis), x.shape)
 
 
 def _keep_reduced_dims(grad, shape, axis):
-    axes = _reduced_axes(shape, axis)
+    axes = reduced_axes(len(shape), axis)
     return _reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
 
 
@@ -159,10 +148,7 @@ def reshape_grad(x, out_grad):
 
 
 def transpose_grad(out_grad, perm):
-    inverse = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inverse[p % len(perm)] = i
-    return F.transpose(out_grad, inverse)
+    return F.transpose(out_grad, inverse_permutation(perm))
 
 
 def cast_grad(x, out_grad):
@@ -194,6 +180,33 @@ def split_grad(out_grad, axis):
 
 def unbind_grad(out_grad, axis):
     return F.stack(out_grad, axis)
+
+
+def assign_grad(out_grad):
+    return out_grad
+
+
+def expand_grad(x, out_grad, shape):
+    return sum_to_shape(out_grad, x.shape)
+
+
+def where_grad(condition, x, y, out_grad):
+    zeros = F.full_like(out_grad, 0, None)
+    return (sum_to_shape(F.where(condition, out_grad, zeros), x.shape),
+            sum_to_shape(F.where(condition, zeros, out_grad), y.shape))
+
+
+def sign_grad(x, out_grad):
+    return F.full_like(out_grad, 0, None)
+
+
+def maximum_grad(x, y, out_grad):
+    # Paddle's rule: to x where x > y, to y elsewhere (ties go to y).
+    return where_grad(F.greater_than(x, y), x, y, out_grad)
+
+
+def minimum_grad(x, y, out_grad):
+    return where_grad(F.less_than(x, y), x, y, out_grad)
 
 
 # Every public function above is a rule the generated code may call by name.

@@ -90,8 +90,7 @@ class TensorMethods:
 
     def clone(self) -> "Tensor":
         """A copy of this tensor with its own buffer; gradients flow back through it."""
-        return _F.scale(self, 1.0, 0.0, True) if not self.stop_gradient else Tensor(
-            phi_api.scale(self.impl, 1.0, 0.0, True))
+        return _F.assign(self)
 
     def astype(self, dtype) -> "Tensor":
         """This tensor converted to ``dtype`` (differentiable for floating types)."""

@@ -680,5 +680,77 @@ SPECS += [
            dtypes=FLOATS + INTS),
 ]
 
+# -- primitives the composite rules build on -------------------------------------
+
+EXPAND_CASES = (
+    Case(((3, 1),), {"shape": [3, 4]}),
+    Case(((4,),), {"shape": [2, 3, 4]}),
+    Case(((2, 1, 3),), {"shape": [2, 5, -1]}),
+    Case(((),), {"shape": [2, 2]}),
+    Case(((1, 3),), {"shape": [0, 3]}),
+)
+
+
+def ref_expand(x, shape):
+    lead = len(shape) - x.ndim
+    return np.broadcast_to(x, tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))).copy()
+
+
+def _where(condition, x, y):
+    """where with a condition drawn as numbers: positive means True."""
+    return F.where(condition > 0, x, y)
+
+
+def _where_grad(condition, x, y, g):
+    return F.where_grad(condition > 0, x, y, g)
+
+
+def ref_where_grad(condition, x, y, g):
+    take = np.broadcast_to(condition > 0, g.shape)
+    zero = np.zeros((), g.dtype)
+    return (unbroadcast(np.where(take, g, zero), x.shape).astype(g.dtype),
+            unbroadcast(np.where(take, zero, g), y.shape).astype(g.dtype))
+
+
+def _select_grad_reference(x_wins):
+    def reference(x, y, g):
+        wins = np.broadcast_to(x_wins(x, y), g.shape)
+        zero = np.zeros((), g.dtype)
+        return (unbroadcast(np.where(wins, g, zero), x.shape).astype(g.dtype),
+                unbroadcast(np.where(wins, zero, g), y.shape).astype(g.dtype))
+    return reference
+
+
+WHERE_CASES = tuple(Case((np.broadcast_shapes(x, y), x, y)) for x, y in BROADCAST_PAIRS) + (
+    Case(((3, 1), (1, 4), (3, 4))),)
+
+SPECS += [
+    OpSpec("assign", eager.assign, lambda x: x.copy(), ("real",), unary_cases(),
+           dtypes=FLOATS + INTS + ("bool",)),
+    OpSpec("assign_grad", F.assign_grad, lambda g: g, ("real",), unary_cases()),
+    OpSpec("expand", eager.expand, ref_expand, ("real",), EXPAND_CASES, dtypes=FLOATS + INTS + ("bool",)),
+    OpSpec("broadcast_to", eager.broadcast_to, ref_expand, ("real",), EXPAND_CASES, dtypes=FLOATS + INTS),
+    OpSpec("expand_grad", F.expand_grad,
+           lambda x, g, shape: linear_vjp(lambda a: ref_expand(a, shape), x.shape, g, g.dtype),
+           ("real", "real"),
+           tuple(Case((c.shapes[0], ref_expand(np.zeros(c.shapes[0]), c.attrs["shape"]).shape), c.attrs)
+                 for c in EXPAND_CASES),
+           dtypes=FLOATS + INTS, wrt=(1,)),
+    OpSpec("where", _where, lambda c, x, y: np.where(c > 0, x, y), ("real", "real", "real"), WHERE_CASES,
+           dtypes=FLOATS + INTS, wrt=(1, 2)),
+    OpSpec("where_grad", _where_grad, ref_where_grad, ("real", "real", "real", "real"),
+           tuple(Case(c.shapes + (np.broadcast_shapes(*c.shapes),)) for c in WHERE_CASES),
+           dtypes=FLOATS + INTS, wrt=(3,)),
+    OpSpec("sign", eager.sign, np.sign, ("nonzero",), unary_cases(), dtypes=FLOATS + INTS),
+    OpSpec("sign_grad", F.sign_grad, lambda x, g: np.zeros_like(g), ("real", "real"),
+           tuple(Case((s, s)) for s in UNARY_SHAPES), wrt=(1,)),
+    OpSpec("maximum", eager.maximum, np.maximum, ("real", "real"), binary_cases(), dtypes=FLOATS + INTS),
+    OpSpec("minimum", eager.minimum, np.minimum, ("real", "real"), binary_cases(), dtypes=FLOATS + INTS),
+    OpSpec("maximum_grad", F.maximum_grad, _select_grad_reference(np.greater), ("real", "real", "real"),
+           with_grad_of_broadcast(), dtypes=FLOATS + INTS, wrt=(2,)),
+    OpSpec("minimum_grad", F.minimum_grad, _select_grad_reference(np.less), ("real", "real", "real"),
+           with_grad_of_broadcast(), dtypes=FLOATS + INTS, wrt=(2,)),
+]
+
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
 assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"

@@ -81,7 +81,7 @@ def test_a_mismatch_is_refused_before_anything_is_written():
 
 def test_assign_copies_rows_and_values():
     sr = rows_of([1, 2])
-    copy = phi_api.assign(sr)
+    copy = phi_api.owned_copy(sr)
     assert copy.kind is TensorKind.SELECTED_ROWS
     copy.value.array[...] = 0.0
     copy.rows[0] = 5

@@ -121,7 +121,7 @@ def add_grads(current, incoming, create_graph: bool):
 
 def owned_copy(grad, create_graph: bool):
     """A copy of ``grad`` in a buffer of its own; recorded under create_graph."""
-    copy = Tensor(phi_api.assign(grad.impl))
+    copy = Tensor(phi_api.owned_copy(grad.impl))
     if create_graph:
         return _recorded(copy, CopyGradNode, (grad,))
     return copy

@@ -80,6 +80,13 @@ __all__ = [
     "stack",
     "split",
     "unbind",
+    "assign",
+    "expand",
+    "broadcast_to",
+    "where",
+    "sign",
+    "maximum",
+    "minimum",
 ]
 
 
@@ -863,6 +870,154 @@ class UnbindGradNode(GradNodeBase):
             return ((grad,), )
         grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis, )
         return ((Tensor(grad),), )
+
+
+class AssignGradNode(GradNodeBase):
+    """Runs assign_grad for assign."""
+
+    __slots__ = ()
+    backward_op = "assign_grad"
+    forward_op = "assign"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.assign_grad(out_grad)
+        return ((grad,), )
+
+
+class ExpandGradNode(GradNodeBase):
+    """Runs expand_grad for expand."""
+
+    __slots__ = ("x", "shape", )
+    backward_op = "expand_grad"
+    forward_op = "expand"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("shape", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.expand_grad(x, out_grad, self.shape)
+            return ((grad,), )
+        grad = _phi.expand_grad(self.x.recover_impl(self), out_grad.impl, self.shape, )
+        return ((Tensor(grad),), )
+
+
+class WhereGradNode(GradNodeBase):
+    """Runs where_grad for where."""
+
+    __slots__ = ("condition", "x", "y", )
+    backward_op = "where_grad"
+    forward_op = "where"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("condition", "x", "y", )
+    attr_names = ()
+
+    def release(self):
+        self.condition.release()
+        self.x.release()
+        self.y.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[1][0] is not None, edges[2][0] is not None, )
+        if create_graph:
+            condition = self.condition.recover(self)
+            x = self.x.recover(self)
+            y = self.y.recover(self)
+            grad = _composite.where_grad(condition, x, y, out_grad)
+            return (None, (grad[0],), (grad[1],), )
+        grad = _phi.where_grad(self.condition.recover_impl(self), self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        return (None, (None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class SignGradNode(GradNodeBase):
+    """Runs sign_grad for sign."""
+
+    __slots__ = ("x", )
+    backward_op = "sign_grad"
+    forward_op = "sign"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        x = self.x.recover(self)
+        grad = _composite.sign_grad(x, out_grad)
+        return ((grad,), )
+
+
+class MaximumGradNode(GradNodeBase):
+    """Runs maximum_grad for maximum."""
+
+    __slots__ = ("x", "y", )
+    backward_op = "maximum_grad"
+    forward_op = "maximum"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "y", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+        self.y.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            y = self.y.recover(self)
+            grad = _composite.maximum_grad(x, y, out_grad)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.maximum_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class MinimumGradNode(GradNodeBase):
+    """Runs minimum_grad for minimum."""
+
+    __slots__ = ("x", "y", )
+    backward_op = "minimum_grad"
+    forward_op = "minimum"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "y", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+        self.y.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            y = self.y.recover(self)
+            grad = _composite.minimum_grad(x, y, out_grad)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.minimum_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
 def add(x, y, name=None):
@@ -1751,6 +1906,132 @@ def unbind(x, axis=0, name=None):
     return out
 
 
+def assign(x, name=None):
+    """A copy of x with a buffer of its own (Tensor.clone).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("assign", "x", x)
+    out = Tensor(_phi.assign(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = AssignGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.enabled:
+        check_forward("assign", (out, ))
+    return out
+
+
+def expand(x, shape, name=None):
+    """x broadcast to shape; -1 keeps x's size there and new dimensions go in front.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("expand", "x", x)
+    shape = to_int_array(shape, "expand", "shape")
+    out = Tensor(_phi.expand(x.impl, shape))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = ExpandGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
+        node.shape = shape
+    if _anomaly.enabled:
+        check_forward("expand", (out, ))
+    return out
+
+
+def broadcast_to(x, shape, name=None):
+    """x broadcast to shape (the same as expand).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("broadcast_to", "x", x)
+    shape = to_int_array(shape, "broadcast_to", "shape")
+    return expand(x, shape)
+
+
+def where(condition, x, y, name=None):
+    """x where condition is True, y elsewhere; the three broadcast together.
+
+    Differentiable to any order.
+    """
+    if not isinstance(condition, Tensor):
+        raise bad_tensor("where", "condition", condition)
+    if not isinstance(x, Tensor):
+        raise bad_tensor("where", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("where", "y", y)
+    out = Tensor(_phi.where(condition.impl, x.impl, y.impl))
+    if _grad_state.enabled and ((condition._meta is not None and not condition._meta.stop_gradient) or (x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
+        node = WhereGradNode(((edge_of(condition),), (edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.condition = save_input(condition)
+        node.x = SavedShape(x)
+        node.y = SavedShape(y)
+    if _anomaly.enabled:
+        check_forward("where", (out, ))
+    return out
+
+
+def sign(x, name=None):
+    """-1, 0 or 1 by the sign of x (its gradient is zero).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("sign", "x", x)
+    out = Tensor(_phi.sign(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SignGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = SavedShape(x)
+    if _anomaly.enabled:
+        check_forward("sign", (out, ))
+    return out
+
+
+def maximum(x, y, name=None):
+    """The larger of x and y, elementwise with broadcasting; at a tie the gradient goes to y, as in Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("maximum", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("maximum", "y", y)
+    out = Tensor(_phi.maximum(x.impl, y.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
+        node = MaximumGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.y = save_input(y)
+    if _anomaly.enabled:
+        check_forward("maximum", (out, ))
+    return out
+
+
+def minimum(x, y, name=None):
+    """The smaller of x and y, elementwise with broadcasting; at a tie the gradient goes to y, as in Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("minimum", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("minimum", "y", y)
+    out = Tensor(_phi.minimum(x.impl, y.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
+        node = MinimumGradNode(((edge_of(x),), (edge_of(y),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.y = save_input(y)
+    if _anomaly.enabled:
+        check_forward("minimum", (out, ))
+    return out
+
+
 def add_grad(x, y, out_grad, out_mask=None, name=None):
     """add_grad
 
@@ -2338,3 +2619,108 @@ def unbind_grad(out_grad, axis, name=None):
     if _anomaly.enabled:
         check_forward("unbind_grad", (x_grad, ))
     return x_grad
+
+
+def assign_grad(out_grad, name=None):
+    """assign_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("assign_grad", "out_grad", out_grad)
+    return _composite.assign_grad(out_grad)
+
+
+def expand_grad(x, out_grad, shape, name=None):
+    """expand_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("expand_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("expand_grad", "out_grad", out_grad)
+    shape = to_int_array(shape, "expand_grad", "shape")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.expand_grad(x, out_grad, shape)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.expand_grad(x.impl, out_grad.impl, shape))
+    if _anomaly.enabled:
+        check_forward("expand_grad", (x_grad, ))
+    return x_grad
+
+
+def where_grad(condition, x, y, out_grad, out_mask=None, name=None):
+    """where_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(condition, Tensor):
+        raise bad_tensor("where_grad", "condition", condition)
+    if not isinstance(x, Tensor):
+        raise bad_tensor("where_grad", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("where_grad", "y", y)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("where_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((condition._meta is not None and not condition._meta.stop_gradient) or (x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.where_grad(condition, x, y, out_grad)  # recorded through differentiable ops
+    x_grad, y_grad = _phi.where_grad(condition.impl, x.impl, y.impl, out_grad.impl, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    y_grad = None if y_grad is None else Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("where_grad", (x_grad, y_grad, ))
+    return x_grad, y_grad
+
+
+def sign_grad(x, out_grad, name=None):
+    """sign_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("sign_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("sign_grad", "out_grad", out_grad)
+    return _composite.sign_grad(x, out_grad)
+
+
+def maximum_grad(x, y, out_grad, out_mask=None, name=None):
+    """maximum_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("maximum_grad", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("maximum_grad", "y", y)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("maximum_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.maximum_grad(x, y, out_grad)  # recorded through differentiable ops
+    x_grad, y_grad = _phi.maximum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    y_grad = None if y_grad is None else Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("maximum_grad", (x_grad, y_grad, ))
+    return x_grad, y_grad
+
+
+def minimum_grad(x, y, out_grad, out_mask=None, name=None):
+    """minimum_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("minimum_grad", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("minimum_grad", "y", y)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("minimum_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.minimum_grad(x, y, out_grad)  # recorded through differentiable ops
+    x_grad, y_grad = _phi.minimum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    y_grad = None if y_grad is None else Tensor(y_grad)
+    if _anomaly.enabled:
+        check_forward("minimum_grad", (x_grad, y_grad, ))
+    return x_grad, y_grad

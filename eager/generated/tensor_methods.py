@@ -49,4 +49,11 @@ METHODS = {
     "stack": _F.stack,
     "split": _F.split,
     "unbind": _F.unbind,
+    "assign": _F.assign,
+    "expand": _F.expand,
+    "broadcast_to": _F.broadcast_to,
+    "where": _F.where,
+    "sign": _F.sign,
+    "maximum": _F.maximum,
+    "minimum": _F.minimum,
 }

@@ -1,7 +1,8 @@
 """Gradient accumulation in phi: the buffer rules the autograd engine relies on,
 for dense gradients and SelectedRows (sparse rows) alike.
 
-- ``assign(x)``: a copy of x (of its kind) in buffers of its own.
+- ``owned_copy(x)``: a copy of x, of its kind, in buffers of its own (the
+  ``assign`` kernel of that kind; the generated ``assign`` takes dense only).
 - ``accumulate_(acc, x)``: acc + x. Into a dense acc the sum is written in place
   (acc's version is bumped) and acc is returned; dense += SelectedRows adds each
   row block into its row. A SelectedRows acc returns a new tensor: SelectedRows
@@ -34,7 +35,7 @@ def _data(x):
     return x.array if x.kind is _DENSE else x.value.array
 
 
-def assign(x):
+def owned_copy(x):
     """A copy of x, of the same kind, owning its buffers."""
     data = _data(x)
     out = _assign[x.kind][type(data), data.dtype](x if x.kind is _SR else data)
@@ -78,4 +79,4 @@ def merge_selected_rows(x):
     return _merge[type(data), data.dtype](x)
 
 
-__all__ = ["accumulate_", "assign", "merge_selected_rows", "selected_rows_to_dense", "zero_"]
+__all__ = ["accumulate_", "merge_selected_rows", "owned_copy", "selected_rows_to_dense", "zero_"]

@@ -12,7 +12,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -659,6 +659,120 @@ def unbind(x, axis):
     return [x.share_buffer_with(a) for a in out]
 
 
+_assign_kernel = KERNELS.dispatch_table("assign")
+
+
+def assign(x):
+    """A copy of x with a buffer of its own (Tensor.clone)."""
+    out_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("assign", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _assign_kernel[key](x.array)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("assign", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_expand_kernel = KERNELS.dispatch_table("expand")
+
+
+def expand(x, shape):
+    """x broadcast to shape; -1 keeps x's size there and new dimensions go in front."""
+    out_meta = MetaTensor()
+    try:
+        _im.expand_infer_meta(x, shape, out_meta)
+    except PhiError as error:
+        raise error.in_op("expand", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _expand_kernel[key](x.array, shape)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expand", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_where_kernel = KERNELS.dispatch_table("where")
+
+
+def where(condition, x, y):
+    """x where condition is True, y elsewhere; the three broadcast together."""
+    out_meta = MetaTensor()
+    try:
+        _im.where_infer_meta(condition, x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("where", condition=condition, x=x, y=y) from None
+    key = (type(x.array), x.array.dtype)
+    out = _where_kernel[key](condition.array, x.array, y.array)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("where", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sign_kernel = KERNELS.dispatch_table("sign")
+
+
+def sign(x):
+    """-1, 0 or 1 by the sign of x (its gradient is zero)."""
+    out_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sign", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    out = _sign_kernel[key](x.array)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sign", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_maximum_kernel = KERNELS.dispatch_table("maximum")
+
+
+def maximum(x, y):
+    """The larger of x and y, elementwise with broadcasting; at a tie the gradient goes to y, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("maximum", x=x, y=y) from None
+    key = (type(x.array), x.array.dtype)
+    out = _maximum_kernel[key](x.array, y.array)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("maximum", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_minimum_kernel = KERNELS.dispatch_table("minimum")
+
+
+def minimum(x, y):
+    """The smaller of x and y, elementwise with broadcasting; at a tie the gradient goes to y, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("minimum", x=x, y=y) from None
+    key = (type(x.array), x.array.dtype)
+    out = _minimum_kernel[key](x.array, y.array)
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("minimum", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -1185,3 +1299,97 @@ def unbind_grad(out_grad, axis):
     if FLAGS.check_infer_meta:
         verify_infer_meta("unbind_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_expand_grad_kernel = KERNELS.dispatch_table("expand_grad")
+
+
+def expand_grad(x, out_grad, shape):
+    """expand_grad (phi kernel expand_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad = _expand_grad_kernel[key](x.array, out_grad.array, shape)
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expand_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_where_grad_kernel = KERNELS.dispatch_table("where_grad")
+
+
+def where_grad(condition, x, y, out_grad, *, out_mask=None):
+    """where_grad (phi kernel where_grad)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad, y_grad = _where_grad_kernel[key](condition.array, x.array, y.array, out_grad.array, out_mask=out_mask)
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("where_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+    )
+
+
+_maximum_grad_kernel = KERNELS.dispatch_table("maximum_grad")
+
+
+def maximum_grad(x, y, out_grad, *, out_mask=None):
+    """maximum_grad (phi kernel maximum_grad)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad, y_grad = _maximum_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("maximum_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+    )
+
+
+_minimum_grad_kernel = KERNELS.dispatch_table("minimum_grad")
+
+
+def minimum_grad(x, y, out_grad, *, out_mask=None):
+    """minimum_grad (phi kernel minimum_grad)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    x_grad, y_grad = _minimum_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("minimum_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+    )

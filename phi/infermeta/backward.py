@@ -1,6 +1,7 @@
 """InferMeta of backward ops: each gradient has its forward input's meta."""
 from __future__ import annotations
 
+from ..common.shape_rules import inverse_permutation
 from .unary import transpose_infer_meta
 
 
@@ -10,7 +11,4 @@ def general_binary_grad_infer_meta(x, y, x_grad, y_grad) -> None:
 
 
 def transpose_grad_infer_meta(out_grad, perm, x_grad) -> None:
-    inverse = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inverse[p % len(perm)] = i
-    transpose_infer_meta(out_grad, inverse, x_grad)
+    transpose_infer_meta(out_grad, inverse_permutation(perm), x_grad)

@@ -57,3 +57,11 @@ def matmul_infer_meta(x, y, transpose_x, transpose_y, out) -> None:
     out.dims = tuple(dims)
     out.dtype = x.dtype
     out.layout = x.layout
+
+
+def where_infer_meta(condition, x, y, out) -> None:
+    """x and y share a dtype; condition is bool; the three broadcast together."""
+    if condition.dtype is not DataType.BOOL:
+        raise InvalidArgumentError(f"argument 'condition' expected a bool tensor, got {condition.dtype}")
+    elementwise_infer_meta(x, y, out)
+    out.dims = broadcast_dims("condition", condition.dims, "x and y", out.dims)

@@ -112,3 +112,31 @@ def full_like_infer_meta(x, value, dtype, out) -> None:
     """x's meta (or dtype), filled with ``value``, which must fit the dtype."""
     create_like_infer_meta(x, dtype, out)
     check_representable("value", value, out.dtype)
+
+
+def expand_infer_meta(x, shape, out) -> None:
+    """x broadcast to shape: as many dimensions as x or more, each equal to x's,
+    or -1 (keep x's), or any size where x has 1."""
+    dims, shape = tuple(x.dims), tuple(shape)
+    if len(shape) < len(dims):
+        raise InvalidArgumentError(
+            f"argument 'shape' {list(shape)} has fewer dimensions than x {list(dims)}")
+    lead = len(shape) - len(dims)
+    target = []
+    for i, size in enumerate(shape):
+        have = dims[i - lead] if i >= lead else None
+        if size == -1:
+            if have is None:
+                raise InvalidArgumentError(
+                    f"argument 'shape' {list(shape)}: -1 at new dimension {i} has no size of x to keep")
+            size = have
+        elif size < 0:
+            raise InvalidArgumentError(f"argument 'shape' expected sizes >= 0 or -1, got {list(shape)}")
+        elif have is not None and have not in (1, size):
+            raise InvalidArgumentError(
+                f"argument 'shape' {list(shape)} cannot expand x of shape {list(dims)}: dimension "
+                f"{i} is {have} in x and {size} in shape (only size-1 dimensions expand)")
+        target.append(size)
+    out.dims = tuple(target)
+    out.dtype = x.dtype
+    out.layout = x.layout

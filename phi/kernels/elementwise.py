@@ -1,6 +1,6 @@
 """Binary elementwise kernels, their gradients and comparisons."""
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
+from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC, REAL
 from .funcs import conj, reduce_to_shape, want
 
 
@@ -71,3 +71,52 @@ less_than = _register_compare("less_than", "less")
 less_equal = _register_compare("less_equal", "less_equal")
 greater_than = _register_compare("greater_than", "greater")
 greater_equal = _register_compare("greater_equal", "greater_equal")
+
+
+# -- selection: where, maximum, minimum, sign ------------------------------------------
+
+@register_kernel("where", ALL_BACKENDS, ALL_TYPES)
+def where(ctx, condition, x, y):
+    return ctx.xp.where(condition, x, y)
+
+
+@register_kernel("where_grad", ALL_BACKENDS, NUMERIC)
+def where_grad(ctx, condition, x, y, out_grad, *, out_mask=None):
+    zero = ctx.xp.zeros((), dtype=out_grad.dtype)
+    x_grad = reduce_to_shape(ctx.xp.where(condition, out_grad, zero), x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(ctx.xp.where(condition, zero, out_grad), y.shape) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("maximum", ALL_BACKENDS, REAL)
+def maximum(ctx, x, y):
+    return ctx.xp.maximum(x, y)
+
+
+@register_kernel("minimum", ALL_BACKENDS, REAL)
+def minimum(ctx, x, y):
+    return ctx.xp.minimum(x, y)
+
+
+def _select_grad(xp, x_wins, x, y, out_grad, out_mask):
+    """Paddle's rule for maximum/minimum: out_grad goes to x where x strictly wins,
+    to y elsewhere (ties included)."""
+    zero = xp.zeros((), dtype=out_grad.dtype)
+    x_grad = reduce_to_shape(xp.where(x_wins, out_grad, zero), x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(xp.where(x_wins, zero, out_grad), y.shape) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("maximum_grad", ALL_BACKENDS, REAL)
+def maximum_grad(ctx, x, y, out_grad, *, out_mask=None):
+    return _select_grad(ctx.xp, x > y, x, y, out_grad, out_mask)
+
+
+@register_kernel("minimum_grad", ALL_BACKENDS, REAL)
+def minimum_grad(ctx, x, y, out_grad, *, out_mask=None):
+    return _select_grad(ctx.xp, x < y, x, y, out_grad, out_mask)
+
+
+@register_kernel("sign", ALL_BACKENDS, REAL)
+def sign(ctx, x):
+    return ctx.xp.sign(x)

@@ -1,19 +1,19 @@
 """Helpers shared by kernels (Paddle's phi/kernels/funcs)."""
 from __future__ import annotations
 
+from ..common.shape_rules import broadcast_axes
+
 
 def reduce_to_shape(grad, shape):
     """Sums ``grad`` over the axes along which an input of ``shape`` was broadcast.
 
-    This is the one place that undoes broadcasting for every backward kernel.
+    Every backward kernel undoes broadcasting here (composite rules use the same
+    axes, from phi.common.shape_rules).
     """
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
-    lead = grad.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
-    )
+    axes = broadcast_axes(grad.shape, shape)
     # dtype: NumPy would widen int32 sums to int64, and the gradient must keep its dtype.
     return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape) if axes else grad.reshape(shape)
 

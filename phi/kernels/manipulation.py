@@ -1,6 +1,8 @@
 """Shape manipulation and dtype conversion kernels and their gradients."""
+from ..common.shape_rules import inverse_permutation
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES
+from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .funcs import reduce_to_shape
 
 
 @register_kernel("reshape", ALL_BACKENDS, ALL_TYPES)
@@ -23,7 +25,7 @@ def transpose(ctx, x, perm):
 @register_kernel("transpose_grad", ALL_BACKENDS, ALL_TYPES)
 def transpose_grad(ctx, out_grad, perm):
     xp = ctx.xp
-    return xp.transpose(out_grad, xp.argsort([p % len(perm) for p in perm]))
+    return xp.transpose(out_grad, inverse_permutation(perm))
 
 
 @register_kernel("cast", ALL_BACKENDS, ALL_TYPES)
@@ -59,3 +61,16 @@ def flatten(ctx, x, start_axis, stop_axis):
     for d in x.shape[start:stop + 1]:
         merged *= d  # explicit: -1 cannot be inferred when another axis has size 0
     return x.reshape(x.shape[:start] + (merged,) + x.shape[stop + 1:])
+
+
+@register_kernel("expand", ALL_BACKENDS, ALL_TYPES)
+def expand(ctx, x, shape):
+    # -1 keeps x's size (InferMeta checked the rest); a copy, so the result is writable.
+    lead = len(shape) - x.ndim
+    target = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+    return ctx.xp.broadcast_to(x, target).copy()
+
+
+@register_kernel("expand_grad", ALL_BACKENDS, NUMERIC)
+def expand_grad(ctx, x, out_grad, shape):
+    return reduce_to_shape(out_grad, x.shape)

@@ -1,6 +1,7 @@
 """Reductions over axes and their gradients."""
 import numpy as np
 
+from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
 
@@ -10,7 +11,7 @@ _INT64 = np.dtype("int64")
 
 def _axes(axis, ndim):
     """Kernel-side axis tuple: empty means all; negatives allowed (InferMeta validated)."""
-    return tuple(range(ndim)) if not axis else tuple(a % ndim for a in axis) if ndim else ()
+    return reduced_axes(ndim, axis)
 
 
 def _kept_shape(shape, axes):
