@@ -209,6 +209,67 @@ def minimum_grad(x, y, out_grad):
     return where_grad(F.less_than(x, y), x, y, out_grad)
 
 
+def softmax_grad(out, out_grad, axis):
+    return softmax_grad_rule(out, out_grad, axis)
+
+
+def softmax_grad_rule(out, out_grad, axis):
+    """out * (g - sum(g * out)): the gradient through a softmax, given its output."""
+    return F.multiply(out, F.subtract(out_grad, F.sum(F.multiply(out_grad, out), [axis], None, True)))
+
+
+def log_softmax_grad(out, out_grad, axis):
+    return F.subtract(out_grad, F.multiply(F.exp(out), F.sum(out_grad, [axis], None, True)))
+
+
+def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax,
+                                    numeric_stable_mode, ignore_index, axis):
+    grad = _cross_entropy_loss_grad(label, softmax, loss_grad, soft_label, use_softmax, ignore_index, axis)
+    if softmax_grad is None:
+        return grad
+    if use_softmax:
+        return F.add(grad, softmax_grad_rule(softmax, softmax_grad, axis))
+    return F.add(grad, softmax_grad)
+
+
+def _cross_entropy_loss_grad(label, softmax, loss_grad, soft_label, use_softmax, ignore_index, axis):
+    if soft_label:
+        target, weight = label, loss_grad
+    else:
+        valid = F.not_equal(label, F.full_like(label, ignore_index, None))
+        safe = F.where(valid, label, F.full_like(label, 0, None))
+        target = _one_hot_along(safe, softmax.shape[axis], axis, softmax.dtype)
+        weight = F.multiply(loss_grad, F.cast(valid, loss_grad.dtype))
+    if use_softmax:
+        return F.multiply(F.subtract(softmax, target), weight)
+    zeros = F.full_like(softmax, 0, None)
+    has_mass = F.not_equal(target, zeros)
+    ratio = F.divide(target, F.where(has_mass, softmax, F.full_like(softmax, 1, None)))
+    return F.where(has_mass, F.scale(F.multiply(ratio, weight), -1.0, 0.0, True), zeros)
+
+
+def _one_hot_along(label, classes, axis, dtype):
+    """Integer labels with a size-1 class axis as one-hot vectors along that axis."""
+    ndim = len(label.shape)
+    axis %= ndim
+    hot = F.cast(F.one_hot(F.squeeze(label, [axis]), classes), dtype)  # classes last
+    perm = list(range(axis)) + [ndim - 1] + list(range(axis, ndim - 1))
+    return F.transpose(hot, perm) if axis != ndim - 1 else hot
+
+
+def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index):
+    # d loss / dx = (1 - z) - c * sigmoid(-x), c = 1 + (p - 1) z
+    coeff = F.full_like(x, 1, None) if pos_weight is None else F.scale(
+        F.multiply(F.scale(pos_weight, 1.0, -1.0, True), label), 1.0, 1.0, True)
+    grad = F.subtract(F.scale(label, -1.0, 1.0, True), F.multiply(coeff, F.sigmoid(F.scale(x, -1.0, 0.0, True))))
+    valid = F.not_equal(label, F.full_like(label, ignore_index, None))
+    grad = F.where(valid, F.multiply(grad, out_grad), F.full_like(grad, 0, None))
+    if normalize:
+        count = F.sum(F.cast(valid, x.dtype), [], None, False)
+        grad = F.divide(grad, F.maximum(count, F.full_like(count, 1, None)))
+    return grad
+
+
 # Every public function above is a rule the generated code may call by name.
 COMPOSITE.register({name: value for name, value in list(globals().items())
                     if callable(value) and not name.startswith("_")

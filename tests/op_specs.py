@@ -752,5 +752,110 @@ SPECS += [
            with_grad_of_broadcast(), dtypes=FLOATS + INTS, wrt=(2,)),
 ]
 
+# -- softmax and the fused losses -------------------------------------------------
+
+def ref_softmax(x, axis=-1):
+    if x.size == 0:
+        return x.copy()
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype)
+
+
+def ref_log_softmax(x, axis=-1):
+    if x.size == 0:
+        return x.copy()
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(x.dtype)
+
+
+SOFTMAX_CASES = (Case(((3, 4),), {"axis": -1}), Case(((3, 4),), {"axis": 0}), Case(((2, 3, 4),), {"axis": 1}),
+                 Case(((5,),), {"axis": 0}), Case(((0, 3),), {"axis": -1}))
+
+
+def _prepared_output(forward):
+    """Backward ops that read their forward's output get a consistent one."""
+    def prepare(arrays, attrs):
+        raw, *rest = arrays
+        return [forward(raw, attrs["axis"]), *rest]
+    return prepare
+
+
+def _class_labels(u, classes):
+    """Labels drawn as numbers in (0, 1) turned into class indices (a recorded cast)."""
+    return F.cast(F.scale(u, float(classes), 0.0, True), D.INT64)
+
+
+def _ce(logits, u, axis):
+    return F.cross_entropy_with_softmax(logits, _class_labels(u, logits.shape[axis]), False, True, True,
+                                        -100, axis)
+
+
+def ref_ce(logits, u, axis):
+    labels = (u * logits.shape[axis]).astype(np.int64)
+    picked = np.take_along_axis(ref_log_softmax(logits, axis), labels, axis=axis)
+    return (-picked).astype(logits.dtype)
+
+
+def _ce_grad(label_u, softmax, loss_grad, axis):
+    labels = _class_labels(label_u, softmax.shape[axis])
+    return F.cross_entropy_with_softmax_grad(labels, softmax, None, loss_grad, False, True, True, -100, axis)
+
+
+def ref_ce_grad(label_u, softmax, loss_grad, axis):
+    classes = softmax.shape[axis]
+    labels = (label_u * classes).astype(np.int64)
+    target = np.zeros_like(softmax)
+    np.put_along_axis(target, labels, 1.0, axis=axis)
+    return ((softmax - target) * loss_grad).astype(softmax.dtype)
+
+
+def _ce_grad_prepare(arrays, attrs):
+    label_u, raw, loss_grad = arrays
+    return [label_u, ref_softmax(raw, attrs["axis"]), loss_grad]
+
+
+CE_CASES = (Case(((3, 4), (3, 1)), {"axis": -1}), Case(((4, 3), (1, 3)), {"axis": 0}),
+            Case(((2, 3, 5), (2, 1, 5)), {"axis": 1}), Case(((6,), (1,)), {"axis": 0}))
+
+
+def ref_sigmoid_ce(x, z, p=None):
+    coeff = 1.0 if p is None else 1.0 + (p - 1.0) * z
+    return ((1 - z) * x + coeff * (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))).astype(x.dtype)
+
+
+def ref_sigmoid_ce_grad(x, z, p, g, normalize, ignore_index):
+    coeff = 1.0 if p is None else 1.0 + (p - 1.0) * z
+    grad = ((1 - z) - coeff / (1 + np.exp(x))) * g
+    return (grad / max(x.size, 1) if normalize else grad).astype(x.dtype)
+
+
+SIGMOID_CE_CASES = tuple(Case((s, s, p)) for s in ((3, 4), (), (0, 2)) for p in (None, s))
+
+SPECS += [
+    OpSpec("softmax", eager.softmax, ref_softmax, ("real",), SOFTMAX_CASES),
+    OpSpec("log_softmax", eager.log_softmax, ref_log_softmax, ("real",), SOFTMAX_CASES),
+    OpSpec("softmax_grad", F.softmax_grad,
+           lambda out, g, axis: (out * (g - (g * out).sum(axis=axis, keepdims=True))).astype(out.dtype),
+           ("real", "real"), tuple(Case((c.shapes[0], c.shapes[0]), c.attrs) for c in SOFTMAX_CASES),
+           prepare=_prepared_output(ref_softmax)),
+    OpSpec("log_softmax_grad", F.log_softmax_grad,
+           lambda out, g, axis: (g - np.exp(out) * g.sum(axis=axis, keepdims=True)).astype(out.dtype),
+           ("real", "real"), tuple(Case((c.shapes[0], c.shapes[0]), c.attrs) for c in SOFTMAX_CASES),
+           prepare=_prepared_output(ref_log_softmax)),
+    OpSpec("cross_entropy_with_softmax", _ce, ref_ce, ("real", "unit"), CE_CASES, wrt=(0,)),
+    OpSpec("cross_entropy_with_softmax_grad", _ce_grad, ref_ce_grad, ("unit", "real", "real"),
+           tuple(Case((c.shapes[1], c.shapes[0], c.shapes[1]), c.attrs) for c in CE_CASES),
+           prepare=_ce_grad_prepare, wrt=(1, 2)),
+    OpSpec("sigmoid_cross_entropy_with_logits", F.sigmoid_cross_entropy_with_logits, ref_sigmoid_ce,
+           ("real", "unit", "positive"), SIGMOID_CE_CASES, wrt=(0,)),
+    OpSpec("sigmoid_cross_entropy_with_logits_grad", F.sigmoid_cross_entropy_with_logits_grad,
+           ref_sigmoid_ce_grad, ("real", "unit", "positive", "real"),
+           tuple(Case(c.shapes + (c.shapes[0],), {"normalize": n, "ignore_index": -100})
+                 for c in SIGMOID_CE_CASES for n in (False, True)), wrt=(0, 3)),
+    OpSpec("one_hot", eager.one_hot,
+           lambda x, num_classes: (x[..., None] == np.arange(num_classes)).astype(np.float32), ("positive",),
+           tuple(Case((s,), {"num_classes": 5}) for s in ((3,), (), (2, 4), (0,))), dtypes=INTS, grad=False),
+]
+
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
 assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"

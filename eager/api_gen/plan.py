@@ -124,6 +124,7 @@ class SavedPlan:
     slot: str  # the node attribute (the backward op's argument name)
     source: str  # the forward variable
     kind: str  # "input", "output" or "shape" (no_need_buffer); "inputs" / "shapes" for a Tensor[]
+    optional: bool = False  # an optional forward input: None is saved as None
 
 
 @dataclass(frozen=True)
@@ -236,8 +237,8 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
             kind = "shape" if arg.name in bwd.no_need_buffer else "input"
             if arg.is_tensor_list:
                 kind += "s"
-            saved.append(SavedPlan(arg.name, real.name, kind))
-            call_args.append(CallArg(arg.name, "saved", arg.is_tensor_list))
+            saved.append(SavedPlan(arg.name, real.name, kind, real.optional))
+            call_args.append(CallArg(arg.name, "saved", arg.is_tensor_list, real.optional))
         else:
             attrs.append((arg.name, alias_to_input[arg.name].name))
             call_args.append(CallArg(arg.name, "attr"))

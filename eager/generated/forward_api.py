@@ -87,6 +87,11 @@ __all__ = [
     "sign",
     "maximum",
     "minimum",
+    "softmax",
+    "log_softmax",
+    "cross_entropy_with_softmax",
+    "sigmoid_cross_entropy_with_logits",
+    "one_hot",
 ]
 
 
@@ -1018,6 +1023,111 @@ class MinimumGradNode(GradNodeBase):
             return ((grad[0],), (grad[1],), )
         grad = _phi.minimum_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class SoftmaxGradNode(GradNodeBase):
+    """Runs softmax_grad for softmax."""
+
+    __slots__ = ("out", "axis", )
+    backward_op = "softmax_grad"
+    forward_op = "softmax"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("out", )
+    attr_names = ("axis", )
+
+    def release(self):
+        self.out.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            out = self.out.recover(self)
+            grad = _composite.softmax_grad(out, out_grad, self.axis)
+            return ((grad,), )
+        grad = _phi.softmax_grad(self.out.recover_impl(self), out_grad.impl, self.axis, )
+        return ((Tensor(grad),), )
+
+
+class LogSoftmaxGradNode(GradNodeBase):
+    """Runs log_softmax_grad for log_softmax."""
+
+    __slots__ = ("out", "axis", )
+    backward_op = "log_softmax_grad"
+    forward_op = "log_softmax"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("out", )
+    attr_names = ("axis", )
+
+    def release(self):
+        self.out.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            out = self.out.recover(self)
+            grad = _composite.log_softmax_grad(out, out_grad, self.axis)
+            return ((grad,), )
+        grad = _phi.log_softmax_grad(self.out.recover_impl(self), out_grad.impl, self.axis, )
+        return ((Tensor(grad),), )
+
+
+class CrossEntropyWithSoftmaxGradNode(GradNodeBase):
+    """Runs cross_entropy_with_softmax_grad for cross_entropy_with_softmax."""
+
+    __slots__ = ("label", "softmax", "soft_label", "use_softmax", "numeric_stable_mode", "ignore_index", "axis", )
+    backward_op = "cross_entropy_with_softmax_grad"
+    forward_op = "cross_entropy_with_softmax"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("label", "softmax", )
+    attr_names = ("soft_label", "use_softmax", "numeric_stable_mode", "ignore_index", "axis", )
+
+    def release(self):
+        self.label.release()
+        self.softmax.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, ))
+        softmax_grad = grads[0]
+        loss_grad = grads[1]
+        if create_graph:
+            label = self.label.recover(self)
+            softmax = self.softmax.recover(self)
+            grad = _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, self.soft_label, self.use_softmax, self.numeric_stable_mode, self.ignore_index, self.axis)
+            return ((grad,), None, )
+        grad = _phi.cross_entropy_with_softmax_grad(self.label.recover_impl(self), self.softmax.recover_impl(self), None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, self.soft_label, self.use_softmax, self.numeric_stable_mode, self.ignore_index, self.axis, )
+        return ((Tensor(grad),), None, )
+
+
+class SigmoidCrossEntropyWithLogitsGradNode(GradNodeBase):
+    """Runs sigmoid_cross_entropy_with_logits_grad for sigmoid_cross_entropy_with_logits."""
+
+    __slots__ = ("x", "label", "pos_weight", "normalize", "ignore_index", )
+    backward_op = "sigmoid_cross_entropy_with_logits_grad"
+    forward_op = "sigmoid_cross_entropy_with_logits"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "label", "pos_weight", )
+    attr_names = ("normalize", "ignore_index", )
+
+    def release(self):
+        self.x.release()
+        self.label.release()
+        if self.pos_weight is not None:
+            self.pos_weight.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            label = self.label.recover(self)
+            pos_weight = None if self.pos_weight is None else self.pos_weight.recover(self)
+            grad = _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, self.normalize, self.ignore_index)
+            return ((grad,), None, None, )
+        grad = _phi.sigmoid_cross_entropy_with_logits_grad(self.x.recover_impl(self), self.label.recover_impl(self), (None if self.pos_weight is None else self.pos_weight.recover_impl(self)), out_grad.impl, self.normalize, self.ignore_index, )
+        return ((Tensor(grad),), None, None, )
 
 
 def add(x, y, name=None):
@@ -2032,6 +2142,121 @@ def minimum(x, y, name=None):
     return out
 
 
+def softmax(x, axis=-1, name=None):
+    """exp(x) / sum(exp(x)) along axis, computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softmax", "x", x)
+    axis = to_int(axis, "softmax", "axis")
+    out = Tensor(_phi.softmax(x.impl, axis))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SoftmaxGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
+        node.axis = axis
+    if _anomaly.enabled:
+        check_forward("softmax", (out, ))
+    return out
+
+
+def log_softmax(x, axis=-1, name=None):
+    """log(softmax(x)) along axis, computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log_softmax", "x", x)
+    axis = to_int(axis, "log_softmax", "axis")
+    out = Tensor(_phi.log_softmax(x.impl, axis))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = LogSoftmaxGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.out = save_output(out)
+        node.axis = axis
+    if _anomaly.enabled:
+        check_forward("log_softmax", (out, ))
+    return out
+
+
+def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True, numeric_stable_mode=True, ignore_index=-100, axis=-1, name=None):
+    """Softmax and cross entropy in one step; a -inf logit has probability 0 and adds nothing.
+
+    Differentiable to any order.
+    """
+    if not isinstance(logits, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax", "logits", logits)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax", "label", label)
+    soft_label = to_bool(soft_label, "cross_entropy_with_softmax", "soft_label")
+    use_softmax = to_bool(use_softmax, "cross_entropy_with_softmax", "use_softmax")
+    numeric_stable_mode = to_bool(numeric_stable_mode, "cross_entropy_with_softmax", "numeric_stable_mode")
+    ignore_index = to_int(ignore_index, "cross_entropy_with_softmax", "ignore_index")
+    axis = to_int(axis, "cross_entropy_with_softmax", "axis")
+    softmax, loss = _phi.cross_entropy_with_softmax(logits.impl, label.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
+    softmax = None if softmax is None else Tensor(softmax)
+    loss = None if loss is None else Tensor(loss)
+    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
+        node = CrossEntropyWithSoftmaxGradNode(((edge_of(logits),), (edge_of(label),), ))
+        if softmax is not None:
+            softmax._meta = AutogradMeta(node, 0)
+        if loss is not None:
+            loss._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
+        node.label = save_input(label)
+        node.softmax = save_output(softmax)
+        node.soft_label = soft_label
+        node.use_softmax = use_softmax
+        node.numeric_stable_mode = numeric_stable_mode
+        node.ignore_index = ignore_index
+        node.axis = axis
+    if _anomaly.enabled:
+        check_forward("cross_entropy_with_softmax", (softmax, loss, ))
+    return loss
+
+
+def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ignore_index=-100, name=None):
+    """Binary cross entropy on logits, stable for any magnitude, elementwise.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits", "x", x)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits", "label", label)
+    if pos_weight is not None and not isinstance(pos_weight, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits", "pos_weight", pos_weight)
+    normalize = to_bool(normalize, "sigmoid_cross_entropy_with_logits", "normalize")
+    ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits", "ignore_index")
+    out = Tensor(_phi.sigmoid_cross_entropy_with_logits(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, normalize, ignore_index))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient)):
+        node = SigmoidCrossEntropyWithLogitsGradNode(((edge_of(x),), (edge_of(label),), (None if pos_weight is None else edge_of(pos_weight),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.label = save_input(label)
+        node.pos_weight = None if pos_weight is None else save_input(pos_weight)
+        node.normalize = normalize
+        node.ignore_index = ignore_index
+    if _anomaly.enabled:
+        check_forward("sigmoid_cross_entropy_with_logits", (out, ))
+    return out
+
+
+def one_hot(x, num_classes, name=None):
+    """Integer class indices as float32 one-hot vectors (classes last).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("one_hot", "x", x)
+    num_classes = to_int(num_classes, "one_hot", "num_classes")
+    out = Tensor(_phi.one_hot(x.impl, num_classes))
+    if _anomaly.enabled:
+        check_forward("one_hot", (out, ))
+    return out
+
+
 def add_grad(x, y, out_grad, out_mask=None, name=None):
     """add_grad
 
@@ -2724,3 +2949,88 @@ def minimum_grad(x, y, out_grad, out_mask=None, name=None):
     if _anomaly.enabled:
         check_forward("minimum_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
+
+
+def softmax_grad(out, out_grad, axis, name=None):
+    """softmax_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out, Tensor):
+        raise bad_tensor("softmax_grad", "out", out)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("softmax_grad", "out_grad", out_grad)
+    axis = to_int(axis, "softmax_grad", "axis")
+    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.softmax_grad(out.impl, out_grad.impl, axis))
+    if _anomaly.enabled:
+        check_forward("softmax_grad", (x_grad, ))
+    return x_grad
+
+
+def log_softmax_grad(out, out_grad, axis, name=None):
+    """log_softmax_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out, Tensor):
+        raise bad_tensor("log_softmax_grad", "out", out)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("log_softmax_grad", "out_grad", out_grad)
+    axis = to_int(axis, "log_softmax_grad", "axis")
+    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.log_softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.log_softmax_grad(out.impl, out_grad.impl, axis))
+    if _anomaly.enabled:
+        check_forward("log_softmax_grad", (x_grad, ))
+    return x_grad
+
+
+def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, name=None):
+    """cross_entropy_with_softmax_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(label, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax_grad", "label", label)
+    if not isinstance(softmax, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax_grad", "softmax", softmax)
+    if softmax_grad is not None and not isinstance(softmax_grad, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax_grad", "softmax_grad", softmax_grad)
+    if not isinstance(loss_grad, Tensor):
+        raise bad_tensor("cross_entropy_with_softmax_grad", "loss_grad", loss_grad)
+    soft_label = to_bool(soft_label, "cross_entropy_with_softmax_grad", "soft_label")
+    use_softmax = to_bool(use_softmax, "cross_entropy_with_softmax_grad", "use_softmax")
+    numeric_stable_mode = to_bool(numeric_stable_mode, "cross_entropy_with_softmax_grad", "numeric_stable_mode")
+    ignore_index = to_int(ignore_index, "cross_entropy_with_softmax_grad", "ignore_index")
+    axis = to_int(axis, "cross_entropy_with_softmax_grad", "axis")
+    if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
+        return _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)  # recorded through differentiable ops
+    logits_grad = Tensor(_phi.cross_entropy_with_softmax_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis))
+    if _anomaly.enabled:
+        check_forward("cross_entropy_with_softmax_grad", (logits_grad, ))
+    return logits_grad
+
+
+def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index, name=None):
+    """sigmoid_cross_entropy_with_logits_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "x", x)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "label", label)
+    if pos_weight is not None and not isinstance(pos_weight, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "pos_weight", pos_weight)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "out_grad", out_grad)
+    normalize = to_bool(normalize, "sigmoid_cross_entropy_with_logits_grad", "normalize")
+    ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits_grad", "ignore_index")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.sigmoid_cross_entropy_with_logits_grad(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, out_grad.impl, normalize, ignore_index))
+    if _anomaly.enabled:
+        check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
+    return x_grad

@@ -56,4 +56,9 @@ METHODS = {
     "sign": _F.sign,
     "maximum": _F.maximum,
     "minimum": _F.minimum,
+    "softmax": _F.softmax,
+    "log_softmax": _F.log_softmax,
+    "cross_entropy_with_softmax": _F.cross_entropy_with_softmax,
+    "sigmoid_cross_entropy_with_logits": _F.sigmoid_cross_entropy_with_logits,
+    "one_hot": _F.one_hot,
 }

@@ -1,9 +1,10 @@
 """Stateless functions for building networks (Paddle's ``paddle.nn.functional``).
 
-Everything here is composed from differentiable eager ops, so gradients (and
-higher-order gradients) come from the ops' own backward rules. Constants such
-as one-hot labels and masks are computed directly on the input's array (NumPy
-or CuPy) and enter the graph as stop-gradient tensors.
+Everything here is a call of ops from ops.yaml: softmax, log_softmax and the
+two cross-entropy losses are fused phi kernels (stable for any magnitude, a
+-inf logit included), the rest compose differentiable ops, so gradients and
+higher-order gradients come from the ops' own backward rules. Nothing reads an
+array or waits for the device: label values are checked inside the kernel.
 """
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import numbers
 
 import numpy as np
 
-from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
-from phi.core import DenseTensor
+from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
+from phi.core.errors import PhiError
 
 from ..arguments import describe
 from ..generated import forward_api as _ops
@@ -66,20 +67,6 @@ def _check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
 
 
-def _xp(x: Tensor):
-    array = x.impl.array
-    if type(array) is np.ndarray:
-        return np
-    import cupy
-
-    return cupy
-
-
-def _constant(array) -> Tensor:
-    """A stop-gradient tensor on the array's own device."""
-    return Tensor(DenseTensor(array))
-
-
 def _reduce(fn: str, loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
         return _ops.mean(loss)
@@ -104,34 +91,24 @@ def tanh(x: Tensor, name=None) -> Tensor:
     return _ops.tanh(_check_float("tanh", "x", x))
 
 
-def _shifted(fn: str, x: Tensor, axis: int) -> Tensor:
-    # exp overflows for large logits; subtracting the row max changes neither
-    # softmax nor log_softmax. The max is a constant: the terms its gradient
-    # would contribute cancel exactly, so it need not be differentiated.
-    xp = _xp(x)
-    peak = xp.max(x.impl.array, axis=axis, keepdims=True)
-    peak = xp.where(xp.isfinite(peak), peak, 0).astype(x.impl.array.dtype)
-    return _ops.subtract(x, _constant(peak))
-
-
 def softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``axis``, computed stably."""
+    """exp(x) / sum(exp(x)) along ``axis``, computed stably (a fused kernel).
+
+    >>> eager.nn.functional.softmax(eager.to_tensor([1.0, 2.0, 3.0])).numpy().round(3)
+    array([0.09 , 0.245, 0.665], dtype=float32)
+    """
     _check_float("softmax", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
-    axis = _check_axis("softmax", x, axis)
-    e = _ops.exp(_shifted("softmax", x, axis))
-    return _ops.divide(e, _ops.sum(e, axis=axis, keepdim=True))
+    return _ops.softmax(x, _check_axis("softmax", x, axis))
 
 
 def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
-    """log(softmax(x)) along ``axis``, computed stably (x - max - log(sum(exp(x - max))))."""
+    """log(softmax(x)) along ``axis``, computed stably (a fused kernel)."""
     _check_float("log_softmax", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
-    axis = _check_axis("log_softmax", x, axis)
-    shifted = _shifted("log_softmax", x, axis)
-    return _ops.subtract(shifted, _ops.log(_ops.sum(_ops.exp(shifted), axis=axis, keepdim=True)))
+    return _ops.log_softmax(x, _check_axis("log_softmax", x, axis))
 
 
 # -- losses --------------------------------------------------------------------
@@ -155,49 +132,32 @@ def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) ->
     _check_same_shape(fn, "input", input, "label", label)
     _check_reduction(fn, reduction)
     diff = _ops.subtract(input, label)
-    xp = _xp(diff)
-    sign = xp.where(diff.impl.array >= 0, 1, -1).astype(diff.impl.array.dtype)
-    return _reduce(fn, _ops.multiply(diff, _constant(sign)), reduction)
+    nonnegative = _ops.greater_equal(diff, _ops.full_like(diff, 0, None))
+    return _reduce(fn, _ops.where(nonnegative, diff, _ops.scale(diff, -1.0, 0.0, True)), reduction)
 
 
 def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
                                      reduction: str = "mean", pos_weight=None,
                                      name=None) -> Tensor:
-    """Sigmoid cross entropy on logits, stable for any magnitude:
+    """Sigmoid cross entropy on logits, stable for any magnitude (a fused kernel):
 
-    loss = (1 - z) * x + (1 + (p - 1) * z) * softplus(-x),
-    softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0)
+    loss = (1 - z) * x + (1 + (p - 1) * z) * log(1 + exp(-x))
 
-    with z the label, p ``pos_weight`` (default 1), scaled by ``weight`` if given.
-    |x| and max(-x, 0) use constant masks chosen so the gradient is exactly
-    sigmoid(x) - z everywhere, x = 0 included.
+    with z the label, p ``pos_weight`` (default 1; broadcast to the logits'
+    shape), scaled by ``weight`` if given. Its gradient is sigmoid(x) - z for p = 1.
     """
     fn = "binary_cross_entropy_with_logits"
     _check_float(fn, "logit", logit)
     _check_tensor(fn, "label", label)
     _check_same_shape(fn, "logit", logit, "label", label)
     _check_reduction(fn, reduction)
-    xp = _xp(logit)
-    x = logit.impl.array
-    dtype = x.dtype
-    sign = _constant(xp.where(x >= 0, 1, -1).astype(dtype))
-    negative = _constant((x < 0).astype(dtype))
-    abs_x = _ops.multiply(logit, sign)
-    # log(1 + exp(-|x|)) - x * [x < 0]
-    softplus_neg = _ops.subtract(_ops.log(_ops.scale(_ops.exp(_ops.scale(abs_x, -1.0)), 1.0, 1.0)),
-                                 _ops.multiply(logit, negative))
-    one_minus_z = _ops.scale(label, -1.0, 1.0)
-    if pos_weight is None:
-        coeff = None
-    else:
+    if pos_weight is not None:
         _check_tensor(fn, "pos_weight", pos_weight)
         if pos_weight.dtype != logit.dtype:
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
-        coeff = _ops.add(_ops.multiply(_ops.scale(pos_weight, 1.0, -1.0), label),
-                         _ops.full_like(label, 1.0))
-    term = softplus_neg if coeff is None else _ops.multiply(coeff, softplus_neg)
-    loss = _ops.add(_ops.multiply(one_minus_z, logit), term)
+        pos_weight = _ops.expand(pos_weight, logit.shape)
+    loss = _ops.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     if weight is not None:
         _check_tensor(fn, "weight", weight)
         if weight.dtype != logit.dtype:
@@ -213,10 +173,19 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
 
     ``input``: logits (or probabilities with ``use_softmax=False``), classes along
     ``axis``. ``label``: integer class indices shaped like input without the class
-    axis, optionally with a trailing 1 ([N] or [N, 1]); with ``soft_label=True``,
-    a float distribution shaped like input. ``weight``: per-class weights [C].
-    Samples whose label is ``ignore_index`` contribute nothing, and the mean
-    divides by the total weight of the samples that count.
+    axis, or with it of size 1 ([N] or [N, 1]); with ``soft_label=True``, a float
+    distribution shaped like input. ``weight``: per-class weights [C]. Samples
+    whose label is ``ignore_index`` contribute nothing, and the mean divides by
+    the total weight of the samples that count (0 when none does).
+
+    It runs one fused kernel: a logit of -inf (a masked class) has probability 0
+    and adds nothing, to the loss or the gradient. Labels out of range raise on
+    the CPU; on a GPU they are not checked (that would wait for the device) and
+    are clipped into range.
+
+    >>> logits = eager.to_tensor([[2.0, 0.5, float("-inf")]])
+    >>> float(eager.nn.functional.cross_entropy(logits, eager.to_tensor([0])))
+    0.2014...
     """
     fn = "cross_entropy"
     _check_float(fn, "input", input)
@@ -224,63 +193,70 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     _check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
+    if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
+        raise TypeError(f"{fn}: argument 'ignore_index' expected an int, got {ignore_index!r}")
+    for flag, value in (("soft_label", soft_label), ("use_softmax", use_softmax)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
     axis = _check_axis(fn, input, axis)
-    logp = log_softmax(input, axis=axis) if use_softmax else _ops.log(input)
-    xp = _xp(input)
-    dtype = input.impl.array.dtype
     classes = input.shape[axis]
+    kept = input.shape[:axis] + [1] + input.shape[axis + 1:]
     if weight is not None:
         _check_tensor(fn, "weight", weight)
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
-        w = weight.impl.array.astype(dtype)
+        weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
+        weight = _ops.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
         _check_same_shape(fn, "input", input, "label", label)
-        per_class = _ops.multiply(logp, label)
-        if weight is not None:
-            shape = [1] * input.ndim
-            shape[axis] = classes
-            per_class = _ops.multiply(per_class, _constant(w.reshape(shape)))
-        loss = _ops.scale(_ops.sum(per_class, axis=axis, keepdim=True), -1.0)
-        if reduction == "mean":
-            return _ops.mean(loss)
-        return _reduce(fn, loss, reduction)
+        loss = _ops.cross_entropy_with_softmax(input, label, True, use_softmax, True, ignore_index, axis)
+        if weight is None:
+            return _reduce(fn, loss, reduction)
+        sample_weight = _ops.sum(_ops.multiply(label, weight), [axis], None, True)
+        return _weighted(fn, _ops.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
-    indices = label.impl.array
-    if indices.dtype.kind not in "iu":
+    if label.dtype not in INTEGER_TYPES:
         raise TypeError(
             f"{fn}: argument 'label' expected an integer Tensor of class indices (or "
             f"soft_label=True), got {label.dtype}{label.shape}")
-    expected = input.shape[:axis] + input.shape[axis + 1:]
-    if label.shape == expected + [1] and axis == input.ndim - 1:
-        indices = indices.reshape(expected)
-    elif label.shape != expected:
+    dropped = input.shape[:axis] + input.shape[axis + 1:]
+    if label.shape == dropped:
+        label_kept = _ops.unsqueeze(label, [axis])
+    elif label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
+        label_kept = _ops.reshape(label, kept)
+    else:
         raise ValueError(
-            f"{fn}: argument 'label' expected shape {expected} or {expected + [1]} for input of "
+            f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
             f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
-    valid = indices != ignore_index
-    bad = valid & ((indices < 0) | (indices >= classes))
-    if bool(bad.any()):
-        raise ValueError(
-            f"{fn}: argument 'label' expected class indices in [0, {classes}) or ignore_index "
-            f"{ignore_index}, got {int(indices[bad].reshape(-1)[0])}")
-    safe = xp.where(valid, indices, 0)
-    sample_weight = (w[safe] if weight is not None else xp.ones(safe.shape, dtype)) * valid
-    # coefficient[..., c, ...] = sample_weight if c is the label: one multiply and
-    # one sum select -w * log p[label] without a gather op.
-    one_hot = xp.expand_dims(safe, axis) == xp.arange(classes).reshape(
-        [classes if d == axis else 1 for d in range(input.ndim)])
-    coefficient = (one_hot * xp.expand_dims(sample_weight, axis)).astype(dtype)
-    loss = _ops.sum(_ops.multiply(logp, _constant(-coefficient)), axis=axis)
+    try:
+        loss = _ops.cross_entropy_with_softmax(input, label_kept, False, use_softmax, True, ignore_index, axis)
+    except PhiError as error:  # a label out of range: name the function the user called
+        raise type(error)(str(error).replace("cross_entropy_with_softmax:", f"{fn}:", 1)) from None
+    valid = _ops.cast(_ops.not_equal(label_kept, _ops.full_like(label_kept, ignore_index, None)), input.dtype)
+    if weight is None:
+        sample_weight = valid
+    else:
+        safe = _ops.where(_ops.not_equal(label_kept, _ops.full_like(label_kept, ignore_index, None)),
+                          label_kept, _ops.full_like(label_kept, 0, None))
+        one_hot = _ops.cast(_ops.one_hot(_ops.squeeze(safe, [axis]), classes), input.dtype)
+        per_class = _ops.reshape(weight, [classes])
+        sample_weight = _ops.multiply(_ops.reshape(_ops.matmul(one_hot, per_class, False, False), kept), valid)
+        loss = _ops.multiply(loss, sample_weight)
+    return _weighted(fn, loss, sample_weight, reduction, label.shape)
+
+
+def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
+    """The reduction of a per-sample loss whose mean divides by the weights' sum."""
     if reduction == "none":
-        return _ops.reshape(loss, label.shape)
+        return _ops.reshape(loss, shape)
     total = _ops.sum(loss)
     if reduction == "sum":
         return total
-    denominator = float(sample_weight.sum())
-    # All samples ignored: Paddle returns 0 rather than 0/0.
-    return _ops.scale(total, 1.0 / denominator if denominator != 0 else 0.0)
+    denominator = _ops.sum(sample_weight)
+    # No sample counts: the total is 0 too, and Paddle returns 0 rather than 0/0.
+    tiny = _ops.full_like(denominator, float(np.finfo(denominator.dtype.numpy_dtype).tiny), None)
+    return _ops.divide(total, _ops.maximum(denominator, tiny))
 
 
 __all__ = [

@@ -12,7 +12,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -26,7 +26,11 @@ def add(x, y):
     except PhiError as error:
         raise error.in_op("add", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _add_kernel[key](x.array, y.array)
+    kernel = _add_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("add", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -45,7 +49,11 @@ def subtract(x, y):
     except PhiError as error:
         raise error.in_op("subtract", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _subtract_kernel[key](x.array, y.array)
+    kernel = _subtract_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("subtract", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -64,7 +72,11 @@ def multiply(x, y):
     except PhiError as error:
         raise error.in_op("multiply", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _multiply_kernel[key](x.array, y.array)
+    kernel = _multiply_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("multiply", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -83,7 +95,11 @@ def divide(x, y):
     except PhiError as error:
         raise error.in_op("divide", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _divide_kernel[key](x.array, y.array)
+    kernel = _divide_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("divide", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -102,7 +118,11 @@ def pow(x, y):
     except PhiError as error:
         raise error.in_op("pow", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _pow_kernel[key](x.array, y)
+    kernel = _pow_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y)
+    except PhiError as error:
+        raise error.in_op("pow", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -121,7 +141,11 @@ def scale(x, scale, bias, bias_after_scale):
     except PhiError as error:
         raise error.in_op("scale", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _scale_kernel[key](x.array, scale, bias, bias_after_scale)
+    kernel = _scale_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, scale, bias, bias_after_scale)
+    except PhiError as error:
+        raise error.in_op("scale", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -140,7 +164,11 @@ def matmul(x, y, transpose_x, transpose_y):
     except PhiError as error:
         raise error.in_op("matmul", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _matmul_kernel[key](x.array, y.array, transpose_x, transpose_y)
+    kernel = _matmul_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, transpose_x, transpose_y)
+    except PhiError as error:
+        raise error.in_op("matmul", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -159,7 +187,11 @@ def relu(x):
     except PhiError as error:
         raise error.in_op("relu", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _relu_kernel[key](x.array)
+    kernel = _relu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("relu", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -178,7 +210,11 @@ def tanh(x):
     except PhiError as error:
         raise error.in_op("tanh", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _tanh_kernel[key](x.array)
+    kernel = _tanh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("tanh", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -197,7 +233,11 @@ def sigmoid(x):
     except PhiError as error:
         raise error.in_op("sigmoid", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _sigmoid_kernel[key](x.array)
+    kernel = _sigmoid_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sigmoid", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -216,7 +256,11 @@ def exp(x):
     except PhiError as error:
         raise error.in_op("exp", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _exp_kernel[key](x.array)
+    kernel = _exp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("exp", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -235,7 +279,11 @@ def log(x):
     except PhiError as error:
         raise error.in_op("log", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _log_kernel[key](x.array)
+    kernel = _log_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -254,7 +302,11 @@ def sum(x, axis, dtype, keepdim):
     except PhiError as error:
         raise error.in_op("sum", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _sum_kernel[key](x.array, axis, dtype, keepdim)
+    kernel = _sum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, dtype, keepdim)
+    except PhiError as error:
+        raise error.in_op("sum", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -273,7 +325,11 @@ def mean(x, axis, keepdim):
     except PhiError as error:
         raise error.in_op("mean", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _mean_kernel[key](x.array, axis, keepdim)
+    kernel = _mean_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("mean", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -292,7 +348,11 @@ def reshape(x, shape):
     except PhiError as error:
         raise error.in_op("reshape", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _reshape_kernel[key](x.array, shape)
+    kernel = _reshape_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, shape)
+    except PhiError as error:
+        raise error.in_op("reshape", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -311,7 +371,11 @@ def transpose(x, perm):
     except PhiError as error:
         raise error.in_op("transpose", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _transpose_kernel[key](x.array, perm)
+    kernel = _transpose_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, perm)
+    except PhiError as error:
+        raise error.in_op("transpose", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -330,7 +394,11 @@ def cast(x, dtype):
     except PhiError as error:
         raise error.in_op("cast", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _cast_kernel[key](x.array, dtype)
+    kernel = _cast_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, dtype)
+    except PhiError as error:
+        raise error.in_op("cast", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -349,7 +417,11 @@ def full(shape, value, dtype, place):
     except PhiError as error:
         raise error.in_op("full") from None
     key = (array_type_of(place), dtype.numpy_dtype)
-    out = _full_kernel[key](shape, value, dtype)
+    kernel = _full_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, value, dtype)
+    except PhiError as error:
+        raise error.in_op("full") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -368,7 +440,11 @@ def full_like(x, value, dtype):
     except PhiError as error:
         raise error.in_op("full_like", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _full_like_kernel[key](x.array, value, dtype)
+    kernel = _full_like_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, value, dtype)
+    except PhiError as error:
+        raise error.in_op("full_like", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -387,7 +463,11 @@ def equal(x, y):
     except PhiError as error:
         raise error.in_op("equal", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _equal_kernel[key](x.array, y.array)
+    kernel = _equal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("equal", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -406,7 +486,11 @@ def not_equal(x, y):
     except PhiError as error:
         raise error.in_op("not_equal", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _not_equal_kernel[key](x.array, y.array)
+    kernel = _not_equal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("not_equal", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -425,7 +509,11 @@ def less_than(x, y):
     except PhiError as error:
         raise error.in_op("less_than", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _less_than_kernel[key](x.array, y.array)
+    kernel = _less_than_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("less_than", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -444,7 +532,11 @@ def less_equal(x, y):
     except PhiError as error:
         raise error.in_op("less_equal", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _less_equal_kernel[key](x.array, y.array)
+    kernel = _less_equal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("less_equal", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -463,7 +555,11 @@ def greater_than(x, y):
     except PhiError as error:
         raise error.in_op("greater_than", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _greater_than_kernel[key](x.array, y.array)
+    kernel = _greater_than_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("greater_than", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -482,7 +578,11 @@ def greater_equal(x, y):
     except PhiError as error:
         raise error.in_op("greater_equal", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _greater_equal_kernel[key](x.array, y.array)
+    kernel = _greater_equal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("greater_equal", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -501,7 +601,11 @@ def squeeze(x, axis):
     except PhiError as error:
         raise error.in_op("squeeze", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _squeeze_kernel[key](x.array, axis)
+    kernel = _squeeze_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("squeeze", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -520,7 +624,11 @@ def unsqueeze(x, axis):
     except PhiError as error:
         raise error.in_op("unsqueeze", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _unsqueeze_kernel[key](x.array, axis)
+    kernel = _unsqueeze_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("unsqueeze", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -539,7 +647,11 @@ def flatten(x, start_axis, stop_axis):
     except PhiError as error:
         raise error.in_op("flatten", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _flatten_kernel[key](x.array, start_axis, stop_axis)
+    kernel = _flatten_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, start_axis, stop_axis)
+    except PhiError as error:
+        raise error.in_op("flatten", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -558,7 +670,11 @@ def getitem(x, index):
     except PhiError as error:
         raise error.in_op("getitem", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _getitem_kernel[key](x.array, index)
+    kernel = _getitem_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index)
+    except PhiError as error:
+        raise error.in_op("getitem", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -577,7 +693,11 @@ def setitem(x, value, index):
     except PhiError as error:
         raise error.in_op("setitem", x=x, value=value) from None
     key = (type(x.array), x.array.dtype)
-    out = _setitem_kernel[key](x.array, value.array, index)
+    kernel = _setitem_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, value.array, index)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -596,7 +716,11 @@ def concat(x, axis):
     except PhiError as error:
         raise error.in_op("concat", x=x) from None
     key = (type(x[0].array), x[0].array.dtype)
-    out = _concat_kernel[key]([t.array for t in x], axis)
+    kernel = _concat_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in x], axis)
+    except PhiError as error:
+        raise error.in_op("concat", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -615,7 +739,11 @@ def stack(x, axis):
     except PhiError as error:
         raise error.in_op("stack", x=x) from None
     key = (type(x[0].array), x[0].array.dtype)
-    out = _stack_kernel[key]([t.array for t in x], axis)
+    kernel = _stack_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in x], axis)
+    except PhiError as error:
+        raise error.in_op("stack", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -634,7 +762,11 @@ def split(x, num_or_sections, axis):
     except PhiError as error:
         raise error.in_op("split", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _split_kernel[key](x.array, num_or_sections, axis)
+    kernel = _split_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_or_sections, axis)
+    except PhiError as error:
+        raise error.in_op("split", x=x) from None
     out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
     if FLAGS.check_infer_meta:
         verify_infer_meta("split", [out_meta], [out])
@@ -652,7 +784,11 @@ def unbind(x, axis):
     except PhiError as error:
         raise error.in_op("unbind", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _unbind_kernel[key](x.array, axis)
+    kernel = _unbind_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("unbind", x=x) from None
     out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
     if FLAGS.check_infer_meta:
         verify_infer_meta("unbind", [out_meta], [out])
@@ -670,7 +806,11 @@ def assign(x):
     except PhiError as error:
         raise error.in_op("assign", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _assign_kernel[key](x.array)
+    kernel = _assign_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("assign", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -689,7 +829,11 @@ def expand(x, shape):
     except PhiError as error:
         raise error.in_op("expand", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _expand_kernel[key](x.array, shape)
+    kernel = _expand_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, shape)
+    except PhiError as error:
+        raise error.in_op("expand", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -708,7 +852,11 @@ def where(condition, x, y):
     except PhiError as error:
         raise error.in_op("where", condition=condition, x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _where_kernel[key](condition.array, x.array, y.array)
+    kernel = _where_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(condition.array, x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("where", condition=condition, x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -727,7 +875,11 @@ def sign(x):
     except PhiError as error:
         raise error.in_op("sign", x=x) from None
     key = (type(x.array), x.array.dtype)
-    out = _sign_kernel[key](x.array)
+    kernel = _sign_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sign", x=x) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -746,7 +898,11 @@ def maximum(x, y):
     except PhiError as error:
         raise error.in_op("maximum", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _maximum_kernel[key](x.array, y.array)
+    kernel = _maximum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("maximum", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -765,11 +921,136 @@ def minimum(x, y):
     except PhiError as error:
         raise error.in_op("minimum", x=x, y=y) from None
     key = (type(x.array), x.array.dtype)
-    out = _minimum_kernel[key](x.array, y.array)
+    kernel = _minimum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("minimum", x=x, y=y) from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("minimum", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_softmax_kernel = KERNELS.dispatch_table("softmax")
+
+
+def softmax(x, axis):
+    """exp(x) / sum(exp(x)) along axis, computed without overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.softmax_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("softmax", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    kernel = _softmax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("softmax", x=x) from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softmax", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_log_softmax_kernel = KERNELS.dispatch_table("log_softmax")
+
+
+def log_softmax(x, axis):
+    """log(softmax(x)) along axis, computed without overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.softmax_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("log_softmax", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    kernel = _log_softmax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("log_softmax", x=x) from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log_softmax", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cross_entropy_with_softmax_kernel = KERNELS.dispatch_table("cross_entropy_with_softmax")
+
+
+def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis):
+    """Softmax and cross entropy in one step; a -inf logit has probability 0 and adds nothing."""
+    softmax_meta = MetaTensor()
+    loss_meta = MetaTensor()
+    try:
+        _im.cross_entropy_with_softmax_infer_meta(logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, softmax_meta, loss_meta)
+    except PhiError as error:
+        raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
+    key = (type(logits.array), logits.array.dtype)
+    kernel = _cross_entropy_with_softmax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        softmax, loss = kernel(logits.array, label.array, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
+    except PhiError as error:
+        raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
+    if type(softmax) is not key[0]:
+        softmax = as_array(softmax, key[0])
+    if type(loss) is not key[0]:
+        loss = as_array(loss, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cross_entropy_with_softmax", [softmax_meta, loss_meta], [softmax, loss])
+    return (
+        DenseTensor(softmax),
+        DenseTensor(loss),
+    )
+
+
+_sigmoid_cross_entropy_with_logits_kernel = KERNELS.dispatch_table("sigmoid_cross_entropy_with_logits")
+
+
+def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_index):
+    """Binary cross entropy on logits, stable for any magnitude, elementwise."""
+    out_meta = MetaTensor()
+    try:
+        _im.sigmoid_cross_entropy_with_logits_infer_meta(x, label, pos_weight, normalize, ignore_index, out_meta)
+    except PhiError as error:
+        raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
+    key = (type(x.array), x.array.dtype)
+    kernel = _sigmoid_cross_entropy_with_logits_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, label.array, (None if pos_weight is None else pos_weight.array), normalize, ignore_index)
+    except PhiError as error:
+        raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sigmoid_cross_entropy_with_logits", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_one_hot_kernel = KERNELS.dispatch_table("one_hot")
+
+
+def one_hot(x, num_classes):
+    """Integer class indices as float32 one-hot vectors (classes last)."""
+    out_meta = MetaTensor()
+    try:
+        _im.one_hot_infer_meta(x, num_classes, out_meta)
+    except PhiError as error:
+        raise error.in_op("one_hot", x=x) from None
+    key = (type(x.array), x.array.dtype)
+    kernel = _one_hot_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_classes)
+    except PhiError as error:
+        raise error.in_op("one_hot", x=x) from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("one_hot", [out_meta], [out])
     return DenseTensor(out)
 
 
@@ -785,7 +1066,11 @@ def add_grad(x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _add_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _add_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -810,7 +1095,11 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _subtract_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _subtract_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -835,7 +1124,11 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _multiply_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _multiply_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -860,7 +1153,11 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _divide_grad_kernel[key](x.array, y.array, out.array, out_grad.array, out_mask=out_mask)
+    kernel = _divide_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -884,7 +1181,11 @@ def pow_grad(x, out_grad, y):
     except PhiError as error:
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _pow_grad_kernel[key](x.array, out_grad.array, y)
+    kernel = _pow_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, y)
+    except PhiError as error:
+        raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -903,7 +1204,11 @@ def scale_grad(out_grad, scale):
     except PhiError as error:
         raise error.in_op("scale_grad", out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _scale_grad_kernel[key](out_grad.array, scale)
+    kernel = _scale_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, scale)
+    except PhiError as error:
+        raise error.in_op("scale_grad", out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -923,7 +1228,11 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _matmul_grad_kernel[key](x.array, y.array, out_grad.array, transpose_x, transpose_y, out_mask=out_mask)
+    kernel = _matmul_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, transpose_x, transpose_y, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -947,7 +1256,11 @@ def relu_grad(out, out_grad):
     except PhiError as error:
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _relu_grad_kernel[key](out.array, out_grad.array)
+    kernel = _relu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -966,7 +1279,11 @@ def tanh_grad(out, out_grad):
     except PhiError as error:
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _tanh_grad_kernel[key](out.array, out_grad.array)
+    kernel = _tanh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -985,7 +1302,11 @@ def sigmoid_grad(out, out_grad):
     except PhiError as error:
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _sigmoid_grad_kernel[key](out.array, out_grad.array)
+    kernel = _sigmoid_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1004,7 +1325,11 @@ def exp_grad(out, out_grad):
     except PhiError as error:
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _exp_grad_kernel[key](out.array, out_grad.array)
+    kernel = _exp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1023,7 +1348,11 @@ def log_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _log_grad_kernel[key](x.array, out_grad.array)
+    kernel = _log_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1042,7 +1371,11 @@ def sum_grad(x, out_grad, axis, keepdim):
     except PhiError as error:
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _sum_grad_kernel[key](x.array, out_grad.array, axis, keepdim)
+    kernel = _sum_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1061,7 +1394,11 @@ def mean_grad(x, out_grad, axis, keepdim):
     except PhiError as error:
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _mean_grad_kernel[key](x.array, out_grad.array, axis, keepdim)
+    kernel = _mean_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1080,7 +1417,11 @@ def reshape_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _reshape_grad_kernel[key](x.array, out_grad.array)
+    kernel = _reshape_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1099,7 +1440,11 @@ def transpose_grad(out_grad, perm):
     except PhiError as error:
         raise error.in_op("transpose_grad", out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _transpose_grad_kernel[key](out_grad.array, perm)
+    kernel = _transpose_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, perm)
+    except PhiError as error:
+        raise error.in_op("transpose_grad", out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1118,7 +1463,11 @@ def cast_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("cast_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _cast_grad_kernel[key](x.array, out_grad.array)
+    kernel = _cast_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("cast_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1137,7 +1486,11 @@ def squeeze_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _squeeze_grad_kernel[key](x.array, out_grad.array)
+    kernel = _squeeze_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1156,7 +1509,11 @@ def unsqueeze_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _unsqueeze_grad_kernel[key](x.array, out_grad.array)
+    kernel = _unsqueeze_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1175,7 +1532,11 @@ def flatten_grad(x, out_grad):
     except PhiError as error:
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _flatten_grad_kernel[key](x.array, out_grad.array)
+    kernel = _flatten_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1194,7 +1555,11 @@ def getitem_grad(x, out_grad, index):
     except PhiError as error:
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _getitem_grad_kernel[key](x.array, out_grad.array, index)
+    kernel = _getitem_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, index)
+    except PhiError as error:
+        raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1214,7 +1579,11 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, value_grad = _setitem_grad_kernel[key](value.array, out_grad.array, index, out_mask=out_mask)
+    kernel = _setitem_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, value_grad = kernel(value.array, out_grad.array, index, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if value_grad is not None and type(value_grad) is not key[0]:
@@ -1238,7 +1607,11 @@ def concat_grad(x, out_grad, axis):
     except PhiError as error:
         raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _concat_grad_kernel[key]([t.array for t in x], out_grad.array, axis)
+    kernel = _concat_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel([t.array for t in x], out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
     x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
     if FLAGS.check_infer_meta:
         verify_infer_meta("concat_grad", [x_grad_meta], [x_grad])
@@ -1256,7 +1629,11 @@ def stack_grad(x, out_grad, axis):
     except PhiError as error:
         raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _stack_grad_kernel[key]([t.array for t in x], out_grad.array, axis)
+    kernel = _stack_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel([t.array for t in x], out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
     x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
     if FLAGS.check_infer_meta:
         verify_infer_meta("stack_grad", [x_grad_meta], [x_grad])
@@ -1274,7 +1651,11 @@ def split_grad(out_grad, axis):
     except PhiError as error:
         raise error.in_op("split_grad", out_grad=out_grad) from None
     key = (type(out_grad[0].array), out_grad[0].array.dtype)
-    x_grad = _split_grad_kernel[key]([t.array for t in out_grad], axis)
+    kernel = _split_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel([t.array for t in out_grad], axis)
+    except PhiError as error:
+        raise error.in_op("split_grad", out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1293,7 +1674,11 @@ def unbind_grad(out_grad, axis):
     except PhiError as error:
         raise error.in_op("unbind_grad", out_grad=out_grad) from None
     key = (type(out_grad[0].array), out_grad[0].array.dtype)
-    x_grad = _unbind_grad_kernel[key]([t.array for t in out_grad], axis)
+    kernel = _unbind_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel([t.array for t in out_grad], axis)
+    except PhiError as error:
+        raise error.in_op("unbind_grad", out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1312,7 +1697,11 @@ def expand_grad(x, out_grad, shape):
     except PhiError as error:
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad = _expand_grad_kernel[key](x.array, out_grad.array, shape)
+    kernel = _expand_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, shape)
+    except PhiError as error:
+        raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1332,7 +1721,11 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _where_grad_kernel[key](condition.array, x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _where_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(condition.array, x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1357,7 +1750,11 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _maximum_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _maximum_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1382,7 +1779,11 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
     except PhiError as error:
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
     key = (type(out_grad.array), out_grad.array.dtype)
-    x_grad, y_grad = _minimum_grad_kernel[key](x.array, y.array, out_grad.array, out_mask=out_mask)
+    kernel = _minimum_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1393,3 +1794,95 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if y_grad is None else DenseTensor(y_grad),
     )
+
+
+_softmax_grad_kernel = KERNELS.dispatch_table("softmax_grad")
+
+
+def softmax_grad(out, out_grad, axis):
+    """softmax_grad (phi kernel softmax_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(out, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _softmax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softmax_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_log_softmax_grad_kernel = KERNELS.dispatch_table("log_softmax_grad")
+
+
+def log_softmax_grad(out, out_grad, axis):
+    """log_softmax_grad (phi kernel log_softmax_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(out, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log_softmax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log_softmax_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cross_entropy_with_softmax_grad_kernel = KERNELS.dispatch_table("cross_entropy_with_softmax_grad")
+
+
+def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis):
+    """cross_entropy_with_softmax_grad (phi kernel cross_entropy_with_softmax_grad)."""
+    logits_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(softmax, logits_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    key = (type(softmax.array), softmax.array.dtype)
+    kernel = _cross_entropy_with_softmax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        logits_grad = kernel(label.array, softmax.array, (None if softmax_grad is None else softmax_grad.array), loss_grad.array, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
+    except PhiError as error:
+        raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    if type(logits_grad) is not key[0]:
+        logits_grad = as_array(logits_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cross_entropy_with_softmax_grad", [logits_grad_meta], [logits_grad])
+    return DenseTensor(logits_grad)
+
+
+_sigmoid_cross_entropy_with_logits_grad_kernel = KERNELS.dispatch_table("sigmoid_cross_entropy_with_logits_grad")
+
+
+def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index):
+    """sigmoid_cross_entropy_with_logits_grad (phi kernel sigmoid_cross_entropy_with_logits_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
+    key = (type(x.array), x.array.dtype)
+    kernel = _sigmoid_cross_entropy_with_logits_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, label.array, (None if pos_weight is None else pos_weight.array), out_grad.array, normalize, ignore_index)
+    except PhiError as error:
+        raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)

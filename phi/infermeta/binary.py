@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import DataType
 from ..core.errors import InvalidArgumentError
-from .checks import broadcast_dims, same_dtype
+from .checks import broadcast_dims, normalize_axis, same_dtype
 
 
 def elementwise_infer_meta(x, y, out) -> None:
@@ -65,3 +65,43 @@ def where_infer_meta(condition, x, y, out) -> None:
         raise InvalidArgumentError(f"argument 'condition' expected a bool tensor, got {condition.dtype}")
     elementwise_infer_meta(x, y, out)
     out.dims = broadcast_dims("condition", condition.dims, "x and y", out.dims)
+
+
+def cross_entropy_with_softmax_infer_meta(logits, label, soft_label, use_softmax, numeric_stable_mode,
+                                          ignore_index, axis, softmax, loss) -> None:
+    """Softmax cross entropy: soft labels are shaped and typed like the logits; hard
+    labels are integers shaped like the logits with the class axis of size 1."""
+    if not logits.dtype.is_floating_point:
+        raise InvalidArgumentError(f"argument 'logits' expected a floating-point tensor, got {logits.dtype}")
+    dims = tuple(logits.dims)
+    if not dims:
+        raise InvalidArgumentError("argument 'logits' expected at least one dimension (the classes)")
+    a = normalize_axis("axis", axis, len(dims))
+    kept = dims[:a] + (1,) + dims[a + 1:]
+    if soft_label:
+        if tuple(label.dims) != dims or label.dtype is not logits.dtype:
+            raise InvalidArgumentError(
+                f"argument 'label' with soft_label=True expected {logits.dtype}{list(dims)} like the "
+                f"logits, got {label.dtype}{list(label.dims)}")
+    else:
+        if not label.dtype.is_integer:
+            raise InvalidArgumentError(
+                f"argument 'label' expected integer class indices (or soft_label=True), got {label.dtype}")
+        if tuple(label.dims) != kept:
+            raise InvalidArgumentError(
+                f"argument 'label' expected shape {list(kept)} (the logits' with the class axis "
+                f"{a} of size 1), got {list(label.dims)}")
+    softmax.dims, softmax.dtype, softmax.layout = dims, logits.dtype, logits.layout
+    loss.dims, loss.dtype, loss.layout = kept, logits.dtype, logits.layout
+
+
+def sigmoid_cross_entropy_with_logits_infer_meta(x, label, pos_weight, normalize, ignore_index, out) -> None:
+    """Elementwise: label (and pos_weight, if given) shaped and typed like x."""
+    if not x.dtype.is_floating_point:
+        raise InvalidArgumentError(f"argument 'x' expected a floating-point tensor, got {x.dtype}")
+    for name, other in (("label", label), ("pos_weight", pos_weight)):
+        if other is not None and (tuple(other.dims) != tuple(x.dims) or other.dtype is not x.dtype):
+            raise InvalidArgumentError(
+                f"argument '{name}' expected {x.dtype}{list(x.dims)} like x, got "
+                f"{other.dtype}{list(other.dims)}")
+    out.dims, out.dtype, out.layout = tuple(x.dims), x.dtype, x.layout

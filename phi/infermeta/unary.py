@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import check_representable, normalize_axes
+from .checks import check_representable, normalize_axes, normalize_axis
 
 
 def unchanged_infer_meta(x, out) -> None:
@@ -139,4 +139,23 @@ def expand_infer_meta(x, shape, out) -> None:
         target.append(size)
     out.dims = tuple(target)
     out.dtype = x.dtype
+    out.layout = x.layout
+
+
+def softmax_infer_meta(x, axis, out) -> None:
+    """softmax / log_softmax: a floating x, a valid axis; out is shaped like x."""
+    if not x.dtype.is_floating_point:
+        raise InvalidArgumentError(f"argument 'x' expected a floating-point tensor, got {x.dtype}")
+    normalize_axis("axis", axis, len(x.dims))
+    unchanged_infer_meta(x, out)
+
+
+def one_hot_infer_meta(x, num_classes, out) -> None:
+    """Integer class indices x -> float32 one-hot vectors, classes last."""
+    if x.dtype not in INTEGER_TYPES:
+        raise InvalidArgumentError(f"argument 'x' expected an integer tensor of class indices, got {x.dtype}")
+    if num_classes < 1:
+        raise InvalidArgumentError(f"argument 'num_classes' expected an int >= 1, got {num_classes}")
+    out.dims = tuple(x.dims) + (num_classes,)
+    out.dtype = DataType.FLOAT32
     out.layout = x.layout
