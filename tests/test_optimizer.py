@@ -164,7 +164,7 @@ def test_optimizer_argument_errors():
     x = eager.to_tensor([1.0], stop_gradient=False)
     with pytest.raises(ValueError, match="SGD: argument 'parameters' position 0 is not a leaf"):
         SGD(0.1, parameters=[x * 2])
-    with pytest.raises(NotImplementedError, match="SGD: argument 'grad_clip' is not supported"):
+    with pytest.raises(TypeError, match="SGD: argument 'grad_clip' expected an eager.nn.ClipGradByValue"):
         SGD(0.1, parameters=[p], grad_clip=object())
 
 

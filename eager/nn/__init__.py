@@ -1,6 +1,7 @@
 """Neural-network building blocks (Paddle 2.x's ``paddle.nn``): Layer, Parameter,
 common layers, initializers and ``eager.nn.functional``."""
 from . import functional, initializer
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from .initializer import seed
 from .layer import Layer, ParamAttr, Parameter
 from .layers import (
@@ -8,6 +9,6 @@ from .layers import (
 )
 
 __all__ = [
-    "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
+    "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
     "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "initializer", "seed",
 ]

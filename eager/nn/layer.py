@@ -14,6 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
+from phi import api as phi_api
 from phi.common import DataType, convert_dtype
 from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
@@ -22,6 +23,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
+from ..creation import to_tensor
 from ..tensor import Tensor
 from . import initializer as _init
 
@@ -42,9 +44,8 @@ class Parameter(Tensor):
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0):
-        array = _parameter_array(value)
-        super().__init__(DenseTensor(array))
-        dtype = DataType.from_numpy(array.dtype)
+        super().__init__(_parameter_impl(value))
+        dtype = self.dtype
         if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
             raise TypeError(f"Parameter: argument 'value' expected a floating-point array, got {dtype}")
         if not isinstance(trainable, bool):
@@ -67,15 +68,15 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
-def _parameter_array(value):
+def _parameter_impl(value) -> DenseTensor:
+    """The DenseTensor a Parameter holds: a copy of a Tensor's values, or the given
+    DenseTensor or array itself (a conversion point: the array is wrapped, not read)."""
     if isinstance(value, Tensor):
-        return value.impl.array.copy()
+        return phi_api.assign(value.impl)
     if isinstance(value, DenseTensor):
-        return value.array
-    if isinstance(value, np.ndarray):
         return value
-    if type(value).__module__.startswith("cupy"):
-        return value
+    if isinstance(value, np.ndarray) or type(value).__module__.startswith("cupy"):
+        return DenseTensor(value)
     raise TypeError(
         f"Parameter: argument 'value' expected a numpy array, DenseTensor or Tensor, got "
         f"{type(value).__name__}"
@@ -481,15 +482,14 @@ class Layer:
                 raise ValueError(
                     f"set_state_dict: {key!r} expected shape {target.shape}, got "
                     f"{list(array.shape)}")
-            if array.dtype != target.impl.array.dtype:
+            if str(array.dtype) != str(target.dtype):
                 raise TypeError(
                     f"set_state_dict: {key!r} expected dtype {target.dtype}, got {array.dtype}")
             arrays[key] = array
-        with no_grad():
-            for key, array in arrays.items():
-                target = own[key]
-                target.impl.array[...] = _to_place(array, target)
-                target.impl.bump_version()
+        # Everything checked: now write, each value into its parameter's own buffer.
+        for key, array in arrays.items():
+            target = own[key]
+            phi_api.assign_out_(to_tensor(array, place=target.place).impl, target.impl)
         return missing, unexpected
 
     load_dict = set_state_dict
@@ -510,14 +510,6 @@ class Layer:
             return f"{type(self).__name__}({extra})"
         head = f"{type(self).__name__}({extra}" if extra else f"{type(self).__name__}("
         return head + "\n  " + "\n  ".join(lines) + "\n)"
-
-
-def _to_place(array, target):
-    if type(target.impl.array) is np.ndarray:
-        return array
-    import cupy
-
-    return cupy.asarray(array)
 
 
 def _check_member_name(who: str, name) -> None:

@@ -1,4 +1,4 @@
 """Optimizers (Paddle 2.x's ``paddle.optimizer``): update parameters in place from their gradients."""
-from .optimizer import SGD, Adam, Momentum, Optimizer
+from .optimizer import SGD, Adam, AdamW, Momentum, Optimizer
 
-__all__ = ["Adam", "Momentum", "Optimizer", "SGD"]
+__all__ = ["Adam", "AdamW", "Momentum", "Optimizer", "SGD"]

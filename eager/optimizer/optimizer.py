@@ -5,12 +5,12 @@ own buffer, so parameters stay leaves, keep their identity (a Layer and the
 optimizer see the same tensor) and their version counter records the change
 (a graph that saved the old value then refuses to run backward).
 
-Each optimizer's update is one fused function on the array module (NumPy or
-CuPy) with ``out=`` arguments, the way Paddle runs its ``sgd_``/``momentum_``/
-``adam_`` kernels: composing it from inplace ops (``p.subtract_(g.scale(lr))``)
-gives the same values but allocates two parameter-sized temporaries per
-parameter (the scaled gradient and the op's result, which ``write_inplace``
-then copies), which doubled the peak memory of a small-batch training step.
+Each optimizer's update is one fused phi kernel (``phi.api.sgd_``,
+``momentum_``, ``adam_``), as Paddle runs them: composing it from inplace ops
+(``p.subtract_(g.scale(lr))``) gives the same values but allocates two
+parameter-sized temporaries per parameter, which doubled the peak memory of a
+small-batch training step. ``grad_clip`` (an ``eager.nn.ClipGrad*``) clips the
+gradients handed to the update, leaving ``.grad`` as it is.
 
 >>> opt = eager.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
 >>> loss.backward(); opt.step(); opt.clear_grad()
@@ -22,9 +22,10 @@ import numbers
 
 import numpy as np
 
-from phi.core import DenseTensor
+from phi import api as phi_api
 
 from ..autograd.grad_mode import no_grad
+from ..creation import to_tensor
 from ..tensor import Tensor
 
 
@@ -50,10 +51,11 @@ class Optimizer:
             raise TypeError(
                 f"{who}: argument 'weight_decay' expected a non-negative float or None, got "
                 f"{weight_decay!r}")
-        self._weight_decay = None if not weight_decay else float(weight_decay)
-        if grad_clip is not None:
-            # Accepting and ignoring a clip would silently train a different model.
-            raise NotImplementedError(f"{who}: argument 'grad_clip' is not supported yet; pass None")
+        self._weight_decay = 0.0 if not weight_decay else float(weight_decay)
+        if grad_clip is not None and not callable(grad_clip):
+            raise TypeError(f"{who}: argument 'grad_clip' expected an eager.nn.ClipGradByValue, "
+                            f"ClipGradByNorm or ClipGradByGlobalNorm, got {type(grad_clip).__name__}")
+        self._grad_clip = grad_clip
         # Per-parameter optimizer state (accumulators), keyed by the parameter's id.
         self._accumulators: dict = {}
         self._step_count = 0
@@ -73,40 +75,49 @@ class Optimizer:
         """Updates every parameter that has a gradient, in place. Parameters
         without a gradient (unused in the loss) or with stop_gradient=True are
         skipped."""
-        self._step_count += 1
-        base = self._learning_rate
-        decay = self._weight_decay
+        who = type(self).__name__
+        params_grads = []
         for param in self._parameter_list:
             grad = param.grad
             if grad is None or param.stop_gradient:
                 continue
             if grad.shape != param.shape:
-                raise ValueError(
-                    f"{type(self).__name__}.step: gradient of {param.name} has shape {grad.shape}, "
-                    f"the parameter {param.shape}")
+                raise ValueError(f"{who}.step: gradient of {param.name} has shape {grad.shape}, "
+                                 f"the parameter {param.shape}")
             if grad.dtype != param.dtype:
-                raise TypeError(
-                    f"{type(self).__name__}.step: gradient of {param.name} is {grad.dtype}, the "
-                    f"parameter {param.dtype}")
-            p, g = param.impl.array, grad.impl.array
-            xp = _array_module(p)
-            if decay is not None:
-                g = g + decay * p  # a new array: .grad itself must not change
-            self._update(xp, param, p, g, base * _param_lr(param))
-            param.impl.bump_version()
+                raise TypeError(f"{who}.step: gradient of {param.name} is {grad.dtype}, the "
+                                f"parameter {param.dtype}")
+            params_grads.append((param, grad))
+        self._apply(params_grads)
 
-    def _update(self, xp, param: Tensor, p, g, lr: float) -> None:
-        """Writes the new value into ``p`` (the parameter's array) from its gradient
-        ``g``; ``param`` keys the accumulators. Never modifies ``g``."""
+    def _apply(self, params_grads) -> None:
+        if self._grad_clip is not None:
+            params_grads = self._grad_clip(params_grads)
+        self._step_count += 1
+        base = self._learning_rate
+        for param, grad in params_grads:
+            self._update(param, grad, base * _param_lr(param))
+
+    def _update(self, param: Tensor, grad: Tensor, lr: float) -> None:
+        """Writes the new value of ``param`` (and its state) in place, through a
+        fused phi kernel; never modifies ``grad``."""
         raise NotImplementedError
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
-        """loss.backward() then step() (Paddle's minimize); gradients are not cleared."""
+        """Applies the gradients already computed (Paddle's dygraph ``minimize``:
+        call ``loss.backward()`` first); returns ``(optimize_ops, params_grads)``,
+        with no ops in dynamic-graph mode. Gradients are not cleared."""
         if not isinstance(loss, Tensor):
             raise TypeError(f"{type(self).__name__}.minimize: argument 'loss' expected a Tensor, "
                             f"got {type(loss).__name__}")
-        loss.backward()
-        self.step()
+        chosen = self._parameter_list if parameters is None else _check_parameters(
+            f"{type(self).__name__}.minimize", parameters)
+        skip = {id(p) for p in (no_grad_set or ())}
+        params_grads = [(p, p.grad) for p in chosen
+                        if p.grad is not None and not p.stop_gradient and id(p) not in skip]
+        with no_grad():
+            self._apply(params_grads)
+        return [], params_grads
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Resets the gradients of all parameters: to zeros (default, as Paddle), or to
@@ -121,10 +132,7 @@ class Optimizer:
         key = (name, id(param))
         acc = self._accumulators.get(key)
         if acc is None:
-            array = param.impl.array
-            xp = _array_module(array)
-            acc = Tensor(DenseTensor(xp.full(array.shape, fill, dtype=array.dtype)))
-            self._accumulators[key] = acc
+            acc = self._accumulators[key] = Tensor(phi_api.full_like(param.impl, fill, None))
         return acc
 
     def state_dict(self) -> dict:
@@ -138,22 +146,42 @@ class Optimizer:
         return state
 
     def set_state_dict(self, state_dict: dict) -> None:
-        """Restores what :meth:`state_dict` returned (matching parameters by name)."""
+        """Restores what :meth:`state_dict` returned (matching parameters by name).
+
+        Every entry is checked before any is applied, so a bad one (a wrong shape,
+        a negative step, a learning rate that is not a positive number) raises
+        and leaves the learning rate, the step count and every accumulator as
+        they were.
+        """
+        who = f"{type(self).__name__}.set_state_dict"
         if not isinstance(state_dict, dict):
-            raise TypeError(f"{type(self).__name__}.set_state_dict: argument 'state_dict' "
-                            f"expected a dict, got {type(state_dict).__name__}")
-        self._step_count = int(state_dict.get("@step", self._step_count))
-        self._learning_rate = float(state_dict.get("@lr", self._learning_rate))
+            raise TypeError(f"{who}: argument 'state_dict' expected a dict, got {type(state_dict).__name__}")
+        step = state_dict.get("@step", self._step_count)
+        if isinstance(step, bool) or not isinstance(step, (numbers.Integral, np.integer)) or step < 0:
+            raise ValueError(f"{who}: '@step' expected a non-negative int, got {step!r}")
+        lr = state_dict.get("@lr", self._learning_rate)
+        lr = _check_learning_rate(who + " '@lr'", lr)
+        staged = []
         for param in self._parameter_list:
             for acc_name in self._accumulator_names:
                 key = f"{param.name}_{acc_name}"
-                if key in state_dict:
-                    value = np.asarray(state_dict[key])
-                    if list(value.shape) != param.shape:
-                        raise ValueError(f"{type(self).__name__}.set_state_dict: {key!r} expected "
-                                         f"shape {param.shape}, got {list(value.shape)}")
-                    acc = self._accumulator(acc_name, param)
-                    acc.impl.array[...] = value
+                if key not in state_dict:
+                    continue
+                value = state_dict[key]
+                try:
+                    array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+                except Exception:  # noqa: BLE001  anything that is not array-like
+                    array = None
+                if array is None or array.dtype.kind not in "fiu" or list(array.shape) != param.shape:
+                    raise ValueError(
+                        f"{who}: {key!r} expected a {param.dtype} array of shape {param.shape}, got "
+                        f"{type(value).__name__}" + ("" if array is None else f" of {array.dtype}{list(array.shape)}"))
+                staged.append((acc_name, param, to_tensor(array, dtype=param.dtype, place=param.place)))
+        # Everything checked: apply.
+        self._step_count = int(step)
+        self._learning_rate = lr
+        for acc_name, param, value in staged:
+            phi_api.assign_out_(value.impl, self._accumulator(acc_name, param).impl)
 
     _accumulator_names: tuple = ()
 
@@ -172,8 +200,8 @@ class SGD(Optimizer):
                  grad_clip=None, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
-    def _update(self, xp, param, p, g, lr):
-        xp.subtract(p, xp.multiply(g, lr), out=p)
+    def _update(self, param, grad, lr):
+        phi_api.sgd_(param.impl, grad.impl, lr, self._weight_decay)
 
 
 class Momentum(Optimizer):
@@ -199,19 +227,9 @@ class Momentum(Optimizer):
         self._use_nesterov = use_nesterov
         self._rescale_grad = float(rescale_grad)
 
-    def _update(self, xp, param, p, g, lr):
-        if self._rescale_grad != 1.0:
-            g = xp.multiply(g, self._rescale_grad)
-        v = self._accumulator("velocity", param).impl.array
-        xp.multiply(v, self._momentum, out=v)
-        xp.add(v, g, out=v)
-        if self._use_nesterov:
-            step = xp.multiply(v, self._momentum)
-            xp.add(step, g, out=step)
-            xp.multiply(step, lr, out=step)
-        else:
-            step = xp.multiply(v, lr)
-        xp.subtract(p, step, out=p)
+    def _update(self, param, grad, lr):
+        phi_api.momentum_(param.impl, grad.impl, self._accumulator("velocity", param).impl, lr,
+                          self._momentum, self._use_nesterov, self._rescale_grad, self._weight_decay)
 
 
 class Adam(Optimizer):
@@ -237,33 +255,25 @@ class Adam(Optimizer):
             raise ValueError(f"Adam: argument 'epsilon' expected a non-negative float, got {epsilon!r}")
         self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
 
-    def _update(self, xp, param, p, g, lr):
-        b1, b2, t = self._beta1, self._beta2, self._step_count
-        m = self._accumulator("moment1", param).impl.array
-        v = self._accumulator("moment2", param).impl.array
-        scratch = xp.multiply(g, 1.0 - b1)
-        xp.multiply(m, b1, out=m)
-        xp.add(m, scratch, out=m)
-        xp.multiply(g, g, out=scratch)
-        xp.multiply(scratch, 1.0 - b2, out=scratch)
-        xp.multiply(v, b2, out=v)
-        xp.add(v, scratch, out=v)
-        correction2 = math.sqrt(1.0 - b2 ** t)
-        lr_t = lr * correction2 / (1.0 - b1 ** t)
-        # scratch = lr_t * m / (sqrt(v) + epsilon * correction2)
-        xp.sqrt(v, out=scratch)
-        xp.add(scratch, self._epsilon * correction2, out=scratch)
-        xp.divide(m, scratch, out=scratch)
-        xp.multiply(scratch, lr_t, out=scratch)
-        xp.subtract(p, scratch, out=p)
+    _decoupled_decay = False  # AdamW decays the parameter directly
+
+    def _update(self, param, grad, lr):
+        phi_api.adam_(param.impl, grad.impl, self._accumulator("moment1", param).impl,
+                      self._accumulator("moment2", param).impl, lr, self._beta1, self._beta2,
+                      self._epsilon, self._step_count, self._weight_decay, self._decoupled_decay)
 
 
-def _array_module(array):
-    if type(array) is np.ndarray:
-        return np
-    import cupy
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Paddle's ``paddle.optimizer.AdamW``):
+    param *= 1 - lr * weight_decay before the Adam step; weight_decay defaults to 0.01."""
 
-    return cupy
+    _decoupled_decay = True
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, grad_clip=None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name=None):
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip,
+                         lazy_mode, multi_precision, name=name)
 
 
 def _param_lr(param) -> float:
@@ -312,4 +322,4 @@ def _check_parameters(who: str, parameters) -> list:
     return params
 
 
-__all__ = ["Adam", "Momentum", "Optimizer", "SGD"]
+__all__ = ["Adam", "AdamW", "Momentum", "Optimizer", "SGD"]

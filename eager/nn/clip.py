@@ -1,0 +1,110 @@
+"""Gradient clipping (Paddle's ``paddle.nn.ClipGradByValue``, ``ClipGradByNorm``,
+``ClipGradByGlobalNorm``), passed to an optimizer as ``grad_clip``.
+
+Each is called with ``[(param, grad), ...]`` and returns the list with clipped
+gradients. They are computed with ops under no_grad and never read a value on
+the host, so a GPU step does not wait; ``param.grad`` itself is left as it is.
+A parameter whose ``need_clip`` is False is passed through unchanged.
+
+>>> clip = eager.nn.ClipGradByGlobalNorm(clip_norm=1.0)
+>>> opt = eager.optimizer.SGD(0.1, parameters=net.parameters(), grad_clip=clip)
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..autograd.grad_mode import no_grad
+from ..generated import forward_api as F
+
+
+def _check_positive(who: str, arg: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            value > 0 and math.isfinite(value)):
+        raise ValueError(f"{who}: argument '{arg}' expected a positive finite float, got {value!r}")
+    return float(value)
+
+
+def _clippable(param) -> bool:
+    return getattr(param, "need_clip", True)
+
+
+def _squared_norm(grad):
+    return F.sum(F.multiply(grad, grad), [], None, False)
+
+
+class ClipGradByValue:
+    """Clips every gradient element into [min, max] (min defaults to -max)."""
+
+    def __init__(self, max: float, min: float | None = None):
+        for arg, value in (("max", max), ("min", min)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                      or not math.isfinite(value)):
+                raise ValueError(f"ClipGradByValue: argument '{arg}' expected a finite float, got {value!r}")
+        low = -float(max) if min is None else float(min)
+        if low > float(max):
+            raise ValueError(f"ClipGradByValue: min {low} is greater than max {float(max)}")
+        self.max, self.min = float(max), low
+
+    @no_grad()
+    def __call__(self, params_grads):
+        out = []
+        for param, grad in params_grads:
+            if grad is not None and _clippable(param):
+                grad = F.minimum(F.maximum(grad, F.full_like(grad, self.min, None)),
+                                 F.full_like(grad, self.max, None))
+            out.append((param, grad))
+        return out
+
+    def __repr__(self):
+        return f"ClipGradByValue(max={self.max}, min={self.min})"
+
+
+class ClipGradByNorm:
+    """Scales each gradient whose L2 norm exceeds ``clip_norm`` down to that norm."""
+
+    def __init__(self, clip_norm: float):
+        self.clip_norm = _check_positive("ClipGradByNorm", "clip_norm", clip_norm)
+
+    @no_grad()
+    def __call__(self, params_grads):
+        out = []
+        for param, grad in params_grads:
+            if grad is not None and _clippable(param):
+                norm = F.pow(_squared_norm(grad), 0.5)
+                limit = F.full_like(norm, self.clip_norm, None)
+                grad = F.multiply(grad, F.divide(limit, F.maximum(norm, limit)))
+            out.append((param, grad))
+        return out
+
+    def __repr__(self):
+        return f"ClipGradByNorm(clip_norm={self.clip_norm})"
+
+
+class ClipGradByGlobalNorm:
+    """Scales all gradients together so that their joint L2 norm is at most ``clip_norm``."""
+
+    def __init__(self, clip_norm: float, group_name: str = "default_group", auto_skip_clip: bool = False):
+        self.clip_norm = _check_positive("ClipGradByGlobalNorm", "clip_norm", clip_norm)
+        self.group_name = group_name
+
+    @no_grad()
+    def __call__(self, params_grads):
+        clipped = [grad for param, grad in params_grads if grad is not None and _clippable(param)]
+        if not clipped:
+            return list(params_grads)
+        total = _squared_norm(clipped[0])
+        for grad in clipped[1:]:
+            total = F.add(total, F.cast(_squared_norm(grad), total.dtype))
+        norm = F.pow(total, 0.5)
+        limit = F.full_like(norm, self.clip_norm, None)
+        scale = F.divide(limit, F.maximum(norm, limit))
+        return [(param, F.multiply(grad, F.cast(scale, grad.dtype))
+                 if grad is not None and _clippable(param) else grad)
+                for param, grad in params_grads]
+
+    def __repr__(self):
+        return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"
+
+
+__all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
