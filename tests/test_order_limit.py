@@ -28,10 +28,10 @@ def _tanh_as_a_dead_end(tmp_path):
 
 def test_generator_marks_last_order_and_documents_it(tmp_path):
     rendered = _tanh_as_a_dead_end(tmp_path)
-    nodes = rendered["eager/generated/forward_api.py"]
+    nodes = rendered["eager/generated/ops_activation.py"]
     tanh_node = nodes[nodes.index("class TanhGradNode"):nodes.index("class", nodes.index("class TanhGradNode") + 5)]
     assert 'limit_order(((grad,), ), "tanh", 1)' in tanh_node
-    forward = rendered["eager/generated/forward_api.py"]
+    forward = rendered["eager/generated/ops_activation.py"]
     tanh_doc = forward[forward.index("def tanh("):forward.index("def tanh_(")]
     assert "Differentiable to order 1." in tanh_doc
     # Ops that still have composite rules are untouched.

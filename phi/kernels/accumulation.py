@@ -1,12 +1,7 @@
-"""Kernels of gradient accumulation: a copy that owns its buffer, an in-place
-add, an in-place zero."""
+"""Kernels of gradient accumulation: an in-place add and an in-place zero (the
+copy that owns its buffer is ``assign``, in manipulation.py)."""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
-
-
-@register_kernel("assign", ALL_BACKENDS, ALL_TYPES)
-def assign(ctx, x):
-    return x.copy()
 
 
 @register_kernel("accumulate_", ALL_BACKENDS, NUMERIC)
