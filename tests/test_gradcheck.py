@@ -28,6 +28,16 @@ def test_accepts_a_single_tensor_and_several_outputs():
     assert gradcheck(lambda a: (eager.exp(a), eager.sum(a * a)), x) is True
 
 
+def test_catches_a_wrong_gradient_on_a_non_contiguous_input():
+    # The input's array is a transposed view: the finite differences must still
+    # perturb it (they once stepped a copy and saw a zero derivative).
+    x = eager.to_tensor(np.arange(6.0).reshape(2, 3).T / 7.0, stop_gradient=False)
+    assert not x.numpy().flags.c_contiguous
+    assert gradcheck(lambda a: eager.tanh(a) * a, (x,)) is True
+    wrong = (lambda a: eager.tanh(a).detach() * a)
+    assert gradcheck(wrong, (x,), raise_exception=False) is False
+
+
 def test_an_input_the_outputs_do_not_use_has_zero_gradient():
     x, unused = leaf([1.0, 2.0]), leaf([3.0])
     assert gradcheck(lambda a, b: a * 3.0, (x, unused)) is True

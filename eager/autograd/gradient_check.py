@@ -186,7 +186,9 @@ def _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps) -> 
     jacobians = [[np.zeros((outputs[p].size, inputs[i].size)) for i in checked]
                  for p in out_positions]
     for ci, in_pos in enumerate(checked):
-        base = np.array(inputs[in_pos].numpy(), dtype=np.float64, copy=True)
+        # order="C": reshape(-1) must be a view of base, or the steps below would be lost
+        # on an input whose array is not C-contiguous (a transposed or moveaxis view).
+        base = np.array(inputs[in_pos].numpy(), dtype=np.float64, copy=True, order="C")
         flat = base.reshape(-1)
         for k in range(flat.size):
             values = []
