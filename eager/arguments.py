@@ -17,6 +17,16 @@ from phi.core.errors import describe_value as describe
 _PLAIN_NUMBERS = (int, float, bool)
 
 
+def as_called(error: Exception, target: str, op: str) -> Exception:
+    """``error`` from ``target`` (the op that ``op`` invokes), reworded to name
+    ``op``, the function the user called; other errors come back unchanged."""
+    text = str(error)
+    if not text.startswith(f"{target}: "):
+        return error
+    renamed = type(error)(f"{op}: " + text[len(target) + 2:])
+    return renamed
+
+
 def bad_tensor(op: str, arg: str, value) -> TypeError:
     hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
     return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")

@@ -127,7 +127,10 @@ def log_grad(x, out_grad):
 
 
 def sum_grad(x, out_grad, axis, keepdim):
-    return _broadcast_like(_keep_reduced_dims(out_grad, x.shape, axis), x.shape)
+    # A sum with a dtype (or an integer sum, which widens) hands back a gradient
+    # of another dtype than x's.
+    grad = out_grad if out_grad.dtype == x.dtype else F.cast(out_grad, x.dtype)
+    return _broadcast_like(_keep_reduced_dims(grad, x.shape, axis), x.shape)
 
 
 def mean_grad(x, out_grad, axis, keepdim):

@@ -312,8 +312,12 @@ def test_mse_loss_value_and_gradient(reduction):
 
 
 def test_mse_loss_errors():
-    with pytest.raises(ValueError, match=r"mse_loss: argument 'label' expected the shape of 'input' \[4, 1\], got \[4\]"):
-        F.mse_loss(eager.ones([4, 1]), eager.ones([4]))
+    # [N, 1] against [N] broadcasts to [N, N] in Paddle; we do the same, with a warning.
+    with pytest.warns(UserWarning, match=r"mse_loss: input of shape \[4, 1\] and label of shape \[4\] are broadcast"):
+        loss = F.mse_loss(eager.ones([4, 1]), eager.zeros([4]), reduction="none")
+    assert loss.shape == [4, 4]
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        F.mse_loss(eager.ones([3]), eager.ones([4]))
     with pytest.raises(ValueError, match="mse_loss: argument 'reduction' expected one of 'mean', 'sum', 'none', got 'avg'"):
         F.mse_loss(eager.ones([2]), eager.ones([2]), reduction="avg")
     with pytest.raises(TypeError, match="mse_loss: argument 'input' expected a Tensor, got ndarray"):

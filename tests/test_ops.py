@@ -144,6 +144,35 @@ def test_elementwise_broadcasting_forward_and_gradients(shapes, op):
     assert gradgradcheck(spec.fn, (tx, ty))
 
 
+# -- a backward op's kernel and its composite rule agree -------------------------------
+
+def _kernel_and_composite_params():
+    """Table cases of the backward ops that have both a kernel (the fast path) and
+    a composite rule (used under create_graph), called with plain tensors."""
+    _, backward_ops = load_specs()
+    for op in backward_ops:
+        spec = SPECS_BY_NAME[op.name]
+        if op.kernel is None or op.composite is None or spec.fn is not getattr(eager.ops, op.name):
+            continue
+        for case in spec.cases:
+            yield pytest.param(op, spec, case, id=f"{op.name}-{case.id}")
+
+
+@pytest.mark.parametrize("op, spec, case", list(_kernel_and_composite_params()))
+def test_composite_rule_matches_kernel(op, spec, case):
+    # The two must be one rule: create_graph must not change first-order values.
+    arrays = _draw_inputs(spec, case, "float64")
+    tensors = [None if a is None else eager.to_tensor(a) for a in arrays]
+    kernel = _as_tuple(spec.fn(*tensors, **case.attrs))
+    by_name = dict(zip([a.name for a in op.args if a.is_tensor], tensors))
+    by_name.update(case.attrs)
+    composite = _as_tuple(getattr(eager.composite, op.composite.func)(*[by_name[a] for a in op.composite.args]))
+    assert len(kernel) == len(composite)
+    for index, (k, c) in enumerate(zip(kernel, composite)):
+        assert k.dtype == c.dtype and k.shape == c.shape, (index, k.dtype, c.dtype, k.shape, c.shape)
+        np.testing.assert_allclose(c.numpy(), k.numpy(), rtol=1e-12, atol=1e-12, err_msg=f"output {index}")
+
+
 # -- third order ----------------------------------------------------------------------
 
 THIRD_ORDER = {

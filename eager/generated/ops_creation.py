@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -81,7 +81,10 @@ def zeros(shape, dtype=DataType.FLOAT32, place=None, name=None):
     shape = to_int_array(shape, "zeros", "shape")
     dtype = to_dtype(dtype, "zeros", "dtype")
     place = to_place(place, "zeros", "place")
-    return full(shape, 0, dtype, place)
+    try:
+        return full(shape, 0, dtype, place)
+    except (TypeError, ValueError) as error:
+        raise as_called(error, "full", "zeros") from None
 
 
 def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
@@ -92,4 +95,7 @@ def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
     shape = to_int_array(shape, "ones", "shape")
     dtype = to_dtype(dtype, "ones", "dtype")
     place = to_place(place, "ones", "place")
-    return full(shape, 1, dtype, place)
+    try:
+        return full(shape, 1, dtype, place)
+    except (TypeError, ValueError) as error:
+        raise as_called(error, "full", "ones") from None

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -386,7 +386,10 @@ def broadcast_to(x, shape, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("broadcast_to", "x", x)
     shape = to_int_array(shape, "broadcast_to", "shape")
-    return expand(x, shape)
+    try:
+        return expand(x, shape)
+    except (TypeError, ValueError) as error:
+        raise as_called(error, "expand", "broadcast_to") from None
 
 
 def reshape_grad(x, out_grad, name=None):

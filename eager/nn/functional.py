@@ -9,6 +9,7 @@ array or waits for the device: label values are checked inside the kernel.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -114,11 +115,25 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
 # -- losses --------------------------------------------------------------------
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean squared error: reduce((input - label) ** 2). ``input`` and ``label``
-    must have the same shape and dtype (no broadcasting)."""
+    share a dtype; different shapes broadcast as in Paddle, with a warning."""
     fn = "mse_loss"
     _check_float(fn, "input", input)
     _check_tensor(fn, "label", label)
-    _check_same_shape(fn, "input", input, "label", label)
+    if input.shape != label.shape:
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
+        except ValueError:
+            raise ValueError(f"{fn}: argument 'label' of shape {label.shape} cannot be broadcast "
+                             f"with 'input' of shape {input.shape}") from None
+        # Paddle broadcasts here, so [N, 1] against [N] is an N x N loss: say so.
+        warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
+                      f"broadcast together, as Paddle does; reshape one if that is not meant",
+                      stacklevel=2)
+        if input.dtype != label.dtype:
+            raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
+                            f"got {label.dtype}")
+    else:
+        _check_same_shape(fn, "input", input, "label", label)
     _check_reduction(fn, reduction)
     diff = _ops.subtract(input, label)
     return _reduce(fn, _ops.multiply(diff, diff), reduction)

@@ -40,10 +40,10 @@ class Parameter(Tensor):
     False
     """
 
-    __slots__ = ("optimize_attr",)
+    __slots__ = ("optimize_attr", "need_clip")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
-                 learning_rate: float = 1.0):
+                 learning_rate: float = 1.0, need_clip: bool = True):
         super().__init__(_parameter_impl(value))
         dtype = self.dtype
         if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
@@ -54,6 +54,9 @@ class Parameter(Tensor):
         if name is not None:
             self.name = name
         self.optimize_attr = {"learning_rate": float(learning_rate)}
+        if not isinstance(need_clip, bool):
+            raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
+        self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
 
     @property
     def trainable(self) -> bool:
@@ -88,11 +91,12 @@ class ParamAttr:
 
     ``name``: the parameter's name; ``initializer``: an :mod:`eager.nn.initializer`
     callable; ``learning_rate``: multiplies the optimizer's rate for it;
-    ``trainable``: False makes it a fixed parameter.
+    ``trainable``: False makes it a fixed parameter; ``need_clip``: False keeps
+    its gradient out of the optimizer's ``grad_clip``.
     """
 
     def __init__(self, name=None, initializer=None, learning_rate: float = 1.0,
-                 trainable: bool = True):
+                 trainable: bool = True, need_clip: bool = True):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"ParamAttr: argument 'name' expected a str or None, got {name!r}")
         if initializer is not None and not callable(initializer):
@@ -109,6 +113,9 @@ class ParamAttr:
         self.initializer = initializer
         self.learning_rate = float(learning_rate)
         self.trainable = trainable
+        if not isinstance(need_clip, bool):
+            raise TypeError(f"ParamAttr: argument 'need_clip' expected a bool, got {need_clip!r}")
+        self.need_clip = need_clip
 
     @staticmethod
     def from_argument(attr, who: str, arg: str):
@@ -345,7 +352,7 @@ class Layer:
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)
         return Parameter(array, trainable=attr.trainable, name=attr.name,
-                         learning_rate=attr.learning_rate)
+                         learning_rate=attr.learning_rate, need_clip=attr.need_clip)
 
     # -- traversal ----------------------------------------------------------
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True

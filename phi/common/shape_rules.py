@@ -8,6 +8,8 @@ def broadcast_axes(source, target) -> tuple:
     """The axes of ``source`` (a broadcast result's shape) to sum over to get
     back ``target``: the leading extra axes, and those where target has 1."""
     source, target = tuple(source), tuple(target)
+    if len(target) > len(source):  # target's extra leading dims are 1s (x[0] = v[None])
+        target = target[len(target) - len(source):]
     lead = len(source) - len(target)
     return tuple(range(lead)) + tuple(lead + i for i, d in enumerate(target)
                                       if d == 1 and source[lead + i] != 1)

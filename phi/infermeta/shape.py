@@ -96,9 +96,11 @@ def setitem_infer_meta(x, value, index, out) -> None:
         raise InvalidArgumentError(
             f"argument 'value' expected dtype {x.dtype} (that of x), got {value.dtype}"
         )
+    dims = tuple(value.dims)
+    while len(dims) > len(target) and dims[0] == 1:
+        dims = dims[1:]  # leading size-1 dimensions drop, as NumPy and Paddle allow
     try:
-        np.broadcast_shapes(tuple(value.dims), target)
-        fits = np.broadcast_shapes(tuple(value.dims), target) == target
+        fits = np.broadcast_shapes(dims, target) == target
     except ValueError:
         fits = False
     if not fits:
