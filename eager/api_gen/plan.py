@@ -135,6 +135,7 @@ class CallArg:
     kind: str  # "grad", "saved" or "attr"
     is_list: bool = False
     optional: bool = False
+    shape_only: bool = False  # a saved tensor kept as a (shape, dtype, device) spec
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,7 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
             if arg.is_tensor_list:
                 kind += "s"
             saved.append(SavedPlan(arg.name, real.name, kind, real.optional))
-            call_args.append(CallArg(arg.name, "saved", arg.is_tensor_list, real.optional))
+            call_args.append(CallArg(arg.name, "saved", arg.is_tensor_list, real.optional, kind == "shape"))
         else:
             attrs.append((arg.name, alias_to_input[arg.name].name))
             call_args.append(CallArg(arg.name, "attr"))

@@ -18,12 +18,47 @@ from phi import api as phi_api
 from ..errors import AnomalyError
 
 
-class _AnomalyState(threading.local):
-    """Per thread, like grad mode: anomaly mode in one thread leaves others alone."""
-
+class _ThreadAnomaly(threading.local):
     # Class attributes are each thread's defaults.
     enabled = False
     depth = 0
+
+
+class _AnomalyState:
+    """Per thread, like grad mode: anomaly mode in one thread leaves others alone.
+
+    Every op reads ``active`` (how many threads are in anomaly mode) first, a
+    plain attribute, and looks at its own thread's ``enabled`` only when some
+    thread is: thread-local reads cost more, and the mode is rare.
+    """
+
+    __slots__ = ("active", "lock", "_thread")
+
+    def __init__(self):
+        self.active = 0
+        self.lock = threading.Lock()
+        self._thread = _ThreadAnomaly()
+
+    @property
+    def enabled(self) -> bool:
+        return self.active > 0 and self._thread.enabled
+
+    def enter(self, check_nan: bool) -> None:
+        state = self._thread
+        was = state.enabled
+        state.depth += 1
+        state.enabled = check_nan or was
+        if state.enabled and not was:
+            with self.lock:
+                self.active += 1
+
+    def exit(self) -> None:
+        state = self._thread
+        state.depth -= 1
+        if state.depth == 0 and state.enabled:
+            state.enabled = False
+            with self.lock:
+                self.active -= 1
 
 
 ANOMALY = _AnomalyState()
@@ -42,14 +77,11 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        ANOMALY.depth += 1
-        ANOMALY.enabled = self.check_nan or ANOMALY.enabled
+        ANOMALY.enter(self.check_nan)
         return self
 
     def __exit__(self, *exc):
-        ANOMALY.depth -= 1
-        if ANOMALY.depth == 0:
-            ANOMALY.enabled = False
+        ANOMALY.exit()
         return False
 
     def __call__(self, fn):
@@ -75,7 +107,10 @@ def _bad_values(tensor) -> str | None:
 
 
 def check_forward(op: str, outputs) -> None:
-    """Called by every generated op in anomaly mode, after it ran."""
+    """Called by every generated op while some thread is in anomaly mode, after
+    it ran; checks only in a thread that is."""
+    if not ANOMALY._thread.enabled:
+        return
     stack = None
     for index, out in enumerate(outputs):
         if out is None:

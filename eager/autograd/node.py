@@ -62,11 +62,14 @@ class GradNodeBase:
         """Frees the saved tensors (after a backward without retain_graph)."""
         for name in self.saved_names:
             wrapper = getattr(self, name)
-            if wrapper is not None:
+            if isinstance(wrapper, tuple):
+                setattr(self, name, None)  # a shape-only spec
+            elif wrapper is not None:
                 wrapper.release()
 
     def saved_tensors(self) -> dict:
-        """Name -> TensorWrapper of what this node keeps for backward."""
+        """Name -> what this node keeps for backward: a TensorWrapper, or a
+        (shape, dtype, device) spec for a shape-only save."""
         return {name: getattr(self, name) for name in self.saved_names
                 if getattr(self, name) is not None}
 

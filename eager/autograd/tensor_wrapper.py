@@ -9,12 +9,18 @@ nearly every recorded op):
   flows back into it;
 - SavedOutput keeps only the output's buffer (the Tensor would point back at
   the node that saves it) and rebuilds the Tensor around the node on recovery;
-- SavedShape keeps shape and dtype only (``no_need_buffer``), freeing the buffer.
+- a shape-only save (``no_need_buffer``) keeps a (shape, dtype, device) spec,
+  freeing the buffer: a plain tuple on the node, read back by
+  :func:`saved_shape`, as one is taken per recorded add or multiply; SavedShape
+  wraps one where a TensorWrapper is needed (an element of a saved Tensor[]).
 
 ``saved_tensors_hooks`` (see saved_hooks.py) swaps in PackedSaved, which keeps
 whatever the user's pack hook returned.
 """
 from __future__ import annotations
+
+from phi.core import DenseTensor
+from phi.core.dense_tensor import spec_of
 
 from ..errors import AutogradError
 from ..tensor import Tensor
@@ -154,11 +160,15 @@ class SavedShape(TensorWrapper):
     __slots__ = ("_spec",)
 
     def __init__(self, tensor):
-        self._spec = tensor.impl.shape_only()
+        self._spec = spec_of(tensor.impl)  # the DenseTensor around it is made in backward
 
     @property
     def impl(self):
-        return self._spec
+        return None if self._spec is None else DenseTensor.from_spec(self._spec)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._spec[0])
 
     @property
     def released(self) -> bool:
@@ -174,10 +184,17 @@ class SavedShape(TensorWrapper):
     def recover_impl(self, node):
         if self._spec is None:
             self._raise_released(node)
-        return self._spec
+        return DenseTensor.from_spec(self._spec)
 
     def release(self) -> None:
         self._spec = None
+
+
+def saved_shape(node, spec):
+    """The shape-only DenseTensor of a spec a node saved, or the released-graph error."""
+    if spec is None:
+        TensorWrapper._raise_released(node)
+    return DenseTensor.from_spec(spec)
 
 
 class SavedList(TensorWrapper):

@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -303,7 +303,7 @@ def pow(x, y=1.0, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = y
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("pow", (out, ))
     return out
 
@@ -323,7 +323,7 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         node = ScaleGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.scale = scale
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("scale", (out, ))
     return out
 
@@ -350,7 +350,7 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.scale = scale
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("scale_", (x,))
     return x
 
@@ -367,7 +367,7 @@ def relu(x, name=None):
         node = ReluGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("relu", (out, ))
     return out
 
@@ -391,7 +391,7 @@ def relu_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("relu_", (x,))
     return x
 
@@ -408,7 +408,7 @@ def tanh(x, name=None):
         node = TanhGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("tanh", (out, ))
     return out
 
@@ -432,7 +432,7 @@ def tanh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("tanh_", (x,))
     return x
 
@@ -449,7 +449,7 @@ def sigmoid(x, name=None):
         node = SigmoidGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sigmoid", (out, ))
     return out
 
@@ -466,7 +466,7 @@ def exp(x, name=None):
         node = ExpGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("exp", (out, ))
     return out
 
@@ -490,7 +490,7 @@ def exp_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("exp_", (x,))
     return x
 
@@ -507,7 +507,7 @@ def log(x, name=None):
         node = LogGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("log", (out, ))
     return out
 
@@ -525,7 +525,7 @@ def pow_grad(x, out_grad, y, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
     x_grad = Tensor(_phi.pow_grad(x.impl, out_grad.impl, y))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("pow_grad", (x_grad, ))
     return x_grad
 
@@ -541,7 +541,7 @@ def scale_grad(out_grad, scale, name=None):
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
     x_grad = Tensor(_phi.scale_grad(out_grad.impl, scale))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("scale_grad", (x_grad, ))
     return x_grad
 
@@ -558,7 +558,7 @@ def relu_grad(out, out_grad, name=None):
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.relu_grad(out.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("relu_grad", (x_grad, ))
     return x_grad
 
@@ -578,7 +578,7 @@ def tanh_grad(out, out_grad, name=None):
         x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("tanh_grad", (x_grad, ))
     return x_grad
 
@@ -612,7 +612,7 @@ def sigmoid_grad(out, out_grad, name=None):
         x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sigmoid_grad", (x_grad, ))
     return x_grad
 
@@ -646,7 +646,7 @@ def exp_grad(out, out_grad, name=None):
         x_grad._meta = AutogradMeta(node, 0)
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("exp_grad", (x_grad, ))
     return x_grad
 
@@ -677,6 +677,6 @@ def log_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.log_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("log_grad", (x_grad, ))
     return x_grad

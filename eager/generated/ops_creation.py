@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -53,7 +53,7 @@ def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
     dtype = to_dtype(dtype, "full", "dtype")
     place = to_place(place, "full", "place")
     out = Tensor(_phi.full(shape, value, dtype, place))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("full", (out, ))
     return out
 
@@ -68,7 +68,7 @@ def full_like(x, value, dtype=None, name=None):
     value = to_scalar(value, "full_like", "value")
     dtype = to_dtype(dtype, "full_like", "dtype")
     out = Tensor(_phi.full_like(x.impl, value, dtype))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("full_like", (out, ))
     return out
 

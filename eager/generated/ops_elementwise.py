@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -69,19 +69,19 @@ class AddGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
-        self.y.release()
+        self.x = None
+        self.y = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
         out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
-            x = self.x.recover(self)
-            y = self.y.recover(self)
+            x = Tensor(saved_shape(self, self.x))
+            y = Tensor(saved_shape(self, self.y))
             grad = _composite.add_grad(x, y, out_grad)
             return ((grad[0],), (grad[1],), )
-        grad = _phi.add_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        grad = _phi.add_grad(saved_shape(self, self.x), saved_shape(self, self.y), out_grad.impl, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
@@ -97,19 +97,19 @@ class SubtractGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
-        self.y.release()
+        self.x = None
+        self.y = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
         out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
-            x = self.x.recover(self)
-            y = self.y.recover(self)
+            x = Tensor(saved_shape(self, self.x))
+            y = Tensor(saved_shape(self, self.y))
             grad = _composite.subtract_grad(x, y, out_grad)
             return ((grad[0],), (grad[1],), )
-        grad = _phi.subtract_grad(self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        grad = _phi.subtract_grad(saved_shape(self, self.x), saved_shape(self, self.y), out_grad.impl, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
@@ -213,8 +213,8 @@ class WhereGradNode(GradNodeBase):
 
     def release(self):
         self.condition.release()
-        self.x.release()
-        self.y.release()
+        self.x = None
+        self.y = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
@@ -222,11 +222,11 @@ class WhereGradNode(GradNodeBase):
         out_mask = (edges[1][0] is not None, edges[2][0] is not None, )
         if create_graph:
             condition = self.condition.recover(self)
-            x = self.x.recover(self)
-            y = self.y.recover(self)
+            x = Tensor(saved_shape(self, self.x))
+            y = Tensor(saved_shape(self, self.y))
             grad = _composite.where_grad(condition, x, y, out_grad)
             return (None, (grad[0],), (grad[1],), )
-        grad = _phi.where_grad(self.condition.recover_impl(self), self.x.recover_impl(self), self.y.recover_impl(self), out_grad.impl, out_mask=out_mask)
+        grad = _phi.where_grad(self.condition.recover_impl(self), saved_shape(self, self.x), saved_shape(self, self.y), out_grad.impl, out_mask=out_mask)
         return (None, (None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
@@ -242,11 +242,11 @@ class SignGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
-        x = self.x.recover(self)
+        x = Tensor(saved_shape(self, self.x))
         grad = _composite.sign_grad(x, out_grad)
         return ((grad,), )
 
@@ -320,9 +320,9 @@ def add(x, y, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = AddGradNode(((edge_of(x),), (edge_of(y),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
-        node.y = SavedShape(y)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+        node.y = spec_of(y.impl)
+    if _anomaly.active:
         check_forward("add", (out, ))
     return out
 
@@ -347,9 +347,9 @@ def add_(x, y, name=None):
         node = AddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = SavedShape(x)
-        node.y = SavedShape(y)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+        node.y = spec_of(y.impl)
+    if _anomaly.active:
         check_forward("add_", (x,))
     return x
 
@@ -367,9 +367,9 @@ def subtract(x, y, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
         node = SubtractGradNode(((edge_of(x),), (edge_of(y),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
-        node.y = SavedShape(y)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+        node.y = spec_of(y.impl)
+    if _anomaly.active:
         check_forward("subtract", (out, ))
     return out
 
@@ -394,9 +394,9 @@ def subtract_(x, y, name=None):
         node = SubtractGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = SavedShape(x)
-        node.y = SavedShape(y)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+        node.y = spec_of(y.impl)
+    if _anomaly.active:
         check_forward("subtract_", (x,))
     return x
 
@@ -416,7 +416,7 @@ def multiply(x, y, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("multiply", (out, ))
     return out
 
@@ -444,7 +444,7 @@ def multiply_(x, y, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("multiply_", (x,))
     return x
 
@@ -465,7 +465,7 @@ def divide(x, y, name=None):
         node.x = save_input(x)
         node.y = save_input(y)
         node.out = save_output(out)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("divide", (out, ))
     return out
 
@@ -494,7 +494,7 @@ def divide_(x, y, name=None):
         node.x = x_saved
         node.y = save_input(y)
         node.out = save_output(x)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("divide_", (x,))
     return x
 
@@ -509,7 +509,7 @@ def equal(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("equal", "y", y)
     out = Tensor(_phi.equal(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("equal", (out, ))
     return out
 
@@ -524,7 +524,7 @@ def not_equal(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("not_equal", "y", y)
     out = Tensor(_phi.not_equal(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("not_equal", (out, ))
     return out
 
@@ -539,7 +539,7 @@ def less_than(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("less_than", "y", y)
     out = Tensor(_phi.less_than(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("less_than", (out, ))
     return out
 
@@ -554,7 +554,7 @@ def less_equal(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("less_equal", "y", y)
     out = Tensor(_phi.less_equal(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("less_equal", (out, ))
     return out
 
@@ -569,7 +569,7 @@ def greater_than(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_than", "y", y)
     out = Tensor(_phi.greater_than(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("greater_than", (out, ))
     return out
 
@@ -584,7 +584,7 @@ def greater_equal(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_equal", "y", y)
     out = Tensor(_phi.greater_equal(x.impl, y.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("greater_equal", (out, ))
     return out
 
@@ -605,9 +605,9 @@ def where(condition, x, y, name=None):
         node = WhereGradNode(((edge_of(condition),), (edge_of(x),), (edge_of(y),), ))
         out._meta = AutogradMeta(node, 0)
         node.condition = save_input(condition)
-        node.x = SavedShape(x)
-        node.y = SavedShape(y)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+        node.y = spec_of(y.impl)
+    if _anomaly.active:
         check_forward("where", (out, ))
     return out
 
@@ -623,8 +623,8 @@ def sign(x, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = SignGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+    if _anomaly.active:
         check_forward("sign", (out, ))
     return out
 
@@ -644,7 +644,7 @@ def maximum(x, y, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("maximum", (out, ))
     return out
 
@@ -664,7 +664,7 @@ def minimum(x, y, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
         node.y = save_input(y)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("minimum", (out, ))
     return out
 
@@ -685,7 +685,7 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.add_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("add_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -706,7 +706,7 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.subtract_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("subtract_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -735,7 +735,7 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
         node.x = save_input(x)
         node.y = save_input(y)
         node.grad_out = save_input(out_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("multiply_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -776,7 +776,7 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.divide_grad(x.impl, y.impl, out.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("divide_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -799,7 +799,7 @@ def where_grad(condition, x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.where_grad(condition.impl, x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("where_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -832,7 +832,7 @@ def maximum_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.maximum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("maximum_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
@@ -853,6 +853,6 @@ def minimum_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.minimum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("minimum_grad", (x_grad, y_grad, ))
     return x_grad, y_grad

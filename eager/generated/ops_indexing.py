@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -54,15 +54,15 @@ class GetitemGradNode(GradNodeBase):
     attr_names = ("index", )
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = getitem_grad(x, out_grad, self.index, )
             return ((grad,), )
-        grad = _phi.getitem_grad(self.x.recover_impl(self), out_grad.impl, self.index, )
+        grad = _phi.getitem_grad(saved_shape(self, self.x), out_grad.impl, self.index, )
         return ((Tensor(grad),), )
 
 
@@ -95,17 +95,17 @@ class SetitemGradNode(GradNodeBase):
     attr_names = ("index", )
 
     def release(self):
-        self.value.release()
+        self.value = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         edges = self.next_edges
         out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
         if create_graph:
-            value = self.value.recover(self)
+            value = Tensor(saved_shape(self, self.value))
             grad = _composite.setitem_grad(value, out_grad, self.index)
             return ((grad[0],), (grad[1],), )
-        grad = _phi.setitem_grad(self.value.recover_impl(self), out_grad.impl, self.index, out_mask=out_mask)
+        grad = _phi.setitem_grad(saved_shape(self, self.value), out_grad.impl, self.index, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
@@ -121,10 +121,10 @@ def getitem(x, index, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = GetitemGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         node.index = index
         track_view(out, x, lambda _base: getitem(_base, index))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("getitem", (out, ))
     return out
 
@@ -143,9 +143,9 @@ def setitem(x, value, index, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
         node = SetitemGradNode(((edge_of(x),), (edge_of(value),), ))
         out._meta = AutogradMeta(node, 0)
-        node.value = SavedShape(value)
+        node.value = spec_of(value.impl)
         node.index = index
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("setitem", (out, ))
     return out
 
@@ -171,9 +171,9 @@ def setitem_(x, value, index, name=None):
         node = SetitemGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.value = SavedShape(value)
+        node.value = spec_of(value.impl)
         node.index = index
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("setitem_", (x,))
     return x
 
@@ -193,7 +193,7 @@ def getitem_grad(x, out_grad, index, name=None):
         node = GetitemDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
         x_grad._meta = AutogradMeta(node, 0)
         node.index = index
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("getitem_grad", (x_grad, ))
     return x_grad
 
@@ -224,6 +224,6 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("setitem_grad", (x_grad, value_grad, ))
     return x_grad, value_grad

@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -144,7 +144,7 @@ def concat(x, axis=0, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("concat", (out, ))
     return out
 
@@ -162,7 +162,7 @@ def stack(x, axis=0, name=None):
         out._meta = AutogradMeta(node, 0)
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("stack", (out, ))
     return out
 
@@ -184,7 +184,7 @@ def split(x, num_or_sections, axis=0, name=None):
         node.axis = axis
         for index, part in enumerate(out):
             track_view(part, x, lambda _base, index=index: split(_base, num_or_sections, axis)[index])
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("split", (*out, ))
     return out
 
@@ -205,7 +205,7 @@ def unbind(x, axis=0, name=None):
         node.axis = axis
         for index, part in enumerate(out):
             track_view(part, x, lambda _base, index=index: unbind(_base, axis)[index])
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("unbind", (*out, ))
     return out
 
@@ -222,7 +222,7 @@ def concat_grad(x, out_grad, axis, name=None):
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.concat_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [Tensor(t) for t in _phi.concat_grad([t.impl for t in x], out_grad.impl, axis)]
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("concat_grad", (*x_grad, ))
     return x_grad
 
@@ -239,7 +239,7 @@ def stack_grad(x, out_grad, axis, name=None):
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.stack_grad(x, out_grad, axis)  # recorded through differentiable ops
     x_grad = [Tensor(t) for t in _phi.stack_grad([t.impl for t in x], out_grad.impl, axis)]
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("stack_grad", (*x_grad, ))
     return x_grad
 
@@ -254,7 +254,7 @@ def split_grad(out_grad, axis, name=None):
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
         return _composite.split_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.split_grad([t.impl for t in out_grad], axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("split_grad", (x_grad, ))
     return x_grad
 
@@ -269,6 +269,6 @@ def unbind_grad(out_grad, axis, name=None):
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
         return _composite.unbind_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.unbind_grad([t.impl for t in out_grad], axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("unbind_grad", (x_grad, ))
     return x_grad

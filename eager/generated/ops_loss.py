@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -163,7 +163,7 @@ def softmax(x, axis=-1, name=None):
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
         node.axis = axis
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("softmax", (out, ))
     return out
 
@@ -182,7 +182,7 @@ def log_softmax(x, axis=-1, name=None):
         out._meta = AutogradMeta(node, 0)
         node.out = save_output(out)
         node.axis = axis
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("log_softmax", (out, ))
     return out
 
@@ -218,7 +218,7 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         node.numeric_stable_mode = numeric_stable_mode
         node.ignore_index = ignore_index
         node.axis = axis
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("cross_entropy_with_softmax", (softmax, loss, ))
     return loss
 
@@ -245,7 +245,7 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
         node.normalize = normalize
         node.ignore_index = ignore_index
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sigmoid_cross_entropy_with_logits", (out, ))
     return out
 
@@ -259,7 +259,7 @@ def one_hot(x, num_classes, name=None):
         raise bad_tensor("one_hot", "x", x)
     num_classes = to_int(num_classes, "one_hot", "num_classes")
     out = Tensor(_phi.one_hot(x.impl, num_classes))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("one_hot", (out, ))
     return out
 
@@ -277,7 +277,7 @@ def softmax_grad(out, out_grad, axis, name=None):
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.softmax_grad(out.impl, out_grad.impl, axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("softmax_grad", (x_grad, ))
     return x_grad
 
@@ -295,7 +295,7 @@ def log_softmax_grad(out, out_grad, axis, name=None):
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.log_softmax_grad(out.impl, out_grad.impl, axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("log_softmax_grad", (x_grad, ))
     return x_grad
 
@@ -321,7 +321,7 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)  # recorded through differentiable ops
     logits_grad = Tensor(_phi.cross_entropy_with_softmax_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("cross_entropy_with_softmax_grad", (logits_grad, ))
     return logits_grad
 
@@ -344,6 +344,6 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index)  # recorded through differentiable ops
     x_grad = Tensor(_phi.sigmoid_cross_entropy_with_logits_grad(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, out_grad.impl, normalize, ignore_index))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
     return x_grad

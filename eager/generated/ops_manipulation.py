@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -60,15 +60,15 @@ class ReshapeGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.reshape_grad(x, out_grad)
             return ((grad,), )
-        grad = _phi.reshape_grad(self.x.recover_impl(self), out_grad.impl, )
+        grad = _phi.reshape_grad(saved_shape(self, self.x), out_grad.impl, )
         return ((Tensor(grad),), )
 
 
@@ -104,15 +104,15 @@ class CastGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.cast_grad(x, out_grad)
             return ((grad,), )
-        grad = _phi.cast_grad(self.x.recover_impl(self), out_grad.impl, )
+        grad = _phi.cast_grad(saved_shape(self, self.x), out_grad.impl, )
         return ((Tensor(grad),), )
 
 
@@ -128,15 +128,15 @@ class SqueezeGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.reshape_grad(x, out_grad)
             return ((grad,), )
-        grad = _phi.squeeze_grad(self.x.recover_impl(self), out_grad.impl, )
+        grad = _phi.squeeze_grad(saved_shape(self, self.x), out_grad.impl, )
         return ((Tensor(grad),), )
 
 
@@ -152,15 +152,15 @@ class UnsqueezeGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.reshape_grad(x, out_grad)
             return ((grad,), )
-        grad = _phi.unsqueeze_grad(self.x.recover_impl(self), out_grad.impl, )
+        grad = _phi.unsqueeze_grad(saved_shape(self, self.x), out_grad.impl, )
         return ((Tensor(grad),), )
 
 
@@ -176,15 +176,15 @@ class FlattenGradNode(GradNodeBase):
     attr_names = ()
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.reshape_grad(x, out_grad)
             return ((grad,), )
-        grad = _phi.flatten_grad(self.x.recover_impl(self), out_grad.impl, )
+        grad = _phi.flatten_grad(saved_shape(self, self.x), out_grad.impl, )
         return ((Tensor(grad),), )
 
 
@@ -217,15 +217,15 @@ class ExpandGradNode(GradNodeBase):
     attr_names = ("shape", )
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.expand_grad(x, out_grad, self.shape)
             return ((grad,), )
-        grad = _phi.expand_grad(self.x.recover_impl(self), out_grad.impl, self.shape, )
+        grad = _phi.expand_grad(saved_shape(self, self.x), out_grad.impl, self.shape, )
         return ((Tensor(grad),), )
 
 
@@ -241,9 +241,9 @@ def reshape(x, shape, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = ReshapeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         track_view(out, x, lambda _base: reshape(_base, shape))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("reshape", (out, ))
     return out
 
@@ -262,7 +262,7 @@ def transpose(x, perm, name=None):
         out._meta = AutogradMeta(node, 0)
         node.perm = perm
         track_view(out, x, lambda _base: transpose(_base, perm))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("transpose", (out, ))
     return out
 
@@ -279,8 +279,8 @@ def cast(x, dtype, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = CastGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
-    if _anomaly.enabled:
+        node.x = spec_of(x.impl)
+    if _anomaly.active:
         check_forward("cast", (out, ))
     return out
 
@@ -297,9 +297,9 @@ def squeeze(x, axis=(), name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = SqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         track_view(out, x, lambda _base: squeeze(_base, axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("squeeze", (out, ))
     return out
 
@@ -316,9 +316,9 @@ def unsqueeze(x, axis, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = UnsqueezeGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         track_view(out, x, lambda _base: unsqueeze(_base, axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("unsqueeze", (out, ))
     return out
 
@@ -336,9 +336,9 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = FlattenGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("flatten", (out, ))
     return out
 
@@ -354,7 +354,7 @@ def assign(x, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = AssignGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("assign", (out, ))
     return out
 
@@ -371,9 +371,9 @@ def expand(x, shape, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = ExpandGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         node.shape = shape
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("expand", (out, ))
     return out
 
@@ -404,7 +404,7 @@ def reshape_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.reshape_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("reshape_grad", (x_grad, ))
     return x_grad
 
@@ -420,7 +420,7 @@ def transpose_grad(out_grad, perm, name=None):
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
     x_grad = Tensor(_phi.transpose_grad(out_grad.impl, perm))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("transpose_grad", (x_grad, ))
     return x_grad
 
@@ -437,7 +437,7 @@ def cast_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cast_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.cast_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("cast_grad", (x_grad, ))
     return x_grad
 
@@ -454,7 +454,7 @@ def squeeze_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("squeeze_grad", (x_grad, ))
     return x_grad
 
@@ -471,7 +471,7 @@ def unsqueeze_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("unsqueeze_grad", (x_grad, ))
     return x_grad
 
@@ -488,7 +488,7 @@ def flatten_grad(x, out_grad, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("flatten_grad", (x_grad, ))
     return x_grad
 
@@ -516,6 +516,6 @@ def expand_grad(x, out_grad, shape, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_grad(x, out_grad, shape)  # recorded through differentiable ops
     x_grad = Tensor(_phi.expand_grad(x.impl, out_grad.impl, shape))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("expand_grad", (x_grad, ))
     return x_grad

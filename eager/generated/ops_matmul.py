@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -116,7 +116,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         node.y = save_input(y)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("matmul", (out, ))
     return out
 
@@ -149,7 +149,7 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
         node.grad_out = save_input(out_grad)
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("matmul_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 

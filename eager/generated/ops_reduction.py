@@ -28,7 +28,7 @@ from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape  # noqa: F401
+from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -53,15 +53,15 @@ class SumGradNode(GradNodeBase):
     attr_names = ("axis", "keepdim", )
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.sum_grad(x, out_grad, self.axis, self.keepdim)
             return ((grad,), )
-        grad = _phi.sum_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim, )
+        grad = _phi.sum_grad(saved_shape(self, self.x), out_grad.impl, self.axis, self.keepdim, )
         return ((Tensor(grad),), )
 
 
@@ -77,15 +77,15 @@ class MeanGradNode(GradNodeBase):
     attr_names = ("axis", "keepdim", )
 
     def release(self):
-        self.x.release()
+        self.x = None
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
-            x = self.x.recover(self)
+            x = Tensor(saved_shape(self, self.x))
             grad = _composite.mean_grad(x, out_grad, self.axis, self.keepdim)
             return ((grad,), )
-        grad = _phi.mean_grad(self.x.recover_impl(self), out_grad.impl, self.axis, self.keepdim, )
+        grad = _phi.mean_grad(saved_shape(self, self.x), out_grad.impl, self.axis, self.keepdim, )
         return ((Tensor(grad),), )
 
 
@@ -103,10 +103,10 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = SumGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sum", (out, ))
     return out
 
@@ -124,10 +124,10 @@ def mean(x, axis=(), keepdim=False, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = MeanGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
-        node.x = SavedShape(x)
+        node.x = spec_of(x.impl)
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("mean", (out, ))
     return out
 
@@ -146,7 +146,7 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = Tensor(_phi.sum_grad(x.impl, out_grad.impl, axis, keepdim))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("sum_grad", (x_grad, ))
     return x_grad
 
@@ -165,6 +165,6 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = Tensor(_phi.mean_grad(x.impl, out_grad.impl, axis, keepdim))
-    if _anomaly.enabled:
+    if _anomaly.active:
         check_forward("mean_grad", (x_grad, ))
     return x_grad

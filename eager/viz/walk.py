@@ -12,6 +12,8 @@ import dataclasses
 
 import numpy as np
 
+from phi.common import DataType
+
 from ..autograd.accumulation import GradNodeAccumulation
 from ..tensor import Tensor
 
@@ -221,6 +223,9 @@ def _describe_leaf(vertex_id, node, scope, known, grads) -> Vertex:
 
 
 def _describe_saved(name, wrapper) -> Saved:
+    if isinstance(wrapper, tuple):  # a shape-only save: (shape, dtype, device)
+        return Saved(name, tuple(wrapper[0]), _dtype_name(DataType.from_numpy(wrapper[1])), 0,
+                     "shape only", None)
     if getattr(wrapper, "released", False) or wrapper.impl is None:
         return Saved(name, None, None, 0, "freed", None)
     if isinstance(wrapper.impl, list):  # a saved Tensor[]: its shapes, one per element

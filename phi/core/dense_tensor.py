@@ -2,6 +2,7 @@
 that inplace ops bump and saved tensors check."""
 from __future__ import annotations
 
+import operator
 import sys
 
 import numpy as np
@@ -26,6 +27,7 @@ def _refs_of_one_local():
 
 
 REFS_OF_ONE_LOCAL = _refs_of_one_local()
+_CPU_PLACE = CPUPlace()  # a singleton, but building it on every read costs a call
 
 
 class VersionCounter:
@@ -93,7 +95,7 @@ class DenseTensor(TensorBase):
         ArraySpec (no buffer), the place it was made with, or None if unknown."""
         array = self.array
         if type(array) is np.ndarray:
-            return CPUPlace()
+            return _CPU_PLACE
         if type(array) is ArraySpec:
             return array.place
         return GPUPlace(int(array.device.id))
@@ -114,8 +116,14 @@ class DenseTensor(TensorBase):
     def shape_only(self) -> "DenseTensor":
         """A DenseTensor with this one's dims, dtype and place but no buffer (an
         ArraySpec): what a backward op that reads only the shape is given."""
-        array = self.array
-        return DenseTensor(ArraySpec(array.shape, array.dtype, self.place), self.layout)
+        return DenseTensor.from_spec(spec_of(self))
+
+    @staticmethod
+    def from_spec(spec: tuple) -> "DenseTensor":
+        """A DenseTensor over an ArraySpec, from what :func:`spec_of` returned."""
+        shape, dtype, device = spec
+        place = _CPU_PLACE if device == "cpu" else GPUPlace(int(device.id))
+        return DenseTensor(ArraySpec(shape, dtype, place))
 
     @property
     def buffer_id(self) -> int:
@@ -155,6 +163,12 @@ class DenseTensor(TensorBase):
         return f"DenseTensor(dims={list(self.dims)}, dtype={self.dtype}, place={self.place})"
 
 
+# (shape, NumPy dtype, device) of a DenseTensor: what a saved shape-only input
+# keeps. Read in C, because the generated code takes one per recorded op; the
+# device is NumPy's "cpu" or a CuPy Device.
+spec_of = operator.attrgetter("array.shape", "array.dtype", "array.device")
+
+
 class ArraySpec:
     """Shape and dtype of an array without its buffer.
 
@@ -169,7 +183,7 @@ class ArraySpec:
     nbytes = 0  # no buffer
 
     def __init__(self, shape, dtype, place=None):
-        self.shape = tuple(shape)
+        self.shape = shape if type(shape) is tuple else tuple(shape)
         self.dtype = dtype
         self.place = place
 
