@@ -104,7 +104,7 @@ class TensorMethods:
     def __add__(self, other):
         if isinstance(other, Tensor):  # the common case first: one call
             return _F.add(self, other)
-        if _is_number(other) and _fits_scale(self, other):
+        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
             return _F.scale(self, 1.0, other, True)
         return _binary(_F.add, self, other, "add")
 
@@ -114,19 +114,19 @@ class TensorMethods:
     def __sub__(self, other):
         if isinstance(other, Tensor):
             return _F.subtract(self, other)
-        if _is_number(other) and _fits_scale(self, other):
+        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
             return _F.scale(self, 1.0, -other, True)
         return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
-        if _is_number(other) and _fits_scale(self, other):
+        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
             return _F.scale(self, -1.0, other, True)
         return _binary(_F.subtract, self, other, "subtract", reverse=True)
 
     def __mul__(self, other):
         if isinstance(other, Tensor):
             return _F.multiply(self, other)
-        if _is_number(other) and _fits_scale(self, other):
+        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
             return _F.scale(self, other, 0.0, True)
         return _binary(_F.multiply, self, other, "multiply")
 
@@ -261,10 +261,14 @@ def _scalar_result_dtype(dtype: DataType, scalar) -> DataType:
     return DataType.COMPLEX128 if dtype is DataType.FLOAT64 else DataType.COMPLEX64
 
 
+# ``scale`` (x * a + b, real attributes) computes x (op) scalar exactly for a
+# floating tensor and a plain Python int or float: the operators' fast path.
+_PLAIN_REALS = frozenset({int, float})
+_FLOAT_DTYPES = frozenset(dtype for dtype in DataType if dtype.is_floating_point)
+
+
 def _fits_scale(x: Tensor, scalar) -> bool:
-    """Whether ``scale`` (x * a + b with real attributes) computes x (op) scalar
-    exactly: a floating tensor and a real scalar, with no change of dtype."""
-    return x.dtype.is_floating_point and not isinstance(scalar, (complex, np.complexfloating))
+    return type(scalar) in _PLAIN_REALS and x.impl.dtype in _FLOAT_DTYPES
 
 
 def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:

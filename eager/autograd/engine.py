@@ -194,21 +194,28 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
                 if anomaly:
                     check_backward(node, outputs)
                 ran.append(node)
-            for slot, slot_grads in zip(node.next_edges, _NONES if outputs is None else outputs):
-                for edge, grad in zip(slot, _NONES if slot_grads is None else slot_grads):
-                    if edge is None:
-                        continue
-                    nxt, nxt_slot = edge
-                    if grad is not None and (cut is None or edge not in cut):
-                        holder = holders.get(nxt)
-                        if holder is None:
-                            holder = holders[nxt] = [None] * nxt.num_grad_slots
-                        current = holder[nxt_slot]
-                        holder[nxt_slot] = grad if current is None else add_grads(current, grad, create_graph)
-                    remaining = dependencies[nxt] - 1
-                    dependencies[nxt] = remaining
-                    if remaining == 0:
-                        push_ready(nxt)
+            # One (edge slot, its gradients) pair per edge. Nearly every node has one
+            # edge per slot and is iterated as it is; a node with a Tensor[] input
+            # has its slots split into one-edge pairs first.
+            pairs = zip(node.next_edges, _NONES if outputs is None else outputs)
+            if not node.single_edge_slots:
+                pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
+                         for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
+            for (edge,), grads_ in pairs:
+                if edge is None:
+                    continue
+                nxt, nxt_slot = edge
+                grad = None if grads_ is None else grads_[0]
+                if grad is not None and (cut is None or edge not in cut):
+                    holder = holders.get(nxt)
+                    if holder is None:
+                        holder = holders[nxt] = [None] * nxt.num_grad_slots
+                    current = holder[nxt_slot]
+                    holder[nxt_slot] = grad if current is None else add_grads(current, grad, create_graph)
+                remaining = dependencies[nxt] - 1
+                dependencies[nxt] = remaining
+                if remaining == 0:
+                    push_ready(nxt)
     finally:
         STATE.enabled = previous_mode
     return leaves, retained, ran, captured

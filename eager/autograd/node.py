@@ -49,6 +49,7 @@ class GradNodeBase:
     attr_names: tuple = ()
     is_view = False  # the forward op's output shares its input's buffer
     is_accumulation = False  # the end of a path: a leaf's GradNodeAccumulation
+    single_edge_slots = True  # every edge slot holds one edge (no Tensor[] input)
 
     def __init__(self, next_edges):
         self.next_edges = next_edges

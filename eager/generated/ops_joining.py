@@ -51,6 +51,7 @@ class ConcatGradNode(GradNodeBase):
     forward_op = "concat"
     num_grad_slots = 1
     is_view = False
+    single_edge_slots = False
     saved_names = ("x", )
     attr_names = ("axis", )
 
@@ -75,6 +76,7 @@ class StackGradNode(GradNodeBase):
     forward_op = "stack"
     num_grad_slots = 1
     is_view = False
+    single_edge_slots = False
     saved_names = ("x", )
     attr_names = ("axis", )
 
