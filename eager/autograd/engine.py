@@ -236,7 +236,10 @@ def _commit(leaves, retained, create_graph: bool) -> None:
             node, grad = leaves.pop()
             meta = node.meta
             if meta is not None:
-                accumulate_into_leaf(meta, grad, create_graph, held_by_caller_alone(grad))
+                # Asked on its own line: as an argument of the call below, grad would
+                # also sit on the call's stack, a reference that makes it look shared.
+                fresh = held_by_caller_alone(grad)
+                accumulate_into_leaf(meta, grad, create_graph, fresh)
     for node in hooked:
         tensor = node.tensor
         for hook in list(node.post_hooks.values()):

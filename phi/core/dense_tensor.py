@@ -141,11 +141,20 @@ class DenseTensor(TensorBase):
         decides the same way from use counts); elsewhere the answer is False,
         which only costs a copy.
         """
-        array = self.array
-        if getattr(array, "base", None) is not None or REFS_OF_ONE_LOCAL is None:
+        if REFS_OF_ONE_LOCAL is None:
             return False
+        array = self.array
         # this DenseTensor's slot and the local name `array`
-        return sys.getrefcount(array) == REFS_OF_ONE_LOCAL + 1
+        if sys.getrefcount(array) != REFS_OF_ONE_LOCAL + 1:
+            return False
+        # A view (a kernel's transposed result) is fine if its base is held by the
+        # view alone: the view's reference and the local name `base`.
+        base = getattr(array, "base", None)
+        while base is not None:
+            if sys.getrefcount(base) != REFS_OF_ONE_LOCAL + 1:
+                return False
+            base = getattr(base, "base", None)
+        return True
 
     def bump_version(self) -> None:
         """Records an inplace modification of the buffer."""
