@@ -109,6 +109,8 @@ class KernelFactory:
 
         Lookup order: the exact backend, then ALL_BACKEND, then (for GPU only)
         the CPU kernel with a data transfer, as the seeds' FallBackToCpu does.
+        Only dense kernels fall back: the transfer moves arrays, and a kernel of
+        another kind takes tensors (register those for ALL_BACKEND, on ctx.xp).
         """
         table = self._kernels.get(name)
         if table is None:
@@ -119,7 +121,7 @@ class KernelFactory:
                 kernel = table.get(KernelKey(candidate, lay, dtype, kind))
                 if kernel is not None:
                     return kernel, False
-        if backend is Backend.GPU:
+        if backend is Backend.GPU and kind is TensorKind.DENSE:
             kernel = table.get(KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, dtype, kind))
             if kernel is not None:
                 return kernel, True
