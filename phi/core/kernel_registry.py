@@ -10,7 +10,12 @@ decorator that names the kernel, its backends and all its dtypes at once:
 The key's ``kind`` is the TensorKind of the input that selects the kernel:
 a dense kernel takes arrays; a kernel registered with
 ``kind=TensorKind.SELECTED_ROWS`` under the same name takes that input as the
-SelectedRows itself (rows, value, height), so one name serves both.
+SelectedRows itself (rows, value, height), so one name serves both. The
+generated phi API indexes the dense table inline (one type check on the
+selecting tensor) and sends a tensor of another kind to
+``phi.api.support.call_kernel_of_kind``, which indexes that kind's table with
+the tensor's ``dispatch_key``; a second kind plugs in as a TensorBase subclass
+with its ``kind``, ``dispatch_key`` and kernels registered under that kind.
 
 A kernel is ``fn(ctx, *inputs, *attributes)`` in the order of the YAML
 ``args``; each Kernel keeps those argument names so the code generator can
