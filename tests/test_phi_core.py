@@ -359,6 +359,20 @@ class FakeGPUContext:
         return FakeDeviceArray(array)
 
 
+def test_the_gpu_context_and_the_gpu_context_module_do_not_shadow_each_other(monkeypatch):
+    # The function was named like the submodule gpu_context.py: importing one
+    # replaced the other, so the second GPU kernel bound raised "'module' object
+    # is not callable", or `import ... as` gave the function.
+    import phi.backends as backends
+    import phi.backends.gpu_context as module
+
+    device = FakeGPUContext()
+    monkeypatch.setattr(backends, "_gpu_context", device)
+    assert callable(module.import_cupy) and module.GPUContext is backends.GPUContext
+    assert backends.context_for(Backend.GPU) is device
+    assert backends.get_gpu_context() is device and backends.context_for(Backend.GPU) is device
+
+
 def test_gpu_call_served_by_cpu_kernel_moves_data_both_ways(monkeypatch):
     import phi.backends as backends
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from ..common.tensor_kind import TensorKind
 from ..core import KERNELS, DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
+from .support import kernel_input
 
 _DENSE, _SR = TensorKind.DENSE, TensorKind.SELECTED_ROWS
 _assign = {_DENSE: KERNELS.dispatch_table("assign"), _SR: KERNELS.dispatch_table("assign", _SR)}
@@ -30,15 +31,9 @@ _sr_add = KERNELS.dispatch_table("selected_rows_add", _SR)
 _merge = KERNELS.dispatch_table("merge_selected_rows", _SR)
 
 
-def _data(x):
-    """The array whose type and dtype select a kernel for x."""
-    return x.array if x.kind is _DENSE else x.value.array
-
-
 def owned_copy(x):
     """A copy of x, of the same kind, owning its buffers."""
-    data = _data(x)
-    out = _assign[x.kind][type(data), data.dtype](x if x.kind is _SR else data)
+    out = _assign[x.kind][x.dispatch_key](kernel_input(x))
     return out if x.kind is _SR else DenseTensor(out, x.layout)
 
 
@@ -50,33 +45,41 @@ def accumulate_(acc, x):
             f"{describe_tensor(acc)} on {acc.place}, got {describe_tensor(x)} on {x.place}")
     if acc.kind is _SR:
         if x.kind is _SR:
-            data = acc.value.array
-            return _sr_add[type(data), data.dtype](acc, x)
+            return _sr_add[acc.dispatch_key](acc, x)
         return accumulate_(selected_rows_to_dense(acc), x)
-    data = acc.array
-    _accumulate[x.kind][type(data), data.dtype](data, x if x.kind is _SR else x.array)
+    _accumulate[x.kind][acc.dispatch_key](acc.array, kernel_input(x))
     acc.bump_version()
     return acc
 
 
 def zero_(x):
-    """x's buffer set to zeros in place (a dense x)."""
-    array = x.array
-    _zero[type(array), array.dtype](array)
+    """x's buffer set to zeros in place (a dense x); its version is bumped."""
+    if x.kind is not _DENSE:
+        raise InvalidArgumentError(
+            f"zero_: argument 'x' expected a dense tensor (zeroed in place, its buffer kept), "
+            f"got a {x.kind} tensor {describe_tensor(x)}")
+    _zero[x.dispatch_key](x.array)
     x.bump_version()
     return x
 
 
+def _expect_selected_rows(op: str, x) -> None:
+    if x.kind is not _SR:
+        raise InvalidArgumentError(
+            f"{op}: argument 'x' expected a selected_rows tensor, got a {x.kind} tensor "
+            f"{describe_tensor(x)}")
+
+
 def selected_rows_to_dense(x):
     """The dense tensor a SelectedRows stands for (repeated rows summed)."""
-    data = x.value.array
-    return DenseTensor(_to_dense[type(data), data.dtype](x), x.layout)
+    _expect_selected_rows("selected_rows_to_dense", x)
+    return DenseTensor(_to_dense[x.dispatch_key](x), x.layout)
 
 
 def merge_selected_rows(x):
     """x with each row once, in increasing order, repeated rows summed."""
-    data = x.value.array
-    return _merge[type(data), data.dtype](x)
+    _expect_selected_rows("merge_selected_rows", x)
+    return _merge[x.dispatch_key](x)
 
 
 __all__ = ["accumulate_", "merge_selected_rows", "owned_copy", "selected_rows_to_dense", "zero_"]

@@ -2,14 +2,16 @@
 """phi API functions, one per op with a kernel (forward and backward).
 
 Each runs InferMeta (which checks the arguments), selects the kernel once per
-(array type, dtype) and calls it. Tensors are DenseTensors; attributes arrive
-already converted (numbers, tuples of ints, DataType, Place).
+(array type, dtype) and calls it. Attributes arrive already converted (numbers,
+tuples of ints, DataType, Place). Tensors are DenseTensors on the inline path;
+when the tensor that selects the kernel is of another kind (a SelectedRows),
+call_kernel_of_kind runs the kernel registered for that kind instead.
 """
 import numpy as np
 
 from phi import infermeta as _im
 from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
-from phi.api.support import FLAGS, array_type_of, as_array, verify_infer_meta
+from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
@@ -25,6 +27,8 @@ def add(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("add", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("add", "add", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _add_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -48,6 +52,8 @@ def subtract(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("subtract", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("subtract", "subtract", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _subtract_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -71,6 +77,8 @@ def multiply(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("multiply", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("multiply", "multiply", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _multiply_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -94,6 +102,8 @@ def divide(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("divide", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("divide", "divide", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _divide_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -117,6 +127,8 @@ def pow(x, y):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("pow", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("pow", "pow", x, (x, y), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _pow_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -140,6 +152,8 @@ def scale(x, scale, bias, bias_after_scale):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("scale", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scale", "scale", x, (x, scale, bias, bias_after_scale), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _scale_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -163,6 +177,8 @@ def matmul(x, y, transpose_x, transpose_y):
         _im.matmul_infer_meta(x, y, transpose_x, transpose_y, out_meta)
     except PhiError as error:
         raise error.in_op("matmul", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("matmul", "matmul", x, (x, y, transpose_x, transpose_y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _matmul_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -186,6 +202,8 @@ def relu(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("relu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("relu", "relu", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _relu_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -209,6 +227,8 @@ def tanh(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("tanh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tanh", "tanh", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _tanh_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -232,6 +252,8 @@ def sigmoid(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("sigmoid", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sigmoid", "sigmoid", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _sigmoid_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -255,6 +277,8 @@ def exp(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("exp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("exp", "exp", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _exp_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -278,6 +302,8 @@ def log(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("log", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log", "log", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _log_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -301,6 +327,8 @@ def sum(x, axis, dtype, keepdim):
         _im.sum_infer_meta(x, axis, dtype, keepdim, out_meta)
     except PhiError as error:
         raise error.in_op("sum", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sum", "sum", x, (x, axis, dtype, keepdim), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _sum_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -324,6 +352,8 @@ def mean(x, axis, keepdim):
         _im.reduce_infer_meta(x, axis, keepdim, out_meta)
     except PhiError as error:
         raise error.in_op("mean", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mean", "mean", x, (x, axis, keepdim), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _mean_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -347,6 +377,8 @@ def reshape(x, shape):
         _im.reshape_infer_meta(x, shape, out_meta)
     except PhiError as error:
         raise error.in_op("reshape", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reshape", "reshape", x, (x, shape), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _reshape_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -370,6 +402,8 @@ def transpose(x, perm):
         _im.transpose_infer_meta(x, perm, out_meta)
     except PhiError as error:
         raise error.in_op("transpose", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("transpose", "transpose", x, (x, perm), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _transpose_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -393,6 +427,8 @@ def cast(x, dtype):
         _im.cast_infer_meta(x, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("cast", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cast", "cast", x, (x, dtype), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _cast_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -439,6 +475,8 @@ def full_like(x, value, dtype):
         _im.full_like_infer_meta(x, value, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("full_like", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("full_like", "full_like", x, (x, value, dtype), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _full_like_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -462,6 +500,8 @@ def equal(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("equal", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("equal", "equal", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _equal_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -485,6 +525,8 @@ def not_equal(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("not_equal", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("not_equal", "not_equal", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _not_equal_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -508,6 +550,8 @@ def less_than(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("less_than", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("less_than", "less_than", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _less_than_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -531,6 +575,8 @@ def less_equal(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("less_equal", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("less_equal", "less_equal", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _less_equal_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -554,6 +600,8 @@ def greater_than(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("greater_than", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("greater_than", "greater_than", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _greater_than_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -577,6 +625,8 @@ def greater_equal(x, y):
         _im.compare_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("greater_equal", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("greater_equal", "greater_equal", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _greater_equal_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -600,6 +650,8 @@ def squeeze(x, axis):
         _im.squeeze_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("squeeze", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("squeeze", "squeeze", x, (x, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _squeeze_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -623,6 +675,8 @@ def unsqueeze(x, axis):
         _im.unsqueeze_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("unsqueeze", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unsqueeze", "unsqueeze", x, (x, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _unsqueeze_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -646,6 +700,8 @@ def flatten(x, start_axis, stop_axis):
         _im.flatten_infer_meta(x, start_axis, stop_axis, out_meta)
     except PhiError as error:
         raise error.in_op("flatten", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("flatten", "flatten", x, (x, start_axis, stop_axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _flatten_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -669,6 +725,8 @@ def getitem(x, index):
         _im.getitem_infer_meta(x, index, out_meta)
     except PhiError as error:
         raise error.in_op("getitem", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("getitem", "getitem", x, (x, index), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _getitem_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -692,6 +750,8 @@ def setitem(x, value, index):
         _im.setitem_infer_meta(x, value, index, out_meta)
     except PhiError as error:
         raise error.in_op("setitem", x=x, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("setitem", "setitem", x, (x, value, index), [out_meta], {"x": x, "value": value})
     key = (type(x.array), x.array.dtype)
     kernel = _setitem_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -715,6 +775,8 @@ def concat(x, axis):
         _im.concat_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("concat", x=x) from None
+    if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("concat", "concat", x[0], (x, axis), [out_meta], {"x": x})
     key = (type(x[0].array), x[0].array.dtype)
     kernel = _concat_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -738,6 +800,8 @@ def stack(x, axis):
         _im.stack_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("stack", x=x) from None
+    if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("stack", "stack", x[0], (x, axis), [out_meta], {"x": x})
     key = (type(x[0].array), x[0].array.dtype)
     kernel = _stack_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -761,6 +825,8 @@ def split(x, num_or_sections, axis):
         _im.split_infer_meta(x, num_or_sections, axis, out_meta)
     except PhiError as error:
         raise error.in_op("split", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("split", "split", x, (x, num_or_sections, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _split_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -783,6 +849,8 @@ def unbind(x, axis):
         _im.unbind_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("unbind", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unbind", "unbind", x, (x, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _unbind_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -805,6 +873,8 @@ def assign(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("assign", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("assign", "assign", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _assign_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -828,6 +898,8 @@ def expand(x, shape):
         _im.expand_infer_meta(x, shape, out_meta)
     except PhiError as error:
         raise error.in_op("expand", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expand", "expand", x, (x, shape), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _expand_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -851,6 +923,8 @@ def where(condition, x, y):
         _im.where_infer_meta(condition, x, y, out_meta)
     except PhiError as error:
         raise error.in_op("where", condition=condition, x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("where", "where", x, (condition, x, y), [out_meta], {"condition": condition, "x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _where_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -874,6 +948,8 @@ def sign(x):
         _im.unchanged_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("sign", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sign", "sign", x, (x,), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _sign_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -897,6 +973,8 @@ def maximum(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("maximum", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("maximum", "maximum", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _maximum_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -920,6 +998,8 @@ def minimum(x, y):
         _im.elementwise_infer_meta(x, y, out_meta)
     except PhiError as error:
         raise error.in_op("minimum", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("minimum", "minimum", x, (x, y), [out_meta], {"x": x, "y": y})
     key = (type(x.array), x.array.dtype)
     kernel = _minimum_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -943,6 +1023,8 @@ def softmax(x, axis):
         _im.softmax_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("softmax", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softmax", "softmax", x, (x, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _softmax_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -966,6 +1048,8 @@ def log_softmax(x, axis):
         _im.softmax_infer_meta(x, axis, out_meta)
     except PhiError as error:
         raise error.in_op("log_softmax", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log_softmax", "log_softmax", x, (x, axis), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _log_softmax_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -990,6 +1074,8 @@ def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_s
         _im.cross_entropy_with_softmax_infer_meta(logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, softmax_meta, loss_meta)
     except PhiError as error:
         raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
+    if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cross_entropy_with_softmax", "cross_entropy_with_softmax", logits, (logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), [softmax_meta, loss_meta], {"logits": logits, "label": label})
     key = (type(logits.array), logits.array.dtype)
     kernel = _cross_entropy_with_softmax_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1018,6 +1104,8 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_in
         _im.sigmoid_cross_entropy_with_logits_infer_meta(x, label, pos_weight, normalize, ignore_index, out_meta)
     except PhiError as error:
         raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", x, (x, label, pos_weight, normalize, ignore_index), [out_meta], {"x": x, "label": label, "pos_weight": pos_weight})
     key = (type(x.array), x.array.dtype)
     kernel = _sigmoid_cross_entropy_with_logits_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1041,6 +1129,8 @@ def one_hot(x, num_classes):
         _im.one_hot_infer_meta(x, num_classes, out_meta)
     except PhiError as error:
         raise error.in_op("one_hot", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("one_hot", "one_hot", x, (x, num_classes), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
     kernel = _one_hot_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1065,6 +1155,8 @@ def add_grad(x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("add_grad", "add_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _add_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1094,6 +1186,8 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("subtract_grad", "subtract_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _subtract_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1123,6 +1217,8 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("multiply_grad", "multiply_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _multiply_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1152,6 +1248,8 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("divide_grad", "divide_grad", out_grad, (x, y, out, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out": out, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _divide_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1180,6 +1278,8 @@ def pow_grad(x, out_grad, y):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("pow_grad", "pow_grad", out_grad, (x, out_grad, y), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _pow_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1203,6 +1303,8 @@ def scale_grad(out_grad, scale):
         _im.unchanged_infer_meta(out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("scale_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scale_grad", "scale_grad", out_grad, (out_grad, scale), [x_grad_meta], {"out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _scale_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1227,6 +1329,8 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("matmul_grad", "matmul_grad", out_grad, (x, y, out_grad, transpose_x, transpose_y), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _matmul_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1255,6 +1359,8 @@ def relu_grad(out, out_grad):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("relu_grad", "relu_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _relu_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1278,6 +1384,8 @@ def tanh_grad(out, out_grad):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tanh_grad", "tanh_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _tanh_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1301,6 +1409,8 @@ def sigmoid_grad(out, out_grad):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sigmoid_grad", "sigmoid_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _sigmoid_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1324,6 +1434,8 @@ def exp_grad(out, out_grad):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("exp_grad", "exp_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _exp_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1347,6 +1459,8 @@ def log_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log_grad", "log_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _log_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1370,6 +1484,8 @@ def sum_grad(x, out_grad, axis, keepdim):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sum_grad", "sum_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _sum_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1393,6 +1509,8 @@ def mean_grad(x, out_grad, axis, keepdim):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mean_grad", "mean_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _mean_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1416,6 +1534,8 @@ def reshape_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reshape_grad", "reshape_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _reshape_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1439,6 +1559,8 @@ def transpose_grad(out_grad, perm):
         _im.transpose_grad_infer_meta(out_grad, perm, x_grad_meta)
     except PhiError as error:
         raise error.in_op("transpose_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("transpose_grad", "transpose_grad", out_grad, (out_grad, perm), [x_grad_meta], {"out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _transpose_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1462,6 +1584,8 @@ def cast_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("cast_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cast_grad", "cast_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _cast_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1485,6 +1609,8 @@ def squeeze_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("squeeze_grad", "reshape_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _squeeze_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1508,6 +1634,8 @@ def unsqueeze_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unsqueeze_grad", "reshape_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _unsqueeze_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1531,6 +1659,8 @@ def flatten_grad(x, out_grad):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("flatten_grad", "reshape_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _flatten_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1554,6 +1684,8 @@ def getitem_grad(x, out_grad, index):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("getitem_grad", "getitem_grad", out_grad, (x, out_grad, index), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _getitem_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1578,6 +1710,8 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         _im.setitem_grad_infer_meta(value, out_grad, x_grad_meta, value_grad_meta)
     except PhiError as error:
         raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("setitem_grad", "setitem_grad", out_grad, (value, out_grad, index), [x_grad_meta, value_grad_meta], {"value": value, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _setitem_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1606,6 +1740,8 @@ def concat_grad(x, out_grad, axis):
         _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("concat_grad", "concat_grad", out_grad, (x, out_grad, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _concat_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1628,6 +1764,8 @@ def stack_grad(x, out_grad, axis):
         _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("stack_grad", "stack_grad", out_grad, (x, out_grad, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _stack_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1650,6 +1788,8 @@ def split_grad(out_grad, axis):
         _im.concat_infer_meta(out_grad, axis, x_grad_meta)
     except PhiError as error:
         raise error.in_op("split_grad", out_grad=out_grad) from None
+    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("split_grad", "split_grad", out_grad[0], (out_grad, axis), [x_grad_meta], {"out_grad": out_grad})
     key = (type(out_grad[0].array), out_grad[0].array.dtype)
     kernel = _split_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1673,6 +1813,8 @@ def unbind_grad(out_grad, axis):
         _im.stack_infer_meta(out_grad, axis, x_grad_meta)
     except PhiError as error:
         raise error.in_op("unbind_grad", out_grad=out_grad) from None
+    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unbind_grad", "unbind_grad", out_grad[0], (out_grad, axis), [x_grad_meta], {"out_grad": out_grad})
     key = (type(out_grad[0].array), out_grad[0].array.dtype)
     kernel = _unbind_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1696,6 +1838,8 @@ def expand_grad(x, out_grad, shape):
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expand_grad", "expand_grad", out_grad, (x, out_grad, shape), [x_grad_meta], {"x": x, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _expand_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1720,6 +1864,8 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("where_grad", "where_grad", out_grad, (condition, x, y, out_grad), [x_grad_meta, y_grad_meta], {"condition": condition, "x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _where_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1749,6 +1895,8 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("maximum_grad", "maximum_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _maximum_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1778,6 +1926,8 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("minimum_grad", "minimum_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _minimum_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1806,6 +1956,8 @@ def softmax_grad(out, out_grad, axis):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softmax_grad", "softmax_grad", out_grad, (out, out_grad, axis), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _softmax_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1829,6 +1981,8 @@ def log_softmax_grad(out, out_grad, axis):
         _im.unchanged_infer_meta(out, x_grad_meta)
     except PhiError as error:
         raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log_softmax_grad", "log_softmax_grad", out_grad, (out, out_grad, axis), [x_grad_meta], {"out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _log_softmax_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1852,6 +2006,8 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         _im.unchanged_infer_meta(softmax, logits_grad_meta)
     except PhiError as error:
         raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    if type(softmax) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cross_entropy_with_softmax_grad", "cross_entropy_with_softmax_grad", softmax, (label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), [logits_grad_meta], {"label": label, "softmax": softmax, "softmax_grad": softmax_grad, "loss_grad": loss_grad})
     key = (type(softmax.array), softmax.array.dtype)
     kernel = _cross_entropy_with_softmax_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -1875,6 +2031,8 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         _im.unchanged_infer_meta(x, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sigmoid_cross_entropy_with_logits_grad", "sigmoid_cross_entropy_with_logits_grad", x, (x, label, pos_weight, out_grad, normalize, ignore_index), [x_grad_meta], {"x": x, "label": label, "pos_weight": pos_weight, "out_grad": out_grad})
     key = (type(x.array), x.array.dtype)
     kernel = _sigmoid_cross_entropy_with_logits_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely

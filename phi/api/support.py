@@ -5,7 +5,11 @@ import numpy as np
 
 from ..backends.gpu_context import import_cupy
 from ..common.data_type import DataType
-from ..core.errors import PreconditionNotMetError
+from ..common.tensor_kind import TensorKind
+from ..core.dense_tensor import DenseTensor
+from ..core.errors import NotFoundError, PhiError, PreconditionNotMetError, UnimplementedError
+from ..core.kernel_registry import KERNELS
+from ..core.tensor_base import TensorBase
 
 
 class Flags:
@@ -36,7 +40,11 @@ def as_array(value, array_type):
 
 
 def verify_infer_meta(op: str, metas, arrays) -> None:
-    """Raises if a kernel's result disagrees with its InferMeta (a bug in one of them)."""
+    """Raises if a kernel's result disagrees with its InferMeta (a bug in one of them).
+
+    A result is an array, or a TensorBase (a kernel of another tensor kind may
+    return a SelectedRows), whose dims are those of the tensor it stands for.
+    """
     for index, (meta, array) in enumerate(zip(metas, arrays)):
         if array is None:
             continue
@@ -46,9 +54,71 @@ def verify_infer_meta(op: str, metas, arrays) -> None:
                     f"{op}: output {index} has {len(array)} tensors but InferMeta said {len(meta)}")
             verify_infer_meta(op, meta, array)
             continue
-        if (meta.dims is not None and tuple(meta.dims) != tuple(array.shape)) or \
-                (meta.dtype is not None and DataType.from_numpy(array.dtype) is not meta.dtype):
+        if isinstance(array, TensorBase):
+            dims, dtype = tuple(array.dims), array.dtype
+        else:
+            dims, dtype = tuple(array.shape), DataType.from_numpy(array.dtype)
+        if (meta.dims is not None and tuple(meta.dims) != dims) or \
+                (meta.dtype is not None and dtype is not meta.dtype):
             raise PreconditionNotMetError(
-                f"{op}: output {index} is {DataType.from_numpy(array.dtype)}{list(array.shape)} but "
-                f"InferMeta said {meta.dtype}{list(meta.dims)}"
+                f"{op}: output {index} is {dtype}{list(dims)} but InferMeta said {meta.dtype}{list(meta.dims)}"
             )
+
+
+# -- tensors of other kinds -----------------------------------------------------------
+# The generated phi API serves a DenseTensor inline (its hot path). When the
+# tensor that selects the kernel is of another kind (a SelectedRows), the
+# generated function hands the whole call to call_kernel_of_kind, which selects
+# the kernel registered for that kind under the same name.
+
+def kernel_input(value):
+    """What a kernel receives for an argument: a DenseTensor as its array, a tensor
+    of another kind as itself (a SelectedRows kernel reads rows, value and height),
+    a list of tensors element by element, anything else (an attribute) as it is."""
+    if isinstance(value, TensorBase):
+        return value.array if value.kind is TensorKind.DENSE else value
+    if isinstance(value, list) and value and isinstance(value[0], TensorBase):
+        return [kernel_input(v) for v in value]
+    return value
+
+
+def wrap_result(value, array_type):
+    """A kernel result as a phi tensor: an array becomes a DenseTensor (on the
+    call's array type), a TensorBase stays as it is, None (masked out) stays None."""
+    if value is None or isinstance(value, TensorBase):
+        return value
+    if isinstance(value, list):
+        return [wrap_result(v, array_type) for v in value]
+    return DenseTensor(value if type(value) is array_type else as_array(value, array_type))
+
+
+def call_kernel_of_kind(op: str, kernel_name: str, selector, args: tuple, metas: list,
+                        inputs: dict, **kernel_kwargs):
+    """Runs op ``op`` for a ``selector`` tensor of a kind other than dense.
+
+    The kernel is the one registered as ``kernel_name`` for ``selector.kind``
+    (``register_kernel(..., kind=...)``) and the backend and dtype of its
+    arrays. ``args`` are the kernel's arguments as the op got them (tensors and
+    attributes); ``metas`` what InferMeta predicted, one per output; ``inputs``
+    the op's tensor inputs by name, for error messages. Returns what the
+    generated function returns: one tensor, or a tuple for several outputs.
+
+    No kernel for the kind is an UnimplementedError that names the op and says
+    how to get a dense tensor, raised before anything runs.
+    """
+    array_type, np_dtype = selector.dispatch_key
+    try:
+        kernel = KERNELS.dispatch_table(kernel_name, selector.kind)[array_type, np_dtype]
+    except NotFoundError as error:
+        raise UnimplementedError(
+            f"no kernel for a {selector.kind} input ({error.args[0]}); convert it with "
+            f"phi.api.selected_rows_to_dense first").in_op(op, **inputs) from None
+    try:
+        results = kernel(*[kernel_input(a) for a in args], **kernel_kwargs)
+    except PhiError as error:
+        raise error.in_op(op, **inputs) from None
+    results = [results] if len(metas) == 1 else list(results)
+    outputs = [wrap_result(r, array_type) for r in results]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta(op, metas, outputs)
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)

@@ -14,7 +14,13 @@ from .gpu_context import GPUContext
 _gpu_context = None
 
 
-def gpu_context():
+def get_gpu_context():
+    """The GPUContext of this process, made on first use (CuPy is imported then).
+
+    Not named ``gpu_context``: that is the submodule gpu_context.py, and a
+    package attribute of the same name is shadowed by it, or shadows it
+    (``import phi.backends.gpu_context as m`` would give the function).
+    """
     global _gpu_context
     if _gpu_context is None:
         _gpu_context = GPUContext()
@@ -30,7 +36,7 @@ def backend_of_array_type(array_type) -> Backend:
 
 
 def context_for(backend: Backend):
-    return CPU_CONTEXT if backend is Backend.CPU else gpu_context()
+    return CPU_CONTEXT if backend is Backend.CPU else get_gpu_context()
 
 
 def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = TensorKind.DENSE):
@@ -39,13 +45,15 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     A GPU call served by a CPU kernel moves array arguments to the host and the
     results back, so the generated code never sees the difference. Arrays inside
     list or tuple arguments (``Tensor[]`` inputs) and results move too; None
-    results (outputs left out by ``out_mask``) stay None.
+    results (outputs left out by ``out_mask``) stay None. Only dense kernels fall
+    back (see KernelFactory.select): a kernel of another kind takes tensors, whose
+    arrays this does not move.
     """
     backend = backend_of_array_type(array_type)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)
     if not needs_transfer:
         return functools.partial(kernel.fn, context_for(backend))
-    device = gpu_context()
+    device = get_gpu_context()
     cpu_fn = kernel.fn
 
     def to_host(value):
@@ -68,5 +76,5 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     return run_on_cpu
 
 
-__all__ = ["CPUContext", "CPU_CONTEXT", "gpu_context", "backend_of_array_type", "context_for",
+__all__ = ["CPUContext", "CPU_CONTEXT", "get_gpu_context", "backend_of_array_type", "context_for",
            "bind_kernel"]

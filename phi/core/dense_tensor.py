@@ -113,6 +113,13 @@ class DenseTensor(TensorBase):
         """Whether the tensor holds a buffer: False over None or an ArraySpec (meta only)."""
         return self.array is not None and type(self.array) is not ArraySpec
 
+    @property
+    def dispatch_key(self) -> tuple:
+        # The generated phi API inlines this expression on its hot path; this
+        # property serves the code that handles any kind of tensor.
+        array = self.array
+        return type(array), array.dtype
+
     def shape_only(self) -> "DenseTensor":
         """A DenseTensor with this one's dims, dtype and place but no buffer (an
         ArraySpec): what a backward op that reads only the shape is given."""

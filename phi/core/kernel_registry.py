@@ -10,7 +10,12 @@ decorator that names the kernel, its backends and all its dtypes at once:
 The key's ``kind`` is the TensorKind of the input that selects the kernel:
 a dense kernel takes arrays; a kernel registered with
 ``kind=TensorKind.SELECTED_ROWS`` under the same name takes that input as the
-SelectedRows itself (rows, value, height), so one name serves both.
+SelectedRows itself (rows, value, height), so one name serves both. The
+generated phi API indexes the dense table inline (one type check on the
+selecting tensor) and sends a tensor of another kind to
+``phi.api.support.call_kernel_of_kind``, which indexes that kind's table with
+the tensor's ``dispatch_key``; a second kind plugs in as a TensorBase subclass
+with its ``kind``, ``dispatch_key`` and kernels registered under that kind.
 
 A kernel is ``fn(ctx, *inputs, *attributes)`` in the order of the YAML
 ``args``; each Kernel keeps those argument names so the code generator can
@@ -109,6 +114,8 @@ class KernelFactory:
 
         Lookup order: the exact backend, then ALL_BACKEND, then (for GPU only)
         the CPU kernel with a data transfer, as the seeds' FallBackToCpu does.
+        Only dense kernels fall back: the transfer moves arrays, and a kernel of
+        another kind takes tensors (register those for ALL_BACKEND, on ctx.xp).
         """
         table = self._kernels.get(name)
         if table is None:
@@ -119,7 +126,7 @@ class KernelFactory:
                 kernel = table.get(KernelKey(candidate, lay, dtype, kind))
                 if kernel is not None:
                     return kernel, False
-        if backend is Backend.GPU:
+        if backend is Backend.GPU and kind is TensorKind.DENSE:
             kernel = table.get(KernelKey(Backend.CPU, DataLayout.ALL_LAYOUT, dtype, kind))
             if kernel is not None:
                 return kernel, True

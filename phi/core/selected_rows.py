@@ -17,10 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..common.backend import DataLayout
+from ..common.place import CPUPlace, GPUPlace
 from ..common.tensor_kind import TensorKind
 from .dense_tensor import DenseTensor
 from .errors import InvalidArgumentError, UnimplementedError
 from .tensor_base import TensorBase
+
+
+def _place_of(array):
+    """CPUPlace for a NumPy array (or subclass), GPUPlace(id) for a CuPy array."""
+    if isinstance(array, np.ndarray):
+        return CPUPlace()
+    return GPUPlace(int(array.device.id))
 
 
 class SelectedRows(TensorBase):
@@ -43,6 +51,11 @@ class SelectedRows(TensorBase):
             raise InvalidArgumentError(
                 f"SelectedRows: argument 'rows' expected a 1-D integer array, got "
                 f"{type(rows).__name__} of {getattr(rows, 'dtype', '?')}{list(getattr(rows, 'shape', ()))}")
+        if value.initialized() and _place_of(rows) != value.place:
+            # Kernels index value with rows: both must live on one device.
+            raise InvalidArgumentError(
+                f"SelectedRows: 'rows' and 'value' must be on one device, got rows on "
+                f"{_place_of(rows)} and value on {value.place}")
         if not value.dims:
             raise InvalidArgumentError("SelectedRows: argument 'value' must have at least one dimension "
                                        "(one block per row)")
@@ -80,6 +93,11 @@ class SelectedRows(TensorBase):
 
     def initialized(self) -> bool:
         return self.value.initialized()
+
+    @property
+    def dispatch_key(self) -> tuple:
+        """The value's array type and dtype: a SelectedRows computes where its value lives."""
+        return self.value.dispatch_key
 
     @property
     def array(self):

@@ -43,6 +43,13 @@ class TensorBase(abc.ABC):
     @abc.abstractmethod
     def initialized(self) -> bool: ...
 
+    @property
+    @abc.abstractmethod
+    def dispatch_key(self) -> tuple:
+        """``(array type, NumPy dtype)`` of the arrays this tensor computes with:
+        with ``kind``, what selects its kernel (the array type stands for the
+        backend). The key of a DispatchTable; no array leaves phi through it."""
+
     def owns_buffer_alone(self) -> bool:
         """Whether nothing else can reach this tensor's buffers (see DenseTensor);
         False unless a subclass can tell, which only costs the caller a copy."""

@@ -7,6 +7,7 @@ from ..common.tensor_kind import TensorKind
 from ..core.dense_tensor import DenseTensor
 from ..core.kernel_registry import register_kernel
 from ..core.selected_rows import SelectedRows
+from .activation import scale as dense_scale
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
 
 SR = TensorKind.SELECTED_ROWS
@@ -49,3 +50,14 @@ def merge_selected_rows(ctx, x):
     merged = xp.zeros((len(rows),) + value.shape[1:], dtype=value.dtype)
     xp.add.at(merged, inverse.reshape(-1), value)
     return SelectedRows(rows, DenseTensor(merged), x.height)
+
+
+@register_kernel("scale", ALL_BACKENDS, NUMERIC, kind=SR)
+def scale(ctx, x, scale, bias, bias_after_scale):
+    """Each stored row block scaled (Paddle's scale_sr): rows and height stay.
+
+    As in Paddle, ``bias`` is added to the stored blocks only (the rows that are
+    not stored stay zero), and a repeated row gets it once per entry.
+    """
+    value = dense_scale(ctx, x.value.array, scale, bias, bias_after_scale)
+    return SelectedRows(x.rows.copy(), DenseTensor(value, x.value.layout), x.height)
