@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from phi.common.shape_rules import broadcast_axes, inverse_permutation, reduced_axes
 
-from .generated import forward_api as F
+from .generated import forward_api as _F
 from .rules import COMPOSITE
 
 
@@ -23,28 +23,28 @@ def sum_to_shape(grad, shape):
     shape = list(shape)
     if grad.shape == shape:
         return grad
-    return _reshape(F.sum(grad, list(broadcast_axes(grad.shape, shape)), None, False), shape)
+    return _reshape(_F.sum(grad, list(broadcast_axes(grad.shape, shape)), None, False), shape)
 
 
 def _reshape(grad, shape):
     """grad reshaped to exactly ``shape``, which may hold zeros.
 
-    F.reshape reads a 0 in the shape as "copy the input's dimension here"
+    _F.reshape reads a 0 in the shape as "copy the input's dimension here"
     (Paddle), so it cannot make an empty tensor whose zeros sit elsewhere; an
     empty result is the 0-d sum of grad broadcast to ``shape``, which keeps it
     connected to grad for higher derivatives.
     """
     shape = list(shape)
     if 0 not in shape:
-        return F.reshape(grad, shape)
-    return _broadcast_like(F.sum(grad, [], None, False), shape)
+        return _F.reshape(grad, shape)
+    return _broadcast_like(_F.sum(grad, [], None, False), shape)
 
 
 def _broadcast_like(grad, shape):
     """grad broadcast up to ``shape`` (differentiable in grad)."""
     if grad.shape == list(shape):
         return grad
-    return F.expand(grad, list(shape))
+    return _F.expand(grad, list(shape))
 
 
 def _plus(a, b):
@@ -52,7 +52,7 @@ def _plus(a, b):
         return b
     if b is None:
         return a
-    return F.add(a, b)
+    return _F.add(a, b)
 
 
 def add_grad(x, y, out_grad):
@@ -60,24 +60,24 @@ def add_grad(x, y, out_grad):
 
 
 def subtract_grad(x, y, out_grad):
-    return sum_to_shape(out_grad, x.shape), sum_to_shape(F.scale(out_grad, -1.0, 0.0, True), y.shape)
+    return sum_to_shape(out_grad, x.shape), sum_to_shape(_F.scale(out_grad, -1.0, 0.0, True), y.shape)
 
 
 def divide_grad(x, y, out, out_grad):
-    x_grad = sum_to_shape(F.divide(out_grad, y), x.shape)
-    y_grad = sum_to_shape(F.scale(F.divide(F.multiply(out_grad, x), F.multiply(y, y)), -1.0, 0.0, True),
+    x_grad = sum_to_shape(_F.divide(out_grad, y), x.shape)
+    y_grad = sum_to_shape(_F.scale(_F.divide(_F.multiply(out_grad, x), _F.multiply(y, y)), -1.0, 0.0, True),
                           y.shape)
     return x_grad, y_grad
 
 
 def pow_grad(x, out_grad, y):
     if y == 0:
-        return F.full_like(x, 0, None)
-    return F.multiply(out_grad, F.scale(F.pow(x, y - 1), y, 0.0, True))
+        return _F.full_like(x, 0, None)
+    return _F.multiply(out_grad, _F.scale(_F.pow(x, y - 1), y, 0.0, True))
 
 
 def scale_grad(out_grad, scale):
-    return F.scale(out_grad, scale, 0.0, True)
+    return _F.scale(out_grad, scale, 0.0, True)
 
 
 def bilinear_double_grad(forward, grad_op, x, y, grad_out, grad_x_grad, grad_y_grad, *attrs):
@@ -100,36 +100,36 @@ def bilinear_double_grad(forward, grad_op, x, y, grad_out, grad_x_grad, grad_y_g
 
 
 def relu_grad(out, out_grad):
-    return F.where(F.greater_than(out, F.full_like(out, 0, None)), out_grad, F.full_like(out_grad, 0, None))
+    return _F.where(_F.greater_than(out, _F.full_like(out, 0, None)), out_grad, _F.full_like(out_grad, 0, None))
 
 
 def tanh_double_grad(out, grad_out, grad_x_grad):
     # grad_x = grad_out * (1 - out^2)
-    out_grad = F.scale(F.multiply(F.multiply(grad_x_grad, grad_out), out), -2.0, 0.0, True)
-    grad_out_grad = F.multiply(grad_x_grad, F.scale(F.multiply(out, out), -1.0, 1.0, True))
+    out_grad = _F.scale(_F.multiply(_F.multiply(grad_x_grad, grad_out), out), -2.0, 0.0, True)
+    grad_out_grad = _F.multiply(grad_x_grad, _F.scale(_F.multiply(out, out), -1.0, 1.0, True))
     return out_grad, grad_out_grad
 
 
 def sigmoid_double_grad(out, grad_out, grad_x_grad):
     # grad_x = grad_out * out * (1 - out)
-    out_grad = F.multiply(F.multiply(grad_x_grad, grad_out), F.scale(out, -2.0, 1.0, True))
-    grad_out_grad = F.multiply(grad_x_grad, F.multiply(out, F.scale(out, -1.0, 1.0, True)))
+    out_grad = _F.multiply(_F.multiply(grad_x_grad, grad_out), _F.scale(out, -2.0, 1.0, True))
+    grad_out_grad = _F.multiply(grad_x_grad, _F.multiply(out, _F.scale(out, -1.0, 1.0, True)))
     return out_grad, grad_out_grad
 
 
 def exp_double_grad(out, grad_out, grad_x_grad):
     # grad_x = grad_out * out
-    return F.multiply(grad_x_grad, grad_out), F.multiply(grad_x_grad, out)
+    return _F.multiply(grad_x_grad, grad_out), _F.multiply(grad_x_grad, out)
 
 
 def log_grad(x, out_grad):
-    return F.divide(out_grad, x)
+    return _F.divide(out_grad, x)
 
 
 def sum_grad(x, out_grad, axis, keepdim):
     # A sum with a dtype (or an integer sum, which widens) hands back a gradient
     # of another dtype than x's.
-    grad = out_grad if out_grad.dtype == x.dtype else F.cast(out_grad, x.dtype)
+    grad = out_grad if out_grad.dtype == x.dtype else _F.cast(out_grad, x.dtype)
     return _broadcast_like(_keep_reduced_dims(grad, x.shape, axis), x.shape)
 
 
@@ -137,7 +137,7 @@ def mean_grad(x, out_grad, axis, keepdim):
     count = 1
     for a in reduced_axes(len(x.shape), axis):
         count *= x.shape[a]
-    scaled = F.scale(out_grad, 1.0 / count if count else float("nan"), 0.0, True)
+    scaled = _F.scale(out_grad, 1.0 / count if count else float("nan"), 0.0, True)
     return _broadcast_like(_keep_reduced_dims(scaled, x.shape, axis), x.shape)
 
 
@@ -151,38 +151,38 @@ def reshape_grad(x, out_grad):
 
 
 def transpose_grad(out_grad, perm):
-    return F.transpose(out_grad, inverse_permutation(perm))
+    return _F.transpose(out_grad, inverse_permutation(perm))
 
 
 def cast_grad(x, out_grad):
-    return F.cast(out_grad, x.dtype)
+    return _F.cast(out_grad, x.dtype)
 
 
 def getitem_double_grad(grad_x_grad, index):
     # getitem_grad scatters out_grad into zeros; its derivative gathers again.
-    return F.getitem(grad_x_grad, index)
+    return _F.getitem(grad_x_grad, index)
 
 
 def setitem_grad(value, out_grad, index):
-    x_grad = F.setitem(out_grad, F.full(value.shape, 0, out_grad.dtype, out_grad.place), index)
-    value_grad = sum_to_shape(F.getitem(out_grad, index), value.shape)
+    x_grad = _F.setitem(out_grad, _F.full(value.shape, 0, out_grad.dtype, out_grad.place), index)
+    value_grad = sum_to_shape(_F.getitem(out_grad, index), value.shape)
     return x_grad, value_grad
 
 
 def concat_grad(x, out_grad, axis):
-    return F.split(out_grad, [t.shape[axis] for t in x], axis)
+    return _F.split(out_grad, [t.shape[axis] for t in x], axis)
 
 
 def stack_grad(x, out_grad, axis):
-    return F.unbind(out_grad, axis)
+    return _F.unbind(out_grad, axis)
 
 
 def split_grad(out_grad, axis):
-    return F.concat(out_grad, axis)
+    return _F.concat(out_grad, axis)
 
 
 def unbind_grad(out_grad, axis):
-    return F.stack(out_grad, axis)
+    return _F.stack(out_grad, axis)
 
 
 def assign_grad(out_grad):
@@ -194,22 +194,22 @@ def expand_grad(x, out_grad, shape):
 
 
 def where_grad(condition, x, y, out_grad):
-    zeros = F.full_like(out_grad, 0, None)
-    return (sum_to_shape(F.where(condition, out_grad, zeros), x.shape),
-            sum_to_shape(F.where(condition, zeros, out_grad), y.shape))
+    zeros = _F.full_like(out_grad, 0, None)
+    return (sum_to_shape(_F.where(condition, out_grad, zeros), x.shape),
+            sum_to_shape(_F.where(condition, zeros, out_grad), y.shape))
 
 
 def sign_grad(x, out_grad):
-    return F.full_like(out_grad, 0, None)
+    return _F.full_like(out_grad, 0, None)
 
 
 def maximum_grad(x, y, out_grad):
     # Paddle's rule: to x where x > y, to y elsewhere (ties go to y).
-    return where_grad(F.greater_than(x, y), x, y, out_grad)
+    return where_grad(_F.greater_than(x, y), x, y, out_grad)
 
 
 def minimum_grad(x, y, out_grad):
-    return where_grad(F.less_than(x, y), x, y, out_grad)
+    return where_grad(_F.less_than(x, y), x, y, out_grad)
 
 
 def softmax_grad(out, out_grad, axis):
@@ -218,11 +218,11 @@ def softmax_grad(out, out_grad, axis):
 
 def softmax_grad_rule(out, out_grad, axis):
     """out * (g - sum(g * out)): the gradient through a softmax, given its output."""
-    return F.multiply(out, F.subtract(out_grad, F.sum(F.multiply(out_grad, out), [axis], None, True)))
+    return _F.multiply(out, _F.subtract(out_grad, _F.sum(_F.multiply(out_grad, out), [axis], None, True)))
 
 
 def log_softmax_grad(out, out_grad, axis):
-    return F.subtract(out_grad, F.multiply(F.exp(out), F.sum(out_grad, [axis], None, True)))
+    return _F.subtract(out_grad, _F.multiply(_F.exp(out), _F.sum(out_grad, [axis], None, True)))
 
 
 def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax,
@@ -231,45 +231,45 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
     if softmax_grad is None:
         return grad
     if use_softmax:
-        return F.add(grad, softmax_grad_rule(softmax, softmax_grad, axis))
-    return F.add(grad, softmax_grad)
+        return _F.add(grad, softmax_grad_rule(softmax, softmax_grad, axis))
+    return _F.add(grad, softmax_grad)
 
 
 def _cross_entropy_loss_grad(label, softmax, loss_grad, soft_label, use_softmax, ignore_index, axis):
     if soft_label:
         target, weight = label, loss_grad
     else:
-        valid = F.not_equal(label, F.full_like(label, ignore_index, None))
-        safe = F.where(valid, label, F.full_like(label, 0, None))
+        valid = _F.not_equal(label, _F.full_like(label, ignore_index, None))
+        safe = _F.where(valid, label, _F.full_like(label, 0, None))
         target = _one_hot_along(safe, softmax.shape[axis], axis, softmax.dtype)
-        weight = F.multiply(loss_grad, F.cast(valid, loss_grad.dtype))
+        weight = _F.multiply(loss_grad, _F.cast(valid, loss_grad.dtype))
     if use_softmax:
-        return F.multiply(F.subtract(softmax, target), weight)
-    zeros = F.full_like(softmax, 0, None)
-    has_mass = F.not_equal(target, zeros)
-    ratio = F.divide(target, F.where(has_mass, softmax, F.full_like(softmax, 1, None)))
-    return F.where(has_mass, F.scale(F.multiply(ratio, weight), -1.0, 0.0, True), zeros)
+        return _F.multiply(_F.subtract(softmax, target), weight)
+    zeros = _F.full_like(softmax, 0, None)
+    has_mass = _F.not_equal(target, zeros)
+    ratio = _F.divide(target, _F.where(has_mass, softmax, _F.full_like(softmax, 1, None)))
+    return _F.where(has_mass, _F.scale(_F.multiply(ratio, weight), -1.0, 0.0, True), zeros)
 
 
 def _one_hot_along(label, classes, axis, dtype):
     """Integer labels with a size-1 class axis as one-hot vectors along that axis."""
     ndim = len(label.shape)
     axis %= ndim
-    hot = F.cast(F.one_hot(F.squeeze(label, [axis]), classes), dtype)  # classes last
+    hot = _F.cast(_F.one_hot(_F.squeeze(label, [axis]), classes), dtype)  # classes last
     perm = list(range(axis)) + [ndim - 1] + list(range(axis, ndim - 1))
-    return F.transpose(hot, perm) if axis != ndim - 1 else hot
+    return _F.transpose(hot, perm) if axis != ndim - 1 else hot
 
 
 def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index):
     # d loss / dx = (1 - z) - c * sigmoid(-x), c = 1 + (p - 1) z
-    coeff = F.full_like(x, 1, None) if pos_weight is None else F.scale(
-        F.multiply(F.scale(pos_weight, 1.0, -1.0, True), label), 1.0, 1.0, True)
-    grad = F.subtract(F.scale(label, -1.0, 1.0, True), F.multiply(coeff, F.sigmoid(F.scale(x, -1.0, 0.0, True))))
-    valid = F.not_equal(label, F.full_like(label, ignore_index, None))
-    grad = F.where(valid, F.multiply(grad, out_grad), F.full_like(grad, 0, None))
+    coeff = _F.full_like(x, 1, None) if pos_weight is None else _F.scale(
+        _F.multiply(_F.scale(pos_weight, 1.0, -1.0, True), label), 1.0, 1.0, True)
+    grad = _F.subtract(_F.scale(label, -1.0, 1.0, True), _F.multiply(coeff, _F.sigmoid(_F.scale(x, -1.0, 0.0, True))))
+    valid = _F.not_equal(label, _F.full_like(label, ignore_index, None))
+    grad = _F.where(valid, _F.multiply(grad, out_grad), _F.full_like(grad, 0, None))
     if normalize:
-        count = F.sum(F.cast(valid, x.dtype), [], None, False)
-        grad = F.divide(grad, F.maximum(count, F.full_like(count, 1, None)))
+        count = _F.sum(_F.cast(valid, x.dtype), [], None, False)
+        grad = _F.divide(grad, _F.maximum(count, _F.full_like(count, 1, None)))
     return grad
 
 

@@ -60,12 +60,9 @@ class ConcatGradNode(GradNodeBase):
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.concat_grad(x, out_grad, self.axis)
-            return (grad, )
-        grad = _phi.concat_grad(self.x.recover_impl(self), out_grad.impl, self.axis, )
-        return ([Tensor(g) for g in grad], )
+        x = self.x.recover(self)
+        grad = _composite.concat_grad(x, out_grad, self.axis)
+        return (grad, )
 
 
 class StackGradNode(GradNodeBase):
@@ -85,12 +82,9 @@ class StackGradNode(GradNodeBase):
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.stack_grad(x, out_grad, self.axis)
-            return (grad, )
-        grad = _phi.stack_grad(self.x.recover_impl(self), out_grad.impl, self.axis, )
-        return ([Tensor(g) for g in grad], )
+        x = self.x.recover(self)
+        grad = _composite.stack_grad(x, out_grad, self.axis)
+        return (grad, )
 
 
 class SplitGradNode(GradNodeBase):
@@ -106,11 +100,8 @@ class SplitGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, ())
         out_grad = grads[0:]
-        if create_graph:
-            grad = _composite.split_grad(out_grad, self.axis)
-            return ((grad,), )
-        grad = _phi.split_grad([g.impl for g in out_grad], self.axis, )
-        return ((Tensor(grad),), )
+        grad = _composite.split_grad(out_grad, self.axis)
+        return ((grad,), )
 
 
 class UnbindGradNode(GradNodeBase):
@@ -126,11 +117,8 @@ class UnbindGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         grads = fill_missing_grads(self, grads, ())
         out_grad = grads[0:]
-        if create_graph:
-            grad = _composite.unbind_grad(out_grad, self.axis)
-            return ((grad,), )
-        grad = _phi.unbind_grad([g.impl for g in out_grad], self.axis, )
-        return ((Tensor(grad),), )
+        grad = _composite.unbind_grad(out_grad, self.axis)
+        return ((grad,), )
 
 
 def concat(x, axis=0, name=None):
@@ -221,12 +209,7 @@ def concat_grad(x, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("concat_grad", "out_grad", out_grad)
     axis = to_int(axis, "concat_grad", "axis")
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.concat_grad(x, out_grad, axis)  # recorded through differentiable ops
-    x_grad = [Tensor(t) for t in _phi.concat_grad([t.impl for t in x], out_grad.impl, axis)]
-    if _anomaly.active:
-        check_forward("concat_grad", (*x_grad, ))
-    return x_grad
+    return _composite.concat_grad(x, out_grad, axis)
 
 
 def stack_grad(x, out_grad, axis, name=None):
@@ -238,12 +221,7 @@ def stack_grad(x, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("stack_grad", "out_grad", out_grad)
     axis = to_int(axis, "stack_grad", "axis")
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.stack_grad(x, out_grad, axis)  # recorded through differentiable ops
-    x_grad = [Tensor(t) for t in _phi.stack_grad([t.impl for t in x], out_grad.impl, axis)]
-    if _anomaly.active:
-        check_forward("stack_grad", (*x_grad, ))
-    return x_grad
+    return _composite.stack_grad(x, out_grad, axis)
 
 
 def split_grad(out_grad, axis, name=None):
@@ -253,12 +231,7 @@ def split_grad(out_grad, axis, name=None):
     """
     out_grad = check_tensor_list("split_grad", "out_grad", out_grad, Tensor)
     axis = to_int(axis, "split_grad", "axis")
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
-        return _composite.split_grad(out_grad, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.split_grad([t.impl for t in out_grad], axis))
-    if _anomaly.active:
-        check_forward("split_grad", (x_grad, ))
-    return x_grad
+    return _composite.split_grad(out_grad, axis)
 
 
 def unbind_grad(out_grad, axis, name=None):
@@ -268,9 +241,4 @@ def unbind_grad(out_grad, axis, name=None):
     """
     out_grad = check_tensor_list("unbind_grad", "out_grad", out_grad, Tensor)
     axis = to_int(axis, "unbind_grad", "axis")
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
-        return _composite.unbind_grad(out_grad, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.unbind_grad([t.impl for t in out_grad], axis))
-    if _anomaly.active:
-        check_forward("unbind_grad", (x_grad, ))
-    return x_grad
+    return _composite.unbind_grad(out_grad, axis)

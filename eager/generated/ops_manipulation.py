@@ -108,12 +108,9 @@ class CastGradNode(GradNodeBase):
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
-        if create_graph:
-            x = Tensor(saved_shape(self, self.x))
-            grad = _composite.cast_grad(x, out_grad)
-            return ((grad,), )
-        grad = _phi.cast_grad(saved_shape(self, self.x), out_grad.impl, )
-        return ((Tensor(grad),), )
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.cast_grad(x, out_grad)
+        return ((grad,), )
 
 
 class SqueezeGradNode(GradNodeBase):
@@ -434,12 +431,7 @@ def cast_grad(x, out_grad, name=None):
         raise bad_tensor("cast_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.cast_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cast_grad(x.impl, out_grad.impl))
-    if _anomaly.active:
-        check_forward("cast_grad", (x_grad, ))
-    return x_grad
+    return _composite.cast_grad(x, out_grad)
 
 
 def squeeze_grad(x, out_grad, name=None):

@@ -15,7 +15,7 @@ import math
 import numbers
 
 from ..autograd.grad_mode import no_grad
-from ..generated import forward_api as F
+from ..generated import forward_api as _F
 
 
 def _check_positive(who: str, arg: str, value) -> float:
@@ -30,7 +30,7 @@ def _clippable(param) -> bool:
 
 
 def _squared_norm(grad):
-    return F.sum(F.multiply(grad, grad), [], None, False)
+    return _F.sum(_F.multiply(grad, grad), [], None, False)
 
 
 class ClipGradByValue:
@@ -51,8 +51,8 @@ class ClipGradByValue:
         out = []
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                grad = F.minimum(F.maximum(grad, F.full_like(grad, self.min, None)),
-                                 F.full_like(grad, self.max, None))
+                grad = _F.minimum(_F.maximum(grad, _F.full_like(grad, self.min, None)),
+                                 _F.full_like(grad, self.max, None))
             out.append((param, grad))
         return out
 
@@ -71,9 +71,9 @@ class ClipGradByNorm:
         out = []
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                norm = F.pow(_squared_norm(grad), 0.5)
-                limit = F.full_like(norm, self.clip_norm, None)
-                grad = F.multiply(grad, F.divide(limit, F.maximum(norm, limit)))
+                norm = _F.pow(_squared_norm(grad), 0.5)
+                limit = _F.full_like(norm, self.clip_norm, None)
+                grad = _F.multiply(grad, _F.divide(limit, _F.maximum(norm, limit)))
             out.append((param, grad))
         return out
 
@@ -95,11 +95,11 @@ class ClipGradByGlobalNorm:
             return list(params_grads)
         total = _squared_norm(clipped[0])
         for grad in clipped[1:]:
-            total = F.add(total, F.cast(_squared_norm(grad), total.dtype))
-        norm = F.pow(total, 0.5)
-        limit = F.full_like(norm, self.clip_norm, None)
-        scale = F.divide(limit, F.maximum(norm, limit))
-        return [(param, F.multiply(grad, F.cast(scale, grad.dtype))
+            total = _F.add(total, _F.cast(_squared_norm(grad), total.dtype))
+        norm = _F.pow(total, 0.5)
+        limit = _F.full_like(norm, self.clip_norm, None)
+        scale = _F.divide(limit, _F.maximum(norm, limit))
+        return [(param, _F.multiply(grad, _F.cast(scale, grad.dtype))
                  if grad is not None and _clippable(param) else grad)
                 for param, grad in params_grads]
 

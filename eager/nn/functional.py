@@ -17,7 +17,7 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
 from phi.core.errors import PhiError
 
 from ..arguments import describe
-from ..generated import forward_api as _ops
+from ..generated import forward_api as _F
 from ..tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -70,26 +70,26 @@ def _check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -
 
 def _reduce(fn: str, loss: Tensor, reduction: str) -> Tensor:
     if reduction == "mean":
-        return _ops.mean(loss)
+        return _F.mean(loss)
     if reduction == "sum":
-        return _ops.sum(loss)
+        return _F.sum(loss)
     return loss
 
 
 # -- activations ---------------------------------------------------------------
 def relu(x: Tensor, name=None) -> Tensor:
     """max(x, 0) elementwise."""
-    return _ops.relu(_check_tensor("relu", "x", x))
+    return _F.relu(_check_tensor("relu", "x", x))
 
 
 def sigmoid(x: Tensor, name=None) -> Tensor:
     """1 / (1 + exp(-x)) elementwise."""
-    return _ops.sigmoid(_check_float("sigmoid", "x", x))
+    return _F.sigmoid(_check_float("sigmoid", "x", x))
 
 
 def tanh(x: Tensor, name=None) -> Tensor:
     """Hyperbolic tangent elementwise."""
-    return _ops.tanh(_check_float("tanh", "x", x))
+    return _F.tanh(_check_float("tanh", "x", x))
 
 
 def softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
@@ -101,7 +101,7 @@ def softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     _check_float("softmax", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
-    return _ops.softmax(x, _check_axis("softmax", x, axis))
+    return _F.softmax(x, _check_axis("softmax", x, axis))
 
 
 def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
@@ -109,7 +109,7 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     _check_float("log_softmax", "x", x)
     if dtype is not None:
         x = x.astype(dtype)
-    return _ops.log_softmax(x, _check_axis("log_softmax", x, axis))
+    return _F.log_softmax(x, _check_axis("log_softmax", x, axis))
 
 
 # -- losses --------------------------------------------------------------------
@@ -135,8 +135,8 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
     else:
         _check_same_shape(fn, "input", input, "label", label)
     _check_reduction(fn, reduction)
-    diff = _ops.subtract(input, label)
-    return _reduce(fn, _ops.multiply(diff, diff), reduction)
+    diff = _F.subtract(input, label)
+    return _reduce(fn, _F.multiply(diff, diff), reduction)
 
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
@@ -146,9 +146,9 @@ def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) ->
     _check_tensor(fn, "label", label)
     _check_same_shape(fn, "input", input, "label", label)
     _check_reduction(fn, reduction)
-    diff = _ops.subtract(input, label)
-    nonnegative = _ops.greater_equal(diff, _ops.full_like(diff, 0, None))
-    return _reduce(fn, _ops.where(nonnegative, diff, _ops.scale(diff, -1.0, 0.0, True)), reduction)
+    diff = _F.subtract(input, label)
+    nonnegative = _F.greater_equal(diff, _F.full_like(diff, 0, None))
+    return _reduce(fn, _F.where(nonnegative, diff, _F.scale(diff, -1.0, 0.0, True)), reduction)
 
 
 def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
@@ -171,13 +171,13 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
         if pos_weight.dtype != logit.dtype:
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
-        pos_weight = _ops.expand(pos_weight, logit.shape)
-    loss = _ops.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
+        pos_weight = _F.expand(pos_weight, logit.shape)
+    loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     if weight is not None:
         _check_tensor(fn, "weight", weight)
         if weight.dtype != logit.dtype:
             raise TypeError(f"{fn}: argument 'weight' expected dtype {logit.dtype}, got {weight.dtype}")
-        loss = _ops.multiply(loss, weight)
+        loss = _F.multiply(loss, weight)
     return _reduce(fn, loss, reduction)
 
 
@@ -221,15 +221,15 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
-        weight = _ops.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
+        weight = _F.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
         _check_same_shape(fn, "input", input, "label", label)
-        loss = _ops.cross_entropy_with_softmax(input, label, True, use_softmax, True, ignore_index, axis)
+        loss = _F.cross_entropy_with_softmax(input, label, True, use_softmax, True, ignore_index, axis)
         if weight is None:
             return _reduce(fn, loss, reduction)
-        sample_weight = _ops.sum(_ops.multiply(label, weight), [axis], None, True)
-        return _weighted(fn, _ops.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
+        sample_weight = _F.sum(_F.multiply(label, weight), [axis], None, True)
+        return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
     if label.dtype not in INTEGER_TYPES:
         raise TypeError(
@@ -237,41 +237,41 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
             f"soft_label=True), got {label.dtype}{label.shape}")
     dropped = input.shape[:axis] + input.shape[axis + 1:]
     if label.shape == dropped:
-        label_kept = _ops.unsqueeze(label, [axis])
+        label_kept = _F.unsqueeze(label, [axis])
     elif label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
-        label_kept = _ops.reshape(label, kept)
+        label_kept = _F.reshape(label, kept)
     else:
         raise ValueError(
             f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
             f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
     try:
-        loss = _ops.cross_entropy_with_softmax(input, label_kept, False, use_softmax, True, ignore_index, axis)
+        loss = _F.cross_entropy_with_softmax(input, label_kept, False, use_softmax, True, ignore_index, axis)
     except PhiError as error:  # a label out of range: name the function the user called
         raise type(error)(str(error).replace("cross_entropy_with_softmax:", f"{fn}:", 1)) from None
-    valid = _ops.cast(_ops.not_equal(label_kept, _ops.full_like(label_kept, ignore_index, None)), input.dtype)
+    valid = _F.cast(_F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None)), input.dtype)
     if weight is None:
         sample_weight = valid
     else:
-        safe = _ops.where(_ops.not_equal(label_kept, _ops.full_like(label_kept, ignore_index, None)),
-                          label_kept, _ops.full_like(label_kept, 0, None))
-        one_hot = _ops.cast(_ops.one_hot(_ops.squeeze(safe, [axis]), classes), input.dtype)
-        per_class = _ops.reshape(weight, [classes])
-        sample_weight = _ops.multiply(_ops.reshape(_ops.matmul(one_hot, per_class, False, False), kept), valid)
-        loss = _ops.multiply(loss, sample_weight)
+        safe = _F.where(_F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None)),
+                          label_kept, _F.full_like(label_kept, 0, None))
+        one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
+        per_class = _F.reshape(weight, [classes])
+        sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
+        loss = _F.multiply(loss, sample_weight)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
 
 
 def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
     """The reduction of a per-sample loss whose mean divides by the weights' sum."""
     if reduction == "none":
-        return _ops.reshape(loss, shape)
-    total = _ops.sum(loss)
+        return _F.reshape(loss, shape)
+    total = _F.sum(loss)
     if reduction == "sum":
         return total
-    denominator = _ops.sum(sample_weight)
+    denominator = _F.sum(sample_weight)
     # No sample counts: the total is 0 too, and Paddle returns 0 rather than 0/0.
-    tiny = _ops.full_like(denominator, float(np.finfo(denominator.dtype.numpy_dtype).tiny), None)
-    return _ops.divide(total, _ops.maximum(denominator, tiny))
+    tiny = _F.full_like(denominator, float(np.finfo(denominator.dtype.numpy_dtype).tiny), None)
+    return _F.divide(total, _F.maximum(denominator, tiny))
 
 
 __all__ = [

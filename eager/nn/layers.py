@@ -4,7 +4,7 @@ from __future__ import annotations
 import collections
 import numbers
 
-from ..generated import forward_api as _ops
+from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
 from . import initializer as _init
@@ -51,9 +51,9 @@ class Linear(Layer):
             raise ValueError(
                 f"Linear({self._full_name}): argument 'x' expected a last dimension of "
                 f"{self.in_features} (in_features), got shape {x.shape}")
-        out = _ops.matmul(x, self.weight)
+        out = _F.matmul(x, self.weight)
         if self.bias is not None:
-            out = _ops.add(out, self.bias)
+            out = _F.add(out, self.bias)
         return out
 
     def extra_repr(self) -> str:

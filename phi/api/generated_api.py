@@ -14,7 +14,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "cast_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "concat_grad", "stack_grad", "split_grad", "unbind_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1574,31 +1574,6 @@ def transpose_grad(out_grad, perm):
     return DenseTensor(x_grad)
 
 
-_cast_grad_kernel = KERNELS.dispatch_table("cast_grad")
-
-
-def cast_grad(x, out_grad):
-    """cast_grad (phi kernel cast_grad)."""
-    x_grad_meta = MetaTensor()
-    try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
-    except PhiError as error:
-        raise error.in_op("cast_grad", x=x, out_grad=out_grad) from None
-    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("cast_grad", "cast_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
-    key = (type(out_grad.array), out_grad.array.dtype)
-    kernel = _cast_grad_kernel[key]
-    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel(x.array, out_grad.array)
-    except PhiError as error:
-        raise error.in_op("cast_grad", x=x, out_grad=out_grad) from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("cast_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
-
-
 _squeeze_grad_kernel = KERNELS.dispatch_table("reshape_grad")
 
 
@@ -1728,104 +1703,6 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if value_grad is None else DenseTensor(value_grad),
     )
-
-
-_concat_grad_kernel = KERNELS.dispatch_table("concat_grad")
-
-
-def concat_grad(x, out_grad, axis):
-    """concat_grad (phi kernel concat_grad)."""
-    x_grad_meta = []
-    try:
-        _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
-    except PhiError as error:
-        raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
-    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("concat_grad", "concat_grad", out_grad, (x, out_grad, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
-    key = (type(out_grad.array), out_grad.array.dtype)
-    kernel = _concat_grad_kernel[key]
-    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel([t.array for t in x], out_grad.array, axis)
-    except PhiError as error:
-        raise error.in_op("concat_grad", x=x, out_grad=out_grad) from None
-    x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("concat_grad", [x_grad_meta], [x_grad])
-    return [DenseTensor(a) for a in x_grad]
-
-
-_stack_grad_kernel = KERNELS.dispatch_table("stack_grad")
-
-
-def stack_grad(x, out_grad, axis):
-    """stack_grad (phi kernel stack_grad)."""
-    x_grad_meta = []
-    try:
-        _im.list_grad_infer_meta(x, out_grad, x_grad_meta)
-    except PhiError as error:
-        raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
-    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("stack_grad", "stack_grad", out_grad, (x, out_grad, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
-    key = (type(out_grad.array), out_grad.array.dtype)
-    kernel = _stack_grad_kernel[key]
-    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel([t.array for t in x], out_grad.array, axis)
-    except PhiError as error:
-        raise error.in_op("stack_grad", x=x, out_grad=out_grad) from None
-    x_grad = [a if type(a) is key[0] else as_array(a, key[0]) for a in x_grad]
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("stack_grad", [x_grad_meta], [x_grad])
-    return [DenseTensor(a) for a in x_grad]
-
-
-_split_grad_kernel = KERNELS.dispatch_table("split_grad")
-
-
-def split_grad(out_grad, axis):
-    """split_grad (phi kernel split_grad)."""
-    x_grad_meta = MetaTensor()
-    try:
-        _im.concat_infer_meta(out_grad, axis, x_grad_meta)
-    except PhiError as error:
-        raise error.in_op("split_grad", out_grad=out_grad) from None
-    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("split_grad", "split_grad", out_grad[0], (out_grad, axis), [x_grad_meta], {"out_grad": out_grad})
-    key = (type(out_grad[0].array), out_grad[0].array.dtype)
-    kernel = _split_grad_kernel[key]
-    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel([t.array for t in out_grad], axis)
-    except PhiError as error:
-        raise error.in_op("split_grad", out_grad=out_grad) from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("split_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
-
-
-_unbind_grad_kernel = KERNELS.dispatch_table("unbind_grad")
-
-
-def unbind_grad(out_grad, axis):
-    """unbind_grad (phi kernel unbind_grad)."""
-    x_grad_meta = MetaTensor()
-    try:
-        _im.stack_infer_meta(out_grad, axis, x_grad_meta)
-    except PhiError as error:
-        raise error.in_op("unbind_grad", out_grad=out_grad) from None
-    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("unbind_grad", "unbind_grad", out_grad[0], (out_grad, axis), [x_grad_meta], {"out_grad": out_grad})
-    key = (type(out_grad[0].array), out_grad[0].array.dtype)
-    kernel = _unbind_grad_kernel[key]
-    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel([t.array for t in out_grad], axis)
-    except PhiError as error:
-        raise error.in_op("unbind_grad", out_grad=out_grad) from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("unbind_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
 
 
 _expand_grad_kernel = KERNELS.dispatch_table("expand_grad")

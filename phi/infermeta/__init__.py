@@ -10,7 +10,7 @@ from .binary import (
     sigmoid_cross_entropy_with_logits_infer_meta, where_infer_meta,
 )
 from .multiary import (
-    concat_infer_meta, list_grad_infer_meta, split_infer_meta, stack_infer_meta, unbind_infer_meta,
+    concat_infer_meta, split_infer_meta, stack_infer_meta, unbind_infer_meta,
 )
 from .nullary import create_infer_meta, full_infer_meta
 from .shape import (
@@ -30,6 +30,6 @@ __all__ = [
     "create_like_infer_meta", "reduce_infer_meta", "reshape_infer_meta", "sum_infer_meta",
     "transpose_infer_meta", "unchanged_infer_meta", "flatten_infer_meta", "getitem_infer_meta",
     "setitem_grad_infer_meta", "setitem_infer_meta", "squeeze_infer_meta", "unsqueeze_infer_meta",
-    "concat_infer_meta", "list_grad_infer_meta", "split_infer_meta", "stack_infer_meta",
+    "concat_infer_meta", "split_infer_meta", "stack_infer_meta",
     "unbind_infer_meta",
 ]

@@ -106,9 +106,3 @@ def unbind_infer_meta(x, axis, out) -> None:
     a = normalize_axis("axis", axis, len(dims))
     for _ in range(dims[a]):
         out.append(MetaTensor(dims[:a] + dims[a + 1:], x.dtype, x.layout))
-
-
-def list_grad_infer_meta(x, out_grad, x_grad) -> None:
-    """Each gradient has the meta of its input in the list."""
-    for t in x:
-        x_grad.append(MetaTensor(tuple(t.dims), out_grad.dtype, t.layout))

@@ -1,4 +1,5 @@
-"""Joining and splitting: concat, stack, split, unbind, and their gradients.
+"""Joining and splitting: concat, stack, split, unbind (their gradients are
+composite rules: each is the other one).
 
 split and unbind return views of x, as NumPy does; the generated API shares
 x's version counter with them (``view`` in ops.yaml).
@@ -27,19 +28,9 @@ def concat(ctx, x, axis):
     return ctx.xp.concatenate(x, axis=axis)
 
 
-@register_kernel("concat_grad", ALL_BACKENDS, ALL_TYPES)
-def concat_grad(ctx, x, out_grad, axis):
-    return _split_at(ctx.xp, out_grad, [t.shape[axis] for t in x], axis)
-
-
 @register_kernel("stack", ALL_BACKENDS, ALL_TYPES)
 def stack(ctx, x, axis):
     return ctx.xp.stack(x, axis=axis)
-
-
-@register_kernel("stack_grad", ALL_BACKENDS, ALL_TYPES)
-def stack_grad(ctx, x, out_grad, axis):
-    return _unbind(out_grad, axis)
 
 
 @register_kernel("split", ALL_BACKENDS, ALL_TYPES)
@@ -47,16 +38,8 @@ def split(ctx, x, num_or_sections, axis):
     return _split_at(ctx.xp, x, split_sizes(x.shape, num_or_sections, axis), axis)
 
 
-@register_kernel("split_grad", ALL_BACKENDS, ALL_TYPES)
-def split_grad(ctx, out_grad, axis):
-    return ctx.xp.concatenate(out_grad, axis=axis)
-
-
 @register_kernel("unbind", ALL_BACKENDS, ALL_TYPES)
 def unbind(ctx, x, axis):
     return _unbind(x, axis)
 
 
-@register_kernel("unbind_grad", ALL_BACKENDS, ALL_TYPES)
-def unbind_grad(ctx, out_grad, axis):
-    return ctx.xp.stack(out_grad, axis=axis)

@@ -33,11 +33,6 @@ def cast(ctx, x, dtype):
     return x.astype(dtype.numpy_dtype)
 
 
-@register_kernel("cast_grad", ALL_BACKENDS, ALL_TYPES)
-def cast_grad(ctx, x, out_grad):
-    return out_grad.astype(x.dtype)
-
-
 @register_kernel("squeeze", ALL_BACKENDS, ALL_TYPES)
 def squeeze(ctx, x, axis):
     if axis:
