@@ -27,6 +27,15 @@ def as_called(error: Exception, target: str, op: str) -> Exception:
     return renamed
 
 
+def in_called(error: Exception, op: str) -> Exception:
+    """``error`` from an op that ``op`` is composed of, prefixed with ``op`` (the
+    function the user called) unless it names it already."""
+    text = str(error)
+    if text.startswith(f"{op}: "):
+        return error
+    return type(error)(f"{op}: {text}")
+
+
 def bad_tensor(op: str, arg: str, value) -> TypeError:
     hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
     return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")

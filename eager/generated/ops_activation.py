@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -594,7 +594,10 @@ def tanh_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("tanh_double_grad", "grad_out", grad_out)
     if not isinstance(grad_x_grad, Tensor):
         raise bad_tensor("tanh_double_grad", "grad_x_grad", grad_x_grad)
-    return _composite.tanh_double_grad(out, grad_out, grad_x_grad)
+    try:
+        return _composite.tanh_double_grad(out, grad_out, grad_x_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "tanh_double_grad") from None
 
 
 def sigmoid_grad(out, out_grad, name=None):
@@ -628,7 +631,10 @@ def sigmoid_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("sigmoid_double_grad", "grad_out", grad_out)
     if not isinstance(grad_x_grad, Tensor):
         raise bad_tensor("sigmoid_double_grad", "grad_x_grad", grad_x_grad)
-    return _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
+    try:
+        return _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "sigmoid_double_grad") from None
 
 
 def exp_grad(out, out_grad, name=None):
@@ -662,7 +668,10 @@ def exp_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("exp_double_grad", "grad_out", grad_out)
     if not isinstance(grad_x_grad, Tensor):
         raise bad_tensor("exp_double_grad", "grad_x_grad", grad_x_grad)
-    return _composite.exp_double_grad(out, grad_out, grad_x_grad)
+    try:
+        return _composite.exp_double_grad(out, grad_out, grad_x_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "exp_double_grad") from None
 
 
 def log_grad(x, out_grad, name=None):

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -755,7 +755,10 @@ def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, out_mask=None
         raise bad_tensor("multiply_double_grad", "grad_x_grad", grad_x_grad)
     if grad_y_grad is not None and not isinstance(grad_y_grad, Tensor):
         raise bad_tensor("multiply_double_grad", "grad_y_grad", grad_y_grad)
-    return _composite.bilinear_double_grad(multiply, multiply_grad, x, y, grad_out, grad_x_grad, grad_y_grad)
+    try:
+        return _composite.bilinear_double_grad(multiply, multiply_grad, x, y, grad_out, grad_x_grad, grad_y_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "multiply_double_grad") from None
 
 
 def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
@@ -813,7 +816,10 @@ def sign_grad(x, out_grad, name=None):
         raise bad_tensor("sign_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sign_grad", "out_grad", out_grad)
-    return _composite.sign_grad(x, out_grad)
+    try:
+        return _composite.sign_grad(x, out_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "sign_grad") from None
 
 
 def maximum_grad(x, y, out_grad, out_mask=None, name=None):

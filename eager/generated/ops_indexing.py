@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -206,7 +206,10 @@ def getitem_double_grad(grad_x_grad, index, name=None):
     if not isinstance(grad_x_grad, Tensor):
         raise bad_tensor("getitem_double_grad", "grad_x_grad", grad_x_grad)
     index = to_index(index, "getitem_double_grad", "index")
-    return _composite.getitem_double_grad(grad_x_grad, index)
+    try:
+        return _composite.getitem_double_grad(grad_x_grad, index)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "getitem_double_grad") from None
 
 
 def setitem_grad(value, out_grad, index, out_mask=None, name=None):

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -209,7 +209,10 @@ def concat_grad(x, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("concat_grad", "out_grad", out_grad)
     axis = to_int(axis, "concat_grad", "axis")
-    return _composite.concat_grad(x, out_grad, axis)
+    try:
+        return _composite.concat_grad(x, out_grad, axis)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "concat_grad") from None
 
 
 def stack_grad(x, out_grad, axis, name=None):
@@ -221,7 +224,10 @@ def stack_grad(x, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("stack_grad", "out_grad", out_grad)
     axis = to_int(axis, "stack_grad", "axis")
-    return _composite.stack_grad(x, out_grad, axis)
+    try:
+        return _composite.stack_grad(x, out_grad, axis)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "stack_grad") from None
 
 
 def split_grad(out_grad, axis, name=None):
@@ -231,7 +237,10 @@ def split_grad(out_grad, axis, name=None):
     """
     out_grad = check_tensor_list("split_grad", "out_grad", out_grad, Tensor)
     axis = to_int(axis, "split_grad", "axis")
-    return _composite.split_grad(out_grad, axis)
+    try:
+        return _composite.split_grad(out_grad, axis)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "split_grad") from None
 
 
 def unbind_grad(out_grad, axis, name=None):
@@ -241,4 +250,7 @@ def unbind_grad(out_grad, axis, name=None):
     """
     out_grad = check_tensor_list("unbind_grad", "out_grad", out_grad, Tensor)
     axis = to_int(axis, "unbind_grad", "axis")
-    return _composite.unbind_grad(out_grad, axis)
+    try:
+        return _composite.unbind_grad(out_grad, axis)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "unbind_grad") from None

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -431,7 +431,10 @@ def cast_grad(x, out_grad, name=None):
         raise bad_tensor("cast_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
-    return _composite.cast_grad(x, out_grad)
+    try:
+        return _composite.cast_grad(x, out_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "cast_grad") from None
 
 
 def squeeze_grad(x, out_grad, name=None):
@@ -492,7 +495,10 @@ def assign_grad(out_grad, name=None):
     """
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("assign_grad", "out_grad", out_grad)
-    return _composite.assign_grad(out_grad)
+    try:
+        return _composite.assign_grad(out_grad)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "assign_grad") from None
 
 
 def expand_grad(x, out_grad, shape, name=None):

@@ -16,7 +16,7 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
+    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
@@ -171,4 +171,7 @@ def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, tr
         raise bad_tensor("matmul_double_grad", "grad_y_grad", grad_y_grad)
     transpose_x = to_bool(transpose_x, "matmul_double_grad", "transpose_x")
     transpose_y = to_bool(transpose_y, "matmul_double_grad", "transpose_y")
-    return _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
+    try:
+        return _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
+    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "matmul_double_grad") from None
