@@ -25,6 +25,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
 
     >>> eager.to_tensor([[1, 2], [3, 4]], dtype="float32", stop_gradient=False)
     """
+    if not isinstance(stop_gradient, bool):
+        raise TypeError(f"to_tensor: argument 'stop_gradient' expected a bool, got {stop_gradient!r}")
     target = None if dtype is None else convert_dtype(dtype).numpy_dtype
     array = _to_host_array(data, target)
     place = CPUPlace() if place is None else convert_place(place)

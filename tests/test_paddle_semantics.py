@@ -179,3 +179,49 @@ def test_tensors_iterate_unpack_and_format_like_sequences_and_numbers():
     assert f"{loss:.3f}" == "0.123" and format(loss, ".1e") == "1.2e-01"
     with pytest.raises(TypeError, match="one-element"):
         f"{t:.2f}"
+
+
+def test_layer_list_supports_list_editing_like_paddle():
+    layers = eager.nn.LayerList([eager.nn.Linear(2, 2) for _ in range(3)])
+    layers.insert(1, eager.nn.ReLU())
+    layers[0] = eager.nn.Tanh()
+    del layers[2]
+    layers.extend([eager.nn.Sigmoid()])
+    assert [type(layer).__name__ for layer in layers] == ["Tanh", "ReLU", "Linear", "Sigmoid"]
+    assert list(layers.state_dict()) == ["2.weight", "2.bias"]   # names follow positions
+    with pytest.raises(TypeError, match="LayerList: argument 'sublayers' expected an iterable of Layers, got int"):
+        eager.nn.LayerList(5)
+    with pytest.raises(TypeError, match=r"LayerList.__setitem__: argument 'sublayer' expected a Layer"):
+        layers[0] = 3
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: eager.optimizer.Momentum(0.1, momentum=float("nan"), parameters=p), "momentum"),
+    (lambda p: eager.optimizer.Momentum(0.1, parameters=p, rescale_grad=0.0), "rescale_grad"),
+    (lambda p: eager.optimizer.Adam(0.1, epsilon=float("inf"), parameters=p), "epsilon"),
+    (lambda p: eager.optimizer.SGD(0.1, parameters=p, weight_decay=float("nan")), "weight_decay"),
+    (lambda p: eager.optimizer.SGD(float("nan"), parameters=p), "learning_rate"),
+])
+def test_hyperparameters_that_are_not_finite_are_refused(make, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        make([eager.nn.Parameter(np.zeros(2))])
+
+
+def test_flags_must_be_bools_and_functions_callables():
+    with pytest.raises(TypeError, match="to_tensor: argument 'stop_gradient' expected a bool, got None"):
+        eager.to_tensor([1.0], stop_gradient=None)
+    x = leaf([1.0])
+    with pytest.raises(TypeError, match="grad: argument 'create_graph' expected a bool, got 'x'"):
+        eager.grad((x * x).sum(), x, create_graph="x")
+    with pytest.raises(TypeError, match="jacobian: argument 'func' expected a callable, got int"):
+        eager.autograd.jacobian(5, x)
+
+
+def test_a_retained_gradient_of_an_unused_output_is_zeros():
+    x = leaf([1.0, 2.0, 3.0, 4.0])
+    first, second = eager.split(x * 1.0, 2)
+    first.retain_grads()
+    second.retain_grads()
+    (second * 3.0).sum().backward()
+    np.testing.assert_array_equal(first.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(second.grad.numpy(), [3.0, 3.0])

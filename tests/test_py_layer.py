@@ -498,9 +498,17 @@ def test_gradient_of_wrong_shape():
         y.sum().backward()
 
 
-def test_gradient_of_wrong_dtype():
-    y = _layer(lambda ctx, g: g.astype("float32")).apply(leaf([1.0, 2.0]))
-    with pytest.raises(AutogradError, match=r"Faulty\.backward .*dtype float32.*dtype float64"):
+def test_a_gradient_of_another_float_dtype_is_cast_as_paddle_does():
+    x = leaf([1.0, 2.0])
+    y = _layer(lambda ctx, g: (g * 3.0).astype("float32")).apply(x)
+    y.sum().backward()
+    assert x.grad.dtype == x.dtype
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_gradient_of_a_non_float_dtype_is_refused():
+    y = _layer(lambda ctx, g: g.astype("int64")).apply(leaf([1.0, 2.0]))
+    with pytest.raises(AutogradError, match=r"Faulty\.backward .*dtype int64.*dtype float64"):
         y.sum().backward()
 
 

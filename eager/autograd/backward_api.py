@@ -48,6 +48,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
     """
     outputs = _as_tensor_list(outputs, "grad", "outputs")
     inputs = _as_tensor_list(inputs, "grad", "inputs")
+    for flag, value in (("create_graph", create_graph), ("allow_unused", allow_unused),
+                        ("retain_graph", retain_graph)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"grad: argument '{flag}' expected a bool, got {value!r}")
     _check_distinct(outputs, "grad", "outputs")
     _check_distinct(inputs, "grad", "inputs")
     grad_outputs = _seeds(grad_outputs, len(outputs), "grad")

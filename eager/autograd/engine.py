@@ -22,6 +22,7 @@ from ..tensor import Tensor
 from .accumulation import ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
+from .node import fill_missing_grads
 
 # Stands for "no gradient" for every edge of a slot, or every slot of a node.
 _NONES = itertools.repeat(None)
@@ -228,6 +229,8 @@ def _commit(leaves, retained, create_graph: bool) -> None:
     hooked = [node for node, _ in leaves if node.post_hooks]
     with ACCUMULATION_LOCK:
         for node, grads in retained:
+            if node.slot_metas is not None:  # an unused output of a multi-output op: zeros (Paddle)
+                grads = fill_missing_grads(node, grads, ())
             for slot, meta_ref in node.retain_metas.items():
                 meta = meta_ref()
                 if meta is not None and grads[slot] is not None:

@@ -232,6 +232,8 @@ def _prepare(inputs, create_graph: bool) -> tuple:
 
 def _call(op: str, func, xs):
     """func(*xs) with grad mode on, as (tuple of outputs, whether it returned a single Tensor)."""
+    if not callable(func):
+        raise TypeError(f"{op}: argument 'func' expected a callable, got {type(func).__name__}")
     with enable_grad():
         result = func(*xs)
     if isinstance(result, Tensor):

@@ -212,6 +212,8 @@ class PyLayerGradNode(GradNodeBase):
                 # The input stops gradients: nothing receives this one.
                 out.append(None)
                 continue
+            if grad.dtype != dtype and _inexact(grad.dtype) and _inexact(dtype):
+                grad = grad.astype(dtype)  # another floating dtype: cast, as Paddle does
             if tuple(grad.shape) != shape or grad.dtype != dtype:
                 raise AutogradError(
                     f"{name}.backward returned a gradient of shape {grad.shape} and dtype "
@@ -402,6 +404,10 @@ def _record(cls, ctx, inputs, outputs) -> list:
     ctx._to_save = None
     ctx._not_inplace = ctx._non_differentiable = ()
     return final
+
+
+def _inexact(dtype) -> bool:
+    return dtype.is_floating_point or dtype.is_complex
 
 
 def _spec(tensor):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import collections.abc
 import numbers
 
 from ..generated import forward_api as _F
@@ -197,16 +198,58 @@ class LayerList(Layer):
 
     def __init__(self, sublayers=None):
         super().__init__()
+        if sublayers is not None and (isinstance(sublayers, Layer)
+                                      or not isinstance(sublayers, collections.abc.Iterable)):
+            raise TypeError(f"LayerList: argument 'sublayers' expected an iterable of Layers, got "
+                            f"{type(sublayers).__name__}")
         for layer in sublayers or ():
             self.append(layer)
 
+    @staticmethod
+    def _check(who: str, sublayer) -> None:
+        if not isinstance(sublayer, Layer):
+            raise TypeError(f"LayerList.{who}: argument 'sublayer' expected a Layer, got "
+                            f"{type(sublayer).__name__}")
+
+    def _renumber(self, layers) -> None:
+        # Paddle names a LayerList's sublayers "0", "1", ...: keep them in order.
+        for name in list(self._sub_layers):
+            self._forget(name)
+        for i, layer in enumerate(layers):
+            self.add_sublayer(str(i), layer)
+
     def append(self, sublayer: Layer) -> "LayerList":
         """Adds a layer at the end."""
-        if not isinstance(sublayer, Layer):
-            raise TypeError(f"LayerList.append: argument 'sublayer' expected a Layer, got "
-                            f"{type(sublayer).__name__}")
+        self._check("append", sublayer)
         self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
+
+    def insert(self, index: int, sublayer: Layer) -> None:
+        """Inserts a layer before position ``index`` (as list.insert)."""
+        self._check("insert", sublayer)
+        layers = list(self._sub_layers.values())
+        layers.insert(index, sublayer)
+        self._renumber(layers)
+
+    def extend(self, sublayers) -> "LayerList":
+        """Appends every layer of ``sublayers``."""
+        sublayers = list(sublayers)
+        for layer in sublayers:
+            self._check("extend", layer)
+        for layer in sublayers:
+            self.append(layer)
+        return self
+
+    def __setitem__(self, index: int, sublayer: Layer) -> None:
+        self._check("__setitem__", sublayer)
+        layers = list(self._sub_layers.values())
+        layers[index] = sublayer  # IndexError for a bad index, as a list
+        self._renumber(layers)
+
+    def __delitem__(self, index) -> None:
+        layers = list(self._sub_layers.values())
+        del layers[index]
+        self._renumber(layers)
 
     def __getitem__(self, index):
         layers = list(self._sub_layers.values())

@@ -47,7 +47,8 @@ class Optimizer:
         self._learning_rate = _check_learning_rate(who, learning_rate)
         self._parameter_list = _check_parameters(who, parameters)
         if weight_decay is not None and (not isinstance(weight_decay, numbers.Real)
-                                         or isinstance(weight_decay, bool) or weight_decay < 0):
+                                         or isinstance(weight_decay, bool)
+                                         or not (weight_decay >= 0 and math.isfinite(weight_decay))):
             raise TypeError(
                 f"{who}: argument 'weight_decay' expected a non-negative float or None, got "
                 f"{weight_decay!r}")
@@ -218,13 +219,18 @@ class Momentum(Optimizer):
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
                  multi_precision: bool = False, rescale_grad: float = 1.0, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        if not isinstance(momentum, numbers.Real) or isinstance(momentum, bool) or momentum < 0:
+        if (not isinstance(momentum, numbers.Real) or isinstance(momentum, bool)
+                or not (momentum >= 0 and math.isfinite(momentum))):
             raise TypeError(f"Momentum: argument 'momentum' expected a non-negative float, got "
                             f"{momentum!r}")
         if not isinstance(use_nesterov, bool):
             raise TypeError(f"Momentum: argument 'use_nesterov' expected a bool, got {use_nesterov!r}")
         self._momentum = float(momentum)
         self._use_nesterov = use_nesterov
+        if (not isinstance(rescale_grad, numbers.Real) or isinstance(rescale_grad, bool)
+                or not (rescale_grad > 0 and math.isfinite(rescale_grad))):
+            raise ValueError(f"Momentum: argument 'rescale_grad' expected a positive finite float, got "
+                             f"{rescale_grad!r}")
         self._rescale_grad = float(rescale_grad)
 
     def _update(self, param, grad, lr):
@@ -251,7 +257,8 @@ class Adam(Optimizer):
         for arg, value in (("beta1", beta1), ("beta2", beta2)):
             if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 <= value < 1:
                 raise ValueError(f"Adam: argument '{arg}' expected a float in [0, 1), got {value!r}")
-        if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool) or epsilon < 0:
+        if (not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool)
+                or not (epsilon >= 0 and math.isfinite(epsilon))):
             raise ValueError(f"Adam: argument 'epsilon' expected a non-negative float, got {epsilon!r}")
         self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
 
