@@ -47,22 +47,40 @@ def check_tensor_list(op: str, arg: str, value, tensor_type) -> list:
     return list(value)
 
 
+# Integer attributes reach kernels as C int64s; a Python int outside that range
+# would fail deep inside NumPy.
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _out_of_range(op: str, arg: str, value) -> ValueError:
+    return ValueError(f"{op}: argument '{arg}' expected an int in [{_INT64_MIN}, {_INT64_MAX}], got {value}")
+
+
 def to_scalar(value, op: str, arg: str):
     if type(value) in _PLAIN_NUMBERS:
+        if type(value) is int and value.bit_length() > 1023:  # beyond any float, let alone int64
+            raise ValueError(f"{op}: argument '{arg}' expected a number a float64 can hold, got an "
+                             f"integer of {value.bit_length()} bits")
         return value
     return _phi_to_scalar(value, op, arg)
 
 
 def to_int_array(value, op: str, arg: str) -> tuple:
-    if type(value) is tuple and all(type(v) is int for v in value):
+    if type(value) is tuple and all(type(v) is int and _INT64_MIN <= v <= _INT64_MAX for v in value):
         return value
-    return _phi_to_int_array(value, op, arg)
+    values = _phi_to_int_array(value, op, arg)
+    for v in values:
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            raise _out_of_range(op, arg, v)
+    return values
 
 
 def to_int(value, op: str, arg: str) -> int:
-    if type(value) is int:
+    if type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if not _INT64_MIN <= int(value) <= _INT64_MAX:
+            raise _out_of_range(op, arg, value)
         return int(value)
     raise TypeError(f"{op}: argument '{arg}' expected an int, got {describe(value)}")
 
@@ -104,6 +122,14 @@ def to_dtype(value, op: str, arg: str, default=None):
         return convert_dtype(value)
     except TypeError as error:
         raise TypeError(f"{op}: argument '{arg}': {error}") from None
+
+
+def to_required_dtype(value, op: str, arg: str) -> DataType:
+    """A DataType argument without a default: None is not a dtype here."""
+    if value is None:
+        raise TypeError(f"{op}: argument '{arg}' expected a dtype (a DataType or a name such as "
+                        f"'float32'), got None")
+    return to_dtype(value, op, arg)
 
 
 def to_place(value, op: str, arg: str) -> Place:

@@ -42,9 +42,17 @@ class ArgPlan:
 
 def plan_args(op: OpSpec) -> list:
     return [ArgPlan(arg.name, str(arg.type.strip_optional()), arg.is_tensor, arg.is_tensor_list,
-                    arg.optional, arg.default,
-                    None if arg.is_tensor else _CONVERTERS[str(arg.type.strip_optional())])
+                    arg.optional, arg.default, _converter(arg))
             for arg in op.args]
+
+
+def _converter(arg) -> str | None:
+    if arg.is_tensor:
+        return None
+    type_name = str(arg.type.strip_optional())
+    if type_name == "DataType" and not arg.has_default:
+        return "to_required_dtype"  # None is a dtype's "not given" only where it is the default
+    return _CONVERTERS[type_name]
 
 
 @dataclass(frozen=True)

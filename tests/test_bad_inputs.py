@@ -1,0 +1,97 @@
+"""The bad-input sweep: every op of the YAML, called with one argument replaced
+by a bad value for its type, either works or raises a TypeError, ValueError or
+IndexError whose message names the op, never an error from deep inside NumPy.
+
+The calls are made from the op table (tests/op_specs.py): its first case gives
+a valid call, and each argument in turn gets the bad values of its YAML type.
+A new op in the YAML is swept without a line written here.
+"""
+import numpy as np
+import pytest
+
+import eager
+from eager.api_gen.model import NO_DEFAULT
+from eager.api_gen.render import load_specs
+
+from op_specs import SPECS_BY_NAME, draw
+
+_NOT_A_TENSOR = ("text", 3.5, np.ones(2))
+BAD_VALUES = {
+    "Tensor": _NOT_A_TENSOR,
+    "Tensor[]": ("text", [1.0, 2.0], 7),
+    "int": ("text", 1.5, 2 ** 70, None, [1]),
+    "float": ("text", None, [1.0]),
+    "bool": ("text", None, 2),
+    "int[]": ("text", [1.5], [2 ** 70], 1.5),
+    "IntArray": ("text", [1.5], [2 ** 70], [None], 1.5),
+    "float[]": ("text", [None], 1),
+    "Scalar": ("text", None, [1, 2], 10 ** 400),
+    "DataType": ("nonsense", 5, None),
+    "str": (5, None),
+    "Place": ("mars", 5),
+    "Index": (object(), "text"),
+}
+ALLOWED = (TypeError, ValueError, IndexError)
+
+
+def _sweep_params():
+    forward_ops, backward_ops = load_specs()
+    for op in forward_ops + backward_ops:
+        spec = SPECS_BY_NAME.get(op.name)
+        fn = getattr(eager.ops, op.name, None)
+        if spec is None or fn is None or spec.fn is not fn or not spec.cases:
+            continue  # called through a wrapper in the table: no plain valid call to start from
+        for position, arg in enumerate(op.args):
+            type_name = str(arg.type.strip_optional())
+            for index, bad in enumerate(BAD_VALUES[type_name]):
+                if bad is None and arg.optional:
+                    continue
+                yield pytest.param(op, spec, position, bad, id=f"{op.name}-{arg.name}-{type_name}{index}")
+
+
+def _valid_call(op, spec):
+    case = spec.cases[0]
+    rng = np.random.default_rng(0)
+    dtype = spec.dtypes[0]
+    arrays = [None if shape is None else draw(domain, shape, dtype, rng)
+              for domain, shape in zip(spec.domains, case.shapes)]
+    if spec.prepare is not None:
+        arrays = spec.prepare(arrays, case.attrs)
+    tensors = iter(None if a is None else eager.to_tensor(a) for a in arrays)
+    args = []
+    for arg in op.args:
+        if arg.is_tensor:
+            args.append(next(tensors))
+        elif arg.name in case.attrs:
+            args.append(case.attrs[arg.name])
+        elif arg.default is not NO_DEFAULT:
+            args.append(_default(arg.default))
+        else:
+            raise AssertionError(f"{op.name}: the table's first case gives no value for {arg.name}")
+    return args
+
+
+def _default(value):
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "DataType":
+        return value[1]
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "Place":
+        return None
+    return list(value) if isinstance(value, tuple) else value
+
+
+@pytest.mark.parametrize("op, spec, position, bad", list(_sweep_params()))
+def test_a_bad_argument_gets_a_clear_error_naming_the_op(op, spec, position, bad):
+    args = _valid_call(op, spec)
+    args[position] = bad
+    try:
+        getattr(eager.ops, op.name)(*args)
+    except ALLOWED as error:
+        assert op.name in str(error), f"{type(error).__name__} does not name {op.name}: {error}"
+    except Exception as error:  # noqa: BLE001  the point: nothing else may escape
+        pytest.fail(f"{op.name}({op.args[position].name}={bad!r}) raised {type(error).__name__}: {error}")
+
+
+def test_the_sweep_covers_most_ops():
+    swept = {p.values[0].name for p in _sweep_params()}
+    forward_ops, backward_ops = load_specs()
+    assert len(swept) >= 0.6 * len(forward_ops + backward_ops), sorted(swept)
