@@ -140,15 +140,15 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
 
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
-    """Mean absolute error: reduce(|input - label|); the gradient at 0 is taken as +1."""
+    """Mean absolute error: reduce(|input - label|); the gradient at 0 is 0, as in
+    Paddle and PyTorch (|d| is computed as d * sign(d))."""
     fn = "l1_loss"
     _check_float(fn, "input", input)
     _check_tensor(fn, "label", label)
     _check_same_shape(fn, "input", input, "label", label)
     _check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
-    nonnegative = _F.greater_equal(diff, _F.full_like(diff, 0, None))
-    return _reduce(fn, _F.where(nonnegative, diff, _F.scale(diff, -1.0, 0.0, True)), reduction)
+    return _reduce(fn, _F.multiply(diff, _F.sign(diff)), reduction)
 
 
 def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
