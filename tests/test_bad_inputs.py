@@ -95,3 +95,15 @@ def test_the_sweep_covers_most_ops():
     swept = {p.values[0].name for p in _sweep_params()}
     forward_ops, backward_ops = load_specs()
     assert len(swept) >= 0.6 * len(forward_ops + backward_ops), sorted(swept)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: eager.zeros([2 ** 40, 2 ** 40]), r"zeros: argument 'shape' gives a result of shape .* more bytes than"),
+    (lambda: eager.zeros([1] * 65), "zeros: argument 'shape' gives a result of 65 dimensions; at most 64"),
+    (lambda: eager.reshape(eager.ones([2]), [1] * 70 + [2]), "reshape: argument 'shape' gives a result of 71"),
+    (lambda: eager.expand(eager.ones([1]), [2 ** 40, 2 ** 40]), "expand: argument 'shape' gives a result"),
+    (lambda: eager.unsqueeze(eager.ones([2]), list(range(100_000))), "unsqueeze: argument 'axis' inserts 100000"),
+])
+def test_impossible_shapes_fail_before_any_allocation(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

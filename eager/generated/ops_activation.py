@@ -596,7 +596,7 @@ def tanh_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("tanh_double_grad", "grad_x_grad", grad_x_grad)
     try:
         return _composite.tanh_double_grad(out, grad_out, grad_x_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "tanh_double_grad") from None
 
 
@@ -633,7 +633,7 @@ def sigmoid_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("sigmoid_double_grad", "grad_x_grad", grad_x_grad)
     try:
         return _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "sigmoid_double_grad") from None
 
 
@@ -670,7 +670,7 @@ def exp_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         raise bad_tensor("exp_double_grad", "grad_x_grad", grad_x_grad)
     try:
         return _composite.exp_double_grad(out, grad_out, grad_x_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "exp_double_grad") from None
 
 

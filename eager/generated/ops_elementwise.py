@@ -757,7 +757,7 @@ def multiply_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, out_mask=None
         raise bad_tensor("multiply_double_grad", "grad_y_grad", grad_y_grad)
     try:
         return _composite.bilinear_double_grad(multiply, multiply_grad, x, y, grad_out, grad_x_grad, grad_y_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "multiply_double_grad") from None
 
 
@@ -818,7 +818,7 @@ def sign_grad(x, out_grad, name=None):
         raise bad_tensor("sign_grad", "out_grad", out_grad)
     try:
         return _composite.sign_grad(x, out_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "sign_grad") from None
 
 

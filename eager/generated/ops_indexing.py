@@ -208,7 +208,7 @@ def getitem_double_grad(grad_x_grad, index, name=None):
     index = to_index(index, "getitem_double_grad", "index")
     try:
         return _composite.getitem_double_grad(grad_x_grad, index)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "getitem_double_grad") from None
 
 

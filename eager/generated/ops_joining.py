@@ -211,7 +211,7 @@ def concat_grad(x, out_grad, axis, name=None):
     axis = to_int(axis, "concat_grad", "axis")
     try:
         return _composite.concat_grad(x, out_grad, axis)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "concat_grad") from None
 
 
@@ -226,7 +226,7 @@ def stack_grad(x, out_grad, axis, name=None):
     axis = to_int(axis, "stack_grad", "axis")
     try:
         return _composite.stack_grad(x, out_grad, axis)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "stack_grad") from None
 
 
@@ -239,7 +239,7 @@ def split_grad(out_grad, axis, name=None):
     axis = to_int(axis, "split_grad", "axis")
     try:
         return _composite.split_grad(out_grad, axis)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "split_grad") from None
 
 
@@ -252,5 +252,5 @@ def unbind_grad(out_grad, axis, name=None):
     axis = to_int(axis, "unbind_grad", "axis")
     try:
         return _composite.unbind_grad(out_grad, axis)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "unbind_grad") from None

@@ -385,7 +385,7 @@ def broadcast_to(x, shape, name=None):
     shape = to_int_array(shape, "broadcast_to", "shape")
     try:
         return expand(x, shape)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, MemoryError) as error:
         raise as_called(error, "expand", "broadcast_to") from None
 
 
@@ -433,7 +433,7 @@ def cast_grad(x, out_grad, name=None):
         raise bad_tensor("cast_grad", "out_grad", out_grad)
     try:
         return _composite.cast_grad(x, out_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "cast_grad") from None
 
 
@@ -497,7 +497,7 @@ def assign_grad(out_grad, name=None):
         raise bad_tensor("assign_grad", "out_grad", out_grad)
     try:
         return _composite.assign_grad(out_grad)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "assign_grad") from None
 
 

@@ -173,5 +173,5 @@ def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, tr
     transpose_y = to_bool(transpose_y, "matmul_double_grad", "transpose_y")
     try:
         return _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
-    except (TypeError, ValueError) as error:  # raised by an op of the rule: say whose
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "matmul_double_grad") from None

@@ -13,6 +13,7 @@ from phi import infermeta as _im
 from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
+from phi.core.errors import ResourceExhaustedError
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
@@ -35,6 +36,8 @@ def add(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("add", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"add: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -60,6 +63,8 @@ def subtract(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("subtract", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"subtract: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -85,6 +90,8 @@ def multiply(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("multiply", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"multiply: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -110,6 +117,8 @@ def divide(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("divide", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"divide: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -135,6 +144,8 @@ def pow(x, y):
         out = kernel(x.array, y)
     except PhiError as error:
         raise error.in_op("pow", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"pow: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -160,6 +171,8 @@ def scale(x, scale, bias, bias_after_scale):
         out = kernel(x.array, scale, bias, bias_after_scale)
     except PhiError as error:
         raise error.in_op("scale", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scale: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -185,6 +198,8 @@ def matmul(x, y, transpose_x, transpose_y):
         out = kernel(x.array, y.array, transpose_x, transpose_y)
     except PhiError as error:
         raise error.in_op("matmul", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"matmul: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -210,6 +225,8 @@ def relu(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("relu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"relu: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -235,6 +252,8 @@ def tanh(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("tanh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tanh: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -260,6 +279,8 @@ def sigmoid(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("sigmoid", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sigmoid: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -285,6 +306,8 @@ def exp(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("exp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"exp: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -310,6 +333,8 @@ def log(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("log", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -335,6 +360,8 @@ def sum(x, axis, dtype, keepdim):
         out = kernel(x.array, axis, dtype, keepdim)
     except PhiError as error:
         raise error.in_op("sum", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sum: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -360,6 +387,8 @@ def mean(x, axis, keepdim):
         out = kernel(x.array, axis, keepdim)
     except PhiError as error:
         raise error.in_op("mean", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mean: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -385,6 +414,8 @@ def reshape(x, shape):
         out = kernel(x.array, shape)
     except PhiError as error:
         raise error.in_op("reshape", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reshape: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -410,6 +441,8 @@ def transpose(x, perm):
         out = kernel(x.array, perm)
     except PhiError as error:
         raise error.in_op("transpose", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"transpose: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -435,6 +468,8 @@ def cast(x, dtype):
         out = kernel(x.array, dtype)
     except PhiError as error:
         raise error.in_op("cast", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cast: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -458,6 +493,8 @@ def full(shape, value, dtype, place):
         out = kernel(shape, value, dtype)
     except PhiError as error:
         raise error.in_op("full") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"full: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -483,6 +520,8 @@ def full_like(x, value, dtype):
         out = kernel(x.array, value, dtype)
     except PhiError as error:
         raise error.in_op("full_like", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"full_like: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -508,6 +547,8 @@ def equal(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("equal", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"equal: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -533,6 +574,8 @@ def not_equal(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("not_equal", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"not_equal: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -558,6 +601,8 @@ def less_than(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("less_than", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"less_than: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -583,6 +628,8 @@ def less_equal(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("less_equal", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"less_equal: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -608,6 +655,8 @@ def greater_than(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("greater_than", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"greater_than: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -633,6 +682,8 @@ def greater_equal(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("greater_equal", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"greater_equal: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -658,6 +709,8 @@ def squeeze(x, axis):
         out = kernel(x.array, axis)
     except PhiError as error:
         raise error.in_op("squeeze", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"squeeze: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -683,6 +736,8 @@ def unsqueeze(x, axis):
         out = kernel(x.array, axis)
     except PhiError as error:
         raise error.in_op("unsqueeze", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unsqueeze: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -708,6 +763,8 @@ def flatten(x, start_axis, stop_axis):
         out = kernel(x.array, start_axis, stop_axis)
     except PhiError as error:
         raise error.in_op("flatten", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"flatten: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -733,6 +790,8 @@ def getitem(x, index):
         out = kernel(x.array, index)
     except PhiError as error:
         raise error.in_op("getitem", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"getitem: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -758,6 +817,8 @@ def setitem(x, value, index):
         out = kernel(x.array, value.array, index)
     except PhiError as error:
         raise error.in_op("setitem", x=x, value=value) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"setitem: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -783,6 +844,8 @@ def concat(x, axis):
         out = kernel([t.array for t in x], axis)
     except PhiError as error:
         raise error.in_op("concat", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"concat: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -808,6 +871,8 @@ def stack(x, axis):
         out = kernel([t.array for t in x], axis)
     except PhiError as error:
         raise error.in_op("stack", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"stack: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -833,6 +898,8 @@ def split(x, num_or_sections, axis):
         out = kernel(x.array, num_or_sections, axis)
     except PhiError as error:
         raise error.in_op("split", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"split: not enough memory for the result ({error})") from None
     out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
     if FLAGS.check_infer_meta:
         verify_infer_meta("split", [out_meta], [out])
@@ -857,6 +924,8 @@ def unbind(x, axis):
         out = kernel(x.array, axis)
     except PhiError as error:
         raise error.in_op("unbind", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unbind: not enough memory for the result ({error})") from None
     out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
     if FLAGS.check_infer_meta:
         verify_infer_meta("unbind", [out_meta], [out])
@@ -881,6 +950,8 @@ def assign(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("assign", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"assign: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -906,6 +977,8 @@ def expand(x, shape):
         out = kernel(x.array, shape)
     except PhiError as error:
         raise error.in_op("expand", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expand: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -931,6 +1004,8 @@ def where(condition, x, y):
         out = kernel(condition.array, x.array, y.array)
     except PhiError as error:
         raise error.in_op("where", condition=condition, x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"where: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -956,6 +1031,8 @@ def sign(x):
         out = kernel(x.array)
     except PhiError as error:
         raise error.in_op("sign", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sign: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -981,6 +1058,8 @@ def maximum(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("maximum", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"maximum: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1006,6 +1085,8 @@ def minimum(x, y):
         out = kernel(x.array, y.array)
     except PhiError as error:
         raise error.in_op("minimum", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"minimum: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1031,6 +1112,8 @@ def softmax(x, axis):
         out = kernel(x.array, axis)
     except PhiError as error:
         raise error.in_op("softmax", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softmax: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1056,6 +1139,8 @@ def log_softmax(x, axis):
         out = kernel(x.array, axis)
     except PhiError as error:
         raise error.in_op("log_softmax", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log_softmax: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1082,6 +1167,8 @@ def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_s
         softmax, loss = kernel(logits.array, label.array, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
     except PhiError as error:
         raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cross_entropy_with_softmax: not enough memory for the result ({error})") from None
     if type(softmax) is not key[0]:
         softmax = as_array(softmax, key[0])
     if type(loss) is not key[0]:
@@ -1112,6 +1199,8 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_in
         out = kernel(x.array, label.array, (None if pos_weight is None else pos_weight.array), normalize, ignore_index)
     except PhiError as error:
         raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1137,6 +1226,8 @@ def one_hot(x, num_classes):
         out = kernel(x.array, num_classes)
     except PhiError as error:
         raise error.in_op("one_hot", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"one_hot: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
@@ -1163,6 +1254,8 @@ def add_grad(x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"add_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1194,6 +1287,8 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"subtract_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1225,6 +1320,8 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"multiply_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1256,6 +1353,8 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"divide_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1286,6 +1385,8 @@ def pow_grad(x, out_grad, y):
         x_grad = kernel(x.array, out_grad.array, y)
     except PhiError as error:
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"pow_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1311,6 +1412,8 @@ def scale_grad(out_grad, scale):
         x_grad = kernel(out_grad.array, scale)
     except PhiError as error:
         raise error.in_op("scale_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scale_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1337,6 +1440,8 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, transpose_x, transpose_y, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"matmul_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1367,6 +1472,8 @@ def relu_grad(out, out_grad):
         x_grad = kernel(out.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"relu_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1392,6 +1499,8 @@ def tanh_grad(out, out_grad):
         x_grad = kernel(out.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tanh_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1417,6 +1526,8 @@ def sigmoid_grad(out, out_grad):
         x_grad = kernel(out.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sigmoid_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1442,6 +1553,8 @@ def exp_grad(out, out_grad):
         x_grad = kernel(out.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"exp_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1467,6 +1580,8 @@ def log_grad(x, out_grad):
         x_grad = kernel(x.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1492,6 +1607,8 @@ def sum_grad(x, out_grad, axis, keepdim):
         x_grad = kernel(x.array, out_grad.array, axis, keepdim)
     except PhiError as error:
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sum_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1517,6 +1634,8 @@ def mean_grad(x, out_grad, axis, keepdim):
         x_grad = kernel(x.array, out_grad.array, axis, keepdim)
     except PhiError as error:
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mean_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1542,6 +1661,8 @@ def reshape_grad(x, out_grad):
         x_grad = kernel(x.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reshape_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1567,6 +1688,8 @@ def transpose_grad(out_grad, perm):
         x_grad = kernel(out_grad.array, perm)
     except PhiError as error:
         raise error.in_op("transpose_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"transpose_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1592,6 +1715,8 @@ def squeeze_grad(x, out_grad):
         x_grad = kernel(x.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"squeeze_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1617,6 +1742,8 @@ def unsqueeze_grad(x, out_grad):
         x_grad = kernel(x.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unsqueeze_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1642,6 +1769,8 @@ def flatten_grad(x, out_grad):
         x_grad = kernel(x.array, out_grad.array)
     except PhiError as error:
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"flatten_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1667,6 +1796,8 @@ def getitem_grad(x, out_grad, index):
         x_grad = kernel(x.array, out_grad.array, index)
     except PhiError as error:
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"getitem_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1693,6 +1824,8 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         x_grad, value_grad = kernel(value.array, out_grad.array, index, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"setitem_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if value_grad is not None and type(value_grad) is not key[0]:
@@ -1723,6 +1856,8 @@ def expand_grad(x, out_grad, shape):
         x_grad = kernel(x.array, out_grad.array, shape)
     except PhiError as error:
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expand_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1749,6 +1884,8 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(condition.array, x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"where_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1780,6 +1917,8 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"maximum_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1811,6 +1950,8 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
     except PhiError as error:
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"minimum_grad: not enough memory for the result ({error})") from None
     if x_grad is not None and type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if y_grad is not None and type(y_grad) is not key[0]:
@@ -1841,6 +1982,8 @@ def softmax_grad(out, out_grad, axis):
         x_grad = kernel(out.array, out_grad.array, axis)
     except PhiError as error:
         raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softmax_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1866,6 +2009,8 @@ def log_softmax_grad(out, out_grad, axis):
         x_grad = kernel(out.array, out_grad.array, axis)
     except PhiError as error:
         raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log_softmax_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1891,6 +2036,8 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         logits_grad = kernel(label.array, softmax.array, (None if softmax_grad is None else softmax_grad.array), loss_grad.array, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
     except PhiError as error:
         raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cross_entropy_with_softmax_grad: not enough memory for the result ({error})") from None
     if type(logits_grad) is not key[0]:
         logits_grad = as_array(logits_grad, key[0])
     if FLAGS.check_infer_meta:
@@ -1916,6 +2063,8 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         x_grad = kernel(x.array, label.array, (None if pos_weight is None else pos_weight.array), out_grad.array, normalize, ignore_index)
     except PhiError as error:
         raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:

@@ -32,6 +32,10 @@ class OutOfRangeError(PhiError, IndexError):
     """An index is outside the tensor (an IndexError, so iteration stops on it)."""
 
 
+class ResourceExhaustedError(PhiError, MemoryError):
+    """The device has not enough memory for a result."""
+
+
 class NotFoundError(PhiError, LookupError):
     """No kernel, op or InferMeta function by that name or key."""
 

@@ -95,3 +95,22 @@ def check_representable(arg: str, value, dtype: DataType) -> None:
             raise InvalidArgumentError(
                 f"argument '{arg}' expected a number a {dtype} can hold, got an integer of "
                 f"{value.bit_length()} bits") from None
+
+
+MAX_DIMS = 64  # NumPy's (and CuPy's) limit on an array's rank
+_MAX_BYTES = 2 ** 63 - 1
+
+
+def check_result_shape(arg: str, dims, dtype: DataType) -> None:
+    """A result shape a kernel can allocate: at most 64 dimensions and a byte size
+    that fits a signed 64-bit count; checked before any memory is asked for."""
+    if len(dims) > MAX_DIMS:
+        raise InvalidArgumentError(
+            f"argument '{arg}' gives a result of {len(dims)} dimensions; at most {MAX_DIMS} are supported")
+    count = 1
+    for d in dims:
+        count *= d
+    if count * dtype.itemsize > _MAX_BYTES:
+        raise InvalidArgumentError(
+            f"argument '{arg}' gives a result of shape {list(dims)}, {count:,} elements of {dtype}: "
+            f"more bytes than any device can address")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import check_representable
+from .checks import check_representable, check_result_shape
 
 
 def create_infer_meta(shape, dtype, out) -> None:
@@ -11,6 +11,7 @@ def create_infer_meta(shape, dtype, out) -> None:
         raise InvalidArgumentError(f"argument 'shape' expected sizes >= 0, got {list(shape)}")
     out.dims = tuple(shape)
     out.dtype = convert_dtype(dtype)
+    check_result_shape("shape", out.dims, out.dtype)
 
 
 def full_infer_meta(shape, value, dtype, out) -> None:

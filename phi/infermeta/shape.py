@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InvalidArgumentError, OutOfRangeError
-from .checks import normalize_axes, normalize_axis
+from .checks import MAX_DIMS, normalize_axes, normalize_axis
 
 
 def squeeze_infer_meta(x, axis, out) -> None:
@@ -27,6 +27,10 @@ def unsqueeze_infer_meta(x, axis, out) -> None:
     if not axis:
         raise InvalidArgumentError("argument 'axis' expected at least one axis to insert, got []")
     result_ndim = len(dims) + len(axis)
+    if result_ndim > MAX_DIMS:  # before sorting: a list of 100,000 axes must fail fast
+        raise InvalidArgumentError(
+            f"argument 'axis' inserts {len(axis)} axes into {len(dims)}; the result may have at "
+            f"most {MAX_DIMS} dimensions")
     positions = sorted(normalize_axis("axis", a, result_ndim) for a in axis)
     if len(set(positions)) != len(positions):
         raise InvalidArgumentError(f"argument 'axis' lists a position more than once: {list(axis)}")

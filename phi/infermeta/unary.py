@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..common.data_type import INTEGER_TYPES, DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
-from .checks import check_representable, normalize_axes, normalize_axis
+from .checks import check_representable, check_result_shape, normalize_axes, normalize_axis
 
 
 def unchanged_infer_meta(x, out) -> None:
@@ -86,6 +86,7 @@ def reshape_infer_meta(x, shape, out) -> None:
     out.dims = tuple(resolved)
     out.dtype = x.dtype
     out.layout = x.layout
+    check_result_shape("shape", out.dims, out.dtype)
 
 
 def transpose_infer_meta(x, perm, out) -> None:
@@ -140,6 +141,7 @@ def expand_infer_meta(x, shape, out) -> None:
     out.dims = tuple(target)
     out.dtype = x.dtype
     out.layout = x.layout
+    check_result_shape("shape", out.dims, out.dtype)
 
 
 def softmax_infer_meta(x, axis, out) -> None:
