@@ -107,3 +107,16 @@ def test_the_sweep_covers_most_ops():
 def test_impossible_shapes_fail_before_any_allocation(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: eager.ops.add_grad(eager.ones([3, 4]), eager.ones([4]), eager.ones([5])),
+     r"add_grad: argument 'out_grad' expected float32\[3, 4\] \(the forward op's result\), got float32\[5\]"),
+    (lambda: eager.ops.multiply_grad(eager.ones([2]), eager.ones([2]), eager.ones([2], "float64")),
+     r"multiply_grad: argument 'out_grad' expected float32\[2\]"),
+    (lambda: eager.ops.matmul_grad(eager.ones([2, 3]), eager.ones([3, 4]), eager.ones([2, 5]), False, False),
+     r"matmul_grad: argument 'out_grad' expected float32\[2, 4\]"),
+])
+def test_a_backward_op_called_directly_checks_out_grad(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1243,7 +1243,7 @@ def add_grad(x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1276,7 +1276,7 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1309,7 +1309,7 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1342,7 +1342,7 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1429,7 +1429,7 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.matmul_grad_infer_meta(x, y, out_grad, transpose_x, transpose_y, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1873,7 +1873,7 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.where_grad_infer_meta(condition, x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1906,7 +1906,7 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1939,7 +1939,7 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
     x_grad_meta = MetaTensor()
     y_grad_meta = MetaTensor()
     try:
-        _im.general_binary_grad_infer_meta(x, y, x_grad_meta, y_grad_meta)
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
     except PhiError as error:
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
