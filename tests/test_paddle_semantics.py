@@ -225,3 +225,21 @@ def test_a_retained_gradient_of_an_unused_output_is_zeros():
     (second * 3.0).sum().backward()
     np.testing.assert_array_equal(first.grad.numpy(), [0.0, 0.0])
     np.testing.assert_array_equal(second.grad.numpy(), [3.0, 3.0])
+
+
+def test_kernel_floating_point_warnings_do_not_leak_but_user_numpy_still_warns():
+    import subprocess
+    import sys
+
+    # -W error turns any RuntimeWarning that reaches the user into an exception.
+    code = ("import numpy as np, eager\n"
+            "out = eager.log(eager.to_tensor([-1.0, 0.0]))\n"
+            "print(np.isnan(out.numpy()).tolist())\n"
+            "try:\n    np.log(np.array([-1.0]))\nexcept RuntimeWarning:\n    print('user numpy warns')\n")
+    result = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[True,", "False]", "user", "numpy", "warns"]
+    with pytest.raises(eager.autograd.AnomalyError):  # where such values are reported
+        with eager.autograd.detect_anomaly():
+            eager.log(eager.to_tensor([-1.0]))

@@ -1,5 +1,15 @@
-"""phi kernels. Importing this package registers every kernel with phi.core.KERNELS."""
-from . import (  # noqa: F401
+"""phi kernels. Importing this package registers every kernel with phi.core.KERNELS.
+
+NumPy's floating-point warnings (overflow, divide by zero, invalid value) raised
+inside a kernel are not shown: the result is inf or nan, as in Paddle, and
+anomaly mode (eager.autograd.detect_anomaly) is where such values are reported.
+The filter matches warnings attributed to these modules only, so a user's own
+NumPy code still warns.
+"""
+import warnings
+
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.kernels(\.|$)")
+from . import (  # noqa: E402,F401  (after the filter, which the kernel modules rely on)
     accumulation, activation, buffers, creation, elementwise, indexing, joining, loss, manipulation,
     matmul, optimizer, reduction, selected_rows,
 )
