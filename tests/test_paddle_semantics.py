@@ -243,3 +243,32 @@ def test_kernel_floating_point_warnings_do_not_leak_but_user_numpy_still_warns()
     with pytest.raises(eager.autograd.AnomalyError):  # where such values are reported
         with eager.autograd.detect_anomaly():
             eager.log(eager.to_tensor([-1.0]))
+
+
+def test_forward_hooks_with_kwargs():
+    class Scale(eager.nn.Layer):
+        def forward(self, x, factor=1.0):
+            return x * factor
+
+    layer = Scale()
+    seen = []
+    layer.register_forward_pre_hook(lambda lay, args, kwargs: (args, {**kwargs, "factor": 3.0}),
+                                    with_kwargs=True)
+    layer.register_forward_post_hook(lambda lay, args, kwargs, out: seen.append(kwargs) or out * 2.0,
+                                     with_kwargs=True)
+    out = layer(eager.to_tensor([1.0]), factor=5.0)
+    assert out.numpy().tolist() == [6.0] and seen == [{"factor": 3.0}]
+    with pytest.raises(TypeError, match="must return None or \\(inputs, kwargs\\)"):
+        bad = Scale()
+        bad.register_forward_pre_hook(lambda lay, args, kwargs: args, with_kwargs=True)
+        bad(eager.to_tensor([1.0]))
+
+
+def test_vjp_and_jvp_allow_unused():
+    x, y = eager.to_tensor([1.0, 2.0]), eager.to_tensor([3.0])
+    _, (gx, gy) = eager.autograd.vjp(lambda a, b: a * 2.0, (x, y))
+    assert gy.numpy().tolist() == [0.0]
+    with pytest.raises(ValueError, match="vjp: input 1 is not used by any output"):
+        eager.autograd.vjp(lambda a, b: a * 2.0, (x, y), allow_unused=False)
+    with pytest.raises(ValueError, match="jvp: output 1 does not depend on any input"):
+        eager.autograd.jvp(lambda a: (a * 2.0, eager.ones([1])), x, allow_unused=False)

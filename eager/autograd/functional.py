@@ -117,12 +117,13 @@ def hessian(func, inputs, create_graph: bool = False, allow_unused: bool = False
     return _nest(blocks, single_input, single_input)
 
 
-def vjp(func, inputs, v=None, create_graph: bool = False):
+def vjp(func, inputs, v=None, create_graph: bool = False, allow_unused: bool = True):
     """``(outputs, v^T J)``: func's outputs and the vector-Jacobian product with ``v``.
 
     ``v`` is shaped like the outputs (a Tensor, or a tuple with one Tensor per
     output); None means ones for every output, as in Paddle.
-    The product is shaped like the inputs, zeros for an unused input.
+    The product is shaped like the inputs, zeros for an input the outputs do
+    not use; ``allow_unused=False`` makes such an input an error instead.
 
     >>> x = eager.to_tensor(np.array([1.0, 2.0]))
     >>> out, g = vjp(lambda x: x * x, x, eager.to_tensor(np.array([1.0, 10.0])))
@@ -140,17 +141,19 @@ def vjp(func, inputs, v=None, create_graph: bool = False):
                          retain_graph=create_graph, create_graph=create_graph, allow_unused=True)
     else:
         grads = [None] * len(xs)
+    _check_used("vjp", "input", grads, allow_unused)
     result = tuple(_zeros(x.shape, x) if g is None else g for g, x in zip(grads, xs))
     return (_finish(outputs, single_output, create_graph),
             result[0] if single_input else result)
 
 
-def jvp(func, inputs, v=None, create_graph: bool = False):
+def jvp(func, inputs, v=None, create_graph: bool = False, allow_unused: bool = True):
     """``(outputs, J v)``: func's outputs and the Jacobian-vector product with ``v``.
 
     ``v`` is shaped like the inputs (a Tensor, or a tuple with one Tensor per
     input); None means ones for every input, as in Paddle. The product is
-    shaped like the outputs, zeros for an output that depends on no input.
+    shaped like the outputs, zeros for an output that depends on no input;
+    ``allow_unused=False`` makes such an output an error instead.
 
     >>> x = eager.to_tensor(np.array([0.0, 1.0]))
     >>> out, t = jvp(eager.tanh, x, eager.to_tensor(np.array([1.0, 1.0])))
@@ -186,12 +189,24 @@ def jvp(func, inputs, v=None, create_graph: bool = False):
                 ts = [None] * len(us)
         for i, t in zip(live, ts):
             products[i] = t
+    _check_used("jvp", "output", products, allow_unused)
     result = tuple(_zeros(o.shape, o) if t is None else t for t, o in zip(products, outputs))
     return (_finish(outputs, single_output, create_graph),
             result[0] if single_output else result)
 
 
 # -- helpers -------------------------------------------------------------------
+
+def _check_used(op: str, side: str, products, allow_unused: bool) -> None:
+    what = {"input": "is not used by any output", "output": "does not depend on any input"}[side]
+    if not isinstance(allow_unused, bool):
+        raise TypeError(f"{op}: argument 'allow_unused' expected a bool, got {allow_unused!r}")
+    if not allow_unused:
+        for index, product in enumerate(products):
+            if product is None:
+                raise AutogradError(f"{op}: {side} {index} {what}; pass allow_unused=True to get "
+                                    f"zeros for it")
+
 
 def _as_inputs(op: str, inputs):
     """(tuple of Tensors, whether a single Tensor was given), with checks."""

@@ -181,6 +181,7 @@ class Layer:
         object.__setattr__(self, "_non_persistable_buffer_names", set())
         object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
         object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
+        object.__setattr__(self, "_hooks_with_kwargs", set())  # handle ids of hooks that take kwargs
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_dtype", convert_dtype(dtype))
         object.__setattr__(self, "_full_name",
@@ -198,34 +199,53 @@ class Layer:
                 f"super().__init__() first in {type(self).__name__}.__init__"
             )
         if self._forward_pre_hooks:
-            for hook in list(self._forward_pre_hooks.values()):
+            for key, hook in list(self._forward_pre_hooks.items()):
+                if key in self._hooks_with_kwargs:
+                    result = hook(self, inputs, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)):
+                            raise TypeError(f"forward pre-hook {getattr(hook, '__qualname__', hook)} "
+                                            f"registered with_kwargs=True must return None or "
+                                            f"(inputs, kwargs), got {type(result).__name__}")
+                        inputs, kwargs = result
+                        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+                    continue
                 result = hook(self, inputs)
                 if result is not None:
                     inputs = result if isinstance(result, tuple) else (result,)
         with name_scope(self._full_name):
             outputs = self.forward(*inputs, **kwargs)
         if self._forward_post_hooks:
-            for hook in list(self._forward_post_hooks.values()):
-                result = hook(self, inputs, outputs)
+            for key, hook in list(self._forward_post_hooks.items()):
+                if key in self._hooks_with_kwargs:
+                    result = hook(self, inputs, kwargs, outputs)
+                else:
+                    result = hook(self, inputs, outputs)
                 if result is not None:
                     outputs = result
         return outputs
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(layer, inputs)`` runs before forward; it may return new inputs.
-        Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook(self._forward_pre_hooks, hook, "register_forward_pre_hook")
+    def register_forward_pre_hook(self, hook, with_kwargs: bool = False):
+        """``hook(layer, inputs)`` runs before forward; it may return new inputs. With
+        ``with_kwargs=True`` it is ``hook(layer, inputs, kwargs)`` and may return
+        ``(inputs, kwargs)``. Returns a handle whose ``remove()`` unregisters it."""
+        return self._add_hook(self._forward_pre_hooks, hook, "register_forward_pre_hook", with_kwargs)
 
-    def register_forward_post_hook(self, hook):
-        """``hook(layer, inputs, outputs)`` runs after forward; it may return new outputs.
+    def register_forward_post_hook(self, hook, with_kwargs: bool = False):
+        """``hook(layer, inputs, outputs)`` runs after forward; it may return new outputs
+        (``hook(layer, inputs, kwargs, outputs)`` with ``with_kwargs=True``).
         Returns a handle whose ``remove()`` unregisters it."""
-        return self._add_hook(self._forward_post_hooks, hook, "register_forward_post_hook")
+        return self._add_hook(self._forward_post_hooks, hook, "register_forward_post_hook", with_kwargs)
 
-    def _add_hook(self, table, hook, who):
+    def _add_hook(self, table, hook, who, with_kwargs: bool = False):
         if not callable(hook):
             raise TypeError(f"{who}: argument 'hook' expected a callable, got {type(hook).__name__}")
+        if not isinstance(with_kwargs, bool):
+            raise TypeError(f"{who}: argument 'with_kwargs' expected a bool, got {with_kwargs!r}")
         handle = RemovableHandle(table)
         table[handle.id] = hook
+        if with_kwargs:
+            self._hooks_with_kwargs.add(handle.id)
         return handle
 
     # -- names --------------------------------------------------------------
