@@ -19,14 +19,15 @@ def _check_out_grad(out_grad, forward) -> None:
 
 def elementwise_grad_infer_meta(x, y, out_grad, x_grad, y_grad) -> None:
     """The gradients of a broadcasting binary op: shaped like x and y."""
-    dims = out_grad.dims
+    dims, dtype = out_grad.dims, out_grad.dtype
+    xd, yd = x.dims, y.dims
     # The engine's calls: no broadcasting, one dtype. Anything else is checked in full.
-    if not (x.dims == dims and y.dims == dims and x.dtype is out_grad.dtype and y.dtype is out_grad.dtype):
+    if not (xd == dims and yd == dims and x.dtype is dtype and y.dtype is dtype):
         forward = MetaTensor()
         elementwise_infer_meta(x, y, forward)
         _check_out_grad(out_grad, forward)
-    x_grad.share_meta(x)
-    y_grad.share_meta(y)
+    x_grad.dims, x_grad.dtype, x_grad.layout = xd, x.dtype, x.layout
+    y_grad.dims, y_grad.dtype, y_grad.layout = yd, y.dtype, y.layout
 
 
 def where_grad_infer_meta(condition, x, y, out_grad, x_grad, y_grad) -> None:
