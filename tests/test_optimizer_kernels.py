@@ -108,3 +108,26 @@ def test_set_state_dict_checks_everything_before_changing_anything():
             np.testing.assert_array_equal(after[key], before[key])
     opt.set_state_dict({**before, "@lr": 0.02})
     assert opt.get_lr() == 0.02
+
+
+def test_regularizers_as_weight_decay_and_per_parameter():
+    from eager.regularizer import L1Decay, L2Decay
+
+    g = np.array([0.5, -0.5, 0.0])
+    # L2Decay(c) is a float weight_decay c; L1Decay adds c * sign(param).
+    for decay, expected in ((L2Decay(0.1), lambda p: p - 1.0 * (g + 0.1 * p)),
+                            (L1Decay(0.1), lambda p: p - 1.0 * (g + 0.1 * np.sign(p)))):
+        init = np.array([2.0, -3.0, 0.0])
+        w = eager.nn.Parameter(init.copy())
+        w.grad = eager.to_tensor(g)
+        SGD(1.0, parameters=[w], weight_decay=decay).step()
+        np.testing.assert_allclose(w.numpy(), expected(init))
+        np.testing.assert_array_equal(w.grad.numpy(), g)   # .grad itself untouched
+    # A ParamAttr regularizer replaces the optimizer's for its parameter (Paddle's rule).
+    layer = eager.nn.Linear(3, 1, weight_attr=eager.ParamAttr(regularizer=L1Decay(0.5)))
+    before = layer.weight.numpy().copy()
+    layer.weight.grad = eager.to_tensor(np.zeros((3, 1), "float32"))
+    SGD(1.0, parameters=[layer.weight], weight_decay=10.0).step()
+    np.testing.assert_allclose(layer.weight.numpy(), before - 0.5 * np.sign(before), rtol=1e-6)
+    with pytest.raises(ValueError, match="L2Decay: argument 'coeff' expected a non-negative finite float"):
+        L2Decay(-1.0)

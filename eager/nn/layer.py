@@ -24,6 +24,7 @@ from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
 from ..creation import to_tensor
+from ..regularizer import WeightDecayRegularizer
 from ..tensor import Tensor
 from . import initializer as _init
 
@@ -40,10 +41,10 @@ class Parameter(Tensor):
     False
     """
 
-    __slots__ = ("optimize_attr", "need_clip")
+    __slots__ = ("optimize_attr", "need_clip", "regularizer")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
-                 learning_rate: float = 1.0, need_clip: bool = True):
+                 learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
         super().__init__(_parameter_impl(value))
         dtype = self.dtype
         if not (dtype in FLOATING_TYPES or dtype in COMPLEX_TYPES):
@@ -57,6 +58,10 @@ class Parameter(Tensor):
         if not isinstance(need_clip, bool):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
+        if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
+            raise TypeError(f"Parameter: argument 'regularizer' expected an eager.regularizer.L1Decay "
+                            f"or L2Decay, got {type(regularizer).__name__}")
+        self.regularizer = regularizer  # replaces the optimizer's weight_decay for this one
 
     @property
     def trainable(self) -> bool:
@@ -92,11 +97,12 @@ class ParamAttr:
     ``name``: the parameter's name; ``initializer``: an :mod:`eager.nn.initializer`
     callable; ``learning_rate``: multiplies the optimizer's rate for it;
     ``trainable``: False makes it a fixed parameter; ``need_clip``: False keeps
-    its gradient out of the optimizer's ``grad_clip``.
+    its gradient out of the optimizer's ``grad_clip``; ``regularizer``: an
+    eager.regularizer.L1Decay/L2Decay replacing the optimizer's weight_decay.
     """
 
     def __init__(self, name=None, initializer=None, learning_rate: float = 1.0,
-                 trainable: bool = True, need_clip: bool = True):
+                 regularizer=None, trainable: bool = True, need_clip: bool = True):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"ParamAttr: argument 'name' expected a str or None, got {name!r}")
         if initializer is not None and not callable(initializer):
@@ -116,6 +122,10 @@ class ParamAttr:
         if not isinstance(need_clip, bool):
             raise TypeError(f"ParamAttr: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip
+        if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
+            raise TypeError(f"ParamAttr: argument 'regularizer' expected an eager.regularizer.L1Decay "
+                            f"or L2Decay, got {type(regularizer).__name__}")
+        self.regularizer = regularizer
 
     @staticmethod
     def from_argument(attr, who: str, arg: str):
@@ -372,7 +382,8 @@ class Layer:
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)
         return Parameter(array, trainable=attr.trainable, name=attr.name,
-                         learning_rate=attr.learning_rate, need_clip=attr.need_clip)
+                         learning_rate=attr.learning_rate, need_clip=attr.need_clip,
+                         regularizer=attr.regularizer)
 
     # -- traversal ----------------------------------------------------------
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True

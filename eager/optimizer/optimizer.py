@@ -26,6 +26,8 @@ from phi import api as phi_api
 
 from ..autograd.grad_mode import no_grad
 from ..creation import to_tensor
+from ..generated import forward_api as _F
+from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 
 
@@ -46,13 +48,19 @@ class Optimizer:
         who = type(self).__name__
         self._learning_rate = _check_learning_rate(who, learning_rate)
         self._parameter_list = _check_parameters(who, parameters)
-        if weight_decay is not None and (not isinstance(weight_decay, numbers.Real)
-                                         or isinstance(weight_decay, bool)
-                                         or not (weight_decay >= 0 and math.isfinite(weight_decay))):
+        if isinstance(weight_decay, WeightDecayRegularizer):
+            self._regularizer = weight_decay
+        elif weight_decay is None:
+            self._regularizer = None
+        elif (not isinstance(weight_decay, numbers.Real) or isinstance(weight_decay, bool)
+              or not (weight_decay >= 0 and math.isfinite(weight_decay))):
             raise TypeError(
-                f"{who}: argument 'weight_decay' expected a non-negative float or None, got "
-                f"{weight_decay!r}")
-        self._weight_decay = 0.0 if not weight_decay else float(weight_decay)
+                f"{who}: argument 'weight_decay' expected a non-negative float, an "
+                f"eager.regularizer.L1Decay/L2Decay or None, got {weight_decay!r}")
+        else:
+            self._regularizer = L2Decay(float(weight_decay)) if weight_decay else None
+        self._weight_decay = (self._regularizer.coeff
+                              if isinstance(self._regularizer, L2Decay) else 0.0)
         if grad_clip is not None and not callable(grad_clip):
             raise TypeError(f"{who}: argument 'grad_clip' expected an eager.nn.ClipGradByValue, "
                             f"ClipGradByNorm or ClipGradByGlobalNorm, got {type(grad_clip).__name__}")
@@ -97,11 +105,15 @@ class Optimizer:
         self._step_count += 1
         base = self._learning_rate
         for param, grad in params_grads:
-            self._update(param, grad, base * _param_lr(param))
+            decay = self._weight_decay
+            regularizer = getattr(param, "regularizer", None)  # the parameter's own replaces ours
+            if regularizer is not None or isinstance(self._regularizer, L1Decay):
+                grad, decay = _regularized(param, grad, regularizer or self._regularizer)
+            self._update(param, grad, base * _param_lr(param), decay)
 
-    def _update(self, param: Tensor, grad: Tensor, lr: float) -> None:
+    def _update(self, param: Tensor, grad: Tensor, lr: float, decay: float) -> None:
         """Writes the new value of ``param`` (and its state) in place, through a
-        fused phi kernel; never modifies ``grad``."""
+        fused phi kernel, with L2 decay ``decay``; never modifies ``grad``."""
         raise NotImplementedError
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
@@ -201,8 +213,8 @@ class SGD(Optimizer):
                  grad_clip=None, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
-    def _update(self, param, grad, lr):
-        phi_api.sgd_(param.impl, grad.impl, lr, self._weight_decay)
+    def _update(self, param, grad, lr, decay):
+        phi_api.sgd_(param.impl, grad.impl, lr, decay)
 
 
 class Momentum(Optimizer):
@@ -233,9 +245,9 @@ class Momentum(Optimizer):
                              f"{rescale_grad!r}")
         self._rescale_grad = float(rescale_grad)
 
-    def _update(self, param, grad, lr):
+    def _update(self, param, grad, lr, decay):
         phi_api.momentum_(param.impl, grad.impl, self._accumulator("velocity", param).impl, lr,
-                          self._momentum, self._use_nesterov, self._rescale_grad, self._weight_decay)
+                          self._momentum, self._use_nesterov, self._rescale_grad, decay)
 
 
 class Adam(Optimizer):
@@ -264,10 +276,10 @@ class Adam(Optimizer):
 
     _decoupled_decay = False  # AdamW decays the parameter directly
 
-    def _update(self, param, grad, lr):
+    def _update(self, param, grad, lr, decay):
         phi_api.adam_(param.impl, grad.impl, self._accumulator("moment1", param).impl,
                       self._accumulator("moment2", param).impl, lr, self._beta1, self._beta2,
-                      self._epsilon, self._step_count, self._weight_decay, self._decoupled_decay)
+                      self._epsilon, self._step_count, decay, self._decoupled_decay)
 
 
 class AdamW(Adam):
@@ -281,6 +293,17 @@ class AdamW(Adam):
                  lazy_mode: bool = False, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip,
                          lazy_mode, multi_precision, name=name)
+
+
+def _regularized(param, grad, regularizer):
+    """(gradient, L2 coefficient for the fused kernel) under ``regularizer``: L2 goes
+    to the kernel, L1 is added here as coeff * sign(param)."""
+    if isinstance(regularizer, L2Decay):
+        return grad, regularizer.coeff
+    if isinstance(regularizer, L1Decay) and regularizer.coeff:
+        with no_grad():
+            return _F.add(grad, _F.scale(_F.sign(param), regularizer.coeff, 0.0, True)), 0.0
+    return grad, 0.0
 
 
 def _param_lr(param) -> float:
