@@ -208,12 +208,69 @@ def test_state_dict_roundtrip_and_mismatches():
     assert b.fc1.weight is weight and weight.inplace_version == version + 1
     for k, v in b.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), state[k])
-    missing, unexpected = b.set_state_dict({"fc1.bias": state["fc1.bias"], "extra": state["scale"]})
+    with pytest.warns(UserWarning) as caught:
+        missing, unexpected = b.set_state_dict({"fc1.bias": state["fc1.bias"], "extra": state["scale"]})
     assert "fc1.weight" in missing and unexpected == ["extra"]
+    messages = [str(w.message) for w in caught]
+    assert any("key(s) of the layer not in the dict, left as they were" in m and "'fc1.weight'" in m
+               for m in messages)
+    assert any("match nothing in the layer, ignored: ['extra']" in m for m in messages)
     with pytest.raises(ValueError, match=r"set_state_dict: 'fc1.weight' expected shape \[4, 8\], got \[8, 4\]"):
         b.set_state_dict({"fc1.weight": np.zeros((8, 4), "float32")})
-    with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected dtype"):
+    with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected dtype float32, got float64"):
         b.set_state_dict({"fc1.weight": np.zeros((4, 8), "float64")})
+    with pytest.raises(TypeError, match="set_state_dict: 'fc1.weight' expected a Tensor or numpy array, got list"):
+        b.set_state_dict({"fc1.weight": [[0.0] * 8] * 4})
+
+
+@pytest.mark.parametrize("bad_key,bad_value", [
+    ("fc2.bias", np.zeros(3, "float32")),          # shape
+    ("fc2.bias", np.zeros(1, "int64")),            # dtype
+    ("fc2.bias", "not an array"),                  # type
+])
+def test_set_state_dict_is_atomic(bad_key, bad_value):
+    nn.seed(0)
+    net = MLP()
+    before = {k: v.numpy().copy() for k, v in net.state_dict().items()}
+    versions = {k: v.inplace_version for k, v in net.state_dict().items()}
+    # Good entries come before the bad one: a layer that wrote as it went would change them.
+    good = {k: np.full_like(v, 7.0) for k, v in before.items()}
+    with pytest.raises((ValueError, TypeError), match=f"set_state_dict: '{bad_key}'"):
+        net.set_state_dict({**good, bad_key: bad_value})
+    for k, v in net.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), before[k], err_msg=k)
+        assert v.inplace_version == versions[k]
+
+
+def test_set_state_dict_keeps_buffers_so_an_optimizer_sees_the_loaded_values():
+    nn.seed(0)
+    net = MLP()
+    params = net.parameters()
+    buffers = [p.impl.array for p in params]
+    opt = eager.optimizer.Momentum(0.1, parameters=params)
+    loaded = {k: eager.to_tensor(np.full(v.shape, 0.5, "float32")) for k, v in net.state_dict().items()}
+    net.set_state_dict(loaded)
+    assert all(p.impl.array is b for p, b in zip(net.parameters(), buffers))
+    for p in params:
+        p.grad = eager.to_tensor(np.ones(p.shape, "float32"))
+    opt.step()
+    for p in params:
+        np.testing.assert_allclose(p.numpy(), np.full(p.shape, 0.5 - 0.1), rtol=1e-6)
+    # A loaded Tensor is copied: changing it later does not reach the layer.
+    loaded["fc1.bias"].numpy()[...] = 42.0
+    assert not np.any(net.fc1.bias.numpy() == 42.0)
+
+
+def test_set_state_dict_by_tensor_names():
+    nn.seed(0)
+    a = nn.Linear(2, 2)
+    b = nn.Linear(2, 2)
+    state = {a.weight.name: np.eye(2, dtype="float32"), a.bias.name: np.ones(2, "float32")}
+    b.weight.name, b.bias.name = a.weight.name, a.bias.name
+    assert b.set_state_dict(state, use_structured_name=False) == ([], [])
+    np.testing.assert_array_equal(b.weight.numpy(), np.eye(2))
+    with pytest.raises(TypeError, match="argument 'use_structured_name' expected a bool"):
+        b.set_state_dict(state, use_structured_name="no")
 
 
 def test_buffers_in_state_dict_when_persistable():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import re
+import warnings
 from typing import Iterator
 
 import numpy as np
@@ -19,7 +20,6 @@ from phi.common import DataType, convert_dtype
 from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
 
-from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
@@ -34,7 +34,9 @@ class Parameter(Tensor):
 
     ``trainable=False`` keeps it in the layer (and its state_dict) but stops
     gradients, as Paddle does. ``optimize_attr["learning_rate"]`` scales the
-    optimizer's learning rate for this parameter.
+    optimizer's learning rate for this parameter; ``need_clip=False`` keeps its
+    gradient out of gradient clipping; ``regularizer`` (an
+    :mod:`eager.regularizer` decay) replaces the optimizer's weight decay for it.
 
     >>> p = eager.nn.Parameter(np.zeros((2, 3), "float32"))
     >>> p.stop_gradient
@@ -58,10 +60,7 @@ class Parameter(Tensor):
         if not isinstance(need_clip, bool):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
-        if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
-            raise TypeError(f"Parameter: argument 'regularizer' expected an eager.regularizer.L1Decay "
-                            f"or L2Decay, got {type(regularizer).__name__}")
-        self.regularizer = regularizer  # replaces the optimizer's weight_decay for this one
+        self.regularizer = _check_regularizer("Parameter", regularizer)
 
     @property
     def trainable(self) -> bool:
@@ -74,6 +73,13 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+def _check_regularizer(who: str, regularizer):
+    if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
+        raise TypeError(f"{who}: argument 'regularizer' expected None, eager.regularizer.L1Decay or "
+                        f"L2Decay, got {type(regularizer).__name__}")
+    return regularizer
 
 
 def _parameter_impl(value) -> DenseTensor:
@@ -96,13 +102,16 @@ class ParamAttr:
 
     ``name``: the parameter's name; ``initializer``: an :mod:`eager.nn.initializer`
     callable; ``learning_rate``: multiplies the optimizer's rate for it;
-    ``trainable``: False makes it a fixed parameter; ``need_clip``: False keeps
-    its gradient out of the optimizer's ``grad_clip``; ``regularizer``: an
-    eager.regularizer.L1Decay/L2Decay replacing the optimizer's weight_decay.
+    ``regularizer``: an :mod:`eager.regularizer` decay used for this parameter
+    instead of the optimizer's ``weight_decay``; ``trainable``: False makes it a
+    fixed parameter; ``do_model_average``: kept for Paddle's signature (read by
+    model averaging, which eager does not have); ``need_clip``: False keeps its
+    gradient out of the optimizer's ``grad_clip``. The order of the arguments
+    is Paddle's.
     """
 
-    def __init__(self, name=None, initializer=None, learning_rate: float = 1.0,
-                 regularizer=None, trainable: bool = True, need_clip: bool = True):
+    def __init__(self, name=None, initializer=None, learning_rate: float = 1.0, regularizer=None,
+                 trainable: bool = True, do_model_average: bool = True, need_clip: bool = True):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"ParamAttr: argument 'name' expected a str or None, got {name!r}")
         if initializer is not None and not callable(initializer):
@@ -122,10 +131,11 @@ class ParamAttr:
         if not isinstance(need_clip, bool):
             raise TypeError(f"ParamAttr: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip
-        if regularizer is not None and not isinstance(regularizer, WeightDecayRegularizer):
-            raise TypeError(f"ParamAttr: argument 'regularizer' expected an eager.regularizer.L1Decay "
-                            f"or L2Decay, got {type(regularizer).__name__}")
-        self.regularizer = regularizer
+        self.regularizer = _check_regularizer("ParamAttr", regularizer)
+        if not isinstance(do_model_average, bool):
+            raise TypeError(f"ParamAttr: argument 'do_model_average' expected a bool, got "
+                            f"{do_model_average!r}")
+        self.do_model_average = do_model_average
 
     @staticmethod
     def from_argument(attr, who: str, arg: str):
@@ -493,41 +503,43 @@ class Layer:
 
     def set_state_dict(self, state_dict, use_structured_name: bool = True) -> tuple:
         """Copies values (Tensors or NumPy arrays) into the matching parameters and
-        buffers, in place. Keys are structured names ("0.weight"), or the tensors'
-        own names with ``use_structured_name=False``. Returns
-        ``(missing_keys, unexpected_keys)``; a shape or dtype mismatch raises."""
+        buffers, in place: each keeps its buffer, so an optimizer holding it sees
+        the loaded value. Keys are structured names ("0.weight"), or the tensors'
+        own names with ``use_structured_name=False``.
+
+        Every entry is checked (a Tensor or NumPy array of the target's exact
+        shape and dtype) before any is written, so a bad dict raises and leaves
+        every parameter as it was. Keys the layer has but the dict lacks stay
+        unchanged and keys the layer does not have are ignored; both are named
+        in a warning, as Paddle does, and returned as
+        ``(missing_keys, unexpected_keys)``.
+
+        >>> missing, unexpected = net.set_state_dict(eager.load("net.pdparams"))
+        """
         if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError(
                 f"set_state_dict: argument 'state_dict' expected a dict, got "
                 f"{type(state_dict).__name__}")
+        if not isinstance(use_structured_name, bool):
+            raise TypeError(f"set_state_dict: argument 'use_structured_name' expected a bool, got "
+                            f"{use_structured_name!r}")
         own = self.state_dict()
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        # Check everything before writing anything, so a bad dict leaves the layer intact.
-        arrays = {}
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            array = value.numpy() if isinstance(value, Tensor) else value
-            if not isinstance(array, np.ndarray):
-                raise TypeError(
-                    f"set_state_dict: value of {key!r} expected a Tensor or numpy array, got "
-                    f"{type(value).__name__}")
-            if list(array.shape) != target.shape:
-                raise ValueError(
-                    f"set_state_dict: {key!r} expected shape {target.shape}, got "
-                    f"{list(array.shape)}")
-            if str(array.dtype) != str(target.dtype):
-                raise TypeError(
-                    f"set_state_dict: {key!r} expected dtype {target.dtype}, got {array.dtype}")
-            arrays[key] = array
-        # Everything checked: now write, each value into its parameter's own buffer.
-        for key, array in arrays.items():
-            target = own[key]
-            phi_api.assign_out_(to_tensor(array, place=target.place).impl, target.impl)
+        # Check and convert everything before writing anything, so a bad dict
+        # leaves the layer intact.
+        staged = [(own[key], _loadable(key, state_dict[key], own[key]))
+                  for key in own if key in state_dict]
+        for target, source in staged:
+            phi_api.assign_out_(source, target.impl)
+        if missing:
+            warnings.warn(f"set_state_dict: {len(missing)} key(s) of the layer not in the dict, left "
+                          f"as they were: {missing}", stacklevel=2)
+        if unexpected:
+            warnings.warn(f"set_state_dict: {len(unexpected)} key(s) of the dict match nothing in the "
+                          f"layer, ignored: {unexpected}", stacklevel=2)
         return missing, unexpected
 
     load_dict = set_state_dict
@@ -548,6 +560,30 @@ class Layer:
             return f"{type(self).__name__}({extra})"
         head = f"{type(self).__name__}({extra}" if extra else f"{type(self).__name__}("
         return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _loadable(key: str, value, target: Tensor):
+    """The DenseTensor to copy into ``target`` for state-dict entry ``key``, on
+    target's device; raises naming the key, what was expected and what came."""
+    if isinstance(value, Tensor):
+        dims, dtype = tuple(value.impl.dims), value.impl.dtype
+    elif isinstance(value, np.ndarray):
+        dims = value.shape
+        try:
+            dtype = DataType.from_numpy(value.dtype)
+        except TypeError:
+            dtype = value.dtype
+    else:
+        raise TypeError(f"set_state_dict: {key!r} expected a Tensor or numpy array, got "
+                        f"{type(value).__name__}")
+    if list(dims) != target.shape:
+        raise ValueError(f"set_state_dict: {key!r} expected shape {target.shape}, got {list(dims)}")
+    if dtype is not target.dtype:
+        raise TypeError(f"set_state_dict: {key!r} expected dtype {target.dtype}, got {dtype}")
+    if isinstance(value, Tensor) and value.impl.kind is target.impl.kind and \
+            value.place == target.place:
+        return value.impl  # already a tensor there: copied by assign_out_ alone
+    return to_tensor(value, place=target.place).impl  # a conversion point: data to a tensor
 
 
 def _check_member_name(who: str, name) -> None:
