@@ -11,8 +11,11 @@ A parameter whose ``need_clip`` is False is passed through unchanged.
 """
 from __future__ import annotations
 
+import abc
 import math
 import numbers
+
+from phi.common import DataType
 
 from ..autograd.grad_mode import no_grad
 from ..generated import forward_api as _F
@@ -29,11 +32,29 @@ def _clippable(param) -> bool:
     return getattr(param, "need_clip", True)
 
 
-def _squared_norm(grad):
+def _squared_norm(grad, dtype=None):
+    """sum(grad ** 2) as a 0-d tensor, computed in ``dtype`` when given (float32
+    for a float16 gradient, whose squares overflow from 256 on)."""
+    if dtype is not None and grad.dtype is not dtype:
+        grad = _F.cast(grad, dtype)
     return _F.sum(_F.multiply(grad, grad), [], None, False)
 
 
-class ClipGradByValue:
+class ClipGradBase(abc.ABC):
+    """Base class of the gradient clips an optimizer accepts as ``grad_clip``:
+    called with ``[(param, grad), ...]``, returns the list with the clipped
+    gradients (new tensors; None gradients and parameters with
+    ``need_clip=False`` pass through)."""
+
+    def __call__(self, params_grads):
+        return self._dygraph_clip(params_grads)
+
+    @abc.abstractmethod
+    def _dygraph_clip(self, params_grads):
+        """The clipped list (see the class doc)."""
+
+
+class ClipGradByValue(ClipGradBase):
     """Clips every gradient element into [min, max] (min defaults to -max)."""
 
     def __init__(self, max: float, min: float | None = None):
@@ -47,7 +68,7 @@ class ClipGradByValue:
         self.max, self.min = float(max), low
 
     @no_grad()
-    def __call__(self, params_grads):
+    def _dygraph_clip(self, params_grads):
         out = []
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
@@ -60,20 +81,22 @@ class ClipGradByValue:
         return f"ClipGradByValue(max={self.max}, min={self.min})"
 
 
-class ClipGradByNorm:
+class ClipGradByNorm(ClipGradBase):
     """Scales each gradient whose L2 norm exceeds ``clip_norm`` down to that norm."""
 
     def __init__(self, clip_norm: float):
         self.clip_norm = _check_positive("ClipGradByNorm", "clip_norm", clip_norm)
 
     @no_grad()
-    def __call__(self, params_grads):
+    def _dygraph_clip(self, params_grads):
         out = []
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                norm = _F.pow(_squared_norm(grad), 0.5)
+                wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
+                norm = _F.pow(_squared_norm(grad, wide), 0.5)
                 limit = _F.full_like(norm, self.clip_norm, None)
-                grad = _F.multiply(grad, _F.divide(limit, _F.maximum(norm, limit)))
+                scale = _F.divide(limit, _F.maximum(norm, limit))
+                grad = _F.multiply(grad, scale if wide is None else _F.cast(scale, grad.dtype))
             out.append((param, grad))
         return out
 
@@ -81,21 +104,37 @@ class ClipGradByNorm:
         return f"ClipGradByNorm(clip_norm={self.clip_norm})"
 
 
-class ClipGradByGlobalNorm:
-    """Scales all gradients together so that their joint L2 norm is at most ``clip_norm``."""
+class ClipGradByGlobalNorm(ClipGradBase):
+    """Scales all gradients together so that their joint L2 norm is at most
+    ``clip_norm``: each becomes grad * clip_norm / max(global_norm, clip_norm).
+
+    The norm is summed in float64 when any gradient is float64, else in float32
+    (float16 gradients included, as Paddle does). ``auto_skip_clip=True`` in
+    Paddle skips the multiply when the norm is within bounds, which needs the
+    norm on the host; the scale is then exactly 1, so here the multiply always
+    runs and no step waits for the device.
+    """
 
     def __init__(self, clip_norm: float, group_name: str = "default_group", auto_skip_clip: bool = False):
         self.clip_norm = _check_positive("ClipGradByGlobalNorm", "clip_norm", clip_norm)
+        if not isinstance(group_name, str):
+            raise TypeError(f"ClipGradByGlobalNorm: argument 'group_name' expected a str, got "
+                            f"{group_name!r}")
+        if not isinstance(auto_skip_clip, bool):
+            raise TypeError(f"ClipGradByGlobalNorm: argument 'auto_skip_clip' expected a bool, got "
+                            f"{auto_skip_clip!r}")
         self.group_name = group_name
+        self.auto_skip_clip = auto_skip_clip
 
     @no_grad()
-    def __call__(self, params_grads):
+    def _dygraph_clip(self, params_grads):
         clipped = [grad for param, grad in params_grads if grad is not None and _clippable(param)]
         if not clipped:
             return list(params_grads)
-        total = _squared_norm(clipped[0])
+        wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for g in clipped) else DataType.FLOAT32
+        total = _squared_norm(clipped[0], wide)
         for grad in clipped[1:]:
-            total = _F.add(total, _F.cast(_squared_norm(grad), total.dtype))
+            total = _F.add(total, _squared_norm(grad, wide))
         norm = _F.pow(total, 0.5)
         limit = _F.full_like(norm, self.clip_norm, None)
         scale = _F.divide(limit, _F.maximum(norm, limit))
@@ -107,4 +146,4 @@ class ClipGradByGlobalNorm:
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"
 
 
-__all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
+__all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

@@ -1,16 +1,27 @@
-"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam.
+"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW.
 
-``step()`` runs under ``no_grad`` and writes every update into the parameter's
-own buffer, so parameters stay leaves, keep their identity (a Layer and the
-optimizer see the same tensor) and their version counter records the change
-(a graph that saved the old value then refuses to run backward).
+``step()`` runs under ``no_grad`` and updates every parameter in its own
+buffer through Paddle's fused phi ops (``phi.api.sgd_``, ``momentum_``,
+``adam_``, ``adamw_``), so parameters stay leaves, keep their identity (a
+Layer and the optimizer see the same tensor) and their version counter records
+the change (a graph that saved the old value then refuses to run backward).
+Composing the update from inplace ops (``p.subtract_(g.scale(lr))``) gives the
+same values but allocates two parameter-sized temporaries per parameter, which
+doubled the peak memory of a small-batch training step.
 
-Each optimizer's update is one fused phi kernel (``phi.api.sgd_``,
-``momentum_``, ``adam_``), as Paddle runs them: composing it from inplace ops
-(``p.subtract_(g.scale(lr))``) gives the same values but allocates two
-parameter-sized temporaries per parameter, which doubled the peak memory of a
-small-batch training step. ``grad_clip`` (an ``eager.nn.ClipGrad*``) clips the
-gradients handed to the update, leaving ``.grad`` as it is.
+A step, as Paddle's dygraph ``Optimizer.step``: the gradients of trainable
+parameters (a SelectedRows gradient made dense), then ``grad_clip`` (an
+``eager.nn.ClipGrad*``), then weight decay (the parameter's own
+``regularizer`` if it has one, else the optimizer's ``weight_decay``: a float
+is ``L2Decay(float)``), then the fused update. Clipping and decay make new
+gradient tensors: ``param.grad`` itself is never changed.
+
+The optimizer's state lives in tensors made by phi ops on each parameter's
+device: the accumulators (``velocity``; ``moment1``, ``moment2``,
+``beta1_pow_acc``, ``beta2_pow_acc``), the float32 master weights of float16
+parameters under ``multi_precision``, and the learning rate the kernels read
+(one element, refilled only when ``set_lr`` changes it). Accumulators of a
+float16 parameter are float32, as in Paddle.
 
 >>> opt = eager.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
 >>> loss.backward(); opt.step(); opt.clear_grad()
@@ -23,50 +34,54 @@ import numbers
 import numpy as np
 
 from phi import api as phi_api
+from phi.common import DataType, TensorKind
+from phi.core import PhiError
+from phi.infermeta import optimizer_state_dtype
 
 from ..autograd.grad_mode import no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
-from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
+from ..nn.clip import ClipGradBase
+from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
+
+# Keys of a state dict that are not accumulators.
+_STEP_KEY, _LR_KEY, _MASTER_KEY = "@step", "@lr", "master_weights"
 
 
 class Optimizer:
-    """Base class: holds the parameters and the learning rate; subclasses implement
-    :meth:`_update` for one parameter.
+    """Base class: holds the parameters, the learning rate, weight decay and
+    gradient clipping; subclasses declare their accumulators and run their
+    fused phi op in :meth:`_update`.
 
     ``parameters``: the tensors to optimize (e.g. ``layer.parameters()``), each a
-    leaf with stop_gradient=False. ``learning_rate``: a positive float.
-    ``weight_decay``: a float c adds c * param to the gradient (L2 decay, as
-    Paddle's L2Decay); None for none.
+    leaf. ``learning_rate``: a positive finite float, scaled per parameter by
+    its ``optimize_attr["learning_rate"]`` (``ParamAttr(learning_rate=...)``).
+    ``weight_decay``: a float (``L2Decay``), an ``eager.regularizer.L1Decay``
+    or ``L2Decay``, or None. ``grad_clip``: an ``eager.nn.ClipGradByValue``,
+    ``ClipGradByNorm`` or ``ClipGradByGlobalNorm``, or None.
     """
 
-    _name = "Optimizer"
+    # (name, fill value, True for a one-element accumulator) of each accumulator.
+    _accumulator_specs: tuple = ()
+    _multi_precision = False
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
         who = type(self).__name__
         self._learning_rate = _check_learning_rate(who, learning_rate)
         self._parameter_list = _check_parameters(who, parameters)
-        if isinstance(weight_decay, WeightDecayRegularizer):
-            self._regularizer = weight_decay
-        elif weight_decay is None:
-            self._regularizer = None
-        elif (not isinstance(weight_decay, numbers.Real) or isinstance(weight_decay, bool)
-              or not (weight_decay >= 0 and math.isfinite(weight_decay))):
-            raise TypeError(
-                f"{who}: argument 'weight_decay' expected a non-negative float, an "
-                f"eager.regularizer.L1Decay/L2Decay or None, got {weight_decay!r}")
-        else:
-            self._regularizer = L2Decay(float(weight_decay)) if weight_decay else None
-        self._weight_decay = (self._regularizer.coeff
-                              if isinstance(self._regularizer, L2Decay) else 0.0)
-        if grad_clip is not None and not callable(grad_clip):
-            raise TypeError(f"{who}: argument 'grad_clip' expected an eager.nn.ClipGradByValue, "
+        self.regularization = _check_weight_decay(who, weight_decay)
+        if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
+            raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
                             f"ClipGradByNorm or ClipGradByGlobalNorm, got {type(grad_clip).__name__}")
         self._grad_clip = grad_clip
-        # Per-parameter optimizer state (accumulators), keyed by the parameter's id.
-        self._accumulators: dict = {}
+        self._name = name
+        self._accumulators: dict = {}     # (accumulator name, id(param)) -> Tensor
+        self._states: dict = {}           # id(param) -> the accumulators' DenseTensors, in spec order
+        self._master_weights: dict = {}   # id(param) -> float32 Tensor (multi_precision)
+        self._lr_inputs: dict = {}        # (dtype, place, ratio) -> (learning rate, DenseTensor)
+        self._param_lr_inputs: dict = {}  # id(param) -> (learning rate, ratio, DenseTensor)
         self._step_count = 0
 
     # -- learning rate --------------------------------------------------------
@@ -78,43 +93,39 @@ class Optimizer:
         """Sets the learning rate used by the following steps."""
         self._learning_rate = _check_learning_rate(f"{type(self).__name__}.set_lr", value)
 
+    def _lr_input(self, param):
+        """The one-element learning-rate tensor the kernels read for ``param``:
+        the optimizer's rate times the parameter's ratio, in the state dtype, on
+        param's device. Made once per (dtype, device, ratio) and again only when
+        the rate changes, so a step allocates nothing for it; each parameter
+        remembers its own for the next step."""
+        lr, ratio = self._learning_rate, _param_lr(param)
+        mine = self._param_lr_inputs.get(id(param))
+        if mine is not None and mine[0] == lr and mine[1] == ratio:
+            return mine[2]
+        dtype = optimizer_state_dtype(param.impl.dtype)
+        place = param.impl.place
+        key = (dtype, place, ratio)
+        shared = self._lr_inputs.get(key)
+        if shared is None or shared[0] != lr:
+            shared = self._lr_inputs[key] = (lr, phi_api.full((), lr * ratio, dtype, place))
+        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1])
+        return shared[1]
+
     # -- the step -------------------------------------------------------------
     @no_grad()
     def step(self) -> None:
         """Updates every parameter that has a gradient, in place. Parameters
         without a gradient (unused in the loss) or with stop_gradient=True are
         skipped."""
-        who = type(self).__name__
         params_grads = []
         for param in self._parameter_list:
-            grad = param.grad
-            if grad is None or param.stop_gradient:
+            if param.stop_gradient:
                 continue
-            if grad.shape != param.shape:
-                raise ValueError(f"{who}.step: gradient of {param.name} has shape {grad.shape}, "
-                                 f"the parameter {param.shape}")
-            if grad.dtype != param.dtype:
-                raise TypeError(f"{who}.step: gradient of {param.name} is {grad.dtype}, the "
-                                f"parameter {param.dtype}")
-            params_grads.append((param, grad))
-        self._apply(params_grads)
-
-    def _apply(self, params_grads) -> None:
-        if self._grad_clip is not None:
-            params_grads = self._grad_clip(params_grads)
-        self._step_count += 1
-        base = self._learning_rate
-        for param, grad in params_grads:
-            decay = self._weight_decay
-            regularizer = getattr(param, "regularizer", None)  # the parameter's own replaces ours
-            if regularizer is not None or isinstance(self._regularizer, L1Decay):
-                grad, decay = _regularized(param, grad, regularizer or self._regularizer)
-            self._update(param, grad, base * _param_lr(param), decay)
-
-    def _update(self, param: Tensor, grad: Tensor, lr: float, decay: float) -> None:
-        """Writes the new value of ``param`` (and its state) in place, through a
-        fused phi kernel, with L2 decay ``decay``; never modifies ``grad``."""
-        raise NotImplementedError
+            grad = param.grad
+            if grad is not None:
+                params_grads.append((param, grad))
+        self._apply_optimize(params_grads)
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
         """Applies the gradients already computed (Paddle's dygraph ``minimize``:
@@ -125,12 +136,49 @@ class Optimizer:
                             f"got {type(loss).__name__}")
         chosen = self._parameter_list if parameters is None else _check_parameters(
             f"{type(self).__name__}.minimize", parameters)
+        known = {id(p) for p in self._parameter_list}
+        for p in chosen:
+            if id(p) not in known:
+                raise ValueError(f"{type(self).__name__}.minimize: parameter {p.name!r} is not one "
+                                 f"this optimizer was given")
         skip = {id(p) for p in (no_grad_set or ())}
         params_grads = [(p, p.grad) for p in chosen
                         if p.grad is not None and not p.stop_gradient and id(p) not in skip]
         with no_grad():
-            self._apply(params_grads)
+            self._apply_optimize(params_grads)
         return [], params_grads
+
+    def _apply_optimize(self, params_grads) -> None:
+        who = type(self).__name__
+        if self._grad_clip is not None:
+            params_grads = self._grad_clip([(param, _dense(grad)) for param, grad in params_grads])
+        self._step_count += 1
+        for param, grad in params_grads:
+            if grad is None:
+                continue
+            grad = _dense(grad)
+            regularizer = self._regularizer_of(param)
+            if regularizer is not None:
+                # The sum would broadcast a gradient of the wrong shape: check first
+                # (without decay, the fused op's InferMeta checks it).
+                _check_grad(who, param, grad)
+                grad = _F.add(grad, regularizer(param, grad))
+            try:
+                self._update(param, grad)
+            except PhiError as error:  # name the parameter the user knows
+                raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
+
+    def _regularizer_of(self, param):
+        """The decay added to param's gradient before the update: its own
+        regularizer, else the optimizer's (Paddle's order of precedence)."""
+        own = getattr(param, "regularizer", None)
+        return self.regularization if own is None else own
+
+    def _update(self, param: Tensor, grad: Tensor) -> None:
+        """Writes the new value of ``param`` (and its state) in place through a
+        fused phi op; never modifies ``grad``. SGD's is the plain update."""
+        phi_api.sgd_(param.impl, self._lr_input(param), grad.impl, self._master_weight(param),
+                     self._multi_precision)
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Resets the gradients of all parameters: to zeros (default, as Paddle), or to
@@ -141,62 +189,124 @@ class Optimizer:
     clear_gradients = clear_grad
 
     # -- state ----------------------------------------------------------------
-    def _accumulator(self, name: str, param: Tensor, fill: float = 0.0) -> Tensor:
+    def _state(self, param) -> tuple:
+        """param's accumulators (DenseTensors in ``_accumulator_specs`` order),
+        made on first use by phi's full on param's device."""
+        state = self._states.get(id(param))
+        if state is None:
+            state = self._states[id(param)] = tuple(
+                self._accumulator(name, param).impl for name, _, _ in self._accumulator_specs)
+        return state
+
+    def _accumulator(self, name: str, param) -> Tensor:
         key = (name, id(param))
         acc = self._accumulators.get(key)
         if acc is None:
-            acc = self._accumulators[key] = Tensor(phi_api.full_like(param.impl, fill, None))
+            fill, scalar = next((f, s) for n, f, s in self._accumulator_specs if n == name)
+            dtype = optimizer_state_dtype(param.impl.dtype)
+            dims = (1,) if scalar else tuple(param.impl.dims)
+            acc = self._accumulators[key] = Tensor(phi_api.full(dims, fill, dtype, param.impl.place))
+            acc.name = f"{param.name}_{name}_0"  # Paddle's accumulator names
         return acc
 
+    def _master_weight(self, param):
+        """The float32 copy a float16 parameter is updated on under
+        ``multi_precision`` (made from the parameter on first use), else None."""
+        if not self._multi_precision or param.impl.dtype is not DataType.FLOAT16:
+            return None
+        master = self._master_weights.get(id(param))
+        if master is None:
+            master = self._master_weights[id(param)] = Tensor(phi_api.cast(param.impl, DataType.FLOAT32))
+            master.name = f"{param.name}_fp32_master_0"
+        return master.impl
+
     def state_dict(self) -> dict:
-        """The optimizer's state: accumulators as NumPy copies keyed
-        "<param name>_<accumulator>", plus the step count and learning rate."""
-        names = {id(p): p.name for p in self._parameter_list}
-        state = {f"{names[pid]}_{acc_name}": np.array(acc.numpy(), copy=True)
-                 for (acc_name, pid), acc in self._accumulators.items() if pid in names}
-        state["@step"] = self._step_count
-        state["@lr"] = self._learning_rate
+        """The optimizer's state as NumPy copies, in Paddle's layout: each
+        accumulator under "<param name>_<accumulator>_0" (``w_moment1_0``), the
+        master weights under "master_weights" ({param name: array}), plus the
+        step count "@step" and the learning rate "@lr". Accumulators not made yet
+        (no step taken for that parameter) are absent."""
+        names = self._parameter_names("state_dict")
+        state = {}
+        for param in self._parameter_list:
+            for acc_name, _, _ in self._accumulator_specs:
+                acc = self._accumulators.get((acc_name, id(param)))
+                if acc is not None:
+                    state[f"{names[id(param)]}_{acc_name}_0"] = np.array(acc.numpy(), copy=True)
+        masters = {names[id(p)]: np.array(self._master_weights[id(p)].numpy(), copy=True)
+                   for p in self._parameter_list if id(p) in self._master_weights}
+        if masters:
+            state[_MASTER_KEY] = masters
+        state[_STEP_KEY] = self._step_count
+        state[_LR_KEY] = self._learning_rate
         return state
 
-    def set_state_dict(self, state_dict: dict) -> None:
-        """Restores what :meth:`state_dict` returned (matching parameters by name).
+    def set_state_dict(self, state_dict) -> None:
+        """Restores what :meth:`state_dict` returned, matching parameters by name.
 
-        Every entry is checked before any is applied, so a bad one (a wrong shape,
-        a negative step, a learning rate that is not a positive number) raises
-        and leaves the learning rate, the step count and every accumulator as
-        they were.
+        Every entry is checked before any is applied: accumulators and master
+        weights must be Tensors or NumPy arrays of exactly the expected shape and
+        dtype (beta powers within [0, 1]), "@lr" a positive finite number and
+        "@step" a non-negative int. A bad entry raises an error naming its key,
+        what was expected and what came, and leaves the learning rate, the step
+        count and every accumulator as they were. Values are copied into the
+        existing state buffers; keys of parameters the optimizer does not hold
+        are ignored, as in Paddle.
         """
         who = f"{type(self).__name__}.set_state_dict"
         if not isinstance(state_dict, dict):
             raise TypeError(f"{who}: argument 'state_dict' expected a dict, got {type(state_dict).__name__}")
-        step = state_dict.get("@step", self._step_count)
-        if isinstance(step, bool) or not isinstance(step, (numbers.Integral, np.integer)) or step < 0:
-            raise ValueError(f"{who}: '@step' expected a non-negative int, got {step!r}")
-        lr = state_dict.get("@lr", self._learning_rate)
-        lr = _check_learning_rate(who + " '@lr'", lr)
-        staged = []
+        names = self._parameter_names("set_state_dict")
+        step = state_dict.get(_STEP_KEY, self._step_count)
+        if isinstance(step, (bool, np.bool_)) or not isinstance(step, (numbers.Integral, np.integer)) \
+                or step < 0:
+            raise ValueError(f"{who}: {_STEP_KEY!r} expected a non-negative int, got {_describe(step)}")
+        lr = state_dict.get(_LR_KEY, self._learning_rate)
+        if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
+                or not (lr > 0 and math.isfinite(lr)):
+            raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
+        masters = state_dict.get(_MASTER_KEY, {})
+        if not isinstance(masters, dict):
+            raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
+                            f"{_describe(masters)}")
+        staged = []  # (accumulator key or id of a master weight's param, param, DenseTensor)
         for param in self._parameter_list:
-            for acc_name in self._accumulator_names:
-                key = f"{param.name}_{acc_name}"
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                try:
-                    array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
-                except Exception:  # noqa: BLE001  anything that is not array-like
-                    array = None
-                if array is None or array.dtype.kind not in "fiu" or list(array.shape) != param.shape:
-                    raise ValueError(
-                        f"{who}: {key!r} expected a {param.dtype} array of shape {param.shape}, got "
-                        f"{type(value).__name__}" + ("" if array is None else f" of {array.dtype}{list(array.shape)}"))
-                staged.append((acc_name, param, to_tensor(array, dtype=param.dtype, place=param.place)))
-        # Everything checked: apply.
+            name = names[id(param)]
+            dtype = optimizer_state_dtype(param.impl.dtype)
+            for acc_name, _, scalar in self._accumulator_specs:
+                key = f"{name}_{acc_name}_0"
+                if key in state_dict:
+                    dims = (1,) if scalar else tuple(param.impl.dims)
+                    value = _staged_value(who, key, state_dict[key], dims, dtype, param,
+                                          unit_interval=acc_name.endswith("_pow_acc"))
+                    staged.append((acc_name, param, value))
+            if name in masters:
+                if self._master_weight(param) is None:
+                    raise ValueError(f"{who}: {_MASTER_KEY!r} holds {name!r}, but this optimizer keeps "
+                                     f"no master weight for it (multi_precision with a float16 "
+                                     f"parameter)")
+                value = _staged_value(who, f"{_MASTER_KEY}[{name!r}]", masters[name],
+                                      tuple(param.impl.dims), DataType.FLOAT32, param)
+                staged.append((None, param, value))
+        # Everything checked and converted: apply.
         self._step_count = int(step)
-        self._learning_rate = lr
+        self._learning_rate = float(lr)
         for acc_name, param, value in staged:
-            phi_api.assign_out_(value.impl, self._accumulator(acc_name, param).impl)
+            target = self._master_weight(param) if acc_name is None else self._accumulator(acc_name, param).impl
+            phi_api.assign_out_(value, target)
 
-    _accumulator_names: tuple = ()
+    def _parameter_names(self, who: str) -> dict:
+        """id(param) -> name; two parameters of one name would share state-dict keys."""
+        names, seen = {}, {}
+        for param in self._parameter_list:
+            name = param.name
+            if name in seen:
+                raise ValueError(f"{type(self).__name__}.{who}: two parameters are named {name!r} "
+                                 f"(positions {seen[name]} and {len(names)}); the state dict keys "
+                                 f"accumulators by parameter name, so give them distinct names")
+            seen[name] = len(names)
+            names[id(param)] = name
+        return names
 
     def __repr__(self):
         return (f"{type(self).__name__}(learning_rate={self._learning_rate}, "
@@ -204,7 +314,10 @@ class Optimizer:
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent: param -= lr * grad.
+    """Stochastic gradient descent: param -= lr * grad (Paddle's ``sgd_``).
+
+    ``multi_precision=True`` keeps a float32 master copy of each float16
+    parameter, updates it and rounds it into the parameter.
 
     >>> opt = eager.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
     """
@@ -212,103 +325,207 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-
-    def _update(self, param, grad, lr, decay):
-        phi_api.sgd_(param.impl, grad.impl, lr, decay)
+        self._multi_precision = _check_bool("SGD", "multi_precision", multi_precision)
 
 
 class Momentum(Optimizer):
-    """SGD with momentum, Paddle's rule:
+    """SGD with momentum, Paddle's rule (``momentum_``):
 
     velocity = momentum * velocity + grad
     param -= lr * velocity                        (use_nesterov=False)
     param -= lr * (grad + momentum * velocity)    (use_nesterov=True)
+
+    ``rescale_grad`` multiplies the gradient first. An L2 ``weight_decay`` (a
+    float or ``L2Decay``) runs inside the fused kernel, as in Paddle;
+    ``use_multi_tensor`` is accepted for Paddle's signature (each parameter is
+    updated by its own kernel; the result is the same).
     """
 
-    _accumulator_names = ("velocity",)
+    _accumulator_specs = (("velocity", 0.0, False),)
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
-                 multi_precision: bool = False, rescale_grad: float = 1.0, name=None):
+                 multi_precision: bool = False, rescale_grad: float = 1.0,
+                 use_multi_tensor: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        if (not isinstance(momentum, numbers.Real) or isinstance(momentum, bool)
-                or not (momentum >= 0 and math.isfinite(momentum))):
-            raise TypeError(f"Momentum: argument 'momentum' expected a non-negative float, got "
-                            f"{momentum!r}")
-        if not isinstance(use_nesterov, bool):
-            raise TypeError(f"Momentum: argument 'use_nesterov' expected a bool, got {use_nesterov!r}")
-        self._momentum = float(momentum)
-        self._use_nesterov = use_nesterov
-        if (not isinstance(rescale_grad, numbers.Real) or isinstance(rescale_grad, bool)
-                or not (rescale_grad > 0 and math.isfinite(rescale_grad))):
-            raise ValueError(f"Momentum: argument 'rescale_grad' expected a positive finite float, got "
-                             f"{rescale_grad!r}")
-        self._rescale_grad = float(rescale_grad)
+        self._momentum = _check_finite("Momentum", "momentum", momentum, positive=False)
+        self._use_nesterov = _check_bool("Momentum", "use_nesterov", use_nesterov)
+        self._rescale_grad = _check_finite("Momentum", "rescale_grad", rescale_grad, positive=True)
+        self._multi_precision = _check_bool("Momentum", "multi_precision", multi_precision)
+        _check_bool("Momentum", "use_multi_tensor", use_multi_tensor)
 
-    def _update(self, param, grad, lr, decay):
-        phi_api.momentum_(param.impl, grad.impl, self._accumulator("velocity", param).impl, lr,
-                          self._momentum, self._use_nesterov, self._rescale_grad, decay)
+    def _regularizer_of(self, param):
+        own = getattr(param, "regularizer", None)
+        if own is None and isinstance(self.regularization, L2Decay):
+            return None  # the kernel's regularization_method="l2_decay"
+        return super()._regularizer_of(param)
+
+    def _update(self, param, grad):
+        fused = getattr(param, "regularizer", None) is None and isinstance(self.regularization, L2Decay)
+        (velocity,) = self._state(param)
+        phi_api.momentum_(param.impl, grad.impl, velocity, self._lr_input(param),
+                          self._master_weight(param), self._momentum, self._use_nesterov,
+                          "l2_decay" if fused else "", self.regularization.coeff if fused else 0.0,
+                          self._multi_precision, self._rescale_grad)
 
 
 class Adam(Optimizer):
-    """Adam, with Paddle's formulation (epsilon scaled by the bias correction):
+    """Adam, with Paddle's formulation (``adam_``; epsilon scaled by the bias
+    correction, which torch.optim.Adam's form equals):
 
     m = beta1 * m + (1 - beta1) * g
     v = beta2 * v + (1 - beta2) * g * g
     lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)
     param -= lr_t * m / (sqrt(v) + epsilon * sqrt(1 - beta2^t))
+
+    beta1^t and beta2^t are the accumulators ``beta1_pow_acc``/``beta2_pow_acc``
+    (advanced by the kernel). ``weight_decay`` adds L2 (or L1) decay to the
+    gradient; AdamW decays the parameter instead. ``lazy_mode`` matters only
+    for sparse (SelectedRows) gradients, which are made dense here, so it does
+    not change the result; ``use_multi_tensor`` is accepted for Paddle's
+    signature.
     """
 
-    _accumulator_names = ("moment1", "moment2")
+    _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False))
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
                  lazy_mode: bool = False, multi_precision: bool = False,
                  use_multi_tensor: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        who = type(self).__name__
         for arg, value in (("beta1", beta1), ("beta2", beta2)):
             if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 <= value < 1:
-                raise ValueError(f"Adam: argument '{arg}' expected a float in [0, 1), got {value!r}")
-        if (not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool)
-                or not (epsilon >= 0 and math.isfinite(epsilon))):
-            raise ValueError(f"Adam: argument 'epsilon' expected a non-negative float, got {epsilon!r}")
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+                raise ValueError(f"{who}: argument '{arg}' expected a float in [0, 1), got {value!r}")
+        self._beta1, self._beta2 = float(beta1), float(beta2)
+        self._epsilon = _check_finite(who, "epsilon", epsilon, positive=False)
+        self._lazy_mode = _check_bool(who, "lazy_mode", lazy_mode)
+        self._multi_precision = _check_bool(who, "multi_precision", multi_precision)
+        _check_bool(who, "use_multi_tensor", use_multi_tensor)
+        # The beta powers start at beta (the correction of step 1), as in Paddle.
+        self._accumulator_specs = self._accumulator_specs + (
+            ("beta1_pow_acc", self._beta1, True), ("beta2_pow_acc", self._beta2, True))
 
-    _decoupled_decay = False  # AdamW decays the parameter directly
-
-    def _update(self, param, grad, lr, decay):
-        phi_api.adam_(param.impl, grad.impl, self._accumulator("moment1", param).impl,
-                      self._accumulator("moment2", param).impl, lr, self._beta1, self._beta2,
-                      self._epsilon, self._step_count, decay, self._decoupled_decay)
+    def _update(self, param, grad):
+        m1, m2, b1p, b2p = self._state(param)
+        phi_api.adam_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
+                      self._master_weight(param), self._beta1, self._beta2, self._epsilon,
+                      self._multi_precision)
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (Paddle's ``paddle.optimizer.AdamW``):
-    param *= 1 - lr * weight_decay before the Adam step; weight_decay defaults to 0.01."""
+    """Adam with decoupled weight decay (Paddle's ``paddle.optimizer.AdamW``, op
+    ``adamw_``): param *= 1 - lr * weight_decay before the Adam step.
 
-    _decoupled_decay = True
+    ``weight_decay``: the coefficient (default 0.01). ``apply_decay_param_fun``:
+    called with a parameter's name, False exempts it from the decay (biases and
+    norms, typically). ``lr_ratio``: called with a parameter, returns a factor
+    for its learning rate (decay and step). A parameter's own ``regularizer``
+    is still added to its gradient, as in Paddle.
+    """
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
-                 epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, grad_clip=None,
-                 lazy_mode: bool = False, multi_precision: bool = False, name=None):
-        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip,
+                 epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, lr_ratio=None,
+                 apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
+                 multi_precision: bool = False, name=None):
+        if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or not (
+                weight_decay >= 0 and math.isfinite(weight_decay)):
+            raise TypeError(f"AdamW: argument 'weight_decay' expected a finite float >= 0, got "
+                            f"{weight_decay!r}")
+        for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"AdamW: argument '{arg}' expected a callable or None, got "
+                                f"{type(fn).__name__}")
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, name=name)
+        self._coeff = float(weight_decay)
+        self._lr_ratio = lr_ratio
+        self._apply_decay_param_fun = apply_decay_param_fun
+
+    def _update(self, param, grad):
+        m1, m2, b1p, b2p = self._state(param)
+        with_decay = self._coeff > 0 and (self._apply_decay_param_fun is None
+                                          or bool(self._apply_decay_param_fun(param.name)))
+        ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
+        phi_api.adamw_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
+                       self._master_weight(param), self._beta1, self._beta2, self._epsilon,
+                       ratio, self._coeff, with_decay, self._multi_precision)
 
 
-def _regularized(param, grad, regularizer):
-    """(gradient, L2 coefficient for the fused kernel) under ``regularizer``: L2 goes
-    to the kernel, L1 is added here as coeff * sign(param)."""
-    if isinstance(regularizer, L2Decay):
-        return grad, regularizer.coeff
-    if isinstance(regularizer, L1Decay) and regularizer.coeff:
-        with no_grad():
-            return _F.add(grad, _F.scale(_F.sign(param), regularizer.coeff, 0.0, True)), 0.0
-    return grad, 0.0
+def _dense(grad):
+    """grad, or the dense form of a SelectedRows gradient: every update rule here
+    gives a row missing from it the same update as a zero row, so it is exact."""
+    if grad is None or grad.impl.kind is TensorKind.DENSE:
+        return grad
+    return Tensor(phi_api.selected_rows_to_dense(grad.impl))
+
+
+def _check_grad(who: str, param, grad) -> None:
+    g, p = grad.impl, param.impl
+    if tuple(g.dims) != tuple(p.dims) or g.dtype is not p.dtype:
+        raise ValueError(f"{who}.step: the gradient of parameter {param.name!r} is {g.dtype}"
+                         f"{list(g.dims)}, expected {p.dtype}{list(p.dims)} like the parameter")
+
+
+def _staged_value(who: str, key: str, value, dims: tuple, dtype: DataType, param, unit_interval=False):
+    """A state-dict entry checked against the state it restores and converted to
+    a DenseTensor on param's device; raises naming the key."""
+    expected = f"a Tensor or numpy array of {dtype}{list(dims)}"
+    if isinstance(value, Tensor):
+        got_dims, got_dtype = tuple(value.impl.dims), value.impl.dtype
+    elif isinstance(value, np.ndarray):
+        got_dims = value.shape
+        try:
+            got_dtype = DataType.from_numpy(value.dtype)
+        except TypeError:
+            got_dtype = value.dtype
+    else:
+        raise TypeError(f"{who}: {key!r} expected {expected}, got {_describe(value)}")
+    if got_dims != dims or got_dtype is not dtype:
+        raise ValueError(f"{who}: {key!r} expected {expected}, got {type(value).__name__} of "
+                         f"{got_dtype}{list(got_dims)}")
+    tensor = to_tensor(value, place=param.impl.place)  # a conversion point: data to a tensor
+    if unit_interval:
+        # A beta power outside [0, 1] would make the bias correction NaN or negative.
+        pow_value = tensor.item()
+        if not 0.0 <= pow_value <= 1.0:
+            raise ValueError(f"{who}: {key!r} expected a beta power in [0, 1], got {pow_value!r}")
+    return tensor.impl
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
 
 
 def _param_lr(param) -> float:
     attr = getattr(param, "optimize_attr", None)
     return 1.0 if attr is None else attr["learning_rate"]
+
+
+def _check_bool(who: str, arg: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+    return value
+
+
+def _check_finite(who: str, arg: str, value, positive: bool) -> float:
+    bound = "a positive finite float" if positive else "a finite float >= 0"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
+            or (value <= 0 if positive else value < 0):
+        raise ValueError(f"{who}: argument '{arg}' expected {bound}, got {value!r}")
+    return float(value)
+
+
+def _check_weight_decay(who: str, weight_decay):
+    """The optimizer's regularizer: None, an L1Decay/L2Decay, or L2Decay(float)."""
+    if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
+        return weight_decay
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or not (
+            weight_decay >= 0 and math.isfinite(weight_decay)):
+        raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, an "
+                        f"eager.regularizer.L1Decay/L2Decay or None, got {weight_decay!r}")
+    return L2Decay(float(weight_decay)) if weight_decay else None
 
 
 def _check_learning_rate(who: str, value) -> float:

@@ -1,62 +1,185 @@
-"""phi API functions of the fused optimizer updates (hand-written: each updates
-several tensors in place, which the generated API does not express).
+"""phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``.
 
-Every function checks that the gradient and the states match the parameter
-before anything is written, updates the buffers in place and bumps their
-versions (a graph that saved the old parameter then refuses to run backward).
+Paddle's ops of these names, with Paddle's argument order and semantics (the
+arguments only Paddle's static graph and sparse kernels read, such as
+``skip_update``, ``lazy_mode`` and ``use_global_beta_pow``, are left out).
+They are written by hand in the shape of the generated API (InferMeta, then
+the dispatch table's kernel, then the optional InferMeta check) because each
+updates several tensors in place, which the generated API's one inplace
+output does not express.
+
+Each function checks every argument (InferMeta) and that every tensor lives
+on param's device before anything is written, runs the kernel on the existing
+buffers, bumps the version of every buffer it changed (a graph that saved the
+old parameter then refuses to run backward) and returns the updated tensors,
+which are the tensors it was given.
+
+>>> import numpy as np
+>>> from phi import DenseTensor
+>>> from phi.api import sgd_
+>>> p = DenseTensor(np.ones(3))
+>>> _ = sgd_(p, DenseTensor(np.array(0.5)), DenseTensor(np.full(3, 2.0)))
+>>> p.array
+array([0., 0., 0.])
 """
 from __future__ import annotations
 
-from ..core import KERNELS
+import numpy as np
+
+from .. import infermeta as _im
+from ..core import KERNELS, DenseTensor, MetaTensor, PhiError
 from ..core.errors import InvalidArgumentError, describe_tensor
+from .support import FLAGS, verify_infer_meta
 
-_sgd = KERNELS.dispatch_table("sgd_")
-_momentum = KERNELS.dispatch_table("momentum_")
-_adam = KERNELS.dispatch_table("adam_")
+_sgd_kernel = KERNELS.dispatch_table("sgd_")
+_momentum_kernel = KERNELS.dispatch_table("momentum_")
+_adam_kernel = KERNELS.dispatch_table("adam_")
+_adamw_kernel = KERNELS.dispatch_table("adamw_")
 
 
-def _check(op: str, param, **others) -> None:
-    for name, tensor in others.items():
-        # Array type and device instead of places, which are built on each read.
-        a, b = tensor.array, param.array
-        if (tensor.dims != param.dims or tensor.dtype is not param.dtype or type(a) is not type(b)
-                or getattr(a, "device", None) != getattr(b, "device", None)):
+def _check_dense_on_device(op: str, names: tuple, tensors: tuple) -> None:
+    """Every tensor is a DenseTensor on the first one's (param's) device; array
+    types and device ids are compared instead of places, which are built on
+    each read."""
+    ref = tensors[0].array
+    ref_type = type(ref)
+    on_host = ref_type is np.ndarray
+    for tensor in tensors:
+        if tensor is not None and (type(tensor) is not DenseTensor or type(tensor.array) is not ref_type
+                                   or (not on_host and tensor.array.device != ref.device)):
+            _raise_not_dense_on_device(op, names, tensors)
+
+
+def _raise_not_dense_on_device(op: str, names: tuple, tensors: tuple) -> None:
+    param = tensors[0]
+    for name, tensor in zip(names, tensors):
+        if tensor is None:
+            continue
+        if type(tensor) is not DenseTensor:
             raise InvalidArgumentError(
-                f"{op}: argument '{name}' expected {describe_tensor(param)} on {param.place} like "
-                f"'param', got {describe_tensor(tensor)} on {tensor.place}")
+                f"{op}: argument '{name}' expected a dense tensor, got a {tensor.kind} tensor "
+                f"{describe_tensor(tensor)}; convert it first (phi.api.selected_rows_to_dense)")
+        if tensor.place != param.place:
+            raise InvalidArgumentError(
+                f"{op}: argument '{name}' expected a tensor on {param.place} like 'param', got "
+                f"one on {tensor.place}")
 
 
-def sgd_(param, grad, learning_rate: float, weight_decay: float = 0.0):
-    """param -= learning_rate * (grad + weight_decay * param)."""
-    _check("sgd_", param, grad=grad)
+def _array(tensor):
+    return None if tensor is None else tensor.array
+
+
+_SGD_INPUTS = ("param", "learning_rate", "grad", "master_param")
+_MOMENTUM_INPUTS = ("param", "grad", "velocity", "learning_rate", "master_param")
+_ADAM_INPUTS = ("param", "grad", "learning_rate", "moment1", "moment2", "beta1_pow", "beta2_pow",
+                "master_param")
+
+
+def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = False):
+    """param -= learning_rate * grad, in place; returns (param, master_param).
+
+    With ``master_param`` (the float32 copy of a float16 param) the update is
+    made on it and rounded into param.
+    """
+    tensors = (param, learning_rate, grad, master_param)
+    metas = (MetaTensor(), MetaTensor())
+    try:
+        _check_dense_on_device("sgd_", _SGD_INPUTS, tensors)
+        _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
+    except PhiError as error:
+        raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
     p = param.array
-    _sgd[type(p), p.dtype](p, grad.array, learning_rate, weight_decay)
+    _sgd_kernel[type(p), p.dtype](p, learning_rate.array, grad.array, _array(master_param),
+                                  multi_precision)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sgd_", metas, [p, _array(master_param)])
     param.bump_version()
-    return param
+    if master_param is not None:
+        master_param.bump_version()
+    return param, master_param
 
 
-def momentum_(param, grad, velocity, learning_rate: float, momentum: float, use_nesterov: bool = False,
-              rescale_grad: float = 1.0, weight_decay: float = 0.0):
-    """Paddle's momentum update of param and velocity (see the kernel)."""
-    _check("momentum_", param, grad=grad, velocity=velocity)
+def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float = 0.9,
+              use_nesterov: bool = False, regularization_method: str = "",
+              regularization_coeff: float = 0.0, multi_precision: bool = False,
+              rescale_grad: float = 1.0):
+    """Paddle's momentum update of param and velocity, in place; returns
+    (param, velocity, master_param). See phi.kernels.optimizer.momentum_."""
+    tensors = (param, grad, velocity, learning_rate, master_param)
+    metas = (MetaTensor(), MetaTensor(), MetaTensor())
+    try:
+        _check_dense_on_device("momentum_", _MOMENTUM_INPUTS, tensors)
+        _im.momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, use_nesterov,
+                                regularization_method, regularization_coeff, multi_precision,
+                                rescale_grad, *metas)
+    except PhiError as error:
+        raise error.in_op("momentum_", **dict(zip(_MOMENTUM_INPUTS, tensors))) from None
     p = param.array
-    _momentum[type(p), p.dtype](p, grad.array, velocity.array, learning_rate, momentum, use_nesterov,
-                                rescale_grad, weight_decay)
+    _momentum_kernel[type(p), p.dtype](p, grad.array, velocity.array, learning_rate.array,
+                                       _array(master_param), mu, use_nesterov, regularization_method,
+                                       regularization_coeff, multi_precision, rescale_grad)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("momentum_", metas, [p, velocity.array, _array(master_param)])
     param.bump_version()
     velocity.bump_version()
-    return param, velocity
+    if master_param is not None:
+        master_param.bump_version()
+    return param, velocity, master_param
 
 
-def adam_(param, grad, moment1, moment2, learning_rate: float, beta1: float, beta2: float,
-          epsilon: float, step: int, weight_decay: float = 0.0, decoupled: bool = False):
-    """Paddle's Adam (AdamW with ``decoupled``) update of param and both moments."""
-    _check("adam_", param, grad=grad, moment1=moment1, moment2=moment2)
+def _bump_adam_outputs(outs) -> tuple:
+    for tensor in outs:
+        if tensor is not None:
+            tensor.bump_version()
+    return outs
+
+
+def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
+          beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+          multi_precision: bool = False):
+    """Paddle's Adam update of param, both moments and both beta powers, in place;
+    returns them and master_param. See phi.kernels.optimizer._adam_update."""
+    tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
+    try:
+        _check_dense_on_device("adam_", _ADAM_INPUTS, tensors)
+        _im.adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                            master_param, beta1, beta2, epsilon, multi_precision, *metas)
+    except PhiError as error:
+        raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
     p = param.array
-    _adam[type(p), p.dtype](p, grad.array, moment1.array, moment2.array, learning_rate, beta1, beta2,
-                            epsilon, step, weight_decay, decoupled)
-    for tensor in (param, moment1, moment2):
-        tensor.bump_version()
-    return param, moment1, moment2
+    _adam_kernel[type(p), p.dtype](p, grad.array, learning_rate.array, moment1.array, moment2.array,
+                                   beta1_pow.array, beta2_pow.array, _array(master_param), beta1,
+                                   beta2, epsilon, multi_precision)
+    outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("adam_", metas, [_array(t) for t in outs])
+    return _bump_adam_outputs(outs)
 
 
-__all__ = ["adam_", "momentum_", "sgd_"]
+def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
+           beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, lr_ratio: float = 1.0,
+           coeff: float = 0.01, with_decay: bool = False, multi_precision: bool = False):
+    """Paddle's AdamW: adam_ after param *= 1 - learning_rate * lr_ratio * coeff
+    (when with_decay), the step taken with learning_rate * lr_ratio."""
+    tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
+    try:
+        _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors)
+        _im.adamw_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                             master_param, beta1, beta2, epsilon, lr_ratio, coeff, with_decay,
+                             multi_precision, *metas)
+    except PhiError as error:
+        raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
+    p = param.array
+    _adamw_kernel[type(p), p.dtype](p, grad.array, learning_rate.array, moment1.array,
+                                    moment2.array, beta1_pow.array, beta2_pow.array,
+                                    _array(master_param), beta1, beta2, epsilon, lr_ratio, coeff,
+                                    with_decay, multi_precision)
+    outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("adamw_", metas, [_array(t) for t in outs])
+    return _bump_adam_outputs(outs)
+
+
+__all__ = ["adam_", "adamw_", "momentum_", "sgd_"]

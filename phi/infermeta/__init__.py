@@ -15,6 +15,9 @@ from .multiary import (
     concat_infer_meta, split_infer_meta, stack_infer_meta, unbind_infer_meta,
 )
 from .nullary import create_infer_meta, full_infer_meta
+from .optimizer import (
+    adam_infer_meta, adamw_infer_meta, momentum_infer_meta, optimizer_state_dtype, sgd_infer_meta,
+)
 from .shape import (
     flatten_infer_meta, getitem_infer_meta, setitem_grad_infer_meta, setitem_infer_meta,
     squeeze_infer_meta, unsqueeze_infer_meta,
@@ -33,5 +36,6 @@ __all__ = [
     "transpose_infer_meta", "unchanged_infer_meta", "flatten_infer_meta", "getitem_infer_meta",
     "setitem_grad_infer_meta", "setitem_infer_meta", "squeeze_infer_meta", "unsqueeze_infer_meta",
     "concat_infer_meta", "split_infer_meta", "stack_infer_meta",
-    "unbind_infer_meta",
+    "unbind_infer_meta", "sgd_infer_meta", "momentum_infer_meta", "adam_infer_meta",
+    "adamw_infer_meta", "optimizer_state_dtype",
 ]

@@ -1,58 +1,110 @@
-"""Fused optimizer updates (Paddle's sgd_, momentum_, adam_ kernels): each writes
-the new parameter (and its state) into the existing buffers, allocating at most
-one parameter-sized scratch array, and never modifies the gradient."""
-import math
+"""Fused optimizer updates: Paddle's ``sgd_``, ``momentum_``, ``adam_`` and ``adamw_``.
 
+Each kernel writes the new parameter and its state into the existing buffers
+(the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
+and never modifies the gradient. Besides the state-dtype copies a float16
+parameter needs, sgd_ and adam_/adamw_ allocate one parameter-sized scratch
+array, momentum_ two at most (the step, and the rescaled or decayed gradient). ``learning_rate`` and the beta powers are one-element arrays read on
+the device (no host round trip on a GPU); the beta powers advance in place.
+
+The update computes in the state dtype: on ``master_param`` (the float32 copy
+of a float16 parameter, ``multi_precision``) and then rounds it into param;
+on a float32 copy of a float16 param without a master weight; on param itself
+otherwise.
+"""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
 
 
-def _decayed(xp, param, grad, weight_decay):
-    """grad + weight_decay * param (L2 decay) in a new array, or grad itself."""
-    if not weight_decay:
-        return grad
-    return xp.add(grad, xp.multiply(param, weight_decay))
+def _scalar(array):
+    """The one element of ``array`` (shape [] or [1]) for arithmetic with arrays:
+    a NumPy scalar on the host, a 0-d array on a GPU (so nothing waits for the
+    device)."""
+    return array[(0,) * array.ndim]
+
+
+def _compute_array(param, master_param, state_dtype):
+    """The array the update computes on (see the module doc)."""
+    if master_param is not None:
+        return master_param
+    if param.dtype == state_dtype:
+        return param
+    return param.astype(state_dtype)
+
+
+def _write_back(xp, param, computed) -> None:
+    """Rounds the updated value into param when the update ran on another array."""
+    if computed is not param:
+        xp.copyto(param, computed, casting="same_kind")
+
+
+def _in_dtype(grad, dtype):
+    """grad in the state dtype: itself, or a copy for a float16 gradient (so that
+    squares and sums cannot overflow float16)."""
+    return grad if grad.dtype == dtype else grad.astype(dtype)
 
 
 @register_kernel("sgd_", ALL_BACKENDS, FLOATS)
-def sgd_(ctx, param, grad, learning_rate, weight_decay):
+def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
+    """param -= learning_rate * grad."""
     xp = ctx.xp
-    xp.subtract(param, xp.multiply(_decayed(xp, param, grad, weight_decay), learning_rate), out=param)
-    return param
+    p = _compute_array(param, master_param, learning_rate.dtype)
+    xp.subtract(p, xp.multiply(_in_dtype(grad, p.dtype), _scalar(learning_rate)), out=p)
+    _write_back(xp, param, p)
+    return param, master_param
 
 
 @register_kernel("momentum_", ALL_BACKENDS, FLOATS)
-def momentum_(ctx, param, grad, velocity, learning_rate, momentum, use_nesterov, rescale_grad,
-              weight_decay):
-    """velocity = momentum * velocity + g; param -= lr * velocity (Nesterov:
-    lr * (g + momentum * velocity)), with g the rescaled, decayed gradient."""
+def momentum_(ctx, param, grad, velocity, learning_rate, master_param, mu, use_nesterov,
+              regularization_method, regularization_coeff, multi_precision, rescale_grad):
+    """Paddle's momentum, with g = rescale_grad * grad (+ regularization_coeff * param
+    for "l2_decay"):
+
+        velocity = mu * velocity + g
+        param -= lr * velocity                  (use_nesterov=False)
+        param -= lr * (g + mu * velocity)       (use_nesterov=True)
+    """
     xp = ctx.xp
-    g = _decayed(xp, param, grad, weight_decay)
+    lr = _scalar(learning_rate)
+    p = _compute_array(param, master_param, velocity.dtype)
+    g = _in_dtype(grad, p.dtype)
     if rescale_grad != 1.0:
         g = xp.multiply(g, rescale_grad)
-    xp.multiply(velocity, momentum, out=velocity)
+    if regularization_method == "l2_decay" and regularization_coeff:
+        decay = xp.multiply(p, regularization_coeff)
+        xp.add(decay, g, out=decay)
+        g = decay
+    xp.multiply(velocity, mu, out=velocity)
     xp.add(velocity, g, out=velocity)
     if use_nesterov:
-        step = xp.multiply(velocity, momentum)
+        step = xp.multiply(velocity, mu)
         xp.add(step, g, out=step)
-        xp.multiply(step, learning_rate, out=step)
+        xp.multiply(step, lr, out=step)
     else:
-        step = xp.multiply(velocity, learning_rate)
-    xp.subtract(param, step, out=param)
-    return param, velocity
+        step = xp.multiply(velocity, lr)
+    xp.subtract(p, step, out=p)
+    _write_back(xp, param, p)
+    return param, velocity, master_param
 
 
-@register_kernel("adam_", ALL_BACKENDS, FLOATS)
-def adam_(ctx, param, grad, moment1, moment2, learning_rate, beta1, beta2, epsilon, step,
-          weight_decay, decoupled):
-    """Adam with Paddle's epsilon (scaled by the bias correction); ``decoupled``
-    applies weight decay as AdamW does (param *= 1 - lr * coeff) instead of L2."""
-    xp = ctx.xp
-    if decoupled and weight_decay:
-        xp.multiply(param, 1.0 - learning_rate * weight_decay, out=param)
-        g = grad
-    else:
-        g = _decayed(xp, param, grad, weight_decay)
+def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                 master_param, beta1, beta2, epsilon, lr_ratio, coeff):
+    """The Adam step shared by adam_ and adamw_ (coeff 0: no decoupled decay), in
+    Paddle's form, with lr = learning_rate * lr_ratio:
+
+        param *= 1 - lr * coeff
+        m1 = beta1 * m1 + (1 - beta1) * g;  m2 = beta2 * m2 + (1 - beta2) * g * g
+        param -= lr * sqrt(1 - beta2_pow) / (1 - beta1_pow)
+                 * m1 / (sqrt(m2) + epsilon * sqrt(1 - beta2_pow))
+        beta1_pow *= beta1;  beta2_pow *= beta2
+    """
+    lr = _scalar(learning_rate)
+    if lr_ratio != 1.0:
+        lr = lr * lr_ratio
+    p = _compute_array(param, master_param, moment1.dtype)
+    if coeff:
+        xp.multiply(p, 1.0 - lr * coeff, out=p)
+    g = _in_dtype(grad, p.dtype)
     scratch = xp.multiply(g, 1.0 - beta1)
     xp.multiply(moment1, beta1, out=moment1)
     xp.add(moment1, scratch, out=moment1)
@@ -60,11 +112,33 @@ def adam_(ctx, param, grad, moment1, moment2, learning_rate, beta1, beta2, epsil
     xp.multiply(scratch, 1.0 - beta2, out=scratch)
     xp.multiply(moment2, beta2, out=moment2)
     xp.add(moment2, scratch, out=moment2)
-    correction2 = math.sqrt(1.0 - beta2 ** step)
-    lr_t = learning_rate * correction2 / (1.0 - beta1 ** step)
+    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
+    correction2 = xp.sqrt(1.0 - b2p)
+    lr_t = lr * correction2 / (1.0 - b1p)
     xp.sqrt(moment2, out=scratch)
     xp.add(scratch, epsilon * correction2, out=scratch)
     xp.divide(moment1, scratch, out=scratch)
     xp.multiply(scratch, lr_t, out=scratch)
-    xp.subtract(param, scratch, out=param)
-    return param, moment1, moment2
+    xp.subtract(p, scratch, out=p)
+    beta1_pow[(0,) * beta1_pow.ndim] = b1p * beta1
+    beta2_pow[(0,) * beta2_pow.ndim] = b2p * beta2
+    _write_back(xp, param, p)
+
+
+@register_kernel("adam_", ALL_BACKENDS, FLOATS)
+def adam_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+          beta1, beta2, epsilon, multi_precision):
+    """Adam with Paddle's epsilon (scaled by the bias correction); see _adam_update."""
+    _adam_update(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                 master_param, beta1, beta2, epsilon, 1.0, 0.0)
+    return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+@register_kernel("adamw_", ALL_BACKENDS, FLOATS)
+def adamw_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+           beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision):
+    """Adam with decoupled weight decay: param *= 1 - lr * lr_ratio * coeff first
+    (when with_decay), and the step taken with lr * lr_ratio."""
+    _adam_update(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                 master_param, beta1, beta2, epsilon, lr_ratio, coeff if with_decay else 0.0)
+    return param, moment1, moment2, beta1_pow, beta2_pow, master_param

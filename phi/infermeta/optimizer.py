@@ -1,0 +1,156 @@
+"""InferMeta of the fused optimizer ops (Paddle's SgdInferMeta, MomentumInferMeta,
+AdamInferMeta, AdamwInferMeta).
+
+Every output is its input updated in place (``param -> param_out``,
+``moment1 -> moment1_out``, ...), so each output takes its input's meta; the
+work here is the checks, all made before a kernel writes anything:
+
+- ``param`` is floating point; ``grad`` has its dims and dtype.
+- The states (velocity, moments, the master weight) have param's dims and the
+  *state dtype*: float32 for a float16 param (Paddle keeps optimizer state of
+  half-precision parameters in float32), param's dtype otherwise.
+- ``learning_rate`` and the beta powers hold one element of the state dtype.
+- ``multi_precision`` with a float16 param needs ``master_param``.
+"""
+from __future__ import annotations
+
+import math
+
+from ..common.data_type import DataType
+from ..core.errors import InvalidArgumentError, InvalidTypeError
+
+_HALF = (DataType.FLOAT16,)
+_FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
+
+
+def optimizer_state_dtype(param_dtype: DataType) -> DataType:
+    """The dtype of a parameter's optimizer state (and of the learning rate the
+    kernels read): float32 for a float16 parameter, else the parameter's dtype."""
+    return DataType.FLOAT32 if param_dtype in _HALF else param_dtype
+
+
+def _describe(t) -> str:
+    return f"{t.dtype}{list(t.dims)}"
+
+
+def _same_dims(a, b) -> bool:
+    da, db = a.dims, b.dims
+    return da == db or tuple(da) == tuple(db)  # the second for list dims of a MetaTensor
+
+
+def _check_param(param, grad) -> DataType:
+    dtype = param.dtype
+    if dtype not in _FLOATS:
+        raise InvalidTypeError(
+            f"argument 'param' expected a float16, float32 or float64 tensor, got {_describe(param)}")
+    if grad.dtype is not dtype or not _same_dims(grad, param):
+        raise InvalidArgumentError(
+            f"argument 'grad' expected {_describe(param)} like 'param', got {_describe(grad)}")
+    return DataType.FLOAT32 if dtype in _HALF else dtype
+
+
+def _check_state(arg: str, state, param, dtype: DataType) -> None:
+    if state.dtype is not dtype or not _same_dims(state, param):
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected {dtype}{list(param.dims)} (param's shape, the state "
+            f"dtype), got {_describe(state)}")
+
+
+def _check_scalar(arg: str, tensor, dtype: DataType) -> None:
+    if tensor.dtype is not dtype or tuple(tensor.dims) not in ((), (1,)):
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected one {dtype} element (shape [] or [1]), got "
+            f"{_describe(tensor)}")
+
+
+def _check_master(param, master_param, multi_precision, dtype: DataType) -> None:
+    if not isinstance(multi_precision, bool):
+        raise InvalidTypeError(f"argument 'multi_precision' expected a bool, got {multi_precision!r}")
+    if master_param is None:
+        if multi_precision and param.dtype in _HALF:
+            raise InvalidArgumentError(
+                f"argument 'master_param' is required with multi_precision=True for a "
+                f"{param.dtype} param (the float32 copy the update computes on), got None")
+        return
+    _check_state("master_param", master_param, param, dtype)
+
+
+def _check_unit_interval(arg: str, value) -> None:
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, int)) \
+            or not 0 <= value < 1:
+        raise InvalidArgumentError(f"argument '{arg}' expected a float in [0, 1), got {value!r}")
+
+
+def _check_non_negative(arg: str, value) -> None:
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, int)) \
+            or not (value >= 0 and math.isfinite(value)):
+        raise InvalidArgumentError(f"argument '{arg}' expected a finite float >= 0, got {value!r}")
+
+
+def _share(outs, ins) -> None:
+    for out, tensor in zip(outs, ins):
+        if tensor is not None:
+            out.dims, out.dtype, out.layout = tensor.dims, tensor.dtype, tensor.layout
+
+
+def sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision,
+                   param_out, master_param_out) -> None:
+    """param_out and master_param_out are param and master_param, updated."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _share((param_out, master_param_out), (param, master_param))
+
+
+def momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, use_nesterov,
+                        regularization_method, regularization_coeff, multi_precision, rescale_grad,
+                        param_out, velocity_out, master_param_out) -> None:
+    """The outputs are param, velocity and master_param, updated."""
+    dtype = _check_param(param, grad)
+    _check_state("velocity", velocity, param, dtype)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_non_negative("mu", mu)
+    if not isinstance(use_nesterov, bool):
+        raise InvalidTypeError(f"argument 'use_nesterov' expected a bool, got {use_nesterov!r}")
+    if regularization_method not in ("", "l2_decay"):
+        raise InvalidArgumentError(
+            f"argument 'regularization_method' expected '' or 'l2_decay', got {regularization_method!r}")
+    _check_non_negative("regularization_coeff", regularization_coeff)
+    _check_non_negative("rescale_grad", rescale_grad)
+    _share((param_out, velocity_out, master_param_out), (param, velocity, master_param))
+
+
+def adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                    beta1, beta2, epsilon, multi_precision,
+                    param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out,
+                    master_param_out) -> None:
+    """The outputs are param, the moments, the beta powers and master_param, updated."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_state("moment1", moment1, param, dtype)
+    _check_state("moment2", moment2, param, dtype)
+    _check_scalar("beta1_pow", beta1_pow, dtype)
+    _check_scalar("beta2_pow", beta2_pow, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_unit_interval("beta1", beta1)
+    _check_unit_interval("beta2", beta2)
+    _check_non_negative("epsilon", epsilon)
+    _share((param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out, master_param_out),
+           (param, moment1, moment2, beta1_pow, beta2_pow, master_param))
+
+
+def adamw_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                     beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision,
+                     param_out, moment1_out, moment2_out, beta1_pow_out, beta2_pow_out,
+                     master_param_out) -> None:
+    """adam_infer_meta, and AdamW's lr_ratio > 0, coeff >= 0 and with_decay a bool."""
+    adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                    beta1, beta2, epsilon, multi_precision, param_out, moment1_out, moment2_out,
+                    beta1_pow_out, beta2_pow_out, master_param_out)
+    if isinstance(lr_ratio, bool) or not isinstance(lr_ratio, (int, float)) or not (
+            lr_ratio > 0 and math.isfinite(lr_ratio)):
+        raise InvalidArgumentError(f"argument 'lr_ratio' expected a positive finite float, got {lr_ratio!r}")
+    _check_non_negative("coeff", coeff)
+    if not isinstance(with_decay, bool):
+        raise InvalidTypeError(f"argument 'with_decay' expected a bool, got {with_decay!r}")
