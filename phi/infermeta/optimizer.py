@@ -64,6 +64,8 @@ def _check_scalar(arg: str, tensor, dtype: DataType) -> None:
 
 
 def _check_master(param, master_param, multi_precision, dtype: DataType) -> None:
+    if master_param is None and multi_precision is False:
+        return
     if not isinstance(multi_precision, bool):
         raise InvalidTypeError(f"argument 'multi_precision' expected a bool, got {multi_precision!r}")
     if master_param is None:
@@ -99,7 +101,9 @@ def sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision,
     dtype = _check_param(param, grad)
     _check_scalar("learning_rate", learning_rate, dtype)
     _check_master(param, master_param, multi_precision, dtype)
-    _share((param_out, master_param_out), (param, master_param))
+    param_out.dims, param_out.dtype, param_out.layout = param.dims, param.dtype, param.layout
+    if master_param is not None:
+        master_param_out.share_meta(master_param)
 
 
 def momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, use_nesterov,
