@@ -3,7 +3,7 @@ from phi.common import CPUPlace, DataType, GPUPlace, Place
 
 from . import autograd  # noqa: F401
 from . import viz  # noqa: F401
-from . import nn, optimizer  # noqa: F401
+from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import to_tensor
 from .nn import ParamAttr, seed  # Paddle's paddle.ParamAttr and paddle.seed

@@ -29,7 +29,7 @@ class RuleTable:
             raise AttributeError(name)
         raise AutogradError(
             f"the {self._kind} rule {name!r} is not registered: rules are defined in "
-            f"eager/composite.py, which `import eager` loads; import eager (or "
+            f"eager/composite/, which `import eager` loads; import eager (or "
             f"eager.composite) before running ops"
         )
 

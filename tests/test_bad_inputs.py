@@ -2,7 +2,7 @@
 by a bad value for its type, either works or raises a TypeError, ValueError or
 IndexError whose message names the op, never an error from deep inside NumPy.
 
-The calls are made from the op table (tests/op_specs.py): its first case gives
+The calls are made from the op table (tests/op_specs/): its first case gives
 a valid call, and each argument in turn gets the bad values of its YAML type.
 A new op in the YAML is swept without a line written here.
 """

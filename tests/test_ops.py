@@ -1,4 +1,4 @@
-"""One generic checker over the op table in tests/op_specs.py.
+"""One generic checker over the op table in tests/op_specs/.
 
 For every op and case: forward values against the NumPy reference for each
 dtype the kernel takes; gradcheck (first order) and gradgradcheck (second
@@ -71,8 +71,8 @@ def test_every_yaml_op_has_a_table_entry():
     yaml_names = {op.name for op in forward_ops + backward_ops}
     missing = sorted(yaml_names - set(SPECS_BY_NAME))
     stale = sorted(set(SPECS_BY_NAME) - yaml_names)
-    assert not missing, f"ops in ops.yaml/backward.yaml without an entry in tests/op_specs.py: {missing}"
-    assert not stale, f"entries in tests/op_specs.py for ops no longer in the YAML: {stale}"
+    assert not missing, f"ops in ops.yaml/backward.yaml without an entry in tests/op_specs/: {missing}"
+    assert not stale, f"entries in tests/op_specs/ for ops no longer in the YAML: {stale}"
 
 
 def test_table_entries_have_one_domain_per_tensor_input():

@@ -21,15 +21,19 @@ from pathlib import Path
 from .model import OpSpec, SpecError
 
 
-def composite_signatures(path: Path) -> dict:
-    """name -> parameter names of the top-level functions in eager/composite.py.
+def composite_signatures(package: Path) -> dict:
+    """name -> parameter names of the public top-level functions in the modules
+    of the eager/composite package.
 
-    Read from the source, not imported: the module imports the generated code
+    Read from the source, not imported: the modules import the generated code
     that is being (re)generated.
     """
-    tree = ast.parse(Path(path).read_text())
-    return {node.name: [a.arg for a in node.args.args]
-            for node in tree.body if isinstance(node, ast.FunctionDef)}
+    signatures = {}
+    for path in sorted(Path(package).glob("*.py")):
+        tree = ast.parse(path.read_text())
+        signatures.update({node.name: [a.arg for a in node.args.args] for node in tree.body
+                           if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")})
+    return signatures
 
 
 def check_all(forward_ops: list, backward_ops: list, infermeta_module, kernel_factory,

@@ -36,7 +36,7 @@ def load_specs(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML):
     forward_ops = parse_file(ops_yaml, is_backward=False)
     backward_ops = parse_file(backward_yaml, is_backward=True)
     check_all(forward_ops, backward_ops, phi.infermeta, KERNELS,
-              composite_signatures(ROOT / "eager" / "composite.py"))
+              composite_signatures(ROOT / "eager" / "composite"))
     return forward_ops, backward_ops
 
 

@@ -28,6 +28,17 @@ from .unary import (
     sum_infer_meta, transpose_infer_meta, unchanged_infer_meta,
 )
 
+# The op groups of issue #9, one module each, list their functions in __all__.
+from . import creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort
+from .creation import *  # noqa: F401,F403
+from .gather_scatter import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .math_binary import *  # noqa: F401,F403
+from .math_unary import *  # noqa: F401,F403
+from .rearrange import *  # noqa: F401,F403
+from .reduce_scan import *  # noqa: F401,F403
+from .search_sort import *  # noqa: F401,F403
+
 __all__ = [
     "elementwise_grad_infer_meta", "matmul_grad_infer_meta", "where_grad_infer_meta", "transpose_grad_infer_meta", "compare_infer_meta",
     "elementwise_infer_meta", "matmul_infer_meta", "create_infer_meta", "expand_infer_meta", "where_infer_meta", "softmax_infer_meta",
@@ -39,3 +50,7 @@ __all__ = [
     "unbind_infer_meta", "sgd_infer_meta", "momentum_infer_meta", "adam_infer_meta",
     "adamw_infer_meta", "optimizer_state_dtype",
 ]
+
+for _group in (creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort):
+    __all__ += _group.__all__
+del _group

@@ -1,4 +1,5 @@
-"""Backward rules written with differentiable forward ops (backward.yaml ``composite``).
+"""Composite rules of the first ops (arithmetic, activations, reductions, shape,
+indexing, losses) and the helpers every group's rules share.
 
 With ``create_graph=True`` a grad node calls these instead of its backward
 kernel, so the gradient it returns is itself recorded and can be differentiated
@@ -13,8 +14,7 @@ from __future__ import annotations
 
 from phi.common.shape_rules import broadcast_axes, inverse_permutation, reduced_axes
 
-from .generated import forward_api as _F
-from .rules import COMPOSITE
+from ..generated import forward_api as _F
 
 
 def sum_to_shape(grad, shape):
@@ -272,8 +272,3 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         grad = _F.divide(grad, _F.maximum(count, _F.full_like(count, 1, None)))
     return grad
 
-
-# Every public function above is a rule the generated code may call by name.
-COMPOSITE.register({name: value for name, value in list(globals().items())
-                    if callable(value) and not name.startswith("_")
-                    and getattr(value, "__module__", None) == __name__})

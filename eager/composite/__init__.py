@@ -1,0 +1,40 @@
+"""Backward rules written with differentiable forward ops (backward.yaml ``composite``).
+
+With ``create_graph=True`` a grad node calls these instead of its backward
+kernel, so the gradient it returns is itself recorded and can be differentiated
+again, to any order. Each rule is a few lines next to its name, as in JAX's
+``lax.py``; one module per op group (the same groups as phi/kernels), and
+``spine`` holds the helpers they share. A rule may be given ``None`` for a
+gradient that never came (an ``optional`` argument) and returns None for an
+output it cannot reach.
+
+Every public function defined in one of these modules is a rule: it is
+registered in :data:`eager.rules.COMPOSITE`, where generated code looks it up
+by name, and is an attribute of this package (``eager.composite.log_grad``).
+The generator reads the same modules' source (eager/api_gen/checks.py) to check
+the YAML's ``composite`` calls against the rules' parameters.
+"""
+from ..rules import COMPOSITE
+from . import (
+    creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort, spine,
+)
+
+MODULES = (spine, math_unary, math_binary, reduce_scan, search_sort, rearrange, gather_scatter, creation,
+           linalg)
+
+
+def _rules_of(module) -> dict:
+    return {name: value for name, value in vars(module).items()
+            if callable(value) and not name.startswith("_")
+            and getattr(value, "__module__", None) == module.__name__}
+
+
+for _module in MODULES:
+    _rules = _rules_of(_module)
+    clash = set(_rules) & set(vars(COMPOSITE))
+    if clash:
+        raise ImportError(f"eager.composite.{_module.__name__.rsplit('.', 1)[-1]} redefines the rules "
+                          f"{sorted(clash)}")
+    COMPOSITE.register(_rules)
+    globals().update(_rules)
+del _module, _rules

@@ -1,0 +1,19 @@
+"""The op table: one OpSpec per op of ops.yaml and backward.yaml (Chainer style).
+
+Each entry says how to call the op, how to draw its inputs (``domains``), which
+shapes and attributes to try (``cases``), an independent NumPy reference for
+its values, which dtypes its kernel takes, and whether its eager function is
+differentiable. ``tests/test_ops.py`` runs one generic checker over the table;
+``tests/test_bad_inputs.py`` calls every op with bad values built from it.
+
+One module per op group (the groups of phi/kernels), each with its ``SPECS``;
+``core`` holds what they share.
+"""
+from . import creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort, spine
+from .core import Case, OpSpec, draw  # noqa: F401
+
+SPECS = [spec for group in (spine, math_unary, math_binary, reduce_scan, search_sort, rearrange, gather_scatter,
+                            creation, linalg)
+         for spec in group.SPECS]
+SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
+assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"
