@@ -7,7 +7,7 @@ import jinja2
 
 import phi.infermeta
 import phi.kernels  # noqa: F401  (registers kernels)
-from phi.common import TensorKind
+from phi.common import DataType, TensorKind
 from phi.core import KERNELS
 
 from .checks import BILINEAR_RULE, check_all, composite_signatures
@@ -26,6 +26,7 @@ OUTPUTS = {
     "phi_api.py.j2": "phi/api/generated_api.py",
     "forward_api.py.j2": "eager/generated/forward_api.py",
     "tensor_methods.py.j2": "eager/generated/tensor_methods.py",
+    "ops.md.j2": "docs/ops.md",
 }
 GROUP_TEMPLATE = "ops_group.py.j2"
 GROUP_OUTPUT = "eager/generated/ops_{group}.py"
@@ -68,6 +69,18 @@ def op_groups(forward_ops, backward_ops) -> dict:
     return groups
 
 
+def kernel_dtypes(op, everything: dict) -> str:
+    """The dtypes an op's dense kernel is registered for ("float32, float64"), as
+    the op reference lists them; an invoke op has its target's."""
+    while op.kernel is None and op.invoke is not None:
+        op = everything[op.invoke.func]
+    if op.kernel is None:
+        return "those of the ops it is composed of"
+    keys = [key for key in KERNELS.kernels(op.kernel.func) if key.kind is TensorKind.DENSE]
+    registered = {key.dtype for key in keys}
+    return ", ".join(str(dtype) for dtype in DataType if dtype in registered)
+
+
 def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -> dict:
     """Relative path -> generated source, for every generated module."""
     forward_ops, backward_ops = load_specs(ops_yaml, backward_yaml)
@@ -84,6 +97,7 @@ def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -
         "ops": [plan_phi(op) for op in all_ops if op.kernel is not None],
         "functions": functions,
         "groups": by_group,
+        "dtypes": {op.name: kernel_dtypes(op, everything) for op in all_ops},
     }
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
