@@ -341,7 +341,8 @@ def copy_project(tmp_path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for package in ("phi", "eager"):
         shutil.copytree(ROOT / package, root / package, ignore=ignore)
-    for name in ("ops.yaml", "backward.yaml"):
+    for name in ("ops.yaml", "backward.yaml", "docs/ops.md"):
+        (root / name).parent.mkdir(exist_ok=True)
         shutil.copyfile(ROOT / name, root / name)
     return root
 
