@@ -17,7 +17,7 @@ PACKAGES = ("eager", "phi")
 # Optional extras stay lazy: importing them at the top would make them required.
 OPTIONAL = {"cupy", "cupyx", "torch", "tqdm", "mpi4py", "graphviz", "safetensors"}
 # The autograd tools above the generated code (loaded lazily by eager.autograd).
-AUTOGRAD_TOOLS = {"eager.autograd.functional", "eager.autograd.gradient_check"}
+AUTOGRAD_TOOLS = {"eager.autograd.functional", "eager.autograd.gradient_check", "eager.autograd.lazy_jacobian"}
 
 
 def module_name(path: Path) -> str:

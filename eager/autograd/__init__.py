@@ -1,7 +1,8 @@
 """Autograd: grad nodes, saved tensors, the backward engine, grad mode and checking.
 
 The core (everything up to the engine and PyLayer) sits below the generated op
-functions, which import it. ``jacobian``/``hessian``/``vjp``/``jvp`` and
+functions, which import it. ``jacobian``/``hessian`` (Paddle's lazy
+tensor form, and the function form of ``functional``), ``vjp``/``jvp`` and
 ``gradcheck``/``gradgradcheck`` run ops, so they sit above the generated code:
 this package loads them on first use instead of at import, which would be a
 cycle.
@@ -22,7 +23,7 @@ from .tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, Tens
 
 __all__ = [
     "AbstractAutogradMeta", "AnomalyError", "AutogradError", "AutogradMeta", "GradNodeAccumulation",
-    "GradNodeBase", "GradSlotMeta", "GradcheckError", "PyLayer", "PyLayerContext", "SavedInput",
+    "GradNodeBase", "GradSlotMeta", "GradcheckError", "Hessian", "Jacobian", "PyLayer", "PyLayerContext", "SavedInput",
     "SavedList", "SavedOutput", "SavedShape", "TensorWrapper", "backward", "detect_anomaly",
     "edge_of", "enable_grad", "grad", "gradcheck", "gradgradcheck", "hessian", "is_anomaly_enabled",
     "is_grad_enabled", "jacobian", "jvp", "no_grad", "queue_callback", "run_backward",
@@ -30,7 +31,8 @@ __all__ = [
 ]
 
 # name -> the submodule above the generated code that defines it
-_TOOLS = {"hessian": "functional", "jacobian": "functional", "jvp": "functional",
+_TOOLS = {"hessian": "lazy_jacobian", "jacobian": "lazy_jacobian", "Jacobian": "lazy_jacobian",
+          "Hessian": "lazy_jacobian", "jvp": "functional",
           "vjp": "functional", "gradcheck": "gradient_check", "gradgradcheck": "gradient_check"}
 
 
