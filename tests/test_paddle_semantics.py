@@ -213,7 +213,8 @@ def test_flags_must_be_bools_and_functions_callables():
     x = leaf([1.0])
     with pytest.raises(TypeError, match="grad: argument 'create_graph' expected a bool, got 'x'"):
         eager.grad((x * x).sum(), x, create_graph="x")
-    with pytest.raises(TypeError, match="jacobian: argument 'func' expected a callable, got int"):
+    with pytest.raises(TypeError, match=r"jacobian: argument 'ys' expected a Tensor, a non-empty tuple of "
+                                        r"Tensors or a function \(the function form\), got int"):
         eager.autograd.jacobian(5, x)
 
 

@@ -236,7 +236,8 @@ def _as_tensors(op: str, arg: str, value) -> tuple:
     elif isinstance(value, (list, tuple)) and value:
         items, single = tuple(value), False
     else:
-        raise TypeError(f"{op}: argument '{arg}' expected a Tensor or a non-empty tuple of Tensors, "
+        form = " or a function (the function form)" if arg == "ys" else ""
+        raise TypeError(f"{op}: argument '{arg}' expected a Tensor, a non-empty tuple of Tensors{form}, "
                         f"got {type(value).__name__}")
     for k, t in enumerate(items):
         if not isinstance(t, Tensor):
