@@ -116,6 +116,22 @@ def test_impossible_shapes_fail_before_any_allocation(call, message):
      r"multiply_grad: argument 'out_grad' expected float32\[2\]"),
     (lambda: eager.ops.matmul_grad(eager.ones([2, 3]), eager.ones([3, 4]), eager.ones([2, 5]), False, False),
      r"matmul_grad: argument 'out_grad' expected float32\[2, 4\]"),
+    (lambda: eager.ops.tanh_grad(eager.ones([3]), eager.ones([1])),
+     r"tanh_grad: argument 'out_grad' expected float32\[3\] \(the forward op's result\), got float32\[1\]"),
+    (lambda: eager.ops.log_grad(eager.ones([2]), eager.ones([2], "float64")),
+     r"log_grad: argument 'out_grad' expected float32\[2\]"),
+    (lambda: eager.ops.softmax_grad(eager.ones([2, 3]), eager.ones([3]), -1),
+     r"softmax_grad: argument 'out_grad' expected float32\[2, 3\]"),
+    (lambda: eager.ops.sum_grad(eager.ones([2, 3]), eager.ones([3]), [1], False),
+     r"sum_grad: argument 'out_grad' expected shape \[2\] \(x of shape \[2, 3\] reduced over axis=\[1\]"),
+    (lambda: eager.ops.mean_grad(eager.ones([2, 3]), eager.ones([2]), [1], True),
+     r"mean_grad: argument 'out_grad' expected shape \[2, 1\]"),
+    (lambda: eager.ops.reshape_grad(eager.ones([2, 3]), eager.ones([5])),
+     r"reshape_grad: argument 'out_grad' expected float32 with 6 elements"),
+    (lambda: eager.ops.expand_grad(eager.ones([1, 3]), eager.ones([4, 2]), [4, 3]),
+     r"expand_grad: argument 'out_grad' expected float32\[4, 3\]"),
+    (lambda: eager.ops.getitem_grad(eager.ones([4, 3]), eager.ones([3]), (slice(0, 2),)),
+     r"getitem_grad: argument 'out_grad' expected float32\[2, 3\]"),
 ])
 def test_a_backward_op_called_directly_checks_out_grad(call, message):
     with pytest.raises(ValueError, match=message):

@@ -121,6 +121,7 @@ def write_all(root: Path = ROOT) -> list:
     for path, text in rendered.items():
         target = root / path
         if not target.exists() or target.read_text() != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
             written.append(path)
     pattern = GROUP_OUTPUT.format(group="*")

@@ -1374,7 +1374,7 @@ def pow_grad(x, out_grad, y):
     """pow_grad (phi kernel pow_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1461,7 +1461,7 @@ def relu_grad(out, out_grad):
     """relu_grad (phi kernel relu_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1488,7 +1488,7 @@ def tanh_grad(out, out_grad):
     """tanh_grad (phi kernel tanh_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1515,7 +1515,7 @@ def sigmoid_grad(out, out_grad):
     """sigmoid_grad (phi kernel sigmoid_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1542,7 +1542,7 @@ def exp_grad(out, out_grad):
     """exp_grad (phi kernel exp_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1569,7 +1569,7 @@ def log_grad(x, out_grad):
     """log_grad (phi kernel log_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1596,7 +1596,7 @@ def sum_grad(x, out_grad, axis, keepdim):
     """sum_grad (phi kernel sum_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reduce_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1623,7 +1623,7 @@ def mean_grad(x, out_grad, axis, keepdim):
     """mean_grad (phi kernel mean_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reduce_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1650,7 +1650,7 @@ def reshape_grad(x, out_grad):
     """reshape_grad (phi kernel reshape_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reshape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1704,7 +1704,7 @@ def squeeze_grad(x, out_grad):
     """squeeze_grad (phi kernel reshape_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reshape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1731,7 +1731,7 @@ def unsqueeze_grad(x, out_grad):
     """unsqueeze_grad (phi kernel reshape_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reshape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1758,7 +1758,7 @@ def flatten_grad(x, out_grad):
     """flatten_grad (phi kernel reshape_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.reshape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1785,7 +1785,7 @@ def getitem_grad(x, out_grad, index):
     """getitem_grad (phi kernel getitem_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.getitem_grad_infer_meta(x, out_grad, index, x_grad_meta)
     except PhiError as error:
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1845,7 +1845,7 @@ def expand_grad(x, out_grad, shape):
     """expand_grad (phi kernel expand_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.expand_grad_infer_meta(x, out_grad, shape, x_grad_meta)
     except PhiError as error:
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1971,7 +1971,7 @@ def softmax_grad(out, out_grad, axis):
     """softmax_grad (phi kernel softmax_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -1998,7 +1998,7 @@ def log_softmax_grad(out, out_grad, axis):
     """log_softmax_grad (phi kernel log_softmax_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(out, x_grad_meta)
+        _im.same_shape_grad_infer_meta(out, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2052,7 +2052,7 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     """sigmoid_cross_entropy_with_logits_grad (phi kernel sigmoid_cross_entropy_with_logits_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
         raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

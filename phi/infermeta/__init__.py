@@ -5,7 +5,9 @@ Each takes its inputs (anything with dims and dtype) and attributes in the YAML
 caught here, before any kernel runs.
 """
 from .backward import (
-    elementwise_grad_infer_meta, matmul_grad_infer_meta, transpose_grad_infer_meta, where_grad_infer_meta,
+    elementwise_grad_infer_meta, expand_grad_infer_meta, getitem_grad_infer_meta, matmul_grad_infer_meta,
+    reduce_grad_infer_meta, reshape_grad_infer_meta, same_shape_grad_infer_meta, transpose_grad_infer_meta,
+    where_grad_infer_meta,
 )
 from .binary import (
     compare_infer_meta, cross_entropy_with_softmax_infer_meta, elementwise_infer_meta, matmul_infer_meta,
@@ -40,7 +42,8 @@ from .reduce_scan import *  # noqa: F401,F403
 from .search_sort import *  # noqa: F401,F403
 
 __all__ = [
-    "elementwise_grad_infer_meta", "matmul_grad_infer_meta", "where_grad_infer_meta", "transpose_grad_infer_meta", "compare_infer_meta",
+    "expand_grad_infer_meta", "getitem_grad_infer_meta", "reduce_grad_infer_meta", "reshape_grad_infer_meta",
+    "same_shape_grad_infer_meta", "elementwise_grad_infer_meta", "matmul_grad_infer_meta", "where_grad_infer_meta", "transpose_grad_infer_meta", "compare_infer_meta",
     "elementwise_infer_meta", "matmul_infer_meta", "create_infer_meta", "expand_infer_meta", "where_infer_meta", "softmax_infer_meta",
     "one_hot_infer_meta", "cross_entropy_with_softmax_infer_meta", "sigmoid_cross_entropy_with_logits_infer_meta", "full_infer_meta", "full_like_infer_meta", "cast_infer_meta",
     "create_like_infer_meta", "reduce_infer_meta", "reshape_infer_meta", "sum_infer_meta",
