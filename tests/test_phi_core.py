@@ -254,7 +254,8 @@ def test_missing_kernel_names_the_op_the_key_and_the_registered_keys():
     with pytest.raises(NotFoundError) as info:
         f.select("k", Backend.CPU, DataType.INT64)
     assert str(info.value) == (
-        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense); registered keys: "
+        "k: no kernel for key (CPU, ALL_LAYOUT, int64, dense) (k takes float32, float64 tensors, got int64); "
+        "registered keys: "
         "(CPU, ALL_LAYOUT, float32, dense), (CPU, ALL_LAYOUT, float64, dense), (GPU, ALL_LAYOUT, int8, dense)"
     )
     with pytest.raises(NotFoundError, match="ghost: no kernel named 'ghost' is registered"):
@@ -601,7 +602,8 @@ def test_phi_api_errors_start_with_the_op_and_list_the_inputs():
 
 def test_phi_api_missing_kernel_names_op_and_key():
     x = DenseTensor(np.array([True, False]))
-    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\); registered keys: "):
+    with pytest.raises(NotFoundError, match=r"^divide: no kernel for key \(CPU, ALL_LAYOUT, bool, dense\) \(divide takes float16, float32, "
+                                             r"float64, complex64, complex128 tensors, got bool\); registered keys: "):
         phi.api.divide(x, x)
 
 

@@ -131,8 +131,13 @@ class KernelFactory:
             if kernel is not None:
                 return kernel, True
         registered = ", ".join(sorted(str(k) for k in table)) or "none"
+        # Most misses are a dtype the op does not take: say which it does first.
+        reachable = {backend, Backend.ALL_BACKEND} | ({Backend.CPU} if backend is Backend.GPU else set())
+        takes = {k.dtype for k in table if k.kind is kind and k.backend in reachable}
+        takes_text = ", ".join(str(t) for t in DataType if t in takes)
+        summary = f" ({name} takes {takes_text} tensors, got {dtype})" if takes and dtype not in takes else ""
         raise NotFoundError(
-            f"{name}: no kernel for key {KernelKey(backend, layout, dtype, kind)}; "
+            f"{name}: no kernel for key {KernelKey(backend, layout, dtype, kind)}{summary}; "
             f"registered keys: {registered}"
         )
 
