@@ -44,9 +44,10 @@ from ..generated import forward_api as _F
 from ..nn.clip import ClipGradBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
+from .lr import LRScheduler
 
 # Keys of a state dict that are not accumulators.
-_STEP_KEY, _LR_KEY, _MASTER_KEY = "@step", "@lr", "master_weights"
+_STEP_KEY, _LR_KEY, _MASTER_KEY, _SCHEDULER_KEY = "@step", "@lr", "master_weights", "LR_Scheduler"
 
 
 class Optimizer:
@@ -55,8 +56,10 @@ class Optimizer:
     fused phi op in :meth:`_update`.
 
     ``parameters``: the tensors to optimize (e.g. ``layer.parameters()``), each a
-    leaf. ``learning_rate``: a positive finite float, scaled per parameter by
-    its ``optimize_attr["learning_rate"]`` (``ParamAttr(learning_rate=...)``).
+    leaf. ``learning_rate``: a positive finite float or an
+    ``eager.optimizer.lr.LRScheduler`` (read at every step), scaled per
+    parameter by its ``optimize_attr["learning_rate"]``
+    (``ParamAttr(learning_rate=...)``).
     ``weight_decay``: a float (``L2Decay``), an ``eager.regularizer.L1Decay``
     or ``L2Decay``, or None. ``grad_clip``: an ``eager.nn.ClipGradByValue``,
     ``ClipGradByNorm`` or ``ClipGradByGlobalNorm``, or None.
@@ -69,7 +72,10 @@ class Optimizer:
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
         who = type(self).__name__
-        self._learning_rate = _check_learning_rate(who, learning_rate)
+        if isinstance(learning_rate, LRScheduler):
+            self._lr_scheduler, self._learning_rate = learning_rate, learning_rate()
+        else:
+            self._lr_scheduler, self._learning_rate = None, _check_learning_rate(who, learning_rate)
         self._parameter_list = _check_parameters(who, parameters)
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
@@ -86,12 +92,28 @@ class Optimizer:
 
     # -- learning rate --------------------------------------------------------
     def get_lr(self) -> float:
-        """The current learning rate."""
+        """The current learning rate (the scheduler's, when ``learning_rate`` is
+        an :class:`eager.optimizer.lr.LRScheduler`)."""
+        if self._lr_scheduler is not None:
+            return self._lr_scheduler()
         return self._learning_rate
 
     def set_lr(self, value: float) -> None:
-        """Sets the learning rate used by the following steps."""
-        self._learning_rate = _check_learning_rate(f"{type(self).__name__}.set_lr", value)
+        """Sets the learning rate used by the following steps. Refused while an
+        LRScheduler drives the rate (as Paddle): step the scheduler instead."""
+        who = f"{type(self).__name__}.set_lr"
+        if self._lr_scheduler is not None:
+            raise RuntimeError(f"{who}: the learning rate comes from {type(self._lr_scheduler).__name__}, an "
+                               f"LRScheduler; step the scheduler, or build the optimizer with a float "
+                               f"learning_rate to set it by hand")
+        self._learning_rate = _check_learning_rate(who, value)
+
+    def set_lr_scheduler(self, scheduler) -> None:
+        """Lets ``scheduler`` (an LRScheduler) drive the learning rate from now on."""
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(f"{type(self).__name__}.set_lr_scheduler: argument 'scheduler' expected an "
+                            f"eager.optimizer.lr.LRScheduler, got {type(scheduler).__name__}")
+        self._lr_scheduler = scheduler
 
     def _lr_input(self, param):
         """The one-element learning-rate tensor the kernels read for ``param``:
@@ -99,7 +121,7 @@ class Optimizer:
         param's device. Made once per (dtype, device, ratio) and again only when
         the rate changes, so a step allocates nothing for it; each parameter
         remembers its own for the next step."""
-        lr, ratio = self._learning_rate, _param_lr(param)
+        lr, ratio = self._learning_rate, _param_lr(param)  # _apply_optimize read it for this step
         mine = self._param_lr_inputs.get(id(param))
         if mine is not None and mine[0] == lr and mine[1] == ratio:
             return mine[2]
@@ -150,6 +172,8 @@ class Optimizer:
 
     def _apply_optimize(self, params_grads) -> None:
         who = type(self).__name__
+        if self._lr_scheduler is not None:
+            self._learning_rate = self._lr_scheduler()
         if self._grad_clip is not None:
             params_grads = self._grad_clip([(param, _dense(grad)) for param, grad in params_grads])
         self._step_count += 1
@@ -238,7 +262,9 @@ class Optimizer:
         if masters:
             state[_MASTER_KEY] = masters
         state[_STEP_KEY] = self._step_count
-        state[_LR_KEY] = self._learning_rate
+        state[_LR_KEY] = self.get_lr()
+        if self._lr_scheduler is not None:
+            state[_SCHEDULER_KEY] = self._lr_scheduler.state_dict()
         return state
 
     def set_state_dict(self, state_dict) -> None:
@@ -261,10 +287,17 @@ class Optimizer:
         if isinstance(step, (bool, np.bool_)) or not isinstance(step, (numbers.Integral, np.integer)) \
                 or step < 0:
             raise ValueError(f"{who}: {_STEP_KEY!r} expected a non-negative int, got {_describe(step)}")
-        lr = state_dict.get(_LR_KEY, self._learning_rate)
-        if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
-                or not (lr > 0 and math.isfinite(lr)):
-            raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
+        scheduler_state = None
+        if self._lr_scheduler is not None:
+            # The scheduler drives the rate: '@lr' is what it gave, restored with it.
+            lr = None
+            if _SCHEDULER_KEY in state_dict:
+                scheduler_state = self._lr_scheduler._staged(state_dict[_SCHEDULER_KEY])
+        else:
+            lr = state_dict.get(_LR_KEY, self._learning_rate)
+            if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
+                    or not (lr > 0 and math.isfinite(lr)):
+                raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
         masters = state_dict.get(_MASTER_KEY, {})
         if not isinstance(masters, dict):
             raise TypeError(f"{who}: {_MASTER_KEY!r} expected a dict of parameter name -> array, got "
@@ -290,7 +323,10 @@ class Optimizer:
                 staged.append((None, param, value))
         # Everything checked and converted: apply.
         self._step_count = int(step)
-        self._learning_rate = float(lr)
+        if scheduler_state is not None:
+            self._lr_scheduler._apply(scheduler_state)
+        if lr is not None:
+            self._learning_rate = float(lr)
         for acc_name, param, value in staged:
             target = self._master_weight(param) if acc_name is None else self._accumulator(acc_name, param).impl
             phi_api.assign_out_(value, target)
@@ -309,7 +345,7 @@ class Optimizer:
         return names
 
     def __repr__(self):
-        return (f"{type(self).__name__}(learning_rate={self._learning_rate}, "
+        return (f"{type(self).__name__}(learning_rate={self.get_lr()}, "
                 f"parameters={len(self._parameter_list)})")
 
 
