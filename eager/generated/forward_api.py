@@ -26,6 +26,14 @@ from .ops_activation import (  # noqa: F401
     exp_double_grad,
     log_grad,
 )
+from .ops_conv import (  # noqa: F401
+    conv2d,
+    conv3d,
+    conv2d_grad,
+    conv2d_double_grad,
+    conv3d_grad,
+    conv3d_double_grad,
+)
 from .ops_creation import (  # noqa: F401
     full,
     full_like,
@@ -181,4 +189,6 @@ __all__ = [
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
     "one_hot",
+    "conv2d",
+    "conv3d",
 ]

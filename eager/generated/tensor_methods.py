@@ -61,4 +61,6 @@ METHODS = {
     "cross_entropy_with_softmax": _F.cross_entropy_with_softmax,
     "sigmoid_cross_entropy_with_logits": _F.sigmoid_cross_entropy_with_logits,
     "one_hot": _F.one_hot,
+    "conv2d": _F.conv2d,
+    "conv3d": _F.conv3d,
 }

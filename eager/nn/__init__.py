@@ -2,6 +2,7 @@
 common layers, initializers and ``eager.nn.functional``."""
 from . import functional, initializer
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from .conv import Conv1D, Conv2D, Conv3D
 from .initializer import seed
 from .layer import Layer, ParamAttr, Parameter
 from .layers import (
@@ -9,6 +10,6 @@ from .layers import (
 )
 
 __all__ = [
-    "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
+    "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "Conv1D", "Conv2D", "Conv3D", "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
     "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "initializer", "seed",
 ]

@@ -47,7 +47,7 @@ class Linear(Layer):
     def forward(self, x: Tensor) -> Tensor:
         """x @ weight (+ bias); x has shape [..., in_features]."""
         if not isinstance(x, Tensor):
-            F._check_tensor(f"Linear({self._full_name})", "x", x)
+            F.checks.check_tensor(f"Linear({self._full_name})", "x", x)
         if not x.shape or x.shape[-1] != self.in_features:
             raise ValueError(
                 f"Linear({self._full_name}): argument 'x' expected a last dimension of "
@@ -117,7 +117,7 @@ class MSELoss(Layer):
 
     def __init__(self, reduction: str = "mean"):
         super().__init__()
-        self.reduction = F._check_reduction("MSELoss", reduction)
+        self.reduction = F.checks.check_reduction("MSELoss", reduction)
 
     def forward(self, input, label):
         """The loss of input against label."""
@@ -131,7 +131,7 @@ class CrossEntropyLoss(Layer):
                  soft_label: bool = False, axis: int = -1, use_softmax: bool = True, name=None):
         super().__init__(name_scope=name)
         self.weight, self.ignore_index = weight, ignore_index
-        self.reduction = F._check_reduction("CrossEntropyLoss", reduction)
+        self.reduction = F.checks.check_reduction("CrossEntropyLoss", reduction)
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
 
     def forward(self, input, label):

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1235,6 +1235,60 @@ def one_hot(x, num_classes):
     return DenseTensor(out)
 
 
+_conv2d_kernel = KERNELS.dispatch_table("conv2d")
+
+
+def conv2d(input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format):
+    """2-D convolution (cross-correlation) of input [N, C, H, W] (or NHWC) with filter [O, C/groups, kh, kw]."""
+    out_meta = MetaTensor()
+    try:
+        _im.conv2d_infer_meta(input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("conv2d", input=input, filter=filter) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv2d", "conv2d", input, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format), [out_meta], {"input": input, "filter": filter})
+    key = (type(input.array), input.array.dtype)
+    kernel = _conv2d_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, filter.array, strides, paddings, padding_algorithm, dilations, groups, data_format)
+    except PhiError as error:
+        raise error.in_op("conv2d", input=input, filter=filter) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv2d: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv2d", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_conv3d_kernel = KERNELS.dispatch_table("conv3d")
+
+
+def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format):
+    """3-D convolution of input [N, C, D, H, W] (or NDHWC) with filter [O, C/groups, kd, kh, kw]."""
+    out_meta = MetaTensor()
+    try:
+        _im.conv3d_infer_meta(input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("conv3d", input=input, filter=filter) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv3d", "conv3d", input, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format), [out_meta], {"input": input, "filter": filter})
+    key = (type(input.array), input.array.dtype)
+    kernel = _conv3d_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, filter.array, strides, paddings, padding_algorithm, dilations, groups, data_format)
+    except PhiError as error:
+        raise error.in_op("conv3d", input=input, filter=filter) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv3d: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv3d", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -2070,3 +2124,69 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_conv2d_grad_kernel = KERNELS.dispatch_table("conv2d_grad")
+
+
+def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, *, out_mask=None):
+    """conv2d_grad (phi kernel conv2d_grad)."""
+    input_grad_meta = MetaTensor()
+    filter_grad_meta = MetaTensor()
+    try:
+        _im.conv2d_grad_infer_meta(input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, input_grad_meta, filter_grad_meta)
+    except PhiError as error:
+        raise error.in_op("conv2d_grad", input=input, filter=filter, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv2d_grad", "conv2d_grad", out_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format), [input_grad_meta, filter_grad_meta], {"input": input, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _conv2d_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad, filter_grad = kernel(input.array, filter.array, out_grad.array, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("conv2d_grad", input=input, filter=filter, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv2d_grad: not enough memory for the result ({error})") from None
+    if input_grad is not None and type(input_grad) is not key[0]:
+        input_grad = as_array(input_grad, key[0])
+    if filter_grad is not None and type(filter_grad) is not key[0]:
+        filter_grad = as_array(filter_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv2d_grad", [input_grad_meta, filter_grad_meta], [input_grad, filter_grad])
+    return (
+        None if input_grad is None else DenseTensor(input_grad),
+        None if filter_grad is None else DenseTensor(filter_grad),
+    )
+
+
+_conv3d_grad_kernel = KERNELS.dispatch_table("conv3d_grad")
+
+
+def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, *, out_mask=None):
+    """conv3d_grad (phi kernel conv3d_grad)."""
+    input_grad_meta = MetaTensor()
+    filter_grad_meta = MetaTensor()
+    try:
+        _im.conv3d_grad_infer_meta(input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, input_grad_meta, filter_grad_meta)
+    except PhiError as error:
+        raise error.in_op("conv3d_grad", input=input, filter=filter, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv3d_grad", "conv3d_grad", out_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format), [input_grad_meta, filter_grad_meta], {"input": input, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _conv3d_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad, filter_grad = kernel(input.array, filter.array, out_grad.array, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("conv3d_grad", input=input, filter=filter, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv3d_grad: not enough memory for the result ({error})") from None
+    if input_grad is not None and type(input_grad) is not key[0]:
+        input_grad = as_array(input_grad, key[0])
+    if filter_grad is not None and type(filter_grad) is not key[0]:
+        filter_grad = as_array(filter_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv3d_grad", [input_grad_meta, filter_grad_meta], [input_grad, filter_grad])
+    return (
+        None if input_grad is None else DenseTensor(input_grad),
+        None if filter_grad is None else DenseTensor(filter_grad),
+    )

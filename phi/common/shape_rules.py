@@ -30,3 +30,38 @@ def reduced_axes(ndim: int, axis) -> tuple:
     if not ndim:
         return ()
     return tuple(sorted({a % ndim for a in axis})) if axis else tuple(range(ndim))
+
+
+def window_geometry(in_sizes, kernel, strides, paddings, dilations, algorithm: str = "EXPLICIT",
+                    ceil_mode: bool = False):
+    """Padding and output size of a sliding window over each spatial axis
+    (convolution, pooling), as Paddle computes them.
+
+    ``paddings`` holds one int per axis (both sides) or two (before, after) per
+    axis; ``algorithm`` "SAME" pads so that out = ceil(in / stride) (and, as in
+    Paddle, uses dilation 1), "VALID" pads nothing. Returns (pads as
+    ((before, after), ...), dilations used, output sizes); an output size may be
+    <= 0 for a window larger than its padded input, which InferMeta refuses.
+    """
+    k = len(in_sizes)
+    if algorithm == "SAME":
+        dilations = (1,) * k
+        pads = []
+        for size, ks, s in zip(in_sizes, kernel, strides):
+            out = -(-size // s)
+            total = max((out - 1) * s + ks - size, 0)
+            pads.append((total // 2, total - total // 2))
+    elif algorithm == "VALID":
+        pads = [(0, 0)] * k
+    elif len(paddings) == k:
+        pads = [(p, p) for p in paddings]
+    else:
+        pads = [(paddings[2 * i], paddings[2 * i + 1]) for i in range(k)]
+    outs = []
+    for size, ks, s, d, (before, after) in zip(in_sizes, kernel, strides, dilations, pads):
+        span = size + before + after - (d * (ks - 1) + 1)
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (out - 1) * s >= size + before:  # the last window must start inside input or left pad
+            out -= 1
+        outs.append(out)
+    return tuple(pads), tuple(dilations), tuple(outs)

@@ -31,7 +31,8 @@ from .unary import (
 )
 
 # The op groups of issue #9, one module each, list their functions in __all__.
-from . import creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort
+from . import conv, creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort
+from .conv import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .gather_scatter import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
@@ -54,6 +55,6 @@ __all__ = [
     "adamw_infer_meta", "optimizer_state_dtype",
 ]
 
-for _group in (creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort):
+for _group in (conv, creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort):
     __all__ += _group.__all__
 del _group

@@ -10,7 +10,7 @@ import warnings
 
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.kernels(\.|$)")
 from . import (  # noqa: E402,F401  (after the filter, which the kernel modules rely on)
-    accumulation, activation, buffers, creation, elementwise, gather_scatter, indexing, joining, linalg, loss,
+    accumulation, activation, buffers, conv, creation, elementwise, gather_scatter, indexing, joining, linalg, loss,
     manipulation, math_binary, math_unary, matmul, optimizer, rearrange, reduce_scan, reduction, sampling,
     search_sort, selected_rows,
 )

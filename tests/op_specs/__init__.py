@@ -9,11 +9,11 @@ differentiable. ``tests/test_ops.py`` runs one generic checker over the table;
 One module per op group (the groups of phi/kernels), each with its ``SPECS``;
 ``core`` holds what they share.
 """
-from . import creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort, spine
+from . import conv, creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort, spine
 from .core import Case, OpSpec, draw  # noqa: F401
 
 SPECS = [spec for group in (spine, math_unary, math_binary, reduce_scan, search_sort, rearrange, gather_scatter,
-                            creation, linalg)
+                            creation, linalg, conv)
          for spec in group.SPECS]
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
 assert len(SPECS_BY_NAME) == len(SPECS), "two table entries for one op"

@@ -1,11 +1,4 @@
-"""Stateless functions for building networks (Paddle's ``paddle.nn.functional``).
-
-Everything here is a call of ops from ops.yaml: softmax, log_softmax and the
-two cross-entropy losses are fused phi kernels (stable for any magnitude, a
--inf logit included), the rest compose differentiable ops, so gradients and
-higher-order gradients come from the ops' own backward rules. Nothing reads an
-array or waits for the device: label values are checked inside the kernel.
-"""
+"""Loss functions (Paddle's ``paddle.nn.functional.loss``)."""
 from __future__ import annotations
 
 import numbers
@@ -13,112 +6,20 @@ import warnings
 
 import numpy as np
 
-from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
+from phi.common.data_type import INTEGER_TYPES
 from phi.core.errors import PhiError
 
-from ..arguments import describe
-from ..generated import forward_api as _F
-from ..tensor import Tensor
-
-_REDUCTIONS = ("mean", "sum", "none")
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+from .checks import check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
 
 
-# -- argument checks (each names the function and argument) ------------------
-def _check_tensor(fn: str, arg: str, value) -> Tensor:
-    if not isinstance(value, Tensor):
-        hint = " (convert it with eager.to_tensor)" if isinstance(
-            value, (np.ndarray, list, tuple, numbers.Number)) else ""
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
-    return value
-
-
-def _check_float(fn: str, arg: str, value) -> Tensor:
-    _check_tensor(fn, arg, value)
-    if value.dtype not in FLOATING_TYPES:
-        raise TypeError(
-            f"{fn}: argument '{arg}' expected a floating-point Tensor, got {value.dtype}{value.shape}")
-    return value
-
-
-def _check_reduction(fn: str, reduction) -> str:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(
-            f"{fn}: argument 'reduction' expected one of 'mean', 'sum', 'none', got {reduction!r}")
-    return reduction
-
-
-def _check_axis(fn: str, x: Tensor, axis) -> int:
-    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
-        raise TypeError(f"{fn}: argument 'axis' expected an int, got {axis!r}")
-    ndim = max(x.ndim, 1)
-    if not -ndim <= axis < ndim:
-        raise ValueError(
-            f"{fn}: argument 'axis' expected an int in [{-ndim}, {ndim}) for input of shape "
-            f"{x.shape}, got {axis}")
-    return int(axis) % ndim
-
-
-def _check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
-    # Losses do not broadcast: [N, 1] against [N] would silently give an N x N loss.
-    if a.shape != b.shape:
-        raise ValueError(
-            f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if a.dtype != b.dtype:
-        raise TypeError(
-            f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
-
-
-def _reduce(fn: str, loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return _F.mean(loss)
-    if reduction == "sum":
-        return _F.sum(loss)
-    return loss
-
-
-# -- activations ---------------------------------------------------------------
-def relu(x: Tensor, name=None) -> Tensor:
-    """max(x, 0) elementwise."""
-    return _F.relu(_check_tensor("relu", "x", x))
-
-
-def sigmoid(x: Tensor, name=None) -> Tensor:
-    """1 / (1 + exp(-x)) elementwise."""
-    return _F.sigmoid(_check_float("sigmoid", "x", x))
-
-
-def tanh(x: Tensor, name=None) -> Tensor:
-    """Hyperbolic tangent elementwise."""
-    return _F.tanh(_check_float("tanh", "x", x))
-
-
-def softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along ``axis``, computed stably (a fused kernel).
-
-    >>> eager.nn.functional.softmax(eager.to_tensor([1.0, 2.0, 3.0])).numpy().round(3)
-    array([0.09 , 0.245, 0.665], dtype=float32)
-    """
-    _check_float("softmax", "x", x)
-    if dtype is not None:
-        x = x.astype(dtype)
-    return _F.softmax(x, _check_axis("softmax", x, axis))
-
-
-def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
-    """log(softmax(x)) along ``axis``, computed stably (a fused kernel)."""
-    _check_float("log_softmax", "x", x)
-    if dtype is not None:
-        x = x.astype(dtype)
-    return _F.log_softmax(x, _check_axis("log_softmax", x, axis))
-
-
-# -- losses --------------------------------------------------------------------
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean squared error: reduce((input - label) ** 2). ``input`` and ``label``
     share a dtype; different shapes broadcast as in Paddle, with a warning."""
     fn = "mse_loss"
-    _check_float(fn, "input", input)
-    _check_tensor(fn, "label", label)
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
     if input.shape != label.shape:
         try:
             np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
@@ -133,22 +34,22 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
     else:
-        _check_same_shape(fn, "input", input, "label", label)
-    _check_reduction(fn, reduction)
+        check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
-    return _reduce(fn, _F.multiply(diff, diff), reduction)
+    return reduce_loss(fn, _F.multiply(diff, diff), reduction)
 
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean absolute error: reduce(|input - label|); the gradient at 0 is 0, as in
     Paddle and PyTorch (|d| is computed as d * sign(d))."""
     fn = "l1_loss"
-    _check_float(fn, "input", input)
-    _check_tensor(fn, "label", label)
-    _check_same_shape(fn, "input", input, "label", label)
-    _check_reduction(fn, reduction)
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
-    return _reduce(fn, _F.multiply(diff, _F.sign(diff)), reduction)
+    return reduce_loss(fn, _F.multiply(diff, _F.sign(diff)), reduction)
 
 
 def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
@@ -162,23 +63,23 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     shape), scaled by ``weight`` if given. Its gradient is sigmoid(x) - z for p = 1.
     """
     fn = "binary_cross_entropy_with_logits"
-    _check_float(fn, "logit", logit)
-    _check_tensor(fn, "label", label)
-    _check_same_shape(fn, "logit", logit, "label", label)
-    _check_reduction(fn, reduction)
+    check_float(fn, "logit", logit)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "logit", logit, "label", label)
+    check_reduction(fn, reduction)
     if pos_weight is not None:
-        _check_tensor(fn, "pos_weight", pos_weight)
+        check_tensor(fn, "pos_weight", pos_weight)
         if pos_weight.dtype != logit.dtype:
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
     if weight is not None:
-        _check_tensor(fn, "weight", weight)
+        check_tensor(fn, "weight", weight)
         if weight.dtype != logit.dtype:
             raise TypeError(f"{fn}: argument 'weight' expected dtype {logit.dtype}, got {weight.dtype}")
         loss = _F.multiply(loss, weight)
-    return _reduce(fn, loss, reduction)
+    return reduce_loss(fn, loss, reduction)
 
 
 def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100,
@@ -203,9 +104,9 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     0.2014...
     """
     fn = "cross_entropy"
-    _check_float(fn, "input", input)
-    _check_tensor(fn, "label", label)
-    _check_reduction(fn, reduction)
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
@@ -213,21 +114,21 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     for flag, value in (("soft_label", soft_label), ("use_softmax", use_softmax)):
         if not isinstance(value, bool):
             raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
-    axis = _check_axis(fn, input, axis)
+    axis = check_axis(fn, input, axis)
     classes = input.shape[axis]
     kept = input.shape[:axis] + [1] + input.shape[axis + 1:]
     if weight is not None:
-        _check_tensor(fn, "weight", weight)
+        check_tensor(fn, "weight", weight)
         if weight.shape != [classes]:
             raise ValueError(f"{fn}: argument 'weight' expected shape [{classes}], got {weight.shape}")
         weight = weight.astype(input.dtype) if weight.dtype != input.dtype else weight
         weight = _F.reshape(weight, [classes if d == axis else 1 for d in range(input.ndim)])
 
     if soft_label:
-        _check_same_shape(fn, "input", input, "label", label)
+        check_same_shape(fn, "input", input, "label", label)
         loss = _F.cross_entropy_with_softmax(input, label, True, use_softmax, True, ignore_index, axis)
         if weight is None:
-            return _reduce(fn, loss, reduction)
+            return reduce_loss(fn, loss, reduction)
         sample_weight = _F.sum(_F.multiply(label, weight), [axis], None, True)
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
@@ -274,7 +175,3 @@ def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shap
     return _F.divide(total, _F.maximum(denominator, tiny))
 
 
-__all__ = [
-    "binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "log_softmax", "mse_loss",
-    "relu", "sigmoid", "softmax", "tanh",
-]

@@ -1,0 +1,67 @@
+"""Argument checks shared by the functionals; each error names the function
+and the argument."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from phi.common.data_type import FLOATING_TYPES
+
+from ...arguments import describe
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_tensor(fn: str, arg: str, value) -> Tensor:
+    if not isinstance(value, Tensor):
+        hint = " (convert it with eager.to_tensor)" if isinstance(
+            value, (np.ndarray, list, tuple, numbers.Number)) else ""
+        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+    return value
+
+
+def check_float(fn: str, arg: str, value) -> Tensor:
+    check_tensor(fn, arg, value)
+    if value.dtype not in FLOATING_TYPES:
+        raise TypeError(
+            f"{fn}: argument '{arg}' expected a floating-point Tensor, got {value.dtype}{value.shape}")
+    return value
+
+
+def check_reduction(fn: str, reduction) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(
+            f"{fn}: argument 'reduction' expected one of 'mean', 'sum', 'none', got {reduction!r}")
+    return reduction
+
+
+def check_axis(fn: str, x: Tensor, axis) -> int:
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError(f"{fn}: argument 'axis' expected an int, got {axis!r}")
+    ndim = max(x.ndim, 1)
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"{fn}: argument 'axis' expected an int in [{-ndim}, {ndim}) for input of shape "
+            f"{x.shape}, got {axis}")
+    return int(axis) % ndim
+
+
+def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
+    # Losses do not broadcast: [N, 1] against [N] would silently give an N x N loss.
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
+    if a.dtype != b.dtype:
+        raise TypeError(
+            f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+def reduce_loss(fn: str, loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return _F.mean(loss)
+    if reduction == "sum":
+        return _F.sum(loss)
+    return loss

@@ -1,0 +1,128 @@
+"""Convolutions (Paddle's ``paddle.nn.functional.conv``): conv1d, conv2d, conv3d.
+
+They call the phi ops ``conv2d``/``conv3d`` (im2col and one matmul, double
+differentiable: convolution is bilinear in input and filter); conv1d is a
+conv2d over a height of 1, as in Paddle. ``padding`` takes Paddle's forms: an
+int, one int per spatial axis, a (before, after) pair per axis flattened, a
+pair per axis of the input including [0, 0] for batch and channels, or
+"SAME"/"VALID".
+"""
+from __future__ import annotations
+
+import numbers
+
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+from .checks import check_float
+
+_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def int_tuple(fn: str, arg: str, value, k: int, minimum: int = 1) -> tuple:
+    """An int or k ints, each >= minimum, as a k-tuple."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value,) * k
+    if (not isinstance(value, (list, tuple)) or len(value) != k
+            or any(not isinstance(v, numbers.Integral) or isinstance(v, bool) for v in value)):
+        raise TypeError(f"{fn}: argument '{arg}' expected an int or a list of {k} ints, got {value!r}")
+    if any(v < minimum for v in value):
+        raise ValueError(f"{fn}: argument '{arg}' expected values >= {minimum}, got {list(value)}")
+    return tuple(int(v) for v in value)
+
+
+def conv_padding(fn: str, padding, k: int, channel_last: bool) -> tuple:
+    """(paddings as a flat (before, after) list per spatial axis, algorithm)."""
+    if isinstance(padding, str):
+        algorithm = padding.upper()
+        if algorithm not in ("SAME", "VALID"):
+            raise ValueError(f"{fn}: argument 'padding' expected 'SAME', 'VALID', an int or a list, got "
+                             f"{padding!r}")
+        return [0] * (2 * k), algorithm
+    if isinstance(padding, (list, tuple)) and len(padding) == k + 2 and all(
+            isinstance(p, (list, tuple)) for p in padding):
+        outer = (padding[0], padding[-1]) if channel_last else (padding[0], padding[1])
+        if any(list(p) != [0, 0] for p in outer):
+            raise ValueError(f"{fn}: argument 'padding' may not pad the batch or channel axis, got {padding!r}")
+        pairs = padding[1:-1] if channel_last else padding[2:]
+        flat = [v for pair in pairs for v in pair]
+        return list(int_tuple(fn, "padding", flat, 2 * k, minimum=0)), "EXPLICIT"
+    if isinstance(padding, (list, tuple)) and len(padding) == 2 * k and not isinstance(padding[0], (list, tuple)):
+        return list(int_tuple(fn, "padding", padding, 2 * k, minimum=0)), "EXPLICIT"
+    if isinstance(padding, (list, tuple)) and len(padding) == k and all(
+            isinstance(p, (list, tuple)) for p in padding):
+        flat = [v for pair in padding for v in pair]
+        return list(int_tuple(fn, "padding", flat, 2 * k, minimum=0)), "EXPLICIT"
+    symmetric = int_tuple(fn, "padding", padding, k, minimum=0)
+    return [v for p in symmetric for v in (p, p)], "EXPLICIT"
+
+
+def _conv(fn: str, k: int, x, weight, bias, stride, padding, dilation, groups, data_format):
+    check_float(fn, "x", x)
+    check_float(fn, "weight", weight)
+    if data_format not in _FORMATS[k]:
+        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
+                         f"{data_format!r}")
+    channel_last = data_format == _FORMATS[k][1]
+    if x.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({data_format}), got shape {x.shape}")
+    if weight.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'weight' expected a {k + 2}-d tensor [out_channels, "
+                         f"in_channels / groups, kernel...], got shape {weight.shape}")
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
+        raise TypeError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+    strides = int_tuple(fn, "stride", stride, k)
+    dilations = int_tuple(fn, "dilation", dilation, k)
+    paddings, algorithm = conv_padding(fn, padding, k, channel_last)
+    if bias is not None:
+        check_float(fn, "bias", bias)
+        if bias.shape != [weight.shape[0]]:
+            raise ValueError(f"{fn}: argument 'bias' expected shape [{weight.shape[0]}] (one per output "
+                             f"channel), got {bias.shape}")
+    if k == 1:  # a conv2d over a height of 1
+        x = _F.unsqueeze(x, [1 if channel_last else 2])
+        weight = _F.unsqueeze(weight, [2])
+        strides, dilations, paddings = (1,) + strides, (1,) + dilations, [0, 0] + paddings
+        out = _F.conv2d(x, weight, list(strides), paddings, algorithm, list(dilations), int(groups),
+                        "NHWC" if channel_last else "NCHW")
+        out = _F.squeeze(out, [1 if channel_last else 2])
+    else:
+        op = _F.conv2d if k == 2 else _F.conv3d
+        out = op(x, weight, list(strides), paddings, algorithm, list(dilations), int(groups), data_format)
+    if bias is not None:
+        shape = [bias.shape[0]] if channel_last else [bias.shape[0]] + [1] * k
+        out = _F.add(out, _F.reshape(bias, shape))
+    return out
+
+
+def conv1d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1,
+           data_format: str = "NCL", name=None) -> Tensor:
+    """1-D convolution of x [N, C, L] (or NLC) with weight [O, C/groups, k].
+
+    >>> x = eager.ones([2, 3, 10]); w = eager.ones([4, 3, 3])
+    >>> eager.nn.functional.conv1d(x, w, padding=1).shape
+    [2, 4, 10]
+    """
+    return _conv("conv1d", 1, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def conv2d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1,
+           data_format: str = "NCHW", name=None) -> Tensor:
+    """2-D convolution of x [N, C, H, W] (or NHWC) with weight [O, C/groups, kh, kw],
+    plus bias [O] if given. ``padding``: an int, [ph, pw], [top, bottom, left,
+    right], pairs per axis, or "SAME"/"VALID".
+
+    >>> x = eager.ones([1, 3, 8, 8]); w = eager.ones([6, 3, 3, 3])
+    >>> eager.nn.functional.conv2d(x, w, stride=2, padding="SAME").shape
+    [1, 6, 4, 4]
+    """
+    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+def conv3d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1,
+           data_format: str = "NCDHW", name=None) -> Tensor:
+    """3-D convolution of x [N, C, D, H, W] (or NDHWC) with weight [O, C/groups, kd, kh, kw].
+
+    >>> eager.nn.functional.conv3d(eager.ones([1, 2, 4, 4, 4]), eager.ones([3, 2, 3, 3, 3])).shape
+    [1, 3, 2, 2, 2]
+    """
+    return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
