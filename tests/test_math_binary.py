@@ -9,6 +9,7 @@ import pytest
 
 import eager
 from eager.autograd import gradcheck, gradgradcheck
+from eager.autograd.gradient_check import gradient_function
 
 
 def t(values, dtype=None, stop_gradient=True):
@@ -241,3 +242,23 @@ def test_fmax_fmin_gradient_goes_to_x_at_ties_and_where_y_is_nan(op):
     x_wins = [True, True, op == "fmax", op == "fmin"]
     assert x.grad.numpy().tolist() == [float(w) for w in x_wins]
     assert y.grad.numpy().tolist() == [float(not w) for w in x_wins]
+
+
+# -- higher orders through the composite rules ------------------------------------------------------------
+
+THIRD_ORDER = {
+    "elementwise_pow": (((2, 3), (3,)), lambda x, y: eager.pow(x, y), (0.5, 2.0)),
+    "atan2": (((3,), (3,)), eager.atan2, (0.5, 2.0)),
+    "hypot": (((2, 3), (3,)), eager.hypot, (0.5, 2.0)),
+    "lerp": (((3,), (2, 3), (3,)), eager.lerp, (-1.0, 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THIRD_ORDER))
+def test_third_order_gradients(name):
+    shapes, func, (low, high) = THIRD_ORDER[name]
+    rng = np.random.default_rng(len(name))
+    inputs = [t(rng.uniform(low, high, s), stop_gradient=False) for s in shapes]
+    grad_out = t(rng.uniform(-1, 1, func(*inputs).shape), stop_gradient=False)
+    # gradgradcheck of the gradient function checks func's third derivatives.
+    assert gradgradcheck(gradient_function(func, len(inputs)), inputs + [grad_out])
