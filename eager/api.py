@@ -10,6 +10,7 @@ from .nn import ParamAttr, seed  # Paddle's paddle.ParamAttr and paddle.seed
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .tensor import Tensor
+from .tensor_api import lerp, lerp_, pow  # noqa: A004  (over the generated ones: they dispatch on y / weight)
 
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16

@@ -144,16 +144,48 @@ class TensorMethods:
     def __pow__(self, exponent):
         if _is_number(exponent):
             return _F.pow(_to_floating(self), exponent)
-        raise TypeError(
-            f"pow: a tensor exponent is not supported (got {type(exponent).__name__}); "
-            f"use a Python number, or eager.exp(y * eager.log(x)) for x > 0"
-        )
+        return _F.elementwise_pow(self, _operand(self, exponent, "elementwise_pow"))
 
     def __rpow__(self, base):
-        if _is_number(base) and not isinstance(base, complex) and base > 0:
-            x = _to_floating(self)
-            return _F.exp(_F.scale(x, float(np.log(base)), 0.0, True))
-        raise TypeError(f"pow: base ** tensor needs a positive Python number base, got {base!r}")
+        # base ** tensor: the number becomes a 0-d tensor (Paddle's promotion), so
+        # the exponent's gradient is g * log(base) * base ** tensor.
+        return _binary(_F.elementwise_pow, self, base, "elementwise_pow", reverse=True)
+
+    def __floordiv__(self, other):
+        return _binary(_F.floor_divide, self, other, "floor_divide")
+
+    def __rfloordiv__(self, other):
+        return _binary(_F.floor_divide, self, other, "floor_divide", reverse=True)
+
+    def __mod__(self, other):
+        return _binary(_F.remainder, self, other, "remainder")
+
+    def __rmod__(self, other):
+        return _binary(_F.remainder, self, other, "remainder", reverse=True)
+
+    def __divmod__(self, other):
+        return self.__floordiv__(other), self.__mod__(other)
+
+    def __rdivmod__(self, other):
+        return self.__rfloordiv__(other), self.__rmod__(other)
+
+    def __and__(self, other):
+        return _binary(_F.bitwise_and, self, other, "bitwise_and")
+
+    def __rand__(self, other):
+        return _binary(_F.bitwise_and, self, other, "bitwise_and", reverse=True)
+
+    def __or__(self, other):
+        return _binary(_F.bitwise_or, self, other, "bitwise_or")
+
+    def __ror__(self, other):
+        return _binary(_F.bitwise_or, self, other, "bitwise_or", reverse=True)
+
+    def __xor__(self, other):
+        return _binary(_F.bitwise_xor, self, other, "bitwise_xor")
+
+    def __rxor__(self, other):
+        return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
         return _F.matmul(self, _operand(self, other, "matmul"), False, False)
@@ -238,6 +270,43 @@ class TensorMethods:
         if isinstance(other, Tensor):
             return _F.greater_equal(self, other)
         return _binary(_F.greater_equal, self, other, "greater_equal")
+
+
+# -- functions that pick an op by their arguments' types (eager.pow, Tensor.pow, ...) --------
+
+def pow(x, y, name=None):  # noqa: A001  (Paddle's name)
+    """x ** y elementwise: a Python number y runs ``pow`` (its scalar attribute), a
+    Tensor y runs ``elementwise_pow`` (broadcasting, differentiable in y too), as
+    Paddle's ``paddle.pow`` dispatches.
+
+    >>> eager.pow(x, 2.0)                      # pow
+    >>> eager.pow(x, eager.to_tensor([1.0, 2.0]))   # elementwise_pow
+    """
+    if isinstance(y, Tensor):
+        return _F.elementwise_pow(x, y)
+    return _F.pow(x, y)
+
+
+def _lerp_weight(x, weight):
+    """A number weight as a 0-d tensor of x's dtype and place (Paddle's ``paddle.lerp``)."""
+    if isinstance(x, Tensor) and _is_number(weight) and not isinstance(weight, (bool, complex)):
+        return Tensor(phi_api.full([], weight, x.impl.dtype, x.place))
+    return weight
+
+
+def lerp(x, y, weight, name=None):
+    """x + weight * (y - x) elementwise; ``weight`` is a Tensor (broadcast with x and
+    y, and differentiable) or a Python number."""
+    return _F.lerp(x, y, _lerp_weight(x, weight))
+
+
+def lerp_(x, y, weight, name=None):
+    """Inplace :func:`lerp`: writes the result into x and returns it."""
+    return _F.lerp_(x, y, _lerp_weight(x, weight))
+
+
+# Tensor methods that dispatch on an argument's type, installed over the generated ones.
+_DISPATCHING_METHODS = {"pow": pow, "lerp": lerp, "lerp_": lerp_}
 
 
 def _is_inexact(dtype: DataType) -> bool:
@@ -335,6 +404,8 @@ def install() -> None:
         if name not in _CLASS_MACHINERY:
             setattr(Tensor, name, value)
     for name, function in METHODS.items():
+        setattr(Tensor, name, function)
+    for name, function in _DISPATCHING_METHODS.items():
         setattr(Tensor, name, function)
 
 

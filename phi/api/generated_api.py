@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1289,6 +1289,492 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
     return DenseTensor(out)
 
 
+_elementwise_pow_kernel = KERNELS.dispatch_table("elementwise_pow")
+
+
+def elementwise_pow(x, y):
+    """Elementwise x ** y for a tensor exponent y, with broadcasting (eager.pow and x ** y call it when y is a Tensor); an integer tensor to a negative power is an error."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("elementwise_pow", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("elementwise_pow", "elementwise_pow", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _elementwise_pow_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("elementwise_pow", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"elementwise_pow: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("elementwise_pow", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_clip_kernel = KERNELS.dispatch_table("clip")
+
+
+def clip(x, min, max):
+    """x limited to [min, max] (None leaves that side open; a one-element tensor bound is read as its number, as in Paddle 2.x); the gradient passes where min <= x <= max, the edges included, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.clip_infer_meta(x, min, max, out_meta)
+    except PhiError as error:
+        raise error.in_op("clip", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("clip", "clip", x, (x, min, max), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _clip_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, min, max)
+    except PhiError as error:
+        raise error.in_op("clip", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"clip: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("clip", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_remainder_kernel = KERNELS.dispatch_table("remainder")
+
+
+def remainder(x, y):
+    """Elementwise x mod y with the sign of y, as Python's % (floats divided by zero give NaN; an integer zero divisor is an error). Not differentiable, as in Paddle 2.x."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("remainder", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("remainder", "remainder", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _remainder_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("remainder", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"remainder: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("remainder", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_floor_divide_kernel = KERNELS.dispatch_table("floor_divide")
+
+
+def floor_divide(x, y):
+    """Elementwise floor(x / y), rounding toward -inf for integers too (Paddle 2.5+, Python's //); an integer zero divisor is an error. Not differentiable, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("floor_divide", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("floor_divide", "floor_divide", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _floor_divide_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("floor_divide", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"floor_divide: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("floor_divide", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logical_and_kernel = KERNELS.dispatch_table("logical_and")
+
+
+def logical_and(x, y):
+    """Elementwise x AND y as a bool tensor (nonzero is True)."""
+    out_meta = MetaTensor()
+    try:
+        _im.compare_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("logical_and", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logical_and", "logical_and", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logical_and_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("logical_and", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logical_and: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_and", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logical_or_kernel = KERNELS.dispatch_table("logical_or")
+
+
+def logical_or(x, y):
+    """Elementwise x OR y as a bool tensor (nonzero is True)."""
+    out_meta = MetaTensor()
+    try:
+        _im.compare_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("logical_or", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logical_or", "logical_or", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logical_or_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("logical_or", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logical_or: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_or", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logical_xor_kernel = KERNELS.dispatch_table("logical_xor")
+
+
+def logical_xor(x, y):
+    """Elementwise x XOR y as a bool tensor (nonzero is True)."""
+    out_meta = MetaTensor()
+    try:
+        _im.compare_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("logical_xor", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logical_xor", "logical_xor", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logical_xor_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("logical_xor", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logical_xor: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_xor", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bitwise_and_kernel = KERNELS.dispatch_table("bitwise_and")
+
+
+def bitwise_and(x, y):
+    """Elementwise bitwise AND of bool or integer tensors (Tensor.__and__)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bitwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("bitwise_and", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bitwise_and", "bitwise_and", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bitwise_and_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("bitwise_and", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_and: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_and", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bitwise_or_kernel = KERNELS.dispatch_table("bitwise_or")
+
+
+def bitwise_or(x, y):
+    """Elementwise bitwise OR of bool or integer tensors (Tensor.__or__)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bitwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("bitwise_or", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bitwise_or", "bitwise_or", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bitwise_or_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("bitwise_or", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_or: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_or", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bitwise_xor_kernel = KERNELS.dispatch_table("bitwise_xor")
+
+
+def bitwise_xor(x, y):
+    """Elementwise bitwise XOR of bool or integer tensors (Tensor.__xor__)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bitwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("bitwise_xor", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bitwise_xor", "bitwise_xor", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bitwise_xor_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("bitwise_xor", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_xor: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_xor", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isclose_kernel = KERNELS.dispatch_table("isclose")
+
+
+def isclose(x, y, rtol, atol, equal_nan):
+    """Elementwise |x - y| <= atol + rtol * |y| as a bool tensor; NaNs are equal only with equal_nan."""
+    out_meta = MetaTensor()
+    try:
+        _im.isclose_infer_meta(x, y, rtol, atol, equal_nan, out_meta)
+    except PhiError as error:
+        raise error.in_op("isclose", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isclose", "isclose", x, (x, y, rtol, atol, equal_nan), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isclose_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, rtol, atol, equal_nan)
+    except PhiError as error:
+        raise error.in_op("isclose", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isclose: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isclose", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_allclose_kernel = KERNELS.dispatch_table("allclose")
+
+
+def allclose(x, y, rtol, atol, equal_nan):
+    """Whether isclose holds everywhere, as a 0-d bool tensor (as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.allclose_infer_meta(x, y, rtol, atol, equal_nan, out_meta)
+    except PhiError as error:
+        raise error.in_op("allclose", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("allclose", "allclose", x, (x, y, rtol, atol, equal_nan), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _allclose_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, rtol, atol, equal_nan)
+    except PhiError as error:
+        raise error.in_op("allclose", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"allclose: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("allclose", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_equal_all_kernel = KERNELS.dispatch_table("equal_all")
+
+
+def equal_all(x, y):
+    """Whether x and y have one shape and equal elements, as a 0-d bool tensor (no broadcasting)."""
+    out_meta = MetaTensor()
+    try:
+        _im.equal_all_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("equal_all", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("equal_all", "equal_all", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _equal_all_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("equal_all", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"equal_all: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("equal_all", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_atan2_kernel = KERNELS.dispatch_table("atan2")
+
+
+def atan2(x, y):
+    """Elementwise arctan(x / y) in the quadrant of the point (y, x), in [-pi, pi] (numpy.arctan2(x, y)); integer inputs give float64."""
+    out_meta = MetaTensor()
+    try:
+        _im.atan2_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("atan2", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("atan2", "atan2", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _atan2_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("atan2", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"atan2: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atan2", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_hypot_kernel = KERNELS.dispatch_table("hypot")
+
+
+def hypot(x, y):
+    """Elementwise sqrt(x ** 2 + y ** 2) without overflow; its gradient at x = y = 0 is NaN, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.float_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("hypot", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hypot", "hypot", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _hypot_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("hypot", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hypot: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hypot", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_lerp_kernel = KERNELS.dispatch_table("lerp")
+
+
+def lerp(x, y, weight):
+    """x + weight * (y - x), the three broadcast together (eager.lerp also takes a number weight)."""
+    out_meta = MetaTensor()
+    try:
+        _im.lerp_infer_meta(x, y, weight, out_meta)
+    except PhiError as error:
+        raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lerp", "lerp", x, (x, y, weight), [out_meta], {"x": x, "y": y, "weight": weight})
+    key = (type(x.array), x.array.dtype)
+    kernel = _lerp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, weight.array)
+    except PhiError as error:
+        raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lerp: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lerp", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_fmax_kernel = KERNELS.dispatch_table("fmax")
+
+
+def fmax(x, y):
+    """The larger of x and y, ignoring a NaN on one side; at a tie (or a NaN y) the gradient goes to x, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("fmax", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fmax", "fmax", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _fmax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("fmax", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fmax: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fmax", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_fmin_kernel = KERNELS.dispatch_table("fmin")
+
+
+def fmin(x, y):
+    """The smaller of x and y, ignoring a NaN on one side; at a tie (or a NaN y) the gradient goes to x, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_elementwise_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("fmin", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fmin", "fmin", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _fmin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("fmin", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fmin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fmin", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -2189,4 +2675,167 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     return (
         None if input_grad is None else DenseTensor(input_grad),
         None if filter_grad is None else DenseTensor(filter_grad),
+    )
+
+
+_elementwise_pow_grad_kernel = KERNELS.dispatch_table("elementwise_pow_grad")
+
+
+def elementwise_pow_grad(x, y, out_grad, *, out_mask=None):
+    """The gradients of x ** y as Paddle writes them, g * y * x ** (y - 1) and g * log(x) * x ** y (NaN where x <= 0)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("elementwise_pow_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("elementwise_pow_grad", "elementwise_pow_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _elementwise_pow_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("elementwise_pow_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"elementwise_pow_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("elementwise_pow_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+    )
+
+
+_clip_grad_kernel = KERNELS.dispatch_table("clip_grad")
+
+
+def clip_grad(x, out_grad, min, max):
+    """out_grad where min <= x <= max (edges included, as in Paddle), zero elsewhere."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("clip_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("clip_grad", "clip_grad", out_grad, (x, out_grad, min, max), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _clip_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, min, max)
+    except PhiError as error:
+        raise error.in_op("clip_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"clip_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("clip_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_lerp_grad_kernel = KERNELS.dispatch_table("lerp_grad")
+
+
+def lerp_grad(x, y, weight, out_grad, *, out_mask=None):
+    """g * (1 - weight), g * weight and g * (y - x), each summed to its input's shape."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    weight_grad_meta = MetaTensor()
+    try:
+        _im.lerp_grad_infer_meta(x, y, weight, out_grad, x_grad_meta, y_grad_meta, weight_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lerp_grad", x=x, y=y, weight=weight, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lerp_grad", "lerp_grad", out_grad, (x, y, weight, out_grad), [x_grad_meta, y_grad_meta, weight_grad_meta], {"x": x, "y": y, "weight": weight, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _lerp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad, weight_grad = kernel(x.array, y.array, weight.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("lerp_grad", x=x, y=y, weight=weight, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lerp_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if weight_grad is not None and type(weight_grad) is not key[0]:
+        weight_grad = as_array(weight_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lerp_grad", [x_grad_meta, y_grad_meta, weight_grad_meta], [x_grad, y_grad, weight_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+        None if weight_grad is None else DenseTensor(weight_grad),
+    )
+
+
+_fmax_grad_kernel = KERNELS.dispatch_table("fmax_grad")
+
+
+def fmax_grad(x, y, out_grad, *, out_mask=None):
+    """fmax_grad (phi kernel fmax_grad)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("fmax_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fmax_grad", "fmax_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _fmax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("fmax_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fmax_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fmax_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
+    )
+
+
+_fmin_grad_kernel = KERNELS.dispatch_table("fmin_grad")
+
+
+def fmin_grad(x, y, out_grad, *, out_mask=None):
+    """fmin_grad (phi kernel fmin_grad)."""
+    x_grad_meta = MetaTensor()
+    y_grad_meta = MetaTensor()
+    try:
+        _im.elementwise_grad_infer_meta(x, y, out_grad, x_grad_meta, y_grad_meta)
+    except PhiError as error:
+        raise error.in_op("fmin_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fmin_grad", "fmin_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _fmin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, y_grad = kernel(x.array, y.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("fmin_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fmin_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if y_grad is not None and type(y_grad) is not key[0]:
+        y_grad = as_array(y_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fmin_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if y_grad is None else DenseTensor(y_grad),
     )

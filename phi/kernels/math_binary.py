@@ -1,3 +1,197 @@
-"""Binary and ternary elementwise kernels (pow with a tensor exponent, fmax/fmin, remainder, atan2, lerp, logic and bitwise ops, clip, isclose) and their gradients."""
-from ..core.kernel_registry import register_kernel  # noqa: F401
-from .dtypes import ALL_BACKENDS  # noqa: F401
+"""Binary and ternary elementwise kernels (pow with a tensor exponent, fmax/fmin, remainder, atan2, lerp, logic and bitwise ops, clip, isclose) and their gradients.
+
+Where Paddle and NumPy disagree these follow Paddle: floor_divide of floats is
+floor(x / y) (NumPy's floor_divide rounds the exact quotient, so 1 // 0.1 is 9
+there and 10 here), fmax/fmin give a tie's gradient to x, and clip's gradient
+passes at its edges.
+"""
+from ..common.data_type import DataType
+from ..core.errors import InvalidArgumentError
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INTS, REAL
+from .funcs import reduce_to_shape, want
+
+def _zero(xp, dtype):
+    return xp.zeros((), dtype=dtype)
+
+
+# -- pow with a tensor exponent ----------------------------------------------------------
+
+@register_kernel("elementwise_pow", ALL_BACKENDS, REAL)
+def elementwise_pow(ctx, x, y):
+    xp = ctx.xp
+    if y.dtype.kind in "iu" and y.size and bool(xp.any(y < 0)):
+        # An integer to a negative power is a fraction; NumPy refuses it deep inside.
+        raise InvalidArgumentError("argument 'y' holds a negative exponent for an integer tensor; "
+                                   "integers to negative powers are not integers: cast x and y to a "
+                                   "floating dtype first")
+    return xp.power(x, y)
+
+
+@register_kernel("elementwise_pow_grad", ALL_BACKENDS, FLOATS)
+def elementwise_pow_grad(ctx, x, y, out_grad, *, out_mask=None):
+    # Paddle's rule as written, with no special case: dy = g * log(x) * x**y is NaN where x <= 0.
+    xp = ctx.xp
+    x_grad = (reduce_to_shape(xp.multiply(out_grad, xp.multiply(y, xp.power(x, y - 1))), x.shape)
+              if want(out_mask, 0) else None)
+    y_grad = (reduce_to_shape(xp.multiply(out_grad, xp.multiply(xp.log(x), xp.power(x, y))), y.shape)
+              if want(out_mask, 1) else None)
+    return x_grad, y_grad
+
+
+# -- clip ---------------------------------------------------------------------------------
+
+@register_kernel("clip", ALL_BACKENDS, REAL)
+def clip(ctx, x, min, max):  # noqa: A002  (Paddle's argument names)
+    xp = ctx.xp
+    out = x if min is None else xp.maximum(x, xp.asarray(min, dtype=x.dtype))
+    out = out if max is None else xp.minimum(out, xp.asarray(max, dtype=x.dtype))
+    return out.copy() if out is x else out
+
+
+@register_kernel("clip_grad", ALL_BACKENDS, REAL)
+def clip_grad(ctx, x, out_grad, min, max):  # noqa: A002
+    # Paddle: the gradient passes where min <= x <= max, the edges included.
+    xp = ctx.xp
+    zero = _zero(xp, out_grad.dtype)
+    grad = out_grad
+    if min is not None:
+        grad = xp.where(x < xp.asarray(min, dtype=x.dtype), zero, grad)
+    if max is not None:
+        grad = xp.where(x > xp.asarray(max, dtype=x.dtype), zero, grad)
+    return grad.copy() if grad is out_grad else grad
+
+
+# -- remainder and floor division -----------------------------------------------------------
+
+def _check_integer_divisor(xp, y) -> None:
+    if y.dtype.kind in "iu" and y.size and not bool(xp.all(y)):
+        raise InvalidArgumentError("argument 'y' holds a zero divisor; integer division by zero "
+                                   "has no result")
+
+
+@register_kernel("remainder", ALL_BACKENDS, REAL)
+def remainder(ctx, x, y):
+    # The sign of the divisor, as Python's %; floats divided by zero give NaN.
+    _check_integer_divisor(ctx.xp, y)
+    return ctx.xp.remainder(x, y)
+
+
+@register_kernel("floor_divide", ALL_BACKENDS, REAL)
+def floor_divide(ctx, x, y):
+    xp = ctx.xp
+    _check_integer_divisor(xp, y)
+    if x.dtype.kind in "iu":
+        return xp.floor_divide(x, y)
+    return xp.floor(xp.divide(x, y))
+
+
+# -- logical and bitwise ---------------------------------------------------------------------
+
+def _register_ufunc(name, ufunc_name, dtypes):
+    def kernel(ctx, x, y):
+        return getattr(ctx.xp, ufunc_name)(x, y)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = f"Elementwise numpy.{ufunc_name}(x, y)."
+    return register_kernel(name, ALL_BACKENDS, dtypes)(kernel)
+
+
+logical_and = _register_ufunc("logical_and", "logical_and", ALL_TYPES)
+logical_or = _register_ufunc("logical_or", "logical_or", ALL_TYPES)
+logical_xor = _register_ufunc("logical_xor", "logical_xor", ALL_TYPES)
+_BITWISE = (DataType.BOOL,) + INTS
+bitwise_and = _register_ufunc("bitwise_and", "bitwise_and", _BITWISE)
+bitwise_or = _register_ufunc("bitwise_or", "bitwise_or", _BITWISE)
+bitwise_xor = _register_ufunc("bitwise_xor", "bitwise_xor", _BITWISE)
+
+
+# -- closeness and equality --------------------------------------------------------------------
+
+def _isclose(xp, x, y, rtol, atol, equal_nan):
+    # |x - y| <= atol + rtol * |y|, infinities equal only to themselves (numpy.isclose's rule).
+    return xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@register_kernel("isclose", ALL_BACKENDS, FLOATS)
+def isclose(ctx, x, y, rtol, atol, equal_nan):
+    return _isclose(ctx.xp, x, y, rtol, atol, equal_nan)
+
+
+@register_kernel("allclose", ALL_BACKENDS, FLOATS)
+def allclose(ctx, x, y, rtol, atol, equal_nan):
+    return ctx.xp.all(_isclose(ctx.xp, x, y, rtol, atol, equal_nan))
+
+
+@register_kernel("equal_all", ALL_BACKENDS, ALL_TYPES)
+def equal_all(ctx, x, y):
+    # Paddle: tensors of different shapes are not equal (no broadcasting).
+    xp = ctx.xp
+    if x.shape != y.shape:
+        return xp.zeros((), dtype=bool)
+    return xp.all(xp.equal(x, y))
+
+
+# -- atan2, hypot, lerp --------------------------------------------------------------------------
+
+@register_kernel("atan2", ALL_BACKENDS, REAL)
+def atan2(ctx, x, y):
+    # Integer inputs give float64, as in Paddle.
+    xp = ctx.xp
+    if x.dtype.kind in "iu":
+        x, y = x.astype("float64"), y.astype("float64")
+    return xp.arctan2(x, y)
+
+
+@register_kernel("hypot", ALL_BACKENDS, FLOATS)
+def hypot(ctx, x, y):
+    return ctx.xp.hypot(x, y)
+
+
+@register_kernel("lerp", ALL_BACKENDS, FLOATS)
+def lerp(ctx, x, y, weight):
+    xp = ctx.xp
+    return xp.add(x, xp.multiply(weight, xp.subtract(y, x)))
+
+
+@register_kernel("lerp_grad", ALL_BACKENDS, FLOATS)
+def lerp_grad(ctx, x, y, weight, out_grad, *, out_mask=None):
+    xp = ctx.xp
+    x_grad = (reduce_to_shape(xp.multiply(out_grad, xp.subtract(1, weight)), x.shape)
+              if want(out_mask, 0) else None)
+    y_grad = reduce_to_shape(xp.multiply(out_grad, weight), y.shape) if want(out_mask, 1) else None
+    weight_grad = (reduce_to_shape(xp.multiply(out_grad, xp.subtract(y, x)), weight.shape)
+                   if want(out_mask, 2) else None)
+    return x_grad, y_grad, weight_grad
+
+
+# -- fmax, fmin ------------------------------------------------------------------------------------
+
+@register_kernel("fmax", ALL_BACKENDS, REAL)
+def fmax(ctx, x, y):
+    return ctx.xp.fmax(x, y)
+
+
+@register_kernel("fmin", ALL_BACKENDS, REAL)
+def fmin(ctx, x, y):
+    return ctx.xp.fmin(x, y)
+
+
+def _x_wins_grad(xp, x_wins, x, y, out_grad, out_mask):
+    zero = _zero(xp, out_grad.dtype)
+    x_grad = reduce_to_shape(xp.where(x_wins, out_grad, zero), x.shape) if want(out_mask, 0) else None
+    y_grad = reduce_to_shape(xp.where(x_wins, zero, out_grad), y.shape) if want(out_mask, 1) else None
+    return x_grad, y_grad
+
+
+@register_kernel("fmax_grad", ALL_BACKENDS, REAL)
+def fmax_grad(ctx, x, y, out_grad, *, out_mask=None):
+    # Paddle: to x where x >= y or y is NaN (ties go to x, unlike maximum), to y elsewhere.
+    xp = ctx.xp
+    return _x_wins_grad(xp, xp.logical_or(x >= y, y != y), x, y, out_grad, out_mask)
+
+
+@register_kernel("fmin_grad", ALL_BACKENDS, REAL)
+def fmin_grad(ctx, x, y, out_grad, *, out_mask=None):
+    xp = ctx.xp
+    return _x_wins_grad(xp, xp.logical_or(x <= y, y != y), x, y, out_grad, out_mask)
