@@ -40,6 +40,7 @@ __all__ = [
     "stack",
     "split",
     "unbind",
+    "chunk",
 ]
 
 
@@ -198,6 +199,21 @@ def unbind(x, axis=0, name=None):
     if _anomaly.active:
         check_forward("unbind", (*out, ))
     return out
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """x cut along axis into chunks pieces of equal size (chunks must divide the axis' size, as in Paddle).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("chunk", "x", x)
+    chunks = to_int(chunks, "chunk", "chunks")
+    axis = to_int(axis, "chunk", "axis")
+    try:
+        return split(x, chunks, axis)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "split", "chunk") from None
 
 
 def concat_grad(x, out_grad, axis, name=None):
