@@ -265,7 +265,12 @@ def broadcast_tensors_infer_meta(input, out) -> None:
         if t.dtype is not input[0].dtype:
             raise InvalidArgumentError(f"argument 'input' expected tensors of one dtype, but input[0] is "
                                        f"{input[0].dtype} and input[{i}] is {t.dtype}")
-        dims = broadcast_dims("input[0..]", dims, f"input[{i}]", tuple(t.dims))
+        try:
+            dims = broadcast_dims("input", dims, f"input[{i}]", tuple(t.dims))
+        except InvalidArgumentError:
+            raise InvalidArgumentError(
+                f"argument 'input': input[{i}] of shape {list(t.dims)} cannot be broadcast with "
+                f"{list(dims)}, the common shape of input[:{i}]") from None
     for t in input:
         out.append(MetaTensor(dims, t.dtype, t.layout))
 

@@ -138,7 +138,7 @@ def repeat_interleave(ctx, x, repeats, axis):
     source = x.reshape(-1) if axis is None or x.ndim == 0 else x
     if len(set(counts)) <= 1:
         return xp.repeat(source, counts[0] if counts else 0, axis=a)
-    return xp.repeat(source, xp.asarray(counts, dtype="int64"), axis=a)
+    return xp.repeat(source, list(counts), axis=a)  # a list: CuPy's repeat takes no device array here
 
 
 @register_kernel("repeat_interleave_grad", ALL_BACKENDS, NUMERIC)
@@ -154,7 +154,7 @@ def repeat_interleave_grad(ctx, x, out_grad, repeats, axis):
         summed = moved.reshape((length, r) + rest).sum(axis=1, dtype=out_grad.dtype)
     else:
         # Unequal counts: a 0/1 matrix adds each element's copies (exact: one product per term).
-        owner = xp.repeat(xp.arange(length), xp.asarray(counts, dtype="int64"))
+        owner = xp.repeat(xp.arange(length), list(counts))
         adds = (xp.arange(length)[:, None] == owner[None, :]).astype(out_grad.dtype)
         summed = xp.tensordot(adds, moved, axes=1).astype(out_grad.dtype, copy=False)
     return xp.moveaxis(summed, 0, a).reshape(x.shape)
