@@ -100,9 +100,30 @@ def test_moveaxis_t_unstack_chunk_expand_as_broadcast_tensors_shapes():
     assert a.shape == b.shape == [2, 4, 3]
 
 
+def test_tensor_split_an_int_is_a_count_and_a_list_holds_indices():
+    x = paddle.ones([8])
+    assert [p.shape for p in paddle.tensor_split(x, num_or_indices=2)] == [[4], [4]]
+    assert [p.shape for p in paddle.tensor_split(x, 3)] == [[3], [3], [2]]
+    assert [p.shape for p in paddle.tensor_split(x, [2, 3])] == [[2], [1], [5]]
+    assert [p.shape for p in paddle.tensor_split(x, [3])] == [[3], [5]]          # one index, not 3 pieces
+    assert [p.shape for p in paddle.tensor_split(x, _t(3, "int64"))] == [[3], [3], [2]]  # a 0-d tensor counts
+    assert [p.shape for p in paddle.tensor_split(x, _t([3], "int64"))] == [[3], [5]]
+    assert [p.shape for p in paddle.ones([7, 8]).tensor_split(2, axis=1)] == [[7, 4], [7, 4]]
+    values = _t(np.arange(6))
+    assert [p.numpy().tolist() for p in paddle.tensor_split(values, [4, 1, -1])] == [[0, 1, 2, 3], [], [1, 2, 3, 4],
+                                                                                      [5]]
+
+
+def test_tensor_split_gradient_adds_overlapping_pieces():
+    x = _t(np.zeros(6), stop_gradient=False)
+    first, _, third, _ = paddle.tensor_split(x, [4, 1, -1])
+    (first.sum() + 10 * third.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1, 11, 11, 11, 10, 0])
+
+
 def test_methods_exist_where_paddle_has_them():
     for name in ("tile", "flip", "slice", "chunk", "roll", "expand_as", "moveaxis", "t", "unstack",
-                 "repeat_interleave", "strided_slice", "rot90"):
+                 "repeat_interleave", "strided_slice", "rot90", "tensor_split"):
         assert callable(getattr(paddle.Tensor, name)), name
 
 
@@ -140,6 +161,12 @@ X23 = np.arange(6.0).reshape(2, 3)
     (lambda x: paddle.rot90(x, 1, [1, -1]), ValueError, r"rot90: argument 'axes' lists axis -1 more than once"),
     (lambda x: paddle.rot90(x, 1, [0]), ValueError, r"rot90: argument 'axes' expected two axes"),
     (lambda x: paddle.chunk(x, 2, axis=1), ValueError, r"chunk: argument 'num_or_sections' = 2 must divide"),
+    (lambda x: paddle.tensor_split(x, 0), ValueError,
+     r"tensor_split: argument 'num_or_indices' expected a positive number of pieces, got 0"),
+    (lambda x: paddle.tensor_split(paddle.ones([]), 2), ValueError, r"tensor_split: argument 'x' is 0-d"),
+    (lambda x: paddle.tensor_split(x, 2, axis=2), ValueError, r"tensor_split: argument 'axis' expected an axis"),
+    (lambda x: paddle.tensor_split(x, [1.5]), TypeError, r"tensor_split: argument 'num_or_indices' expected a list"),
+    (lambda x: paddle.tensor_split(x, 2 ** 40), ValueError, r"tensor_split: argument 'num_or_indices' asks for"),
     (lambda x: paddle.tile(x, [2 ** 40, 2 ** 40]), ValueError, r"tile: argument 'repeat_times' gives a result"),
     (lambda x: paddle.repeat_interleave(x, 2 ** 62), ValueError, r"repeat_interleave: argument 'repeats' gives a"),
 ])
@@ -162,6 +189,8 @@ def test_bad_arguments_raise_naming_the_op_and_argument_and_leave_x_alone(call, 
      r"expand_as_grad: argument 'out_grad' expected float32\[2, 3\]"),
     (lambda: paddle.ops.repeat_interleave_grad(paddle.ones([3]), paddle.ones([5]), [2], None),
      r"repeat_interleave_grad: argument 'out_grad' expected float32\[6\]"),
+    (lambda: paddle.ops.tensor_split_grad(paddle.ones([5]), [paddle.ones([3]), paddle.ones([3])], 2, 0),
+     r"tensor_split_grad: argument 'out_grad' expected \['float32\[3\]', 'float32\[2\]'\]"),
 ])
 def test_a_backward_op_called_directly_checks_out_grad(call, message):
     with pytest.raises(ValueError, match=message):
@@ -176,6 +205,7 @@ def test_a_backward_op_called_directly_checks_out_grad(call, message):
     lambda x: paddle.broadcast_tensors([x])[0], lambda x: paddle.moveaxis(x, 0, 1), lambda x: paddle.t(x),
     lambda x: paddle.unstack(x)[0], lambda x: paddle.repeat_interleave(x, 1, 0),
     lambda x: paddle.strided_slice(x, [1], [0], [3], [1]), lambda x: paddle.rot90(x, 4),
+    lambda x: paddle.tensor_split(x, 1)[0], lambda x: paddle.tensor_split(x, [0, 2], 1)[1],
 ])
 def test_writing_into_a_result_leaves_x_unchanged(op):
     x = _t(X23)
@@ -198,6 +228,8 @@ THIRD_ORDER = {
                           * paddle.repeat_interleave(x, [1, 1, 1], 0)[:3]),
     "expand_as": ((3,), lambda x: paddle.expand_as(x * x, paddle.ones([2, 3])) * x),
     "unstack": ((2, 3), lambda x: paddle.unstack(x * x, 1)[2] * paddle.chunk(x, 3, 1)[0].reshape([2])),
+    "tensor_split": ((6,), lambda x: paddle.tensor_split(x * x, [4, 1])[2] * paddle.tensor_split(x, [1])[1]),
+    "tensor_split_one_piece": ((3,), lambda x: paddle.tensor_split(x * x, 1)[0] * x),
     "broadcast_tensors": ((3,), lambda x: paddle.broadcast_tensors([x * x, paddle.reshape(x, [3, 1])])[1] * x),
 }
 

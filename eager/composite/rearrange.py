@@ -8,7 +8,7 @@ region again). Their second derivatives are therefore the ops themselves.
 """
 from __future__ import annotations
 
-from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index
+from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
 from ..generated import forward_api as _F
 from .spine import _reshape, sum_to_shape
@@ -71,6 +71,21 @@ def broadcast_tensors_grad(input, out_grad):
 
 def unstack_grad(out_grad, axis):
     return _F.stack(out_grad, axis)
+
+
+def tensor_split_grad(x, out_grad, num_or_indices, axis):
+    a, bounds = tensor_split_bounds(x.shape, num_or_indices, axis)
+    ends = [0] + [hi for _, hi in bounds]
+    if len(out_grad) == 1:
+        return out_grad[0]  # one piece, x itself (and concat's gradient would split it by the count [n])
+    if all(lo == ends[i] for i, (lo, _) in enumerate(bounds)) and ends[-1] == x.shape[a]:
+        return _F.concat(out_grad, a)  # pieces side by side: the usual case
+    # Decreasing indices give overlapping pieces: each adds into its place.
+    total = None
+    for (lo, hi), g in zip(bounds, out_grad):
+        part = _into_zeros(x.shape, g, (slice(None),) * a + (slice(lo, hi),))
+        total = part if total is None else _F.add(total, part)
+    return total
 
 
 def repeat_interleave_grad(x, out_grad, repeats, axis):

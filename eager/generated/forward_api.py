@@ -128,6 +128,7 @@ from .ops_rearrange import (  # noqa: F401
     repeat_interleave,
     strided_slice,
     rot90,
+    tensor_split,
     tile_grad,
     flip_grad,
     slice_grad,
@@ -140,6 +141,7 @@ from .ops_rearrange import (  # noqa: F401
     repeat_interleave_grad,
     strided_slice_grad,
     rot90_grad,
+    tensor_split_grad,
 )
 from .ops_reduction import (  # noqa: F401
     sum,
@@ -221,4 +223,5 @@ __all__ = [
     "repeat_interleave",
     "strided_slice",
     "rot90",
+    "tensor_split",
 ]

@@ -48,6 +48,7 @@ __all__ = [
     "repeat_interleave",
     "strided_slice",
     "rot90",
+    "tensor_split",
 ]
 
 
@@ -312,6 +313,30 @@ class Rot90GradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
+class TensorSplitGradNode(GradNodeBase):
+    """Runs tensor_split_grad for tensor_split."""
+
+    __slots__ = ("x", "num_or_indices", "axis", )
+    backward_op = "tensor_split_grad"
+    forward_op = "tensor_split"
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("num_or_indices", "axis", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_grad = grads[0:]
+        if create_graph:
+            x = Tensor(saved_shape(self, self.x))
+            grad = _composite.tensor_split_grad(x, out_grad, self.num_or_indices, self.axis)
+            return ((grad,), )
+        grad = _phi.tensor_split_grad(saved_shape(self, self.x), [g.impl for g in out_grad], self.num_or_indices, self.axis, )
+        return ((Tensor(grad),), )
+
+
 def tile(x, repeat_times, name=None):
     """x repeated repeat_times[i] times along axis i (positive counts); the shorter of x's shape and repeat_times is padded with 1s in front.
 
@@ -554,6 +579,28 @@ def rot90(x, k=1, axes=(0, 1), name=None):
     return out
 
 
+def tensor_split(x, num_or_indices, axis=0, name=None):
+    """x cut along axis into num_or_indices pieces (an int n; the first size % n one longer) or before each of the indices (a list; a piece may be empty).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tensor_split", "x", x)
+    num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split", "num_or_indices")
+    axis = to_int(axis, "tensor_split", "axis")
+    out = [Tensor(t) for t in _phi.tensor_split(x.impl, num_or_indices, axis)]
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TensorSplitGradNode(((edge_of(x),), ))
+        set_history(node, [*out])
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
+        node.x = spec_of(x.impl)
+        node.num_or_indices = num_or_indices
+        node.axis = axis
+    if _anomaly.active:
+        check_forward("tensor_split", (*out, ))
+    return out
+
+
 def tile_grad(x, out_grad, repeat_times, name=None):
     """tile_grad
 
@@ -758,4 +805,22 @@ def rot90_grad(out_grad, k, axes, name=None):
     x_grad = Tensor(_phi.rot90_grad(out_grad.impl, k, axes))
     if _anomaly.active:
         check_forward("rot90_grad", (x_grad, ))
+    return x_grad
+
+
+def tensor_split_grad(x, out_grad, num_or_indices, axis, name=None):
+    """tensor_split_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tensor_split_grad", "x", x)
+    out_grad = check_tensor_list("tensor_split_grad", "out_grad", out_grad, Tensor)
+    num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split_grad", "num_or_indices")
+    axis = to_int(axis, "tensor_split_grad", "axis")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
+        return _composite.tensor_split_grad(x, out_grad, num_or_indices, axis)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.tensor_split_grad(x.impl, [t.impl for t in out_grad], num_or_indices, axis))
+    if _anomaly.active:
+        check_forward("tensor_split_grad", (x_grad, ))
     return x_grad

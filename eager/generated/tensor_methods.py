@@ -74,4 +74,5 @@ METHODS = {
     "repeat_interleave": _F.repeat_interleave,
     "strided_slice": _F.strided_slice,
     "rot90": _F.rot90,
+    "tensor_split": _F.tensor_split,
 }

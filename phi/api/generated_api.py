@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1557,6 +1557,32 @@ def rot90(x, k, axes):
     return DenseTensor(out)
 
 
+_tensor_split_kernel = KERNELS.dispatch_table("tensor_split")
+
+
+def tensor_split(x, num_or_indices, axis):
+    """x cut along axis into num_or_indices pieces (an int n; the first size % n one longer) or before each of the indices (a list; a piece may be empty)."""
+    out_meta = []
+    try:
+        _im.tensor_split_infer_meta(x, num_or_indices, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("tensor_split", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tensor_split", "tensor_split", x, (x, num_or_indices, axis), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tensor_split_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_or_indices, axis)
+    except PhiError as error:
+        raise error.in_op("tensor_split", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tensor_split: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tensor_split", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -2661,4 +2687,31 @@ def rot90_grad(out_grad, k, axes):
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("rot90_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_tensor_split_grad_kernel = KERNELS.dispatch_table("tensor_split_grad")
+
+
+def tensor_split_grad(x, out_grad, num_or_indices, axis):
+    """tensor_split_grad (phi kernel tensor_split_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.tensor_split_grad_infer_meta(x, out_grad, num_or_indices, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tensor_split_grad", "tensor_split_grad", out_grad[0], (x, out_grad, num_or_indices, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad[0].array), out_grad[0].array.dtype)
+    kernel = _tensor_split_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, [t.array for t in out_grad], num_or_indices, axis)
+    except PhiError as error:
+        raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tensor_split_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tensor_split_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)

@@ -17,7 +17,8 @@ __all__ = [
     "moveaxis_infer_meta", "moveaxis_grad_infer_meta", "t_infer_meta", "unstack_infer_meta", "repeat_interleave_infer_meta",
     "repeat_interleave_grad_infer_meta", "strided_slice_infer_meta", "strided_slice_grad_infer_meta",
     "rot90_infer_meta", "moveaxis_permutation", "repeat_counts", "slice_bounds", "slice_index",
-    "strided_bounds", "strided_index",
+    "strided_bounds", "strided_index", "tensor_split_bounds", "tensor_split_infer_meta",
+    "tensor_split_grad_infer_meta",
 ]
 
 
@@ -288,6 +289,59 @@ def unstack_infer_meta(x, axis, num, out) -> None:
                                    f"(shape {list(dims)}), or be None")
     for _ in range(dims[a]):
         out.append(MetaTensor(dims[:a] + dims[a + 1:], x.dtype, x.layout))
+
+
+# -- tensor_split ---------------------------------------------------------------------------
+
+MAX_PIECES = 1 << 20  # a list output of more tensors than this is a mistake, not a split
+
+
+def tensor_split_bounds(dims, num_or_indices, axis) -> tuple:
+    """(axis, [(start, end), ...]): the pieces of tensor_split along the axis.
+
+    An int n gives n pieces, the first ``size % n`` of them one longer; a list of
+    indices cuts before each, every piece read as a slice from the previous index
+    to this one (negative indices count from the end, out-of-range ones clamp, and
+    a smaller index than the previous gives an empty piece, as in Paddle and NumPy).
+    """
+    if not dims:
+        raise InvalidArgumentError("argument 'x' is 0-d and cannot be split")
+    a = normalize_axis("axis", axis, len(dims))
+    size = dims[a]
+    if isinstance(num_or_indices, int):
+        n = num_or_indices
+        if n <= 0:
+            raise InvalidArgumentError(f"argument 'num_or_indices' expected a positive number of pieces, got {n}")
+        if n > MAX_PIECES:
+            raise InvalidArgumentError(f"argument 'num_or_indices' asks for {n} pieces; at most {MAX_PIECES} "
+                                       f"are supported")
+        bounds, start = [], 0
+        for i in range(n):
+            length = size // n + (1 if i < size % n else 0)
+            bounds.append((start, start + length))
+            start += length
+        return a, bounds
+    cuts = [0] + list(num_or_indices) + [size]
+    return a, [slice_bounds(size, lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
+
+
+def tensor_split_infer_meta(x, num_or_indices, axis, out) -> None:
+    """The pieces of x along axis (see tensor_split_bounds)."""
+    dims = tuple(x.dims)
+    a, bounds = tensor_split_bounds(dims, num_or_indices, axis)
+    for lo, hi in bounds:
+        out.append(MetaTensor(dims[:a] + (hi - lo,) + dims[a + 1:], x.dtype, x.layout))
+
+
+def tensor_split_grad_infer_meta(x, out_grad, num_or_indices, axis, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be the pieces tensor_split gives for x."""
+    pieces = []
+    tensor_split_infer_meta(x, num_or_indices, axis, pieces)
+    got = [f"{g.dtype}{list(g.dims)}" for g in out_grad]
+    want = [f"{p.dtype}{list(p.dims)}" for p in pieces]
+    if got != want:
+        raise InvalidArgumentError(f"argument 'out_grad' expected {want} (the forward op's results), got {got}")
+    _set(x_grad, x.dims, x)
 
 
 # -- repeat_interleave --------------------------------------------------------------------

@@ -9,7 +9,9 @@ flip's is flip, roll's is roll back, tile's and repeat_interleave's sum the
 copies, the slices' scatter into zeros.
 """
 from ..core.kernel_registry import register_kernel
-from ..infermeta.rearrange import moveaxis_permutation, repeat_counts, slice_index, strided_index
+from ..infermeta.rearrange import (
+    moveaxis_permutation, repeat_counts, slice_index, strided_index, tensor_split_bounds,
+)
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
 from .funcs import reduce_to_shape
 
@@ -171,3 +173,25 @@ def broadcast_tensors(ctx, input):
 def unstack(ctx, x, axis, num):
     lead = (slice(None),) * (axis % x.ndim)
     return [x[lead + (i,)].copy() for i in range(x.shape[axis])]
+
+
+# -- tensor_split ---------------------------------------------------------------------------
+
+def _piece(a, lo, hi):
+    return (slice(None),) * a + (slice(lo, hi),)
+
+
+@register_kernel("tensor_split", ALL_BACKENDS, ALL_TYPES)
+def tensor_split(ctx, x, num_or_indices, axis):
+    a, bounds = tensor_split_bounds(x.shape, num_or_indices, axis)
+    return [x[_piece(a, lo, hi)].copy() for lo, hi in bounds]
+
+
+@register_kernel("tensor_split_grad", ALL_BACKENDS, NUMERIC)
+def tensor_split_grad(ctx, x, out_grad, num_or_indices, axis):
+    # Pieces from decreasing indices overlap, so each adds into its place.
+    a, bounds = tensor_split_bounds(x.shape, num_or_indices, axis)
+    grad = ctx.xp.zeros(x.shape, dtype=out_grad[0].dtype)
+    for (lo, hi), g in zip(bounds, out_grad):
+        grad[_piece(a, lo, hi)] += g
+    return grad

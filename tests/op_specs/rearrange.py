@@ -284,6 +284,46 @@ REPEAT_INTERLEAVE_CASES = (
     Case(((2, 2),), {"repeats": 0, "axis": 0}),
 )
 
+# -- tensor_split -----------------------------------------------------------------------------
+
+def ref_tensor_split(x, num_or_indices, axis=0):
+    size = x.shape[axis]
+    if isinstance(num_or_indices, int):
+        # n pieces whose sizes differ by at most one, the longer ones first.
+        n = num_or_indices
+        sizes = [size // n + (1 if i < size % n else 0) for i in range(n)]
+        starts = [sum(sizes[:i]) for i in range(n)]
+        return tuple(_take(x, list(range(s, s + k)), axis) for s, k in zip(starts, sizes))
+    cuts = [0] + list(num_or_indices) + [size]
+    # Each piece is the Python slice from one cut to the next.
+    return tuple(_take(x, list(range(size))[lo:hi], axis) for lo, hi in zip(cuts[:-1], cuts[1:]))
+
+
+TENSOR_SPLIT_CASES = (
+    Case(((8, 2),), {"num_or_indices": 3}),
+    Case(((2, 6),), {"num_or_indices": [2, 3], "axis": -1}),
+    Case(((7,),), {"num_or_indices": [5, 2]}),                 # decreasing: an empty and an overlapping piece
+    Case(((5, 2),), {"num_or_indices": [-2, 100]}),             # negative and out-of-range indices
+    Case(((2, 3),), {"num_or_indices": [3], "axis": 0}),        # a one-index list cuts there
+    Case(((0, 3),), {"num_or_indices": 2}),
+    Case(((4,),), {"num_or_indices": 1}),
+)
+
+
+def ref_tensor_split_grad(x, g0, g1, g2, num_or_indices, axis=0):
+    def joined(a):
+        return np.concatenate([p.reshape(-1) for p in ref_tensor_split(a, num_or_indices, axis)])
+    flat = np.concatenate([g.reshape(-1) for g in (g0, g1, g2)])
+    return linear_vjp(joined, x.shape, flat, flat.dtype)
+
+
+# The backward op's rows: the cases of three pieces, whose gradients the table passes one by one.
+TENSOR_SPLIT_GRAD_CASES = tuple(
+    Case((c.shapes[0],) + tuple(p.shape for p in ref_tensor_split(np.zeros(c.shapes[0]), **c.attrs)),
+         {"axis": 0, **c.attrs})
+    for c in TENSOR_SPLIT_CASES if len(ref_tensor_split(np.zeros(c.shapes[0]), **c.attrs)) == 3)
+
+
 SPECS: list = [
     OpSpec("tile", F.tile, ref_tile, ("real",), TILE_CASES, dtypes=ALL),
     _grad_spec("tile_grad", F.tile_grad, ref_tile, TILE_CASES, saves_x=True),
@@ -331,6 +371,11 @@ SPECS: list = [
                _as_lists(REPEAT_INTERLEAVE_CASES, "repeats", axis=None), saves_x=True),
     OpSpec("strided_slice", F.strided_slice, ref_strided_slice, ("real",), STRIDED_SLICE_CASES, dtypes=ALL),
     _grad_spec("strided_slice_grad", F.strided_slice_grad, ref_strided_slice, STRIDED_SLICE_CASES, saves_x=True),
+    OpSpec("tensor_split", _tuple_result(F.tensor_split), ref_tensor_split, ("real",), TENSOR_SPLIT_CASES,
+           dtypes=ALL),
+    OpSpec("tensor_split_grad",
+           lambda x, g0, g1, g2, num_or_indices, axis: F.tensor_split_grad(x, [g0, g1, g2], num_or_indices, axis),
+           ref_tensor_split_grad, ("real",) * 4, TENSOR_SPLIT_GRAD_CASES, dtypes=FLOATS + INTS, wrt=(1, 2, 3)),
     OpSpec("rot90", F.rot90, ref_rot90, ("real",), ROT90_CASES, dtypes=ALL),
     _grad_spec("rot90_grad", F.rot90_grad, ref_rot90,
                tuple(Case(c.shapes, {"k": 1, "axes": [0, 1], **c.attrs}) for c in ROT90_CASES), saves_x=False),
