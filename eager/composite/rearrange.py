@@ -15,6 +15,7 @@ from .spine import _reshape, sum_to_shape
 
 
 def tile_grad(x, out_grad, repeat_times):
+    """tile's gradient: the copies summed, differentiably."""
     # out_grad viewed as (r0, d0, r1, d1, ...): the r axes hold the copies.
     n = max(len(x.shape), len(repeat_times))
     dims = [1] * (n - len(x.shape)) + list(x.shape)
@@ -27,22 +28,27 @@ def tile_grad(x, out_grad, repeat_times):
 
 
 def flip_grad(out_grad, axis):
+    """flip's gradient: flip again."""
     return _F.flip(out_grad, axis)
 
 
 def roll_grad(out_grad, shifts, axis):
+    """roll's gradient: roll back."""
     return _F.roll(out_grad, [-s for s in shifts], axis)
 
 
 def rot90_grad(out_grad, k, axes):
+    """rot90's gradient: turn back."""
     return _F.rot90(out_grad, -k, axes)
 
 
 def moveaxis_grad(out_grad, source, destination):
+    """moveaxis's gradient: move the axes back."""
     return _F.moveaxis(out_grad, destination, source)
 
 
 def t_grad(out_grad):
+    """t's gradient: t again."""
     return _F.t(out_grad)
 
 
@@ -52,28 +58,34 @@ def _into_zeros(shape, out_grad, index):
 
 
 def slice_grad(input, out_grad, axes, starts, ends):
+    """slice's gradient: out_grad set into zeros (setitem, differentiable in out_grad)."""
     return _into_zeros(input.shape, out_grad, slice_index(input.shape, axes, starts, ends))
 
 
 def strided_slice_grad(x, out_grad, axes, starts, ends, strides):
+    """strided_slice's gradient: out_grad set into zeros at the strided region."""
     return _into_zeros(x.shape, out_grad, strided_index(x.shape, axes, starts, ends, strides))
 
 
 def expand_as_grad(x, y, out_grad):
+    """expand_as's gradient: summed back to x's shape."""
     return sum_to_shape(out_grad, x.shape)
 
 
 def broadcast_tensors_grad(input, out_grad):
+    """broadcast_tensors' gradients: each summed back to its tensor's shape."""
     grads = [sum_to_shape(g, t.shape) for t, g in zip(input, out_grad)]
     # An integer sum widens to int64; a gradient keeps its tensor's dtype.
     return [g if g.dtype == t.dtype else _F.cast(g, t.dtype) for t, g in zip(input, grads)]
 
 
 def unstack_grad(out_grad, axis):
+    """unstack's gradient: the pieces stacked again."""
     return _F.stack(out_grad, axis)
 
 
 def tensor_split_grad(x, out_grad, num_or_indices, axis):
+    """tensor_split's gradient: the pieces joined, or added into place where they overlap."""
     a, bounds = tensor_split_bounds(x.shape, num_or_indices, axis)
     ends = [0] + [hi for _, hi in bounds]
     if len(out_grad) == 1:
@@ -89,6 +101,7 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
 
 
 def repeat_interleave_grad(x, out_grad, repeats, axis):
+    """repeat_interleave's gradient: each element's copies summed."""
     a, counts = repeat_counts(x.shape, repeats, axis)
     moved = _F.moveaxis(out_grad, [a], [0]) if a else out_grad
     rest = moved.shape[1:]

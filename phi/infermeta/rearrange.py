@@ -79,6 +79,7 @@ def tile_infer_meta(x, repeat_times, out) -> None:
 
 
 def tile_grad_infer_meta(x, out_grad, repeat_times, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be tile's result for x."""
     _grad_of(tile_infer_meta, x, (repeat_times,), out_grad, x_grad)
 
 
@@ -183,6 +184,7 @@ def slice_infer_meta(input, axes, starts, ends, out) -> None:
 
 
 def slice_grad_infer_meta(input, out_grad, axes, starts, ends, input_grad) -> None:
+    """input_grad shaped like input; out_grad must be slice's result for input."""
     _grad_of(slice_infer_meta, input, (axes, starts, ends), out_grad, input_grad)
 
 
@@ -215,6 +217,7 @@ def strided_slice_infer_meta(x, axes, starts, ends, strides, out) -> None:
 
 
 def strided_slice_grad_infer_meta(x, out_grad, axes, starts, ends, strides, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be strided_slice's result for x."""
     _grad_of(strided_slice_infer_meta, x, (axes, starts, ends, strides), out_grad, x_grad)
 
 
@@ -254,6 +257,7 @@ def expand_as_infer_meta(x, y, out) -> None:
 
 
 def expand_as_grad_infer_meta(x, y, out_grad, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be shaped like y, with x's dtype."""
     _grad_of(expand_as_infer_meta, x, (y,), out_grad, x_grad)
 
 
@@ -382,4 +386,5 @@ def repeat_interleave_infer_meta(x, repeats, axis, out) -> None:
 
 
 def repeat_interleave_grad_infer_meta(x, out_grad, repeats, axis, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be repeat_interleave's result for x."""
     _grad_of(repeat_interleave_infer_meta, x, (repeats, axis), out_grad, x_grad)
