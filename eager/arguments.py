@@ -75,6 +75,17 @@ def to_int_array(value, op: str, arg: str) -> tuple:
     return values
 
 
+def to_int_or_int_array(value, op: str, arg: str):
+    """An int (or a 0-d integer tensor) as an int, a list, tuple or 1-D integer tensor
+    as a tuple of ints: for an argument whose meaning differs between the two, such
+    as tensor_split's num_or_indices (n pieces, or cut at these indices)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return to_int(value, op, arg)
+    if getattr(value, "ndim", None) == 0 and getattr(value, "shape", None) is not None:
+        return to_int_array(value, op, arg)[0]  # a 0-d integer tensor is a number
+    return to_int_array(value, op, arg)
+
+
 def to_int(value, op: str, arg: str) -> int:
     if type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
         return value

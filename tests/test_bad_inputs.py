@@ -24,6 +24,7 @@ BAD_VALUES = {
     "bool": ("text", None, 2),
     "int[]": ("text", [1.5], [2 ** 70], 1.5),
     "IntArray": ("text", [1.5], [2 ** 70], [None], 1.5),
+    "IntOrIntArray": ("text", [1.5], [2 ** 70], 2 ** 70, 1.5, None),
     "float[]": ("text", [None], 1),
     "Scalar": ("text", None, [1, 2], 10 ** 400),
     "DataType": ("nonsense", 5, None),

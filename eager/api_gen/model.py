@@ -42,6 +42,7 @@ class BaseTy(enum.Enum):
     Tensor = "Tensor"
     Scalar = "Scalar"
     IntArray = "IntArray"
+    IntOrIntArray = "IntOrIntArray"  # an int or a list of ints, kept apart (tensor_split's num or indices)
     int = "int"
     float = "float"
     bool = "bool"

@@ -16,6 +16,7 @@ _CONVERTERS = {
     "Scalar": "to_scalar", "IntArray": "to_int_array", "int[]": "to_int_array", "int": "to_int",
     "float": "to_float", "float[]": "to_float_list", "bool": "to_bool", "str": "to_str",
     "DataType": "to_dtype", "Place": "to_place", "Index": "to_index",
+    "IntOrIntArray": "to_int_or_int_array",
 }
 
 

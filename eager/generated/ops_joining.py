@@ -17,7 +17,7 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
-    to_int_array, to_place, to_required_dtype, to_scalar, to_str,
+    to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -40,6 +40,7 @@ __all__ = [
     "stack",
     "split",
     "unbind",
+    "chunk",
 ]
 
 
@@ -198,6 +199,21 @@ def unbind(x, axis=0, name=None):
     if _anomaly.active:
         check_forward("unbind", (*out, ))
     return out
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """x cut along axis into chunks pieces of equal size (chunks must divide the axis' size, as in Paddle).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("chunk", "x", x)
+    chunks = to_int(chunks, "chunk", "chunks")
+    axis = to_int(axis, "chunk", "axis")
+    try:
+        return split(x, chunks, axis)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "split", "chunk") from None
 
 
 def concat_grad(x, out_grad, axis, name=None):

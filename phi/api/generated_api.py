@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1775,6 +1775,354 @@ def fmin(x, y):
     return DenseTensor(out)
 
 
+_tile_kernel = KERNELS.dispatch_table("tile")
+
+
+def tile(x, repeat_times):
+    """x repeated repeat_times[i] times along axis i (positive counts); the shorter of x's shape and repeat_times is padded with 1s in front."""
+    out_meta = MetaTensor()
+    try:
+        _im.tile_infer_meta(x, repeat_times, out_meta)
+    except PhiError as error:
+        raise error.in_op("tile", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tile", "tile", x, (x, repeat_times), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tile_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, repeat_times)
+    except PhiError as error:
+        raise error.in_op("tile", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tile: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tile", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_flip_kernel = KERNELS.dispatch_table("flip")
+
+
+def flip(x, axis):
+    """x with the order of its elements reversed along each axis of axis (an int or a list; each axis at most once)."""
+    out_meta = MetaTensor()
+    try:
+        _im.flip_infer_meta(x, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("flip", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("flip", "flip", x, (x, axis), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _flip_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis)
+    except PhiError as error:
+        raise error.in_op("flip", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"flip: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("flip", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_slice_kernel = KERNELS.dispatch_table("slice")
+
+
+def slice(input, axes, starts, ends):
+    """input[starts[i]:ends[i]] along each axes[i]; negative indices count from the end, and both are clamped to the axis (an end past the size selects to the end, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.slice_infer_meta(input, axes, starts, ends, out_meta)
+    except PhiError as error:
+        raise error.in_op("slice", input=input) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("slice", "slice", input, (input, axes, starts, ends), [out_meta], {"input": input})
+    key = (type(input.array), input.array.dtype)
+    kernel = _slice_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, axes, starts, ends)
+    except PhiError as error:
+        raise error.in_op("slice", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"slice: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("slice", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_roll_kernel = KERNELS.dispatch_table("roll")
+
+
+def roll(x, shifts, axis):
+    """x with its elements shifted cyclically by shifts[i] along axis[i]; with axis None, shifted as if flattened (then one shift)."""
+    out_meta = MetaTensor()
+    try:
+        _im.roll_infer_meta(x, shifts, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("roll", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("roll", "roll", x, (x, shifts, axis), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _roll_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, shifts, axis)
+    except PhiError as error:
+        raise error.in_op("roll", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"roll: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("roll", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_expand_as_kernel = KERNELS.dispatch_table("expand_as")
+
+
+def expand_as(x, y):
+    """x broadcast to the shape of y (only y's shape is read; y gets no gradient)."""
+    out_meta = MetaTensor()
+    try:
+        _im.expand_as_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("expand_as", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expand_as", "expand_as", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _expand_as_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("expand_as", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expand_as: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expand_as", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_broadcast_tensors_kernel = KERNELS.dispatch_table("broadcast_tensors")
+
+
+def broadcast_tensors(input):
+    """The tensors of input (one dtype) each broadcast to their common shape."""
+    out_meta = []
+    try:
+        _im.broadcast_tensors_infer_meta(input, out_meta)
+    except PhiError as error:
+        raise error.in_op("broadcast_tensors", input=input) from None
+    if type(input[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("broadcast_tensors", "broadcast_tensors", input[0], (input,), [out_meta], {"input": input})
+    key = (type(input[0].array), input[0].array.dtype)
+    kernel = _broadcast_tensors_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in input])
+    except PhiError as error:
+        raise error.in_op("broadcast_tensors", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"broadcast_tensors: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("broadcast_tensors", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
+_moveaxis_kernel = KERNELS.dispatch_table("moveaxis")
+
+
+def moveaxis(x, source, destination):
+    """x with the axes source moved to the positions destination (ints or lists), the others in their order."""
+    out_meta = MetaTensor()
+    try:
+        _im.moveaxis_infer_meta(x, source, destination, out_meta)
+    except PhiError as error:
+        raise error.in_op("moveaxis", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("moveaxis", "moveaxis", x, (x, source, destination), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _moveaxis_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, source, destination)
+    except PhiError as error:
+        raise error.in_op("moveaxis", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"moveaxis: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("moveaxis", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_t_kernel = KERNELS.dispatch_table("t")
+
+
+def t(input):
+    """A 2-d tensor transposed; a 0-d or 1-d one as it is (more dimensions are an error, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.t_infer_meta(input, out_meta)
+    except PhiError as error:
+        raise error.in_op("t", input=input) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("t", "t", input, (input,), [out_meta], {"input": input})
+    key = (type(input.array), input.array.dtype)
+    kernel = _t_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array)
+    except PhiError as error:
+        raise error.in_op("t", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"t: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("t", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_unstack_kernel = KERNELS.dispatch_table("unstack")
+
+
+def unstack(x, axis, num):
+    """The slices of x along axis, each without that axis; num, when given, must be that axis' size."""
+    out_meta = []
+    try:
+        _im.unstack_infer_meta(x, axis, num, out_meta)
+    except PhiError as error:
+        raise error.in_op("unstack", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unstack", "unstack", x, (x, axis, num), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _unstack_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, num)
+    except PhiError as error:
+        raise error.in_op("unstack", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unstack: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unstack", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
+_repeat_interleave_kernel = KERNELS.dispatch_table("repeat_interleave")
+
+
+def repeat_interleave(x, repeats, axis):
+    """Each element of x along axis repeated in place, repeats times (an int) or repeats[i] times (a 1-D integer tensor or list); with axis None (or a 0-d x), x is flattened first."""
+    out_meta = MetaTensor()
+    try:
+        _im.repeat_interleave_infer_meta(x, repeats, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("repeat_interleave", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("repeat_interleave", "repeat_interleave", x, (x, repeats, axis), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _repeat_interleave_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, repeats, axis)
+    except PhiError as error:
+        raise error.in_op("repeat_interleave", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"repeat_interleave: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("repeat_interleave", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_strided_slice_kernel = KERNELS.dispatch_table("strided_slice")
+
+
+def strided_slice(x, axes, starts, ends, strides):
+    """x[starts[i]:ends[i]:strides[i]] along each axes[i] (a stride may be negative, not 0); indices clamp as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.strided_slice_infer_meta(x, axes, starts, ends, strides, out_meta)
+    except PhiError as error:
+        raise error.in_op("strided_slice", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("strided_slice", "strided_slice", x, (x, axes, starts, ends, strides), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _strided_slice_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axes, starts, ends, strides)
+    except PhiError as error:
+        raise error.in_op("strided_slice", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"strided_slice: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("strided_slice", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_rot90_kernel = KERNELS.dispatch_table("rot90")
+
+
+def rot90(x, k, axes):
+    """x rotated by k quarter turns in the plane of axes, from the first axis towards the second (k may be negative)."""
+    out_meta = MetaTensor()
+    try:
+        _im.rot90_infer_meta(x, k, axes, out_meta)
+    except PhiError as error:
+        raise error.in_op("rot90", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rot90", "rot90", x, (x, k, axes), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _rot90_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, k, axes)
+    except PhiError as error:
+        raise error.in_op("rot90", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rot90: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rot90", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_tensor_split_kernel = KERNELS.dispatch_table("tensor_split")
+
+
+def tensor_split(x, num_or_indices, axis):
+    """x cut along axis into num_or_indices pieces (an int n; the first size % n one longer) or before each of the indices (a list; a piece may be empty)."""
+    out_meta = []
+    try:
+        _im.tensor_split_infer_meta(x, num_or_indices, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("tensor_split", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tensor_split", "tensor_split", x, (x, num_or_indices, axis), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tensor_split_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_or_indices, axis)
+    except PhiError as error:
+        raise error.in_op("tensor_split", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tensor_split: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tensor_split", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -2839,3 +3187,300 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if y_grad is None else DenseTensor(y_grad),
     )
+
+
+_tile_grad_kernel = KERNELS.dispatch_table("tile_grad")
+
+
+def tile_grad(x, out_grad, repeat_times):
+    """tile_grad (phi kernel tile_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.tile_grad_infer_meta(x, out_grad, repeat_times, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("tile_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tile_grad", "tile_grad", out_grad, (x, out_grad, repeat_times), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _tile_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, repeat_times)
+    except PhiError as error:
+        raise error.in_op("tile_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tile_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tile_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_flip_grad_kernel = KERNELS.dispatch_table("flip_grad")
+
+
+def flip_grad(out_grad, axis):
+    """flip_grad (phi kernel flip_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.flip_infer_meta(out_grad, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("flip_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("flip_grad", "flip_grad", out_grad, (out_grad, axis), [x_grad_meta], {"out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _flip_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("flip_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"flip_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("flip_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_slice_grad_kernel = KERNELS.dispatch_table("slice_grad")
+
+
+def slice_grad(input, out_grad, axes, starts, ends):
+    """slice_grad (phi kernel slice_grad)."""
+    input_grad_meta = MetaTensor()
+    try:
+        _im.slice_grad_infer_meta(input, out_grad, axes, starts, ends, input_grad_meta)
+    except PhiError as error:
+        raise error.in_op("slice_grad", input=input, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("slice_grad", "slice_grad", out_grad, (input, out_grad, axes, starts, ends), [input_grad_meta], {"input": input, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _slice_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad = kernel(input.array, out_grad.array, axes, starts, ends)
+    except PhiError as error:
+        raise error.in_op("slice_grad", input=input, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"slice_grad: not enough memory for the result ({error})") from None
+    if type(input_grad) is not key[0]:
+        input_grad = as_array(input_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("slice_grad", [input_grad_meta], [input_grad])
+    return DenseTensor(input_grad)
+
+
+_roll_grad_kernel = KERNELS.dispatch_table("roll_grad")
+
+
+def roll_grad(out_grad, shifts, axis):
+    """roll_grad (phi kernel roll_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.roll_infer_meta(out_grad, shifts, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("roll_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("roll_grad", "roll_grad", out_grad, (out_grad, shifts, axis), [x_grad_meta], {"out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _roll_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, shifts, axis)
+    except PhiError as error:
+        raise error.in_op("roll_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"roll_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("roll_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_expand_as_grad_kernel = KERNELS.dispatch_table("expand_as_grad")
+
+
+def expand_as_grad(x, y, out_grad):
+    """expand_as_grad (phi kernel expand_as_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.expand_as_grad_infer_meta(x, y, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("expand_as_grad", x=x, y=y, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expand_as_grad", "expand_as_grad", out_grad, (x, y, out_grad), [x_grad_meta], {"x": x, "y": y, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _expand_as_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, y.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("expand_as_grad", x=x, y=y, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expand_as_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expand_as_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_moveaxis_grad_kernel = KERNELS.dispatch_table("moveaxis_grad")
+
+
+def moveaxis_grad(out_grad, source, destination):
+    """moveaxis_grad (phi kernel moveaxis_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.moveaxis_grad_infer_meta(out_grad, source, destination, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("moveaxis_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("moveaxis_grad", "moveaxis_grad", out_grad, (out_grad, source, destination), [x_grad_meta], {"out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _moveaxis_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, source, destination)
+    except PhiError as error:
+        raise error.in_op("moveaxis_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"moveaxis_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("moveaxis_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_t_grad_kernel = KERNELS.dispatch_table("t_grad")
+
+
+def t_grad(out_grad):
+    """t_grad (phi kernel t_grad)."""
+    input_grad_meta = MetaTensor()
+    try:
+        _im.t_infer_meta(out_grad, input_grad_meta)
+    except PhiError as error:
+        raise error.in_op("t_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("t_grad", "t_grad", out_grad, (out_grad,), [input_grad_meta], {"out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _t_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad = kernel(out_grad.array)
+    except PhiError as error:
+        raise error.in_op("t_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"t_grad: not enough memory for the result ({error})") from None
+    if type(input_grad) is not key[0]:
+        input_grad = as_array(input_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("t_grad", [input_grad_meta], [input_grad])
+    return DenseTensor(input_grad)
+
+
+_repeat_interleave_grad_kernel = KERNELS.dispatch_table("repeat_interleave_grad")
+
+
+def repeat_interleave_grad(x, out_grad, repeats, axis):
+    """repeat_interleave_grad (phi kernel repeat_interleave_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.repeat_interleave_grad_infer_meta(x, out_grad, repeats, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("repeat_interleave_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("repeat_interleave_grad", "repeat_interleave_grad", out_grad, (x, out_grad, repeats, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _repeat_interleave_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, repeats, axis)
+    except PhiError as error:
+        raise error.in_op("repeat_interleave_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"repeat_interleave_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("repeat_interleave_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_strided_slice_grad_kernel = KERNELS.dispatch_table("strided_slice_grad")
+
+
+def strided_slice_grad(x, out_grad, axes, starts, ends, strides):
+    """strided_slice_grad (phi kernel strided_slice_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.strided_slice_grad_infer_meta(x, out_grad, axes, starts, ends, strides, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("strided_slice_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("strided_slice_grad", "strided_slice_grad", out_grad, (x, out_grad, axes, starts, ends, strides), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _strided_slice_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axes, starts, ends, strides)
+    except PhiError as error:
+        raise error.in_op("strided_slice_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"strided_slice_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("strided_slice_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_rot90_grad_kernel = KERNELS.dispatch_table("rot90_grad")
+
+
+def rot90_grad(out_grad, k, axes):
+    """rot90_grad (phi kernel rot90_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.rot90_infer_meta(out_grad, k, axes, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("rot90_grad", out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rot90_grad", "rot90_grad", out_grad, (out_grad, k, axes), [x_grad_meta], {"out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _rot90_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_grad.array, k, axes)
+    except PhiError as error:
+        raise error.in_op("rot90_grad", out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rot90_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rot90_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_tensor_split_grad_kernel = KERNELS.dispatch_table("tensor_split_grad")
+
+
+def tensor_split_grad(x, out_grad, num_or_indices, axis):
+    """tensor_split_grad (phi kernel tensor_split_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.tensor_split_grad_infer_meta(x, out_grad, num_or_indices, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tensor_split_grad", "tensor_split_grad", out_grad[0], (x, out_grad, num_or_indices, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad[0].array), out_grad[0].array.dtype)
+    kernel = _tensor_split_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, [t.array for t in out_grad], num_or_indices, axis)
+    except PhiError as error:
+        raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tensor_split_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tensor_split_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
