@@ -89,7 +89,7 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
     a, bounds = tensor_split_bounds(x.shape, num_or_indices, axis)
     ends = [0] + [hi for _, hi in bounds]
     if len(out_grad) == 1:
-        return out_grad[0]  # one piece, x itself (and concat's gradient would split it by the count [n])
+        return out_grad[0]  # one piece: x itself
     if all(lo == ends[i] for i, (lo, _) in enumerate(bounds)) and ends[-1] == x.shape[a]:
         return _F.concat(out_grad, a)  # pieces side by side: the usual case
     # Decreasing indices give overlapping pieces: each adds into its place.

@@ -159,13 +159,13 @@ def stack(x, axis=0, name=None):
 
 
 def split(x, num_or_sections, axis=0, name=None):
-    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (one may be -1).
+    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (a list, one may be -1; [n] is one piece of n).
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("split", "x", x)
-    num_or_sections = to_int_array(num_or_sections, "split", "num_or_sections")
+    num_or_sections = to_int_or_int_array(num_or_sections, "split", "num_or_sections")
     axis = to_int(axis, "split", "axis")
     out = [Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):

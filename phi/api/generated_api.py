@@ -884,7 +884,7 @@ _split_kernel = KERNELS.dispatch_table("split")
 
 
 def split(x, num_or_sections, axis):
-    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (one may be -1)."""
+    """x cut along axis into n equal pieces (an int) or pieces of the listed sizes (a list, one may be -1; [n] is one piece of n)."""
     out_meta = []
     try:
         _im.split_infer_meta(x, num_or_sections, axis, out_meta)

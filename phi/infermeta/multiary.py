@@ -60,20 +60,21 @@ def stack_infer_meta(x, axis, out) -> None:
 
 
 def split_sizes(dims, num_or_sections, axis) -> list:
-    """The size of each piece: one number n means n equal pieces; a list gives the
-    sizes, one of which may be -1 (the rest)."""
+    """The size of each piece: a number n means n equal pieces; a list gives the
+    sizes, one of which may be -1 (the rest), so [n] is one piece of size n (as
+    Paddle's split)."""
     if not dims:
         raise InvalidArgumentError("argument 'x' is 0-d and cannot be split")
     a = normalize_axis("axis", axis, len(dims))
     length = dims[a]
-    sections = list(num_or_sections)
-    if len(sections) == 1:
-        n = sections[0]
+    if isinstance(num_or_sections, int):
+        n = num_or_sections
         if n <= 0 or length % n:
             raise InvalidArgumentError(
                 f"argument 'num_or_sections' = {n} must divide the size {length} of axis {axis}"
             )
         return [length // n] * n
+    sections = list(num_or_sections)
     if sections.count(-1) > 1 or any(s < -1 for s in sections):
         raise InvalidArgumentError(
             f"argument 'num_or_sections' expected sizes >= 0 and at most one -1, got {sections}"
