@@ -353,6 +353,15 @@ def test_no_grad_outputs_take_no_gradient_slot_and_are_saved_as_inputs(tmp_path)
     assert forward.outputs == ("index", "out", "count")  # all still returned
 
 
+def test_optional_attribute_passes_none_and_converts_other_values(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : flatten", "  doc :", "  optional : stop_axis\n  doc :")
+    text = render_all(ops_yaml=ops, backward_yaml=bwd)["eager/generated/ops_manipulation.py"]
+    assert ('    stop_axis = None if stop_axis is None else to_int(stop_axis, "flatten", "stop_axis")\n'
+            in text)
+    assert '    start_axis = to_int(start_axis, "flatten", "start_axis")\n' in text
+
+
 def test_render_all_reports_errors_of_the_files_it_is_given(tmp_path):
     ops, bwd = copy_yaml(tmp_path)
     line = edit_entry(ops, "- op : mean", "IntArray axis = {}", "IntList axis = {}")
