@@ -120,6 +120,24 @@ from .ops_reduction import (  # noqa: F401
     sum_grad,
     mean_grad,
 )
+from .ops_search_sort import (  # noqa: F401
+    argmax,
+    argmin,
+    topk,
+    sort,
+    argsort,
+    kthvalue,
+    cummax,
+    cummin,
+    mode,
+    bincount,
+    topk_grad,
+    sort_grad,
+    kthvalue_grad,
+    cummax_grad,
+    cummin_grad,
+    mode_grad,
+)
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -181,4 +199,14 @@ __all__ = [
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
     "one_hot",
+    "argmax",
+    "argmin",
+    "topk",
+    "sort",
+    "argsort",
+    "kthvalue",
+    "cummax",
+    "cummin",
+    "mode",
+    "bincount",
 ]
