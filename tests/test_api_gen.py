@@ -362,6 +362,32 @@ def test_optional_attribute_passes_none_and_converts_other_values(tmp_path):
     assert '    start_axis = to_int(start_axis, "flatten", "start_axis")\n' in text
 
 
+# -- returned_if: outputs returned only when a flag asks for them ----------------------------------
+
+@pytest.mark.parametrize("entry, value, problem", [
+    ("- op : one_hot", "{mask : num_classes}", "one_hot: returned_if names 'mask', which is not a returned output"),
+    ("- op : one_hot", "{out : num_classes}", "one_hot: returned_if makes 'out' depend on 'num_classes', which is "
+                                              "not a bool attribute"),
+    ("- op : cross_entropy_with_softmax", "{loss : soft_label}",
+     "cross_entropy_with_softmax: an op whose returned outputs depend on flags takes no inplace, view or backward"),
+    ("- op : one_hot", "out", "returned_if must be a mapping of outputs to bool attributes"),
+])
+def test_returned_if_misuse(tmp_path, entry, value, problem):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, entry, "  doc :", f"  returned_if : {value}\n  doc :")
+    assert_points_at(rejected(ops, bwd), ops, line, problem)
+
+
+def test_returned_if_renders_a_return_that_follows_the_flags(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : argsort", "  doc :", "  returned_if : {out : stable}\n  doc :")
+    text = render_all(ops_yaml=ops, backward_yaml=bwd)["eager/generated/ops_search_sort.py"]
+    body = text[text.index("def argsort("):]
+    body = body[:body.index("\n\n\n")]
+    assert ("    returned = []\n    if stable:\n        returned.append(out)\n"
+            "    return returned[0] if len(returned) == 1 else tuple(returned)") in body
+
+
 def test_render_all_reports_errors_of_the_files_it_is_given(tmp_path):
     ops, bwd = copy_yaml(tmp_path)
     line = edit_entry(ops, "- op : mean", "IntArray axis = {}", "IntList axis = {}")

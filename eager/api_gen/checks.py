@@ -15,7 +15,9 @@
 - ``no_grad_outputs`` (outputs never differentiated, such as topk's indices)
   belong to a differentiable op, leave it at least one differentiable output,
   are not the output of inplace or view, and their ``<output>_grad`` is no
-  argument of the backward op.
+  argument of the backward op;
+- ``returned_if`` maps returned outputs to bool attributes of the op (which
+  then has no inplace, view or backward).
 """
 from __future__ import annotations
 
@@ -93,6 +95,19 @@ def _check_names(op: OpSpec) -> None:
         if dst in op.no_grad_outputs:
             raise SpecError(op.where(key), f"{op.name}: {key} output {dst!r} is listed in no_grad_outputs; "
                                            f"the output written into an input must be differentiable")
+    for output, flag in op.returned_if:
+        where = op.where("returned_if")
+        if output not in out_names or output in op.intermediate:
+            raise SpecError(where, f"{op.name}: returned_if names {output!r}, which is not a returned output; "
+                                   f"returned outputs are {[o for o in sorted(out_names) if o not in op.intermediate]}")
+        attr = op.arg(flag)
+        if attr is None or str(attr.type) != "bool":
+            raise SpecError(where, f"{op.name}: returned_if makes {output!r} depend on {flag!r}, which is not "
+                                   f"a bool attribute; bool attributes are "
+                                   f"{[a.name for a in op.args if str(a.type) == 'bool']}")
+    if op.returned_if and (op.inplace or op.view or op.backward):
+        raise SpecError(op.where("returned_if"), f"{op.name}: an op whose returned outputs depend on flags "
+                                                 f"takes no inplace, view or backward")
     if op.no_grad_outputs:
         if op.backward is None:
             raise SpecError(op.where("no_grad_outputs"),

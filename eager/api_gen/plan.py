@@ -303,6 +303,7 @@ class ForwardPlan:
     doc: str
     args: tuple
     outputs: tuple  # returned outputs
+    returned_if: tuple  # (returned output, the bool attribute it needs, or None)
     all_outputs: tuple  # OutputSlot per output, intermediate ones included
     phi: str | None
     invoke: CallPlan | None
@@ -354,6 +355,8 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     return ForwardPlan(
         name=op.name, doc=op.doc, args=tuple(plan_args(op)),
         outputs=tuple(o.name for o in op.outputs if o.name not in op.intermediate),
+        returned_if=tuple((o.name, dict(op.returned_if).get(o.name)) for o in op.outputs
+                          if o.name not in op.intermediate) if op.returned_if else (),
         all_outputs=tuple(OutputSlot(o.name, o.is_list) for o in op.outputs),
         phi=op.name if op.kernel else None, invoke=invoke, composite=composite, node=node,
         inplace=op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,
