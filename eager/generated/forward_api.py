@@ -130,6 +130,7 @@ from .ops_search_sort import (  # noqa: F401
     cummax,
     cummin,
     mode,
+    unique,
     bincount,
     topk_grad,
     sort_grad,
@@ -208,5 +209,6 @@ __all__ = [
     "cummax",
     "cummin",
     "mode",
+    "unique",
     "bincount",
 ]

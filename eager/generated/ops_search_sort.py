@@ -45,6 +45,7 @@ __all__ = [
     "cummax",
     "cummin",
     "mode",
+    "unique",
     "bincount",
 ]
 
@@ -409,6 +410,36 @@ def mode(x, axis=-1, keepdim=False, name=None):
     if _anomaly.active:
         check_forward("mode", (out, indices, ))
     return out, indices
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype=DataType.INT64, name=None):
+    """The sorted distinct elements of x flattened (or slices along axis), with the index of each one's first occurrence, where each element went (inverse) and how often each occurs, as the return_* flags ask; indices in dtype (int64 or int32).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("unique", "x", x)
+    return_index = to_bool(return_index, "unique", "return_index")
+    return_inverse = to_bool(return_inverse, "unique", "return_inverse")
+    return_counts = to_bool(return_counts, "unique", "return_counts")
+    axis = None if axis is None else to_int(axis, "unique", "axis")
+    dtype = to_dtype(dtype, "unique", "dtype")
+    out, indices, inverse, counts = _phi.unique(x.impl, return_index, return_inverse, return_counts, axis, dtype)
+    out = None if out is None else Tensor(out)
+    indices = None if indices is None else Tensor(indices)
+    inverse = None if inverse is None else Tensor(inverse)
+    counts = None if counts is None else Tensor(counts)
+    if _anomaly.active:
+        check_forward("unique", (out, indices, inverse, counts, ))
+    returned = []
+    returned.append(out)
+    if return_index:
+        returned.append(indices)
+    if return_inverse:
+        returned.append(inverse)
+    if return_counts:
+        returned.append(counts)
+    return returned[0] if len(returned) == 1 else tuple(returned)
 
 
 def bincount(x, weights=None, minlength=0, name=None):

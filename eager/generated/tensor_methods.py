@@ -70,5 +70,6 @@ METHODS = {
     "cummax": _F.cummax,
     "cummin": _F.cummin,
     "mode": _F.mode,
+    "unique": _F.unique,
     "bincount": _F.bincount,
 }

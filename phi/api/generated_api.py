@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "bincount", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1511,6 +1511,47 @@ def mode(x, axis, keepdim):
     return (
         DenseTensor(out),
         DenseTensor(indices),
+    )
+
+
+_unique_kernel = KERNELS.dispatch_table("unique")
+
+
+def unique(x, return_index, return_inverse, return_counts, axis, dtype):
+    """The sorted distinct elements of x flattened (or slices along axis), with the index of each one's first occurrence, where each element went (inverse) and how often each occurs, as the return_* flags ask; indices in dtype (int64 or int32)."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    inverse_meta = MetaTensor()
+    counts_meta = MetaTensor()
+    try:
+        _im.unique_infer_meta(x, return_index, return_inverse, return_counts, axis, dtype, out_meta, indices_meta, inverse_meta, counts_meta)
+    except PhiError as error:
+        raise error.in_op("unique", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unique", "unique", x, (x, return_index, return_inverse, return_counts, axis, dtype), [out_meta, indices_meta, inverse_meta, counts_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _unique_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices, inverse, counts = kernel(x.array, return_index, return_inverse, return_counts, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("unique", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unique: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if type(inverse) is not key[0]:
+        inverse = as_array(inverse, key[0])
+    if type(counts) is not key[0]:
+        counts = as_array(counts, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unique", [out_meta, indices_meta, inverse_meta, counts_meta], [out, indices, inverse, counts])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+        DenseTensor(inverse),
+        DenseTensor(counts),
     )
 
 

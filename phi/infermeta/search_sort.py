@@ -21,6 +21,7 @@ __all__ = [
     "argsort_infer_meta",
     "topk_infer_meta",
     "scatter_back_grad_infer_meta",
+    "unique_infer_meta",
 ]
 
 _INDEX_TYPES = (DataType.INT32, DataType.INT64)
@@ -194,3 +195,27 @@ def bincount_infer_meta(x, weights, minlength, out) -> None:
     out.dims = None
     out.dtype = dtype
     out.layout = x.layout
+
+
+def unique_infer_meta(x, return_index, return_inverse, return_counts, axis, dtype,
+                      out, indices, inverse, counts) -> None:
+    """unique: how many distinct elements (or slices) there are is known only to the
+    kernel; inverse has one entry per element of x flattened (axis None) or per
+    slice along axis."""
+    _real_input(x)
+    index_dtype = _index_dtype(dtype)
+    dims = tuple(x.dims)
+    if axis is None:
+        count = 1
+        for d in dims:
+            count *= d
+        inverse_dims = (count,)
+    else:
+        if not dims:
+            raise InvalidArgumentError(
+                "argument 'axis' expected None for a 0-d x (it has no axis to take slices along), "
+                f"got {axis}")
+        inverse_dims = (dims[normalize_axis("axis", axis, len(dims))],)
+    for meta, dtype_of in ((out, x.dtype), (indices, index_dtype), (counts, index_dtype)):
+        meta.dims, meta.dtype, meta.layout = None, dtype_of, x.layout
+    _set(inverse, inverse_dims, index_dtype, x)

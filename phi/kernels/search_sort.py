@@ -259,6 +259,42 @@ def cummin_grad(ctx, x, indices, out_grad, axis, dtype):
     return _cum_extreme_grad(ctx.xp, x, indices, out_grad, axis)
 
 
+# -- unique -------------------------------------------------------------------------------------
+
+@register_kernel("unique", ALL_BACKENDS, REAL)
+def unique(ctx, x, return_index, return_inverse, return_counts, axis, dtype):
+    """Distinct elements (axis None) or slices along axis in ascending (lexicographic)
+    order; a stable sort makes each run's first entry the first occurrence. All four
+    results are computed; the generated function returns those the flags ask for."""
+    xp = ctx.xp
+    if axis is None:
+        rows = x.reshape(-1, 1)
+    else:
+        moved = xp.moveaxis(x, axis, 0)
+        rows = moved.reshape(moved.shape[0], -1)
+    count, width = rows.shape
+    if width == 0 or count == 0:
+        order = xp.arange(count, dtype=_INDEX)
+    else:
+        # lexsort's last key is the primary one: column 0 goes last.
+        order = xp.lexsort(rows.T[::-1]).astype(_INDEX, copy=False)
+    ranked = rows[order]
+    starts = xp.ones(count, dtype=bool)
+    if count > 1:
+        starts[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    first = xp.nonzero(starts)[0]
+    inverse = xp.empty(count, dtype=_INDEX)
+    inverse[order] = xp.cumsum(starts) - 1
+    counts = xp.diff(xp.concatenate([first, xp.asarray([count], dtype=first.dtype)]))
+    picked = ranked[first]
+    if axis is None:
+        out = picked.reshape(-1)
+    else:
+        out = xp.moveaxis(picked.reshape((picked.shape[0],) + moved.shape[1:]), 0, axis)
+    index_dtype = dtype.numpy_dtype
+    return out, order[first].astype(index_dtype), inverse.astype(index_dtype), counts.astype(index_dtype)
+
+
 # -- bincount -------------------------------------------------------------------------------------
 
 @register_kernel("bincount", ALL_BACKENDS, (INTS[3], INTS[4]))

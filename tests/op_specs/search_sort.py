@@ -293,6 +293,51 @@ MODE_DEFAULTS = {"axis": -1, "keepdim": False}
 CUM_DEFAULTS = {"axis": None, "dtype": "int64"}
 
 
+# -- unique --------------------------------------------------------------------------------------
+
+def ref_unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None, dtype="int64"):
+    """Distinct elements (or slices along axis, compared as tuples) from a dict of first
+    positions; the results the flags ask for, in Paddle's order."""
+    dtype = np.dtype(getattr(dtype, "numpy_dtype", dtype))
+    if axis is None:
+        items = [v.item() for v in x.reshape(-1)]
+        slice_shape = ()
+        moved = x.reshape(-1)
+    else:
+        moved = np.moveaxis(x, axis, 0)
+        items = [tuple(moved[i].reshape(-1).tolist()) for i in range(moved.shape[0])]
+        slice_shape = moved.shape[1:]
+    first = {}
+    for position, item in enumerate(items):
+        first.setdefault(item, position)
+    distinct = sorted(first)
+    rank = {item: r for r, item in enumerate(distinct)}
+    picked = np.array([moved[first[item]] for item in distinct], dtype=x.dtype).reshape((len(distinct),) + slice_shape)
+    out = picked if axis is None else np.moveaxis(picked, 0, axis)
+    results = [out]
+    if return_index:
+        results.append(np.array([first[item] for item in distinct], dtype=dtype))
+    if return_inverse:
+        results.append(np.array([rank[item] for item in items], dtype=dtype))
+    if return_counts:
+        results.append(np.array([items.count(item) for item in distinct], dtype=dtype))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+_ALL_FLAGS = {"return_index": True, "return_inverse": True, "return_counts": True}
+UNIQUE_CASES = (
+    Case(((3, 4),)),
+    Case(((3, 4),), _ALL_FLAGS),
+    Case(((2, 3, 4),), {"return_counts": True, "dtype": "int32"}),
+    Case(((4, 3),), {**_ALL_FLAGS, "axis": 0}),
+    Case(((3, 4),), {"return_inverse": True, "axis": -1}),
+    Case(((2, 3, 2),), {**_ALL_FLAGS, "axis": 1}),
+    Case(((),), _ALL_FLAGS),
+    Case(((0, 3),), _ALL_FLAGS),
+    Case(((3, 0),), {**_ALL_FLAGS, "axis": 0}),
+)
+
+
 # -- bincount ------------------------------------------------------------------------------------
 
 def ref_bincount(x, weights=None, minlength=0):
@@ -342,5 +387,6 @@ SPECS: list = [
     OpSpec("mode_grad", F.mode_grad, _ref_grad(_axis_attr(-1)), ("real", "real", "real"),
            _grad_cases(MODE_CASES, MODE_DEFAULTS), prepare=_grad_prepare(ref_mode, ("axis", "keepdim")),
            wrt=(2,)),
+    OpSpec("unique", eager.unique, ref_unique, ("real",), UNIQUE_CASES, FLOATS + INTS, grad=False),
     OpSpec("bincount", eager.bincount, ref_bincount, ("positive", "real"), BINCOUNT_CASES, INTS, grad=False),
 ]
