@@ -72,11 +72,11 @@ def arg_min_max_infer_meta(x, axis, keepdim, dtype, out) -> None:
     if axis is None:
         if 0 in dims:
             raise InvalidArgumentError(
-                f"argument 'x' has shape {list(dims)} and no elements, so it has no arg-extreme")
+                f"argument 'x' has shape {list(dims)} and no elements, so it has no maximum or minimum")
         _set(out, (1,) * len(dims) if keepdim else (), index_dtype, x)
         return
     axis = normalize_axis("axis", axis, len(dims))
-    _non_empty_axis(dims, axis, "arg-extreme")
+    _non_empty_axis(dims, axis, "maximum or minimum")
     _set(out, _reduced(dims, axis, keepdim), index_dtype, x)
 
 
