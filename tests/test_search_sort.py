@@ -7,6 +7,10 @@ import pytest
 
 import eager
 from eager.autograd import gradgradcheck
+from phi.common import DataType
+from phi.core import MetaTensor
+from phi.core.errors import InvalidArgumentError
+from phi.infermeta.search_sort import arg_min_max_infer_meta, cum_extreme_infer_meta
 
 # -- index outputs -------------------------------------------------------------------------------
 
@@ -171,6 +175,18 @@ def test_bad_input_is_refused_by_name_and_leaves_x_unchanged(op, call, message):
     assert str(info.value).startswith(f"{op}: ") and message in str(info.value), str(info.value)
     np.testing.assert_array_equal(x.numpy(), X)
     assert x.grad is None
+
+
+def test_int32_indices_are_refused_where_they_would_overflow():
+    # InferMeta alone: no 2**31-element buffer is needed to see the problem.
+    huge = MetaTensor((2, 2 ** 31), DataType.FLOAT32)
+    with pytest.raises(InvalidArgumentError, match="beyond int32; use int64"):
+        arg_min_max_infer_meta(huge, 1, False, DataType.INT32, MetaTensor())
+    with pytest.raises(InvalidArgumentError, match="beyond int32; use int64"):
+        cum_extreme_infer_meta(huge, None, DataType.INT32, MetaTensor(), MetaTensor())
+    fine = MetaTensor()
+    arg_min_max_infer_meta(huge, 0, False, DataType.INT32, fine)
+    assert fine.dims == (2 ** 31,) and fine.dtype is DataType.INT32
 
 
 def test_methods_follow_paddle():

@@ -44,6 +44,13 @@ def _index_dtype(dtype) -> DataType:
     return resolved
 
 
+def _count(dims) -> int:
+    count = 1
+    for d in dims:
+        count *= d
+    return count
+
+
 def _set(meta, dims, dtype, like) -> None:
     meta.dims = tuple(dims)
     meta.dtype = dtype
@@ -73,11 +80,19 @@ def arg_min_max_infer_meta(x, axis, keepdim, dtype, out) -> None:
         if 0 in dims:
             raise InvalidArgumentError(
                 f"argument 'x' has shape {list(dims)} and no elements, so it has no maximum or minimum")
+        _fits_index_dtype(_count(dims), index_dtype)
         _set(out, (1,) * len(dims) if keepdim else (), index_dtype, x)
         return
     axis = normalize_axis("axis", axis, len(dims))
     _non_empty_axis(dims, axis, "maximum or minimum")
+    _fits_index_dtype(dims[axis] if dims else 1, index_dtype)
     _set(out, _reduced(dims, axis, keepdim), index_dtype, x)
+
+
+def _fits_index_dtype(count: int, index_dtype: DataType) -> None:
+    if index_dtype is DataType.INT32 and count > 2 ** 31 - 1:
+        raise InvalidArgumentError(
+            f"argument 'dtype' is int32, but the indices run to {count - 1}, beyond int32; use int64")
 
 
 def _axis_or_last(axis, ndim: int) -> int:
@@ -148,12 +163,10 @@ def cum_extreme_infer_meta(x, axis, dtype, out, indices) -> None:
     index_dtype = _index_dtype(dtype)
     dims = tuple(x.dims)
     if axis is None:
-        count = 1
-        for d in dims:
-            count *= d
-        dims = (count,)
+        dims = (_count(dims),)
     else:
         normalize_axis("axis", axis, len(dims))
+    _fits_index_dtype(dims[axis] if dims and axis is not None else _count(dims), index_dtype)
     _set(out, dims, x.dtype, x)
     _set(indices, dims, index_dtype, x)
 
@@ -206,10 +219,7 @@ def unique_infer_meta(x, return_index, return_inverse, return_counts, axis, dtyp
     index_dtype = _index_dtype(dtype)
     dims = tuple(x.dims)
     if axis is None:
-        count = 1
-        for d in dims:
-            count *= d
-        inverse_dims = (count,)
+        inverse_dims = (_count(dims),)
     else:
         if not dims:
             raise InvalidArgumentError(
