@@ -147,6 +147,8 @@ BAD_CALLS = [
     ("topk", lambda x: eager.topk(x, 4), "argument 'k' expected an int in [1, 3]"),
     ("topk", lambda x: eager.topk(x, 0, axis=0), "argument 'k' expected an int in [1, 2]"),
     ("topk", lambda x: eager.topk(x, 1.5), "argument 'k' expected an int, got 1.5"),
+    ("topk", lambda x: eager.topk(x, 1 + 2j), "argument 'k' expected an int, got (1+2j)"),
+    ("topk", lambda x: eager.topk(x, True), "argument 'k' expected an int, got True"),
     ("topk", lambda x: eager.topk(x, 1, axis=2), "argument 'axis' expected an axis in [-2, 2)"),
     ("kthvalue", lambda x: eager.kthvalue(x, 4), "argument 'k' expected an int in [1, 3]"),
     ("argmax", lambda x: eager.argmax(x, dtype="float32"), "argument 'dtype' expected int32 or int64"),

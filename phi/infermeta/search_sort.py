@@ -105,7 +105,7 @@ def topk_infer_meta(x, k, axis, largest, sorted, out, indices) -> None:
     _real_input(x)
     dims = tuple(x.dims)
     axis = _axis_or_last(axis, len(dims))
-    if isinstance(k, bool) or not isinstance(k, int) and not float(k).is_integer():
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or (isinstance(k, float) and not k.is_integer()):
         raise InvalidArgumentError(f"argument 'k' expected an int, got {k!r}")
     k = int(k)
     size = dims[axis] if dims else 1

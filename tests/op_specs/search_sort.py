@@ -16,6 +16,9 @@ from eager.generated import forward_api as F
 from .core import FLOATS, INTS, Case, OpSpec
 
 D = eager.DataType
+# Every dtype the kernels register: the ordered (real) ones, and float16 for the gradients.
+REAL = FLOATS + INTS + ("float16", "int8", "uint8", "int16")
+GRAD_FLOATS = FLOATS + ("float16",)
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -54,15 +57,16 @@ def _per_row(x, axis, fn, width, dtypes):
 
 
 def ref_scatter_back(shape, indices, grad, axis):
-    """x-shaped: each grad entry added at its index along axis (a loop over entries)."""
-    out = np.zeros(shape, dtype=grad.dtype)
+    """x-shaped: each grad entry added at its index along axis (a loop over entries,
+    summed in float64 and rounded once, so float16 sums are exact before rounding)."""
+    out = np.zeros(shape, dtype=np.float64)
     if len(shape) == 0:
         return grad.copy()
     for position in np.ndindex(grad.shape):
         target = list(position)
         target[axis] = int(indices[position])
         out[tuple(target)] += grad[position]
-    return out
+    return out.astype(grad.dtype)
 
 
 # -- argmax / argmin -----------------------------------------------------------------------
@@ -358,35 +362,35 @@ BINCOUNT_CASES = (
 
 
 SPECS: list = [
-    OpSpec("argmax", eager.argmax, _ref_arg(True), ("real",), ARG_CASES, FLOATS + INTS, grad=False),
-    OpSpec("argmin", eager.argmin, _ref_arg(False), ("real",), ARG_CASES, FLOATS + INTS, grad=False),
-    OpSpec("topk", eager.topk, ref_topk, ("real",), TOPK_CASES, FLOATS + INTS),
+    OpSpec("argmax", eager.argmax, _ref_arg(True), ("real",), ARG_CASES, REAL, grad=False),
+    OpSpec("argmin", eager.argmin, _ref_arg(False), ("real",), ARG_CASES, REAL, grad=False),
+    OpSpec("topk", eager.topk, ref_topk, ("real",), TOPK_CASES, REAL),
     OpSpec("topk_grad", F.topk_grad, _ref_grad(_axis_attr(None), reduced_axis=False), ("real", "real", "real"),
            _grad_cases(TOPK_CASES, TOPK_DEFAULTS), prepare=_grad_prepare(ref_topk, ("k", "axis", "largest", "sorted")),
-           wrt=(2,)),
-    OpSpec("sort", eager.sort, ref_sort, ("real",), SORT_CASES, FLOATS + INTS),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("sort", eager.sort, ref_sort, ("real",), SORT_CASES, REAL),
     OpSpec("sort_grad", F.sort_grad, _ref_grad(_axis_attr(-1), reduced_axis=False), ("real", "real", "real"),
            _grad_cases(SORT_CASES, SORT_DEFAULTS),
            prepare=_grad_prepare(lambda x, **a: _ref_sorted(x, a.get("axis", -1), a.get("descending", False)),
                                  ("axis", "descending")),
-           wrt=(2,)),
-    OpSpec("argsort", eager.argsort, ref_argsort, ("real",), SORT_CASES, FLOATS + INTS, grad=False),
-    OpSpec("kthvalue", eager.kthvalue, ref_kthvalue, ("real",), KTH_CASES, FLOATS + INTS),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("argsort", eager.argsort, ref_argsort, ("real",), SORT_CASES, REAL, grad=False),
+    OpSpec("kthvalue", eager.kthvalue, ref_kthvalue, ("real",), KTH_CASES, REAL),
     OpSpec("kthvalue_grad", F.kthvalue_grad, _ref_grad(_axis_attr(None)), ("real", "real", "real"),
            _grad_cases(KTH_CASES, KTH_DEFAULTS), prepare=_grad_prepare(ref_kthvalue, ("k", "axis", "keepdim")),
-           wrt=(2,)),
-    OpSpec("cummax", eager.cummax, _ref_cum(True), ("real",), CUM_CASES, FLOATS + INTS),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("cummax", eager.cummax, _ref_cum(True), ("real",), CUM_CASES, REAL),
     OpSpec("cummax_grad", F.cummax_grad, _ref_grad(_cum_axis), ("real", "real", "real"),
            _grad_cases(CUM_CASES, CUM_DEFAULTS), prepare=_grad_prepare(_ref_cum(True), ("axis", "dtype")),
-           wrt=(2,)),
-    OpSpec("cummin", eager.cummin, _ref_cum(False), ("real",), CUM_CASES, FLOATS + INTS),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("cummin", eager.cummin, _ref_cum(False), ("real",), CUM_CASES, REAL),
     OpSpec("cummin_grad", F.cummin_grad, _ref_grad(_cum_axis), ("real", "real", "real"),
            _grad_cases(CUM_CASES, CUM_DEFAULTS), prepare=_grad_prepare(_ref_cum(False), ("axis", "dtype")),
-           wrt=(2,)),
-    OpSpec("mode", eager.mode, ref_mode, ("real",), MODE_CASES, FLOATS + INTS),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("mode", eager.mode, ref_mode, ("real",), MODE_CASES, REAL),
     OpSpec("mode_grad", F.mode_grad, _ref_grad(_axis_attr(-1)), ("real", "real", "real"),
            _grad_cases(MODE_CASES, MODE_DEFAULTS), prepare=_grad_prepare(ref_mode, ("axis", "keepdim")),
-           wrt=(2,)),
-    OpSpec("unique", eager.unique, ref_unique, ("real",), UNIQUE_CASES, FLOATS + INTS, grad=False),
+           dtypes=GRAD_FLOATS, wrt=(2,)),
+    OpSpec("unique", eager.unique, ref_unique, ("real",), UNIQUE_CASES, REAL, grad=False),
     OpSpec("bincount", eager.bincount, ref_bincount, ("positive", "real"), BINCOUNT_CASES, INTS, grad=False),
 ]
