@@ -197,3 +197,36 @@ def test_methods_follow_paddle():
     assert x.topk(1)[0].numpy().tolist() == [[3.0], [4.0]]
     assert x.sort(axis=0).numpy().tolist() == [[2.0, 1.0], [3.0, 4.0]]
     assert x.unique().numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+# -- against PyTorch, on distinct values (where every library agrees on indices) ----------------------
+
+TORCH_PAIRS = {
+    "topk": (lambda x: eager.topk(x, 3, axis=1), lambda t: t.topk(3, dim=1)),
+    "topk_smallest": (lambda x: eager.topk(x, 2, axis=0, largest=False), lambda t: t.topk(2, dim=0, largest=False)),
+    "sort": (lambda x: (eager.sort(x, axis=0, descending=True), eager.argsort(x, axis=0, descending=True)),
+             lambda t: t.sort(dim=0, descending=True)),
+    "kthvalue": (lambda x: eager.kthvalue(x, 4, keepdim=True), lambda t: t.kthvalue(4, dim=-1, keepdim=True)),
+    "cummax": (lambda x: eager.cummax(x, axis=1), lambda t: t.cummax(dim=1)),
+    "cummin": (lambda x: eager.cummin(x, axis=0), lambda t: t.cummin(dim=0)),
+    "mode": (lambda x: eager.mode(x, axis=1), lambda t: t.mode(dim=1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_PAIRS))
+def test_values_indices_and_gradients_agree_with_torch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = TORCH_PAIRS[name]
+    rng = np.random.default_rng(11)
+    data = rng.permutation(np.linspace(-3.0, 3.0, 30)).reshape(5, 6)  # distinct values
+    weights = rng.uniform(-1, 1, 6)
+    x = eager.to_tensor(data, stop_gradient=False)
+    t = torch.tensor(data, requires_grad=True)
+    values, indices = ours(x)
+    t_values, t_indices = theirs(t)
+    np.testing.assert_array_equal(values.numpy(), t_values.detach().numpy())
+    np.testing.assert_array_equal(indices.numpy(), t_indices.numpy())
+    seed = weights[:values.shape[-1]]
+    (values * eager.to_tensor(seed)).sum().backward()
+    (t_values * torch.tensor(seed)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
