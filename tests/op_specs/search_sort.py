@@ -255,8 +255,7 @@ def _grad_prepare(forward, reduced):
         x, _, grad_source = arrays
         forward_attrs = {k: v for k, v in attrs.items() if k in reduced}
         _, indices = forward(x, **forward_attrs)
-        grad = np.resize(grad_source.reshape(-1), indices.shape) if grad_source.size else \
-            np.zeros(indices.shape, x.dtype)
+        grad = np.resize(grad_source.reshape(-1), indices.shape)  # the source is never empty
         return [x, indices, grad.astype(x.dtype)]
     return prepare
 
