@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eager.api_gen.model import SpecError
+from eager.api_gen.model import SpecError, load_entries, parse_entry
+from eager.api_gen.plan import plan_forward, plan_node
 from eager.api_gen.render import GROUP_OUTPUT, OUTPUTS, load_specs, render_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,6 +273,122 @@ def test_backward_op_defined_twice(tmp_path):
     assert_points_at(rejected(ops, bwd), bwd, line, "op 'exp_grad' is defined twice")
 
 
+# -- no_grad_outputs: an index output beside a differentiable value -----------------------------
+
+def test_no_grad_output_that_is_not_an_output(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : cross_entropy_with_softmax", "  intermediate : softmax",
+                      "  intermediate : softmax\n  no_grad_outputs : indices") + 1
+    assert_points_at(rejected(ops, bwd), ops, line, "cross_entropy_with_softmax: no_grad_outputs names "
+                     "'indices', which is not among ['loss', 'softmax']")
+
+
+def test_no_grad_output_of_an_op_without_backward(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : one_hot", "  doc :", "  no_grad_outputs : out\n  doc :")
+    assert_points_at(rejected(ops, bwd), ops, line, "one_hot: no_grad_outputs marks outputs of a "
+                     "differentiable op; one_hot has no backward")
+
+
+def test_no_grad_outputs_listing_every_output(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : sigmoid", "  doc :", "  no_grad_outputs : out\n  doc :")
+    assert_points_at(rejected(ops, bwd), ops, line, "sigmoid: no_grad_outputs lists every output ['out']")
+
+
+def test_no_grad_output_written_inplace(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : relu", "  doc :", "  no_grad_outputs : out\n  doc :")
+    line = ops.read_text().splitlines().index("  inplace : (x -> out)", entry_line(ops, "- op : relu")) + 1
+    assert_points_at(rejected(ops, bwd), ops, line, "relu: inplace output 'out' is listed in no_grad_outputs")
+
+
+def test_backward_takes_the_gradient_of_a_no_grad_output(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : cross_entropy_with_softmax", "  intermediate : softmax",
+               "  intermediate : softmax\n  no_grad_outputs : softmax")
+    line = bwd.read_text().splitlines().index(
+        "  args : (Tensor label, Tensor softmax, Tensor softmax_grad, Tensor loss_grad, bool soft_label, "
+        "bool use_softmax, bool numeric_stable_mode, int ignore_index, int axis)") + 1
+    assert_points_at(rejected(ops, bwd), bwd, line, "cross_entropy_with_softmax_grad: argument 'softmax_grad' is "
+                     "the gradient of cross_entropy_with_softmax's output 'softmax', which its no_grad_outputs "
+                     "marks as not differentiable")
+
+
+NO_GRAD_PAIR = """
+- op : peak
+  args : (Tensor x, int axis = -1)
+  output : Tensor(index), Tensor(out), Tensor(count)
+  no_grad_outputs : index, count
+  infer_meta :
+    func : peak_infer_meta
+  kernel :
+    func : peak
+  backward : peak_grad
+
+- backward_op : peak_grad
+  forward : peak (Tensor x, int axis) -> Tensor(position), Tensor(out), Tensor(count)
+  args : (Tensor x, Tensor position, Tensor out_grad, int axis)
+  output : Tensor(x_grad)
+  infer_meta :
+    func : peak_grad_infer_meta
+  kernel :
+    func : peak_grad
+"""
+
+
+def test_no_grad_outputs_take_no_gradient_slot_and_are_saved_as_inputs(tmp_path):
+    path = tmp_path / "scratch.yaml"
+    path.write_text(NO_GRAD_PAIR)
+    fwd, bwd = (parse_entry(entry, str(path), is_backward=i == 1) for i, entry in enumerate(load_entries(path)))
+    assert fwd.no_grad_outputs == ("index", "count")
+    assert [o.name for o in fwd.grad_outputs] == ["out"]
+    node = plan_node(fwd, bwd)
+    assert [o.name for o in node.outputs] == ["out"] and node.num_grad_slots == 1
+    assert not node.fill_zeros  # one differentiable output: nothing to zero-fill
+    (grad,) = node.grad_args
+    assert (grad.name, grad.index) == ("out_grad", 0)
+    # The index output (renamed by the forward line) has no history at the node: kept as an input is.
+    assert [(s.slot, s.source, s.kind) for s in node.saved] == [("x", "x", "input"), ("position", "index", "input")]
+    forward = plan_forward(fwd, {fwd.name: fwd, bwd.name: bwd})
+    assert forward.outputs == ("index", "out", "count")  # all still returned
+
+
+def test_optional_attribute_passes_none_and_converts_other_values(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : flatten", "  doc :", "  optional : stop_axis\n  doc :")
+    text = render_all(ops_yaml=ops, backward_yaml=bwd)["eager/generated/ops_manipulation.py"]
+    assert ('    stop_axis = None if stop_axis is None else to_int(stop_axis, "flatten", "stop_axis")\n'
+            in text)
+    assert '    start_axis = to_int(start_axis, "flatten", "start_axis")\n' in text
+
+
+# -- returned_if: outputs returned only when a flag asks for them ----------------------------------
+
+@pytest.mark.parametrize("entry, value, problem", [
+    ("- op : one_hot", "{mask : num_classes}", "one_hot: returned_if names 'mask', which is not a returned output"),
+    ("- op : one_hot", "{out : num_classes}", "one_hot: returned_if makes 'out' depend on 'num_classes', which is "
+                                              "not a bool attribute"),
+    ("- op : cross_entropy_with_softmax", "{loss : soft_label}",
+     "cross_entropy_with_softmax: an op whose returned outputs depend on flags takes no inplace, view or backward"),
+    ("- op : one_hot", "out", "returned_if must be a mapping of outputs to bool attributes"),
+])
+def test_returned_if_misuse(tmp_path, entry, value, problem):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, entry, "  doc :", f"  returned_if : {value}\n  doc :")
+    assert_points_at(rejected(ops, bwd), ops, line, problem)
+
+
+def test_returned_if_renders_a_return_that_follows_the_flags(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    edit_entry(ops, "- op : argsort", "  doc :", "  returned_if : {out : stable}\n  doc :")
+    text = render_all(ops_yaml=ops, backward_yaml=bwd)["eager/generated/ops_search_sort.py"]
+    body = text[text.index("def argsort("):]
+    body = body[:body.index("\n\n\n")]
+    assert ("    returned = []\n    if stable:\n        returned.append(out)\n"
+            "    return returned[0] if len(returned) == 1 else tuple(returned)") in body
+
+
 def test_render_all_reports_errors_of_the_files_it_is_given(tmp_path):
     ops, bwd = copy_yaml(tmp_path)
     line = edit_entry(ops, "- op : mean", "IntArray axis = {}", "IntList axis = {}")
@@ -422,12 +539,16 @@ def camel(name: str) -> str:
 
 
 def grad_node_expectations():
+    no_grad = {e["op"]: {n.strip() for n in e.get("no_grad_outputs", "").split(",") if n.strip()}
+               for e in yaml.safe_load(OPS_YAML.read_text())}
     for entry in yaml.safe_load(BACKWARD_YAML.read_text()):
         match = re.fullmatch(r"\s*(\w+)\s*(\(.*\))\s*->\s*(.+)", entry["forward"])
         fwd_name, fwd_args, fwd_outputs = match.groups()
         outputs = re.findall(r"Tensor(?:\[\])?\((\w+)\)", fwd_outputs)
         # A Tensor[] output has one gradient slot per element: known only at run time.
-        num_grad_slots = None if "Tensor[]" in fwd_outputs else len(outputs)
+        # Outputs in the forward op's no_grad_outputs take no slot.
+        num_grad_slots = None if "Tensor[]" in fwd_outputs else len(
+            [o for o in outputs if o not in no_grad.get(fwd_name, set())])
         tensors = {name for type_, name in parse_signature(fwd_args) if type_.startswith("Tensor")}
         grads = {f"{o}_grad" for o in outputs}
         args = parse_signature(entry["args"])

@@ -10,7 +10,14 @@
 - a ``bilinear`` entry names a forward op with two tensor inputs whose
   gradient is the op it differentiates, with args (x, y, grad_out,
   grad_x_grad, grad_y_grad, attributes...);
-- names in optional, no_need_buffer, intermediate, inplace and view exist.
+- names in optional, no_need_buffer, intermediate, no_grad_outputs, inplace and
+  view exist;
+- ``no_grad_outputs`` (outputs never differentiated, such as topk's indices)
+  belong to a differentiable op, leave it at least one differentiable output,
+  are not the output of inplace or view, and their ``<output>_grad`` is no
+  argument of the backward op;
+- ``returned_if`` maps returned outputs to bool attributes of the op (which
+  then has no inplace, view or backward).
 """
 from __future__ import annotations
 
@@ -72,7 +79,8 @@ def _check_names(op: OpSpec) -> None:
     arg_names = {a.name for a in op.args}
     out_names = {o.name for o in op.outputs}
     for key, names, pool in (("optional", op.optional, arg_names), ("no_need_buffer", op.no_need_buffer, None),
-                             ("intermediate", op.intermediate, out_names)):
+                             ("intermediate", op.intermediate, out_names),
+                             ("no_grad_outputs", op.no_grad_outputs, out_names)):
         for name in names:
             if pool is not None and name not in pool:
                 raise SpecError(op.where(key), f"{op.name}: {key} names {name!r}, which is not among {sorted(pool)}")
@@ -84,6 +92,31 @@ def _check_names(op: OpSpec) -> None:
             raise SpecError(op.where(key), f"{op.name}: {key} input {src!r} is not a tensor argument")
         if dst not in out_names:
             raise SpecError(op.where(key), f"{op.name}: {key} output {dst!r} is not an output")
+        if dst in op.no_grad_outputs:
+            raise SpecError(op.where(key), f"{op.name}: {key} output {dst!r} is listed in no_grad_outputs; "
+                                           f"the output written into an input must be differentiable")
+    for output, flag in op.returned_if:
+        where = op.where("returned_if")
+        if output not in out_names or output in op.intermediate:
+            raise SpecError(where, f"{op.name}: returned_if names {output!r}, which is not a returned output; "
+                                   f"returned outputs are {[o for o in sorted(out_names) if o not in op.intermediate]}")
+        attr = op.arg(flag)
+        if attr is None or str(attr.type) != "bool":
+            raise SpecError(where, f"{op.name}: returned_if makes {output!r} depend on {flag!r}, which is not "
+                                   f"a bool attribute; bool attributes are "
+                                   f"{[a.name for a in op.args if str(a.type) == 'bool']}")
+    if op.returned_if and (op.inplace or op.view or op.backward):
+        raise SpecError(op.where("returned_if"), f"{op.name}: an op whose returned outputs depend on flags "
+                                                 f"takes no inplace, view or backward")
+    if op.no_grad_outputs:
+        if op.backward is None:
+            raise SpecError(op.where("no_grad_outputs"),
+                            f"{op.name}: no_grad_outputs marks outputs of a differentiable op; {op.name} has "
+                            f"no backward, so none of its outputs is differentiable anyway")
+        if not op.grad_outputs:
+            raise SpecError(op.where("no_grad_outputs"),
+                            f"{op.name}: no_grad_outputs lists every output {sorted(out_names)}; a differentiable "
+                            f"op needs at least one differentiable output")
 
 
 def _signature_names(fn) -> list:
@@ -198,7 +231,15 @@ def _check_backward_pair(fwd: OpSpec, bwd: OpSpec) -> None:
     attrs = {a.name for a in sig.args if not a.is_tensor}
     outputs = {o.name for o in sig.outputs}
     grads = {f"{o}_grad" for o in outputs}
+    # The forward line may rename outputs by position: compare with fwd's own names.
+    no_grad = {f"{alias.name}_grad": real.name for alias, real in zip(sig.outputs, fwd.outputs)
+               if real.name in fwd.no_grad_outputs}
     for arg in bwd.args:
+        if arg.name in no_grad:
+            raise SpecError(bwd.where("args"),
+                            f"{bwd.name}: argument {arg.name!r} is the gradient of {fwd.name}'s output "
+                            f"{no_grad[arg.name]!r}, which its no_grad_outputs marks as not differentiable; "
+                            f"save the output itself ({no_grad[arg.name]!r}) if the backward needs it")
         if arg.name in grads:
             continue
         if arg.name in inputs or arg.name in outputs:

@@ -205,6 +205,8 @@ class OpSpec:
     view: tuple | None = None
     optional: tuple = ()
     intermediate: tuple = ()
+    no_grad_outputs: tuple = ()  # outputs that are never differentiable (an index beside a value)
+    returned_if: tuple = ()  # (output, bool attribute): returned only when the attribute is true
     no_need_buffer: tuple = ()
     invoke: CallSpec | None = None
     composite: CallSpec | None = None
@@ -219,6 +221,11 @@ class OpSpec:
     @property
     def attr_args(self) -> tuple:
         return tuple(a for a in self.args if not a.is_tensor)
+
+    @property
+    def grad_outputs(self) -> tuple:
+        """The differentiable outputs: each is one gradient slot of the grad node."""
+        return tuple(o for o in self.outputs if o.name not in self.no_grad_outputs)
 
     def arg(self, name: str) -> Arg | None:
         return next((a for a in self.args if a.name == name), None)
@@ -375,6 +382,15 @@ def parse_name_list(value, where: Location, key: str) -> tuple:
     return tuple(names)
 
 
+def parse_flag_map(value, where: Location) -> tuple:
+    """``{output: flag, ...}`` as ((output, flag), ...), in the YAML's order."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise SpecError(where, f"returned_if must be a mapping of outputs to bool attributes, "
+                               f"like {{indices : return_index}}, got {value!r}")
+    return tuple(value.items())
+
+
 def parse_forward(text, where: Location) -> ForwardSignature:
     match = _FORWARD_RE.match(text) if isinstance(text, str) else None
     if not match:
@@ -394,7 +410,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
-                 "optional", "intermediate", "invoke", "doc")
+                 "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "doc")
 
@@ -448,6 +464,8 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         view=parse_mapping(entry["view"], at("view"), "view") if "view" in entry else None,
         optional=optional,
         intermediate=parse_name_list(entry.get("intermediate", []), at("intermediate"), "intermediate"),
+        no_grad_outputs=parse_name_list(entry.get("no_grad_outputs", []), at("no_grad_outputs"), "no_grad_outputs"),
+        returned_if=parse_flag_map(entry["returned_if"], at("returned_if")) if "returned_if" in entry else (),
         no_need_buffer=parse_name_list(entry.get("no_need_buffer", []), at("no_need_buffer"), "no_need_buffer"),
         invoke=parse_call(entry["invoke"], at("invoke"), "invoke") if "invoke" in entry else None,
         composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,

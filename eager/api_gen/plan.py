@@ -186,7 +186,7 @@ class NodePlan:
     class_name: str
     backward: str
     forward: str
-    outputs: tuple  # OutputSlot per forward output: they fill the node's gradient slots
+    outputs: tuple  # OutputSlot per differentiable forward output: they fill the node's gradient slots
     inputs: tuple  # InputSlot per forward tensor input: the node's edge slots
     saved: tuple
     attrs: tuple  # (slot, forward variable)
@@ -222,25 +222,32 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
     sig = bwd.forward
     # The forward line may rename the forward op's args and outputs by position.
     alias_to_input = {alias.name: real for alias, real in zip(sig.args, fwd.args)}
-    alias_to_output = {alias.name: (i, real) for i, (alias, real) in enumerate(zip(sig.outputs, fwd.outputs))}
-    list_position = next((i for i, o in enumerate(fwd.outputs) if o.is_list), None)
-    if sum(o.is_list for o in fwd.outputs) > 1:
+    alias_to_output = {alias.name: real for alias, real in zip(sig.outputs, fwd.outputs)}
+    # Gradient slots: one per differentiable output (no_grad_outputs take none).
+    grad_outputs = fwd.grad_outputs
+    slot_of = {o.name: i for i, o in enumerate(grad_outputs)}
+    list_position = next((i for i, o in enumerate(grad_outputs) if o.is_list), None)
+    if sum(o.is_list for o in grad_outputs) > 1:
         raise SpecError(fwd.where("output"), f"{fwd.name}: a differentiable op may have at most one "
                                              f"Tensor[] output (the slots after it are counted from the end)")
-    grad_of = {f"{alias}_grad": (index, real) for alias, (index, real) in alias_to_output.items()}
+    grad_of = {f"{alias}_grad": (slot_of[real.name], real) for alias, real in alias_to_output.items()
+               if real.name in slot_of}
 
     saved, attrs, call_args, grad_args = [], [], [], []
     for arg in bwd.args:
         if arg.name in grad_of:
             index, real = grad_of[arg.name]
-            grad_args.append(_grad_arg(fwd, bwd, arg, index, list_position))
+            grad_args.append(_grad_arg(grad_outputs, bwd, arg, index, list_position))
             call_args.append(CallArg(arg.name, "grad", arg.is_tensor_list, arg.optional))
         elif arg.name in alias_to_output:
-            index, real = alias_to_output[arg.name]
+            real = alias_to_output[arg.name]
             if real.is_list:
                 raise SpecError(bwd.where("args"), f"{bwd.name}: a Tensor[] forward output cannot be saved; "
                                                    f"save the inputs instead")
-            saved.append(SavedPlan(arg.name, real.name, "output"))
+            # A non-differentiable output has no history pointing at the node, so
+            # it is kept as an input is (no reference cycle to break).
+            kind = "output" if real.name in slot_of else "input"
+            saved.append(SavedPlan(arg.name, real.name, kind))
             call_args.append(CallArg(arg.name, "saved"))
         elif arg.is_tensor:
             real = alias_to_input[arg.name]
@@ -261,21 +268,21 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         composite = CallPlan(bwd.composite.func, tuple(bwd.composite.args))
     return NodePlan(
         class_name=f"{camel(bwd.name)}Node", backward=bwd.name, forward=fwd.name,
-        outputs=tuple(OutputSlot(o.name, o.is_list) for o in fwd.outputs), inputs=inputs,
+        outputs=tuple(OutputSlot(o.name, o.is_list) for o in grad_outputs), inputs=inputs,
         saved=tuple(saved), attrs=tuple(attrs), grad_args=tuple(grad_args), call_args=tuple(call_args),
         composite=composite, bilinear=None if bwd.bilinear is None else (bwd.bilinear, fwd.name),
         has_kernel=bwd.kernel is not None, out_mask=len(bwd.outputs) > 1,
         backward_returns_list=len(bwd.outputs) == 1 and bwd.outputs[0].is_list,
-        fill_zeros=len(fwd.outputs) > 1 or list_position is not None, is_view=fwd.view is not None,
+        fill_zeros=len(grad_outputs) > 1 or list_position is not None, is_view=fwd.view is not None,
         # The backward op has no backward and no composite: its results are the
         # last order of fwd, and differentiating them must raise, not give zeros.
         order_limit=1 if bwd.composite is None and bwd.bilinear is None and bwd.backward is None else None,
     )
 
 
-def _grad_arg(fwd: OpSpec, bwd: OpSpec, arg, index: int, list_position: int | None) -> GradArg:
-    count = len(fwd.outputs)
-    is_list = fwd.outputs[index].is_list
+def _grad_arg(grad_outputs: tuple, bwd: OpSpec, arg, index: int, list_position: int | None) -> GradArg:
+    count = len(grad_outputs)
+    is_list = grad_outputs[index].is_list
     if is_list != arg.is_tensor_list:
         raise SpecError(bwd.where("args"), f"{bwd.name}: {arg.name!r} must be declared "
                                            f"{'Tensor[]' if is_list else 'Tensor'}, like the output it is the gradient of")
@@ -297,6 +304,7 @@ class ForwardPlan:
     doc: str
     args: tuple
     outputs: tuple  # returned outputs
+    returned_if: tuple  # (returned output, the bool attribute it needs, or None)
     all_outputs: tuple  # OutputSlot per output, intermediate ones included
     phi: str | None
     invoke: CallPlan | None
@@ -348,6 +356,8 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
     return ForwardPlan(
         name=op.name, doc=op.doc, args=tuple(plan_args(op)),
         outputs=tuple(o.name for o in op.outputs if o.name not in op.intermediate),
+        returned_if=tuple((o.name, dict(op.returned_if).get(o.name)) for o in op.outputs
+                          if o.name not in op.intermediate) if op.returned_if else (),
         all_outputs=tuple(OutputSlot(o.name, o.is_list) for o in op.outputs),
         phi=op.name if op.kernel else None, invoke=invoke, composite=composite, node=node,
         inplace=op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,

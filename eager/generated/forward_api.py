@@ -194,6 +194,25 @@ from .ops_reduction import (  # noqa: F401
     sum_grad,
     mean_grad,
 )
+from .ops_search_sort import (  # noqa: F401
+    argmax,
+    argmin,
+    topk,
+    sort,
+    argsort,
+    kthvalue,
+    cummax,
+    cummin,
+    mode,
+    unique,
+    bincount,
+    topk_grad,
+    sort_grad,
+    kthvalue_grad,
+    cummax_grad,
+    cummin_grad,
+    mode_grad,
+)
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -285,6 +304,17 @@ __all__ = [
     "lerp_",
     "fmax",
     "fmin",
+    "argmax",
+    "argmin",
+    "topk",
+    "sort",
+    "argsort",
+    "kthvalue",
+    "cummax",
+    "cummin",
+    "mode",
+    "unique",
+    "bincount",
     "tile",
     "flip",
     "slice",

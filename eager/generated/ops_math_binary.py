@@ -284,10 +284,8 @@ def clip(x, min=None, max=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("clip", "x", x)
-    if min is not None:
-        min = to_scalar(min, "clip", "min")
-    if max is not None:
-        max = to_scalar(max, "clip", "max")
+    min = None if min is None else to_scalar(min, "clip", "min")
+    max = None if max is None else to_scalar(max, "clip", "max")
     out = Tensor(_phi.clip(x.impl, min, max))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = ClipGradNode(((edge_of(x),), ))
@@ -307,10 +305,8 @@ def clip_(x, min=None, max=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("clip_", "x", x)
-    if min is not None:
-        min = to_scalar(min, "clip_", "min")
-    if max is not None:
-        max = to_scalar(max, "clip_", "max")
+    min = None if min is None else to_scalar(min, "clip_", "min")
+    max = None if max is None else to_scalar(max, "clip_", "max")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("clip_", x)
@@ -806,10 +802,8 @@ def clip_grad(x, out_grad, min, max, name=None):
         raise bad_tensor("clip_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("clip_grad", "out_grad", out_grad)
-    if min is not None:
-        min = to_scalar(min, "clip_grad", "min")
-    if max is not None:
-        max = to_scalar(max, "clip_grad", "max")
+    min = None if min is None else to_scalar(min, "clip_grad", "min")
+    max = None if max is None else to_scalar(max, "clip_grad", "max")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.clip_grad(x, out_grad, min, max)  # recorded through differentiable ops
     x_grad = Tensor(_phi.clip_grad(x.impl, out_grad.impl, min, max))

@@ -405,8 +405,7 @@ def roll(x, shifts, axis=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("roll", "x", x)
     shifts = to_int_array(shifts, "roll", "shifts")
-    if axis is not None:
-        axis = to_int_array(axis, "roll", "axis")
+    axis = None if axis is None else to_int_array(axis, "roll", "axis")
     out = Tensor(_phi.roll(x.impl, shifts, axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = RollGradNode(((edge_of(x),), ))
@@ -499,8 +498,7 @@ def unstack(x, axis=0, num=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("unstack", "x", x)
     axis = to_int(axis, "unstack", "axis")
-    if num is not None:
-        num = to_int(num, "unstack", "num")
+    num = None if num is None else to_int(num, "unstack", "num")
     out = [Tensor(t) for t in _phi.unstack(x.impl, axis, num)]
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = UnstackGradNode(((edge_of(x),), ))
@@ -520,8 +518,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("repeat_interleave", "x", x)
     repeats = to_int_array(repeats, "repeat_interleave", "repeats")
-    if axis is not None:
-        axis = to_int(axis, "repeat_interleave", "axis")
+    axis = None if axis is None else to_int(axis, "repeat_interleave", "axis")
     out = Tensor(_phi.repeat_interleave(x.impl, repeats, axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = RepeatInterleaveGradNode(((edge_of(x),), ))
@@ -663,8 +660,7 @@ def roll_grad(out_grad, shifts, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("roll_grad", "out_grad", out_grad)
     shifts = to_int_array(shifts, "roll_grad", "shifts")
-    if axis is not None:
-        axis = to_int_array(axis, "roll_grad", "axis")
+    axis = None if axis is None else to_int_array(axis, "roll_grad", "axis")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.roll_grad(out_grad, shifts, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.roll_grad(out_grad.impl, shifts, axis))
@@ -760,8 +756,7 @@ def repeat_interleave_grad(x, out_grad, repeats, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("repeat_interleave_grad", "out_grad", out_grad)
     repeats = to_int_array(repeats, "repeat_interleave_grad", "repeats")
-    if axis is not None:
-        axis = to_int(axis, "repeat_interleave_grad", "axis")
+    axis = None if axis is None else to_int(axis, "repeat_interleave_grad", "axis")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.repeat_interleave_grad(x, out_grad, repeats, axis)  # recorded through differentiable ops
     x_grad = Tensor(_phi.repeat_interleave_grad(x.impl, out_grad.impl, repeats, axis))

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1775,6 +1775,353 @@ def fmin(x, y):
     return DenseTensor(out)
 
 
+_argmax_kernel = KERNELS.dispatch_table("argmax")
+
+
+def argmax(x, axis, keepdim, dtype):
+    """Index of the largest element along axis (of x flattened when axis is None); the first of equal maxima; dtype int64 or int32."""
+    out_meta = MetaTensor()
+    try:
+        _im.arg_min_max_infer_meta(x, axis, keepdim, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("argmax", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("argmax", "argmax", x, (x, axis, keepdim, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _argmax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim, dtype)
+    except PhiError as error:
+        raise error.in_op("argmax", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"argmax: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("argmax", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_argmin_kernel = KERNELS.dispatch_table("argmin")
+
+
+def argmin(x, axis, keepdim, dtype):
+    """Index of the smallest element along axis (of x flattened when axis is None); the first of equal minima; dtype int64 or int32."""
+    out_meta = MetaTensor()
+    try:
+        _im.arg_min_max_infer_meta(x, axis, keepdim, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("argmin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("argmin", "argmin", x, (x, axis, keepdim, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _argmin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim, dtype)
+    except PhiError as error:
+        raise error.in_op("argmin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"argmin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("argmin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_topk_kernel = KERNELS.dispatch_table("topk")
+
+
+def topk(x, k, axis, largest, sorted):
+    """The k largest (or smallest) values along axis (None is the last) and their int64 indices; equal values by increasing index. The gradient goes to the picked elements."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.topk_infer_meta(x, k, axis, largest, sorted, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("topk", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("topk", "topk", x, (x, k, axis, largest, sorted), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _topk_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, k, axis, largest, sorted)
+    except PhiError as error:
+        raise error.in_op("topk", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"topk: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("topk", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_sort_kernel = KERNELS.dispatch_table("sort")
+
+
+def sort(x, axis, descending, stable):
+    """x sorted along axis (always stably; equal values keep their order, descending too); the gradient goes back to each value's position."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.sort_infer_meta(x, axis, descending, stable, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("sort", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sort", "sort", x, (x, axis, descending, stable), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sort_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, axis, descending, stable)
+    except PhiError as error:
+        raise error.in_op("sort", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sort: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sort", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_argsort_kernel = KERNELS.dispatch_table("argsort")
+
+
+def argsort(x, axis, descending, stable):
+    """The int64 indices that sort x along axis (always stably; equal values by increasing index, descending too)."""
+    out_meta = MetaTensor()
+    try:
+        _im.argsort_infer_meta(x, axis, descending, stable, out_meta)
+    except PhiError as error:
+        raise error.in_op("argsort", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("argsort", "argsort", x, (x, axis, descending, stable), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _argsort_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, descending, stable)
+    except PhiError as error:
+        raise error.in_op("argsort", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"argsort: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("argsort", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_kthvalue_kernel = KERNELS.dispatch_table("kthvalue")
+
+
+def kthvalue(x, k, axis, keepdim):
+    """The k-th smallest value (k from 1) along axis (None is the last) and its int64 index; of equal values the first in index order."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.kthvalue_infer_meta(x, k, axis, keepdim, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("kthvalue", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("kthvalue", "kthvalue", x, (x, k, axis, keepdim), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _kthvalue_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, k, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("kthvalue", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"kthvalue: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("kthvalue", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_cummax_kernel = KERNELS.dispatch_table("cummax")
+
+
+def cummax(x, axis, dtype):
+    """Running maximum along axis (of x flattened when axis is None) and where it was reached (the latest of equal maxima); NaN propagates."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.cum_extreme_infer_meta(x, axis, dtype, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("cummax", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cummax", "cummax", x, (x, axis, dtype), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cummax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cummax", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cummax: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cummax", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_cummin_kernel = KERNELS.dispatch_table("cummin")
+
+
+def cummin(x, axis, dtype):
+    """Running minimum along axis (of x flattened when axis is None) and where it was reached (the latest of equal minima); NaN propagates."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.cum_extreme_infer_meta(x, axis, dtype, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("cummin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cummin", "cummin", x, (x, axis, dtype), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cummin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cummin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cummin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cummin", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_mode_kernel = KERNELS.dispatch_table("mode")
+
+
+def mode(x, axis, keepdim):
+    """The most frequent value along axis (the smallest of equally frequent ones) and the int64 index of its last occurrence."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    try:
+        _im.mode_infer_meta(x, axis, keepdim, out_meta, indices_meta)
+    except PhiError as error:
+        raise error.in_op("mode", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mode", "mode", x, (x, axis, keepdim), [out_meta, indices_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _mode_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("mode", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mode: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("mode", [out_meta, indices_meta], [out, indices])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+    )
+
+
+_unique_kernel = KERNELS.dispatch_table("unique")
+
+
+def unique(x, return_index, return_inverse, return_counts, axis, dtype):
+    """The sorted distinct elements of x flattened (or slices along axis), with the index of each one's first occurrence, where each element went (inverse) and how often each occurs, as the return_* flags ask; indices in dtype (int64 or int32)."""
+    out_meta = MetaTensor()
+    indices_meta = MetaTensor()
+    inverse_meta = MetaTensor()
+    counts_meta = MetaTensor()
+    try:
+        _im.unique_infer_meta(x, return_index, return_inverse, return_counts, axis, dtype, out_meta, indices_meta, inverse_meta, counts_meta)
+    except PhiError as error:
+        raise error.in_op("unique", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("unique", "unique", x, (x, return_index, return_inverse, return_counts, axis, dtype), [out_meta, indices_meta, inverse_meta, counts_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _unique_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, indices, inverse, counts = kernel(x.array, return_index, return_inverse, return_counts, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("unique", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"unique: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(indices) is not key[0]:
+        indices = as_array(indices, key[0])
+    if type(inverse) is not key[0]:
+        inverse = as_array(inverse, key[0])
+    if type(counts) is not key[0]:
+        counts = as_array(counts, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("unique", [out_meta, indices_meta, inverse_meta, counts_meta], [out, indices, inverse, counts])
+    return (
+        DenseTensor(out),
+        DenseTensor(indices),
+        DenseTensor(inverse),
+        DenseTensor(counts),
+    )
+
+
+_bincount_kernel = KERNELS.dispatch_table("bincount")
+
+
+def bincount(x, weights, minlength):
+    """How often each value 0..max(x) occurs in the non-negative 1-D integer x (or the sum of its weights), at least minlength bins; int64, or the weights' floating dtype."""
+    out_meta = MetaTensor()
+    try:
+        _im.bincount_infer_meta(x, weights, minlength, out_meta)
+    except PhiError as error:
+        raise error.in_op("bincount", x=x, weights=weights) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bincount", "bincount", x, (x, weights, minlength), [out_meta], {"x": x, "weights": weights})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bincount_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, (None if weights is None else weights.array), minlength)
+    except PhiError as error:
+        raise error.in_op("bincount", x=x, weights=weights) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bincount: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bincount", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _tile_kernel = KERNELS.dispatch_table("tile")
 
 
@@ -3187,6 +3534,168 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if y_grad is None else DenseTensor(y_grad),
     )
+
+
+_topk_grad_kernel = KERNELS.dispatch_table("topk_grad")
+
+
+def topk_grad(x, indices, out_grad, k, axis, largest, sorted):
+    """topk_grad (phi kernel topk_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("topk_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("topk_grad", "topk_grad", out_grad, (x, indices, out_grad, k, axis, largest, sorted), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _topk_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, k, axis, largest, sorted)
+    except PhiError as error:
+        raise error.in_op("topk_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"topk_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("topk_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sort_grad_kernel = KERNELS.dispatch_table("sort_grad")
+
+
+def sort_grad(x, indices, out_grad, axis, descending, stable):
+    """sort_grad (phi kernel sort_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sort_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sort_grad", "sort_grad", out_grad, (x, indices, out_grad, axis, descending, stable), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sort_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, axis, descending, stable)
+    except PhiError as error:
+        raise error.in_op("sort_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sort_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sort_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_kthvalue_grad_kernel = KERNELS.dispatch_table("kthvalue_grad")
+
+
+def kthvalue_grad(x, indices, out_grad, k, axis, keepdim):
+    """kthvalue_grad (phi kernel kthvalue_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("kthvalue_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("kthvalue_grad", "kthvalue_grad", out_grad, (x, indices, out_grad, k, axis, keepdim), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _kthvalue_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, k, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("kthvalue_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"kthvalue_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("kthvalue_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cummax_grad_kernel = KERNELS.dispatch_table("cummax_grad")
+
+
+def cummax_grad(x, indices, out_grad, axis, dtype):
+    """cummax_grad (phi kernel cummax_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cummax_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cummax_grad", "cummax_grad", out_grad, (x, indices, out_grad, axis, dtype), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cummax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cummax_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cummax_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cummax_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cummin_grad_kernel = KERNELS.dispatch_table("cummin_grad")
+
+
+def cummin_grad(x, indices, out_grad, axis, dtype):
+    """cummin_grad (phi kernel cummin_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cummin_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cummin_grad", "cummin_grad", out_grad, (x, indices, out_grad, axis, dtype), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cummin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cummin_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cummin_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cummin_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_mode_grad_kernel = KERNELS.dispatch_table("mode_grad")
+
+
+def mode_grad(x, indices, out_grad, axis, keepdim):
+    """mode_grad (phi kernel mode_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scatter_back_grad_infer_meta(x, indices, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("mode_grad", x=x, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mode_grad", "mode_grad", out_grad, (x, indices, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _mode_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, indices.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("mode_grad", x=x, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mode_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("mode_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
 
 
 _tile_grad_kernel = KERNELS.dispatch_table("tile_grad")
