@@ -40,7 +40,53 @@ __all__ = [
     "full_like",
     "zeros",
     "ones",
+    "arange",
+    "zeros_like",
+    "ones_like",
+    "empty",
+    "empty_like",
+    "eye",
+    "linspace",
+    "logspace",
+    "tril",
+    "tril_",
+    "triu",
+    "triu_",
 ]
+
+
+class TrilGradNode(GradNodeBase):
+    """Runs tril_grad for tril."""
+
+    __slots__ = ("diagonal", )
+    backward_op = "tril_grad"
+    forward_op = "tril"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ("diagonal", )
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.tril_grad(out_grad, self.diagonal)
+        return ((grad,), )
+
+
+class TriuGradNode(GradNodeBase):
+    """Runs triu_grad for triu."""
+
+    __slots__ = ("diagonal", )
+    backward_op = "triu_grad"
+    forward_op = "triu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ("diagonal", )
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.triu_grad(out_grad, self.diagonal)
+        return ((grad,), )
 
 
 def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
@@ -99,3 +145,239 @@ def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
         return full(shape, 1, dtype, place)
     except (TypeError, ValueError, MemoryError) as error:
         raise as_called(error, "full", "ones") from None
+
+
+def arange(start=0, end=None, step=1, dtype=None, place=None, name=None):
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does.
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "arange", "start")
+    if end is not None:
+        end = to_scalar(end, "arange", "end")
+    step = to_scalar(step, "arange", "step")
+    dtype = to_dtype(dtype, "arange", "dtype")
+    place = to_place(place, "arange", "place")
+    out = Tensor(_phi.arange(start, end, step, dtype, place))
+    if _anomaly.active:
+        check_forward("arange", (out, ))
+    return out
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros shaped like x (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zeros_like", "x", x)
+    dtype = to_dtype(dtype, "zeros_like", "dtype")
+    try:
+        return full_like(x, 0, dtype)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "full_like", "zeros_like") from None
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones shaped like x (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("ones_like", "x", x)
+    dtype = to_dtype(dtype, "ones_like", "dtype")
+    try:
+        return full_like(x, 1, dtype)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "full_like", "ones_like") from None
+
+
+def empty(shape, dtype=None, place=None, name=None):
+    """A tensor of the given shape whose values are not set (dtype defaults to float32).
+
+    Not differentiable.
+    """
+    shape = to_int_array(shape, "empty", "shape")
+    dtype = to_dtype(dtype, "empty", "dtype")
+    place = to_place(place, "empty", "place")
+    out = Tensor(_phi.empty(shape, dtype, place))
+    if _anomaly.active:
+        check_forward("empty", (out, ))
+    return out
+
+
+def empty_like(x, dtype=None, name=None):
+    """A tensor shaped like x whose values are not set (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("empty_like", "x", x)
+    dtype = to_dtype(dtype, "empty_like", "dtype")
+    out = Tensor(_phi.empty_like(x.impl, dtype))
+    if _anomaly.active:
+        check_forward("empty_like", (out, ))
+    return out
+
+
+def eye(num_rows, num_columns=None, dtype=None, place=None, name=None):
+    """A num_rows x num_columns matrix (square when num_columns is None) with ones on the diagonal; dtype defaults to float32.
+
+    Not differentiable.
+    """
+    num_rows = to_int(num_rows, "eye", "num_rows")
+    if num_columns is not None:
+        num_columns = to_int(num_columns, "eye", "num_columns")
+    dtype = to_dtype(dtype, "eye", "dtype")
+    place = to_place(place, "eye", "place")
+    out = Tensor(_phi.eye(num_rows, num_columns, dtype, place))
+    if _anomaly.active:
+        check_forward("eye", (out, ))
+    return out
+
+
+def linspace(start, stop, num, dtype=None, place=None, name=None):
+    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors).
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "linspace", "start")
+    stop = to_scalar(stop, "linspace", "stop")
+    num = to_int(num, "linspace", "num")
+    dtype = to_dtype(dtype, "linspace", "dtype")
+    place = to_place(place, "linspace", "place")
+    out = Tensor(_phi.linspace(start, stop, num, dtype, place))
+    if _anomaly.active:
+        check_forward("linspace", (out, ))
+    return out
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, place=None, name=None):
+    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero.
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "logspace", "start")
+    stop = to_scalar(stop, "logspace", "stop")
+    num = to_int(num, "logspace", "num")
+    base = to_scalar(base, "logspace", "base")
+    dtype = to_dtype(dtype, "logspace", "dtype")
+    place = to_place(place, "logspace", "place")
+    out = Tensor(_phi.logspace(start, stop, num, base, dtype, place))
+    if _anomaly.active:
+        check_forward("logspace", (out, ))
+    return out
+
+
+def tril(x, diagonal=0, name=None):
+    """The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tril", "x", x)
+    diagonal = to_int(diagonal, "tril", "diagonal")
+    out = Tensor(_phi.tril(x.impl, diagonal))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TrilGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("tril", (out, ))
+    return out
+
+
+def tril_(x, diagonal=0, name=None):
+    """Inplace tril: writes the result into x and returns it. The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tril_", "x", x)
+    diagonal = to_int(diagonal, "tril_", "diagonal")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("tril_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.tril(x.impl, diagonal)
+    write_inplace("tril_", x, result)
+    if recording:
+        node = TrilGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("tril_", (x,))
+    return x
+
+
+def triu(x, diagonal=0, name=None):
+    """The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("triu", "x", x)
+    diagonal = to_int(diagonal, "triu", "diagonal")
+    out = Tensor(_phi.triu(x.impl, diagonal))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TriuGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("triu", (out, ))
+    return out
+
+
+def triu_(x, diagonal=0, name=None):
+    """Inplace triu: writes the result into x and returns it. The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("triu_", "x", x)
+    diagonal = to_int(diagonal, "triu_", "diagonal")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("triu_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.triu(x.impl, diagonal)
+    write_inplace("triu_", x, result)
+    if recording:
+        node = TriuGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("triu_", (x,))
+    return x
+
+
+def tril_grad(out_grad, diagonal, name=None):
+    """tril_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("tril_grad", "out_grad", out_grad)
+    diagonal = to_int(diagonal, "tril_grad", "diagonal")
+    try:
+        return _composite.tril_grad(out_grad, diagonal)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "tril_grad") from None
+
+
+def triu_grad(out_grad, diagonal, name=None):
+    """triu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("triu_grad", "out_grad", out_grad)
+    diagonal = to_int(diagonal, "triu_grad", "diagonal")
+    try:
+        return _composite.triu_grad(out_grad, diagonal)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "triu_grad") from None

@@ -61,4 +61,12 @@ METHODS = {
     "cross_entropy_with_softmax": _F.cross_entropy_with_softmax,
     "sigmoid_cross_entropy_with_logits": _F.sigmoid_cross_entropy_with_logits,
     "one_hot": _F.one_hot,
+    "zeros_like": _F.zeros_like,
+    "ones_like": _F.ones_like,
+    "empty_like": _F.empty_like,
+    "tril": _F.tril,
+    "tril_": _F.tril_,
+    "triu": _F.triu,
+    "triu_": _F.triu_,
+    "clone": _F.clone,
 }

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1232,6 +1232,222 @@ def one_hot(x, num_classes):
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("one_hot", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_arange_kernel = KERNELS.dispatch_table("arange")
+
+
+def arange(start, end, step, dtype, place):
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does."""
+    out_meta = MetaTensor()
+    try:
+        _im.arange_infer_meta(start, end, step, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("arange") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _arange_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, end, step, dtype)
+    except PhiError as error:
+        raise error.in_op("arange") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"arange: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("arange", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_empty_kernel = KERNELS.dispatch_table("empty")
+
+
+def empty(shape, dtype, place):
+    """A tensor of the given shape whose values are not set (dtype defaults to float32)."""
+    out_meta = MetaTensor()
+    try:
+        _im.empty_infer_meta(shape, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("empty") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _empty_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, dtype)
+    except PhiError as error:
+        raise error.in_op("empty") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"empty: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("empty", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_empty_like_kernel = KERNELS.dispatch_table("empty_like")
+
+
+def empty_like(x, dtype):
+    """A tensor shaped like x whose values are not set (dtype defaults to x's)."""
+    out_meta = MetaTensor()
+    try:
+        _im.create_like_infer_meta(x, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("empty_like", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("empty_like", "empty_like", x, (x, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _empty_like_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, dtype)
+    except PhiError as error:
+        raise error.in_op("empty_like", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"empty_like: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("empty_like", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_eye_kernel = KERNELS.dispatch_table("eye")
+
+
+def eye(num_rows, num_columns, dtype, place):
+    """A num_rows x num_columns matrix (square when num_columns is None) with ones on the diagonal; dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.eye_infer_meta(num_rows, num_columns, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("eye") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _eye_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(num_rows, num_columns, dtype)
+    except PhiError as error:
+        raise error.in_op("eye") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eye: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eye", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_linspace_kernel = KERNELS.dispatch_table("linspace")
+
+
+def linspace(start, stop, num, dtype, place):
+    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors)."""
+    out_meta = MetaTensor()
+    try:
+        _im.linspace_infer_meta(start, stop, num, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("linspace") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _linspace_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, stop, num, dtype)
+    except PhiError as error:
+        raise error.in_op("linspace") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linspace: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linspace", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logspace_kernel = KERNELS.dispatch_table("logspace")
+
+
+def logspace(start, stop, num, base, dtype, place):
+    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.logspace_infer_meta(start, stop, num, base, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("logspace") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _logspace_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, stop, num, base, dtype)
+    except PhiError as error:
+        raise error.in_op("logspace") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logspace: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logspace", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_tril_kernel = KERNELS.dispatch_table("tril")
+
+
+def tril(x, diagonal):
+    """The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0)."""
+    out_meta = MetaTensor()
+    try:
+        _im.tril_triu_infer_meta(x, diagonal, out_meta)
+    except PhiError as error:
+        raise error.in_op("tril", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tril", "tril", x, (x, diagonal), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tril_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, diagonal)
+    except PhiError as error:
+        raise error.in_op("tril", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tril: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tril", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_triu_kernel = KERNELS.dispatch_table("triu")
+
+
+def triu(x, diagonal):
+    """The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0)."""
+    out_meta = MetaTensor()
+    try:
+        _im.tril_triu_infer_meta(x, diagonal, out_meta)
+    except PhiError as error:
+        raise error.in_op("triu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("triu", "triu", x, (x, diagonal), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _triu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, diagonal)
+    except PhiError as error:
+        raise error.in_op("triu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"triu: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("triu", [out_meta], [out])
     return DenseTensor(out)
 
 
