@@ -135,6 +135,19 @@ from .ops_reduction import (  # noqa: F401
     sum_grad,
     mean_grad,
 )
+from .ops_sampling import (  # noqa: F401
+    uniform,
+    rand,
+    gaussian,
+    randn,
+    standard_normal,
+    randint,
+    randint_like,
+    randperm,
+    bernoulli,
+    poisson,
+    multinomial,
+)
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -209,4 +222,15 @@ __all__ = [
     "triu",
     "triu_",
     "clone",
+    "uniform",
+    "rand",
+    "gaussian",
+    "randn",
+    "standard_normal",
+    "randint",
+    "randint_like",
+    "randperm",
+    "bernoulli",
+    "poisson",
+    "multinomial",
 ]

@@ -69,4 +69,8 @@ METHODS = {
     "triu": _F.triu,
     "triu_": _F.triu_,
     "clone": _F.clone,
+    "randint_like": _F.randint_like,
+    "bernoulli": _F.bernoulli,
+    "poisson": _F.poisson,
+    "multinomial": _F.multinomial,
 }

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1448,6 +1448,222 @@ def triu(x, diagonal):
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("triu", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_uniform_kernel = KERNELS.dispatch_table("uniform")
+
+
+def uniform(shape, dtype, min, max, seed, place):
+    """Uniform on [min, max) from the global generator (eager.seed), or from a generator of its own when seed is not 0; dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.uniform_infer_meta(shape, dtype, min, max, seed, out_meta)
+    except PhiError as error:
+        raise error.in_op("uniform") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _uniform_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, dtype, min, max, seed)
+    except PhiError as error:
+        raise error.in_op("uniform") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"uniform: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("uniform", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_gaussian_kernel = KERNELS.dispatch_table("gaussian")
+
+
+def gaussian(shape, mean, std, seed, dtype, place):
+    """Normal with the given mean and standard deviation (own generator when seed is not 0); dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.gaussian_infer_meta(shape, mean, std, seed, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("gaussian") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _gaussian_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, mean, std, seed, dtype)
+    except PhiError as error:
+        raise error.in_op("gaussian") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gaussian: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gaussian", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randint_kernel = KERNELS.dispatch_table("randint")
+
+
+def randint(low, high, shape, dtype, place):
+    """Integers uniform on [low, high), or on [0, low) when high is None; dtype int32 or int64 (the default)."""
+    out_meta = MetaTensor()
+    try:
+        _im.randint_infer_meta(low, high, shape, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randint") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _randint_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(low, high, shape, dtype)
+    except PhiError as error:
+        raise error.in_op("randint") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randint: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randint", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randint_like_kernel = KERNELS.dispatch_table("randint_like")
+
+
+def randint_like(x, low, high, dtype):
+    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's."""
+    out_meta = MetaTensor()
+    try:
+        _im.randint_like_infer_meta(x, low, high, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randint_like", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("randint_like", "randint_like", x, (x, low, high, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _randint_like_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, low, high, dtype)
+    except PhiError as error:
+        raise error.in_op("randint_like", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randint_like: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randint_like", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randperm_kernel = KERNELS.dispatch_table("randperm")
+
+
+def randperm(n, dtype, place):
+    """A random permutation of 0..n-1; dtype defaults to int64."""
+    out_meta = MetaTensor()
+    try:
+        _im.randperm_infer_meta(n, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randperm") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _randperm_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(n, dtype)
+    except PhiError as error:
+        raise error.in_op("randperm") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randperm: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randperm", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bernoulli_kernel = KERNELS.dispatch_table("bernoulli")
+
+
+def bernoulli(x):
+    """1 with probability x, else 0, elementwise, in x's dtype; x must hold probabilities in [0, 1]."""
+    out_meta = MetaTensor()
+    try:
+        _im.probabilities_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("bernoulli", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bernoulli", "bernoulli", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bernoulli_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("bernoulli", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bernoulli: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bernoulli", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_poisson_kernel = KERNELS.dispatch_table("poisson")
+
+
+def poisson(x):
+    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.probabilities_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("poisson", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("poisson", "poisson", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _poisson_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("poisson", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"poisson: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("poisson", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_multinomial_kernel = KERNELS.dispatch_table("multinomial")
+
+
+def multinomial(x, num_samples, replacement):
+    """num_samples category indices (int64) per row of weights x (1-D or 2-D, not necessarily normalized); without replacement no category repeats within a row."""
+    out_meta = MetaTensor()
+    try:
+        _im.multinomial_infer_meta(x, num_samples, replacement, out_meta)
+    except PhiError as error:
+        raise error.in_op("multinomial", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("multinomial", "multinomial", x, (x, num_samples, replacement), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _multinomial_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_samples, replacement)
+    except PhiError as error:
+        raise error.in_op("multinomial", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"multinomial: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("multinomial", [out_meta], [out])
     return DenseTensor(out)
 
 

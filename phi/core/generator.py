@@ -154,7 +154,7 @@ class Generator:
     def poisson(self, lam):
         """Poisson counts (int64) with the rates of the array ``lam``."""
         with self._lock:
-            return self._engine.poisson(lam)
+            return np.asarray(self._engine.poisson(lam))  # a 0-d rate gives a Python int
 
     def __repr__(self):
         return f"{type(self).__name__}(place={self.place}, initial_seed={self._seed})"

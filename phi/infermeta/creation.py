@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from ..common.data_type import DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
@@ -193,8 +195,118 @@ def meshgrid_infer_meta(x, out) -> None:
         out.append(MetaTensor(shape, t.dtype, t.layout))
 
 
+# -- random ops (phi/kernels/sampling) --------------------------------------------------
+
+def _seed(seed) -> None:
+    if seed < 0:
+        raise InvalidArgumentError(f"argument 'seed' expected an int >= 0 (0: the global generator), got {seed}")
+
+
+def uniform_infer_meta(shape, dtype, min, max, seed, out) -> None:
+    """shape, a floating dtype (default float32); min < max."""
+    _real("min", min)
+    _real("max", max)
+    if not min < max:
+        raise InvalidArgumentError(f"arguments 'min' and 'max' expected min < max, got min={min}, max={max}")
+    _seed(seed)
+    dtype = _dtype_or(dtype, DataType.FLOAT32)
+    _dtype_in("dtype", dtype, _FLOAT_TYPES)
+    create_infer_meta(shape, dtype, out)
+
+
+def gaussian_infer_meta(shape, mean, std, seed, dtype, out) -> None:
+    """shape, a floating dtype (default float32); std >= 0."""
+    _real("mean", mean)
+    _real("std", std)
+    if std < 0:
+        raise InvalidArgumentError(f"argument 'std' expected a standard deviation >= 0, got {std}")
+    _seed(seed)
+    dtype = _dtype_or(dtype, DataType.FLOAT32)
+    _dtype_in("dtype", dtype, _FLOAT_TYPES)
+    create_infer_meta(shape, dtype, out)
+
+
+def _int_range(low, high, dtype: DataType) -> None:
+    """[low, high) is not empty and its values fit ``dtype``; high None means [0, low)."""
+    if high is None:
+        low, high = 0, low
+        if not low < high:
+            raise InvalidArgumentError(
+                f"argument 'low' is the exclusive upper bound when high is None, and must be > 0, got {high}")
+    if not low < high:
+        raise InvalidArgumentError(f"arguments 'low' and 'high' expected low < high, got low={low}, high={high}")
+    if dtype is DataType.BOOL:
+        least, most = 0, 1
+    elif dtype.is_integer:
+        info = np.iinfo(dtype.numpy_dtype)
+        least, most = int(info.min), int(info.max)
+    else:
+        least, most = -(2 ** 63), 2 ** 63 - 1
+    if low < least or high - 1 > most:
+        raise InvalidArgumentError(
+            f"arguments 'low' and 'high': [{low}, {high}) holds values a {dtype} cannot, which are [{least}, {most}]")
+
+
+def randint_infer_meta(low, high, shape, dtype, out) -> None:
+    """shape, int32 or int64 (default int64); values in [low, high)."""
+    dtype = _dtype_or(dtype, DataType.INT64)
+    _dtype_in("dtype", dtype, _INDEX_TYPES)
+    _int_range(low, high, dtype)
+    create_infer_meta(shape, dtype, out)
+
+
+def randint_like_infer_meta(x, low, high, dtype, out) -> None:
+    """x's shape; dtype defaults to x's (bool, int32, int64 or floating)."""
+    dtype = _dtype_or(dtype, x.dtype)
+    _dtype_in("dtype", dtype, (DataType.BOOL,) + _INDEX_TYPES + _FLOAT_TYPES)
+    _int_range(low, high, dtype)
+    create_infer_meta(tuple(x.dims), dtype, out)
+
+
+def randperm_infer_meta(n, dtype, out) -> None:
+    """[n]; dtype int32, int64 (default), float32 or float64."""
+    _count("n", n)
+    dtype = _dtype_or(dtype, DataType.INT64)
+    _dtype_in("dtype", dtype, _INDEX_TYPES + (DataType.FLOAT32, DataType.FLOAT64))
+    if n and n - 1 > _largest_exact(dtype):
+        raise InvalidArgumentError(f"argument 'n' is {n}, but a {dtype} cannot hold every value below it")
+    create_infer_meta((n,), dtype, out)
+
+
+def _largest_exact(dtype: DataType) -> int:
+    if dtype.is_integer:
+        return int(np.iinfo(dtype.numpy_dtype).max)
+    return 2 ** (np.finfo(dtype.numpy_dtype).nmant + 1)
+
+
+def probabilities_infer_meta(x, out) -> None:
+    """x's meta; x holds probabilities or rates, so it must be floating."""
+    _dtype_in("x", x.dtype, _FLOAT_TYPES)
+    out.share_meta(x)
+
+
+def multinomial_infer_meta(x, num_samples, replacement, out) -> None:
+    """[num_samples] or [rows, num_samples] of int64 category indices, from 1-D or
+    2-D weights; without replacement num_samples may not exceed the categories."""
+    _dtype_in("x", x.dtype, _FLOAT_TYPES)
+    dims = tuple(x.dims)
+    if len(dims) not in (1, 2):
+        raise InvalidArgumentError(f"argument 'x' expected a 1-D or 2-D tensor of weights, got shape {list(dims)}")
+    if dims[-1] == 0:
+        raise InvalidArgumentError(f"argument 'x' expected at least one category, got shape {list(dims)}")
+    if num_samples < 1:
+        raise InvalidArgumentError(f"argument 'num_samples' expected an int >= 1, got {num_samples}")
+    if not replacement and num_samples > dims[-1]:
+        raise InvalidArgumentError(
+            f"argument 'num_samples' is {num_samples}, more than the {dims[-1]} categories of x; "
+            f"without replacement each category is drawn at most once (pass replacement=True)")
+    create_infer_meta(dims[:-1] + (num_samples,), DataType.INT64, out)
+
+
 __all__ = [
     "arange_bounds", "arange_dtype", "arange_infer_meta", "diag_embed_infer_meta", "diag_infer_meta",
     "diagflat_infer_meta", "diagonal_length", "empty_infer_meta", "eye_infer_meta", "fill_infer_meta",
     "linspace_infer_meta", "logspace_infer_meta", "meshgrid_infer_meta", "tril_triu_infer_meta",
+    "gaussian_infer_meta", "multinomial_infer_meta", "probabilities_infer_meta", "randint_infer_meta",
+    "randint_like_infer_meta", "randperm_infer_meta", "uniform_infer_meta",
 ]

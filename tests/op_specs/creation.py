@@ -74,6 +74,78 @@ def _empty_ref(shape, dtype=None):
     return np.zeros(shape, _np_dtype(dtype, "float32"))
 
 
+# -- random ops: what every sample must satisfy ---------------------------------------------
+# The checker seeds the generators from the test's identity, so each check sees
+# one fixed sample; the moment tolerances are still several standard errors wide.
+
+def _sample_like(shape_and_dtype, default="float32"):
+    def reference(*args, **attrs):
+        shape, dtype = shape_and_dtype(*args, **attrs)
+        return np.empty(tuple(shape), _np_dtype(dtype, default))
+    return reference
+
+
+def check_uniform(got, shape=None, dtype=None, min=-1.0, max=1.0, seed=0):
+    values = got.astype(np.float64)
+    assert np.all((values >= min) & (values < max)), (values.min(), values.max())
+    if values.size >= 500:
+        width = max - min
+        assert abs(values.mean() - (min + max) / 2) < 0.05 * width
+        assert abs(values.var() - width ** 2 / 12) < 0.1 * width ** 2 / 12
+
+
+def check_normal(got, shape=None, mean=0.0, std=1.0, seed=0, dtype=None):
+    values = got.astype(np.float64)
+    assert np.all(np.isfinite(values))
+    if std == 0:
+        np.testing.assert_array_equal(values, np.full(values.shape, mean, got.dtype))
+    elif values.size >= 500:
+        assert abs(values.mean() - mean) < 0.15 * std, values.mean()
+        assert abs(values.std() - std) < 0.08 * std, values.std()
+
+
+def check_randint(got, *inputs, low=0, high=None, shape=None, dtype=None):
+    if high is None:
+        low, high = 0, low
+    values = got.astype(np.float64) if got.dtype.kind == "f" else got.astype(object)
+    assert np.all(values == np.floor(values)) if got.dtype.kind == "f" else True
+    assert all(low <= v < high for v in values.reshape(-1)), (low, high)
+    if got.size >= 500 and high - low <= 10:
+        assert set(np.unique(got).astype(np.int64).tolist()) == set(range(low, high))
+
+
+def check_randperm(got, n, dtype=None):
+    np.testing.assert_array_equal(np.sort(got), np.arange(n, dtype=got.dtype))
+    if n >= 20:
+        assert np.any(got != np.arange(n)), "a permutation of 20 or more came out sorted"
+
+
+def check_bernoulli(got, x):
+    assert set(np.unique(got).tolist()) <= {0.0, 1.0}
+    if got.size >= 500:
+        assert abs(got.astype(np.float64).mean() - x.astype(np.float64).mean()) < 0.03
+
+
+def check_poisson(got, x):
+    assert np.all(got >= 0) and np.all(got == np.floor(got))
+    if got.size >= 500:
+        assert abs(got.astype(np.float64).mean() - x.astype(np.float64).mean()) < 0.07
+
+
+def check_multinomial(got, x, num_samples=1, replacement=False):
+    categories = x.shape[-1]
+    assert np.all((got >= 0) & (got < categories))
+    rows = got.reshape(-1, num_samples)
+    if not replacement:
+        for row in rows:
+            assert len(set(row.tolist())) == num_samples, row
+    elif num_samples >= 1000:
+        weights = x.astype(np.float64).reshape(-1, categories)
+        for row, w in zip(rows, weights):
+            frequencies = np.bincount(row, minlength=categories) / num_samples
+            np.testing.assert_allclose(frequencies, w / w.sum(), atol=0.05)
+
+
 TRIANGLE_CASES = (
     Case(((3, 4),), {"diagonal": 0}),
     Case(((4, 3),), {"diagonal": 1}),
@@ -130,6 +202,56 @@ SPECS: list = [
            dtypes=ALL),
     OpSpec("clone", eager.clone, lambda x: x.copy(), ("real",), (Case(((3, 4),)), Case(((),)), Case(((0, 2),))),
            dtypes=ALL),
+
+    # -- random ops (phi/kernels/sampling): values checked by their properties -------------
+    OpSpec("uniform", eager.uniform, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
+           (Case((), {"shape": [400, 25]}), Case((), {"shape": [3000], "min": 2, "max": 5, "dtype": D.FLOAT64}),
+            Case((), {"shape": [2000], "min": -0.5, "max": 0.25, "dtype": D.FLOAT16}),
+            Case((), {"shape": []}), Case((), {"shape": [0, 3]}), Case((), {"shape": [500], "seed": 12})),
+           dtypes=("float64",), grad=False, check=check_uniform),
+    OpSpec("rand", eager.rand, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
+           (Case((), {"shape": [100, 30]}), Case((), {"shape": [2000], "dtype": D.FLOAT64}), Case((), {"shape": []})),
+           dtypes=("float64",), grad=False, check=lambda got, **attrs: check_uniform(got, min=0.0, max=1.0)),
+    OpSpec("gaussian", eager.gaussian, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
+           (Case((), {"shape": [200, 50], "mean": 1.5, "std": 2.0}), Case((), {"shape": [4000], "dtype": D.FLOAT64}),
+            Case((), {"shape": [3000], "mean": -3, "std": 0.5, "dtype": D.FLOAT16}),
+            Case((), {"shape": [5], "std": 0.0}), Case((), {"shape": [0]}), Case((), {"shape": [3000], "seed": 3})),
+           dtypes=("float64",), grad=False, check=check_normal),
+    OpSpec("randn", eager.randn, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
+           (Case((), {"shape": [100, 40]}), Case((), {"shape": [3000], "dtype": D.FLOAT64}), Case((), {"shape": []})),
+           dtypes=("float64",), grad=False, check=lambda got, **attrs: check_normal(got)),
+    OpSpec("standard_normal", eager.standard_normal, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)),
+           (), (Case((), {"shape": [100, 40]}), Case((), {"shape": [3000], "dtype": D.FLOAT64})),
+           dtypes=("float64",), grad=False, check=lambda got, **attrs: check_normal(got)),
+    OpSpec("randint", eager.randint,
+           _sample_like(lambda low=0, high=None, shape=(1,), dtype=None: (shape, dtype), "int64"), (),
+           (Case((), {"low": 0, "high": 5, "shape": [1000]}), Case((), {"low": 5, "shape": [30, 40]}),
+            Case((), {"low": -3, "high": 3, "shape": [2000], "dtype": D.INT32}),
+            Case((), {"low": 2 ** 40, "high": 2 ** 40 + 2, "shape": [50]}),
+            Case((), {"low": 7, "high": 8, "shape": []}), Case((), {"low": 0, "high": 2, "shape": [0, 2]})),
+           dtypes=("float64",), grad=False, check=check_randint),
+    OpSpec("randint_like", eager.randint_like, lambda x, low=0, high=None, dtype=None: np.empty(
+        x.shape, _np_dtype(dtype, x.dtype)), ("real",),
+           (Case(((40, 50),), {"low": -2, "high": 3}), Case(((30,),), {"low": 4}),
+            Case(((), ), {"low": 1, "high": 2, "dtype": D.INT32}), Case(((0, 3),), {"low": 0, "high": 1})),
+           dtypes=FLOATS + INTS, grad=False, check=check_randint),
+    OpSpec("randperm", eager.randperm, lambda n, dtype=None: np.empty((n,), _np_dtype(dtype, "int64")), (),
+           (Case((), {"n": 30}), Case((), {"n": 1}), Case((), {"n": 0}), Case((), {"n": 50, "dtype": D.FLOAT32}),
+            Case((), {"n": 10, "dtype": D.INT32})),
+           dtypes=("float64",), grad=False, check=check_randperm),
+    OpSpec("bernoulli", eager.bernoulli, lambda x: np.empty(x.shape, x.dtype), ("unit",),
+           (Case(((300, 40),)), Case(((),)), Case(((0, 3),)), Case(((5000,),))),
+           dtypes=FLOATS, grad=False, check=check_bernoulli),
+    OpSpec("poisson", eager.poisson, lambda x: np.empty(x.shape, x.dtype), ("positive",),
+           (Case(((300, 40),)), Case(((),)), Case(((0, 3),))),
+           dtypes=FLOATS, grad=False, check=check_poisson),
+    OpSpec("multinomial", eager.multinomial,
+           lambda x, num_samples=1, replacement=False: np.empty(x.shape[:-1] + (num_samples,), np.int64), ("unit",),
+           (Case(((4, 6),), {"num_samples": 3}), Case(((5,),), {"num_samples": 5}),
+            Case(((5,),), {"num_samples": 4000, "replacement": True}),
+            Case(((3, 4),), {"num_samples": 3000, "replacement": True}), Case(((0, 4),), {"num_samples": 2}),
+            Case(((7,),), {})),
+           dtypes=FLOATS, grad=False, check=check_multinomial),
 
     # == backward ops (composite-only: called as eager.ops.<name>, differentiable) ==========
     OpSpec("tril_grad", F.tril_grad, lambda g, diagonal=0: ref_triangle(g, diagonal, True), ("real",),
