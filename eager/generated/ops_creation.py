@@ -52,6 +52,14 @@ __all__ = [
     "tril_",
     "triu",
     "triu_",
+    "diag",
+    "diagflat",
+    "diag_embed",
+    "meshgrid",
+    "fill",
+    "fill_",
+    "zero",
+    "zero_",
 ]
 
 
@@ -86,6 +94,125 @@ class TriuGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         grad = _composite.triu_grad(out_grad, self.diagonal)
+        return ((grad,), )
+
+
+class DiagGradNode(GradNodeBase):
+    """Runs diag_grad for diag."""
+
+    __slots__ = ("x", "offset", )
+    backward_op = "diag_grad"
+    forward_op = "diag"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("offset", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.diag_grad(x, out_grad, self.offset)
+        return ((grad,), )
+
+
+class DiagflatGradNode(GradNodeBase):
+    """Runs diagflat_grad for diagflat."""
+
+    __slots__ = ("x", "offset", )
+    backward_op = "diagflat_grad"
+    forward_op = "diagflat"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("offset", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.diagflat_grad(x, out_grad, self.offset)
+        return ((grad,), )
+
+
+class DiagEmbedGradNode(GradNodeBase):
+    """Runs diag_embed_grad for diag_embed."""
+
+    __slots__ = ("input", "offset", "dim1", "dim2", )
+    backward_op = "diag_embed_grad"
+    forward_op = "diag_embed"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("input", )
+    attr_names = ("offset", "dim1", "dim2", )
+
+    def release(self):
+        self.input = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        input = Tensor(saved_shape(self, self.input))
+        grad = _composite.diag_embed_grad(input, out_grad, self.offset, self.dim1, self.dim2)
+        return ((grad,), )
+
+
+class MeshgridGradNode(GradNodeBase):
+    """Runs meshgrid_grad for meshgrid."""
+
+    __slots__ = ("x", )
+    backward_op = "meshgrid_grad"
+    forward_op = "meshgrid"
+    is_view = False
+    single_edge_slots = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_grad = grads[0:]
+        x = self.x.recover(self)
+        grad = _composite.meshgrid_grad(x, out_grad)
+        return (grad, )
+
+
+class FillGradNode(GradNodeBase):
+    """Runs fill_grad for fill."""
+
+    __slots__ = ()
+    backward_op = "fill_grad"
+    forward_op = "fill"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.fill_grad(out_grad)
+        return ((grad,), )
+
+
+class ZeroGradNode(GradNodeBase):
+    """Runs zero_grad for zero."""
+
+    __slots__ = ()
+    backward_op = "zero_grad"
+    forward_op = "zero"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.zero_grad(out_grad)
         return ((grad,), )
 
 
@@ -355,6 +482,165 @@ def triu_(x, diagonal=0, name=None):
     return x
 
 
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D x - a square matrix with x on diagonal offset (above the main one when offset > 0) and padding_value elsewhere; 2-D x - its diagonal offset, as a 1-D copy.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diag", "x", x)
+    offset = to_int(offset, "diag", "offset")
+    padding_value = to_scalar(padding_value, "diag", "padding_value")
+    out = Tensor(_phi.diag(x.impl, offset, padding_value))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = DiagGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = spec_of(x.impl)
+        node.offset = offset
+    if _anomaly.active:
+        check_forward("diag", (out, ))
+    return out
+
+
+def diagflat(x, offset=0, name=None):
+    """A square matrix with the elements of x (flattened) on diagonal offset and zeros elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diagflat", "x", x)
+    offset = to_int(offset, "diagflat", "offset")
+    out = Tensor(_phi.diagflat(x.impl, offset))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = DiagflatGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = spec_of(x.impl)
+        node.offset = offset
+    if _anomaly.active:
+        check_forward("diagflat", (out, ))
+    return out
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
+    """The last axis of input placed on diagonal offset of the planes (dim1, dim2) of a result with one more dimension; zeros elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("diag_embed", "input", input)
+    offset = to_int(offset, "diag_embed", "offset")
+    dim1 = to_int(dim1, "diag_embed", "dim1")
+    dim2 = to_int(dim2, "diag_embed", "dim2")
+    out = Tensor(_phi.diag_embed(input.impl, offset, dim1, dim2))
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
+        node = DiagEmbedGradNode(((edge_of(input),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.input = spec_of(input.impl)
+        node.offset = offset
+        node.dim1 = dim1
+        node.dim2 = dim2
+    if _anomaly.active:
+        check_forward("diag_embed", (out, ))
+    return out
+
+
+def meshgrid(x, name=None):
+    """Coordinate grids of the 0-d or 1-D tensors of x, 'ij' indexing (output k varies along axis k). Takes a list (Paddle also takes the tensors as separate arguments).
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("meshgrid", "x", x, Tensor)
+    out = [Tensor(t) for t in _phi.meshgrid([t.impl for t in x])]
+    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+        node = MeshgridGradNode((tuple([edge_of(t) for t in x]), ))
+        set_history(node, [*out])
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
+        node.x = SavedList([SavedShape(t) for t in x])
+    if _anomaly.active:
+        check_forward("meshgrid", (*out, ))
+    return out
+
+
+def fill(x, value, name=None):
+    """A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("fill", "x", x)
+    value = to_scalar(value, "fill", "value")
+    out = Tensor(_phi.fill(x.impl, value))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = FillGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("fill", (out, ))
+    return out
+
+
+def fill_(x, value, name=None):
+    """Inplace fill: writes the result into x and returns it. A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("fill_", "x", x)
+    value = to_scalar(value, "fill_", "value")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("fill_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.fill(x.impl, value)
+    write_inplace("fill_", x, result)
+    if recording:
+        node = FillGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("fill_", (x,))
+    return x
+
+
+def zero(x, name=None):
+    """A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zero", "x", x)
+    out = Tensor(_phi.zero(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = ZeroGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("zero", (out, ))
+    return out
+
+
+def zero_(x, name=None):
+    """Inplace zero: writes the result into x and returns it. A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zero_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("zero_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.zero(x.impl)
+    write_inplace("zero_", x, result)
+    if recording:
+        node = ZeroGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("zero_", (x,))
+    return x
+
+
 def tril_grad(out_grad, diagonal, name=None):
     """tril_grad
 
@@ -381,3 +667,92 @@ def triu_grad(out_grad, diagonal, name=None):
         return _composite.triu_grad(out_grad, diagonal)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "triu_grad") from None
+
+
+def diag_grad(x, out_grad, offset, name=None):
+    """diag_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diag_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diag_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diag_grad", "offset")
+    try:
+        return _composite.diag_grad(x, out_grad, offset)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diag_grad") from None
+
+
+def diagflat_grad(x, out_grad, offset, name=None):
+    """diagflat_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diagflat_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diagflat_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diagflat_grad", "offset")
+    try:
+        return _composite.diagflat_grad(x, out_grad, offset)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diagflat_grad") from None
+
+
+def diag_embed_grad(input, out_grad, offset, dim1, dim2, name=None):
+    """diag_embed_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("diag_embed_grad", "input", input)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diag_embed_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diag_embed_grad", "offset")
+    dim1 = to_int(dim1, "diag_embed_grad", "dim1")
+    dim2 = to_int(dim2, "diag_embed_grad", "dim2")
+    try:
+        return _composite.diag_embed_grad(input, out_grad, offset, dim1, dim2)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diag_embed_grad") from None
+
+
+def meshgrid_grad(x, out_grad, name=None):
+    """meshgrid_grad
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("meshgrid_grad", "x", x, Tensor)
+    out_grad = check_tensor_list("meshgrid_grad", "out_grad", out_grad, Tensor)
+    try:
+        return _composite.meshgrid_grad(x, out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "meshgrid_grad") from None
+
+
+def fill_grad(out_grad, name=None):
+    """fill_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("fill_grad", "out_grad", out_grad)
+    try:
+        return _composite.fill_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "fill_grad") from None
+
+
+def zero_grad(out_grad, name=None):
+    """zero_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("zero_grad", "out_grad", out_grad)
+    try:
+        return _composite.zero_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "zero_grad") from None

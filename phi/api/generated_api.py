@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1448,6 +1448,167 @@ def triu(x, diagonal):
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("triu", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diag_kernel = KERNELS.dispatch_table("diag")
+
+
+def diag(x, offset, padding_value):
+    """1-D x - a square matrix with x on diagonal offset (above the main one when offset > 0) and padding_value elsewhere; 2-D x - its diagonal offset, as a 1-D copy."""
+    out_meta = MetaTensor()
+    try:
+        _im.diag_infer_meta(x, offset, padding_value, out_meta)
+    except PhiError as error:
+        raise error.in_op("diag", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diag", "diag", x, (x, offset, padding_value), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _diag_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset, padding_value)
+    except PhiError as error:
+        raise error.in_op("diag", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diag: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diag", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diagflat_kernel = KERNELS.dispatch_table("diagflat")
+
+
+def diagflat(x, offset):
+    """A square matrix with the elements of x (flattened) on diagonal offset and zeros elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.diagflat_infer_meta(x, offset, out_meta)
+    except PhiError as error:
+        raise error.in_op("diagflat", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diagflat", "diagflat", x, (x, offset), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _diagflat_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset)
+    except PhiError as error:
+        raise error.in_op("diagflat", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diagflat: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diagflat", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diag_embed_kernel = KERNELS.dispatch_table("diag_embed")
+
+
+def diag_embed(input, offset, dim1, dim2):
+    """The last axis of input placed on diagonal offset of the planes (dim1, dim2) of a result with one more dimension; zeros elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.diag_embed_infer_meta(input, offset, dim1, dim2, out_meta)
+    except PhiError as error:
+        raise error.in_op("diag_embed", input=input) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diag_embed", "diag_embed", input, (input, offset, dim1, dim2), [out_meta], {"input": input})
+    key = (type(input.array), input.array.dtype)
+    kernel = _diag_embed_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, offset, dim1, dim2)
+    except PhiError as error:
+        raise error.in_op("diag_embed", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diag_embed: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diag_embed", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_meshgrid_kernel = KERNELS.dispatch_table("meshgrid")
+
+
+def meshgrid(x):
+    """Coordinate grids of the 0-d or 1-D tensors of x, 'ij' indexing (output k varies along axis k). Takes a list (Paddle also takes the tensors as separate arguments)."""
+    out_meta = []
+    try:
+        _im.meshgrid_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("meshgrid", x=x) from None
+    if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("meshgrid", "meshgrid", x[0], (x,), [out_meta], {"x": x})
+    key = (type(x[0].array), x[0].array.dtype)
+    kernel = _meshgrid_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in x])
+    except PhiError as error:
+        raise error.in_op("meshgrid", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"meshgrid: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("meshgrid", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
+_fill_kernel = KERNELS.dispatch_table("fill")
+
+
+def fill(x, value):
+    """A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.fill_infer_meta(x, value, out_meta)
+    except PhiError as error:
+        raise error.in_op("fill", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fill", "fill", x, (x, value), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _fill_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, value)
+    except PhiError as error:
+        raise error.in_op("fill", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fill: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fill", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_zero_kernel = KERNELS.dispatch_table("zero")
+
+
+def zero(x):
+    """A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("zero", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("zero", "zero", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _zero_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("zero", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"zero: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("zero", [out_meta], [out])
     return DenseTensor(out)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import eager
 from eager.generated import forward_api as F  # noqa: F401
 
-from .core import FLOATS, INTS, Case, D, OpSpec
+from .core import FLOATS, INTS, Case, D, OpSpec, linear_vjp
 
 ALL = ("bool",) + INTS + FLOATS
 
@@ -62,6 +62,57 @@ def ref_triangle(x, diagonal=0, lower=True):
             if drop:
                 out[..., i, j] = 0
     return out
+
+
+def ref_diag(x, offset=0, padding_value=0):
+    if x.ndim == 1:
+        size = x.shape[0] + abs(offset)
+        out = np.full((size, size), padding_value, dtype=x.dtype)
+        for k, value in enumerate(x):
+            out[k + max(-offset, 0), k + max(offset, 0)] = value
+        return out
+    rows, columns = x.shape
+    return np.array([x[i, i + offset] for i in range(rows) if 0 <= i + offset < columns], dtype=x.dtype)
+
+
+def ref_diagflat(x, offset=0):
+    return ref_diag(x.reshape(-1), offset, 0)
+
+
+def ref_diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    ndim = input.ndim + 1
+    first, second = dim1 % ndim, dim2 % ndim
+    n = input.shape[-1]
+    size = n + abs(offset)
+    out_shape = list(input.shape[:-1])
+    for axis in sorted((first, second)):
+        out_shape.insert(axis, size)
+    out = np.zeros(out_shape, dtype=input.dtype)
+    for batch in np.ndindex(*input.shape[:-1]):
+        for k in range(n):
+            index = list(batch)
+            position = {first: k + max(-offset, 0), second: k + max(offset, 0)}
+            for axis in sorted(position):
+                index.insert(axis, position[axis])
+            out[tuple(index)] = input[batch + (k,)]
+    return out
+
+
+def ref_meshgrid(*xs):
+    sizes = [x.size for x in xs]
+    outs = []
+    for k, x in enumerate(xs):
+        out = np.empty(sizes, dtype=x.dtype)
+        for index in np.ndindex(*sizes):
+            out[index] = x.reshape(-1)[index[k]]
+        outs.append(out)
+    return tuple(outs)
+
+
+def ref_meshgrid_grad(a, b, c, ga, gb, gc):
+    xs, grads = (a, b, c), (ga, gb, gc)
+    return tuple(linear_vjp(lambda v, k=k: ref_meshgrid(*[v if j == k else xs[j] for j in range(3)])[k],
+                            xs[k].shape, grads[k], xs[k].dtype) for k in range(3))
 
 
 def _shape_only(got, *inputs, **attrs):
@@ -203,6 +254,30 @@ SPECS: list = [
     OpSpec("clone", eager.clone, lambda x: x.copy(), ("real",), (Case(((3, 4),)), Case(((),)), Case(((0, 2),))),
            dtypes=ALL),
 
+    OpSpec("diag", eager.diag, ref_diag, ("real",),
+           (Case(((3,),), {"offset": 0}), Case(((3,),), {"offset": 2, "padding_value": 7}),
+            Case(((2,),), {"offset": -1}), Case(((0,),), {"offset": 1}), Case(((3, 4),), {"offset": 0}),
+            Case(((3, 4),), {"offset": 2}), Case(((4, 3),), {"offset": -2}), Case(((2, 3),), {"offset": 5}),
+            Case(((0, 3),), {"offset": 0})),
+           dtypes=ALL),
+    OpSpec("diagflat", eager.diagflat, ref_diagflat, ("real",),
+           (Case(((2, 2),), {"offset": 0}), Case(((3,),), {"offset": -1}), Case(((),), {"offset": 2}),
+            Case(((0, 2),), {"offset": 1})),
+           dtypes=ALL),
+    OpSpec("diag_embed", eager.diag_embed, ref_diag_embed, ("real",),
+           (Case(((2, 3),), {}), Case(((3,),), {"offset": 1}), Case(((2, 3),), {"offset": -1, "dim1": 0, "dim2": 2}),
+            Case(((2, 2, 3),), {"offset": 2, "dim1": -1, "dim2": 1}), Case(((0, 2),), {})),
+           dtypes=ALL),
+    OpSpec("meshgrid", lambda *xs: eager.meshgrid(list(xs)), ref_meshgrid, ("real", "real", "real"),
+           (Case(((3,), (2,), (4,))), Case(((), (3,), (1,))), Case(((2,), (0,), (3,)))),
+           dtypes=ALL),
+    OpSpec("fill", eager.fill, lambda x, value: np.full(x.shape, value, x.dtype), ("real",),
+           (Case(((3, 4),), {"value": 2.5}), Case(((),), {"value": -1}), Case(((0, 2),), {"value": 1}),
+            Case(((2, 3),), {"value": True})),
+           dtypes=ALL),
+    OpSpec("zero", eager.zero, lambda x: np.zeros(x.shape, x.dtype), ("real",),
+           (Case(((3, 4),)), Case(((),)), Case(((0, 2),))), dtypes=ALL),
+
     # -- random ops (phi/kernels/sampling): values checked by their properties -------------
     OpSpec("uniform", eager.uniform, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
            (Case((), {"shape": [400, 25]}), Case((), {"shape": [3000], "min": 2, "max": 5, "dtype": D.FLOAT64}),
@@ -258,4 +333,25 @@ SPECS: list = [
            TRIANGLE_CASES),
     OpSpec("triu_grad", F.triu_grad, lambda g, diagonal=0: ref_triangle(g, diagonal, False), ("real",),
            TRIANGLE_CASES),
+    OpSpec("diag_grad", F.diag_grad,
+           lambda x, g, offset: linear_vjp(lambda v: ref_diag(v, offset, 0), x.shape, g, g.dtype), ("real", "real"),
+           (Case(((3,), (4, 4)), {"offset": 1}), Case(((3, 4), (2,)), {"offset": 2}),
+            Case(((4, 3), (3,)), {"offset": -1}), Case(((0,), (1, 1)), {"offset": -1})), wrt=(1,)),
+    OpSpec("diagflat_grad", F.diagflat_grad,
+           lambda x, g, offset: linear_vjp(lambda v: ref_diagflat(v, offset), x.shape, g, g.dtype), ("real", "real"),
+           (Case(((2, 2), (5, 5)), {"offset": 1}), Case(((), (1, 1)), {"offset": 0}),
+            Case(((0, 2), (2, 2)), {"offset": -2})), wrt=(1,)),
+    OpSpec("diag_embed_grad", F.diag_embed_grad,
+           lambda x, g, offset, dim1, dim2: linear_vjp(lambda v: ref_diag_embed(v, offset, dim1, dim2), x.shape, g,
+                                                       g.dtype), ("real", "real"),
+           (Case(((2, 3), (2, 3, 3)), {"offset": 0, "dim1": -2, "dim2": -1}),
+            Case(((2, 3), (4, 2, 4)), {"offset": -1, "dim1": 0, "dim2": 2}),
+            Case(((2, 2, 3), (5, 2, 2, 5)), {"offset": 2, "dim1": -1, "dim2": 0})), wrt=(1,)),
+    OpSpec("meshgrid_grad", lambda a, b, c, ga, gb, gc: F.meshgrid_grad([a, b, c], [ga, gb, gc]),
+           ref_meshgrid_grad, ("real",) * 6,
+           (Case(((3,), (2,), (4,), (3, 2, 4), (3, 2, 4), (3, 2, 4))),
+            Case(((), (3,), (1,), (1, 3, 1), (1, 3, 1), (1, 3, 1))),
+            Case(((2,), (0,), (3,), (2, 0, 3), (2, 0, 3), (2, 0, 3)))), wrt=(3, 4, 5)),
+    OpSpec("fill_grad", F.fill_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
+    OpSpec("zero_grad", F.zero_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
 ]
