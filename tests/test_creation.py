@@ -87,3 +87,32 @@ def test_meshgrid_second_derivative_through_products():
     np.testing.assert_allclose(da.numpy(), 2 * np.array([1.0, 2.0]) * 12.0)
     (dda,) = eager.grad(da.sum(), a)
     np.testing.assert_allclose(dda.numpy(), [24.0, 24.0])
+
+
+def test_complex_gradients_are_the_parts_of_the_incoming_one_summed_over_broadcasting():
+    real = eager.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    imag = eager.to_tensor(np.array([[3.0], [4.0], [5.0]]), stop_gradient=False)
+    z = eager.complex(real, imag)
+    assert z.dtype == eager.complex128 and z.shape == [3, 2]
+    seed = np.arange(6).reshape(3, 2) * (1 - 2j)
+    z.backward(eager.to_tensor(seed))
+    np.testing.assert_array_equal(real.grad.numpy(), seed.real.sum(axis=0))
+    np.testing.assert_array_equal(imag.grad.numpy(), seed.imag.sum(axis=1, keepdims=True))
+
+
+def test_complex_second_order_through_its_gradient():
+    real = eager.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    imag = eager.to_tensor(np.array([3.0, 4.0]), stop_gradient=False)
+    g = eager.to_tensor(np.array([1 + 1j, 2 - 1j]), stop_gradient=False)
+    real_grad, imag_grad = eager.grad(eager.complex(real, imag), [real, imag], grad_outputs=g, create_graph=True)
+    a, b = np.array([2.0, -1.0]), np.array([0.5, 3.0])
+    loss = (real_grad * eager.to_tensor(a)).sum() + (imag_grad * eager.to_tensor(b)).sum()
+    (dg,) = eager.grad(loss, g)
+    np.testing.assert_allclose(dg.numpy(), a + 1j * b)
+
+
+def test_complex_needs_one_real_floating_dtype():
+    with pytest.raises(ValueError, match="complex: arguments 'real' and 'imag' expected the same dtype"):
+        eager.complex(eager.ones([2]), eager.ones([2], "float64"))
+    with pytest.raises(ValueError, match="complex: argument 'real' expected one of float32, float64"):
+        eager.complex(eager.ones([2], "int32"), eager.ones([2], "int32"))

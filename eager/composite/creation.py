@@ -66,3 +66,16 @@ def fill_grad(out_grad):
 
 def zero_grad(out_grad):
     return _F.full_like(out_grad, 0, None)
+
+
+def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad):
+    # complex_grad takes (Re g, Im g): its adjoint builds complex(a, b) again; a
+    # gradient that did not come is zero.
+    if grad_real_grad is None and grad_imag_grad is None:
+        return None
+    present = grad_real_grad if grad_real_grad is not None else grad_imag_grad
+    if grad_real_grad is None:
+        grad_real_grad = _F.full(real.shape, 0, real.dtype, present.place)
+    if grad_imag_grad is None:
+        grad_imag_grad = _F.full(imag.shape, 0, imag.dtype, present.place)
+    return _F.complex(grad_real_grad, grad_imag_grad)

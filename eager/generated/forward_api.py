@@ -51,6 +51,7 @@ from .ops_creation import (  # noqa: F401
     fill_,
     zero,
     zero_,
+    complex,
     tril_grad,
     triu_grad,
     diag_grad,
@@ -59,6 +60,8 @@ from .ops_creation import (  # noqa: F401
     meshgrid_grad,
     fill_grad,
     zero_grad,
+    complex_grad,
+    complex_double_grad,
 )
 from .ops_elementwise import (  # noqa: F401
     add,
@@ -244,6 +247,7 @@ __all__ = [
     "fill_",
     "zero",
     "zero_",
+    "complex",
     "uniform",
     "rand",
     "gaussian",

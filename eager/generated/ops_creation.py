@@ -60,6 +60,7 @@ __all__ = [
     "fill_",
     "zero",
     "zero_",
+    "complex",
 ]
 
 
@@ -214,6 +215,59 @@ class ZeroGradNode(GradNodeBase):
         out_grad = grads[0]
         grad = _composite.zero_grad(out_grad)
         return ((grad,), )
+
+
+class ComplexGradNode(GradNodeBase):
+    """Runs complex_grad for complex."""
+
+    __slots__ = ("real", "imag", )
+    backward_op = "complex_grad"
+    forward_op = "complex"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("real", "imag", )
+    attr_names = ()
+
+    def release(self):
+        self.real = None
+        self.imag = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            real = Tensor(saved_shape(self, self.real))
+            imag = Tensor(saved_shape(self, self.imag))
+            grad = complex_grad(real, imag, out_grad, out_mask=out_mask)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.complex_grad(saved_shape(self, self.real), saved_shape(self, self.imag), out_grad.impl, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class ComplexDoubleGradNode(GradNodeBase):
+    """Runs complex_double_grad for complex_grad."""
+
+    __slots__ = ("real", "imag", )
+    backward_op = "complex_double_grad"
+    forward_op = "complex_grad"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("real", "imag", )
+    attr_names = ()
+
+    def release(self):
+        self.real = None
+        self.imag = None
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        grad_real_grad = grads[0]
+        grad_imag_grad = grads[1]
+        real = Tensor(saved_shape(self, self.real))
+        imag = Tensor(saved_shape(self, self.imag))
+        grad = _composite.complex_double_grad(real, imag, grad_real_grad, grad_imag_grad)
+        return (None, None, (grad,), )
 
 
 def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
@@ -641,6 +695,26 @@ def zero_(x, name=None):
     return x
 
 
+def complex(real, imag, name=None):
+    """real + 1j * imag with broadcasting (float32 gives complex64, float64 complex128); the gradients are the real and imaginary parts of the incoming one.
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex", "imag", imag)
+    out = Tensor(_phi.complex(real.impl, imag.impl))
+    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient)):
+        node = ComplexGradNode(((edge_of(real),), (edge_of(imag),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.real = spec_of(real.impl)
+        node.imag = spec_of(imag.impl)
+    if _anomaly.active:
+        check_forward("complex", (out, ))
+    return out
+
+
 def tril_grad(out_grad, diagonal, name=None):
     """tril_grad
 
@@ -756,3 +830,50 @@ def zero_grad(out_grad, name=None):
         return _composite.zero_grad(out_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "zero_grad") from None
+
+
+def complex_grad(real, imag, out_grad, out_mask=None, name=None):
+    """complex_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex_grad", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex_grad", "imag", imag)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("complex_grad", "out_grad", out_grad)
+    real_grad, imag_grad = _phi.complex_grad(real.impl, imag.impl, out_grad.impl, out_mask=out_mask)
+    real_grad = None if real_grad is None else Tensor(real_grad)
+    imag_grad = None if imag_grad is None else Tensor(imag_grad)
+    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        node = ComplexDoubleGradNode(((edge_of(real),), (edge_of(imag),), (edge_of(out_grad),), ))
+        if real_grad is not None:
+            real_grad._meta = AutogradMeta(node, 0)
+        if imag_grad is not None:
+            imag_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (real_grad, imag_grad, )]
+        node.real = spec_of(real.impl)
+        node.imag = spec_of(imag.impl)
+    if _anomaly.active:
+        check_forward("complex_grad", (real_grad, imag_grad, ))
+    return real_grad, imag_grad
+
+
+def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad, name=None):
+    """complex_double_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex_double_grad", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex_double_grad", "imag", imag)
+    if grad_real_grad is not None and not isinstance(grad_real_grad, Tensor):
+        raise bad_tensor("complex_double_grad", "grad_real_grad", grad_real_grad)
+    if grad_imag_grad is not None and not isinstance(grad_imag_grad, Tensor):
+        raise bad_tensor("complex_double_grad", "grad_imag_grad", grad_imag_grad)
+    try:
+        return _composite.complex_double_grad(real, imag, grad_real_grad, grad_imag_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "complex_double_grad") from None

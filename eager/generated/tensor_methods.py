@@ -77,6 +77,7 @@ METHODS = {
     "fill_": _F.fill_,
     "zero": _F.zero,
     "zero_": _F.zero_,
+    "complex": _F.complex,
     "randint_like": _F.randint_like,
     "bernoulli": _F.bernoulli,
     "poisson": _F.poisson,

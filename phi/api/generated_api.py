@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "complex_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1612,6 +1612,33 @@ def zero(x):
     return DenseTensor(out)
 
 
+_complex_kernel = KERNELS.dispatch_table("complex")
+
+
+def complex(real, imag):
+    """real + 1j * imag with broadcasting (float32 gives complex64, float64 complex128); the gradients are the real and imaginary parts of the incoming one."""
+    out_meta = MetaTensor()
+    try:
+        _im.complex_infer_meta(real, imag, out_meta)
+    except PhiError as error:
+        raise error.in_op("complex", real=real, imag=imag) from None
+    if type(real) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("complex", "complex", real, (real, imag), [out_meta], {"real": real, "imag": imag})
+    key = (type(real.array), real.array.dtype)
+    kernel = _complex_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(real.array, imag.array)
+    except PhiError as error:
+        raise error.in_op("complex", real=real, imag=imag) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"complex: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("complex", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _uniform_kernel = KERNELS.dispatch_table("uniform")
 
 
@@ -2663,3 +2690,36 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_complex_grad_kernel = KERNELS.dispatch_table("complex_grad")
+
+
+def complex_grad(real, imag, out_grad, *, out_mask=None):
+    """complex_grad (phi kernel complex_grad)."""
+    real_grad_meta = MetaTensor()
+    imag_grad_meta = MetaTensor()
+    try:
+        _im.complex_grad_infer_meta(real, imag, out_grad, real_grad_meta, imag_grad_meta)
+    except PhiError as error:
+        raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("complex_grad", "complex_grad", out_grad, (real, imag, out_grad), [real_grad_meta, imag_grad_meta], {"real": real, "imag": imag, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _complex_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        real_grad, imag_grad = kernel(real.array, imag.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"complex_grad: not enough memory for the result ({error})") from None
+    if real_grad is not None and type(real_grad) is not key[0]:
+        real_grad = as_array(real_grad, key[0])
+    if imag_grad is not None and type(imag_grad) is not key[0]:
+        imag_grad = as_array(imag_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("complex_grad", [real_grad_meta, imag_grad_meta], [real_grad, imag_grad])
+    return (
+        None if real_grad is None else DenseTensor(real_grad),
+        None if imag_grad is None else DenseTensor(imag_grad),
+    )

@@ -10,7 +10,7 @@ import numpy as np
 from ..common.data_type import DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
-from .checks import check_representable, check_result_shape, normalize_axis
+from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
 from .nullary import create_infer_meta
 
 _FLOAT_TYPES = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
@@ -303,10 +303,40 @@ def multinomial_infer_meta(x, num_samples, replacement, out) -> None:
     create_infer_meta(dims[:-1] + (num_samples,), DataType.INT64, out)
 
 
+# -- complex ------------------------------------------------------------------------
+
+_COMPLEX_OF = {DataType.FLOAT32: DataType.COMPLEX64, DataType.FLOAT64: DataType.COMPLEX128}
+
+
+def complex_infer_meta(real, imag, out) -> None:
+    """The broadcast of real and imag (float32 or float64, one dtype), as complex64 or complex128."""
+    _dtype_in("real", real.dtype, tuple(_COMPLEX_OF))
+    _dtype_in("imag", imag.dtype, tuple(_COMPLEX_OF))
+    if real.dtype is not imag.dtype:
+        raise InvalidArgumentError(
+            f"arguments 'real' and 'imag' expected the same dtype, got {real.dtype} and {imag.dtype}")
+    out.dims = tuple(broadcast_dims("real", tuple(real.dims), "imag", tuple(imag.dims)))
+    out.dtype = _COMPLEX_OF[real.dtype]
+    check_result_shape("imag", out.dims, out.dtype)
+
+
+def complex_grad_infer_meta(real, imag, out_grad, real_grad, imag_grad) -> None:
+    """Gradients shaped like real and imag; out_grad must be the forward result's meta."""
+    forward = MetaTensor()
+    complex_infer_meta(real, imag, forward)
+    if tuple(out_grad.dims) != tuple(forward.dims) or out_grad.dtype is not forward.dtype:
+        raise InvalidArgumentError(
+            f"argument 'out_grad' expected {forward.dtype}{list(forward.dims)} (the forward op's result), "
+            f"got {out_grad.dtype}{list(out_grad.dims)}")
+    real_grad.share_meta(real)
+    imag_grad.share_meta(imag)
+
+
 __all__ = [
     "arange_bounds", "arange_dtype", "arange_infer_meta", "diag_embed_infer_meta", "diag_infer_meta",
     "diagflat_infer_meta", "diagonal_length", "empty_infer_meta", "eye_infer_meta", "fill_infer_meta",
     "linspace_infer_meta", "logspace_infer_meta", "meshgrid_infer_meta", "tril_triu_infer_meta",
     "gaussian_infer_meta", "multinomial_infer_meta", "probabilities_infer_meta", "randint_infer_meta",
-    "randint_like_infer_meta", "randperm_infer_meta", "uniform_infer_meta",
+    "randint_like_infer_meta", "randperm_infer_meta", "uniform_infer_meta", "complex_grad_infer_meta",
+    "complex_infer_meta",
 ]

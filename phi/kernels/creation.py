@@ -3,7 +3,9 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from ..infermeta.creation import arange_bounds, diagonal_length
-from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INTS
+from ..common.data_type import DataType as T
+from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS
+from .funcs import reduce_to_shape, want
 
 
 @register_kernel("full", ALL_BACKENDS, ALL_TYPES)
@@ -147,3 +149,25 @@ def meshgrid(ctx, x):
         view = t.reshape((1,) * axis + (-1,) + (1,) * (len(x) - axis - 1))
         outs.append(ctx.xp.broadcast_to(view, shape).copy())
     return outs
+
+
+# -- complex ---------------------------------------------------------------------------
+
+@register_kernel("complex", ALL_BACKENDS, (T.FLOAT32, T.FLOAT64))
+def make_complex(ctx, real, imag):
+    xp = ctx.xp
+    shape = np.broadcast_shapes(real.shape, imag.shape)
+    out_dtype = np.result_type(real.dtype, np.complex64)
+    out = xp.empty(shape, dtype=out_dtype)
+    out.real[...] = real
+    out.imag[...] = imag
+    return out
+
+
+@register_kernel("complex_grad", ALL_BACKENDS, COMPLEX)
+def complex_grad(ctx, real, imag, out_grad, *, out_mask=None):
+    # d/d real and d/d imag of a real loss: the real and imaginary parts of out_grad
+    # (Paddle's and PyTorch's convention), summed over broadcast axes.
+    real_grad = reduce_to_shape(out_grad.real, real.shape).astype(real.dtype) if want(out_mask, 0) else None
+    imag_grad = reduce_to_shape(out_grad.imag, imag.shape).astype(imag.dtype) if want(out_mask, 1) else None
+    return real_grad, imag_grad

@@ -115,6 +115,25 @@ def ref_meshgrid_grad(a, b, c, ga, gb, gc):
                             xs[k].shape, grads[k], xs[k].dtype) for k in range(3))
 
 
+def _complex_of(dtype):
+    return np.dtype(np.complex64) if dtype == np.float32 else np.dtype(np.complex128)
+
+
+def ref_complex(real, imag):
+    shape = np.broadcast_shapes(real.shape, imag.shape)
+    out = np.empty(shape, _complex_of(real.dtype))
+    for index in np.ndindex(*shape):
+        r = real[tuple(i if n > 1 else 0 for i, n in zip(index[len(shape) - real.ndim:], real.shape))]
+        m = imag[tuple(i if n > 1 else 0 for i, n in zip(index[len(shape) - imag.ndim:], imag.shape))]
+        out[index] = complex(r, m)
+    return out
+
+
+def _complex_out_grad(arrays, attrs):
+    real, imag, out_grad = arrays
+    return [real, imag, (out_grad * (1 - 0.5j)).astype(_complex_of(out_grad.dtype))]
+
+
 def _shape_only(got, *inputs, **attrs):
     """empty's values are whatever the memory held: only its dtype and shape are
     checked (before this is called), and that the result is a fresh buffer."""
@@ -278,6 +297,11 @@ SPECS: list = [
     OpSpec("zero", eager.zero, lambda x: np.zeros(x.shape, x.dtype), ("real",),
            (Case(((3, 4),)), Case(((),)), Case(((0, 2),))), dtypes=ALL),
 
+    # complex outputs are outside gradcheck's reach: tests/test_creation.py checks the gradients.
+    OpSpec("complex", eager.complex, ref_complex, ("real", "real"),
+           (Case(((3, 4), (3, 4))), Case(((2, 1), (3,))), Case(((), ())), Case(((0, 2), (2,)))),
+           grad=False),
+
     # -- random ops (phi/kernels/sampling): values checked by their properties -------------
     OpSpec("uniform", eager.uniform, _sample_like(lambda shape, dtype=None, **_: (shape, dtype)), (),
            (Case((), {"shape": [400, 25]}), Case((), {"shape": [3000], "min": 2, "max": 5, "dtype": D.FLOAT64}),
@@ -354,4 +378,14 @@ SPECS: list = [
             Case(((2,), (0,), (3,), (2, 0, 3), (2, 0, 3), (2, 0, 3)))), wrt=(3, 4, 5)),
     OpSpec("fill_grad", F.fill_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
     OpSpec("zero_grad", F.zero_grad, np.zeros_like, ("real",), (Case(((3, 4),)), Case(((),)))),
+    OpSpec("complex_grad", F.complex_grad,
+           lambda real, imag, g: (linear_vjp(lambda v: np.real(g) * 0 + v, real.shape, np.real(g), real.dtype),
+                                  linear_vjp(lambda v: np.imag(g) * 0 + v, imag.shape, np.imag(g), imag.dtype)),
+           ("real", "real", "real"),
+           (Case(((3, 4), (3, 4), (3, 4))), Case(((2, 1), (3,), (2, 3))), Case(((), (), ()))),
+           grad=False, prepare=_complex_out_grad),
+    OpSpec("complex_double_grad", F.complex_double_grad,
+           lambda real, imag, a, b: ref_complex(a, b), ("real",) * 4,
+           (Case(((3, 4), (3, 4), (3, 4), (3, 4))), Case(((2, 1), (3,), (2, 1), (3,)))),
+           grad=False),
 ]
