@@ -116,3 +116,9 @@ def test_complex_needs_one_real_floating_dtype():
         eager.complex(eager.ones([2]), eager.ones([2], "float64"))
     with pytest.raises(ValueError, match="complex: argument 'real' expected one of float32, float64"):
         eager.complex(eager.ones([2], "int32"), eager.ones([2], "int32"))
+
+
+def test_arange_refuses_bounds_its_dtype_cannot_hold():
+    with pytest.raises(ValueError, match=r"arange: argument 'end' expected a number in \[-2147483648"):
+        eager.arange(0, 2 ** 40, 2 ** 38, "int32")
+    assert eager.arange(2 ** 40, 2 ** 40 + 3).numpy().tolist() == [2 ** 40, 2 ** 40 + 1, 2 ** 40 + 2]

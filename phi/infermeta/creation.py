@@ -71,6 +71,9 @@ def arange_infer_meta(start, end, step, dtype, out) -> None:
             _real(arg, value)
     dtype = _dtype_or(dtype, arange_dtype(start, 0 if end is None else end, step))
     _dtype_in("dtype", dtype, _INDEX_TYPES + _FLOAT_TYPES)
+    for arg, value in (("start", start), ("end", end), ("step", step)):
+        if value is not None:
+            check_representable(arg, value, dtype)
     _, _, length = arange_bounds(start, end, step, dtype)
     if length is None:
         raise InvalidArgumentError(

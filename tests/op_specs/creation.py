@@ -135,9 +135,8 @@ def _complex_out_grad(arrays, attrs):
 
 
 def _shape_only(got, *inputs, **attrs):
-    """empty's values are whatever the memory held: only its dtype and shape are
-    checked (before this is called), and that the result is a fresh buffer."""
-    assert got.flags.owndata or got.base is not None
+    """empty's values are whatever the memory held: nothing to check beyond the
+    dtype and shape, which the checker compares before calling this."""
 
 
 def _empty_ref(shape, dtype=None):
