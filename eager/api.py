@@ -6,7 +6,9 @@ from . import viz  # noqa: F401
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import to_tensor
-from .nn import ParamAttr, seed  # Paddle's paddle.ParamAttr and paddle.seed
+from .nn import ParamAttr  # Paddle's paddle.ParamAttr
+from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddle.seed and its state
+from .random import normal  # Paddle's paddle.normal: mean and std are numbers or Tensors
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .tensor import Tensor

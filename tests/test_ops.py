@@ -87,6 +87,8 @@ def test_table_entries_have_one_domain_per_tensor_input():
 def test_forward_matches_numpy(spec, case, dtype):
     arrays = _draw_inputs(spec, case, dtype)
     tensors = [None if a is None else eager.to_tensor(a) for a in arrays]
+    if spec.check is not None:
+        eager.seed(zlib.crc32(f"{spec.name}/{case.id}/{dtype}".encode()))
     got = _as_tuple(spec.fn(*tensors, **case.attrs))
     want = _as_tuple(spec.reference(*[None if a is None else a.copy() for a in arrays], **case.attrs))
     assert len(got) == len(want)
@@ -97,6 +99,9 @@ def test_forward_matches_numpy(spec, case, dtype):
         w = np.asarray(w)
         assert g.dtype.numpy_dtype == w.dtype, f"output {index}: dtype {g.dtype} != {w.dtype}"
         assert g.shape == list(w.shape), f"output {index}: shape {g.shape} != {list(w.shape)}"
+        if spec.check is not None:
+            spec.check(g.numpy(), *[None if a is None else a.copy() for a in arrays], **case.attrs)
+            continue
         np.testing.assert_allclose(g.numpy(), w, **TOLERANCE.get(dtype, dict(rtol=0, atol=0)),
                                    err_msg=f"output {index}")
     # The op must not write into its inputs.

@@ -85,6 +85,9 @@ class KeySource:
     is_tensor: bool
     is_list: bool = False
     backend: str | None = None
+    # A DataType attribute whose default is None: when not given, the dtype the
+    # InferMeta chose (in this output's meta) selects the kernel and is passed on.
+    chosen_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,10 @@ def plan_phi(op: OpSpec) -> PhiPlan:
     kernel = op.kernel
     data_type = kernel.data_type or (tensors[0] if tensors else None)
     data_arg = op.arg(data_type)
-    key = KeySource(data_type, data_arg.is_tensor, data_arg.is_tensor_list, kernel.backend)
+    chosen_by = None
+    if not data_arg.is_tensor and data_arg.default is None:
+        chosen_by = f"{op.outputs[0].name}_meta"
+    key = KeySource(data_type, data_arg.is_tensor, data_arg.is_tensor_list, kernel.backend, chosen_by)
     kernel_args = tuple(KernelArg(name, op.arg(name).is_tensor, op.arg(name).is_tensor_list,
                                   op.arg(name).is_tensor and op.arg(name).optional)
                         for name in kernel.params)

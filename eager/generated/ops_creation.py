@@ -40,7 +40,234 @@ __all__ = [
     "full_like",
     "zeros",
     "ones",
+    "arange",
+    "zeros_like",
+    "ones_like",
+    "empty",
+    "empty_like",
+    "eye",
+    "linspace",
+    "logspace",
+    "tril",
+    "tril_",
+    "triu",
+    "triu_",
+    "diag",
+    "diagflat",
+    "diag_embed",
+    "meshgrid",
+    "fill",
+    "fill_",
+    "zero",
+    "zero_",
+    "complex",
 ]
+
+
+class TrilGradNode(GradNodeBase):
+    """Runs tril_grad for tril."""
+
+    __slots__ = ("diagonal", )
+    backward_op = "tril_grad"
+    forward_op = "tril"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ("diagonal", )
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.tril_grad(out_grad, self.diagonal)
+        return ((grad,), )
+
+
+class TriuGradNode(GradNodeBase):
+    """Runs triu_grad for triu."""
+
+    __slots__ = ("diagonal", )
+    backward_op = "triu_grad"
+    forward_op = "triu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ("diagonal", )
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.triu_grad(out_grad, self.diagonal)
+        return ((grad,), )
+
+
+class DiagGradNode(GradNodeBase):
+    """Runs diag_grad for diag."""
+
+    __slots__ = ("x", "offset", )
+    backward_op = "diag_grad"
+    forward_op = "diag"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("offset", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.diag_grad(x, out_grad, self.offset)
+        return ((grad,), )
+
+
+class DiagflatGradNode(GradNodeBase):
+    """Runs diagflat_grad for diagflat."""
+
+    __slots__ = ("x", "offset", )
+    backward_op = "diagflat_grad"
+    forward_op = "diagflat"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("offset", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.diagflat_grad(x, out_grad, self.offset)
+        return ((grad,), )
+
+
+class DiagEmbedGradNode(GradNodeBase):
+    """Runs diag_embed_grad for diag_embed."""
+
+    __slots__ = ("input", "offset", "dim1", "dim2", )
+    backward_op = "diag_embed_grad"
+    forward_op = "diag_embed"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("input", )
+    attr_names = ("offset", "dim1", "dim2", )
+
+    def release(self):
+        self.input = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        input = Tensor(saved_shape(self, self.input))
+        grad = _composite.diag_embed_grad(input, out_grad, self.offset, self.dim1, self.dim2)
+        return ((grad,), )
+
+
+class MeshgridGradNode(GradNodeBase):
+    """Runs meshgrid_grad for meshgrid."""
+
+    __slots__ = ("x", )
+    backward_op = "meshgrid_grad"
+    forward_op = "meshgrid"
+    is_view = False
+    single_edge_slots = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_grad = grads[0:]
+        x = self.x.recover(self)
+        grad = _composite.meshgrid_grad(x, out_grad)
+        return (grad, )
+
+
+class FillGradNode(GradNodeBase):
+    """Runs fill_grad for fill."""
+
+    __slots__ = ()
+    backward_op = "fill_grad"
+    forward_op = "fill"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.fill_grad(out_grad)
+        return ((grad,), )
+
+
+class ZeroGradNode(GradNodeBase):
+    """Runs zero_grad for zero."""
+
+    __slots__ = ()
+    backward_op = "zero_grad"
+    forward_op = "zero"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.zero_grad(out_grad)
+        return ((grad,), )
+
+
+class ComplexGradNode(GradNodeBase):
+    """Runs complex_grad for complex."""
+
+    __slots__ = ("real", "imag", )
+    backward_op = "complex_grad"
+    forward_op = "complex"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("real", "imag", )
+    attr_names = ()
+
+    def release(self):
+        self.real = None
+        self.imag = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            real = Tensor(saved_shape(self, self.real))
+            imag = Tensor(saved_shape(self, self.imag))
+            grad = complex_grad(real, imag, out_grad, out_mask=out_mask)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.complex_grad(saved_shape(self, self.real), saved_shape(self, self.imag), out_grad.impl, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class ComplexDoubleGradNode(GradNodeBase):
+    """Runs complex_double_grad for complex_grad."""
+
+    __slots__ = ("real", "imag", )
+    backward_op = "complex_double_grad"
+    forward_op = "complex_grad"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("real", "imag", )
+    attr_names = ()
+
+    def release(self):
+        self.real = None
+        self.imag = None
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        grad_real_grad = grads[0]
+        grad_imag_grad = grads[1]
+        real = Tensor(saved_shape(self, self.real))
+        imag = Tensor(saved_shape(self, self.imag))
+        grad = _composite.complex_double_grad(real, imag, grad_real_grad, grad_imag_grad)
+        return (None, None, (grad,), )
 
 
 def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
@@ -99,3 +326,552 @@ def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
         return full(shape, 1, dtype, place)
     except (TypeError, ValueError, MemoryError) as error:
         raise as_called(error, "full", "ones") from None
+
+
+def arange(start=0, end=None, step=1, dtype=None, place=None, name=None):
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does.
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "arange", "start")
+    end = None if end is None else to_scalar(end, "arange", "end")
+    step = to_scalar(step, "arange", "step")
+    dtype = to_dtype(dtype, "arange", "dtype")
+    place = to_place(place, "arange", "place")
+    out = Tensor(_phi.arange(start, end, step, dtype, place))
+    if _anomaly.active:
+        check_forward("arange", (out, ))
+    return out
+
+
+def zeros_like(x, dtype=None, name=None):
+    """Zeros shaped like x (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zeros_like", "x", x)
+    dtype = to_dtype(dtype, "zeros_like", "dtype")
+    try:
+        return full_like(x, 0, dtype)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "full_like", "zeros_like") from None
+
+
+def ones_like(x, dtype=None, name=None):
+    """Ones shaped like x (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("ones_like", "x", x)
+    dtype = to_dtype(dtype, "ones_like", "dtype")
+    try:
+        return full_like(x, 1, dtype)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "full_like", "ones_like") from None
+
+
+def empty(shape, dtype=None, place=None, name=None):
+    """A tensor of the given shape whose values are not set (dtype defaults to float32).
+
+    Not differentiable.
+    """
+    shape = to_int_array(shape, "empty", "shape")
+    dtype = to_dtype(dtype, "empty", "dtype")
+    place = to_place(place, "empty", "place")
+    out = Tensor(_phi.empty(shape, dtype, place))
+    if _anomaly.active:
+        check_forward("empty", (out, ))
+    return out
+
+
+def empty_like(x, dtype=None, name=None):
+    """A tensor shaped like x whose values are not set (dtype defaults to x's).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("empty_like", "x", x)
+    dtype = to_dtype(dtype, "empty_like", "dtype")
+    out = Tensor(_phi.empty_like(x.impl, dtype))
+    if _anomaly.active:
+        check_forward("empty_like", (out, ))
+    return out
+
+
+def eye(num_rows, num_columns=None, dtype=None, place=None, name=None):
+    """A num_rows x num_columns matrix (square when num_columns is None) with ones on the diagonal; dtype defaults to float32.
+
+    Not differentiable.
+    """
+    num_rows = to_int(num_rows, "eye", "num_rows")
+    num_columns = None if num_columns is None else to_int(num_columns, "eye", "num_columns")
+    dtype = to_dtype(dtype, "eye", "dtype")
+    place = to_place(place, "eye", "place")
+    out = Tensor(_phi.eye(num_rows, num_columns, dtype, place))
+    if _anomaly.active:
+        check_forward("eye", (out, ))
+    return out
+
+
+def linspace(start, stop, num, dtype=None, place=None, name=None):
+    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors).
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "linspace", "start")
+    stop = to_scalar(stop, "linspace", "stop")
+    num = to_int(num, "linspace", "num")
+    dtype = to_dtype(dtype, "linspace", "dtype")
+    place = to_place(place, "linspace", "place")
+    out = Tensor(_phi.linspace(start, stop, num, dtype, place))
+    if _anomaly.active:
+        check_forward("linspace", (out, ))
+    return out
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, place=None, name=None):
+    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero.
+
+    Not differentiable.
+    """
+    start = to_scalar(start, "logspace", "start")
+    stop = to_scalar(stop, "logspace", "stop")
+    num = to_int(num, "logspace", "num")
+    base = to_scalar(base, "logspace", "base")
+    dtype = to_dtype(dtype, "logspace", "dtype")
+    place = to_place(place, "logspace", "place")
+    out = Tensor(_phi.logspace(start, stop, num, base, dtype, place))
+    if _anomaly.active:
+        check_forward("logspace", (out, ))
+    return out
+
+
+def tril(x, diagonal=0, name=None):
+    """The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tril", "x", x)
+    diagonal = to_int(diagonal, "tril", "diagonal")
+    out = Tensor(_phi.tril(x.impl, diagonal))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TrilGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("tril", (out, ))
+    return out
+
+
+def tril_(x, diagonal=0, name=None):
+    """Inplace tril: writes the result into x and returns it. The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tril_", "x", x)
+    diagonal = to_int(diagonal, "tril_", "diagonal")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("tril_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.tril(x.impl, diagonal)
+    write_inplace("tril_", x, result)
+    if recording:
+        node = TrilGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("tril_", (x,))
+    return x
+
+
+def triu(x, diagonal=0, name=None):
+    """The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("triu", "x", x)
+    diagonal = to_int(diagonal, "triu", "diagonal")
+    out = Tensor(_phi.triu(x.impl, diagonal))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TriuGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("triu", (out, ))
+    return out
+
+
+def triu_(x, diagonal=0, name=None):
+    """Inplace triu: writes the result into x and returns it. The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("triu_", "x", x)
+    diagonal = to_int(diagonal, "triu_", "diagonal")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("triu_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.triu(x.impl, diagonal)
+    write_inplace("triu_", x, result)
+    if recording:
+        node = TriuGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.diagonal = diagonal
+    if _anomaly.active:
+        check_forward("triu_", (x,))
+    return x
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D x - a square matrix with x on diagonal offset (above the main one when offset > 0) and padding_value elsewhere; 2-D x - its diagonal offset, as a 1-D copy.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diag", "x", x)
+    offset = to_int(offset, "diag", "offset")
+    padding_value = to_scalar(padding_value, "diag", "padding_value")
+    out = Tensor(_phi.diag(x.impl, offset, padding_value))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = DiagGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = spec_of(x.impl)
+        node.offset = offset
+    if _anomaly.active:
+        check_forward("diag", (out, ))
+    return out
+
+
+def diagflat(x, offset=0, name=None):
+    """A square matrix with the elements of x (flattened) on diagonal offset and zeros elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diagflat", "x", x)
+    offset = to_int(offset, "diagflat", "offset")
+    out = Tensor(_phi.diagflat(x.impl, offset))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = DiagflatGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = spec_of(x.impl)
+        node.offset = offset
+    if _anomaly.active:
+        check_forward("diagflat", (out, ))
+    return out
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
+    """The last axis of input placed on diagonal offset of the planes (dim1, dim2) of a result with one more dimension; zeros elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("diag_embed", "input", input)
+    offset = to_int(offset, "diag_embed", "offset")
+    dim1 = to_int(dim1, "diag_embed", "dim1")
+    dim2 = to_int(dim2, "diag_embed", "dim2")
+    out = Tensor(_phi.diag_embed(input.impl, offset, dim1, dim2))
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
+        node = DiagEmbedGradNode(((edge_of(input),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.input = spec_of(input.impl)
+        node.offset = offset
+        node.dim1 = dim1
+        node.dim2 = dim2
+    if _anomaly.active:
+        check_forward("diag_embed", (out, ))
+    return out
+
+
+def meshgrid(x, name=None):
+    """Coordinate grids of the 0-d or 1-D tensors of x, 'ij' indexing (output k varies along axis k). Takes a list (Paddle also takes the tensors as separate arguments).
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("meshgrid", "x", x, Tensor)
+    out = [Tensor(t) for t in _phi.meshgrid([t.impl for t in x])]
+    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+        node = MeshgridGradNode((tuple([edge_of(t) for t in x]), ))
+        set_history(node, [*out])
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
+        node.x = SavedList([SavedShape(t) for t in x])
+    if _anomaly.active:
+        check_forward("meshgrid", (*out, ))
+    return out
+
+
+def fill(x, value, name=None):
+    """A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("fill", "x", x)
+    value = to_scalar(value, "fill", "value")
+    out = Tensor(_phi.fill(x.impl, value))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = FillGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("fill", (out, ))
+    return out
+
+
+def fill_(x, value, name=None):
+    """Inplace fill: writes the result into x and returns it. A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("fill_", "x", x)
+    value = to_scalar(value, "fill_", "value")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("fill_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.fill(x.impl, value)
+    write_inplace("fill_", x, result)
+    if recording:
+        node = FillGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("fill_", (x,))
+    return x
+
+
+def zero(x, name=None):
+    """A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zero", "x", x)
+    out = Tensor(_phi.zero(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = ZeroGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("zero", (out, ))
+    return out
+
+
+def zero_(x, name=None):
+    """Inplace zero: writes the result into x and returns it. A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("zero_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("zero_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.zero(x.impl)
+    write_inplace("zero_", x, result)
+    if recording:
+        node = ZeroGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("zero_", (x,))
+    return x
+
+
+def complex(real, imag, name=None):
+    """real + 1j * imag with broadcasting (float32 gives complex64, float64 complex128); the gradients are the real and imaginary parts of the incoming one.
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex", "imag", imag)
+    out = Tensor(_phi.complex(real.impl, imag.impl))
+    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient)):
+        node = ComplexGradNode(((edge_of(real),), (edge_of(imag),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.real = spec_of(real.impl)
+        node.imag = spec_of(imag.impl)
+    if _anomaly.active:
+        check_forward("complex", (out, ))
+    return out
+
+
+def tril_grad(out_grad, diagonal, name=None):
+    """tril_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("tril_grad", "out_grad", out_grad)
+    diagonal = to_int(diagonal, "tril_grad", "diagonal")
+    try:
+        return _composite.tril_grad(out_grad, diagonal)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "tril_grad") from None
+
+
+def triu_grad(out_grad, diagonal, name=None):
+    """triu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("triu_grad", "out_grad", out_grad)
+    diagonal = to_int(diagonal, "triu_grad", "diagonal")
+    try:
+        return _composite.triu_grad(out_grad, diagonal)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "triu_grad") from None
+
+
+def diag_grad(x, out_grad, offset, name=None):
+    """diag_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diag_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diag_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diag_grad", "offset")
+    try:
+        return _composite.diag_grad(x, out_grad, offset)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diag_grad") from None
+
+
+def diagflat_grad(x, out_grad, offset, name=None):
+    """diagflat_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("diagflat_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diagflat_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diagflat_grad", "offset")
+    try:
+        return _composite.diagflat_grad(x, out_grad, offset)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diagflat_grad") from None
+
+
+def diag_embed_grad(input, out_grad, offset, dim1, dim2, name=None):
+    """diag_embed_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("diag_embed_grad", "input", input)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("diag_embed_grad", "out_grad", out_grad)
+    offset = to_int(offset, "diag_embed_grad", "offset")
+    dim1 = to_int(dim1, "diag_embed_grad", "dim1")
+    dim2 = to_int(dim2, "diag_embed_grad", "dim2")
+    try:
+        return _composite.diag_embed_grad(input, out_grad, offset, dim1, dim2)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "diag_embed_grad") from None
+
+
+def meshgrid_grad(x, out_grad, name=None):
+    """meshgrid_grad
+
+    Differentiable to any order.
+    """
+    x = check_tensor_list("meshgrid_grad", "x", x, Tensor)
+    out_grad = check_tensor_list("meshgrid_grad", "out_grad", out_grad, Tensor)
+    try:
+        return _composite.meshgrid_grad(x, out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "meshgrid_grad") from None
+
+
+def fill_grad(out_grad, name=None):
+    """fill_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("fill_grad", "out_grad", out_grad)
+    try:
+        return _composite.fill_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "fill_grad") from None
+
+
+def zero_grad(out_grad, name=None):
+    """zero_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("zero_grad", "out_grad", out_grad)
+    try:
+        return _composite.zero_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "zero_grad") from None
+
+
+def complex_grad(real, imag, out_grad, out_mask=None, name=None):
+    """complex_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex_grad", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex_grad", "imag", imag)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("complex_grad", "out_grad", out_grad)
+    real_grad, imag_grad = _phi.complex_grad(real.impl, imag.impl, out_grad.impl, out_mask=out_mask)
+    real_grad = None if real_grad is None else Tensor(real_grad)
+    imag_grad = None if imag_grad is None else Tensor(imag_grad)
+    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        node = ComplexDoubleGradNode(((edge_of(real),), (edge_of(imag),), (edge_of(out_grad),), ))
+        if real_grad is not None:
+            real_grad._meta = AutogradMeta(node, 0)
+        if imag_grad is not None:
+            imag_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (real_grad, imag_grad, )]
+        node.real = spec_of(real.impl)
+        node.imag = spec_of(imag.impl)
+    if _anomaly.active:
+        check_forward("complex_grad", (real_grad, imag_grad, ))
+    return real_grad, imag_grad
+
+
+def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad, name=None):
+    """complex_double_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(real, Tensor):
+        raise bad_tensor("complex_double_grad", "real", real)
+    if not isinstance(imag, Tensor):
+        raise bad_tensor("complex_double_grad", "imag", imag)
+    if grad_real_grad is not None and not isinstance(grad_real_grad, Tensor):
+        raise bad_tensor("complex_double_grad", "grad_real_grad", grad_real_grad)
+    if grad_imag_grad is not None and not isinstance(grad_imag_grad, Tensor):
+        raise bad_tensor("complex_double_grad", "grad_imag_grad", grad_imag_grad)
+    try:
+        return _composite.complex_double_grad(real, imag, grad_real_grad, grad_imag_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "complex_double_grad") from None

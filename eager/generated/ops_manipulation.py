@@ -45,6 +45,7 @@ __all__ = [
     "assign",
     "expand",
     "broadcast_to",
+    "clone",
 ]
 
 
@@ -387,6 +388,19 @@ def broadcast_to(x, shape, name=None):
         return expand(x, shape)
     except (TypeError, ValueError, MemoryError) as error:
         raise as_called(error, "expand", "broadcast_to") from None
+
+
+def clone(x, name=None):
+    """A copy of x with a buffer of its own; gradients flow back through it (Tensor.clone).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("clone", "x", x)
+    try:
+        return assign(x)
+    except (TypeError, ValueError, MemoryError) as error:
+        raise as_called(error, "assign", "clone") from None
 
 
 def reshape_grad(x, out_grad, name=None):

@@ -1,10 +1,13 @@
-"""Parameter initializers (Paddle's ``paddle.nn.initializer``) and the seedable generator.
+"""Parameter initializers (Paddle's ``paddle.nn.initializer``) and the global seed.
 
 An initializer is a callable ``init(shape, dtype, generator=None) -> numpy array``.
-All random ones draw from one module-level NumPy ``Generator`` unless given
-their own, so ``eager.nn.seed(n)`` makes model construction reproducible.
+All random ones draw from the CPU generator of phi (phi/core/generator.py), the
+one the random ops (eager.rand, eager.randn, ...) draw from, unless given their
+own; so ``eager.seed(n)`` makes model construction and every random op
+reproducible, and ``eager.get_rng_state()`` / ``eager.set_rng_state()`` save and
+restore all of it.
 
->>> eager.nn.seed(0)
+>>> eager.seed(0)
 >>> w = eager.nn.initializer.XavierUniform()((3, 4), "float32")
 """
 from __future__ import annotations
@@ -14,21 +17,51 @@ import numbers
 
 import numpy as np
 
-from phi.common import convert_dtype
+from phi.common import CPUPlace, convert_dtype
+from phi.core import PhiError
+from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
-_STATE = {"generator": np.random.default_rng()}
 
-
-def seed(value: int) -> None:
-    """Re-seeds the generator that initializers draw from (Paddle's ``paddle.seed``)."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
-        raise TypeError(f"seed: argument 'value' expected a non-negative int, got {value!r}")
-    _STATE["generator"] = np.random.default_rng(int(value))
+def seed(value: int):
+    """Seeds the random generator of every place (Paddle's ``paddle.seed``): the
+    random ops and the initializers repeat their draws after the same seed.
+    Returns the CPU generator."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 0 <= value < 2 ** 64:
+        raise TypeError(f"seed: argument 'value' expected a non-negative int below 2**64, got {value!r}")
+    return seed_all(int(value))
 
 
 def get_generator() -> np.random.Generator:
-    """The NumPy generator that initializers use when none is passed to them."""
-    return _STATE["generator"]
+    """The NumPy generator that initializers use when none is passed to them: the
+    engine of phi's CPU generator, so it follows eager.seed and eager.set_rng_state."""
+    return default_generator(CPUPlace()).engine
+
+
+def get_rng_state(device=None) -> list:
+    """The state of every place's generator, the CPU's first (Paddle's
+    ``paddle.get_rng_state``; ``device`` is accepted for Paddle's signature and
+    must be None: the list covers every place)."""
+    _check_device("get_rng_state", device)
+    return [generator.get_state() for generator in generators()]
+
+
+def set_rng_state(state_list, device=None) -> None:
+    """Restores states saved by :func:`get_rng_state`, each into the generator of its place."""
+    _check_device("set_rng_state", device)
+    if not isinstance(state_list, (list, tuple)) or not all(isinstance(s, GeneratorState) for s in state_list):
+        raise TypeError(f"set_rng_state: argument 'state_list' expected the list that get_rng_state returns, "
+                        f"got {type(state_list).__name__}")
+    try:
+        for state in state_list:
+            default_generator(state.place).set_state(state)
+    except PhiError as error:
+        raise ValueError(f"set_rng_state: {error}") from None
+
+
+def _check_device(op: str, device) -> None:
+    if device is not None:
+        raise ValueError(f"{op}: argument 'device' must be None (the states of every place are saved and "
+                         f"restored together), got {device!r}")
 
 
 def compute_fans(shape) -> tuple:
@@ -58,10 +91,12 @@ class Initializer:
         np_dtype = convert_dtype(dtype).numpy_dtype
         if generator is None:
             generator = get_generator()
+        elif isinstance(generator, Generator):
+            generator = generator.engine
         elif not isinstance(generator, np.random.Generator):
             raise TypeError(
-                f"{type(self).__name__}: argument 'generator' expected a numpy.random.Generator "
-                f"or None, got {type(generator).__name__}"
+                f"{type(self).__name__}: argument 'generator' expected a numpy.random.Generator, "
+                f"a phi Generator or None, got {type(generator).__name__}"
             )
         return np.asarray(self._sample(shape, generator), dtype=np_dtype)
 
@@ -207,5 +242,6 @@ def _check_number(who: str, arg: str, value) -> float:
 
 __all__ = [
     "Constant", "Initializer", "KaimingNormal", "KaimingUniform", "Normal", "Uniform",
-    "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "seed",
+    "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "get_rng_state",
+    "seed", "set_rng_state",
 ]

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "complex_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -2470,6 +2470,626 @@ def tensor_split(x, num_or_indices, axis):
     return [DenseTensor(a) for a in out]
 
 
+_arange_kernel = KERNELS.dispatch_table("arange")
+
+
+def arange(start, end, step, dtype, place):
+    """Values from start up to (not including) end in steps of step; arange(n) counts 0..n-1. dtype defaults to int64 when start, end and step are ints, else float32 (Paddle's rule; NumPy would give float64); an integer dtype truncates start, end and step first, as Paddle does."""
+    out_meta = MetaTensor()
+    try:
+        _im.arange_infer_meta(start, end, step, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("arange") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _arange_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, end, step, dtype)
+    except PhiError as error:
+        raise error.in_op("arange") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"arange: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("arange", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_empty_kernel = KERNELS.dispatch_table("empty")
+
+
+def empty(shape, dtype, place):
+    """A tensor of the given shape whose values are not set (dtype defaults to float32)."""
+    out_meta = MetaTensor()
+    try:
+        _im.empty_infer_meta(shape, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("empty") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _empty_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, dtype)
+    except PhiError as error:
+        raise error.in_op("empty") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"empty: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("empty", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_empty_like_kernel = KERNELS.dispatch_table("empty_like")
+
+
+def empty_like(x, dtype):
+    """A tensor shaped like x whose values are not set (dtype defaults to x's)."""
+    out_meta = MetaTensor()
+    try:
+        _im.create_like_infer_meta(x, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("empty_like", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("empty_like", "empty_like", x, (x, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _empty_like_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, dtype)
+    except PhiError as error:
+        raise error.in_op("empty_like", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"empty_like: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("empty_like", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_eye_kernel = KERNELS.dispatch_table("eye")
+
+
+def eye(num_rows, num_columns, dtype, place):
+    """A num_rows x num_columns matrix (square when num_columns is None) with ones on the diagonal; dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.eye_infer_meta(num_rows, num_columns, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("eye") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _eye_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(num_rows, num_columns, dtype)
+    except PhiError as error:
+        raise error.in_op("eye") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eye: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eye", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_linspace_kernel = KERNELS.dispatch_table("linspace")
+
+
+def linspace(start, stop, num, dtype, place):
+    """num evenly spaced values from start to stop, both included; dtype defaults to float32, and an integer dtype truncates the float values toward zero (Paddle; NumPy floors)."""
+    out_meta = MetaTensor()
+    try:
+        _im.linspace_infer_meta(start, stop, num, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("linspace") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _linspace_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, stop, num, dtype)
+    except PhiError as error:
+        raise error.in_op("linspace") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linspace: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linspace", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logspace_kernel = KERNELS.dispatch_table("logspace")
+
+
+def logspace(start, stop, num, base, dtype, place):
+    """base ** linspace(start, stop, num); dtype defaults to float32, and an integer dtype truncates toward zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.logspace_infer_meta(start, stop, num, base, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("logspace") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _logspace_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(start, stop, num, base, dtype)
+    except PhiError as error:
+        raise error.in_op("logspace") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logspace: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logspace", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_tril_kernel = KERNELS.dispatch_table("tril")
+
+
+def tril(x, diagonal):
+    """The lower triangle of the last two axes of x (elements above the diagonal-th diagonal set to 0)."""
+    out_meta = MetaTensor()
+    try:
+        _im.tril_triu_infer_meta(x, diagonal, out_meta)
+    except PhiError as error:
+        raise error.in_op("tril", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tril", "tril", x, (x, diagonal), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tril_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, diagonal)
+    except PhiError as error:
+        raise error.in_op("tril", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tril: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tril", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_triu_kernel = KERNELS.dispatch_table("triu")
+
+
+def triu(x, diagonal):
+    """The upper triangle of the last two axes of x (elements below the diagonal-th diagonal set to 0)."""
+    out_meta = MetaTensor()
+    try:
+        _im.tril_triu_infer_meta(x, diagonal, out_meta)
+    except PhiError as error:
+        raise error.in_op("triu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("triu", "triu", x, (x, diagonal), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _triu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, diagonal)
+    except PhiError as error:
+        raise error.in_op("triu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"triu: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("triu", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diag_kernel = KERNELS.dispatch_table("diag")
+
+
+def diag(x, offset, padding_value):
+    """1-D x - a square matrix with x on diagonal offset (above the main one when offset > 0) and padding_value elsewhere; 2-D x - its diagonal offset, as a 1-D copy."""
+    out_meta = MetaTensor()
+    try:
+        _im.diag_infer_meta(x, offset, padding_value, out_meta)
+    except PhiError as error:
+        raise error.in_op("diag", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diag", "diag", x, (x, offset, padding_value), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _diag_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset, padding_value)
+    except PhiError as error:
+        raise error.in_op("diag", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diag: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diag", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diagflat_kernel = KERNELS.dispatch_table("diagflat")
+
+
+def diagflat(x, offset):
+    """A square matrix with the elements of x (flattened) on diagonal offset and zeros elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.diagflat_infer_meta(x, offset, out_meta)
+    except PhiError as error:
+        raise error.in_op("diagflat", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diagflat", "diagflat", x, (x, offset), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _diagflat_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset)
+    except PhiError as error:
+        raise error.in_op("diagflat", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diagflat: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diagflat", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diag_embed_kernel = KERNELS.dispatch_table("diag_embed")
+
+
+def diag_embed(input, offset, dim1, dim2):
+    """The last axis of input placed on diagonal offset of the planes (dim1, dim2) of a result with one more dimension; zeros elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.diag_embed_infer_meta(input, offset, dim1, dim2, out_meta)
+    except PhiError as error:
+        raise error.in_op("diag_embed", input=input) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diag_embed", "diag_embed", input, (input, offset, dim1, dim2), [out_meta], {"input": input})
+    key = (type(input.array), input.array.dtype)
+    kernel = _diag_embed_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, offset, dim1, dim2)
+    except PhiError as error:
+        raise error.in_op("diag_embed", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diag_embed: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diag_embed", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_meshgrid_kernel = KERNELS.dispatch_table("meshgrid")
+
+
+def meshgrid(x):
+    """Coordinate grids of the 0-d or 1-D tensors of x, 'ij' indexing (output k varies along axis k). Takes a list (Paddle also takes the tensors as separate arguments)."""
+    out_meta = []
+    try:
+        _im.meshgrid_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("meshgrid", x=x) from None
+    if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("meshgrid", "meshgrid", x[0], (x,), [out_meta], {"x": x})
+    key = (type(x[0].array), x[0].array.dtype)
+    kernel = _meshgrid_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in x])
+    except PhiError as error:
+        raise error.in_op("meshgrid", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"meshgrid: not enough memory for the result ({error})") from None
+    out = [a if type(a) is key[0] else as_array(a, key[0]) for a in out]
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("meshgrid", [out_meta], [out])
+    return [DenseTensor(a) for a in out]
+
+
+_fill_kernel = KERNELS.dispatch_table("fill")
+
+
+def fill(x, value):
+    """A tensor like x with every element value; fill_ (Tensor.fill_) writes it into x. The gradient to x is zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.fill_infer_meta(x, value, out_meta)
+    except PhiError as error:
+        raise error.in_op("fill", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fill", "fill", x, (x, value), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _fill_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, value)
+    except PhiError as error:
+        raise error.in_op("fill", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fill: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fill", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_zero_kernel = KERNELS.dispatch_table("zero")
+
+
+def zero(x):
+    """A tensor like x of zeros; zero_ (Tensor.zero_) writes them into x. The gradient to x is zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("zero", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("zero", "zero", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _zero_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("zero", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"zero: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("zero", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_complex_kernel = KERNELS.dispatch_table("complex")
+
+
+def complex(real, imag):
+    """real + 1j * imag with broadcasting (float32 gives complex64, float64 complex128); the gradients are the real and imaginary parts of the incoming one."""
+    out_meta = MetaTensor()
+    try:
+        _im.complex_infer_meta(real, imag, out_meta)
+    except PhiError as error:
+        raise error.in_op("complex", real=real, imag=imag) from None
+    if type(real) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("complex", "complex", real, (real, imag), [out_meta], {"real": real, "imag": imag})
+    key = (type(real.array), real.array.dtype)
+    kernel = _complex_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(real.array, imag.array)
+    except PhiError as error:
+        raise error.in_op("complex", real=real, imag=imag) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"complex: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("complex", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_uniform_kernel = KERNELS.dispatch_table("uniform")
+
+
+def uniform(shape, dtype, min, max, seed, place):
+    """Uniform on [min, max) from the global generator (eager.seed), or from a generator of its own when seed is not 0; dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.uniform_infer_meta(shape, dtype, min, max, seed, out_meta)
+    except PhiError as error:
+        raise error.in_op("uniform") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _uniform_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, dtype, min, max, seed)
+    except PhiError as error:
+        raise error.in_op("uniform") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"uniform: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("uniform", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_gaussian_kernel = KERNELS.dispatch_table("gaussian")
+
+
+def gaussian(shape, mean, std, seed, dtype, place):
+    """Normal with the given mean and standard deviation (own generator when seed is not 0); dtype defaults to float32."""
+    out_meta = MetaTensor()
+    try:
+        _im.gaussian_infer_meta(shape, mean, std, seed, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("gaussian") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _gaussian_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(shape, mean, std, seed, dtype)
+    except PhiError as error:
+        raise error.in_op("gaussian") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gaussian: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gaussian", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randint_kernel = KERNELS.dispatch_table("randint")
+
+
+def randint(low, high, shape, dtype, place):
+    """Integers uniform on [low, high), or on [0, low) when high is None; dtype int32 or int64 (the default)."""
+    out_meta = MetaTensor()
+    try:
+        _im.randint_infer_meta(low, high, shape, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randint") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _randint_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(low, high, shape, dtype)
+    except PhiError as error:
+        raise error.in_op("randint") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randint: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randint", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randint_like_kernel = KERNELS.dispatch_table("randint_like")
+
+
+def randint_like(x, low, high, dtype):
+    """Integers uniform on [low, high) (or [0, low) when high is None) in x's shape; dtype defaults to x's."""
+    out_meta = MetaTensor()
+    try:
+        _im.randint_like_infer_meta(x, low, high, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randint_like", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("randint_like", "randint_like", x, (x, low, high, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _randint_like_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, low, high, dtype)
+    except PhiError as error:
+        raise error.in_op("randint_like", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randint_like: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randint_like", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_randperm_kernel = KERNELS.dispatch_table("randperm")
+
+
+def randperm(n, dtype, place):
+    """A random permutation of 0..n-1; dtype defaults to int64."""
+    out_meta = MetaTensor()
+    try:
+        _im.randperm_infer_meta(n, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("randperm") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
+    key = (array_type_of(place), dtype.numpy_dtype)
+    kernel = _randperm_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(n, dtype)
+    except PhiError as error:
+        raise error.in_op("randperm") from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"randperm: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("randperm", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bernoulli_kernel = KERNELS.dispatch_table("bernoulli")
+
+
+def bernoulli(x):
+    """1 with probability x, else 0, elementwise, in x's dtype; x must hold probabilities in [0, 1]."""
+    out_meta = MetaTensor()
+    try:
+        _im.probabilities_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("bernoulli", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bernoulli", "bernoulli", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bernoulli_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("bernoulli", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bernoulli: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bernoulli", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_poisson_kernel = KERNELS.dispatch_table("poisson")
+
+
+def poisson(x):
+    """Poisson counts with rates x, elementwise, in x's dtype; rates must be finite and >= 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.probabilities_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("poisson", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("poisson", "poisson", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _poisson_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("poisson", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"poisson: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("poisson", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_multinomial_kernel = KERNELS.dispatch_table("multinomial")
+
+
+def multinomial(x, num_samples, replacement):
+    """num_samples category indices (int64) per row of weights x (1-D or 2-D, not necessarily normalized); without replacement no category repeats within a row."""
+    out_meta = MetaTensor()
+    try:
+        _im.multinomial_infer_meta(x, num_samples, replacement, out_meta)
+    except PhiError as error:
+        raise error.in_op("multinomial", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("multinomial", "multinomial", x, (x, num_samples, replacement), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _multinomial_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, num_samples, replacement)
+    except PhiError as error:
+        raise error.in_op("multinomial", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"multinomial: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("multinomial", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -3993,3 +4613,36 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
     if FLAGS.check_infer_meta:
         verify_infer_meta("tensor_split_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_complex_grad_kernel = KERNELS.dispatch_table("complex_grad")
+
+
+def complex_grad(real, imag, out_grad, *, out_mask=None):
+    """complex_grad (phi kernel complex_grad)."""
+    real_grad_meta = MetaTensor()
+    imag_grad_meta = MetaTensor()
+    try:
+        _im.complex_grad_infer_meta(real, imag, out_grad, real_grad_meta, imag_grad_meta)
+    except PhiError as error:
+        raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("complex_grad", "complex_grad", out_grad, (real, imag, out_grad), [real_grad_meta, imag_grad_meta], {"real": real, "imag": imag, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _complex_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        real_grad, imag_grad = kernel(real.array, imag.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"complex_grad: not enough memory for the result ({error})") from None
+    if real_grad is not None and type(real_grad) is not key[0]:
+        real_grad = as_array(real_grad, key[0])
+    if imag_grad is not None and type(imag_grad) is not key[0]:
+        imag_grad = as_array(imag_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("complex_grad", [real_grad_meta, imag_grad_meta], [real_grad, imag_grad])
+    return (
+        None if real_grad is None else DenseTensor(real_grad),
+        None if imag_grad is None else DenseTensor(imag_grad),
+    )

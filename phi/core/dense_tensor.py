@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 
+from ..backends.gpu_context import import_cupy
 from ..common.backend import DataLayout
 from ..common.data_type import _FROM_NUMPY, DataType
 from ..common.place import CPUPlace, GPUPlace
@@ -206,6 +207,15 @@ class ArraySpec:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def device(self):
+        """The device as the array would name it (NumPy's "cpu" or a CuPy Device),
+        so a shape-only tensor saved by a backward op that is itself recorded
+        (a double grad) can be saved shape-only again by :func:`spec_of`."""
+        if self.place is None or self.place.is_cpu_place():
+            return "cpu"
+        return import_cupy().cuda.Device(self.place.device_id)
 
     @property
     def size(self) -> int:

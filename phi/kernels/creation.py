@@ -1,6 +1,11 @@
-"""Kernels that make new tensors."""
+"""Kernels that make new tensors: filled, ranges, identity, triangles and diagonals, grids."""
+import numpy as np
+
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES
+from ..infermeta.creation import arange_bounds, diagonal_length
+from ..common.data_type import DataType as T
+from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS
+from .funcs import reduce_to_shape, want
 
 
 @register_kernel("full", ALL_BACKENDS, ALL_TYPES)
@@ -11,3 +16,158 @@ def full(ctx, shape, value, dtype):
 @register_kernel("full_like", ALL_BACKENDS, ALL_TYPES)
 def full_like(ctx, x, value, dtype):
     return ctx.xp.full(x.shape, value, dtype=x.dtype if dtype is None else dtype.numpy_dtype)
+
+
+# -- ranges -------------------------------------------------------------------------
+# Computed in float64 (or exactly, for integers) and then cast, so float32 results
+# are the correctly rounded values, and InferMeta and kernel agree on the length.
+
+@register_kernel("arange", ALL_BACKENDS, INTS + FLOATS)
+def arange(ctx, start, end, step, dtype):
+    start, step, length = arange_bounds(start, end, step, dtype)
+    if dtype.is_integer:
+        return (ctx.xp.arange(length, dtype=np.int64) * step + start).astype(dtype.numpy_dtype)
+    return (ctx.xp.arange(length, dtype=np.float64) * float(step) + float(start)).astype(dtype.numpy_dtype)
+
+
+def _linspace(xp, start, stop, num):
+    # The last value is exactly stop, as in NumPy and Paddle.
+    values = xp.linspace(float(start), float(stop), num, dtype=np.float64)
+    return values
+
+
+def _cast_truncating(xp, values, dtype):
+    # An integer dtype truncates toward zero (Paddle's cast), not floor as NumPy's linspace does.
+    if dtype.is_integer:
+        values = xp.trunc(values)
+    return values.astype(dtype.numpy_dtype)
+
+
+@register_kernel("linspace", ALL_BACKENDS, INTS + FLOATS)
+def linspace(ctx, start, stop, num, dtype):
+    return _cast_truncating(ctx.xp, _linspace(ctx.xp, start, stop, num), dtype)
+
+
+@register_kernel("logspace", ALL_BACKENDS, INTS + FLOATS)
+def logspace(ctx, start, stop, num, base, dtype):
+    return _cast_truncating(ctx.xp, ctx.xp.power(float(base), _linspace(ctx.xp, start, stop, num)), dtype)
+
+
+# -- filled and uninitialized tensors ---------------------------------------------------
+
+@register_kernel("empty", ALL_BACKENDS, ALL_TYPES)
+def empty(ctx, shape, dtype):
+    return ctx.xp.empty(shape, dtype=dtype.numpy_dtype)
+
+
+@register_kernel("empty_like", ALL_BACKENDS, ALL_TYPES)
+def empty_like(ctx, x, dtype):
+    return ctx.xp.empty(x.shape, dtype=x.dtype if dtype is None else dtype.numpy_dtype)
+
+
+@register_kernel("eye", ALL_BACKENDS, ALL_TYPES)
+def eye(ctx, num_rows, num_columns, dtype):
+    return ctx.xp.eye(num_rows, num_rows if num_columns is None else num_columns, dtype=dtype.numpy_dtype)
+
+
+@register_kernel("fill", ALL_BACKENDS, ALL_TYPES)
+def fill(ctx, x, value):
+    return ctx.xp.full(x.shape, value, dtype=x.dtype)
+
+
+@register_kernel("zero", ALL_BACKENDS, ALL_TYPES)
+def zero(ctx, x):
+    return ctx.xp.zeros(x.shape, dtype=x.dtype)
+
+
+# -- triangles and diagonals --------------------------------------------------------------
+
+def _triangle_mask(xp, rows, columns, diagonal, lower):
+    # True where row - column relates to diagonal as the triangle keeps.
+    offsets = xp.arange(columns)[None, :] - xp.arange(rows)[:, None]
+    return offsets <= diagonal if lower else offsets >= diagonal
+
+
+@register_kernel("tril", ALL_BACKENDS, ALL_TYPES)
+def tril(ctx, x, diagonal):
+    mask = _triangle_mask(ctx.xp, x.shape[-2], x.shape[-1], diagonal, lower=True)
+    return ctx.xp.where(mask, x, ctx.xp.zeros((), x.dtype))
+
+
+@register_kernel("triu", ALL_BACKENDS, ALL_TYPES)
+def triu(ctx, x, diagonal):
+    mask = _triangle_mask(ctx.xp, x.shape[-2], x.shape[-1], diagonal, lower=False)
+    return ctx.xp.where(mask, x, ctx.xp.zeros((), x.dtype))
+
+
+def diagonal_indices(xp, length, offset):
+    """(rows, columns) of the ``length`` elements of diagonal ``offset``."""
+    steps = xp.arange(length)
+    return steps + max(-offset, 0), steps + max(offset, 0)
+
+
+@register_kernel("diag", ALL_BACKENDS, ALL_TYPES)
+def diag(ctx, x, offset, padding_value):
+    xp = ctx.xp
+    if x.ndim == 1:
+        size = x.shape[0] + abs(offset)
+        out = xp.full((size, size), padding_value, dtype=x.dtype)
+        out[diagonal_indices(xp, x.shape[0], offset)] = x
+        return out
+    length = diagonal_length(x.shape[0], x.shape[1], offset)
+    return x[diagonal_indices(xp, length, offset)]
+
+
+@register_kernel("diagflat", ALL_BACKENDS, ALL_TYPES)
+def diagflat(ctx, x, offset):
+    flat = x.reshape(-1)
+    size = flat.shape[0] + abs(offset)
+    out = ctx.xp.zeros((size, size), dtype=x.dtype)
+    out[diagonal_indices(ctx.xp, flat.shape[0], offset)] = flat
+    return out
+
+
+@register_kernel("diag_embed", ALL_BACKENDS, ALL_TYPES)
+def diag_embed(ctx, input, offset, dim1, dim2):
+    xp = ctx.xp
+    ndim = input.ndim + 1
+    first, second = dim1 % ndim, dim2 % ndim
+    n = input.shape[-1]
+    size = n + abs(offset)
+    # Built with the planes last (batch..., size, size), then moved to (dim1, dim2).
+    planes = xp.zeros(input.shape[:-1] + (size, size), dtype=input.dtype)
+    rows, columns = diagonal_indices(xp, n, offset)
+    planes[..., rows, columns] = input
+    return xp.moveaxis(planes, (-2, -1), (first, second))
+
+
+@register_kernel("meshgrid", ALL_BACKENDS, ALL_TYPES)
+def meshgrid(ctx, x):
+    shape = tuple(t.shape[0] if t.ndim else 1 for t in x)
+    outs = []
+    for axis, t in enumerate(x):
+        view = t.reshape((1,) * axis + (-1,) + (1,) * (len(x) - axis - 1))
+        outs.append(ctx.xp.broadcast_to(view, shape).copy())
+    return outs
+
+
+# -- complex ---------------------------------------------------------------------------
+
+@register_kernel("complex", ALL_BACKENDS, (T.FLOAT32, T.FLOAT64))
+def make_complex(ctx, real, imag):
+    xp = ctx.xp
+    shape = np.broadcast_shapes(real.shape, imag.shape)
+    out_dtype = np.result_type(real.dtype, np.complex64)
+    out = xp.empty(shape, dtype=out_dtype)
+    out.real[...] = real
+    out.imag[...] = imag
+    return out
+
+
+@register_kernel("complex_grad", ALL_BACKENDS, COMPLEX)
+def complex_grad(ctx, real, imag, out_grad, *, out_mask=None):
+    # d/d real and d/d imag of a real loss: the real and imaginary parts of out_grad
+    # (Paddle's and PyTorch's convention), summed over broadcast axes.
+    real_grad = reduce_to_shape(out_grad.real, real.shape).astype(real.dtype) if want(out_mask, 0) else None
+    imag_grad = reduce_to_shape(out_grad.imag, imag.shape).astype(imag.dtype) if want(out_mask, 1) else None
+    return real_grad, imag_grad

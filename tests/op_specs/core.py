@@ -104,6 +104,11 @@ class OpSpec:
     prepare: Callable | None = None
     # Which tensor inputs gradcheck differentiates (default: all floating ones).
     wrt: tuple | None = None
+    # Ops whose values cannot be predicted (random ops, empty): the reference gives
+    # only the expected dtype and shape, and check(got, *inputs, **attrs) asserts
+    # what the values must satisfy (bounds, moments); the generators are seeded
+    # from the test's identity first, so the checks do not flake.
+    check: Callable | None = None
 
     def __repr__(self) -> str:
         return f"OpSpec({self.name})"
