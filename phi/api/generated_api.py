@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1235,6 +1235,465 @@ def one_hot(x, num_classes):
     return DenseTensor(out)
 
 
+_abs_kernel = KERNELS.dispatch_table("abs")
+
+
+def abs(x):
+    """The absolute value of x; the modulus (a real tensor) for complex x. Its gradient at 0 is 0, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_valued_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("abs", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("abs", "abs", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _abs_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("abs", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"abs: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("abs", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_neg_kernel = KERNELS.dispatch_table("neg")
+
+
+def neg(x):
+    """-x."""
+    out_meta = MetaTensor()
+    try:
+        _im.numeric_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("neg", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("neg", "neg", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _neg_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("neg", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"neg: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("neg", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sqrt_kernel = KERNELS.dispatch_table("sqrt")
+
+
+def sqrt(x):
+    """The square root of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sqrt", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sqrt", "sqrt", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sqrt_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sqrt", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sqrt: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sqrt", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_square_kernel = KERNELS.dispatch_table("square")
+
+
+def square(x):
+    """x * x."""
+    out_meta = MetaTensor()
+    try:
+        _im.numeric_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("square", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("square", "square", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _square_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("square", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"square: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("square", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_rsqrt_kernel = KERNELS.dispatch_table("rsqrt")
+
+
+def rsqrt(x):
+    """1 / sqrt(x)."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("rsqrt", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rsqrt", "rsqrt", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _rsqrt_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("rsqrt", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rsqrt: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rsqrt", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_reciprocal_kernel = KERNELS.dispatch_table("reciprocal")
+
+
+def reciprocal(x):
+    """1 / x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("reciprocal", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reciprocal", "reciprocal", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _reciprocal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("reciprocal", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reciprocal: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("reciprocal", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_log1p_kernel = KERNELS.dispatch_table("log1p")
+
+
+def log1p(x):
+    """log(1 + x), accurate for small x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("log1p", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log1p", "log1p", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _log1p_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log1p", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log1p: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log1p", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_expm1_kernel = KERNELS.dispatch_table("expm1")
+
+
+def expm1(x):
+    """exp(x) - 1, accurate for small x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("expm1", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expm1", "expm1", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _expm1_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("expm1", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expm1: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expm1", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sin_kernel = KERNELS.dispatch_table("sin")
+
+
+def sin(x):
+    """The sine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sin", "sin", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cos_kernel = KERNELS.dispatch_table("cos")
+
+
+def cos(x):
+    """The cosine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("cos", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cos", "cos", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cos_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("cos", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cos: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cos", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_floor_kernel = KERNELS.dispatch_table("floor")
+
+
+def floor(x):
+    """The largest integer <= x (its gradient is zero, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("floor", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("floor", "floor", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _floor_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("floor", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"floor: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("floor", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_ceil_kernel = KERNELS.dispatch_table("ceil")
+
+
+def ceil(x):
+    """The smallest integer >= x (its gradient is zero, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("ceil", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("ceil", "ceil", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _ceil_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("ceil", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"ceil: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("ceil", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_round_kernel = KERNELS.dispatch_table("round")
+
+
+def round(x):
+    """x rounded to the nearest integer, halves away from zero as in Paddle (numpy.round rounds halves to even); zero gradient."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("round", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("round", "round", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _round_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("round", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"round: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("round", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isnan_kernel = KERNELS.dispatch_table("isnan")
+
+
+def isnan(x):
+    """Whether each element is NaN (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isnan", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isnan", "isnan", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isnan_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isnan", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isnan: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isnan", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isinf_kernel = KERNELS.dispatch_table("isinf")
+
+
+def isinf(x):
+    """Whether each element is +inf or -inf (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isinf", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isinf", "isinf", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isinf_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isinf", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isinf: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isinf", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isfinite_kernel = KERNELS.dispatch_table("isfinite")
+
+
+def isfinite(x):
+    """Whether each element is neither NaN nor infinite (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isfinite", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isfinite", "isfinite", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isfinite_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isfinite", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isfinite: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isfinite", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logical_not_kernel = KERNELS.dispatch_table("logical_not")
+
+
+def logical_not(x):
+    """not x elementwise, as bool (non-zero is True)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("logical_not", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logical_not", "logical_not", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logical_not_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("logical_not", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logical_not: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_not", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -2069,4 +2528,247 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         x_grad = as_array(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_abs_grad_kernel = KERNELS.dispatch_table("abs_grad")
+
+
+def abs_grad(x, out_grad):
+    """abs_grad (phi kernel abs_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.real_valued_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("abs_grad", "abs_grad", x, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(x.array), x.array.dtype)
+    kernel = _abs_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"abs_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("abs_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sqrt_grad_kernel = KERNELS.dispatch_table("sqrt_grad")
+
+
+def sqrt_grad(out, out_grad):
+    """sqrt_grad (phi kernel sqrt_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sqrt_grad", "sqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sqrt_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sqrt_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sqrt_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_square_grad_kernel = KERNELS.dispatch_table("square_grad")
+
+
+def square_grad(x, out_grad):
+    """square_grad (phi kernel square_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("square_grad", "square_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _square_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"square_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("square_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_rsqrt_grad_kernel = KERNELS.dispatch_table("rsqrt_grad")
+
+
+def rsqrt_grad(out, out_grad):
+    """rsqrt_grad (phi kernel rsqrt_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rsqrt_grad", "rsqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _rsqrt_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rsqrt_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rsqrt_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_reciprocal_grad_kernel = KERNELS.dispatch_table("reciprocal_grad")
+
+
+def reciprocal_grad(out, out_grad):
+    """reciprocal_grad (phi kernel reciprocal_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reciprocal_grad", "reciprocal_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _reciprocal_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reciprocal_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("reciprocal_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_log1p_grad_kernel = KERNELS.dispatch_table("log1p_grad")
+
+
+def log1p_grad(x, out_grad):
+    """log1p_grad (phi kernel log1p_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log1p_grad", "log1p_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log1p_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log1p_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log1p_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_expm1_grad_kernel = KERNELS.dispatch_table("expm1_grad")
+
+
+def expm1_grad(out, out_grad):
+    """expm1_grad (phi kernel expm1_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expm1_grad", "expm1_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _expm1_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expm1_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expm1_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sin_grad_kernel = KERNELS.dispatch_table("sin_grad")
+
+
+def sin_grad(x, out_grad):
+    """sin_grad (phi kernel sin_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sin_grad", "sin_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sin_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sin_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cos_grad_kernel = KERNELS.dispatch_table("cos_grad")
+
+
+def cos_grad(x, out_grad):
+    """cos_grad (phi kernel cos_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cos_grad", "cos_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cos_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cos_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cos_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
