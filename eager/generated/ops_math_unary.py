@@ -50,10 +50,6 @@ __all__ = [
     "log1p_",
     "expm1",
     "expm1_",
-    "sin",
-    "sin_",
-    "cos",
-    "cos_",
     "floor",
     "floor_",
     "ceil",
@@ -65,6 +61,18 @@ __all__ = [
     "isfinite",
     "logical_not",
     "logical_not_",
+    "log2",
+    "log2_",
+    "log10",
+    "log10_",
+    "trunc",
+    "trunc_",
+    "frac",
+    "frac_",
+    "nan_to_num",
+    "nan_to_num_",
+    "bitwise_not",
+    "bitwise_not_",
 ]
 
 
@@ -253,54 +261,6 @@ class Expm1GradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
-class SinGradNode(GradNodeBase):
-    """Runs sin_grad for sin."""
-
-    __slots__ = ("x", )
-    backward_op = "sin_grad"
-    forward_op = "sin"
-    num_grad_slots = 1
-    is_view = False
-    saved_names = ("x", )
-    attr_names = ()
-
-    def release(self):
-        self.x.release()
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.sin_grad(x, out_grad)
-            return ((grad,), )
-        grad = _phi.sin_grad(self.x.recover_impl(self), out_grad.impl, )
-        return ((Tensor(grad),), )
-
-
-class CosGradNode(GradNodeBase):
-    """Runs cos_grad for cos."""
-
-    __slots__ = ("x", )
-    backward_op = "cos_grad"
-    forward_op = "cos"
-    num_grad_slots = 1
-    is_view = False
-    saved_names = ("x", )
-    attr_names = ()
-
-    def release(self):
-        self.x.release()
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.cos_grad(x, out_grad)
-            return ((grad,), )
-        grad = _phi.cos_grad(self.x.recover_impl(self), out_grad.impl, )
-        return ((Tensor(grad),), )
-
-
 class FloorGradNode(GradNodeBase):
     """Runs floor_grad for floor."""
 
@@ -350,6 +310,112 @@ class RoundGradNode(GradNodeBase):
         out_grad = grads[0]
         grad = _composite.rounding_grad(out_grad)
         return ((grad,), )
+
+
+class Log2GradNode(GradNodeBase):
+    """Runs log2_grad for log2."""
+
+    __slots__ = ("x", )
+    backward_op = "log2_grad"
+    forward_op = "log2"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.log2_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.log2_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class Log10GradNode(GradNodeBase):
+    """Runs log10_grad for log10."""
+
+    __slots__ = ("x", )
+    backward_op = "log10_grad"
+    forward_op = "log10"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.log10_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.log10_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class TruncGradNode(GradNodeBase):
+    """Runs trunc_grad for trunc."""
+
+    __slots__ = ()
+    backward_op = "trunc_grad"
+    forward_op = "trunc"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.rounding_grad(out_grad)
+        return ((grad,), )
+
+
+class FracGradNode(GradNodeBase):
+    """Runs frac_grad for frac."""
+
+    __slots__ = ()
+    backward_op = "frac_grad"
+    forward_op = "frac"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ()
+    attr_names = ()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        grad = _composite.frac_grad(out_grad)
+        return ((grad,), )
+
+
+class NanToNumGradNode(GradNodeBase):
+    """Runs nan_to_num_grad for nan_to_num."""
+
+    __slots__ = ("x", )
+    backward_op = "nan_to_num_grad"
+    forward_op = "nan_to_num"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.nan_to_num_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.nan_to_num_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
 
 
 def abs(x, name=None):
@@ -633,90 +699,6 @@ def expm1_(x, name=None):
     return x
 
 
-def sin(x, name=None):
-    """The sine of x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("sin", "x", x)
-    out = Tensor(_phi.sin(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SinGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
-    if _anomaly.active:
-        check_forward("sin", (out, ))
-    return out
-
-
-def sin_(x, name=None):
-    """Inplace sin: writes the result into x and returns it. The sine of x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("sin_", "x", x)
-    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
-    if recording:
-        check_inplace_leaf("sin_", x)
-        context = before_inplace(x)
-        edges = ((edge_of(x),), )
-        x_saved = save_input(snapshot(x))
-    result = _phi.sin(x.impl)
-    write_inplace("sin_", x, result)
-    if recording:
-        node = SinGradNode(edges)
-        x._meta = AutogradMeta(node, 0)
-        after_inplace(x, context)
-        node.x = x_saved
-    if _anomaly.active:
-        check_forward("sin_", (x,))
-    return x
-
-
-def cos(x, name=None):
-    """The cosine of x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("cos", "x", x)
-    out = Tensor(_phi.cos(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CosGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
-    if _anomaly.active:
-        check_forward("cos", (out, ))
-    return out
-
-
-def cos_(x, name=None):
-    """Inplace cos: writes the result into x and returns it. The cosine of x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("cos_", "x", x)
-    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
-    if recording:
-        check_inplace_leaf("cos_", x)
-        context = before_inplace(x)
-        edges = ((edge_of(x),), )
-        x_saved = save_input(snapshot(x))
-    result = _phi.cos(x.impl)
-    write_inplace("cos_", x, result)
-    if recording:
-        node = CosGradNode(edges)
-        x._meta = AutogradMeta(node, 0)
-        after_inplace(x, context)
-        node.x = x_saved
-    if _anomaly.active:
-        check_forward("cos_", (x,))
-    return x
-
-
 def floor(x, name=None):
     """The largest integer <= x (its gradient is zero, as in Paddle).
 
@@ -900,6 +882,247 @@ def logical_not_(x, name=None):
     return x
 
 
+def log2(x, name=None):
+    """The base-2 logarithm of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log2", "x", x)
+    out = Tensor(_phi.log2(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = Log2GradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("log2", (out, ))
+    return out
+
+
+def log2_(x, name=None):
+    """Inplace log2: writes the result into x and returns it. The base-2 logarithm of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log2_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("log2_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.log2(x.impl)
+    write_inplace("log2_", x, result)
+    if recording:
+        node = Log2GradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("log2_", (x,))
+    return x
+
+
+def log10(x, name=None):
+    """The base-10 logarithm of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log10", "x", x)
+    out = Tensor(_phi.log10(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = Log10GradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("log10", (out, ))
+    return out
+
+
+def log10_(x, name=None):
+    """Inplace log10: writes the result into x and returns it. The base-10 logarithm of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log10_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("log10_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.log10(x.impl)
+    write_inplace("log10_", x, result)
+    if recording:
+        node = Log10GradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("log10_", (x,))
+    return x
+
+
+def trunc(input, name=None):
+    """input rounded toward zero (its gradient is zero, as in Paddle).
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("trunc", "input", input)
+    out = Tensor(_phi.trunc(input.impl))
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
+        node = TruncGradNode(((edge_of(input),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("trunc", (out, ))
+    return out
+
+
+def trunc_(input, name=None):
+    """Inplace trunc: writes the result into input and returns it. input rounded toward zero (its gradient is zero, as in Paddle).
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("trunc_", "input", input)
+    recording = _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("trunc_", input)
+        context = before_inplace(input)
+        edges = ((edge_of(input),), )
+    result = _phi.trunc(input.impl)
+    write_inplace("trunc_", input, result)
+    if recording:
+        node = TruncGradNode(edges)
+        input._meta = AutogradMeta(node, 0)
+        after_inplace(input, context)
+    if _anomaly.active:
+        check_forward("trunc_", (input,))
+    return input
+
+
+def frac(x, name=None):
+    """The fractional part x - trunc(x), with the sign of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("frac", "x", x)
+    out = Tensor(_phi.frac(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = FracGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+    if _anomaly.active:
+        check_forward("frac", (out, ))
+    return out
+
+
+def frac_(x, name=None):
+    """Inplace frac: writes the result into x and returns it. The fractional part x - trunc(x), with the sign of x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("frac_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("frac_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.frac(x.impl)
+    write_inplace("frac_", x, result)
+    if recording:
+        node = FracGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("frac_", (x,))
+    return x
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """NaN replaced by nan, +inf by posinf and -inf by neginf (None gives the dtype's largest or lowest finite value); the gradient is 0 where a value was replaced.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("nan_to_num", "x", x)
+    nan = to_float(nan, "nan_to_num", "nan")
+    if posinf is not None:  # an optional attribute: None means "not given"
+        posinf = to_float(posinf, "nan_to_num", "posinf")
+    if neginf is not None:  # an optional attribute: None means "not given"
+        neginf = to_float(neginf, "nan_to_num", "neginf")
+    out = Tensor(_phi.nan_to_num(x.impl, nan, posinf, neginf))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = NanToNumGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("nan_to_num", (out, ))
+    return out
+
+
+def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """Inplace nan_to_num: writes the result into x and returns it. NaN replaced by nan, +inf by posinf and -inf by neginf (None gives the dtype's largest or lowest finite value); the gradient is 0 where a value was replaced.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("nan_to_num_", "x", x)
+    nan = to_float(nan, "nan_to_num_", "nan")
+    if posinf is not None:  # an optional attribute: None means "not given"
+        posinf = to_float(posinf, "nan_to_num_", "posinf")
+    if neginf is not None:  # an optional attribute: None means "not given"
+        neginf = to_float(neginf, "nan_to_num_", "neginf")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("nan_to_num_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.nan_to_num(x.impl, nan, posinf, neginf)
+    write_inplace("nan_to_num_", x, result)
+    if recording:
+        node = NanToNumGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("nan_to_num_", (x,))
+    return x
+
+
+def bitwise_not(x, name=None):
+    """The bits of an integer x flipped (~x), or not x for bool.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_not", "x", x)
+    out = Tensor(_phi.bitwise_not(x.impl))
+    if _anomaly.active:
+        check_forward("bitwise_not", (out, ))
+    return out
+
+
+def bitwise_not_(x, name=None):
+    """Inplace bitwise_not: writes the result into x and returns it. The bits of an integer x flipped (~x), or not x for bool.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("bitwise_not_", "x", x)
+    result = _phi.bitwise_not(x.impl)
+    write_inplace("bitwise_not_", x, result)
+    if _anomaly.active:
+        check_forward("bitwise_not_", (x,))
+    return x
+
+
 def abs_grad(x, out_grad, name=None):
     """abs_grad
 
@@ -1032,40 +1255,6 @@ def expm1_grad(out, out_grad, name=None):
     return x_grad
 
 
-def sin_grad(x, out_grad, name=None):
-    """sin_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("sin_grad", "x", x)
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("sin_grad", "out_grad", out_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.sin_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sin_grad(x.impl, out_grad.impl))
-    if _anomaly.active:
-        check_forward("sin_grad", (x_grad, ))
-    return x_grad
-
-
-def cos_grad(x, out_grad, name=None):
-    """cos_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("cos_grad", "x", x)
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("cos_grad", "out_grad", out_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.cos_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cos_grad(x.impl, out_grad.impl))
-    if _anomaly.active:
-        check_forward("cos_grad", (x_grad, ))
-    return x_grad
-
-
 def floor_grad(out_grad, name=None):
     """floor_grad
 
@@ -1103,3 +1292,80 @@ def round_grad(out_grad, name=None):
         return _composite.rounding_grad(out_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "round_grad") from None
+
+
+def log2_grad(x, out_grad, name=None):
+    """log2_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log2_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("log2_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.log2_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.log2_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("log2_grad", (x_grad, ))
+    return x_grad
+
+
+def log10_grad(x, out_grad, name=None):
+    """log10_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log10_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("log10_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.log10_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.log10_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("log10_grad", (x_grad, ))
+    return x_grad
+
+
+def trunc_grad(out_grad, name=None):
+    """trunc_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("trunc_grad", "out_grad", out_grad)
+    try:
+        return _composite.rounding_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "trunc_grad") from None
+
+
+def frac_grad(out_grad, name=None):
+    """frac_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("frac_grad", "out_grad", out_grad)
+    try:
+        return _composite.frac_grad(out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "frac_grad") from None
+
+
+def nan_to_num_grad(x, out_grad, name=None):
+    """nan_to_num_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("nan_to_num_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("nan_to_num_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.nan_to_num_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.nan_to_num_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("nan_to_num_grad", (x_grad, ))
+    return x_grad
