@@ -2052,7 +2052,7 @@ def trunc(input):
     """input rounded toward zero (its gradient is zero, as in Paddle)."""
     out_meta = MetaTensor()
     try:
-        _im.truncating_infer_meta(input, out_meta)
+        _im.trunc_infer_meta(input, out_meta)
     except PhiError as error:
         raise error.in_op("trunc", input=input) from None
     if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind

@@ -12,7 +12,7 @@ from ..core.errors import InvalidArgumentError
 __all__ = [
     "inexact_unary_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
     "real_valued_infer_meta", "complex_part_infer_meta", "predicate_infer_meta", "bitwise_not_infer_meta",
-    "truncating_infer_meta", "nan_to_num_infer_meta", "polygamma_infer_meta", "unary_grad_infer_meta",
+    "truncating_infer_meta", "trunc_infer_meta", "nan_to_num_infer_meta", "polygamma_infer_meta", "unary_grad_infer_meta",
     "real_valued_grad_infer_meta", "polygamma_grad_infer_meta",
 ]
 
@@ -20,9 +20,9 @@ _REAL_OF = {DataType.COMPLEX64: DataType.FLOAT32, DataType.COMPLEX128: DataType.
 _WIDE_INTS = (DataType.INT32, DataType.INT64)
 
 
-def _expect(x, allowed, what: str, hint: str = "") -> None:
+def _expect(x, allowed, what: str, hint: str = "", arg: str = "x") -> None:
     if x.dtype not in allowed:
-        raise InvalidArgumentError(f"argument 'x' expected {what} tensor, got {x.dtype}{hint}")
+        raise InvalidArgumentError(f"argument '{arg}' expected {what} tensor, got {x.dtype}{hint}")
 
 
 def _same_meta(x, out) -> None:
@@ -45,9 +45,15 @@ def real_floating_unary_infer_meta(x, out) -> None:
 
 
 def truncating_infer_meta(x, out) -> None:
-    """A floating-point, int32 or int64 x (trunc, frac, as Paddle); out like x."""
+    """A floating-point, int32 or int64 x (frac, as Paddle); out like x."""
     _expect(x, FLOATING_TYPES | set(_WIDE_INTS), "a floating-point, int32 or int64")
     _same_meta(x, out)
+
+
+def trunc_infer_meta(input, out) -> None:  # noqa: A002  (Paddle names trunc's argument input)
+    """As truncating_infer_meta, for trunc's argument ``input``."""
+    _expect(input, FLOATING_TYPES | set(_WIDE_INTS), "a floating-point, int32 or int64", arg="input")
+    _same_meta(input, out)
 
 
 def numeric_unary_infer_meta(x, out) -> None:

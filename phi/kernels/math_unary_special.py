@@ -90,6 +90,7 @@ def _erf_and_erfc(xp, x):
     hi = xp.floor(far * 16.0) / 16.0
     erfc_far = xp.exp(-hi * hi) * xp.exp(-(far - hi) * (far + hi)) / _SQRT_PI / tail
     is_near = a < 3.0
+    erfc_far = xp.where(a == xp.inf, 0.0, erfc_far)  # inf - inf in the split above
     erf_abs = xp.where(is_near, erf_near, 1.0 - erfc_far)
     erfc_abs = xp.where(is_near, 1.0 - erf_near, erfc_far)
     return erf_abs, erfc_abs
