@@ -290,6 +290,7 @@ def test_inplace_ops_on_other_dtypes():
     (lambda: eager.bitwise_not(eager.to_tensor([1.0])), "bitwise_not: argument 'x' expected a bool or integer"),
     (lambda: eager.neg(eager.to_tensor([True])), "neg: argument 'x' expected a numeric"),
     (lambda: eager.trunc(eager.to_tensor(np.array([1], "int8"))), "trunc: argument 'input' expected a floating-point,"),
+    (lambda: eager.angle(eager.to_tensor([1, 2])), "angle: argument 'x' expected a floating-point or complex"),
     (lambda: eager.polygamma(eager.to_tensor([1.0]), -1), "polygamma: argument 'n' expected an order >= 0"),
     (lambda: F.sin_grad(eager.ones([3]), eager.ones([4])), r"sin_grad: argument 'out_grad' expected float32\[3\]"),
     (lambda: F.abs_grad(eager.to_tensor(np.array([1j])), eager.to_tensor(np.array([1j]))),

@@ -2295,7 +2295,7 @@ def angle(x):
     """The argument of x in (-pi, pi] (a real tensor); for real x, pi where x < 0 and 0 elsewhere, with zero gradient."""
     out_meta = MetaTensor()
     try:
-        _im.real_valued_infer_meta(x, out_meta)
+        _im.angle_infer_meta(x, out_meta)
     except PhiError as error:
         raise error.in_op("angle", x=x) from None
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

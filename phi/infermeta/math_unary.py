@@ -11,7 +11,7 @@ from ..core.errors import InvalidArgumentError
 
 __all__ = [
     "inexact_unary_infer_meta", "real_floating_unary_infer_meta", "numeric_unary_infer_meta",
-    "real_valued_infer_meta", "complex_part_infer_meta", "predicate_infer_meta", "bitwise_not_infer_meta",
+    "real_valued_infer_meta", "angle_infer_meta", "complex_part_infer_meta", "predicate_infer_meta", "bitwise_not_infer_meta",
     "truncating_infer_meta", "trunc_infer_meta", "nan_to_num_infer_meta", "polygamma_infer_meta", "unary_grad_infer_meta",
     "real_valued_grad_infer_meta", "polygamma_grad_infer_meta",
 ]
@@ -64,9 +64,15 @@ def numeric_unary_infer_meta(x, out) -> None:
 
 def real_valued_infer_meta(x, out) -> None:
     """A numeric x; out is real: float32 for complex64, float64 for complex128, else
-    x's dtype (abs, angle; Paddle's RealAndImagInferMeta)."""
+    x's dtype (abs; Paddle's RealAndImagInferMeta)."""
     _expect(x, FLOATING_TYPES | COMPLEX_TYPES | INTEGER_TYPES, "a numeric (not bool)")
     _same_meta(x, out)
+    out.dtype = _REAL_OF.get(x.dtype, x.dtype)
+
+
+def angle_infer_meta(x, out) -> None:
+    """A floating-point or complex x; out is real (float32 for complex64, float64 for complex128)."""
+    inexact_unary_infer_meta(x, out)
     out.dtype = _REAL_OF.get(x.dtype, x.dtype)
 
 

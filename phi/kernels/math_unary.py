@@ -160,9 +160,9 @@ def frac(ctx, x):
 
 # -- predicates and logic ------------------------------------------------------------------
 
-isnan = _unary("isnan", NUMERIC, "isnan", "Whether x is NaN (bool).")
-isinf = _unary("isinf", NUMERIC, "isinf", "Whether x is +-inf (bool).")
-isfinite = _unary("isfinite", NUMERIC, "isfinite", "Whether x is neither NaN nor infinite (bool).")
+isnan = _unary("isnan", ALL_TYPES, "isnan", "Whether x is NaN (bool).")
+isinf = _unary("isinf", ALL_TYPES, "isinf", "Whether x is +-inf (bool).")
+isfinite = _unary("isfinite", ALL_TYPES, "isfinite", "Whether x is neither NaN nor infinite (bool).")
 logical_not = _unary("logical_not", ALL_TYPES, "logical_not", "not x, elementwise (bool); non-zero is True.")
 bitwise_not = _unary("bitwise_not", BOOL_AND_INTS, "invert", "~x: the bits flipped (not x for bool).")
 
@@ -176,8 +176,8 @@ def nan_to_num(ctx, x, nan, posinf, neginf):
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
     out = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)
-    out = xp.where(xp.isposinf(x), xp.asarray(posinf, x.dtype), out)
-    return xp.where(xp.isneginf(x), xp.asarray(neginf, x.dtype), out)
+    out = xp.where(x == xp.inf, xp.asarray(posinf, x.dtype), out)
+    return xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out)
 
 
 @register_kernel("nan_to_num_grad", ALL_BACKENDS, FLOATS)
