@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 import eager
+from eager.autograd import gradgradcheck
+from eager.autograd.gradient_check import gradient_function
 from eager.generated import forward_api as F
 
 EULER_GAMMA = 0.5772156649015329
@@ -306,3 +308,25 @@ def test_inplace_with_a_result_of_another_dtype_is_refused_and_leaves_x():
     with pytest.raises(TypeError, match="abs_: the result is float64 but the tensor written in place is complex128"):
         z.abs_()
     assert z.numpy()[0] == 3 + 4j
+
+
+# -- higher orders ----------------------------------------------------------------------------------
+
+THIRD_ORDER = {
+    "sqrt": (0.5, 2.0), "rsqrt": (0.5, 2.0), "reciprocal": (0.5, 2.0), "square": (-1.0, 1.0), "abs": (0.5, 2.0),
+    "log1p": (0.1, 2.0), "expm1": (-1.0, 1.0), "log2": (0.5, 2.0), "sin": (-1.0, 1.0), "cos": (-1.0, 1.0),
+    "tan": (-1.0, 1.0), "asin": (-0.8, 0.8), "acos": (-0.8, 0.8), "atan": (-1.0, 1.0), "sinh": (-1.0, 1.0),
+    "cosh": (-1.0, 1.0), "asinh": (-1.0, 1.0), "acosh": (1.5, 3.0), "atanh": (-0.8, 0.8), "erf": (-1.0, 1.0),
+    "erfinv": (-0.8, 0.8), "digamma": (0.5, 3.0), "nan_to_num": (-1.0, 1.0),
+}
+
+
+@pytest.mark.parametrize("op", sorted(THIRD_ORDER))
+def test_third_order_gradients(op):
+    # gradgradcheck of the gradient function checks second derivatives of the
+    # composite rules, which are the op's third.
+    low, high = THIRD_ORDER[op]
+    rng = np.random.default_rng(len(op) * 7919)
+    x = leaf(rng.uniform(low, high, (3,)))
+    seed = leaf(rng.uniform(-1, 1, (3,)))
+    assert gradgradcheck(gradient_function(getattr(eager, op), 1), [x, seed])
