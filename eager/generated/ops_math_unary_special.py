@@ -374,7 +374,7 @@ def lgamma_(x, name=None):
 
 
 def digamma(x, name=None):
-    """psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... (as Paddle's Eigen kernel).
+    """psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle.
 
     Differentiable to any order.
     """
@@ -391,7 +391,7 @@ def digamma(x, name=None):
 
 
 def digamma_(x, name=None):
-    """Inplace digamma: writes the result into x and returns it. psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... (as Paddle's Eigen kernel).
+    """Inplace digamma: writes the result into x and returns it. psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle.
 
     Differentiable to any order.
     """
@@ -481,7 +481,7 @@ def angle(x, name=None):
 
 
 def polygamma(x, n, name=None):
-    """psi^(n)(x), the n-th derivative of digamma (n >= 0); NaN at the poles 0, -1, -2, ...
+    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above.
 
     Differentiable to any order.
     """
@@ -500,7 +500,7 @@ def polygamma(x, n, name=None):
 
 
 def polygamma_(x, n, name=None):
-    """Inplace polygamma: writes the result into x and returns it. psi^(n)(x), the n-th derivative of digamma (n >= 0); NaN at the poles 0, -1, -2, ...
+    """Inplace polygamma: writes the result into x and returns it. psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above.
 
     Differentiable to any order.
     """

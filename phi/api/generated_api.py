@@ -2130,7 +2130,7 @@ _digamma_kernel = KERNELS.dispatch_table("digamma")
 
 
 def digamma(x):
-    """psi(x), the derivative of lgamma; NaN at the poles 0, -1, -2, ... (as Paddle's Eigen kernel)."""
+    """psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle."""
     out_meta = MetaTensor()
     try:
         _im.real_floating_unary_infer_meta(x, out_meta)
@@ -2319,7 +2319,7 @@ _polygamma_kernel = KERNELS.dispatch_table("polygamma")
 
 
 def polygamma(x, n):
-    """psi^(n)(x), the n-th derivative of digamma (n >= 0); NaN at the poles 0, -1, -2, ..."""
+    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above."""
     out_meta = MetaTensor()
     try:
         _im.polygamma_infer_meta(x, n, out_meta)
