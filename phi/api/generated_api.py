@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "complex_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "complex_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1286,6 +1286,1113 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_abs_kernel = KERNELS.dispatch_table("abs")
+
+
+def abs(x):
+    """The absolute value of x; the modulus (a real tensor) for complex x. Its gradient at 0 is 0, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_valued_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("abs", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("abs", "abs", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _abs_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("abs", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"abs: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("abs", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_neg_kernel = KERNELS.dispatch_table("neg")
+
+
+def neg(x):
+    """-x."""
+    out_meta = MetaTensor()
+    try:
+        _im.numeric_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("neg", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("neg", "neg", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _neg_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("neg", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"neg: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("neg", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sqrt_kernel = KERNELS.dispatch_table("sqrt")
+
+
+def sqrt(x):
+    """The square root of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sqrt", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sqrt", "sqrt", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sqrt_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sqrt", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sqrt: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sqrt", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_square_kernel = KERNELS.dispatch_table("square")
+
+
+def square(x):
+    """x * x."""
+    out_meta = MetaTensor()
+    try:
+        _im.numeric_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("square", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("square", "square", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _square_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("square", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"square: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("square", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_rsqrt_kernel = KERNELS.dispatch_table("rsqrt")
+
+
+def rsqrt(x):
+    """1 / sqrt(x)."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("rsqrt", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rsqrt", "rsqrt", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _rsqrt_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("rsqrt", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rsqrt: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rsqrt", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_reciprocal_kernel = KERNELS.dispatch_table("reciprocal")
+
+
+def reciprocal(x):
+    """1 / x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("reciprocal", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reciprocal", "reciprocal", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _reciprocal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("reciprocal", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reciprocal: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("reciprocal", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_log1p_kernel = KERNELS.dispatch_table("log1p")
+
+
+def log1p(x):
+    """log(1 + x), accurate for small x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("log1p", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log1p", "log1p", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _log1p_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log1p", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log1p: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log1p", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_expm1_kernel = KERNELS.dispatch_table("expm1")
+
+
+def expm1(x):
+    """exp(x) - 1, accurate for small x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("expm1", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expm1", "expm1", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _expm1_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("expm1", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expm1: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expm1", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sin_kernel = KERNELS.dispatch_table("sin")
+
+
+def sin(x):
+    """The sine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sin", "sin", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cos_kernel = KERNELS.dispatch_table("cos")
+
+
+def cos(x):
+    """The cosine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("cos", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cos", "cos", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cos_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("cos", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cos: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cos", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_floor_kernel = KERNELS.dispatch_table("floor")
+
+
+def floor(x):
+    """The largest integer <= x (its gradient is zero, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("floor", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("floor", "floor", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _floor_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("floor", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"floor: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("floor", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_ceil_kernel = KERNELS.dispatch_table("ceil")
+
+
+def ceil(x):
+    """The smallest integer >= x (its gradient is zero, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("ceil", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("ceil", "ceil", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _ceil_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("ceil", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"ceil: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("ceil", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_round_kernel = KERNELS.dispatch_table("round")
+
+
+def round(x):
+    """x rounded to the nearest integer, halves away from zero as in Paddle (numpy.round rounds halves to even); zero gradient."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("round", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("round", "round", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _round_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("round", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"round: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("round", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isnan_kernel = KERNELS.dispatch_table("isnan")
+
+
+def isnan(x):
+    """Whether each element is NaN (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isnan", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isnan", "isnan", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isnan_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isnan", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isnan: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isnan", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isinf_kernel = KERNELS.dispatch_table("isinf")
+
+
+def isinf(x):
+    """Whether each element is +inf or -inf (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isinf", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isinf", "isinf", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isinf_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isinf", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isinf: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isinf", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_isfinite_kernel = KERNELS.dispatch_table("isfinite")
+
+
+def isfinite(x):
+    """Whether each element is neither NaN nor infinite (bool)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("isfinite", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("isfinite", "isfinite", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _isfinite_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("isfinite", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"isfinite: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("isfinite", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logical_not_kernel = KERNELS.dispatch_table("logical_not")
+
+
+def logical_not(x):
+    """not x elementwise, as bool (non-zero is True)."""
+    out_meta = MetaTensor()
+    try:
+        _im.predicate_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("logical_not", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logical_not", "logical_not", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logical_not_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("logical_not", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logical_not: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_not", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_tan_kernel = KERNELS.dispatch_table("tan")
+
+
+def tan(x):
+    """The tangent of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("tan", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tan", "tan", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tan_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("tan", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tan: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tan", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_asin_kernel = KERNELS.dispatch_table("asin")
+
+
+def asin(x):
+    """The inverse sine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("asin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("asin", "asin", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _asin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("asin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"asin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_acos_kernel = KERNELS.dispatch_table("acos")
+
+
+def acos(x):
+    """The inverse cosine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("acos", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("acos", "acos", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _acos_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("acos", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"acos: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acos", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_atan_kernel = KERNELS.dispatch_table("atan")
+
+
+def atan(x):
+    """The inverse tangent of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("atan", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("atan", "atan", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _atan_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("atan", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"atan: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atan", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_sinh_kernel = KERNELS.dispatch_table("sinh")
+
+
+def sinh(x):
+    """The hyperbolic sine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("sinh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sinh", "sinh", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _sinh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("sinh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sinh: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sinh", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cosh_kernel = KERNELS.dispatch_table("cosh")
+
+
+def cosh(x):
+    """The hyperbolic cosine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("cosh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cosh", "cosh", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cosh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("cosh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cosh: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cosh", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_asinh_kernel = KERNELS.dispatch_table("asinh")
+
+
+def asinh(x):
+    """The inverse hyperbolic sine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("asinh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("asinh", "asinh", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _asinh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("asinh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"asinh: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asinh", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_acosh_kernel = KERNELS.dispatch_table("acosh")
+
+
+def acosh(x):
+    """The inverse hyperbolic cosine of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("acosh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("acosh", "acosh", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _acosh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("acosh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"acosh: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acosh", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_atanh_kernel = KERNELS.dispatch_table("atanh")
+
+
+def atanh(x):
+    """The inverse hyperbolic tangent of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("atanh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("atanh", "atanh", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _atanh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("atanh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"atanh: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atanh", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_log2_kernel = KERNELS.dispatch_table("log2")
+
+
+def log2(x):
+    """The base-2 logarithm of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("log2", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log2", "log2", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _log2_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log2", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log2: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log2", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_log10_kernel = KERNELS.dispatch_table("log10")
+
+
+def log10(x):
+    """The base-10 logarithm of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.inexact_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("log10", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log10", "log10", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _log10_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log10", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log10: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log10", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_erf_kernel = KERNELS.dispatch_table("erf")
+
+
+def erf(x):
+    """The error function 2/sqrt(pi) * integral from 0 to x of exp(-t^2) dt."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("erf", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("erf", "erf", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _erf_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("erf", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"erf: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erf", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_erfinv_kernel = KERNELS.dispatch_table("erfinv")
+
+
+def erfinv(x):
+    """The inverse of erf, +-inf at +-1 and NaN outside [-1, 1]."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("erfinv", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("erfinv", "erfinv", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _erfinv_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("erfinv", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"erfinv: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erfinv", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_trunc_kernel = KERNELS.dispatch_table("trunc")
+
+
+def trunc(input):
+    """input rounded toward zero (its gradient is zero, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.trunc_infer_meta(input, out_meta)
+    except PhiError as error:
+        raise error.in_op("trunc", input=input) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("trunc", "trunc", input, (input,), [out_meta], {"input": input})
+    key = (type(input.array), input.array.dtype)
+    kernel = _trunc_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array)
+    except PhiError as error:
+        raise error.in_op("trunc", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"trunc: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("trunc", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_frac_kernel = KERNELS.dispatch_table("frac")
+
+
+def frac(x):
+    """The fractional part x - trunc(x), with the sign of x."""
+    out_meta = MetaTensor()
+    try:
+        _im.truncating_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("frac", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("frac", "frac", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _frac_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("frac", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"frac: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("frac", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_lgamma_kernel = KERNELS.dispatch_table("lgamma")
+
+
+def lgamma(x):
+    """log |Gamma(x)|; +inf at the poles 0, -1, -2, ..."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("lgamma", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lgamma", "lgamma", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _lgamma_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("lgamma", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lgamma: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lgamma", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_digamma_kernel = KERNELS.dispatch_table("digamma")
+
+
+def digamma(x):
+    """psi(x), the derivative of lgamma; +inf at the poles 0, -1, -2, ... as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.real_floating_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("digamma", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("digamma", "digamma", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _digamma_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("digamma", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"digamma: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("digamma", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_nan_to_num_kernel = KERNELS.dispatch_table("nan_to_num")
+
+
+def nan_to_num(x, nan, posinf, neginf):
+    """NaN replaced by nan, +inf by posinf and -inf by neginf (None gives the dtype's largest or lowest finite value); the gradient is 0 where a value was replaced."""
+    out_meta = MetaTensor()
+    try:
+        _im.nan_to_num_infer_meta(x, nan, posinf, neginf, out_meta)
+    except PhiError as error:
+        raise error.in_op("nan_to_num", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nan_to_num", "nan_to_num", x, (x, nan, posinf, neginf), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _nan_to_num_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, nan, posinf, neginf)
+    except PhiError as error:
+        raise error.in_op("nan_to_num", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nan_to_num: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nan_to_num", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_bitwise_not_kernel = KERNELS.dispatch_table("bitwise_not")
+
+
+def bitwise_not(x):
+    """The bits of an integer x flipped (~x), or not x for bool."""
+    out_meta = MetaTensor()
+    try:
+        _im.bitwise_not_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("bitwise_not", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bitwise_not", "bitwise_not", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bitwise_not_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("bitwise_not", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bitwise_not: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_not", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_real_kernel = KERNELS.dispatch_table("real")
+
+
+def real(x):
+    """The real part of a complex x, as a real tensor."""
+    out_meta = MetaTensor()
+    try:
+        _im.complex_part_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("real", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("real", "real", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _real_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("real", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"real: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("real", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_imag_kernel = KERNELS.dispatch_table("imag")
+
+
+def imag(x):
+    """The imaginary part of a complex x, as a real tensor."""
+    out_meta = MetaTensor()
+    try:
+        _im.complex_part_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("imag", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("imag", "imag", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _imag_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("imag", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"imag: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("imag", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_conj_kernel = KERNELS.dispatch_table("conj")
+
+
+def conj(x):
+    """The complex conjugate of x (a copy of x for real x, as in Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.numeric_unary_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("conj", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conj", "conj", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _conj_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("conj", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conj: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conj", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_angle_kernel = KERNELS.dispatch_table("angle")
+
+
+def angle(x):
+    """The argument of x in (-pi, pi] (a real tensor); for real x, pi where x < 0 and 0 elsewhere, with zero gradient."""
+    out_meta = MetaTensor()
+    try:
+        _im.angle_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("angle", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("angle", "angle", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _angle_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("angle", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"angle: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("angle", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_polygamma_kernel = KERNELS.dispatch_table("polygamma")
+
+
+def polygamma(x, n):
+    """psi^(n)(x), the n-th derivative of digamma (n >= 0); at the poles 0, -1, -2, ... +inf for n = 0 and (-1)^(n+1) inf above."""
+    out_meta = MetaTensor()
+    try:
+        _im.polygamma_infer_meta(x, n, out_meta)
+    except PhiError as error:
+        raise error.in_op("polygamma", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("polygamma", "polygamma", x, (x, n), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _polygamma_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, n)
+    except PhiError as error:
+        raise error.in_op("polygamma", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"polygamma: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("polygamma", [out_meta], [out])
     return DenseTensor(out)
 
 
@@ -3991,6 +5098,735 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         None if input_grad is None else DenseTensor(input_grad),
         None if filter_grad is None else DenseTensor(filter_grad),
     )
+
+
+_abs_grad_kernel = KERNELS.dispatch_table("abs_grad")
+
+
+def abs_grad(x, out_grad):
+    """abs_grad (phi kernel abs_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.real_valued_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("abs_grad", "abs_grad", x, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(x.array), x.array.dtype)
+    kernel = _abs_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"abs_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("abs_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sqrt_grad_kernel = KERNELS.dispatch_table("sqrt_grad")
+
+
+def sqrt_grad(out, out_grad):
+    """sqrt_grad (phi kernel sqrt_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sqrt_grad", "sqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sqrt_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sqrt_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sqrt_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_square_grad_kernel = KERNELS.dispatch_table("square_grad")
+
+
+def square_grad(x, out_grad):
+    """square_grad (phi kernel square_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("square_grad", "square_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _square_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"square_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("square_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_rsqrt_grad_kernel = KERNELS.dispatch_table("rsqrt_grad")
+
+
+def rsqrt_grad(out, out_grad):
+    """rsqrt_grad (phi kernel rsqrt_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("rsqrt_grad", "rsqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _rsqrt_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"rsqrt_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rsqrt_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_reciprocal_grad_kernel = KERNELS.dispatch_table("reciprocal_grad")
+
+
+def reciprocal_grad(out, out_grad):
+    """reciprocal_grad (phi kernel reciprocal_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("reciprocal_grad", "reciprocal_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _reciprocal_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"reciprocal_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("reciprocal_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_log1p_grad_kernel = KERNELS.dispatch_table("log1p_grad")
+
+
+def log1p_grad(x, out_grad):
+    """log1p_grad (phi kernel log1p_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log1p_grad", "log1p_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log1p_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log1p_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log1p_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_expm1_grad_kernel = KERNELS.dispatch_table("expm1_grad")
+
+
+def expm1_grad(out, out_grad):
+    """expm1_grad (phi kernel expm1_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("expm1_grad", "expm1_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _expm1_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"expm1_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expm1_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sin_grad_kernel = KERNELS.dispatch_table("sin_grad")
+
+
+def sin_grad(x, out_grad):
+    """sin_grad (phi kernel sin_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sin_grad", "sin_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sin_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sin_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cos_grad_kernel = KERNELS.dispatch_table("cos_grad")
+
+
+def cos_grad(x, out_grad):
+    """cos_grad (phi kernel cos_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cos_grad", "cos_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cos_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cos_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cos_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_tan_grad_kernel = KERNELS.dispatch_table("tan_grad")
+
+
+def tan_grad(x, out_grad):
+    """tan_grad (phi kernel tan_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("tan_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tan_grad", "tan_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _tan_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("tan_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tan_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tan_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_asin_grad_kernel = KERNELS.dispatch_table("asin_grad")
+
+
+def asin_grad(x, out_grad):
+    """asin_grad (phi kernel asin_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("asin_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("asin_grad", "asin_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _asin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("asin_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"asin_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asin_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_acos_grad_kernel = KERNELS.dispatch_table("acos_grad")
+
+
+def acos_grad(x, out_grad):
+    """acos_grad (phi kernel acos_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("acos_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("acos_grad", "acos_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _acos_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("acos_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"acos_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acos_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_atan_grad_kernel = KERNELS.dispatch_table("atan_grad")
+
+
+def atan_grad(x, out_grad):
+    """atan_grad (phi kernel atan_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("atan_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("atan_grad", "atan_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _atan_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("atan_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"atan_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atan_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_sinh_grad_kernel = KERNELS.dispatch_table("sinh_grad")
+
+
+def sinh_grad(x, out_grad):
+    """sinh_grad (phi kernel sinh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("sinh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("sinh_grad", "sinh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _sinh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("sinh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"sinh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sinh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cosh_grad_kernel = KERNELS.dispatch_table("cosh_grad")
+
+
+def cosh_grad(x, out_grad):
+    """cosh_grad (phi kernel cosh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cosh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cosh_grad", "cosh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cosh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("cosh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cosh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cosh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_asinh_grad_kernel = KERNELS.dispatch_table("asinh_grad")
+
+
+def asinh_grad(x, out_grad):
+    """asinh_grad (phi kernel asinh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("asinh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("asinh_grad", "asinh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _asinh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("asinh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"asinh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asinh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_acosh_grad_kernel = KERNELS.dispatch_table("acosh_grad")
+
+
+def acosh_grad(x, out_grad):
+    """acosh_grad (phi kernel acosh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("acosh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("acosh_grad", "acosh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _acosh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("acosh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"acosh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acosh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_atanh_grad_kernel = KERNELS.dispatch_table("atanh_grad")
+
+
+def atanh_grad(x, out_grad):
+    """atanh_grad (phi kernel atanh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("atanh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("atanh_grad", "atanh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _atanh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("atanh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"atanh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atanh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_log2_grad_kernel = KERNELS.dispatch_table("log2_grad")
+
+
+def log2_grad(x, out_grad):
+    """log2_grad (phi kernel log2_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log2_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log2_grad", "log2_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log2_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log2_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log2_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log2_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_log10_grad_kernel = KERNELS.dispatch_table("log10_grad")
+
+
+def log10_grad(x, out_grad):
+    """log10_grad (phi kernel log10_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log10_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log10_grad", "log10_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log10_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log10_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log10_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log10_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_erf_grad_kernel = KERNELS.dispatch_table("erf_grad")
+
+
+def erf_grad(x, out_grad):
+    """erf_grad (phi kernel erf_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("erf_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("erf_grad", "erf_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _erf_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("erf_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"erf_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erf_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_erfinv_grad_kernel = KERNELS.dispatch_table("erfinv_grad")
+
+
+def erfinv_grad(out, out_grad):
+    """erfinv_grad (phi kernel erfinv_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("erfinv_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("erfinv_grad", "erfinv_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _erfinv_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("erfinv_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"erfinv_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erfinv_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_lgamma_grad_kernel = KERNELS.dispatch_table("lgamma_grad")
+
+
+def lgamma_grad(x, out_grad):
+    """lgamma_grad (phi kernel lgamma_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lgamma_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lgamma_grad", "lgamma_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _lgamma_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("lgamma_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lgamma_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lgamma_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_digamma_grad_kernel = KERNELS.dispatch_table("digamma_grad")
+
+
+def digamma_grad(x, out_grad):
+    """digamma_grad (phi kernel digamma_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("digamma_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("digamma_grad", "digamma_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _digamma_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("digamma_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"digamma_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("digamma_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_nan_to_num_grad_kernel = KERNELS.dispatch_table("nan_to_num_grad")
+
+
+def nan_to_num_grad(x, out_grad):
+    """nan_to_num_grad (phi kernel nan_to_num_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unary_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("nan_to_num_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nan_to_num_grad", "nan_to_num_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _nan_to_num_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("nan_to_num_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nan_to_num_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nan_to_num_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_angle_grad_kernel = KERNELS.dispatch_table("angle_grad")
+
+
+def angle_grad(x, out_grad):
+    """angle_grad (phi kernel angle_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.real_valued_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("angle_grad", x=x, out_grad=out_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("angle_grad", "angle_grad", x, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(x.array), x.array.dtype)
+    kernel = _angle_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("angle_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"angle_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("angle_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_polygamma_grad_kernel = KERNELS.dispatch_table("polygamma_grad")
+
+
+def polygamma_grad(x, out_grad, n):
+    """polygamma_grad (phi kernel polygamma_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.polygamma_grad_infer_meta(x, out_grad, n, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("polygamma_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("polygamma_grad", "polygamma_grad", out_grad, (x, out_grad, n), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _polygamma_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, n)
+    except PhiError as error:
+        raise error.in_op("polygamma_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"polygamma_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("polygamma_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
 
 
 _elementwise_pow_grad_kernel = KERNELS.dispatch_table("elementwise_pow_grad")

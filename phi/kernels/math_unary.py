@@ -1,3 +1,189 @@
-"""Unary elementwise math kernels (abs, sqrt, trigonometry, rounding, special functions, predicates) and their gradients."""
-from ..core.kernel_registry import register_kernel  # noqa: F401
-from .dtypes import ALL_BACKENDS  # noqa: F401
+"""Unary elementwise math kernels (abs, neg, powers, exp/log, rounding, predicates,
+logic) and their gradients. The group's trigonometric kernels are in
+math_unary_trig.py and its special functions and complex parts in
+math_unary_special.py: the generator writes one module per kernel module, and
+one for the whole group would be too long.
+
+Gradients of complex inputs follow the convention of the other kernels
+(tanh_grad): for a holomorphic f the gradient is ``out_grad * conj(f'(x))``;
+for the non-holomorphic ones (abs, real, imag, conj, angle) it is
+``dL/d(re x) + i dL/d(im x)``.
+"""
+import math
+
+import numpy as np
+
+from ..common.data_type import DataType as T
+from ..core.kernel_registry import register_kernel
+from . import math_unary_special, math_unary_trig  # noqa: F401  (registers the group's other kernels)
+from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INEXACT, INTS, NUMERIC
+from .funcs import conj
+
+REAL_AND_WIDE_INTS = FLOATS + (T.INT32, T.INT64)  # trunc and frac, as Paddle registers them
+BOOL_AND_INTS = (T.BOOL,) + INTS
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _unary(name, dtypes, ufunc_name, doc):
+    """Registers kernel ``name`` as the array library's ufunc ``ufunc_name``."""
+    def kernel(ctx, x):
+        return getattr(ctx.xp, ufunc_name)(x)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = doc
+    return register_kernel(name, ALL_BACKENDS, dtypes)(kernel)
+
+
+# -- abs, neg, powers ------------------------------------------------------------------
+
+@register_kernel("abs", ALL_BACKENDS, NUMERIC)
+def abs(ctx, x):  # noqa: A001  (the op's name)
+    """|x|; the modulus (a real tensor) for complex x."""
+    return ctx.xp.abs(x)
+
+
+@register_kernel("abs_grad", ALL_BACKENDS, INEXACT)
+def abs_grad(ctx, x, out_grad):
+    """out_grad * sign(x): 0 at x == 0, as Paddle; x / |x| (0 at 0) for complex x."""
+    xp = ctx.xp
+    if x.dtype.kind != "c":
+        return xp.multiply(out_grad, xp.sign(x))
+    modulus = xp.abs(x)
+    safe = xp.where(modulus == 0, 1, modulus)
+    return xp.where(modulus == 0, 0, xp.multiply(out_grad, x / safe)).astype(x.dtype)
+
+
+neg = _unary("neg", NUMERIC, "negative", "-x.")
+square = _unary("square", NUMERIC, "square", "x * x.")
+
+
+@register_kernel("square_grad", ALL_BACKENDS, INEXACT)
+def square_grad(ctx, x, out_grad):
+    return ctx.xp.multiply(out_grad, conj(x * 2))
+
+
+sqrt = _unary("sqrt", INEXACT, "sqrt", "The square root of x.")
+
+
+@register_kernel("sqrt_grad", ALL_BACKENDS, INEXACT)
+def sqrt_grad(ctx, out, out_grad):
+    return ctx.xp.divide(out_grad * 0.5, conj(out))
+
+
+@register_kernel("rsqrt", ALL_BACKENDS, INEXACT)
+def rsqrt(ctx, x):
+    """1 / sqrt(x)."""
+    xp = ctx.xp
+    return xp.reciprocal(xp.sqrt(x))
+
+
+@register_kernel("rsqrt_grad", ALL_BACKENDS, INEXACT)
+def rsqrt_grad(ctx, out, out_grad):
+    return ctx.xp.multiply(out_grad * -0.5, conj(out * out * out))
+
+
+@register_kernel("reciprocal", ALL_BACKENDS, INEXACT)
+def reciprocal(ctx, x):
+    return ctx.xp.reciprocal(x)
+
+
+@register_kernel("reciprocal_grad", ALL_BACKENDS, INEXACT)
+def reciprocal_grad(ctx, out, out_grad):
+    return ctx.xp.multiply(-out_grad, conj(out * out))
+
+
+# -- exponentials and logarithms ---------------------------------------------------------
+
+expm1 = _unary("expm1", INEXACT, "expm1", "exp(x) - 1, accurate for small x.")
+
+
+@register_kernel("expm1_grad", ALL_BACKENDS, INEXACT)
+def expm1_grad(ctx, out, out_grad):
+    return ctx.xp.multiply(out_grad, conj(out + 1))
+
+
+log1p = _unary("log1p", INEXACT, "log1p", "log(1 + x), accurate for small x.")
+log2 = _unary("log2", INEXACT, "log2", "The base-2 logarithm.")
+log10 = _unary("log10", INEXACT, "log10", "The base-10 logarithm.")
+
+
+@register_kernel("log1p_grad", ALL_BACKENDS, INEXACT)
+def log1p_grad(ctx, x, out_grad):
+    return ctx.xp.divide(out_grad, conj(x + 1))
+
+
+@register_kernel("log2_grad", ALL_BACKENDS, INEXACT)
+def log2_grad(ctx, x, out_grad):
+    return ctx.xp.divide(out_grad, conj(x * _LN2))
+
+
+@register_kernel("log10_grad", ALL_BACKENDS, INEXACT)
+def log10_grad(ctx, x, out_grad):
+    return ctx.xp.divide(out_grad, conj(x * _LN10))
+
+
+# -- rounding --------------------------------------------------------------------------------
+
+floor = _unary("floor", FLOATS, "floor", "The largest integer <= x.")
+ceil = _unary("ceil", FLOATS, "ceil", "The smallest integer >= x.")
+
+
+@register_kernel("trunc", ALL_BACKENDS, REAL_AND_WIDE_INTS)
+def trunc(ctx, input):  # noqa: A002  (Paddle's argument name)
+    """input rounded toward zero (integers unchanged)."""
+    return input.copy() if input.dtype.kind in "iu" else ctx.xp.trunc(input)
+
+
+@register_kernel("round", ALL_BACKENDS, FLOATS)
+def round(ctx, x):  # noqa: A001  (the op's name)
+    """x rounded to the nearest integer, halves away from zero (Paddle's rule;
+    numpy.round sends halves to the even neighbour: round(2.5) is 2 there, 3 here)."""
+    xp = ctx.xp
+    whole = xp.trunc(x)
+    # x - trunc(x) is exact, so the comparison decides halves exactly (where
+    # floor(|x| + 0.5) would round 0.49999999999999994 up).
+    with np.errstate(invalid="ignore"):  # inf - inf: the comparison is False and inf stays
+        away = xp.abs(x - whole) >= 0.5
+    return xp.where(away, whole + xp.sign(x), whole).astype(x.dtype)
+
+
+@register_kernel("frac", ALL_BACKENDS, REAL_AND_WIDE_INTS)
+def frac(ctx, x):
+    """x - trunc(x): the fractional part with x's sign (0 for integers)."""
+    xp = ctx.xp
+    if x.dtype.kind in "iu":
+        return xp.zeros_like(x)
+    return x - xp.trunc(x)
+
+
+# -- predicates and logic ------------------------------------------------------------------
+
+isnan = _unary("isnan", ALL_TYPES, "isnan", "Whether x is NaN (bool).")
+isinf = _unary("isinf", ALL_TYPES, "isinf", "Whether x is +-inf (bool).")
+isfinite = _unary("isfinite", ALL_TYPES, "isfinite", "Whether x is neither NaN nor infinite (bool).")
+logical_not = _unary("logical_not", ALL_TYPES, "logical_not", "not x, elementwise (bool); non-zero is True.")
+bitwise_not = _unary("bitwise_not", BOOL_AND_INTS, "invert", "~x: the bits flipped (not x for bool).")
+
+
+@register_kernel("nan_to_num", ALL_BACKENDS, FLOATS)
+def nan_to_num(ctx, x, nan, posinf, neginf):
+    """NaN -> nan, +inf -> posinf, -inf -> neginf (None: the dtype's largest or
+    smallest finite value)."""
+    xp = ctx.xp
+    info = np.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)
+    out = xp.where(x == xp.inf, xp.asarray(posinf, x.dtype), out)
+    return xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out)
+
+
+@register_kernel("nan_to_num_grad", ALL_BACKENDS, FLOATS)
+def nan_to_num_grad(ctx, x, out_grad):
+    """out_grad where x is finite; 0 where x was replaced."""
+    xp = ctx.xp
+    return xp.where(xp.isfinite(x), out_grad, xp.zeros((), out_grad.dtype))
+
+

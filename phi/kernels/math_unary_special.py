@@ -1,0 +1,310 @@
+"""Special functions (erf, erfinv, lgamma, digamma, polygamma) and the parts of complex
+numbers (real, imag, conj, angle), with their gradients: the math_unary ops' third
+kernel module (one generated module per kernel module, and one would be too long).
+
+The special functions are written with array operations only, so the same code
+runs on NumPy and CuPy and needs no SciPy; they compute in float64 and are
+accurate to a few ulp there (tests/test_math_unary.py checks them against the
+math module and their identities).
+"""
+import math
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, NUMERIC
+
+_SQRT_PI = math.sqrt(math.pi)
+_HALF_LN_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+# -- complex parts ---------------------------------------------------------------------------
+
+@register_kernel("real", ALL_BACKENDS, COMPLEX)
+def real(ctx, x):
+    return ctx.xp.real(x).copy()
+
+
+@register_kernel("imag", ALL_BACKENDS, COMPLEX)
+def imag(ctx, x):
+    return ctx.xp.imag(x).copy()
+
+
+@register_kernel("conj", ALL_BACKENDS, NUMERIC)
+def conj_kernel(ctx, x):
+    """The complex conjugate; a copy of x for real x (as Paddle)."""
+    return ctx.xp.conj(x) if x.dtype.kind == "c" else x.copy()
+
+
+@register_kernel("angle", ALL_BACKENDS, INEXACT)
+def angle(ctx, x):
+    """The argument of x in (-pi, pi]; for real x, pi where x < 0 and 0 elsewhere."""
+    xp = ctx.xp
+    if x.dtype.kind == "c":
+        return xp.angle(x)
+    return xp.where(x < 0, xp.asarray(math.pi, x.dtype), xp.zeros((), x.dtype)).astype(x.dtype)
+
+
+@register_kernel("angle_grad", ALL_BACKENDS, INEXACT)
+def angle_grad(ctx, x, out_grad):
+    """0 for real x (angle is piecewise constant); for complex x = a + ib,
+    out_grad * (-b + ia) / |x|^2, and 0 at x == 0."""
+    xp = ctx.xp
+    if x.dtype.kind != "c":
+        return xp.zeros_like(x)
+    norm = xp.real(x * xp.conj(x))
+    safe = xp.where(norm == 0, 1, norm)
+    return xp.where(norm == 0, 0, out_grad * (x * 1j) / safe).astype(x.dtype)
+
+
+# -- special functions ------------------------------------------------------------------------
+
+def _as_float64(xp, x):
+    return x.astype(xp.float64) if x.dtype != xp.float64 else x
+
+
+def _erf_and_erfc(xp, x):
+    """(erf(|x|), erfc(|x|)) of float64 x, both to a few ulp.
+
+    Below 3: the series 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!, whose
+    terms are all positive (no cancellation); 20 + 5.5 x^2 terms reach full
+    precision (70 at 3). From 3 up: the continued fraction of erfc, evaluated
+    backward at a fixed depth. Each method runs on its own elements only.
+    """
+    a = xp.abs(x)
+    erf_abs = xp.empty_like(a)
+    erfc_abs = xp.empty_like(a)
+    is_near = a < 3.0
+    lower = 0.0
+    for upper in (1.0, 2.0, 3.0):  # bands, so small arguments take few terms
+        band = (a >= lower) & (a < upper)
+        lower = upper
+        near = a[band]
+        if not near.size:
+            continue
+        square = near * near
+        term = near.copy()
+        total = near.copy()
+        for n in range(1, int(20 + 5.5 * float(square.max())) + 1):
+            term = term * (2.0 * square / (2 * n + 1))
+            total = total + term
+        erf_near = (2.0 / _SQRT_PI) * xp.exp(-square) * total
+        erf_abs[band] = erf_near
+        erfc_abs[band] = 1.0 - erf_near
+    is_far = ~is_near  # NaN lands here and stays NaN
+    far = a[is_far]
+    if far.size:
+        # erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
+        tail = far
+        for k in range(80, 0, -1):
+            tail = far + (k / 2.0) / tail
+        # exp(-x^2) with x^2 split as hi^2 (exact: hi has 4 fraction bits) + (x - hi)(x + hi),
+        # since a rounded x^2 near 600 would cost exp(-x^2) 1e-13 of its precision.
+        hi = xp.floor(far * 16.0) / 16.0
+        erfc_far = xp.exp(-hi * hi) * xp.exp(-(far - hi) * (far + hi)) / _SQRT_PI / tail
+        erfc_far = xp.where(far == xp.inf, 0.0, erfc_far)  # inf - inf in the split above
+        erfc_abs[is_far] = erfc_far
+        erf_abs[is_far] = 1.0 - erfc_far
+    return erf_abs, erfc_abs
+
+
+@register_kernel("erf", ALL_BACKENDS, FLOATS)
+def erf(ctx, x):
+    """The error function 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+    xp = ctx.xp
+    wide = _as_float64(xp, x)
+    with np.errstate(all="ignore"):
+        erf_abs, _ = _erf_and_erfc(xp, wide)
+    return xp.where(wide < 0, -erf_abs, erf_abs).astype(x.dtype)
+
+
+@register_kernel("erf_grad", ALL_BACKENDS, FLOATS)
+def erf_grad(ctx, x, out_grad):
+    xp = ctx.xp
+    return (out_grad * ((2.0 / _SQRT_PI) * xp.exp(-_as_float64(xp, x) ** 2))).astype(out_grad.dtype)
+
+
+@register_kernel("erfinv", ALL_BACKENDS, FLOATS)
+def erfinv(ctx, x):
+    """The inverse of erf on [-1, 1]: +-inf at +-1, NaN outside.
+
+    Winitzki's closed form (relative error ~2e-3) starts three Halley steps on
+    erf(y) = |x|. Where |x| > 0.5 the residual is written (1 - |x|) - erfc(y),
+    1 - |x| being exact there, so the result keeps the precision x carries
+    close to +-1.
+    """
+    xp = ctx.xp
+    wide = _as_float64(xp, x)
+    with np.errstate(all="ignore"):
+        a = xp.abs(wide)
+        inside = a < 1.0
+        a_in = xp.where(inside, a, 0.5)
+        log_gap = xp.log((1.0 - a_in) * (1.0 + a_in))
+        width = 0.147
+        shift = 2.0 / (math.pi * width) + 0.5 * log_gap
+        y = xp.sqrt(xp.sqrt(shift * shift - log_gap / width) - shift)
+        gap = 1.0 - a_in
+        for _ in range(3):
+            erf_y, erfc_y = _erf_and_erfc(xp, y)
+            residual = xp.where(a_in > 0.5, gap - erfc_y, erf_y - a_in)
+            step = residual / ((2.0 / _SQRT_PI) * xp.exp(-y * y))
+            y = y - step / (1.0 + y * step)
+        y = xp.where(a == 1.0, xp.inf, xp.where(inside, y, xp.nan))
+    return xp.where(wide < 0, -y, y).astype(x.dtype)
+
+
+@register_kernel("erfinv_grad", ALL_BACKENDS, FLOATS)
+def erfinv_grad(ctx, out, out_grad):
+    xp = ctx.xp
+    return (out_grad * ((_SQRT_PI / 2.0) * xp.exp(_as_float64(xp, out) ** 2))).astype(out_grad.dtype)
+
+
+# Bernoulli numbers B_2, B_4, ..., B_16 for the asymptotic series.
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+_SHIFT_TO = 15.0  # the series below are used from here up; smaller arguments are shifted
+
+
+def _sin_pi_abs(xp, x):
+    """|sin(pi x)|, exact at integers: x - floor(x) is exact, and so is 1 - r for r >= 1/2."""
+    r = x - xp.floor(x)
+    return xp.sin(math.pi * xp.minimum(r, 1.0 - r))
+
+
+def _cot_pi(xp, x):
+    """cot(pi x), periodic in x with period 1, from the exact remainder."""
+    r = x - xp.floor(x)
+    r = xp.where(r > 0.5, r - 1.0, r)
+    return 1.0 / xp.tan(math.pi * r)
+
+
+def _lgamma_positive(xp, x):
+    """log Gamma(x) for x > 0: shifted up past 15 by Gamma(x + 1) = x Gamma(x), then Stirling's series."""
+    z = x
+    product = xp.ones_like(x)
+    for _ in range(int(_SHIFT_TO)):
+        small = z < _SHIFT_TO
+        product = xp.where(small, product * z, product)
+        z = xp.where(small, z + 1.0, z)
+    inverse = 1.0 / z
+    inverse_sq = inverse * inverse
+    series = xp.zeros_like(z)
+    power = inverse
+    for k, b in enumerate(_BERNOULLI, start=1):
+        series = series + b / (2 * k * (2 * k - 1)) * power
+        power = power * inverse_sq
+    return (z - 0.5) * xp.log(z) - z + _HALF_LN_2PI + series - xp.log(product)
+
+
+@register_kernel("lgamma", ALL_BACKENDS, FLOATS)
+def lgamma(ctx, x):
+    """log |Gamma(x)|; +inf at 0 and the negative integers (poles)."""
+    xp = ctx.xp
+    wide = _as_float64(xp, x)
+    with np.errstate(all="ignore"):
+        positive = wide > 0
+        direct = _lgamma_positive(xp, xp.where(positive, wide, 1.0))
+        # Reflection: Gamma(x) Gamma(1 - x) = pi / sin(pi x).
+        mirrored = xp.where(positive, 0.5, wide)
+        reflected = (math.log(math.pi) - xp.log(_sin_pi_abs(xp, mirrored))
+                     - _lgamma_positive(xp, 1.0 - mirrored))
+        out = xp.where(positive, direct, reflected)
+        out = xp.where(xp.isinf(wide), xp.inf, out)
+    return out.astype(x.dtype)
+
+
+@register_kernel("lgamma_grad", ALL_BACKENDS, FLOATS)
+def lgamma_grad(ctx, x, out_grad):
+    return (out_grad * _polygamma(ctx.xp, _as_float64(ctx.xp, x), 0)).astype(out_grad.dtype)
+
+
+def _poly_cot_derivative(n):
+    """Coefficients (lowest first) of P_n with d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x)).
+
+    d/dx cot(pi x) = -pi (1 + cot^2), so P_{k+1}(c) = -(1 + c^2) P_k'(c), P_0(c) = c.
+    """
+    coefficients = np.array([0.0, 1.0])
+    for _ in range(n):
+        derivative = np.polynomial.polynomial.polyder(coefficients)
+        coefficients = -np.polynomial.polynomial.polymul([1.0, 0.0, 1.0], derivative)
+    return coefficients
+
+
+def _polygamma_positive(xp, x, n):
+    """psi^(n)(x) for x > 0: shifted up past 15 by the recurrence, then the asymptotic series."""
+    sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
+    z = x
+    shifted = xp.zeros_like(x)
+    for _ in range(int(_SHIFT_TO)):
+        small = z < _SHIFT_TO
+        # psi^(n)(z) = psi^(n)(z + 1) + (-1)^(n+1) n! / z^(n+1)   (for n = 0: -1/z)
+        shifted = xp.where(small, shifted + sign * math.factorial(n) / z ** (n + 1), shifted)
+        z = xp.where(small, z + 1.0, z)
+    inverse = 1.0 / z
+    inverse_sq = inverse * inverse
+    if n == 0:
+        series = xp.log(z) - 0.5 * inverse
+        power = inverse_sq
+        for k, b in enumerate(_BERNOULLI, start=1):
+            series = series - b / (2 * k) * power
+            power = power * inverse_sq
+    else:
+        # (-1)^(n+1) [ (n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)!/(2k)! / z^(2k+n) ]
+        series = math.factorial(n - 1) * inverse ** n + math.factorial(n) / 2.0 * inverse ** (n + 1)
+        power = inverse ** (n + 2)
+        for k, b in enumerate(_BERNOULLI, start=1):
+            series = series + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) * power
+            power = power * inverse_sq
+        series = sign * series
+    return series + shifted
+
+
+def _polygamma(xp, x, n):
+    """psi^(n)(x) of float64 x; infinite at the poles 0, -1, -2, ... (see below)."""
+    with np.errstate(all="ignore"):
+        positive = x > 0
+        direct = _polygamma_positive(xp, xp.where(positive, x, 1.0), n)
+        # Reflection, differentiated n times: psi(1 - x) - psi(x) = pi cot(pi x) gives
+        # psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)).
+        mirrored = xp.where(positive, 0.5, x)
+        cot = _cot_pi(xp, mirrored)
+        poly = xp.zeros_like(cot)
+        for c in _poly_cot_derivative(n)[::-1]:
+            poly = poly * cot + c
+        reflected = ((-1.0) ** n * _polygamma_positive(xp, 1.0 - mirrored, n)
+                     - math.pi ** (n + 1) * poly)
+        out = xp.where(positive, direct, reflected)
+        # At the poles 0, -1, -2, ... (and -inf, which Eigen counts among them): +inf for
+        # digamma, as Eigen's digamma behind Paddle's; (-1)^(n+1) inf for n >= 1, as its
+        # zeta (psi^(n) = (-1)^(n+1) n! zeta(n+1, x)).
+        pole = (x <= 0) & (x == xp.floor(x))
+        out = xp.where(pole, xp.inf if n == 0 or n % 2 == 1 else -xp.inf, out)
+        return xp.where(x == xp.inf, xp.inf if n == 0 else 0.0, out)
+
+
+@register_kernel("digamma", ALL_BACKENDS, FLOATS)
+def digamma(ctx, x):
+    """psi(x) = d/dx log Gamma(x); +inf at 0 and the negative integers, as Paddle."""
+    xp = ctx.xp
+    return _polygamma(xp, _as_float64(xp, x), 0).astype(x.dtype)
+
+
+@register_kernel("digamma_grad", ALL_BACKENDS, FLOATS)
+def digamma_grad(ctx, x, out_grad):
+    xp = ctx.xp
+    return (out_grad * _polygamma(xp, _as_float64(xp, x), 1)).astype(out_grad.dtype)
+
+
+@register_kernel("polygamma", ALL_BACKENDS, FLOATS)
+def polygamma(ctx, x, n):
+    """psi^(n)(x), the n-th derivative of digamma (n = 0 is digamma)."""
+    xp = ctx.xp
+    if n < 0:
+        raise InvalidArgumentError(f"argument 'n' expected an order >= 0, got {n}")
+    return _polygamma(xp, _as_float64(xp, x), n).astype(x.dtype)
+
+
+@register_kernel("polygamma_grad", ALL_BACKENDS, FLOATS)
+def polygamma_grad(ctx, x, out_grad, n):
+    xp = ctx.xp
+    return (out_grad * _polygamma(xp, _as_float64(xp, x), n + 1)).astype(out_grad.dtype)
