@@ -10,7 +10,8 @@
 - a ``bilinear`` entry names a forward op with two tensor inputs whose
   gradient is the op it differentiates, with args (x, y, grad_out,
   grad_x_grad, grad_y_grad, attributes...);
-- names in optional, no_need_buffer, intermediate, inplace and view exist.
+- names in optional, no_need_buffer, intermediate, inplace and view exist;
+- ``scalar_tensor: (value -> x)`` maps a tensor argument to a tensor argument before it.
 """
 from __future__ import annotations
 
@@ -84,6 +85,16 @@ def _check_names(op: OpSpec) -> None:
             raise SpecError(op.where(key), f"{op.name}: {key} input {src!r} is not a tensor argument")
         if dst not in out_names:
             raise SpecError(op.where(key), f"{op.name}: {key} output {dst!r} is not an output")
+    if op.scalar_tensor is not None:
+        arg, like = op.scalar_tensor
+        names = [a.name for a in op.args]
+        for name in (arg, like):
+            if name not in arg_names or not op.arg(name).is_tensor or op.arg(name).is_tensor_list:
+                raise SpecError(op.where("scalar_tensor"), f"{op.name}: scalar_tensor names {name!r}, which is "
+                                                           f"not a (single) tensor argument")
+        if names.index(like) > names.index(arg):
+            raise SpecError(op.where("scalar_tensor"), f"{op.name}: scalar_tensor takes the dtype of {like!r}, "
+                                                       f"which must come before {arg!r}")
 
 
 def _signature_names(fn) -> list:
