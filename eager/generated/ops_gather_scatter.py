@@ -19,6 +19,7 @@ from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_place, to_required_dtype, to_scalar, to_str,
 )
+from ..arguments import scalar_tensor  # noqa: F401  (YAML scalar_tensor: a number as a 0-d tensor)
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
 from ..autograd.anomaly import check_forward
@@ -542,7 +543,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
 
 
 def masked_fill(x, mask, value, name=None):
-    """x with value where mask is True (mask and value broadcast to x's shape).
+    """x with value (a number, or a tensor of x's dtype) where mask is True; mask and value broadcast to x's shape.
 
     Differentiable to any order.
     """
@@ -550,8 +551,8 @@ def masked_fill(x, mask, value, name=None):
         raise bad_tensor("masked_fill", "x", x)
     if not isinstance(mask, Tensor):
         raise bad_tensor("masked_fill", "mask", mask)
-    if not isinstance(value, Tensor):
-        raise bad_tensor("masked_fill", "value", value)
+    if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
+        value = Tensor(scalar_tensor(value, x.impl, "masked_fill", "value"))
     out = Tensor(_phi.masked_fill(x.impl, mask.impl, value.impl))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
         node = MaskedFillGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(value),), ))
@@ -565,7 +566,7 @@ def masked_fill(x, mask, value, name=None):
 
 
 def masked_fill_(x, mask, value, name=None):
-    """Inplace masked_fill: writes the result into x and returns it. x with value where mask is True (mask and value broadcast to x's shape).
+    """Inplace masked_fill: writes the result into x and returns it. x with value (a number, or a tensor of x's dtype) where mask is True; mask and value broadcast to x's shape.
 
     Differentiable to any order.
     """
@@ -573,8 +574,8 @@ def masked_fill_(x, mask, value, name=None):
         raise bad_tensor("masked_fill_", "x", x)
     if not isinstance(mask, Tensor):
         raise bad_tensor("masked_fill_", "mask", mask)
-    if not isinstance(value, Tensor):
-        raise bad_tensor("masked_fill_", "value", value)
+    if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
+        value = Tensor(scalar_tensor(value, x.impl, "masked_fill_", "value"))
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("masked_fill_", x)
@@ -741,8 +742,8 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         raise bad_tensor("put_along_axis", "arr", arr)
     if not isinstance(indices, Tensor):
         raise bad_tensor("put_along_axis", "indices", indices)
-    if not isinstance(values, Tensor):
-        raise bad_tensor("put_along_axis", "values", values)
+    if not isinstance(values, Tensor):  # a number: a 0-d tensor of arr's dtype and place
+        values = Tensor(scalar_tensor(values, arr.impl, "put_along_axis", "values"))
     axis = to_int(axis, "put_along_axis", "axis")
     reduce = to_str(reduce, "put_along_axis", "reduce")
     include_self = to_bool(include_self, "put_along_axis", "include_self")
@@ -772,8 +773,8 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         raise bad_tensor("put_along_axis_", "arr", arr)
     if not isinstance(indices, Tensor):
         raise bad_tensor("put_along_axis_", "indices", indices)
-    if not isinstance(values, Tensor):
-        raise bad_tensor("put_along_axis_", "values", values)
+    if not isinstance(values, Tensor):  # a number: a 0-d tensor of arr's dtype and place
+        values = Tensor(scalar_tensor(values, arr.impl, "put_along_axis_", "values"))
     axis = to_int(axis, "put_along_axis_", "axis")
     reduce = to_str(reduce, "put_along_axis_", "reduce")
     include_self = to_bool(include_self, "put_along_axis_", "include_self")

@@ -1293,7 +1293,7 @@ _masked_fill_kernel = KERNELS.dispatch_table("masked_fill")
 
 
 def masked_fill(x, mask, value):
-    """x with value where mask is True (mask and value broadcast to x's shape)."""
+    """x with value (a number, or a tensor of x's dtype) where mask is True; mask and value broadcast to x's shape."""
     out_meta = MetaTensor()
     try:
         _im.masked_fill_infer_meta(x, mask, value, out_meta)
