@@ -84,7 +84,7 @@ def zeros(shape, dtype=DataType.FLOAT32, place=None, name=None):
     place = to_place(place, "zeros", "place")
     try:
         return full(shape, 0, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full", "zeros") from None
 
 
@@ -98,5 +98,5 @@ def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
     place = to_place(place, "ones", "place")
     try:
         return full(shape, 1, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full", "ones") from None

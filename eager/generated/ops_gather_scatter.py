@@ -514,7 +514,7 @@ def index_select(x, index, axis=0, name=None):
     axis = to_int(axis, "index_select", "axis")
     try:
         return gather(x, index, axis)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "gather", "index_select") from None
 
 

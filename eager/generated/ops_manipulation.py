@@ -386,7 +386,7 @@ def broadcast_to(x, shape, name=None):
     shape = to_int_array(shape, "broadcast_to", "shape")
     try:
         return expand(x, shape)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "expand", "broadcast_to") from None
 
 
