@@ -154,7 +154,7 @@ def _put_prepare(distinct):
         arr, indices, values, *rest = arrays
         a = attrs["axis"] % arr.ndim
         n = arr.shape[a]
-        if distinct:  # each place written once along the axis
+        if distinct and attrs["reduce"] == "assign":  # each place written once along the axis
             idx = np.argsort(np.argsort(indices, axis=a, kind="stable"), axis=a, kind="stable").astype(np.int64)
             idx[..., ::2] -= n  # -n + k names the same place as k
         else:
@@ -198,7 +198,7 @@ def ref_put_along_axis_grad(arr, indices, values, out, g, axis, reduce, broadcas
     def values_part(v):
         return ref_put_along_axis(arr, indices, v, axis, reduce, True, broadcast)
 
-    if reduce == "mul":  # linear in arr, not in values: the product rule, place by place
+    if reduce in ("mul", "multiply"):  # linear in arr, not in values: the product rule, place by place
         _, idx_t, a = _along_shapes(arr.shape, indices.shape, axis, broadcast)
         vb = np.broadcast_to(values, idx_t)
         ib = np.broadcast_to(indices, idx_t)
@@ -263,10 +263,11 @@ SPECS += [
            tuple(Case((c.shapes[1], c.shapes[0]), c.attrs) for c in _with_broadcast(TAKE_CASES)),
            prepare=lambda arrays, attrs: _along_prepare(arrays[::-1], attrs)[::-1], wrt=(1,)),
     OpSpec("put_along_axis", F.put_along_axis, ref_put_along_axis, _put("real"),
-           _put_cases("assign") + _put_cases("add"), dtypes=FLOATS + INTS, prepare=_put_prepare(True), wrt=(0, 2)),
+           _put_cases("assign") + _put_cases("add") + _put_cases("mul") + _put_cases("multiply")[:1],
+           dtypes=FLOATS + INTS, prepare=_put_prepare(True), wrt=(0, 2)),
     OpSpec("put_along_axis_grad", F.put_along_axis_grad, ref_put_along_axis_grad, _put("real") + ("real", "real"),
-           _put_grad_cases("assign") + _put_grad_cases("add"), dtypes=FLOATS, prepare=_put_grad_prepare(True),
-           wrt=(4,)),
+           _put_grad_cases("assign") + _put_grad_cases("add") + _put_grad_cases("mul"), dtypes=FLOATS,
+           prepare=_put_grad_prepare(True), wrt=(2, 3, 4)),
 ]
 
 
