@@ -12,6 +12,8 @@ Repeated indices: gathers' gradients add up (each read sends its gradient back);
 ``scatter(overwrite=True)`` and ``put_along_axis(reduce='assign')`` keep the
 last write, as Paddle's CPU kernels do.
 """
+import numpy as np
+
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
@@ -65,6 +67,30 @@ def gather_grad(ctx, x, index, out_grad, axis):
 
 
 # -- take_along_axis / put_along_axis ----------------------------------------------------
+
+def _multiply_at(xp, target, where, values):
+    """target[where] *= values with repeated places multiplied in turn (numpy.multiply.at).
+
+    CuPy has no multiply.at, so the places are flattened and applied in rounds, each
+    round taking the first remaining occurrence of every place (no place twice in one
+    assignment); there are as many rounds as the most repeated place has writes.
+    """
+    shape = values.shape
+    flat_place = xp.zeros(shape, dtype=xp.int64)
+    stride = 1
+    for d in range(target.ndim - 1, -1, -1):
+        flat_place = flat_place + xp.broadcast_to(where[d], shape).astype(xp.int64) * stride
+        stride *= target.shape[d]
+    places, factors = flat_place.reshape(-1), values.reshape(-1)
+    flat = target.reshape(-1)  # a view: target is a fresh contiguous array
+    while places.size:
+        unique, first = xp.unique(places, return_index=True)
+        flat[unique] *= factors[first]
+        rest = xp.ones(places.size, dtype=bool)
+        rest[first] = False
+        places, factors = places[rest], factors[rest]
+    return target
+
 
 def _along_axis_operands(xp, arr_shape, indices, axis, broadcast):
     """(the shape arr takes, the indices broadcast off the axis, the axis), as Paddle."""
@@ -129,7 +155,7 @@ def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadc
     elif reduce == "add":
         xp.add.at(out, where, values)
     else:  # mul / multiply
-        xp.multiply.at(out, where, values)
+        _multiply_at(xp, out, where, values)
     return out
 
 
@@ -153,7 +179,7 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
             arr_grad = out_grad.copy()
         else:
             factor = xp.ones(arr.shape, dtype=out_grad.dtype)
-            xp.multiply.at(factor, where, xp.broadcast_to(values, idx.shape).astype(out_grad.dtype))
+            _multiply_at(xp, factor, where, xp.broadcast_to(values, idx.shape).astype(out_grad.dtype))
             arr_grad = out_grad * factor
     if want(out_mask, 1):
         picked = out_grad[where]
@@ -196,7 +222,7 @@ def _check_selected_count(mask, out_grad, arg: str) -> None:
 @register_kernel("masked_select_grad", ALL_BACKENDS, NUMERIC)
 def masked_select_grad(ctx, x, mask, out_grad):
     xp = ctx.xp
-    shape = xp.broadcast_shapes(tuple(x.shape), mask.shape)
+    shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
     chosen = xp.broadcast_to(mask, shape)
     _check_selected_count(chosen, out_grad, "out_grad")
     grad = xp.zeros(shape, dtype=out_grad.dtype)
