@@ -136,6 +136,7 @@ def masked_fill_infer_meta(x, mask, value, out) -> None:
 
 
 def masked_fill_grad_infer_meta(x, value, out_grad, x_grad, value_grad) -> None:
+    """Gradients shaped like x and value; out_grad must be x-shaped."""
     _require_result("out_grad", out_grad, x)
     _set(x_grad, x.dims, out_grad)
     _set(value_grad, value.dims, out_grad)
@@ -166,6 +167,7 @@ def scatter_infer_meta(x, index, updates, overwrite, out) -> None:
 
 
 def scatter_grad_infer_meta(index, updates, out_grad, x_grad, updates_grad) -> None:
+    """Gradients shaped like out_grad (for x) and updates."""
     _require_index("index", index)
     _set(x_grad, out_grad.dims, out_grad)
     _set(updates_grad, updates.dims, out_grad)
@@ -198,6 +200,7 @@ def scatter_nd_add_infer_meta(x, index, updates, out) -> None:
 
 
 def scatter_nd_add_grad_infer_meta(index, updates, out_grad, x_grad, updates_grad) -> None:
+    """Gradients shaped like out_grad (for x) and updates."""
     _require_index("index", index)
     _set(x_grad, out_grad.dims, out_grad)
     _set(updates_grad, updates.dims, out_grad)
@@ -242,12 +245,14 @@ def put_along_axis_infer_meta(arr, indices, values, axis, reduce, include_self, 
         fits = False
     if not fits:
         raise InvalidArgumentError(
-            f"argument 'values' of shape {list(values.dims)} expected to broadcast to the indices' shape {list(i_dims)}")
+            f"argument 'values' of shape {list(values.dims)} expected to broadcast to the indices' shape "
+            f"{list(i_dims)}")
     _set(out, arr.dims, arr)
 
 
 def put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, broadcast, arr_grad,
                                    values_grad) -> None:
+    """Gradients shaped like arr and values; out_grad must be arr-shaped."""
     _require_result("out_grad", out_grad, arr)
     _set(arr_grad, arr.dims, out_grad)
     _set(values_grad, values.dims, out_grad)
@@ -276,6 +281,7 @@ def index_add_infer_meta(x, index, value, axis, out) -> None:
 
 
 def index_add_grad_infer_meta(index, value, out_grad, axis, x_grad, value_grad) -> None:
+    """Gradients shaped like out_grad (for x) and value."""
     _require_index("index", index)
     _set(x_grad, out_grad.dims, out_grad)
     _set(value_grad, value.dims, out_grad)
@@ -346,6 +352,7 @@ def _broadcast_many(shapes) -> tuple:
 
 
 def index_put_grad_infer_meta(x, indices, value, out_grad, accumulate, x_grad, value_grad) -> None:
+    """Gradients shaped like x and value; out_grad must be x-shaped."""
     _require_result("out_grad", out_grad, x)
     _set(x_grad, x.dims, out_grad)
     _set(value_grad, value.dims, out_grad)
@@ -361,6 +368,7 @@ def masked_scatter_infer_meta(x, mask, value, out) -> None:
 
 
 def masked_scatter_grad_infer_meta(x, mask, value, out_grad, x_grad, value_grad) -> None:
+    """Gradients shaped like x and value; out_grad must be x-shaped."""
     _require_result("out_grad", out_grad, x)
     _set(x_grad, x.dims, out_grad)
     _set(value_grad, value.dims, out_grad)
@@ -385,6 +393,7 @@ def masked_select_grad_infer_meta(x, mask, out_grad, x_grad) -> None:
 
 
 def scatter_nd_grad_infer_meta(index, updates, out_grad, updates_grad) -> None:
+    """The gradient of updates, shaped like updates."""
     _require_index("index", index)
     _set(updates_grad, updates.dims, out_grad)
 

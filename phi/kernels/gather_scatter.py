@@ -49,6 +49,7 @@ def _axis_slot(ndim, axis, index) -> tuple:
 
 @register_kernel("gather", ALL_BACKENDS, ALL_TYPES)
 def gather(ctx, x, index, axis):
+    """The slices of x at index along axis (index values in [0, x.shape[axis]))."""
     a = axis % x.ndim
     flat = _flat_index(index)
     _check_range(flat, 0, x.shape[a], "index")
@@ -57,6 +58,7 @@ def gather(ctx, x, index, axis):
 
 @register_kernel("gather_grad", ALL_BACKENDS, NUMERIC)
 def gather_grad(ctx, x, index, out_grad, axis):
+    """out_grad added into zeros shaped like x at index along axis."""
     xp = ctx.xp
     flat = _flat_index(index)
     _check_range(flat, 0, x.shape[axis % len(x.shape)], "index")
@@ -122,6 +124,7 @@ def _positions(xp, indices, a):
 
 @register_kernel("take_along_axis", ALL_BACKENDS, ALL_TYPES)
 def take_along_axis(ctx, arr, indices, axis, broadcast):
+    """arr's elements picked along axis by indices (negative ones count from the end)."""
     xp = ctx.xp
     target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
@@ -132,6 +135,7 @@ def take_along_axis(ctx, arr, indices, axis, broadcast):
 
 @register_kernel("take_along_axis_grad", ALL_BACKENDS, NUMERIC)
 def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
+    """out_grad added back to where each element was taken, summed over arr's broadcasting."""
     xp = ctx.xp
     target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
@@ -143,6 +147,7 @@ def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
 
 @register_kernel("put_along_axis", ALL_BACKENDS, NUMERIC)
 def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadcast):
+    """A copy of arr with values assigned, added or multiplied in at indices along axis."""
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
@@ -193,11 +198,13 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
 
 @register_kernel("masked_fill", ALL_BACKENDS, ALL_TYPES)
 def masked_fill(ctx, x, mask, value):
+    """value where mask is True, x elsewhere."""
     return ctx.xp.where(mask, value, x).astype(x.dtype, copy=False)
 
 
 @register_kernel("masked_fill_grad", ALL_BACKENDS, NUMERIC)
 def masked_fill_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
+    """out_grad where mask is False (for x); summed where it is True (for value)."""
     xp = ctx.xp
     zero = xp.zeros((), dtype=out_grad.dtype)
     x_grad = xp.where(mask, zero, out_grad) if want(out_mask, 0) else None
@@ -207,6 +214,7 @@ def masked_fill_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
 
 @register_kernel("masked_select", ALL_BACKENDS, ALL_TYPES)
 def masked_select(ctx, x, mask):
+    """The elements of the broadcast x where the broadcast mask is True, in row-major order."""
     xp = ctx.xp
     source, chosen = xp.broadcast_arrays(x, mask)
     return source[chosen]
@@ -221,6 +229,7 @@ def _check_selected_count(mask, out_grad, arg: str) -> None:
 
 @register_kernel("masked_select_grad", ALL_BACKENDS, NUMERIC)
 def masked_select_grad(ctx, x, mask, out_grad):
+    """out_grad put back where the mask was True, summed over x's broadcasting."""
     xp = ctx.xp
     shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
     chosen = xp.broadcast_to(mask, shape)
@@ -232,6 +241,7 @@ def masked_select_grad(ctx, x, mask, out_grad):
 
 @register_kernel("masked_scatter", ALL_BACKENDS, ALL_TYPES)
 def masked_scatter(ctx, x, mask, value):
+    """A copy of x with the True places of mask filled by value's first elements, in row-major order."""
     xp = ctx.xp
     chosen = xp.broadcast_to(mask, x.shape)
     count = int(chosen.sum())
@@ -264,6 +274,7 @@ def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
 
 @register_kernel("scatter", ALL_BACKENDS, ALL_TYPES)
 def scatter(ctx, x, index, updates, overwrite):
+    """A copy of x with rows replaced (overwrite) or zeroed and summed into."""
     flat = _flat_index(index)
     _check_range(flat, 0, x.shape[0], "index")
     out = x.copy()
@@ -293,6 +304,7 @@ def scatter_grad(ctx, index, updates, out_grad, overwrite, *, out_mask=None):
 
 @register_kernel("index_add", ALL_BACKENDS, NUMERIC)
 def index_add(ctx, x, index, value, axis):
+    """A copy of x with value's slices added at index along axis."""
     a = axis % x.ndim
     _check_range(index, 0, x.shape[a], "index")
     out = x.copy()
@@ -302,6 +314,7 @@ def index_add(ctx, x, index, value, axis):
 
 @register_kernel("index_add_grad", ALL_BACKENDS, NUMERIC)
 def index_add_grad(ctx, index, value, out_grad, axis, *, out_mask=None):
+    """out_grad for x; out_grad gathered at index along axis for value."""
     a = axis % out_grad.ndim
     _check_range(index, 0, out_grad.shape[a], "index")
     x_grad = out_grad if want(out_mask, 0) else None
@@ -334,6 +347,7 @@ def _add_nd(xp, out, index, updates):
 
 @register_kernel("gather_nd", ALL_BACKENDS, ALL_TYPES)
 def gather_nd(ctx, x, index):
+    """The slices of x at the coordinates in index's last dimension."""
     coords = _nd_coordinates(index, x.shape)
     if coords:
         return x[coords]
@@ -342,17 +356,20 @@ def gather_nd(ctx, x, index):
 
 @register_kernel("gather_nd_grad", ALL_BACKENDS, NUMERIC)
 def gather_nd_grad(ctx, x, index, out_grad):
+    """out_grad added into zeros shaped like x at the coordinates in index."""
     xp = ctx.xp
     return _add_nd(xp, xp.zeros(x.shape, dtype=out_grad.dtype), index, out_grad)
 
 
 @register_kernel("scatter_nd_add", ALL_BACKENDS, NUMERIC)
 def scatter_nd_add(ctx, x, index, updates):
+    """A copy of x with updates added at the coordinates in index."""
     return _add_nd(ctx.xp, x.copy(), index, updates)
 
 
 @register_kernel("scatter_nd_add_grad", ALL_BACKENDS, NUMERIC)
 def scatter_nd_add_grad(ctx, index, updates, out_grad, *, out_mask=None):
+    """out_grad for x; out_grad gathered at the coordinates for updates."""
     x_grad = out_grad if want(out_mask, 0) else None
     updates_grad = gather_nd(ctx, out_grad, index) if want(out_mask, 1) else None
     return x_grad, updates_grad
@@ -360,12 +377,14 @@ def scatter_nd_add_grad(ctx, index, updates, out_grad, *, out_mask=None):
 
 @register_kernel("scatter_nd", ALL_BACKENDS, NUMERIC)
 def scatter_nd(ctx, index, updates, shape):
+    """Zeros of the given shape with updates added at the coordinates in index."""
     xp = ctx.xp
     return _add_nd(xp, xp.zeros(tuple(shape), dtype=updates.dtype), index, updates)
 
 
 @register_kernel("scatter_nd_grad", ALL_BACKENDS, NUMERIC)
 def scatter_nd_grad(ctx, index, out_grad):
+    """out_grad gathered at the coordinates in index."""
     return gather_nd(ctx, out_grad, index)
 
 
@@ -373,6 +392,7 @@ def scatter_nd_grad(ctx, index, out_grad):
 
 @register_kernel("nonzero", ALL_BACKENDS, ALL_TYPES)
 def nonzero(ctx, x):
+    """The coordinates of the non-zero elements, int64 [count, ndim], row-major."""
     xp = ctx.xp
     if x.ndim == 0:  # a 0-d tensor has one element and no coordinates
         return xp.zeros((int(x != 0), 0), dtype=xp.int64)
@@ -396,6 +416,7 @@ def _put_index(xp, shape, indices):
 
 @register_kernel("index_put", ALL_BACKENDS, ALL_TYPES)
 def index_put(ctx, x, indices, value, accumulate):
+    """A copy of x with x[indices] assigned (or added, accumulate) from value."""
     xp = ctx.xp
     where = _put_index(xp, x.shape, indices)
     region = x[where].shape
