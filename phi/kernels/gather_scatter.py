@@ -4,7 +4,7 @@ take/put_along_axis, masked ops, nonzero) and their gradients.
 Index values are checked here, before anything is computed or written: whether
 they are in range depends on the data, which InferMeta never sees. On a GPU
 the check reads two numbers back (the index's minimum and maximum), a device
-sync Paddle pays too (its kernels assert on the device). An out-of-range value
+sync (Paddle's GPU kernels assert on the device instead). An out-of-range value
 raises OutOfRangeError (an IndexError) naming the argument, the range and the
 value; the generated API prefixes the op's name.
 
