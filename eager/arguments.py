@@ -9,10 +9,13 @@ import numbers
 
 import numpy as np
 
+from phi import api as _phi_api
 from phi.common import CPUPlace, DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
+from phi.core.errors import PhiError
 from phi.core.errors import describe_value as describe
+from phi.infermeta.checks import check_representable
 
 _PLAIN_NUMBERS = (int, float, bool)
 
@@ -39,6 +42,20 @@ def in_called(error: Exception, op: str) -> Exception:
 def bad_tensor(op: str, arg: str, value) -> TypeError:
     hint = " (convert it with eager.to_tensor)" if isinstance(value, (np.ndarray, list, tuple, numbers.Number)) else ""
     return TypeError(f"{op}: argument '{arg}' expected a Tensor, got {describe(value)}{hint}")
+
+
+def scalar_tensor(value, like, op: str, arg: str):
+    """A Python number given for a tensor argument, as a 0-d phi tensor of ``like``'s dtype
+    and place (Paddle's ``full([], value, x.dtype)`` in masked_fill and put_along_axis);
+    anything else is refused."""
+    if not isinstance(value, (numbers.Number, np.number)) or isinstance(value, np.ndarray):
+        raise TypeError(f"{op}: argument '{arg}' expected a Tensor or a number, got {describe(value)}")
+    value = to_scalar(value.item() if isinstance(value, np.number) else value, op, arg)
+    try:
+        check_representable(arg, value, like.dtype)
+    except PhiError as error:
+        raise type(error)(f"{op}: {error}") from None
+    return _phi_api.full((), value, like.dtype, like.place)
 
 
 def check_tensor_list(op: str, arg: str, value, tensor_type) -> list:

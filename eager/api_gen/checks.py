@@ -18,6 +18,7 @@
   argument of the backward op;
 - ``returned_if`` maps returned outputs to bool attributes of the op (which
   then has no inplace, view or backward).
+- ``scalar_tensor: (value -> x)`` maps a tensor argument to a tensor argument before it.
 """
 from __future__ import annotations
 
@@ -117,6 +118,16 @@ def _check_names(op: OpSpec) -> None:
             raise SpecError(op.where("no_grad_outputs"),
                             f"{op.name}: no_grad_outputs lists every output {sorted(out_names)}; a differentiable "
                             f"op needs at least one differentiable output")
+    if op.scalar_tensor is not None:
+        arg, like = op.scalar_tensor
+        names = [a.name for a in op.args]
+        for name in (arg, like):
+            if name not in arg_names or not op.arg(name).is_tensor or op.arg(name).is_tensor_list:
+                raise SpecError(op.where("scalar_tensor"), f"{op.name}: scalar_tensor names {name!r}, which is "
+                                                           f"not a (single) tensor argument")
+        if names.index(like) > names.index(arg):
+            raise SpecError(op.where("scalar_tensor"), f"{op.name}: scalar_tensor takes the dtype of {like!r}, "
+                                                       f"which must come before {arg!r}")
 
 
 def _signature_names(fn) -> list:

@@ -203,6 +203,7 @@ class OpSpec:
     forward: ForwardSignature | None = None
     inplace: tuple | None = None  # (input, output)
     view: tuple | None = None
+    scalar_tensor: tuple | None = None  # (arg, like): a number for arg becomes a 0-d tensor like `like`
     optional: tuple = ()
     intermediate: tuple = ()
     no_grad_outputs: tuple = ()  # outputs that are never differentiable (an index beside a value)
@@ -410,7 +411,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
-                 "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke", "doc")
+                 "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "doc")
 
@@ -462,6 +463,8 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         forward=parse_forward(entry["forward"], at("forward")) if "forward" in entry else None,
         inplace=parse_mapping(entry["inplace"], at("inplace"), "inplace") if "inplace" in entry else None,
         view=parse_mapping(entry["view"], at("view"), "view") if "view" in entry else None,
+        scalar_tensor=(parse_mapping(entry["scalar_tensor"], at("scalar_tensor"), "scalar_tensor")
+                       if "scalar_tensor" in entry else None),
         optional=optional,
         intermediate=parse_name_list(entry.get("intermediate", []), at("intermediate"), "intermediate"),
         no_grad_outputs=parse_name_list(entry.get("no_grad_outputs", []), at("no_grad_outputs"), "no_grad_outputs"),

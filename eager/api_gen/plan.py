@@ -35,6 +35,7 @@ class ArgPlan:
     optional: bool
     default: object  # NO_DEFAULT, or the parsed value (rendered by the py_default filter)
     converter: str | None  # the eager.arguments function that checks and converts an attribute
+    scalar_like: str | None = None  # a tensor whose dtype and place a Python number here takes
 
     @property
     def has_default(self) -> bool:
@@ -42,8 +43,9 @@ class ArgPlan:
 
 
 def plan_args(op: OpSpec) -> list:
+    scalar = dict([op.scalar_tensor]) if op.scalar_tensor else {}
     return [ArgPlan(arg.name, str(arg.type.strip_optional()), arg.is_tensor, arg.is_tensor_list,
-                    arg.optional, arg.default, _converter(arg))
+                    arg.optional, arg.default, _converter(arg), scalar.get(arg.name))
             for arg in op.args]
 
 

@@ -19,6 +19,7 @@ from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_str,
 )
+from ..arguments import scalar_tensor  # noqa: F401  (YAML scalar_tensor: a number as a 0-d tensor)
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
 from ..autograd.anomaly import check_forward
@@ -310,7 +311,7 @@ def zeros(shape, dtype=DataType.FLOAT32, place=None, name=None):
     place = to_place(place, "zeros", "place")
     try:
         return full(shape, 0, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full", "zeros") from None
 
 
@@ -324,7 +325,7 @@ def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
     place = to_place(place, "ones", "place")
     try:
         return full(shape, 1, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full", "ones") from None
 
 
@@ -354,7 +355,7 @@ def zeros_like(x, dtype=None, name=None):
     dtype = to_dtype(dtype, "zeros_like", "dtype")
     try:
         return full_like(x, 0, dtype)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full_like", "zeros_like") from None
 
 
@@ -368,7 +369,7 @@ def ones_like(x, dtype=None, name=None):
     dtype = to_dtype(dtype, "ones_like", "dtype")
     try:
         return full_like(x, 1, dtype)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "full_like", "ones_like") from None
 
 

@@ -19,6 +19,7 @@ from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
     to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_str,
 )
+from ..arguments import scalar_tensor  # noqa: F401  (YAML scalar_tensor: a number as a 0-d tensor)
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
 from ..autograd.anomaly import check_forward
@@ -77,7 +78,7 @@ def rand(shape, dtype=None, place=None, name=None):
     place = to_place(place, "rand", "place")
     try:
         return uniform(shape, dtype, 0.0, 1.0, 0, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "uniform", "rand") from None
 
 
@@ -108,7 +109,7 @@ def randn(shape, dtype=None, place=None, name=None):
     place = to_place(place, "randn", "place")
     try:
         return gaussian(shape, 0.0, 1.0, 0, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "gaussian", "randn") from None
 
 
@@ -122,7 +123,7 @@ def standard_normal(shape, dtype=None, place=None, name=None):
     place = to_place(place, "standard_normal", "place")
     try:
         return gaussian(shape, 0.0, 1.0, 0, dtype, place)
-    except (TypeError, ValueError, MemoryError) as error:
+    except (TypeError, ValueError, IndexError, MemoryError) as error:
         raise as_called(error, "gaussian", "standard_normal") from None
 
 

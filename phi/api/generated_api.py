@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "complex_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -3577,6 +3577,357 @@ def tensor_split(x, num_or_indices, axis):
     return [DenseTensor(a) for a in out]
 
 
+_gather_kernel = KERNELS.dispatch_table("gather")
+
+
+def gather(x, index, axis):
+    """The slices of x at index along axis (index 1-d, [N, 1] or 0-d, which drops the axis; values in [0, x.shape[axis]))."""
+    out_meta = MetaTensor()
+    try:
+        _im.gather_infer_meta(x, index, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("gather", x=x, index=index) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gather", "gather", x, (x, index, axis), [out_meta], {"x": x, "index": index})
+    key = (type(x.array), x.array.dtype)
+    kernel = _gather_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index.array, axis)
+    except PhiError as error:
+        raise error.in_op("gather", x=x, index=index) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gather: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gather", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_take_along_axis_kernel = KERNELS.dispatch_table("take_along_axis")
+
+
+def take_along_axis(arr, indices, axis, broadcast):
+    """out[..., i, ...] = arr[..., indices[..., i, ...], ...] along axis; indices and arr broadcast off the axis when broadcast is True."""
+    out_meta = MetaTensor()
+    try:
+        _im.take_along_axis_infer_meta(arr, indices, axis, broadcast, out_meta)
+    except PhiError as error:
+        raise error.in_op("take_along_axis", arr=arr, indices=indices) from None
+    if type(arr) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("take_along_axis", "take_along_axis", arr, (arr, indices, axis, broadcast), [out_meta], {"arr": arr, "indices": indices})
+    key = (type(arr.array), arr.array.dtype)
+    kernel = _take_along_axis_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(arr.array, indices.array, axis, broadcast)
+    except PhiError as error:
+        raise error.in_op("take_along_axis", arr=arr, indices=indices) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"take_along_axis: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("take_along_axis", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_masked_fill_kernel = KERNELS.dispatch_table("masked_fill")
+
+
+def masked_fill(x, mask, value):
+    """x with value (a number, or a tensor of x's dtype) where mask is True; mask and value broadcast to x's shape."""
+    out_meta = MetaTensor()
+    try:
+        _im.masked_fill_infer_meta(x, mask, value, out_meta)
+    except PhiError as error:
+        raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_fill", "masked_fill", x, (x, mask, value), [out_meta], {"x": x, "mask": mask, "value": value})
+    key = (type(x.array), x.array.dtype)
+    kernel = _masked_fill_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, mask.array, value.array)
+    except PhiError as error:
+        raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_fill: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_fill", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_masked_select_kernel = KERNELS.dispatch_table("masked_select")
+
+
+def masked_select(x, mask):
+    """The elements of x where mask is True (x and mask broadcast together), as a 1-d tensor in row-major order."""
+    out_meta = MetaTensor()
+    try:
+        _im.masked_select_infer_meta(x, mask, out_meta)
+    except PhiError as error:
+        raise error.in_op("masked_select", x=x, mask=mask) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_select", "masked_select", x, (x, mask), [out_meta], {"x": x, "mask": mask})
+    key = (type(x.array), x.array.dtype)
+    kernel = _masked_select_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, mask.array)
+    except PhiError as error:
+        raise error.in_op("masked_select", x=x, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_select: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_select", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_scatter_kernel = KERNELS.dispatch_table("scatter")
+
+
+def scatter(x, index, updates, overwrite):
+    """x with its rows at index replaced by updates (overwrite=True; a repeated index keeps the last) or zeroed and then summed into (overwrite=False)."""
+    out_meta = MetaTensor()
+    try:
+        _im.scatter_infer_meta(x, index, updates, overwrite, out_meta)
+    except PhiError as error:
+        raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter", "scatter", x, (x, index, updates, overwrite), [out_meta], {"x": x, "index": index, "updates": updates})
+    key = (type(x.array), x.array.dtype)
+    kernel = _scatter_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index.array, updates.array, overwrite)
+    except PhiError as error:
+        raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_scatter_nd_add_kernel = KERNELS.dispatch_table("scatter_nd_add")
+
+
+def scatter_nd_add(x, index, updates):
+    """x with updates added at the coordinates in index's last dimension (repeated coordinates add up)."""
+    out_meta = MetaTensor()
+    try:
+        _im.scatter_nd_add_infer_meta(x, index, updates, out_meta)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_add", x=x, index=index, updates=updates) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter_nd_add", "scatter_nd_add", x, (x, index, updates), [out_meta], {"x": x, "index": index, "updates": updates})
+    key = (type(x.array), x.array.dtype)
+    kernel = _scatter_nd_add_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index.array, updates.array)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_add", x=x, index=index, updates=updates) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter_nd_add: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter_nd_add", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_scatter_nd_kernel = KERNELS.dispatch_table("scatter_nd")
+
+
+def scatter_nd(index, updates, shape):
+    """A zero tensor of the given shape with updates added at the coordinates in index's last dimension."""
+    out_meta = MetaTensor()
+    try:
+        _im.scatter_nd_infer_meta(index, updates, shape, out_meta)
+    except PhiError as error:
+        raise error.in_op("scatter_nd", index=index, updates=updates) from None
+    if type(updates) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter_nd", "scatter_nd", updates, (index, updates, shape), [out_meta], {"index": index, "updates": updates})
+    key = (type(updates.array), updates.array.dtype)
+    kernel = _scatter_nd_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(index.array, updates.array, shape)
+    except PhiError as error:
+        raise error.in_op("scatter_nd", index=index, updates=updates) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter_nd: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter_nd", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_gather_nd_kernel = KERNELS.dispatch_table("gather_nd")
+
+
+def gather_nd(x, index):
+    """The slices of x at the coordinates in index's last dimension; shape index.shape[:-1] + x.shape[index.shape[-1]:]."""
+    out_meta = MetaTensor()
+    try:
+        _im.gather_nd_infer_meta(x, index, out_meta)
+    except PhiError as error:
+        raise error.in_op("gather_nd", x=x, index=index) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gather_nd", "gather_nd", x, (x, index), [out_meta], {"x": x, "index": index})
+    key = (type(x.array), x.array.dtype)
+    kernel = _gather_nd_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index.array)
+    except PhiError as error:
+        raise error.in_op("gather_nd", x=x, index=index) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gather_nd: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gather_nd", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_put_along_axis_kernel = KERNELS.dispatch_table("put_along_axis")
+
+
+def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
+    """arr with values written at indices along axis (reduce 'assign', 'add' or 'mul'/'multiply'); values broadcast to the indices."""
+    out_meta = MetaTensor()
+    try:
+        _im.put_along_axis_infer_meta(arr, indices, values, axis, reduce, include_self, broadcast, out_meta)
+    except PhiError as error:
+        raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+    if type(arr) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("put_along_axis", "put_along_axis", arr, (arr, indices, values, axis, reduce, include_self, broadcast), [out_meta], {"arr": arr, "indices": indices, "values": values})
+    key = (type(arr.array), arr.array.dtype)
+    kernel = _put_along_axis_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(arr.array, indices.array, values.array, axis, reduce, include_self, broadcast)
+    except PhiError as error:
+        raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"put_along_axis: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("put_along_axis", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_index_add_kernel = KERNELS.dispatch_table("index_add")
+
+
+def index_add(x, index, value, axis):
+    """x with the slices of value added at index along axis (repeated indices add up)."""
+    out_meta = MetaTensor()
+    try:
+        _im.index_add_infer_meta(x, index, value, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("index_add", x=x, index=index, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("index_add", "index_add", x, (x, index, value, axis), [out_meta], {"x": x, "index": index, "value": value})
+    key = (type(x.array), x.array.dtype)
+    kernel = _index_add_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, index.array, value.array, axis)
+    except PhiError as error:
+        raise error.in_op("index_add", x=x, index=index, value=value) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"index_add: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_add", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_nonzero_kernel = KERNELS.dispatch_table("nonzero")
+
+
+def nonzero(x):
+    """The coordinates of x's non-zero elements, int64 of shape [count, x.ndim], in row-major order."""
+    out_meta = MetaTensor()
+    try:
+        _im.nonzero_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("nonzero", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nonzero", "nonzero", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _nonzero_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("nonzero", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nonzero: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nonzero", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_index_put_kernel = KERNELS.dispatch_table("index_put")
+
+
+def index_put(x, indices, value, accumulate):
+    """x with x[indices] = value (or += value with accumulate; repeated indices then add up); indices are int or bool tensors."""
+    out_meta = MetaTensor()
+    try:
+        _im.index_put_infer_meta(x, indices, value, accumulate, out_meta)
+    except PhiError as error:
+        raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("index_put", "index_put", x, (x, indices, value, accumulate), [out_meta], {"x": x, "indices": indices, "value": value})
+    key = (type(x.array), x.array.dtype)
+    kernel = _index_put_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, [t.array for t in indices], value.array, accumulate)
+    except PhiError as error:
+        raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"index_put: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_put", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_masked_scatter_kernel = KERNELS.dispatch_table("masked_scatter")
+
+
+def masked_scatter(x, mask, value):
+    """x with the positions where mask is True filled, in row-major order, by value's first elements."""
+    out_meta = MetaTensor()
+    try:
+        _im.masked_scatter_infer_meta(x, mask, value, out_meta)
+    except PhiError as error:
+        raise error.in_op("masked_scatter", x=x, mask=mask, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_scatter", "masked_scatter", x, (x, mask, value), [out_meta], {"x": x, "mask": mask, "value": value})
+    key = (type(x.array), x.array.dtype)
+    kernel = _masked_scatter_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, mask.array, value.array)
+    except PhiError as error:
+        raise error.in_op("masked_scatter", x=x, mask=mask, value=value) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_scatter: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_scatter", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _arange_kernel = KERNELS.dispatch_table("arange")
 
 
@@ -6449,6 +6800,372 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
     if FLAGS.check_infer_meta:
         verify_infer_meta("tensor_split_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_gather_grad_kernel = KERNELS.dispatch_table("gather_grad")
+
+
+def gather_grad(x, index, out_grad, axis):
+    """gather_grad (phi kernel gather_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.gather_grad_infer_meta(x, index, out_grad, axis, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gather_grad", x=x, index=index, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gather_grad", "gather_grad", out_grad, (x, index, out_grad, axis), [x_grad_meta], {"x": x, "index": index, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _gather_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, index.array, out_grad.array, axis)
+    except PhiError as error:
+        raise error.in_op("gather_grad", x=x, index=index, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gather_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gather_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_take_along_axis_grad_kernel = KERNELS.dispatch_table("take_along_axis_grad")
+
+
+def take_along_axis_grad(arr, indices, out_grad, axis, broadcast):
+    """take_along_axis_grad (phi kernel take_along_axis_grad)."""
+    arr_grad_meta = MetaTensor()
+    try:
+        _im.take_along_axis_grad_infer_meta(arr, indices, out_grad, axis, broadcast, arr_grad_meta)
+    except PhiError as error:
+        raise error.in_op("take_along_axis_grad", arr=arr, indices=indices, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("take_along_axis_grad", "take_along_axis_grad", out_grad, (arr, indices, out_grad, axis, broadcast), [arr_grad_meta], {"arr": arr, "indices": indices, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _take_along_axis_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        arr_grad = kernel(arr.array, indices.array, out_grad.array, axis, broadcast)
+    except PhiError as error:
+        raise error.in_op("take_along_axis_grad", arr=arr, indices=indices, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"take_along_axis_grad: not enough memory for the result ({error})") from None
+    if type(arr_grad) is not key[0]:
+        arr_grad = as_array(arr_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("take_along_axis_grad", [arr_grad_meta], [arr_grad])
+    return DenseTensor(arr_grad)
+
+
+_masked_fill_grad_kernel = KERNELS.dispatch_table("masked_fill_grad")
+
+
+def masked_fill_grad(x, mask, value, out_grad, *, out_mask=None):
+    """masked_fill_grad (phi kernel masked_fill_grad)."""
+    x_grad_meta = MetaTensor()
+    value_grad_meta = MetaTensor()
+    try:
+        _im.masked_fill_grad_infer_meta(x, value, out_grad, x_grad_meta, value_grad_meta)
+    except PhiError as error:
+        raise error.in_op("masked_fill_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_fill_grad", "masked_fill_grad", out_grad, (x, mask, value, out_grad), [x_grad_meta, value_grad_meta], {"x": x, "mask": mask, "value": value, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _masked_fill_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, value_grad = kernel(x.array, mask.array, value.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("masked_fill_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_fill_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if value_grad is not None and type(value_grad) is not key[0]:
+        value_grad = as_array(value_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_fill_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if value_grad is None else DenseTensor(value_grad),
+    )
+
+
+_masked_select_grad_kernel = KERNELS.dispatch_table("masked_select_grad")
+
+
+def masked_select_grad(x, mask, out_grad):
+    """masked_select_grad (phi kernel masked_select_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.masked_select_grad_infer_meta(x, mask, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("masked_select_grad", x=x, mask=mask, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_select_grad", "masked_select_grad", out_grad, (x, mask, out_grad), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _masked_select_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, mask.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("masked_select_grad", x=x, mask=mask, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_select_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_select_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_scatter_grad_kernel = KERNELS.dispatch_table("scatter_grad")
+
+
+def scatter_grad(index, updates, out_grad, overwrite, *, out_mask=None):
+    """scatter_grad (phi kernel scatter_grad)."""
+    x_grad_meta = MetaTensor()
+    updates_grad_meta = MetaTensor()
+    try:
+        _im.scatter_grad_infer_meta(index, updates, out_grad, x_grad_meta, updates_grad_meta)
+    except PhiError as error:
+        raise error.in_op("scatter_grad", index=index, updates=updates, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter_grad", "scatter_grad", out_grad, (index, updates, out_grad, overwrite), [x_grad_meta, updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _scatter_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, updates_grad = kernel(index.array, updates.array, out_grad.array, overwrite, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("scatter_grad", index=index, updates=updates, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if updates_grad is not None and type(updates_grad) is not key[0]:
+        updates_grad = as_array(updates_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter_grad", [x_grad_meta, updates_grad_meta], [x_grad, updates_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if updates_grad is None else DenseTensor(updates_grad),
+    )
+
+
+_scatter_nd_add_grad_kernel = KERNELS.dispatch_table("scatter_nd_add_grad")
+
+
+def scatter_nd_add_grad(index, updates, out_grad, *, out_mask=None):
+    """scatter_nd_add_grad (phi kernel scatter_nd_add_grad)."""
+    x_grad_meta = MetaTensor()
+    updates_grad_meta = MetaTensor()
+    try:
+        _im.scatter_nd_add_grad_infer_meta(index, updates, out_grad, x_grad_meta, updates_grad_meta)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_add_grad", index=index, updates=updates, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter_nd_add_grad", "scatter_nd_add_grad", out_grad, (index, updates, out_grad), [x_grad_meta, updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _scatter_nd_add_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, updates_grad = kernel(index.array, updates.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_add_grad", index=index, updates=updates, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter_nd_add_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if updates_grad is not None and type(updates_grad) is not key[0]:
+        updates_grad = as_array(updates_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter_nd_add_grad", [x_grad_meta, updates_grad_meta], [x_grad, updates_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if updates_grad is None else DenseTensor(updates_grad),
+    )
+
+
+_scatter_nd_grad_kernel = KERNELS.dispatch_table("scatter_nd_grad")
+
+
+def scatter_nd_grad(index, updates, out_grad):
+    """scatter_nd_grad (phi kernel scatter_nd_grad)."""
+    updates_grad_meta = MetaTensor()
+    try:
+        _im.scatter_nd_grad_infer_meta(index, updates, out_grad, updates_grad_meta)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_grad", index=index, updates=updates, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("scatter_nd_grad", "scatter_nd_grad", out_grad, (index, out_grad), [updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _scatter_nd_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        updates_grad = kernel(index.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("scatter_nd_grad", index=index, updates=updates, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"scatter_nd_grad: not enough memory for the result ({error})") from None
+    if type(updates_grad) is not key[0]:
+        updates_grad = as_array(updates_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter_nd_grad", [updates_grad_meta], [updates_grad])
+    return DenseTensor(updates_grad)
+
+
+_gather_nd_grad_kernel = KERNELS.dispatch_table("gather_nd_grad")
+
+
+def gather_nd_grad(x, index, out_grad):
+    """gather_nd_grad (phi kernel gather_nd_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.gather_nd_grad_infer_meta(x, index, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gather_nd_grad", x=x, index=index, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gather_nd_grad", "gather_nd_grad", out_grad, (x, index, out_grad), [x_grad_meta], {"x": x, "index": index, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _gather_nd_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, index.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("gather_nd_grad", x=x, index=index, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gather_nd_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gather_nd_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_put_along_axis_grad_kernel = KERNELS.dispatch_table("put_along_axis_grad")
+
+
+def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast, *, out_mask=None):
+    """put_along_axis_grad (phi kernel put_along_axis_grad)."""
+    arr_grad_meta = MetaTensor()
+    values_grad_meta = MetaTensor()
+    try:
+        _im.put_along_axis_grad_infer_meta(arr, indices, values, out, out_grad, axis, reduce, broadcast, arr_grad_meta, values_grad_meta)
+    except PhiError as error:
+        raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("put_along_axis_grad", "put_along_axis_grad", out_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast), [arr_grad_meta, values_grad_meta], {"arr": arr, "indices": indices, "values": values, "out": out, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _put_along_axis_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        arr_grad, values_grad = kernel(arr.array, indices.array, values.array, out.array, out_grad.array, axis, reduce, broadcast, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"put_along_axis_grad: not enough memory for the result ({error})") from None
+    if arr_grad is not None and type(arr_grad) is not key[0]:
+        arr_grad = as_array(arr_grad, key[0])
+    if values_grad is not None and type(values_grad) is not key[0]:
+        values_grad = as_array(values_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("put_along_axis_grad", [arr_grad_meta, values_grad_meta], [arr_grad, values_grad])
+    return (
+        None if arr_grad is None else DenseTensor(arr_grad),
+        None if values_grad is None else DenseTensor(values_grad),
+    )
+
+
+_index_add_grad_kernel = KERNELS.dispatch_table("index_add_grad")
+
+
+def index_add_grad(index, value, out_grad, axis, *, out_mask=None):
+    """index_add_grad (phi kernel index_add_grad)."""
+    x_grad_meta = MetaTensor()
+    value_grad_meta = MetaTensor()
+    try:
+        _im.index_add_grad_infer_meta(index, value, out_grad, axis, x_grad_meta, value_grad_meta)
+    except PhiError as error:
+        raise error.in_op("index_add_grad", index=index, value=value, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("index_add_grad", "index_add_grad", out_grad, (index, value, out_grad, axis), [x_grad_meta, value_grad_meta], {"index": index, "value": value, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _index_add_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, value_grad = kernel(index.array, value.array, out_grad.array, axis, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("index_add_grad", index=index, value=value, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"index_add_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if value_grad is not None and type(value_grad) is not key[0]:
+        value_grad = as_array(value_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_add_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if value_grad is None else DenseTensor(value_grad),
+    )
+
+
+_index_put_grad_kernel = KERNELS.dispatch_table("index_put_grad")
+
+
+def index_put_grad(x, indices, value, out_grad, accumulate, *, out_mask=None):
+    """index_put_grad (phi kernel index_put_grad)."""
+    x_grad_meta = MetaTensor()
+    value_grad_meta = MetaTensor()
+    try:
+        _im.index_put_grad_infer_meta(x, indices, value, out_grad, accumulate, x_grad_meta, value_grad_meta)
+    except PhiError as error:
+        raise error.in_op("index_put_grad", x=x, indices=indices, value=value, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("index_put_grad", "index_put_grad", out_grad, (x, indices, value, out_grad, accumulate), [x_grad_meta, value_grad_meta], {"x": x, "indices": indices, "value": value, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _index_put_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, value_grad = kernel(x.array, [t.array for t in indices], value.array, out_grad.array, accumulate, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("index_put_grad", x=x, indices=indices, value=value, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"index_put_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if value_grad is not None and type(value_grad) is not key[0]:
+        value_grad = as_array(value_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_put_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if value_grad is None else DenseTensor(value_grad),
+    )
+
+
+_masked_scatter_grad_kernel = KERNELS.dispatch_table("masked_scatter_grad")
+
+
+def masked_scatter_grad(x, mask, value, out_grad, *, out_mask=None):
+    """masked_scatter_grad (phi kernel masked_scatter_grad)."""
+    x_grad_meta = MetaTensor()
+    value_grad_meta = MetaTensor()
+    try:
+        _im.masked_scatter_grad_infer_meta(x, mask, value, out_grad, x_grad_meta, value_grad_meta)
+    except PhiError as error:
+        raise error.in_op("masked_scatter_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("masked_scatter_grad", "masked_scatter_grad", out_grad, (x, mask, value, out_grad), [x_grad_meta, value_grad_meta], {"x": x, "mask": mask, "value": value, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _masked_scatter_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, value_grad = kernel(x.array, mask.array, value.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("masked_scatter_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"masked_scatter_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if value_grad is not None and type(value_grad) is not key[0]:
+        value_grad = as_array(value_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_scatter_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if value_grad is None else DenseTensor(value_grad),
+    )
 
 
 _complex_grad_kernel = KERNELS.dispatch_table("complex_grad")

@@ -1,3 +1,445 @@
-"""Index-driven kernels (gather, gather_nd, scatter, scatter_nd(_add), index_select/add/put, take/put_along_axis, masked ops, nonzero) and their gradients."""
-from ..core.kernel_registry import register_kernel  # noqa: F401
-from .dtypes import ALL_BACKENDS  # noqa: F401
+"""Index-driven kernels (gather, gather_nd, scatter, scatter_nd(_add), index_add/put,
+take/put_along_axis, masked ops, nonzero) and their gradients.
+
+Index values are checked here, before anything is computed or written: whether
+they are in range depends on the data, which InferMeta never sees. On a GPU
+the check reads two numbers back (the index's minimum and maximum), a device
+sync (Paddle's GPU kernels assert on the device instead). An out-of-range value
+raises OutOfRangeError (an IndexError) naming the argument, the range and the
+value; the generated API prefixes the op's name.
+
+Repeated indices: gathers' gradients add up (each read sends its gradient back);
+``scatter(overwrite=True)`` and ``put_along_axis(reduce='assign')`` keep the
+last write, as Paddle's CPU kernels do.
+"""
+import numpy as np
+
+from ..core.errors import InvalidArgumentError, OutOfRangeError
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .funcs import reduce_to_shape, want
+
+
+def _check_range(index, low: int, high: int, arg: str, detail: str = "") -> None:
+    """Raises unless every value of index lies in [low, high)."""
+    if index.size == 0:
+        return
+    smallest, largest = int(index.min()), int(index.max())
+    if smallest < low or largest >= high:
+        bad = smallest if smallest < low else largest
+        raise OutOfRangeError(f"argument '{arg}'{detail} expected index values in [{low}, {high}), got {bad}")
+
+
+def _flat_index(index):
+    """A [N, 1] index read as [N] (Paddle accepts both)."""
+    return index.reshape(-1) if index.ndim == 2 else index
+
+
+def _wrapped(index, size):
+    """Negative indices counted from the end (after _check_range allowed [-size, size))."""
+    return index % size if size else index
+
+
+def _axis_slot(ndim, axis, index) -> tuple:
+    """The index tuple that puts ``index`` at dimension ``axis`` and takes all of the others before it."""
+    return (slice(None),) * (axis % ndim) + (index,)
+
+
+# -- gather (index_select invokes it) ----------------------------------------------------
+
+@register_kernel("gather", ALL_BACKENDS, ALL_TYPES)
+def gather(ctx, x, index, axis):
+    """The slices of x at index along axis (index values in [0, x.shape[axis]))."""
+    a = axis % x.ndim
+    flat = _flat_index(index)
+    _check_range(flat, 0, x.shape[a], "index")
+    return ctx.xp.take(x, flat, axis=a)
+
+
+@register_kernel("gather_grad", ALL_BACKENDS, NUMERIC)
+def gather_grad(ctx, x, index, out_grad, axis):
+    """out_grad added into zeros shaped like x at index along axis."""
+    xp = ctx.xp
+    flat = _flat_index(index)
+    _check_range(flat, 0, x.shape[axis % len(x.shape)], "index")
+    x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
+    # A row gathered twice sends both of its gradients back.
+    xp.add.at(x_grad, _axis_slot(len(x.shape), axis, flat), out_grad)
+    return x_grad
+
+
+# -- take_along_axis / put_along_axis ----------------------------------------------------
+
+def _multiply_at(xp, target, where, values):
+    """target[where] *= values with repeated places multiplied in turn (numpy.multiply.at).
+
+    CuPy has no multiply.at, so the places are flattened and applied in rounds, each
+    round taking the first remaining occurrence of every place (no place twice in one
+    assignment); there are as many rounds as the most repeated place has writes.
+    """
+    shape = values.shape
+    flat_place = xp.zeros(shape, dtype=xp.int64)
+    stride = 1
+    for d in range(target.ndim - 1, -1, -1):
+        flat_place = flat_place + xp.broadcast_to(where[d], shape).astype(xp.int64) * stride
+        stride *= target.shape[d]
+    places, factors = flat_place.reshape(-1), values.reshape(-1)
+    flat = target.reshape(-1)  # a view: target is a fresh contiguous array
+    while places.size:
+        unique, first = xp.unique(places, return_index=True)
+        flat[unique] *= factors[first]
+        rest = xp.ones(places.size, dtype=bool)
+        rest[first] = False
+        places, factors = places[rest], factors[rest]
+    return target
+
+
+def _along_axis_operands(xp, arr_shape, indices, axis, broadcast):
+    """(the shape arr takes, the indices broadcast off the axis, the axis), as Paddle."""
+    a = axis % len(arr_shape)
+    if broadcast:
+        off = tuple(1 if d == a else s for d, s in enumerate(arr_shape))
+        off_i = tuple(1 if d == a else s for d, s in enumerate(indices.shape))
+        common = tuple(max(p, q) if min(p, q) != 0 else 0 for p, q in zip(off, off_i))
+        target_i = common[:a] + (indices.shape[a],) + common[a + 1:]
+        target_arr = common[:a] + (arr_shape[a],) + common[a + 1:]
+        return target_arr, xp.broadcast_to(indices, target_i), a
+    return tuple(arr_shape), indices, a
+
+
+def _positions(xp, indices, a):
+    """The full index tuple naming, for each element of ``indices``, the element of arr it
+    stands for: its own coordinates off the axis, its value along it."""
+    shape = indices.shape
+    tup = []
+    for d, size in enumerate(shape):
+        if d == a:
+            tup.append(indices)
+        else:
+            view = [1] * len(shape)
+            view[d] = size
+            tup.append(xp.arange(size).reshape(view))
+    return tuple(tup)
+
+
+@register_kernel("take_along_axis", ALL_BACKENDS, ALL_TYPES)
+def take_along_axis(ctx, arr, indices, axis, broadcast):
+    """arr's elements picked along axis by indices (negative ones count from the end)."""
+    xp = ctx.xp
+    target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
+    n = arr.shape[a]
+    _check_range(idx, -n, n, "indices")
+    source = xp.broadcast_to(arr, target) if broadcast else arr
+    return source[_positions(xp, _wrapped(idx, n), a)]
+
+
+@register_kernel("take_along_axis_grad", ALL_BACKENDS, NUMERIC)
+def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
+    """out_grad added back to where each element was taken, summed over arr's broadcasting."""
+    xp = ctx.xp
+    target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
+    n = arr.shape[a]
+    _check_range(idx, -n, n, "indices")
+    grad = xp.zeros(target, dtype=out_grad.dtype)
+    xp.add.at(grad, _positions(xp, _wrapped(idx, n), a), out_grad)
+    return reduce_to_shape(grad, arr.shape)
+
+
+@register_kernel("put_along_axis", ALL_BACKENDS, NUMERIC)
+def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadcast):
+    """A copy of arr with values assigned, added or multiplied in at indices along axis."""
+    xp = ctx.xp
+    _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
+    n = arr.shape[a]
+    _check_range(idx, -n, n, "indices")
+    where = _positions(xp, _wrapped(idx, n), a)
+    values = xp.broadcast_to(values, idx.shape)
+    out = arr.copy()
+    if reduce == "assign":
+        out[where] = values
+    elif reduce == "add":
+        xp.add.at(out, where, values)
+    else:  # mul / multiply
+        _multiply_at(xp, out, where, values)
+    return out
+
+
+@register_kernel("put_along_axis_grad", ALL_BACKENDS, NUMERIC)
+def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, broadcast, *, out_mask=None):
+    """assign: arr's gradient is zero where a value was written, and every value gets the
+    gradient of the place it went to (Paddle's rule, also for repeated indices). add: arr's
+    gradient passes through. mul: arr's gradient is out_grad times the product of the values
+    that multiplied it; a value's is out_grad * out / value there (Paddle's formula)."""
+    xp = ctx.xp
+    _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
+    n = arr.shape[a]
+    _check_range(idx, -n, n, "indices")
+    where = _positions(xp, _wrapped(idx, n), a)
+    arr_grad = values_grad = None
+    if want(out_mask, 0):
+        if reduce == "assign":
+            arr_grad = out_grad.copy()
+            arr_grad[where] = 0
+        elif reduce == "add":
+            arr_grad = out_grad.copy()
+        else:
+            factor = xp.ones(arr.shape, dtype=out_grad.dtype)
+            _multiply_at(xp, factor, where, xp.broadcast_to(values, idx.shape).astype(out_grad.dtype))
+            arr_grad = out_grad * factor
+    if want(out_mask, 1):
+        picked = out_grad[where]
+        if reduce in ("mul", "multiply"):
+            picked = picked * out[where] / xp.broadcast_to(values, idx.shape)
+        values_grad = reduce_to_shape(picked.astype(out_grad.dtype), values.shape)
+    return arr_grad, values_grad
+
+
+# -- masked ops ------------------------------------------------------------------------
+
+@register_kernel("masked_fill", ALL_BACKENDS, ALL_TYPES)
+def masked_fill(ctx, x, mask, value):
+    """value where mask is True, x elsewhere."""
+    return ctx.xp.where(mask, value, x).astype(x.dtype, copy=False)
+
+
+@register_kernel("masked_fill_grad", ALL_BACKENDS, NUMERIC)
+def masked_fill_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
+    """out_grad where mask is False (for x); summed where it is True (for value)."""
+    xp = ctx.xp
+    zero = xp.zeros((), dtype=out_grad.dtype)
+    x_grad = xp.where(mask, zero, out_grad) if want(out_mask, 0) else None
+    value_grad = reduce_to_shape(xp.where(mask, out_grad, zero), value.shape) if want(out_mask, 1) else None
+    return x_grad, value_grad
+
+
+@register_kernel("masked_select", ALL_BACKENDS, ALL_TYPES)
+def masked_select(ctx, x, mask):
+    """The elements of the broadcast x where the broadcast mask is True, in row-major order."""
+    xp = ctx.xp
+    source, chosen = xp.broadcast_arrays(x, mask)
+    return source[chosen]
+
+
+def _check_selected_count(mask, out_grad, arg: str) -> None:
+    count = int(mask.sum())
+    if out_grad.shape != (count,):
+        raise InvalidArgumentError(f"argument '{arg}' expected shape [{count}] (one per True of the mask), "
+                                   f"got {list(out_grad.shape)}")
+
+
+@register_kernel("masked_select_grad", ALL_BACKENDS, NUMERIC)
+def masked_select_grad(ctx, x, mask, out_grad):
+    """out_grad put back where the mask was True, summed over x's broadcasting."""
+    xp = ctx.xp
+    shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
+    chosen = xp.broadcast_to(mask, shape)
+    _check_selected_count(chosen, out_grad, "out_grad")
+    grad = xp.zeros(shape, dtype=out_grad.dtype)
+    grad[chosen] = out_grad
+    return reduce_to_shape(grad, x.shape)
+
+
+@register_kernel("masked_scatter", ALL_BACKENDS, ALL_TYPES)
+def masked_scatter(ctx, x, mask, value):
+    """A copy of x with the True places of mask filled by value's first elements, in row-major order."""
+    xp = ctx.xp
+    chosen = xp.broadcast_to(mask, x.shape)
+    count = int(chosen.sum())
+    if count > value.size:
+        raise InvalidArgumentError(f"argument 'value' expected at least {count} elements (the number of True in "
+                                   f"the mask), got {value.size}")
+    out = x.copy()
+    out[chosen] = value.reshape(-1)[:count]
+    return out
+
+
+@register_kernel("masked_scatter_grad", ALL_BACKENDS, NUMERIC)
+def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
+    """x's gradient is zero where the mask wrote; value's first count elements get the
+    gradient of the place each went to, the rest (never read) zero."""
+    xp = ctx.xp
+    chosen = xp.broadcast_to(mask, out_grad.shape)
+    x_grad = value_grad = None
+    if want(out_mask, 0):
+        x_grad = xp.where(chosen, xp.zeros((), dtype=out_grad.dtype), out_grad)
+    if want(out_mask, 1):
+        picked = out_grad[chosen]
+        flat = xp.zeros(value.size, dtype=out_grad.dtype)
+        flat[:picked.size] = picked
+        value_grad = flat.reshape(value.shape)
+    return x_grad, value_grad
+
+
+# -- scatter, index_add ----------------------------------------------------------------
+
+@register_kernel("scatter", ALL_BACKENDS, ALL_TYPES)
+def scatter(ctx, x, index, updates, overwrite):
+    """A copy of x with rows replaced (overwrite) or zeroed and summed into."""
+    flat = _flat_index(index)
+    _check_range(flat, 0, x.shape[0], "index")
+    out = x.copy()
+    if overwrite:
+        out[flat] = updates
+    else:  # Paddle: the indexed rows are zeroed, then every update adds into its row
+        out[flat] = 0
+        ctx.xp.add.at(out, flat, updates)
+    return out
+
+
+@register_kernel("scatter_grad", ALL_BACKENDS, NUMERIC)
+def scatter_grad(ctx, index, updates, out_grad, overwrite, *, out_mask=None):
+    """x's gradient is zero at the indexed rows (overwritten or zeroed, both modes);
+    updates' is the gradient of the row each went to, gathered (Paddle's rule: with a
+    repeated index under overwrite=True every update gets it, not only the last)."""
+    flat = _flat_index(index)
+    _check_range(flat, 0, out_grad.shape[0], "index")
+    x_grad = updates_grad = None
+    if want(out_mask, 0):
+        x_grad = out_grad.copy()
+        x_grad[flat] = 0
+    if want(out_mask, 1):
+        updates_grad = ctx.xp.take(out_grad, flat, axis=0)
+    return x_grad, updates_grad
+
+
+@register_kernel("index_add", ALL_BACKENDS, NUMERIC)
+def index_add(ctx, x, index, value, axis):
+    """A copy of x with value's slices added at index along axis."""
+    a = axis % x.ndim
+    _check_range(index, 0, x.shape[a], "index")
+    out = x.copy()
+    ctx.xp.add.at(out, _axis_slot(x.ndim, a, index), value)
+    return out
+
+
+@register_kernel("index_add_grad", ALL_BACKENDS, NUMERIC)
+def index_add_grad(ctx, index, value, out_grad, axis, *, out_mask=None):
+    """out_grad for x; out_grad gathered at index along axis for value."""
+    a = axis % out_grad.ndim
+    _check_range(index, 0, out_grad.shape[a], "index")
+    x_grad = out_grad if want(out_mask, 0) else None
+    value_grad = ctx.xp.take(out_grad, index, axis=a) if want(out_mask, 1) else None
+    return x_grad, value_grad
+
+
+# -- gather_nd, scatter_nd, scatter_nd_add ------------------------------------------------
+
+def _nd_coordinates(index, shape, arg="index"):
+    """index[..., k] as a tuple of k coordinate arrays into the first k dimensions of shape."""
+    k = index.shape[-1]
+    coords = []
+    for j in range(k):
+        column = index[..., j]
+        _check_range(column, -shape[j], shape[j], arg, f" (coordinate {j} of its last dimension)")
+        coords.append(_wrapped(column, shape[j]))
+    return tuple(coords)
+
+
+def _add_nd(xp, out, index, updates):
+    coords = _nd_coordinates(index, out.shape)
+    if coords:
+        xp.add.at(out, coords, updates)
+    else:  # empty coordinates name all of out: every update adds to the whole
+        lead = tuple(range(updates.ndim - out.ndim))
+        out += updates.sum(axis=lead, dtype=out.dtype) if lead else updates
+    return out
+
+
+@register_kernel("gather_nd", ALL_BACKENDS, ALL_TYPES)
+def gather_nd(ctx, x, index):
+    """The slices of x at the coordinates in index's last dimension."""
+    coords = _nd_coordinates(index, x.shape)
+    if coords:
+        return x[coords]
+    return ctx.xp.broadcast_to(x, index.shape[:-1] + x.shape).copy()
+
+
+@register_kernel("gather_nd_grad", ALL_BACKENDS, NUMERIC)
+def gather_nd_grad(ctx, x, index, out_grad):
+    """out_grad added into zeros shaped like x at the coordinates in index."""
+    xp = ctx.xp
+    return _add_nd(xp, xp.zeros(x.shape, dtype=out_grad.dtype), index, out_grad)
+
+
+@register_kernel("scatter_nd_add", ALL_BACKENDS, NUMERIC)
+def scatter_nd_add(ctx, x, index, updates):
+    """A copy of x with updates added at the coordinates in index."""
+    return _add_nd(ctx.xp, x.copy(), index, updates)
+
+
+@register_kernel("scatter_nd_add_grad", ALL_BACKENDS, NUMERIC)
+def scatter_nd_add_grad(ctx, index, updates, out_grad, *, out_mask=None):
+    """out_grad for x; out_grad gathered at the coordinates for updates."""
+    x_grad = out_grad if want(out_mask, 0) else None
+    updates_grad = gather_nd(ctx, out_grad, index) if want(out_mask, 1) else None
+    return x_grad, updates_grad
+
+
+@register_kernel("scatter_nd", ALL_BACKENDS, NUMERIC)
+def scatter_nd(ctx, index, updates, shape):
+    """Zeros of the given shape with updates added at the coordinates in index."""
+    xp = ctx.xp
+    return _add_nd(xp, xp.zeros(tuple(shape), dtype=updates.dtype), index, updates)
+
+
+@register_kernel("scatter_nd_grad", ALL_BACKENDS, NUMERIC)
+def scatter_nd_grad(ctx, index, out_grad):
+    """out_grad gathered at the coordinates in index."""
+    return gather_nd(ctx, out_grad, index)
+
+
+# -- nonzero, index_put ------------------------------------------------------------------
+
+@register_kernel("nonzero", ALL_BACKENDS, ALL_TYPES)
+def nonzero(ctx, x):
+    """The coordinates of the non-zero elements, int64 [count, ndim], row-major."""
+    xp = ctx.xp
+    if x.ndim == 0:  # a 0-d tensor has one element and no coordinates
+        return xp.zeros((int(x != 0), 0), dtype=xp.int64)
+    return xp.stack(xp.nonzero(x), axis=1).astype(xp.int64, copy=False)
+
+
+def _put_index(xp, shape, indices):
+    """indices as a NumPy advanced index, every integer one checked against its dimension."""
+    out = []
+    dim = 0
+    for k, index in enumerate(indices):
+        if index.dtype == bool:
+            out.append(index)
+            dim += index.ndim
+        else:
+            _check_range(index, -shape[dim], shape[dim], "indices", f" (element {k}, for dimension {dim})")
+            out.append(index)
+            dim += 1
+    return tuple(out)
+
+
+@register_kernel("index_put", ALL_BACKENDS, ALL_TYPES)
+def index_put(ctx, x, indices, value, accumulate):
+    """A copy of x with x[indices] assigned (or added, accumulate) from value."""
+    xp = ctx.xp
+    where = _put_index(xp, x.shape, indices)
+    region = x[where].shape
+    value = xp.broadcast_to(value, region) if value.shape != region else value
+    out = x.copy()
+    if accumulate:
+        xp.add.at(out, where, value)
+    else:
+        out[where] = value
+    return out
+
+
+@register_kernel("index_put_grad", ALL_BACKENDS, NUMERIC)
+def index_put_grad(ctx, x, indices, value, out_grad, accumulate, *, out_mask=None):
+    """x's gradient is zero where values were written (unless accumulate); value's is the
+    gradient of the places it went to, summed over its broadcast dimensions."""
+    xp = ctx.xp
+    where = _put_index(xp, out_grad.shape, indices)
+    x_grad = value_grad = None
+    if want(out_mask, 0):
+        x_grad = out_grad.copy()
+        if not accumulate:
+            x_grad[where] = 0
+    if want(out_mask, 1):
+        value_grad = reduce_to_shape(out_grad[where], value.shape)
+    return x_grad, value_grad
