@@ -245,4 +245,5 @@ def median_grad(x, out_grad, axis, keepdim):
     # so they are constants (the kernel on a detached x); the rule is linear in out_grad.
     weights = _F.median_grad(x.detach(), _F.full_like(out_grad.detach(), 1, None), axis, keepdim)
     reduced = None if axis is None else [axis]
-    return _F.multiply(weights, _spread(out_grad, x.shape, reduced))
+    # median's result is float32 for float16 input (Paddle): the gradient comes back in x's dtype.
+    return _F.multiply(weights, _spread(_as_dtype(out_grad, x.dtype), x.shape, reduced))

@@ -40,6 +40,7 @@ __all__ = [
     "min",
     "prod",
     "cumsum",
+    "cumsum_",
     "all",
     "any",
     "logsumexp",
@@ -49,6 +50,7 @@ __all__ = [
     "amax",
     "amin",
     "cumprod",
+    "cumprod_",
     "nansum",
     "nanmean",
     "count_nonzero",
@@ -524,6 +526,35 @@ def cumsum(x, axis=None, dtype=None, name=None):
     return out
 
 
+def cumsum_(x, axis=None, dtype=None, name=None):
+    """Inplace cumsum: writes the result into x and returns it. Cumulative sum along axis (of the flattened x when None); dtype casts x first; integers keep their dtype, as in Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("cumsum_", "x", x)
+    if axis is not None:
+        axis = to_int(axis, "cumsum_", "axis")
+    dtype = to_dtype(dtype, "cumsum_", "dtype")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("cumsum_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.cumsum(x.impl, axis, dtype)
+    write_inplace("cumsum_", x, result)
+    if recording:
+        node = CumsumGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = spec_of(x.impl)
+        node.axis = axis
+        node.dtype = dtype
+    if _anomaly.active:
+        check_forward("cumsum_", (x,))
+    return x
+
+
 def all(x, axis=None, keepdim=False, name=None):
     """Whether every element over axis is nonzero (True for none); a bool result.
 
@@ -719,6 +750,36 @@ def cumprod(x, dim=None, dtype=None, name=None):
     if _anomaly.active:
         check_forward("cumprod", (out, ))
     return out
+
+
+def cumprod_(x, dim=None, dtype=None, name=None):
+    """Inplace cumprod: writes the result into x and returns it. Cumulative product along dim (of the flattened x when None); dtype casts x first; the gradient is exact with zeros in x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("cumprod_", "x", x)
+    if dim is not None:
+        dim = to_int(dim, "cumprod_", "dim")
+    dtype = to_dtype(dtype, "cumprod_", "dtype")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("cumprod_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.cumprod(x.impl, dim, dtype)
+    write_inplace("cumprod_", x, result)
+    if recording:
+        node = CumprodGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.dim = dim
+        node.dtype = dtype
+    if _anomaly.active:
+        check_forward("cumprod_", (x,))
+    return x
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):

@@ -76,7 +76,7 @@ def norm_infer_meta(x, p, axis, keepdim, out) -> None:
     _expect_floating(x)
     if isinstance(p, str):
         if p != "fro":
-            hint = " (the nuclear norm is eager.linalg's matrix_norm)" if p == "nuc" else ""
+            hint = " (the nuclear norm is a matrix norm, which norm does not compute)" if p == "nuc" else ""
             raise InvalidArgumentError(
                 f"argument 'p' expected 'fro', inf, -inf or a real number, got {p!r}{hint}")
     elif isinstance(p, bool) or not isinstance(p, numbers.Real) or math.isnan(p):

@@ -235,6 +235,8 @@ def norm(ctx, x, p, axis, keepdim):
         out = (total ** (1.0 / order) * safe).astype(x.dtype, copy=False)
         if order < 0:
             out = xp.where(scale > 0, out, xp.zeros_like(out))
+        if order > 0:  # an infinite element makes the norm infinite (not inf/inf = NaN)
+            out = xp.where(xp.isinf(scale), scale.astype(x.dtype, copy=False), out)
     return out if keepdim else out.reshape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
