@@ -410,63 +410,78 @@ def cumprod(ctx, x, dim, dtype):
     return ctx.xp.cumprod(_scan_ready(values, along), axis=along, dtype=values.dtype).reshape(values.shape)
 
 
+def _lines_last(xp, a, axis):
+    """The scanned lines of ``a`` with the scan axis last (0-d as one line of 1)."""
+    a = a.reshape(1) if a.ndim == 0 else a
+    return xp.moveaxis(a, 0 if axis is None else axis % a.ndim, -1)
+
+
+def _reverse_affine_scan(xp, a, b):
+    """s_i = b_i + a_i s_{i+1} along the last axis (nothing after the end), in
+    log2(n) vectorized steps: each step composes every affine map with the one d
+    places later (a Hillis-Steele scan), instead of n Python iterations."""
+    a, b = a.copy(), b.copy()
+    n, d = a.shape[-1], 1
+    while d < n:
+        composed_b = b[..., :-d] + a[..., :-d] * b[..., d:]
+        a[..., :-d] = a[..., :-d] * a[..., d:]
+        b[..., :-d] = composed_b
+        d *= 2
+    return b
+
+
 @register_kernel("cumprod_grad", ALL_BACKENDS, FLOATS)
 def cumprod_grad(ctx, x, out_grad, dim, dtype):
     """dx_i = prod_{j<i} x_j * s_i with s_i = g_i + x_{i+1} s_{i+1}: no division, so
-    zeros in x are exact (one pass along the axis, vectorized over the others)."""
+    zeros in x are exact."""
     xp = ctx.xp
-    values, along = _scan_input(x.astype(out_grad.dtype, copy=False), dim, None)
-    values = _scan_ready(values, along)
-    grad = out_grad.reshape(values.shape)
-    moved = xp.moveaxis(values, along, -1)
-    moved_grad = xp.moveaxis(grad, along, -1)
-    n = moved.shape[-1]
-    suffix = xp.empty_like(moved_grad)
-    if n:
-        suffix[..., n - 1] = moved_grad[..., n - 1]
-        for i in range(n - 2, -1, -1):
-            suffix[..., i] = moved_grad[..., i] + moved[..., i + 1] * suffix[..., i + 1]
-    result = _exclusive_cumprod(xp, moved) * suffix
+    values = x.astype(out_grad.dtype, copy=False)
+    if dim is None:
+        values = values.reshape(-1)
+    moved = _lines_last(xp, values, dim)
+    grads = _lines_last(xp, out_grad.reshape(values.shape), dim)
+    following = xp.concatenate([moved[..., 1:], xp.zeros_like(moved[..., :1])], axis=-1)
+    result = _exclusive_cumprod(xp, moved) * _reverse_affine_scan(xp, following, grads)
+    along = 0 if dim is None or x.ndim == 0 else dim % x.ndim
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)
 
 
 @register_kernel("logcumsumexp", ALL_BACKENDS, FLOATS)
 def logcumsumexp(ctx, x, axis, dtype):
-    """log(cumsum(exp(x))) as a running logaddexp, so nothing overflows."""
+    """log(cumsum(exp(x))) by logaddexp, which cannot overflow, in log2(n)
+    vectorized steps (a Hillis-Steele scan)."""
     xp = ctx.xp
-    values, along = _scan_input(x, axis, dtype)
-    values = _scan_ready(values, along)
-    moved = xp.moveaxis(values, along, -1)
-    out = xp.empty_like(moved)
-    if moved.shape[-1]:
-        out[..., 0] = moved[..., 0]
-        for i in range(1, moved.shape[-1]):
-            out[..., i] = xp.logaddexp(out[..., i - 1], moved[..., i])
-    return xp.moveaxis(out, -1, along).reshape(x.shape if axis is not None else (x.size,))
+    values = x if dtype is None else x.astype(dtype.numpy_dtype, copy=False)
+    if axis is None:
+        values = values.reshape(-1)
+    out = _lines_last(xp, values, axis).copy()
+    d = 1
+    while d < out.shape[-1]:
+        out[..., d:] = xp.logaddexp(out[..., d:], out[..., :-d])
+        d *= 2
+    along = 0 if axis is None or values.ndim == 0 else axis % values.ndim
+    return xp.moveaxis(out, -1, along).reshape(values.shape)
+
+
+def _nan_to_zero(xp, a):
+    return xp.where(a == a, a, xp.zeros((), a.dtype))
 
 
 @register_kernel("logcumsumexp_grad", ALL_BACKENDS, FLOATS)
 def logcumsumexp_grad(ctx, x, out, out_grad, axis, dtype):
     """dx_i = sum_{k>=i} g_k exp(x_i - out_k) = exp(x_i - out_i) t_i, where
-    t_i = g_i + exp(out_i - out_{i+1}) t_{i+1} is summed from the end with factors
-    <= 1 (out never decreases), so nothing overflows."""
+    t_i = g_i + exp(out_i - out_{i+1}) t_{i+1}: every factor is <= 1 (out never
+    decreases), so nothing overflows; between two -inf the factor is 0."""
     xp = ctx.xp
-    values, along = _scan_input(x.astype(out_grad.dtype, copy=False), axis, None)
-    values = _scan_ready(values, along)
-    values = xp.moveaxis(values, along, -1)
-    outs = xp.moveaxis(out.reshape(_scan_ready(out, 0).shape if out.ndim == 0 else out.shape), along, -1)
-    grads = xp.moveaxis(out_grad.reshape(outs.shape if out.ndim == 0 else out_grad.shape), along, -1)
-    n = values.shape[-1]
-    result = xp.empty_like(values)
-    zero = xp.zeros((), values.dtype)
+    values = x.astype(out_grad.dtype, copy=False)
+    if axis is None:
+        values = values.reshape(-1)
+    moved = _lines_last(xp, values, axis)
+    outs = _lines_last(xp, out.reshape(values.shape), axis)
+    grads = _lines_last(xp, out_grad.reshape(values.shape), axis)
     with np.errstate(invalid="ignore", over="ignore"):
-        running = None
-        for i in range(n - 1, -1, -1):
-            if running is None:
-                running = grads[..., i]
-            else:
-                step = xp.exp(outs[..., i] - outs[..., i + 1])  # NaN only between two -inf
-                running = grads[..., i] + xp.where(step == step, step, zero) * running
-            factor = xp.exp(values[..., i] - outs[..., i])
-            result[..., i] = xp.where(factor == factor, factor, zero) * running
+        steps = _nan_to_zero(xp, xp.exp(outs[..., :-1] - outs[..., 1:]))
+        steps = xp.concatenate([steps, xp.zeros_like(outs[..., :1])], axis=-1)
+        result = _nan_to_zero(xp, xp.exp(moved - outs)) * _reverse_affine_scan(xp, steps, grads)
+    along = 0 if axis is None or x.ndim == 0 else axis % x.ndim
     return xp.moveaxis(result, -1, along).reshape(x.shape).astype(x.dtype, copy=False)
