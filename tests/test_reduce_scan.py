@@ -131,6 +131,14 @@ def test_median_of_an_even_count_splits_the_gradient_between_the_middle_values()
     np.testing.assert_array_equal(x.grad.numpy(), [0, 0, .5, .5])
 
 
+def test_median_shares_a_middle_value_among_equal_elements():
+    x = _leaf([[1.0, 2.0, 2.0, 5.0], [3.0, 3.0, 3.0, 0.0]])
+    eager.median(x, axis=1).sum().backward()
+    # row 0: both middle values are 2 (two elements): 1/4 + 1/4 each; row 1: middle
+    # values 3 and 3 held by three elements: 1/3 each.
+    np.testing.assert_allclose(x.grad.numpy(), [[0, .5, .5, 0], [1 / 3, 1 / 3, 1 / 3, 0]])
+
+
 def test_median_follows_paddles_dtypes():
     assert eager.median(eager.to_tensor(np.arange(12, dtype="int64").reshape(3, 4))).dtype == eager.float32
     assert eager.median(eager.ones([3], "float64")).dtype == eager.float64

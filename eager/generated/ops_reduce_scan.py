@@ -845,7 +845,7 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
 
 
 def median(x, axis=None, keepdim=False, name=None):
-    """Median over axis (all elements when None); the mean of the two middle values for even counts, whose gradient is split between them; float64 stays float64, other dtypes give float32 (Paddle).
+    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); float64 stays float64, other dtypes give float32 (Paddle).
 
     Differentiable to any order.
     """

@@ -1671,7 +1671,7 @@ _median_kernel = KERNELS.dispatch_table("median")
 
 
 def median(x, axis, keepdim):
-    """Median over axis (all elements when None); the mean of the two middle values for even counts, whose gradient is split between them; float64 stays float64, other dtypes give float32 (Paddle)."""
+    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); float64 stays float64, other dtypes give float32 (Paddle)."""
     out_meta = MetaTensor()
     try:
         _im.median_infer_meta(x, axis, keepdim, out_meta)

@@ -350,19 +350,20 @@ def median(ctx, x, axis, keepdim):
 
 @register_kernel("median_grad", ALL_BACKENDS, FLOATS)
 def median_grad(ctx, x, out_grad, axis, keepdim):
-    """Half the gradient to each of the two middle elements (the whole to the middle
-    one for odd counts); among equal values a stable sort picks which."""
+    """Half the gradient to each of the two middle values (the whole to the middle
+    one for odd counts); a middle value held by several elements shares its half
+    evenly among them (as amax does), so the rule needs no stable sort."""
     xp = ctx.xp
     axes = _axes(() if axis is None else (axis,), x.ndim)
     last, rest = _to_last(xp, x, axes)
     n = last.shape[-1]
     weights = xp.zeros(last.shape, dtype=out_grad.dtype)
     if n and last.size:
-        # rank of each element in a stable sort: the inverse of the sorting permutation
-        rank = xp.argsort(xp.argsort(last, axis=-1, kind="stable"), axis=-1, kind="stable")
+        ordered = xp.sort(last, axis=-1)
         half = out_grad.reshape(last.shape[:-1] + (1,)) / 2
         for middle in _middle_ranks(n):
-            weights = weights + (rank == middle) * half
+            holders = last == ordered[..., middle:middle + 1]
+            weights = weights + holders * (half / xp.sum(holders, axis=-1, keepdims=True))
     return _from_last(xp, weights, x.shape, axes, rest).astype(x.dtype)
 
 

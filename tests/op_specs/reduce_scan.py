@@ -312,10 +312,11 @@ def _nanmean_row(row, g):
 
 
 def _median_row(row, g):
-    order = sorted(range(row.size), key=lambda i: (row[i], i))
+    ordered = np.sort(row)
     weights = np.zeros_like(row)
     for rank in ((row.size - 1) // 2, row.size // 2):
-        weights[order[rank]] += 0.5
+        holders = row == ordered[rank]
+        weights += 0.5 * holders / holders.sum()
     return weights * g
 
 
@@ -480,7 +481,7 @@ SPECS: list = [
            _grad_cases(NORM_CASES, attrs={**REDUCE_ATTRS, "p": "fro"}), prepare=_prepared_result(ref_norm), wrt=(2,)),
     # -- median and the log-scan -------------------------------------------------------------
     OpSpec("median", eager.median, ref_median, ("real",), MEDIAN_CASES, dtypes=REAL_TYPES),
-    OpSpec("median_grad", F.median_grad, _median_grad, ("real", "real"),
+    OpSpec("median_grad", F.median_grad, _median_grad, ("coarse", "real"),
            _grad_cases_without_out(MEDIAN_CASES, _median_out), wrt=(1,)),
     OpSpec("logcumsumexp", eager.logcumsumexp, ref_logcumsumexp, ("real",),
            SCAN_CASES + (Case(((2, 3),), {"axis": 1, "dtype": D.FLOAT64}),)),
