@@ -203,3 +203,35 @@ def test_third_order_gradients(fn):
     x = eager.to_tensor(rng.uniform(0.5, 1.5, (2, 3)) * rng.choice([-1, 1], (2, 3)), stop_gradient=False)
     seed = eager.to_tensor(rng.uniform(-1, 1, fn(x).shape), stop_gradient=False)
     assert gradgradcheck(gradient_function(fn, 1), [x, seed])
+
+
+# -- clear errors before any kernel runs ------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: eager.max(eager.to_tensor([True, False])), ValueError,
+     "max: argument 'x' expected an integer or floating-point tensor, got dtype bool"),
+    (lambda: eager.logsumexp(eager.to_tensor([1, 2])), ValueError,
+     "logsumexp: argument 'x' expected a floating-point tensor"),
+    (lambda: eager.cumsum(eager.ones([2, 3]), axis=2), ValueError,
+     r"cumsum: argument 'axis' expected an axis in \[-2, 2\) for a 2-d tensor, got 2"),
+    (lambda: eager.cumprod(eager.ones([2, 3]), dim=-3), ValueError, "cumprod: argument 'dim' expected an axis"),
+    (lambda: eager.var(eager.ones([2, 3]), axis=[0, 0]), ValueError, "var: argument 'axis' lists axis 0 more than once"),
+    (lambda: eager.median(eager.ones([2, 3]), axis=[0]), TypeError, "median: argument 'axis' expected an int"),
+    (lambda: eager.norm(eager.ones([2]), p=float("nan")), ValueError, "norm: argument 'p' expected 'fro'"),
+    (lambda: eager.ops.max_grad(eager.ones([3, 4]), eager.ones([3]), eager.ones([4]), axis=1), ValueError,
+     r"max_grad: argument 'out_grad' expected float32\[3\] \(the forward op's result\), got float32\[4\]"),
+    (lambda: eager.ops.cumsum_grad(eager.ones([3, 4]), eager.ones([3, 4])), ValueError,
+     r"cumsum_grad: argument 'out_grad' expected float32\[12\]"),
+    (lambda: eager.ops.norm_grad(eager.ones([3]), eager.ones([]), eager.ones([]), p="nuc"), ValueError,
+     "norm_grad: argument 'p' expected 'fro'"),
+])
+def test_bad_input_gets_a_clear_error_naming_the_op(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_a_failed_reduction_leaves_its_input_as_it_was():
+    x = eager.to_tensor([[1.0, 2.0]])
+    with pytest.raises(ValueError):
+        x.cumsum_(axis=5)
+    np.testing.assert_array_equal(x.numpy(), [[1.0, 2.0]])

@@ -2565,7 +2565,7 @@ def max_grad(x, out, out_grad, axis, keepdim):
     """max_grad (phi kernel max_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2592,7 +2592,7 @@ def min_grad(x, out, out_grad, axis, keepdim):
     """min_grad (phi kernel min_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2619,7 +2619,7 @@ def prod_grad(x, out_grad, axis, keepdim):
     """prod_grad (phi kernel prod_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.prod_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2646,7 +2646,7 @@ def cumsum_grad(x, out_grad, axis, dtype):
     """cumsum_grad (phi kernel cumsum_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.scan_grad_infer_meta(x, out_grad, axis, dtype, x_grad_meta)
     except PhiError as error:
         raise error.in_op("cumsum_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2673,7 +2673,7 @@ def logsumexp_grad(x, out, out_grad, axis, keepdim):
     """logsumexp_grad (phi kernel logsumexp_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.float_reduce_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2700,7 +2700,7 @@ def std_grad(x, out, out_grad, axis, unbiased, keepdim):
     """std_grad (phi kernel std_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.std_grad_infer_meta(x, out, out_grad, axis, unbiased, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2727,7 +2727,7 @@ def var_grad(x, out_grad, axis, unbiased, keepdim):
     """var_grad (phi kernel var_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.var_grad_infer_meta(x, out_grad, axis, unbiased, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2754,7 +2754,7 @@ def norm_grad(x, out, out_grad, p, axis, keepdim):
     """norm_grad (phi kernel norm_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.norm_grad_infer_meta(x, out, out_grad, p, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2781,7 +2781,7 @@ def amax_grad(x, out, out_grad, axis, keepdim):
     """amax_grad (phi kernel amax_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2808,7 +2808,7 @@ def amin_grad(x, out, out_grad, axis, keepdim):
     """amin_grad (phi kernel amin_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2835,7 +2835,7 @@ def cumprod_grad(x, out_grad, dim, dtype):
     """cumprod_grad (phi kernel cumprod_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.cumprod_grad_infer_meta(x, out_grad, dim, dtype, x_grad_meta)
     except PhiError as error:
         raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2862,7 +2862,7 @@ def nansum_grad(x, out_grad, axis, dtype, keepdim):
     """nansum_grad (phi kernel nansum_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.nansum_grad_infer_meta(x, out_grad, axis, dtype, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2889,7 +2889,7 @@ def nanmean_grad(x, out_grad, axis, keepdim):
     """nanmean_grad (phi kernel nanmean_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.nanmean_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2916,7 +2916,7 @@ def median_grad(x, out_grad, axis, keepdim):
     """median_grad (phi kernel median_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.median_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
     except PhiError as error:
         raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
@@ -2943,7 +2943,7 @@ def logcumsumexp_grad(x, out, out_grad, axis, dtype):
     """logcumsumexp_grad (phi kernel logcumsumexp_grad)."""
     x_grad_meta = MetaTensor()
     try:
-        _im.unchanged_infer_meta(x, x_grad_meta)
+        _im.logcumsumexp_grad_infer_meta(x, out, out_grad, axis, dtype, x_grad_meta)
     except PhiError as error:
         raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind

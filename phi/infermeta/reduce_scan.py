@@ -9,6 +9,7 @@ import numbers
 
 from ..common.data_type import DataType, convert_dtype
 from ..core.errors import InvalidArgumentError
+from ..core.meta_tensor import MetaTensor
 from .checks import normalize_axes, normalize_axis
 from .unary import reduce_infer_meta
 
@@ -16,6 +17,10 @@ __all__ = [
     "reduce_axes_infer_meta", "extreme_infer_meta", "float_reduce_infer_meta", "prod_infer_meta",
     "var_infer_meta", "norm_infer_meta", "logical_reduce_infer_meta", "count_nonzero_infer_meta",
     "nansum_infer_meta", "median_infer_meta", "scan_infer_meta", "cumprod_infer_meta", "float_scan_infer_meta",
+    "extreme_grad_infer_meta", "prod_grad_infer_meta", "scan_grad_infer_meta", "cumprod_grad_infer_meta",
+    "logcumsumexp_grad_infer_meta", "float_reduce_grad_infer_meta", "nanmean_grad_infer_meta",
+    "var_grad_infer_meta", "std_grad_infer_meta", "norm_grad_infer_meta", "nansum_grad_infer_meta",
+    "median_grad_infer_meta",
 ]
 
 
@@ -153,3 +158,80 @@ def float_scan_infer_meta(x, axis, dtype, out) -> None:
     scan_infer_meta(x, axis, dtype, out)
     if not out.dtype.is_floating_point:
         raise InvalidArgumentError(f"argument 'dtype' expected a floating-point dtype, got {out.dtype}")
+
+
+# -- backward ops: the incoming gradient (and saved result) must be what the forward returned --
+
+def _forward_meta(infer, *args) -> MetaTensor:
+    forward = MetaTensor()
+    infer(*args, forward)
+    return forward
+
+
+def _check_result(arg: str, got, forward, check_dtype: bool = True) -> None:
+    if tuple(got.dims) != tuple(forward.dims) or (check_dtype and got.dtype is not forward.dtype):
+        raise InvalidArgumentError(
+            f"argument '{arg}' expected {forward.dtype}{list(forward.dims)} (the forward op's result), "
+            f"got {got.dtype}{list(got.dims)}")
+
+
+def _gradient_of(x, out_grad, forward, x_grad, out=None, check_dtype=True) -> None:
+    if not out_grad.dtype.is_floating_point:
+        raise InvalidArgumentError(f"argument 'out_grad' expected a floating-point tensor, got dtype "
+                                   f"{out_grad.dtype}")
+    _check_result("out_grad", out_grad, forward, check_dtype)
+    if out is not None:
+        _check_result("out", out, forward, check_dtype)
+    x_grad.dims, x_grad.dtype, x_grad.layout = x.dims, x.dtype, x.layout
+
+
+def extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad) -> None:
+    """max_grad, min_grad, amax_grad, amin_grad."""
+    _gradient_of(x, out_grad, _forward_meta(extreme_infer_meta, x, axis, keepdim), x_grad, out)
+
+
+def prod_grad_infer_meta(x, out_grad, axis, keepdim, x_grad) -> None:
+    """prod_grad: out_grad has prod's shape (its dtype is prod's dtype argument, not known here)."""
+    _gradient_of(x, out_grad, _forward_meta(prod_infer_meta, x, axis, keepdim, None), x_grad, check_dtype=False)
+
+
+def scan_grad_infer_meta(x, out_grad, axis, dtype, x_grad) -> None:
+    """cumsum_grad."""
+    _gradient_of(x, out_grad, _forward_meta(scan_infer_meta, x, axis, dtype), x_grad)
+
+
+def cumprod_grad_infer_meta(x, out_grad, dim, dtype, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(cumprod_infer_meta, x, dim, dtype), x_grad)
+
+
+def logcumsumexp_grad_infer_meta(x, out, out_grad, axis, dtype, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(float_scan_infer_meta, x, axis, dtype), x_grad, out)
+
+
+def float_reduce_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad) -> None:
+    """logsumexp_grad."""
+    _gradient_of(x, out_grad, _forward_meta(float_reduce_infer_meta, x, axis, keepdim), x_grad, out)
+
+
+def nanmean_grad_infer_meta(x, out_grad, axis, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(float_reduce_infer_meta, x, axis, keepdim), x_grad)
+
+
+def var_grad_infer_meta(x, out_grad, axis, unbiased, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(var_infer_meta, x, axis, unbiased, keepdim), x_grad)
+
+
+def std_grad_infer_meta(x, out, out_grad, axis, unbiased, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(var_infer_meta, x, axis, unbiased, keepdim), x_grad, out)
+
+
+def norm_grad_infer_meta(x, out, out_grad, p, axis, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(norm_infer_meta, x, p, axis, keepdim), x_grad, out)
+
+
+def nansum_grad_infer_meta(x, out_grad, axis, dtype, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(nansum_infer_meta, x, axis, dtype, keepdim), x_grad)
+
+
+def median_grad_infer_meta(x, out_grad, axis, keepdim, x_grad) -> None:
+    _gradient_of(x, out_grad, _forward_meta(median_infer_meta, x, axis, keepdim), x_grad)
