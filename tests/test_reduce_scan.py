@@ -218,6 +218,8 @@ def test_third_order_gradients(fn):
     (lambda: eager.var(eager.ones([2, 3]), axis=[0, 0]), ValueError, "var: argument 'axis' lists axis 0 more than once"),
     (lambda: eager.median(eager.ones([2, 3]), axis=[0]), TypeError, "median: argument 'axis' expected an int"),
     (lambda: eager.norm(eager.ones([2]), p=float("nan")), ValueError, "norm: argument 'p' expected 'fro'"),
+    (lambda: eager.norm(eager.ones([2, 2]), p=0, axis=[0, 1]), ValueError,
+     r"norm: argument 'p' = 0 needs axis None or a single axis"),
     (lambda: eager.ops.max_grad(eager.ones([3, 4]), eager.ones([3]), eager.ones([4]), axis=1), ValueError,
      r"max_grad: argument 'out_grad' expected float32\[3\] \(the forward op's result\), got float32\[4\]"),
     (lambda: eager.ops.cumsum_grad(eager.ones([3, 4]), eager.ones([3, 4])), ValueError,

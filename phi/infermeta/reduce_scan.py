@@ -89,6 +89,10 @@ def norm_infer_meta(x, p, axis, keepdim, out) -> None:
     if axis is not None and len(axis) > 2:
         raise InvalidArgumentError(
             f"argument 'axis' expected None, an int or a list of two ints, got {list(axis)}")
+    if axis is not None and len(axis) == 2 and not isinstance(p, str) and p == 0:
+        # Paddle counts nonzeros over all elements or one axis only.
+        raise InvalidArgumentError(
+            f"argument 'p' = 0 needs axis None or a single axis (as in Paddle), got axis {list(axis)}")
     reduce_axes_infer_meta(x, axis, keepdim, out)
 
 
