@@ -82,6 +82,14 @@ def to_scalar(value, op: str, arg: str):
     return _phi_to_scalar(value, op, arg)
 
 
+def to_scalar_or_str(value, op: str, arg: str):
+    """A Scalar that may also be a word (a Scalar argument whose YAML default is a
+    string, as norm's ``p = "fro"``); which words are valid is the InferMeta's call."""
+    if isinstance(value, str):
+        return value
+    return to_scalar(value, op, arg)
+
+
 def to_int_array(value, op: str, arg: str) -> tuple:
     if type(value) is tuple and all(type(v) is int and _INT64_MIN <= v <= _INT64_MAX for v in value):
         return value

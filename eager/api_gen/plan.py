@@ -55,6 +55,10 @@ def _converter(arg) -> str | None:
     type_name = str(arg.type.strip_optional())
     if type_name == "DataType" and not arg.has_default:
         return "to_required_dtype"  # None is a dtype's "not given" only where it is the default
+    if type_name == "Scalar" and isinstance(arg.default, str):
+        # A Scalar whose default is a word (norm's p = "fro") also takes words;
+        # the op's InferMeta says which.
+        return "to_scalar_or_str"
     return _CONVERTERS[type_name]
 
 

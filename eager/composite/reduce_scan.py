@@ -1,5 +1,249 @@
-"""Composite rules of the reduce scan ops (see eager/composite/__init__.py)."""
+"""Composite rules of the reduce scan ops (see eager/composite/__init__.py).
+
+The rules of prod and the scans that need "the product (or sum) of the others"
+build an (..., n, n) table from the group's n elements, so they divide by
+nothing and stay exact with zeros; they run only under create_graph.
+"""
 from __future__ import annotations
 
-from ..generated import forward_api as _F  # noqa: F401
-from .spine import sum_to_shape  # noqa: F401
+from phi.common.shape_rules import inverse_permutation, reduced_axes
+
+from ..generated import forward_api as _F
+from .spine import _broadcast_like, _reshape
+
+
+def _axes_of(shape, axis) -> tuple:
+    """The reduced axes: all for None or [], an int as a one-element list."""
+    if isinstance(axis, int):
+        axis = (axis,)
+    return reduced_axes(len(shape), axis or ())
+
+
+def _spread(grad, shape, axis):
+    """A reduction's gradient (or result) with the reduced axes back as 1s,
+    broadcast to ``shape``."""
+    axes = _axes_of(shape, axis)
+    kept = _reshape(grad, [1 if i in axes else d for i, d in enumerate(shape)])
+    return _broadcast_like(kept, shape)
+
+
+def _kept(value, shape, axis):
+    axes = _axes_of(shape, axis)
+    return _reshape(value, [1 if i in axes else d for i, d in enumerate(shape)])
+
+
+def _as_dtype(t, dtype):
+    return t if t.dtype == dtype else _F.cast(t, dtype)
+
+
+def _zeros_like(x):
+    return _F.full_like(x, 0, None)
+
+
+# -- max, min, amax, amin ----------------------------------------------------------
+
+def _hits(x, out, axis):
+    return _F.cast(_F.equal(x, _kept(out, x.shape, axis)), x.dtype)
+
+
+def max_grad(x, out, out_grad, axis, keepdim):
+    # Paddle: every element equal to the maximum gets the whole gradient.
+    return _F.multiply(_hits(x, out, axis), _spread(out_grad, x.shape, axis))
+
+
+def min_grad(x, out, out_grad, axis, keepdim):
+    return max_grad(x, out, out_grad, axis, keepdim)
+
+
+def amax_grad(x, out, out_grad, axis, keepdim):
+    # Paddle: the gradient is split evenly among the tied extremes.
+    hits = _hits(x, out, axis)
+    ties = _F.sum(hits, list(_axes_of(x.shape, axis)), None, True)
+    return _F.multiply(hits, _F.divide(_spread(out_grad, x.shape, axis), ties))
+
+
+def amin_grad(x, out, out_grad, axis, keepdim):
+    return amax_grad(x, out, out_grad, axis, keepdim)
+
+
+# -- the (..., n, n) tables -------------------------------------------------------------
+
+def _to_last(x, axes):
+    """x with ``axes`` moved last and flattened into one: (..., n), and how to undo it."""
+    rest = [i for i in range(len(x.shape)) if i not in axes]
+    perm = rest + list(axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    moved = _F.reshape(_F.transpose(x, perm), [x.shape[i] for i in rest] + [n])
+    unflat = [x.shape[i] for i in perm]
+
+    def back(y):
+        return _F.transpose(_F.reshape(y, unflat), inverse_permutation(perm))
+    return moved, back
+
+
+def _rank_tables(moved):
+    """Positions 1..n along the last axis, as (..., n, 1) and (..., 1, n) for comparisons."""
+    position = _F.cumsum(_F.full_like(moved, 1, None), -1, None)
+    return _F.unsqueeze(position, [-1]), _F.unsqueeze(position, [-2])
+
+
+def _others(moved):
+    """(..., n, n) whose row i is the group with entry i replaced by 1."""
+    rows, cols = _rank_tables(moved)
+    spread = _F.unsqueeze(moved, [-2])
+    return _F.where(_F.equal(rows, cols), _F.full_like(spread, 1, None), spread), rows, cols
+
+
+# -- prod -----------------------------------------------------------------------------------
+
+def prod_grad(x, out_grad, axis, keepdim):
+    grad = _as_dtype(out_grad, x.dtype)
+    if len(x.shape) == 0:
+        return _reshape(grad, [])
+    if 0 in x.shape:
+        return _zeros_like(x)
+    moved, back = _to_last(x, _axes_of(x.shape, axis))
+    table, _, _ = _others(moved)
+    others = back(_F.prod(table, [-1], False, None))
+    return _F.multiply(others, _spread(grad, x.shape, axis))
+
+
+# -- scans ------------------------------------------------------------------------------------
+
+def _scan_to_last(x, axis):
+    """The scanned array as (..., n) with the scan axis last, and how to get x's shape back."""
+    flat = axis is None
+    values = _F.reshape(x, [-1]) if flat else x
+    along = 0 if flat else axis % len(x.shape)
+    perm = [i for i in range(len(values.shape)) if i != along] + [along]
+    moved = _F.transpose(values, perm)
+
+    def back(y):
+        return _reshape(_F.transpose(y, inverse_permutation(perm)), x.shape)
+    return moved, back
+
+
+def _reversed_last(t):
+    return _F.getitem(t, (Ellipsis, slice(None, None, -1)))
+
+
+def cumsum_grad(x, out_grad, axis, dtype):
+    grad = _as_dtype(out_grad, x.dtype)
+    if len(x.shape) == 0 or 0 in x.shape:
+        return _reshape(grad, x.shape)
+    moved, back = _scan_to_last(_reshape(grad, x.shape) if axis is None else grad, axis)
+    return back(_reversed_last(_F.cumsum(_reversed_last(moved), -1, None)))
+
+
+def cumprod_grad(x, out_grad, dim, dtype):
+    grad = _as_dtype(out_grad, x.dtype)
+    if len(x.shape) == 0:
+        return _reshape(grad, [])
+    if 0 in x.shape:
+        return _zeros_like(x)
+    moved, back = _scan_to_last(x, dim)
+    grad_moved, _ = _scan_to_last(_reshape(grad, x.shape), dim)
+    table, rows, cols = _others(moved)
+    # products[i, k] = prod_{j <= k, j != i} x_j; dx_i = sum_{k >= i} g_k products[i, k]
+    products = _F.cumprod(table, -1, None)
+    later = _F.where(_F.greater_equal(cols, rows), products, _zeros_like(products))
+    return back(_F.sum(_F.multiply(later, _F.unsqueeze(grad_moved, [-2])), [-1], None, False))
+
+
+def logcumsumexp_grad(x, out, out_grad, axis, dtype):
+    grad = _as_dtype(out_grad, x.dtype)
+    if len(x.shape) == 0:
+        return _reshape(grad, [])
+    if 0 in x.shape:
+        return _zeros_like(x)
+    moved, back = _scan_to_last(x, axis)
+    out_moved, _ = _scan_to_last(_reshape(_as_dtype(out, x.dtype), x.shape), axis)
+    grad_moved, _ = _scan_to_last(_reshape(grad, x.shape), axis)
+    rows, cols = _rank_tables(moved)
+    # dx_i = sum_{k >= i} g_k exp(x_i - out_k); the pairs k < i are -inf before exp.
+    gaps = _F.subtract(_F.unsqueeze(moved, [-1]), _F.unsqueeze(out_moved, [-2]))
+    gaps = _F.where(_F.greater_equal(cols, rows), gaps, _F.full_like(gaps, float("-inf"), None))
+    return back(_F.sum(_F.multiply(_F.exp(gaps), _F.unsqueeze(grad_moved, [-2])), [-1], None, False))
+
+
+# -- logsumexp, var, std, norm -------------------------------------------------------------
+
+def logsumexp_grad(x, out, out_grad, axis, keepdim):
+    kept = _kept(out, x.shape, axis)
+    # A group that is all -inf has logsumexp -inf; shifting by 0 there gives exp(-inf) = 0.
+    shift = _F.where(_F.equal(kept, _F.full_like(kept, float("-inf"), None)), _zeros_like(kept), kept)
+    return _F.multiply(_F.exp(_F.subtract(x, shift)), _spread(out_grad, x.shape, axis))
+
+
+def _divisor(x, axis, unbiased) -> int:
+    count = 1
+    for a in _axes_of(x.shape, axis):
+        count *= x.shape[a]
+    return count - (1 if unbiased else 0)
+
+
+def _deviation(x, axis):
+    return _F.subtract(x, _F.mean(x, list(_axes_of(x.shape, axis)), True))
+
+
+def var_grad(x, out_grad, axis, unbiased, keepdim):
+    if 0 in x.shape:
+        return _zeros_like(x)
+    divisor = _divisor(x, axis, unbiased)
+    factor = 2.0 / divisor if divisor > 0 else float("nan")
+    return _F.multiply(_F.scale(_deviation(x, axis), factor, 0.0, True), _spread(out_grad, x.shape, axis))
+
+
+def std_grad(x, out, out_grad, axis, unbiased, keepdim):
+    if 0 in x.shape:
+        return _zeros_like(x)
+    divisor = max(_divisor(x, axis, unbiased), 0)
+    spread_out = _spread(_F.scale(out, float(divisor), 0.0, True), x.shape, axis)
+    return _F.divide(_F.multiply(_deviation(x, axis), _spread(out_grad, x.shape, axis)), spread_out)
+
+
+def norm_grad(x, out, out_grad, p, axis, keepdim):
+    order = 2.0 if isinstance(p, str) else float(p)
+    if order == 0 or 0 in x.shape:
+        return _zeros_like(x)
+    sign = _F.sign(x)
+    grad = _spread(out_grad, x.shape, axis)
+    if order == 1:
+        return _F.multiply(sign, grad)
+    magnitude = _F.multiply(sign, x)
+    norm = _spread(out, x.shape, axis)
+    if order in (float("inf"), float("-inf")):
+        hits = _F.cast(_F.equal(magnitude, norm), x.dtype)
+        return _F.multiply(_F.multiply(sign, hits), grad)
+    # A zero norm divides by 1 instead and gives a zero gradient, as the kernel does.
+    is_zero = _F.equal(norm, _zeros_like(norm))
+    safe = _F.where(is_zero, _F.full_like(norm, 1, None), norm)
+    local = _F.multiply(sign, _F.pow(_F.divide(magnitude, safe), order - 1))
+    local = _F.where(is_zero, _zeros_like(local), local)
+    return _F.multiply(local, grad)
+
+
+# -- nansum, nanmean, median ------------------------------------------------------------------
+
+def nansum_grad(x, out_grad, axis, dtype, keepdim):
+    grad = _spread(_as_dtype(out_grad, x.dtype), x.shape, axis)
+    return _F.where(_F.equal(x, x), grad, _zeros_like(grad))
+
+
+def nanmean_grad(x, out_grad, axis, keepdim):
+    present = _F.equal(x, x)
+    count = _F.sum(_F.cast(present, x.dtype), list(_axes_of(x.shape, axis)), None, True)
+    count = _F.maximum(count, _F.full_like(count, 1, None))
+    share = _F.divide(_spread(out_grad, x.shape, axis), count)
+    return _F.where(present, share, _zeros_like(share))
+
+
+def median_grad(x, out_grad, axis, keepdim):
+    # The weights (1/2 on each middle element) depend on x only through its order,
+    # so they are constants (the kernel on a detached x); the rule is linear in out_grad.
+    weights = _F.median_grad(x.detach(), _F.full_like(out_grad.detach(), 1, None), axis, keepdim)
+    reduced = None if axis is None else [axis]
+    # median's result is float32 for float16 input (Paddle): the gradient comes back in x's dtype.
+    return _F.multiply(weights, _spread(_as_dtype(out_grad, x.dtype), x.shape, reduced))

@@ -16,10 +16,10 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, to_bool, to_dtype, to_float, to_float_list, to_index, to_int,
-    to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_str,
+    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
+    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
+    to_str,
 )
-from ..arguments import scalar_tensor  # noqa: F401  (YAML scalar_tensor: a number as a 0-d tensor)
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
 from ..autograd.anomaly import check_forward

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -2879,6 +2879,492 @@ def fmin(x, y):
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_max_kernel = KERNELS.dispatch_table("max")
+
+
+def max(x, axis, keepdim):
+    """Maximum over axis (all axes when None); at ties every maximal element gets the whole gradient, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.extreme_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("max", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max", "max", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _max_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("max", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_min_kernel = KERNELS.dispatch_table("min")
+
+
+def min(x, axis, keepdim):
+    """Minimum over axis (all axes when None); at ties every minimal element gets the whole gradient, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.extreme_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("min", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("min", "min", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _min_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("min", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"min: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("min", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_prod_kernel = KERNELS.dispatch_table("prod")
+
+
+def prod(x, axis, keepdim, dtype):
+    """Product over axis (all axes when None); dtype casts x first; the gradient is exact with zeros in x."""
+    out_meta = MetaTensor()
+    try:
+        _im.prod_infer_meta(x, axis, keepdim, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("prod", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("prod", "prod", x, (x, axis, keepdim, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _prod_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim, dtype)
+    except PhiError as error:
+        raise error.in_op("prod", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"prod: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("prod", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cumsum_kernel = KERNELS.dispatch_table("cumsum")
+
+
+def cumsum(x, axis, dtype):
+    """Cumulative sum along axis (of the flattened x when None); dtype casts x first; integers keep their dtype, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.scan_infer_meta(x, axis, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("cumsum", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cumsum", "cumsum", x, (x, axis, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cumsum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cumsum", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cumsum: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumsum", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_all_kernel = KERNELS.dispatch_table("all")
+
+
+def all(x, axis, keepdim):
+    """Whether every element over axis is nonzero (True for none); a bool result."""
+    out_meta = MetaTensor()
+    try:
+        _im.logical_reduce_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("all", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("all", "all", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _all_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("all", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"all: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("all", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_any_kernel = KERNELS.dispatch_table("any")
+
+
+def any(x, axis, keepdim):
+    """Whether some element over axis is nonzero (False for none); a bool result."""
+    out_meta = MetaTensor()
+    try:
+        _im.logical_reduce_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("any", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("any", "any", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _any_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("any", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"any: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("any", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logsumexp_kernel = KERNELS.dispatch_table("logsumexp")
+
+
+def logsumexp(x, axis, keepdim):
+    """log(sum(exp(x))) over axis, shifted by the maximum so it cannot overflow; all -inf gives -inf and a zero gradient."""
+    out_meta = MetaTensor()
+    try:
+        _im.float_reduce_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("logsumexp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logsumexp", "logsumexp", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logsumexp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("logsumexp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logsumexp: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logsumexp", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_std_kernel = KERNELS.dispatch_table("std")
+
+
+def std(x, axis, unbiased, keepdim):
+    """Standard deviation over axis, divided by N - 1 when unbiased (Paddle's default); its gradient is NaN where it is 0, as Paddle's."""
+    out_meta = MetaTensor()
+    try:
+        _im.var_infer_meta(x, axis, unbiased, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("std", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("std", "std", x, (x, axis, unbiased, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _std_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, unbiased, keepdim)
+    except PhiError as error:
+        raise error.in_op("std", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"std: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("std", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_var_kernel = KERNELS.dispatch_table("var")
+
+
+def var(x, axis, unbiased, keepdim):
+    """Variance over axis, divided by N - 1 when unbiased (Paddle's default); NaN for N - 1 = 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.var_infer_meta(x, axis, unbiased, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("var", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("var", "var", x, (x, axis, unbiased, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _var_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, unbiased, keepdim)
+    except PhiError as error:
+        raise error.in_op("var", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"var: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("var", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_norm_kernel = KERNELS.dispatch_table("norm")
+
+
+def norm(x, p, axis, keepdim):
+    """Vector p-norm over axis (None, an int or two axes, taken as one flat vector, as Paddle); p is 'fro' (2), inf, -inf, 0 or any real."""
+    out_meta = MetaTensor()
+    try:
+        _im.norm_infer_meta(x, p, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("norm", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("norm", "norm", x, (x, p, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _norm_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, p, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("norm", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"norm: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("norm", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_amax_kernel = KERNELS.dispatch_table("amax")
+
+
+def amax(x, axis, keepdim):
+    """Maximum over axis; at ties the gradient is split evenly among the maximal elements, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.extreme_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("amax", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("amax", "amax", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _amax_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("amax", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"amax: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("amax", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_amin_kernel = KERNELS.dispatch_table("amin")
+
+
+def amin(x, axis, keepdim):
+    """Minimum over axis; at ties the gradient is split evenly among the minimal elements, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.extreme_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("amin", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("amin", "amin", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _amin_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("amin", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"amin: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("amin", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cumprod_kernel = KERNELS.dispatch_table("cumprod")
+
+
+def cumprod(x, dim, dtype):
+    """Cumulative product along dim (of the flattened x when None); dtype casts x first; the gradient is exact with zeros in x."""
+    out_meta = MetaTensor()
+    try:
+        _im.cumprod_infer_meta(x, dim, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("cumprod", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cumprod", "cumprod", x, (x, dim, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cumprod_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, dim, dtype)
+    except PhiError as error:
+        raise error.in_op("cumprod", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cumprod: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumprod", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_nansum_kernel = KERNELS.dispatch_table("nansum")
+
+
+def nansum(x, axis, dtype, keepdim):
+    """Sum over axis treating NaN as 0; integers widen to int64 as in sum."""
+    out_meta = MetaTensor()
+    try:
+        _im.nansum_infer_meta(x, axis, dtype, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("nansum", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nansum", "nansum", x, (x, axis, dtype, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _nansum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, dtype, keepdim)
+    except PhiError as error:
+        raise error.in_op("nansum", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nansum: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nansum", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_nanmean_kernel = KERNELS.dispatch_table("nanmean")
+
+
+def nanmean(x, axis, keepdim):
+    """Mean over axis of the elements that are not NaN (NaN when there are none)."""
+    out_meta = MetaTensor()
+    try:
+        _im.float_reduce_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("nanmean", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nanmean", "nanmean", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _nanmean_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("nanmean", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nanmean: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nanmean", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_count_nonzero_kernel = KERNELS.dispatch_table("count_nonzero")
+
+
+def count_nonzero(x, axis, keepdim):
+    """Number of nonzero elements over axis, as int64."""
+    out_meta = MetaTensor()
+    try:
+        _im.count_nonzero_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("count_nonzero", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("count_nonzero", "count_nonzero", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _count_nonzero_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("count_nonzero", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"count_nonzero: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("count_nonzero", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_median_kernel = KERNELS.dispatch_table("median")
+
+
+def median(x, axis, keepdim):
+    """Median over axis (all elements when None); the mean of the two middle values for even counts, each taking half the gradient (shared evenly among elements equal to it); float64 stays float64, other dtypes give float32 (Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.median_infer_meta(x, axis, keepdim, out_meta)
+    except PhiError as error:
+        raise error.in_op("median", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("median", "median", x, (x, axis, keepdim), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _median_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("median", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"median: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("median", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_logcumsumexp_kernel = KERNELS.dispatch_table("logcumsumexp")
+
+
+def logcumsumexp(x, axis, dtype):
+    """log(cumsum(exp(x))) along axis (of the flattened x when None), as a running logaddexp that cannot overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.float_scan_infer_meta(x, axis, dtype, out_meta)
+    except PhiError as error:
+        raise error.in_op("logcumsumexp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logcumsumexp", "logcumsumexp", x, (x, axis, dtype), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _logcumsumexp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("logcumsumexp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logcumsumexp: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logcumsumexp", [out_meta], [out])
     return DenseTensor(out)
 
 
@@ -6341,6 +6827,411 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         None if x_grad is None else DenseTensor(x_grad),
         None if y_grad is None else DenseTensor(y_grad),
     )
+
+
+_max_grad_kernel = KERNELS.dispatch_table("max_grad")
+
+
+def max_grad(x, out, out_grad, axis, keepdim):
+    """max_grad (phi kernel max_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max_grad", "max_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _max_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_min_grad_kernel = KERNELS.dispatch_table("min_grad")
+
+
+def min_grad(x, out, out_grad, axis, keepdim):
+    """min_grad (phi kernel min_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("min_grad", "min_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _min_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"min_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("min_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_prod_grad_kernel = KERNELS.dispatch_table("prod_grad")
+
+
+def prod_grad(x, out_grad, axis, keepdim):
+    """prod_grad (phi kernel prod_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.prod_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("prod_grad", "prod_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _prod_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"prod_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("prod_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cumsum_grad_kernel = KERNELS.dispatch_table("cumsum_grad")
+
+
+def cumsum_grad(x, out_grad, axis, dtype):
+    """cumsum_grad (phi kernel cumsum_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.scan_grad_infer_meta(x, out_grad, axis, dtype, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cumsum_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cumsum_grad", "cumsum_grad", out_grad, (x, out_grad, axis, dtype), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cumsum_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("cumsum_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cumsum_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumsum_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_logsumexp_grad_kernel = KERNELS.dispatch_table("logsumexp_grad")
+
+
+def logsumexp_grad(x, out, out_grad, axis, keepdim):
+    """logsumexp_grad (phi kernel logsumexp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.float_reduce_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logsumexp_grad", "logsumexp_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _logsumexp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logsumexp_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logsumexp_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_std_grad_kernel = KERNELS.dispatch_table("std_grad")
+
+
+def std_grad(x, out, out_grad, axis, unbiased, keepdim):
+    """std_grad (phi kernel std_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.std_grad_infer_meta(x, out, out_grad, axis, unbiased, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("std_grad", "std_grad", out_grad, (x, out, out_grad, axis, unbiased, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _std_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, unbiased, keepdim)
+    except PhiError as error:
+        raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"std_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("std_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_var_grad_kernel = KERNELS.dispatch_table("var_grad")
+
+
+def var_grad(x, out_grad, axis, unbiased, keepdim):
+    """var_grad (phi kernel var_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.var_grad_infer_meta(x, out_grad, axis, unbiased, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("var_grad", "var_grad", out_grad, (x, out_grad, axis, unbiased, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _var_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, unbiased, keepdim)
+    except PhiError as error:
+        raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"var_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("var_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_norm_grad_kernel = KERNELS.dispatch_table("norm_grad")
+
+
+def norm_grad(x, out, out_grad, p, axis, keepdim):
+    """norm_grad (phi kernel norm_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.norm_grad_infer_meta(x, out, out_grad, p, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("norm_grad", "norm_grad", out_grad, (x, out, out_grad, p, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _norm_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, p, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"norm_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("norm_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_amax_grad_kernel = KERNELS.dispatch_table("amax_grad")
+
+
+def amax_grad(x, out, out_grad, axis, keepdim):
+    """amax_grad (phi kernel amax_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("amax_grad", "amax_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _amax_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"amax_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("amax_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_amin_grad_kernel = KERNELS.dispatch_table("amin_grad")
+
+
+def amin_grad(x, out, out_grad, axis, keepdim):
+    """amin_grad (phi kernel amin_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.extreme_grad_infer_meta(x, out, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("amin_grad", "amin_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _amin_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"amin_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("amin_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cumprod_grad_kernel = KERNELS.dispatch_table("cumprod_grad")
+
+
+def cumprod_grad(x, out_grad, dim, dtype):
+    """cumprod_grad (phi kernel cumprod_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.cumprod_grad_infer_meta(x, out_grad, dim, dtype, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cumprod_grad", "cumprod_grad", out_grad, (x, out_grad, dim, dtype), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cumprod_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, dim, dtype)
+    except PhiError as error:
+        raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cumprod_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumprod_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_nansum_grad_kernel = KERNELS.dispatch_table("nansum_grad")
+
+
+def nansum_grad(x, out_grad, axis, dtype, keepdim):
+    """nansum_grad (phi kernel nansum_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.nansum_grad_infer_meta(x, out_grad, axis, dtype, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nansum_grad", "nansum_grad", out_grad, (x, out_grad, axis, dtype, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _nansum_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, dtype, keepdim)
+    except PhiError as error:
+        raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nansum_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nansum_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_nanmean_grad_kernel = KERNELS.dispatch_table("nanmean_grad")
+
+
+def nanmean_grad(x, out_grad, axis, keepdim):
+    """nanmean_grad (phi kernel nanmean_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.nanmean_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nanmean_grad", "nanmean_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _nanmean_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nanmean_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nanmean_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_median_grad_kernel = KERNELS.dispatch_table("median_grad")
+
+
+def median_grad(x, out_grad, axis, keepdim):
+    """median_grad (phi kernel median_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.median_grad_infer_meta(x, out_grad, axis, keepdim, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("median_grad", "median_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _median_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, axis, keepdim)
+    except PhiError as error:
+        raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"median_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("median_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_logcumsumexp_grad_kernel = KERNELS.dispatch_table("logcumsumexp_grad")
+
+
+def logcumsumexp_grad(x, out, out_grad, axis, dtype):
+    """logcumsumexp_grad (phi kernel logcumsumexp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.logcumsumexp_grad_infer_meta(x, out, out_grad, axis, dtype, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("logcumsumexp_grad", "logcumsumexp_grad", out_grad, (x, out, out_grad, axis, dtype), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _logcumsumexp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, axis, dtype)
+    except PhiError as error:
+        raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"logcumsumexp_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logcumsumexp_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
 
 
 _topk_grad_kernel = KERNELS.dispatch_table("topk_grad")
