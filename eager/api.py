@@ -9,6 +9,7 @@ from .creation import to_tensor
 from .nn import ParamAttr, seed  # Paddle's paddle.ParamAttr and paddle.seed
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
+from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
 from .tensor import Tensor
 
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)

@@ -1,5 +1,210 @@
-"""Composite rules of the linalg ops (see eager/composite/__init__.py)."""
+"""Composite rules of the linalg ops (see eager/composite/__init__.py).
+
+Every rule is written with differentiable forward ops, most of them with
+einsum, whose own rule is einsum again: so the gradients of the products,
+inverse, det, slogdet, solve, matrix_power and pinv can be differentiated to
+any order. (The decompositions' gradients are first-order kernels; see
+phi/kernels/linalg.py.)
+"""
 from __future__ import annotations
 
-from ..generated import forward_api as _F  # noqa: F401
-from .spine import sum_to_shape  # noqa: F401
+import string
+
+from phi.infermeta.linalg import parse_einsum
+
+from ..generated import forward_api as _F
+from .spine import sum_to_shape
+
+_LETTERS = string.ascii_letters
+
+
+def _mT(t):
+    """The matrices of t transposed (the last two axes swapped)."""
+    nd = len(t.shape)
+    return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
+
+
+def _reshape(t, shape):
+    """t reshaped to exactly ``shape``, which may hold zeros (_F.reshape reads a 0 as
+    "keep this dimension", as Paddle): an empty result is t's 0-d sum broadcast, in
+    t's dtype, so it stays connected to t."""
+    shape = list(shape)
+    if 0 not in shape:
+        return _F.reshape(t, shape)
+    return _F.expand(_F.sum(t, [], t.dtype, False), shape)
+
+
+def _neg(t):
+    return _F.scale(t, -1.0, 0.0, True)
+
+
+# -- einsum ---------------------------------------------------------------------------
+
+def _einsum_operand_grad(plan, x, k, out_grad):
+    """The gradient of operand k: an einsum of out_grad with the other operands.
+
+    Labels repeated within operand k are first taken as diagonals (the forward
+    einsum reads only those), and the gradient is put back on them with
+    diagonal_grad; labels the other operands and the output do not have (summed
+    over in the forward), and size-1 dimensions that broadcast, get the gradient
+    broadcast along them.
+    """
+    labels = plan.inputs[k]
+    current = x[k]
+    undo = []
+    while len(set(labels)) < len(labels):
+        label = next(label for label in labels if labels.count(label) > 1)
+        first = labels.index(label)
+        second = labels.index(label, first + 1)
+        undo.append((current, first, second))
+        current = _F.diagonal(current, 0, first, second)
+        labels = "".join(label_ for i, label_ in enumerate(labels) if i not in (first, second)) + label
+    shape = list(current.shape)
+    elsewhere = set(plan.output).union(*(set(t) for i, t in enumerate(plan.inputs) if i != k))
+    kept = [label for label, size in zip(labels, shape)
+            if label in elsewhere and not (size == 1 and plan.sizes[label] != 1)]
+    terms = [plan.output] + [t for i, t in enumerate(plan.inputs) if i != k]
+    operands = [out_grad] + [t for i, t in enumerate(x) if i != k]
+    grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
+    sizes = dict(zip(kept, grad.shape))
+    grad = _reshape(grad, [sizes.get(label, 1) for label in labels])
+    if grad.shape != shape:
+        grad = _F.expand(grad, shape)
+    for before, first, second in reversed(undo):
+        grad = _F.diagonal_grad(before, grad, 0, first, second)
+    return grad
+
+
+def einsum_grad(x, out_grad, equation):
+    plan = parse_einsum(equation, [tuple(t.shape) for t in x])
+    return [_einsum_operand_grad(plan, x, k, out_grad) for k in range(len(x))]
+
+
+# -- products ---------------------------------------------------------------------------
+
+def bmm_grad(x, y, out_grad):
+    return _F.bmm(out_grad, _mT(y)), _F.bmm(_mT(x), out_grad)
+
+
+def dot_grad(x, y, out_grad):
+    return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
+
+
+def mv_grad(x, vec, out_grad):
+    return _F.einsum([out_grad, vec], "i,j->ij"), _F.einsum([x, out_grad], "ij,i->j")
+
+
+def outer_grad(x, y, out_grad):
+    x_flat = _reshape(x, [out_grad.shape[0]])
+    y_flat = _reshape(y, [out_grad.shape[1]])
+    return (_reshape(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
+            _reshape(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
+
+
+def inner_grad(x, y, out_grad):
+    if not x.shape or not y.shape:  # a 0-d operand: inner is a product shaped like the other
+        labels = _LETTERS[:len(out_grad.shape)]
+        return (_F.einsum([out_grad, y], f"{labels},{labels}->" if not x.shape else f"{labels},->{labels}"),
+                _F.einsum([out_grad, x], f"{labels},{labels}->" if not y.shape else f"{labels},->{labels}"))
+    nx, ny = len(x.shape) - 1, len(y.shape) - 1
+    x_batch, y_batch, shared = _LETTERS[:nx], _LETTERS[nx:nx + ny], _LETTERS[nx + ny]
+    g = x_batch + y_batch
+    return (_F.einsum([out_grad, y], f"{g},{y_batch}{shared}->{x_batch}{shared}"),
+            _F.einsum([out_grad, x], f"{g},{x_batch}{shared}->{y_batch}{shared}"))
+
+
+def cross_grad(x, y, out_grad, axis):
+    # <g, x × y> = <x, y × g> = <y, g × x>
+    return _F.cross(y, out_grad, axis), _F.cross(out_grad, x, axis)
+
+
+def kron_grad(x, y, out_grad):
+    xs, ys = list(x.shape), list(y.shape)
+    n = max(len(xs), len(ys))
+    xs_padded, ys_padded = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
+    # out viewed as [x0, y0, x1, y1, ...] is x[x0, x1, ...] * y[y0, y1, ...].
+    g = _reshape(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
+    x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
+    g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
+    x_grad = _F.einsum([g, _reshape(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, _reshape(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    return _reshape(x_grad, xs), _reshape(y_grad, ys)
+
+
+# -- diagonals ---------------------------------------------------------------------------
+
+def trace_grad(x, out_grad, offset, axis1, axis2):
+    rest = list(out_grad.shape)
+    ndim = len(x.shape)
+    a1, a2 = axis1 % ndim, axis2 % ndim
+    rows, cols = x.shape[a1], x.shape[a2]
+    length = max(0, min(rows, cols - offset)) if offset >= 0 else max(0, min(rows + offset, cols))
+    on_diagonal = _F.expand(_reshape(out_grad, rest + [1]), rest + [length])
+    return _F.diagonal_grad(x, on_diagonal, offset, axis1, axis2)
+
+
+def diagonal_double_grad(grad_x_grad, offset, axis1, axis2):
+    # diagonal_grad writes out_grad onto a diagonal of zeros; its derivative reads it back.
+    return _F.diagonal(grad_x_grad, offset, axis1, axis2)
+
+
+# -- square matrices ---------------------------------------------------------------------------
+
+def inverse_grad(out, out_grad):
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T G A^-T.
+    return _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
+
+
+def _per_matrix(values, batch_shape):
+    """values [...] shaped [..., 1, 1], to scale each matrix of a batch."""
+    return _reshape(values, list(batch_shape) + [1, 1])
+
+
+def det_grad(x, out, out_grad):
+    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T. A singular A has no inverse: the
+    # rule raises inverse's error there.
+    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_F.inverse(x)))
+
+
+def slogdet_grad(x, out_grad):
+    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA).
+    logabsdet_grad = _F.unbind(out_grad, 0)[1]
+    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_F.inverse(x)))
+
+
+def solve_grad(x, y, out, out_grad):
+    # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
+    vector = len(y.shape) == 1
+    if vector:
+        out = _reshape(out, list(out.shape) + [1])
+        out_grad = _reshape(out_grad, list(out_grad.shape) + [1])
+    y_grad = _F.solve(_mT(x), out_grad)
+    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
+    if vector:
+        return x_grad, _reshape(sum_to_shape(y_grad, [y.shape[0], 1]), y.shape)
+    return x_grad, sum_to_shape(y_grad, y.shape)
+
+
+def matrix_power_grad(x, out_grad, n):
+    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^T)^k G (B^T)^(m-1-k): m products.
+    if n == 0:
+        return _F.scale(out_grad, 0.0, 0.0, True)
+    base = x if n > 0 else _F.inverse(x)
+    m = abs(n)
+    powers = [_F.matrix_power(base, k) for k in range(m)]
+    base_grad = None
+    for k in range(m):
+        term = _F.matmul(_F.matmul(powers[k], out_grad, True, False), powers[m - 1 - k], False, True)
+        base_grad = term if base_grad is None else _F.add(base_grad, term)
+    return base_grad if n > 0 else inverse_grad(base, base_grad)
+
+
+def pinv_grad(x, out, out_grad):
+    # Golub & Pereyra's derivative of X = A^+ where A's rank is locally constant:
+    # gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A).
+    first = _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
+    gt_xxt = _F.matmul(out_grad, _F.matmul(out, out, False, True), True, False)
+    second = _F.subtract(gt_xxt, _F.matmul(_F.matmul(x, out), gt_xxt))
+    xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
+    third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
+    return _F.add(_F.add(first, second), third)
