@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import string
 
+from phi.core.errors import InvalidArgumentError
 from phi.infermeta.linalg import parse_einsum
 
 from ..generated import forward_api as _F
@@ -160,16 +161,25 @@ def _per_matrix(values, batch_shape):
     return _reshape(values, list(batch_shape) + [1, 1])
 
 
+def _inverse_for_gradient(x, op: str):
+    """inverse(x) for the gradient of ``op``; a singular x gets an error naming ``op``."""
+    try:
+        return _F.inverse(x)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"the gradient of {op} needs the inverse of 'x', and x is singular: it is not computed "
+            f"there (Paddle returns zeros, which is wrong unless the rank is below N - 1)") from None
+
+
 def det_grad(x, out, out_grad):
-    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T. A singular A has no inverse: the
-    # rule raises inverse's error there.
-    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_F.inverse(x)))
+    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T.
+    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_inverse_for_gradient(x, "det")))
 
 
 def slogdet_grad(x, out_grad):
     # The sign is piecewise constant; d log|det A| = tr(A^-1 dA).
     logabsdet_grad = _F.unbind(out_grad, 0)[1]
-    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_F.inverse(x)))
+    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_inverse_for_gradient(x, "slogdet")))
 
 
 def solve_grad(x, y, out, out_grad):

@@ -12,9 +12,11 @@ kernels here, from the standard matrix-calculus identities:
 - qr (Walter & Lehmann; as Paddle and TensorFlow): gA = (gQ + Q copyltu(M)) R^-T with
   M = R gR^T - gQ^T Q, and the extra columns of a wide matrix handled apart;
 - svd and eigh (the F-matrix identities, as PyTorch): they divide by s_j^2 - s_i^2
-  (svd) and w_j - w_i (eigh), so the gradient is undefined (infinite or NaN) where
-  singular values or eigenvalues repeat, exactly as in Paddle and PyTorch; svd's
-  also divides by the singular values when U or VH is used and the matrix is not square.
+  (svd) and w_j - w_i (eigh), so where singular values or eigenvalues repeat the
+  gradient through U, VH or the eigenvectors is undefined (infinite), as in Paddle
+  and PyTorch; svd's also divides by the singular values when U or VH is used and
+  the matrix is not square. A term no gradient reaches stays 0 there, so a loss of
+  the singular values or eigenvalues alone has a finite gradient even at repeats.
 """
 import numpy as np
 
@@ -278,6 +280,14 @@ def qr_grad(ctx, x, q, r, q_grad, r_grad, mode):
     return xp.concatenate([gx, gy], axis=-1)
 
 
+def _divide_where_used(xp, numerator, denominator):
+    """numerator / denominator, and 0 where the numerator is 0: a term no gradient
+    reaches (eigenvectors unused, say) stays 0 even where the eigenvalues repeat,
+    so w.sum() keeps a finite gradient; a used term there is infinite, as in PyTorch."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(numerator == 0, 0, numerator / denominator)
+
+
 @register_kernel("svd", ALL_BACKENDS, LINALG_FLOATS)
 def svd(ctx, x, full_matrices):
     xp = ctx.xp
@@ -305,19 +315,19 @@ def svd_grad(ctx, x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
     u, vh, gu, gvh = u[..., :, :k], vh[..., :k, :], u_grad[..., :, :k], vh_grad[..., :k, :]
     v, gv = _mT(vh), _mT(gvh)
     s2 = s * s
+    eye = xp.eye(k, dtype=x.dtype)
     e = s2[..., None, :] - s2[..., :, None]  # e[j, k] = s_k^2 - s_j^2
-    e = e + xp.eye(k, dtype=x.dtype)          # the diagonal is not used: avoid 0/0 there
     uhgu = xp.matmul(_mT(u), gu)
     vhgv = xp.matmul(_mT(v), gv)
     skew_u, skew_v = uhgu - _mT(uhgu), vhgv - _mT(vhgv)
-    inner = (skew_u * s[..., None, :] + s[..., :, None] * skew_v) / e
-    inner = inner * (1 - xp.eye(k, dtype=x.dtype)) + s_grad[..., :, None] * xp.eye(k, dtype=x.dtype)
+    inner = _divide_where_used(xp, skew_u * s[..., None, :] + s[..., :, None] * skew_v, e + eye)
+    inner = inner * (1 - eye) + s_grad[..., :, None] * eye
     if m > k:
-        gus = gu / s[..., None, :]
+        gus = _divide_where_used(xp, gu, s[..., None, :])
         ga = xp.matmul(u, inner) + gus - xp.matmul(u, xp.matmul(_mT(u), gus))
         return xp.matmul(ga, vh)
     if n > k:
-        sgvh = gvh / s[..., :, None]
+        sgvh = _divide_where_used(xp, gvh, s[..., :, None])
         ga = xp.matmul(inner, vh) + sgvh - xp.matmul(xp.matmul(sgvh, v), vh)
         return xp.matmul(u, ga)
     return xp.matmul(u, xp.matmul(inner, vh))
@@ -343,7 +353,7 @@ def eigh_grad(ctx, out_w, out_v, out_w_grad, out_v_grad, UPLO):
     vhgv = xp.matmul(_mT(v), out_v_grad)
     skew = 0.5 * (vhgv - _mT(vhgv))          # the part a symmetric perturbation can reach
     e = w[..., None, :] - w[..., :, None] + eye   # e[i, j] = w_j - w_i
-    inner = skew / e * (1 - eye) + out_w_grad[..., :, None] * eye
+    inner = _divide_where_used(xp, skew, e) * (1 - eye) + out_w_grad[..., :, None] * eye
     return xp.matmul(xp.matmul(v, inner), _mT(v))
 
 
