@@ -78,6 +78,12 @@ def test_singular_input_raises_naming_the_op_and_leaves_it_unchanged(call, messa
     np.testing.assert_array_equal(x.numpy(), SINGULAR)
 
 
+def test_nan_in_the_input_propagates_instead_of_reading_as_singular():
+    x = _tensor([[np.nan, 1.0], [1.0, 2.0]])
+    assert np.isnan(eager.inverse(x).numpy()).any()
+    assert np.isnan(eager.solve(x, _tensor([1.0, 1.0])).numpy()).any()
+
+
 def test_det_gradient_at_a_singular_matrix_says_so():
     x = _tensor(SINGULAR, grad=True)
     with pytest.raises(ValueError, match="the gradient of det needs the inverse of 'x', and x is singular"):
@@ -89,6 +95,7 @@ def test_det_gradient_at_a_singular_matrix_says_so():
 @pytest.mark.parametrize("call, message", [
     (lambda: eager.inverse(eager.ones([2, 3])), r"inverse: argument 'x' expected square matrices"),
     (lambda: eager.det(eager.ones([3])), r"det: argument 'x' expected a matrix or a batch"),
+    (lambda: eager.matrix_power(eager.ones([2, 2], "int32"), -1), r"matrix_power: argument 'x' expected a float32"),
     (lambda: eager.inverse(eager.ones([2, 2], "int32")), r"inverse: argument 'x' expected a float32 or float64"),
     (lambda: eager.solve(eager.ones([2, 3, 3]), eager.ones([4, 3, 1])), r"solve: arguments 'x' .* cannot be broadcast"),
     (lambda: eager.solve(eager.ones([3, 3]), eager.ones([2, 1])), r"solve: argument 'y' expected \[\.\.\., 3, K\]"),

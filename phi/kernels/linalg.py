@@ -34,11 +34,12 @@ def _mT(a):
     return a.swapaxes(-1, -2)
 
 
-def _finite_or_raise(xp, result, what: str):
+def _finite_or_raise(xp, result, what: str, *inputs):
     """A value check made after the computation and before anything is returned: a
-    NumPy LinAlgError or a non-finite result (CuPy does not raise) becomes an
-    InvalidArgumentError naming the argument."""
-    if result.size and not bool(xp.isfinite(result).all()):
+    non-finite result from finite inputs (a singular matrix; CuPy returns one where
+    NumPy raises LinAlgError) becomes an InvalidArgumentError naming the argument.
+    NaN or Inf in the inputs propagates, as in any other op."""
+    if result.size and not bool(xp.isfinite(result).all()) and all(bool(xp.isfinite(a).all()) for a in inputs):
         raise InvalidArgumentError(what)
     return result
 
@@ -149,10 +150,10 @@ def _inverse(xp, x, what: str):
         result = xp.linalg.inv(x)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(what) from None
-    return _finite_or_raise(xp, result, what)
+    return _finite_or_raise(xp, result, what, x)
 
 
-_SINGULAR = "argument 'x' is singular (or holds NaN/Inf): it has no inverse"
+_SINGULAR = "argument 'x' is singular: it has no inverse"
 
 
 @register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS)
@@ -180,13 +181,12 @@ def solve(ctx, x, y):
     batch = np.broadcast_shapes(x.shape[:-2], rhs.shape[:-2])
     a = xp.broadcast_to(x, batch + x.shape[-2:])
     b = xp.broadcast_to(rhs, batch + rhs.shape[-2:])
-    message = "argument 'x' is singular (or holds NaN/Inf): the system has no unique solution"
+    message = "argument 'x' is singular: the system has no unique solution"
     try:
         out = xp.linalg.solve(a, b) if a.size else xp.zeros(b.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(message) from None
-    if bool(xp.isfinite(a).all()) and bool(xp.isfinite(b).all()):
-        _finite_or_raise(xp, out, message)
+    _finite_or_raise(xp, out, message, x, y)
     return out[..., 0] if vector else out
 
 
@@ -194,7 +194,7 @@ def solve(ctx, x, y):
 def matrix_power(ctx, x, n):
     xp = ctx.xp
     if n < 0:
-        x = _inverse(xp, x, "argument 'x' is singular (or holds NaN/Inf), so a negative power has no value")
+        x = _inverse(xp, x, "argument 'x' is singular, so a negative power has no value")
         n = -n
     result = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape).copy()
     base = x
@@ -217,7 +217,7 @@ def cholesky(ctx, x, upper):
         lower = xp.linalg.cholesky(x) if x.size else xp.zeros(x.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(message) from None
-    _finite_or_raise(xp, lower, message)
+    _finite_or_raise(xp, lower, message, x)
     return _mT(lower).copy() if upper else lower
 
 
