@@ -82,6 +82,7 @@ def test_nan_in_the_input_propagates_instead_of_reading_as_singular():
     x = _tensor([[np.nan, 1.0], [1.0, 2.0]])
     assert np.isnan(eager.inverse(x).numpy()).any()
     assert np.isnan(eager.solve(x, _tensor([1.0, 1.0])).numpy()).any()
+    assert np.isnan(eager.cholesky(x).numpy()).all()
 
 
 def test_det_gradient_at_a_singular_matrix_says_so():

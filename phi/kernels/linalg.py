@@ -213,6 +213,8 @@ def matrix_power(ctx, x, n):
 def cholesky(ctx, x, upper):
     xp = ctx.xp
     message = "argument 'x' is not symmetric positive-definite: it has no Cholesky factor"
+    if not bool(xp.isfinite(x).all()):  # NumPy would raise; NaN propagates as in other ops
+        return xp.full(x.shape, xp.nan, dtype=x.dtype)
     try:
         lower = xp.linalg.cholesky(x) if x.size else xp.zeros(x.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
