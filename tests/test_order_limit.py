@@ -46,3 +46,14 @@ def test_differentiating_past_the_last_order_raises_naming_op_and_order():
     assert not last.stop_gradient  # create_graph=True alone is fine ...
     with pytest.raises(AutogradError, match="tanh is differentiable to order 1 only.*order 2"):
         last.sum().backward()  # ... asking for order 2 is not
+
+
+def test_grad_with_inputs_reaches_the_last_order_instead_of_pruning_it():
+    # grad(..., inputs) runs only the nodes on a path to an input: the limited node
+    # keeps edges to what the backward op read, so it is on that path and raises,
+    # where an edge-less one was skipped and its term silently left out.
+    x = eager.to_tensor(np.array([0.3, -0.2]), stop_gradient=False)
+    out = eager.tanh(x)
+    ((last,),) = limit_order(((out * 1.0,),), "tanh", 1, (out,))
+    with pytest.raises(AutogradError, match="tanh is differentiable to order 1 only"):
+        eager.grad((last * x).sum(), x)

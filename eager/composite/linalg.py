@@ -1,10 +1,12 @@
 """Composite rules of the linalg ops (see eager/composite/__init__.py).
 
 Every rule is written with differentiable forward ops, most of them with
-einsum, whose own rule is einsum again: so the gradients of the products,
-inverse, det, slogdet, solve, matrix_power and pinv can be differentiated to
-any order. (The decompositions' gradients are first-order kernels; see
-phi/kernels/linalg.py.)
+einsum, whose own rule is einsum again: so every linalg gradient can be
+differentiated to any order. The products, inverse, det, slogdet, solve,
+matrix_power and pinv have no backward kernel; the decompositions (cholesky,
+qr, svd, eigh) have one for the first order (phi/kernels/linalg.py), and their
+rules here repeat its identities with ops, the identity matrix and the
+lower-triangle mask built from diagonal/diagonal_grad.
 """
 from __future__ import annotations
 
@@ -218,3 +220,109 @@ def pinv_grad(x, out, out_grad):
     xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
     third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
     return _F.add(_F.add(first, second), third)
+
+
+# -- decompositions (the same identities as their kernels, with ops) -------------------------
+
+def _eye_like(x):
+    """The identity shaped like the square matrices x (a constant)."""
+    ones = _F.full_like(_F.diagonal(x, 0, -2, -1), 1.0, None)
+    return _F.diagonal_grad(x, ones, 0, -2, -1)
+
+
+def _lower_mask(x):
+    """1 on and below the diagonal of x's matrices, 0 above (a constant), built from
+    one diagonal at a time: N small ops, paid only when gradients are recorded."""
+    rows = x.shape[-2]
+    mask = _F.full_like(x, 0.0, None)
+    for offset in range(-(rows - 1), 1):
+        ones = _F.full_like(_F.diagonal(x, offset, -2, -1), 1.0, None)
+        mask = _F.add(mask, _F.diagonal_grad(x, ones, offset, -2, -1))
+    return mask
+
+
+def _divide_where_used(numerator, denominator):
+    """numerator / denominator, 0 where the numerator is 0 (as the kernels' helper)."""
+    zeros = _F.full_like(numerator, 0.0, None)
+    return _F.where(_F.equal(numerator, zeros), zeros, _F.divide(numerator, denominator))
+
+
+def cholesky_grad(out, out_grad, upper):
+    # gA = L^-T Φ L^-1 with Φ the symmetric part of tril(L^T gL), its diagonal halved.
+    lower, g = (_mT(out), _mT(out_grad)) if upper else (out, out_grad)
+    if 0 in lower.shape:
+        return _F.full_like(lower, 0.0, None)
+    phi = _F.multiply(_F.matmul(lower, g, True, False), _lower_mask(lower))
+    strictly_lower = _F.subtract(phi, _F.multiply(phi, _eye_like(lower)))
+    phi = _F.scale(_F.add(phi, _mT(strictly_lower)), 0.5, 0.0, True)
+    inv_lower = _F.inverse(lower)
+    return _F.matmul(_F.matmul(inv_lower, phi, True, False), inv_lower)
+
+
+def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
+    # gA = V (diag(gw) + skew(V^T gV) / (w_j - w_i)) V^T, off the diagonal.
+    if 0 in out_v.shape:
+        return _F.full_like(out_v, 0.0, None)
+    eye = _eye_like(out_v)
+    vhgv = _F.matmul(out_v, out_v_grad, True, False)
+    skew = _F.scale(_F.subtract(vhgv, _mT(vhgv)), 0.5, 0.0, True)
+    gaps = _F.add(_F.subtract(_F.unsqueeze(out_w, [-2]), _F.unsqueeze(out_w, [-1])), eye)
+    ratio = _divide_where_used(skew, gaps)
+    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(out_w_grad, [-1]), eye))
+    return _F.matmul(_F.matmul(out_v, inner), out_v, False, True)
+
+
+def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
+    # PyTorch's identity (see phi/kernels/linalg.py); columns past K of full matrices are ignored.
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if 0 in x.shape:
+        return _F.full_like(x, 0.0, None)
+    if full_matrices:
+        u, u_grad, vh, vh_grad = u[..., :k], u_grad[..., :k], vh[..., :k, :], vh_grad[..., :k, :]
+    v, v_grad = _mT(vh), _mT(vh_grad)
+    uhgu = _F.matmul(u, u_grad, True, False)
+    vhgv = _F.matmul(v, v_grad, True, False)
+    eye = _eye_like(uhgu)
+    s_row, s_column = _F.unsqueeze(s, [-2]), _F.unsqueeze(s, [-1])
+    gaps = _F.add(_F.subtract(_F.multiply(s_row, s_row), _F.multiply(s_column, s_column)), eye)
+    skew_u, skew_v = _F.subtract(uhgu, _mT(uhgu)), _F.subtract(vhgv, _mT(vhgv))
+    ratio = _divide_where_used(_F.add(_F.multiply(skew_u, s_row), _F.multiply(s_column, skew_v)), gaps)
+    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(s_grad, [-1]), eye))
+    if m > k:
+        gus = _divide_where_used(u_grad, s_row)
+        x_grad = _F.subtract(_F.add(_F.matmul(u, inner), gus), _F.matmul(u, _F.matmul(u, gus, True, False)))
+        return _F.matmul(x_grad, vh)
+    if n > k:
+        sgvh = _divide_where_used(vh_grad, s_column)
+        x_grad = _F.subtract(_F.add(_F.matmul(inner, vh), sgvh), _F.matmul(_F.matmul(sgvh, v), vh))
+        return _F.matmul(u, x_grad)
+    return _F.matmul(u, _F.matmul(inner, vh))
+
+
+def _qr_tall_grad(q, r, q_grad, r_grad):
+    """gA for A = QR, Q [..., M, N], R [..., N, N]: (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
+    m_mat = _F.subtract(_F.matmul(r, r_grad, False, True), _F.matmul(q_grad, q, True, False))
+    lower = _F.multiply(m_mat, _lower_mask(m_mat))
+    symmetric = _F.subtract(_F.add(lower, _mT(lower)), _F.multiply(lower, _eye_like(lower)))
+    b = _F.add(q_grad, _F.matmul(q, symmetric))
+    return _mT(_F.solve(r, _mT(b)))
+
+
+def qr_grad(x, q, r, q_grad, r_grad, mode):
+    m, n = x.shape[-2:]
+    if mode == "r":
+        raise InvalidArgumentError("qr with mode='r' is not differentiable (Q was not kept); use mode='reduced'")
+    if mode == "complete" and m > n:
+        raise InvalidArgumentError(
+            "qr with mode='complete' is not differentiable for a tall matrix (M > N): Q is not unique")
+    if 0 in x.shape:
+        return _F.full_like(x, 0.0, None)
+    if m >= n:
+        return _qr_tall_grad(q, r, q_grad, r_grad)
+    # A = [X | Y] with X square: X = Q U, Y = Q V, R = [U | V].
+    square, right = r[..., :m], x[..., m:]
+    right_grad = _F.matmul(q, r_grad[..., m:])
+    square_grad = _qr_tall_grad(q, square, _F.add(q_grad, _F.matmul(right, r_grad[..., m:], False, True)),
+                                r_grad[..., :m])
+    return _F.concat([square_grad, right_grad], -1)

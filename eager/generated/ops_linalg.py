@@ -450,8 +450,8 @@ class CholeskyGradNode(GradNodeBase):
         out_grad = grads[0]
         if create_graph:
             out = self.out.recover(self)
-            grad = cholesky_grad(out, out_grad, self.upper, )
-            return limit_order(((grad,), ), "cholesky", 1, (out, out_grad, ))
+            grad = _composite.cholesky_grad(out, out_grad, self.upper)
+            return ((grad,), )
         grad = _phi.cholesky_grad(self.out.recover_impl(self), out_grad.impl, self.upper, )
         return ((Tensor(grad),), )
 
@@ -480,8 +480,8 @@ class QrGradNode(GradNodeBase):
             x = self.x.recover(self)
             q = self.q.recover(self)
             r = self.r.recover(self)
-            grad = qr_grad(x, q, r, q_grad, r_grad, self.mode, )
-            return limit_order(((grad,), ), "qr", 1, (x, q, r, q_grad, r_grad, ))
+            grad = _composite.qr_grad(x, q, r, q_grad, r_grad, self.mode)
+            return ((grad,), )
         grad = _phi.qr_grad(self.x.recover_impl(self), self.q.recover_impl(self), self.r.recover_impl(self), q_grad.impl, r_grad.impl, self.mode, )
         return ((Tensor(grad),), )
 
@@ -513,8 +513,8 @@ class SvdGradNode(GradNodeBase):
             u = self.u.recover(self)
             s = self.s.recover(self)
             vh = self.vh.recover(self)
-            grad = svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, self.full_matrices, )
-            return limit_order(((grad,), ), "svd", 1, (x, u, s, vh, u_grad, s_grad, vh_grad, ))
+            grad = _composite.svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, self.full_matrices)
+            return ((grad,), )
         grad = _phi.svd_grad(self.x.recover_impl(self), self.u.recover_impl(self), self.s.recover_impl(self), self.vh.recover_impl(self), u_grad.impl, s_grad.impl, vh_grad.impl, self.full_matrices, )
         return ((Tensor(grad),), )
 
@@ -541,8 +541,8 @@ class EighGradNode(GradNodeBase):
         if create_graph:
             out_w = self.out_w.recover(self)
             out_v = self.out_v.recover(self)
-            grad = eigh_grad(out_w, out_v, out_w_grad, out_v_grad, self.UPLO, )
-            return limit_order(((grad,), ), "eigh", 1, (out_w, out_v, out_w_grad, out_v_grad, ))
+            grad = _composite.eigh_grad(out_w, out_v, out_w_grad, out_v_grad, self.UPLO)
+            return ((grad,), )
         grad = _phi.eigh_grad(self.out_w.recover_impl(self), self.out_v.recover_impl(self), out_w_grad.impl, out_v_grad.impl, self.UPLO, )
         return ((Tensor(grad),), )
 
@@ -871,7 +871,7 @@ def solve(x, y, name=None):
 def cholesky(x, upper=False, name=None):
     """Cholesky factor L (x = L @ L.T) of symmetric positive-definite matrices, or U = L.T when upper.
 
-    Differentiable to order 1.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cholesky", "x", x)
@@ -890,7 +890,7 @@ def cholesky(x, upper=False, name=None):
 def qr(x, mode='reduced', name=None):
     """QR decomposition of [..., M, N] ('reduced', 'complete', or 'r' with an empty Q).
 
-    Differentiable to order 1.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("qr", "x", x)
@@ -917,7 +917,7 @@ def qr(x, mode='reduced', name=None):
 def svd(x, full_matrices=False, name=None):
     """Singular value decomposition x = U @ diag(S) @ VH, singular values descending.
 
-    Differentiable to order 1.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("svd", "x", x)
@@ -948,7 +948,7 @@ def svd(x, full_matrices=False, name=None):
 def eigh(x, UPLO='L', name=None):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle.
 
-    Differentiable to order 1.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("eigh", "x", x)
@@ -1287,13 +1287,15 @@ def solve_grad(x, y, out, out_grad, out_mask=None, name=None):
 def cholesky_grad(out, out_grad, upper, name=None):
     """cholesky_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out, Tensor):
         raise bad_tensor("cholesky_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cholesky_grad", "out_grad", out_grad)
     upper = to_bool(upper, "cholesky_grad", "upper")
+    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.cholesky_grad(out, out_grad, upper)  # recorded through differentiable ops
     x_grad = Tensor(_phi.cholesky_grad(out.impl, out_grad.impl, upper))
     if _anomaly.active:
         check_forward("cholesky_grad", (x_grad, ))
@@ -1303,7 +1305,7 @@ def cholesky_grad(out, out_grad, upper, name=None):
 def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
     """qr_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("qr_grad", "x", x)
@@ -1316,6 +1318,8 @@ def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
     if not isinstance(r_grad, Tensor):
         raise bad_tensor("qr_grad", "r_grad", r_grad)
     mode = to_str(mode, "qr_grad", "mode")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (q._meta is not None and not q._meta.stop_gradient) or (r._meta is not None and not r._meta.stop_gradient) or (q_grad._meta is not None and not q_grad._meta.stop_gradient) or (r_grad._meta is not None and not r_grad._meta.stop_gradient)):
+        return _composite.qr_grad(x, q, r, q_grad, r_grad, mode)  # recorded through differentiable ops
     x_grad = Tensor(_phi.qr_grad(x.impl, q.impl, r.impl, q_grad.impl, r_grad.impl, mode))
     if _anomaly.active:
         check_forward("qr_grad", (x_grad, ))
@@ -1325,7 +1329,7 @@ def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
 def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
     """svd_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("svd_grad", "x", x)
@@ -1342,6 +1346,8 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
     if not isinstance(vh_grad, Tensor):
         raise bad_tensor("svd_grad", "vh_grad", vh_grad)
     full_matrices = to_bool(full_matrices, "svd_grad", "full_matrices")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (u._meta is not None and not u._meta.stop_gradient) or (s._meta is not None and not s._meta.stop_gradient) or (vh._meta is not None and not vh._meta.stop_gradient) or (u_grad._meta is not None and not u_grad._meta.stop_gradient) or (s_grad._meta is not None and not s_grad._meta.stop_gradient) or (vh_grad._meta is not None and not vh_grad._meta.stop_gradient)):
+        return _composite.svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices)  # recorded through differentiable ops
     x_grad = Tensor(_phi.svd_grad(x.impl, u.impl, s.impl, vh.impl, u_grad.impl, s_grad.impl, vh_grad.impl, full_matrices))
     if _anomaly.active:
         check_forward("svd_grad", (x_grad, ))
@@ -1351,7 +1357,7 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
 def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO, name=None):
     """eigh_grad
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(out_w, Tensor):
         raise bad_tensor("eigh_grad", "out_w", out_w)
@@ -1362,6 +1368,8 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO, name=None):
     if not isinstance(out_v_grad, Tensor):
         raise bad_tensor("eigh_grad", "out_v_grad", out_v_grad)
     UPLO = to_str(UPLO, "eigh_grad", "UPLO")
+    if _grad_state.enabled and ((out_w._meta is not None and not out_w._meta.stop_gradient) or (out_v._meta is not None and not out_v._meta.stop_gradient) or (out_w_grad._meta is not None and not out_w_grad._meta.stop_gradient) or (out_v_grad._meta is not None and not out_v_grad._meta.stop_gradient)):
+        return _composite.eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO)  # recorded through differentiable ops
     x_grad = Tensor(_phi.eigh_grad(out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl, UPLO))
     if _anomaly.active:
         check_forward("eigh_grad", (x_grad, ))

@@ -4,8 +4,9 @@ pinv, matrix_rank) and the backward kernels of the decompositions.
 
 Matrices are batched, ``[..., M, N]``. Only functions that numpy.linalg and
 cupy.linalg both provide are used. The gradients of the simple ops are
-composite rules (eager/composite/linalg.py); the decompositions' gradients are
-kernels here, from the standard matrix-calculus identities:
+composite rules alone (eager/composite/linalg.py); the decompositions' gradients
+are kernels here, with the same identities written as composite rules for
+create_graph (so every order works):
 
 - cholesky (Murray 2016): gA = L^-T Φ(L^T gL) L^-1, Φ(X) = (tril(X) + tril(X)^T)/2 with the
   diagonal halved, a symmetric gradient;
