@@ -13,7 +13,7 @@ from __future__ import annotations
 import string
 
 from phi.core.errors import InvalidArgumentError
-from phi.infermeta.linalg import parse_einsum
+from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 
 from ..generated import forward_api as _F
 from .spine import sum_to_shape
@@ -186,14 +186,14 @@ def slogdet_grad(x, out_grad):
 
 def solve_grad(x, y, out, out_grad):
     # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
-    vector = len(y.shape) == 1
+    vector = solve_vector_rhs(x.shape, y.shape)
     if vector:
         out = _reshape(out, list(out.shape) + [1])
         out_grad = _reshape(out_grad, list(out_grad.shape) + [1])
     y_grad = _F.solve(_mT(x), out_grad)
     x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
     if vector:
-        return x_grad, _reshape(sum_to_shape(y_grad, [y.shape[0], 1]), y.shape)
+        return x_grad, _reshape(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
     return x_grad, sum_to_shape(y_grad, y.shape)
 
 

@@ -848,7 +848,7 @@ def slogdet(x, name=None):
 
 
 def solve(x, y, name=None):
-    """The solution of x @ out = y for square x [..., N, N] and y [..., N, K] or [N]; batch dims broadcast; a singular x raises.
+    """The solution of x @ out = y for square x [..., N, N] and y [..., N, K], or vectors y, [N] or exactly x.shape[:-1] (Paddle); batch dims broadcast; a singular x raises.
 
     Differentiable to any order.
     """

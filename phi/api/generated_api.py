@@ -1617,7 +1617,7 @@ _solve_kernel = KERNELS.dispatch_table("solve")
 
 
 def solve(x, y):
-    """The solution of x @ out = y for square x [..., N, N] and y [..., N, K] or [N]; batch dims broadcast; a singular x raises."""
+    """The solution of x @ out = y for square x [..., N, N] and y [..., N, K], or vectors y, [N] or exactly x.shape[:-1] (Paddle); batch dims broadcast; a singular x raises."""
     out_meta = MetaTensor()
     try:
         _im.solve_infer_meta(x, y, out_meta)

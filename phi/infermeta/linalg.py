@@ -17,7 +17,7 @@ __all__ = [
     "EinsumPlan", "parse_einsum", "diagonal_length",
     "bmm_infer_meta", "dot_infer_meta", "mv_infer_meta", "outer_infer_meta", "inner_infer_meta",
     "einsum_infer_meta", "trace_infer_meta", "diagonal_infer_meta", "diagonal_grad_infer_meta",
-    "square_matrix_infer_meta", "det_infer_meta", "slogdet_infer_meta", "solve_infer_meta",
+    "square_matrix_infer_meta", "det_infer_meta", "slogdet_infer_meta", "solve_infer_meta", "solve_vector_rhs",
     "cholesky_infer_meta", "kron_infer_meta", "cross_infer_meta", "matrix_power_infer_meta",
     "qr_infer_meta", "svd_infer_meta", "eigh_infer_meta", "pinv_infer_meta", "matrix_rank_infer_meta",
     "matrix_grad_infer_meta",
@@ -326,24 +326,30 @@ def slogdet_infer_meta(x, out) -> None:
     _set(out, (2,) + tuple(x.dims[:-2]), x.dtype, x.layout)
 
 
+def solve_vector_rhs(x_dims, y_dims) -> bool:
+    """Whether solve reads y as vectors: Paddle's (and PyTorch's) rule, a 1-d y, or a y
+    shaped exactly x.shape[:-1] (a batch of vectors, one per matrix)."""
+    return len(y_dims) == 1 or tuple(y_dims) == tuple(x_dims)[:-1]
+
+
 def solve_infer_meta(x, y, out) -> None:
-    """x [..., N, N] and y [..., N, K] (or [N]: one right-hand side); batch dims broadcast."""
+    """x [..., N, N]; y [..., N, K], or vectors: [N] or exactly x.shape[:-1] (Paddle's rule);
+    batch dims broadcast."""
     _require_float("x", x)
     same_dtype("x", x, "y", y)
     _require_matrix("x", x, square=True)
     n = x.dims[-1]
     ydims = tuple(y.dims)
-    if len(ydims) == 1:
-        if ydims[0] != n:
+    if solve_vector_rhs(x.dims, ydims):
+        if ydims[-1] != n:
             raise InvalidArgumentError(
-                f"argument 'y' expected {n} rows like x {list(x.dims)}, got shape {list(ydims)}")
-        dims = tuple(x.dims[:-1])
+                f"argument 'y' expected vectors [..., {n}] to match x {list(x.dims)}, got shape {list(ydims)}")
+        dims = broadcast_dims("x", tuple(x.dims[:-2]), "y", ydims[:-1]) + (n,)
     else:
         if len(ydims) < 2 or ydims[-2] != n:
             raise InvalidArgumentError(
                 f"argument 'y' expected [..., {n}, K] to match x {list(x.dims)}, got shape {list(ydims)}")
-        batch = broadcast_dims("x", tuple(x.dims[:-2]), "y", ydims[:-2])
-        dims = batch + ydims[-2:]
+        dims = broadcast_dims("x", tuple(x.dims[:-2]), "y", ydims[:-2]) + ydims[-2:]
     _set(out, dims, x.dtype, x.layout)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from ..common.data_type import DataType as T
-from ..infermeta.linalg import diagonal_length, parse_einsum
+from ..infermeta.linalg import diagonal_length, parse_einsum, solve_vector_rhs
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
 
 LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
@@ -177,8 +177,8 @@ def slogdet(ctx, x):
 @register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS)
 def solve(ctx, x, y):
     xp = ctx.xp
-    vector = y.ndim == 1
-    rhs = y[:, None] if vector else y
+    vector = solve_vector_rhs(x.shape, y.shape)
+    rhs = y[..., None] if vector else y
     batch = np.broadcast_shapes(x.shape[:-2], rhs.shape[:-2])
     a = xp.broadcast_to(x, batch + x.shape[-2:])
     b = xp.broadcast_to(rhs, batch + rhs.shape[-2:])

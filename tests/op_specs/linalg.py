@@ -177,12 +177,14 @@ def ref_slogdet(x):
 
 
 def ref_solve(x, y):
-    if y.ndim == 1:
-        return np.matmul(ref_inverse(x), y).astype(x.dtype)
+    # y is read as vectors when 1-d or shaped x.shape[:-1] (Paddle's rule).
+    if y.ndim == 1 or y.shape == x.shape[:-1]:
+        return np.matmul(ref_inverse(x), y[..., None])[..., 0].astype(x.dtype)
     return np.matmul(ref_inverse(x), y).astype(x.dtype)
 
 
 SOLVE_CASES = (Case(((3, 3), (3, 2))), Case(((3, 3), (3,))), Case(((2, 3, 3), (3, 4))), Case(((2, 3, 3), (3,))),
+               Case(((3, 3, 3), (3, 3))), Case(((2, 3, 3), (2, 3))),   # vectors: y shaped x.shape[:-1]
                Case(((3, 3), (2, 3, 1))), Case(((2, 1, 3, 3), (4, 3, 2))), Case(((0, 3, 3), (3, 2))),
                Case(((2, 2), (2, 0))))
 
@@ -450,12 +452,12 @@ def ref_slogdet_grad(x, g):
 
 
 def ref_solve_grad(x, y, out, g):
-    vector = y.ndim == 1
+    vector = y.ndim == 1 or y.shape == x.shape[:-1]
     if vector:
         out, g = out[..., None], g[..., None]
     gy = np.matmul(_t(ref_inverse(x)), g)
     gx = unbroadcast(-gy @ _t(out), x.shape)
-    gy = unbroadcast(gy, (y.shape[0], 1)).reshape(y.shape) if vector else unbroadcast(gy, y.shape)
+    gy = unbroadcast(gy, y.shape + (1,)).reshape(y.shape) if vector else unbroadcast(gy, y.shape)
     return gx.astype(x.dtype), gy.astype(y.dtype)
 
 
