@@ -104,11 +104,25 @@ def outer_grad(x, y, out_grad):
             _reshape(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
 
 
+def _product_grad(out_grad, other, target):
+    """The gradient of ``target`` in out = target * other (broadcasting) where one of
+    them has a single element: out_grad * other summed to target's shape."""
+    labels = _LETTERS[:len(out_grad.shape)]
+    other_labels = labels[len(labels) - len(other.shape):]
+    kept = "" if _numel(target.shape) == 1 else labels[len(labels) - len(target.shape):]
+    return _reshape(_F.einsum([out_grad, other], f"{labels},{other_labels}->{kept}"), target.shape)
+
+
+def _numel(shape) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
 def inner_grad(x, y, out_grad):
-    if not x.shape or not y.shape:  # a 0-d operand: inner is a product shaped like the other
-        labels = _LETTERS[:len(out_grad.shape)]
-        return (_F.einsum([out_grad, y], f"{labels},{labels}->" if not x.shape else f"{labels},->{labels}"),
-                _F.einsum([out_grad, x], f"{labels},{labels}->" if not y.shape else f"{labels},->{labels}"))
+    if _numel(x.shape) == 1 or _numel(y.shape) == 1:  # a broadcasting product (Paddle's rule)
+        return _product_grad(out_grad, y, x), _product_grad(out_grad, x, y)
     nx, ny = len(x.shape) - 1, len(y.shape) - 1
     x_batch, y_batch, shared = _LETTERS[:nx], _LETTERS[nx:nx + ny], _LETTERS[nx + ny]
     g = x_batch + y_batch

@@ -651,7 +651,7 @@ def outer(x, y, name=None):
 
 
 def inner(x, y, name=None):
-    """Sums over the last axes of x and y, shaped x.shape[:-1] + y.shape[:-1]; a 0-d operand multiplies.
+    """Sums over the last axes of x and y, shaped x.shape[:-1] + y.shape[:-1]; an operand of one element multiplies, broadcasting (Paddle).
 
     Differentiable to any order.
     """

@@ -1347,7 +1347,7 @@ _inner_kernel = KERNELS.dispatch_table("inner")
 
 
 def inner(x, y):
-    """Sums over the last axes of x and y, shaped x.shape[:-1] + y.shape[:-1]; a 0-d operand multiplies."""
+    """Sums over the last axes of x and y, shaped x.shape[:-1] + y.shape[:-1]; an operand of one element multiplies, broadcasting (Paddle)."""
     out_meta = MetaTensor()
     try:
         _im.inner_infer_meta(x, y, out_meta)

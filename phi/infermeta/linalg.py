@@ -117,11 +117,12 @@ def outer_infer_meta(x, y, out) -> None:
 
 
 def inner_infer_meta(x, y, out) -> None:
-    """Sum over the last axes of x and y: x.shape[:-1] + y.shape[:-1]; a 0-d operand multiplies."""
+    """Sum over the last axes of x and y: x.shape[:-1] + y.shape[:-1]; an operand of one
+    element multiplies instead, broadcasting (Paddle's rule)."""
     same_dtype("x", x, "y", y)
     xd, yd = tuple(x.dims), tuple(y.dims)
-    if not xd or not yd:
-        dims = yd if not xd else xd
+    if _numel(xd) == 1 or _numel(yd) == 1:
+        dims = broadcast_dims("x", xd, "y", yd)
     else:
         if xd[-1] != yd[-1]:
             raise InvalidArgumentError(

@@ -53,6 +53,8 @@ def ref_dot(x, y):
 
 
 def ref_inner(x, y):
+    if x.size == 1 or y.size == 1:  # Paddle: a one-element operand multiplies
+        return np.asarray(x * y, dtype=x.dtype)
     return np.asarray(np.inner(x, y), dtype=x.dtype)
 
 
@@ -76,6 +78,7 @@ MV_CASES = (Case(((3, 4), (4,))), Case(((0, 4), (4,))), Case(((3, 0), (0,))))
 OUTER_CASES = (Case(((3,), (4,))), Case(((2, 3), (4,))), Case(((), (3,))), Case(((0,), (3,))),
                Case(((2, 2), (1, 3))))
 INNER_CASES = (Case(((4,), (4,))), Case(((2, 3, 4), (5, 4))), Case(((), (3,))), Case(((2, 3), ())),
+               Case(((2, 3), (1,))), Case(((1, 1), (3, 1))), Case(((1,), (1,))),   # one element: a product
                Case(((0, 3), (2, 3))), Case(((2, 0), (0,))))
 CROSS_CASES = (Case(((3,), (3,)), {"axis": 9}), Case(((2, 3), (2, 3)), {"axis": 9}),
                Case(((3, 4), (3, 4)), {"axis": 9}), Case(((4, 3, 3), (4, 3, 3)), {"axis": -1}),
