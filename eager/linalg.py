@@ -2,8 +2,9 @@
 
 The functions are the generated ops under Paddle's ``paddle.linalg`` names
 (``inv`` is the op ``inverse``), with Paddle's signatures; ``qr`` returns R
-alone for ``mode='r'`` as Paddle does. ``einsum`` here has Paddle's
-``einsum(equation, *operands)`` signature and is also ``eager.einsum``.
+alone for ``mode='r'`` and ``eigvalsh`` the eigenvalues of ``eigh``, as Paddle
+does. ``einsum`` here (not in ``__all__``: Paddle has it at the top level only)
+has Paddle's ``einsum(equation, *operands)`` signature and is ``eager.einsum``.
 
 >>> import numpy as np, eager
 >>> a = eager.to_tensor(np.array([[4.0, 1.0], [1.0, 3.0]]))
@@ -17,7 +18,7 @@ from __future__ import annotations
 from .generated import forward_api as _F
 
 __all__ = [
-    "cholesky", "det", "eigh", "einsum", "inv", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet",
+    "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet",
     "solve", "svd",
 ]
 
@@ -43,6 +44,15 @@ def qr(x, mode="reduced", name=None):
     """
     q, r = _F.qr(x, mode)
     return r if mode == "r" else (q, r)
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    """Eigenvalues (ascending) of symmetric matrices [..., N, N], reading the UPLO triangle.
+
+    The eigenvalues of eigh; their gradient is finite even where eigenvalues repeat,
+    since no eigenvector gradient is asked for.
+    """
+    return _F.eigh(x, UPLO)[0]
 
 
 def einsum(equation, *operands):

@@ -25,9 +25,18 @@ def test_linalg_namespace_has_paddles_names():
     np.testing.assert_allclose(eager.linalg.inv(a).numpy(), np.linalg.inv(a.numpy()))
     np.testing.assert_allclose(eager.linalg.det(a).numpy(), 11.0)
     assert eager.linalg.inv is eager.inverse and eager.linalg.solve is eager.solve
-    for name in ("cholesky", "det", "eigh", "inv", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet",
-                 "solve", "svd"):
+    for name in ("cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_power", "matrix_rank", "pinv", "qr",
+                 "slogdet", "solve", "svd"):
         assert callable(getattr(eager.linalg, name)), name
+
+
+def test_eigvalsh_is_eighs_eigenvalues_with_a_gradient():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    x = _tensor(a, grad=True)
+    w = eager.linalg.eigvalsh(x)
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(a))
+    w.sum().backward()  # the sum of the eigenvalues is the trace
+    np.testing.assert_allclose(x.grad.numpy(), np.eye(2), atol=1e-12)
 
 
 def test_tensor_methods_as_paddle():
