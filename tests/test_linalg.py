@@ -245,3 +245,11 @@ def test_inverse_det_solve_second_derivatives_through_their_composites():
     y = _tensor(rng.normal(size=(3, 2)), grad=True)
     assert gradgradcheck(lambda x, y: eager.matmul(eager.inverse(x), eager.solve(x, y)), [x, y])
     assert gradgradcheck(lambda x: eager.det(x) * eager.slogdet(x)[1], [x])
+
+
+def test_integer_matrix_power_for_non_negative_exponents():
+    a = np.array([[[1, 2], [3, 4]], [[0, 1], [1, 1]]], dtype=np.int32)
+    for n in (0, 1, 5):
+        got = eager.matrix_power(eager.to_tensor(a), n)
+        assert got.dtype == eager.int32
+        np.testing.assert_array_equal(got.numpy(), np.linalg.matrix_power(a, n))
