@@ -11,6 +11,7 @@ from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddl
 from .random import normal  # Paddle's paddle.normal: mean and std are numbers or Tensors
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
+from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
 from .tensor import Tensor
 from .tensor_api import lerp, lerp_, pow  # noqa: A004  (over the generated ones: they dispatch on y / weight)
 

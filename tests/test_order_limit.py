@@ -30,7 +30,8 @@ def test_generator_marks_last_order_and_documents_it(tmp_path):
     rendered = _tanh_as_a_dead_end(tmp_path)
     nodes = rendered["eager/generated/ops_activation.py"]
     tanh_node = nodes[nodes.index("class TanhGradNode"):nodes.index("class", nodes.index("class TanhGradNode") + 5)]
-    assert 'limit_order(((grad,), ), "tanh", 1)' in tanh_node
+    # The node keeps edges to what tanh_grad read, so grad(..., inputs) reaches it.
+    assert 'limit_order(((grad,), ), "tanh", 1, (out, out_grad, ))' in tanh_node
     forward = rendered["eager/generated/ops_activation.py"]
     tanh_doc = forward[forward.index("def tanh("):forward.index("def tanh_(")]
     assert "Differentiable to order 1." in tanh_doc
@@ -45,3 +46,14 @@ def test_differentiating_past_the_last_order_raises_naming_op_and_order():
     assert not last.stop_gradient  # create_graph=True alone is fine ...
     with pytest.raises(AutogradError, match="tanh is differentiable to order 1 only.*order 2"):
         last.sum().backward()  # ... asking for order 2 is not
+
+
+def test_grad_with_inputs_reaches_the_last_order_instead_of_pruning_it():
+    # grad(..., inputs) runs only the nodes on a path to an input: the limited node
+    # keeps edges to what the backward op read, so it is on that path and raises,
+    # where an edge-less one was skipped and its term silently left out.
+    x = eager.to_tensor(np.array([0.3, -0.2]), stop_gradient=False)
+    out = eager.tanh(x)
+    ((last,),) = limit_order(((out * 1.0,),), "tanh", 1, (out,))
+    with pytest.raises(AutogradError, match="tanh is differentiable to order 1 only"):
+        eager.grad((last * x).sum(), x)

@@ -3,6 +3,7 @@ that raises when a backward pass reaches it."""
 from __future__ import annotations
 
 from ..errors import AutogradError
+from .accumulation import edge_of
 from .meta import AutogradMeta
 from .node import GradNodeBase
 
@@ -17,8 +18,8 @@ class UnsupportedOrderNode(GradNodeBase):
     __slots__ = ("order",)
     backward_op = "unsupported_order"
 
-    def __init__(self, forward_op: str, order: int, num_grad_slots: int):
-        super().__init__(())
+    def __init__(self, forward_op: str, order: int, num_grad_slots: int, next_edges=()):
+        super().__init__(next_edges)
         self.forward_op = forward_op  # instance values over the class defaults
         self.num_grad_slots = num_grad_slots
         self.order = order
@@ -31,12 +32,22 @@ class UnsupportedOrderNode(GradNodeBase):
         )
 
 
-def limit_order(slot_grads, forward_op: str, order: int):
+def limit_order(slot_grads, forward_op: str, order: int, read=()):
     """Gives each gradient (grouped per edge slot, as ``apply`` returns them) a
-    history that raises when differentiated (see UnsupportedOrderNode)."""
+    history that raises when differentiated (see UnsupportedOrderNode).
+
+    ``read`` holds the tensors the backward op computed them from (saved tensors,
+    incoming gradients; a list for a ``Tensor[]``, None for one that did not
+    come). The node keeps edges to them, so a pass that runs only the nodes on a
+    path to its inputs (``grad(..., inputs)``) still reaches it and raises,
+    instead of leaving the missing term out of the derivative.
+    """
     grads = [g for slot in slot_grads if slot is not None for g in slot
              if g is not None and (g.dtype.is_floating_point or g.dtype.is_complex)]
-    node = UnsupportedOrderNode(forward_op, order, len(grads))
+    sources = [t for item in read for t in (item if isinstance(item, (list, tuple)) else (item,))
+               if t is not None]
+    edges = tuple((edge,) for edge in map(edge_of, sources) if edge is not None)
+    node = UnsupportedOrderNode(forward_op, order, len(grads), edges)
     for slot, grad in enumerate(grads):
         grad._meta = AutogradMeta(node, slot)
     return slot_grads

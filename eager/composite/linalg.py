@@ -1,5 +1,342 @@
-"""Composite rules of the linalg ops (see eager/composite/__init__.py)."""
+"""Composite rules of the linalg ops (see eager/composite/__init__.py).
+
+Every rule is written with differentiable forward ops, most of them with
+einsum, whose own rule is einsum again: so every linalg gradient can be
+differentiated to any order. The products, inverse, det, slogdet, solve,
+matrix_power and pinv have no backward kernel; the decompositions (cholesky,
+qr, svd, eigh) have one for the first order (phi/kernels/linalg.py), and their
+rules here repeat its identities with ops, the identity matrix and the
+lower-triangle mask built from diagonal/diagonal_grad.
+"""
 from __future__ import annotations
 
-from ..generated import forward_api as _F  # noqa: F401
-from .spine import sum_to_shape  # noqa: F401
+import string
+
+from phi.core.errors import InvalidArgumentError
+from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
+
+from ..generated import forward_api as _F
+from .spine import sum_to_shape
+
+_LETTERS = string.ascii_letters
+
+
+def _mT(t):
+    """The matrices of t transposed (the last two axes swapped)."""
+    nd = len(t.shape)
+    return _F.transpose(t, list(range(nd - 2)) + [nd - 1, nd - 2])
+
+
+def _reshape(t, shape):
+    """t reshaped to exactly ``shape``, which may hold zeros (_F.reshape reads a 0 as
+    "keep this dimension", as Paddle): an empty result is t's 0-d sum broadcast, in
+    t's dtype, so it stays connected to t."""
+    shape = list(shape)
+    if 0 not in shape:
+        return _F.reshape(t, shape)
+    return _F.expand(_F.sum(t, [], t.dtype, False), shape)
+
+
+def _neg(t):
+    return _F.scale(t, -1.0, 0.0, True)
+
+
+# -- einsum ---------------------------------------------------------------------------
+
+def _einsum_operand_grad(plan, x, k, out_grad):
+    """The gradient of operand k: an einsum of out_grad with the other operands.
+
+    Labels repeated within operand k are first taken as diagonals (the forward
+    einsum reads only those), and the gradient is put back on them with
+    diagonal_grad; labels the other operands and the output do not have (summed
+    over in the forward), and size-1 dimensions that broadcast, get the gradient
+    broadcast along them.
+    """
+    labels = plan.inputs[k]
+    current = x[k]
+    undo = []
+    while len(set(labels)) < len(labels):
+        label = next(label for label in labels if labels.count(label) > 1)
+        first = labels.index(label)
+        second = labels.index(label, first + 1)
+        undo.append((current, first, second))
+        current = _F.diagonal(current, 0, first, second)
+        labels = "".join(label_ for i, label_ in enumerate(labels) if i not in (first, second)) + label
+    shape = list(current.shape)
+    elsewhere = set(plan.output).union(*(set(t) for i, t in enumerate(plan.inputs) if i != k))
+    kept = [label for label, size in zip(labels, shape)
+            if label in elsewhere and not (size == 1 and plan.sizes[label] != 1)]
+    terms = [plan.output] + [t for i, t in enumerate(plan.inputs) if i != k]
+    operands = [out_grad] + [t for i, t in enumerate(x) if i != k]
+    grad = _F.einsum(operands, ",".join(terms) + "->" + "".join(kept))
+    sizes = dict(zip(kept, grad.shape))
+    grad = _reshape(grad, [sizes.get(label, 1) for label in labels])
+    if grad.shape != shape:
+        grad = _F.expand(grad, shape)
+    for before, first, second in reversed(undo):
+        grad = _F.diagonal_grad(before, grad, 0, first, second)
+    return grad
+
+
+def einsum_grad(x, out_grad, equation):
+    plan = parse_einsum(equation, [tuple(t.shape) for t in x])
+    return [_einsum_operand_grad(plan, x, k, out_grad) for k in range(len(x))]
+
+
+# -- products ---------------------------------------------------------------------------
+
+def bmm_grad(x, y, out_grad):
+    return _F.bmm(out_grad, _mT(y)), _F.bmm(_mT(x), out_grad)
+
+
+def dot_grad(x, y, out_grad):
+    return (_F.einsum([out_grad, y], "...,...i->...i"), _F.einsum([out_grad, x], "...,...i->...i"))
+
+
+def mv_grad(x, vec, out_grad):
+    return _F.einsum([out_grad, vec], "i,j->ij"), _F.einsum([x, out_grad], "ij,i->j")
+
+
+def outer_grad(x, y, out_grad):
+    x_flat = _reshape(x, [out_grad.shape[0]])
+    y_flat = _reshape(y, [out_grad.shape[1]])
+    return (_reshape(_F.einsum([out_grad, y_flat], "ij,j->i"), x.shape),
+            _reshape(_F.einsum([out_grad, x_flat], "ij,i->j"), y.shape))
+
+
+def _product_grad(out_grad, other, target):
+    """The gradient of ``target`` in out = target * other (broadcasting) where one of
+    them has a single element: out_grad * other summed to target's shape."""
+    labels = _LETTERS[:len(out_grad.shape)]
+    other_labels = labels[len(labels) - len(other.shape):]
+    kept = "" if _numel(target.shape) == 1 else labels[len(labels) - len(target.shape):]
+    return _reshape(_F.einsum([out_grad, other], f"{labels},{other_labels}->{kept}"), target.shape)
+
+
+def _numel(shape) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
+def inner_grad(x, y, out_grad):
+    if _numel(x.shape) == 1 or _numel(y.shape) == 1:  # a broadcasting product (Paddle's rule)
+        return _product_grad(out_grad, y, x), _product_grad(out_grad, x, y)
+    nx, ny = len(x.shape) - 1, len(y.shape) - 1
+    x_batch, y_batch, shared = _LETTERS[:nx], _LETTERS[nx:nx + ny], _LETTERS[nx + ny]
+    g = x_batch + y_batch
+    return (_F.einsum([out_grad, y], f"{g},{y_batch}{shared}->{x_batch}{shared}"),
+            _F.einsum([out_grad, x], f"{g},{x_batch}{shared}->{y_batch}{shared}"))
+
+
+def cross_grad(x, y, out_grad, axis):
+    # <g, x × y> = <x, y × g> = <y, g × x>
+    return _F.cross(y, out_grad, axis), _F.cross(out_grad, x, axis)
+
+
+def kron_grad(x, y, out_grad):
+    xs, ys = list(x.shape), list(y.shape)
+    n = max(len(xs), len(ys))
+    xs_padded, ys_padded = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
+    # out viewed as [x0, y0, x1, y1, ...] is x[x0, x1, ...] * y[y0, y1, ...].
+    g = _reshape(out_grad, [d for pair in zip(xs_padded, ys_padded) for d in pair])
+    x_labels, y_labels = _LETTERS[:n], _LETTERS[n:2 * n]
+    g_labels = "".join(a + b for a, b in zip(x_labels, y_labels))
+    x_grad = _F.einsum([g, _reshape(y, ys_padded)], f"{g_labels},{y_labels}->{x_labels}")
+    y_grad = _F.einsum([g, _reshape(x, xs_padded)], f"{g_labels},{x_labels}->{y_labels}")
+    return _reshape(x_grad, xs), _reshape(y_grad, ys)
+
+
+# -- diagonals ---------------------------------------------------------------------------
+
+def trace_grad(x, out_grad, offset, axis1, axis2):
+    rest = list(out_grad.shape)
+    ndim = len(x.shape)
+    a1, a2 = axis1 % ndim, axis2 % ndim
+    rows, cols = x.shape[a1], x.shape[a2]
+    length = max(0, min(rows, cols - offset)) if offset >= 0 else max(0, min(rows + offset, cols))
+    on_diagonal = _F.expand(_reshape(out_grad, rest + [1]), rest + [length])
+    return _F.diagonal_grad(x, on_diagonal, offset, axis1, axis2)
+
+
+def diagonal_double_grad(grad_x_grad, offset, axis1, axis2):
+    # diagonal_grad writes out_grad onto a diagonal of zeros; its derivative reads it back.
+    return _F.diagonal(grad_x_grad, offset, axis1, axis2)
+
+
+# -- square matrices ---------------------------------------------------------------------------
+
+def inverse_grad(out, out_grad):
+    # d(A^-1) = -A^-1 dA A^-1, so gA = -A^-T G A^-T.
+    return _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
+
+
+def _per_matrix(values, batch_shape):
+    """values [...] shaped [..., 1, 1], to scale each matrix of a batch."""
+    return _reshape(values, list(batch_shape) + [1, 1])
+
+
+def _inverse_for_gradient(x, op: str):
+    """inverse(x) for the gradient of ``op``; a singular x gets an error naming ``op``."""
+    try:
+        return _F.inverse(x)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"the gradient of {op} needs the inverse of 'x', and x is singular: it is not computed "
+            f"there (Paddle returns zeros, which is wrong unless the rank is below N - 1)") from None
+
+
+def det_grad(x, out, out_grad):
+    # d det A = det A * tr(A^-1 dA): gA = g det A A^-T.
+    return _F.multiply(_per_matrix(_F.multiply(out_grad, out), out.shape), _mT(_inverse_for_gradient(x, "det")))
+
+
+def slogdet_grad(x, out_grad):
+    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA).
+    logabsdet_grad = _F.unbind(out_grad, 0)[1]
+    return _F.multiply(_per_matrix(logabsdet_grad, x.shape[:-2]), _mT(_inverse_for_gradient(x, "slogdet")))
+
+
+def solve_grad(x, y, out, out_grad):
+    # X = A^-1 B: gB = A^-T G and gA = -gB X^T, summed over broadcast batch dims.
+    vector = solve_vector_rhs(x.shape, y.shape)
+    if vector:
+        out = _reshape(out, list(out.shape) + [1])
+        out_grad = _reshape(out_grad, list(out_grad.shape) + [1])
+    y_grad = _F.solve(_mT(x), out_grad)
+    x_grad = sum_to_shape(_neg(_F.matmul(y_grad, out, False, True)), x.shape)
+    if vector:
+        return x_grad, _reshape(sum_to_shape(y_grad, list(y.shape) + [1]), y.shape)
+    return x_grad, sum_to_shape(y_grad, y.shape)
+
+
+def matrix_power_grad(x, out_grad, n):
+    # d(B^m) = sum_k B^k dB B^(m-1-k), so gB = sum_k (B^T)^k G (B^T)^(m-1-k): m products.
+    if n == 0:
+        return _F.scale(out_grad, 0.0, 0.0, True)
+    base = x if n > 0 else _F.inverse(x)
+    m = abs(n)
+    powers = [_F.matrix_power(base, k) for k in range(m)]
+    base_grad = None
+    for k in range(m):
+        term = _F.matmul(_F.matmul(powers[k], out_grad, True, False), powers[m - 1 - k], False, True)
+        base_grad = term if base_grad is None else _F.add(base_grad, term)
+    return base_grad if n > 0 else inverse_grad(base, base_grad)
+
+
+def pinv_grad(x, out, out_grad):
+    # Golub & Pereyra's derivative of X = A^+ where A's rank is locally constant:
+    # gA = -X^T G X^T + (I - A X) G^T X X^T + X^T X G^T (I - X A).
+    first = _neg(_F.matmul(_F.matmul(out, out_grad, True, False), out, False, True))
+    gt_xxt = _F.matmul(out_grad, _F.matmul(out, out, False, True), True, False)
+    second = _F.subtract(gt_xxt, _F.matmul(_F.matmul(x, out), gt_xxt))
+    xtx_gt = _F.matmul(_F.matmul(out, out, True, False), out_grad, False, True)
+    third = _F.subtract(xtx_gt, _F.matmul(_F.matmul(xtx_gt, out), x))
+    return _F.add(_F.add(first, second), third)
+
+
+# -- decompositions (the same identities as their kernels, with ops) -------------------------
+
+def _eye_like(x):
+    """The identity shaped like the square matrices x (a constant)."""
+    ones = _F.full_like(_F.diagonal(x, 0, -2, -1), 1.0, None)
+    return _F.diagonal_grad(x, ones, 0, -2, -1)
+
+
+def _lower_mask(x):
+    """1 on and below the diagonal of x's matrices, 0 above (a constant), built from
+    one diagonal at a time: N small ops, paid only when gradients are recorded."""
+    rows = x.shape[-2]
+    mask = _F.full_like(x, 0.0, None)
+    for offset in range(-(rows - 1), 1):
+        ones = _F.full_like(_F.diagonal(x, offset, -2, -1), 1.0, None)
+        mask = _F.add(mask, _F.diagonal_grad(x, ones, offset, -2, -1))
+    return mask
+
+
+def _divide_where_used(numerator, denominator):
+    """numerator / denominator, 0 where the numerator is 0 (as the kernels' helper)."""
+    zeros = _F.full_like(numerator, 0.0, None)
+    return _F.where(_F.equal(numerator, zeros), zeros, _F.divide(numerator, denominator))
+
+
+def cholesky_grad(out, out_grad, upper):
+    # gA = L^-T Φ L^-1 with Φ the symmetric part of tril(L^T gL), its diagonal halved.
+    lower, g = (_mT(out), _mT(out_grad)) if upper else (out, out_grad)
+    if 0 in lower.shape:
+        return _F.full_like(lower, 0.0, None)
+    phi = _F.multiply(_F.matmul(lower, g, True, False), _lower_mask(lower))
+    strictly_lower = _F.subtract(phi, _F.multiply(phi, _eye_like(lower)))
+    phi = _F.scale(_F.add(phi, _mT(strictly_lower)), 0.5, 0.0, True)
+    inv_lower = _F.inverse(lower)
+    return _F.matmul(_F.matmul(inv_lower, phi, True, False), inv_lower)
+
+
+def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
+    # gA = V (diag(gw) + skew(V^T gV) / (w_j - w_i)) V^T, off the diagonal.
+    if 0 in out_v.shape:
+        return _F.full_like(out_v, 0.0, None)
+    eye = _eye_like(out_v)
+    vhgv = _F.matmul(out_v, out_v_grad, True, False)
+    skew = _F.scale(_F.subtract(vhgv, _mT(vhgv)), 0.5, 0.0, True)
+    gaps = _F.add(_F.subtract(_F.unsqueeze(out_w, [-2]), _F.unsqueeze(out_w, [-1])), eye)
+    ratio = _divide_where_used(skew, gaps)
+    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(out_w_grad, [-1]), eye))
+    return _F.matmul(_F.matmul(out_v, inner), out_v, False, True)
+
+
+def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
+    # PyTorch's identity (see phi/kernels/linalg.py); columns past K of full matrices are ignored.
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if 0 in x.shape:
+        return _F.full_like(x, 0.0, None)
+    if full_matrices:
+        u, u_grad, vh, vh_grad = u[..., :k], u_grad[..., :k], vh[..., :k, :], vh_grad[..., :k, :]
+    v, v_grad = _mT(vh), _mT(vh_grad)
+    uhgu = _F.matmul(u, u_grad, True, False)
+    vhgv = _F.matmul(v, v_grad, True, False)
+    eye = _eye_like(uhgu)
+    s_row, s_column = _F.unsqueeze(s, [-2]), _F.unsqueeze(s, [-1])
+    gaps = _F.add(_F.subtract(_F.multiply(s_row, s_row), _F.multiply(s_column, s_column)), eye)
+    skew_u, skew_v = _F.subtract(uhgu, _mT(uhgu)), _F.subtract(vhgv, _mT(vhgv))
+    ratio = _divide_where_used(_F.add(_F.multiply(skew_u, s_row), _F.multiply(s_column, skew_v)), gaps)
+    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(s_grad, [-1]), eye))
+    if m > k:
+        gus = _divide_where_used(u_grad, s_row)
+        x_grad = _F.subtract(_F.add(_F.matmul(u, inner), gus), _F.matmul(u, _F.matmul(u, gus, True, False)))
+        return _F.matmul(x_grad, vh)
+    if n > k:
+        sgvh = _divide_where_used(vh_grad, s_column)
+        x_grad = _F.subtract(_F.add(_F.matmul(inner, vh), sgvh), _F.matmul(_F.matmul(sgvh, v), vh))
+        return _F.matmul(u, x_grad)
+    return _F.matmul(u, _F.matmul(inner, vh))
+
+
+def _qr_tall_grad(q, r, q_grad, r_grad):
+    """gA for A = QR, Q [..., M, N], R [..., N, N]: (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
+    m_mat = _F.subtract(_F.matmul(r, r_grad, False, True), _F.matmul(q_grad, q, True, False))
+    lower = _F.multiply(m_mat, _lower_mask(m_mat))
+    symmetric = _F.subtract(_F.add(lower, _mT(lower)), _F.multiply(lower, _eye_like(lower)))
+    b = _F.add(q_grad, _F.matmul(q, symmetric))
+    return _mT(_F.solve(r, _mT(b)))
+
+
+def qr_grad(x, q, r, q_grad, r_grad, mode):
+    m, n = x.shape[-2:]
+    if mode == "r":
+        raise InvalidArgumentError("qr with mode='r' is not differentiable (Q was not kept); use mode='reduced'")
+    if mode == "complete" and m > n:
+        raise InvalidArgumentError(
+            "qr with mode='complete' is not differentiable for a tall matrix (M > N): Q is not unique")
+    if 0 in x.shape:
+        return _F.full_like(x, 0.0, None)
+    if m >= n:
+        return _qr_tall_grad(q, r, q_grad, r_grad)
+    # A = [X | Y] with X square: X = Q U, Y = Q V, R = [U | V].
+    square, right = r[..., :m], x[..., m:]
+    right_grad = _F.matmul(q, r_grad[..., m:])
+    square_grad = _qr_tall_grad(q, square, _F.add(q_grad, _F.matmul(right, r_grad[..., m:], False, True)),
+                                r_grad[..., :m])
+    return _F.concat([square_grad, right_grad], -1)

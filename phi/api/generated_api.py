@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5034,6 +5034,595 @@ def multinomial(x, num_samples, replacement):
     return DenseTensor(out)
 
 
+_bmm_kernel = KERNELS.dispatch_table("bmm")
+
+
+def bmm(x, y):
+    """Batched matrix product of x [B, M, K] and y [B, K, N]; both 3-d with one batch size (no broadcasting, as Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bmm_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("bmm", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bmm", "bmm", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bmm_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("bmm", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bmm: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bmm", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_dot_kernel = KERNELS.dispatch_table("dot")
+
+
+def dot(x, y):
+    """Inner product of 1-d x and y (a 0-d result), or of the rows of 2-d x and y [B, N] (a [B] result)."""
+    out_meta = MetaTensor()
+    try:
+        _im.dot_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("dot", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("dot", "dot", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _dot_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("dot", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"dot: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("dot", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_mv_kernel = KERNELS.dispatch_table("mv")
+
+
+def mv(x, vec):
+    """Matrix [M, N] times vector [N], a [M] result."""
+    out_meta = MetaTensor()
+    try:
+        _im.mv_infer_meta(x, vec, out_meta)
+    except PhiError as error:
+        raise error.in_op("mv", x=x, vec=vec) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mv", "mv", x, (x, vec), [out_meta], {"x": x, "vec": vec})
+    key = (type(x.array), x.array.dtype)
+    kernel = _mv_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, vec.array)
+    except PhiError as error:
+        raise error.in_op("mv", x=x, vec=vec) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mv: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("mv", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_outer_kernel = KERNELS.dispatch_table("outer")
+
+
+def outer(x, y):
+    """Outer product of x and y, both flattened first; the result is [x.numel, y.numel]."""
+    out_meta = MetaTensor()
+    try:
+        _im.outer_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("outer", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("outer", "outer", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _outer_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("outer", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"outer: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("outer", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_inner_kernel = KERNELS.dispatch_table("inner")
+
+
+def inner(x, y):
+    """Sums over the last axes of x and y, shaped x.shape[:-1] + y.shape[:-1]; an operand of one element multiplies, broadcasting (Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.inner_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("inner", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("inner", "inner", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _inner_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("inner", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"inner: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("inner", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cross_kernel = KERNELS.dispatch_table("cross")
+
+
+def cross(x, y, axis):
+    """Cross product of 3-vectors along axis; the default 9 means the first axis of size 3 (Paddle's convention)."""
+    out_meta = MetaTensor()
+    try:
+        _im.cross_infer_meta(x, y, axis, out_meta)
+    except PhiError as error:
+        raise error.in_op("cross", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cross", "cross", x, (x, y, axis), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cross_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array, axis)
+    except PhiError as error:
+        raise error.in_op("cross", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cross: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cross", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_kron_kernel = KERNELS.dispatch_table("kron")
+
+
+def kron(x, y):
+    """Kronecker product; the operand with fewer dimensions gets leading 1s."""
+    out_meta = MetaTensor()
+    try:
+        _im.kron_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("kron", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("kron", "kron", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _kron_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("kron", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"kron: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("kron", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_einsum_kernel = KERNELS.dispatch_table("einsum")
+
+
+def einsum(x, equation):
+    """Einstein summation of the operands x by equation, as numpy.einsum (implicit and explicit output, '...', repeated labels, broadcasting)."""
+    out_meta = MetaTensor()
+    try:
+        _im.einsum_infer_meta(x, equation, out_meta)
+    except PhiError as error:
+        raise error.in_op("einsum", x=x) from None
+    if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("einsum", "einsum", x[0], (x, equation), [out_meta], {"x": x})
+    key = (type(x[0].array), x[0].array.dtype)
+    kernel = _einsum_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel([t.array for t in x], equation)
+    except PhiError as error:
+        raise error.in_op("einsum", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"einsum: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("einsum", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_trace_kernel = KERNELS.dispatch_table("trace")
+
+
+def trace(x, offset, axis1, axis2):
+    """Sum of the diagonal offset above the main one of the planes (axis1, axis2)."""
+    out_meta = MetaTensor()
+    try:
+        _im.trace_infer_meta(x, offset, axis1, axis2, out_meta)
+    except PhiError as error:
+        raise error.in_op("trace", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("trace", "trace", x, (x, offset, axis1, axis2), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _trace_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset, axis1, axis2)
+    except PhiError as error:
+        raise error.in_op("trace", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"trace: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("trace", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_diagonal_kernel = KERNELS.dispatch_table("diagonal")
+
+
+def diagonal(x, offset, axis1, axis2):
+    """The diagonal offset above the main one of the planes (axis1, axis2), appended as the last axis (a copy, as Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.diagonal_infer_meta(x, offset, axis1, axis2, out_meta)
+    except PhiError as error:
+        raise error.in_op("diagonal", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diagonal", "diagonal", x, (x, offset, axis1, axis2), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _diagonal_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, offset, axis1, axis2)
+    except PhiError as error:
+        raise error.in_op("diagonal", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diagonal: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diagonal", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_matrix_power_kernel = KERNELS.dispatch_table("matrix_power")
+
+
+def matrix_power(x, n):
+    """Square matrices [..., N, N] to the integer power n (identity for 0; a negative n inverts first)."""
+    out_meta = MetaTensor()
+    try:
+        _im.matrix_power_infer_meta(x, n, out_meta)
+    except PhiError as error:
+        raise error.in_op("matrix_power", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("matrix_power", "matrix_power", x, (x, n), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _matrix_power_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, n)
+    except PhiError as error:
+        raise error.in_op("matrix_power", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"matrix_power: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("matrix_power", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_inverse_kernel = KERNELS.dispatch_table("inverse")
+
+
+def inverse(x):
+    """Inverse of square matrices [..., N, N]; a singular matrix raises (paddle.inverse, paddle.linalg.inv)."""
+    out_meta = MetaTensor()
+    try:
+        _im.square_matrix_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("inverse", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("inverse", "inverse", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _inverse_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("inverse", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"inverse: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("inverse", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_det_kernel = KERNELS.dispatch_table("det")
+
+
+def det(x):
+    """Determinant of square matrices [..., N, N]."""
+    out_meta = MetaTensor()
+    try:
+        _im.det_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("det", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("det", "det", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _det_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("det", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"det: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("det", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_slogdet_kernel = KERNELS.dispatch_table("slogdet")
+
+
+def slogdet(x):
+    """Sign and log|det| of square matrices [..., N, N], stacked as out[0] and out[1] (Paddle 2.x's [2, ...] layout)."""
+    out_meta = MetaTensor()
+    try:
+        _im.slogdet_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("slogdet", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("slogdet", "slogdet", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _slogdet_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("slogdet", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"slogdet: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("slogdet", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_solve_kernel = KERNELS.dispatch_table("solve")
+
+
+def solve(x, y):
+    """The solution of x @ out = y for square x [..., N, N] and y [..., N, K], or vectors y, [N] or exactly x.shape[:-1] (Paddle); batch dims broadcast; a singular x raises."""
+    out_meta = MetaTensor()
+    try:
+        _im.solve_infer_meta(x, y, out_meta)
+    except PhiError as error:
+        raise error.in_op("solve", x=x, y=y) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("solve", "solve", x, (x, y), [out_meta], {"x": x, "y": y})
+    key = (type(x.array), x.array.dtype)
+    kernel = _solve_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("solve", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"solve: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("solve", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_cholesky_kernel = KERNELS.dispatch_table("cholesky")
+
+
+def cholesky(x, upper):
+    """Cholesky factor L (x = L @ L.T) of symmetric positive-definite matrices, or U = L.T when upper."""
+    out_meta = MetaTensor()
+    try:
+        _im.cholesky_infer_meta(x, upper, out_meta)
+    except PhiError as error:
+        raise error.in_op("cholesky", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cholesky", "cholesky", x, (x, upper), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _cholesky_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, upper)
+    except PhiError as error:
+        raise error.in_op("cholesky", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cholesky: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cholesky", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_qr_kernel = KERNELS.dispatch_table("qr")
+
+
+def qr(x, mode):
+    """QR decomposition of [..., M, N] ('reduced', 'complete', or 'r' with an empty Q)."""
+    q_meta = MetaTensor()
+    r_meta = MetaTensor()
+    try:
+        _im.qr_infer_meta(x, mode, q_meta, r_meta)
+    except PhiError as error:
+        raise error.in_op("qr", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("qr", "qr", x, (x, mode), [q_meta, r_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _qr_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        q, r = kernel(x.array, mode)
+    except PhiError as error:
+        raise error.in_op("qr", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"qr: not enough memory for the result ({error})") from None
+    if type(q) is not key[0]:
+        q = as_array(q, key[0])
+    if type(r) is not key[0]:
+        r = as_array(r, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("qr", [q_meta, r_meta], [q, r])
+    return (
+        DenseTensor(q),
+        DenseTensor(r),
+    )
+
+
+_svd_kernel = KERNELS.dispatch_table("svd")
+
+
+def svd(x, full_matrices):
+    """Singular value decomposition x = U @ diag(S) @ VH, singular values descending."""
+    u_meta = MetaTensor()
+    s_meta = MetaTensor()
+    vh_meta = MetaTensor()
+    try:
+        _im.svd_infer_meta(x, full_matrices, u_meta, s_meta, vh_meta)
+    except PhiError as error:
+        raise error.in_op("svd", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("svd", "svd", x, (x, full_matrices), [u_meta, s_meta, vh_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _svd_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        u, s, vh = kernel(x.array, full_matrices)
+    except PhiError as error:
+        raise error.in_op("svd", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"svd: not enough memory for the result ({error})") from None
+    if type(u) is not key[0]:
+        u = as_array(u, key[0])
+    if type(s) is not key[0]:
+        s = as_array(s, key[0])
+    if type(vh) is not key[0]:
+        vh = as_array(vh, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("svd", [u_meta, s_meta, vh_meta], [u, s, vh])
+    return (
+        DenseTensor(u),
+        DenseTensor(s),
+        DenseTensor(vh),
+    )
+
+
+_eigh_kernel = KERNELS.dispatch_table("eigh")
+
+
+def eigh(x, UPLO):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle."""
+    out_w_meta = MetaTensor()
+    out_v_meta = MetaTensor()
+    try:
+        _im.eigh_infer_meta(x, UPLO, out_w_meta, out_v_meta)
+    except PhiError as error:
+        raise error.in_op("eigh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("eigh", "eigh", x, (x, UPLO), [out_w_meta, out_v_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _eigh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out_w, out_v = kernel(x.array, UPLO)
+    except PhiError as error:
+        raise error.in_op("eigh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eigh: not enough memory for the result ({error})") from None
+    if type(out_w) is not key[0]:
+        out_w = as_array(out_w, key[0])
+    if type(out_v) is not key[0]:
+        out_v = as_array(out_v, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eigh", [out_w_meta, out_v_meta], [out_w, out_v])
+    return (
+        DenseTensor(out_w),
+        DenseTensor(out_v),
+    )
+
+
+_pinv_kernel = KERNELS.dispatch_table("pinv")
+
+
+def pinv(x, rcond, hermitian):
+    """Moore-Penrose pseudo-inverse; singular values at most rcond times the largest count as zero."""
+    out_meta = MetaTensor()
+    try:
+        _im.pinv_infer_meta(x, rcond, hermitian, out_meta)
+    except PhiError as error:
+        raise error.in_op("pinv", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("pinv", "pinv", x, (x, rcond, hermitian), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _pinv_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, rcond, hermitian)
+    except PhiError as error:
+        raise error.in_op("pinv", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"pinv: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("pinv", [out_meta], [out])
+    return DenseTensor(out)
+
+
+_matrix_rank_kernel = KERNELS.dispatch_table("matrix_rank")
+
+
+def matrix_rank(x, tol, hermitian):
+    """Number of singular values above tol (default max(M, N) * eps * the largest), as int64; not differentiable."""
+    out_meta = MetaTensor()
+    try:
+        _im.matrix_rank_infer_meta(x, tol, hermitian, out_meta)
+    except PhiError as error:
+        raise error.in_op("matrix_rank", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("matrix_rank", "matrix_rank", x, (x, tol, hermitian), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _matrix_rank_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, tol, hermitian)
+    except PhiError as error:
+        raise error.in_op("matrix_rank", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"matrix_rank: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("matrix_rank", [out_meta], [out])
+    return DenseTensor(out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -8090,3 +8679,138 @@ def complex_grad(real, imag, out_grad, *, out_mask=None):
         None if real_grad is None else DenseTensor(real_grad),
         None if imag_grad is None else DenseTensor(imag_grad),
     )
+
+
+_diagonal_grad_kernel = KERNELS.dispatch_table("diagonal_grad")
+
+
+def diagonal_grad(x, out_grad, offset, axis1, axis2):
+    """diagonal_grad (phi kernel diagonal_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.diagonal_grad_infer_meta(x, out_grad, offset, axis1, axis2, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("diagonal_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("diagonal_grad", "diagonal_grad", out_grad, (x, out_grad, offset, axis1, axis2), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _diagonal_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, offset, axis1, axis2)
+    except PhiError as error:
+        raise error.in_op("diagonal_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"diagonal_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("diagonal_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_cholesky_grad_kernel = KERNELS.dispatch_table("cholesky_grad")
+
+
+def cholesky_grad(out, out_grad, upper):
+    """cholesky_grad (phi kernel cholesky_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.matrix_grad_infer_meta(out, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("cholesky_grad", out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("cholesky_grad", "cholesky_grad", out_grad, (out, out_grad, upper), [x_grad_meta], {"out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _cholesky_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out.array, out_grad.array, upper)
+    except PhiError as error:
+        raise error.in_op("cholesky_grad", out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"cholesky_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cholesky_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_qr_grad_kernel = KERNELS.dispatch_table("qr_grad")
+
+
+def qr_grad(x, q, r, q_grad, r_grad, mode):
+    """qr_grad (phi kernel qr_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("qr_grad", x=x, q=q, r=r, q_grad=q_grad, r_grad=r_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("qr_grad", "qr_grad", x, (x, q, r, q_grad, r_grad, mode), [x_grad_meta], {"x": x, "q": q, "r": r, "q_grad": q_grad, "r_grad": r_grad})
+    key = (type(x.array), x.array.dtype)
+    kernel = _qr_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, q.array, r.array, q_grad.array, r_grad.array, mode)
+    except PhiError as error:
+        raise error.in_op("qr_grad", x=x, q=q, r=r, q_grad=q_grad, r_grad=r_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"qr_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("qr_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_svd_grad_kernel = KERNELS.dispatch_table("svd_grad")
+
+
+def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
+    """svd_grad (phi kernel svd_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(x, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("svd_grad", x=x, u=u, s=s, vh=vh, u_grad=u_grad, s_grad=s_grad, vh_grad=vh_grad) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("svd_grad", "svd_grad", x, (x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices), [x_grad_meta], {"x": x, "u": u, "s": s, "vh": vh, "u_grad": u_grad, "s_grad": s_grad, "vh_grad": vh_grad})
+    key = (type(x.array), x.array.dtype)
+    kernel = _svd_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, u.array, s.array, vh.array, u_grad.array, s_grad.array, vh_grad.array, full_matrices)
+    except PhiError as error:
+        raise error.in_op("svd_grad", x=x, u=u, s=s, vh=vh, u_grad=u_grad, s_grad=s_grad, vh_grad=vh_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"svd_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("svd_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)
+
+
+_eigh_grad_kernel = KERNELS.dispatch_table("eigh_grad")
+
+
+def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
+    """eigh_grad (phi kernel eigh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.unchanged_infer_meta(out_v, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("eigh_grad", out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
+    if type(out_v) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("eigh_grad", "eigh_grad", out_v, (out_w, out_v, out_w_grad, out_v_grad, UPLO), [x_grad_meta], {"out_w": out_w, "out_v": out_v, "out_w_grad": out_w_grad, "out_v_grad": out_v_grad})
+    key = (type(out_v.array), out_v.array.dtype)
+    kernel = _eigh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(out_w.array, out_v.array, out_w_grad.array, out_v_grad.array, UPLO)
+    except PhiError as error:
+        raise error.in_op("eigh_grad", out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eigh_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eigh_grad", [x_grad_meta], [x_grad])
+    return DenseTensor(x_grad)

@@ -1,3 +1,396 @@
-"""Linear-algebra kernels (bmm, dot, mv, outer, cross, kron, einsum, trace, diagonal, inv, det, solve, cholesky, qr, svd, eigh, ...) and their gradients."""
-from ..core.kernel_registry import register_kernel  # noqa: F401
-from .dtypes import ALL_BACKENDS  # noqa: F401
+"""Linear-algebra kernels (bmm, dot, mv, outer, inner, cross, kron, einsum, trace,
+diagonal, matrix_power, inverse, det, slogdet, solve, cholesky, qr, svd, eigh,
+pinv, matrix_rank) and the backward kernels of the decompositions.
+
+Matrices are batched, ``[..., M, N]``. Only functions that numpy.linalg and
+cupy.linalg both provide are used. The gradients of the simple ops are
+composite rules alone (eager/composite/linalg.py); the decompositions' gradients
+are kernels here, with the same identities written as composite rules for
+create_graph (so every order works):
+
+- cholesky (Murray 2016): gA = L^-T Φ(L^T gL) L^-1, Φ(X) = (tril(X) + tril(X)^T)/2 with the
+  diagonal halved, a symmetric gradient;
+- qr (Walter & Lehmann; as Paddle and TensorFlow): gA = (gQ + Q copyltu(M)) R^-T with
+  M = R gR^T - gQ^T Q, and the extra columns of a wide matrix handled apart;
+- svd and eigh (the F-matrix identities, as PyTorch): they divide by s_j^2 - s_i^2
+  (svd) and w_j - w_i (eigh), so where singular values or eigenvalues repeat the
+  gradient through U, VH or the eigenvectors is undefined (infinite), as in Paddle
+  and PyTorch; svd's also divides by the singular values when U or VH is used and
+  the matrix is not square. A term no gradient reaches stays 0 there, so a loss of
+  the singular values or eigenvalues alone has a finite gradient even at repeats.
+"""
+import numpy as np
+
+from ..core.errors import InvalidArgumentError
+from ..core.kernel_registry import register_kernel
+from ..common.data_type import DataType as T
+from ..infermeta.linalg import diagonal_length, parse_einsum, solve_vector_rhs
+from .dtypes import ALL_BACKENDS, FLOATS, INTS
+
+LINALG_FLOATS = (T.FLOAT32, T.FLOAT64)  # what numpy.linalg / cupy.linalg compute in
+PRODUCT_TYPES = INTS + FLOATS
+
+
+def _mT(a):
+    return a.swapaxes(-1, -2)
+
+
+def _finite_or_raise(xp, result, what: str, *inputs):
+    """A value check made after the computation and before anything is returned: a
+    non-finite result from finite inputs (a singular matrix; CuPy returns one where
+    NumPy raises LinAlgError) becomes an InvalidArgumentError naming the argument.
+    NaN or Inf in the inputs propagates, as in any other op."""
+    if result.size and not bool(xp.isfinite(result).all()) and all(bool(xp.isfinite(a).all()) for a in inputs):
+        raise InvalidArgumentError(what)
+    return result
+
+
+# -- products ----------------------------------------------------------------------
+
+@register_kernel("bmm", ALL_BACKENDS, PRODUCT_TYPES)
+def bmm(ctx, x, y):
+    return ctx.xp.matmul(x, y)
+
+
+@register_kernel("dot", ALL_BACKENDS, PRODUCT_TYPES)
+def dot(ctx, x, y):
+    return (x * y).sum(axis=-1, dtype=x.dtype)
+
+
+@register_kernel("mv", ALL_BACKENDS, PRODUCT_TYPES)
+def mv(ctx, x, vec):
+    return ctx.xp.matmul(x, vec)
+
+
+@register_kernel("outer", ALL_BACKENDS, PRODUCT_TYPES)
+def outer(ctx, x, y):
+    return x.reshape(-1, 1) * y.reshape(1, -1)
+
+
+@register_kernel("inner", ALL_BACKENDS, PRODUCT_TYPES)
+def inner(ctx, x, y):
+    if x.size == 1 or y.size == 1:  # Paddle: an operand of one element multiplies
+        return x * y
+    return ctx.xp.tensordot(x, y, axes=([-1], [-1])).astype(x.dtype, copy=False)
+
+
+@register_kernel("kron", ALL_BACKENDS, PRODUCT_TYPES)
+def kron(ctx, x, y):
+    xp = ctx.xp
+    n = max(x.ndim, y.ndim)
+    xs, ys = (1,) * (n - x.ndim) + x.shape, (1,) * (n - y.ndim) + y.shape
+    # out[a0*b0 + j0, ...] = x[a0, ...] * y[j0, ...]: interleave the axes, then merge the pairs.
+    xe = x.reshape(tuple(d for s in xs for d in (s, 1)))
+    ye = y.reshape(tuple(d for s in ys for d in (1, s)))
+    return xp.multiply(xe, ye).reshape(tuple(a * b for a, b in zip(xs, ys)))
+
+
+@register_kernel("cross", ALL_BACKENDS, PRODUCT_TYPES)
+def cross(ctx, x, y, axis):
+    xp = ctx.xp
+    a = cross_axis(x.shape, axis)
+    xm, ym = xp.moveaxis(x, a, 0), xp.moveaxis(y, a, 0)
+    out = xp.stack([xm[1] * ym[2] - xm[2] * ym[1],
+                    xm[2] * ym[0] - xm[0] * ym[2],
+                    xm[0] * ym[1] - xm[1] * ym[0]])
+    return xp.moveaxis(out, 0, a)
+
+
+def cross_axis(shape, axis: int) -> int:
+    """Paddle's rule: axis 9 (its default) means the first axis of size 3."""
+    if axis == 9:
+        return list(shape).index(3)
+    return axis % len(shape)
+
+
+@register_kernel("einsum", ALL_BACKENDS, PRODUCT_TYPES)
+def einsum(ctx, x, equation):
+    xp = ctx.xp
+    plan = parse_einsum(equation, [t.shape for t in x])
+    # Size-1 dimensions broadcast against a label's full size (NumPy's rule): widen
+    # them first, so NumPy and CuPy see consistent sizes.
+    operands = []
+    for labels, operand in zip(plan.inputs, x):
+        full = tuple(plan.sizes[label] for label in labels)
+        operands.append(operand if operand.shape == full else xp.broadcast_to(operand, full))
+    # optimize: NumPy (and CuPy) then contract pairwise through BLAS in a good order;
+    # the plain loop is several times slower already for a batched matrix product.
+    out = xp.einsum(plan.equation, *operands, optimize=len(operands) > 1)
+    # A one-operand einsum may return a view of its input (a transpose, a diagonal).
+    return xp.array(out, dtype=x[0].dtype, copy=True) if len(x) == 1 else xp.asarray(out, dtype=x[0].dtype)
+
+
+# -- diagonals ----------------------------------------------------------------------------
+
+@register_kernel("diagonal", ALL_BACKENDS, (T.BOOL,) + PRODUCT_TYPES)
+def diagonal(ctx, x, offset, axis1, axis2):
+    return ctx.xp.diagonal(x, offset, axis1, axis2).copy()
+
+
+@register_kernel("trace", ALL_BACKENDS, PRODUCT_TYPES)
+def trace(ctx, x, offset, axis1, axis2):
+    return ctx.xp.diagonal(x, offset, axis1, axis2).sum(axis=-1, dtype=x.dtype)
+
+
+@register_kernel("diagonal_grad", ALL_BACKENDS, PRODUCT_TYPES)
+def diagonal_grad(ctx, x, out_grad, offset, axis1, axis2):
+    """out_grad written onto the diagonal of zeros shaped like x (the adjoint of diagonal)."""
+    xp = ctx.xp
+    ndim = len(x.shape)
+    a1, a2 = axis1 % ndim, axis2 % ndim
+    x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
+    planes = xp.moveaxis(x_grad, (a1, a2), (-2, -1))  # a writable view
+    length = diagonal_length(x.shape[a1], x.shape[a2], offset)
+    steps = xp.arange(length)
+    planes[..., steps + max(-offset, 0), steps + max(offset, 0)] = out_grad
+    return x_grad
+
+
+# -- square matrices -----------------------------------------------------------------------
+
+def _inverse(xp, x, what: str):
+    try:
+        result = xp.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(what) from None
+    return _finite_or_raise(xp, result, what, x)
+
+
+_SINGULAR = "argument 'x' is singular: it has no inverse"
+
+
+@register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS)
+def inverse(ctx, x):
+    return _inverse(ctx.xp, x, _SINGULAR)
+
+
+@register_kernel("det", ALL_BACKENDS, LINALG_FLOATS)
+def det(ctx, x):
+    return ctx.xp.asarray(ctx.xp.linalg.det(x), dtype=x.dtype)
+
+
+@register_kernel("slogdet", ALL_BACKENDS, LINALG_FLOATS)
+def slogdet(ctx, x):
+    xp = ctx.xp
+    sign, logabsdet = xp.linalg.slogdet(x)
+    return xp.stack([xp.asarray(sign, dtype=x.dtype), xp.asarray(logabsdet, dtype=x.dtype)])
+
+
+@register_kernel("solve", ALL_BACKENDS, LINALG_FLOATS)
+def solve(ctx, x, y):
+    xp = ctx.xp
+    vector = solve_vector_rhs(x.shape, y.shape)
+    rhs = y[..., None] if vector else y
+    batch = np.broadcast_shapes(x.shape[:-2], rhs.shape[:-2])
+    a = xp.broadcast_to(x, batch + x.shape[-2:])
+    b = xp.broadcast_to(rhs, batch + rhs.shape[-2:])
+    message = "argument 'x' is singular: the system has no unique solution"
+    try:
+        out = xp.linalg.solve(a, b) if a.size else xp.zeros(b.shape, dtype=x.dtype)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(message) from None
+    _finite_or_raise(xp, out, message, x, y)
+    return out[..., 0] if vector else out
+
+
+@register_kernel("matrix_power", ALL_BACKENDS, PRODUCT_TYPES)
+def matrix_power(ctx, x, n):
+    xp = ctx.xp
+    if n < 0:
+        x = _inverse(xp, x, "argument 'x' is singular, so a negative power has no value")
+        n = -n
+    result = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape).copy()
+    base = x
+    while n:  # square and multiply
+        if n & 1:
+            result = xp.matmul(result, base)
+        n >>= 1
+        if n:
+            base = xp.matmul(base, base)
+    return result
+
+
+# -- decompositions ----------------------------------------------------------------------------
+
+@register_kernel("cholesky", ALL_BACKENDS, LINALG_FLOATS)
+def cholesky(ctx, x, upper):
+    xp = ctx.xp
+    message = "argument 'x' is not symmetric positive-definite: it has no Cholesky factor"
+    if not bool(xp.isfinite(x).all()):  # NumPy would raise; NaN propagates as in other ops
+        return xp.full(x.shape, xp.nan, dtype=x.dtype)
+    try:
+        lower = xp.linalg.cholesky(x) if x.size else xp.zeros(x.shape, dtype=x.dtype)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(message) from None
+    _finite_or_raise(xp, lower, message, x)
+    return _mT(lower).copy() if upper else lower
+
+
+@register_kernel("cholesky_grad", ALL_BACKENDS, LINALG_FLOATS)
+def cholesky_grad(ctx, out, out_grad, upper):
+    xp = ctx.xp
+    lower, g = (_mT(out), _mT(out_grad)) if upper else (out, out_grad)
+    phi = xp.tril(xp.matmul(_mT(lower), g))
+    phi = 0.5 * (phi + _mT(xp.tril(phi, -1)))  # symmetric, diagonal halved
+    inv_lower = xp.linalg.inv(lower) if lower.size else lower
+    return xp.matmul(xp.matmul(_mT(inv_lower), phi), inv_lower)
+
+
+@register_kernel("qr", ALL_BACKENDS, LINALG_FLOATS)
+def qr(ctx, x, mode):
+    xp = ctx.xp
+    *batch, m, n = x.shape
+    k = min(m, n)
+    if x.size == 0:
+        q_cols = m if mode == "complete" else k
+        r_rows = m if mode == "complete" else k
+        q = xp.broadcast_to(xp.eye(m, q_cols, dtype=x.dtype), tuple(batch) + (m, q_cols)).copy()
+        r = xp.zeros(tuple(batch) + (r_rows, n), dtype=x.dtype)
+    else:
+        q, r = xp.linalg.qr(x, mode="complete" if mode == "complete" else "reduced")
+    if mode == "r":
+        q = xp.zeros((0,), dtype=x.dtype)
+    return q, r
+
+
+def _qr_square_or_tall_grad(xp, q, r, gq, gr):
+    """gA for A = QR with Q [..., M, N] and R [..., N, N] (M >= N)."""
+    m_mat = xp.matmul(r, _mT(gr)) - xp.matmul(_mT(gq), q)
+    lower = xp.tril(m_mat)
+    sym = lower + _mT(lower) - lower * xp.eye(lower.shape[-1], dtype=lower.dtype)
+    b = gq + xp.matmul(q, sym)
+    # b R^-T: solve R X^T = b^T.
+    return _mT(xp.linalg.solve(r, _mT(b))) if b.size else b
+
+
+@register_kernel("qr_grad", ALL_BACKENDS, LINALG_FLOATS)
+def qr_grad(ctx, x, q, r, q_grad, r_grad, mode):
+    xp = ctx.xp
+    m, n = x.shape[-2:]
+    if mode == "r":
+        raise InvalidArgumentError("qr with mode='r' is not differentiable (Q was not kept); use mode='reduced'")
+    if mode == "complete" and m > n:
+        raise InvalidArgumentError(
+            "qr with mode='complete' is not differentiable for a tall matrix (M > N): Q is not unique")
+    if x.size == 0:
+        return xp.zeros(x.shape, dtype=x.dtype)
+    if m >= n:
+        return _qr_square_or_tall_grad(xp, q, r, q_grad, r_grad)
+    # A = [X | Y] with X square: X = Q U, Y = Q V, R = [U | V].
+    u = r[..., :, :m]
+    gu, gv = r_grad[..., :, :m], r_grad[..., :, m:]
+    y = x[..., :, m:]
+    gy = xp.matmul(q, gv)
+    gx = _qr_square_or_tall_grad(xp, q, u, q_grad + xp.matmul(y, _mT(gv)), gu)
+    return xp.concatenate([gx, gy], axis=-1)
+
+
+def _divide_where_used(xp, numerator, denominator):
+    """numerator / denominator, and 0 where the numerator is 0: a term no gradient
+    reaches (eigenvectors unused, say) stays 0 even where the eigenvalues repeat,
+    so w.sum() keeps a finite gradient; a used term there is infinite, as in PyTorch."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xp.where(numerator == 0, 0, numerator / denominator)
+
+
+@register_kernel("svd", ALL_BACKENDS, LINALG_FLOATS)
+def svd(ctx, x, full_matrices):
+    xp = ctx.xp
+    *batch, m, n = x.shape
+    k = min(m, n)
+    if x.size == 0:
+        batch = tuple(batch)
+        u_cols, vh_rows = (m, n) if full_matrices else (k, k)
+        return (xp.broadcast_to(xp.eye(m, u_cols, dtype=x.dtype), batch + (m, u_cols)).copy(),
+                xp.zeros(batch + (k,), dtype=x.dtype),
+                xp.broadcast_to(xp.eye(vh_rows, n, dtype=x.dtype), batch + (vh_rows, n)).copy())
+    u, s, vh = xp.linalg.svd(x, full_matrices=bool(full_matrices))
+    return u, s, vh
+
+
+@register_kernel("svd_grad", ALL_BACKENDS, LINALG_FLOATS)
+def svd_grad(ctx, x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
+    xp = ctx.xp
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if x.size == 0:
+        return xp.zeros(x.shape, dtype=x.dtype)
+    # With full_matrices the columns past K are not determined by x: their gradients
+    # are ignored, as PyTorch does.
+    u, vh, gu, gvh = u[..., :, :k], vh[..., :k, :], u_grad[..., :, :k], vh_grad[..., :k, :]
+    v, gv = _mT(vh), _mT(gvh)
+    s2 = s * s
+    eye = xp.eye(k, dtype=x.dtype)
+    e = s2[..., None, :] - s2[..., :, None]  # e[j, k] = s_k^2 - s_j^2
+    uhgu = xp.matmul(_mT(u), gu)
+    vhgv = xp.matmul(_mT(v), gv)
+    skew_u, skew_v = uhgu - _mT(uhgu), vhgv - _mT(vhgv)
+    inner = _divide_where_used(xp, skew_u * s[..., None, :] + s[..., :, None] * skew_v, e + eye)
+    inner = inner * (1 - eye) + s_grad[..., :, None] * eye
+    if m > k:
+        gus = _divide_where_used(xp, gu, s[..., None, :])
+        ga = xp.matmul(u, inner) + gus - xp.matmul(u, xp.matmul(_mT(u), gus))
+        return xp.matmul(ga, vh)
+    if n > k:
+        sgvh = _divide_where_used(xp, gvh, s[..., :, None])
+        ga = xp.matmul(inner, vh) + sgvh - xp.matmul(xp.matmul(sgvh, v), vh)
+        return xp.matmul(u, ga)
+    return xp.matmul(u, xp.matmul(inner, vh))
+
+
+@register_kernel("eigh", ALL_BACKENDS, LINALG_FLOATS)
+def eigh(ctx, x, UPLO):
+    xp = ctx.xp
+    if x.size == 0:
+        return xp.zeros(x.shape[:-1], dtype=x.dtype), xp.zeros(x.shape, dtype=x.dtype)
+    w, v = xp.linalg.eigh(x, UPLO=UPLO)
+    return w, v
+
+
+@register_kernel("eigh_grad", ALL_BACKENDS, LINALG_FLOATS)
+def eigh_grad(ctx, out_w, out_v, out_w_grad, out_v_grad, UPLO):
+    xp = ctx.xp
+    v, w = out_v, out_w
+    if v.size == 0:
+        return xp.zeros(v.shape, dtype=v.dtype)
+    n = w.shape[-1]
+    eye = xp.eye(n, dtype=v.dtype)
+    vhgv = xp.matmul(_mT(v), out_v_grad)
+    skew = 0.5 * (vhgv - _mT(vhgv))          # the part a symmetric perturbation can reach
+    e = w[..., None, :] - w[..., :, None] + eye   # e[i, j] = w_j - w_i
+    inner = _divide_where_used(xp, skew, e) * (1 - eye) + out_w_grad[..., :, None] * eye
+    return xp.matmul(xp.matmul(v, inner), _mT(v))
+
+
+@register_kernel("pinv", ALL_BACKENDS, LINALG_FLOATS)
+def pinv(ctx, x, rcond, hermitian):
+    xp = ctx.xp
+    *batch, m, n = x.shape
+    if x.size == 0:
+        return xp.zeros(tuple(batch) + (n, m), dtype=x.dtype)
+    if hermitian:
+        w, v = xp.linalg.eigh(x)
+        cutoff = rcond * xp.abs(w).max(axis=-1, keepdims=True)
+        keep = xp.abs(w) > cutoff
+        w_inv = xp.where(keep, 1 / xp.where(keep, w, 1), 0)
+        return xp.matmul(v * w_inv[..., None, :], _mT(v)).astype(x.dtype, copy=False)
+    u, s, vh = xp.linalg.svd(x, full_matrices=False)
+    cutoff = rcond * s.max(axis=-1, keepdims=True)
+    keep = s > cutoff
+    s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0)
+    return xp.matmul(_mT(vh) * s_inv[..., None, :], _mT(u)).astype(x.dtype, copy=False)
+
+
+@register_kernel("matrix_rank", ALL_BACKENDS, LINALG_FLOATS)
+def matrix_rank(ctx, x, tol, hermitian):
+    xp = ctx.xp
+    *batch, m, n = x.shape
+    if x.size == 0:
+        return xp.zeros(tuple(batch), dtype=xp.int64)
+    s = xp.abs(xp.linalg.eigvalsh(x)) if hermitian else xp.linalg.svd(x, compute_uv=False)
+    if tol is None:
+        # Paddle's and NumPy's default: the largest singular value times max(M, N) times eps.
+        cutoff = s.max(axis=-1, keepdims=True) * max(m, n) * np.finfo(x.dtype).eps
+    else:
+        cutoff = tol
+    return (s > cutoff).sum(axis=-1).astype(xp.int64)
