@@ -100,6 +100,11 @@ def to_int_array(value, op: str, arg: str) -> tuple:
     return values
 
 
+def to_int_array_none_as_empty(value, op: str, arg: str) -> tuple:
+    """An IntArray whose None means the empty list (Paddle's ``axis=None``: every axis)."""
+    return () if value is None else to_int_array(value, op, arg)
+
+
 def to_int_or_int_array(value, op: str, arg: str):
     """An int (or a 0-d integer tensor) as an int, a list, tuple or 1-D integer tensor
     as a tuple of ints: for an argument whose meaning differs between the two, such

@@ -199,6 +199,13 @@ class TensorMethods:
     def __pos__(self):
         return self
 
+    def __abs__(self):
+        return _F.abs(self)
+
+    def __invert__(self):
+        """~x: bitwise not of an integer tensor, logical not of a bool one (Paddle)."""
+        return _F.bitwise_not(self)
+
     def __getitem__(self, index):
         """NumPy indexing (int, slice, None, Ellipsis, bool mask, integer array); differentiable."""
         return _F.getitem(self, index)

@@ -391,7 +391,7 @@ def test_returned_if_renders_a_return_that_follows_the_flags(tmp_path):
 
 def test_render_all_reports_errors_of_the_files_it_is_given(tmp_path):
     ops, bwd = copy_yaml(tmp_path)
-    line = edit_entry(ops, "- op : mean", "IntArray axis = {}", "IntList axis = {}")
+    line = edit_entry(ops, "- op : mean", "IntArray axis = None", "IntList axis = None")
     with pytest.raises(SpecError) as info:
         render_all(ops_yaml=ops, backward_yaml=bwd)
     assert_points_at(str(info.value), ops, line, "argument 'axis' has unknown type 'IntList'")

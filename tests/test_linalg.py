@@ -253,3 +253,19 @@ def test_integer_matrix_power_for_non_negative_exponents():
         got = eager.matrix_power(eager.to_tensor(a), n)
         assert got.dtype == eager.int32
         np.testing.assert_array_equal(got.numpy(), np.linalg.matrix_power(a, n))
+
+
+def test_linalg_norm_is_norm_plus_the_nuclear_norm():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 4))
+    x = eager.to_tensor(a, stop_gradient=False)
+    np.testing.assert_allclose(eager.linalg.norm(x, "nuc", axis=[1, 2]).numpy(),
+                               np.linalg.norm(a, "nuc", axis=(1, 2)), rtol=1e-12)
+    np.testing.assert_allclose(eager.linalg.norm(x, "nuc", axis=[2, 0]).numpy(),
+                               np.linalg.norm(a, "nuc", axis=(2, 0)), rtol=1e-12)
+    assert eager.linalg.norm(x, "nuc", axis=[0, 2], keepdim=True).shape == [1, 3, 1]
+    np.testing.assert_allclose(float(eager.linalg.norm(x)), np.linalg.norm(a.ravel()), rtol=1e-12)
+    np.testing.assert_allclose(eager.linalg.norm(x, 1, axis=[1]).numpy(), np.abs(a).sum(axis=1), rtol=1e-12)
+    assert eager.autograd.gradcheck(lambda t: eager.linalg.norm(t, "nuc", axis=[1, 2]), [x])
+    with pytest.raises(ValueError, match="p='nuc' needs a matrix or two axes, got a 3-d x and axis=None"):
+        eager.linalg.norm(x, "nuc")

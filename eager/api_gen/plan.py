@@ -55,6 +55,10 @@ def _converter(arg) -> str | None:
     type_name = str(arg.type.strip_optional())
     if type_name == "DataType" and not arg.has_default:
         return "to_required_dtype"  # None is a dtype's "not given" only where it is the default
+    if type_name == "IntArray" and arg.has_default and arg.default is None and not arg.optional:
+        # Paddle's axis=None: the same as the empty list (every axis), so InferMeta,
+        # kernels and backward rules only ever see a tuple.
+        return "to_int_array_none_as_empty"
     if type_name == "Scalar" and isinstance(arg.default, str):
         # A Scalar whose default is a word (norm's p = "fro") also takes words;
         # the op's InferMeta says which.
@@ -343,7 +347,10 @@ class ForwardPlan:
 
 
 def max_order(op: OpSpec, everything: dict) -> float:
-    """How many times gradients of this op can be taken, known from the YAML alone."""
+    """How many times gradients of this op can be taken, known from the YAML alone
+    (an invoke op records through the op it calls: that op's order)."""
+    if op.invoke is not None:
+        return max_order(everything[op.invoke.func], everything)
     if op.composite is not None or op.bilinear is not None:
         return math.inf  # called directly, it records through its composite rule
     order = 0

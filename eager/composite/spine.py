@@ -23,7 +23,7 @@ def sum_to_shape(grad, shape):
     shape = list(shape)
     if grad.shape == shape:
         return grad
-    return _reshape(_F.sum(grad, list(broadcast_axes(grad.shape, shape)), None, False), shape)
+    return _reshape(_F.sum(grad, list(broadcast_axes(grad.shape, shape)), grad.dtype, False), shape)
 
 
 def _reshape(grad, shape):
@@ -37,7 +37,7 @@ def _reshape(grad, shape):
     shape = list(shape)
     if 0 not in shape:
         return _F.reshape(grad, shape)
-    return _broadcast_like(_F.sum(grad, [], None, False), shape)
+    return _broadcast_like(_F.sum(grad, [], grad.dtype, False), shape)
 
 
 def _broadcast_like(grad, shape):

@@ -17,8 +17,8 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
-    to_str,
+    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
+    to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -271,7 +271,7 @@ class ComplexDoubleGradNode(GradNodeBase):
         return (None, None, (grad,), )
 
 
-def full(shape, value, dtype=DataType.FLOAT32, place=None, name=None):
+def full(shape, value, dtype=None, place=None, name=None):
     """A tensor of the given shape filled with value.
 
     Not differentiable.
@@ -301,7 +301,7 @@ def full_like(x, value, dtype=None, name=None):
     return out
 
 
-def zeros(shape, dtype=DataType.FLOAT32, place=None, name=None):
+def zeros(shape, dtype=None, place=None, name=None):
     """A tensor of the given shape filled with zeros.
 
     Not differentiable.
@@ -315,7 +315,7 @@ def zeros(shape, dtype=DataType.FLOAT32, place=None, name=None):
         raise as_called(error, "full", "zeros") from None
 
 
-def ones(shape, dtype=DataType.FLOAT32, place=None, name=None):
+def ones(shape, dtype=None, place=None, name=None):
     """A tensor of the given shape filled with ones.
 
     Not differentiable.

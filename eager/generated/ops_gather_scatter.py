@@ -17,8 +17,8 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
-    to_str,
+    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
+    to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -505,7 +505,7 @@ def gather(x, index, axis=0, name=None):
 def index_select(x, index, axis=0, name=None):
     """The slices of x at the 1-d index along axis (values in [0, x.shape[axis])).
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("index_select", "x", x)

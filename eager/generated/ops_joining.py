@@ -17,8 +17,8 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
-    to_str,
+    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
+    to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -205,7 +205,7 @@ def unbind(x, axis=0, name=None):
 def chunk(x, chunks, axis=0, name=None):
     """x cut along axis into chunks pieces of equal size (chunks must divide the axis' size, as in Paddle).
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("chunk", "x", x)

@@ -17,8 +17,8 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
-    to_str,
+    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
+    to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -284,14 +284,14 @@ def cast(x, dtype, name=None):
     return out
 
 
-def squeeze(x, axis=(), name=None):
+def squeeze(x, axis=None, name=None):
     """x without the given size-1 axes (all size-1 axes when axis is empty); shares x's buffer.
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("squeeze", "x", x)
-    axis = to_int_array(axis, "squeeze", "axis")
+    axis = to_int_array_none_as_empty(axis, "squeeze", "axis")
     out = Tensor(_phi.squeeze(x.impl, axis))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
         node = SqueezeGradNode(((edge_of(x),), ))
@@ -380,7 +380,7 @@ def expand(x, shape, name=None):
 def broadcast_to(x, shape, name=None):
     """x broadcast to shape (the same as expand).
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("broadcast_to", "x", x)
@@ -394,7 +394,7 @@ def broadcast_to(x, shape, name=None):
 def clone(x, name=None):
     """A copy of x with a buffer of its own; gradients flow back through it (Tensor.clone).
 
-    Not differentiable.
+    Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("clone", "x", x)

@@ -17,8 +17,8 @@ from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
     as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_or_int_array, to_place, to_required_dtype, to_scalar, to_scalar_or_str,
-    to_str,
+    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
+    to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -90,14 +90,14 @@ class MeanGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
-def sum(x, axis=(), dtype=None, keepdim=False, name=None):
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """Sum over axis (all axes when empty); dtype casts the result.
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sum", "x", x)
-    axis = to_int_array(axis, "sum", "axis")
+    axis = to_int_array_none_as_empty(axis, "sum", "axis")
     dtype = to_dtype(dtype, "sum", "dtype")
     keepdim = to_bool(keepdim, "sum", "keepdim")
     out = Tensor(_phi.sum(x.impl, axis, dtype, keepdim))
@@ -112,14 +112,14 @@ def sum(x, axis=(), dtype=None, keepdim=False, name=None):
     return out
 
 
-def mean(x, axis=(), keepdim=False, name=None):
+def mean(x, axis=None, keepdim=False, name=None):
     """Arithmetic mean over axis (all axes when empty).
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("mean", "x", x)
-    axis = to_int_array(axis, "mean", "axis")
+    axis = to_int_array_none_as_empty(axis, "mean", "axis")
     keepdim = to_bool(keepdim, "mean", "keepdim")
     out = Tensor(_phi.mean(x.impl, axis, keepdim))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):

@@ -487,6 +487,8 @@ def full(shape, value, dtype, place):
         _im.full_infer_meta(shape, value, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("full") from None
+    if dtype is None:  # not given: the dtype the InferMeta chose
+        dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _full_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
