@@ -15,12 +15,45 @@ The generator reads the same modules' source (eager/api_gen/checks.py) to check
 the YAML's ``composite`` calls against the rules' parameters.
 """
 from ..rules import COMPOSITE
-from . import (
-    creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort, spine,
-)
+from . import spine
+from . import math_unary
+from . import math_binary
+from . import reduce_scan
+from . import search_sort
+from . import rearrange
+from . import gather_scatter
+from . import creation
+from . import linalg
+from . import conv
+from . import activation
+from . import loss
+from . import pooling
+from . import norm
+from . import vision
+from . import embedding
+from . import rnn
+from . import attention
 
-MODULES = (spine, math_unary, math_binary, reduce_scan, search_sort, rearrange, gather_scatter, creation,
-           linalg)
+MODULES = (
+    spine,
+    math_unary,
+    math_binary,
+    reduce_scan,
+    search_sort,
+    rearrange,
+    gather_scatter,
+    creation,
+    linalg,
+    conv,
+    activation,
+    loss,
+    pooling,
+    norm,
+    vision,
+    embedding,
+    rnn,
+    attention,
+)
 
 
 def _rules_of(module) -> dict:

@@ -1,15 +1,56 @@
 """Neural-network building blocks (Paddle 2.x's ``paddle.nn``): Layer, Parameter,
-common layers, initializers and ``eager.nn.functional``."""
+layers by family (one module each, listing its layers in ``__all__``),
+initializers and ``eager.nn.functional``."""
 from . import functional, initializer
-from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from .conv import Conv1D, Conv2D, Conv3D
+from . import activation
+from . import clip
+from . import common
+from . import container
+from . import conv
+from . import dropout
+from . import embedding
+from . import layer
+from . import layers
+from . import loss
+from . import norm
+from . import pooling
+from . import rnn
+from . import transformer
+from . import vision
+from .activation import *  # noqa: F401,F403
+from .clip import *  # noqa: F401,F403
+from .common import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
+from .layer import *  # noqa: F401,F403
+from .layers import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
 from .initializer import seed
-from .layer import Layer, ParamAttr, Parameter
-from .layers import (
-    CrossEntropyLoss, LayerList, Linear, MSELoss, ReLU, Sequential, Sigmoid, Softmax, Tanh,
-)
 
-__all__ = [
-    "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "Conv1D", "Conv2D", "Conv3D", "CrossEntropyLoss", "Layer", "LayerList", "Linear", "MSELoss", "ParamAttr", "Parameter",
-    "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "initializer", "seed",
-]
+__all__: list = ["functional", "initializer", "seed"]
+for _module in (
+    activation,
+    clip,
+    common,
+    container,
+    conv,
+    dropout,
+    embedding,
+    layer,
+    layers,
+    loss,
+    norm,
+    pooling,
+    rnn,
+    transformer,
+    vision,
+):
+    __all__ += _module.__all__
+del _module

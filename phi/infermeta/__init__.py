@@ -30,17 +30,61 @@ from .unary import (
     sum_infer_meta, transpose_infer_meta, unchanged_infer_meta,
 )
 
-# The op groups of issue #9, one module each, list their functions in __all__.
-from . import conv, creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort
+# The op groups of issues #9 and #10, one module each, list their functions in __all__.
+from . import activation
+from . import attention
+from . import conv
+from . import creation
+from . import embedding
+from . import gather_scatter
+from . import linalg
+from . import loss
+from . import math_binary
+from . import math_unary
+from . import norm
+from . import pooling
+from . import rearrange
+from . import reduce_scan
+from . import rnn
+from . import search_sort
+from . import vision
+from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
+from .embedding import *  # noqa: F401,F403
 from .gather_scatter import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
 from .math_binary import *  # noqa: F401,F403
 from .math_unary import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
 from .rearrange import *  # noqa: F401,F403
 from .reduce_scan import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 from .search_sort import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
+
+GROUPS = (
+    activation,
+    attention,
+    conv,
+    creation,
+    embedding,
+    gather_scatter,
+    linalg,
+    loss,
+    math_binary,
+    math_unary,
+    norm,
+    pooling,
+    rearrange,
+    reduce_scan,
+    rnn,
+    search_sort,
+    vision,
+)
 
 __all__ = [
     "expand_grad_infer_meta", "getitem_grad_infer_meta", "reduce_grad_infer_meta", "reshape_grad_infer_meta",
@@ -55,6 +99,6 @@ __all__ = [
     "adamw_infer_meta", "optimizer_state_dtype",
 ]
 
-for _group in (conv, creation, gather_scatter, linalg, math_binary, math_unary, rearrange, reduce_scan, search_sort):
+for _group in GROUPS:
     __all__ += _group.__all__
 del _group

@@ -9,8 +9,34 @@ NumPy code still warns.
 import warnings
 
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.kernels(\.|$)")
+# One module per line, so that adding a group touches one line of its own.
 from . import (  # noqa: E402,F401  (after the filter, which the kernel modules rely on)
-    accumulation, activation, buffers, conv, creation, elementwise, gather_scatter, indexing, joining, linalg, loss,
-    manipulation, math_binary, math_unary, matmul, optimizer, rearrange, reduce_scan, reduction, sampling,
-    search_sort, selected_rows,
+    accumulation,
+    activation,
+    attention,
+    buffers,
+    conv,
+    creation,
+    elementwise,
+    embedding,
+    gather_scatter,
+    indexing,
+    joining,
+    linalg,
+    loss,
+    manipulation,
+    math_binary,
+    math_unary,
+    matmul,
+    norm,
+    optimizer,
+    pooling,
+    rearrange,
+    reduce_scan,
+    reduction,
+    rnn,
+    sampling,
+    search_sort,
+    selected_rows,
+    vision,
 )

@@ -6,14 +6,44 @@ softmax ones stable for any magnitude, a -inf logit included), the rest
 compose differentiable ops, so gradients and higher-order gradients come from
 the ops' own backward rules. Nothing reads an array or waits for the device:
 label values are checked inside the kernel. One module per family, as
-Paddle's: ``activation``, ``loss``, ``conv``; ``checks`` holds the shared
-argument checks.
+Paddle's (``activation``, ``loss``, ``conv``, ``pooling``, ``norm``, ...);
+``checks`` holds the shared argument checks. Each module lists its functions
+in ``__all__``.
 """
-from .activation import log_softmax, relu, sigmoid, softmax, tanh
-from .conv import conv1d, conv2d, conv3d
-from .loss import binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss
 
-__all__ = [
-    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d", "cross_entropy", "l1_loss",
-    "log_softmax", "mse_loss", "relu", "sigmoid", "softmax", "tanh",
-]
+from . import activation
+from . import attention
+from . import common
+from . import conv
+from . import dropout
+from . import input
+from . import loss
+from . import norm
+from . import pooling
+from . import vision
+from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .common import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .input import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
+
+__all__: list = []
+for _module in (
+    activation,
+    attention,
+    common,
+    conv,
+    dropout,
+    input,
+    loss,
+    norm,
+    pooling,
+    vision,
+):
+    __all__ += _module.__all__
+del _module

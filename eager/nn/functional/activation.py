@@ -39,3 +39,6 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     if dtype is not None:
         x = x.astype(dtype)
     return _F.log_softmax(x, check_axis("log_softmax", x, axis))
+
+
+__all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]

@@ -126,3 +126,6 @@ def conv3d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1
     [1, 3, 2, 2, 2]
     """
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
+
+
+__all__ = ["conv1d", "conv2d", "conv3d"]

@@ -175,3 +175,4 @@ def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shap
     return _F.divide(total, _F.maximum(denominator, tiny))
 
 
+__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss"]

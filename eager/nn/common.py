@@ -1,0 +1,4 @@
+"""Identity, Flatten, Unflatten, Bilinear and distance layers (Paddle's ``paddle.nn``)."""
+from __future__ import annotations
+
+__all__: list = []

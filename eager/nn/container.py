@@ -1,0 +1,4 @@
+"""Containers beyond Sequential and LayerList: LayerDict, ParameterList (Paddle's ``paddle.nn``)."""
+from __future__ import annotations
+
+__all__: list = []

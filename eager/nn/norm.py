@@ -1,0 +1,4 @@
+"""Normalization layers (Paddle's ``paddle.nn``)."""
+from __future__ import annotations
+
+__all__: list = []

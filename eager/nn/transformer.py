@@ -1,0 +1,4 @@
+"""Attention and Transformer layers (Paddle's ``paddle.nn``)."""
+from __future__ import annotations
+
+__all__: list = []

@@ -1,0 +1,4 @@
+"""Padding, upsampling and pixel-shuffle layers (Paddle's ``paddle.nn``)."""
+from __future__ import annotations
+
+__all__: list = []

@@ -1,0 +1,4 @@
+"""InferMeta of the recurrent-network ops (issue #10)."""
+from __future__ import annotations
+
+__all__: list = []

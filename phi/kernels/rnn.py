@@ -1,0 +1,2 @@
+"""Kernels of the recurrent-network ops (issue #10)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""Kernels of the vision ops: pad, interpolate, pixel_shuffle, affine_grid, grid_sample (issue #10)."""
+from __future__ import annotations
