@@ -1,7 +1,7 @@
 """Neural-network building blocks (Paddle 2.x's ``paddle.nn``): Layer, Parameter,
 layers by family (one module each, listing its layers in ``__all__``),
 initializers and ``eager.nn.functional``."""
-from . import functional, initializer
+from . import functional, initializer, utils
 from . import activation
 from . import clip
 from . import common
@@ -34,7 +34,7 @@ from .transformer import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .initializer import seed
 
-__all__: list = ["functional", "initializer", "seed"]
+__all__: list = ["functional", "initializer", "seed", "utils"]
 for _module in (
     activation,
     clip,
