@@ -13,7 +13,8 @@ from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
 from .tensor import Tensor
-from .tensor_api import lerp, lerp_, pow  # noqa: A004  (over the generated ones: they dispatch on y / weight)
+# Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
+from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16

@@ -312,8 +312,72 @@ def lerp_(x, y, weight, name=None):
     return _F.lerp_(x, y, _lerp_weight(x, weight))
 
 
-# Tensor methods that dispatch on an argument's type, installed over the generated ones.
-_DISPATCHING_METHODS = {"pow": pow, "lerp": lerp, "lerp_": lerp_}
+def nonzero(x, as_tuple=False):
+    """The coordinates of x's non-zero elements: an int64 tensor [count, x.ndim]
+    in row-major order, or with ``as_tuple=True`` a tuple of x.ndim int64
+    tensors of shape [count, 1], one per axis, as Paddle returns them.
+
+    >>> eager.nonzero(eager.to_tensor([0.0, 1.0, 0.0, 3.0]), as_tuple=True)[0].numpy().ravel()
+    array([1, 3])
+    """
+    if not isinstance(as_tuple, bool):
+        raise TypeError(f"nonzero: argument 'as_tuple' expected a bool, got {as_tuple!r}")
+    out = _F.nonzero(x)
+    if not as_tuple:
+        return out
+    ndim = max(len(x.shape), 1)
+    return tuple(_F.split(out, ndim, axis=1)) if ndim > 1 else (out,)
+
+
+def index_add(x, index, axis, value, name=None):
+    """x with the slices of ``value`` added at ``index`` along ``axis``, in
+    Paddle's argument order ``(x, index, axis, value)`` (the op itself, as in
+    Paddle's ops.yaml, takes ``(x, index, value, axis)``). Repeated indices add up.
+
+    >>> eager.index_add(eager.zeros([3, 2]), eager.to_tensor([0, 0]), 0, eager.ones([2, 2]))
+    """
+    return _F.index_add(x, index, value, axis)
+
+
+def index_add_(x, index, axis, value, name=None):
+    """Inplace :func:`index_add`: writes the result into x and returns it."""
+    return _F.index_add_(x, index, value, axis)
+
+
+def set_value(self, value) -> "Tensor":
+    """Overwrites this tensor's data with ``value`` (a Tensor or NumPy array of
+    the same shape and dtype), in place and unrecorded, as Paddle's
+    ``Tensor.set_value``: the tensor keeps its buffer, so an optimizer or a layer
+    holding it sees the new value; saved copies of the old value in a graph are
+    invalidated (the version counter moves). Returns the tensor.
+
+    >>> w.set_value(np.zeros(w.shape, dtype="float32"))
+    """
+    if isinstance(value, Tensor):
+        dims, dtype = list(value.impl.dims), value.impl.dtype
+    elif isinstance(value, np.ndarray):
+        dims = list(value.shape)
+        try:
+            dtype = DataType.from_numpy(value.dtype)
+        except TypeError:
+            raise TypeError(f"set_value: argument 'value' has a dtype eager cannot hold: {value.dtype}") from None
+    else:
+        raise TypeError(f"set_value: argument 'value' expected a Tensor or numpy.ndarray, got "
+                        f"{type(value).__name__}")
+    if dims != self.shape:
+        raise ValueError(f"set_value: argument 'value' expected shape {self.shape}, got {dims}")
+    if dtype is not self.impl.dtype:
+        raise TypeError(f"set_value: argument 'value' expected dtype {self.impl.dtype}, got {dtype}")
+    source = value.impl if isinstance(value, Tensor) and value.place == self.place \
+        else to_tensor(value, place=self.place).impl  # a conversion point: data to a tensor
+    phi_api.assign_out_(source, self.impl)
+    return self
+
+
+# Tensor methods that dispatch on an argument's type or reorder arguments as
+# Paddle's Python API does, installed over the generated ones.
+_DISPATCHING_METHODS = {"pow": pow, "lerp": lerp, "lerp_": lerp_, "nonzero": nonzero, "index_add": index_add,
+                        "index_add_": index_add_, "set_value": set_value}
 
 
 def _is_inexact(dtype: DataType) -> bool:

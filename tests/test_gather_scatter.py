@@ -29,8 +29,8 @@ OUT_OF_RANGE = [
     ("scatter", lambda x: eager.scatter(x, t([7]), t(np.ones((1, 4)))), "index", "[0, 3)", "7"),
     ("scatter_", lambda x: x.scatter_(t([0, 9]), t(np.ones((2, 4)))), "index", "[0, 3)", "9"),
     ("scatter_nd_add", lambda x: eager.scatter_nd_add(x, t([[3]]), t(np.ones((1, 4)))), "index", "[-3, 3)", "3"),
-    ("index_add", lambda x: eager.index_add(x, t([0, 5]), t(np.ones((3, 2))), axis=1), "index", "[0, 4)", "5"),
-    ("index_add_", lambda x: x.index_add_(t([3]), t(np.ones((1, 4))), axis=0), "index", "[0, 3)", "3"),
+    ("index_add", lambda x: eager.index_add(x, t([0, 5]), 1, t(np.ones((3, 2)))), "index", "[0, 4)", "5"),
+    ("index_add_", lambda x: x.index_add_(t([3]), 0, t(np.ones((1, 4)))), "index", "[0, 3)", "3"),
     ("index_put", lambda x: eager.index_put(x, [t([1]), t([4])], t(1.0, "float64")), "indices", "[-4, 4)", "4"),
     ("index_put_", lambda x: x.index_put_([t([-4])], t(np.ones(4))), "indices", "[-3, 3)", "-4"),
     ("put_along_axis", lambda x: eager.put_along_axis(x, t([[4]]), 1.0, 1), "indices", "[-4, 4)", "4"),
@@ -61,7 +61,7 @@ def test_scatter_nd_out_of_range_names_the_coordinate():
     lambda x: eager.take_along_axis(x, t([[0]], "int16"), 1),
     lambda x: eager.scatter(x, t([0.0]), t(np.ones((1, 4)))),
     lambda x: eager.gather_nd(x, t([[0.0]])),
-    lambda x: eager.index_add(x, t([0.0]), t(np.ones((1, 4)))),
+    lambda x: eager.index_add(x, t([0.0]), 0, t(np.ones((1, 4)))),
     lambda x: eager.put_along_axis(x, t([[0.0]]), 1.0, 1),
 ])
 def test_an_index_must_be_an_integer_tensor(call):
@@ -137,7 +137,7 @@ def test_scatter_without_overwrite_zeroes_the_rows_then_adds_every_update():
 
 def test_accumulating_ops_add_repeated_indices():
     np.testing.assert_array_equal(
-        eager.index_add(t(np.zeros((2, 3))), t([1, 1, 1]), t(np.ones((2, 3))), axis=1).numpy(), [[0, 3, 0]] * 2)
+        eager.index_add(t(np.zeros((2, 3))), t([1, 1, 1]), axis=1, value=t(np.ones((2, 3)))).numpy(), [[0, 3, 0]] * 2)
     np.testing.assert_array_equal(
         eager.scatter_nd_add(t(np.zeros(3)), t([[2], [2]]), t([1.0, 4.0])).numpy(), [0, 0, 5])
     np.testing.assert_array_equal(
@@ -208,7 +208,7 @@ def test_inplace_variants_match_out_of_place_values_and_gradients():
     index = t([2, 0])
     cases = [
         (lambda a: eager.scatter(a, index, a[:2] * 2.0), lambda a: a.scatter_(index, a[:2] * 2.0)),
-        (lambda a: eager.index_add(a, index, a[:2] * 3.0), lambda a: a.index_add_(index, a[:2] * 3.0)),
+        (lambda a: eager.index_add(a, index, 0, a[:2] * 3.0), lambda a: a.index_add_(index, 0, a[:2] * 3.0)),
         (lambda a: eager.masked_fill(a, t([True, False, True, False]), 1.5),
          lambda a: a.masked_fill_(t([True, False, True, False]), 1.5)),
         (lambda a: eager.index_put(a, [index], a[1] * 2.0), lambda a: a.index_put_([index], a[1] * 2.0)),
@@ -262,3 +262,23 @@ def test_scalar_tensor_parses():
     assert by_name["masked_fill"].scalar_tensor == ("value", "x")
     assert by_name["put_along_axis"].scalar_tensor == ("values", "arr")
     assert by_name["gather"].scalar_tensor is None
+
+
+def test_index_add_takes_paddles_argument_order():
+    x = np.arange(6.0).reshape(2, 3)
+    got = eager.index_add(t(x), t([2, 0, 2]), 1, t(np.ones((2, 3))))
+    expected = x.copy()
+    np.add.at(expected, (slice(None), [2, 0, 2]), 1.0)
+    np.testing.assert_array_equal(got.numpy(), expected)
+    np.testing.assert_array_equal(t(x).index_add(t([1]), 0, t(np.ones((1, 3)))).numpy(), x + [[0], [1]])
+
+
+def test_nonzero_as_tuple_gives_one_column_per_axis():
+    x = np.array([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]])
+    rows, cols = eager.nonzero(t(x), as_tuple=True)
+    assert rows.shape == [3, 1] and cols.shape == [3, 1]  # Paddle's [count, 1]
+    np.testing.assert_array_equal(np.stack([rows.numpy().ravel(), cols.numpy().ravel()]), np.nonzero(x))
+    (only,) = t([0.0, 1.0, 0.0, 3.0]).nonzero(as_tuple=True)
+    np.testing.assert_array_equal(only.numpy().ravel(), [1, 3])
+    with pytest.raises(TypeError, match="nonzero: argument 'as_tuple' expected a bool"):
+        eager.nonzero(t(x), as_tuple="yes")

@@ -273,3 +273,23 @@ def test_vjp_and_jvp_allow_unused():
         eager.autograd.vjp(lambda a, b: a * 2.0, (x, y), allow_unused=False)
     with pytest.raises(ValueError, match="jvp: output 1 does not depend on any input"):
         eager.autograd.jvp(lambda a: (a * 2.0, eager.ones([1])), x, allow_unused=False)
+
+
+def test_set_value_overwrites_in_place_and_checks_shape_and_dtype():
+    w = eager.to_tensor(np.zeros((2, 2), "float32"), stop_gradient=False)
+    y = (w * w).sum()
+    before = w.inplace_version
+    assert w.set_value(np.full((2, 2), 3.0, "float32")) is w
+    np.testing.assert_array_equal(w.numpy(), np.full((2, 2), 3.0))
+    assert w.inplace_version == before + 1
+    with pytest.raises(RuntimeError):  # the product saved the old w
+        y.backward()
+    w.set_value(eager.ones([2, 2]))
+    np.testing.assert_array_equal(w.numpy(), np.ones((2, 2)))
+    with pytest.raises(ValueError, match=r"set_value: argument 'value' expected shape \[2, 2\], got \[4\]"):
+        w.set_value(np.zeros(4, "float32"))
+    with pytest.raises(TypeError, match="set_value: argument 'value' expected dtype float32, got float64"):
+        w.set_value(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match="expected a Tensor or numpy.ndarray, got list"):
+        w.set_value([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(w.numpy(), np.ones((2, 2)))
