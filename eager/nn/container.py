@@ -30,7 +30,14 @@ class LayerDict(Layer):
     def __setitem__(self, key: str, sublayer: Layer) -> None:
         if not isinstance(sublayer, Layer):
             raise TypeError(f"LayerDict: the value for {key!r} expected a Layer, got {type(sublayer).__name__}")
-        self.add_sublayer(key, sublayer)
+        self._put(key, sublayer)
+
+    def _put(self, key: str, sublayer: Layer) -> None:
+        # Replacing a name keeps its place in the order, as a dict does.
+        if key in self._sub_layers:
+            self._sub_layers[key] = sublayer
+        else:
+            self.add_sublayer(key, sublayer)
 
     def __delitem__(self, key: str) -> None:
         self[key]  # noqa: B018  (KeyError naming the keys)
@@ -89,7 +96,7 @@ class LayerDict(Layer):
                 raise TypeError(f"LayerDict.update: the value for {name!r} expected a Layer, got "
                                 f"{type(layer).__name__}")
         for name, layer in pairs:
-            self.add_sublayer(name, layer)
+            self._put(name, layer)
 
 
 class ParameterList(Layer):

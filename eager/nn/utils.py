@@ -249,11 +249,11 @@ def weight_norm(layer: Layer, name: str = "weight", dim=0) -> Layer:
     who = "weight_norm"
     if not isinstance(layer, Layer):
         raise TypeError(f"{who}: argument 'layer' expected a Layer, got {type(layer).__name__}")
+    if _hook_of(layer, WeightNorm, name)[1] is not None:
+        raise RuntimeError(f"{who}: {name!r} of this layer is already weight-normalized")
     w = layer._parameters.get(name) if isinstance(name, str) else None
     if w is None:
         raise ValueError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
-    if _hook_of(layer, WeightNorm, name)[1] is not None:
-        raise RuntimeError(f"{who}: {name!r} of this layer is already weight-normalized")
     ndim = len(w.shape)
     if dim is None:
         dim = -1
@@ -372,11 +372,11 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
     who = "spectral_norm"
     if not isinstance(layer, Layer):
         raise TypeError(f"{who}: argument 'layer' expected a Layer, got {type(layer).__name__}")
+    if _hook_of(layer, SpectralNorm, name)[1] is not None:
+        raise RuntimeError(f"{who}: {name!r} of this layer already has spectral normalization")
     weight = layer._parameters.get(name) if isinstance(name, str) else None
     if weight is None:
         raise ValueError(f"{who}: layer {type(layer).__name__} has no parameter {name!r}")
-    if _hook_of(layer, SpectralNorm, name)[1] is not None:
-        raise RuntimeError(f"{who}: {name!r} of this layer already has spectral normalization")
     if not isinstance(n_power_iterations, numbers.Integral) or isinstance(n_power_iterations, bool) \
             or n_power_iterations < 0:
         raise ValueError(f"{who}: argument 'n_power_iterations' expected an int >= 0, got {n_power_iterations!r}")
