@@ -212,3 +212,23 @@ def test_sgd_sparse_float16_multi_precision():
     got = _train(lambda p: eager.optimizer.SGD(0.1, parameters=p, multi_precision=True), True, dtype="float16")
     want = _train(lambda p: eager.optimizer.SGD(0.1, parameters=p, multi_precision=True), False, dtype="float16")
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_tied_and_repeated_sparse_lookups_accumulate():
+    rng = np.random.default_rng(6)
+    table = rng.standard_normal((5, 3))
+    # The table used twice sparsely: the two gradients meet in the engine and stay rows.
+    w = eager.to_tensor(table, stop_gradient=False)
+    (F.embedding(eager.to_tensor([1, 2]), w, sparse=True).sum()
+     + F.embedding(eager.to_tensor([2, 4, 4]), w, sparse=True).sum()).backward()
+    assert isinstance(w.grad.impl, SelectedRows) and w.grad.impl.value.dims[0] == 5
+    np.testing.assert_allclose(w.grad.numpy().sum(axis=1), [0, 3, 6, 0, 6])
+    # Tied weights (a sparse lookup and a dense matmul of one table): the sum is dense.
+    for sparse in (True, False):
+        w = eager.to_tensor(table, stop_gradient=False)
+        h = F.embedding(eager.to_tensor([1, 2, 2]), w, sparse=sparse)
+        (eager.matmul(h, w, False, True) ** 2).sum().backward()
+        if sparse:
+            got = w.grad.numpy()
+        else:
+            np.testing.assert_allclose(w.grad.numpy(), got)
