@@ -21,6 +21,7 @@ import threading
 import weakref
 
 from phi import api as phi_api
+from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL
 
 from ..tensor import Tensor
@@ -113,7 +114,11 @@ def _recorded(result, node_class, inputs):
 
 def add_grads(current, incoming, create_graph: bool):
     """current + incoming in a new buffer; recorded under create_graph."""
-    total = Tensor(phi_api.add(current.impl, incoming.impl))
+    a, b = current.impl, incoming.impl
+    if a.kind is TensorKind.DENSE and b.kind is TensorKind.DENSE:
+        total = Tensor(phi_api.add(a, b))
+    else:  # a SelectedRows (a sparse embedding gradient, a tied weight's other use): phi's accumulation rules
+        total = Tensor(phi_api.accumulate_(phi_api.owned_copy(a), b))
     if create_graph:
         return _recorded(total, SumGradNode, (current, incoming))
     return total

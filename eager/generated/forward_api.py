@@ -100,6 +100,11 @@ from .ops_elementwise import (  # noqa: F401
     maximum_grad,
     minimum_grad,
 )
+from .ops_embedding import (  # noqa: F401
+    embedding,
+    embedding_grad,
+    embedding_double_grad,
+)
 from .ops_gather_scatter import (  # noqa: F401
     gather,
     index_select,
@@ -773,4 +778,5 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "embedding",
 ]

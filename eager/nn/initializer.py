@@ -17,9 +17,13 @@ import numbers
 
 import numpy as np
 
+from phi import api as phi_api
 from phi.common import CPUPlace, convert_dtype
 from phi.core import PhiError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
+
+from ..creation import to_tensor
+from ..tensor import Tensor
 
 
 def seed(value: int):
@@ -86,7 +90,15 @@ class Initializer:
     """Base class: subclasses implement :meth:`_sample` on a float64 scale and
     the base casts to the requested dtype."""
 
-    def __call__(self, shape, dtype="float32", generator=None) -> np.ndarray:
+    def __call__(self, shape, dtype="float32", generator=None):
+        """An array of ``shape`` and ``dtype``; or, given a Tensor (Paddle's
+        ``init(param)``), its values redrawn in place (its buffer and identity
+        kept, its version bumped), returning the tensor."""
+        if isinstance(shape, Tensor):
+            target = shape
+            values = self(tuple(target.shape), target.dtype, generator)
+            phi_api.assign_out_(to_tensor(values, place=target.place).impl, target.impl)
+            return target
         shape = _check_shape(type(self).__name__, shape)
         np_dtype = convert_dtype(dtype).numpy_dtype
         if generator is None:
@@ -111,7 +123,7 @@ class Initializer:
 class Constant(Initializer):
     """Every element equal to ``value`` (the default for biases: 0)."""
 
-    def __init__(self, value: float = 0.0):
+    def __init__(self, value: float = 0.0, name=None):
         self.value = _check_number("Constant", "value", value)
 
     def _sample(self, shape, generator):
@@ -121,7 +133,7 @@ class Constant(Initializer):
 class Uniform(Initializer):
     """Uniform on [low, high)."""
 
-    def __init__(self, low: float = -1.0, high: float = 1.0):
+    def __init__(self, low: float = -1.0, high: float = 1.0, name=None):
         self.low = _check_number("Uniform", "low", low)
         self.high = _check_number("Uniform", "high", high)
         if not self.low < self.high:
@@ -134,7 +146,7 @@ class Uniform(Initializer):
 class Normal(Initializer):
     """Normal with the given mean and standard deviation."""
 
-    def __init__(self, mean: float = 0.0, std: float = 1.0):
+    def __init__(self, mean: float = 0.0, std: float = 1.0, name=None):
         self.mean = _check_number("Normal", "mean", mean)
         self.std = _check_number("Normal", "std", std)
         if self.std < 0:
@@ -148,8 +160,8 @@ class XavierUniform(Initializer):
     """Glorot uniform: U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)). Paddle's
     default for Linear weights."""
 
-    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0):
-        self.fan_in, self.fan_out = fan_in, fan_out
+    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
+        self.fan_in, self.fan_out = _check_fan("XavierUniform", fan_in, fan_out)
         self.gain = _check_number("XavierUniform", "gain", gain)
 
     def _sample(self, shape, generator):
@@ -161,8 +173,8 @@ class XavierUniform(Initializer):
 class XavierNormal(Initializer):
     """Glorot normal: N(0, gain^2 * 2 / (fan_in + fan_out))."""
 
-    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0):
-        self.fan_in, self.fan_out = fan_in, fan_out
+    def __init__(self, fan_in=None, fan_out=None, gain: float = 1.0, name=None):
+        self.fan_in, self.fan_out = _check_fan("XavierNormal", fan_in, fan_out)
         self.gain = _check_number("XavierNormal", "gain", gain)
 
     def _sample(self, shape, generator):
@@ -174,7 +186,7 @@ class KaimingUniform(Initializer):
     """He uniform: U(-a, a), a = gain * sqrt(3 / fan_in), gain = sqrt(2) for ReLU."""
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
-        self.fan_in = fan_in
+        self.fan_in = _check_fan("KaimingUniform", fan_in, None)[0]
         self.negative_slope = _check_number("KaimingUniform", "negative_slope", negative_slope)
         self.nonlinearity = nonlinearity
         self._gain = calculate_gain(nonlinearity, negative_slope)
@@ -189,7 +201,7 @@ class KaimingNormal(Initializer):
     """He normal: N(0, gain^2 / fan_in)."""
 
     def __init__(self, fan_in=None, negative_slope: float = 0.0, nonlinearity: str = "relu"):
-        self.fan_in = fan_in
+        self.fan_in = _check_fan("KaimingNormal", fan_in, None)[0]
         self.negative_slope = _check_number("KaimingNormal", "negative_slope", negative_slope)
         self.nonlinearity = nonlinearity
         self._gain = calculate_gain(nonlinearity, negative_slope)
@@ -199,12 +211,166 @@ class KaimingNormal(Initializer):
         return generator.normal(0.0, self._gain / math.sqrt(fan_in), shape)
 
 
+class TruncatedNormal(Initializer):
+    """Normal(mean, std) restricted to [a, b] (absolute bounds, Paddle's defaults
+    -2 and 2): values outside are drawn again.
+
+    >>> w = eager.nn.initializer.TruncatedNormal(std=0.02, a=-0.04, b=0.04)((256, 256))
+    >>> bool(abs(w).max() <= 0.04)
+    True
+    """
+
+    def __init__(self, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0, name=None):
+        self.mean = _check_number("TruncatedNormal", "mean", mean)
+        self.std = _check_number("TruncatedNormal", "std", std)
+        self.a = _check_number("TruncatedNormal", "a", a)
+        self.b = _check_number("TruncatedNormal", "b", b)
+        if self.std < 0:
+            raise ValueError(f"TruncatedNormal: argument 'std' expected >= 0, got {std}")
+        if not self.a < self.b:
+            raise ValueError(f"TruncatedNormal: expected a < b, got a={a}, b={b}")
+        # Bounds many standard deviations away would take forever to hit by drawing again.
+        low, high = (self.a - self.mean), (self.b - self.mean)
+        if self.std > 0 and (low > 6 * self.std or high < -6 * self.std):
+            raise ValueError(f"TruncatedNormal: [a, b] = [{a}, {b}] lies more than 6 std from the mean "
+                             f"{mean}; expected an interval the normal distribution reaches")
+        if self.std == 0 and not self.a <= self.mean <= self.b:
+            raise ValueError(f"TruncatedNormal: with std=0 the mean {mean} must lie in [a, b] = [{a}, {b}]")
+
+    def _sample(self, shape, generator):
+        out = generator.normal(self.mean, self.std, shape)
+        bad = (out < self.a) | (out > self.b)
+        while bad.any():  # each round redraws every value still outside, at once
+            out[bad] = generator.normal(self.mean, self.std, int(bad.sum()))
+            bad = (out < self.a) | (out > self.b)
+        return out
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain``: the weight viewed as
+    [shape[0], prod(shape[1:])] has orthonormal rows (or columns, whichever are
+    fewer), from the QR decomposition of a standard normal matrix with the signs
+    of R's diagonal folded in, so the result is uniform over orthogonal matrices.
+
+    >>> q = eager.nn.initializer.Orthogonal()((4, 4), "float64")
+    >>> bool(np.allclose(q @ q.T, np.eye(4)))
+    True
+    """
+
+    def __init__(self, gain: float = 1.0, name=None):
+        self.gain = _check_number("Orthogonal", "gain", gain)
+
+    def _sample(self, shape, generator):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: expected a weight of at least 2 dimensions, got shape {list(shape)}")
+        rows, cols = shape[0], int(np.prod(shape[1:]))
+        flat = generator.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(flat)
+        q = q * np.where(np.diag(r) < 0, -1.0, 1.0)
+        if rows < cols:
+            q = q.T
+        return (self.gain * q).reshape(shape)
+
+
+class Assign(Initializer):
+    """The given values (a NumPy array, a list, a number or a Tensor), which must
+    have the weight's shape.
+
+    >>> eager.nn.initializer.Assign([[1.0, 2.0]])((1, 2))
+    array([[1., 2.]], dtype=float32)
+    """
+
+    def __init__(self, value, name=None):
+        if isinstance(value, Tensor):
+            value = value.numpy()  # a conversion point: the values are copied out
+        try:
+            self.value = np.array(value, dtype=np.float64 if not np.iscomplexobj(value) else np.complex128)
+        except (TypeError, ValueError):
+            raise TypeError(f"Assign: argument 'value' expected an array, list, number or Tensor, got "
+                            f"{type(value).__name__}") from None
+
+    def _sample(self, shape, generator):
+        if self.value.shape != tuple(shape):
+            raise ValueError(f"Assign: the value has shape {list(self.value.shape)}, expected the weight's "
+                             f"shape {list(shape)}")
+        return self.value.copy()
+
+    def __repr__(self):
+        return f"Assign(shape={list(self.value.shape)})"
+
+
+class Dirac(Initializer):
+    """The identity of a convolution: a filter [out, in/groups, *kernel] that
+    passes input channel i (of each group) to output channel i at the kernel's
+    centre, zeros elsewhere; channels beyond the smaller count stay zero.
+    A stride-1, "same"-padded conv with it returns its input (Paddle's Dirac).
+
+    >>> w = eager.nn.initializer.Dirac()((2, 2, 3, 3))
+    >>> w[:, :, 1, 1]
+    array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
+
+    def __init__(self, groups: int = 1, name=None):
+        if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
+            raise ValueError(f"Dirac: argument 'groups' expected a positive int, got {groups!r}")
+        self.groups = int(groups)
+
+    def _sample(self, shape, generator):
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac: expected a 3-D, 4-D or 5-D conv filter, got shape {list(shape)}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac: the filter's {shape[0]} output channels do not split into "
+                             f"groups={self.groups}")
+        out = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        n = min(per_group, shape[1])
+        centre = tuple(k // 2 for k in shape[2:])
+        inputs = np.arange(n)
+        for g in range(self.groups):  # one vectorised write per group
+            out[(g * per_group + inputs, inputs) + centre] = 1.0
+        return out
+
+
+class Bilinear(Initializer):
+    """Bilinear-interpolation kernels for an upsampling transposed convolution
+    (Paddle's Bilinear): a filter [C_out, C_in, K, K] whose every [K, K] slice is
+    (1 - |x / f - c|) * (1 - |y / f - c|) with f = ceil(K / 2), c = (2f - 1 - f % 2) / (2f).
+
+    >>> eager.nn.initializer.Bilinear()((1, 1, 4, 4))[0, 0, 0]
+    array([0.0625, 0.1875, 0.1875, 0.0625], dtype=float32)
+    """
+
+    def __init__(self, name=None):
+        pass
+
+    def _sample(self, shape, generator):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError(f"Bilinear: expected a 4-D filter with square kernels [C_out, C_in, K, K], got "
+                             f"shape {list(shape)}")
+        size = shape[3]
+        f = math.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        taps = 1 - np.abs(np.arange(size) / f - c)
+        return np.broadcast_to(np.outer(taps, taps), shape).copy()
+
+    def __repr__(self):
+        return "Bilinear()"
+
+
 def calculate_gain(nonlinearity: str, param=None) -> float:
-    """The recommended gain for a nonlinearity (as in Paddle and PyTorch)."""
+    """The recommended gain for a nonlinearity (Paddle's ``calculate_gain``): 1 for
+    linear, sigmoid and the convolutions, 5/3 for tanh, sqrt(2) for relu,
+    sqrt(2 / (1 + slope^2)) for leaky_relu (slope ``param``, default 0.01), 3/4 for selu.
+
+    >>> round(eager.nn.initializer.calculate_gain("leaky_relu", 1.0), 6)
+    1.0
+    """
     gains = {"linear": 1.0, "sigmoid": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
+             "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
              "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0), "selu": 3.0 / 4.0}
     if nonlinearity == "leaky_relu":
-        slope = 0.01 if param is None else float(param)
+        slope = 0.01 if param is None else _check_number("calculate_gain", "param", param)
         return math.sqrt(2.0 / (1.0 + slope ** 2))
     if nonlinearity not in gains:
         raise ValueError(
@@ -225,6 +391,13 @@ def _fans(shape, fan_in, fan_out):
     return fan_in, fan_out
 
 
+def _check_fan(who: str, fan_in, fan_out) -> tuple:
+    for arg, value in (("fan_in", fan_in), ("fan_out", fan_out)):
+        if value is not None and (not isinstance(value, numbers.Real) or isinstance(value, bool) or value <= 0):
+            raise ValueError(f"{who}: argument '{arg}' expected None or a positive number, got {value!r}")
+    return fan_in, fan_out
+
+
 def _check_shape(who: str, shape) -> tuple:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
@@ -241,7 +414,7 @@ def _check_number(who: str, arg: str, value) -> float:
 
 
 __all__ = [
-    "Constant", "Initializer", "KaimingNormal", "KaimingUniform", "Normal", "Uniform",
-    "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "get_rng_state",
+    "Assign", "Bilinear", "Constant", "Dirac", "Initializer", "KaimingNormal", "KaimingUniform", "Normal",
+    "Orthogonal", "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "get_rng_state",
     "seed", "set_rng_state",
 ]

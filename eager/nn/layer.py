@@ -16,10 +16,11 @@ from typing import Iterator
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType, convert_dtype
+from phi.common import DataType, TensorKind, convert_dtype, convert_place
 from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
 
+from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
@@ -485,6 +486,69 @@ class Layer:
         for p in self.parameters():
             p.clear_grad(set_to_zero)
 
+    # -- dtype and device ---------------------------------------------------
+    def to(self, device=None, dtype=None, blocking=None) -> "Layer":
+        """Moves every parameter and buffer (and gradient) of this layer and its
+        sublayers to ``device`` ("cpu", "gpu", "gpu:1" or a Place) and/or casts
+        the floating-point ones to ``dtype``, in place: each tensor keeps its
+        identity, so an optimizer holding it sees the change. ``blocking`` is
+        accepted for Paddle's signature (copies here are synchronous). Returns self.
+
+        >>> net = eager.nn.Linear(2, 2).to(dtype="float64")
+        >>> net.weight.dtype == eager.float64
+        True
+        """
+        if blocking is not None and not isinstance(blocking, bool):
+            raise TypeError(f"Layer.to: argument 'blocking' expected None or a bool, got {blocking!r}")
+        try:
+            place = None if device is None else convert_place(device)
+        except ValueError as error:
+            raise ValueError(f"Layer.to: argument 'device': {error}") from None
+        dtype = None if dtype is None else _floating_dtype("Layer.to", dtype)
+        self._convert(place, dtype, ())
+        return self
+
+    def astype(self, dtype) -> "Layer":
+        """Casts every floating-point parameter and buffer to ``dtype`` in place
+        (Paddle's ``Layer.astype``); returns self."""
+        self._convert(None, _floating_dtype("Layer.astype", dtype), ())
+        return self
+
+    def float(self, excluded_layers=None) -> "Layer":
+        """Floating-point parameters and buffers to float32, except in the layers
+        (instances or Layer classes) listed in ``excluded_layers``; returns self."""
+        self._convert(None, DataType.FLOAT32, _excluded("Layer.float", excluded_layers))
+        return self
+
+    def double(self, excluded_layers=None) -> "Layer":
+        """Floating-point parameters and buffers to float64 (see :meth:`float`)."""
+        self._convert(None, DataType.FLOAT64, _excluded("Layer.double", excluded_layers))
+        return self
+
+    def float16(self, excluded_layers=None) -> "Layer":
+        """Floating-point parameters and buffers to float16 (see :meth:`float`)."""
+        self._convert(None, DataType.FLOAT16, _excluded("Layer.float16", excluded_layers))
+        return self
+
+    half = float16
+
+    def _convert(self, place, dtype, excluded) -> None:
+        """Casts (floating point only) and moves every parameter, buffer and
+        gradient of the layers not excluded; each Tensor keeps its identity."""
+        seen = set()
+        with no_grad():
+            for layer in self.sublayers(include_self=True):
+                if excluded and any(layer is e or (isinstance(e, type) and isinstance(layer, e))
+                                    for e in excluded):
+                    continue
+                if dtype is not None:
+                    object.__setattr__(layer, "_dtype", dtype)
+                for table in (layer._parameters, layer._buffers):
+                    for tensor in table.values():
+                        if tensor is not None and id(tensor) not in seen:
+                            seen.add(id(tensor))
+                            _convert_tensor_(tensor, place, dtype)
+
     # -- state --------------------------------------------------------------
     def state_dict(self, destination=None, include_sublayers: bool = True,
                    structured_name_prefix: str = "") -> collections.OrderedDict:
@@ -584,6 +648,55 @@ def _loadable(key: str, value, target: Tensor):
             value.place == target.place:
         return value.impl  # already a tensor there: copied by assign_out_ alone
     return to_tensor(value, place=target.place).impl  # a conversion point: data to a tensor
+
+
+def _floating_dtype(who: str, dtype) -> DataType:
+    try:
+        dtype = convert_dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype such as 'float32', "
+                        f"got {dtype!r}") from None
+    if dtype not in FLOATING_TYPES:
+        raise TypeError(f"{who}: argument 'dtype' expected a floating-point dtype, got {dtype}")
+    return dtype
+
+
+def _excluded(who: str, excluded_layers) -> tuple:
+    if excluded_layers is None:
+        return ()
+    items = excluded_layers if isinstance(excluded_layers, (list, tuple)) else [excluded_layers]
+    for item in items:
+        if not (isinstance(item, Layer) or (isinstance(item, type) and issubclass(item, Layer))):
+            raise TypeError(f"{who}: argument 'excluded_layers' expected Layers or Layer classes, got "
+                            f"{type(item).__name__}")
+    return tuple(items)
+
+
+def _converted(impl, place, dtype):
+    """impl cast to dtype (floating point only) and moved to place; impl itself
+    when nothing changes."""
+    if dtype is not None and impl.dtype is not dtype and impl.dtype in FLOATING_TYPES:
+        if impl.kind is not TensorKind.DENSE:
+            impl = phi_api.selected_rows_to_dense(impl)
+        impl = phi_api.cast(impl, dtype)
+    if place is not None and impl.place != place:
+        if impl.kind is not TensorKind.DENSE:
+            impl = phi_api.selected_rows_to_dense(impl)
+        impl = to_tensor(Tensor(impl).numpy(), place=place).impl  # a conversion point: a copy
+    return impl
+
+
+def _convert_tensor_(tensor: Tensor, place, dtype) -> None:
+    """Gives tensor (and its gradient) a new buffer of the dtype and place asked
+    for, keeping the Tensor object, its name and its autograd state."""
+    new = _converted(tensor.impl, place, dtype)
+    if new is not tensor.impl:
+        tensor.impl = new
+    grad = tensor.grad
+    if grad is not None:
+        new_grad = _converted(grad.impl, place, dtype)
+        if new_grad is not grad.impl:
+            grad.impl = new_grad
 
 
 def _check_member_name(who: str, name) -> None:

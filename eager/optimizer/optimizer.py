@@ -10,11 +10,17 @@ same values but allocates two parameter-sized temporaries per parameter, which
 doubled the peak memory of a small-batch training step.
 
 A step, as Paddle's dygraph ``Optimizer.step``: the gradients of trainable
-parameters (a SelectedRows gradient made dense), then ``grad_clip`` (an
+parameters, then ``grad_clip`` (an
 ``eager.nn.ClipGrad*``), then weight decay (the parameter's own
 ``regularizer`` if it has one, else the optimizer's ``weight_decay``: a float
 is ``L2Decay(float)``), then the fused update. Clipping and decay make new
 gradient tensors: ``param.grad`` itself is never changed.
+
+A SelectedRows gradient (``Embedding(sparse=True)``) goes to SGD's, Adam's
+and AdamW's row kernels as it is, so only its rows are read and written (and
+with Adam's ``lazy_mode`` only their moments). Clipping, weight decay and
+Momentum need every row: for them the gradient is made dense first, which is
+exact (a missing row is a zero row) but costs the table's memory.
 
 The optimizer's state lives in tensors made by phi ops on each parameter's
 device: the accumulators (``velocity``; ``moment1``, ``moment2``,
@@ -68,6 +74,10 @@ class Optimizer:
     # (name, fill value, True for a one-element accumulator) of each accumulator.
     _accumulator_specs: tuple = ()
     _multi_precision = False
+
+    # Whether _update takes a SelectedRows gradient as it is (SGD, Adam, AdamW:
+    # only its rows are read); otherwise it is made dense first.
+    _takes_rows = True
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
@@ -180,8 +190,9 @@ class Optimizer:
         for param, grad in params_grads:
             if grad is None:
                 continue
-            grad = _dense(grad)
             regularizer = self._regularizer_of(param)
+            if regularizer is not None or not self._takes_rows:
+                grad = _dense(grad)
             if regularizer is not None:
                 # The sum would broadcast a gradient of the wrong shape: check first
                 # (without decay, the fused op's InferMeta checks it).
@@ -378,6 +389,7 @@ class Momentum(Optimizer):
     """
 
     _accumulator_specs = (("velocity", 0.0, False),)
+    _takes_rows = False
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
@@ -417,8 +429,9 @@ class Adam(Optimizer):
     beta1^t and beta2^t are the accumulators ``beta1_pow_acc``/``beta2_pow_acc``
     (advanced by the kernel). ``weight_decay`` adds L2 (or L1) decay to the
     gradient; AdamW decays the parameter instead. ``lazy_mode`` matters only
-    for sparse (SelectedRows) gradients, which are made dense here, so it does
-    not change the result; ``use_multi_tensor`` is accepted for Paddle's
+    for sparse (SelectedRows) gradients (``Embedding(sparse=True)``): with it
+    only the rows the gradient holds move (their moments too), without it the
+    update is the dense one. ``use_multi_tensor`` is accepted for Paddle's
     signature.
     """
 
@@ -446,7 +459,7 @@ class Adam(Optimizer):
         m1, m2, b1p, b2p = self._state(param)
         phi_api.adam_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
                       self._master_weight(param), self._beta1, self._beta2, self._epsilon,
-                      self._multi_precision)
+                      self._multi_precision, self._lazy_mode)
 
 
 class AdamW(Adam):
@@ -485,7 +498,7 @@ class AdamW(Adam):
         ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
         phi_api.adamw_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
                        self._master_weight(param), self._beta1, self._beta2, self._epsilon,
-                       ratio, self._coeff, with_decay, self._multi_precision)
+                       ratio, self._coeff, with_decay, self._multi_precision, self._lazy_mode)
 
 
 def _dense(grad):

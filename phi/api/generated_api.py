@@ -5,17 +5,19 @@ Each runs InferMeta (which checks the arguments), selects the kernel once per
 (array type, dtype) and calls it. Attributes arrive already converted (numbers,
 tuples of ints, DataType, Place). Tensors are DenseTensors on the inline path;
 when the tensor that selects the kernel is of another kind (a SelectedRows),
-call_kernel_of_kind runs the kernel registered for that kind instead.
+call_kernel_of_kind runs the kernel registered for that kind instead. A dense
+kernel may return a tensor of another kind (embedding's sparse gradient is a
+SelectedRows); it is passed on as it is.
 """
 import numpy as np
 
 from phi import infermeta as _im
 from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
-from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta
+from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta, wrap_result
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "embedding_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -38,11 +40,10 @@ def add(x, y):
         raise error.in_op("add", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"add: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("add", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _subtract_kernel = KERNELS.dispatch_table("subtract")
@@ -65,11 +66,10 @@ def subtract(x, y):
         raise error.in_op("subtract", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"subtract: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("subtract", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _multiply_kernel = KERNELS.dispatch_table("multiply")
@@ -92,11 +92,10 @@ def multiply(x, y):
         raise error.in_op("multiply", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multiply: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("multiply", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _divide_kernel = KERNELS.dispatch_table("divide")
@@ -119,11 +118,10 @@ def divide(x, y):
         raise error.in_op("divide", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"divide: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("divide", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _pow_kernel = KERNELS.dispatch_table("pow")
@@ -146,11 +144,10 @@ def pow(x, y):
         raise error.in_op("pow", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pow: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("pow", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _scale_kernel = KERNELS.dispatch_table("scale")
@@ -173,11 +170,10 @@ def scale(x, scale, bias, bias_after_scale):
         raise error.in_op("scale", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scale: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scale", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _matmul_kernel = KERNELS.dispatch_table("matmul")
@@ -200,11 +196,10 @@ def matmul(x, y, transpose_x, transpose_y):
         raise error.in_op("matmul", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matmul: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("matmul", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _relu_kernel = KERNELS.dispatch_table("relu")
@@ -227,11 +222,10 @@ def relu(x):
         raise error.in_op("relu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"relu: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("relu", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _tanh_kernel = KERNELS.dispatch_table("tanh")
@@ -254,11 +248,10 @@ def tanh(x):
         raise error.in_op("tanh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sigmoid_kernel = KERNELS.dispatch_table("sigmoid")
@@ -281,11 +274,10 @@ def sigmoid(x):
         raise error.in_op("sigmoid", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _exp_kernel = KERNELS.dispatch_table("exp")
@@ -308,11 +300,10 @@ def exp(x):
         raise error.in_op("exp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"exp: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("exp", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _log_kernel = KERNELS.dispatch_table("log")
@@ -335,11 +326,10 @@ def log(x):
         raise error.in_op("log", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sum_kernel = KERNELS.dispatch_table("sum")
@@ -362,11 +352,10 @@ def sum(x, axis, dtype, keepdim):
         raise error.in_op("sum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _mean_kernel = KERNELS.dispatch_table("mean")
@@ -389,11 +378,10 @@ def mean(x, axis, keepdim):
         raise error.in_op("mean", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mean: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("mean", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _reshape_kernel = KERNELS.dispatch_table("reshape")
@@ -470,11 +458,10 @@ def cast(x, dtype):
         raise error.in_op("cast", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cast: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cast", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _full_kernel = KERNELS.dispatch_table("full")
@@ -497,11 +484,10 @@ def full(shape, value, dtype, place):
         raise error.in_op("full") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"full: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("full", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _full_like_kernel = KERNELS.dispatch_table("full_like")
@@ -524,11 +510,10 @@ def full_like(x, value, dtype):
         raise error.in_op("full_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"full_like: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("full_like", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _equal_kernel = KERNELS.dispatch_table("equal")
@@ -551,11 +536,10 @@ def equal(x, y):
         raise error.in_op("equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"equal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("equal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _not_equal_kernel = KERNELS.dispatch_table("not_equal")
@@ -578,11 +562,10 @@ def not_equal(x, y):
         raise error.in_op("not_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"not_equal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("not_equal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _less_than_kernel = KERNELS.dispatch_table("less_than")
@@ -605,11 +588,10 @@ def less_than(x, y):
         raise error.in_op("less_than", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"less_than: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("less_than", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _less_equal_kernel = KERNELS.dispatch_table("less_equal")
@@ -632,11 +614,10 @@ def less_equal(x, y):
         raise error.in_op("less_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"less_equal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("less_equal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _greater_than_kernel = KERNELS.dispatch_table("greater_than")
@@ -659,11 +640,10 @@ def greater_than(x, y):
         raise error.in_op("greater_than", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"greater_than: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("greater_than", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _greater_equal_kernel = KERNELS.dispatch_table("greater_equal")
@@ -686,11 +666,10 @@ def greater_equal(x, y):
         raise error.in_op("greater_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"greater_equal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("greater_equal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _squeeze_kernel = KERNELS.dispatch_table("squeeze")
@@ -821,11 +800,10 @@ def setitem(x, value, index):
         raise error.in_op("setitem", x=x, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"setitem: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("setitem", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _concat_kernel = KERNELS.dispatch_table("concat")
@@ -848,11 +826,10 @@ def concat(x, axis):
         raise error.in_op("concat", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"concat: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("concat", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _stack_kernel = KERNELS.dispatch_table("stack")
@@ -875,11 +852,10 @@ def stack(x, axis):
         raise error.in_op("stack", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"stack: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("stack", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _split_kernel = KERNELS.dispatch_table("split")
@@ -954,11 +930,10 @@ def assign(x):
         raise error.in_op("assign", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"assign: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("assign", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _expand_kernel = KERNELS.dispatch_table("expand")
@@ -981,11 +956,10 @@ def expand(x, shape):
         raise error.in_op("expand", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _where_kernel = KERNELS.dispatch_table("where")
@@ -1008,11 +982,10 @@ def where(condition, x, y):
         raise error.in_op("where", condition=condition, x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"where: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("where", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sign_kernel = KERNELS.dispatch_table("sign")
@@ -1035,11 +1008,10 @@ def sign(x):
         raise error.in_op("sign", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sign: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sign", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _maximum_kernel = KERNELS.dispatch_table("maximum")
@@ -1062,11 +1034,10 @@ def maximum(x, y):
         raise error.in_op("maximum", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"maximum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("maximum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _minimum_kernel = KERNELS.dispatch_table("minimum")
@@ -1089,11 +1060,10 @@ def minimum(x, y):
         raise error.in_op("minimum", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"minimum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("minimum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _softmax_kernel = KERNELS.dispatch_table("softmax")
@@ -1116,11 +1086,10 @@ def softmax(x, axis):
         raise error.in_op("softmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softmax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("softmax", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _log_softmax_kernel = KERNELS.dispatch_table("log_softmax")
@@ -1143,11 +1112,10 @@ def log_softmax(x, axis):
         raise error.in_op("log_softmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_softmax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_softmax", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cross_entropy_with_softmax_kernel = KERNELS.dispatch_table("cross_entropy_with_softmax")
@@ -1171,15 +1139,13 @@ def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_s
         raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross_entropy_with_softmax: not enough memory for the result ({error})") from None
-    if type(softmax) is not key[0]:
-        softmax = as_array(softmax, key[0])
-    if type(loss) is not key[0]:
-        loss = as_array(loss, key[0])
+    softmax = DenseTensor(softmax) if type(softmax) is key[0] else wrap_result(softmax, key[0])
+    loss = DenseTensor(loss) if type(loss) is key[0] else wrap_result(loss, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross_entropy_with_softmax", [softmax_meta, loss_meta], [softmax, loss])
     return (
-        DenseTensor(softmax),
-        DenseTensor(loss),
+        softmax,
+        loss,
     )
 
 
@@ -1203,11 +1169,10 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_in
         raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _one_hot_kernel = KERNELS.dispatch_table("one_hot")
@@ -1230,11 +1195,10 @@ def one_hot(x, num_classes):
         raise error.in_op("one_hot", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"one_hot: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("one_hot", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _conv2d_kernel = KERNELS.dispatch_table("conv2d")
@@ -1257,11 +1221,10 @@ def conv2d(input, filter, strides, paddings, padding_algorithm, dilations, group
         raise error.in_op("conv2d", input=input, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _conv3d_kernel = KERNELS.dispatch_table("conv3d")
@@ -1284,11 +1247,10 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
         raise error.in_op("conv3d", input=input, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _abs_kernel = KERNELS.dispatch_table("abs")
@@ -1311,11 +1273,10 @@ def abs(x):
         raise error.in_op("abs", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"abs: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("abs", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _neg_kernel = KERNELS.dispatch_table("neg")
@@ -1338,11 +1299,10 @@ def neg(x):
         raise error.in_op("neg", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"neg: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("neg", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sqrt_kernel = KERNELS.dispatch_table("sqrt")
@@ -1365,11 +1325,10 @@ def sqrt(x):
         raise error.in_op("sqrt", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sqrt: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sqrt", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _square_kernel = KERNELS.dispatch_table("square")
@@ -1392,11 +1351,10 @@ def square(x):
         raise error.in_op("square", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"square: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("square", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _rsqrt_kernel = KERNELS.dispatch_table("rsqrt")
@@ -1419,11 +1377,10 @@ def rsqrt(x):
         raise error.in_op("rsqrt", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rsqrt: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("rsqrt", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _reciprocal_kernel = KERNELS.dispatch_table("reciprocal")
@@ -1446,11 +1403,10 @@ def reciprocal(x):
         raise error.in_op("reciprocal", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reciprocal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("reciprocal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _log1p_kernel = KERNELS.dispatch_table("log1p")
@@ -1473,11 +1429,10 @@ def log1p(x):
         raise error.in_op("log1p", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log1p: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log1p", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _expm1_kernel = KERNELS.dispatch_table("expm1")
@@ -1500,11 +1455,10 @@ def expm1(x):
         raise error.in_op("expm1", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expm1: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expm1", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sin_kernel = KERNELS.dispatch_table("sin")
@@ -1527,11 +1481,10 @@ def sin(x):
         raise error.in_op("sin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sin", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cos_kernel = KERNELS.dispatch_table("cos")
@@ -1554,11 +1507,10 @@ def cos(x):
         raise error.in_op("cos", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cos: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cos", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _floor_kernel = KERNELS.dispatch_table("floor")
@@ -1581,11 +1533,10 @@ def floor(x):
         raise error.in_op("floor", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"floor: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("floor", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _ceil_kernel = KERNELS.dispatch_table("ceil")
@@ -1608,11 +1559,10 @@ def ceil(x):
         raise error.in_op("ceil", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"ceil: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("ceil", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _round_kernel = KERNELS.dispatch_table("round")
@@ -1635,11 +1585,10 @@ def round(x):
         raise error.in_op("round", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"round: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("round", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _isnan_kernel = KERNELS.dispatch_table("isnan")
@@ -1662,11 +1611,10 @@ def isnan(x):
         raise error.in_op("isnan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isnan: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("isnan", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _isinf_kernel = KERNELS.dispatch_table("isinf")
@@ -1689,11 +1637,10 @@ def isinf(x):
         raise error.in_op("isinf", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isinf: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("isinf", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _isfinite_kernel = KERNELS.dispatch_table("isfinite")
@@ -1716,11 +1663,10 @@ def isfinite(x):
         raise error.in_op("isfinite", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isfinite: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("isfinite", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logical_not_kernel = KERNELS.dispatch_table("logical_not")
@@ -1743,11 +1689,10 @@ def logical_not(x):
         raise error.in_op("logical_not", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_not: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_not", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _tan_kernel = KERNELS.dispatch_table("tan")
@@ -1770,11 +1715,10 @@ def tan(x):
         raise error.in_op("tan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tan: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tan", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _asin_kernel = KERNELS.dispatch_table("asin")
@@ -1797,11 +1741,10 @@ def asin(x):
         raise error.in_op("asin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("asin", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _acos_kernel = KERNELS.dispatch_table("acos")
@@ -1824,11 +1767,10 @@ def acos(x):
         raise error.in_op("acos", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acos: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("acos", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _atan_kernel = KERNELS.dispatch_table("atan")
@@ -1851,11 +1793,10 @@ def atan(x):
         raise error.in_op("atan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _sinh_kernel = KERNELS.dispatch_table("sinh")
@@ -1878,11 +1819,10 @@ def sinh(x):
         raise error.in_op("sinh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sinh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sinh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cosh_kernel = KERNELS.dispatch_table("cosh")
@@ -1905,11 +1845,10 @@ def cosh(x):
         raise error.in_op("cosh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cosh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cosh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _asinh_kernel = KERNELS.dispatch_table("asinh")
@@ -1932,11 +1871,10 @@ def asinh(x):
         raise error.in_op("asinh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asinh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("asinh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _acosh_kernel = KERNELS.dispatch_table("acosh")
@@ -1959,11 +1897,10 @@ def acosh(x):
         raise error.in_op("acosh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acosh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("acosh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _atanh_kernel = KERNELS.dispatch_table("atanh")
@@ -1986,11 +1923,10 @@ def atanh(x):
         raise error.in_op("atanh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atanh: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("atanh", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _log2_kernel = KERNELS.dispatch_table("log2")
@@ -2013,11 +1949,10 @@ def log2(x):
         raise error.in_op("log2", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log2: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log2", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _log10_kernel = KERNELS.dispatch_table("log10")
@@ -2040,11 +1975,10 @@ def log10(x):
         raise error.in_op("log10", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log10: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log10", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _erf_kernel = KERNELS.dispatch_table("erf")
@@ -2067,11 +2001,10 @@ def erf(x):
         raise error.in_op("erf", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erf: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("erf", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _erfinv_kernel = KERNELS.dispatch_table("erfinv")
@@ -2094,11 +2027,10 @@ def erfinv(x):
         raise error.in_op("erfinv", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erfinv: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("erfinv", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _trunc_kernel = KERNELS.dispatch_table("trunc")
@@ -2121,11 +2053,10 @@ def trunc(input):
         raise error.in_op("trunc", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trunc: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("trunc", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _frac_kernel = KERNELS.dispatch_table("frac")
@@ -2148,11 +2079,10 @@ def frac(x):
         raise error.in_op("frac", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"frac: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("frac", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _lgamma_kernel = KERNELS.dispatch_table("lgamma")
@@ -2175,11 +2105,10 @@ def lgamma(x):
         raise error.in_op("lgamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lgamma: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("lgamma", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _digamma_kernel = KERNELS.dispatch_table("digamma")
@@ -2202,11 +2131,10 @@ def digamma(x):
         raise error.in_op("digamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"digamma: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("digamma", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _nan_to_num_kernel = KERNELS.dispatch_table("nan_to_num")
@@ -2229,11 +2157,10 @@ def nan_to_num(x, nan, posinf, neginf):
         raise error.in_op("nan_to_num", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nan_to_num: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nan_to_num", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bitwise_not_kernel = KERNELS.dispatch_table("bitwise_not")
@@ -2256,11 +2183,10 @@ def bitwise_not(x):
         raise error.in_op("bitwise_not", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_not: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_not", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _real_kernel = KERNELS.dispatch_table("real")
@@ -2283,11 +2209,10 @@ def real(x):
         raise error.in_op("real", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"real: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("real", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _imag_kernel = KERNELS.dispatch_table("imag")
@@ -2310,11 +2235,10 @@ def imag(x):
         raise error.in_op("imag", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"imag: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("imag", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _conj_kernel = KERNELS.dispatch_table("conj")
@@ -2337,11 +2261,10 @@ def conj(x):
         raise error.in_op("conj", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conj: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conj", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _angle_kernel = KERNELS.dispatch_table("angle")
@@ -2364,11 +2287,10 @@ def angle(x):
         raise error.in_op("angle", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"angle: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("angle", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _polygamma_kernel = KERNELS.dispatch_table("polygamma")
@@ -2391,11 +2313,10 @@ def polygamma(x, n):
         raise error.in_op("polygamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"polygamma: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("polygamma", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _elementwise_pow_kernel = KERNELS.dispatch_table("elementwise_pow")
@@ -2418,11 +2339,10 @@ def elementwise_pow(x, y):
         raise error.in_op("elementwise_pow", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elementwise_pow: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("elementwise_pow", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _clip_kernel = KERNELS.dispatch_table("clip")
@@ -2445,11 +2365,10 @@ def clip(x, min, max):
         raise error.in_op("clip", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"clip: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("clip", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _remainder_kernel = KERNELS.dispatch_table("remainder")
@@ -2472,11 +2391,10 @@ def remainder(x, y):
         raise error.in_op("remainder", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"remainder: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("remainder", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _floor_divide_kernel = KERNELS.dispatch_table("floor_divide")
@@ -2499,11 +2417,10 @@ def floor_divide(x, y):
         raise error.in_op("floor_divide", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"floor_divide: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("floor_divide", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logical_and_kernel = KERNELS.dispatch_table("logical_and")
@@ -2526,11 +2443,10 @@ def logical_and(x, y):
         raise error.in_op("logical_and", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_and: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_and", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logical_or_kernel = KERNELS.dispatch_table("logical_or")
@@ -2553,11 +2469,10 @@ def logical_or(x, y):
         raise error.in_op("logical_or", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_or: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_or", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logical_xor_kernel = KERNELS.dispatch_table("logical_xor")
@@ -2580,11 +2495,10 @@ def logical_xor(x, y):
         raise error.in_op("logical_xor", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_xor: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_xor", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bitwise_and_kernel = KERNELS.dispatch_table("bitwise_and")
@@ -2607,11 +2521,10 @@ def bitwise_and(x, y):
         raise error.in_op("bitwise_and", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_and: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_and", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bitwise_or_kernel = KERNELS.dispatch_table("bitwise_or")
@@ -2634,11 +2547,10 @@ def bitwise_or(x, y):
         raise error.in_op("bitwise_or", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_or: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_or", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bitwise_xor_kernel = KERNELS.dispatch_table("bitwise_xor")
@@ -2661,11 +2573,10 @@ def bitwise_xor(x, y):
         raise error.in_op("bitwise_xor", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_xor: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_xor", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _isclose_kernel = KERNELS.dispatch_table("isclose")
@@ -2688,11 +2599,10 @@ def isclose(x, y, rtol, atol, equal_nan):
         raise error.in_op("isclose", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isclose: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("isclose", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _allclose_kernel = KERNELS.dispatch_table("allclose")
@@ -2715,11 +2625,10 @@ def allclose(x, y, rtol, atol, equal_nan):
         raise error.in_op("allclose", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"allclose: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("allclose", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _equal_all_kernel = KERNELS.dispatch_table("equal_all")
@@ -2742,11 +2651,10 @@ def equal_all(x, y):
         raise error.in_op("equal_all", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"equal_all: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("equal_all", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _atan2_kernel = KERNELS.dispatch_table("atan2")
@@ -2769,11 +2677,10 @@ def atan2(x, y):
         raise error.in_op("atan2", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan2: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan2", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _hypot_kernel = KERNELS.dispatch_table("hypot")
@@ -2796,11 +2703,10 @@ def hypot(x, y):
         raise error.in_op("hypot", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hypot: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("hypot", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _lerp_kernel = KERNELS.dispatch_table("lerp")
@@ -2823,11 +2729,10 @@ def lerp(x, y, weight):
         raise error.in_op("lerp", x=x, y=y, weight=weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lerp: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("lerp", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _fmax_kernel = KERNELS.dispatch_table("fmax")
@@ -2850,11 +2755,10 @@ def fmax(x, y):
         raise error.in_op("fmax", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmax", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _fmin_kernel = KERNELS.dispatch_table("fmin")
@@ -2877,11 +2781,10 @@ def fmin(x, y):
         raise error.in_op("fmin", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmin", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _max_kernel = KERNELS.dispatch_table("max")
@@ -2904,11 +2807,10 @@ def max(x, axis, keepdim):
         raise error.in_op("max", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("max", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _min_kernel = KERNELS.dispatch_table("min")
@@ -2931,11 +2833,10 @@ def min(x, axis, keepdim):
         raise error.in_op("min", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"min: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("min", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _prod_kernel = KERNELS.dispatch_table("prod")
@@ -2958,11 +2859,10 @@ def prod(x, axis, keepdim, dtype):
         raise error.in_op("prod", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"prod: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("prod", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cumsum_kernel = KERNELS.dispatch_table("cumsum")
@@ -2985,11 +2885,10 @@ def cumsum(x, axis, dtype):
         raise error.in_op("cumsum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumsum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumsum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _all_kernel = KERNELS.dispatch_table("all")
@@ -3012,11 +2911,10 @@ def all(x, axis, keepdim):
         raise error.in_op("all", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"all: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("all", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _any_kernel = KERNELS.dispatch_table("any")
@@ -3039,11 +2937,10 @@ def any(x, axis, keepdim):
         raise error.in_op("any", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"any: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("any", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logsumexp_kernel = KERNELS.dispatch_table("logsumexp")
@@ -3066,11 +2963,10 @@ def logsumexp(x, axis, keepdim):
         raise error.in_op("logsumexp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logsumexp: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logsumexp", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _std_kernel = KERNELS.dispatch_table("std")
@@ -3093,11 +2989,10 @@ def std(x, axis, unbiased, keepdim):
         raise error.in_op("std", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"std: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("std", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _var_kernel = KERNELS.dispatch_table("var")
@@ -3120,11 +3015,10 @@ def var(x, axis, unbiased, keepdim):
         raise error.in_op("var", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"var: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("var", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _norm_kernel = KERNELS.dispatch_table("norm")
@@ -3147,11 +3041,10 @@ def norm(x, p, axis, keepdim):
         raise error.in_op("norm", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"norm: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("norm", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _amax_kernel = KERNELS.dispatch_table("amax")
@@ -3174,11 +3067,10 @@ def amax(x, axis, keepdim):
         raise error.in_op("amax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("amax", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _amin_kernel = KERNELS.dispatch_table("amin")
@@ -3201,11 +3093,10 @@ def amin(x, axis, keepdim):
         raise error.in_op("amin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("amin", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cumprod_kernel = KERNELS.dispatch_table("cumprod")
@@ -3228,11 +3119,10 @@ def cumprod(x, dim, dtype):
         raise error.in_op("cumprod", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumprod: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumprod", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _nansum_kernel = KERNELS.dispatch_table("nansum")
@@ -3255,11 +3145,10 @@ def nansum(x, axis, dtype, keepdim):
         raise error.in_op("nansum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nansum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nansum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _nanmean_kernel = KERNELS.dispatch_table("nanmean")
@@ -3282,11 +3171,10 @@ def nanmean(x, axis, keepdim):
         raise error.in_op("nanmean", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nanmean: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nanmean", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _count_nonzero_kernel = KERNELS.dispatch_table("count_nonzero")
@@ -3309,11 +3197,10 @@ def count_nonzero(x, axis, keepdim):
         raise error.in_op("count_nonzero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"count_nonzero: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("count_nonzero", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _median_kernel = KERNELS.dispatch_table("median")
@@ -3336,11 +3223,10 @@ def median(x, axis, keepdim):
         raise error.in_op("median", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"median: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("median", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logcumsumexp_kernel = KERNELS.dispatch_table("logcumsumexp")
@@ -3363,11 +3249,10 @@ def logcumsumexp(x, axis, dtype):
         raise error.in_op("logcumsumexp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logcumsumexp: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logcumsumexp", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _argmax_kernel = KERNELS.dispatch_table("argmax")
@@ -3390,11 +3275,10 @@ def argmax(x, axis, keepdim, dtype):
         raise error.in_op("argmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argmax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("argmax", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _argmin_kernel = KERNELS.dispatch_table("argmin")
@@ -3417,11 +3301,10 @@ def argmin(x, axis, keepdim, dtype):
         raise error.in_op("argmin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argmin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("argmin", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _topk_kernel = KERNELS.dispatch_table("topk")
@@ -3445,15 +3328,13 @@ def topk(x, k, axis, largest, sorted):
         raise error.in_op("topk", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"topk: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("topk", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3478,15 +3359,13 @@ def sort(x, axis, descending, stable):
         raise error.in_op("sort", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sort: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sort", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3510,11 +3389,10 @@ def argsort(x, axis, descending, stable):
         raise error.in_op("argsort", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argsort: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("argsort", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _kthvalue_kernel = KERNELS.dispatch_table("kthvalue")
@@ -3538,15 +3416,13 @@ def kthvalue(x, k, axis, keepdim):
         raise error.in_op("kthvalue", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kthvalue: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("kthvalue", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3571,15 +3447,13 @@ def cummax(x, axis, dtype):
         raise error.in_op("cummax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummax: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummax", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3604,15 +3478,13 @@ def cummin(x, axis, dtype):
         raise error.in_op("cummin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummin: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummin", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3637,15 +3509,13 @@ def mode(x, axis, keepdim):
         raise error.in_op("mode", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mode: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("mode", [out_meta, indices_meta], [out, indices])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
+        out,
+        indices,
     )
 
 
@@ -3672,21 +3542,17 @@ def unique(x, return_index, return_inverse, return_counts, axis, dtype):
         raise error.in_op("unique", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"unique: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
-    if type(indices) is not key[0]:
-        indices = as_array(indices, key[0])
-    if type(inverse) is not key[0]:
-        inverse = as_array(inverse, key[0])
-    if type(counts) is not key[0]:
-        counts = as_array(counts, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    indices = DenseTensor(indices) if type(indices) is key[0] else wrap_result(indices, key[0])
+    inverse = DenseTensor(inverse) if type(inverse) is key[0] else wrap_result(inverse, key[0])
+    counts = DenseTensor(counts) if type(counts) is key[0] else wrap_result(counts, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("unique", [out_meta, indices_meta, inverse_meta, counts_meta], [out, indices, inverse, counts])
     return (
-        DenseTensor(out),
-        DenseTensor(indices),
-        DenseTensor(inverse),
-        DenseTensor(counts),
+        out,
+        indices,
+        inverse,
+        counts,
     )
 
 
@@ -3710,11 +3576,10 @@ def bincount(x, weights, minlength):
         raise error.in_op("bincount", x=x, weights=weights) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bincount: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bincount", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _tile_kernel = KERNELS.dispatch_table("tile")
@@ -3737,11 +3602,10 @@ def tile(x, repeat_times):
         raise error.in_op("tile", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tile: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tile", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _flip_kernel = KERNELS.dispatch_table("flip")
@@ -3764,11 +3628,10 @@ def flip(x, axis):
         raise error.in_op("flip", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flip: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("flip", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _slice_kernel = KERNELS.dispatch_table("slice")
@@ -3791,11 +3654,10 @@ def slice(input, axes, starts, ends):
         raise error.in_op("slice", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slice: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("slice", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _roll_kernel = KERNELS.dispatch_table("roll")
@@ -3818,11 +3680,10 @@ def roll(x, shifts, axis):
         raise error.in_op("roll", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"roll: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("roll", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _expand_as_kernel = KERNELS.dispatch_table("expand_as")
@@ -3845,11 +3706,10 @@ def expand_as(x, y):
         raise error.in_op("expand_as", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_as: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_as", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _broadcast_tensors_kernel = KERNELS.dispatch_table("broadcast_tensors")
@@ -3898,11 +3758,10 @@ def moveaxis(x, source, destination):
         raise error.in_op("moveaxis", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"moveaxis: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("moveaxis", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _t_kernel = KERNELS.dispatch_table("t")
@@ -3925,11 +3784,10 @@ def t(input):
         raise error.in_op("t", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"t: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("t", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _unstack_kernel = KERNELS.dispatch_table("unstack")
@@ -3978,11 +3836,10 @@ def repeat_interleave(x, repeats, axis):
         raise error.in_op("repeat_interleave", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"repeat_interleave: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("repeat_interleave", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _strided_slice_kernel = KERNELS.dispatch_table("strided_slice")
@@ -4005,11 +3862,10 @@ def strided_slice(x, axes, starts, ends, strides):
         raise error.in_op("strided_slice", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"strided_slice: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("strided_slice", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _rot90_kernel = KERNELS.dispatch_table("rot90")
@@ -4032,11 +3888,10 @@ def rot90(x, k, axes):
         raise error.in_op("rot90", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rot90: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("rot90", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _tensor_split_kernel = KERNELS.dispatch_table("tensor_split")
@@ -4085,11 +3940,10 @@ def gather(x, index, axis):
         raise error.in_op("gather", x=x, index=index) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _take_along_axis_kernel = KERNELS.dispatch_table("take_along_axis")
@@ -4112,11 +3966,10 @@ def take_along_axis(arr, indices, axis, broadcast):
         raise error.in_op("take_along_axis", arr=arr, indices=indices) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"take_along_axis: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("take_along_axis", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _masked_fill_kernel = KERNELS.dispatch_table("masked_fill")
@@ -4139,11 +3992,10 @@ def masked_fill(x, mask, value):
         raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_fill: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_fill", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _masked_select_kernel = KERNELS.dispatch_table("masked_select")
@@ -4166,11 +4018,10 @@ def masked_select(x, mask):
         raise error.in_op("masked_select", x=x, mask=mask) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_select: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_select", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _scatter_kernel = KERNELS.dispatch_table("scatter")
@@ -4193,11 +4044,10 @@ def scatter(x, index, updates, overwrite):
         raise error.in_op("scatter", x=x, index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _scatter_nd_add_kernel = KERNELS.dispatch_table("scatter_nd_add")
@@ -4220,11 +4070,10 @@ def scatter_nd_add(x, index, updates):
         raise error.in_op("scatter_nd_add", x=x, index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_add: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_add", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _scatter_nd_kernel = KERNELS.dispatch_table("scatter_nd")
@@ -4247,11 +4096,10 @@ def scatter_nd(index, updates, shape):
         raise error.in_op("scatter_nd", index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _gather_nd_kernel = KERNELS.dispatch_table("gather_nd")
@@ -4274,11 +4122,10 @@ def gather_nd(x, index):
         raise error.in_op("gather_nd", x=x, index=index) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_nd: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_nd", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _put_along_axis_kernel = KERNELS.dispatch_table("put_along_axis")
@@ -4301,11 +4148,10 @@ def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
         raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"put_along_axis: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("put_along_axis", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _index_add_kernel = KERNELS.dispatch_table("index_add")
@@ -4328,11 +4174,10 @@ def index_add(x, index, value, axis):
         raise error.in_op("index_add", x=x, index=index, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_add: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_add", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _nonzero_kernel = KERNELS.dispatch_table("nonzero")
@@ -4355,11 +4200,10 @@ def nonzero(x):
         raise error.in_op("nonzero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nonzero: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nonzero", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _index_put_kernel = KERNELS.dispatch_table("index_put")
@@ -4382,11 +4226,10 @@ def index_put(x, indices, value, accumulate):
         raise error.in_op("index_put", x=x, indices=indices, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_put: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_put", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _masked_scatter_kernel = KERNELS.dispatch_table("masked_scatter")
@@ -4409,11 +4252,10 @@ def masked_scatter(x, mask, value):
         raise error.in_op("masked_scatter", x=x, mask=mask, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_scatter: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_scatter", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _arange_kernel = KERNELS.dispatch_table("arange")
@@ -4436,11 +4278,10 @@ def arange(start, end, step, dtype, place):
         raise error.in_op("arange") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"arange: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("arange", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _empty_kernel = KERNELS.dispatch_table("empty")
@@ -4463,11 +4304,10 @@ def empty(shape, dtype, place):
         raise error.in_op("empty") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"empty: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("empty", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _empty_like_kernel = KERNELS.dispatch_table("empty_like")
@@ -4490,11 +4330,10 @@ def empty_like(x, dtype):
         raise error.in_op("empty_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"empty_like: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("empty_like", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _eye_kernel = KERNELS.dispatch_table("eye")
@@ -4517,11 +4356,10 @@ def eye(num_rows, num_columns, dtype, place):
         raise error.in_op("eye") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eye: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("eye", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _linspace_kernel = KERNELS.dispatch_table("linspace")
@@ -4544,11 +4382,10 @@ def linspace(start, stop, num, dtype, place):
         raise error.in_op("linspace") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linspace: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("linspace", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _logspace_kernel = KERNELS.dispatch_table("logspace")
@@ -4571,11 +4408,10 @@ def logspace(start, stop, num, base, dtype, place):
         raise error.in_op("logspace") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logspace: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logspace", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _tril_kernel = KERNELS.dispatch_table("tril")
@@ -4598,11 +4434,10 @@ def tril(x, diagonal):
         raise error.in_op("tril", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tril: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tril", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _triu_kernel = KERNELS.dispatch_table("triu")
@@ -4625,11 +4460,10 @@ def triu(x, diagonal):
         raise error.in_op("triu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"triu: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("triu", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _diag_kernel = KERNELS.dispatch_table("diag")
@@ -4652,11 +4486,10 @@ def diag(x, offset, padding_value):
         raise error.in_op("diag", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diag: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("diag", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _diagflat_kernel = KERNELS.dispatch_table("diagflat")
@@ -4679,11 +4512,10 @@ def diagflat(x, offset):
         raise error.in_op("diagflat", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagflat: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagflat", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _diag_embed_kernel = KERNELS.dispatch_table("diag_embed")
@@ -4706,11 +4538,10 @@ def diag_embed(input, offset, dim1, dim2):
         raise error.in_op("diag_embed", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diag_embed: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("diag_embed", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _meshgrid_kernel = KERNELS.dispatch_table("meshgrid")
@@ -4759,11 +4590,10 @@ def fill(x, value):
         raise error.in_op("fill", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fill: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fill", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _zero_kernel = KERNELS.dispatch_table("zero")
@@ -4786,11 +4616,10 @@ def zero(x):
         raise error.in_op("zero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"zero: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("zero", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _complex_kernel = KERNELS.dispatch_table("complex")
@@ -4813,11 +4642,10 @@ def complex(real, imag):
         raise error.in_op("complex", real=real, imag=imag) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"complex: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("complex", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _uniform_kernel = KERNELS.dispatch_table("uniform")
@@ -4840,11 +4668,10 @@ def uniform(shape, dtype, min, max, seed, place):
         raise error.in_op("uniform") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"uniform: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("uniform", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _gaussian_kernel = KERNELS.dispatch_table("gaussian")
@@ -4867,11 +4694,10 @@ def gaussian(shape, mean, std, seed, dtype, place):
         raise error.in_op("gaussian") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gaussian: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("gaussian", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _randint_kernel = KERNELS.dispatch_table("randint")
@@ -4894,11 +4720,10 @@ def randint(low, high, shape, dtype, place):
         raise error.in_op("randint") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randint: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("randint", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _randint_like_kernel = KERNELS.dispatch_table("randint_like")
@@ -4921,11 +4746,10 @@ def randint_like(x, low, high, dtype):
         raise error.in_op("randint_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randint_like: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("randint_like", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _randperm_kernel = KERNELS.dispatch_table("randperm")
@@ -4948,11 +4772,10 @@ def randperm(n, dtype, place):
         raise error.in_op("randperm") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randperm: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("randperm", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bernoulli_kernel = KERNELS.dispatch_table("bernoulli")
@@ -4975,11 +4798,10 @@ def bernoulli(x):
         raise error.in_op("bernoulli", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bernoulli: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bernoulli", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _poisson_kernel = KERNELS.dispatch_table("poisson")
@@ -5002,11 +4824,10 @@ def poisson(x):
         raise error.in_op("poisson", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"poisson: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("poisson", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _multinomial_kernel = KERNELS.dispatch_table("multinomial")
@@ -5029,11 +4850,10 @@ def multinomial(x, num_samples, replacement):
         raise error.in_op("multinomial", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multinomial: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("multinomial", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _bmm_kernel = KERNELS.dispatch_table("bmm")
@@ -5056,11 +4876,10 @@ def bmm(x, y):
         raise error.in_op("bmm", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bmm: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("bmm", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _dot_kernel = KERNELS.dispatch_table("dot")
@@ -5083,11 +4902,10 @@ def dot(x, y):
         raise error.in_op("dot", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"dot: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("dot", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _mv_kernel = KERNELS.dispatch_table("mv")
@@ -5110,11 +4928,10 @@ def mv(x, vec):
         raise error.in_op("mv", x=x, vec=vec) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mv: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("mv", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _outer_kernel = KERNELS.dispatch_table("outer")
@@ -5137,11 +4954,10 @@ def outer(x, y):
         raise error.in_op("outer", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"outer: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("outer", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _inner_kernel = KERNELS.dispatch_table("inner")
@@ -5164,11 +4980,10 @@ def inner(x, y):
         raise error.in_op("inner", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"inner: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("inner", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cross_kernel = KERNELS.dispatch_table("cross")
@@ -5191,11 +5006,10 @@ def cross(x, y, axis):
         raise error.in_op("cross", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _kron_kernel = KERNELS.dispatch_table("kron")
@@ -5218,11 +5032,10 @@ def kron(x, y):
         raise error.in_op("kron", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kron: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("kron", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _einsum_kernel = KERNELS.dispatch_table("einsum")
@@ -5245,11 +5058,10 @@ def einsum(x, equation):
         raise error.in_op("einsum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"einsum: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("einsum", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _trace_kernel = KERNELS.dispatch_table("trace")
@@ -5272,11 +5084,10 @@ def trace(x, offset, axis1, axis2):
         raise error.in_op("trace", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trace: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("trace", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _diagonal_kernel = KERNELS.dispatch_table("diagonal")
@@ -5299,11 +5110,10 @@ def diagonal(x, offset, axis1, axis2):
         raise error.in_op("diagonal", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagonal: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagonal", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _matrix_power_kernel = KERNELS.dispatch_table("matrix_power")
@@ -5326,11 +5136,10 @@ def matrix_power(x, n):
         raise error.in_op("matrix_power", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matrix_power: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("matrix_power", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _inverse_kernel = KERNELS.dispatch_table("inverse")
@@ -5353,11 +5162,10 @@ def inverse(x):
         raise error.in_op("inverse", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"inverse: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("inverse", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _det_kernel = KERNELS.dispatch_table("det")
@@ -5380,11 +5188,10 @@ def det(x):
         raise error.in_op("det", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"det: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("det", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _slogdet_kernel = KERNELS.dispatch_table("slogdet")
@@ -5407,11 +5214,10 @@ def slogdet(x):
         raise error.in_op("slogdet", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slogdet: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("slogdet", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _solve_kernel = KERNELS.dispatch_table("solve")
@@ -5434,11 +5240,10 @@ def solve(x, y):
         raise error.in_op("solve", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"solve: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("solve", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _cholesky_kernel = KERNELS.dispatch_table("cholesky")
@@ -5461,11 +5266,10 @@ def cholesky(x, upper):
         raise error.in_op("cholesky", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cholesky: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cholesky", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _qr_kernel = KERNELS.dispatch_table("qr")
@@ -5489,15 +5293,13 @@ def qr(x, mode):
         raise error.in_op("qr", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"qr: not enough memory for the result ({error})") from None
-    if type(q) is not key[0]:
-        q = as_array(q, key[0])
-    if type(r) is not key[0]:
-        r = as_array(r, key[0])
+    q = DenseTensor(q) if type(q) is key[0] else wrap_result(q, key[0])
+    r = DenseTensor(r) if type(r) is key[0] else wrap_result(r, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("qr", [q_meta, r_meta], [q, r])
     return (
-        DenseTensor(q),
-        DenseTensor(r),
+        q,
+        r,
     )
 
 
@@ -5523,18 +5325,15 @@ def svd(x, full_matrices):
         raise error.in_op("svd", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"svd: not enough memory for the result ({error})") from None
-    if type(u) is not key[0]:
-        u = as_array(u, key[0])
-    if type(s) is not key[0]:
-        s = as_array(s, key[0])
-    if type(vh) is not key[0]:
-        vh = as_array(vh, key[0])
+    u = DenseTensor(u) if type(u) is key[0] else wrap_result(u, key[0])
+    s = DenseTensor(s) if type(s) is key[0] else wrap_result(s, key[0])
+    vh = DenseTensor(vh) if type(vh) is key[0] else wrap_result(vh, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("svd", [u_meta, s_meta, vh_meta], [u, s, vh])
     return (
-        DenseTensor(u),
-        DenseTensor(s),
-        DenseTensor(vh),
+        u,
+        s,
+        vh,
     )
 
 
@@ -5559,15 +5358,13 @@ def eigh(x, UPLO):
         raise error.in_op("eigh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eigh: not enough memory for the result ({error})") from None
-    if type(out_w) is not key[0]:
-        out_w = as_array(out_w, key[0])
-    if type(out_v) is not key[0]:
-        out_v = as_array(out_v, key[0])
+    out_w = DenseTensor(out_w) if type(out_w) is key[0] else wrap_result(out_w, key[0])
+    out_v = DenseTensor(out_v) if type(out_v) is key[0] else wrap_result(out_v, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh", [out_w_meta, out_v_meta], [out_w, out_v])
     return (
-        DenseTensor(out_w),
-        DenseTensor(out_v),
+        out_w,
+        out_v,
     )
 
 
@@ -5591,11 +5388,10 @@ def pinv(x, rcond, hermitian):
         raise error.in_op("pinv", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pinv: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("pinv", [out_meta], [out])
-    return DenseTensor(out)
+    return out
 
 
 _matrix_rank_kernel = KERNELS.dispatch_table("matrix_rank")
@@ -5618,11 +5414,36 @@ def matrix_rank(x, tol, hermitian):
         raise error.in_op("matrix_rank", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matrix_rank: not enough memory for the result ({error})") from None
-    if type(out) is not key[0]:
-        out = as_array(out, key[0])
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("matrix_rank", [out_meta], [out])
-    return DenseTensor(out)
+    return out
+
+
+_embedding_kernel = KERNELS.dispatch_table("embedding")
+
+
+def embedding(x, weight, padding_idx, sparse):
+    """Rows of the table weight [V, D] picked by the int ids x (any shape); ids equal to padding_idx (-1 is none) give zeros and no gradient; sparse makes weight's gradient a SelectedRows."""
+    out_meta = MetaTensor()
+    try:
+        _im.embedding_infer_meta(x, weight, padding_idx, sparse, out_meta)
+    except PhiError as error:
+        raise error.in_op("embedding", x=x, weight=weight) from None
+    if type(weight) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("embedding", "embedding", weight, (x, weight, padding_idx, sparse), [out_meta], {"x": x, "weight": weight})
+    key = (type(weight.array), weight.array.dtype)
+    kernel = _embedding_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, weight.array, padding_idx, sparse)
+    except PhiError as error:
+        raise error.in_op("embedding", x=x, weight=weight) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"embedding: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("embedding", [out_meta], [out])
+    return out
 
 
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
@@ -5646,15 +5467,13 @@ def add_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"add_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("add_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -5679,15 +5498,13 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"subtract_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("subtract_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -5712,15 +5529,13 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multiply_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("multiply_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -5745,15 +5560,13 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"divide_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("divide_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -5777,11 +5590,10 @@ def pow_grad(x, out_grad, y):
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pow_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("pow_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _scale_grad_kernel = KERNELS.dispatch_table("scale_grad")
@@ -5804,11 +5616,10 @@ def scale_grad(out_grad, scale):
         raise error.in_op("scale_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scale_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scale_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _matmul_grad_kernel = KERNELS.dispatch_table("matmul_grad")
@@ -5832,15 +5643,13 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matmul_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("matmul_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -5864,11 +5673,10 @@ def relu_grad(out, out_grad):
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"relu_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("relu_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _tanh_grad_kernel = KERNELS.dispatch_table("tanh_grad")
@@ -5891,11 +5699,10 @@ def tanh_grad(out, out_grad):
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sigmoid_grad_kernel = KERNELS.dispatch_table("sigmoid_grad")
@@ -5918,11 +5725,10 @@ def sigmoid_grad(out, out_grad):
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _exp_grad_kernel = KERNELS.dispatch_table("exp_grad")
@@ -5945,11 +5751,10 @@ def exp_grad(out, out_grad):
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"exp_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("exp_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _log_grad_kernel = KERNELS.dispatch_table("log_grad")
@@ -5972,11 +5777,10 @@ def log_grad(x, out_grad):
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sum_grad_kernel = KERNELS.dispatch_table("sum_grad")
@@ -5999,11 +5803,10 @@ def sum_grad(x, out_grad, axis, keepdim):
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sum_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sum_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _mean_grad_kernel = KERNELS.dispatch_table("mean_grad")
@@ -6026,11 +5829,10 @@ def mean_grad(x, out_grad, axis, keepdim):
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mean_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("mean_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _reshape_grad_kernel = KERNELS.dispatch_table("reshape_grad")
@@ -6053,11 +5855,10 @@ def reshape_grad(x, out_grad):
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reshape_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("reshape_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _transpose_grad_kernel = KERNELS.dispatch_table("transpose_grad")
@@ -6080,11 +5881,10 @@ def transpose_grad(out_grad, perm):
         raise error.in_op("transpose_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"transpose_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("transpose_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _squeeze_grad_kernel = KERNELS.dispatch_table("reshape_grad")
@@ -6107,11 +5907,10 @@ def squeeze_grad(x, out_grad):
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"squeeze_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("squeeze_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _unsqueeze_grad_kernel = KERNELS.dispatch_table("reshape_grad")
@@ -6134,11 +5933,10 @@ def unsqueeze_grad(x, out_grad):
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"unsqueeze_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("unsqueeze_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _flatten_grad_kernel = KERNELS.dispatch_table("reshape_grad")
@@ -6161,11 +5959,10 @@ def flatten_grad(x, out_grad):
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flatten_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("flatten_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _getitem_grad_kernel = KERNELS.dispatch_table("getitem_grad")
@@ -6188,11 +5985,10 @@ def getitem_grad(x, out_grad, index):
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"getitem_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("getitem_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _setitem_grad_kernel = KERNELS.dispatch_table("setitem_grad")
@@ -6216,15 +6012,13 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"setitem_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if value_grad is not None and type(value_grad) is not key[0]:
-        value_grad = as_array(value_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    value_grad = DenseTensor(value_grad) if type(value_grad) is key[0] else wrap_result(value_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("setitem_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if value_grad is None else DenseTensor(value_grad),
+        x_grad,
+        value_grad,
     )
 
 
@@ -6248,11 +6042,10 @@ def expand_grad(x, out_grad, shape):
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _where_grad_kernel = KERNELS.dispatch_table("where_grad")
@@ -6276,15 +6069,13 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"where_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("where_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -6309,15 +6100,13 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"maximum_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("maximum_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -6342,15 +6131,13 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"minimum_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("minimum_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -6374,11 +6161,10 @@ def softmax_grad(out, out_grad, axis):
         raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softmax_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("softmax_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _log_softmax_grad_kernel = KERNELS.dispatch_table("log_softmax_grad")
@@ -6401,11 +6187,10 @@ def log_softmax_grad(out, out_grad, axis):
         raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_softmax_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_softmax_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cross_entropy_with_softmax_grad_kernel = KERNELS.dispatch_table("cross_entropy_with_softmax_grad")
@@ -6428,11 +6213,10 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross_entropy_with_softmax_grad: not enough memory for the result ({error})") from None
-    if type(logits_grad) is not key[0]:
-        logits_grad = as_array(logits_grad, key[0])
+    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is key[0] else wrap_result(logits_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross_entropy_with_softmax_grad", [logits_grad_meta], [logits_grad])
-    return DenseTensor(logits_grad)
+    return logits_grad
 
 
 _sigmoid_cross_entropy_with_logits_grad_kernel = KERNELS.dispatch_table("sigmoid_cross_entropy_with_logits_grad")
@@ -6455,11 +6239,10 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _conv2d_grad_kernel = KERNELS.dispatch_table("conv2d_grad")
@@ -6483,15 +6266,13 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise error.in_op("conv2d_grad", input=input, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d_grad: not enough memory for the result ({error})") from None
-    if input_grad is not None and type(input_grad) is not key[0]:
-        input_grad = as_array(input_grad, key[0])
-    if filter_grad is not None and type(filter_grad) is not key[0]:
-        filter_grad = as_array(filter_grad, key[0])
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
+    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is key[0] else wrap_result(filter_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d_grad", [input_grad_meta, filter_grad_meta], [input_grad, filter_grad])
     return (
-        None if input_grad is None else DenseTensor(input_grad),
-        None if filter_grad is None else DenseTensor(filter_grad),
+        input_grad,
+        filter_grad,
     )
 
 
@@ -6516,15 +6297,13 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise error.in_op("conv3d_grad", input=input, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d_grad: not enough memory for the result ({error})") from None
-    if input_grad is not None and type(input_grad) is not key[0]:
-        input_grad = as_array(input_grad, key[0])
-    if filter_grad is not None and type(filter_grad) is not key[0]:
-        filter_grad = as_array(filter_grad, key[0])
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
+    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is key[0] else wrap_result(filter_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d_grad", [input_grad_meta, filter_grad_meta], [input_grad, filter_grad])
     return (
-        None if input_grad is None else DenseTensor(input_grad),
-        None if filter_grad is None else DenseTensor(filter_grad),
+        input_grad,
+        filter_grad,
     )
 
 
@@ -6548,11 +6327,10 @@ def abs_grad(x, out_grad):
         raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"abs_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("abs_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sqrt_grad_kernel = KERNELS.dispatch_table("sqrt_grad")
@@ -6575,11 +6353,10 @@ def sqrt_grad(out, out_grad):
         raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sqrt_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sqrt_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _square_grad_kernel = KERNELS.dispatch_table("square_grad")
@@ -6602,11 +6379,10 @@ def square_grad(x, out_grad):
         raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"square_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("square_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _rsqrt_grad_kernel = KERNELS.dispatch_table("rsqrt_grad")
@@ -6629,11 +6405,10 @@ def rsqrt_grad(out, out_grad):
         raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rsqrt_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("rsqrt_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _reciprocal_grad_kernel = KERNELS.dispatch_table("reciprocal_grad")
@@ -6656,11 +6431,10 @@ def reciprocal_grad(out, out_grad):
         raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reciprocal_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("reciprocal_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _log1p_grad_kernel = KERNELS.dispatch_table("log1p_grad")
@@ -6683,11 +6457,10 @@ def log1p_grad(x, out_grad):
         raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log1p_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log1p_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _expm1_grad_kernel = KERNELS.dispatch_table("expm1_grad")
@@ -6710,11 +6483,10 @@ def expm1_grad(out, out_grad):
         raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expm1_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expm1_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sin_grad_kernel = KERNELS.dispatch_table("sin_grad")
@@ -6737,11 +6509,10 @@ def sin_grad(x, out_grad):
         raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sin_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sin_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cos_grad_kernel = KERNELS.dispatch_table("cos_grad")
@@ -6764,11 +6535,10 @@ def cos_grad(x, out_grad):
         raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cos_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cos_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _tan_grad_kernel = KERNELS.dispatch_table("tan_grad")
@@ -6791,11 +6561,10 @@ def tan_grad(x, out_grad):
         raise error.in_op("tan_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tan_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tan_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _asin_grad_kernel = KERNELS.dispatch_table("asin_grad")
@@ -6818,11 +6587,10 @@ def asin_grad(x, out_grad):
         raise error.in_op("asin_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asin_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("asin_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _acos_grad_kernel = KERNELS.dispatch_table("acos_grad")
@@ -6845,11 +6613,10 @@ def acos_grad(x, out_grad):
         raise error.in_op("acos_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acos_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("acos_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _atan_grad_kernel = KERNELS.dispatch_table("atan_grad")
@@ -6872,11 +6639,10 @@ def atan_grad(x, out_grad):
         raise error.in_op("atan_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sinh_grad_kernel = KERNELS.dispatch_table("sinh_grad")
@@ -6899,11 +6665,10 @@ def sinh_grad(x, out_grad):
         raise error.in_op("sinh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sinh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sinh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cosh_grad_kernel = KERNELS.dispatch_table("cosh_grad")
@@ -6926,11 +6691,10 @@ def cosh_grad(x, out_grad):
         raise error.in_op("cosh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cosh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cosh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _asinh_grad_kernel = KERNELS.dispatch_table("asinh_grad")
@@ -6953,11 +6717,10 @@ def asinh_grad(x, out_grad):
         raise error.in_op("asinh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asinh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("asinh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _acosh_grad_kernel = KERNELS.dispatch_table("acosh_grad")
@@ -6980,11 +6743,10 @@ def acosh_grad(x, out_grad):
         raise error.in_op("acosh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acosh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("acosh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _atanh_grad_kernel = KERNELS.dispatch_table("atanh_grad")
@@ -7007,11 +6769,10 @@ def atanh_grad(x, out_grad):
         raise error.in_op("atanh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atanh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("atanh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _log2_grad_kernel = KERNELS.dispatch_table("log2_grad")
@@ -7034,11 +6795,10 @@ def log2_grad(x, out_grad):
         raise error.in_op("log2_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log2_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log2_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _log10_grad_kernel = KERNELS.dispatch_table("log10_grad")
@@ -7061,11 +6821,10 @@ def log10_grad(x, out_grad):
         raise error.in_op("log10_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log10_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("log10_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _erf_grad_kernel = KERNELS.dispatch_table("erf_grad")
@@ -7088,11 +6847,10 @@ def erf_grad(x, out_grad):
         raise error.in_op("erf_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erf_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("erf_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _erfinv_grad_kernel = KERNELS.dispatch_table("erfinv_grad")
@@ -7115,11 +6873,10 @@ def erfinv_grad(out, out_grad):
         raise error.in_op("erfinv_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erfinv_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("erfinv_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _lgamma_grad_kernel = KERNELS.dispatch_table("lgamma_grad")
@@ -7142,11 +6899,10 @@ def lgamma_grad(x, out_grad):
         raise error.in_op("lgamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lgamma_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("lgamma_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _digamma_grad_kernel = KERNELS.dispatch_table("digamma_grad")
@@ -7169,11 +6925,10 @@ def digamma_grad(x, out_grad):
         raise error.in_op("digamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"digamma_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("digamma_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _nan_to_num_grad_kernel = KERNELS.dispatch_table("nan_to_num_grad")
@@ -7196,11 +6951,10 @@ def nan_to_num_grad(x, out_grad):
         raise error.in_op("nan_to_num_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nan_to_num_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nan_to_num_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _angle_grad_kernel = KERNELS.dispatch_table("angle_grad")
@@ -7223,11 +6977,10 @@ def angle_grad(x, out_grad):
         raise error.in_op("angle_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"angle_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("angle_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _polygamma_grad_kernel = KERNELS.dispatch_table("polygamma_grad")
@@ -7250,11 +7003,10 @@ def polygamma_grad(x, out_grad, n):
         raise error.in_op("polygamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"polygamma_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("polygamma_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _elementwise_pow_grad_kernel = KERNELS.dispatch_table("elementwise_pow_grad")
@@ -7278,15 +7030,13 @@ def elementwise_pow_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("elementwise_pow_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elementwise_pow_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("elementwise_pow_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -7310,11 +7060,10 @@ def clip_grad(x, out_grad, min, max):
         raise error.in_op("clip_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"clip_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("clip_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _lerp_grad_kernel = KERNELS.dispatch_table("lerp_grad")
@@ -7339,18 +7088,15 @@ def lerp_grad(x, y, weight, out_grad, *, out_mask=None):
         raise error.in_op("lerp_grad", x=x, y=y, weight=weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lerp_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
-    if weight_grad is not None and type(weight_grad) is not key[0]:
-        weight_grad = as_array(weight_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
+    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is key[0] else wrap_result(weight_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("lerp_grad", [x_grad_meta, y_grad_meta, weight_grad_meta], [x_grad, y_grad, weight_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
-        None if weight_grad is None else DenseTensor(weight_grad),
+        x_grad,
+        y_grad,
+        weight_grad,
     )
 
 
@@ -7375,15 +7121,13 @@ def fmax_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("fmax_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmax_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmax_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -7408,15 +7152,13 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("fmin_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmin_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if y_grad is not None and type(y_grad) is not key[0]:
-        y_grad = as_array(y_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    y_grad = DenseTensor(y_grad) if type(y_grad) is key[0] else wrap_result(y_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmin_grad", [x_grad_meta, y_grad_meta], [x_grad, y_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if y_grad is None else DenseTensor(y_grad),
+        x_grad,
+        y_grad,
     )
 
 
@@ -7440,11 +7182,10 @@ def max_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _min_grad_kernel = KERNELS.dispatch_table("min_grad")
@@ -7467,11 +7208,10 @@ def min_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"min_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("min_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _prod_grad_kernel = KERNELS.dispatch_table("prod_grad")
@@ -7494,11 +7234,10 @@ def prod_grad(x, out_grad, axis, keepdim):
         raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"prod_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("prod_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cumsum_grad_kernel = KERNELS.dispatch_table("cumsum_grad")
@@ -7521,11 +7260,10 @@ def cumsum_grad(x, out_grad, axis, dtype):
         raise error.in_op("cumsum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumsum_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumsum_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _logsumexp_grad_kernel = KERNELS.dispatch_table("logsumexp_grad")
@@ -7548,11 +7286,10 @@ def logsumexp_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logsumexp_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logsumexp_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _std_grad_kernel = KERNELS.dispatch_table("std_grad")
@@ -7575,11 +7312,10 @@ def std_grad(x, out, out_grad, axis, unbiased, keepdim):
         raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"std_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("std_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _var_grad_kernel = KERNELS.dispatch_table("var_grad")
@@ -7602,11 +7338,10 @@ def var_grad(x, out_grad, axis, unbiased, keepdim):
         raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"var_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("var_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _norm_grad_kernel = KERNELS.dispatch_table("norm_grad")
@@ -7629,11 +7364,10 @@ def norm_grad(x, out, out_grad, p, axis, keepdim):
         raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"norm_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("norm_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _amax_grad_kernel = KERNELS.dispatch_table("amax_grad")
@@ -7656,11 +7390,10 @@ def amax_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amax_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("amax_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _amin_grad_kernel = KERNELS.dispatch_table("amin_grad")
@@ -7683,11 +7416,10 @@ def amin_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amin_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("amin_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cumprod_grad_kernel = KERNELS.dispatch_table("cumprod_grad")
@@ -7710,11 +7442,10 @@ def cumprod_grad(x, out_grad, dim, dtype):
         raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumprod_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumprod_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _nansum_grad_kernel = KERNELS.dispatch_table("nansum_grad")
@@ -7737,11 +7468,10 @@ def nansum_grad(x, out_grad, axis, dtype, keepdim):
         raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nansum_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nansum_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _nanmean_grad_kernel = KERNELS.dispatch_table("nanmean_grad")
@@ -7764,11 +7494,10 @@ def nanmean_grad(x, out_grad, axis, keepdim):
         raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nanmean_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("nanmean_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _median_grad_kernel = KERNELS.dispatch_table("median_grad")
@@ -7791,11 +7520,10 @@ def median_grad(x, out_grad, axis, keepdim):
         raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"median_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("median_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _logcumsumexp_grad_kernel = KERNELS.dispatch_table("logcumsumexp_grad")
@@ -7818,11 +7546,10 @@ def logcumsumexp_grad(x, out, out_grad, axis, dtype):
         raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logcumsumexp_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("logcumsumexp_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _topk_grad_kernel = KERNELS.dispatch_table("topk_grad")
@@ -7845,11 +7572,10 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted):
         raise error.in_op("topk_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"topk_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("topk_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _sort_grad_kernel = KERNELS.dispatch_table("sort_grad")
@@ -7872,11 +7598,10 @@ def sort_grad(x, indices, out_grad, axis, descending, stable):
         raise error.in_op("sort_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sort_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("sort_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _kthvalue_grad_kernel = KERNELS.dispatch_table("kthvalue_grad")
@@ -7899,11 +7624,10 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim):
         raise error.in_op("kthvalue_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kthvalue_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("kthvalue_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cummax_grad_kernel = KERNELS.dispatch_table("cummax_grad")
@@ -7926,11 +7650,10 @@ def cummax_grad(x, indices, out_grad, axis, dtype):
         raise error.in_op("cummax_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummax_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummax_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cummin_grad_kernel = KERNELS.dispatch_table("cummin_grad")
@@ -7953,11 +7676,10 @@ def cummin_grad(x, indices, out_grad, axis, dtype):
         raise error.in_op("cummin_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummin_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummin_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _mode_grad_kernel = KERNELS.dispatch_table("mode_grad")
@@ -7980,11 +7702,10 @@ def mode_grad(x, indices, out_grad, axis, keepdim):
         raise error.in_op("mode_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mode_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("mode_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _tile_grad_kernel = KERNELS.dispatch_table("tile_grad")
@@ -8007,11 +7728,10 @@ def tile_grad(x, out_grad, repeat_times):
         raise error.in_op("tile_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tile_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tile_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _flip_grad_kernel = KERNELS.dispatch_table("flip_grad")
@@ -8034,11 +7754,10 @@ def flip_grad(out_grad, axis):
         raise error.in_op("flip_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flip_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("flip_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _slice_grad_kernel = KERNELS.dispatch_table("slice_grad")
@@ -8061,11 +7780,10 @@ def slice_grad(input, out_grad, axes, starts, ends):
         raise error.in_op("slice_grad", input=input, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slice_grad: not enough memory for the result ({error})") from None
-    if type(input_grad) is not key[0]:
-        input_grad = as_array(input_grad, key[0])
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("slice_grad", [input_grad_meta], [input_grad])
-    return DenseTensor(input_grad)
+    return input_grad
 
 
 _roll_grad_kernel = KERNELS.dispatch_table("roll_grad")
@@ -8088,11 +7806,10 @@ def roll_grad(out_grad, shifts, axis):
         raise error.in_op("roll_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"roll_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("roll_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _expand_as_grad_kernel = KERNELS.dispatch_table("expand_as_grad")
@@ -8115,11 +7832,10 @@ def expand_as_grad(x, y, out_grad):
         raise error.in_op("expand_as_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_as_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_as_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _moveaxis_grad_kernel = KERNELS.dispatch_table("moveaxis_grad")
@@ -8142,11 +7858,10 @@ def moveaxis_grad(out_grad, source, destination):
         raise error.in_op("moveaxis_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"moveaxis_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("moveaxis_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _t_grad_kernel = KERNELS.dispatch_table("t_grad")
@@ -8169,11 +7884,10 @@ def t_grad(out_grad):
         raise error.in_op("t_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"t_grad: not enough memory for the result ({error})") from None
-    if type(input_grad) is not key[0]:
-        input_grad = as_array(input_grad, key[0])
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("t_grad", [input_grad_meta], [input_grad])
-    return DenseTensor(input_grad)
+    return input_grad
 
 
 _repeat_interleave_grad_kernel = KERNELS.dispatch_table("repeat_interleave_grad")
@@ -8196,11 +7910,10 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
         raise error.in_op("repeat_interleave_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"repeat_interleave_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("repeat_interleave_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _strided_slice_grad_kernel = KERNELS.dispatch_table("strided_slice_grad")
@@ -8223,11 +7936,10 @@ def strided_slice_grad(x, out_grad, axes, starts, ends, strides):
         raise error.in_op("strided_slice_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"strided_slice_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("strided_slice_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _rot90_grad_kernel = KERNELS.dispatch_table("rot90_grad")
@@ -8250,11 +7962,10 @@ def rot90_grad(out_grad, k, axes):
         raise error.in_op("rot90_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rot90_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("rot90_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _tensor_split_grad_kernel = KERNELS.dispatch_table("tensor_split_grad")
@@ -8277,11 +7988,10 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
         raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tensor_split_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("tensor_split_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _gather_grad_kernel = KERNELS.dispatch_table("gather_grad")
@@ -8304,11 +8014,10 @@ def gather_grad(x, index, out_grad, axis):
         raise error.in_op("gather_grad", x=x, index=index, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _take_along_axis_grad_kernel = KERNELS.dispatch_table("take_along_axis_grad")
@@ -8331,11 +8040,10 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast):
         raise error.in_op("take_along_axis_grad", arr=arr, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"take_along_axis_grad: not enough memory for the result ({error})") from None
-    if type(arr_grad) is not key[0]:
-        arr_grad = as_array(arr_grad, key[0])
+    arr_grad = DenseTensor(arr_grad) if type(arr_grad) is key[0] else wrap_result(arr_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("take_along_axis_grad", [arr_grad_meta], [arr_grad])
-    return DenseTensor(arr_grad)
+    return arr_grad
 
 
 _masked_fill_grad_kernel = KERNELS.dispatch_table("masked_fill_grad")
@@ -8359,15 +8067,13 @@ def masked_fill_grad(x, mask, value, out_grad, *, out_mask=None):
         raise error.in_op("masked_fill_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_fill_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if value_grad is not None and type(value_grad) is not key[0]:
-        value_grad = as_array(value_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    value_grad = DenseTensor(value_grad) if type(value_grad) is key[0] else wrap_result(value_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_fill_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if value_grad is None else DenseTensor(value_grad),
+        x_grad,
+        value_grad,
     )
 
 
@@ -8391,11 +8097,10 @@ def masked_select_grad(x, mask, out_grad):
         raise error.in_op("masked_select_grad", x=x, mask=mask, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_select_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_select_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _scatter_grad_kernel = KERNELS.dispatch_table("scatter_grad")
@@ -8419,15 +8124,13 @@ def scatter_grad(index, updates, out_grad, overwrite, *, out_mask=None):
         raise error.in_op("scatter_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if updates_grad is not None and type(updates_grad) is not key[0]:
-        updates_grad = as_array(updates_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is key[0] else wrap_result(updates_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_grad", [x_grad_meta, updates_grad_meta], [x_grad, updates_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if updates_grad is None else DenseTensor(updates_grad),
+        x_grad,
+        updates_grad,
     )
 
 
@@ -8452,15 +8155,13 @@ def scatter_nd_add_grad(index, updates, out_grad, *, out_mask=None):
         raise error.in_op("scatter_nd_add_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_add_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if updates_grad is not None and type(updates_grad) is not key[0]:
-        updates_grad = as_array(updates_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is key[0] else wrap_result(updates_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_add_grad", [x_grad_meta, updates_grad_meta], [x_grad, updates_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if updates_grad is None else DenseTensor(updates_grad),
+        x_grad,
+        updates_grad,
     )
 
 
@@ -8484,11 +8185,10 @@ def scatter_nd_grad(index, updates, out_grad):
         raise error.in_op("scatter_nd_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_grad: not enough memory for the result ({error})") from None
-    if type(updates_grad) is not key[0]:
-        updates_grad = as_array(updates_grad, key[0])
+    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is key[0] else wrap_result(updates_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_grad", [updates_grad_meta], [updates_grad])
-    return DenseTensor(updates_grad)
+    return updates_grad
 
 
 _gather_nd_grad_kernel = KERNELS.dispatch_table("gather_nd_grad")
@@ -8511,11 +8211,10 @@ def gather_nd_grad(x, index, out_grad):
         raise error.in_op("gather_nd_grad", x=x, index=index, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_nd_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_nd_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _put_along_axis_grad_kernel = KERNELS.dispatch_table("put_along_axis_grad")
@@ -8539,15 +8238,13 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"put_along_axis_grad: not enough memory for the result ({error})") from None
-    if arr_grad is not None and type(arr_grad) is not key[0]:
-        arr_grad = as_array(arr_grad, key[0])
-    if values_grad is not None and type(values_grad) is not key[0]:
-        values_grad = as_array(values_grad, key[0])
+    arr_grad = DenseTensor(arr_grad) if type(arr_grad) is key[0] else wrap_result(arr_grad, key[0])
+    values_grad = DenseTensor(values_grad) if type(values_grad) is key[0] else wrap_result(values_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("put_along_axis_grad", [arr_grad_meta, values_grad_meta], [arr_grad, values_grad])
     return (
-        None if arr_grad is None else DenseTensor(arr_grad),
-        None if values_grad is None else DenseTensor(values_grad),
+        arr_grad,
+        values_grad,
     )
 
 
@@ -8572,15 +8269,13 @@ def index_add_grad(index, value, out_grad, axis, *, out_mask=None):
         raise error.in_op("index_add_grad", index=index, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_add_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if value_grad is not None and type(value_grad) is not key[0]:
-        value_grad = as_array(value_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    value_grad = DenseTensor(value_grad) if type(value_grad) is key[0] else wrap_result(value_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_add_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if value_grad is None else DenseTensor(value_grad),
+        x_grad,
+        value_grad,
     )
 
 
@@ -8605,15 +8300,13 @@ def index_put_grad(x, indices, value, out_grad, accumulate, *, out_mask=None):
         raise error.in_op("index_put_grad", x=x, indices=indices, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_put_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if value_grad is not None and type(value_grad) is not key[0]:
-        value_grad = as_array(value_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    value_grad = DenseTensor(value_grad) if type(value_grad) is key[0] else wrap_result(value_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_put_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if value_grad is None else DenseTensor(value_grad),
+        x_grad,
+        value_grad,
     )
 
 
@@ -8638,15 +8331,13 @@ def masked_scatter_grad(x, mask, value, out_grad, *, out_mask=None):
         raise error.in_op("masked_scatter_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_scatter_grad: not enough memory for the result ({error})") from None
-    if x_grad is not None and type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
-    if value_grad is not None and type(value_grad) is not key[0]:
-        value_grad = as_array(value_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    value_grad = DenseTensor(value_grad) if type(value_grad) is key[0] else wrap_result(value_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_scatter_grad", [x_grad_meta, value_grad_meta], [x_grad, value_grad])
     return (
-        None if x_grad is None else DenseTensor(x_grad),
-        None if value_grad is None else DenseTensor(value_grad),
+        x_grad,
+        value_grad,
     )
 
 
@@ -8671,15 +8362,13 @@ def complex_grad(real, imag, out_grad, *, out_mask=None):
         raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"complex_grad: not enough memory for the result ({error})") from None
-    if real_grad is not None and type(real_grad) is not key[0]:
-        real_grad = as_array(real_grad, key[0])
-    if imag_grad is not None and type(imag_grad) is not key[0]:
-        imag_grad = as_array(imag_grad, key[0])
+    real_grad = DenseTensor(real_grad) if type(real_grad) is key[0] else wrap_result(real_grad, key[0])
+    imag_grad = DenseTensor(imag_grad) if type(imag_grad) is key[0] else wrap_result(imag_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("complex_grad", [real_grad_meta, imag_grad_meta], [real_grad, imag_grad])
     return (
-        None if real_grad is None else DenseTensor(real_grad),
-        None if imag_grad is None else DenseTensor(imag_grad),
+        real_grad,
+        imag_grad,
     )
 
 
@@ -8703,11 +8392,10 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2):
         raise error.in_op("diagonal_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagonal_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagonal_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _cholesky_grad_kernel = KERNELS.dispatch_table("cholesky_grad")
@@ -8730,11 +8418,10 @@ def cholesky_grad(out, out_grad, upper):
         raise error.in_op("cholesky_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cholesky_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("cholesky_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _qr_grad_kernel = KERNELS.dispatch_table("qr_grad")
@@ -8757,11 +8444,10 @@ def qr_grad(x, q, r, q_grad, r_grad, mode):
         raise error.in_op("qr_grad", x=x, q=q, r=r, q_grad=q_grad, r_grad=r_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"qr_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("qr_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _svd_grad_kernel = KERNELS.dispatch_table("svd_grad")
@@ -8784,11 +8470,10 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
         raise error.in_op("svd_grad", x=x, u=u, s=s, vh=vh, u_grad=u_grad, s_grad=s_grad, vh_grad=vh_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"svd_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("svd_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
 
 
 _eigh_grad_kernel = KERNELS.dispatch_table("eigh_grad")
@@ -8811,8 +8496,33 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
         raise error.in_op("eigh_grad", out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eigh_grad: not enough memory for the result ({error})") from None
-    if type(x_grad) is not key[0]:
-        x_grad = as_array(x_grad, key[0])
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh_grad", [x_grad_meta], [x_grad])
-    return DenseTensor(x_grad)
+    return x_grad
+
+
+_embedding_grad_kernel = KERNELS.dispatch_table("embedding_grad")
+
+
+def embedding_grad(x, weight, out_grad, padding_idx, sparse):
+    """The table's gradient, each output row's gradient added into the row it read (not the padding row); with sparse a SelectedRows of those rows only (Paddle's embedding_sparse_grad)."""
+    weight_grad_meta = MetaTensor()
+    try:
+        _im.embedding_grad_infer_meta(x, weight, out_grad, padding_idx, sparse, weight_grad_meta)
+    except PhiError as error:
+        raise error.in_op("embedding_grad", x=x, weight=weight, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("embedding_grad", "embedding_grad", out_grad, (x, weight, out_grad, padding_idx, sparse), [weight_grad_meta], {"x": x, "weight": weight, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _embedding_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        weight_grad = kernel(x.array, weight.array, out_grad.array, padding_idx, sparse)
+    except PhiError as error:
+        raise error.in_op("embedding_grad", x=x, weight=weight, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"embedding_grad: not enough memory for the result ({error})") from None
+    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is key[0] else wrap_result(weight_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("embedding_grad", [weight_grad_meta], [weight_grad])
+    return weight_grad

@@ -1,8 +1,10 @@
 """phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``.
 
 Paddle's ops of these names, with Paddle's argument order and semantics (the
-arguments only Paddle's static graph and sparse kernels read, such as
-``skip_update``, ``lazy_mode`` and ``use_global_beta_pow``, are left out).
+arguments only Paddle's static graph reads, such as ``skip_update`` and
+``use_global_beta_pow``, are left out). ``sgd_``, ``adam_`` and ``adamw_`` also
+take a SelectedRows ``grad`` (an embedding's sparse gradient), which selects
+their kernels of kind SELECTED_ROWS; Adam's ``lazy_mode`` applies to it.
 They are written by hand in the shape of the generated API (InferMeta, then
 the dispatch table's kernel, then the optional InferMeta check) because each
 updates several tensors in place, which the generated API's one inplace
@@ -27,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import infermeta as _im
+from ..common.tensor_kind import TensorKind
 from ..core import KERNELS, DenseTensor, MetaTensor, PhiError
+from ..core.selected_rows import SelectedRows
 from ..core.errors import InvalidArgumentError, describe_tensor
 from .support import FLAGS, verify_infer_meta
 
@@ -35,25 +39,33 @@ _sgd_kernel = KERNELS.dispatch_table("sgd_")
 _momentum_kernel = KERNELS.dispatch_table("momentum_")
 _adam_kernel = KERNELS.dispatch_table("adam_")
 _adamw_kernel = KERNELS.dispatch_table("adamw_")
+# A SelectedRows gradient (an embedding's sparse gradient) selects these: only its rows update.
+_sgd_rows_kernel = KERNELS.dispatch_table("sgd_", TensorKind.SELECTED_ROWS)
+_adam_rows_kernel = KERNELS.dispatch_table("adam_", TensorKind.SELECTED_ROWS)
+_adamw_rows_kernel = KERNELS.dispatch_table("adamw_", TensorKind.SELECTED_ROWS)
 
 
-def _check_dense_on_device(op: str, names: tuple, tensors: tuple) -> None:
+def _check_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allowed: bool = False) -> None:
     """Every tensor is a DenseTensor on the first one's (param's) device; array
     types and device ids are compared instead of places, which are built on
-    each read."""
+    each read. With ``rows_allowed`` the gradient may be a SelectedRows (its
+    value is checked)."""
     ref = tensors[0].array
     ref_type = type(ref)
     on_host = ref_type is np.ndarray
-    for tensor in tensors:
+    for name, tensor in zip(names, tensors):
+        if name == "grad" and type(tensor) is SelectedRows and rows_allowed:
+            tensor = tensor.value
         if tensor is not None and (type(tensor) is not DenseTensor or type(tensor.array) is not ref_type
                                    or (not on_host and tensor.array.device != ref.device)):
-            _raise_not_dense_on_device(op, names, tensors)
+            _raise_not_dense_on_device(op, names, tensors, rows_allowed)
 
 
-def _raise_not_dense_on_device(op: str, names: tuple, tensors: tuple) -> None:
+def _raise_not_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allowed: bool = False) -> None:
     param = tensors[0]
     for name, tensor in zip(names, tensors):
-        if tensor is None:
+        if tensor is None or (rows_allowed and name == "grad" and type(tensor) is SelectedRows
+                              and tensor.place == param.place):
             continue
         if type(tensor) is not DenseTensor:
             raise InvalidArgumentError(
@@ -69,6 +81,14 @@ def _array(tensor):
     return None if tensor is None else tensor.array
 
 
+def _grad_input(grad, dense_table, rows_table, p):
+    """(kernel, what it takes for grad): the dense kernel and grad's array, or the
+    SelectedRows kernel and the SelectedRows itself."""
+    if type(grad) is DenseTensor:
+        return dense_table[type(p), p.dtype], grad.array
+    return rows_table[type(p), p.dtype], grad
+
+
 _SGD_INPUTS = ("param", "learning_rate", "grad", "master_param")
 _MOMENTUM_INPUTS = ("param", "grad", "velocity", "learning_rate", "master_param")
 _ADAM_INPUTS = ("param", "grad", "learning_rate", "moment1", "moment2", "beta1_pow", "beta2_pow",
@@ -78,19 +98,19 @@ _ADAM_INPUTS = ("param", "grad", "learning_rate", "moment1", "moment2", "beta1_p
 def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = False):
     """param -= learning_rate * grad, in place; returns (param, master_param).
 
-    With ``master_param`` (the float32 copy of a float16 param) the update is
+    A SelectedRows grad updates only its rows (repeats add up). With ``master_param`` (the float32 copy of a float16 param) the update is
     made on it and rounded into param.
     """
     tensors = (param, learning_rate, grad, master_param)
     metas = (MetaTensor(), MetaTensor())
     try:
-        _check_dense_on_device("sgd_", _SGD_INPUTS, tensors)
+        _check_dense_on_device("sgd_", _SGD_INPUTS, tensors, rows_allowed=True)
         _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
     except PhiError as error:
         raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
     p = param.array
-    _sgd_kernel[type(p), p.dtype](p, learning_rate.array, grad.array, _array(master_param),
-                                  multi_precision)
+    kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
+    kernel(p, learning_rate.array, g, _array(master_param), multi_precision)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sgd_", metas, [p, _array(master_param)])
     param.bump_version()
@@ -136,21 +156,24 @@ def _bump_adam_outputs(outs) -> tuple:
 
 def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
           beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
-          multi_precision: bool = False):
+          multi_precision: bool = False, lazy_mode: bool = False):
     """Paddle's Adam update of param, both moments and both beta powers, in place;
-    returns them and master_param. See phi.kernels.optimizer._adam_update."""
+    returns them and master_param. See phi.kernels.optimizer._adam_update. A
+    SelectedRows grad with ``lazy_mode`` moves only its rows (their moments
+    too); without, it updates as its dense form would."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
     try:
-        _check_dense_on_device("adam_", _ADAM_INPUTS, tensors)
+        _check_dense_on_device("adam_", _ADAM_INPUTS, tensors, rows_allowed=True)
         _im.adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
                             master_param, beta1, beta2, epsilon, multi_precision, *metas)
     except PhiError as error:
         raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
     p = param.array
-    _adam_kernel[type(p), p.dtype](p, grad.array, learning_rate.array, moment1.array, moment2.array,
-                                   beta1_pow.array, beta2_pow.array, _array(master_param), beta1,
-                                   beta2, epsilon, multi_precision)
+    kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
+    lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
+    kernel(p, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array, beta2_pow.array,
+           _array(master_param), beta1, beta2, epsilon, multi_precision, **lazy)
     outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
     if FLAGS.check_infer_meta:
         verify_infer_meta("adam_", metas, [_array(t) for t in outs])
@@ -159,23 +182,26 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
 
 def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
            beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, lr_ratio: float = 1.0,
-           coeff: float = 0.01, with_decay: bool = False, multi_precision: bool = False):
+           coeff: float = 0.01, with_decay: bool = False, multi_precision: bool = False,
+           lazy_mode: bool = False):
     """Paddle's AdamW: adam_ after param *= 1 - learning_rate * lr_ratio * coeff
-    (when with_decay), the step taken with learning_rate * lr_ratio."""
+    (when with_decay), the step taken with learning_rate * lr_ratio. A
+    SelectedRows grad with ``lazy_mode`` decays and moves only its rows."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
     try:
-        _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors)
+        _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors, rows_allowed=True)
         _im.adamw_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
                              master_param, beta1, beta2, epsilon, lr_ratio, coeff, with_decay,
                              multi_precision, *metas)
     except PhiError as error:
         raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
     p = param.array
-    _adamw_kernel[type(p), p.dtype](p, grad.array, learning_rate.array, moment1.array,
-                                    moment2.array, beta1_pow.array, beta2_pow.array,
-                                    _array(master_param), beta1, beta2, epsilon, lr_ratio, coeff,
-                                    with_decay, multi_precision)
+    kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
+    lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
+    kernel(p, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
+           beta2_pow.array, _array(master_param), beta1, beta2, epsilon, lr_ratio, coeff,
+           with_decay, multi_precision, **lazy)
     outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
     if FLAGS.check_infer_meta:
         verify_infer_meta("adamw_", metas, [_array(t) for t in outs])

@@ -11,7 +11,11 @@ The update computes in the state dtype: on ``master_param`` (the float32 copy
 of a float16 parameter, ``multi_precision``) and then rounds it into param;
 on a float32 copy of a float16 param without a master weight; on param itself
 otherwise.
+
+With a SelectedRows gradient (kind SELECTED_ROWS, below) SGD and lazy Adam
+read and write only the rows the gradient holds.
 """
+from ..common.tensor_kind import TensorKind
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
 
@@ -141,4 +145,93 @@ def adamw_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_p
     (when with_decay), and the step taken with lr * lr_ratio."""
     _adam_update(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
                  master_param, beta1, beta2, epsilon, lr_ratio, coeff if with_decay else 0.0)
+    return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+# -- SelectedRows gradients (an embedding's sparse gradient) ---------------------------
+# Registered under the same names with kind=SELECTED_ROWS (Paddle's sgd_sr and the
+# SelectedRows adam kernels): the gradient is a SelectedRows, everything else dense.
+# Repeated rows are merged first (their blocks add up), so each touched row is
+# read and written once.
+
+SR = TensorKind.SELECTED_ROWS
+
+
+def _merged_rows(xp, grad, dtype):
+    """(unique rows, their summed blocks in dtype) of a SelectedRows gradient."""
+    rows, inverse = xp.unique(grad.rows, return_inverse=True)
+    value = grad.value.array
+    merged = xp.zeros((len(rows),) + tuple(value.shape[1:]), dtype=dtype)
+    xp.add.at(merged, inverse.reshape(-1), value.astype(dtype, copy=False))
+    return rows, merged
+
+
+def _write_rows(param, master_param, rows, block) -> None:
+    """The updated rows into master_param (if any) and param, each in its dtype."""
+    if master_param is not None:
+        master_param[rows] = block
+    param[rows] = block.astype(param.dtype, copy=False)
+
+
+@register_kernel("sgd_", ALL_BACKENDS, FLOATS, kind=SR)
+def sgd_selected_rows_(ctx, param, learning_rate, grad, master_param, multi_precision):
+    """param[rows] -= learning_rate * grad's blocks: only the rows in grad change."""
+    xp = ctx.xp
+    rows, g = _merged_rows(xp, grad, learning_rate.dtype)
+    source = param if master_param is None else master_param
+    block = source[rows].astype(g.dtype, copy=False)
+    block = block - g * _scalar(learning_rate)
+    _write_rows(param, master_param, rows, block)
+    return param, master_param
+
+
+def _adam_selected_rows(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                        master_param, beta1, beta2, epsilon, lr_ratio, coeff, lazy_mode):
+    """Adam with a SelectedRows gradient. lazy_mode: only the rows in grad move
+    (their moments, their decay and their step; Paddle's lazy_mode). Otherwise
+    the dense rule with zero rows elsewhere: every moment decays, every row steps."""
+    state = moment1.dtype
+    rows, g = _merged_rows(xp, grad, state)
+    if not lazy_mode:
+        dense = xp.zeros(param.shape, dtype=state)
+        dense[rows] = g
+        _adam_update(xp, param, dense, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                     master_param, beta1, beta2, epsilon, lr_ratio, coeff)
+        return
+    lr = _scalar(learning_rate)
+    if lr_ratio != 1.0:
+        lr = lr * lr_ratio
+    source = param if master_param is None else master_param
+    p = source[rows].astype(state, copy=True)
+    if coeff:
+        p *= 1.0 - lr * coeff
+    m1 = moment1[rows] * beta1 + g * (1.0 - beta1)
+    m2 = moment2[rows] * beta2 + g * g * (1.0 - beta2)
+    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
+    correction2 = xp.sqrt(1.0 - b2p)
+    p -= (lr * correction2 / (1.0 - b1p)) * m1 / (xp.sqrt(m2) + epsilon * correction2)
+    moment1[rows] = m1
+    moment2[rows] = m2
+    beta1_pow[(0,) * beta1_pow.ndim] = b1p * beta1
+    beta2_pow[(0,) * beta2_pow.ndim] = b2p * beta2
+    _write_rows(param, master_param, rows, p)
+
+
+@register_kernel("adam_", ALL_BACKENDS, FLOATS, kind=SR)
+def adam_selected_rows_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                        master_param, beta1, beta2, epsilon, multi_precision, lazy_mode):
+    """adam_ for a SelectedRows gradient; see _adam_selected_rows."""
+    _adam_selected_rows(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                        master_param, beta1, beta2, epsilon, 1.0, 0.0, lazy_mode)
+    return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+@register_kernel("adamw_", ALL_BACKENDS, FLOATS, kind=SR)
+def adamw_selected_rows_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                         master_param, beta1, beta2, epsilon, lr_ratio, coeff, with_decay,
+                         multi_precision, lazy_mode):
+    """adamw_ for a SelectedRows gradient; with lazy_mode the decay too touches only grad's rows."""
+    _adam_selected_rows(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                        master_param, beta1, beta2, epsilon, lr_ratio, coeff if with_decay else 0.0,
+                        lazy_mode)
     return param, moment1, moment2, beta1_pow, beta2_pow, master_param
