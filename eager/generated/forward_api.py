@@ -390,7 +390,13 @@ from .ops_matmul import (  # noqa: F401
 )
 from .ops_norm import (  # noqa: F401
     layer_norm,
+    batch_norm,
+    instance_norm,
+    group_norm,
     layer_norm_grad,
+    batch_norm_grad,
+    instance_norm_grad,
+    group_norm_grad,
 )
 from .ops_rearrange import (  # noqa: F401
     tile,
@@ -778,4 +784,7 @@ __all__ = [
     "pinv",
     "matrix_rank",
     "layer_norm",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
 ]

@@ -38,6 +38,9 @@ from ..tensor import Tensor
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
     "layer_norm",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
 ]
 
 
@@ -77,6 +80,114 @@ class LayerNormGradNode(GradNodeBase):
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), )
 
 
+class BatchNormGradNode(GradNodeBase):
+    """Runs batch_norm_grad for batch_norm."""
+
+    __slots__ = ("x", "scale", "bias", "saved_mean", "saved_variance", "momentum", "epsilon", "data_format", "is_test", "use_global_stats", "trainable_statistics", )
+    backward_op = "batch_norm_grad"
+    forward_op = "batch_norm"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "scale", "bias", "saved_mean", "saved_variance", )
+    attr_names = ("momentum", "epsilon", "data_format", "is_test", "use_global_stats", "trainable_statistics", )
+
+    def release(self):
+        self.x.release()
+        if self.scale is not None:
+            self.scale.release()
+        if self.bias is not None:
+            self.bias.release()
+        self.saved_mean.release()
+        self.saved_variance.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[3][0] is not None, edges[4][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            scale = None if self.scale is None else self.scale.recover(self)
+            bias = None if self.bias is None else self.bias.recover(self)
+            saved_mean = self.saved_mean.recover(self)
+            saved_variance = self.saved_variance.recover(self)
+            grad = _composite.batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, self.momentum, self.epsilon, self.data_format, self.is_test, self.use_global_stats, self.trainable_statistics)
+            return ((grad[0],), None, None, (grad[1],), (grad[2],), )
+        grad = _phi.batch_norm_grad(self.x.recover_impl(self), (None if self.scale is None else self.scale.recover_impl(self)), (None if self.bias is None else self.bias.recover_impl(self)), self.saved_mean.recover_impl(self), self.saved_variance.recover_impl(self), out_grad.impl, self.momentum, self.epsilon, self.data_format, self.is_test, self.use_global_stats, self.trainable_statistics, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), None, None, (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), )
+
+
+class InstanceNormGradNode(GradNodeBase):
+    """Runs instance_norm_grad for instance_norm."""
+
+    __slots__ = ("x", "scale", "bias", "saved_mean", "saved_variance", "epsilon", "data_format", )
+    backward_op = "instance_norm_grad"
+    forward_op = "instance_norm"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "scale", "bias", "saved_mean", "saved_variance", )
+    attr_names = ("epsilon", "data_format", )
+
+    def release(self):
+        self.x.release()
+        if self.scale is not None:
+            self.scale.release()
+        if self.bias is not None:
+            self.bias.release()
+        self.saved_mean.release()
+        self.saved_variance.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            scale = None if self.scale is None else self.scale.recover(self)
+            bias = None if self.bias is None else self.bias.recover(self)
+            saved_mean = self.saved_mean.recover(self)
+            saved_variance = self.saved_variance.recover(self)
+            grad = _composite.instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, self.epsilon, self.data_format)
+            return ((grad[0],), (grad[1],), (grad[2],), )
+        grad = _phi.instance_norm_grad(self.x.recover_impl(self), (None if self.scale is None else self.scale.recover_impl(self)), (None if self.bias is None else self.bias.recover_impl(self)), self.saved_mean.recover_impl(self), self.saved_variance.recover_impl(self), out_grad.impl, self.epsilon, self.data_format, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), )
+
+
+class GroupNormGradNode(GradNodeBase):
+    """Runs group_norm_grad for group_norm."""
+
+    __slots__ = ("x", "scale", "bias", "mean", "variance", "epsilon", "groups", "data_format", )
+    backward_op = "group_norm_grad"
+    forward_op = "group_norm"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "scale", "bias", "mean", "variance", )
+    attr_names = ("epsilon", "groups", "data_format", )
+
+    def release(self):
+        self.x.release()
+        if self.scale is not None:
+            self.scale.release()
+        if self.bias is not None:
+            self.bias.release()
+        self.mean.release()
+        self.variance.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            scale = None if self.scale is None else self.scale.recover(self)
+            bias = None if self.bias is None else self.bias.recover(self)
+            mean = self.mean.recover(self)
+            variance = self.variance.recover(self)
+            grad = _composite.group_norm_grad(x, scale, bias, mean, variance, out_grad, self.epsilon, self.groups, self.data_format)
+            return ((grad[0],), (grad[1],), (grad[2],), )
+        grad = _phi.group_norm_grad(self.x.recover_impl(self), (None if self.scale is None else self.scale.recover_impl(self)), (None if self.bias is None else self.bias.recover_impl(self)), self.mean.recover_impl(self), self.variance.recover_impl(self), out_grad.impl, self.epsilon, self.groups, self.data_format, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), )
+
+
 def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
     """(x - mean) / sqrt(variance + epsilon) * scale + bias over the axes from begin_norm_axis on (biased variance); mean and variance are [left], flattened.
 
@@ -110,6 +221,121 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
     return out
 
 
+def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsilon=1e-05, data_format='NCHW', use_global_stats=False, trainable_statistics=False, name=None):
+    """Per-channel (x - mean) / sqrt(variance + epsilon) * scale + bias; with batch statistics (unless (is_test and not trainable_statistics) or use_global_stats) mean_out/variance_out are momentum * running + (1 - momentum) * batch (biased variance), else the running ones. Writes no input.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("batch_norm", "x", x)
+    if not isinstance(mean, Tensor):
+        raise bad_tensor("batch_norm", "mean", mean)
+    if not isinstance(variance, Tensor):
+        raise bad_tensor("batch_norm", "variance", variance)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("batch_norm", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("batch_norm", "bias", bias)
+    is_test = to_bool(is_test, "batch_norm", "is_test")
+    momentum = to_float(momentum, "batch_norm", "momentum")
+    epsilon = to_float(epsilon, "batch_norm", "epsilon")
+    data_format = to_str(data_format, "batch_norm", "data_format")
+    use_global_stats = to_bool(use_global_stats, "batch_norm", "use_global_stats")
+    trainable_statistics = to_bool(trainable_statistics, "batch_norm", "trainable_statistics")
+    out, mean_out, variance_out, saved_mean, saved_variance = _phi.batch_norm(x.impl, mean.impl, variance.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, is_test, momentum, epsilon, data_format, use_global_stats, trainable_statistics)
+    out = None if out is None else Tensor(out)
+    mean_out = None if mean_out is None else Tensor(mean_out)
+    variance_out = None if variance_out is None else Tensor(variance_out)
+    saved_mean = None if saved_mean is None else Tensor(saved_mean)
+    saved_variance = None if saved_variance is None else Tensor(saved_variance)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
+        node = BatchNormGradNode(((edge_of(x),), (edge_of(mean),), (edge_of(variance),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.scale = None if scale is None else save_input(scale)
+        node.bias = None if bias is None else save_input(bias)
+        node.saved_mean = save_input(saved_mean)
+        node.saved_variance = save_input(saved_variance)
+        node.momentum = momentum
+        node.epsilon = epsilon
+        node.data_format = data_format
+        node.is_test = is_test
+        node.use_global_stats = use_global_stats
+        node.trainable_statistics = trainable_statistics
+    if _anomaly.active:
+        check_forward("batch_norm", (out, mean_out, variance_out, saved_mean, saved_variance, ))
+    return out, mean_out, variance_out
+
+
+def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
+    """Each (sample, channel) standardized over its spatial axes, then * scale + bias per channel; saved_mean/saved_variance are [N * C].
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("instance_norm", "x", x)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("instance_norm", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("instance_norm", "bias", bias)
+    epsilon = to_float(epsilon, "instance_norm", "epsilon")
+    data_format = to_str(data_format, "instance_norm", "data_format")
+    out, saved_mean, saved_variance = _phi.instance_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, data_format)
+    out = None if out is None else Tensor(out)
+    saved_mean = None if saved_mean is None else Tensor(saved_mean)
+    saved_variance = None if saved_variance is None else Tensor(saved_variance)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
+        node = InstanceNormGradNode(((edge_of(x),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.scale = None if scale is None else save_input(scale)
+        node.bias = None if bias is None else save_input(bias)
+        node.saved_mean = save_input(saved_mean)
+        node.saved_variance = save_input(saved_variance)
+        node.epsilon = epsilon
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("instance_norm", (out, saved_mean, saved_variance, ))
+    return out
+
+
+def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name=None):
+    """Each (sample, group of C / groups channels) standardized over its channels and spatial axes, then * scale + bias per channel; mean/variance are [N, groups].
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("group_norm", "x", x)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("group_norm", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("group_norm", "bias", bias)
+    epsilon = to_float(epsilon, "group_norm", "epsilon")
+    groups = to_int(groups, "group_norm", "groups")
+    data_format = to_str(data_format, "group_norm", "data_format")
+    out, mean, variance = _phi.group_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, groups, data_format)
+    out = None if out is None else Tensor(out)
+    mean = None if mean is None else Tensor(mean)
+    variance = None if variance is None else Tensor(variance)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
+        node = GroupNormGradNode(((edge_of(x),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.scale = None if scale is None else save_input(scale)
+        node.bias = None if bias is None else save_input(bias)
+        node.mean = save_input(mean)
+        node.variance = save_input(variance)
+        node.epsilon = epsilon
+        node.groups = groups
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("group_norm", (out, mean, variance, ))
+    return out
+
+
 def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis, out_mask=None, name=None):
     """layer_norm_grad
 
@@ -137,4 +363,99 @@ def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_nor
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
     if _anomaly.active:
         check_forward("layer_norm_grad", (x_grad, scale_grad, bias_grad, ))
+    return x_grad, scale_grad, bias_grad
+
+
+def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics, out_mask=None, name=None):
+    """batch_norm_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("batch_norm_grad", "x", x)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("batch_norm_grad", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("batch_norm_grad", "bias", bias)
+    if not isinstance(saved_mean, Tensor):
+        raise bad_tensor("batch_norm_grad", "saved_mean", saved_mean)
+    if not isinstance(saved_variance, Tensor):
+        raise bad_tensor("batch_norm_grad", "saved_variance", saved_variance)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("batch_norm_grad", "out_grad", out_grad)
+    momentum = to_float(momentum, "batch_norm_grad", "momentum")
+    epsilon = to_float(epsilon, "batch_norm_grad", "epsilon")
+    data_format = to_str(data_format, "batch_norm_grad", "data_format")
+    is_test = to_bool(is_test, "batch_norm_grad", "is_test")
+    use_global_stats = to_bool(use_global_stats, "batch_norm_grad", "use_global_stats")
+    trainable_statistics = to_bool(trainable_statistics, "batch_norm_grad", "trainable_statistics")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics)  # recorded through differentiable ops
+    x_grad, scale_grad, bias_grad = _phi.batch_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    scale_grad = None if scale_grad is None else Tensor(scale_grad)
+    bias_grad = None if bias_grad is None else Tensor(bias_grad)
+    if _anomaly.active:
+        check_forward("batch_norm_grad", (x_grad, scale_grad, bias_grad, ))
+    return x_grad, scale_grad, bias_grad
+
+
+def instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format, out_mask=None, name=None):
+    """instance_norm_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("instance_norm_grad", "x", x)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("instance_norm_grad", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("instance_norm_grad", "bias", bias)
+    if not isinstance(saved_mean, Tensor):
+        raise bad_tensor("instance_norm_grad", "saved_mean", saved_mean)
+    if not isinstance(saved_variance, Tensor):
+        raise bad_tensor("instance_norm_grad", "saved_variance", saved_variance)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("instance_norm_grad", "out_grad", out_grad)
+    epsilon = to_float(epsilon, "instance_norm_grad", "epsilon")
+    data_format = to_str(data_format, "instance_norm_grad", "data_format")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format)  # recorded through differentiable ops
+    x_grad, scale_grad, bias_grad = _phi.instance_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, epsilon, data_format, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    scale_grad = None if scale_grad is None else Tensor(scale_grad)
+    bias_grad = None if bias_grad is None else Tensor(bias_grad)
+    if _anomaly.active:
+        check_forward("instance_norm_grad", (x_grad, scale_grad, bias_grad, ))
+    return x_grad, scale_grad, bias_grad
+
+
+def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format, out_mask=None, name=None):
+    """group_norm_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("group_norm_grad", "x", x)
+    if scale is not None and not isinstance(scale, Tensor):
+        raise bad_tensor("group_norm_grad", "scale", scale)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise bad_tensor("group_norm_grad", "bias", bias)
+    if not isinstance(mean, Tensor):
+        raise bad_tensor("group_norm_grad", "mean", mean)
+    if not isinstance(variance, Tensor):
+        raise bad_tensor("group_norm_grad", "variance", variance)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("group_norm_grad", "out_grad", out_grad)
+    epsilon = to_float(epsilon, "group_norm_grad", "epsilon")
+    groups = to_int(groups, "group_norm_grad", "groups")
+    data_format = to_str(data_format, "group_norm_grad", "data_format")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format)  # recorded through differentiable ops
+    x_grad, scale_grad, bias_grad = _phi.group_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, mean.impl, variance.impl, out_grad.impl, epsilon, groups, data_format, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    scale_grad = None if scale_grad is None else Tensor(scale_grad)
+    bias_grad = None if bias_grad is None else Tensor(bias_grad)
+    if _anomaly.active:
+        check_forward("group_norm_grad", (x_grad, scale_grad, bias_grad, ))
     return x_grad, scale_grad, bias_grad

@@ -271,4 +271,7 @@ METHODS = {
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
     "layer_norm": _F.layer_norm,
+    "batch_norm": _F.batch_norm,
+    "instance_norm": _F.instance_norm,
+    "group_norm": _F.group_norm,
 }
