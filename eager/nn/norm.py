@@ -14,6 +14,7 @@ import numpy as np
 
 from ..creation import to_tensor
 from ..tensor import Tensor
+from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
 from .functional.checks import check_tensor
@@ -29,7 +30,7 @@ def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr) -> None:
 
 
 def _epsilon(who: str, epsilon) -> float:
-    return norm_functional._check_epsilon(who, epsilon)
+    return norm_functional.check_epsilon(who, epsilon)
 
 
 class LayerNorm(Layer):
@@ -77,7 +78,7 @@ def _check_input(layer: Layer, x, ranks) -> str:
     if x.ndim not in ranks:
         raise ValueError(f"{who}: argument 'input' expected a tensor of rank {' or '.join(map(str, ranks))} "
                          f"(data_format {layer._data_format!r}), got shape {x.shape}")
-    channels = x.shape[norm_functional._channel_axis(x, layer._data_format)]
+    channels = x.shape[norm_functional.channel_axis(x, layer._data_format)]
     if channels != layer._num_features:
         raise ValueError(f"{who}: argument 'input' expected {layer._num_features} channels (num_features) in "
                          f"data_format {layer._data_format!r}, got shape {x.shape} with {channels}")
@@ -193,7 +194,6 @@ class BatchNorm(_BatchNormBase):
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                  bias_attr=None, dtype="float32", data_layout="NCHW", use_global_stats=False,
                  trainable_statistics=False):
-        from . import functional
         who = type(self).__name__
         if act is not None and not callable(getattr(functional, str(act), None)):
             raise ValueError(f"{who}: argument 'act' expected None or the name of an activation in "

@@ -21,7 +21,7 @@ _FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
 
 
-def _check_epsilon(fn: str, epsilon) -> float:
+def check_epsilon(fn: str, epsilon) -> float:
     if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool):
         raise TypeError(f"{fn}: argument 'epsilon' expected a number, got {epsilon!r}")
     if not epsilon >= 0:
@@ -65,7 +65,7 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
     if x.ndim < len(shape) or x.shape[x.ndim - len(shape):] != shape:
         raise ValueError(f"{fn}: argument 'normalized_shape' {shape} must match the trailing dimensions of x, "
                          f"got x of shape {x.shape}")
-    epsilon = _check_epsilon(fn, epsilon)
+    epsilon = check_epsilon(fn, epsilon)
     _check_affine(fn, "weight", weight, shape)
     _check_affine(fn, "bias", bias, shape)
     for arg, value in (("weight", weight), ("bias", bias)):
@@ -80,7 +80,7 @@ def _check_format(fn: str, data_format, formats=_FORMATS) -> str:
     return data_format
 
 
-def _channel_axis(x: Tensor, data_format: str) -> int:
+def channel_axis(x: Tensor, data_format: str) -> int:
     return x.ndim - 1 if data_format in _CHANNEL_LAST and x.ndim > 2 else 1
 
 
@@ -92,7 +92,7 @@ def _check_rank(fn: str, x: Tensor, low: int, high: int = 5) -> None:
 
 def _check_per_channel(fn: str, x: Tensor, data_format: str, **tensors) -> int:
     """Each given tensor must be a float [C] of x's dtype; returns C."""
-    channels = x.shape[_channel_axis(x, data_format)]
+    channels = x.shape[channel_axis(x, data_format)]
     for arg, value in tensors.items():
         if value is None:
             continue
@@ -137,7 +137,7 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight=None
     _check_per_channel(fn, x, data_format, running_mean=running_mean, running_var=running_var, weight=weight,
                        bias=bias)
     _check_same_dtype(fn, x, weight=weight, bias=bias)
-    epsilon = _check_epsilon(fn, epsilon)
+    epsilon = check_epsilon(fn, epsilon)
     if not isinstance(momentum, numbers.Real) or isinstance(momentum, bool) or not 0.0 <= momentum <= 1.0:
         raise ValueError(f"{fn}: argument 'momentum' expected a number in [0, 1], got {momentum!r}")
     if use_global_stats is None:
@@ -183,7 +183,7 @@ def instance_norm(x: Tensor, running_mean=None, running_var=None, weight=None, b
     _check_per_channel(fn, x, data_format, weight=weight, bias=bias, running_mean=running_mean,
                        running_var=running_var)
     _check_same_dtype(fn, x, weight=weight, bias=bias)
-    eps = _check_epsilon(fn, eps)
+    eps = check_epsilon(fn, eps)
     if not use_input_stats:
         if running_mean is None or running_var is None:
             raise ValueError(f"{fn}: use_input_stats=False needs running_mean and running_var")
@@ -213,7 +213,7 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight=None, 
     if channels % num_groups:
         raise ValueError(f"{fn}: argument 'num_groups' ({num_groups}) must divide the channels of x ({channels}, "
                          f"shape {x.shape}, data_format {data_format!r})")
-    epsilon = _check_epsilon(fn, epsilon)
+    epsilon = check_epsilon(fn, epsilon)
     return _F.group_norm(x, weight, bias, epsilon, int(num_groups), data_format)
 
 
@@ -237,7 +237,7 @@ def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float
     for arg, value in (("alpha", alpha), ("beta", beta), ("k", k)):
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             raise TypeError(f"{fn}: argument '{arg}' expected a number, got {value!r}")
-    axis = _channel_axis(x, data_format)
+    axis = channel_axis(x, data_format)
     channels = x.shape[axis]
     squares = _F.multiply(x, x)
     before, after = size // 2, (size - 1) // 2
@@ -268,7 +268,7 @@ def normalize(x: Tensor, p=2, axis: int = 1, epsilon: float = 1e-12, name=None) 
     if not isinstance(p, numbers.Real) or isinstance(p, bool):
         raise TypeError(f"{fn}: argument 'p' expected a number, got {p!r}")
     axis = check_axis(fn, x, axis)
-    epsilon = _check_epsilon(fn, epsilon)
+    epsilon = check_epsilon(fn, epsilon)
     if x.ndim == 0:
         raise ValueError(f"{fn}: argument 'x' expected at least 1 dimension, got a 0-d tensor")
     norm = _F.norm(x, float(p), [axis], True)
