@@ -97,12 +97,13 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
     xhat = _compute(xp, x).reshape(view) - _compute(xp, mean).reshape(kept)
     xhat *= rstd
     x_grad = scale_grad = bias_grad = None
-    dy_xhat = None
+    dy_xhat = sum_dy = None   # reductions over the non-feature axes, reused below where they are the group's
     if want_scale and scale is not None:
         dy_xhat = _dot(xp, dy, xhat, outside)
         scale_grad = dy_xhat.reshape(scale.shape).astype(scale.dtype, copy=False)
     if want_bias and bias is not None:
-        bias_grad = dy.sum(axis=outside).reshape(bias.shape).astype(bias.dtype, copy=False)
+        sum_dy = dy.sum(axis=outside, keepdims=True)
+        bias_grad = sum_dy.reshape(bias.shape).astype(bias.dtype, copy=False)
     if want_x:
         scale_b = None if scale is None else _compute(xp, scale).reshape(pshape)
         if stats_fixed:
@@ -110,8 +111,9 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
         elif scale_b is None or not set(param_axes) & set(stat_axes):
             # scale is constant within a group: factor it out, g = dy
             count = _count(view, stat_axes)
-            mean_g = dy.sum(axis=stat_axes, keepdims=True) / count
-            sum_gx = dy_xhat if dy_xhat is not None and outside == stat_axes else _dot(xp, dy, xhat, stat_axes)
+            reuse = outside == stat_axes   # batch_norm: the group is everything but the feature
+            mean_g = (sum_dy if reuse and sum_dy is not None else dy.sum(axis=stat_axes, keepdims=True)) / count
+            sum_gx = dy_xhat if reuse and dy_xhat is not None else _dot(xp, dy, xhat, stat_axes)
             x_grad = _standardized_grad(xhat, dy, mean_g, sum_gx / count,
                                         rstd if scale_b is None else rstd * scale_b)
         else:
