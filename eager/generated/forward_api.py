@@ -393,6 +393,16 @@ from .ops_matmul import (  # noqa: F401
     matmul_grad,
     matmul_double_grad,
 )
+from .ops_norm import (  # noqa: F401
+    layer_norm,
+    batch_norm,
+    instance_norm,
+    group_norm,
+    layer_norm_grad,
+    batch_norm_grad,
+    instance_norm_grad,
+    group_norm_grad,
+)
 from .ops_rearrange import (  # noqa: F401
     tile,
     flip,
@@ -778,5 +788,9 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "layer_norm",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
     "embedding",
 ]

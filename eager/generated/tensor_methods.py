@@ -270,5 +270,9 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "layer_norm": _F.layer_norm,
+    "batch_norm": _F.batch_norm,
+    "instance_norm": _F.instance_norm,
+    "group_norm": _F.group_norm,
     "embedding": _F.embedding,
 }

@@ -1,4 +1,363 @@
-"""Normalization layers (Paddle's ``paddle.nn``)."""
+"""Normalization layers (Paddle's ``paddle.nn``).
+
+Weights start at one and biases at zero, as in Paddle; ``weight_attr=False``
+or ``bias_attr=False`` leaves that parameter out (None). The batch norms keep
+their running statistics in the persistable buffers ``_mean`` (zeros) and
+``_variance`` (ones), the names Paddle's state_dict uses; in training mode
+each call updates them in place, in eval mode they normalize.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import numbers
+
+import numpy as np
+
+from ..creation import to_tensor
+from ..tensor import Tensor
+from . import functional
+from . import initializer as _init
+from .functional import norm as norm_functional
+from .functional.checks import check_tensor
+from .layer import Layer, ParamAttr
+
+
+def _affine(layer: Layer, who: str, shape, weight_attr, bias_attr) -> None:
+    """Creates layer.weight (ones) and layer.bias (zeros) of ``shape``, or None."""
+    weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
+    bias_attr = ParamAttr.from_argument(bias_attr, who, "bias_attr")
+    layer.weight = layer.create_parameter(list(shape), weight_attr, default_initializer=_init.Constant(1.0))
+    layer.bias = layer.create_parameter(list(shape), bias_attr, is_bias=True)
+
+
+def _epsilon(who: str, epsilon) -> float:
+    return norm_functional.check_epsilon(who, epsilon)
+
+
+class LayerNorm(Layer):
+    """Layer normalization over the trailing axes ``normalized_shape`` (Paddle's
+    ``paddle.nn.LayerNorm``): weight and bias have shape ``normalized_shape``.
+
+    >>> norm = eager.nn.LayerNorm([3])
+    >>> norm(eager.ones([2, 3])).shape
+    [2, 3]
+    """
+
+    def __init__(self, normalized_shape, epsilon: float = 1e-05, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        who = type(self).__name__
+        self._normalized_shape = norm_functional.normalized_shape_list(who, normalized_shape)
+        self._epsilon = _epsilon(who, epsilon)
+        _affine(self, who, self._normalized_shape, weight_attr, bias_attr)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input normalized over its trailing ``normalized_shape`` axes."""
+        check_tensor(f"{type(self).__name__}({self._full_name})", "input", input)
+        return norm_functional.layer_norm(input, self._normalized_shape, self.weight, self.bias, self._epsilon)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+def _positive_int(who: str, arg: str, value) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+    return int(value)
+
+
+def _format(who: str, data_format, formats) -> str:
+    if data_format not in formats:
+        raise ValueError(f"{who}: argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
+    return data_format
+
+
+def _check_input(layer: Layer, x, ranks) -> str:
+    """input: a Tensor of one of ``ranks`` with the layer's number of channels."""
+    who = f"{type(layer).__name__}({layer._full_name})"
+    check_tensor(who, "input", x)
+    if x.ndim not in ranks:
+        raise ValueError(f"{who}: argument 'input' expected a tensor of rank {' or '.join(map(str, ranks))} "
+                         f"(data_format {layer._data_format!r}), got shape {x.shape}")
+    channels = x.shape[norm_functional.channel_axis(x, layer._data_format)]
+    if channels != layer._num_features:
+        raise ValueError(f"{who}: argument 'input' expected {layer._num_features} channels (num_features) in "
+                         f"data_format {layer._data_format!r}, got shape {x.shape} with {channels}")
+    return who
+
+
+class _BatchNormBase(Layer):
+    _formats = ("NCHW", "NHWC")
+    _ranks = (4,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", use_global_stats=None, name=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        who = type(self).__name__
+        self._num_features = _positive_int(who, "num_features", num_features)
+        if not isinstance(momentum, numbers.Real) or isinstance(momentum, bool) or not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"{who}: argument 'momentum' expected a number in [0, 1], got {momentum!r}")
+        self._momentum = float(momentum)
+        self._epsilon = _epsilon(who, epsilon)
+        self._data_format = _format(who, data_format, self._formats)
+        if use_global_stats is not None and not isinstance(use_global_stats, bool):
+            raise TypeError(f"{who}: argument 'use_global_stats' expected None or a bool, got {use_global_stats!r}")
+        self._use_global_stats = use_global_stats
+        _affine(self, who, [self._num_features], weight_attr, bias_attr)
+        dtype = self._dtype.numpy_dtype
+        self.register_buffer("_mean", to_tensor(np.zeros(self._num_features, dtype)))
+        self.register_buffer("_variance", to_tensor(np.ones(self._num_features, dtype)))
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input normalized per channel: by the batch's statistics in training mode
+        (which also updates ``_mean`` and ``_variance``), by the running ones in eval
+        mode (``use_global_stats`` overrides either way)."""
+        _check_input(self, input, self._ranks)
+        return norm_functional.batch_norm(input, self._mean, self._variance, self.weight, self.bias,
+                                          training=self.training, momentum=self._momentum, epsilon=self._epsilon,
+                                          data_format=self._data_format, use_global_stats=self._use_global_stats)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        return (f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}, "
+                f"data_format={self._data_format}")
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch normalization over [N, C] or [N, C, L] (``data_format="NCL"``, also
+    "NC") or [N, L, C] ("NLC") (Paddle's ``paddle.nn.BatchNorm1D``).
+
+    >>> bn = eager.nn.BatchNorm1D(4)
+    >>> bn(eager.randn([8, 4, 5])).shape
+    [8, 4, 5]
+    """
+
+    _formats = ("NC", "NCL", "NLC")
+    _ranks = (2, 3)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCL", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats,
+                         name)
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch normalization over [N, C, H, W] (``data_format="NCHW"``) or NHWC
+    (Paddle's ``paddle.nn.BatchNorm2D``).
+
+    >>> bn = eager.nn.BatchNorm2D(6)
+    >>> bn(eager.randn([4, 6, 8, 8])).shape
+    [4, 6, 8, 8]
+    """
+
+    _formats = ("NCHW", "NHWC")
+    _ranks = (4,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats,
+                         name)
+
+
+class BatchNorm3D(_BatchNormBase):
+    """Batch normalization over [N, C, D, H, W] (``data_format="NCDHW"``) or NDHWC
+    (Paddle's ``paddle.nn.BatchNorm3D``).
+
+    >>> bn = eager.nn.BatchNorm3D(2)
+    >>> bn(eager.randn([2, 2, 3, 4, 4])).shape
+    [2, 2, 3, 4, 4]
+    """
+
+    _formats = ("NCDHW", "NDHWC")
+    _ranks = (5,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats,
+                         name)
+
+
+class BatchNorm(_BatchNormBase):
+    """Paddle's older ``paddle.nn.BatchNorm``: batch normalization of [N, C, ...]
+    (``data_layout="NCHW"``) or channel-last ("NHWC") inputs of rank 2 to 5,
+    optionally followed by an activation ``act`` (a name in
+    eager.nn.functional, e.g. "relu"). ``is_test=True`` always uses the
+    running statistics; ``trainable_statistics=True`` uses the batch's even then.
+
+    >>> bn = eager.nn.BatchNorm(3, act="relu")
+    >>> bn(eager.randn([2, 3, 4, 4])).shape
+    [2, 3, 4, 4]
+    """
+
+    _formats = ("NCHW", "NHWC")
+    _ranks = (2, 3, 4, 5)
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
+                 bias_attr=None, dtype="float32", data_layout="NCHW", use_global_stats=False,
+                 trainable_statistics=False):
+        who = type(self).__name__
+        if act is not None and not callable(getattr(functional, str(act), None)):
+            raise ValueError(f"{who}: argument 'act' expected None or the name of an activation in "
+                             f"eager.nn.functional, got {act!r}")
+        for arg, value in (("is_test", is_test), ("use_global_stats", use_global_stats),
+                           ("trainable_statistics", trainable_statistics)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats,
+                         dtype=dtype)
+        self._act = None if act is None else getattr(functional, act)
+        self._act_name = act
+        self._is_test = is_test
+        self._trainable_statistics = trainable_statistics
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input normalized per channel (and activated, with ``act``)."""
+        who = _check_input(self, input, self._ranks)
+        out = norm_functional.run_batch_norm(who, input, self._mean, self._variance, self.weight, self.bias,
+                                             self._is_test or not self.training, self._momentum, self._epsilon,
+                                             self._data_format, self._use_global_stats, self._trainable_statistics)
+        return out if self._act is None else self._act(out)
+
+
+class _InstanceNormBase(Layer):
+    _formats = ("NCHW", "NHWC")
+    _ranks = (4,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):
+        super().__init__()
+        who = type(self).__name__
+        self._num_features = _positive_int(who, "num_features", num_features)
+        self._epsilon = _epsilon(who, epsilon)
+        self._momentum = momentum
+        self._data_format = _format(who, data_format, self._formats)
+        weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
+        bias_attr = ParamAttr.from_argument(bias_attr, who, "bias_attr")
+        # Paddle names the weight of the instance norms ``scale``.
+        self.scale = self.create_parameter([self._num_features], weight_attr, default_initializer=_init.Constant(1.0))
+        self.bias = self.create_parameter([self._num_features], bias_attr, is_bias=True)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input with each sample's channels standardized over their spatial axes."""
+        _check_input(self, input, self._ranks)
+        return norm_functional.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                                             data_format=self._data_format)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        return f"num_features={self._num_features}, epsilon={self._epsilon}, data_format={self._data_format}"
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    """Instance normalization over [N, C, L] (``data_format="NCL"``) or [N, L, C]
+    (Paddle's ``paddle.nn.InstanceNorm1D``; its weight is ``scale``).
+
+    >>> norm = eager.nn.InstanceNorm1D(3)
+    >>> norm(eager.randn([2, 3, 5])).shape
+    [2, 3, 5]
+    """
+
+    _formats = ("NCL", "NLC")
+    _ranks = (3,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
+                 data_format="NCL", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format, name)
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    """Instance normalization over [N, C, H, W] (``data_format="NCHW"``) or NHWC
+    (Paddle's ``paddle.nn.InstanceNorm2D``; its weight is ``scale``).
+
+    >>> norm = eager.nn.InstanceNorm2D(3)
+    >>> norm(eager.randn([2, 3, 4, 4])).shape
+    [2, 3, 4, 4]
+    """
+
+    _formats = ("NCHW", "NHWC")
+    _ranks = (4,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format, name)
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    """Instance normalization over [N, C, D, H, W] (``data_format="NCDHW"``) or
+    NDHWC (Paddle's ``paddle.nn.InstanceNorm3D``; its weight is ``scale``).
+
+    >>> norm = eager.nn.InstanceNorm3D(2)
+    >>> norm(eager.randn([1, 2, 3, 3, 3])).shape
+    [1, 2, 3, 3, 3]
+    """
+
+    _formats = ("NCDHW", "NDHWC")
+    _ranks = (5,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format, name)
+
+
+class GroupNorm(Layer):
+    """Group normalization (Paddle's ``paddle.nn.GroupNorm``): the channels split
+    into ``num_groups`` groups, each standardized per sample; weight and bias
+    are [num_channels].
+
+    >>> norm = eager.nn.GroupNorm(num_groups=2, num_channels=4)
+    >>> norm(eager.randn([3, 4, 5, 5])).shape
+    [3, 4, 5, 5]
+    """
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None):
+        super().__init__()
+        who = type(self).__name__
+        self._num_groups = _positive_int(who, "num_groups", num_groups)
+        self._num_channels = _positive_int(who, "num_channels", num_channels)
+        if self._num_channels % self._num_groups:
+            raise ValueError(f"{who}: argument 'num_groups' ({num_groups}) must divide num_channels "
+                             f"({num_channels})")
+        self._epsilon = _epsilon(who, epsilon)
+        self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
+        _affine(self, who, [self._num_channels], weight_attr, bias_attr)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input normalized per sample and group of channels."""
+        check_tensor(f"{type(self).__name__}({self._full_name})", "input", input)
+        return norm_functional.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
+                                          self._data_format)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
+
+
+class LocalResponseNorm(Layer):
+    """Local response normalization across channels (Paddle's
+    ``paddle.nn.LocalResponseNorm``); see eager.nn.functional.local_response_norm.
+
+    >>> lrn = eager.nn.LocalResponseNorm(size=5)
+    >>> lrn(eager.randn([2, 8, 4, 4])).shape
+    [2, 8, 4, 4]
+    """
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        who = type(self).__name__
+        self._size = _positive_int(who, "size", size)
+        self._alpha, self._beta, self._k = alpha, beta, k
+        self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
+
+    def forward(self, input: Tensor) -> Tensor:
+        """input divided by its local channel energy."""
+        check_tensor(f"{type(self).__name__}({self._full_name})", "input", input)
+        return norm_functional.local_response_norm(input, self._size, self._alpha, self._beta, self._k,
+                                                   self._data_format)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        return f"size={self._size}, alpha={self._alpha}, beta={self._beta}, k={self._k}"
+
+
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm", "InstanceNorm1D",
+           "InstanceNorm2D", "InstanceNorm3D", "LayerNorm", "LocalResponseNorm"]
