@@ -382,3 +382,26 @@ def test_docstring_examples(module):
     result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                              optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
     assert result.failed == 0 and result.attempted > 20
+
+
+def test_gelu_keeps_its_relative_precision_in_the_lower_tail():
+    # 1 + erf(x / sqrt 2) cancels to 0 below about -8; x * erfc(-x / sqrt 2) / 2 does not.
+    xs = np.array([-40.0, -30.0, -20.0, -10.0, -5.0, -1.0, -1e-9, 0.0, 1e-300, 1e-9, 2.0, 9.0])
+    want = np.array([0.5 * x * math.erfc(-x / math.sqrt(2)) for x in xs])
+    np.testing.assert_allclose(F.gelu(eager.to_tensor(xs)).numpy(), want, rtol=1e-12, atol=0)
+    narrow = xs[3:].astype("float32")
+    want = np.array([0.5 * x * math.erfc(-x / math.sqrt(2)) for x in narrow.astype(np.float64)])
+    np.testing.assert_allclose(F.gelu(eager.to_tensor(narrow)).numpy(), want, rtol=2e-7, atol=0)
+
+
+def test_gelu_grad_kernel_matches_its_composite_rule_and_the_derivative():
+    from eager.generated import forward_api as ops
+    xs = np.array([-30.0, -9.0, -2.5, -1e-9, -1e-300, 0.0, 1e-12, 1e-9, 1e-7, 0.3, 4.0, 30.0])
+    g = np.linspace(-1.0, 1.0, xs.size)
+    x = eager.to_tensor(xs)
+    kernel = ops.gelu_grad(x, F.gelu(x), eager.to_tensor(g), False).numpy()
+    composite = eager.composite.gelu_grad(x, eager.to_tensor(g), False).numpy()
+    want = g * np.array([0.5 * math.erfc(-v / math.sqrt(2)) + v * math.exp(-v * v / 2) / math.sqrt(2 * math.pi)
+                         for v in xs])
+    np.testing.assert_allclose(kernel, want, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(composite, want, rtol=1e-12, atol=1e-15)

@@ -314,24 +314,26 @@ class LogGradNode(GradNodeBase):
 class GeluGradNode(GradNodeBase):
     """Runs gelu_grad for gelu."""
 
-    __slots__ = ("x", "approximate", )
+    __slots__ = ("x", "out", "approximate", )
     backward_op = "gelu_grad"
     forward_op = "gelu"
     num_grad_slots = 1
     is_view = False
-    saved_names = ("x", )
+    saved_names = ("x", "out", )
     attr_names = ("approximate", )
 
     def release(self):
         self.x.release()
+        self.out.release()
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         if create_graph:
             x = self.x.recover(self)
+            out = self.out.recover(self)
             grad = _composite.gelu_grad(x, out_grad, self.approximate)
             return ((grad,), )
-        grad = _phi.gelu_grad(self.x.recover_impl(self), out_grad.impl, self.approximate, )
+        grad = _phi.gelu_grad(self.x.recover_impl(self), self.out.recover_impl(self), out_grad.impl, self.approximate, )
         return ((Tensor(grad),), )
 
 
@@ -955,6 +957,7 @@ def gelu(x, approximate=False, name=None):
         node = GeluGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
+        node.out = save_output(out)
         node.approximate = approximate
     if _anomaly.active:
         check_forward("gelu", (out, ))
@@ -1550,19 +1553,21 @@ def log_grad(x, out_grad, name=None):
     return x_grad
 
 
-def gelu_grad(x, out_grad, approximate, name=None):
+def gelu_grad(x, out, out_grad, approximate, name=None):
     """gelu_grad
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("gelu_grad", "x", x)
+    if not isinstance(out, Tensor):
+        raise bad_tensor("gelu_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gelu_grad", "out_grad", out_grad)
     approximate = to_bool(approximate, "gelu_grad", "approximate")
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.gelu_grad(x, out_grad, approximate)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.gelu_grad(x.impl, out_grad.impl, approximate))
+    x_grad = Tensor(_phi.gelu_grad(x.impl, out.impl, out_grad.impl, approximate))
     if _anomaly.active:
         check_forward("gelu_grad", (x_grad, ))
     return x_grad

@@ -9280,21 +9280,21 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
 _gelu_grad_kernel = KERNELS.dispatch_table("gelu_grad")
 
 
-def gelu_grad(x, out_grad, approximate):
+def gelu_grad(x, out, out_grad, approximate):
     """gelu_grad (phi kernel gelu_grad)."""
     x_grad_meta = MetaTensor()
     try:
         _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
     except PhiError as error:
-        raise error.in_op("gelu_grad", x=x, out_grad=out_grad) from None
+        raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("gelu_grad", "gelu_grad", out_grad, (x, out_grad, approximate), [x_grad_meta], {"x": x, "out_grad": out_grad})
+        return call_kernel_of_kind("gelu_grad", "gelu_grad", out_grad, (x, out, out_grad, approximate), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
     key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _gelu_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        x_grad = kernel(x.array, out_grad.array, approximate)
+        x_grad = kernel(x.array, out.array, out_grad.array, approximate)
     except PhiError as error:
-        raise error.in_op("gelu_grad", x=x, out_grad=out_grad) from None
+        raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gelu_grad: not enough memory for the result ({error})") from None
     if type(x_grad) is not key[0]:

@@ -1,8 +1,10 @@
 """Unary elementwise kernels and their gradients."""
+import numpy as np
+
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INEXACT, NUMERIC
 from .funcs import conj
-from .math_unary_special import erf as _erf
+from .math_unary_special import _erf_and_erfc
 
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
@@ -111,23 +113,39 @@ def _typed(value, like):
     return value if value.dtype == like.dtype else value.astype(like.dtype)
 
 
+def _normal_cdf(xp, x):
+    """Phi(x) = P(N(0, 1) <= x) in float64, to a few ulp in both tails: 1 - erfc(x / sqrt 2) / 2
+    above 0 and erfc(|x| / sqrt 2) / 2 below, so the lower tail keeps its relative precision
+    where 1 + erf(x / sqrt 2) would cancel to 0."""
+    wide = xp.asarray(x, dtype=xp.float64)
+    with np.errstate(all="ignore"):
+        _, erfc_abs = _erf_and_erfc(xp, wide * _SQRT_HALF)
+    return xp.where(wide >= 0, 1.0 - 0.5 * erfc_abs, 0.5 * erfc_abs)
+
+
 @register_kernel("gelu", ALL_BACKENDS, FLOATS)
 def gelu(ctx, x, approximate):
     xp = ctx.xp
     if approximate:
         inner = xp.multiply(x + _GELU_CUBIC * x * x * x, _SQRT_2_OVER_PI)
         return _typed(0.5 * x * (1 + xp.tanh(inner)), x)
-    return _typed(0.5 * x * (1 + _erf(ctx, xp.asarray(x * _SQRT_HALF))), x)
+    return _typed(x * _normal_cdf(xp, x), x)
 
 
 @register_kernel("gelu_grad", ALL_BACKENDS, FLOATS)
-def gelu_grad(ctx, x, out_grad, approximate):
+def gelu_grad(ctx, x, out, out_grad, approximate):
+    """out_grad * (Phi(x) + x phi(x)); Phi(x) is read off the saved result as out / x, which
+    spares a second evaluation of erf (within a few ulp, out being x Phi(x) to a few ulp),
+    and is 1/2 + x / sqrt(2 pi) where |x| < 1e-8 (no division by a tiny or zero x)."""
     xp = ctx.xp
     if approximate:
         t = xp.tanh(xp.multiply(x + _GELU_CUBIC * x * x * x, _SQRT_2_OVER_PI))
         slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
     else:
-        slope = 0.5 * (1 + _erf(ctx, xp.asarray(x * _SQRT_HALF))) + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        tiny = xp.abs(x) < 1e-8
+        with np.errstate(all="ignore"):
+            cdf = xp.where(tiny, 0.5 + x * _INV_SQRT_2PI, out / xp.where(tiny, 1, x))
+        slope = cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
     return _typed(out_grad * slope, out_grad)
 
 
