@@ -275,6 +275,15 @@ def test_maxout(groups, axis):
     assert gradcheck(lambda t: F.maxout(t, groups, axis), [x])
 
 
+@pytest.mark.parametrize("shape, axis", [((2, 4, 0, 3), 1), ((0, 4, 2, 2), 1), ((2, 0, 3, 4), -1)])
+def test_maxout_of_an_empty_tensor(shape, axis):
+    x = eager.to_tensor(np.zeros(shape), stop_gradient=False)
+    out = F.maxout(x, 2, axis)
+    assert out.shape == list(ref_maxout(np.zeros(shape), 2, axis % 4).shape)
+    out.sum().backward()
+    assert x.grad.shape == list(shape)
+
+
 def test_rrelu_training_draws_slopes_in_bounds():
     eager.seed(3)
     x_np = np.concatenate([-np.linspace(0.5, 2.0, 500), np.linspace(0.0, 2.0, 100)])

@@ -417,6 +417,11 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
         raise ValueError(f"maxout: argument 'groups' ({groups}) must divide the {channels} channels of x "
                          f"(axis {axis} of shape {x.shape})")
     shape = list(x.shape)
+    if 0 in shape:
+        # reshape reads a 0 as "keep this dimension" (Paddle), so an empty x cannot be
+        # split into groups; its (empty) result is x's 0-d sum broadcast, still connected to x.
+        shape[axis] = channels // groups
+        return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
     shape[axis:axis + 1] = [channels // groups, groups]
     return _F.max(_F.reshape(x, shape), [axis + 1], False)
 
