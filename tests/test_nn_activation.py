@@ -275,6 +275,12 @@ def test_maxout(groups, axis):
     assert gradcheck(lambda t: F.maxout(t, groups, axis), [x])
 
 
+def test_maxout_gradient_at_a_tie_goes_to_the_first_maximum():
+    x = eager.to_tensor(np.array([1.0, 1.0, 0.5, 2.0, 2.0, 2.0]).reshape(1, 6, 1, 1), stop_gradient=False)
+    F.maxout(x, 3).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy().ravel(), [1.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+
+
 @pytest.mark.parametrize("shape, axis", [((2, 4, 0, 3), 1), ((0, 4, 2, 2), 1), ((2, 0, 3, 4), -1)])
 def test_maxout_of_an_empty_tensor(shape, axis):
     x = eager.to_tensor(np.zeros(shape), stop_gradient=False)

@@ -399,6 +399,7 @@ def glu(x: Tensor, axis: int = -1, name=None) -> Tensor:
 def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
     """The maximum over each run of ``groups`` consecutive channels of a 4-d x: channel i
     of the result is max(x[:, i*groups:(i+1)*groups]) (``axis`` 1, or 3 / -1 for NHWC).
+    At a tie the gradient goes to the first maximal channel of the group.
 
     >>> x = eager.to_tensor(np.arange(8.0).reshape(1, 4, 1, 2))
     >>> eager.nn.functional.maxout(x, groups=2)[0, :, 0].numpy()
@@ -423,7 +424,11 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
         shape[axis] = channels // groups
         return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
     shape[axis:axis + 1] = [channels // groups, groups]
-    return _F.max(_F.reshape(x, shape), [axis + 1], False)
+    grouped = _F.reshape(x, shape)
+    # Gathering at the argmax (the first maximum) rather than taking max: at a tie the
+    # gradient goes to one element, the first of the group, as in Paddle's maxout.
+    first = _F.argmax(grouped, axis + 1, True)
+    return _F.squeeze(_F.take_along_axis(grouped, first, axis + 1), [axis + 1])
 
 
 __all__ = [
