@@ -48,6 +48,27 @@ __all__ = [
     "exp",
     "exp_",
     "log",
+    "gelu",
+    "silu",
+    "leaky_relu",
+    "leaky_relu_",
+    "elu",
+    "elu_",
+    "selu",
+    "celu",
+    "softplus",
+    "softsign",
+    "softshrink",
+    "hardshrink",
+    "tanhshrink",
+    "hardtanh",
+    "hardtanh_",
+    "hardswish",
+    "hardsigmoid",
+    "mish",
+    "log_sigmoid",
+    "thresholded_relu",
+    "thresholded_relu_",
 ]
 
 
@@ -290,6 +311,416 @@ class LogGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
+class GeluGradNode(GradNodeBase):
+    """Runs gelu_grad for gelu."""
+
+    __slots__ = ("x", "out", "approximate", )
+    backward_op = "gelu_grad"
+    forward_op = "gelu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "out", )
+    attr_names = ("approximate", )
+
+    def release(self):
+        self.x.release()
+        self.out.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            out = self.out.recover(self)
+            grad = _composite.gelu_grad(x, out_grad, self.approximate)
+            return ((grad,), )
+        grad = _phi.gelu_grad(self.x.recover_impl(self), self.out.recover_impl(self), out_grad.impl, self.approximate, )
+        return ((Tensor(grad),), )
+
+
+class SiluGradNode(GradNodeBase):
+    """Runs silu_grad for silu."""
+
+    __slots__ = ("x", )
+    backward_op = "silu_grad"
+    forward_op = "silu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.silu_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.silu_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class LeakyReluGradNode(GradNodeBase):
+    """Runs leaky_relu_grad for leaky_relu."""
+
+    __slots__ = ("x", "negative_slope", )
+    backward_op = "leaky_relu_grad"
+    forward_op = "leaky_relu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("negative_slope", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.leaky_relu_grad(x, out_grad, self.negative_slope)
+            return ((grad,), )
+        grad = _phi.leaky_relu_grad(self.x.recover_impl(self), out_grad.impl, self.negative_slope, )
+        return ((Tensor(grad),), )
+
+
+class EluGradNode(GradNodeBase):
+    """Runs elu_grad for elu."""
+
+    __slots__ = ("x", "alpha", )
+    backward_op = "elu_grad"
+    forward_op = "elu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("alpha", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.elu_grad(x, out_grad, self.alpha)
+            return ((grad,), )
+        grad = _phi.elu_grad(self.x.recover_impl(self), out_grad.impl, self.alpha, )
+        return ((Tensor(grad),), )
+
+
+class SeluGradNode(GradNodeBase):
+    """Runs selu_grad for selu."""
+
+    __slots__ = ("x", "scale", "alpha", )
+    backward_op = "selu_grad"
+    forward_op = "selu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("scale", "alpha", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.selu_grad(x, out_grad, self.scale, self.alpha)
+            return ((grad,), )
+        grad = _phi.selu_grad(self.x.recover_impl(self), out_grad.impl, self.scale, self.alpha, )
+        return ((Tensor(grad),), )
+
+
+class CeluGradNode(GradNodeBase):
+    """Runs celu_grad for celu."""
+
+    __slots__ = ("x", "alpha", )
+    backward_op = "celu_grad"
+    forward_op = "celu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("alpha", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.celu_grad(x, out_grad, self.alpha)
+            return ((grad,), )
+        grad = _phi.celu_grad(self.x.recover_impl(self), out_grad.impl, self.alpha, )
+        return ((Tensor(grad),), )
+
+
+class SoftplusGradNode(GradNodeBase):
+    """Runs softplus_grad for softplus."""
+
+    __slots__ = ("x", "beta", "threshold", )
+    backward_op = "softplus_grad"
+    forward_op = "softplus"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("beta", "threshold", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.softplus_grad(x, out_grad, self.beta, self.threshold)
+            return ((grad,), )
+        grad = _phi.softplus_grad(self.x.recover_impl(self), out_grad.impl, self.beta, self.threshold, )
+        return ((Tensor(grad),), )
+
+
+class SoftsignGradNode(GradNodeBase):
+    """Runs softsign_grad for softsign."""
+
+    __slots__ = ("x", )
+    backward_op = "softsign_grad"
+    forward_op = "softsign"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.softsign_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.softsign_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class SoftshrinkGradNode(GradNodeBase):
+    """Runs softshrink_grad for softshrink."""
+
+    __slots__ = ("x", "threshold", )
+    backward_op = "softshrink_grad"
+    forward_op = "softshrink"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("threshold", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.softshrink_grad(x, out_grad, self.threshold)
+            return ((grad,), )
+        grad = _phi.softshrink_grad(self.x.recover_impl(self), out_grad.impl, self.threshold, )
+        return ((Tensor(grad),), )
+
+
+class HardshrinkGradNode(GradNodeBase):
+    """Runs hardshrink_grad for hardshrink."""
+
+    __slots__ = ("x", "threshold", )
+    backward_op = "hardshrink_grad"
+    forward_op = "hardshrink"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("threshold", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.hardshrink_grad(x, out_grad, self.threshold)
+            return ((grad,), )
+        grad = _phi.hardshrink_grad(self.x.recover_impl(self), out_grad.impl, self.threshold, )
+        return ((Tensor(grad),), )
+
+
+class TanhshrinkGradNode(GradNodeBase):
+    """Runs tanhshrink_grad for tanhshrink."""
+
+    __slots__ = ("x", )
+    backward_op = "tanhshrink_grad"
+    forward_op = "tanhshrink"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.tanhshrink_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.tanhshrink_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class HardtanhGradNode(GradNodeBase):
+    """Runs hardtanh_grad for hardtanh."""
+
+    __slots__ = ("x", "min", "max", )
+    backward_op = "hardtanh_grad"
+    forward_op = "hardtanh"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("min", "max", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.hardtanh_grad(x, out_grad, self.min, self.max)
+            return ((grad,), )
+        grad = _phi.hardtanh_grad(self.x.recover_impl(self), out_grad.impl, self.min, self.max, )
+        return ((Tensor(grad),), )
+
+
+class HardswishGradNode(GradNodeBase):
+    """Runs hardswish_grad for hardswish."""
+
+    __slots__ = ("x", )
+    backward_op = "hardswish_grad"
+    forward_op = "hardswish"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.hardswish_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.hardswish_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class HardsigmoidGradNode(GradNodeBase):
+    """Runs hardsigmoid_grad for hardsigmoid."""
+
+    __slots__ = ("x", "slope", "offset", )
+    backward_op = "hardsigmoid_grad"
+    forward_op = "hardsigmoid"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("slope", "offset", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.hardsigmoid_grad(x, out_grad, self.slope, self.offset)
+            return ((grad,), )
+        grad = _phi.hardsigmoid_grad(self.x.recover_impl(self), out_grad.impl, self.slope, self.offset, )
+        return ((Tensor(grad),), )
+
+
+class MishGradNode(GradNodeBase):
+    """Runs mish_grad for mish."""
+
+    __slots__ = ("x", )
+    backward_op = "mish_grad"
+    forward_op = "mish"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.mish_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.mish_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class LogSigmoidGradNode(GradNodeBase):
+    """Runs log_sigmoid_grad for log_sigmoid."""
+
+    __slots__ = ("x", )
+    backward_op = "log_sigmoid_grad"
+    forward_op = "log_sigmoid"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.log_sigmoid_grad(x, out_grad)
+            return ((grad,), )
+        grad = _phi.log_sigmoid_grad(self.x.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), )
+
+
+class ThresholdedReluGradNode(GradNodeBase):
+    """Runs thresholded_relu_grad for thresholded_relu."""
+
+    __slots__ = ("x", "threshold", )
+    backward_op = "thresholded_relu_grad"
+    forward_op = "thresholded_relu"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", )
+    attr_names = ("threshold", )
+
+    def release(self):
+        self.x.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = self.x.recover(self)
+            grad = _composite.thresholded_relu_grad(x, out_grad, self.threshold)
+            return ((grad,), )
+        grad = _phi.thresholded_relu_grad(self.x.recover_impl(self), out_grad.impl, self.threshold, )
+        return ((Tensor(grad),), )
+
+
 def pow(x, y=1.0, name=None):
     """Elementwise x ** y for a scalar exponent y.
 
@@ -513,6 +944,436 @@ def log(x, name=None):
     return out
 
 
+def gelu(x, approximate=False, name=None):
+    """0.5 x (1 + erf(x / sqrt(2))), or with approximate the tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("gelu", "x", x)
+    approximate = to_bool(approximate, "gelu", "approximate")
+    out = Tensor(_phi.gelu(x.impl, approximate))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = GeluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.out = save_output(out)
+        node.approximate = approximate
+    if _anomaly.active:
+        check_forward("gelu", (out, ))
+    return out
+
+
+def silu(x, name=None):
+    """x * sigmoid(x) (also swish).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("silu", "x", x)
+    out = Tensor(_phi.silu(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SiluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("silu", (out, ))
+    return out
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """x where x > 0, negative_slope * x elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("leaky_relu", "x", x)
+    negative_slope = to_float(negative_slope, "leaky_relu", "negative_slope")
+    out = Tensor(_phi.leaky_relu(x.impl, negative_slope))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = LeakyReluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.negative_slope = negative_slope
+    if _anomaly.active:
+        check_forward("leaky_relu", (out, ))
+    return out
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """Inplace leaky_relu: writes the result into x and returns it. x where x > 0, negative_slope * x elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("leaky_relu_", "x", x)
+    negative_slope = to_float(negative_slope, "leaky_relu_", "negative_slope")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("leaky_relu_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.leaky_relu(x.impl, negative_slope)
+    write_inplace("leaky_relu_", x, result)
+    if recording:
+        node = LeakyReluGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.negative_slope = negative_slope
+    if _anomaly.active:
+        check_forward("leaky_relu_", (x,))
+    return x
+
+
+def elu(x, alpha=1.0, name=None):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere (no overflow for large x).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("elu", "x", x)
+    alpha = to_float(alpha, "elu", "alpha")
+    out = Tensor(_phi.elu(x.impl, alpha))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = EluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.alpha = alpha
+    if _anomaly.active:
+        check_forward("elu", (out, ))
+    return out
+
+
+def elu_(x, alpha=1.0, name=None):
+    """Inplace elu: writes the result into x and returns it. x where x > 0, alpha * (exp(x) - 1) elsewhere (no overflow for large x).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("elu_", "x", x)
+    alpha = to_float(alpha, "elu_", "alpha")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("elu_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.elu(x.impl, alpha)
+    write_inplace("elu_", x, result)
+    if recording:
+        node = EluGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.alpha = alpha
+    if _anomaly.active:
+        check_forward("elu_", (x,))
+    return x
+
+
+def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
+    """scale * (x where x > 0, alpha * (exp(x) - 1) elsewhere); scale > 1 and alpha >= 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("selu", "x", x)
+    scale = to_float(scale, "selu", "scale")
+    alpha = to_float(alpha, "selu", "alpha")
+    out = Tensor(_phi.selu(x.impl, scale, alpha))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SeluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.scale = scale
+        node.alpha = alpha
+    if _anomaly.active:
+        check_forward("selu", (out, ))
+    return out
+
+
+def celu(x, alpha=1.0, name=None):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("celu", "x", x)
+    alpha = to_float(alpha, "celu", "alpha")
+    out = Tensor(_phi.celu(x.impl, alpha))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = CeluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.alpha = alpha
+    if _anomaly.active:
+        check_forward("celu", (out, ))
+    return out
+
+
+def softplus(x, beta=1.0, threshold=20.0, name=None):
+    """log(1 + exp(beta * x)) / beta, or x where beta * x > threshold; computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softplus", "x", x)
+    beta = to_float(beta, "softplus", "beta")
+    threshold = to_float(threshold, "softplus", "threshold")
+    out = Tensor(_phi.softplus(x.impl, beta, threshold))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SoftplusGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.beta = beta
+        node.threshold = threshold
+    if _anomaly.active:
+        check_forward("softplus", (out, ))
+    return out
+
+
+def softsign(x, name=None):
+    """x / (1 + |x|).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softsign", "x", x)
+    out = Tensor(_phi.softsign(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SoftsignGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("softsign", (out, ))
+    return out
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """x - threshold where x > threshold, x + threshold where x < -threshold, 0 elsewhere; threshold >= 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softshrink", "x", x)
+    threshold = to_float(threshold, "softshrink", "threshold")
+    out = Tensor(_phi.softshrink(x.impl, threshold))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = SoftshrinkGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.threshold = threshold
+    if _anomaly.active:
+        check_forward("softshrink", (out, ))
+    return out
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """x where |x| > threshold, 0 elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardshrink", "x", x)
+    threshold = to_float(threshold, "hardshrink", "threshold")
+    out = Tensor(_phi.hardshrink(x.impl, threshold))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = HardshrinkGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.threshold = threshold
+    if _anomaly.active:
+        check_forward("hardshrink", (out, ))
+    return out
+
+
+def tanhshrink(x, name=None):
+    """x - tanh(x).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tanhshrink", "x", x)
+    out = Tensor(_phi.tanhshrink(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = TanhshrinkGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("tanhshrink", (out, ))
+    return out
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    """x clipped to [min, max]; the gradient passes where min < x < max, as in Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardtanh", "x", x)
+    min = to_float(min, "hardtanh", "min")
+    max = to_float(max, "hardtanh", "max")
+    out = Tensor(_phi.hardtanh(x.impl, min, max))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = HardtanhGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.min = min
+        node.max = max
+    if _anomaly.active:
+        check_forward("hardtanh", (out, ))
+    return out
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):
+    """Inplace hardtanh: writes the result into x and returns it. x clipped to [min, max]; the gradient passes where min < x < max, as in Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardtanh_", "x", x)
+    min = to_float(min, "hardtanh_", "min")
+    max = to_float(max, "hardtanh_", "max")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("hardtanh_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.hardtanh(x.impl, min, max)
+    write_inplace("hardtanh_", x, result)
+    if recording:
+        node = HardtanhGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.min = min
+        node.max = max
+    if _anomaly.active:
+        check_forward("hardtanh_", (x,))
+    return x
+
+
+def hardswish(x, name=None):
+    """x * min(max(x + 3, 0), 6) / 6.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardswish", "x", x)
+    out = Tensor(_phi.hardswish(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = HardswishGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("hardswish", (out, ))
+    return out
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """max(0, min(1, slope * x + offset)).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardsigmoid", "x", x)
+    slope = to_float(slope, "hardsigmoid", "slope")
+    offset = to_float(offset, "hardsigmoid", "offset")
+    out = Tensor(_phi.hardsigmoid(x.impl, slope, offset))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = HardsigmoidGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.slope = slope
+        node.offset = offset
+    if _anomaly.active:
+        check_forward("hardsigmoid", (out, ))
+    return out
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x)), computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("mish", "x", x)
+    out = Tensor(_phi.mish(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = MishGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("mish", (out, ))
+    return out
+
+
+def log_sigmoid(x, name=None):
+    """log(1 / (1 + exp(-x))) = -softplus(-x), computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log_sigmoid", "x", x)
+    out = Tensor(_phi.log_sigmoid(x.impl))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = LogSigmoidGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+    if _anomaly.active:
+        check_forward("log_sigmoid", (out, ))
+    return out
+
+
+def thresholded_relu(x, threshold=1.0, name=None):
+    """x where x > threshold, 0 elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("thresholded_relu", "x", x)
+    threshold = to_float(threshold, "thresholded_relu", "threshold")
+    out = Tensor(_phi.thresholded_relu(x.impl, threshold))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
+        node = ThresholdedReluGradNode(((edge_of(x),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.threshold = threshold
+    if _anomaly.active:
+        check_forward("thresholded_relu", (out, ))
+    return out
+
+
+def thresholded_relu_(x, threshold=1.0, name=None):
+    """Inplace thresholded_relu: writes the result into x and returns it. x where x > threshold, 0 elsewhere.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("thresholded_relu_", "x", x)
+    threshold = to_float(threshold, "thresholded_relu_", "threshold")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("thresholded_relu_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    result = _phi.thresholded_relu(x.impl, threshold)
+    write_inplace("thresholded_relu_", x, result)
+    if recording:
+        node = ThresholdedReluGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.threshold = threshold
+    if _anomaly.active:
+        check_forward("thresholded_relu_", (x,))
+    return x
+
+
 def pow_grad(x, out_grad, y, name=None):
     """pow_grad
 
@@ -689,4 +1550,310 @@ def log_grad(x, out_grad, name=None):
     x_grad = Tensor(_phi.log_grad(x.impl, out_grad.impl))
     if _anomaly.active:
         check_forward("log_grad", (x_grad, ))
+    return x_grad
+
+
+def gelu_grad(x, out, out_grad, approximate, name=None):
+    """gelu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("gelu_grad", "x", x)
+    if not isinstance(out, Tensor):
+        raise bad_tensor("gelu_grad", "out", out)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("gelu_grad", "out_grad", out_grad)
+    approximate = to_bool(approximate, "gelu_grad", "approximate")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.gelu_grad(x, out_grad, approximate)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.gelu_grad(x.impl, out.impl, out_grad.impl, approximate))
+    if _anomaly.active:
+        check_forward("gelu_grad", (x_grad, ))
+    return x_grad
+
+
+def silu_grad(x, out_grad, name=None):
+    """silu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("silu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("silu_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.silu_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.silu_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("silu_grad", (x_grad, ))
+    return x_grad
+
+
+def leaky_relu_grad(x, out_grad, negative_slope, name=None):
+    """leaky_relu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("leaky_relu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("leaky_relu_grad", "out_grad", out_grad)
+    negative_slope = to_float(negative_slope, "leaky_relu_grad", "negative_slope")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.leaky_relu_grad(x, out_grad, negative_slope)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.leaky_relu_grad(x.impl, out_grad.impl, negative_slope))
+    if _anomaly.active:
+        check_forward("leaky_relu_grad", (x_grad, ))
+    return x_grad
+
+
+def elu_grad(x, out_grad, alpha, name=None):
+    """elu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("elu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("elu_grad", "out_grad", out_grad)
+    alpha = to_float(alpha, "elu_grad", "alpha")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.elu_grad(x, out_grad, alpha)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.elu_grad(x.impl, out_grad.impl, alpha))
+    if _anomaly.active:
+        check_forward("elu_grad", (x_grad, ))
+    return x_grad
+
+
+def selu_grad(x, out_grad, scale, alpha, name=None):
+    """selu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("selu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("selu_grad", "out_grad", out_grad)
+    scale = to_float(scale, "selu_grad", "scale")
+    alpha = to_float(alpha, "selu_grad", "alpha")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.selu_grad(x, out_grad, scale, alpha)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.selu_grad(x.impl, out_grad.impl, scale, alpha))
+    if _anomaly.active:
+        check_forward("selu_grad", (x_grad, ))
+    return x_grad
+
+
+def celu_grad(x, out_grad, alpha, name=None):
+    """celu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("celu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("celu_grad", "out_grad", out_grad)
+    alpha = to_float(alpha, "celu_grad", "alpha")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.celu_grad(x, out_grad, alpha)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.celu_grad(x.impl, out_grad.impl, alpha))
+    if _anomaly.active:
+        check_forward("celu_grad", (x_grad, ))
+    return x_grad
+
+
+def softplus_grad(x, out_grad, beta, threshold, name=None):
+    """softplus_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softplus_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("softplus_grad", "out_grad", out_grad)
+    beta = to_float(beta, "softplus_grad", "beta")
+    threshold = to_float(threshold, "softplus_grad", "threshold")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.softplus_grad(x, out_grad, beta, threshold)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.softplus_grad(x.impl, out_grad.impl, beta, threshold))
+    if _anomaly.active:
+        check_forward("softplus_grad", (x_grad, ))
+    return x_grad
+
+
+def softsign_grad(x, out_grad, name=None):
+    """softsign_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softsign_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("softsign_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.softsign_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.softsign_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("softsign_grad", (x_grad, ))
+    return x_grad
+
+
+def softshrink_grad(x, out_grad, threshold, name=None):
+    """softshrink_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softshrink_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("softshrink_grad", "out_grad", out_grad)
+    threshold = to_float(threshold, "softshrink_grad", "threshold")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.softshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.softshrink_grad(x.impl, out_grad.impl, threshold))
+    if _anomaly.active:
+        check_forward("softshrink_grad", (x_grad, ))
+    return x_grad
+
+
+def hardshrink_grad(x, out_grad, threshold, name=None):
+    """hardshrink_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardshrink_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("hardshrink_grad", "out_grad", out_grad)
+    threshold = to_float(threshold, "hardshrink_grad", "threshold")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.hardshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.hardshrink_grad(x.impl, out_grad.impl, threshold))
+    if _anomaly.active:
+        check_forward("hardshrink_grad", (x_grad, ))
+    return x_grad
+
+
+def tanhshrink_grad(x, out_grad, name=None):
+    """tanhshrink_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("tanhshrink_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("tanhshrink_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.tanhshrink_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.tanhshrink_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("tanhshrink_grad", (x_grad, ))
+    return x_grad
+
+
+def hardtanh_grad(x, out_grad, min, max, name=None):
+    """hardtanh_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardtanh_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("hardtanh_grad", "out_grad", out_grad)
+    min = to_float(min, "hardtanh_grad", "min")
+    max = to_float(max, "hardtanh_grad", "max")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.hardtanh_grad(x, out_grad, min, max)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.hardtanh_grad(x.impl, out_grad.impl, min, max))
+    if _anomaly.active:
+        check_forward("hardtanh_grad", (x_grad, ))
+    return x_grad
+
+
+def hardswish_grad(x, out_grad, name=None):
+    """hardswish_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardswish_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("hardswish_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.hardswish_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.hardswish_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("hardswish_grad", (x_grad, ))
+    return x_grad
+
+
+def hardsigmoid_grad(x, out_grad, slope, offset, name=None):
+    """hardsigmoid_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("hardsigmoid_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("hardsigmoid_grad", "out_grad", out_grad)
+    slope = to_float(slope, "hardsigmoid_grad", "slope")
+    offset = to_float(offset, "hardsigmoid_grad", "offset")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.hardsigmoid_grad(x, out_grad, slope, offset)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.hardsigmoid_grad(x.impl, out_grad.impl, slope, offset))
+    if _anomaly.active:
+        check_forward("hardsigmoid_grad", (x_grad, ))
+    return x_grad
+
+
+def mish_grad(x, out_grad, name=None):
+    """mish_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("mish_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("mish_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.mish_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.mish_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("mish_grad", (x_grad, ))
+    return x_grad
+
+
+def log_sigmoid_grad(x, out_grad, name=None):
+    """log_sigmoid_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log_sigmoid_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("log_sigmoid_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.log_sigmoid_grad(x, out_grad)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.log_sigmoid_grad(x.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("log_sigmoid_grad", (x_grad, ))
+    return x_grad
+
+
+def thresholded_relu_grad(x, out_grad, threshold, name=None):
+    """thresholded_relu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("thresholded_relu_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("thresholded_relu_grad", "out_grad", out_grad)
+    threshold = to_float(threshold, "thresholded_relu_grad", "threshold")
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.thresholded_relu_grad(x, out_grad, threshold)  # recorded through differentiable ops
+    x_grad = Tensor(_phi.thresholded_relu_grad(x.impl, out_grad.impl, threshold))
+    if _anomaly.active:
+        check_forward("thresholded_relu_grad", (x_grad, ))
     return x_grad

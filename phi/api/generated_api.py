@@ -17,7 +17,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "layer_norm", "batch_norm", "instance_norm", "group_norm", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "embedding_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "layer_norm", "batch_norm", "instance_norm", "group_norm", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "embedding_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5420,6 +5420,448 @@ def matrix_rank(x, tol, hermitian):
     return out
 
 
+_gelu_kernel = KERNELS.dispatch_table("gelu")
+
+
+def gelu(x, approximate):
+    """0.5 x (1 + erf(x / sqrt(2))), or with approximate the tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))."""
+    out_meta = MetaTensor()
+    try:
+        _im.gelu_infer_meta(x, approximate, out_meta)
+    except PhiError as error:
+        raise error.in_op("gelu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gelu", "gelu", x, (x, approximate), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _gelu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, approximate)
+    except PhiError as error:
+        raise error.in_op("gelu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gelu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gelu", [out_meta], [out])
+    return out
+
+
+_silu_kernel = KERNELS.dispatch_table("silu")
+
+
+def silu(x):
+    """x * sigmoid(x) (also swish)."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("silu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("silu", "silu", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _silu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("silu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"silu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("silu", [out_meta], [out])
+    return out
+
+
+_leaky_relu_kernel = KERNELS.dispatch_table("leaky_relu")
+
+
+def leaky_relu(x, negative_slope):
+    """x where x > 0, negative_slope * x elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.leaky_relu_infer_meta(x, negative_slope, out_meta)
+    except PhiError as error:
+        raise error.in_op("leaky_relu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("leaky_relu", "leaky_relu", x, (x, negative_slope), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _leaky_relu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, negative_slope)
+    except PhiError as error:
+        raise error.in_op("leaky_relu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"leaky_relu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("leaky_relu", [out_meta], [out])
+    return out
+
+
+_elu_kernel = KERNELS.dispatch_table("elu")
+
+
+def elu(x, alpha):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere (no overflow for large x)."""
+    out_meta = MetaTensor()
+    try:
+        _im.elu_infer_meta(x, alpha, out_meta)
+    except PhiError as error:
+        raise error.in_op("elu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("elu", "elu", x, (x, alpha), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _elu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, alpha)
+    except PhiError as error:
+        raise error.in_op("elu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"elu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("elu", [out_meta], [out])
+    return out
+
+
+_selu_kernel = KERNELS.dispatch_table("selu")
+
+
+def selu(x, scale, alpha):
+    """scale * (x where x > 0, alpha * (exp(x) - 1) elsewhere); scale > 1 and alpha >= 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.selu_infer_meta(x, scale, alpha, out_meta)
+    except PhiError as error:
+        raise error.in_op("selu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("selu", "selu", x, (x, scale, alpha), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _selu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, scale, alpha)
+    except PhiError as error:
+        raise error.in_op("selu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"selu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("selu", [out_meta], [out])
+    return out
+
+
+_celu_kernel = KERNELS.dispatch_table("celu")
+
+
+def celu(x, alpha):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.celu_infer_meta(x, alpha, out_meta)
+    except PhiError as error:
+        raise error.in_op("celu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("celu", "celu", x, (x, alpha), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _celu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, alpha)
+    except PhiError as error:
+        raise error.in_op("celu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"celu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("celu", [out_meta], [out])
+    return out
+
+
+_softplus_kernel = KERNELS.dispatch_table("softplus")
+
+
+def softplus(x, beta, threshold):
+    """log(1 + exp(beta * x)) / beta, or x where beta * x > threshold; computed without overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.softplus_infer_meta(x, beta, threshold, out_meta)
+    except PhiError as error:
+        raise error.in_op("softplus", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softplus", "softplus", x, (x, beta, threshold), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _softplus_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, beta, threshold)
+    except PhiError as error:
+        raise error.in_op("softplus", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softplus: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softplus", [out_meta], [out])
+    return out
+
+
+_softsign_kernel = KERNELS.dispatch_table("softsign")
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("softsign", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softsign", "softsign", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _softsign_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("softsign", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softsign: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softsign", [out_meta], [out])
+    return out
+
+
+_softshrink_kernel = KERNELS.dispatch_table("softshrink")
+
+
+def softshrink(x, threshold):
+    """x - threshold where x > threshold, x + threshold where x < -threshold, 0 elsewhere; threshold >= 0."""
+    out_meta = MetaTensor()
+    try:
+        _im.softshrink_infer_meta(x, threshold, out_meta)
+    except PhiError as error:
+        raise error.in_op("softshrink", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softshrink", "softshrink", x, (x, threshold), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _softshrink_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, threshold)
+    except PhiError as error:
+        raise error.in_op("softshrink", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softshrink: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softshrink", [out_meta], [out])
+    return out
+
+
+_hardshrink_kernel = KERNELS.dispatch_table("hardshrink")
+
+
+def hardshrink(x, threshold):
+    """x where |x| > threshold, 0 elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.shrink_infer_meta(x, threshold, out_meta)
+    except PhiError as error:
+        raise error.in_op("hardshrink", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardshrink", "hardshrink", x, (x, threshold), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _hardshrink_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, threshold)
+    except PhiError as error:
+        raise error.in_op("hardshrink", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardshrink: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardshrink", [out_meta], [out])
+    return out
+
+
+_tanhshrink_kernel = KERNELS.dispatch_table("tanhshrink")
+
+
+def tanhshrink(x):
+    """x - tanh(x)."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("tanhshrink", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tanhshrink", "tanhshrink", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _tanhshrink_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("tanhshrink", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tanhshrink: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tanhshrink", [out_meta], [out])
+    return out
+
+
+_hardtanh_kernel = KERNELS.dispatch_table("hardtanh")
+
+
+def hardtanh(x, min, max):
+    """x clipped to [min, max]; the gradient passes where min < x < max, as in Paddle."""
+    out_meta = MetaTensor()
+    try:
+        _im.hardtanh_infer_meta(x, min, max, out_meta)
+    except PhiError as error:
+        raise error.in_op("hardtanh", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardtanh", "hardtanh", x, (x, min, max), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _hardtanh_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, min, max)
+    except PhiError as error:
+        raise error.in_op("hardtanh", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardtanh: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardtanh", [out_meta], [out])
+    return out
+
+
+_hardswish_kernel = KERNELS.dispatch_table("hardswish")
+
+
+def hardswish(x):
+    """x * min(max(x + 3, 0), 6) / 6."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("hardswish", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardswish", "hardswish", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _hardswish_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("hardswish", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardswish: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardswish", [out_meta], [out])
+    return out
+
+
+_hardsigmoid_kernel = KERNELS.dispatch_table("hardsigmoid")
+
+
+def hardsigmoid(x, slope, offset):
+    """max(0, min(1, slope * x + offset))."""
+    out_meta = MetaTensor()
+    try:
+        _im.hardsigmoid_infer_meta(x, slope, offset, out_meta)
+    except PhiError as error:
+        raise error.in_op("hardsigmoid", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardsigmoid", "hardsigmoid", x, (x, slope, offset), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _hardsigmoid_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, slope, offset)
+    except PhiError as error:
+        raise error.in_op("hardsigmoid", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardsigmoid: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardsigmoid", [out_meta], [out])
+    return out
+
+
+_mish_kernel = KERNELS.dispatch_table("mish")
+
+
+def mish(x):
+    """x * tanh(softplus(x)), computed without overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("mish", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mish", "mish", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _mish_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("mish", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mish: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("mish", [out_meta], [out])
+    return out
+
+
+_log_sigmoid_kernel = KERNELS.dispatch_table("log_sigmoid")
+
+
+def log_sigmoid(x):
+    """log(1 / (1 + exp(-x))) = -softplus(-x), computed without overflow."""
+    out_meta = MetaTensor()
+    try:
+        _im.activation_infer_meta(x, out_meta)
+    except PhiError as error:
+        raise error.in_op("log_sigmoid", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log_sigmoid", "log_sigmoid", x, (x,), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _log_sigmoid_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("log_sigmoid", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log_sigmoid: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log_sigmoid", [out_meta], [out])
+    return out
+
+
+_thresholded_relu_kernel = KERNELS.dispatch_table("thresholded_relu")
+
+
+def thresholded_relu(x, threshold):
+    """x where x > threshold, 0 elsewhere."""
+    out_meta = MetaTensor()
+    try:
+        _im.shrink_infer_meta(x, threshold, out_meta)
+    except PhiError as error:
+        raise error.in_op("thresholded_relu", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("thresholded_relu", "thresholded_relu", x, (x, threshold), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _thresholded_relu_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, threshold)
+    except PhiError as error:
+        raise error.in_op("thresholded_relu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"thresholded_relu: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("thresholded_relu", [out_meta], [out])
+    return out
+
+
 _layer_norm_kernel = KERNELS.dispatch_table("layer_norm")
 
 
@@ -8641,6 +9083,448 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
     x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_gelu_grad_kernel = KERNELS.dispatch_table("gelu_grad")
+
+
+def gelu_grad(x, out, out_grad, approximate):
+    """gelu_grad (phi kernel gelu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gelu_grad", "gelu_grad", out_grad, (x, out, out_grad, approximate), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _gelu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out.array, out_grad.array, approximate)
+    except PhiError as error:
+        raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gelu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gelu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_silu_grad_kernel = KERNELS.dispatch_table("silu_grad")
+
+
+def silu_grad(x, out_grad):
+    """silu_grad (phi kernel silu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("silu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("silu_grad", "silu_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _silu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("silu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"silu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("silu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_leaky_relu_grad_kernel = KERNELS.dispatch_table("leaky_relu_grad")
+
+
+def leaky_relu_grad(x, out_grad, negative_slope):
+    """leaky_relu_grad (phi kernel leaky_relu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("leaky_relu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("leaky_relu_grad", "leaky_relu_grad", out_grad, (x, out_grad, negative_slope), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _leaky_relu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, negative_slope)
+    except PhiError as error:
+        raise error.in_op("leaky_relu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"leaky_relu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("leaky_relu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_elu_grad_kernel = KERNELS.dispatch_table("elu_grad")
+
+
+def elu_grad(x, out_grad, alpha):
+    """elu_grad (phi kernel elu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("elu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("elu_grad", "elu_grad", out_grad, (x, out_grad, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _elu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, alpha)
+    except PhiError as error:
+        raise error.in_op("elu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"elu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("elu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_selu_grad_kernel = KERNELS.dispatch_table("selu_grad")
+
+
+def selu_grad(x, out_grad, scale, alpha):
+    """selu_grad (phi kernel selu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("selu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("selu_grad", "selu_grad", out_grad, (x, out_grad, scale, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _selu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, scale, alpha)
+    except PhiError as error:
+        raise error.in_op("selu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"selu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("selu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_celu_grad_kernel = KERNELS.dispatch_table("celu_grad")
+
+
+def celu_grad(x, out_grad, alpha):
+    """celu_grad (phi kernel celu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("celu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("celu_grad", "celu_grad", out_grad, (x, out_grad, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _celu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, alpha)
+    except PhiError as error:
+        raise error.in_op("celu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"celu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("celu_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_softplus_grad_kernel = KERNELS.dispatch_table("softplus_grad")
+
+
+def softplus_grad(x, out_grad, beta, threshold):
+    """softplus_grad (phi kernel softplus_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("softplus_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softplus_grad", "softplus_grad", out_grad, (x, out_grad, beta, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _softplus_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, beta, threshold)
+    except PhiError as error:
+        raise error.in_op("softplus_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softplus_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softplus_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_softsign_grad_kernel = KERNELS.dispatch_table("softsign_grad")
+
+
+def softsign_grad(x, out_grad):
+    """softsign_grad (phi kernel softsign_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("softsign_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softsign_grad", "softsign_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _softsign_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("softsign_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softsign_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softsign_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_softshrink_grad_kernel = KERNELS.dispatch_table("softshrink_grad")
+
+
+def softshrink_grad(x, out_grad, threshold):
+    """softshrink_grad (phi kernel softshrink_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("softshrink_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("softshrink_grad", "softshrink_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _softshrink_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, threshold)
+    except PhiError as error:
+        raise error.in_op("softshrink_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"softshrink_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("softshrink_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_hardshrink_grad_kernel = KERNELS.dispatch_table("hardshrink_grad")
+
+
+def hardshrink_grad(x, out_grad, threshold):
+    """hardshrink_grad (phi kernel hardshrink_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("hardshrink_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardshrink_grad", "hardshrink_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _hardshrink_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, threshold)
+    except PhiError as error:
+        raise error.in_op("hardshrink_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardshrink_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardshrink_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_tanhshrink_grad_kernel = KERNELS.dispatch_table("tanhshrink_grad")
+
+
+def tanhshrink_grad(x, out_grad):
+    """tanhshrink_grad (phi kernel tanhshrink_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("tanhshrink_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("tanhshrink_grad", "tanhshrink_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _tanhshrink_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("tanhshrink_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"tanhshrink_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tanhshrink_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_hardtanh_grad_kernel = KERNELS.dispatch_table("hardtanh_grad")
+
+
+def hardtanh_grad(x, out_grad, min, max):
+    """hardtanh_grad (phi kernel hardtanh_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("hardtanh_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardtanh_grad", "hardtanh_grad", out_grad, (x, out_grad, min, max), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _hardtanh_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, min, max)
+    except PhiError as error:
+        raise error.in_op("hardtanh_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardtanh_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardtanh_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_hardswish_grad_kernel = KERNELS.dispatch_table("hardswish_grad")
+
+
+def hardswish_grad(x, out_grad):
+    """hardswish_grad (phi kernel hardswish_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("hardswish_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardswish_grad", "hardswish_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _hardswish_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("hardswish_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardswish_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardswish_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_hardsigmoid_grad_kernel = KERNELS.dispatch_table("hardsigmoid_grad")
+
+
+def hardsigmoid_grad(x, out_grad, slope, offset):
+    """hardsigmoid_grad (phi kernel hardsigmoid_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("hardsigmoid_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("hardsigmoid_grad", "hardsigmoid_grad", out_grad, (x, out_grad, slope, offset), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _hardsigmoid_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, slope, offset)
+    except PhiError as error:
+        raise error.in_op("hardsigmoid_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"hardsigmoid_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardsigmoid_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_mish_grad_kernel = KERNELS.dispatch_table("mish_grad")
+
+
+def mish_grad(x, out_grad):
+    """mish_grad (phi kernel mish_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("mish_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("mish_grad", "mish_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _mish_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("mish_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"mish_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("mish_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_log_sigmoid_grad_kernel = KERNELS.dispatch_table("log_sigmoid_grad")
+
+
+def log_sigmoid_grad(x, out_grad):
+    """log_sigmoid_grad (phi kernel log_sigmoid_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("log_sigmoid_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("log_sigmoid_grad", "log_sigmoid_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _log_sigmoid_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("log_sigmoid_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"log_sigmoid_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log_sigmoid_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_thresholded_relu_grad_kernel = KERNELS.dispatch_table("thresholded_relu_grad")
+
+
+def thresholded_relu_grad(x, out_grad, threshold):
+    """thresholded_relu_grad (phi kernel thresholded_relu_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.same_shape_grad_infer_meta(x, out_grad, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("thresholded_relu_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("thresholded_relu_grad", "thresholded_relu_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _thresholded_relu_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, threshold)
+    except PhiError as error:
+        raise error.in_op("thresholded_relu_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"thresholded_relu_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("thresholded_relu_grad", [x_grad_meta], [x_grad])
     return x_grad
 
 

@@ -1,7 +1,10 @@
 """Unary elementwise kernels and their gradients."""
+import numpy as np
+
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INEXACT, NUMERIC
 from .funcs import conj
+from .math_unary_special import _erf_and_erfc
 
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
@@ -84,3 +87,253 @@ def scale(ctx, x, scale, bias, bias_after_scale):
 def scale_grad(ctx, out_grad, scale):
     out = out_grad * scale
     return out if out.dtype == out_grad.dtype else out.astype(out_grad.dtype)
+
+
+# -- the activation ops of issue #10 ----------------------------------------------------
+# Each forward kernel is written so that no intermediate overflows where the true
+# value is finite (exp only of non-positive arguments, log1p(exp(-|x|))), and each
+# backward kernel computes out_grad * f'(x) from the saved input x.
+
+_SQRT_HALF = 0.7071067811865476        # 1 / sqrt(2)
+_INV_SQRT_2PI = 0.3989422804014327     # 1 / sqrt(2 pi)
+_SQRT_2_OVER_PI = 0.7978845608028654   # sqrt(2 / pi)
+_GELU_CUBIC = 0.044715
+
+
+def _sigmoid(xp, x):
+    return xp.multiply(xp.tanh(xp.multiply(x, 0.5)) + 1, 0.5)
+
+
+def _softplus(xp, x):
+    """log(1 + exp(x)) as max(x, 0) + log1p(exp(-|x|)): exp never sees a positive argument."""
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+def _typed(value, like):
+    return value if value.dtype == like.dtype else value.astype(like.dtype)
+
+
+def _normal_cdf(xp, x):
+    """Phi(x) = P(N(0, 1) <= x) in float64, to a few ulp in both tails: 1 - erfc(x / sqrt 2) / 2
+    above 0 and erfc(|x| / sqrt 2) / 2 below, so the lower tail keeps its relative precision
+    where 1 + erf(x / sqrt 2) would cancel to 0."""
+    wide = xp.asarray(x, dtype=xp.float64)
+    with np.errstate(all="ignore"):
+        _, erfc_abs = _erf_and_erfc(xp, wide * _SQRT_HALF)
+    return xp.where(wide >= 0, 1.0 - 0.5 * erfc_abs, 0.5 * erfc_abs)
+
+
+@register_kernel("gelu", ALL_BACKENDS, FLOATS)
+def gelu(ctx, x, approximate):
+    xp = ctx.xp
+    if approximate:
+        inner = xp.multiply(x + _GELU_CUBIC * x * x * x, _SQRT_2_OVER_PI)
+        return _typed(0.5 * x * (1 + xp.tanh(inner)), x)
+    return _typed(x * _normal_cdf(xp, x), x)
+
+
+@register_kernel("gelu_grad", ALL_BACKENDS, FLOATS)
+def gelu_grad(ctx, x, out, out_grad, approximate):
+    """out_grad * (Phi(x) + x phi(x)); Phi(x) is read off the saved result as out / x, which
+    spares a second evaluation of erf (within a few ulp, out being x Phi(x) to a few ulp),
+    and is 1/2 + x / sqrt(2 pi) where |x| < 1e-8 (no division by a tiny or zero x)."""
+    xp = ctx.xp
+    if approximate:
+        t = xp.tanh(xp.multiply(x + _GELU_CUBIC * x * x * x, _SQRT_2_OVER_PI))
+        slope = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x * x)
+    else:
+        tiny = xp.abs(x) < 1e-8
+        with np.errstate(all="ignore"):
+            cdf = xp.where(tiny, 0.5 + x * _INV_SQRT_2PI, out / xp.where(tiny, 1, x))
+        slope = cdf + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return _typed(out_grad * slope, out_grad)
+
+
+@register_kernel("silu", ALL_BACKENDS, FLOATS)
+def silu(ctx, x):
+    return x * _sigmoid(ctx.xp, x)
+
+
+@register_kernel("silu_grad", ALL_BACKENDS, FLOATS)
+def silu_grad(ctx, x, out_grad):
+    s = _sigmoid(ctx.xp, x)
+    return out_grad * (s * (1 + x * (1 - s)))
+
+
+@register_kernel("leaky_relu", ALL_BACKENDS, FLOATS)
+def leaky_relu(ctx, x, negative_slope):
+    return _typed(ctx.xp.where(x > 0, x, x * negative_slope), x)
+
+
+@register_kernel("leaky_relu_grad", ALL_BACKENDS, FLOATS)
+def leaky_relu_grad(ctx, x, out_grad, negative_slope):
+    return _typed(ctx.xp.where(x > 0, out_grad, out_grad * negative_slope), out_grad)
+
+
+def _elu(xp, x, alpha):
+    # expm1 of min(x, 0) only: the branch not taken never overflows.
+    return xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0)) * alpha)
+
+
+def _elu_slope(xp, x, alpha):
+    return xp.where(x > 0, 1, xp.exp(xp.minimum(x, 0)) * alpha)
+
+
+@register_kernel("elu", ALL_BACKENDS, FLOATS)
+def elu(ctx, x, alpha):
+    return _typed(_elu(ctx.xp, x, alpha), x)
+
+
+@register_kernel("elu_grad", ALL_BACKENDS, FLOATS)
+def elu_grad(ctx, x, out_grad, alpha):
+    return _typed(out_grad * _elu_slope(ctx.xp, x, alpha), out_grad)
+
+
+@register_kernel("selu", ALL_BACKENDS, FLOATS)
+def selu(ctx, x, scale, alpha):
+    return _typed(_elu(ctx.xp, x, alpha) * scale, x)
+
+
+@register_kernel("selu_grad", ALL_BACKENDS, FLOATS)
+def selu_grad(ctx, x, out_grad, scale, alpha):
+    return _typed(out_grad * (_elu_slope(ctx.xp, x, alpha) * scale), out_grad)
+
+
+@register_kernel("celu", ALL_BACKENDS, FLOATS)
+def celu(ctx, x, alpha):
+    xp = ctx.xp
+    return _typed(xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0) / alpha) * alpha), x)
+
+
+@register_kernel("celu_grad", ALL_BACKENDS, FLOATS)
+def celu_grad(ctx, x, out_grad, alpha):
+    xp = ctx.xp
+    return _typed(out_grad * xp.where(x > 0, 1, xp.exp(xp.minimum(x, 0) / alpha)), out_grad)
+
+
+@register_kernel("softplus", ALL_BACKENDS, FLOATS)
+def softplus(ctx, x, beta, threshold):
+    xp = ctx.xp
+    scaled = x * beta
+    return _typed(xp.where(scaled > threshold, x, _softplus(xp, scaled) / beta), x)
+
+
+@register_kernel("softplus_grad", ALL_BACKENDS, FLOATS)
+def softplus_grad(ctx, x, out_grad, beta, threshold):
+    xp = ctx.xp
+    scaled = x * beta
+    return _typed(out_grad * xp.where(scaled > threshold, 1, _sigmoid(xp, scaled)), out_grad)
+
+
+@register_kernel("softsign", ALL_BACKENDS, FLOATS)
+def softsign(ctx, x):
+    return x / (1 + ctx.xp.abs(x))
+
+
+@register_kernel("softsign_grad", ALL_BACKENDS, FLOATS)
+def softsign_grad(ctx, x, out_grad):
+    return out_grad / ctx.xp.square(1 + ctx.xp.abs(x))
+
+
+@register_kernel("softshrink", ALL_BACKENDS, FLOATS)
+def softshrink(ctx, x, threshold):
+    xp = ctx.xp
+    return _typed(xp.where(x > threshold, x - threshold, xp.where(x < -threshold, x + threshold, 0)), x)
+
+
+@register_kernel("softshrink_grad", ALL_BACKENDS, FLOATS)
+def softshrink_grad(ctx, x, out_grad, threshold):
+    xp = ctx.xp
+    return xp.where((x > threshold) | (x < -threshold), out_grad, xp.zeros_like(out_grad))
+
+
+@register_kernel("hardshrink", ALL_BACKENDS, FLOATS)
+def hardshrink(ctx, x, threshold):
+    xp = ctx.xp
+    return xp.where((x > threshold) | (x < -threshold), x, xp.zeros_like(x))
+
+
+@register_kernel("hardshrink_grad", ALL_BACKENDS, FLOATS)
+def hardshrink_grad(ctx, x, out_grad, threshold):
+    xp = ctx.xp
+    return xp.where((x > threshold) | (x < -threshold), out_grad, xp.zeros_like(out_grad))
+
+
+@register_kernel("tanhshrink", ALL_BACKENDS, FLOATS)
+def tanhshrink(ctx, x):
+    return x - ctx.xp.tanh(x)
+
+
+@register_kernel("tanhshrink_grad", ALL_BACKENDS, FLOATS)
+def tanhshrink_grad(ctx, x, out_grad):
+    return out_grad * ctx.xp.square(ctx.xp.tanh(x))
+
+
+@register_kernel("hardtanh", ALL_BACKENDS, FLOATS)
+def hardtanh(ctx, x, min, max):  # noqa: A002  (Paddle's argument names)
+    return _typed(ctx.xp.clip(x, min, max), x)
+
+
+@register_kernel("hardtanh_grad", ALL_BACKENDS, FLOATS)
+def hardtanh_grad(ctx, x, out_grad, min, max):  # noqa: A002
+    xp = ctx.xp
+    return xp.where((x > min) & (x < max), out_grad, xp.zeros_like(out_grad))
+
+
+@register_kernel("hardswish", ALL_BACKENDS, FLOATS)
+def hardswish(ctx, x):
+    return _typed(x * ctx.xp.clip(x + 3, 0, 6) / 6, x)
+
+
+@register_kernel("hardswish_grad", ALL_BACKENDS, FLOATS)
+def hardswish_grad(ctx, x, out_grad):
+    xp = ctx.xp
+    slope = xp.where(x < -3, 0, xp.where(x > 3, 1, (2 * x + 3) / 6))
+    return _typed(out_grad * slope, out_grad)
+
+
+@register_kernel("hardsigmoid", ALL_BACKENDS, FLOATS)
+def hardsigmoid(ctx, x, slope, offset):
+    return _typed(ctx.xp.clip(x * slope + offset, 0, 1), x)
+
+
+@register_kernel("hardsigmoid_grad", ALL_BACKENDS, FLOATS)
+def hardsigmoid_grad(ctx, x, out_grad, slope, offset):
+    xp = ctx.xp
+    linear = x * slope + offset
+    return _typed(xp.where((linear > 0) & (linear < 1), out_grad * slope, xp.zeros_like(out_grad)), out_grad)
+
+
+@register_kernel("mish", ALL_BACKENDS, FLOATS)
+def mish(ctx, x):
+    xp = ctx.xp
+    return x * xp.tanh(_softplus(xp, x))
+
+
+@register_kernel("mish_grad", ALL_BACKENDS, FLOATS)
+def mish_grad(ctx, x, out_grad):
+    xp = ctx.xp
+    t = xp.tanh(_softplus(xp, x))
+    return out_grad * (t + x * (1 - t * t) * _sigmoid(xp, x))
+
+
+@register_kernel("log_sigmoid", ALL_BACKENDS, FLOATS)
+def log_sigmoid(ctx, x):
+    return -_softplus(ctx.xp, -x)
+
+
+@register_kernel("log_sigmoid_grad", ALL_BACKENDS, FLOATS)
+def log_sigmoid_grad(ctx, x, out_grad):
+    return out_grad * _sigmoid(ctx.xp, -x)
+
+
+@register_kernel("thresholded_relu", ALL_BACKENDS, FLOATS)
+def thresholded_relu(ctx, x, threshold):
+    xp = ctx.xp
+    return xp.where(x > threshold, x, xp.zeros_like(x))
+
+
+@register_kernel("thresholded_relu_grad", ALL_BACKENDS, FLOATS)
+def thresholded_relu_grad(ctx, x, out_grad, threshold):
+    xp = ctx.xp
+    return xp.where(x > threshold, out_grad, xp.zeros_like(out_grad))

@@ -1,6 +1,11 @@
 """Activation functions (Paddle's ``paddle.nn.functional.activation``)."""
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
+from ...arguments import describe
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_axis, check_float, check_tensor
@@ -41,4 +46,394 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     return _F.log_softmax(x, check_axis("log_softmax", x, axis))
 
 
-__all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]
+# -- issue #10: the activations beyond the spine's -----------------------------------------
+# Each elementwise one is a phi op (phi/kernels/activation.py) with an overflow-free
+# kernel and a composite backward, so create_graph works to any order; glu, maxout,
+# prelu and rrelu are compositions of existing ops.
+
+_PRELU_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+
+
+def _number(fn: str, arg: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
+    return float(value)
+
+
+def _positive_int(fn: str, arg: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    return int(value)
+
+
+def relu_(x: Tensor, name=None) -> Tensor:
+    """Inplace :func:`relu`: writes max(x, 0) into x and returns it.
+
+    >>> x = eager.to_tensor([-1.0, 2.0])
+    >>> eager.nn.functional.relu_(x) is x, x.numpy()
+    (True, array([0., 2.], dtype=float32))
+    """
+    return _F.relu_(check_float("relu_", "x", x))
+
+
+def tanh_(x: Tensor, name=None) -> Tensor:
+    """Inplace :func:`tanh`: writes tanh(x) into x and returns it.
+
+    >>> eager.nn.functional.tanh_(eager.to_tensor([0.0])).numpy()
+    array([0.], dtype=float32)
+    """
+    return _F.tanh_(check_float("tanh_", "x", x))
+
+
+def gelu(x: Tensor, approximate: bool = False, name=None) -> Tensor:
+    """The Gaussian error linear unit x * Phi(x) = 0.5 x (1 + erf(x / sqrt(2))); with
+    ``approximate=True`` the tanh form 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+
+    >>> eager.nn.functional.gelu(eager.to_tensor([-1.0, 0.0, 1.0])).numpy().round(4)
+    array([-0.1587,  0.    ,  0.8413], dtype=float32)
+    """
+    check_float("gelu", "x", x)
+    if not isinstance(approximate, (bool, np.bool_)):
+        raise TypeError(f"gelu: argument 'approximate' expected a bool, got {describe(approximate)}")
+    return _F.gelu(x, bool(approximate))
+
+
+def silu(x: Tensor, name=None) -> Tensor:
+    """x * sigmoid(x) (the sigmoid linear unit).
+
+    >>> eager.nn.functional.silu(eager.to_tensor([0.0, 1.0])).numpy().round(4)
+    array([0.    , 0.7311], dtype=float32)
+    """
+    return _F.silu(check_float("silu", "x", x))
+
+
+def swish(x: Tensor, name=None) -> Tensor:
+    """x * sigmoid(x), the same function as :func:`silu`.
+
+    >>> eager.nn.functional.swish(eager.to_tensor([-1.0, 1.0])).numpy().round(4)
+    array([-0.2689,  0.7311], dtype=float32)
+    """
+    return _F.silu(check_float("swish", "x", x))
+
+
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, name=None) -> Tensor:
+    """x where x > 0, negative_slope * x elsewhere.
+
+    >>> eager.nn.functional.leaky_relu(eager.to_tensor([-2.0, 3.0]), 0.1).numpy()
+    array([-0.2,  3. ], dtype=float32)
+    """
+    check_float("leaky_relu", "x", x)
+    return _F.leaky_relu(x, _number("leaky_relu", "negative_slope", negative_slope))
+
+
+def leaky_relu_(x: Tensor, negative_slope: float = 0.01, name=None) -> Tensor:
+    """Inplace :func:`leaky_relu`: writes the result into x and returns it.
+
+    >>> eager.nn.functional.leaky_relu_(eager.to_tensor([-2.0, 3.0]), 0.5).numpy()
+    array([-1.,  3.], dtype=float32)
+    """
+    check_float("leaky_relu_", "x", x)
+    return _F.leaky_relu_(x, _number("leaky_relu_", "negative_slope", negative_slope))
+
+
+def elu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere (no overflow for large |x|).
+
+    >>> eager.nn.functional.elu(eager.to_tensor([-1.0, 2.0])).numpy().round(4)
+    array([-0.6321,  2.    ], dtype=float32)
+    """
+    check_float("elu", "x", x)
+    return _F.elu(x, _number("elu", "alpha", alpha))
+
+
+def elu_(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
+    """Inplace :func:`elu`; as in Paddle, alpha must be >= 0.
+
+    >>> eager.nn.functional.elu_(eager.to_tensor([-1.0, 2.0])).numpy().round(4)
+    array([-0.6321,  2.    ], dtype=float32)
+    """
+    check_float("elu_", "x", x)
+    alpha = _number("elu_", "alpha", alpha)
+    if not alpha >= 0:
+        raise ValueError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
+    return _F.elu_(x, alpha)
+
+
+def selu(x: Tensor, scale: float = 1.0507009873554804934193349852946,
+         alpha: float = 1.6732632423543772848170429916717, name=None) -> Tensor:
+    """scale * (x where x > 0, alpha * (exp(x) - 1) elsewhere); scale > 1, alpha >= 0.
+
+    >>> eager.nn.functional.selu(eager.to_tensor([-1.0, 1.0])).numpy().round(4)
+    array([-1.1113,  1.0507], dtype=float32)
+    """
+    check_float("selu", "x", x)
+    return _F.selu(x, _number("selu", "scale", scale), _number("selu", "alpha", alpha))
+
+
+def celu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha must not be 0.
+
+    >>> eager.nn.functional.celu(eager.to_tensor([-1.0, 1.0]), alpha=0.5).numpy().round(4)
+    array([-0.4323,  1.    ], dtype=float32)
+    """
+    check_float("celu", "x", x)
+    return _F.celu(x, _number("celu", "alpha", alpha))
+
+
+def relu6(x: Tensor, name=None) -> Tensor:
+    """min(max(x, 0), 6) (the hardtanh op with bounds 0 and 6).
+
+    >>> eager.nn.functional.relu6(eager.to_tensor([-1.0, 3.0, 8.0])).numpy()
+    array([0., 3., 6.], dtype=float32)
+    """
+    return _F.hardtanh(check_float("relu6", "x", x), 0.0, 6.0)
+
+
+def softplus(x: Tensor, beta: float = 1, threshold: float = 20, name=None) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold; computed
+    without overflow for any x.
+
+    >>> eager.nn.functional.softplus(eager.to_tensor([0.0, 30.0])).numpy().round(4)
+    array([ 0.6931, 30.    ], dtype=float32)
+    """
+    check_float("softplus", "x", x)
+    return _F.softplus(x, _number("softplus", "beta", beta), _number("softplus", "threshold", threshold))
+
+
+def softsign(x: Tensor, name=None) -> Tensor:
+    """x / (1 + |x|).
+
+    >>> eager.nn.functional.softsign(eager.to_tensor([-3.0, 1.0])).numpy()
+    array([-0.75,  0.5 ], dtype=float32)
+    """
+    return _F.softsign(check_float("softsign", "x", x))
+
+
+def softshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
+    """x - threshold where x > threshold, x + threshold where x < -threshold, 0 elsewhere;
+    threshold >= 0.
+
+    >>> eager.nn.functional.softshrink(eager.to_tensor([-1.0, 0.2, 2.0])).numpy()
+    array([-0.5,  0. ,  1.5], dtype=float32)
+    """
+    check_float("softshrink", "x", x)
+    return _F.softshrink(x, _number("softshrink", "threshold", threshold))
+
+
+def hardshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
+    """x where |x| > threshold, 0 elsewhere.
+
+    >>> eager.nn.functional.hardshrink(eager.to_tensor([-1.0, 0.2, 2.0])).numpy()
+    array([-1.,  0.,  2.], dtype=float32)
+    """
+    check_float("hardshrink", "x", x)
+    return _F.hardshrink(x, _number("hardshrink", "threshold", threshold))
+
+
+def tanhshrink(x: Tensor, name=None) -> Tensor:
+    """x - tanh(x).
+
+    >>> eager.nn.functional.tanhshrink(eager.to_tensor([1.0])).numpy().round(4)
+    array([0.2384], dtype=float32)
+    """
+    return _F.tanhshrink(check_float("tanhshrink", "x", x))
+
+
+def hardtanh(x: Tensor, min: float = -1.0, max: float = 1.0, name=None) -> Tensor:  # noqa: A002
+    """x clipped to [min, max] (min <= max); the gradient passes where min < x < max.
+
+    >>> eager.nn.functional.hardtanh(eager.to_tensor([-2.0, 0.5, 2.0])).numpy()
+    array([-1. ,  0.5,  1. ], dtype=float32)
+    """
+    check_float("hardtanh", "x", x)
+    return _F.hardtanh(x, _number("hardtanh", "min", min), _number("hardtanh", "max", max))
+
+
+def hardtanh_(x: Tensor, min: float = -1.0, max: float = 1.0, name=None) -> Tensor:  # noqa: A002
+    """Inplace :func:`hardtanh`: writes the result into x and returns it.
+
+    >>> eager.nn.functional.hardtanh_(eager.to_tensor([-2.0, 2.0])).numpy()
+    array([-1.,  1.], dtype=float32)
+    """
+    check_float("hardtanh_", "x", x)
+    return _F.hardtanh_(x, _number("hardtanh_", "min", min), _number("hardtanh_", "max", max))
+
+
+def hardswish(x: Tensor, name=None) -> Tensor:
+    """x * min(max(x + 3, 0), 6) / 6.
+
+    >>> eager.nn.functional.hardswish(eager.to_tensor([-4.0, 1.0, 4.0])).numpy().round(4)
+    array([-0.    ,  0.6667,  4.    ], dtype=float32)
+    """
+    return _F.hardswish(check_float("hardswish", "x", x))
+
+
+def hardsigmoid(x: Tensor, slope: float = 0.1666667, offset: float = 0.5, name=None) -> Tensor:
+    """max(0, min(1, slope * x + offset)).
+
+    >>> eager.nn.functional.hardsigmoid(eager.to_tensor([-4.0, 0.0, 4.0])).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
+    """
+    check_float("hardsigmoid", "x", x)
+    return _F.hardsigmoid(x, _number("hardsigmoid", "slope", slope), _number("hardsigmoid", "offset", offset))
+
+
+def mish(x: Tensor, name=None) -> Tensor:
+    """x * tanh(softplus(x)), computed without overflow.
+
+    >>> eager.nn.functional.mish(eager.to_tensor([-1.0, 1.0])).numpy().round(4)
+    array([-0.3034,  0.8651], dtype=float32)
+    """
+    return _F.mish(check_float("mish", "x", x))
+
+
+def log_sigmoid(x: Tensor, name=None) -> Tensor:
+    """log(sigmoid(x)) = -softplus(-x), finite for every finite x.
+
+    >>> eager.nn.functional.log_sigmoid(eager.to_tensor([-200.0, 0.0])).numpy().round(4)
+    array([-200.    ,   -0.6931], dtype=float32)
+    """
+    return _F.log_sigmoid(check_float("log_sigmoid", "x", x))
+
+
+def thresholded_relu(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
+    """x where x > threshold, 0 elsewhere.
+
+    >>> eager.nn.functional.thresholded_relu(eager.to_tensor([2.0, 0.0, 1.0])).numpy()
+    array([2., 0., 0.], dtype=float32)
+    """
+    check_float("thresholded_relu", "x", x)
+    return _F.thresholded_relu(x, _number("thresholded_relu", "threshold", threshold))
+
+
+def thresholded_relu_(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
+    """Inplace :func:`thresholded_relu`: writes the result into x and returns it.
+
+    >>> eager.nn.functional.thresholded_relu_(eager.to_tensor([2.0, 0.5])).numpy()
+    array([2., 0.], dtype=float32)
+    """
+    check_float("thresholded_relu_", "x", x)
+    return _F.thresholded_relu_(x, _number("thresholded_relu_", "threshold", threshold))
+
+
+def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Tensor:
+    """max(0, x) + weight * min(0, x): one slope for every element (a weight of one
+    element) or one per channel (a weight of C elements; the channel axis is 1, or the
+    last axis for the channel-last formats 'NLC', 'NHWC', 'NDHWC').
+
+    >>> x = eager.to_tensor([[-1.0, 2.0], [-3.0, -4.0]])
+    >>> eager.nn.functional.prelu(x, eager.to_tensor([0.1, 0.5]), data_format="NC").numpy()
+    array([[-0.1,  2. ],
+           [-0.3, -2. ]], dtype=float32)
+    """
+    check_float("prelu", "x", x)
+    check_float("prelu", "weight", weight)
+    if weight.dtype != x.dtype:
+        raise TypeError(f"prelu: argument 'weight' expected the dtype of 'x' {x.dtype}, got {weight.dtype}")
+    if data_format not in _PRELU_FORMATS:
+        raise ValueError(f"prelu: argument 'data_format' expected one of {list(_PRELU_FORMATS)}, got "
+                         f"{data_format!r}")
+    if weight.ndim != 1:
+        raise ValueError(f"prelu: argument 'weight' expected a 1-d tensor, got shape {weight.shape}")
+    count = weight.shape[0]
+    if count == 1:
+        slope = _F.reshape(weight, [1] * x.ndim) if x.ndim else _F.reshape(weight, [])
+    else:
+        if x.ndim < 2:
+            raise ValueError(f"prelu: argument 'x' expected at least 2 dims (batch, channels) for a weight "
+                             f"of {count} elements, got shape {x.shape}")
+        axis = x.ndim - 1 if data_format[-1] == "C" and data_format != "NC" else 1
+        if x.shape[axis] != count:
+            raise ValueError(f"prelu: argument 'weight' expected 1 or {x.shape[axis]} elements (the channels "
+                             f"of x, axis {axis} of shape {x.shape}), got {count}")
+        shape = [1] * x.ndim
+        shape[axis] = count
+        slope = _F.reshape(weight, shape)
+    zero = _F.full_like(x, 0, None)
+    return _F.where(_F.greater_than(x, zero), x, _F.multiply(x, slope))
+
+
+def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, training: bool = True,
+          name=None) -> Tensor:
+    """Randomized leaky ReLU: x where x >= 0, a * x elsewhere, a drawn uniformly from
+    [lower, upper] for each element in training, (lower + upper) / 2 otherwise;
+    0 <= lower <= upper <= 1.
+
+    >>> eager.nn.functional.rrelu(eager.to_tensor([-2.0, 3.0]), 0.25, 0.25).numpy()
+    array([-0.5,  3. ], dtype=float32)
+    """
+    check_float("rrelu", "x", x)
+    lower = _number("rrelu", "lower", lower)
+    upper = _number("rrelu", "upper", upper)
+    if not 0.0 <= lower <= 1.0:
+        raise ValueError(f"rrelu: argument 'lower' expected a number in [0, 1], got {lower}")
+    if not 0.0 <= upper <= 1.0:
+        raise ValueError(f"rrelu: argument 'upper' expected a number in [0, 1], got {upper}")
+    if upper < lower:
+        raise ValueError(f"rrelu: argument 'upper' expected a number >= lower ({lower}), got {upper}")
+    if not training:
+        return _F.leaky_relu(x, (lower + upper) / 2.0)
+    slope = _F.uniform(x.shape, x.dtype, lower, upper) if upper > lower else _F.full_like(x, lower, None)
+    zero = _F.full_like(x, 0, None)
+    return _F.where(_F.greater_equal(x, zero), x, _F.multiply(x, slope))
+
+
+def glu(x: Tensor, axis: int = -1, name=None) -> Tensor:
+    """The gated linear unit a * sigmoid(b), where a and b are the two halves of x along
+    ``axis`` (whose size must be even).
+
+    >>> eager.nn.functional.glu(eager.to_tensor([[1.0, 2.0, 0.0, 100.0]])).numpy().round(4)
+    array([[0.5, 2. ]], dtype=float32)
+    """
+    check_float("glu", "x", x)
+    if x.ndim == 0:
+        raise ValueError("glu: argument 'x' expected at least 1 dim, got a 0-d tensor")
+    axis = check_axis("glu", x, axis)
+    if x.shape[axis] % 2:
+        raise ValueError(f"glu: argument 'x' expected an even size along axis {axis} (it is halved), got "
+                         f"shape {x.shape}")
+    a, b = _F.split(x, 2, axis)
+    return _F.multiply(a, _F.sigmoid(b))
+
+
+def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
+    """The maximum over each run of ``groups`` consecutive channels of a 4-d x: channel i
+    of the result is max(x[:, i*groups:(i+1)*groups]) (``axis`` 1, or 3 / -1 for NHWC).
+    At a tie the gradient goes to the first maximal channel of the group.
+
+    >>> x = eager.to_tensor(np.arange(8.0).reshape(1, 4, 1, 2))
+    >>> eager.nn.functional.maxout(x, groups=2)[0, :, 0].numpy()
+    array([[2., 3.],
+           [6., 7.]])
+    """
+    check_float("maxout", "x", x)
+    groups = _positive_int("maxout", "groups", groups)
+    if x.ndim != 4:
+        raise ValueError(f"maxout: argument 'x' expected a 4-d tensor, got shape {x.shape}")
+    if isinstance(axis, bool) or axis not in (1, -1, 3):
+        raise ValueError(f"maxout: argument 'axis' expected 1, 3 or -1, got {axis!r}")
+    axis = axis % 4
+    channels = x.shape[axis]
+    if channels % groups:
+        raise ValueError(f"maxout: argument 'groups' ({groups}) must divide the {channels} channels of x "
+                         f"(axis {axis} of shape {x.shape})")
+    shape = list(x.shape)
+    if 0 in shape:
+        # reshape reads a 0 as "keep this dimension" (Paddle), so an empty x cannot be
+        # split into groups; its (empty) result is x's 0-d sum broadcast, still connected to x.
+        shape[axis] = channels // groups
+        return _F.broadcast_to(_F.sum(x, [], x.dtype, False), shape)
+    shape[axis:axis + 1] = [channels // groups, groups]
+    grouped = _F.reshape(x, shape)
+    # Gathering at the argmax (the first maximum) rather than taking max: at a tie the
+    # gradient goes to one element, the first of the group, as in Paddle's maxout.
+    first = _F.argmax(grouped, axis + 1, True)
+    return _F.squeeze(_F.take_along_axis(grouped, first, axis + 1), [axis + 1])
+
+
+__all__ = [
+    "celu", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "hardtanh_",
+    "leaky_relu", "leaky_relu_", "log_sigmoid", "log_softmax", "maxout", "mish", "prelu", "relu", "relu6",
+    "relu_", "rrelu", "selu", "sigmoid", "silu", "softmax", "softplus", "softshrink", "softsign", "swish",
+    "tanh", "tanh_", "tanhshrink", "thresholded_relu", "thresholded_relu_",
+]
