@@ -206,10 +206,16 @@ from .ops_loss import (  # noqa: F401
     cross_entropy_with_softmax,
     sigmoid_cross_entropy_with_logits,
     one_hot,
+    bce_loss,
+    nll_loss,
+    warpctc,
     softmax_grad,
     log_softmax_grad,
     cross_entropy_with_softmax_grad,
     sigmoid_cross_entropy_with_logits_grad,
+    bce_loss_grad,
+    nll_loss_grad,
+    warpctc_grad,
 )
 from .ops_manipulation import (  # noqa: F401
     reshape,
@@ -773,4 +779,7 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "bce_loss",
+    "nll_loss",
+    "warpctc",
 ]

@@ -270,4 +270,7 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "bce_loss": _F.bce_loss,
+    "nll_loss": _F.nll_loss,
+    "warpctc": _F.warpctc,
 }
