@@ -73,8 +73,8 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
     xp = ctx.xp
     classes = logits.shape[axis]
     if use_softmax:
-        softmax_out = softmax(ctx, logits, axis)
         log_p = log_softmax(ctx, logits, axis)
+        softmax_out = xp.exp(log_p)  # one pass of max, exp and sum instead of two
     else:
         softmax_out = logits
         with np.errstate(divide="ignore"):
@@ -103,11 +103,20 @@ def cross_entropy_with_softmax_grad(ctx, label, softmax, softmax_grad, loss_grad
             grad = grad + softmax * (softmax_grad - (softmax_grad * softmax).sum(axis=axis, keepdims=True))
         else:
             grad = grad + softmax_grad
-    return grad.astype(softmax.dtype)
+    return grad.astype(softmax.dtype, copy=False)
 
 
 def _loss_grad(xp, label, softmax, loss_grad, soft_label, use_softmax, ignore_index, axis):
     classes = softmax.shape[axis]
+    if not soft_label and use_softmax and hasattr(xp, "put_along_axis"):
+        # (softmax - one_hot) * w without building the one-hot: scale, then subtract
+        # w at each sample's class.
+        valid = label != ignore_index
+        safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1).astype(np.int64)
+        weight = (loss_grad * valid).astype(softmax.dtype, copy=False)
+        grad = softmax * weight
+        xp.put_along_axis(grad, safe, xp.take_along_axis(grad, safe, axis=axis) - weight, axis=axis)
+        return grad
     if soft_label:
         target = label
         weight = loss_grad
