@@ -92,6 +92,9 @@ def test_cross_entropy_soft_labels_axis_and_probabilities(smoothing):
     weight = rng.uniform(0.5, 2.0, 4)
     got = F.cross_entropy(t(x), t(target), weight=t(weight), soft_label=True, axis=1, label_smoothing=smoothing)
     close(got, ref_cross_entropy(x, target, weight, smoothing=smoothing, axis=1, soft=True))
+    got = F.cross_entropy(t(x), t(target), weight=t(weight), soft_label=True, axis=1, reduction="none")
+    assert got.shape == [2, 1, 3]      # the class axis kept, of size 1, as Paddle
+    close(got[:, 0], ref_cross_entropy(x, target, weight, reduction="none", axis=1, soft=True))
     probs = np.exp(log_softmax(x, 1))
     labels = rng.integers(0, 4, (2, 1, 3))                          # class axis kept, size 1
     got = F.cross_entropy(t(probs), t(labels), axis=1, use_softmax=False, reduction="sum", label_smoothing=smoothing)

@@ -134,7 +134,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         if weight is None:
             return reduce_loss(fn, loss, reduction)
         sample_weight = _F.sum(_F.multiply(label, weight), [axis], None, True)
-        return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
+        return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, kept)
 
     label_kept = _hard_label(fn, input, label, axis, kept)
     valid_mask = _F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None))
