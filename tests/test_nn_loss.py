@@ -457,3 +457,25 @@ def test_layer_matches_functional(make, functional, inputs):
 def test_layer_rejects_bad_reduction(layer):
     with pytest.raises(ValueError, match="reduction"):
         layer(reduction="avg")
+
+
+# -- second order -----------------------------------------------------------------------
+
+def test_second_order_through_the_fused_ops():
+    from eager.autograd import gradgradcheck
+    x = log_softmax(rng.normal(size=(4, 3)))
+    labels = t(np.array([0, 2, -100, 1]))
+    weight = t(rng.uniform(0.5, 2.0, 3))
+    # nll is linear in its input, so square it to give a non-zero second derivative
+    assert gradgradcheck(lambda a: F.nll_loss(a, labels, weight, reduction="none") ** 2, (t(x, True),))
+    assert gradgradcheck(lambda a: F.binary_cross_entropy(a, t(Z), t(W)), (t(U, True),))
+    assert gradgradcheck(lambda a: F.cross_entropy(a, labels, label_smoothing=0.2), (t(X, True),))
+
+
+def test_nll_loss_grad_composite_matches_kernel():
+    import eager.composite
+    x = t(rng.normal(size=(3, 4, 2)))
+    labels = t(np.array([[0, 3], [-100, 1], [2, 2]]))
+    weight, seed = t(rng.uniform(0.5, 2.0, 4)), t(rng.normal(size=(3, 2)))
+    for w in (None, weight):
+        close(eager.composite.nll_loss_grad(x, labels, w, seed, -100), eager.ops.nll_loss_grad(x, labels, w, seed, -100).numpy())
