@@ -60,7 +60,10 @@ def ref_cross_entropy(x, labels, weight=None, ignore_index=-100, reduction="mean
     if weight is None:
         sample_weight = valid
     else:
-        sample_weight = (target * weight).sum(-1) if (soft or smoothing) else weight[np.where(valid > 0, labels, 0)] * valid
+        if soft or smoothing:
+            sample_weight = (target * weight).sum(-1)
+        else:
+            sample_weight = weight[np.where(valid > 0, labels, 0)] * valid
         loss = loss * sample_weight
     if reduction == "none":
         return loss
@@ -106,7 +109,8 @@ def test_cross_entropy_label_with_trailing_one_and_gradients():
     x = rng.normal(size=(4, 3))
     labels = rng.integers(0, 3, (4, 1))
     weight = t(rng.uniform(0.5, 2.0, 3))
-    close(F.cross_entropy(t(x), t(labels), reduction="none"), ref_cross_entropy(x, labels[:, 0], reduction="none")[:, None])
+    close(F.cross_entropy(t(x), t(labels), reduction="none"),
+          ref_cross_entropy(x, labels[:, 0], reduction="none")[:, None])
     for smoothing in (0.0, 0.1):
         assert gradcheck(lambda a: F.cross_entropy(a, t(labels[:, 0]), weight=weight, label_smoothing=smoothing),
                          (t(x, True),))
@@ -247,7 +251,8 @@ ELEMENTWISE = {
     "bce_with_logits": (lambda a, r: F.binary_cross_entropy_with_logits(a, t(Z), t(W), r, t(W[::-1].copy())),
                         lambda: W * (1 + (W[::-1] - 1) * Z) * softplus(-X) * 1 + W * (1 - Z) * X, X),
     "smooth_l1_loss": (lambda a, r: F.smooth_l1_loss(a, t(Z), r, delta=0.7), lambda: _huber_ref(X, Z, 0.7), X),
-    "kl_div": (lambda a, r: F.kl_div(a, t(np.where(Z > 0.3, Z, 0.0)), r), lambda: _kl_ref(X, np.where(Z > 0.3, Z, 0), False), X),
+    "kl_div": (lambda a, r: F.kl_div(a, t(np.where(Z > 0.3, Z, 0.0)), r),
+               lambda: _kl_ref(X, np.where(Z > 0.3, Z, 0), False), X),
     "kl_div_log_target": (lambda a, r: F.kl_div(a, t(np.log(U)), r, log_target=True),
                           lambda: _kl_ref(X, np.log(U), True), X),
     "margin_ranking_loss": (lambda a, r: F.margin_ranking_loss(a, t(Z), t(SIGN), 0.3, r),
@@ -393,7 +398,8 @@ def test_ctc_loss_softmax_inside_gradcheck_and_norm_by_times():
     logits, labels, il, ll = _ctc_inputs()
     args = (t(labels), t(il), t(ll))
     # Softmax is applied inside (warp-ctc): log-probabilities give the same loss as logits.
-    close(F.ctc_loss(t(log_softmax(logits, 2)), *args, reduction="none"), F.ctc_loss(t(logits), *args, reduction="none").numpy())
+    close(F.ctc_loss(t(log_softmax(logits, 2)), *args, reduction="none"),
+          F.ctc_loss(t(logits), *args, reduction="none").numpy())
     assert gradcheck(lambda x: F.ctc_loss(x, *args), (t(logits, True),))
     plain, normed = t(logits, True), t(logits, True)
     F.ctc_loss(plain, *args, reduction="sum").backward()
@@ -404,7 +410,8 @@ def test_ctc_loss_softmax_inside_gradcheck_and_norm_by_times():
 
 
 @pytest.mark.parametrize("change, error, text", [
-    (lambda a: {**a, "input_lengths": t([6, -1, 5])}, ValueError, "ctc_loss: argument 'logits_length' expected lengths"),
+    (lambda a: {**a, "input_lengths": t([6, -1, 5])}, ValueError,
+     "ctc_loss: argument 'logits_length' expected lengths"),
     (lambda a: {**a, "input_lengths": t([7, 4, 5])}, ValueError, "logits_length"),
     (lambda a: {**a, "label_lengths": t([3, -2, 0])}, ValueError, "ctc_loss: argument 'labels_length'"),
     (lambda a: {**a, "labels": t(np.array([[1, 2, 9], [3, 1, 0], [4, 4, 4]]))}, ValueError, "class indices in"),
@@ -478,4 +485,5 @@ def test_nll_loss_grad_composite_matches_kernel():
     labels = t(np.array([[0, 3], [-100, 1], [2, 2]]))
     weight, seed = t(rng.uniform(0.5, 2.0, 4)), t(rng.normal(size=(3, 2)))
     for w in (None, weight):
-        close(eager.composite.nll_loss_grad(x, labels, w, seed, -100), eager.ops.nll_loss_grad(x, labels, w, seed, -100).numpy())
+        close(eager.composite.nll_loss_grad(x, labels, w, seed, -100),
+              eager.ops.nll_loss_grad(x, labels, w, seed, -100).numpy())
