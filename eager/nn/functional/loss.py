@@ -633,8 +633,14 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     blank = _check_int(fn, "blank", blank)
     if not isinstance(norm_by_times, bool):
         raise TypeError(f"{fn}: argument 'norm_by_times' expected a bool, got {norm_by_times!r}")
-    loss = _renamed(fn, "warpctc", lambda: _F.warpctc(log_probs, labels, input_lengths, label_lengths, blank,
-                                                        norm_by_times))
+    try:
+        loss = _F.warpctc(log_probs, labels, input_lengths, label_lengths, blank, norm_by_times)
+    except PhiError as error:  # name the function and the arguments the user called
+        message = str(error).replace("warpctc:", f"{fn}:", 1)
+        for op_arg, arg in (("logits_length", "input_lengths"), ("labels_length", "label_lengths"),
+                            ("label", "labels"), ("logits", "log_probs")):
+            message = message.replace(f"argument '{op_arg}'", f"argument '{arg}'")
+        raise type(error)(message) from None
     if reduction == "mean":
         lengths = _F.cast(label_lengths, log_probs.dtype)
         lengths = _F.maximum(lengths, _F.ones_like(lengths))
