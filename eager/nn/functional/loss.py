@@ -16,7 +16,11 @@ from .checks import check_axis, check_float, check_reduction, check_same_shape, 
 
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean squared error: reduce((input - label) ** 2). ``input`` and ``label``
-    share a dtype; different shapes broadcast as in Paddle, with a warning."""
+    share a dtype; different shapes broadcast as in Paddle, with a warning.
+
+    >>> float(eager.nn.functional.mse_loss(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
+    2.5
+    """
     fn = "mse_loss"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
@@ -42,7 +46,11 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean absolute error: reduce(|input - label|); the gradient at 0 is 0, as in
-    Paddle and PyTorch (|d| is computed as d * sign(d))."""
+    Paddle and PyTorch (|d| is computed as d * sign(d)).
+
+    >>> float(eager.nn.functional.l1_loss(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
+    1.5
+    """
     fn = "l1_loss"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
@@ -60,7 +68,12 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     loss = (1 - z) * x + (1 + (p - 1) * z) * log(1 + exp(-x))
 
     with z the label, p ``pos_weight`` (default 1; broadcast to the logits'
-    shape), scaled by ``weight`` if given. Its gradient is sigmoid(x) - z for p = 1.
+    shape), scaled by ``weight`` if given (broadcast to the logits' shape). Its
+    gradient is sigmoid(x) - z for p = 1. The label gets no gradient.
+
+    >>> logit, label = eager.to_tensor([5.0, 1.0, 3.0]), eager.to_tensor([1.0, 0.0, 1.0])
+    >>> round(float(eager.nn.functional.binary_cross_entropy_with_logits(logit, label)), 4)
+    0.4562
     """
     fn = "binary_cross_entropy_with_logits"
     check_float(fn, "logit", logit)
