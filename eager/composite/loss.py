@@ -1,2 +1,28 @@
-"""Composite rules of the loss ops beyond the spine's cross-entropy pair (issue #10) (see eager/composite/__init__.py)."""
+"""Composite rules of the loss ops beyond the spine's cross-entropy pair (issue #10) (see eager/composite/__init__.py).
+
+warpctc_grad has none: its gradient comes from the alpha-beta recursion, and the
+loss is first-order only (as Paddle's warpctc).
+"""
 from __future__ import annotations
+
+from ..generated import forward_api as _F
+
+
+def bce_loss_grad(input, label, out_grad):
+    # (x - z) / max(x (1 - x), 1e-12)
+    denominator = _F.multiply(_F.scale(input, -1.0, 1.0, True), input)
+    denominator = _F.maximum(denominator, _F.full_like(denominator, 1e-12, None))
+    return _F.divide(_F.multiply(out_grad, _F.subtract(input, label)), denominator)
+
+
+def nll_loss_grad(input, label, weight, out_grad, ignore_index):
+    # -weight[y] * out_grad at each element's class (axis 1), zeros elsewhere
+    valid = _F.not_equal(label, _F.full_like(label, ignore_index, None))
+    safe = _F.where(valid, label, _F.full_like(label, 0, None))
+    coeff = _F.cast(valid, out_grad.dtype)
+    if weight is not None:
+        picked = _F.reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), safe.shape)
+        coeff = _F.multiply(coeff, picked)
+    coeff = _F.scale(_F.multiply(coeff, out_grad), -1.0, 0.0, True)
+    hot = _F.cast(_F.moveaxis(_F.one_hot(safe, input.shape[1]), -1, 1), out_grad.dtype)
+    return _F.multiply(hot, _F.unsqueeze(coeff, [1]))

@@ -42,6 +42,9 @@ __all__ = [
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
     "one_hot",
+    "bce_loss",
+    "nll_loss",
+    "warpctc",
 ]
 
 
@@ -148,6 +151,91 @@ class SigmoidCrossEntropyWithLogitsGradNode(GradNodeBase):
             return ((grad,), None, None, )
         grad = _phi.sigmoid_cross_entropy_with_logits_grad(self.x.recover_impl(self), self.label.recover_impl(self), (None if self.pos_weight is None else self.pos_weight.recover_impl(self)), out_grad.impl, self.normalize, self.ignore_index, )
         return ((Tensor(grad),), None, None, )
+
+
+class BceLossGradNode(GradNodeBase):
+    """Runs bce_loss_grad for bce_loss."""
+
+    __slots__ = ("input", "label", )
+    backward_op = "bce_loss_grad"
+    forward_op = "bce_loss"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("input", "label", )
+    attr_names = ()
+
+    def release(self):
+        self.input.release()
+        self.label.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            input = self.input.recover(self)
+            label = self.label.recover(self)
+            grad = _composite.bce_loss_grad(input, label, out_grad)
+            return ((grad,), None, )
+        grad = _phi.bce_loss_grad(self.input.recover_impl(self), self.label.recover_impl(self), out_grad.impl, )
+        return ((Tensor(grad),), None, )
+
+
+class NllLossGradNode(GradNodeBase):
+    """Runs nll_loss_grad for nll_loss."""
+
+    __slots__ = ("input", "label", "weight", "ignore_index", )
+    backward_op = "nll_loss_grad"
+    forward_op = "nll_loss"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("input", "label", "weight", )
+    attr_names = ("ignore_index", )
+
+    def release(self):
+        self.input = None
+        self.label.release()
+        if self.weight is not None:
+            self.weight.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            input = Tensor(saved_shape(self, self.input))
+            label = self.label.recover(self)
+            weight = None if self.weight is None else self.weight.recover(self)
+            grad = _composite.nll_loss_grad(input, label, weight, out_grad, self.ignore_index)
+            return ((grad,), None, None, )
+        grad = _phi.nll_loss_grad(saved_shape(self, self.input), self.label.recover_impl(self), (None if self.weight is None else self.weight.recover_impl(self)), out_grad.impl, self.ignore_index, )
+        return ((Tensor(grad),), None, None, )
+
+
+class WarpctcGradNode(GradNodeBase):
+    """Runs warpctc_grad for warpctc."""
+
+    __slots__ = ("logits", "label", "logits_length", "labels_length", "blank", "norm_by_times", )
+    backward_op = "warpctc_grad"
+    forward_op = "warpctc"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("logits", "label", "logits_length", "labels_length", )
+    attr_names = ("blank", "norm_by_times", )
+
+    def release(self):
+        self.logits.release()
+        self.label.release()
+        self.logits_length.release()
+        self.labels_length.release()
+
+    def apply(self, grads, create_graph):
+        loss_grad = grads[0]
+        if create_graph:
+            logits = self.logits.recover(self)
+            label = self.label.recover(self)
+            logits_length = self.logits_length.recover(self)
+            labels_length = self.labels_length.recover(self)
+            grad = warpctc_grad(logits, label, logits_length, labels_length, loss_grad, self.blank, self.norm_by_times, )
+            return limit_order(((grad,), None, None, None, ), "warpctc", 1, (logits, label, logits_length, labels_length, loss_grad, ))
+        grad = _phi.warpctc_grad(self.logits.recover_impl(self), self.label.recover_impl(self), self.logits_length.recover_impl(self), self.labels_length.recover_impl(self), loss_grad.impl, self.blank, self.norm_by_times, )
+        return ((Tensor(grad),), None, None, None, )
 
 
 def softmax(x, axis=-1, name=None):
@@ -265,6 +353,81 @@ def one_hot(x, num_classes, name=None):
     return out
 
 
+def bce_loss(input, label, name=None):
+    """Binary cross entropy on probabilities, elementwise; each log is clamped at -100 (Paddle's bce_loss).
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("bce_loss", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("bce_loss", "label", label)
+    out = Tensor(_phi.bce_loss(input.impl, label.impl))
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
+        node = BceLossGradNode(((edge_of(input),), (edge_of(label),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.input = save_input(input)
+        node.label = save_input(label)
+    if _anomaly.active:
+        check_forward("bce_loss", (out, ))
+    return out
+
+
+def nll_loss(input, label, weight, ignore_index=-100, name=None):
+    """-weight[y] * input[n, y, ...] for each label y (classes on axis 1); 0 where y is ignore_index.
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("nll_loss", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("nll_loss", "label", label)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise bad_tensor("nll_loss", "weight", weight)
+    ignore_index = to_int(ignore_index, "nll_loss", "ignore_index")
+    out = Tensor(_phi.nll_loss(input.impl, label.impl, None if weight is None else weight.impl, ignore_index))
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient)):
+        node = NllLossGradNode(((edge_of(input),), (edge_of(label),), (None if weight is None else edge_of(weight),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.input = spec_of(input.impl)
+        node.label = save_input(label)
+        node.weight = None if weight is None else save_input(weight)
+        node.ignore_index = ignore_index
+    if _anomaly.active:
+        check_forward("nll_loss", (out, ))
+    return out
+
+
+def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=False, name=None):
+    """CTC loss per sequence of logits [T, N, C] (softmax applied inside, as warp-ctc); first-order gradient only.
+
+    Differentiable to order 1.
+    """
+    if not isinstance(logits, Tensor):
+        raise bad_tensor("warpctc", "logits", logits)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("warpctc", "label", label)
+    if not isinstance(logits_length, Tensor):
+        raise bad_tensor("warpctc", "logits_length", logits_length)
+    if not isinstance(labels_length, Tensor):
+        raise bad_tensor("warpctc", "labels_length", labels_length)
+    blank = to_int(blank, "warpctc", "blank")
+    norm_by_times = to_bool(norm_by_times, "warpctc", "norm_by_times")
+    loss = Tensor(_phi.warpctc(logits.impl, label.impl, logits_length.impl, labels_length.impl, blank, norm_by_times))
+    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (logits_length._meta is not None and not logits_length._meta.stop_gradient) or (labels_length._meta is not None and not labels_length._meta.stop_gradient)):
+        node = WarpctcGradNode(((edge_of(logits),), (edge_of(label),), (edge_of(logits_length),), (edge_of(labels_length),), ))
+        loss._meta = AutogradMeta(node, 0)
+        node.logits = save_input(logits)
+        node.label = save_input(label)
+        node.logits_length = save_input(logits_length)
+        node.labels_length = save_input(labels_length)
+        node.blank = blank
+        node.norm_by_times = norm_by_times
+    if _anomaly.active:
+        check_forward("warpctc", (loss, ))
+    return loss
+
+
 def softmax_grad(out, out_grad, axis, name=None):
     """softmax_grad
 
@@ -348,3 +511,67 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     if _anomaly.active:
         check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
     return x_grad
+
+
+def bce_loss_grad(input, label, out_grad, name=None):
+    """bce_loss_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("bce_loss_grad", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("bce_loss_grad", "label", label)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("bce_loss_grad", "out_grad", out_grad)
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.bce_loss_grad(input, label, out_grad)  # recorded through differentiable ops
+    input_grad = Tensor(_phi.bce_loss_grad(input.impl, label.impl, out_grad.impl))
+    if _anomaly.active:
+        check_forward("bce_loss_grad", (input_grad, ))
+    return input_grad
+
+
+def nll_loss_grad(input, label, weight, out_grad, ignore_index, name=None):
+    """nll_loss_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("nll_loss_grad", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("nll_loss_grad", "label", label)
+    if weight is not None and not isinstance(weight, Tensor):
+        raise bad_tensor("nll_loss_grad", "weight", weight)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("nll_loss_grad", "out_grad", out_grad)
+    ignore_index = to_int(ignore_index, "nll_loss_grad", "ignore_index")
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.nll_loss_grad(input, label, weight, out_grad, ignore_index)  # recorded through differentiable ops
+    input_grad = Tensor(_phi.nll_loss_grad(input.impl, label.impl, None if weight is None else weight.impl, out_grad.impl, ignore_index))
+    if _anomaly.active:
+        check_forward("nll_loss_grad", (input_grad, ))
+    return input_grad
+
+
+def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times, name=None):
+    """warpctc_grad
+
+    Not differentiable.
+    """
+    if not isinstance(logits, Tensor):
+        raise bad_tensor("warpctc_grad", "logits", logits)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("warpctc_grad", "label", label)
+    if not isinstance(logits_length, Tensor):
+        raise bad_tensor("warpctc_grad", "logits_length", logits_length)
+    if not isinstance(labels_length, Tensor):
+        raise bad_tensor("warpctc_grad", "labels_length", labels_length)
+    if not isinstance(loss_grad, Tensor):
+        raise bad_tensor("warpctc_grad", "loss_grad", loss_grad)
+    blank = to_int(blank, "warpctc_grad", "blank")
+    norm_by_times = to_bool(norm_by_times, "warpctc_grad", "norm_by_times")
+    logits_grad = Tensor(_phi.warpctc_grad(logits.impl, label.impl, logits_length.impl, labels_length.impl, loss_grad.impl, blank, norm_by_times))
+    if _anomaly.active:
+        check_forward("warpctc_grad", (logits_grad, ))
+    return logits_grad

@@ -128,16 +128,18 @@ class CrossEntropyLoss(Layer):
     """Layer form of :func:`eager.nn.functional.cross_entropy`."""
 
     def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
-                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True, name=None):
+                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
+                 label_smoothing: float = 0.0, name=None):
         super().__init__(name_scope=name)
         self.weight, self.ignore_index = weight, ignore_index
         self.reduction = F.checks.check_reduction("CrossEntropyLoss", reduction)
         self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
+        self.label_smoothing = label_smoothing
 
     def forward(self, input, label):
         """The loss of input against label."""
         return F.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
-                               self.soft_label, self.axis, self.use_softmax)
+                               self.soft_label, self.axis, self.use_softmax, self.label_smoothing)
 
 
 class Sequential(Layer):

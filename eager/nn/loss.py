@@ -1,4 +1,274 @@
-"""Loss layers (beyond MSELoss and CrossEntropyLoss in layers.py) (Paddle's ``paddle.nn``)."""
+"""Loss layers (beyond MSELoss and CrossEntropyLoss in layers.py) (Paddle's ``paddle.nn``).
+
+Each holds its options and calls its functional in ``eager.nn.functional`` (see
+there for the formulas); options are checked when the layer is built. A
+``weight`` given to a layer is kept as a plain attribute, not a parameter.
+"""
 from __future__ import annotations
 
-__all__: list = []
+from .functional import loss as _loss
+from .functional.checks import check_reduction
+from .layer import Layer
+
+
+class _Loss(Layer):
+    def __init__(self, reduction: str = "mean", name=None):
+        super().__init__(name_scope=name)
+        self.reduction = check_reduction(type(self).__name__, reduction)
+
+
+class NLLLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.nll_loss`: input log-probabilities
+    [N, C, ...], label class indices [N, ...].
+
+    >>> loss = eager.nn.NLLLoss()
+    >>> log_p = eager.nn.functional.log_softmax(eager.to_tensor([[1.0, 2.0]]))
+    >>> round(float(loss(log_p, eager.to_tensor([1]))), 4)
+    0.3133
+    """
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.nll_loss(input, label, self.weight, self.ignore_index, self.reduction)
+
+
+class BCELoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.binary_cross_entropy` (input: probabilities).
+
+    >>> loss = eager.nn.BCELoss()
+    >>> round(float(loss(eager.to_tensor([0.5, 0.6, 0.7]), eager.to_tensor([1.0, 0.0, 1.0]))), 4)
+    0.6554
+    """
+
+    def __init__(self, weight=None, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.weight = weight
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.binary_cross_entropy(input, label, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.binary_cross_entropy_with_logits`.
+
+    >>> loss = eager.nn.BCEWithLogitsLoss()
+    >>> round(float(loss(eager.to_tensor([5.0, 1.0, 3.0]), eager.to_tensor([1.0, 0.0, 1.0]))), 4)
+    0.4562
+    """
+
+    def __init__(self, weight=None, reduction: str = "mean", pos_weight=None, name=None):
+        super().__init__(reduction, name)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, logit, label):
+        """The loss of logit against label."""
+        return _loss.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction, self.pos_weight)
+
+
+class L1Loss(_Loss):
+    """Layer form of :func:`eager.nn.functional.l1_loss`.
+
+    >>> float(eager.nn.L1Loss()(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
+    1.5
+    """
+
+    def __init__(self, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.l1_loss(input, label, self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Layer form of :func:`eager.nn.functional.smooth_l1_loss` (Paddle's, i.e. the Huber loss).
+
+    >>> float(eager.nn.SmoothL1Loss(delta=1.0)(eager.to_tensor([3.0]), eager.to_tensor([0.0])))
+    2.5
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0, name=None):
+        super().__init__(reduction, name)
+        self.delta = _loss._check_real("SmoothL1Loss", "delta", delta)
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.smooth_l1_loss(input, label, self.reduction, self.delta)
+
+
+class KLDivLoss(Layer):
+    """Layer form of :func:`eager.nn.functional.kl_div` (reduction also 'batchmean').
+
+    >>> loss = eager.nn.KLDivLoss(reduction="sum")
+    >>> round(float(loss(eager.to_tensor([-1.0, -0.5]), eager.to_tensor([0.3, 0.7]))), 4)
+    0.0391
+    """
+
+    def __init__(self, reduction: str = "mean", log_target: bool = False):
+        super().__init__()
+        if reduction not in ("mean", "batchmean", "sum", "none"):
+            raise ValueError(f"KLDivLoss: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', "
+                             f"'none', got {reduction!r}")
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input, label):
+        """The loss of input (log-probabilities) against label."""
+        return _loss.kl_div(input, label, self.reduction, self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.margin_ranking_loss`.
+
+    >>> loss = eager.nn.MarginRankingLoss(margin=0.5)
+    >>> float(loss(eager.to_tensor([1.0]), eager.to_tensor([2.0]), eager.to_tensor([1.0])))
+    1.5
+    """
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.margin = _loss._check_real("MarginRankingLoss", "margin", margin)
+
+    def forward(self, input, other, label):
+        """The loss of ranking input against other as label says."""
+        return _loss.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.hinge_embedding_loss`.
+
+    >>> loss = eager.nn.HingeEmbeddingLoss(margin=1.0, reduction="sum")
+    >>> round(float(loss(eager.to_tensor([0.3, 0.4]), eager.to_tensor([1.0, -1.0]))), 4)
+    0.9
+    """
+
+    def __init__(self, margin: float = 1.0, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.margin = _loss._check_real("HingeEmbeddingLoss", "margin", margin)
+
+    def forward(self, input, label):
+        """The loss of input against label (1 or -1)."""
+        return _loss.hinge_embedding_loss(input, label, self.margin, self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.cosine_embedding_loss`.
+
+    >>> loss = eager.nn.CosineEmbeddingLoss()
+    >>> a = eager.to_tensor([[1.0, 0.0]])
+    >>> float(loss(a, eager.to_tensor([[0.0, 1.0]]), eager.to_tensor([1])))
+    1.0
+    """
+
+    def __init__(self, margin: float = 0, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.margin = _loss._check_real("CosineEmbeddingLoss", "margin", margin)
+
+    def forward(self, input1, input2, label):
+        """The loss of input1 against input2 as label (1 or -1) says."""
+        return _loss.cosine_embedding_loss(input1, input2, label, self.margin, self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.triplet_margin_loss`.
+
+    >>> loss = eager.nn.TripletMarginLoss(epsilon=0.0)
+    >>> a = eager.to_tensor([[0.0, 0.0]])
+    >>> float(loss(a, a + 1.0, a + 0.5))
+    1.7071...
+    """
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, epsilon: float = 1e-6, swap: bool = False,
+                 reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        fn = "TripletMarginLoss"
+        self.margin, self.p, self.epsilon = (_loss._check_real(fn, a, v)
+                                             for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
+        self.swap = swap
+
+    def forward(self, input, positive, negative):
+        """The loss of the triplet."""
+        return _loss.triplet_margin_loss(input, positive, negative, self.margin, self.p, self.epsilon,
+                                         self.swap, self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.soft_margin_loss`.
+
+    >>> round(float(eager.nn.SoftMarginLoss()(eager.to_tensor([0.0]), eager.to_tensor([1.0]))), 4)
+    0.6931
+    """
+
+    def __init__(self, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+
+    def forward(self, input, label):
+        """The loss of input against label (1 or -1)."""
+        return _loss.soft_margin_loss(input, label, self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.multi_label_soft_margin_loss`.
+
+    >>> loss = eager.nn.MultiLabelSoftMarginLoss()
+    >>> round(float(loss(eager.to_tensor([[0.0, 0.0]]), eager.to_tensor([[1.0, 0.0]]))), 4)
+    0.6931
+    """
+
+    def __init__(self, weight=None, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        self.weight = weight
+
+    def forward(self, input, label):
+        """The loss of input against the 0/1 label."""
+        return _loss.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.ctc_loss` (softmax applied inside, as Paddle).
+
+    >>> loss = eager.nn.CTCLoss(reduction="sum")
+    >>> out = loss(eager.zeros([2, 1, 3]), eager.to_tensor([[1]], dtype="int32"),
+    ...            eager.to_tensor([2]), eager.to_tensor([1]))
+    >>> round(float(out), 4)
+    1.0986
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.blank = _loss._check_int("CTCLoss", "blank", blank)
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times: bool = False):
+        """The CTC loss of the padded logit sequences against the padded labels."""
+        return _loss.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction,
+                              norm_by_times)
+
+
+class PoissonNLLLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.poisson_nll_loss`.
+
+    >>> loss = eager.nn.PoissonNLLLoss()
+    >>> round(float(loss(eager.to_tensor([0.0, 1.0]), eager.to_tensor([1.0, 2.0]))), 4)
+    0.8591
+    """
+
+    def __init__(self, log_input: bool = True, full: bool = False, epsilon: float = 1e-8,
+                 reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        epsilon = _loss._check_real("PoissonNLLLoss", "epsilon", epsilon)
+        if epsilon <= 0:
+            raise ValueError(f"PoissonNLLLoss: argument 'epsilon' expected a positive number, got {epsilon}")
+        self.log_input, self.full, self.epsilon = log_input, full, epsilon
+
+    def forward(self, input, label):
+        """The loss of input against label (counts)."""
+        return _loss.poisson_nll_loss(input, label, self.log_input, self.full, self.epsilon, self.reduction)
+
+
+__all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "KLDivLoss",
+           "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
+           "SoftMarginLoss", "TripletMarginLoss"]

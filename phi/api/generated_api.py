@@ -17,7 +17,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "layer_norm", "batch_norm", "instance_norm", "group_norm", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "embedding_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "layer_norm", "batch_norm", "instance_norm", "group_norm", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "embedding_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5862,6 +5862,84 @@ def thresholded_relu(x, threshold):
     return out
 
 
+_bce_loss_kernel = KERNELS.dispatch_table("bce_loss")
+
+
+def bce_loss(input, label):
+    """Binary cross entropy on probabilities, elementwise; each log is clamped at -100 (Paddle's bce_loss)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bce_loss_infer_meta(input, label, out_meta)
+    except PhiError as error:
+        raise error.in_op("bce_loss", input=input, label=label) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bce_loss", "bce_loss", input, (input, label), [out_meta], {"input": input, "label": label})
+    key = (type(input.array), input.array.dtype)
+    kernel = _bce_loss_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, label.array)
+    except PhiError as error:
+        raise error.in_op("bce_loss", input=input, label=label) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bce_loss: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bce_loss", [out_meta], [out])
+    return out
+
+
+_nll_loss_kernel = KERNELS.dispatch_table("nll_loss")
+
+
+def nll_loss(input, label, weight, ignore_index):
+    """-weight[y] * input[n, y, ...] for each label y (classes on axis 1); 0 where y is ignore_index."""
+    out_meta = MetaTensor()
+    try:
+        _im.nll_loss_infer_meta(input, label, weight, ignore_index, out_meta)
+    except PhiError as error:
+        raise error.in_op("nll_loss", input=input, label=label, weight=weight) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nll_loss", "nll_loss", input, (input, label, weight, ignore_index), [out_meta], {"input": input, "label": label, "weight": weight})
+    key = (type(input.array), input.array.dtype)
+    kernel = _nll_loss_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, label.array, (None if weight is None else weight.array), ignore_index)
+    except PhiError as error:
+        raise error.in_op("nll_loss", input=input, label=label, weight=weight) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nll_loss: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nll_loss", [out_meta], [out])
+    return out
+
+
+_warpctc_kernel = KERNELS.dispatch_table("warpctc")
+
+
+def warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
+    """CTC loss per sequence of logits [T, N, C] (softmax applied inside, as warp-ctc); first-order gradient only."""
+    loss_meta = MetaTensor()
+    try:
+        _im.warpctc_infer_meta(logits, label, logits_length, labels_length, blank, norm_by_times, loss_meta)
+    except PhiError as error:
+        raise error.in_op("warpctc", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length) from None
+    if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("warpctc", "warpctc", logits, (logits, label, logits_length, labels_length, blank, norm_by_times), [loss_meta], {"logits": logits, "label": label, "logits_length": logits_length, "labels_length": labels_length})
+    key = (type(logits.array), logits.array.dtype)
+    kernel = _warpctc_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        loss = kernel(logits.array, label.array, logits_length.array, labels_length.array, blank, norm_by_times)
+    except PhiError as error:
+        raise error.in_op("warpctc", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"warpctc: not enough memory for the result ({error})") from None
+    loss = DenseTensor(loss) if type(loss) is key[0] else wrap_result(loss, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("warpctc", [loss_meta], [loss])
+    return loss
+
+
 _layer_norm_kernel = KERNELS.dispatch_table("layer_norm")
 
 
@@ -9526,6 +9604,84 @@ def thresholded_relu_grad(x, out_grad, threshold):
     if FLAGS.check_infer_meta:
         verify_infer_meta("thresholded_relu_grad", [x_grad_meta], [x_grad])
     return x_grad
+
+
+_bce_loss_grad_kernel = KERNELS.dispatch_table("bce_loss_grad")
+
+
+def bce_loss_grad(input, label, out_grad):
+    """bce_loss_grad (phi kernel bce_loss_grad)."""
+    input_grad_meta = MetaTensor()
+    try:
+        _im.bce_loss_grad_infer_meta(input, label, out_grad, input_grad_meta)
+    except PhiError as error:
+        raise error.in_op("bce_loss_grad", input=input, label=label, out_grad=out_grad) from None
+    if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bce_loss_grad", "bce_loss_grad", input, (input, label, out_grad), [input_grad_meta], {"input": input, "label": label, "out_grad": out_grad})
+    key = (type(input.array), input.array.dtype)
+    kernel = _bce_loss_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad = kernel(input.array, label.array, out_grad.array)
+    except PhiError as error:
+        raise error.in_op("bce_loss_grad", input=input, label=label, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bce_loss_grad: not enough memory for the result ({error})") from None
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bce_loss_grad", [input_grad_meta], [input_grad])
+    return input_grad
+
+
+_nll_loss_grad_kernel = KERNELS.dispatch_table("nll_loss_grad")
+
+
+def nll_loss_grad(input, label, weight, out_grad, ignore_index):
+    """nll_loss_grad (phi kernel nll_loss_grad)."""
+    input_grad_meta = MetaTensor()
+    try:
+        _im.nll_loss_grad_infer_meta(input, label, weight, out_grad, ignore_index, input_grad_meta)
+    except PhiError as error:
+        raise error.in_op("nll_loss_grad", input=input, label=label, weight=weight, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nll_loss_grad", "nll_loss_grad", out_grad, (input, label, weight, out_grad, ignore_index), [input_grad_meta], {"input": input, "label": label, "weight": weight, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _nll_loss_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad = kernel(input.array, label.array, (None if weight is None else weight.array), out_grad.array, ignore_index)
+    except PhiError as error:
+        raise error.in_op("nll_loss_grad", input=input, label=label, weight=weight, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nll_loss_grad: not enough memory for the result ({error})") from None
+    input_grad = DenseTensor(input_grad) if type(input_grad) is key[0] else wrap_result(input_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nll_loss_grad", [input_grad_meta], [input_grad])
+    return input_grad
+
+
+_warpctc_grad_kernel = KERNELS.dispatch_table("warpctc_grad")
+
+
+def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times):
+    """warpctc_grad (phi kernel warpctc_grad)."""
+    logits_grad_meta = MetaTensor()
+    try:
+        _im.warpctc_grad_infer_meta(logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times, logits_grad_meta)
+    except PhiError as error:
+        raise error.in_op("warpctc_grad", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length, loss_grad=loss_grad) from None
+    if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("warpctc_grad", "warpctc_grad", logits, (logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times), [logits_grad_meta], {"logits": logits, "label": label, "logits_length": logits_length, "labels_length": labels_length, "loss_grad": loss_grad})
+    key = (type(logits.array), logits.array.dtype)
+    kernel = _warpctc_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        logits_grad = kernel(logits.array, label.array, logits_length.array, labels_length.array, loss_grad.array, blank, norm_by_times)
+    except PhiError as error:
+        raise error.in_op("warpctc_grad", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length, loss_grad=loss_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"warpctc_grad: not enough memory for the result ({error})") from None
+    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is key[0] else wrap_result(logits_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("warpctc_grad", [logits_grad_meta], [logits_grad])
+    return logits_grad
 
 
 _layer_norm_grad_kernel = KERNELS.dispatch_table("layer_norm_grad")

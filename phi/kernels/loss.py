@@ -73,8 +73,8 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
     xp = ctx.xp
     classes = logits.shape[axis]
     if use_softmax:
-        softmax_out = softmax(ctx, logits, axis)
         log_p = log_softmax(ctx, logits, axis)
+        softmax_out = xp.exp(log_p)  # one pass of max, exp and sum instead of two
     else:
         softmax_out = logits
         with np.errstate(divide="ignore"):
@@ -103,11 +103,20 @@ def cross_entropy_with_softmax_grad(ctx, label, softmax, softmax_grad, loss_grad
             grad = grad + softmax * (softmax_grad - (softmax_grad * softmax).sum(axis=axis, keepdims=True))
         else:
             grad = grad + softmax_grad
-    return grad.astype(softmax.dtype)
+    return grad.astype(softmax.dtype, copy=False)
 
 
 def _loss_grad(xp, label, softmax, loss_grad, soft_label, use_softmax, ignore_index, axis):
     classes = softmax.shape[axis]
+    if not soft_label and use_softmax and hasattr(xp, "put_along_axis"):
+        # (softmax - one_hot) * w without building the one-hot: scale, then subtract
+        # w at each sample's class.
+        valid = label != ignore_index
+        safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1).astype(np.int64)
+        weight = (loss_grad * valid).astype(softmax.dtype, copy=False)
+        grad = softmax * weight
+        xp.put_along_axis(grad, safe, xp.take_along_axis(grad, safe, axis=axis) - weight, axis=axis)
+        return grad
     if soft_label:
         target = label
         weight = loss_grad
@@ -155,3 +164,163 @@ def one_hot(ctx, x, num_classes):
     xp = ctx.xp
     _check_labels(xp, x, num_classes, None)
     return (x[..., None] == xp.arange(num_classes)).astype(np.float32)
+
+
+# ==== loss ops (issue #10) ====================================================
+
+@register_kernel("bce_loss", ALL_BACKENDS, FLOATS)
+def bce_loss(ctx, input, label):
+    """-(z log x + (1 - z) log(1 - x)), each log clamped below at -100 as Paddle does,
+    so a probability of exactly 0 or 1 gives a finite loss."""
+    xp = ctx.xp
+    if xp is np and input.size and ((input < 0) | (input > 1)).any():  # free on the CPU only
+        bad = input[(input < 0) | (input > 1)].reshape(-1)[0]
+        raise InvalidArgumentError(f"argument 'input' expected probabilities in [0, 1], got {float(bad)}")
+    with np.errstate(divide="ignore"):
+        log_x = xp.maximum(xp.log(input), -100)
+        log_not_x = xp.maximum(xp.log1p(-input), -100)
+    return (-(label * log_x + (1 - label) * log_not_x)).astype(input.dtype)
+
+
+@register_kernel("bce_loss_grad", ALL_BACKENDS, FLOATS)
+def bce_loss_grad(ctx, input, label, out_grad):
+    """(x - z) / (x (1 - x)), the denominator kept above 1e-12 as Paddle does."""
+    xp = ctx.xp
+    return (out_grad * (input - label) / xp.maximum((1 - input) * input, 1e-12)).astype(input.dtype)
+
+
+def _nll_parts(xp, input, label, weight, ignore_index):
+    """The safe class indices, the per-element weights (0 where ignored) and the classes."""
+    classes = input.shape[1]
+    _check_labels(xp, label, classes, ignore_index)
+    valid = label != ignore_index
+    safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1).astype(np.int64)
+    w = valid.astype(input.dtype) if weight is None else weight[safe] * valid
+    return safe, w.astype(input.dtype), classes
+
+
+@register_kernel("nll_loss", ALL_BACKENDS, FLOATS)
+def nll_loss(ctx, input, label, weight, ignore_index):
+    """-weight[y] * input[n, y, ...] per element of label; 0 where label is ignore_index."""
+    xp = ctx.xp
+    safe, w, _ = _nll_parts(xp, input, label, weight, ignore_index)
+    picked = xp.take_along_axis(input, safe[:, None], axis=1)[:, 0]
+    return (-picked * w).astype(input.dtype)
+
+
+@register_kernel("nll_loss_grad", ALL_BACKENDS, FLOATS)
+def nll_loss_grad(ctx, input, label, weight, out_grad, ignore_index):
+    """-weight[y] * out_grad placed at each element's class, zeros elsewhere."""
+    xp = ctx.xp
+    safe, w, classes = _nll_parts(xp, input, label, weight, ignore_index)
+    hot = _one_hot_along(xp, safe[:, None], classes, 1, input.dtype)
+    return (hot * (-w * out_grad)[:, None]).astype(input.dtype)
+
+
+# -- CTC: the forward (alpha) and backward (beta) recursions in log space, --------
+# vectorised over the batch and the label positions, looping over time only.
+
+def _logsumexp3(xp, a, b, c):
+    peak = xp.maximum(xp.maximum(a, b), c)
+    safe = xp.where(xp.isfinite(peak), peak, 0)
+    with np.errstate(divide="ignore"):
+        return safe + xp.log(xp.exp(a - safe) + xp.exp(b - safe) + xp.exp(c - safe))
+
+
+def _ctc_check(xp, label, logits_length, labels_length, steps, classes):
+    if xp is not np:  # on a GPU the checks would wait for the device; see ctc_loss
+        return
+    for arg, lengths, high in (("logits_length", logits_length, steps),
+                               ("labels_length", labels_length, label.shape[1])):
+        low = 1 if arg == "logits_length" else 0
+        bad = (lengths < low) | (lengths > high)
+        if bad.any():
+            raise InvalidArgumentError(f"argument '{arg}' expected lengths in [{low}, {high}], got "
+                                       f"{int(lengths[bad][0])}")
+    inside = xp.arange(label.shape[1])[None, :] < labels_length[:, None]
+    bad = inside & ((label < 0) | (label >= classes))
+    if bad.any():
+        raise InvalidArgumentError(f"argument 'label' expected class indices in [0, {classes}), got "
+                                   f"{int(label[bad][0])}")
+
+
+def _ctc_forward(ctx, logits, label, logits_length, labels_length, blank):
+    """log-softmax, the extended labels' log-probabilities, alpha and the log-likelihood."""
+    xp = ctx.xp
+    steps, batch, classes = logits.shape
+    _ctc_check(xp, label, logits_length, labels_length, steps, classes)
+    work = logits.astype(np.promote_types(logits.dtype, np.float32))
+    log_p = log_softmax(ctx, work, 2)
+    positions = 2 * label.shape[1] + 1
+    ext = xp.full((batch, positions), blank, dtype=np.int64)
+    ext[:, 1::2] = xp.clip(label, 0, classes - 1)
+    lp = xp.take_along_axis(log_p, xp.broadcast_to(ext[None], (steps, batch, positions)), axis=2)
+    labels_length = labels_length.astype(np.int64)
+    logits_length = logits_length.astype(np.int64)
+    s = xp.arange(positions)[None, :]
+    inside = s < 2 * labels_length[:, None] + 1
+    skip = xp.zeros((batch, positions), dtype=bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    neg = xp.full((batch, 2), -np.inf, dtype=work.dtype)
+
+    alpha = xp.full((steps, batch, positions), -np.inf, dtype=work.dtype)
+    first = xp.where(s < 2, lp[0], -np.inf)
+    alpha[0] = xp.where(inside, first, -np.inf)
+    for t in range(1, steps):
+        prev = alpha[t - 1]
+        one = xp.concatenate([neg[:, :1], prev[:, :-1]], axis=1)
+        two = xp.where(skip, xp.concatenate([neg, prev[:, :-2]], axis=1), -np.inf)
+        new = xp.where(inside, _logsumexp3(xp, prev, one, two) + lp[t], -np.inf)
+        alpha[t] = xp.where((t < logits_length)[:, None], new, prev)  # frozen once a sequence ends
+    end = 2 * labels_length
+    final = alpha[steps - 1]
+    last_blank = xp.take_along_axis(final, end[:, None], axis=1)[:, 0]
+    last_label = xp.take_along_axis(final, xp.maximum(end - 1, 0)[:, None], axis=1)[:, 0]
+    last_label = xp.where(labels_length > 0, last_label, -np.inf)
+    log_likelihood = xp.logaddexp(last_blank, last_label)
+    return log_p, ext, lp, inside, skip, alpha, log_likelihood, logits_length, end
+
+
+@register_kernel("warpctc", ALL_BACKENDS, FLOATS)
+def warpctc(ctx, logits, label, logits_length, labels_length, blank, norm_by_times):
+    """CTC loss -log p(label | softmax(logits)) per sequence (inf where no alignment fits)."""
+    *_, log_likelihood, _, _ = _ctc_forward(ctx, logits, label, logits_length, labels_length, blank)
+    return (-log_likelihood).astype(logits.dtype)
+
+
+@register_kernel("warpctc_grad", ALL_BACKENDS, FLOATS)
+def warpctc_grad(ctx, logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times):
+    """softmax - the posterior occupancy of each class (alpha * beta / p), per frame;
+    zero on padding frames and for sequences no alignment fits; divided by the
+    sequence's length with norm_by_times (the loss itself is not)."""
+    xp = ctx.xp
+    log_p, ext, lp, inside, skip, alpha, log_likelihood, logits_length, end = _ctc_forward(
+        ctx, logits, label, logits_length, labels_length, blank)
+    steps, batch, classes = logits.shape
+    positions = ext.shape[1]
+    s = xp.arange(positions)[None, :]
+    start = (s == end[:, None]) | ((s == end[:, None] - 1) & (end[:, None] > 0))
+    skip_next = xp.zeros_like(skip)
+    skip_next[:, :-2] = skip[:, 2:]
+    neg = xp.full((batch, 2), -np.inf, dtype=alpha.dtype)
+    beta = xp.full_like(alpha, -np.inf)
+    following = xp.full((batch, positions), -np.inf, dtype=alpha.dtype)
+    for t in range(steps - 1, -1, -1):
+        one = xp.concatenate([following[:, 1:], neg[:, :1]], axis=1)
+        two = xp.where(skip_next, xp.concatenate([following[:, 2:], neg], axis=1), -np.inf)
+        new = _logsumexp3(xp, following, one, two) + lp[t]
+        new = xp.where((t == logits_length - 1)[:, None], xp.where(start, lp[t], -np.inf), new)
+        new = xp.where((t < logits_length)[:, None] & inside, new, -np.inf)
+        beta[t] = following = new
+    both = alpha + beta
+    fits = xp.isfinite(log_likelihood)
+    log_post = xp.where(both > -np.inf, both - lp - xp.where(fits, log_likelihood, 0)[None, :, None], -np.inf)
+    post = xp.exp(log_post)
+    hot = (ext[:, :, None] == xp.arange(classes)).astype(post.dtype)
+    grad = xp.exp(log_p) - xp.einsum("tbs,bsc->tbc", post, hot)
+    frames = xp.arange(steps)[:, None] < logits_length[None, :]
+    scale = xp.where(fits, loss_grad.astype(grad.dtype), 0)
+    if norm_by_times:
+        scale = scale / logits_length
+    grad = xp.where(frames[:, :, None], grad * scale[None, :, None], 0)
+    return grad.astype(logits.dtype)

@@ -16,7 +16,11 @@ from .checks import check_axis, check_float, check_reduction, check_same_shape, 
 
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean squared error: reduce((input - label) ** 2). ``input`` and ``label``
-    share a dtype; different shapes broadcast as in Paddle, with a warning."""
+    share a dtype; different shapes broadcast as in Paddle, with a warning.
+
+    >>> float(eager.nn.functional.mse_loss(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
+    2.5
+    """
     fn = "mse_loss"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
@@ -42,7 +46,11 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """Mean absolute error: reduce(|input - label|); the gradient at 0 is 0, as in
-    Paddle and PyTorch (|d| is computed as d * sign(d))."""
+    Paddle and PyTorch (|d| is computed as d * sign(d)).
+
+    >>> float(eager.nn.functional.l1_loss(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
+    1.5
+    """
     fn = "l1_loss"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
@@ -60,7 +68,12 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     loss = (1 - z) * x + (1 + (p - 1) * z) * log(1 + exp(-x))
 
     with z the label, p ``pos_weight`` (default 1; broadcast to the logits'
-    shape), scaled by ``weight`` if given. Its gradient is sigmoid(x) - z for p = 1.
+    shape), scaled by ``weight`` if given (broadcast to the logits' shape). Its
+    gradient is sigmoid(x) - z for p = 1. The label gets no gradient.
+
+    >>> logit, label = eager.to_tensor([5.0, 1.0, 3.0]), eager.to_tensor([1.0, 0.0, 1.0])
+    >>> round(float(eager.nn.functional.binary_cross_entropy_with_logits(logit, label)), 4)
+    0.4562
     """
     fn = "binary_cross_entropy_with_logits"
     check_float(fn, "logit", logit)
@@ -74,17 +87,12 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
                             f"{pos_weight.dtype}")
         pos_weight = _F.expand(pos_weight, logit.shape)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, pos_weight)
-    if weight is not None:
-        check_tensor(fn, "weight", weight)
-        if weight.dtype != logit.dtype:
-            raise TypeError(f"{fn}: argument 'weight' expected dtype {logit.dtype}, got {weight.dtype}")
-        loss = _F.multiply(loss, weight)
-    return reduce_loss(fn, loss, reduction)
+    return reduce_loss(fn, _scaled_by(fn, loss, weight, logit), reduction)
 
 
 def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100,
                   reduction: str = "mean", soft_label: bool = False, axis: int = -1,
-                  use_softmax: bool = True, name=None) -> Tensor:
+                  use_softmax: bool = True, label_smoothing: float = 0.0, name=None) -> Tensor:
     """Softmax cross entropy (Paddle's ``paddle.nn.functional.cross_entropy``).
 
     ``input``: logits (or probabilities with ``use_softmax=False``), classes along
@@ -92,7 +100,12 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     axis, or with it of size 1 ([N] or [N, 1]); with ``soft_label=True``, a float
     distribution shaped like input. ``weight``: per-class weights [C]. Samples
     whose label is ``ignore_index`` contribute nothing, and the mean divides by
-    the total weight of the samples that count (0 when none does).
+    the total weight of the samples that count (0 when none does); with soft
+    labels a sample's weight is ``sum_k label_k * weight_k``, as in Paddle.
+
+    ``label_smoothing`` = eps in [0, 1] replaces the target by
+    ``(1 - eps) * target + eps / C`` (a hard label becomes its smoothed one-hot
+    vector; ignored samples still count for nothing).
 
     It runs one fused kernel: a logit of -inf (a masked class) has probability 0
     and adds nothing, to the loss or the gradient. Labels out of range raise on
@@ -109,11 +122,13 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     check_reduction(fn, reduction)
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
-    if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
-        raise TypeError(f"{fn}: argument 'ignore_index' expected an int, got {ignore_index!r}")
+    _check_int(fn, "ignore_index", ignore_index)
     for flag, value in (("soft_label", soft_label), ("use_softmax", use_softmax)):
         if not isinstance(value, bool):
             raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
+    if (isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real)
+            or not 0.0 <= label_smoothing <= 1.0):
+        raise ValueError(f"{fn}: argument 'label_smoothing' expected a float in [0, 1], got {label_smoothing!r}")
     axis = check_axis(fn, input, axis)
     classes = input.shape[axis]
     kept = input.shape[:axis] + [1] + input.shape[axis + 1:]
@@ -126,40 +141,69 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
 
     if soft_label:
         check_same_shape(fn, "input", input, "label", label)
+        if label_smoothing > 0:
+            label = _F.scale(label, 1.0 - label_smoothing, label_smoothing / classes, True)
         loss = _F.cross_entropy_with_softmax(input, label, True, use_softmax, True, ignore_index, axis)
         if weight is None:
             return reduce_loss(fn, loss, reduction)
         sample_weight = _F.sum(_F.multiply(label, weight), [axis], None, True)
+        return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, kept)
+
+    label_kept = _hard_label(fn, input, label, axis, kept)
+    valid_mask = _F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None))
+    valid = _F.cast(valid_mask, input.dtype)
+    if label_smoothing > 0:
+        safe = _F.where(valid_mask, label_kept, _F.full_like(label_kept, 0, None))
+        hot = _renamed(fn, "one_hot", lambda: _F.one_hot(_F.squeeze(safe, [axis]), classes))
+        hot = _F.cast(_F.moveaxis(hot, -1, axis), input.dtype)
+        smooth = _F.multiply(_F.scale(hot, 1.0 - label_smoothing, label_smoothing / classes, True), valid)
+        loss = _F.cross_entropy_with_softmax(input, smooth, True, use_softmax, True, ignore_index, axis)
+        if weight is None:
+            return _weighted(fn, loss, valid, reduction, label.shape)
+        sample_weight = _F.sum(_F.multiply(smooth, weight), [axis], None, True)
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, label.shape)
 
+    loss = _renamed(fn, "cross_entropy_with_softmax", lambda: _F.cross_entropy_with_softmax(
+        input, label_kept, False, use_softmax, True, ignore_index, axis))
+    if weight is None:
+        sample_weight = valid
+    else:
+        safe = _F.where(valid_mask, label_kept, _F.full_like(label_kept, 0, None))
+        one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
+        per_class = _F.reshape(weight, [classes])
+        sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
+        loss = _F.multiply(loss, sample_weight)
+    return _weighted(fn, loss, sample_weight, reduction, label.shape)
+
+
+def _check_int(fn: str, arg: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
+    return int(value)
+
+
+def _renamed(fn: str, op: str, call):
+    """call(), with a phi error of op (a label out of range) renamed to the function the user called."""
+    try:
+        return call()
+    except PhiError as error:
+        raise type(error)(str(error).replace(f"{op}:", f"{fn}:", 1)) from None
+
+
+def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tensor:
+    """Integer class indices, checked, reshaped to input's shape with the class axis of size 1."""
     if label.dtype not in INTEGER_TYPES:
         raise TypeError(
             f"{fn}: argument 'label' expected an integer Tensor of class indices (or "
             f"soft_label=True), got {label.dtype}{label.shape}")
     dropped = input.shape[:axis] + input.shape[axis + 1:]
     if label.shape == dropped:
-        label_kept = _F.unsqueeze(label, [axis])
-    elif label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
-        label_kept = _F.reshape(label, kept)
-    else:
-        raise ValueError(
-            f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
-            f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
-    try:
-        loss = _F.cross_entropy_with_softmax(input, label_kept, False, use_softmax, True, ignore_index, axis)
-    except PhiError as error:  # a label out of range: name the function the user called
-        raise type(error)(str(error).replace("cross_entropy_with_softmax:", f"{fn}:", 1)) from None
-    valid = _F.cast(_F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None)), input.dtype)
-    if weight is None:
-        sample_weight = valid
-    else:
-        safe = _F.where(_F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None)),
-                          label_kept, _F.full_like(label_kept, 0, None))
-        one_hot = _F.cast(_F.one_hot(_F.squeeze(safe, [axis]), classes), input.dtype)
-        per_class = _F.reshape(weight, [classes])
-        sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
-        loss = _F.multiply(loss, sample_weight)
-    return _weighted(fn, loss, sample_weight, reduction, label.shape)
+        return _F.unsqueeze(label, [axis])
+    if label.shape == kept or (label.shape == dropped + [1] and axis == input.ndim - 1):
+        return _F.reshape(label, kept)
+    raise ValueError(
+        f"{fn}: argument 'label' expected shape {dropped} or {dropped + [1]} for input of "
+        f"shape {input.shape} (classes on axis {axis}), got {label.shape}")
 
 
 def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shape) -> Tensor:
@@ -175,4 +219,449 @@ def _weighted(fn: str, loss: Tensor, sample_weight: Tensor, reduction: str, shap
     return _F.divide(total, _F.maximum(denominator, tiny))
 
 
-__all__ = ["binary_cross_entropy_with_logits", "cross_entropy", "l1_loss", "mse_loss"]
+# -- helpers of the losses below -------------------------------------------------
+
+def _softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) for any magnitude: the fused sigmoid cross entropy with label 0
+    ((1 - 0) x + log(1 + exp(-x))), so its gradient sigmoid(x) is right at 0 too."""
+    return _F.sigmoid_cross_entropy_with_logits(x, _F.zeros_like(x), None, False, -100)
+
+
+def _like_input(fn: str, arg: str, input: Tensor, other) -> Tensor:
+    """other shaped like input; an integer or other float dtype is cast to input's."""
+    check_tensor(fn, arg, other)
+    if other.shape != input.shape:
+        raise ValueError(f"{fn}: argument '{arg}' expected the shape of 'input' {input.shape}, got {other.shape}")
+    return other if other.dtype == input.dtype else _F.cast(other, input.dtype)
+
+
+def _check_real(fn: str, arg: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {value!r}")
+    return float(value)
+
+
+def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
+    """loss * weight, where weight broadcasts to the loss's shape and has its dtype."""
+    if weight is None:
+        return loss
+    check_tensor(fn, "weight", weight)
+    if weight.dtype != reference.dtype:
+        raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
+    try:
+        shape = list(np.broadcast_shapes(tuple(weight.shape), tuple(loss.shape)))
+    except ValueError:
+        shape = None
+    if shape != loss.shape:
+        raise ValueError(f"{fn}: argument 'weight' of shape {weight.shape} expected to broadcast to the "
+                         f"loss's shape {loss.shape}")
+    return _F.multiply(loss, weight)
+
+
+def _zeros(x: Tensor) -> Tensor:
+    return _F.zeros_like(x)
+
+
+# -- the losses -------------------------------------------------------------------
+
+def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100,
+             reduction: str = "mean", name=None) -> Tensor:
+    """Negative log likelihood: ``-weight[y] * input[n, y, d1, ...]`` for each label y.
+
+    ``input``: log-probabilities [N, C] or [N, C, d1, ...]; ``label``: integer
+    class indices [N] or [N, d1, ...]; ``weight``: per-class weights [C]. Labels
+    equal to ``ignore_index`` count for nothing, and the mean divides by the sum
+    of the weights of the labels that count (0 when none does). A fused kernel.
+
+    >>> log_p = eager.nn.functional.log_softmax(eager.to_tensor([[1.0, 2.0], [0.5, 0.0]]))
+    >>> round(float(eager.nn.functional.nll_loss(log_p, eager.to_tensor([1, 0]))), 4)
+    0.3937
+    """
+    fn = "nll_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_reduction(fn, reduction)
+    ignore_index = _check_int(fn, "ignore_index", ignore_index)
+    if input.ndim < 2:
+        raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, C, ...], got shape "
+                         f"{input.shape}")
+    if label.dtype not in INTEGER_TYPES:
+        raise TypeError(f"{fn}: argument 'label' expected an integer Tensor of class indices, got "
+                        f"{label.dtype}{label.shape}")
+    expected = input.shape[:1] + input.shape[2:]
+    if label.shape != expected:
+        raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
+                         f"(classes on axis 1), got {label.shape}")
+    classes = input.shape[1]
+    if weight is not None:
+        check_tensor(fn, "weight", weight)
+        if weight.shape != [classes] or weight.dtype != input.dtype:
+            raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
+                             f"{weight.dtype}{weight.shape}")
+    loss = _renamed(fn, "nll_loss", lambda: _F.nll_loss(input, label, weight, ignore_index))
+    if reduction != "mean":
+        return reduce_loss(fn, loss, reduction)
+    valid_mask = _F.not_equal(label, _F.full_like(label, ignore_index, None))
+    sample_weight = _F.cast(valid_mask, input.dtype)
+    if weight is not None:
+        safe = _F.where(valid_mask, label, _F.full_like(label, 0, None))
+        picked = _F.reshape(_F.gather(weight, _F.reshape(safe, [-1]), 0), label.shape)
+        sample_weight = _F.multiply(sample_weight, picked)
+    return _weighted(fn, loss, sample_weight, reduction, label.shape)
+
+
+def binary_cross_entropy(input: Tensor, label: Tensor, weight=None, reduction: str = "mean",
+                         name=None) -> Tensor:
+    """Binary cross entropy on probabilities:
+    ``-weight * (z * log(x) + (1 - z) * log(1 - x))``.
+
+    ``input`` must lie in [0, 1] (checked on the CPU); each log is clamped below
+    at -100 and the gradient's denominator x (1 - x) at 1e-12, as Paddle does, so
+    0 and 1 give finite values. ``weight`` broadcasts to input's shape.
+    The label gets no gradient.
+
+    >>> p = eager.to_tensor([0.5, 0.6, 0.7])
+    >>> round(float(eager.nn.functional.binary_cross_entropy(p, eager.to_tensor([1.0, 0.0, 1.0]))), 4)
+    0.6554
+    """
+    fn = "binary_cross_entropy"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
+    loss = _renamed(fn, "bce_loss", lambda: _F.bce_loss(input, label))
+    return reduce_loss(fn, _scaled_by(fn, loss, weight, input), reduction)
+
+
+def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta: float = 1.0,
+                   name=None) -> Tensor:
+    """Paddle's smooth L1 loss, which is the Huber loss: with d = input - label,
+    ``0.5 * d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 * delta)``.
+
+    (PyTorch's smooth_l1_loss divides by its beta instead; this equals its huber_loss.)
+
+    >>> x, y = eager.to_tensor([0.5, 3.0]), eager.to_tensor([0.0, 0.0])
+    >>> eager.nn.functional.smooth_l1_loss(x, y, reduction="none").numpy()
+    array([0.125, 2.5  ], dtype=float32)
+    """
+    fn = "smooth_l1_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
+    delta = _check_real(fn, "delta", delta)
+    diff = _F.subtract(input, label)
+    size = _F.multiply(diff, _F.sign(diff))   # |d| with gradient 0 at 0
+    quadratic = _F.scale(_F.multiply(diff, diff), 0.5, 0.0, True)
+    linear = _F.scale(size, delta, -0.5 * delta * delta, True)
+    inside = _F.less_than(size, _F.full_like(size, delta, None))
+    return reduce_loss(fn, _F.where(inside, quadratic, linear), reduction)
+
+
+def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bool = False,
+           name=None) -> Tensor:
+    """Kullback-Leibler divergence loss, ``input`` being log-probabilities:
+    ``label * (log(label) - input)`` (0 where label <= 0), or with
+    ``log_target=True`` ``exp(label) * (label - input)``.
+
+    ``reduction``: 'mean' (over all elements), 'batchmean' (the sum divided by
+    the batch size ``input.shape[0]``), 'sum' or 'none'.
+
+    >>> x = eager.to_tensor([[-1.0, -0.5]])
+    >>> round(float(eager.nn.functional.kl_div(x, eager.to_tensor([[0.3, 0.7]]), "batchmean")), 4)
+    0.0391
+    """
+    fn = "kl_div"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    if reduction not in ("mean", "batchmean", "sum", "none"):
+        raise ValueError(f"{fn}: argument 'reduction' expected one of 'mean', 'batchmean', 'sum', 'none', "
+                         f"got {reduction!r}")
+    if not isinstance(log_target, bool):
+        raise TypeError(f"{fn}: argument 'log_target' expected a bool, got {log_target!r}")
+    if log_target:
+        loss = _F.multiply(_F.exp(label), _F.subtract(label, input))
+    else:
+        positive = _F.greater_than(label, _zeros(label))
+        safe = _F.where(positive, label, _F.ones_like(label))   # no log(0) even in the unused branch
+        loss = _F.where(positive, _F.multiply(label, _F.subtract(_F.log(safe), input)), _zeros(input))
+    if reduction == "batchmean":
+        total = _F.sum(loss)
+        return _F.scale(total, 1.0 / input.shape[0], 0.0, True) if input.ndim and input.shape[0] else total
+    return reduce_loss(fn, loss, reduction)
+
+
+def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
+                        reduction: str = "mean", name=None) -> Tensor:
+    """``max(0, -label * (input - other) + margin)``: label 1 wants input ranked
+    above other, -1 below.
+
+    >>> a, b = eager.to_tensor([1.0, 2.0]), eager.to_tensor([2.0, 1.0])
+    >>> float(eager.nn.functional.margin_ranking_loss(a, b, eager.to_tensor([1.0, 1.0]), 0.5))
+    0.75
+    """
+    fn = "margin_ranking_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "other", other)
+    check_same_shape(fn, "input", input, "other", other)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
+    margin = _check_real(fn, "margin", margin)
+    out = _F.multiply(_F.neg(label), _F.subtract(input, other))
+    return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, reduction: str = "mean",
+                         name=None) -> Tensor:
+    """``input`` where label is 1, ``max(0, margin - input)`` where label is -1
+    (0 for any other label), as Paddle.
+
+    >>> x = eager.to_tensor([0.3, 0.4])
+    >>> eager.nn.functional.hinge_embedding_loss(x, eager.to_tensor([1.0, -1.0]), reduction="none").numpy()
+    array([0.3, 0.6], dtype=float32)
+    """
+    fn = "hinge_embedding_loss"
+    check_float(fn, "input", input)
+    label = _like_input(fn, "label", input, label)
+    check_reduction(fn, reduction)
+    margin = _check_real(fn, "margin", margin)
+    zeros = _zeros(input)
+    positive = _F.where(_F.equal(label, _F.ones_like(label)), input, zeros)
+    hinge = _F.relu(_F.scale(input, -1.0, margin, True))
+    negative = _F.where(_F.equal(label, _F.full_like(label, -1, None)), hinge, zeros)
+    return reduce_loss(fn, _F.add(positive, negative), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin: float = 0,
+                          reduction: str = "mean", name=None) -> Tensor:
+    """With cos the cosine similarity of input1 and input2 along the last axis:
+    ``1 - cos`` where label is 1, ``max(0, cos - margin)`` where label is -1.
+
+    ``input1``, ``input2``: [N, M] or [M]; ``label``: [N] (or [1]) of 1 and -1.
+    The squared norms get 1e-11 added, as Paddle does, so a zero vector gives no NaN.
+
+    >>> a = eager.to_tensor([[1.0, 0.0], [1.0, 1.0]])
+    >>> b = eager.to_tensor([[1.0, 0.0], [-1.0, -1.0]])
+    >>> eager.nn.functional.cosine_embedding_loss(a, b, eager.to_tensor([1, -1]), reduction="none").numpy()
+    array([0., 0.], dtype=float32)
+    """
+    fn = "cosine_embedding_loss"
+    check_float(fn, "input1", input1)
+    check_tensor(fn, "input2", input2)
+    check_same_shape(fn, "input1", input1, "input2", input2)
+    check_tensor(fn, "label", label)
+    check_reduction(fn, reduction)
+    margin = _check_real(fn, "margin", margin)
+    if input1.ndim not in (1, 2):
+        raise ValueError(f"{fn}: argument 'input1' expected shape [N, M] or [M], got {input1.shape}")
+    rows = input1.shape[0] if input1.ndim == 2 else 1
+    if label.ndim > 1 or (label.ndim == 1 and label.shape[0] != rows):
+        raise ValueError(f"{fn}: argument 'label' expected shape [{rows}] (a 1-d label), got {label.shape}")
+    if label.dtype != input1.dtype:
+        label = _F.cast(label, input1.dtype)
+    product = _F.sum(_F.multiply(input1, input2), [-1])
+    square1 = _F.scale(_F.sum(_F.multiply(input1, input1), [-1]), 1.0, 1e-11, True)
+    square2 = _F.scale(_F.sum(_F.multiply(input2, input2), [-1]), 1.0, 1e-11, True)
+    cos = _F.divide(product, _F.sqrt(_F.multiply(square1, square2)))
+    if input1.ndim == 1 and label.ndim == 1:
+        cos = _F.reshape(cos, [1])
+    zeros = _zeros(cos)
+    same = _F.where(_F.equal(label, _F.ones_like(label)), _F.scale(cos, -1.0, 1.0, True), zeros)
+    apart = _F.where(_F.equal(label, _F.full_like(label, -1, None)),
+                     _F.relu(_F.scale(cos, 1.0, -margin, True)), zeros)
+    return reduce_loss(fn, _F.add(same, apart), reduction)
+
+
+def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, epsilon: float = 1e-6, swap: bool = False,
+                        reduction: str = "mean", name=None) -> Tensor:
+    """``max(d(input, positive) - d(input, negative) + margin, 0)`` with
+    ``d(x, y) = ||x - y + epsilon||_p`` along the last axis; ``swap`` uses
+    ``min(d(input, negative), d(positive, negative))`` as the negative distance.
+
+    >>> a = eager.to_tensor([[0.0, 0.0]])
+    >>> loss = eager.nn.functional.triplet_margin_loss(a, a + 1.0, a + 3.0, epsilon=0.0)
+    >>> round(float(loss), 4)
+    0.0
+    """
+    fn = "triplet_margin_loss"
+    check_float(fn, "input", input)
+    for arg, other in (("positive", positive), ("negative", negative)):
+        check_tensor(fn, arg, other)
+        check_same_shape(fn, "input", input, arg, other)
+    check_reduction(fn, reduction)
+    margin, p, epsilon = (_check_real(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
+    if input.ndim < 1:
+        raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
+    if not isinstance(swap, bool):
+        raise TypeError(f"{fn}: argument 'swap' expected a bool, got {swap!r}")
+
+    def distance(x, y):
+        return _F.norm(_F.scale(_F.subtract(x, y), 1.0, epsilon, True), p, [-1], False)
+
+    near, far = distance(input, positive), distance(input, negative)
+    if swap:
+        far = _F.minimum(far, distance(positive, negative))
+    return reduce_loss(fn, _F.relu(_F.scale(_F.subtract(near, far), 1.0, margin, True)), reduction)
+
+
+def soft_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
+    """``log(1 + exp(-label * input))``, stable for any magnitude; label is 1 or -1
+    (cast to input's dtype).
+
+    >>> x = eager.to_tensor([0.0, 100.0])
+    >>> eager.nn.functional.soft_margin_loss(x, eager.to_tensor([1.0, -1.0]), reduction="none").numpy()
+    array([  0.6931472, 100.       ], dtype=float32)
+    """
+    fn = "soft_margin_loss"
+    check_float(fn, "input", input)
+    label = _like_input(fn, "label", input, label)
+    check_reduction(fn, reduction)
+    return reduce_loss(fn, _softplus(_F.neg(_F.multiply(label, input))), reduction)
+
+
+def multi_label_soft_margin_loss(input: Tensor, label: Tensor, weight=None, reduction: str = "mean",
+                                 name=None) -> Tensor:
+    """Per sample, the mean over the C classes of
+    ``-weight * (z * log(sigmoid(x)) + (1 - z) * log(sigmoid(-x)))``: input and
+    label are [N, C] (label 0/1, cast to input's dtype), the result [N] before
+    the reduction. Computed as the fused sigmoid cross entropy, stable for any x.
+
+    >>> x = eager.to_tensor([[0.0, 0.0]])
+    >>> round(float(eager.nn.functional.multi_label_soft_margin_loss(x, eager.to_tensor([[1.0, 0.0]]))), 4)
+    0.6931
+    """
+    fn = "multi_label_soft_margin_loss"
+    check_float(fn, "input", input)
+    label = _like_input(fn, "label", input, label)
+    check_reduction(fn, reduction)
+    if input.ndim < 1:
+        raise ValueError(f"{fn}: argument 'input' expected shape [N, C], got {input.shape}")
+    loss = _F.sigmoid_cross_entropy_with_logits(input, label, None, False, -100)
+    loss = _F.mean(_scaled_by(fn, loss, weight, input), [-1])
+    return reduce_loss(fn, loss, reduction)
+
+
+def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: float = 0.25,
+                       gamma: float = 2.0, reduction: str = "sum", name=None) -> Tensor:
+    """Focal loss on logits: ``alpha_t * (1 - p_t) ** gamma * bce_with_logits``, where
+    p = sigmoid(logit), ``p_t = p z + (1 - p)(1 - z)`` and
+    ``alpha_t = alpha z + (1 - alpha)(1 - z)``; divided by ``normalizer`` (a
+    Tensor of shape [1] or []) if given. Note the default reduction is 'sum'.
+
+    >>> x = eager.to_tensor([[0.0, 2.0]])
+    >>> round(float(eager.nn.functional.sigmoid_focal_loss(x, eager.to_tensor([[1.0, 0.0]]))), 4)
+    1.2809
+    """
+    fn = "sigmoid_focal_loss"
+    check_float(fn, "logit", logit)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "logit", logit, "label", label)
+    check_reduction(fn, reduction)
+    alpha, gamma = _check_real(fn, "alpha", alpha), _check_real(fn, "gamma", gamma)
+    loss = _F.sigmoid_cross_entropy_with_logits(logit, label, None, False, -100)
+    alpha_t = _F.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha, True)
+    loss = _F.multiply(alpha_t, loss)
+    if gamma != 0.0:
+        # 1 - p_t = sigmoid(-x) z + sigmoid(x) (1 - z), without the cancellation of 1 - p_t
+        miss = _F.add(_F.multiply(_F.sigmoid(_F.neg(logit)), label),
+                      _F.multiply(_F.sigmoid(logit), _F.scale(label, -1.0, 1.0, True)))
+        loss = _F.multiply(_F.pow(miss, gamma), loss)
+    if normalizer is not None:
+        check_tensor(fn, "normalizer", normalizer)
+        if normalizer.ndim > 1 or normalizer.numel() != 1:
+            raise ValueError(f"{fn}: argument 'normalizer' expected shape [1] or [], got {normalizer.shape}")
+        if normalizer.dtype != logit.dtype:
+            raise TypeError(f"{fn}: argument 'normalizer' expected dtype {logit.dtype}, got {normalizer.dtype}")
+        loss = _F.divide(loss, _F.reshape(normalizer, []))
+    return reduce_loss(fn, loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full: bool = False,
+                     epsilon: float = 1e-8, reduction: str = "mean", name=None) -> Tensor:
+    """Poisson negative log likelihood: ``exp(input) - label * input`` with
+    ``log_input=True``, else ``input - label * log(input + epsilon)``; ``full`` adds
+    Stirling's term ``label log(label) - label + 0.5 log(2 pi label)`` where label > 1.
+
+    >>> x = eager.to_tensor([0.0, 1.0])
+    >>> round(float(eager.nn.functional.poisson_nll_loss(x, eager.to_tensor([1.0, 2.0]))), 4)
+    0.8591
+    """
+    fn = "poisson_nll_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    check_reduction(fn, reduction)
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    if epsilon <= 0:
+        raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
+    for flag, value in (("log_input", log_input), ("full", full)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
+    if log_input:
+        loss = _F.subtract(_F.exp(input), _F.multiply(label, input))
+    else:
+        loss = _F.subtract(input, _F.multiply(label, _F.log(_F.scale(input, 1.0, epsilon, True))))
+    if full:
+        above = _F.greater_than(label, _F.ones_like(label))
+        safe = _F.where(above, label, _F.ones_like(label))
+        stirling = _F.add(_F.subtract(_F.multiply(safe, _F.log(safe)), safe),
+                          _F.scale(_F.log(_F.scale(safe, 2.0 * np.pi, 0.0, True)), 0.5, 0.0, True))
+        loss = _F.add(loss, _F.where(above, stirling, _zeros(stirling)))
+    return reduce_loss(fn, loss, reduction)
+
+
+def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_lengths: Tensor,
+             blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Tensor:
+    """Connectionist Temporal Classification loss (Paddle's, after warp-ctc).
+
+    ``log_probs``: [max_logit_length, batch_size, num_classes + 1] *unnormalised*
+    scores: as Paddle (warp-ctc) does, a softmax over the classes is applied
+    inside, so logits and log-probabilities give the same loss. ``labels``:
+    [batch_size, max_label_length] padded integer labels; ``input_lengths``,
+    ``label_lengths``: [batch_size] integers. Returns ``-log p(labels)`` per
+    sequence ('none'), their sum, or ('mean') the mean of each loss divided by
+    its label length (at least 1). A sequence no alignment fits has an infinite
+    loss and a zero gradient. ``norm_by_times`` divides the gradient (not the
+    loss) by each sequence's length, as warp-ctc. First-order gradients only.
+
+    The forward (alpha) and backward (beta) recursions run in log space, each a
+    loop over time that is vectorised over the batch and the label positions.
+
+    >>> logits = eager.zeros([2, 1, 3])
+    >>> loss = eager.nn.functional.ctc_loss(logits, eager.to_tensor([[1]], dtype="int32"),
+    ...     eager.to_tensor([2]), eager.to_tensor([1]), reduction="none")
+    >>> round(float(loss[0]), 4)      # 3 of the 9 paths give "1": -log(3/9)
+    1.0986
+    """
+    fn = "ctc_loss"
+    check_float(fn, "log_probs", log_probs)
+    check_reduction(fn, reduction)
+    for arg, value in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
+        check_tensor(fn, arg, value)
+        if value.dtype not in INTEGER_TYPES:
+            raise TypeError(f"{fn}: argument '{arg}' expected an integer Tensor, got {value.dtype}{value.shape}")
+    blank = _check_int(fn, "blank", blank)
+    if not isinstance(norm_by_times, bool):
+        raise TypeError(f"{fn}: argument 'norm_by_times' expected a bool, got {norm_by_times!r}")
+    try:
+        loss = _F.warpctc(log_probs, labels, input_lengths, label_lengths, blank, norm_by_times)
+    except PhiError as error:  # name the function and the arguments the user called
+        message = str(error).replace("warpctc:", f"{fn}:", 1)
+        for op_arg, arg in (("logits_length", "input_lengths"), ("labels_length", "label_lengths"),
+                            ("label", "labels"), ("logits", "log_probs")):
+            message = message.replace(f"argument '{op_arg}'", f"argument '{arg}'")
+        raise type(error)(message) from None
+    if reduction == "mean":
+        lengths = _F.cast(label_lengths, log_probs.dtype)
+        lengths = _F.maximum(lengths, _F.ones_like(lengths))
+        return _F.mean(_F.divide(loss, lengths))
+    return reduce_loss(fn, loss, reduction)
+
+
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
+           "ctc_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
+           "multi_label_soft_margin_loss", "nll_loss", "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss",
+           "soft_margin_loss", "triplet_margin_loss"]
