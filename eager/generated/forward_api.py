@@ -29,10 +29,16 @@ from .ops_activation import (  # noqa: F401
 from .ops_conv import (  # noqa: F401
     conv2d,
     conv3d,
+    conv2d_transpose,
+    conv3d_transpose,
     conv2d_grad,
     conv2d_double_grad,
     conv3d_grad,
     conv3d_double_grad,
+    conv2d_transpose_grad,
+    conv2d_transpose_double_grad,
+    conv3d_transpose_grad,
+    conv3d_transpose_double_grad,
 )
 from .ops_creation import (  # noqa: F401
     full,
@@ -554,6 +560,8 @@ __all__ = [
     "one_hot",
     "conv2d",
     "conv3d",
+    "conv2d_transpose",
+    "conv3d_transpose",
     "abs",
     "abs_",
     "neg",

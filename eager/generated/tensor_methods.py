@@ -63,6 +63,8 @@ METHODS = {
     "one_hot": _F.one_hot,
     "conv2d": _F.conv2d,
     "conv3d": _F.conv3d,
+    "conv2d_transpose": _F.conv2d_transpose,
+    "conv3d_transpose": _F.conv3d_transpose,
     "abs": _F.abs,
     "abs_": _F.abs_,
     "neg": _F.neg,
