@@ -497,6 +497,28 @@ from .ops_search_sort import (  # noqa: F401
     cummin_grad,
     mode_grad,
 )
+from .ops_vision import (  # noqa: F401
+    pad,
+    nearest_interp,
+    linear_interp,
+    bilinear_interp,
+    trilinear_interp,
+    bicubic_interp,
+    grid_sample,
+    pad_grad,
+    pad_double_grad,
+    nearest_interp_grad,
+    nearest_interp_double_grad,
+    linear_interp_grad,
+    linear_interp_double_grad,
+    bilinear_interp_grad,
+    bilinear_interp_double_grad,
+    trilinear_interp_grad,
+    trilinear_interp_double_grad,
+    bicubic_interp_grad,
+    bicubic_interp_double_grad,
+    grid_sample_grad,
+)
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -781,4 +803,11 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "pad",
+    "nearest_interp",
+    "linear_interp",
+    "bilinear_interp",
+    "trilinear_interp",
+    "bicubic_interp",
+    "grid_sample",
 ]

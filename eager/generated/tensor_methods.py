@@ -272,4 +272,11 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "pad": _F.pad,
+    "nearest_interp": _F.nearest_interp,
+    "linear_interp": _F.linear_interp,
+    "bilinear_interp": _F.bilinear_interp,
+    "trilinear_interp": _F.trilinear_interp,
+    "bicubic_interp": _F.bicubic_interp,
+    "grid_sample": _F.grid_sample,
 }
