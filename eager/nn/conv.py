@@ -5,8 +5,9 @@ The weight is [out_channels, in_channels / groups, *kernel_size], initialized
 as Paddle does: Normal(0, sqrt(2 / (prod(kernel_size) * in_channels))); the
 bias [out_channels] starts at zero. ``padding_mode`` other than 'zeros'
 ('reflect', 'replicate', 'circular') pads the input first, by gathering
-indices along each spatial axis (differentiable: the gradient adds back into
-the rows it came from), then convolves without padding.
+indices along each spatial axis (``functional.vision.pad_by_index``, shared
+with ``F.pad``; the gradient adds back into the rows it came from), then
+convolves without padding.
 
 A transposed layer's weight is [in_channels, out_channels / groups,
 *kernel_size] and starts as Paddle's does, XavierUniform (Paddle gives it no
@@ -18,11 +19,11 @@ import numbers
 
 import numpy as np
 
-from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from .functional import conv as conv_functional
 from .functional.checks import check_tensor
+from .functional.vision import pad_by_index
 from .layer import Layer, ParamAttr
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -77,7 +78,8 @@ class _ConvNd(Layer):
         check_tensor(who, "x", x)
         padding = self._padding
         if self._padding_mode != "zeros":
-            x = _pad_by_index(x, self._paddings, self._padding_mode, self._data_format, self._k)
+            first = 1 if self._data_format.endswith("C") else 2
+            x = pad_by_index(who, x, self._paddings, self._padding_mode, first)
             padding = 0
         return conv_functional._conv(who, self._k, x, self.weight, self.bias, self._stride, padding,
                                      self._dilation, self._groups, self._data_format)
@@ -93,37 +95,6 @@ class _ConvNd(Layer):
         if self._padding_mode != "zeros":
             text += f", padding_mode={self._padding_mode!r}"
         return text + f", data_format={self._data_format}"
-
-
-def _pad_by_index(x, paddings, mode, data_format, k):
-    """x padded on its spatial axes by reflecting, replicating or wrapping its own
-    values: a gather with an index array per axis (getitem), so gradients add
-    back into the rows they came from."""
-    channel_last = data_format.endswith("C")
-    first = 1 if channel_last else 2
-    for i in range(k):
-        before, after = paddings[2 * i], paddings[2 * i + 1]
-        if not before and not after:
-            continue
-        axis = first + i
-        n = x.shape[axis]
-        if mode == "reflect" and (before >= n or after >= n):
-            raise ValueError(f"padding_mode 'reflect' needs paddings smaller than the input size: axis {axis} "
-                             f"has size {n}, paddings ({before}, {after})")
-        if mode == "circular" and (before > n or after > n):
-            raise ValueError(f"padding_mode 'circular' needs paddings at most the input size: axis {axis} "
-                             f"has size {n}, paddings ({before}, {after})")
-        positions = np.arange(-before, n + after)
-        if mode == "reflect":
-            positions = np.abs(positions)
-            positions = np.where(positions > n - 1, 2 * (n - 1) - positions, positions)
-        elif mode == "replicate":
-            positions = np.clip(positions, 0, n - 1)
-        else:  # circular
-            positions = positions % n
-        index = (slice(None),) * axis + (positions.astype(np.int64),)
-        x = _F.getitem(x, index)
-    return x
 
 
 class Conv1D(_ConvNd):
