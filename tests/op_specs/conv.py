@@ -195,8 +195,8 @@ def _tattrs(strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(), 
 
 
 CONV2D_TRANSPOSE_CASES = (
-    Case(((2, 3, 3, 2), (3, 2, 2, 3)), _tattrs()),
-    Case(((1, 4, 3, 3), (4, 1, 3, 2)), _tattrs((2, 3), (1, 0, 2, 1), (1, 2), dilations=(1, 2), groups=2)),
+    Case(((1, 3, 2, 2), (3, 2, 2, 3)), _tattrs()),
+    Case(((1, 4, 2, 2), (4, 1, 2, 2)), _tattrs((2, 3), (1, 0, 2, 1), (1, 2), dilations=(1, 2), groups=2)),
     Case(((1, 3, 2, 2), (2, 2, 3, 3)), _tattrs((2, 1), (1, 1), output_size=(6, 2), fmt="NHWC")),
     Case(((1, 2, 3, 2), (2, 1, 2, 2)), _tattrs((2, 2), algorithm="SAME")),
     Case(((1, 2, 2, 2), (2, 2, 2, 1)), _tattrs((1, 2), algorithm="VALID", dilations=(2, 1))),
@@ -223,9 +223,9 @@ SPECS += [
     OpSpec("conv2d_transpose", F.conv2d_transpose, ref_conv_transpose, ("real", "real"), CONV2D_TRANSPOSE_CASES),
     OpSpec("conv3d_transpose", F.conv3d_transpose, ref_conv_transpose, ("real", "real"), CONV3D_TRANSPOSE_CASES),
     OpSpec("conv2d_transpose_grad", F.conv2d_transpose_grad, ref_conv_transpose_grad, ("real",) * 3,
-           _transpose_grad_cases(CONV2D_TRANSPOSE_CASES[:4])),
+           _transpose_grad_cases(CONV2D_TRANSPOSE_CASES[1:3])),
     OpSpec("conv3d_transpose_grad", F.conv3d_transpose_grad, ref_conv_transpose_grad, ("real",) * 3,
-           _transpose_grad_cases(CONV3D_TRANSPOSE_CASES)),
+           _transpose_grad_cases(CONV3D_TRANSPOSE_CASES[1:])),
     OpSpec("conv2d_transpose_double_grad", F.conv2d_transpose_double_grad, ref_conv_transpose_double_grad,
            ("real",) * 5, _transpose_grad_cases((Case(((1, 2, 2, 2), (2, 1, 2, 2)), _tattrs((2, 1), (1, 0))),), 2)),
     OpSpec("conv3d_transpose_double_grad", F.conv3d_transpose_double_grad, ref_conv_transpose_double_grad,
