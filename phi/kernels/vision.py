@@ -144,15 +144,15 @@ def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_
     for i in reversed(range(k)):
         axis = first + i
         index, weights = axis_taps(method, spatial[i], out_size[i], scales[i], align_corners, align_mode)
-        shape = list(grad.shape)
-        shape[axis] = spatial[i]
-        back = xp.zeros(shape, dtype=out_grad.dtype)
+        # The axis goes first (one copy), so each scattered slice is a contiguous block.
+        front = xp.ascontiguousarray(xp.moveaxis(grad, axis, 0))
+        back = xp.zeros((spatial[i],) + front.shape[1:], dtype=out_grad.dtype)
         for t in range(index.shape[0]):
-            values = grad if method == "nearest" else grad * _broadcast_weights(
-                xp, weights[t], grad.ndim, axis, out_grad.dtype)
-            _scatter_add(xp, back, axis, index[t], values)
-        grad = back
-    return grad
+            values = front if method == "nearest" else front * _broadcast_weights(
+                xp, weights[t], front.ndim, 0, out_grad.dtype)
+            _scatter_add(xp, back, 0, index[t], values)
+        grad = xp.moveaxis(back, 0, axis)
+    return xp.ascontiguousarray(grad)
 
 
 def _register_interp(op: str, method: str):
