@@ -130,6 +130,7 @@ def _col2im(xp, dcols, x_shape, kernel, strides, pads, dilations, outs, groups):
 
 def conv_transpose_nd(ctx, x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups,
                       dilations, data_format):
+    """x [N, C_in, *in] times filter [C_in, C_out/g, *k] back into columns, added into the output (col2im)."""
     xp = ctx.xp
     channel_last = data_format in ("NHWC", "NDHWC")
     x = _channel_first(xp, x, channel_last)
@@ -145,6 +146,7 @@ def conv_transpose_nd(ctx, x, filter, strides, paddings, output_padding, output_
 
 def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_padding, output_size,
                            padding_algorithm, groups, dilations, data_format, *, out_mask=None):
+    """(x_grad: the convolution of out_grad with the filter, filter_grad: x against out_grad's columns)."""
     xp = ctx.xp
     want_x, want_filter = out_mask or (True, True)
     channel_last = data_format in ("NHWC", "NDHWC")

@@ -119,6 +119,7 @@ def _broadcast_weights(xp, w, ndim, axis, dtype):
 
 
 def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_format):
+    """x resized to out_size one spatial axis at a time: per axis, each tap's take times its weights."""
     xp = ctx.xp
     k, spatial, scales, first = _interp_setup(x.shape, out_size, scale, data_format)
     out = x
@@ -138,6 +139,7 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
 
 
 def interp_grad(method, ctx, x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """The transpose of interp: per axis (last first), each tap's weighted out_grad added back."""
     xp = ctx.xp
     k, spatial, scales, first = _interp_setup(x.shape, out_size, scale, data_format)
     grad = out_grad
@@ -273,6 +275,8 @@ def grid_sample(ctx, x, grid, mode, padding_mode, align_corners):
 
 @register_kernel("grid_sample_grad", ALL_BACKENDS, FLOATS)
 def grid_sample_grad(ctx, x, grid, out_grad, mode, padding_mode, align_corners, *, out_mask=None):
+    """(x_grad: out_grad added into each corner with its weight, grid_grad: corner values times the
+    weights' derivatives, chained through the coordinate map; zero for mode 'nearest')."""
     xp = ctx.xp
     want_x, want_grid = out_mask or (True, True)
     n, ch, spatial, k, coords, derivs = _grid_setup(xp, x, grid, padding_mode, align_corners)
