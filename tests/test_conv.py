@@ -146,3 +146,65 @@ def test_bad_calls_raise_clear_errors(call, error, message):
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+# -- transposed convolutions ---------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, torch_kwargs", [
+    ({}, {}),
+    ({"stride": 2, "padding": 1, "output_padding": 1}, {"stride": 2, "padding": 1, "output_padding": 1}),
+    ({"stride": [2, 3], "padding": [1, 0], "dilation": [1, 2], "groups": 2},
+     {"stride": (2, 3), "padding": (1, 0), "dilation": (1, 2), "groups": 2}),
+    ({"stride": [3, 2], "output_padding": [2, 1], "dilation": 2}, {"stride": (3, 2), "output_padding": (2, 1),
+                                                                   "dilation": 2}),
+    ({"padding": [[0, 0], [0, 0], [1, 1], [2, 2]]}, {"padding": (1, 2)}),
+])
+def test_conv2d_transpose_matches_torch(kwargs, torch_kwargs):
+    groups = kwargs.get("groups", 1)
+    x, tx = pair((2, 4, 5, 4))
+    w, tw = pair((4, 3, 3, 3), 1)
+    b, tb = pair((3 * groups,), 2)
+    check_against_torch(lambda x, w, b: F.conv2d_transpose(x, w, b, **kwargs),
+                        lambda x, w, b: TF.conv_transpose2d(x, w, b, **torch_kwargs), [(x, tx), (w, tw), (b, tb)])
+
+
+def test_conv2d_transpose_output_size_and_nhwc_match_torch():
+    x, tx = pair((1, 4, 3, 2))                                  # NHWC
+    w, tw = pair((2, 3, 3, 2), 1)
+    # output_size [8, 5] is output_padding [1, 1] for stride 2, padding 1
+    check_against_torch(
+        lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1, output_size=[8, 5], data_format="NHWC"),
+        lambda x, w: TF.conv_transpose2d(x.permute(0, 3, 1, 2), w, stride=2, padding=1,
+                                         output_padding=1).permute(0, 2, 3, 1), [(x, tx), (w, tw)])
+
+
+def test_conv1d_and_conv3d_transpose_match_torch():
+    x, tx = pair((2, 4, 6))
+    w, tw = pair((4, 1, 3), 1)
+    check_against_torch(lambda x, w: F.conv1d_transpose(x, w, stride=2, padding=1, output_padding=1, groups=2),
+                        lambda x, w: TF.conv_transpose1d(x, w, stride=2, padding=1, output_padding=1, groups=2),
+                        [(x, tx), (w, tw)])
+    x, tx = pair((1, 2, 3, 2, 3))
+    w, tw = pair((2, 3, 2, 3, 2), 1)
+    check_against_torch(lambda x, w: F.conv3d_transpose(x, w, stride=[2, 1, 2], padding=[0, 1, 1], dilation=[1, 2, 1]),
+                        lambda x, w: TF.conv_transpose3d(x, w, stride=(2, 1, 2), padding=(0, 1, 1), dilation=(1, 2, 1)),
+                        [(x, tx), (w, tw)])
+
+
+def test_conv_transpose_layer_matches_torch_layer():
+    eager.seed(0)
+    layer = eager.nn.Conv2DTranspose(4, 6, kernel_size=3, stride=2, padding=1, output_padding=1, groups=2)
+    reference = torch.nn.ConvTranspose2d(4, 6, kernel_size=3, stride=2, padding=1, output_padding=1, groups=2)
+    bias = np.random.default_rng(3).standard_normal(6).astype("float32")
+    layer.set_state_dict({"bias": bias})
+    with torch.no_grad():
+        reference.weight.copy_(torch.tensor(layer.weight.numpy()))          # the same [C_in, C_out/g, k, k] layout
+        reference.bias.copy_(torch.tensor(bias))
+    array = np.random.default_rng(0).standard_normal((2, 4, 5, 5)).astype("float32")
+    x, tx = eager.to_tensor(array, stop_gradient=False), torch.tensor(array, requires_grad=True)
+    out, expected = layer(x), reference(tx)
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-5)
+    out.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(layer.weight.grad.numpy(), reference.weight.grad.numpy(), rtol=1e-4, atol=1e-4)

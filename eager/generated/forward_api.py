@@ -67,10 +67,16 @@ from .ops_activation import (  # noqa: F401
 from .ops_conv import (  # noqa: F401
     conv2d,
     conv3d,
+    conv2d_transpose,
+    conv3d_transpose,
     conv2d_grad,
     conv2d_double_grad,
     conv3d_grad,
     conv3d_double_grad,
+    conv2d_transpose_grad,
+    conv2d_transpose_double_grad,
+    conv3d_transpose_grad,
+    conv3d_transpose_double_grad,
 )
 from .ops_creation import (  # noqa: F401
     full,
@@ -550,6 +556,28 @@ from .ops_search_sort import (  # noqa: F401
     cummin_grad,
     mode_grad,
 )
+from .ops_vision import (  # noqa: F401
+    pad,
+    nearest_interp,
+    linear_interp,
+    bilinear_interp,
+    trilinear_interp,
+    bicubic_interp,
+    grid_sample,
+    pad_grad,
+    pad_double_grad,
+    nearest_interp_grad,
+    nearest_interp_double_grad,
+    linear_interp_grad,
+    linear_interp_double_grad,
+    bilinear_interp_grad,
+    bilinear_interp_double_grad,
+    trilinear_interp_grad,
+    trilinear_interp_double_grad,
+    bicubic_interp_grad,
+    bicubic_interp_double_grad,
+    grid_sample_grad,
+)
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -613,6 +641,8 @@ __all__ = [
     "one_hot",
     "conv2d",
     "conv3d",
+    "conv2d_transpose",
+    "conv3d_transpose",
     "abs",
     "abs_",
     "neg",
@@ -860,5 +890,12 @@ __all__ = [
     "batch_norm",
     "instance_norm",
     "group_norm",
+    "pad",
+    "nearest_interp",
+    "linear_interp",
+    "bilinear_interp",
+    "trilinear_interp",
+    "bicubic_interp",
+    "grid_sample",
     "embedding",
 ]

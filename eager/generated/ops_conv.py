@@ -39,6 +39,8 @@ from ..tensor import Tensor
 __all__ = [
     "conv2d",
     "conv3d",
+    "conv2d_transpose",
+    "conv3d_transpose",
 ]
 
 
@@ -156,6 +158,120 @@ class Conv3dDoubleGradNode(GradNodeBase):
         return ((grad[0],), (grad[1],), (grad[2],), )
 
 
+class Conv2dTransposeGradNode(GradNodeBase):
+    """Runs conv2d_transpose_grad for conv2d_transpose."""
+
+    __slots__ = ("x", "filter", "strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+    backward_op = "conv2d_transpose_grad"
+    forward_op = "conv2d_transpose"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "filter", )
+    attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+
+    def release(self):
+        self.x.release()
+        self.filter.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            filter = self.filter.recover(self)
+            grad = conv2d_transpose_grad(x, filter, out_grad, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format, out_mask=out_mask)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.conv2d_transpose_grad(self.x.recover_impl(self), self.filter.recover_impl(self), out_grad.impl, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class Conv2dTransposeDoubleGradNode(GradNodeBase):
+    """Runs conv2d_transpose_double_grad for conv2d_transpose_grad."""
+
+    __slots__ = ("x", "filter", "grad_out", "strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+    backward_op = "conv2d_transpose_double_grad"
+    forward_op = "conv2d_transpose_grad"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("x", "filter", "grad_out", )
+    attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+
+    def release(self):
+        self.x.release()
+        self.filter.release()
+        self.grad_out.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        grad_x_grad = grads[0]
+        grad_filter_grad = grads[1]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
+        x = self.x.recover(self)
+        filter = self.filter.recover(self)
+        grad_out = self.grad_out.recover(self)
+        grad = _composite.bilinear_double_grad(conv2d_transpose, conv2d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format)
+        return ((grad[0],), (grad[1],), (grad[2],), )
+
+
+class Conv3dTransposeGradNode(GradNodeBase):
+    """Runs conv3d_transpose_grad for conv3d_transpose."""
+
+    __slots__ = ("x", "filter", "strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+    backward_op = "conv3d_transpose_grad"
+    forward_op = "conv3d_transpose"
+    num_grad_slots = 1
+    is_view = False
+    saved_names = ("x", "filter", )
+    attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+
+    def release(self):
+        self.x.release()
+        self.filter.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            x = self.x.recover(self)
+            filter = self.filter.recover(self)
+            grad = conv3d_transpose_grad(x, filter, out_grad, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format, out_mask=out_mask)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.conv3d_transpose_grad(self.x.recover_impl(self), self.filter.recover_impl(self), out_grad.impl, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
+
+
+class Conv3dTransposeDoubleGradNode(GradNodeBase):
+    """Runs conv3d_transpose_double_grad for conv3d_transpose_grad."""
+
+    __slots__ = ("x", "filter", "grad_out", "strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+    backward_op = "conv3d_transpose_double_grad"
+    forward_op = "conv3d_transpose_grad"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("x", "filter", "grad_out", )
+    attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
+
+    def release(self):
+        self.x.release()
+        self.filter.release()
+        self.grad_out.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        grad_x_grad = grads[0]
+        grad_filter_grad = grads[1]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
+        x = self.x.recover(self)
+        filter = self.filter.recover(self)
+        grad_out = self.grad_out.recover(self)
+        grad = _composite.bilinear_double_grad(conv3d_transpose, conv3d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, self.strides, self.paddings, self.output_padding, self.output_size, self.padding_algorithm, self.groups, self.dilations, self.data_format)
+        return ((grad[0],), (grad[1],), (grad[2],), )
+
+
 def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EXPLICIT', dilations=(1, 1), groups=1, data_format='NCHW', name=None):
     """2-D convolution (cross-correlation) of input [N, C, H, W] (or NHWC) with filter [O, C/groups, kh, kw].
 
@@ -217,6 +333,78 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
         node.data_format = data_format
     if _anomaly.active:
         check_forward("conv3d", (out, ))
+    return out
+
+
+def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=(), output_size=(), padding_algorithm='EXPLICIT', groups=1, dilations=(1, 1), data_format='NCHW', name=None):
+    """2-D transposed convolution (the input gradient of conv2d) of x [N, C_in, H, W] (or NHWC) with filter [C_in, C_out/groups, kh, kw].
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv2d_transpose", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv2d_transpose", "filter", filter)
+    strides = to_int_array(strides, "conv2d_transpose", "strides")
+    paddings = to_int_array(paddings, "conv2d_transpose", "paddings")
+    output_padding = to_int_array(output_padding, "conv2d_transpose", "output_padding")
+    output_size = to_int_array(output_size, "conv2d_transpose", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose", "padding_algorithm")
+    groups = to_int(groups, "conv2d_transpose", "groups")
+    dilations = to_int_array(dilations, "conv2d_transpose", "dilations")
+    data_format = to_str(data_format, "conv2d_transpose", "data_format")
+    out = Tensor(_phi.conv2d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
+        node = Conv2dTransposeGradNode(((edge_of(x),), (edge_of(filter),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.filter = save_input(filter)
+        node.strides = strides
+        node.paddings = paddings
+        node.output_padding = output_padding
+        node.output_size = output_size
+        node.padding_algorithm = padding_algorithm
+        node.groups = groups
+        node.dilations = dilations
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("conv2d_transpose", (out, ))
+    return out
+
+
+def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_padding=(), output_size=(), padding_algorithm='EXPLICIT', groups=1, dilations=(1, 1, 1), data_format='NCDHW', name=None):
+    """3-D transposed convolution of x [N, C_in, D, H, W] (or NDHWC) with filter [C_in, C_out/groups, kd, kh, kw].
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv3d_transpose", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv3d_transpose", "filter", filter)
+    strides = to_int_array(strides, "conv3d_transpose", "strides")
+    paddings = to_int_array(paddings, "conv3d_transpose", "paddings")
+    output_padding = to_int_array(output_padding, "conv3d_transpose", "output_padding")
+    output_size = to_int_array(output_size, "conv3d_transpose", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose", "padding_algorithm")
+    groups = to_int(groups, "conv3d_transpose", "groups")
+    dilations = to_int_array(dilations, "conv3d_transpose", "dilations")
+    data_format = to_str(data_format, "conv3d_transpose", "data_format")
+    out = Tensor(_phi.conv3d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format))
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
+        node = Conv3dTransposeGradNode(((edge_of(x),), (edge_of(filter),), ))
+        out._meta = AutogradMeta(node, 0)
+        node.x = save_input(x)
+        node.filter = save_input(filter)
+        node.strides = strides
+        node.paddings = paddings
+        node.output_padding = output_padding
+        node.output_size = output_size
+        node.padding_algorithm = padding_algorithm
+        node.groups = groups
+        node.dilations = dilations
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("conv3d_transpose", (out, ))
     return out
 
 
@@ -354,3 +542,151 @@ def conv3d_double_grad(input, filter, grad_out, grad_input_grad, grad_filter_gra
         return _composite.bilinear_double_grad(conv3d, conv3d_grad, input, filter, grad_out, grad_input_grad, grad_filter_grad, strides, paddings, padding_algorithm, dilations, groups, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "conv3d_double_grad") from None
+
+
+def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=None, name=None):
+    """conv2d_transpose_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv2d_transpose_grad", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv2d_transpose_grad", "filter", filter)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("conv2d_transpose_grad", "out_grad", out_grad)
+    strides = to_int_array(strides, "conv2d_transpose_grad", "strides")
+    paddings = to_int_array(paddings, "conv2d_transpose_grad", "paddings")
+    output_padding = to_int_array(output_padding, "conv2d_transpose_grad", "output_padding")
+    output_size = to_int_array(output_size, "conv2d_transpose_grad", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose_grad", "padding_algorithm")
+    groups = to_int(groups, "conv2d_transpose_grad", "groups")
+    dilations = to_int_array(dilations, "conv2d_transpose_grad", "dilations")
+    data_format = to_str(data_format, "conv2d_transpose_grad", "data_format")
+    x_grad, filter_grad = _phi.conv2d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    filter_grad = None if filter_grad is None else Tensor(filter_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        node = Conv2dTransposeDoubleGradNode(((edge_of(x),), (edge_of(filter),), (edge_of(out_grad),), ))
+        if x_grad is not None:
+            x_grad._meta = AutogradMeta(node, 0)
+        if filter_grad is not None:
+            filter_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
+        node.x = save_input(x)
+        node.filter = save_input(filter)
+        node.grad_out = save_input(out_grad)
+        node.strides = strides
+        node.paddings = paddings
+        node.output_padding = output_padding
+        node.output_size = output_size
+        node.padding_algorithm = padding_algorithm
+        node.groups = groups
+        node.dilations = dilations
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("conv2d_transpose_grad", (x_grad, filter_grad, ))
+    return x_grad, filter_grad
+
+
+def conv2d_transpose_double_grad(x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=None, name=None):
+    """conv2d_transpose_double_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv2d_transpose_double_grad", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv2d_transpose_double_grad", "filter", filter)
+    if not isinstance(grad_out, Tensor):
+        raise bad_tensor("conv2d_transpose_double_grad", "grad_out", grad_out)
+    if grad_x_grad is not None and not isinstance(grad_x_grad, Tensor):
+        raise bad_tensor("conv2d_transpose_double_grad", "grad_x_grad", grad_x_grad)
+    if grad_filter_grad is not None and not isinstance(grad_filter_grad, Tensor):
+        raise bad_tensor("conv2d_transpose_double_grad", "grad_filter_grad", grad_filter_grad)
+    strides = to_int_array(strides, "conv2d_transpose_double_grad", "strides")
+    paddings = to_int_array(paddings, "conv2d_transpose_double_grad", "paddings")
+    output_padding = to_int_array(output_padding, "conv2d_transpose_double_grad", "output_padding")
+    output_size = to_int_array(output_size, "conv2d_transpose_double_grad", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose_double_grad", "padding_algorithm")
+    groups = to_int(groups, "conv2d_transpose_double_grad", "groups")
+    dilations = to_int_array(dilations, "conv2d_transpose_double_grad", "dilations")
+    data_format = to_str(data_format, "conv2d_transpose_double_grad", "data_format")
+    try:
+        return _composite.bilinear_double_grad(conv2d_transpose, conv2d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "conv2d_transpose_double_grad") from None
+
+
+def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=None, name=None):
+    """conv3d_transpose_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv3d_transpose_grad", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv3d_transpose_grad", "filter", filter)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("conv3d_transpose_grad", "out_grad", out_grad)
+    strides = to_int_array(strides, "conv3d_transpose_grad", "strides")
+    paddings = to_int_array(paddings, "conv3d_transpose_grad", "paddings")
+    output_padding = to_int_array(output_padding, "conv3d_transpose_grad", "output_padding")
+    output_size = to_int_array(output_size, "conv3d_transpose_grad", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose_grad", "padding_algorithm")
+    groups = to_int(groups, "conv3d_transpose_grad", "groups")
+    dilations = to_int_array(dilations, "conv3d_transpose_grad", "dilations")
+    data_format = to_str(data_format, "conv3d_transpose_grad", "data_format")
+    x_grad, filter_grad = _phi.conv3d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    filter_grad = None if filter_grad is None else Tensor(filter_grad)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        node = Conv3dTransposeDoubleGradNode(((edge_of(x),), (edge_of(filter),), (edge_of(out_grad),), ))
+        if x_grad is not None:
+            x_grad._meta = AutogradMeta(node, 0)
+        if filter_grad is not None:
+            filter_grad._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
+        node.x = save_input(x)
+        node.filter = save_input(filter)
+        node.grad_out = save_input(out_grad)
+        node.strides = strides
+        node.paddings = paddings
+        node.output_padding = output_padding
+        node.output_size = output_size
+        node.padding_algorithm = padding_algorithm
+        node.groups = groups
+        node.dilations = dilations
+        node.data_format = data_format
+    if _anomaly.active:
+        check_forward("conv3d_transpose_grad", (x_grad, filter_grad, ))
+    return x_grad, filter_grad
+
+
+def conv3d_transpose_double_grad(x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=None, name=None):
+    """conv3d_transpose_double_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("conv3d_transpose_double_grad", "x", x)
+    if not isinstance(filter, Tensor):
+        raise bad_tensor("conv3d_transpose_double_grad", "filter", filter)
+    if not isinstance(grad_out, Tensor):
+        raise bad_tensor("conv3d_transpose_double_grad", "grad_out", grad_out)
+    if grad_x_grad is not None and not isinstance(grad_x_grad, Tensor):
+        raise bad_tensor("conv3d_transpose_double_grad", "grad_x_grad", grad_x_grad)
+    if grad_filter_grad is not None and not isinstance(grad_filter_grad, Tensor):
+        raise bad_tensor("conv3d_transpose_double_grad", "grad_filter_grad", grad_filter_grad)
+    strides = to_int_array(strides, "conv3d_transpose_double_grad", "strides")
+    paddings = to_int_array(paddings, "conv3d_transpose_double_grad", "paddings")
+    output_padding = to_int_array(output_padding, "conv3d_transpose_double_grad", "output_padding")
+    output_size = to_int_array(output_size, "conv3d_transpose_double_grad", "output_size")
+    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose_double_grad", "padding_algorithm")
+    groups = to_int(groups, "conv3d_transpose_double_grad", "groups")
+    dilations = to_int_array(dilations, "conv3d_transpose_double_grad", "dilations")
+    data_format = to_str(data_format, "conv3d_transpose_double_grad", "data_format")
+    try:
+        return _composite.bilinear_double_grad(conv3d_transpose, conv3d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "conv3d_transpose_double_grad") from None

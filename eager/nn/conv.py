@@ -1,11 +1,17 @@
-"""Convolution layers (Paddle's ``paddle.nn.Conv1D/Conv2D/Conv3D``).
+"""Convolution layers (Paddle's ``paddle.nn.Conv1D/Conv2D/Conv3D`` and
+``Conv1DTranspose/Conv2DTranspose/Conv3DTranspose``).
 
 The weight is [out_channels, in_channels / groups, *kernel_size], initialized
 as Paddle does: Normal(0, sqrt(2 / (prod(kernel_size) * in_channels))); the
 bias [out_channels] starts at zero. ``padding_mode`` other than 'zeros'
 ('reflect', 'replicate', 'circular') pads the input first, by gathering
-indices along each spatial axis (differentiable: the gradient adds back into
-the rows it came from), then convolves without padding.
+indices along each spatial axis (``functional.vision.pad_by_index``, shared
+with ``F.pad``; the gradient adds back into the rows it came from), then
+convolves without padding.
+
+A transposed layer's weight is [in_channels, out_channels / groups,
+*kernel_size] and starts as Paddle's does, XavierUniform (Paddle gives it no
+initializer of its own); ``forward(x, output_size=None)``.
 """
 from __future__ import annotations
 
@@ -13,11 +19,11 @@ import numbers
 
 import numpy as np
 
-from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from .functional import conv as conv_functional
 from .functional.checks import check_tensor
+from .functional.vision import pad_by_index
 from .layer import Layer, ParamAttr
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -72,7 +78,8 @@ class _ConvNd(Layer):
         check_tensor(who, "x", x)
         padding = self._padding
         if self._padding_mode != "zeros":
-            x = _pad_by_index(x, self._paddings, self._padding_mode, self._data_format, self._k)
+            first = 1 if self._data_format.endswith("C") else 2
+            x = pad_by_index(who, x, self._paddings, self._padding_mode, first)
             padding = 0
         return conv_functional._conv(who, self._k, x, self.weight, self.bias, self._stride, padding,
                                      self._dilation, self._groups, self._data_format)
@@ -88,37 +95,6 @@ class _ConvNd(Layer):
         if self._padding_mode != "zeros":
             text += f", padding_mode={self._padding_mode!r}"
         return text + f", data_format={self._data_format}"
-
-
-def _pad_by_index(x, paddings, mode, data_format, k):
-    """x padded on its spatial axes by reflecting, replicating or wrapping its own
-    values: a gather with an index array per axis (getitem), so gradients add
-    back into the rows they came from."""
-    channel_last = data_format.endswith("C")
-    first = 1 if channel_last else 2
-    for i in range(k):
-        before, after = paddings[2 * i], paddings[2 * i + 1]
-        if not before and not after:
-            continue
-        axis = first + i
-        n = x.shape[axis]
-        if mode == "reflect" and (before >= n or after >= n):
-            raise ValueError(f"padding_mode 'reflect' needs paddings smaller than the input size: axis {axis} "
-                             f"has size {n}, paddings ({before}, {after})")
-        if mode == "circular" and (before > n or after > n):
-            raise ValueError(f"padding_mode 'circular' needs paddings at most the input size: axis {axis} "
-                             f"has size {n}, paddings ({before}, {after})")
-        positions = np.arange(-before, n + after)
-        if mode == "reflect":
-            positions = np.abs(positions)
-            positions = np.where(positions > n - 1, 2 * (n - 1) - positions, positions)
-        elif mode == "replicate":
-            positions = np.clip(positions, 0, n - 1)
-        else:  # circular
-            positions = positions % n
-        index = (slice(None),) * axis + (positions.astype(np.int64),)
-        x = _F.getitem(x, index)
-    return x
 
 
 class Conv1D(_ConvNd):
@@ -168,4 +144,108 @@ class Conv3D(_ConvNd):
                          padding_mode, weight_attr, bias_attr, data_format)
 
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D"]
+class _ConvTransposeNd(Layer):
+    _k = 2
+    _default_format = "NCHW"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 dilation=1, weight_attr=None, bias_attr=None, data_format=None):
+        super().__init__()
+        who = type(self).__name__
+        k = self._k
+        for arg, value in (("in_channels", in_channels), ("out_channels", out_channels), ("groups", groups)):
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+                raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{who}: argument 'groups' ({groups}) must divide in_channels ({in_channels}) and "
+                             f"out_channels ({out_channels})")
+        data_format = self._default_format if data_format is None else data_format
+        if data_format not in conv_functional._FORMATS[k]:
+            raise ValueError(f"{who}: argument 'data_format' expected one of "
+                             f"{list(conv_functional._FORMATS[k])}, got {data_format!r}")
+        self._in_channels, self._out_channels, self._groups = int(in_channels), int(out_channels), int(groups)
+        self._kernel_size = conv_functional.int_tuple(who, "kernel_size", kernel_size, k)
+        self._stride = conv_functional.int_tuple(who, "stride", stride, k)
+        self._dilation = conv_functional.int_tuple(who, "dilation", dilation, k)
+        self._output_padding = conv_functional.int_tuple(who, "output_padding", output_padding, k, minimum=0)
+        conv_functional.conv_padding(who, padding, k, data_format == conv_functional._FORMATS[k][1])
+        self._padding, self._data_format = padding, data_format
+        weight_attr = ParamAttr.from_argument(weight_attr, who, "weight_attr")
+        if weight_attr is False:
+            raise ValueError(f"{who}: argument 'weight_attr' cannot be False: a convolution needs a weight")
+        self.weight = self.create_parameter(
+            [self._in_channels, self._out_channels // self._groups, *self._kernel_size], weight_attr)
+        self.bias = self.create_parameter([self._out_channels], ParamAttr.from_argument(bias_attr, who, "bias_attr"),
+                                          is_bias=True)
+
+    def forward(self, x: Tensor, output_size=None) -> Tensor:
+        """The transposed convolution of x (layout ``data_format``); ``output_size``
+        picks the spatial output size among those the stride allows."""
+        who = f"{type(self).__name__}({self._full_name})"
+        check_tensor(who, "x", x)
+        output_padding = 0 if output_size is not None else self._output_padding
+        return conv_functional._conv_transpose(who, self._k, x, self.weight, self.bias, self._stride, self._padding,
+                                               output_padding, self._dilation, self._groups, output_size,
+                                               self._data_format)
+
+    def extra_repr(self) -> str:
+        """The sizes, shown by repr."""
+        text = (f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}, "
+                f"stride={list(self._stride)}")
+        if self._padding != 0:
+            text += f", padding={self._padding!r}"
+        if any(self._output_padding):
+            text += f", output_padding={list(self._output_padding)}"
+        if self._groups != 1:
+            text += f", groups={self._groups}"
+        return text + f", data_format={self._data_format}"
+
+
+class Conv1DTranspose(_ConvTransposeNd):
+    """1-D transposed convolution layer over [N, C, L] (``data_format="NCL"``) or [N, L, C].
+
+    >>> up = eager.nn.Conv1DTranspose(4, 2, kernel_size=2, stride=2)
+    >>> up(eager.ones([1, 4, 5])).shape
+    [1, 2, 10]
+    """
+
+    _k, _default_format = 1, "NCL"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
+                         weight_attr, bias_attr, data_format)
+
+
+class Conv2DTranspose(_ConvTransposeNd):
+    """2-D transposed convolution layer over [N, C, H, W] (``data_format="NCHW"``) or NHWC.
+
+    >>> up = eager.nn.Conv2DTranspose(8, 4, kernel_size=3, stride=2, padding=1, output_padding=1)
+    >>> up(eager.ones([2, 8, 7, 7])).shape
+    [2, 4, 14, 14]
+    """
+
+    _k, _default_format = 2, "NCHW"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
+                         weight_attr, bias_attr, data_format)
+
+
+class Conv3DTranspose(_ConvTransposeNd):
+    """3-D transposed convolution layer over [N, C, D, H, W] (``data_format="NCDHW"``) or NDHWC.
+
+    >>> eager.nn.Conv3DTranspose(2, 3, kernel_size=2, stride=2)(eager.ones([1, 2, 3, 3, 3])).shape
+    [1, 3, 6, 6, 6]
+    """
+
+    _k, _default_format = 3, "NCDHW"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 dilation=1, weight_attr=None, bias_attr=None, data_format="NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, dilation,
+                         weight_attr, bias_attr, data_format)
+
+
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]

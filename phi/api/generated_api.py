@@ -17,7 +17,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "layer_norm", "batch_norm", "instance_norm", "group_norm", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "embedding_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -1250,6 +1250,58 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
     out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d", [out_meta], [out])
+    return out
+
+
+_conv2d_transpose_kernel = KERNELS.dispatch_table("conv2d_transpose")
+
+
+def conv2d_transpose(x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format):
+    """2-D transposed convolution (the input gradient of conv2d) of x [N, C_in, H, W] (or NHWC) with filter [C_in, C_out/groups, kh, kw]."""
+    out_meta = MetaTensor()
+    try:
+        _im.conv2d_transpose_infer_meta(x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("conv2d_transpose", x=x, filter=filter) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv2d_transpose", "conv2d_transpose", x, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [out_meta], {"x": x, "filter": filter})
+    key = (type(x.array), x.array.dtype)
+    kernel = _conv2d_transpose_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, filter.array, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
+    except PhiError as error:
+        raise error.in_op("conv2d_transpose", x=x, filter=filter) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv2d_transpose: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv2d_transpose", [out_meta], [out])
+    return out
+
+
+_conv3d_transpose_kernel = KERNELS.dispatch_table("conv3d_transpose")
+
+
+def conv3d_transpose(x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format):
+    """3-D transposed convolution of x [N, C_in, D, H, W] (or NDHWC) with filter [C_in, C_out/groups, kd, kh, kw]."""
+    out_meta = MetaTensor()
+    try:
+        _im.conv3d_transpose_infer_meta(x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("conv3d_transpose", x=x, filter=filter) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv3d_transpose", "conv3d_transpose", x, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [out_meta], {"x": x, "filter": filter})
+    key = (type(x.array), x.array.dtype)
+    kernel = _conv3d_transpose_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, filter.array, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
+    except PhiError as error:
+        raise error.in_op("conv3d_transpose", x=x, filter=filter) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv3d_transpose: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv3d_transpose", [out_meta], [out])
     return out
 
 
@@ -6082,6 +6134,188 @@ def group_norm(x, scale, bias, epsilon, groups, data_format):
     )
 
 
+_pad_kernel = KERNELS.dispatch_table("pad")
+
+
+def pad(x, paddings, pad_value):
+    """x padded with pad_value, paddings[2i] before and paddings[2i+1] after axis i (every axis, non-negative)."""
+    out_meta = MetaTensor()
+    try:
+        _im.pad_infer_meta(x, paddings, pad_value, out_meta)
+    except PhiError as error:
+        raise error.in_op("pad", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("pad", "pad", x, (x, paddings, pad_value), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _pad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, paddings, pad_value)
+    except PhiError as error:
+        raise error.in_op("pad", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"pad: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("pad", [out_meta], [out])
+    return out
+
+
+_nearest_interp_kernel = KERNELS.dispatch_table("nearest_interp")
+
+
+def nearest_interp(x, out_size, scale, align_corners, align_mode, data_format):
+    """Nearest-neighbour resize of the spatial axes of a 3-, 4- or 5-d x to out_size (floor of ratio times the index, or rounded with align_corners)."""
+    out_meta = MetaTensor()
+    try:
+        _im.nearest_interp_infer_meta(x, out_size, scale, align_corners, align_mode, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("nearest_interp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nearest_interp", "nearest_interp", x, (x, out_size, scale, align_corners, align_mode, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _nearest_interp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("nearest_interp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nearest_interp: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nearest_interp", [out_meta], [out])
+    return out
+
+
+_linear_interp_kernel = KERNELS.dispatch_table("linear_interp")
+
+
+def linear_interp(x, out_size, scale, align_corners, align_mode, data_format):
+    """Linear resize of the length of x [N, C, W] (or NWC) to out_size."""
+    out_meta = MetaTensor()
+    try:
+        _im.linear_interp_infer_meta(x, out_size, scale, align_corners, align_mode, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("linear_interp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("linear_interp", "linear_interp", x, (x, out_size, scale, align_corners, align_mode, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _linear_interp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("linear_interp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linear_interp: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linear_interp", [out_meta], [out])
+    return out
+
+
+_bilinear_interp_kernel = KERNELS.dispatch_table("bilinear_interp")
+
+
+def bilinear_interp(x, out_size, scale, align_corners, align_mode, data_format):
+    """Bilinear resize of x [N, C, H, W] (or NHWC) to out_size (align_corners / align_mode as Paddle)."""
+    out_meta = MetaTensor()
+    try:
+        _im.bilinear_interp_infer_meta(x, out_size, scale, align_corners, align_mode, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("bilinear_interp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bilinear_interp", "bilinear_interp", x, (x, out_size, scale, align_corners, align_mode, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bilinear_interp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("bilinear_interp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bilinear_interp: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bilinear_interp", [out_meta], [out])
+    return out
+
+
+_trilinear_interp_kernel = KERNELS.dispatch_table("trilinear_interp")
+
+
+def trilinear_interp(x, out_size, scale, align_corners, align_mode, data_format):
+    """Trilinear resize of x [N, C, D, H, W] (or NDHWC) to out_size."""
+    out_meta = MetaTensor()
+    try:
+        _im.trilinear_interp_infer_meta(x, out_size, scale, align_corners, align_mode, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("trilinear_interp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("trilinear_interp", "trilinear_interp", x, (x, out_size, scale, align_corners, align_mode, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _trilinear_interp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("trilinear_interp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"trilinear_interp: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("trilinear_interp", [out_meta], [out])
+    return out
+
+
+_bicubic_interp_kernel = KERNELS.dispatch_table("bicubic_interp")
+
+
+def bicubic_interp(x, out_size, scale, align_corners, align_mode, data_format):
+    """Bicubic resize (Keys, a = -0.75) of x [N, C, H, W] (or NHWC) to out_size."""
+    out_meta = MetaTensor()
+    try:
+        _im.bicubic_interp_infer_meta(x, out_size, scale, align_corners, align_mode, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("bicubic_interp", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bicubic_interp", "bicubic_interp", x, (x, out_size, scale, align_corners, align_mode, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _bicubic_interp_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("bicubic_interp", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bicubic_interp: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bicubic_interp", [out_meta], [out])
+    return out
+
+
+_grid_sample_kernel = KERNELS.dispatch_table("grid_sample")
+
+
+def grid_sample(x, grid, mode, padding_mode, align_corners):
+    """x [N, C, H, W] (or [N, C, D, H, W]) sampled at grid [N, H_out, W_out, 2] (x, y in [-1, 1]; 5-d with x, y, z)."""
+    out_meta = MetaTensor()
+    try:
+        _im.grid_sample_infer_meta(x, grid, mode, padding_mode, align_corners, out_meta)
+    except PhiError as error:
+        raise error.in_op("grid_sample", x=x, grid=grid) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("grid_sample", "grid_sample", x, (x, grid, mode, padding_mode, align_corners), [out_meta], {"x": x, "grid": grid})
+    key = (type(x.array), x.array.dtype)
+    kernel = _grid_sample_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, grid.array, mode, padding_mode, align_corners)
+    except PhiError as error:
+        raise error.in_op("grid_sample", x=x, grid=grid) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"grid_sample: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("grid_sample", [out_meta], [out])
+    return out
+
+
 _embedding_kernel = KERNELS.dispatch_table("embedding")
 
 
@@ -6965,6 +7199,68 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         verify_infer_meta("conv3d_grad", [input_grad_meta, filter_grad_meta], [input_grad, filter_grad])
     return (
         input_grad,
+        filter_grad,
+    )
+
+
+_conv2d_transpose_grad_kernel = KERNELS.dispatch_table("conv2d_transpose_grad")
+
+
+def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, *, out_mask=None):
+    """conv2d_transpose_grad (phi kernel conv2d_transpose_grad)."""
+    x_grad_meta = MetaTensor()
+    filter_grad_meta = MetaTensor()
+    try:
+        _im.conv2d_transpose_grad_infer_meta(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, x_grad_meta, filter_grad_meta)
+    except PhiError as error:
+        raise error.in_op("conv2d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv2d_transpose_grad", "conv2d_transpose_grad", out_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [x_grad_meta, filter_grad_meta], {"x": x, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _conv2d_transpose_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, filter_grad = kernel(x.array, filter.array, out_grad.array, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("conv2d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv2d_transpose_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is key[0] else wrap_result(filter_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv2d_transpose_grad", [x_grad_meta, filter_grad_meta], [x_grad, filter_grad])
+    return (
+        x_grad,
+        filter_grad,
+    )
+
+
+_conv3d_transpose_grad_kernel = KERNELS.dispatch_table("conv3d_transpose_grad")
+
+
+def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, *, out_mask=None):
+    """conv3d_transpose_grad (phi kernel conv3d_transpose_grad)."""
+    x_grad_meta = MetaTensor()
+    filter_grad_meta = MetaTensor()
+    try:
+        _im.conv3d_transpose_grad_infer_meta(x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, x_grad_meta, filter_grad_meta)
+    except PhiError as error:
+        raise error.in_op("conv3d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("conv3d_transpose_grad", "conv3d_transpose_grad", out_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [x_grad_meta, filter_grad_meta], {"x": x, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _conv3d_transpose_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, filter_grad = kernel(x.array, filter.array, out_grad.array, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("conv3d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"conv3d_transpose_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is key[0] else wrap_result(filter_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("conv3d_transpose_grad", [x_grad_meta, filter_grad_meta], [x_grad, filter_grad])
+    return (
+        x_grad,
         filter_grad,
     )
 
@@ -9817,6 +10113,193 @@ def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, d
         x_grad,
         scale_grad,
         bias_grad,
+    )
+
+
+_pad_grad_kernel = KERNELS.dispatch_table("pad_grad")
+
+
+def pad_grad(x, out_grad, paddings, pad_value):
+    """pad_grad (phi kernel pad_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.pad_grad_infer_meta(x, out_grad, paddings, pad_value, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("pad_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("pad_grad", "pad_grad", out_grad, (x, out_grad, paddings, pad_value), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _pad_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, paddings, pad_value)
+    except PhiError as error:
+        raise error.in_op("pad_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"pad_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("pad_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_nearest_interp_grad_kernel = KERNELS.dispatch_table("nearest_interp_grad")
+
+
+def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """nearest_interp_grad (phi kernel nearest_interp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.interp_grad_infer_meta(x, out_grad, out_size, scale, align_corners, align_mode, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("nearest_interp_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("nearest_interp_grad", "nearest_interp_grad", out_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _nearest_interp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("nearest_interp_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nearest_interp_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nearest_interp_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_linear_interp_grad_kernel = KERNELS.dispatch_table("linear_interp_grad")
+
+
+def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """linear_interp_grad (phi kernel linear_interp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.interp_grad_infer_meta(x, out_grad, out_size, scale, align_corners, align_mode, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("linear_interp_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("linear_interp_grad", "linear_interp_grad", out_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _linear_interp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("linear_interp_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linear_interp_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linear_interp_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_bilinear_interp_grad_kernel = KERNELS.dispatch_table("bilinear_interp_grad")
+
+
+def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """bilinear_interp_grad (phi kernel bilinear_interp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.interp_grad_infer_meta(x, out_grad, out_size, scale, align_corners, align_mode, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("bilinear_interp_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bilinear_interp_grad", "bilinear_interp_grad", out_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _bilinear_interp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("bilinear_interp_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bilinear_interp_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bilinear_interp_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_trilinear_interp_grad_kernel = KERNELS.dispatch_table("trilinear_interp_grad")
+
+
+def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """trilinear_interp_grad (phi kernel trilinear_interp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.interp_grad_infer_meta(x, out_grad, out_size, scale, align_corners, align_mode, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("trilinear_interp_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("trilinear_interp_grad", "trilinear_interp_grad", out_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _trilinear_interp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("trilinear_interp_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"trilinear_interp_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("trilinear_interp_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_bicubic_interp_grad_kernel = KERNELS.dispatch_table("bicubic_interp_grad")
+
+
+def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, data_format):
+    """bicubic_interp_grad (phi kernel bicubic_interp_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.interp_grad_infer_meta(x, out_grad, out_size, scale, align_corners, align_mode, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("bicubic_interp_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("bicubic_interp_grad", "bicubic_interp_grad", out_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _bicubic_interp_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, out_size, scale, align_corners, align_mode, data_format)
+    except PhiError as error:
+        raise error.in_op("bicubic_interp_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"bicubic_interp_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bicubic_interp_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_grid_sample_grad_kernel = KERNELS.dispatch_table("grid_sample_grad")
+
+
+def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, *, out_mask=None):
+    """grid_sample_grad (phi kernel grid_sample_grad)."""
+    x_grad_meta = MetaTensor()
+    grid_grad_meta = MetaTensor()
+    try:
+        _im.grid_sample_grad_infer_meta(x, grid, out_grad, mode, padding_mode, align_corners, x_grad_meta, grid_grad_meta)
+    except PhiError as error:
+        raise error.in_op("grid_sample_grad", x=x, grid=grid, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("grid_sample_grad", "grid_sample_grad", out_grad, (x, grid, out_grad, mode, padding_mode, align_corners), [x_grad_meta, grid_grad_meta], {"x": x, "grid": grid, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _grid_sample_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, grid_grad = kernel(x.array, grid.array, out_grad.array, mode, padding_mode, align_corners, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("grid_sample_grad", x=x, grid=grid, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"grid_sample_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    grid_grad = DenseTensor(grid_grad) if type(grid_grad) is key[0] else wrap_result(grid_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("grid_sample_grad", [x_grad_meta, grid_grad_meta], [x_grad, grid_grad])
+    return (
+        x_grad,
+        grid_grad,
     )
 
 

@@ -1,5 +1,5 @@
-"""Convolution kernels (conv2d, conv3d) and their gradients, written once for
-any number of spatial axes.
+"""Convolution kernels (conv2d, conv3d, conv2d_transpose, conv3d_transpose) and
+their gradients, written once for any number of spatial axes.
 
 The forward is im2col plus one batched matmul: a strided sliding-window view
 of the padded input is copied once into columns [groups, N*out, C/g*kernel]
@@ -11,6 +11,12 @@ into the padded input (col2im: a loop over the kernel's positions, e.g. 9 for
 3x3, each a whole-tensor add). Filters are [O, C/groups, *kernel] in both
 data formats, as in Paddle; channel-last inputs are moved to channel-first
 and back.
+
+A transposed convolution is the input gradient of a convolution: its forward
+is the matmul-then-col2im above (x playing the output gradient, the filter
+[C_in, C_out/groups, *kernel] playing a convolution filter [O, C/groups,
+*kernel]), and its gradients are a convolution of the output gradient (x's)
+and the columns of the output gradient times x (the filter's).
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import math
 
 from ..common.shape_rules import window_geometry
 from ..core.kernel_registry import register_kernel
+from ..infermeta.conv import conv_transpose_geometry
 from .dtypes import ALL_BACKENDS, FLOATS
 
 
@@ -70,12 +77,17 @@ def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations,
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
     cols = _columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
     out = xp.matmul(cols, _filter_matrix(filter, groups))            # [g, N*outs, O/g]
-    n, k, o = x.shape[0], len(outs), filter.shape[0]
-    out = out.reshape((groups, n) + outs + (o // groups,))
-    out = xp.transpose(out, (1, 0, k + 2) + tuple(range(2, 2 + k)))  # [N, g, O/g, *outs]
-    out = out.reshape((n, o) + outs)
+    out = _from_matrix(xp, out, x.shape[0], outs, filter.shape[0], groups)
     out = xp.moveaxis(out, 1, -1) if channel_last else out
     return xp.ascontiguousarray(out)
+
+
+def _from_matrix(xp, mat, n, outs, o, groups):
+    """[groups, N * prod(outs), O/groups] back to [N, O, *outs] (the inverse of _out_grad_matrix)."""
+    k = len(outs)
+    mat = mat.reshape((groups, n) + tuple(outs) + (o // groups,))
+    mat = xp.transpose(mat, (1, 0, k + 2) + tuple(range(2, 2 + k)))  # [N, g, O/g, *outs]
+    return mat.reshape((n, o) + tuple(outs))
 
 
 def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups,
@@ -115,6 +127,50 @@ def _col2im(xp, dcols, x_shape, kernel, strides, pads, dilations, outs, groups):
     crop = (slice(None), slice(None)) + tuple(slice(b, b + size) for size, (b, _) in zip(x_shape[2:], pads))
     return padded[crop]
 
+
+def conv_transpose_nd(ctx, x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups,
+                      dilations, data_format):
+    """x [N, C_in, *in] times filter [C_in, C_out/g, *k] back into columns, added into the output (col2im)."""
+    xp = ctx.xp
+    channel_last = data_format in ("NHWC", "NDHWC")
+    x = _channel_first(xp, x, channel_last)
+    kernel, ins = filter.shape[2:], x.shape[2:]
+    pads, dilations, outs = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
+                                                    padding_algorithm, dilations)
+    c_out = filter.shape[1] * groups
+    dcols = xp.matmul(_out_grad_matrix(xp, x, groups), _filter_matrix(filter, groups).swapaxes(1, 2))
+    out = _col2im(xp, dcols, (x.shape[0], c_out) + outs, kernel, strides, pads, dilations, ins, groups)
+    out = xp.moveaxis(out, 1, -1) if channel_last else out
+    return xp.ascontiguousarray(out).astype(x.dtype, copy=False)
+
+
+def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_padding, output_size,
+                           padding_algorithm, groups, dilations, data_format, *, out_mask=None):
+    """(x_grad: the convolution of out_grad with the filter, filter_grad: x against out_grad's columns)."""
+    xp = ctx.xp
+    want_x, want_filter = out_mask or (True, True)
+    channel_last = data_format in ("NHWC", "NDHWC")
+    xc = _channel_first(xp, x, channel_last)
+    gout = _channel_first(xp, out_grad, channel_last)
+    kernel, ins = filter.shape[2:], xc.shape[2:]
+    pads, dilations, _ = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
+                                                 padding_algorithm, dilations)
+    cols = _columns(xp, gout, kernel, strides, pads, dilations, ins, groups)   # [g, N*ins, C_out/g*K]
+    x_grad = filter_grad = None
+    if want_x:
+        x_grad = _from_matrix(xp, xp.matmul(cols, _filter_matrix(filter, groups)), xc.shape[0], ins,
+                              filter.shape[0], groups)
+        x_grad = xp.moveaxis(x_grad, 1, -1) if channel_last else x_grad
+        x_grad = xp.ascontiguousarray(x_grad).astype(x.dtype, copy=False)
+    if want_filter:
+        filter_grad = xp.matmul(_out_grad_matrix(xp, xc, groups).swapaxes(1, 2), cols)
+        filter_grad = filter_grad.reshape(filter.shape).astype(filter.dtype, copy=False)
+    return x_grad, filter_grad
+
+
+for _name in ("conv2d_transpose", "conv3d_transpose"):
+    register_kernel(_name, ALL_BACKENDS, FLOATS)(conv_transpose_nd)
+    register_kernel(f"{_name}_grad", ALL_BACKENDS, FLOATS)(conv_transpose_nd_grad)
 
 for _name in ("conv2d", "conv3d"):
     register_kernel(_name, ALL_BACKENDS, FLOATS)(conv_nd)

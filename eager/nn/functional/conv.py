@@ -1,11 +1,15 @@
-"""Convolutions (Paddle's ``paddle.nn.functional.conv``): conv1d, conv2d, conv3d.
+"""Convolutions (Paddle's ``paddle.nn.functional.conv``): conv1d, conv2d, conv3d
+and their transposes conv1d_transpose, conv2d_transpose, conv3d_transpose.
 
 They call the phi ops ``conv2d``/``conv3d`` (im2col and one matmul, double
 differentiable: convolution is bilinear in input and filter); conv1d is a
 conv2d over a height of 1, as in Paddle. ``padding`` takes Paddle's forms: an
 int, one int per spatial axis, a (before, after) pair per axis flattened, a
 pair per axis of the input including [0, 0] for batch and channels, or
-"SAME"/"VALID".
+"SAME"/"VALID". The transposed ones call ``conv2d_transpose``/``conv3d_transpose``
+(the input gradient of a convolution; filter [C_in, C_out/groups, *kernel])
+and take ``output_padding`` or ``output_size`` to pick among the output sizes a
+stride > 1 leaves open.
 """
 from __future__ import annotations
 
@@ -128,4 +132,105 @@ def conv3d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-__all__ = ["conv1d", "conv2d", "conv3d"]
+def _optional_ints(fn: str, arg: str, value, k: int, minimum: int) -> tuple:
+    """None/0 as (), otherwise k ints >= minimum (a Tensor of sizes is read once)."""
+    if value is None:
+        return ()
+    if isinstance(value, Tensor):
+        value = [int(v) for v in value.numpy().reshape(-1)]
+    return int_tuple(fn, arg, value, k, minimum)
+
+
+def _conv_transpose(fn: str, k: int, x, weight, bias, stride, padding, output_padding, dilation, groups,
+                    output_size, data_format):
+    check_float(fn, "x", x)
+    check_float(fn, "weight", weight)
+    if data_format not in _FORMATS[k]:
+        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
+                         f"{data_format!r}")
+    channel_last = data_format == _FORMATS[k][1]
+    if x.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({data_format}), got shape {x.shape}")
+    if weight.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'weight' expected a {k + 2}-d tensor [in_channels, "
+                         f"out_channels / groups, kernel...], got shape {weight.shape}")
+    if not isinstance(groups, numbers.Integral) or isinstance(groups, bool) or groups < 1:
+        raise TypeError(f"{fn}: argument 'groups' expected a positive int, got {groups!r}")
+    strides = int_tuple(fn, "stride", stride, k)
+    dilations = int_tuple(fn, "dilation", dilation, k)
+    paddings, algorithm = conv_padding(fn, padding, k, channel_last)
+    output_padding = _optional_ints(fn, "output_padding", output_padding, k, 0)
+    output_size = _optional_ints(fn, "output_size", output_size, k, 1)
+    if output_size and any(output_padding):
+        raise ValueError(f"{fn}: arguments 'output_padding' ({list(output_padding)}) and 'output_size' "
+                         f"({list(output_size)}) are mutually exclusive")
+    if not any(output_padding):
+        output_padding = ()
+    if bias is not None:
+        check_float(fn, "bias", bias)
+        c_out = weight.shape[1] * groups
+        if bias.shape != [c_out]:
+            raise ValueError(f"{fn}: argument 'bias' expected shape [{c_out}] (one per output channel), got "
+                             f"{bias.shape}")
+    if k == 1:  # a conv2d_transpose over a height of 1
+        x = _F.unsqueeze(x, [1 if channel_last else 2])
+        weight = _F.unsqueeze(weight, [2])
+        strides, dilations, paddings = (1,) + strides, (1,) + dilations, [0, 0] + paddings
+        output_padding = (0,) + output_padding if output_padding else ()
+        output_size = (1,) + output_size if output_size else ()
+        out = _F.conv2d_transpose(x, weight, list(strides), paddings, list(output_padding), list(output_size),
+                                  algorithm, int(groups), list(dilations), "NHWC" if channel_last else "NCHW")
+        out = _F.squeeze(out, [1 if channel_last else 2])
+    else:
+        op = _F.conv2d_transpose if k == 2 else _F.conv3d_transpose
+        out = op(x, weight, list(strides), paddings, list(output_padding), list(output_size), algorithm,
+                 int(groups), list(dilations), data_format)
+    if bias is not None:
+        shape = [bias.shape[0]] if channel_last else [bias.shape[0]] + [1] * k
+        out = _F.add(out, _F.reshape(bias, shape))
+    return out
+
+
+def conv1d_transpose(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
+                     dilation=1, output_size=None, data_format: str = "NCL", name=None) -> Tensor:
+    """1-D transposed convolution of x [N, C_in, L] (or NLC) with weight
+    [C_in, C_out/groups, k]: L_out = (L - 1) * stride - 2 * padding +
+    dilation * (k - 1) + 1 + output_padding (or ``output_size``).
+
+    >>> x = eager.ones([2, 3, 5]); w = eager.ones([3, 4, 3])
+    >>> eager.nn.functional.conv1d_transpose(x, w, stride=2).shape
+    [2, 4, 11]
+    """
+    return _conv_transpose("conv1d_transpose", 1, x, weight, bias, stride, padding, output_padding, dilation,
+                           groups, output_size, data_format)
+
+
+def conv2d_transpose(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups: int = 1, output_size=None, data_format: str = "NCHW", name=None) -> Tensor:
+    """2-D transposed convolution (the gradient of conv2d with respect to its
+    input) of x [N, C_in, H, W] (or NHWC) with weight [C_in, C_out/groups, kh, kw],
+    plus bias [C_out] if given. ``output_size`` ([H_out, W_out]) or
+    ``output_padding`` chooses among the sizes a stride > 1 allows.
+
+    >>> x = eager.ones([1, 4, 8, 8]); w = eager.ones([4, 2, 3, 3])
+    >>> eager.nn.functional.conv2d_transpose(x, w, stride=2, padding=1, output_padding=1).shape
+    [1, 2, 16, 16]
+    """
+    return _conv_transpose("conv2d_transpose", 2, x, weight, bias, stride, padding, output_padding, dilation,
+                           groups, output_size, data_format)
+
+
+def conv3d_transpose(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
+                     dilation=1, output_size=None, data_format: str = "NCDHW", name=None) -> Tensor:
+    """3-D transposed convolution of x [N, C_in, D, H, W] (or NDHWC) with weight
+    [C_in, C_out/groups, kd, kh, kw].
+
+    >>> eager.nn.functional.conv3d_transpose(eager.ones([1, 2, 3, 3, 3]), eager.ones([2, 4, 2, 2, 2]),
+    ...                                      stride=2).shape
+    [1, 4, 6, 6, 6]
+    """
+    return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding, output_padding, dilation,
+                           groups, output_size, data_format)
+
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
