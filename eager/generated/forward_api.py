@@ -26,6 +26,10 @@ from .ops_activation import (  # noqa: F401
     exp_double_grad,
     log_grad,
 )
+from .ops_attention import (  # noqa: F401
+    dropout,
+    dropout_grad,
+)
 from .ops_conv import (  # noqa: F401
     conv2d,
     conv3d,
@@ -773,4 +777,5 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "dropout",
 ]

@@ -270,4 +270,5 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "dropout": _F.dropout,
 }
