@@ -27,8 +27,10 @@ from . import functional as F
 from .functional.attention import _attention_heads_first
 from .functional.checks import check_float, check_tensor
 from .functional.dropout import _check_p
+from . import norm as _norm
+from .dropout import Dropout
 from .layer import Layer, ParamAttr
-from .layers import Linear
+from .layers import LayerList, Linear
 
 _INTEGER_TYPES = (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64)
 
@@ -210,4 +212,362 @@ class MultiHeadAttention(Layer):
                 f"kdim={self.kdim}, vdim={self.vdim}, need_weights={self.need_weights}")
 
 
-__all__ = ["MultiHeadAttention"]
+def _activation(who: str, activation):
+    fn = getattr(F, activation, None) if isinstance(activation, str) else None
+    if fn is None or not callable(fn) or activation.startswith("_"):
+        raise ValueError(f"{who}: argument 'activation' expected the name of a function of "
+                         f"eager.nn.functional ('relu', 'gelu', ...), got {activation!r}")
+    return fn
+
+
+def _check_sequence(who: str, arg: str, x, d_model: int) -> Tensor:
+    check_float(who, arg, x)
+    if x.ndim != 3 or x.shape[-1] != d_model:
+        raise ValueError(f"{who}: argument '{arg}' expected a 3-d tensor [batch_size, seq_len, d_model={d_model}], "
+                         f"got shape {x.shape}")
+    return x
+
+
+def _layer_norm(d_model: int, epsilon: float):
+    return _norm.LayerNorm(d_model, epsilon)
+
+
+def _clones(who: str, layer: Layer, num_layers) -> LayerList:
+    """num_layers layers like ``layer``: the first is ``layer`` itself, the others are
+    new layers made from its constructor arguments (fresh parameters, as Paddle
+    does), or deep copies for a layer that does not keep them."""
+    num_layers = _positive_int(who, "num_layers", num_layers)
+    if not isinstance(layer, Layer):
+        raise TypeError(f"{who}: the first argument expected a Layer, got {type(layer).__name__}")
+    config = getattr(layer, "_config", None)
+    others = [type(layer)(**config) if config is not None else copy.deepcopy(layer) for _ in range(num_layers - 1)]
+    return LayerList([layer] + others)
+
+
+class TransformerEncoderLayer(Layer):
+    """One encoder block (Paddle's ``paddle.nn.TransformerEncoderLayer``):
+    self-attention and a feed-forward network (linear1, activation, dropout,
+    linear2), each with a residual connection, dropout and LayerNorm — applied
+    after the residual sum (post-norm), or before each sub-block with
+    ``normalize_before=True`` (pre-norm). ``attn_dropout`` and ``act_dropout``
+    default to ``dropout``. ``weight_attr``/``bias_attr`` may be lists of 1 or 2
+    (attention, feed-forward). ``forward(src, src_mask=None, cache=None)``:
+    src is [batch, seq_len, d_model]; with ``cache`` (from ``gen_cache``) it
+    also returns the updated cache.
+
+    >>> layer = eager.nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0)
+    >>> layer(eager.randn([2, 5, 16])).shape
+    [2, 5, 16]
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout=None, act_dropout=None, normalize_before: bool = False,
+                 weight_attr=None, bias_attr=None, layer_norm_eps: float = 1e-5):
+        super().__init__()
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
+                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        who = "TransformerEncoderLayer"
+        self.d_model = _positive_int(who, "d_model", d_model)
+        _positive_int(who, "nhead", nhead)
+        _positive_int(who, "dim_feedforward", dim_feedforward)
+        dropout = _check_p(who, dropout)
+        attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
+        act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
+        self.normalize_before = bool(normalize_before)
+        weight_attrs = _param_attrs(weight_attr, 2, who, "weight_attr")
+        bias_attrs = _param_attrs(bias_attr, 2, who, "bias_attr")
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
+                                            bias_attr=bias_attrs[0])
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.dropout = Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.norm1 = _layer_norm(d_model, layer_norm_eps)
+        self.norm2 = _layer_norm(d_model, layer_norm_eps)
+        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+        self.activation = _activation(who, activation)
+
+    def forward(self, src, src_mask=None, cache=None):
+        """The block on src [batch, seq_len, d_model]; (out, new cache) when ``cache`` is given."""
+        _check_sequence(f"TransformerEncoderLayer({self.full_name()})", "src", src, self.d_model)
+        src_mask = _convert_attention_mask(f"TransformerEncoderLayer({self.full_name()})", src_mask, src.dtype)
+        residual = src
+        if self.normalize_before:
+            src = self.norm1(src)
+        if cache is None:
+            src = self.self_attn(src, src, src, src_mask)
+        else:
+            src, cache = self.self_attn(src, src, src, src_mask, cache)
+        src = _F.add(residual, self.dropout1(src))
+        if not self.normalize_before:
+            src = self.norm1(src)
+        residual = src
+        if self.normalize_before:
+            src = self.norm2(src)
+        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
+        src = _F.add(residual, self.dropout2(src))
+        if not self.normalize_before:
+            src = self.norm2(src)
+        return src if cache is None else (src, cache)
+
+    def gen_cache(self, src):
+        """An empty self-attention cache (MultiHeadAttention.Cache) for src's batch."""
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
+
+
+class TransformerEncoder(Layer):
+    """A stack of ``num_layers`` encoder layers (Paddle's ``paddle.nn.TransformerEncoder``):
+    the first is ``encoder_layer``, the others new layers built with its arguments
+    (their own parameters); ``norm`` (e.g. a LayerNorm) is applied to the output.
+    ``forward(src, src_mask=None, cache=None)``; with ``cache`` (a list from
+    ``gen_cache``) it returns (out, new caches).
+
+    >>> layer = eager.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0)
+    >>> encoder = eager.nn.TransformerEncoder(layer, num_layers=2)
+    >>> encoder(eager.randn([2, 5, 16])).shape
+    [2, 5, 16]
+    """
+
+    def __init__(self, encoder_layer, num_layers: int, norm=None):
+        super().__init__()
+        self.layers = _clones("TransformerEncoder", encoder_layer, num_layers)
+        self.num_layers = int(num_layers)
+        self.norm = norm
+
+    def forward(self, src, src_mask=None, cache=None):
+        """Each layer in turn on src [batch, seq_len, d_model], then norm."""
+        src_mask = _convert_attention_mask(f"TransformerEncoder({self.full_name()})", src_mask,
+                                           check_float("TransformerEncoder", "src", src).dtype)
+        output = src
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                output = layer(output, src_mask=src_mask)
+            else:
+                output, new_cache = layer(output, src_mask=src_mask, cache=cache[i])
+                new_caches.append(new_cache)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output if cache is None else (output, new_caches)
+
+    def gen_cache(self, src):
+        """One empty cache per layer."""
+        return [layer.gen_cache(src) for layer in self.layers]
+
+
+class TransformerDecoderLayer(Layer):
+    """One decoder block (Paddle's ``paddle.nn.TransformerDecoderLayer``):
+    self-attention over the target, cross-attention over the encoder's memory,
+    and a feed-forward network, each with residual, dropout and LayerNorm
+    (post-norm, or pre-norm with ``normalize_before``). ``weight_attr``/
+    ``bias_attr`` may be lists of 1 or 3 (self-attention, cross-attention,
+    feed-forward). ``forward(tgt, memory, tgt_mask=None, memory_mask=None,
+    cache=None)``; ``cache`` is (Cache, StaticCache) from ``gen_cache(memory)``,
+    and then (out, (new Cache, StaticCache)) is returned.
+
+    >>> layer = eager.nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0)
+    >>> layer(eager.randn([2, 5, 16]), eager.randn([2, 7, 16])).shape
+    [2, 5, 16]
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout=None, act_dropout=None, normalize_before: bool = False,
+                 weight_attr=None, bias_attr=None, layer_norm_eps: float = 1e-5):
+        super().__init__()
+        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
+                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
+                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
+                            layer_norm_eps=layer_norm_eps)
+        who = "TransformerDecoderLayer"
+        self.d_model = _positive_int(who, "d_model", d_model)
+        _positive_int(who, "nhead", nhead)
+        _positive_int(who, "dim_feedforward", dim_feedforward)
+        dropout = _check_p(who, dropout)
+        attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
+        act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
+        self.normalize_before = bool(normalize_before)
+        weight_attrs = _param_attrs(weight_attr, 3, who, "weight_attr")
+        bias_attrs = _param_attrs(bias_attr, 3, who, "bias_attr")
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
+                                            bias_attr=bias_attrs[0])
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[1],
+                                             bias_attr=bias_attrs[1])
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.dropout = Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.norm1 = _layer_norm(d_model, layer_norm_eps)
+        self.norm2 = _layer_norm(d_model, layer_norm_eps)
+        self.norm3 = _layer_norm(d_model, layer_norm_eps)
+        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout3 = Dropout(dropout, mode="upscale_in_train")
+        self.activation = _activation(who, activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        """The block on tgt [batch, tgt_len, d_model] attending to memory [batch, src_len, d_model]."""
+        who = f"TransformerDecoderLayer({self.full_name()})"
+        _check_sequence(who, "tgt", tgt, self.d_model)
+        _check_sequence(who, "memory", memory, self.d_model)
+        tgt_mask = _convert_attention_mask(who, tgt_mask, tgt.dtype)
+        memory_mask = _convert_attention_mask(who, memory_mask, memory.dtype)
+        if cache is not None and (not isinstance(cache, (list, tuple)) or len(cache) != 2):
+            raise TypeError(f"{who}: argument 'cache' expected (Cache, StaticCache) from gen_cache, got "
+                            f"{type(cache).__name__}")
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm1(tgt)
+        if cache is None:
+            tgt = self.self_attn(tgt, tgt, tgt, tgt_mask, None)
+        else:
+            tgt, incremental_cache = self.self_attn(tgt, tgt, tgt, tgt_mask, cache[0])
+        tgt = _F.add(residual, self.dropout1(tgt))
+        if not self.normalize_before:
+            tgt = self.norm1(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm2(tgt)
+        if cache is None:
+            tgt = self.cross_attn(tgt, memory, memory, memory_mask, None)
+        else:
+            tgt, static_cache = self.cross_attn(tgt, memory, memory, memory_mask, cache[1])
+        tgt = _F.add(residual, self.dropout2(tgt))
+        if not self.normalize_before:
+            tgt = self.norm2(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm3(tgt)
+        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
+        tgt = _F.add(residual, self.dropout3(tgt))
+        if not self.normalize_before:
+            tgt = self.norm3(tgt)
+        return tgt if cache is None else (tgt, (incremental_cache, static_cache))
+
+    def gen_cache(self, memory):
+        """(an empty self-attention Cache, the cross-attention StaticCache of memory)."""
+        incremental_cache = self.self_attn.gen_cache(memory, type=self.self_attn.Cache)
+        static_cache = self.cross_attn.gen_cache(memory, memory, type=self.cross_attn.StaticCache)
+        return incremental_cache, static_cache
+
+
+class TransformerDecoder(Layer):
+    """A stack of ``num_layers`` decoder layers (Paddle's ``paddle.nn.TransformerDecoder``),
+    built as TransformerEncoder's, with ``norm`` on the output.
+    ``forward(tgt, memory, tgt_mask=None, memory_mask=None, cache=None)``.
+
+    >>> layer = eager.nn.TransformerDecoderLayer(16, 4, 32, dropout=0.0)
+    >>> decoder = eager.nn.TransformerDecoder(layer, num_layers=2)
+    >>> decoder(eager.randn([2, 5, 16]), eager.randn([2, 7, 16])).shape
+    [2, 5, 16]
+    """
+
+    def __init__(self, decoder_layer, num_layers: int, norm=None):
+        super().__init__()
+        self.layers = _clones("TransformerDecoder", decoder_layer, num_layers)
+        self.num_layers = int(num_layers)
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        """Each layer in turn, then norm; (out, new caches) when ``cache`` is given."""
+        who = f"TransformerDecoder({self.full_name()})"
+        tgt_mask = _convert_attention_mask(who, tgt_mask, check_float(who, "tgt", tgt).dtype)
+        memory_mask = _convert_attention_mask(who, memory_mask, check_float(who, "memory", memory).dtype)
+        output = tgt
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, cache=None)
+            else:
+                output, new_cache = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                                          cache=cache[i])
+                new_caches.append(new_cache)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output if cache is None else (output, new_caches)
+
+    def gen_cache(self, memory, do_zip: bool = False):
+        """One (Cache, StaticCache) per layer; ``do_zip=True`` regroups them as
+        (all Caches, all StaticCaches)."""
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        return list(zip(*cache)) if do_zip else cache
+
+
+def _split_attr(attr, who: str, arg: str):
+    """Transformer's weight_attr/bias_attr: one for all, or a list of 1, 2 or 3
+    (Paddle's split between the encoder's 2 groups and the decoder's 3)."""
+    if not isinstance(attr, (list, tuple)):
+        return attr, attr
+    if len(attr) == 1:
+        return [attr[0]] * 2, [attr[0]] * 3
+    if len(attr) == 2:
+        return list(attr), [attr[0], attr[0], attr[-1]]
+    if len(attr) == 3:
+        return [attr[0], attr[-1]], list(attr)
+    raise ValueError(f"{who}: argument '{arg}' expected one attribute or a list of 1, 2 or 3, got {len(attr)}")
+
+
+class Transformer(Layer):
+    """The encoder-decoder Transformer (Paddle's ``paddle.nn.Transformer``):
+    ``num_encoder_layers`` encoder layers and ``num_decoder_layers`` decoder
+    layers, each stack followed by a LayerNorm (or ``custom_encoder`` /
+    ``custom_decoder``). ``forward(src, tgt, src_mask=None, tgt_mask=None,
+    memory_mask=None)`` on [batch, length, d_model] inputs;
+    ``generate_square_subsequent_mask(length)`` makes the causal tgt_mask.
+
+    >>> model = eager.nn.Transformer(d_model=16, nhead=4, num_encoder_layers=1, num_decoder_layers=1,
+    ...                              dim_feedforward=32, dropout=0.0)
+    >>> src, tgt = eager.randn([2, 6, 16]), eager.randn([2, 5, 16])
+    >>> model(src, tgt, tgt_mask=model.generate_square_subsequent_mask(5)).shape
+    [2, 5, 16]
+    """
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str = "relu", attn_dropout=None, act_dropout=None, normalize_before: bool = False,
+                 weight_attr=None, bias_attr=None, custom_encoder=None, custom_decoder=None):
+        super().__init__()
+        who = "Transformer"
+        encoder_weight_attr, decoder_weight_attr = _split_attr(weight_attr, who, "weight_attr")
+        encoder_bias_attr, decoder_bias_attr = _split_attr(bias_attr, who, "bias_attr")
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    attn_dropout, act_dropout, normalize_before,
+                                                    encoder_weight_attr, encoder_bias_attr)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, _layer_norm(d_model, 1e-5))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+                                                    attn_dropout, act_dropout, normalize_before,
+                                                    decoder_weight_attr, decoder_bias_attr)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, _layer_norm(d_model, 1e-5))
+        self.d_model = d_model
+        self.nhead = nhead
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+        """The decoder's output [batch, tgt_len, d_model] for tgt attending to the encoded src."""
+        who = f"Transformer({self.full_name()})"
+        src_mask = _convert_attention_mask(who, src_mask, check_float(who, "src", src).dtype)
+        memory = self.encoder(src, src_mask=src_mask)
+        tgt_mask = _convert_attention_mask(who, tgt_mask, check_float(who, "tgt", tgt).dtype)
+        memory_mask = _convert_attention_mask(who, memory_mask, memory.dtype)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask)
+
+    def generate_square_subsequent_mask(self, length: int) -> Tensor:
+        """[length, length] float32: 0 on and below the diagonal, -inf above it, so
+        position i attends to positions <= i.
+
+        >>> eager.nn.Transformer.generate_square_subsequent_mask(None, 3).numpy()
+        array([[  0., -inf, -inf],
+               [  0.,   0., -inf],
+               [  0.,   0.,   0.]], dtype=float32)
+        """
+        length = _positive_int("Transformer.generate_square_subsequent_mask", "length", length)
+        return _F.triu(_F.full([length, length], -math.inf, "float32"), 1)
+
+
+__all__ = ["MultiHeadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+           "TransformerEncoder", "TransformerEncoderLayer"]
