@@ -392,6 +392,10 @@ from .ops_matmul import (  # noqa: F401
     matmul_grad,
     matmul_double_grad,
 )
+from .ops_norm import (  # noqa: F401
+    layer_norm,
+    layer_norm_grad,
+)
 from .ops_rearrange import (  # noqa: F401
     tile,
     flip,
@@ -777,5 +781,6 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "layer_norm",
     "dropout",
 ]

@@ -270,5 +270,6 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "layer_norm": _F.layer_norm,
     "dropout": _F.dropout,
 }

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "dropout_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "layer_norm", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "layer_norm_grad", "dropout_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5625,6 +5625,43 @@ def matrix_rank(x, tol, hermitian):
     return DenseTensor(out)
 
 
+_layer_norm_kernel = KERNELS.dispatch_table("layer_norm")
+
+
+def layer_norm(x, scale, bias, epsilon, begin_norm_axis):
+    """(x - mean) / sqrt(variance + epsilon) * scale + bias over the axes from begin_norm_axis on (biased variance); mean and variance are [left], flattened."""
+    out_meta = MetaTensor()
+    mean_meta = MetaTensor()
+    variance_meta = MetaTensor()
+    try:
+        _im.layer_norm_infer_meta(x, scale, bias, epsilon, begin_norm_axis, out_meta, mean_meta, variance_meta)
+    except PhiError as error:
+        raise error.in_op("layer_norm", x=x, scale=scale, bias=bias) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("layer_norm", "layer_norm", x, (x, scale, bias, epsilon, begin_norm_axis), [out_meta, mean_meta, variance_meta], {"x": x, "scale": scale, "bias": bias})
+    key = (type(x.array), x.array.dtype)
+    kernel = _layer_norm_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, mean, variance = kernel(x.array, (None if scale is None else scale.array), (None if bias is None else bias.array), epsilon, begin_norm_axis)
+    except PhiError as error:
+        raise error.in_op("layer_norm", x=x, scale=scale, bias=bias) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"layer_norm: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(mean) is not key[0]:
+        mean = as_array(mean, key[0])
+    if type(variance) is not key[0]:
+        variance = as_array(variance, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("layer_norm", [out_meta, mean_meta, variance_meta], [out, mean, variance])
+    return (
+        DenseTensor(out),
+        DenseTensor(mean),
+        DenseTensor(variance),
+    )
+
+
 _dropout_kernel = KERNELS.dispatch_table("dropout")
 
 
@@ -8849,6 +8886,43 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_layer_norm_grad_kernel = KERNELS.dispatch_table("layer_norm_grad")
+
+
+def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis, *, out_mask=None):
+    """layer_norm_grad (phi kernel layer_norm_grad)."""
+    x_grad_meta = MetaTensor()
+    scale_grad_meta = MetaTensor()
+    bias_grad_meta = MetaTensor()
+    try:
+        _im.layer_norm_grad_infer_meta(x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis, x_grad_meta, scale_grad_meta, bias_grad_meta)
+    except PhiError as error:
+        raise error.in_op("layer_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("layer_norm_grad", "layer_norm_grad", out_grad, (x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis), [x_grad_meta, scale_grad_meta, bias_grad_meta], {"x": x, "scale": scale, "bias": bias, "mean": mean, "variance": variance, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _layer_norm_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, scale_grad, bias_grad = kernel(x.array, (None if scale is None else scale.array), (None if bias is None else bias.array), mean.array, variance.array, out_grad.array, epsilon, begin_norm_axis, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("layer_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"layer_norm_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if scale_grad is not None and type(scale_grad) is not key[0]:
+        scale_grad = as_array(scale_grad, key[0])
+    if bias_grad is not None and type(bias_grad) is not key[0]:
+        bias_grad = as_array(bias_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("layer_norm_grad", [x_grad_meta, scale_grad_meta, bias_grad_meta], [x_grad, scale_grad, bias_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if scale_grad is None else DenseTensor(scale_grad),
+        None if bias_grad is None else DenseTensor(bias_grad),
+    )
 
 
 _dropout_grad_kernel = KERNELS.dispatch_table("dropout_grad")
