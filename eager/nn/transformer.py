@@ -27,10 +27,10 @@ from . import functional as F
 from .functional.attention import _attention_heads_first
 from .functional.checks import check_float, check_tensor
 from .functional.dropout import _check_p
-from . import norm as _norm
 from .dropout import Dropout
 from .layer import Layer, ParamAttr
 from .layers import LayerList, Linear
+from .norm import LayerNorm
 
 _INTEGER_TYPES = (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64)
 
@@ -228,10 +228,6 @@ def _check_sequence(who: str, arg: str, x, d_model: int) -> Tensor:
     return x
 
 
-def _layer_norm(d_model: int, epsilon: float):
-    return _norm.LayerNorm(d_model, epsilon)
-
-
 def _clones(who: str, layer: Layer, num_layers) -> LayerList:
     """num_layers layers like ``layer``: the first is ``layer`` itself, the others are
     new layers made from its constructor arguments (fresh parameters, as Paddle
@@ -283,8 +279,8 @@ class TransformerEncoderLayer(Layer):
         self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
         self.dropout = Dropout(act_dropout, mode="upscale_in_train")
         self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[1], bias_attr=bias_attrs[1])
-        self.norm1 = _layer_norm(d_model, layer_norm_eps)
-        self.norm2 = _layer_norm(d_model, layer_norm_eps)
+        self.norm1 = LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps)
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
         self.activation = _activation(who, activation)
@@ -397,9 +393,9 @@ class TransformerDecoderLayer(Layer):
         self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[2], bias_attr=bias_attrs[2])
         self.dropout = Dropout(act_dropout, mode="upscale_in_train")
         self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[2], bias_attr=bias_attrs[2])
-        self.norm1 = _layer_norm(d_model, layer_norm_eps)
-        self.norm2 = _layer_norm(d_model, layer_norm_eps)
-        self.norm3 = _layer_norm(d_model, layer_norm_eps)
+        self.norm1 = LayerNorm(d_model, layer_norm_eps)
+        self.norm2 = LayerNorm(d_model, layer_norm_eps)
+        self.norm3 = LayerNorm(d_model, layer_norm_eps)
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
         self.dropout3 = Dropout(dropout, mode="upscale_in_train")
@@ -536,14 +532,14 @@ class Transformer(Layer):
             encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
                                                     attn_dropout, act_dropout, normalize_before,
                                                     encoder_weight_attr, encoder_bias_attr)
-            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, _layer_norm(d_model, 1e-5))
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, LayerNorm(d_model))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
                                                     attn_dropout, act_dropout, normalize_before,
                                                     decoder_weight_attr, decoder_bias_attr)
-            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, _layer_norm(d_model, 1e-5))
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, LayerNorm(d_model))
         self.d_model = d_model
         self.nhead = nhead
 
