@@ -6,6 +6,9 @@ installed, against torch's layers with the same weights (Paddle's Linear keeps
 weights as [in, out], torch's as [out, in]; the blocks are otherwise the same).
 Gradients by gradcheck in float64 with dropout 0.
 """
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -483,3 +486,12 @@ def test_layers_reject_bad_input(call, error, words):
     with pytest.raises(error) as info:
         call()
     assert words in str(info.value)
+
+
+def test_tiny_transformer_example_runs():
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "tiny_transformer.py"
+    spec = importlib.util.spec_from_file_location("tiny_transformer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # A few steps only (the full run reaches ~100% in 600 steps); the loss must fall.
+    assert module.main(["--steps", "30", "--batch-size", "16", "--threshold", "0.3"])
