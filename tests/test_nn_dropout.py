@@ -174,6 +174,27 @@ def test_alpha_dropout_values_and_gradient():
     np.testing.assert_array_equal(F.alpha_dropout(x, p=1.0).numpy(), np.zeros((40, 30)))
 
 
+def test_feature_alpha_dropout_drops_whole_channels():
+    p = 0.5
+    alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    x = eager.to_tensor(_nonzero((6, 5, 3, 4)), stop_gradient=False)
+    eager.seed(13)
+    out = F.feature_alpha_dropout(x, p=p)
+    dropped = np.isclose(out.numpy(), a * alpha_p + b, rtol=0, atol=1e-12).reshape(6, 5, -1)
+    assert (dropped.all(axis=2) | ~dropped.any(axis=2)).all(), "a channel was partly dropped"
+    assert 0 < dropped.mean() < 1
+    kept = ~dropped
+    np.testing.assert_allclose(out.numpy().reshape(6, 5, -1)[kept], (a * x.numpy() + b).reshape(6, 5, -1)[kept],
+                               rtol=1e-12)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy().reshape(6, 5, -1), np.where(dropped, 0.0, a), rtol=1e-12)
+    assert F.feature_alpha_dropout(x, p=p, training=False) is x
+    eager.seed(13)
+    np.testing.assert_array_equal(eager.nn.FeatureAlphaDropout(p)(x).numpy(), out.numpy())
+
+
 # -- gradients --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs", [{"p": 0.4}, {"p": 0.3, "axis": [1]}, {"p": 0.5, "mode": "downscale_in_infer"},
@@ -265,6 +286,8 @@ def test_dropout_layers_pass_their_arguments():
     (lambda x: eager.nn.Dropout2D(data_format="NCDHW"), ValueError, "data_format"),
     (lambda x: eager.nn.Dropout3D(data_format="NCHW"), ValueError, "data_format"),
     (lambda x: eager.nn.AlphaDropout(p=-1), ValueError, "argument 'p'"),
+    (lambda x: F.feature_alpha_dropout(x[0], p=0.5), ValueError, "at least 2 dimensions"),
+    (lambda x: eager.nn.FeatureAlphaDropout(p=3), ValueError, "argument 'p'"),
 ])
 def test_bad_input_is_rejected_with_a_clear_error(call, error, words):
     x = eager.to_tensor(_nonzero((3, 4)))

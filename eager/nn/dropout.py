@@ -1,5 +1,5 @@
 """Dropout layers (Paddle's ``paddle.nn``): Dropout, Dropout2D, Dropout3D,
-AlphaDropout. Each drops in training mode (``layer.train()``, the default) and
+AlphaDropout, FeatureAlphaDropout. Each drops in training mode (``layer.train()``, the default) and
 is the identity (or, for ``Dropout(mode="downscale_in_infer")``, a scaling)
 after ``layer.eval()``."""
 from __future__ import annotations
@@ -114,4 +114,26 @@ class AlphaDropout(Layer):
         return f"p={self.p}"
 
 
-__all__ = ["AlphaDropout", "Dropout", "Dropout2D", "Dropout3D"]
+class FeatureAlphaDropout(Layer):
+    """Alpha dropout of whole channels of [N, C, ...] input (see
+    :func:`eager.nn.functional.feature_alpha_dropout`); identity after ``eval()``.
+
+    >>> eager.nn.FeatureAlphaDropout(p=0.2)(eager.randn([2, 3, 4])).shape
+    [2, 3, 4]
+    """
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__(name_scope=name)
+        self.p = _check_p("FeatureAlphaDropout", p)
+        self.name = name
+
+    def forward(self, input):
+        """feature_alpha_dropout(input) in training mode, input otherwise."""
+        return F.feature_alpha_dropout(input, p=self.p, training=self.training, name=self.name)
+
+    def extra_repr(self) -> str:
+        """p, shown by repr."""
+        return f"p={self.p}"
+
+
+__all__ = ["AlphaDropout", "Dropout", "Dropout2D", "Dropout3D", "FeatureAlphaDropout"]

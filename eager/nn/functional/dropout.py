@@ -1,13 +1,13 @@
 """Dropout (Paddle's ``paddle.nn.functional``): dropout, dropout2d, dropout3d,
-alpha_dropout.
+alpha_dropout, feature_alpha_dropout.
 
 ``dropout`` is the phi op of the same name: its kernel draws the keep mask from
 the global generator (so ``eager.seed(n)`` reproduces it), returns it beside
 the result, and ``dropout_grad`` multiplies the incoming gradient by that very
 mask. With ``axis`` one draw is shared along the other axes (the mask has size
 1 there); dropout2d and dropout3d are that with the batch and channel axes, so
-whole feature maps are dropped. ``alpha_dropout`` is a composition of a
-uniform draw and differentiable ops, as in Paddle.
+whole feature maps are dropped. ``alpha_dropout`` and ``feature_alpha_dropout``
+are compositions of a uniform draw and differentiable ops, as in Paddle.
 """
 from __future__ import annotations
 
@@ -138,6 +138,30 @@ def dropout3d(x: Tensor, p=0.5, training: bool = True, data_format: str = "NCDHW
     return _channel_dropout("dropout3d", x, p, training, data_format, 3)
 
 
+def _alpha_dropout(fn: str, x, p, training, channel_wise: bool):
+    check_float(fn, "x", x)
+    if channel_wise and x.ndim < 2:
+        raise ValueError(f"{fn}: argument 'x' expected a tensor of at least 2 dimensions [N, C, ...], got "
+                         f"shape {x.shape}")
+    p = _check_p(fn, p)
+    training = _check_training(fn, training)
+    if not training:
+        return x
+    if p == 1.0:
+        return _F.scale(x, 0.0, 0.0, True)
+    alpha_p = -_SELU_ALPHA * _SELU_SCALE
+    a = ((1.0 - p) * (1.0 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    # Kept where a uniform [0, 1) draw is >= p (Paddle draws the mask the same way);
+    # channel-wise, one draw per [N, C] entry, shared over the rest.
+    mask_shape = x.shape[:2] + [1] * (x.ndim - 2) if channel_wise else x.shape
+    draws = _F.uniform(mask_shape, "float32", 0.0, 1.0, 0, x.place)
+    keep = _F.cast(_F.greater_equal(draws, _F.full([], p, "float32", x.place)), x.dtype)
+    # a * (x * keep + alpha_p * (1 - keep)) + b
+    dropped_value = _F.scale(_F.scale(keep, -1.0, 1.0, True), alpha_p, 0.0, True)
+    return _F.scale(_F.add(_F.multiply(x, keep), dropped_value), a, b, True)
+
+
 def alpha_dropout(x: Tensor, p=0.5, training: bool = True, name=None) -> Tensor:
     """Dropout for SELU networks: dropped elements are set to SELU's negative
     saturation -alpha * scale instead of 0, then an affine map a * y + b restores
@@ -149,23 +173,19 @@ def alpha_dropout(x: Tensor, p=0.5, training: bool = True, name=None) -> Tensor:
     >>> abs(float(y.mean())) < 0.2 and abs(float(y.std()) - 1) < 0.2
     True
     """
-    fn = "alpha_dropout"
-    check_float(fn, "x", x)
-    p = _check_p(fn, p)
-    training = _check_training(fn, training)
-    if not training:
-        return x
-    if p == 1.0:
-        return _F.scale(x, 0.0, 0.0, True)
-    alpha_p = -_SELU_ALPHA * _SELU_SCALE
-    a = ((1.0 - p) * (1.0 + p * alpha_p ** 2)) ** -0.5
-    b = -a * alpha_p * p
-    # Kept where a uniform [0, 1) draw is >= p (Paddle draws the mask the same way).
-    draws = _F.uniform(x.shape, "float32", 0.0, 1.0, 0, x.place)
-    keep = _F.cast(_F.greater_equal(draws, _F.full([], p, "float32", x.place)), x.dtype)
-    # a * (x * keep + alpha_p * (1 - keep)) + b
-    dropped_value = _F.scale(_F.scale(keep, -1.0, 1.0, True), alpha_p, 0.0, True)
-    return _F.scale(_F.add(_F.multiply(x, keep), dropped_value), a, b, True)
+    return _alpha_dropout("alpha_dropout", x, p, training, channel_wise=False)
 
 
-__all__ = ["alpha_dropout", "dropout", "dropout2d", "dropout3d"]
+def feature_alpha_dropout(x: Tensor, p=0.5, training: bool = True, name=None) -> Tensor:
+    """Alpha dropout of whole channels: x is [N, C, ...] and each of its N * C
+    feature maps is kept or set to SELU's negative saturation as a whole (then
+    the same affine map as :func:`alpha_dropout`). Identity at inference.
+
+    >>> y = eager.nn.functional.feature_alpha_dropout(eager.randn([2, 3, 4, 4]), p=0.5)
+    >>> y.shape
+    [2, 3, 4, 4]
+    """
+    return _alpha_dropout("feature_alpha_dropout", x, p, training, channel_wise=True)
+
+
+__all__ = ["alpha_dropout", "dropout", "dropout2d", "dropout3d", "feature_alpha_dropout"]
