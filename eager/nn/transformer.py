@@ -24,7 +24,7 @@ from phi.common.data_type import FLOATING_TYPES, DataType
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
-from .functional.attention import _attention_heads_first
+from .functional.attention import _attention_heads_first, _check_mask_shape
 from .functional.checks import check_float, check_tensor
 from .functional.dropout import _check_p
 from .dropout import Dropout
@@ -190,12 +190,9 @@ class MultiHeadAttention(Layer):
             raise TypeError(f"{who}: argument 'cache' expected a MultiHeadAttention.Cache or StaticCache, got "
                             f"{type(cache).__name__}")
         q, k, v, cache = self._prepare_qkv(query, key, value, cache)
-        scores_shape = [q.shape[0], self.num_heads, q.shape[2], k.shape[2]]
         bias = _convert_attention_mask(who, attn_mask, q.dtype)
-        if bias is not None and (len(bias.shape) > 4 or any(
-                s not in (1, t) for s, t in zip(reversed(bias.shape), reversed(scores_shape)))):
-            raise ValueError(f"{who}: argument 'attn_mask' expected a shape that broadcasts to [batch_size, "
-                             f"num_heads, query_len, key_len] = {scores_shape}, got {attn_mask.shape}")
+        if bias is not None:
+            _check_mask_shape(who, bias, [q.shape[0], self.num_heads, q.shape[2], k.shape[2]])
         out, weights = _attention_heads_first(q, k, v, bias, self.dropout, self.training)
         out = _F.reshape(_F.transpose(out, [0, 2, 1, 3]), [out.shape[0], out.shape[2], self.embed_dim])
         out = self.out_proj(out)

@@ -3,8 +3,9 @@
 It is a composition of differentiable ops: a batched matmul of the scaled
 queries with the keys, the additive mask, the fused (overflow-free) softmax
 op, dropout on the weights and a second matmul, so gradients of every order
-come from those ops. The helpers here are shared with the MultiHeadAttention
-layer (eager/nn/transformer.py), which works in the heads-first layout.
+come from those ops. The attention core and the mask shape check are shared
+with the MultiHeadAttention layer (eager/nn/transformer.py), which works in the
+heads-first layout and has Paddle's layer convention for masks.
 """
 from __future__ import annotations
 
@@ -17,9 +18,6 @@ from ...tensor import Tensor
 from .checks import check_float, check_tensor
 from .dropout import _check_p, dropout
 
-_INTEGER_TYPES = (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64)
-
-
 def _broadcasts_to(shape, target) -> bool:
     """Whether ``shape`` broadcasts to ``target`` without growing it."""
     if len(shape) > len(target):
@@ -27,35 +25,27 @@ def _broadcasts_to(shape, target) -> bool:
     return all(s in (1, t) for s, t in zip(reversed(shape), reversed(target)))
 
 
-def _additive_mask(fn: str, mask, dtype, scores_shape, keep_value: str):
-    """An attention mask as a float tensor added to the scores, or None.
-
-    A float mask of the scores' dtype is added as it is. A bool mask (and, with
-    ``keep_value="int"``, an integer one) marks with True (non-zero) the
-    positions that may be attended: for scaled_dot_product_attention the others
-    get -inf (Paddle's conversion there); for the layers (``keep_value="int"``)
-    they get -1e9, as Paddle's ``(mask - 1) * 1e9``. The mask must broadcast to
-    the scores' shape [batch, heads, query length, key length].
-    """
-    if mask is None:
-        return None
-    check_tensor(fn, "attn_mask", mask)
+def _check_mask_shape(fn: str, mask: Tensor, scores_shape) -> None:
     if not _broadcasts_to(tuple(mask.shape), tuple(scores_shape)):
         raise ValueError(f"{fn}: argument 'attn_mask' expected a shape that broadcasts to [batch_size, num_heads, "
                          f"query_len, key_len] = {list(scores_shape)}, got {mask.shape}")
-    if mask.dtype == DataType.BOOL or (keep_value == "int" and mask.dtype in _INTEGER_TYPES):
-        if keep_value == "int":
-            # (mask - 1) * 1e9: 0 where kept, -1e9 where masked.
-            return _F.scale(_F.cast(mask, dtype), 1e9, -1e9, True)
-        condition = mask if mask.dtype == DataType.BOOL else _F.cast(mask, DataType.BOOL)
+
+
+def _additive_mask(fn: str, mask, dtype, scores_shape):
+    """scaled_dot_product_attention's mask as a float tensor added to the scores
+    (None stays None): a bool mask keeps the True positions and gives the others
+    -inf; a float mask, of the query's dtype, is added as it is. It must broadcast
+    to the scores' shape [batch, heads, query length, key length]."""
+    if mask is None:
+        return None
+    check_tensor(fn, "attn_mask", mask)
+    _check_mask_shape(fn, mask, scores_shape)
+    if mask.dtype == DataType.BOOL:
         zero = _F.full([], 0.0, dtype, mask.place)
-        return _F.where(condition, zero, _F.full([], -math.inf, dtype, mask.place))
+        return _F.where(mask, zero, _F.full([], -math.inf, dtype, mask.place))
     if mask.dtype not in FLOATING_TYPES:
-        expected = "a bool, integer or floating" if keep_value == "int" else "a bool or floating"
-        raise TypeError(f"{fn}: argument 'attn_mask' expected {expected} Tensor, got {mask.dtype}")
+        raise TypeError(f"{fn}: argument 'attn_mask' expected a bool or floating Tensor, got {mask.dtype}")
     if mask.dtype != dtype:
-        if keep_value == "int":
-            return _F.cast(mask, dtype)  # Paddle's layers cast a float mask to the scores' dtype
         raise TypeError(f"{fn}: argument 'attn_mask' expected the dtype of query ({dtype}) for a float mask, "
                         f"got {mask.dtype}")
     return mask
@@ -128,7 +118,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         query, key, value = (_F.unsqueeze(t, [0]) for t in (query, key, value))
     batch, query_len, heads, _ = query.shape
     key_len = key.shape[1]
-    bias = _additive_mask(fn, attn_mask, query.dtype, [batch, heads, query_len, key_len], keep_value="inf")
+    bias = _additive_mask(fn, attn_mask, query.dtype, [batch, heads, query_len, key_len])
     if is_causal:
         causal = _causal_mask(query_len, key_len, query.dtype, query.place)
         bias = causal if bias is None else _F.add(bias, causal)
