@@ -64,6 +64,10 @@ from .ops_activation import (  # noqa: F401
     log_sigmoid_grad,
     thresholded_relu_grad,
 )
+from .ops_attention import (  # noqa: F401
+    dropout,
+    dropout_grad,
+)
 from .ops_conv import (  # noqa: F401
     conv2d,
     conv3d,
@@ -898,4 +902,5 @@ __all__ = [
     "bicubic_interp",
     "grid_sample",
     "embedding",
+    "dropout",
 ]

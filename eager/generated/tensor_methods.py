@@ -308,4 +308,5 @@ METHODS = {
     "bicubic_interp": _F.bicubic_interp,
     "grid_sample": _F.grid_sample,
     "embedding": _F.embedding,
+    "dropout": _F.dropout,
 }

@@ -16,6 +16,7 @@ from . import attention
 from . import common
 from . import conv
 from . import dropout
+from . import dropout as _dropout_module  # `dropout` becomes the function below
 from . import input
 from . import loss
 from . import norm
@@ -38,7 +39,7 @@ for _module in (
     attention,
     common,
     conv,
-    dropout,
+    _dropout_module,
     input,
     loss,
     norm,
