@@ -35,30 +35,15 @@ def make_batch(rng: np.random.Generator, batch_size: int, length: int):
     return x.astype("int64"), np.sort(x, axis=1).astype("int64")
 
 
-class Embedding(nn.Layer):
-    """A learned lookup table: ids [...] -> vectors [..., dim].
-
-    (eager.nn.Embedding is built in parallel on another branch; once merged, this
-    class can be replaced by ``nn.Embedding(num, dim)``.)
-    """
-
-    def __init__(self, num: int, dim: int):
-        super().__init__()
-        self.weight = self.create_parameter([num, dim], default_initializer=nn.initializer.Normal(0.0, 0.1))
-
-    def forward(self, ids):
-        flat = paddle.index_select(self.weight, ids.reshape([-1]), axis=0)
-        return flat.reshape(ids.shape + [self.weight.shape[1]])
-
-
 class SortingTransformer(nn.Layer):
     """digits -> token + position embeddings -> TransformerEncoder -> digit logits per position."""
 
     def __init__(self, length: int, d_model: int, nhead: int, dim_feedforward: int, num_layers: int,
                  dropout: float):
         super().__init__()
-        self.tokens = Embedding(DIGITS, d_model)
-        self.positions = Embedding(length, d_model)
+        small = paddle.ParamAttr(initializer=nn.initializer.Normal(0.0, 0.1))
+        self.tokens = nn.Embedding(DIGITS, d_model, weight_attr=small)
+        self.positions = nn.Embedding(length, d_model, weight_attr=small)
         layer = nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout=dropout,
                                            normalize_before=True)
         self.encoder = nn.TransformerEncoder(layer, num_layers, norm=nn.LayerNorm(d_model))
