@@ -388,6 +388,24 @@ from .ops_matmul import (  # noqa: F401
     matmul_grad,
     matmul_double_grad,
 )
+from .ops_pooling import (  # noqa: F401
+    max_pool2d_with_index,
+    avg_pool2d,
+    max_pool3d_with_index,
+    avg_pool3d,
+    unfold,
+    fold,
+    max_pool2d_with_index_grad,
+    max_pool2d_with_index_double_grad,
+    avg_pool2d_grad,
+    avg_pool2d_double_grad,
+    max_pool3d_with_index_grad,
+    max_pool3d_with_index_double_grad,
+    avg_pool3d_grad,
+    avg_pool3d_double_grad,
+    unfold_grad,
+    fold_grad,
+)
 from .ops_rearrange import (  # noqa: F401
     tile,
     flip,
@@ -773,4 +791,10 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "max_pool2d_with_index",
+    "avg_pool2d",
+    "max_pool3d_with_index",
+    "avg_pool3d",
+    "unfold",
+    "fold",
 ]

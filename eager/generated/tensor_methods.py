@@ -270,4 +270,10 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "max_pool2d_with_index": _F.max_pool2d_with_index,
+    "avg_pool2d": _F.avg_pool2d,
+    "max_pool3d_with_index": _F.max_pool3d_with_index,
+    "avg_pool3d": _F.avg_pool3d,
+    "unfold": _F.unfold,
+    "fold": _F.fold,
 }
