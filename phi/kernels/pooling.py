@@ -39,6 +39,12 @@ def _channel_first(xp, x, channel_last):
     return xp.moveaxis(x, -1, 1) if channel_last else x
 
 
+def _first_shape(shape, channel_last):
+    """A shape as channel-first (x may be a shape-only placeholder: no_need_buffer)."""
+    shape = tuple(shape)
+    return (shape[0], shape[-1]) + shape[1:-1] if channel_last else shape
+
+
 def _restore(xp, out, channel_last):
     return xp.ascontiguousarray(xp.moveaxis(out, 1, -1) if channel_last else out)
 
@@ -155,7 +161,7 @@ def max_pool_nd_grad(ctx, x, mask, out_grad, kernel_size, strides, paddings, pad
                      adaptive, data_format):
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
-    shape = _channel_first(xp, x, channel_last).shape
+    shape = _first_shape(x.shape, channel_last)
     mask = _channel_first(xp, mask, channel_last)
     out_grad = _channel_first(xp, out_grad, channel_last)
     rows = shape[:2]
@@ -187,7 +193,7 @@ def avg_pool_nd_grad(ctx, x, out_grad, kernel_size, strides, paddings, padding_a
                      adaptive, data_format):
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
-    shape = _channel_first(xp, x, channel_last).shape
+    shape = _first_shape(x.shape, channel_last)
     g = _channel_first(xp, out_grad, channel_last)
     w = _Windows(shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
