@@ -7,6 +7,8 @@ adjoints. Each rule is a forward op, so every order follows.
 """
 from __future__ import annotations
 
+import math
+
 from ..generated import forward_api as _F
 
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
@@ -18,8 +20,8 @@ def max_pool_with_index_double_grad(mask, grad_x_grad, data_format):
         mask = _F.moveaxis(mask, [-1], [1])
         grad_x_grad = _F.moveaxis(grad_x_grad, [-1], [1])
     n, c = grad_x_grad.shape[:2]
-    planes = _F.reshape(grad_x_grad, [n, c, -1])
-    index = _F.cast(_F.reshape(mask, [n, c, -1]), "int64")
+    planes = _F.reshape(grad_x_grad, [n, c, math.prod(grad_x_grad.shape[2:])])
+    index = _F.cast(_F.reshape(mask, [n, c, math.prod(mask.shape[2:])]), "int64")
     picked = _F.reshape(_F.take_along_axis(planes, index, 2, True), mask.shape)
     return _F.moveaxis(picked, [1], [-1]) if data_format in _CHANNEL_LAST else picked
 

@@ -165,8 +165,8 @@ def max_pool_nd_grad(ctx, x, mask, out_grad, kernel_size, strides, paddings, pad
     mask = _channel_first(xp, mask, channel_last)
     out_grad = _channel_first(xp, out_grad, channel_last)
     rows = shape[:2]
-    flat_mask = mask.reshape(rows + (-1,))
-    grad = scatter_back(xp, rows + (math.prod(shape[2:]),), flat_mask, out_grad.reshape(rows + (-1,)), 2)
+    flat = rows + (math.prod(mask.shape[2:]),)
+    grad = scatter_back(xp, rows + (math.prod(shape[2:]),), mask.reshape(flat), out_grad.reshape(flat), 2)
     return _restore(xp, grad.reshape(shape), channel_last).astype(x.dtype, copy=False)
 
 
