@@ -117,29 +117,86 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     x = _channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
-    best = arg = None
-    if w.regular:
-        source = w.padded(xp, x, -np.inf)
-        candidates = ((source[w.slice_at(p)], None) for p in itertools.product(*map(range, w.kernel)))
+    if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
+        flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane
+        arg = xp.argmax(flat, axis=-1)[..., None]
+        best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
+        arg = arg.astype(np.int32).reshape(best.shape)
+    elif w.regular:
+        best, arg = _regular_max(xp, w.padded(xp, x, -np.inf), w)
     else:
-        candidates = _adaptive_candidates(xp, x, w)
+        best, arg = _running_max(xp, _adaptive_candidates(xp, x, w))
+    positions = []
+    for size in reversed(w.kernel):  # the row-major number -> a position per axis
+        positions.insert(0, arg % np.int32(size))
+        arg = arg // np.int32(size)
+    # each winner's position in its window -> its flat index in the input plane
+    mask = None
+    for axis in range(k):
+        coordinate = positions[axis] + _broadcast_axis(xp, w.starts[axis].astype(np.int32), axis, k)
+        coordinate = xp.clip(coordinate, 0, w.size[axis] - 1)  # an all -inf window may pick its padding
+        mask = coordinate if mask is None else mask * np.int32(w.size[axis]) + coordinate
+    return _restore(xp, best, channel_last), _restore(xp, mask.astype(np.int32, copy=False), channel_last)
+
+
+def _regular_max(xp, source, w):
+    """The maximum over each regular window and the winner's position in it
+    (row-major number): per kernel position, contiguous slices of the input's
+    stride phases (strided slices of the input itself would be many times
+    slower), an fmax (NaN never wins, as in Paddle's comparison), and the first
+    position equal to the maximum found by integer arithmetic (no masked
+    writes)."""
+    phases = _Phases(xp, source, w)
+    positions = list(itertools.product(*map(range, w.kernel)))
+    best = phases.at(positions[0]).copy()
+    for position in positions[1:]:
+        xp.fmax(best, phases.at(position), out=best)
+    count = len(positions)
+    dtype = np.int8 if count < 128 else np.int32
+    arg = xp.full(best.shape, count - 1, dtype=dtype)
+    equal = xp.empty(best.shape, dtype=bool)
+    step = xp.empty(best.shape, dtype=dtype)
+    for number in range(count - 2, -1, -1):  # the first equal position wins
+        xp.equal(phases.at(positions[number]), best, out=equal)
+        xp.subtract(arg, dtype(number), out=step)
+        xp.multiply(step, equal, out=step)
+        arg -= step
+    return best, arg.astype(np.int32)
+
+
+class _Phases:
+    """A padded input split by stride phase: for each axis and residue r < stride,
+    the positions r, r + stride, ... copied contiguously, so that kernel
+    position p's slice is phase p % stride at offset p // stride."""
+
+    def __init__(self, xp, source, w):
+        self.w = w
+        residues = itertools.product(*(range(min(s, ks)) for s, ks in zip(w.strides, w.kernel)))
+        if all(s == 1 for s in w.strides):
+            self.arrays = {(0,) * len(w.size): source}
+        else:
+            self.arrays = {r: xp.ascontiguousarray(source[(slice(None), slice(None)) + tuple(
+                slice(ri, None, s) for ri, s in zip(r, w.strides))]) for r in residues}
+
+    def at(self, position):
+        w = self.w
+        array = self.arrays[tuple(p % s for p, s in zip(position, w.strides))]
+        return array[(slice(None), slice(None)) + tuple(
+            slice(p // s, p // s + o) for p, s, o in zip(position, w.strides, w.outs))]
+
+
+def _running_max(xp, candidates):
+    """The first maximum over the (value, valid) candidates and its number."""
+    best = arg = None
     for number, (value, valid) in enumerate(candidates):
-        if valid is not None:
-            value = xp.where(valid, value, -np.inf)
+        value = xp.where(valid, value, -np.inf).astype(value.dtype, copy=False)
         if best is None:
-            best, arg = value.copy(), xp.zeros(value.shape, dtype=np.int32)
+            best, arg = value, xp.zeros(value.shape, dtype=np.int32)
             continue
         better = value > best
-        best = xp.where(better, value, best)
-        arg = xp.where(better, np.int32(number), arg)
-    # the winning kernel position -> its flat index in the input plane
-    positions = xp.unravel_index(arg, w.kernel) if k > 1 else (arg,)
-    mask = xp.zeros(arg.shape, dtype=np.int64)
-    for axis in range(k):
-        coordinate = positions[axis] + _broadcast_axis(xp, w.starts[axis], axis, k)
-        coordinate = xp.clip(coordinate, 0, w.size[axis] - 1)  # an all -inf window may pick its padding
-        mask = mask * w.size[axis] + coordinate
-    return _restore(xp, best, channel_last), _restore(xp, mask.astype(np.int32), channel_last)
+        xp.copyto(best, value, where=better)
+        xp.copyto(arg, np.int32(number), where=better)
+    return best, arg
 
 
 def _adaptive_candidates(xp, x, w):
