@@ -40,11 +40,11 @@ def avg_pool3d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_
                          adaptive, data_format)
 
 
-def unfold_grad(x, out_grad, kernel_sizes, strides, paddings, dilations):
+def im2col_grad(x, out_grad, kernel_sizes, strides, paddings, dilations):
     """The columns' gradient folded back (col2im): fold is unfold's adjoint."""
-    return _F.fold(out_grad, list(x.shape[2:]), kernel_sizes, strides, paddings, dilations)
+    return _F.col2im(out_grad, list(x.shape[2:]), kernel_sizes, strides, paddings, dilations)
 
 
-def fold_grad(out_grad, kernel_sizes, strides, paddings, dilations):
+def col2im_grad(out_grad, kernel_sizes, strides, paddings, dilations):
     """The image's gradient unfolded into columns: unfold is fold's adjoint."""
-    return _F.unfold(out_grad, kernel_sizes, strides, paddings, dilations)
+    return _F.im2col(out_grad, kernel_sizes, strides, paddings, dilations)

@@ -393,8 +393,8 @@ from .ops_pooling import (  # noqa: F401
     avg_pool2d,
     max_pool3d_with_index,
     avg_pool3d,
-    unfold,
-    fold,
+    im2col,
+    col2im,
     max_pool2d_with_index_grad,
     max_pool2d_with_index_double_grad,
     avg_pool2d_grad,
@@ -403,8 +403,8 @@ from .ops_pooling import (  # noqa: F401
     max_pool3d_with_index_double_grad,
     avg_pool3d_grad,
     avg_pool3d_double_grad,
-    unfold_grad,
-    fold_grad,
+    im2col_grad,
+    col2im_grad,
 )
 from .ops_rearrange import (  # noqa: F401
     tile,
@@ -795,6 +795,6 @@ __all__ = [
     "avg_pool2d",
     "max_pool3d_with_index",
     "avg_pool3d",
-    "unfold",
-    "fold",
+    "im2col",
+    "col2im",
 ]

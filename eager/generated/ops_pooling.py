@@ -41,8 +41,8 @@ __all__ = [
     "avg_pool2d",
     "max_pool3d_with_index",
     "avg_pool3d",
-    "unfold",
-    "fold",
+    "im2col",
+    "col2im",
 ]
 
 
@@ -222,12 +222,12 @@ class AvgPool3dDoubleGradNode(GradNodeBase):
         return (None, (grad,), )
 
 
-class UnfoldGradNode(GradNodeBase):
-    """Runs unfold_grad for unfold."""
+class Im2colGradNode(GradNodeBase):
+    """Runs im2col_grad for im2col."""
 
     __slots__ = ("x", "kernel_sizes", "strides", "paddings", "dilations", )
-    backward_op = "unfold_grad"
-    forward_op = "unfold"
+    backward_op = "im2col_grad"
+    forward_op = "im2col"
     num_grad_slots = 1
     is_view = False
     saved_names = ("x", )
@@ -239,16 +239,16 @@ class UnfoldGradNode(GradNodeBase):
     def apply(self, grads, create_graph):
         out_grad = grads[0]
         x = Tensor(saved_shape(self, self.x))
-        grad = _composite.unfold_grad(x, out_grad, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+        grad = _composite.im2col_grad(x, out_grad, self.kernel_sizes, self.strides, self.paddings, self.dilations)
         return ((grad,), )
 
 
-class FoldGradNode(GradNodeBase):
-    """Runs fold_grad for fold."""
+class Col2imGradNode(GradNodeBase):
+    """Runs col2im_grad for col2im."""
 
     __slots__ = ("kernel_sizes", "strides", "paddings", "dilations", )
-    backward_op = "fold_grad"
-    forward_op = "fold"
+    backward_op = "col2im_grad"
+    forward_op = "col2im"
     num_grad_slots = 1
     is_view = False
     saved_names = ()
@@ -256,7 +256,7 @@ class FoldGradNode(GradNodeBase):
 
     def apply(self, grads, create_graph):
         out_grad = grads[0]
-        grad = _composite.fold_grad(out_grad, self.kernel_sizes, self.strides, self.paddings, self.dilations)
+        grad = _composite.col2im_grad(out_grad, self.kernel_sizes, self.strides, self.paddings, self.dilations)
         return ((grad,), )
 
 
@@ -396,20 +396,20 @@ def avg_pool3d(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0), padding_al
     return out
 
 
-def unfold(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), name=None):
+def im2col(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), name=None):
     """im2col of x [N, C, H, W] into [N, C * kh * kw, L], one column per sliding block (paddings [top, left, bottom, right]).
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
-        raise bad_tensor("unfold", "x", x)
-    kernel_sizes = to_int_array(kernel_sizes, "unfold", "kernel_sizes")
-    strides = to_int_array(strides, "unfold", "strides")
-    paddings = to_int_array(paddings, "unfold", "paddings")
-    dilations = to_int_array(dilations, "unfold", "dilations")
-    out = Tensor(_phi.unfold(x.impl, kernel_sizes, strides, paddings, dilations))
+        raise bad_tensor("im2col", "x", x)
+    kernel_sizes = to_int_array(kernel_sizes, "im2col", "kernel_sizes")
+    strides = to_int_array(strides, "im2col", "strides")
+    paddings = to_int_array(paddings, "im2col", "paddings")
+    dilations = to_int_array(dilations, "im2col", "dilations")
+    out = Tensor(_phi.im2col(x.impl, kernel_sizes, strides, paddings, dilations))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = UnfoldGradNode(((edge_of(x),), ))
+        node = Im2colGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.x = spec_of(x.impl)
         node.kernel_sizes = kernel_sizes
@@ -417,32 +417,32 @@ def unfold(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1,
         node.paddings = paddings
         node.dilations = dilations
     if _anomaly.active:
-        check_forward("unfold", (out, ))
+        check_forward("im2col", (out, ))
     return out
 
 
-def fold(x, output_sizes, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), name=None):
-    """col2im, the adjoint of unfold - columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes].
+def col2im(x, output_sizes, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), name=None):
+    """col2im, the adjoint of im2col - columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes].
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
-        raise bad_tensor("fold", "x", x)
-    output_sizes = to_int_array(output_sizes, "fold", "output_sizes")
-    kernel_sizes = to_int_array(kernel_sizes, "fold", "kernel_sizes")
-    strides = to_int_array(strides, "fold", "strides")
-    paddings = to_int_array(paddings, "fold", "paddings")
-    dilations = to_int_array(dilations, "fold", "dilations")
-    out = Tensor(_phi.fold(x.impl, output_sizes, kernel_sizes, strides, paddings, dilations))
+        raise bad_tensor("col2im", "x", x)
+    output_sizes = to_int_array(output_sizes, "col2im", "output_sizes")
+    kernel_sizes = to_int_array(kernel_sizes, "col2im", "kernel_sizes")
+    strides = to_int_array(strides, "col2im", "strides")
+    paddings = to_int_array(paddings, "col2im", "paddings")
+    dilations = to_int_array(dilations, "col2im", "dilations")
+    out = Tensor(_phi.col2im(x.impl, output_sizes, kernel_sizes, strides, paddings, dilations))
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FoldGradNode(((edge_of(x),), ))
+        node = Col2imGradNode(((edge_of(x),), ))
         out._meta = AutogradMeta(node, 0)
         node.kernel_sizes = kernel_sizes
         node.strides = strides
         node.paddings = paddings
         node.dilations = dilations
     if _anomaly.active:
-        check_forward("fold", (out, ))
+        check_forward("col2im", (out, ))
     return out
 
 
@@ -670,37 +670,37 @@ def avg_pool3d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_
         raise in_called(error, "avg_pool3d_double_grad") from None
 
 
-def unfold_grad(x, out_grad, kernel_sizes, strides, paddings, dilations, name=None):
-    """unfold_grad
+def im2col_grad(x, out_grad, kernel_sizes, strides, paddings, dilations, name=None):
+    """im2col_grad
 
     Differentiable to any order.
     """
     if not isinstance(x, Tensor):
-        raise bad_tensor("unfold_grad", "x", x)
+        raise bad_tensor("im2col_grad", "x", x)
     if not isinstance(out_grad, Tensor):
-        raise bad_tensor("unfold_grad", "out_grad", out_grad)
-    kernel_sizes = to_int_array(kernel_sizes, "unfold_grad", "kernel_sizes")
-    strides = to_int_array(strides, "unfold_grad", "strides")
-    paddings = to_int_array(paddings, "unfold_grad", "paddings")
-    dilations = to_int_array(dilations, "unfold_grad", "dilations")
+        raise bad_tensor("im2col_grad", "out_grad", out_grad)
+    kernel_sizes = to_int_array(kernel_sizes, "im2col_grad", "kernel_sizes")
+    strides = to_int_array(strides, "im2col_grad", "strides")
+    paddings = to_int_array(paddings, "im2col_grad", "paddings")
+    dilations = to_int_array(dilations, "im2col_grad", "dilations")
     try:
-        return _composite.unfold_grad(x, out_grad, kernel_sizes, strides, paddings, dilations)
+        return _composite.im2col_grad(x, out_grad, kernel_sizes, strides, paddings, dilations)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
-        raise in_called(error, "unfold_grad") from None
+        raise in_called(error, "im2col_grad") from None
 
 
-def fold_grad(out_grad, kernel_sizes, strides, paddings, dilations, name=None):
-    """fold_grad
+def col2im_grad(out_grad, kernel_sizes, strides, paddings, dilations, name=None):
+    """col2im_grad
 
     Differentiable to any order.
     """
     if not isinstance(out_grad, Tensor):
-        raise bad_tensor("fold_grad", "out_grad", out_grad)
-    kernel_sizes = to_int_array(kernel_sizes, "fold_grad", "kernel_sizes")
-    strides = to_int_array(strides, "fold_grad", "strides")
-    paddings = to_int_array(paddings, "fold_grad", "paddings")
-    dilations = to_int_array(dilations, "fold_grad", "dilations")
+        raise bad_tensor("col2im_grad", "out_grad", out_grad)
+    kernel_sizes = to_int_array(kernel_sizes, "col2im_grad", "kernel_sizes")
+    strides = to_int_array(strides, "col2im_grad", "strides")
+    paddings = to_int_array(paddings, "col2im_grad", "paddings")
+    dilations = to_int_array(dilations, "col2im_grad", "dilations")
     try:
-        return _composite.fold_grad(out_grad, kernel_sizes, strides, paddings, dilations)
+        return _composite.col2im_grad(out_grad, kernel_sizes, strides, paddings, dilations)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
-        raise in_called(error, "fold_grad") from None
+        raise in_called(error, "col2im_grad") from None

@@ -274,6 +274,6 @@ METHODS = {
     "avg_pool2d": _F.avg_pool2d,
     "max_pool3d_with_index": _F.max_pool3d_with_index,
     "avg_pool3d": _F.avg_pool3d,
-    "unfold": _F.unfold,
-    "fold": _F.fold,
+    "im2col": _F.im2col,
+    "col2im": _F.col2im,
 }

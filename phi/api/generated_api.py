@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "unfold", "fold", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5745,57 +5745,57 @@ def avg_pool3d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, 
     return DenseTensor(out)
 
 
-_unfold_kernel = KERNELS.dispatch_table("unfold")
+_im2col_kernel = KERNELS.dispatch_table("im2col")
 
 
-def unfold(x, kernel_sizes, strides, paddings, dilations):
+def im2col(x, kernel_sizes, strides, paddings, dilations):
     """im2col of x [N, C, H, W] into [N, C * kh * kw, L], one column per sliding block (paddings [top, left, bottom, right])."""
     out_meta = MetaTensor()
     try:
-        _im.unfold_infer_meta(x, kernel_sizes, strides, paddings, dilations, out_meta)
+        _im.im2col_infer_meta(x, kernel_sizes, strides, paddings, dilations, out_meta)
     except PhiError as error:
-        raise error.in_op("unfold", x=x) from None
+        raise error.in_op("im2col", x=x) from None
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("unfold", "unfold", x, (x, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
+        return call_kernel_of_kind("im2col", "im2col", x, (x, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
-    kernel = _unfold_kernel[key]
+    kernel = _im2col_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         out = kernel(x.array, kernel_sizes, strides, paddings, dilations)
     except PhiError as error:
-        raise error.in_op("unfold", x=x) from None
+        raise error.in_op("im2col", x=x) from None
     except MemoryError as error:
-        raise ResourceExhaustedError(f"unfold: not enough memory for the result ({error})") from None
+        raise ResourceExhaustedError(f"im2col: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
-        verify_infer_meta("unfold", [out_meta], [out])
+        verify_infer_meta("im2col", [out_meta], [out])
     return DenseTensor(out)
 
 
-_fold_kernel = KERNELS.dispatch_table("fold")
+_col2im_kernel = KERNELS.dispatch_table("col2im")
 
 
-def fold(x, output_sizes, kernel_sizes, strides, paddings, dilations):
-    """col2im, the adjoint of unfold - columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes]."""
+def col2im(x, output_sizes, kernel_sizes, strides, paddings, dilations):
+    """col2im, the adjoint of im2col - columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes]."""
     out_meta = MetaTensor()
     try:
-        _im.fold_infer_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations, out_meta)
+        _im.col2im_infer_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations, out_meta)
     except PhiError as error:
-        raise error.in_op("fold", x=x) from None
+        raise error.in_op("col2im", x=x) from None
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
-        return call_kernel_of_kind("fold", "fold", x, (x, output_sizes, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
+        return call_kernel_of_kind("col2im", "col2im", x, (x, output_sizes, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
     key = (type(x.array), x.array.dtype)
-    kernel = _fold_kernel[key]
+    kernel = _col2im_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         out = kernel(x.array, output_sizes, kernel_sizes, strides, paddings, dilations)
     except PhiError as error:
-        raise error.in_op("fold", x=x) from None
+        raise error.in_op("col2im", x=x) from None
     except MemoryError as error:
-        raise ResourceExhaustedError(f"fold: not enough memory for the result ({error})") from None
+        raise ResourceExhaustedError(f"col2im: not enough memory for the result ({error})") from None
     if type(out) is not key[0]:
         out = as_array(out, key[0])
     if FLAGS.check_infer_meta:
-        verify_infer_meta("fold", [out_meta], [out])
+        verify_infer_meta("col2im", [out_meta], [out])
     return DenseTensor(out)
 
 

@@ -10,8 +10,8 @@ from .checks import check_result_shape
 
 __all__ = [
     "avg_pool2d_grad_infer_meta", "avg_pool2d_infer_meta", "avg_pool3d_grad_infer_meta", "avg_pool3d_infer_meta",
-    "fold_infer_meta", "max_pool2d_with_index_grad_infer_meta", "max_pool2d_with_index_infer_meta",
-    "max_pool3d_with_index_grad_infer_meta", "max_pool3d_with_index_infer_meta", "unfold_infer_meta",
+    "col2im_infer_meta", "max_pool2d_with_index_grad_infer_meta", "max_pool2d_with_index_infer_meta",
+    "max_pool3d_with_index_grad_infer_meta", "max_pool3d_with_index_infer_meta", "im2col_infer_meta",
 ]
 
 _FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
@@ -170,7 +170,7 @@ def _block_geometry(size, kernel_sizes, strides, paddings, dilations) -> tuple:
     return kernel, blocks
 
 
-def unfold_infer_meta(x, kernel_sizes, strides, paddings, dilations, out) -> None:
+def im2col_infer_meta(x, kernel_sizes, strides, paddings, dilations, out) -> None:
     """unfold (im2col): x [N, C, H, W] -> [N, C * kh * kw, L], L the number of blocks."""
     dims = tuple(x.dims)
     if len(dims) != 4:
@@ -182,7 +182,7 @@ def unfold_infer_meta(x, kernel_sizes, strides, paddings, dilations, out) -> Non
     out.dims, out.dtype, out.layout = out_dims, x.dtype, x.layout
 
 
-def fold_infer_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations, out) -> None:
+def col2im_infer_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations, out) -> None:
     """fold (col2im): x [N, C * kh * kw, L] -> [N, C, *output_sizes], overlaps summed."""
     dims = tuple(x.dims)
     if len(dims) != 3:

@@ -365,5 +365,5 @@ for _k in ("2d", "3d"):
     register_kernel(f"max_pool{_k}_with_index_grad", ALL_BACKENDS, FLOATS)(max_pool_nd_grad)
     register_kernel(f"avg_pool{_k}", ALL_BACKENDS, FLOATS)(avg_pool_nd)
     register_kernel(f"avg_pool{_k}_grad", ALL_BACKENDS, FLOATS)(avg_pool_nd_grad)
-register_kernel("unfold", ALL_BACKENDS, FLOATS)(unfold_nd)
-register_kernel("fold", ALL_BACKENDS, FLOATS)(fold_nd)
+register_kernel("im2col", ALL_BACKENDS, FLOATS)(unfold_nd)
+register_kernel("col2im", ALL_BACKENDS, FLOATS)(fold_nd)

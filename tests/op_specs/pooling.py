@@ -294,9 +294,9 @@ SPECS = [
            AVG2D_CASES[1:7]),
     OpSpec("avg_pool3d_double_grad", F.avg_pool3d_double_grad, ref_avg_pool_double_grad, ("real",),
            AVG3D_CASES[1:]),
-    OpSpec("unfold", F.unfold, ref_unfold, ("real",), UNFOLD_CASES),
-    OpSpec("fold", F.fold, ref_fold, ("real",), FOLD_CASES),
-    OpSpec("unfold_grad", F.unfold_grad, ref_unfold_grad, ("real", "real"),
+    OpSpec("im2col", F.im2col, ref_unfold, ("real",), UNFOLD_CASES),
+    OpSpec("col2im", F.col2im, ref_fold, ("real",), FOLD_CASES),
+    OpSpec("im2col_grad", F.im2col_grad, ref_unfold_grad, ("real", "real"),
            tuple(Case((c.shapes[0], f.shapes[0]), c.attrs) for c, f in zip(UNFOLD_CASES, FOLD_CASES)), wrt=(1,)),
-    OpSpec("fold_grad", F.fold_grad, ref_fold_grad, ("real",), UNFOLD_CASES),
+    OpSpec("col2im_grad", F.col2im_grad, ref_fold_grad, ("real",), UNFOLD_CASES),
 ]

@@ -286,6 +286,16 @@ def _fold_args(fn, kernel_sizes, strides, paddings, dilations):
     return list(kernel), list(strides), paddings, list(dilations)
 
 
+def _blocks(fn, size, kernel, strides, paddings, dilations) -> tuple:
+    """The number of sliding blocks along each spatial axis (checked positive)."""
+    blocks = tuple((n + paddings[i] + paddings[2 + i] - dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+                   for i, n in enumerate(size))
+    if any(b <= 0 for b in blocks):
+        raise ValueError(f"{fn}: the kernel {kernel} (dilations {dilations}) is larger than the padded input "
+                         f"{list(size)} (paddings {paddings}): {list(blocks)} blocks")
+    return blocks
+
+
 def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=None) -> Tensor:
     """im2col: the sliding blocks of x [N, C, H, W] as columns [N, C * kh * kw, L]
     (channel-major, then kernel row, column; blocks in row-major order).
@@ -297,7 +307,9 @@ def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=Non
     check_float("unfold", "x", x)
     if x.ndim != 4:
         raise ValueError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
-    return _F.unfold(x, *_fold_args("unfold", kernel_sizes, strides, paddings, dilations))
+    args = _fold_args("unfold", kernel_sizes, strides, paddings, dilations)
+    _blocks("unfold", x.shape[2:], *args)
+    return _F.im2col(x, *args)
 
 
 def fold(x: Tensor, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None) -> Tensor:
@@ -312,7 +324,16 @@ def fold(x: Tensor, output_sizes, kernel_sizes, strides=1, paddings=0, dilations
     if x.ndim != 3:
         raise ValueError(f"fold: argument 'x' expected a 3-d tensor [N, C * kh * kw, L], got shape {x.shape}")
     sizes = int_tuple("fold", "output_sizes", output_sizes, 2)
-    return _F.fold(x, list(sizes), *_fold_args("fold", kernel_sizes, strides, paddings, dilations))
+    args = _fold_args("fold", kernel_sizes, strides, paddings, dilations)
+    blocks = _blocks("fold", sizes, *args)
+    kernel = args[0]
+    if x.shape[1] % (kernel[0] * kernel[1]):
+        raise ValueError(f"fold: argument 'x' expected a channel size divisible by kh * kw = "
+                         f"{kernel[0] * kernel[1]}, got shape {x.shape}")
+    if x.shape[2] != blocks[0] * blocks[1]:
+        raise ValueError(f"fold: argument 'x' expected {blocks[0] * blocks[1]} blocks ({blocks[0]} x {blocks[1]} for "
+                         f"output_sizes {list(sizes)}) in its last axis, got shape {x.shape}")
+    return _F.col2im(x, list(sizes), *args)
 
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
