@@ -78,6 +78,17 @@ def test_max_pool_ties_go_to_the_first_position_and_padding_never_wins():
     np.testing.assert_array_equal(mask.numpy()[0, 0], [[0, 0, 1, 2], [0, 0, 1, 2], [3, 3, 4, 5], [6, 6, 7, 8]])
 
 
+def test_max_pool_nan_never_wins_as_in_paddle():
+    x = np.arange(20.0).reshape(1, 1, 4, 5)
+    x[0, 0, 0, 0] = np.nan
+    for out, mask in (F.max_pool2d(eager.to_tensor(x), 2, return_mask=True),
+                      F.adaptive_max_pool2d(eager.to_tensor(x), [3, 3], return_mask=True),
+                      F.adaptive_max_pool2d(eager.to_tensor(x), 1, return_mask=True)):
+        flat = x.reshape(-1)
+        np.testing.assert_array_equal(flat[mask.numpy()], out.numpy())
+        assert not np.isnan(out.numpy()).any()
+
+
 def test_max_pool_gradient_goes_to_the_argmax_and_double_grad_gathers():
     x = leaf(array(2, 2, 5, 6))
     assert gradcheck(lambda t: F.max_pool2d(t, 3, 2, 1), (x,))

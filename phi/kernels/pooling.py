@@ -118,7 +118,8 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
     if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
-        flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane
+        flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane, NaN never winning
+        flat = xp.where(xp.isnan(flat), xp.asarray(-np.inf, dtype=flat.dtype), flat)
         arg = xp.argmax(flat, axis=-1)[..., None]
         best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
         arg = arg.astype(np.int32).reshape(best.shape)
@@ -189,7 +190,8 @@ def _running_max(xp, candidates):
     """The first maximum over the (value, valid) candidates and its number."""
     best = arg = None
     for number, (value, valid) in enumerate(candidates):
-        value = xp.where(valid, value, -np.inf).astype(value.dtype, copy=False)
+        # NaN never wins, as in the regular windows' fmax
+        value = xp.where(valid & ~xp.isnan(value), value, -np.inf).astype(value.dtype, copy=False)
         if best is None:
             best, arg = value, xp.zeros(value.shape, dtype=np.int32)
             continue
