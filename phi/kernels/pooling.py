@@ -127,17 +127,34 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
         best, arg = _regular_max(xp, w.padded(xp, x, -np.inf), w)
     else:
         best, arg = _running_max(xp, _adaptive_candidates(xp, x, w))
-    positions = []
-    for size in reversed(w.kernel):  # the row-major number -> a position per axis
-        positions.insert(0, arg % np.int32(size))
-        arg = arg // np.int32(size)
-    # each winner's position in its window -> its flat index in the input plane
-    mask = None
+    return _restore(xp, best, channel_last), _restore(xp, _flat_index(xp, best, arg, w), channel_last)
+
+
+def _flat_index(xp, best, arg, w):
+    """The flat index in the input plane of each winner, from its row-major number
+    in its window: a lookup of the number's offset plus the window's start."""
+    k = len(w.size)
+    plane_strides = [math.prod(w.size[axis + 1:]) for axis in range(k)]
+    offsets = np.zeros(w.kernel, dtype=np.int32)
+    base = 0
     for axis in range(k):
-        coordinate = positions[axis] + _broadcast_axis(xp, w.starts[axis].astype(np.int32), axis, k)
-        coordinate = xp.clip(coordinate, 0, w.size[axis] - 1)  # an all -inf window may pick its padding
-        mask = coordinate if mask is None else mask * np.int32(w.size[axis]) + coordinate
-    return _restore(xp, best, channel_last), _restore(xp, mask.astype(np.int32, copy=False), channel_last)
+        shape = [1] * k
+        shape[axis] = w.kernel[axis]
+        offsets = offsets + (np.arange(w.kernel[axis]) * plane_strides[axis]).reshape(shape)
+        base = base + _broadcast_axis(xp, (w.starts[axis] * plane_strides[axis]).astype(np.int32), axis, k)
+    mask = xp.asarray(offsets.reshape(-1))[arg] + base
+    if w.regular and any(w.before) and bool(xp.isneginf(best).any()):
+        # a window whose input values are all -inf may have picked its padding: per axis, clip into the input
+        positions, rest = [], arg.astype(np.int32)
+        for size in reversed(w.kernel):
+            positions.insert(0, rest % np.int32(size))
+            rest = rest // np.int32(size)
+        mask = None
+        for axis in range(k):
+            coordinate = positions[axis] + _broadcast_axis(xp, w.starts[axis].astype(np.int32), axis, k)
+            coordinate = xp.clip(coordinate, 0, w.size[axis] - 1)
+            mask = coordinate if mask is None else mask * np.int32(w.size[axis]) + coordinate
+    return mask.astype(np.int32, copy=False)
 
 
 def _regular_max(xp, source, w):
@@ -162,7 +179,7 @@ def _regular_max(xp, source, w):
         xp.subtract(arg, dtype(number), out=step)
         xp.multiply(step, equal, out=step)
         arg -= step
-    return best, arg.astype(np.int32)
+    return best, arg
 
 
 class _Phases:
