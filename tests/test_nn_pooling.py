@@ -72,10 +72,11 @@ def test_max_pool_channel_last_1d_and_3d():
 
 
 def test_max_pool_ties_go_to_the_first_position_and_padding_never_wins():
-    x = eager.to_tensor(np.full((1, 1, 3, 3), -5.0))
-    out, mask = F.max_pool2d(x, 2, stride=1, padding=1, return_mask=True)
-    np.testing.assert_array_equal(out.numpy(), np.full((1, 1, 4, 4), -5.0))
-    np.testing.assert_array_equal(mask.numpy()[0, 0], [[0, 0, 1, 2], [0, 0, 1, 2], [3, 3, 4, 5], [6, 6, 7, 8]])
+    for value in (-5.0, -np.inf):  # -inf input ties with the -inf padding: the mask still points inside
+        x = eager.to_tensor(np.full((1, 1, 3, 3), value))
+        out, mask = F.max_pool2d(x, 2, stride=1, padding=1, return_mask=True)
+        np.testing.assert_array_equal(out.numpy(), np.full((1, 1, 4, 4), value))
+        np.testing.assert_array_equal(mask.numpy()[0, 0], [[0, 0, 1, 2], [0, 0, 1, 2], [3, 3, 4, 5], [6, 6, 7, 8]])
 
 
 def test_max_pool_nan_never_wins_as_in_paddle():
