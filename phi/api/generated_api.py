@@ -17,7 +17,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "dropout_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "dropout_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5992,6 +5992,172 @@ def warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
     return loss
 
 
+_max_pool2d_with_index_kernel = KERNELS.dispatch_table("max_pool2d_with_index")
+
+
+def max_pool2d_with_index(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format):
+    """2D max pooling of x (NCHW or channel-last) and the int32 mask of each maximum's flat index in its input plane (the first maximum in window order); adaptive takes kernel_size as the output size."""
+    out_meta = MetaTensor()
+    mask_meta = MetaTensor()
+    try:
+        _im.max_pool2d_with_index_infer_meta(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, out_meta, mask_meta)
+    except PhiError as error:
+        raise error.in_op("max_pool2d_with_index", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max_pool2d_with_index", "max_pool2d_with_index", x, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [out_meta, mask_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _max_pool2d_with_index_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, mask = kernel(x.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("max_pool2d_with_index", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max_pool2d_with_index: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    mask = DenseTensor(mask) if type(mask) is key[0] else wrap_result(mask, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max_pool2d_with_index", [out_meta, mask_meta], [out, mask])
+    return (
+        out,
+        mask,
+    )
+
+
+_avg_pool2d_kernel = KERNELS.dispatch_table("avg_pool2d")
+
+
+def avg_pool2d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
+    """2D average pooling of x (NCHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size."""
+    out_meta = MetaTensor()
+    try:
+        _im.avg_pool2d_infer_meta(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("avg_pool2d", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("avg_pool2d", "avg_pool2d", x, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _avg_pool2d_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("avg_pool2d", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"avg_pool2d: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("avg_pool2d", [out_meta], [out])
+    return out
+
+
+_max_pool3d_with_index_kernel = KERNELS.dispatch_table("max_pool3d_with_index")
+
+
+def max_pool3d_with_index(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format):
+    """3D max pooling of x (NCDHW or channel-last) and the int32 mask of each maximum's flat index in its input plane (the first maximum in window order); adaptive takes kernel_size as the output size."""
+    out_meta = MetaTensor()
+    mask_meta = MetaTensor()
+    try:
+        _im.max_pool3d_with_index_infer_meta(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, out_meta, mask_meta)
+    except PhiError as error:
+        raise error.in_op("max_pool3d_with_index", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max_pool3d_with_index", "max_pool3d_with_index", x, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [out_meta, mask_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _max_pool3d_with_index_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, mask = kernel(x.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("max_pool3d_with_index", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max_pool3d_with_index: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    mask = DenseTensor(mask) if type(mask) is key[0] else wrap_result(mask, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max_pool3d_with_index", [out_meta, mask_meta], [out, mask])
+    return (
+        out,
+        mask,
+    )
+
+
+_avg_pool3d_kernel = KERNELS.dispatch_table("avg_pool3d")
+
+
+def avg_pool3d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
+    """3D average pooling of x (NCDHW or channel-last); exclusive divides by the window's elements inside the input, else by the kernel size; adaptive takes kernel_size as the output size."""
+    out_meta = MetaTensor()
+    try:
+        _im.avg_pool3d_infer_meta(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, out_meta)
+    except PhiError as error:
+        raise error.in_op("avg_pool3d", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("avg_pool3d", "avg_pool3d", x, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _avg_pool3d_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("avg_pool3d", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"avg_pool3d: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("avg_pool3d", [out_meta], [out])
+    return out
+
+
+_im2col_kernel = KERNELS.dispatch_table("im2col")
+
+
+def im2col(x, kernel_sizes, strides, paddings, dilations):
+    """im2col of x [N, C, H, W] into [N, C * kh * kw, L], one column per sliding block (paddings [top, left, bottom, right])."""
+    out_meta = MetaTensor()
+    try:
+        _im.im2col_infer_meta(x, kernel_sizes, strides, paddings, dilations, out_meta)
+    except PhiError as error:
+        raise error.in_op("im2col", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("im2col", "im2col", x, (x, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _im2col_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, kernel_sizes, strides, paddings, dilations)
+    except PhiError as error:
+        raise error.in_op("im2col", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"im2col: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("im2col", [out_meta], [out])
+    return out
+
+
+_col2im_kernel = KERNELS.dispatch_table("col2im")
+
+
+def col2im(x, output_sizes, kernel_sizes, strides, paddings, dilations):
+    """col2im, the adjoint of im2col - columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes]."""
+    out_meta = MetaTensor()
+    try:
+        _im.col2im_infer_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations, out_meta)
+    except PhiError as error:
+        raise error.in_op("col2im", x=x) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("col2im", "col2im", x, (x, output_sizes, kernel_sizes, strides, paddings, dilations), [out_meta], {"x": x})
+    key = (type(x.array), x.array.dtype)
+    kernel = _col2im_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, output_sizes, kernel_sizes, strides, paddings, dilations)
+    except PhiError as error:
+        raise error.in_op("col2im", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"col2im: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("col2im", [out_meta], [out])
+    return out
+
+
 _layer_norm_kernel = KERNELS.dispatch_table("layer_norm")
 
 
@@ -10009,6 +10175,110 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
     if FLAGS.check_infer_meta:
         verify_infer_meta("warpctc_grad", [logits_grad_meta], [logits_grad])
     return logits_grad
+
+
+_max_pool2d_with_index_grad_kernel = KERNELS.dispatch_table("max_pool2d_with_index_grad")
+
+
+def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format):
+    """max_pool2d_with_index_grad (phi kernel max_pool2d_with_index_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.max_pool2d_with_index_grad_infer_meta(x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("max_pool2d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max_pool2d_with_index_grad", "max_pool2d_with_index_grad", out_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _max_pool2d_with_index_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, mask.array, out_grad.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("max_pool2d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max_pool2d_with_index_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max_pool2d_with_index_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_avg_pool2d_grad_kernel = KERNELS.dispatch_table("avg_pool2d_grad")
+
+
+def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
+    """avg_pool2d_grad (phi kernel avg_pool2d_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.avg_pool2d_grad_infer_meta(x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("avg_pool2d_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("avg_pool2d_grad", "avg_pool2d_grad", out_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _avg_pool2d_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("avg_pool2d_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"avg_pool2d_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("avg_pool2d_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_max_pool3d_with_index_grad_kernel = KERNELS.dispatch_table("max_pool3d_with_index_grad")
+
+
+def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format):
+    """max_pool3d_with_index_grad (phi kernel max_pool3d_with_index_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.max_pool3d_with_index_grad_infer_meta(x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("max_pool3d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("max_pool3d_with_index_grad", "max_pool3d_with_index_grad", out_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _max_pool3d_with_index_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, mask.array, out_grad.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("max_pool3d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"max_pool3d_with_index_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("max_pool3d_with_index_grad", [x_grad_meta], [x_grad])
+    return x_grad
+
+
+_avg_pool3d_grad_kernel = KERNELS.dispatch_table("avg_pool3d_grad")
+
+
+def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format):
+    """avg_pool3d_grad (phi kernel avg_pool3d_grad)."""
+    x_grad_meta = MetaTensor()
+    try:
+        _im.avg_pool3d_grad_infer_meta(x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, x_grad_meta)
+    except PhiError as error:
+        raise error.in_op("avg_pool3d_grad", x=x, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("avg_pool3d_grad", "avg_pool3d_grad", out_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), [x_grad_meta], {"x": x, "out_grad": out_grad})
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _avg_pool3d_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
+    except PhiError as error:
+        raise error.in_op("avg_pool3d_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"avg_pool3d_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("avg_pool3d_grad", [x_grad_meta], [x_grad])
+    return x_grad
 
 
 _layer_norm_grad_kernel = KERNELS.dispatch_table("layer_norm_grad")

@@ -1,4 +1,139 @@
-"""Linear maps and distances: linear, bilinear, cosine_similarity, pairwise_distance (Paddle's ``paddle.nn.functional``)."""
+"""Linear maps and distances: linear, bilinear, cosine_similarity, pairwise_distance (Paddle's ``paddle.nn.functional``).
+
+Compositions of differentiable ops (matmul, multiply, sum, norm), so their
+gradients of every order come from those ops.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import numbers
+
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+from .checks import check_axis, check_float
+
+
+def _same_dtype(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
+    if a.dtype != b.dtype:
+        raise TypeError(f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
+    """x @ weight + bias, with weight [in_features, out_features] (Paddle's
+    layout, the transpose of PyTorch's) and bias [out_features].
+
+    >>> x = eager.ones([3, 4]); w = eager.ones([4, 2]); b = eager.to_tensor([1.0, -1.0])
+    >>> eager.nn.functional.linear(x, w, b).tolist()
+    [[5.0, 3.0], [5.0, 3.0], [5.0, 3.0]]
+    """
+    check_float("linear", "x", x)
+    check_float("linear", "weight", weight)
+    _same_dtype("linear", "x", x, "weight", weight)
+    if weight.ndim != 2:
+        raise ValueError(f"linear: argument 'weight' expected a 2-d tensor [in_features, out_features], got shape "
+                         f"{weight.shape}")
+    if x.ndim < 1 or x.shape[-1] != weight.shape[0]:
+        raise ValueError(f"linear: argument 'x' expected a last dimension of {weight.shape[0]} (weight's "
+                         f"in_features), got shape {x.shape}")
+    out = _F.matmul(x, weight)
+    if bias is not None:
+        check_float("linear", "bias", bias)
+        _same_dtype("linear", "x", x, "bias", bias)
+        if bias.shape != [weight.shape[1]]:
+            raise ValueError(f"linear: argument 'bias' expected shape [{weight.shape[1]}] (out_features), got "
+                             f"{bias.shape}")
+        out = _F.add(out, bias)
+    return out
+
+
+def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
+    """out[n, o] = sum_ij x1[n, i] * weight[o, i, j] * x2[n, j] + bias[o], with x1
+    [N, in1], x2 [N, in2], weight [out, in1, in2] and bias [1, out] (or [out]).
+
+    >>> x1 = eager.ones([2, 3]); x2 = eager.ones([2, 4]); w = eager.ones([5, 3, 4])
+    >>> eager.nn.functional.bilinear(x1, x2, w).shape
+    [2, 5]
+    """
+    fn = "bilinear"
+    for arg, value in (("x1", x1), ("x2", x2), ("weight", weight)):
+        check_float(fn, arg, value)
+    _same_dtype(fn, "x1", x1, "x2", x2)
+    _same_dtype(fn, "x1", x1, "weight", weight)
+    if weight.ndim != 3:
+        raise ValueError(f"{fn}: argument 'weight' expected a 3-d tensor [out_features, in1_features, "
+                         f"in2_features], got shape {weight.shape}")
+    out_features, in1, in2 = weight.shape
+    if x1.ndim != 2 or x1.shape[1] != in1:
+        raise ValueError(f"{fn}: argument 'x1' expected shape [N, {in1}] (weight's in1_features), got {x1.shape}")
+    if x2.ndim != 2 or x2.shape[1] != in2 or x2.shape[0] != x1.shape[0]:
+        raise ValueError(f"{fn}: argument 'x2' expected shape [{x1.shape[0]}, {in2}] (x1's batch, weight's "
+                         f"in2_features), got {x2.shape}")
+    # x1 @ W as [in1, out * in2], then the in2 axis contracted with x2
+    w = _F.reshape(_F.transpose(weight, [1, 0, 2]), [in1, out_features * in2])
+    left = _F.reshape(_F.matmul(x1, w), [x1.shape[0], out_features, in2])
+    out = _F.sum(_F.multiply(left, _F.unsqueeze(x2, [1])), [2])
+    if bias is not None:
+        check_float(fn, "bias", bias)
+        _same_dtype(fn, "x1", x1, "bias", bias)
+        if bias.shape not in ([out_features], [1, out_features]):
+            raise ValueError(f"{fn}: argument 'bias' expected shape [1, {out_features}], got {bias.shape}")
+        out = _F.add(out, bias)
+    return out
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 * x2) / sqrt(max(sum(x1 ** 2) * sum(x2 ** 2), eps ** 2)) along axis,
+    x1 and x2 broadcasting against each other (Paddle's formula).
+
+    >>> x1 = eager.to_tensor([[1.0, 0.0], [1.0, 1.0]]); x2 = eager.to_tensor([[0.0, 1.0], [2.0, 2.0]])
+    >>> [round(v, 6) for v in eager.nn.functional.cosine_similarity(x1, x2).tolist()]
+    [0.0, 1.0]
+    """
+    fn = "cosine_similarity"
+    check_float(fn, "x1", x1)
+    check_float(fn, "x2", x2)
+    _same_dtype(fn, "x1", x1, "x2", x2)
+    if not isinstance(eps, numbers.Real) or isinstance(eps, bool) or eps < 0:
+        raise ValueError(f"{fn}: argument 'eps' expected a non-negative number, got {eps!r}")
+    try:
+        product = _F.multiply(x1, x2)
+    except ValueError as error:
+        raise ValueError(f"{fn}: arguments 'x1' {x1.shape} and 'x2' {x2.shape} do not broadcast") from error
+    axis = check_axis(fn, product, axis)
+    if x1.shape != product.shape:
+        x1 = _F.broadcast_to(x1, product.shape)
+    if x2.shape != product.shape:
+        x2 = _F.broadcast_to(x2, product.shape)
+    w12 = _F.sum(product, [axis])
+    w1 = _F.sum(_F.multiply(x1, x1), [axis])
+    w2 = _F.sum(_F.multiply(x2, x2), [axis])
+    n12 = _F.sqrt(_F.clip(_F.multiply(w1, w2), float(eps) ** 2, None))
+    return _F.divide(w12, n12)
+
+
+def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False,
+                      name=None) -> Tensor:
+    """The p-norm of x - y + epsilon over the last axis: x and y are [N, D] (or
+    [D]); p may be inf, -inf or 0 as in norm.
+
+    >>> x = eager.to_tensor([[3.0, 0.0]]); y = eager.to_tensor([[0.0, 4.0]])
+    >>> [round(v, 4) for v in eager.nn.functional.pairwise_distance(x, y, epsilon=0.0).tolist()]
+    [5.0]
+    """
+    fn = "pairwise_distance"
+    check_float(fn, "x", x)
+    check_float(fn, "y", y)
+    _same_dtype(fn, "x", x, "y", y)
+    if x.ndim not in (1, 2) or y.ndim not in (1, 2):
+        raise ValueError(f"{fn}: arguments 'x' and 'y' expected [N, D] or [D] tensors, got {x.shape} and {y.shape}")
+    if x.shape[-1] != y.shape[-1] or (x.ndim == y.ndim == 2 and x.shape[0] != y.shape[0]
+                                      and 1 not in (x.shape[0], y.shape[0])):
+        raise ValueError(f"{fn}: argument 'y' expected a shape broadcasting with x's {x.shape}, got {y.shape}")
+    if not isinstance(p, numbers.Real) or isinstance(p, bool):
+        raise TypeError(f"{fn}: argument 'p' expected a number, got {p!r}")
+    if not isinstance(epsilon, numbers.Real) or isinstance(epsilon, bool):
+        raise TypeError(f"{fn}: argument 'epsilon' expected a number, got {epsilon!r}")
+    difference = _F.scale(_F.subtract(x, y), 1.0, float(epsilon), True)
+    return _F.norm(difference, float(p), [-1], bool(keepdim))
+
+
+__all__ = ["bilinear", "cosine_similarity", "linear", "pairwise_distance"]

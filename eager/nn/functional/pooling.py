@@ -1,4 +1,341 @@
-"""Pooling, unfold and fold (Paddle's ``paddle.nn.functional``)."""
+"""Pooling, unfold and fold (Paddle's ``paddle.nn.functional``).
+
+Max pooling calls the phi ops ``max_pool2d_with_index``/``max_pool3d_with_index``
+(the value and the argmax mask, int32 flat indices into each input plane as
+Paddle's), average pooling ``avg_pool2d``/``avg_pool3d``; both take
+``adaptive`` for the adaptive variants. 1-D pooling is the 2-D op over a
+height of 1. ``padding`` takes Paddle's forms: an int, one int per spatial
+axis, a (before, after) pair per axis flattened, a pair per axis of the input
+including [0, 0] for batch and channels, or "SAME"/"VALID". ``unfold`` and
+``fold`` (im2col and col2im, each the other's adjoint) are phi ops too.
+Everything is differentiable to any order.
+"""
 from __future__ import annotations
 
-__all__: list = []
+import math
+import numbers
+
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+from .checks import check_float
+from .conv import conv_padding, int_tuple
+
+_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _check_input(fn: str, x, k: int, data_format: str) -> bool:
+    """Checks x and data_format; whether the layout is channel-last."""
+    check_float(fn, "x", x)
+    if data_format not in _FORMATS[k]:
+        raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_FORMATS[k])}, got "
+                         f"{data_format!r}")
+    if x.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({data_format}), got shape {x.shape}")
+    return data_format == _FORMATS[k][1]
+
+
+def _check_bool(fn: str, arg: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}: argument '{arg}' expected a bool, got {value!r}")
+    return value
+
+
+def _window(fn, k, x, kernel_size, stride, padding, ceil_mode, data_format):
+    """(channel_last, kernel, strides, flat paddings, padding algorithm)."""
+    channel_last = _check_input(fn, x, k, data_format)
+    kernel = int_tuple(fn, "kernel_size", kernel_size, k)
+    strides = kernel if stride is None else int_tuple(fn, "stride", stride, k)
+    paddings, algorithm = conv_padding(fn, padding, k, channel_last)
+    _check_bool(fn, "ceil_mode", ceil_mode)
+    if algorithm == "VALID" and ceil_mode:
+        raise ValueError(f"{fn}: argument 'ceil_mode' must be False when padding is 'VALID', got True")
+    return channel_last, kernel, strides, paddings, algorithm
+
+
+def _as_2d(x, channel_last, kernel, strides, paddings):
+    """A 1-D pooling's input and attributes as a 2-D pooling's over a height of 1."""
+    return (_F.unsqueeze(x, [1 if channel_last else 2]), (1,) + tuple(kernel), (1,) + tuple(strides),
+            [0, 0] + list(paddings), "NHWC" if channel_last else "NCHW")
+
+
+def _max_pool(fn, k, x, kernel, strides, paddings, algorithm, ceil_mode, adaptive, return_mask, data_format,
+              channel_last):
+    _check_bool(fn, "return_mask", return_mask)
+    if k == 1:
+        x, kernel, strides, paddings, data_format = _as_2d(x, channel_last, kernel, strides, paddings)
+    op = _F.max_pool3d_with_index if k == 3 else _F.max_pool2d_with_index
+    out, mask = op(x, list(kernel), list(strides), list(paddings), algorithm, ceil_mode, adaptive, data_format)
+    if k == 1:
+        axis = [1 if channel_last else 2]
+        out, mask = _F.squeeze(out, axis), _F.squeeze(mask, axis)
+    return (out, mask) if return_mask else out
+
+
+def _avg_pool(fn, k, x, kernel, strides, paddings, algorithm, ceil_mode, exclusive, adaptive, data_format,
+              channel_last):
+    _check_bool(fn, "exclusive", exclusive)
+    if k == 1:
+        x, kernel, strides, paddings, data_format = _as_2d(x, channel_last, kernel, strides, paddings)
+    op = _F.avg_pool3d if k == 3 else _F.avg_pool2d
+    out = op(x, list(kernel), list(strides), list(paddings), algorithm, ceil_mode, exclusive, adaptive,
+             data_format)
+    return _F.squeeze(out, [1 if channel_last else 2]) if k == 1 else out
+
+
+def _divide_override(fn, out, kernel, divisor_override):
+    """Paddle's divisor_override: the average times prod(kernel) / divisor_override."""
+    if divisor_override is None:
+        return out
+    if (not isinstance(divisor_override, numbers.Real) or isinstance(divisor_override, bool)
+            or divisor_override <= 0):
+        raise ValueError(f"{fn}: argument 'divisor_override' expected a positive number, got "
+                         f"{divisor_override!r}")
+    return _F.scale(out, math.prod(kernel) / divisor_override, 0.0, True)
+
+
+def max_pool1d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool = False, ceil_mode: bool = False,
+               data_format: str = "NCL", name=None):
+    """1-D max pooling of x [N, C, L] (or NLC); ``stride`` defaults to
+    ``kernel_size``. With ``return_mask`` also the int32 index of each maximum
+    along L.
+
+    >>> x = eager.to_tensor([[[1.0, 3.0, 2.0, 5.0, 4.0, 0.0]]])
+    >>> eager.nn.functional.max_pool1d(x, 2).tolist()
+    [[[3.0, 5.0, 4.0]]]
+    """
+    channel_last, kernel, strides, paddings, algorithm = _window("max_pool1d", 1, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    return _max_pool("max_pool1d", 1, x, kernel, strides, paddings, algorithm, ceil_mode, False, return_mask,
+                     data_format, channel_last)
+
+
+def max_pool2d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool = False, ceil_mode: bool = False,
+               data_format: str = "NCHW", name=None):
+    """2-D max pooling of x [N, C, H, W] (or NHWC); padded positions never win.
+    With ``return_mask`` also the int32 mask of each maximum's flat index
+    h * W + w in its input plane (the first maximum in window order).
+
+    >>> x = eager.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+    >>> eager.nn.functional.max_pool2d(x, kernel_size=2, stride=2).tolist()
+    [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
+    channel_last, kernel, strides, paddings, algorithm = _window("max_pool2d", 2, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    return _max_pool("max_pool2d", 2, x, kernel, strides, paddings, algorithm, ceil_mode, False, return_mask,
+                     data_format, channel_last)
+
+
+def max_pool3d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool = False, ceil_mode: bool = False,
+               data_format: str = "NCDHW", name=None):
+    """3-D max pooling of x [N, C, D, H, W] (or NDHWC); the mask holds flat
+    indices d * H * W + h * W + w.
+
+    >>> eager.nn.functional.max_pool3d(eager.ones([1, 2, 4, 4, 4]), 2).shape
+    [1, 2, 2, 2, 2]
+    """
+    channel_last, kernel, strides, paddings, algorithm = _window("max_pool3d", 3, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    return _max_pool("max_pool3d", 3, x, kernel, strides, paddings, algorithm, ceil_mode, False, return_mask,
+                     data_format, channel_last)
+
+
+def avg_pool1d(x: Tensor, kernel_size, stride=None, padding=0, exclusive: bool = True, ceil_mode: bool = False,
+               data_format: str = "NCL", name=None) -> Tensor:
+    """1-D average pooling of x [N, C, L] (or NLC). ``exclusive`` (default)
+    divides by the window's elements inside the input, else by kernel_size.
+
+    >>> x = eager.to_tensor([[[1.0, 3.0, 2.0, 6.0]]])
+    >>> eager.nn.functional.avg_pool1d(x, 2).tolist()
+    [[[2.0, 4.0]]]
+    """
+    channel_last, kernel, strides, paddings, algorithm = _window("avg_pool1d", 1, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    return _avg_pool("avg_pool1d", 1, x, kernel, strides, paddings, algorithm, ceil_mode, exclusive, False,
+                     data_format, channel_last)
+
+
+def avg_pool2d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override=None, data_format: str = "NCHW", name=None) -> Tensor:
+    """2-D average pooling of x [N, C, H, W] (or NHWC). ``exclusive`` (default)
+    leaves padding out of each window's count; ``divisor_override`` scales the
+    result by kh * kw / divisor_override, as Paddle does.
+
+    >>> x = eager.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+    >>> eager.nn.functional.avg_pool2d(x, kernel_size=2).tolist()
+    [[[[2.5, 4.5], [10.5, 12.5]]]]
+    """
+    fn = "avg_pool2d"
+    channel_last, kernel, strides, paddings, algorithm = _window(fn, 2, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    out = _avg_pool(fn, 2, x, kernel, strides, paddings, algorithm, ceil_mode, exclusive, False, data_format,
+                    channel_last)
+    return _divide_override(fn, out, kernel, divisor_override)
+
+
+def avg_pool3d(x: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override=None, data_format: str = "NCDHW", name=None) -> Tensor:
+    """3-D average pooling of x [N, C, D, H, W] (or NDHWC).
+
+    >>> eager.nn.functional.avg_pool3d(eager.ones([1, 1, 4, 4, 4]), 2, padding=1, exclusive=False).shape
+    [1, 1, 3, 3, 3]
+    """
+    fn = "avg_pool3d"
+    channel_last, kernel, strides, paddings, algorithm = _window(fn, 3, x, kernel_size, stride, padding,
+                                                                 ceil_mode, data_format)
+    out = _avg_pool(fn, 3, x, kernel, strides, paddings, algorithm, ceil_mode, exclusive, False, data_format,
+                    channel_last)
+    return _divide_override(fn, out, kernel, divisor_override)
+
+
+def _output_size(fn: str, x, k: int, output_size, channel_last: bool) -> tuple:
+    """An int or k entries (None keeps that input size), as k positive ints."""
+    spatial = x.shape[1:-1] if channel_last else x.shape[2:]
+    if isinstance(output_size, (list, tuple)) and len(output_size) == k:
+        output_size = tuple(n if o is None else o for o, n in zip(output_size, spatial))
+    return int_tuple(fn, "output_size", output_size, k)
+
+
+def _adaptive(fn, k, x, output_size, data_format):
+    channel_last = _check_input(fn, x, k, data_format)
+    return channel_last, _output_size(fn, x, k, output_size, channel_last)
+
+
+def adaptive_avg_pool1d(x: Tensor, output_size, data_format: str = "NCL", name=None) -> Tensor:
+    """Average pooling of x [N, C, L] to output_size positions, window i
+    spanning [floor(i * L / out), ceil((i + 1) * L / out)).
+
+    >>> eager.nn.functional.adaptive_avg_pool1d(eager.ones([2, 3, 10]), 4).shape
+    [2, 3, 4]
+    """
+    channel_last, outs = _adaptive("adaptive_avg_pool1d", 1, x, output_size, data_format)
+    return _avg_pool("adaptive_avg_pool1d", 1, x, outs, (1,), [0, 0], "EXPLICIT", False, True, True, data_format,
+                     channel_last)
+
+
+def adaptive_avg_pool2d(x: Tensor, output_size, data_format: str = "NCHW", name=None) -> Tensor:
+    """Average pooling of x [N, C, H, W] (or NHWC) to output_size (an int or
+    [oh, ow], None keeping that size); adaptive_avg_pool2d(x, 1) is a global
+    average.
+
+    >>> eager.nn.functional.adaptive_avg_pool2d(eager.ones([2, 3, 7, 7]), 1).shape
+    [2, 3, 1, 1]
+    """
+    channel_last, outs = _adaptive("adaptive_avg_pool2d", 2, x, output_size, data_format)
+    return _avg_pool("adaptive_avg_pool2d", 2, x, outs, (1, 1), [0, 0], "EXPLICIT", False, True, True,
+                     data_format, channel_last)
+
+
+def adaptive_avg_pool3d(x: Tensor, output_size, data_format: str = "NCDHW", name=None) -> Tensor:
+    """Average pooling of x [N, C, D, H, W] (or NDHWC) to output_size.
+
+    >>> eager.nn.functional.adaptive_avg_pool3d(eager.ones([1, 2, 5, 6, 7]), [2, None, 3]).shape
+    [1, 2, 2, 6, 3]
+    """
+    channel_last, outs = _adaptive("adaptive_avg_pool3d", 3, x, output_size, data_format)
+    return _avg_pool("adaptive_avg_pool3d", 3, x, outs, (1, 1, 1), [0, 0, 0], "EXPLICIT", False, True, True,
+                     data_format, channel_last)
+
+
+def adaptive_max_pool1d(x: Tensor, output_size, return_mask: bool = False, data_format: str = "NCL", name=None):
+    """Max pooling of x [N, C, L] to output_size positions (adaptive windows);
+    with ``return_mask`` also the int32 index of each maximum.
+
+    >>> x = eager.to_tensor([[[1.0, 3.0, 2.0, 5.0, 4.0]]])
+    >>> eager.nn.functional.adaptive_max_pool1d(x, 2).tolist()
+    [[[3.0, 5.0]]]
+    """
+    fn = "adaptive_max_pool1d"
+    channel_last, outs = _adaptive(fn, 1, x, output_size, data_format)
+    return _max_pool(fn, 1, x, outs, (1,), [0, 0], "EXPLICIT", False, True, return_mask, data_format,
+                     channel_last)
+
+
+def adaptive_max_pool2d(x: Tensor, output_size, return_mask: bool = False, data_format: str = "NCHW", name=None):
+    """Max pooling of x [N, C, H, W] (or NHWC) to output_size (adaptive windows).
+
+    >>> eager.nn.functional.adaptive_max_pool2d(eager.ones([1, 3, 7, 9]), [3, 4]).shape
+    [1, 3, 3, 4]
+    """
+    fn = "adaptive_max_pool2d"
+    channel_last, outs = _adaptive(fn, 2, x, output_size, data_format)
+    return _max_pool(fn, 2, x, outs, (1, 1), [0, 0], "EXPLICIT", False, True, return_mask, data_format,
+                     channel_last)
+
+
+def adaptive_max_pool3d(x: Tensor, output_size, return_mask: bool = False, data_format: str = "NCDHW", name=None):
+    """Max pooling of x [N, C, D, H, W] (or NDHWC) to output_size (adaptive windows).
+
+    >>> eager.nn.functional.adaptive_max_pool3d(eager.ones([1, 1, 4, 5, 6]), 2).shape
+    [1, 1, 2, 2, 2]
+    """
+    fn = "adaptive_max_pool3d"
+    channel_last, outs = _adaptive(fn, 3, x, output_size, data_format)
+    return _max_pool(fn, 3, x, outs, (1, 1, 1), [0, 0, 0], "EXPLICIT", False, True, return_mask, data_format,
+                     channel_last)
+
+
+def _fold_args(fn, kernel_sizes, strides, paddings, dilations):
+    kernel = int_tuple(fn, "kernel_sizes", kernel_sizes, 2)
+    strides = int_tuple(fn, "strides", strides, 2)
+    dilations = int_tuple(fn, "dilations", dilations, 2)
+    if isinstance(paddings, (list, tuple)) and len(paddings) == 4:
+        paddings = list(int_tuple(fn, "paddings", paddings, 4, minimum=0))   # top, left, bottom, right
+    else:
+        pair = int_tuple(fn, "paddings", paddings, 2, minimum=0)
+        paddings = list(pair + pair)
+    return list(kernel), list(strides), paddings, list(dilations)
+
+
+def _blocks(fn, size, kernel, strides, paddings, dilations) -> tuple:
+    """The number of sliding blocks along each spatial axis (checked positive)."""
+    blocks = tuple((n + paddings[i] + paddings[2 + i] - dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+                   for i, n in enumerate(size))
+    if any(b <= 0 for b in blocks):
+        raise ValueError(f"{fn}: the kernel {kernel} (dilations {dilations}) is larger than the padded input "
+                         f"{list(size)} (paddings {paddings}): {list(blocks)} blocks")
+    return blocks
+
+
+def unfold(x: Tensor, kernel_sizes, strides=1, paddings=0, dilations=1, name=None) -> Tensor:
+    """im2col: the sliding blocks of x [N, C, H, W] as columns [N, C * kh * kw, L]
+    (channel-major, then kernel row, column; blocks in row-major order).
+    ``paddings``: an int, [ph, pw] or [top, left, bottom, right].
+
+    >>> eager.nn.functional.unfold(eager.ones([2, 3, 4, 4]), kernel_sizes=2).shape
+    [2, 12, 9]
+    """
+    check_float("unfold", "x", x)
+    if x.ndim != 4:
+        raise ValueError(f"unfold: argument 'x' expected a 4-d tensor [N, C, H, W], got shape {x.shape}")
+    args = _fold_args("unfold", kernel_sizes, strides, paddings, dilations)
+    _blocks("unfold", x.shape[2:], *args)
+    return _F.im2col(x, *args)
+
+
+def fold(x: Tensor, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None) -> Tensor:
+    """col2im, the adjoint of unfold: columns [N, C * kh * kw, L] summed back into
+    [N, C, *output_sizes] (overlapping blocks add up).
+
+    >>> x = eager.ones([1, 4, 9])
+    >>> eager.nn.functional.fold(x, output_sizes=[4, 4], kernel_sizes=2).shape
+    [1, 1, 4, 4]
+    """
+    check_float("fold", "x", x)
+    if x.ndim != 3:
+        raise ValueError(f"fold: argument 'x' expected a 3-d tensor [N, C * kh * kw, L], got shape {x.shape}")
+    sizes = int_tuple("fold", "output_sizes", output_sizes, 2)
+    args = _fold_args("fold", kernel_sizes, strides, paddings, dilations)
+    blocks = _blocks("fold", sizes, *args)
+    kernel = args[0]
+    if x.shape[1] % (kernel[0] * kernel[1]):
+        raise ValueError(f"fold: argument 'x' expected a channel size divisible by kh * kw = "
+                         f"{kernel[0] * kernel[1]}, got shape {x.shape}")
+    if x.shape[2] != blocks[0] * blocks[1]:
+        raise ValueError(f"fold: argument 'x' expected {blocks[0] * blocks[1]} blocks ({blocks[0]} x {blocks[1]} for "
+                         f"output_sizes {list(sizes)}) in its last axis, got shape {x.shape}")
+    return _F.col2im(x, list(sizes), *args)
+
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "fold",
+           "max_pool1d", "max_pool2d", "max_pool3d", "unfold"]
