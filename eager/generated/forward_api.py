@@ -459,6 +459,14 @@ from .ops_reduction import (  # noqa: F401
     sum_grad,
     mean_grad,
 )
+from .ops_rnn import (  # noqa: F401
+    lstm_cell,
+    gru_cell,
+    simple_rnn_cell,
+    lstm_cell_grad,
+    gru_cell_grad,
+    simple_rnn_cell_grad,
+)
 from .ops_sampling import (  # noqa: F401
     uniform,
     rand,
@@ -773,4 +781,7 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "lstm_cell",
+    "gru_cell",
+    "simple_rnn_cell",
 ]

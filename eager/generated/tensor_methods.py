@@ -270,4 +270,7 @@ METHODS = {
     "eigh": _F.eigh,
     "pinv": _F.pinv,
     "matrix_rank": _F.matrix_rank,
+    "lstm_cell": _F.lstm_cell,
+    "gru_cell": _F.gru_cell,
+    "simple_rnn_cell": _F.simple_rnn_cell,
 }

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "lstm_cell", "gru_cell", "simple_rnn_cell", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5625,6 +5625,103 @@ def matrix_rank(x, tol, hermitian):
     return DenseTensor(out)
 
 
+_lstm_cell_kernel = KERNELS.dispatch_table("lstm_cell")
+
+
+def lstm_cell(x, h, c, weight_hh):
+    """One LSTM step (gates i, f, g, o) from x = input @ weight_ih^T + biases [B, 4H], h and c [B, H], weight_hh [4H, H]; returns (h_out, c_out)."""
+    h_out_meta = MetaTensor()
+    c_out_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.lstm_cell_infer_meta(x, h, c, weight_hh, h_out_meta, c_out_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_cell", "lstm_cell", h, (x, h, c, weight_hh), [h_out_meta, c_out_meta, gates_meta], {"x": x, "h": h, "c": c, "weight_hh": weight_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _lstm_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out, c_out, gates = kernel(x.array, h.array, c.array, weight_hh.array)
+    except PhiError as error:
+        raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_cell: not enough memory for the result ({error})") from None
+    if type(h_out) is not key[0]:
+        h_out = as_array(h_out, key[0])
+    if type(c_out) is not key[0]:
+        c_out = as_array(c_out, key[0])
+    if type(gates) is not key[0]:
+        gates = as_array(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_cell", [h_out_meta, c_out_meta, gates_meta], [h_out, c_out, gates])
+    return (
+        DenseTensor(h_out),
+        DenseTensor(c_out),
+        DenseTensor(gates),
+    )
+
+
+_gru_cell_kernel = KERNELS.dispatch_table("gru_cell")
+
+
+def gru_cell(x, h, weight_hh, bias_hh):
+    """One GRU step as Paddle (gates r, z, c; r multiplies h @ W_hc^T + b_hc) from x = input @ weight_ih^T + bias_ih [B, 3H], h [B, H], weight_hh [3H, H], bias_hh [3H]."""
+    h_out_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.gru_cell_infer_meta(x, h, weight_hh, bias_hh, h_out_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_cell", "gru_cell", h, (x, h, weight_hh, bias_hh), [h_out_meta, gates_meta], {"x": x, "h": h, "weight_hh": weight_hh, "bias_hh": bias_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _gru_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out, gates = kernel(x.array, h.array, weight_hh.array, bias_hh.array)
+    except PhiError as error:
+        raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_cell: not enough memory for the result ({error})") from None
+    if type(h_out) is not key[0]:
+        h_out = as_array(h_out, key[0])
+    if type(gates) is not key[0]:
+        gates = as_array(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_cell", [h_out_meta, gates_meta], [h_out, gates])
+    return (
+        DenseTensor(h_out),
+        DenseTensor(gates),
+    )
+
+
+_simple_rnn_cell_kernel = KERNELS.dispatch_table("simple_rnn_cell")
+
+
+def simple_rnn_cell(x, h, weight_hh, activation):
+    """One simple RNN step, activation(x + h @ weight_hh^T), x = input @ weight_ih^T + biases [B, H], activation 'tanh' or 'relu'."""
+    h_out_meta = MetaTensor()
+    try:
+        _im.simple_rnn_cell_infer_meta(x, h, weight_hh, activation, h_out_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_cell", "simple_rnn_cell", h, (x, h, weight_hh, activation), [h_out_meta], {"x": x, "h": h, "weight_hh": weight_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _simple_rnn_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out = kernel(x.array, h.array, weight_hh.array, activation)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_cell: not enough memory for the result ({error})") from None
+    if type(h_out) is not key[0]:
+        h_out = as_array(h_out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_cell", [h_out_meta], [h_out])
+    return DenseTensor(h_out)
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -8816,3 +8913,122 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh_grad", [x_grad_meta], [x_grad])
     return DenseTensor(x_grad)
+
+
+_lstm_cell_grad_kernel = KERNELS.dispatch_table("lstm_cell_grad")
+
+
+def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, *, out_mask=None):
+    """lstm_cell_grad (phi kernel lstm_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    c_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.lstm_cell_grad_infer_meta(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_cell_grad", "lstm_cell_grad", h, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad), [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta], {"h": h, "c": c, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "c_out_grad": c_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _lstm_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, c_grad, weight_hh_grad = kernel(h.array, c.array, weight_hh.array, gates.array, (None if h_out_grad is None else h_out_grad.array), (None if c_out_grad is None else c_out_grad.array), (None if gates_grad is None else gates_grad.array), out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_cell_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h_grad is not None and type(h_grad) is not key[0]:
+        h_grad = as_array(h_grad, key[0])
+    if c_grad is not None and type(c_grad) is not key[0]:
+        c_grad = as_array(c_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_cell_grad", [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta], [x_grad, h_grad, c_grad, weight_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h_grad is None else DenseTensor(h_grad),
+        None if c_grad is None else DenseTensor(c_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+    )
+
+
+_gru_cell_grad_kernel = KERNELS.dispatch_table("gru_cell_grad")
+
+
+def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=None):
+    """gru_cell_grad (phi kernel gru_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    bias_hh_grad_meta = MetaTensor()
+    try:
+        _im.gru_cell_grad_infer_meta(h, weight_hh, gates, h_out_grad, gates_grad, x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_cell_grad", "gru_cell_grad", h, (h, weight_hh, gates, h_out_grad, gates_grad), [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _gru_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, weight_hh_grad, bias_hh_grad = kernel(h.array, weight_hh.array, gates.array, (None if h_out_grad is None else h_out_grad.array), (None if gates_grad is None else gates_grad.array), out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_cell_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h_grad is not None and type(h_grad) is not key[0]:
+        h_grad = as_array(h_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if bias_hh_grad is not None and type(bias_hh_grad) is not key[0]:
+        bias_hh_grad = as_array(bias_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_cell_grad", [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], [x_grad, h_grad, weight_hh_grad, bias_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h_grad is None else DenseTensor(h_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+        None if bias_hh_grad is None else DenseTensor(bias_hh_grad),
+    )
+
+
+_simple_rnn_cell_grad_kernel = KERNELS.dispatch_table("simple_rnn_cell_grad")
+
+
+def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, *, out_mask=None):
+    """simple_rnn_cell_grad (phi kernel simple_rnn_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.simple_rnn_cell_grad_infer_meta(h, weight_hh, h_out, h_out_grad, activation, x_grad_meta, h_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_cell_grad", "simple_rnn_cell_grad", h, (h, weight_hh, h_out, h_out_grad, activation), [x_grad_meta, h_grad_meta, weight_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "h_out": h_out, "h_out_grad": h_out_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _simple_rnn_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, weight_hh_grad = kernel(h.array, weight_hh.array, h_out.array, h_out_grad.array, activation, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_cell_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h_grad is not None and type(h_grad) is not key[0]:
+        h_grad = as_array(h_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_cell_grad", [x_grad_meta, h_grad_meta, weight_hh_grad_meta], [x_grad, h_grad, weight_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h_grad is None else DenseTensor(h_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+    )
