@@ -72,3 +72,80 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation):
         positive = _F.greater_than(h_out, _F.full_like(h_out, 0, None))
         d_pre = _F.where(positive, h_out_grad, _F.full_like(h_out_grad, 0, None))
     return d_pre, _F.matmul(d_pre, weight_hh, False, False), _F.matmul(d_pre, h, True, False)
+
+
+# -- whole sequences: the step rules above, run backwards over the steps -------------------------
+def _add(a, b):
+    if a is None:
+        return b
+    return a if b is None else _F.add(a, b)
+
+
+def _steps(x):
+    return None if x is None else _F.unbind(x, 0)
+
+
+def _at(parts, t):
+    return None if parts is None else parts[t]
+
+
+def _order(steps, is_reverse):
+    return list(range(steps - 1, -1, -1) if is_reverse else range(steps))
+
+
+def _through_mask(masks, t, grad):
+    """(the part of grad reaching the step's new state, the part kept for the previous state)."""
+    if masks is None or grad is None:
+        return grad, None
+    through = _F.multiply(grad, masks[t])
+    return through, _F.subtract(grad, through)
+
+
+def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse):
+    order = _order(gates.shape[0], is_reverse)
+    g, h_seq, c_seq, masks = _steps(gates), _steps(hs), _steps(cs), _steps(mask)
+    og, hg, cg, gg = _steps(out_grad), _steps(hs_grad), _steps(cs_grad), _steps(gates_grad)
+    x_grads = [None] * len(order)
+    dh = dc = w_grad = None
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        dh, keep_h = _through_mask(masks, t, _add(dh, _at(hg, t)))
+        dc, keep_c = _through_mask(masks, t, _add(dc, _at(cg, t)))
+        h_prev, c_prev = (h0, c0) if k == 0 else (h_seq[order[k - 1]], c_seq[order[k - 1]])
+        x_grads[t], dh, dc, dw = lstm_cell_grad(h_prev, c_prev, weight_hh, g[t], _add(dh, _at(og, t)), dc,
+                                                _at(gg, t))
+        dh, dc, w_grad = _add(dh, keep_h), _add(dc, keep_c), _add(w_grad, dw)
+    return _F.stack(x_grads, 0), dh, dc, w_grad
+
+
+def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse):
+    order = _order(gates.shape[0], is_reverse)
+    g, h_seq, masks = _steps(gates), _steps(hs), _steps(mask)
+    og, hg, gg = _steps(out_grad), _steps(hs_grad), _steps(gates_grad)
+    x_grads = [None] * len(order)
+    dh = w_grad = b_grad = None
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        dh, keep = _through_mask(masks, t, _add(dh, _at(hg, t)))
+        h_prev = h0 if k == 0 else h_seq[order[k - 1]]
+        x_grads[t], dh, dw, db = gru_cell_grad(h_prev, weight_hh, g[t], _add(dh, _at(og, t)), _at(gg, t))
+        dh, w_grad, b_grad = _add(dh, keep), _add(w_grad, dw), _add(b_grad, db)
+    return _F.stack(x_grads, 0), dh, w_grad, b_grad
+
+
+def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse):
+    order = _order(out.shape[0], is_reverse)
+    o, h_seq, masks = _steps(out), _steps(hs), _steps(mask)
+    og, hg = _steps(out_grad), _steps(hs_grad)
+    x_grads = [None] * len(order)
+    dh = w_grad = None
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        dh, keep = _through_mask(masks, t, _add(dh, _at(hg, t)))
+        dh = _add(dh, _at(og, t))
+        if dh is None:
+            dh = _F.full_like(o[t], 0, None)
+        h_prev = h0 if k == 0 else h_seq[order[k - 1]]
+        x_grads[t], dh, dw = simple_rnn_cell_grad(h_prev, weight_hh, o[t], dh, activation)
+        dh, w_grad = _add(dh, keep), _add(w_grad, dw)
+    return _F.stack(x_grads, 0), dh, w_grad

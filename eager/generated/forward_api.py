@@ -463,9 +463,15 @@ from .ops_rnn import (  # noqa: F401
     lstm_cell,
     gru_cell,
     simple_rnn_cell,
+    lstm_sequence,
+    gru_sequence,
+    simple_rnn_sequence,
     lstm_cell_grad,
     gru_cell_grad,
     simple_rnn_cell_grad,
+    lstm_sequence_grad,
+    gru_sequence_grad,
+    simple_rnn_sequence_grad,
 )
 from .ops_sampling import (  # noqa: F401
     uniform,
@@ -784,4 +790,7 @@ __all__ = [
     "lstm_cell",
     "gru_cell",
     "simple_rnn_cell",
+    "lstm_sequence",
+    "gru_sequence",
+    "simple_rnn_sequence",
 ]

@@ -40,6 +40,9 @@ __all__ = [
     "lstm_cell",
     "gru_cell",
     "simple_rnn_cell",
+    "lstm_sequence",
+    "gru_sequence",
+    "simple_rnn_sequence",
 ]
 
 
@@ -140,6 +143,124 @@ class SimpleRnnCellGradNode(GradNodeBase):
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), )
 
 
+class LstmSequenceGradNode(GradNodeBase):
+    """Runs lstm_sequence_grad for lstm_sequence."""
+
+    __slots__ = ("h0", "c0", "weight_hh", "mask", "gates", "hs", "cs", "is_reverse", )
+    backward_op = "lstm_sequence_grad"
+    forward_op = "lstm_sequence"
+    num_grad_slots = 4
+    is_view = False
+    saved_names = ("h0", "c0", "weight_hh", "mask", "gates", "hs", "cs", )
+    attr_names = ("is_reverse", )
+
+    def release(self):
+        self.h0.release()
+        self.c0.release()
+        self.weight_hh.release()
+        if self.mask is not None:
+            self.mask.release()
+        self.gates.release()
+        self.hs.release()
+        self.cs.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, 2, 3, ))
+        out_grad = grads[0]
+        hs_grad = grads[1]
+        cs_grad = grads[2]
+        gates_grad = grads[3]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, edges[3][0] is not None, )
+        if create_graph:
+            h0 = self.h0.recover(self)
+            c0 = self.c0.recover(self)
+            weight_hh = self.weight_hh.recover(self)
+            mask = None if self.mask is None else self.mask.recover(self)
+            gates = self.gates.recover(self)
+            hs = self.hs.recover(self)
+            cs = self.cs.recover(self)
+            grad = _composite.lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, self.is_reverse)
+            return ((grad[0],), (grad[1],), (grad[2],), (grad[3],), None, )
+        grad = _phi.lstm_sequence_grad(self.h0.recover_impl(self), self.c0.recover_impl(self), self.weight_hh.recover_impl(self), (None if self.mask is None else self.mask.recover_impl(self)), self.gates.recover_impl(self), self.hs.recover_impl(self), self.cs.recover_impl(self), None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if cs_grad is None else cs_grad.impl, None if gates_grad is None else gates_grad.impl, self.is_reverse, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), (None if grad[3] is None else Tensor(grad[3]),), None, )
+
+
+class GruSequenceGradNode(GradNodeBase):
+    """Runs gru_sequence_grad for gru_sequence."""
+
+    __slots__ = ("h0", "weight_hh", "mask", "gates", "hs", "is_reverse", )
+    backward_op = "gru_sequence_grad"
+    forward_op = "gru_sequence"
+    num_grad_slots = 3
+    is_view = False
+    saved_names = ("h0", "weight_hh", "mask", "gates", "hs", )
+    attr_names = ("is_reverse", )
+
+    def release(self):
+        self.h0.release()
+        self.weight_hh.release()
+        if self.mask is not None:
+            self.mask.release()
+        self.gates.release()
+        self.hs.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, 2, ))
+        out_grad = grads[0]
+        hs_grad = grads[1]
+        gates_grad = grads[2]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, edges[3][0] is not None, )
+        if create_graph:
+            h0 = self.h0.recover(self)
+            weight_hh = self.weight_hh.recover(self)
+            mask = None if self.mask is None else self.mask.recover(self)
+            gates = self.gates.recover(self)
+            hs = self.hs.recover(self)
+            grad = _composite.gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, self.is_reverse)
+            return ((grad[0],), (grad[1],), (grad[2],), (grad[3],), None, )
+        grad = _phi.gru_sequence_grad(self.h0.recover_impl(self), self.weight_hh.recover_impl(self), (None if self.mask is None else self.mask.recover_impl(self)), self.gates.recover_impl(self), self.hs.recover_impl(self), None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if gates_grad is None else gates_grad.impl, self.is_reverse, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), (None if grad[3] is None else Tensor(grad[3]),), None, )
+
+
+class SimpleRnnSequenceGradNode(GradNodeBase):
+    """Runs simple_rnn_sequence_grad for simple_rnn_sequence."""
+
+    __slots__ = ("h0", "weight_hh", "mask", "out", "hs", "activation", "is_reverse", )
+    backward_op = "simple_rnn_sequence_grad"
+    forward_op = "simple_rnn_sequence"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("h0", "weight_hh", "mask", "out", "hs", )
+    attr_names = ("activation", "is_reverse", )
+
+    def release(self):
+        self.h0.release()
+        self.weight_hh.release()
+        if self.mask is not None:
+            self.mask.release()
+        self.out.release()
+        self.hs.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        out_grad = grads[0]
+        hs_grad = grads[1]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None, )
+        if create_graph:
+            h0 = self.h0.recover(self)
+            weight_hh = self.weight_hh.recover(self)
+            mask = None if self.mask is None else self.mask.recover(self)
+            out = self.out.recover(self)
+            hs = self.hs.recover(self)
+            grad = _composite.simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, self.activation, self.is_reverse)
+            return ((grad[0],), (grad[1],), (grad[2],), None, )
+        grad = _phi.simple_rnn_sequence_grad(self.h0.recover_impl(self), self.weight_hh.recover_impl(self), (None if self.mask is None else self.mask.recover_impl(self)), self.out.recover_impl(self), self.hs.recover_impl(self), None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, self.activation, self.is_reverse, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), (None if grad[2] is None else Tensor(grad[2]),), None, )
+
+
 def lstm_cell(x, h, c, weight_hh, name=None):
     """One LSTM step (gates i, f, g, o) from x = input @ weight_ih^T + biases [B, 4H], h and c [B, H], weight_hh [4H, H]; returns (h_out, c_out).
 
@@ -231,6 +352,128 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
     return h_out
 
 
+def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
+    """An LSTM over a sequence, x = input projections [T, B, 4H]; returns each step's h (out) and the states h, c after each step (hs, cs), all [T, B, H]; mask [T, B, 1] keeps the state where 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("lstm_sequence", "x", x)
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("lstm_sequence", "h0", h0)
+    if not isinstance(c0, Tensor):
+        raise bad_tensor("lstm_sequence", "c0", c0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("lstm_sequence", "weight_hh", weight_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("lstm_sequence", "mask", mask)
+    is_reverse = to_bool(is_reverse, "lstm_sequence", "is_reverse")
+    out, hs, cs, gates = _phi.lstm_sequence(x.impl, h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, is_reverse)
+    out = None if out is None else Tensor(out)
+    hs = None if hs is None else Tensor(hs)
+    cs = None if cs is None else Tensor(cs)
+    gates = None if gates is None else Tensor(gates)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
+        node = LstmSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(c0),), (edge_of(weight_hh),), (None if mask is None else edge_of(mask),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        if hs is not None:
+            hs._meta = AutogradMeta(node, 1)
+        if cs is not None:
+            cs._meta = AutogradMeta(node, 2)
+        if gates is not None:
+            gates._meta = AutogradMeta(node, 3)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, cs, gates, )]
+        node.h0 = save_input(h0)
+        node.c0 = save_input(c0)
+        node.weight_hh = save_input(weight_hh)
+        node.mask = None if mask is None else save_input(mask)
+        node.gates = save_output(gates)
+        node.hs = save_output(hs)
+        node.cs = save_output(cs)
+        node.is_reverse = is_reverse
+    if _anomaly.active:
+        check_forward("lstm_sequence", (out, hs, cs, gates, ))
+    return out, hs, cs
+
+
+def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
+    """A GRU (Paddle's gates) over a sequence, x = input projections [T, B, 3H]; returns each step's h (out) and the state after each step (hs), [T, B, H]; mask [T, B, 1] keeps the state where 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("gru_sequence", "x", x)
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("gru_sequence", "h0", h0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("gru_sequence", "weight_hh", weight_hh)
+    if not isinstance(bias_hh, Tensor):
+        raise bad_tensor("gru_sequence", "bias_hh", bias_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("gru_sequence", "mask", mask)
+    is_reverse = to_bool(is_reverse, "gru_sequence", "is_reverse")
+    out, hs, gates = _phi.gru_sequence(x.impl, h0.impl, weight_hh.impl, bias_hh.impl, None if mask is None else mask.impl, is_reverse)
+    out = None if out is None else Tensor(out)
+    hs = None if hs is None else Tensor(hs)
+    gates = None if gates is None else Tensor(gates)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (bias_hh._meta is not None and not bias_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
+        node = GruSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(weight_hh),), (edge_of(bias_hh),), (None if mask is None else edge_of(mask),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        if hs is not None:
+            hs._meta = AutogradMeta(node, 1)
+        if gates is not None:
+            gates._meta = AutogradMeta(node, 2)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, gates, )]
+        node.h0 = save_input(h0)
+        node.weight_hh = save_input(weight_hh)
+        node.mask = None if mask is None else save_input(mask)
+        node.gates = save_output(gates)
+        node.hs = save_output(hs)
+        node.is_reverse = is_reverse
+    if _anomaly.active:
+        check_forward("gru_sequence", (out, hs, gates, ))
+    return out, hs
+
+
+def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=False, name=None):
+    """A simple RNN over a sequence, x = input projections [T, B, H]; returns each step's h (out) and the state after each step (hs); mask [T, B, 1] keeps the state where 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("simple_rnn_sequence", "x", x)
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("simple_rnn_sequence", "h0", h0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("simple_rnn_sequence", "weight_hh", weight_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("simple_rnn_sequence", "mask", mask)
+    activation = to_str(activation, "simple_rnn_sequence", "activation")
+    is_reverse = to_bool(is_reverse, "simple_rnn_sequence", "is_reverse")
+    out, hs = _phi.simple_rnn_sequence(x.impl, h0.impl, weight_hh.impl, None if mask is None else mask.impl, activation, is_reverse)
+    out = None if out is None else Tensor(out)
+    hs = None if hs is None else Tensor(hs)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
+        node = SimpleRnnSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(weight_hh),), (None if mask is None else edge_of(mask),), ))
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        if hs is not None:
+            hs._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, )]
+        node.h0 = save_input(h0)
+        node.weight_hh = save_input(weight_hh)
+        node.mask = None if mask is None else save_input(mask)
+        node.out = save_output(out)
+        node.hs = save_output(hs)
+        node.activation = activation
+        node.is_reverse = is_reverse
+    if _anomaly.active:
+        check_forward("simple_rnn_sequence", (out, hs, ))
+    return out, hs
+
+
 def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, out_mask=None, name=None):
     """lstm_cell_grad
 
@@ -312,3 +555,109 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, out_mask=N
     if _anomaly.active:
         check_forward("simple_rnn_cell_grad", (x_grad, h_grad, weight_hh_grad, ))
     return x_grad, h_grad, weight_hh_grad
+
+
+def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, out_mask=None, name=None):
+    """lstm_sequence_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "h0", h0)
+    if not isinstance(c0, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "c0", c0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "weight_hh", weight_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "mask", mask)
+    if not isinstance(gates, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "gates", gates)
+    if not isinstance(hs, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "hs", hs)
+    if not isinstance(cs, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "cs", cs)
+    if out_grad is not None and not isinstance(out_grad, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "out_grad", out_grad)
+    if hs_grad is not None and not isinstance(hs_grad, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "hs_grad", hs_grad)
+    if cs_grad is not None and not isinstance(cs_grad, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "cs_grad", cs_grad)
+    if gates_grad is not None and not isinstance(gates_grad, Tensor):
+        raise bad_tensor("lstm_sequence_grad", "gates_grad", gates_grad)
+    is_reverse = to_bool(is_reverse, "lstm_sequence_grad", "is_reverse")
+    if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (cs._meta is not None and not cs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (cs_grad is not None and cs_grad._meta is not None and not cs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
+        return _composite.lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
+    x_grad, h0_grad, c0_grad, weight_hh_grad = _phi.lstm_sequence_grad(h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, cs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if cs_grad is None else cs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    h0_grad = None if h0_grad is None else Tensor(h0_grad)
+    c0_grad = None if c0_grad is None else Tensor(c0_grad)
+    weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
+    if _anomaly.active:
+        check_forward("lstm_sequence_grad", (x_grad, h0_grad, c0_grad, weight_hh_grad, ))
+    return x_grad, h0_grad, c0_grad, weight_hh_grad
+
+
+def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, out_mask=None, name=None):
+    """gru_sequence_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("gru_sequence_grad", "h0", h0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("gru_sequence_grad", "weight_hh", weight_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("gru_sequence_grad", "mask", mask)
+    if not isinstance(gates, Tensor):
+        raise bad_tensor("gru_sequence_grad", "gates", gates)
+    if not isinstance(hs, Tensor):
+        raise bad_tensor("gru_sequence_grad", "hs", hs)
+    if out_grad is not None and not isinstance(out_grad, Tensor):
+        raise bad_tensor("gru_sequence_grad", "out_grad", out_grad)
+    if hs_grad is not None and not isinstance(hs_grad, Tensor):
+        raise bad_tensor("gru_sequence_grad", "hs_grad", hs_grad)
+    if gates_grad is not None and not isinstance(gates_grad, Tensor):
+        raise bad_tensor("gru_sequence_grad", "gates_grad", gates_grad)
+    is_reverse = to_bool(is_reverse, "gru_sequence_grad", "is_reverse")
+    if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
+        return _composite.gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
+    x_grad, h0_grad, weight_hh_grad, bias_hh_grad = _phi.gru_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    h0_grad = None if h0_grad is None else Tensor(h0_grad)
+    weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
+    bias_hh_grad = None if bias_hh_grad is None else Tensor(bias_hh_grad)
+    if _anomaly.active:
+        check_forward("gru_sequence_grad", (x_grad, h0_grad, weight_hh_grad, bias_hh_grad, ))
+    return x_grad, h0_grad, weight_hh_grad, bias_hh_grad
+
+
+def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, out_mask=None, name=None):
+    """simple_rnn_sequence_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(h0, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "h0", h0)
+    if not isinstance(weight_hh, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "weight_hh", weight_hh)
+    if mask is not None and not isinstance(mask, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "mask", mask)
+    if not isinstance(out, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "out", out)
+    if not isinstance(hs, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "hs", hs)
+    if out_grad is not None and not isinstance(out_grad, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "out_grad", out_grad)
+    if hs_grad is not None and not isinstance(hs_grad, Tensor):
+        raise bad_tensor("simple_rnn_sequence_grad", "hs_grad", hs_grad)
+    activation = to_str(activation, "simple_rnn_sequence_grad", "activation")
+    is_reverse = to_bool(is_reverse, "simple_rnn_sequence_grad", "is_reverse")
+    if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient)):
+        return _composite.simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse)  # recorded through differentiable ops
+    x_grad, h0_grad, weight_hh_grad = _phi.simple_rnn_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, out.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, activation, is_reverse, out_mask=out_mask)
+    x_grad = None if x_grad is None else Tensor(x_grad)
+    h0_grad = None if h0_grad is None else Tensor(h0_grad)
+    weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
+    if _anomaly.active:
+        check_forward("simple_rnn_sequence_grad", (x_grad, h0_grad, weight_hh_grad, ))
+    return x_grad, h0_grad, weight_hh_grad

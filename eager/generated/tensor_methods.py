@@ -273,4 +273,7 @@ METHODS = {
     "lstm_cell": _F.lstm_cell,
     "gru_cell": _F.gru_cell,
     "simple_rnn_cell": _F.simple_rnn_cell,
+    "lstm_sequence": _F.lstm_sequence,
+    "gru_sequence": _F.gru_sequence,
+    "simple_rnn_sequence": _F.simple_rnn_sequence,
 }

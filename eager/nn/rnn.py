@@ -214,6 +214,10 @@ class SimpleRNNCell(_BuiltInCell):
         h = _F.simple_rnn_cell(x, state[0], self.weight_hh, self.activation)
         return h, (h,)
 
+    def _sequence(self, x, state, mask, reverse):
+        out, hs = _F.simple_rnn_sequence(x, state[0], self.weight_hh, mask, self.activation, reverse)
+        return out, (_last(hs, reverse),)
+
     def forward(self, inputs, states=None):
         """One step: ``(h_t, h_t)`` for inputs [batch, input_size] and states h."""
         return self._cell_forward(inputs, states)
@@ -254,6 +258,10 @@ class LSTMCell(_BuiltInCell):
         h, c = _F.lstm_cell(x, state[0], state[1], self.weight_hh)
         return h, (h, c)
 
+    def _sequence(self, x, state, mask, reverse):
+        out, hs, cs = _F.lstm_sequence(x, state[0], state[1], self.weight_hh, mask, reverse)
+        return out, (_last(hs, reverse), _last(cs, reverse))
+
     def forward(self, inputs, states=None):
         """One step: ``(h_t, (h_t, c_t))`` for inputs [batch, input_size] and states (h, c)."""
         return self._cell_forward(inputs, states)
@@ -291,12 +299,18 @@ class GRUCell(_BuiltInCell):
     def _input_bias(self):
         return self.bias_ih   # bias_hh's candidate part sits inside r * (...): the step op adds it
 
+    def _bias_hh(self, dtype):
+        if self.bias_hh is None:
+            return _F.full([3 * self.hidden_size], 0.0, dtype, None)
+        return self.bias_hh
+
     def _step(self, x, state):
-        bias_hh = self.bias_hh
-        if bias_hh is None:
-            bias_hh = _F.full([3 * self.hidden_size], 0.0, x.dtype, None)
-        h = _F.gru_cell(x, state[0], self.weight_hh, bias_hh)
+        h = _F.gru_cell(x, state[0], self.weight_hh, self._bias_hh(x.dtype))
         return h, (h,)
+
+    def _sequence(self, x, state, mask, reverse):
+        out, hs = _F.gru_sequence(x, state[0], self.weight_hh, self._bias_hh(x.dtype), mask, reverse)
+        return out, (_last(hs, reverse),)
 
     def forward(self, inputs, states=None):
         """One step: ``(h_t, h_t)`` for inputs [batch, input_size] and states h."""
@@ -305,6 +319,11 @@ class GRUCell(_BuiltInCell):
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
         return f"{self.input_size}, {self.hidden_size}"
+
+
+def _last(states, reverse: bool):
+    """The state after the last step processed: [B, H] of [T, B, H]."""
+    return _F.getitem(states, 0 if reverse else -1)
 
 
 _BUILT_IN_FORWARD = {SimpleRNNCell: SimpleRNNCell.forward, LSTMCell: LSTMCell.forward, GRUCell: GRUCell.forward}
@@ -320,13 +339,12 @@ def _fused(cell) -> bool:
 
 
 # -- running a cell over a sequence ------------------------------------------------------------
-def _step_masks(sequence_length, steps: int):
-    """(per-step bool masks [batch, 1], the float mask [time, batch, 1]) where
-    step t of sequence b is valid (t < sequence_length[b])."""
+def _valid_steps(sequence_length, steps: int):
+    """bool [time, batch, 1]: whether step t of sequence b is within its length
+    (t < sequence_length[b])."""
     times = _F.unsqueeze(_F.arange(0, steps, 1, sequence_length.dtype, None), [1])         # [T, 1]
     valid = _F.less_than(times, _F.unsqueeze(sequence_length, [0]))                      # [T, B]
-    valid = _F.unsqueeze(valid, [2])                                                     # [T, B, 1]
-    return _F.unbind(valid, 0), valid
+    return _F.unsqueeze(valid, [2])
 
 
 def _where_valid(mask, new, old):
@@ -337,21 +355,34 @@ def _where_valid(mask, new, old):
     return _F.where(mask, new, old)
 
 
-def _run_cell(cell, inputs, state, masks, time_axis: int, reverse: bool):
+def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool):
     """Runs ``cell`` over inputs (time on ``time_axis``) from ``state`` (for a
-    built-in cell a tuple of tensors, else the cell's own structure); masks:
-    per-step bool [batch, 1] masks or None. Returns (outputs stacked on
-    time_axis, final state)."""
+    built-in cell a tuple of tensors, else the cell's own structure); valid:
+    the bool mask [time, batch, 1] of steps within each length, or None.
+    Returns (outputs stacked on time_axis, final state).
+
+    A built-in cell runs as one sequence op on the input projected for every
+    step at once (time-major); any other cell is called step by step."""
+    if _fused(cell):
+        x = cell._project(inputs)
+        if time_axis == 1:
+            x = _F.transpose(x, [1, 0, 2])
+        mask = None if valid is None else _F.cast(valid, x.dtype)
+        out, final = cell._sequence(x, state, mask, reverse)
+        return (out if time_axis == 0 else _F.transpose(out, [1, 0, 2])), final
     steps = inputs.shape[time_axis]
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    masks = None if valid is None else _F.unbind(valid, 0)
     outputs = [None] * steps
-    fused = _fused(cell)
-    xs = _F.unbind(cell._project(inputs) if fused else inputs, time_axis)
-    for t in order:
-        out, new = cell._step(xs[t], state) if fused else cell(xs[t], state)
+    xs = _F.unbind(inputs, time_axis)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        out, new = cell(xs[t], state)
         state = new if masks is None else _where_valid(masks[t], new, state)
         outputs[t] = out
     return _F.stack(outputs, time_axis), state
+
+
+def _as_state_tuple(states) -> tuple:
+    return tuple(states) if isinstance(states, (list, tuple)) else (states,)
 
 
 class RNN(Layer):
@@ -397,15 +428,17 @@ def _prepare_sequence(who, cell, inputs, sequence_length, time_major):
     else:
         check_float(who, "inputs", inputs)
     time_axis = 0 if time_major else 1
-    masks = None
+    if inputs.shape[time_axis] < 1:
+        raise ValueError(f"{who}: argument 'inputs' expected at least one time step, got shape {inputs.shape}")
+    valid = None
     if sequence_length is not None:
         check_tensor(who, "sequence_length", sequence_length)
         batch = inputs.shape[1 - time_axis]
         if sequence_length.shape != [batch] or sequence_length.dtype.is_floating_point:
             raise ValueError(f"{who}: argument 'sequence_length' expected an int tensor of shape [{batch}] (the "
                              f"batch), got {sequence_length.dtype}{sequence_length.shape}")
-        masks = _step_masks(sequence_length, inputs.shape[time_axis])
-    return time_axis, masks
+        valid = _valid_steps(sequence_length, inputs.shape[time_axis])
+    return time_axis, valid
 
 
 def _initial_state(who, cell, inputs, initial_states, batch_axis):
@@ -421,12 +454,11 @@ def _initial_state(who, cell, inputs, initial_states, batch_axis):
 
 
 def _run_direction(who, cell, inputs, initial_states, sequence_length, time_major, reverse):
-    time_axis, step_masks = _prepare_sequence(who, cell, inputs, sequence_length, time_major)
+    time_axis, valid = _prepare_sequence(who, cell, inputs, sequence_length, time_major)
     if _fused(cell):
         _check_params_dtype(who, cell, inputs)
     state = _initial_state(who, cell, inputs, initial_states, 1 - time_axis)
-    per_step = None if step_masks is None else step_masks[0]
-    outputs, final = _run_cell(cell, inputs, state, per_step, time_axis, reverse)
+    outputs, final = _run_cell(cell, inputs, state, valid, time_axis, reverse)
     return outputs, (cell._pack(final) if _fused(cell) else final)
 
 
@@ -544,10 +576,11 @@ class RNNBase(LayerList):
         _check_input(who, inputs, self.input_size, 3)
         _check_params_dtype(who, self._cells(0)[0], inputs)
         states = self._initial_states(who, inputs, initial_states)
-        time_axis, step_masks = _prepare_sequence(who, self._cells(0)[0], inputs, sequence_length, self.time_major)
-        per_step = None if step_masks is None else step_masks[0]
+        _, valid = _prepare_sequence(who, self._cells(0)[0], inputs, sequence_length, self.time_major)
+        # Time-major inside: a batch-major input is transposed once (a view), and back at the end.
+        x = inputs if self.time_major else _F.transpose(inputs, [1, 0, 2])
+        zero_padding = None if valid is None else _F.cast(valid, x.dtype)
         finals = []
-        x = inputs
         for layer in range(self.num_layers):
             if layer > 0 and self.dropout > 0.0 and self.training:
                 x = _dropout(x, self.dropout)
@@ -555,14 +588,15 @@ class RNNBase(LayerList):
             for direction, cell in enumerate(self._cells(layer)):
                 state = states[layer * self.num_directions + direction]
                 fused = _fused(cell)   # else (hooks, an overridden forward) through cell.__call__
-                out, final = _run_cell(cell, x, state if fused else cell._pack(state), per_step, time_axis,
+                out, final = _run_cell(cell, x, state if fused else cell._pack(state), valid, 0,
                                        reverse=direction == 1)
                 outs.append(out)
                 finals.append(final if fused else _as_state_tuple(final))
             x = outs[0] if len(outs) == 1 else _F.concat(outs, -1)
-            if step_masks is not None:
-                valid = step_masks[1] if self.time_major else _F.transpose(step_masks[1], [1, 0, 2])
-                x = _F.multiply(x, _F.cast(valid, x.dtype))
+            if zero_padding is not None:
+                x = _F.multiply(x, zero_padding)      # outputs past each length are zeros, as Paddle's
+        if not self.time_major:
+            x = _F.transpose(x, [1, 0, 2])
         final_states = tuple(_F.stack([f[k] for f in finals], 0) for k in range(self.state_components))
         return x, (final_states[0] if self.state_components == 1 else final_states)
 

@@ -15,7 +15,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "lstm_cell", "gru_cell", "simple_rnn_cell", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -5722,6 +5722,117 @@ def simple_rnn_cell(x, h, weight_hh, activation):
     return DenseTensor(h_out)
 
 
+_lstm_sequence_kernel = KERNELS.dispatch_table("lstm_sequence")
+
+
+def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse):
+    """An LSTM over a sequence, x = input projections [T, B, 4H]; returns each step's h (out) and the states h, c after each step (hs, cs), all [T, B, H]; mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    cs_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.lstm_sequence_infer_meta(x, h0, c0, weight_hh, mask, is_reverse, out_meta, hs_meta, cs_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_sequence", "lstm_sequence", h0, (x, h0, c0, weight_hh, mask, is_reverse), [out_meta, hs_meta, cs_meta, gates_meta], {"x": x, "h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _lstm_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs, cs, gates = kernel(x.array, h0.array, c0.array, weight_hh.array, (None if mask is None else mask.array), is_reverse)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_sequence: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(hs) is not key[0]:
+        hs = as_array(hs, key[0])
+    if type(cs) is not key[0]:
+        cs = as_array(cs, key[0])
+    if type(gates) is not key[0]:
+        gates = as_array(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_sequence", [out_meta, hs_meta, cs_meta, gates_meta], [out, hs, cs, gates])
+    return (
+        DenseTensor(out),
+        DenseTensor(hs),
+        DenseTensor(cs),
+        DenseTensor(gates),
+    )
+
+
+_gru_sequence_kernel = KERNELS.dispatch_table("gru_sequence")
+
+
+def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse):
+    """A GRU (Paddle's gates) over a sequence, x = input projections [T, B, 3H]; returns each step's h (out) and the state after each step (hs), [T, B, H]; mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.gru_sequence_infer_meta(x, h0, weight_hh, bias_hh, mask, is_reverse, out_meta, hs_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_sequence", "gru_sequence", h0, (x, h0, weight_hh, bias_hh, mask, is_reverse), [out_meta, hs_meta, gates_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "bias_hh": bias_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _gru_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs, gates = kernel(x.array, h0.array, weight_hh.array, bias_hh.array, (None if mask is None else mask.array), is_reverse)
+    except PhiError as error:
+        raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_sequence: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(hs) is not key[0]:
+        hs = as_array(hs, key[0])
+    if type(gates) is not key[0]:
+        gates = as_array(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_sequence", [out_meta, hs_meta, gates_meta], [out, hs, gates])
+    return (
+        DenseTensor(out),
+        DenseTensor(hs),
+        DenseTensor(gates),
+    )
+
+
+_simple_rnn_sequence_kernel = KERNELS.dispatch_table("simple_rnn_sequence")
+
+
+def simple_rnn_sequence(x, h0, weight_hh, mask, activation, is_reverse):
+    """A simple RNN over a sequence, x = input projections [T, B, H]; returns each step's h (out) and the state after each step (hs); mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    try:
+        _im.simple_rnn_sequence_infer_meta(x, h0, weight_hh, mask, activation, is_reverse, out_meta, hs_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_sequence", "simple_rnn_sequence", h0, (x, h0, weight_hh, mask, activation, is_reverse), [out_meta, hs_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _simple_rnn_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs = kernel(x.array, h0.array, weight_hh.array, (None if mask is None else mask.array), activation, is_reverse)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_sequence: not enough memory for the result ({error})") from None
+    if type(out) is not key[0]:
+        out = as_array(out, key[0])
+    if type(hs) is not key[0]:
+        hs = as_array(hs, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_sequence", [out_meta, hs_meta], [out, hs])
+    return (
+        DenseTensor(out),
+        DenseTensor(hs),
+    )
+
+
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
 
 
@@ -9030,5 +9141,124 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, *, out_mas
     return (
         None if x_grad is None else DenseTensor(x_grad),
         None if h_grad is None else DenseTensor(h_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+    )
+
+
+_lstm_sequence_grad_kernel = KERNELS.dispatch_table("lstm_sequence_grad")
+
+
+def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, *, out_mask=None):
+    """lstm_sequence_grad (phi kernel lstm_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    c0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.lstm_sequence_grad_infer_meta(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_sequence_grad", "lstm_sequence_grad", h0, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta], {"h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "cs": cs, "out_grad": out_grad, "hs_grad": hs_grad, "cs_grad": cs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _lstm_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, c0_grad, weight_hh_grad = kernel(h0.array, c0.array, weight_hh.array, (None if mask is None else mask.array), gates.array, hs.array, cs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), (None if cs_grad is None else cs_grad.array), (None if gates_grad is None else gates_grad.array), is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_sequence_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h0_grad is not None and type(h0_grad) is not key[0]:
+        h0_grad = as_array(h0_grad, key[0])
+    if c0_grad is not None and type(c0_grad) is not key[0]:
+        c0_grad = as_array(c0_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_sequence_grad", [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta], [x_grad, h0_grad, c0_grad, weight_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h0_grad is None else DenseTensor(h0_grad),
+        None if c0_grad is None else DenseTensor(c0_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+    )
+
+
+_gru_sequence_grad_kernel = KERNELS.dispatch_table("gru_sequence_grad")
+
+
+def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, *, out_mask=None):
+    """gru_sequence_grad (phi kernel gru_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    bias_hh_grad_meta = MetaTensor()
+    try:
+        _im.gru_sequence_grad_infer_meta(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_sequence_grad", "gru_sequence_grad", h0, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _gru_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, weight_hh_grad, bias_hh_grad = kernel(h0.array, weight_hh.array, (None if mask is None else mask.array), gates.array, hs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), (None if gates_grad is None else gates_grad.array), is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_sequence_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h0_grad is not None and type(h0_grad) is not key[0]:
+        h0_grad = as_array(h0_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if bias_hh_grad is not None and type(bias_hh_grad) is not key[0]:
+        bias_hh_grad = as_array(bias_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_sequence_grad", [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], [x_grad, h0_grad, weight_hh_grad, bias_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h0_grad is None else DenseTensor(h0_grad),
+        None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
+        None if bias_hh_grad is None else DenseTensor(bias_hh_grad),
+    )
+
+
+_simple_rnn_sequence_grad_kernel = KERNELS.dispatch_table("simple_rnn_sequence_grad")
+
+
+def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, *, out_mask=None):
+    """simple_rnn_sequence_grad (phi kernel simple_rnn_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.simple_rnn_sequence_grad_infer_meta(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, x_grad_meta, h0_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_sequence_grad", "simple_rnn_sequence_grad", h0, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "out": out, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _simple_rnn_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, weight_hh_grad = kernel(h0.array, weight_hh.array, (None if mask is None else mask.array), out.array, hs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), activation, is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_sequence_grad: not enough memory for the result ({error})") from None
+    if x_grad is not None and type(x_grad) is not key[0]:
+        x_grad = as_array(x_grad, key[0])
+    if h0_grad is not None and type(h0_grad) is not key[0]:
+        h0_grad = as_array(h0_grad, key[0])
+    if weight_hh_grad is not None and type(weight_hh_grad) is not key[0]:
+        weight_hh_grad = as_array(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_sequence_grad", [x_grad_meta, h0_grad_meta, weight_hh_grad_meta], [x_grad, h0_grad, weight_hh_grad])
+    return (
+        None if x_grad is None else DenseTensor(x_grad),
+        None if h0_grad is None else DenseTensor(h0_grad),
         None if weight_hh_grad is None else DenseTensor(weight_hh_grad),
     )
