@@ -147,10 +147,15 @@ class _BuiltInCell(RNNCellBase):
         return biases[0] if len(biases) == 1 else _F.add(biases[0], biases[1])
 
     def _project(self, inputs: Tensor) -> Tensor:
-        """inputs @ weight_ih^T + the input bias, over any leading axes."""
+        """inputs @ weight_ih^T + the input bias, over any leading axes (as one
+        2-d matmul: one GEMM, and one for each gradient)."""
+        lead = inputs.shape[:-1]
+        if len(lead) > 1:
+            inputs = _F.reshape(inputs, [-1, inputs.shape[-1]])
         out = _F.matmul(inputs, self.weight_ih, False, True)
         bias = self._input_bias()
-        return out if bias is None else _F.add(out, bias)
+        out = out if bias is None else _F.add(out, bias)
+        return _F.reshape(out, lead + [out.shape[-1]]) if len(lead) > 1 else out
 
     def _zero_states(self, inputs: Tensor, batch_axis: int = 0) -> tuple:
         zeros = _F.full([inputs.shape[batch_axis], self.hidden_size], 0.0, inputs.dtype, None)
@@ -355,11 +360,12 @@ def _where_valid(mask, new, old):
     return _F.where(mask, new, old)
 
 
-def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool):
+def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_major_out: bool = False):
     """Runs ``cell`` over inputs (time on ``time_axis``) from ``state`` (for a
     built-in cell a tuple of tensors, else the cell's own structure); valid:
     the bool mask [time, batch, 1] of steps within each length, or None.
-    Returns (outputs stacked on time_axis, final state).
+    Returns (outputs stacked on time_axis, or on axis 0 with time_major_out,
+    final state).
 
     A built-in cell runs as one sequence op on the input projected for every
     step at once (time-major); any other cell is called step by step."""
@@ -369,7 +375,7 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool):
             x = _F.transpose(x, [1, 0, 2])
         mask = None if valid is None else _F.cast(valid, x.dtype)
         out, final = cell._sequence(x, state, mask, reverse)
-        return (out if time_axis == 0 else _F.transpose(out, [1, 0, 2])), final
+        return (out if time_axis == 0 or time_major_out else _F.transpose(out, [1, 0, 2])), final
     steps = inputs.shape[time_axis]
     masks = None if valid is None else _F.unbind(valid, 0)
     outputs = [None] * steps
@@ -378,7 +384,7 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool):
         out, new = cell(xs[t], state)
         state = new if masks is None else _where_valid(masks[t], new, state)
         outputs[t] = out
-    return _F.stack(outputs, time_axis), state
+    return _F.stack(outputs, 0 if time_major_out else time_axis), state
 
 
 def _as_state_tuple(states) -> tuple:
@@ -577,8 +583,8 @@ class RNNBase(LayerList):
         _check_params_dtype(who, self._cells(0)[0], inputs)
         states = self._initial_states(who, inputs, initial_states)
         _, valid = _prepare_sequence(who, self._cells(0)[0], inputs, sequence_length, self.time_major)
-        # Time-major inside: a batch-major input is transposed once (a view), and back at the end.
-        x = inputs if self.time_major else _F.transpose(inputs, [1, 0, 2])
+        # Time-major after the first layer's projection; back to batch-major at the end.
+        x, time_axis = inputs, (0 if self.time_major else 1)
         zero_padding = None if valid is None else _F.cast(valid, x.dtype)
         finals = []
         for layer in range(self.num_layers):
@@ -588,11 +594,11 @@ class RNNBase(LayerList):
             for direction, cell in enumerate(self._cells(layer)):
                 state = states[layer * self.num_directions + direction]
                 fused = _fused(cell)   # else (hooks, an overridden forward) through cell.__call__
-                out, final = _run_cell(cell, x, state if fused else cell._pack(state), valid, 0,
-                                       reverse=direction == 1)
+                out, final = _run_cell(cell, x, state if fused else cell._pack(state), valid, time_axis,
+                                       reverse=direction == 1, time_major_out=True)
                 outs.append(out)
                 finals.append(final if fused else _as_state_tuple(final))
-            x = outs[0] if len(outs) == 1 else _F.concat(outs, -1)
+            x, time_axis = (outs[0] if len(outs) == 1 else _F.concat(outs, -1)), 0
             if zero_padding is not None:
                 x = _F.multiply(x, zero_padding)      # outputs past each length are zeros, as Paddle's
         if not self.time_major:

@@ -240,14 +240,13 @@ def lstm_sequence(ctx, x, h0, c0, weight_hh, mask, is_reverse):
         g *= scale
         g += shift
         i, f, cand, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        c_new = f * c
+        c_new = xp.multiply(f, c, out=cs[t]) if mask is None else f * c
         c_new += i * cand
         h_new = out[t]
         xp.tanh(c_new, out=h_new)
         h_new *= o
         if mask is None:
             hs[t] = h_new
-            cs[t] = c_new
         else:
             _keep_masked(hs[t], h_new, h, mask[t])
             _keep_masked(cs[t], c_new, c, mask[t])
@@ -270,8 +269,15 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     dc_from_h = o * (1.0 - tanh_c * tanh_c)                         # d c_new / d h_new, elementwise
     slope = gates * (1.0 - gates)                                    # sigmoid' from its output
     slope[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand            # tanh'
-    grads = xp.zeros(gates.shape, dtype=gates.dtype) if gates_grad is None else \
-        gates_grad.astype(gates.dtype, copy=True)
+    # Each step's pre-activation gradients are dc_new * factor[:, :3H] (i, f, g) and
+    # dh_new * factor[:, 3H:] (o): c_new = f c_prev + i g, h_new = o tanh(c_new).
+    factor = xp.concatenate([cand, c_prev, i, tanh_c], axis=-1)
+    factor *= slope
+    factor4 = factor.reshape(steps, batch, 4, hidden)                # views of contiguous arrays
+    grads = xp.empty(gates.shape, dtype=gates.dtype)
+    grads4 = grads.reshape(steps, batch, 4, hidden)
+    if gates_grad is not None:
+        base = gates_grad * slope
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
     for t in reversed(_order(steps, is_reverse)):
@@ -288,16 +294,10 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
         dcn = dh * dc_from_h[t]
         dcn += dc
         d = grads[t]
-        for k, factor in enumerate((cand[t], c_prev[t], i[t])):
-            if gates_grad is None:
-                xp.multiply(dcn, factor, out=d[:, k * hidden:(k + 1) * hidden])
-            else:
-                d[:, k * hidden:(k + 1) * hidden] += dcn * factor
-        if gates_grad is None:
-            xp.multiply(dh, tanh_c[t], out=d[:, 3 * hidden:])
-        else:
-            d[:, 3 * hidden:] += dh * tanh_c[t]
-        d *= slope[t]
+        xp.multiply(dcn[:, None, :], factor4[t, :, :3], out=grads4[t, :, :3])
+        xp.multiply(dh, factor4[t, :, 3], out=grads4[t, :, 3])
+        if gates_grad is not None:
+            d += base[t]
         dh = xp.matmul(d, weight_hh)
         dc = dcn * f[t]
         if keep_h is not None:
