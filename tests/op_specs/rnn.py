@@ -6,6 +6,11 @@ with NumPy: the gates from x + h @ W^T, one gate at a time. The gradient
 references differentiate those equations by hand, gate by gate, from the
 activated gates the backward ops take; ``prepare`` makes those gates valid
 activations (sigmoids in (0, 1), tanh in (-1, 1)) of random pre-activations.
+
+The sequence ops' references run those step references over the time axis,
+forwards or backwards, keeping the previous state where the mask is 0
+(``prepare`` turns the drawn mask into zeros and ones); gradchecks leave the
+mask out (it is not differentiable).
 """
 from __future__ import annotations
 
@@ -159,4 +164,193 @@ SPECS = [
            prepare=_gru_gates),
     OpSpec("simple_rnn_cell_grad", F.simple_rnn_cell_grad, ref_simple_rnn_cell_grad, ("open", "open", "nonzero", "real"),
            _simple_grad_cases(), prepare=_simple_out),
+]
+
+
+# -- whole sequences ----------------------------------------------------------------------
+def _order(steps, is_reverse):
+    return list(range(steps - 1, -1, -1) if is_reverse else range(steps))
+
+
+def _keep(mask, t, new, old):
+    if mask is None:
+        return new
+    return mask[t] * new + (1 - mask[t]) * old
+
+
+def ref_lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False):
+    out, hs, cs = (np.zeros(x.shape[:2] + h0.shape[-1:], h0.dtype) for _ in range(3))
+    h, c = h0, c0
+    for t in _order(x.shape[0], is_reverse):
+        h_new, c_new = ref_lstm_cell(x[t], h, c, weight_hh)
+        out[t] = h_new
+        h, c = _keep(mask, t, h_new, h), _keep(mask, t, c_new, c)
+        hs[t], cs[t] = h, c
+    return out, hs, cs
+
+
+def ref_gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False):
+    out, hs = (np.zeros(x.shape[:2] + h0.shape[-1:], h0.dtype) for _ in range(2))
+    h = h0
+    for t in _order(x.shape[0], is_reverse):
+        out[t] = ref_gru_cell(x[t], h, weight_hh, bias_hh)
+        h = hs[t] = _keep(mask, t, out[t], h)
+    return out, hs
+
+
+def ref_simple_rnn_sequence(x, h0, weight_hh, mask, activation="tanh", is_reverse=False):
+    out, hs = (np.zeros(x.shape[:2] + h0.shape[-1:], h0.dtype) for _ in range(2))
+    h = h0
+    for t in _order(x.shape[0], is_reverse):
+        out[t] = ref_simple_rnn_cell(x[t], h, weight_hh, activation)
+        h = hs[t] = _keep(mask, t, out[t], h)
+    return out, hs
+
+
+def _at(a, t):
+    return None if a is None else a[t]
+
+
+def _split_by_mask(mask, t, grad):
+    """(the part of grad reaching the step's new state, the part reaching the previous one)."""
+    if mask is None:
+        return grad, 0.0
+    return mask[t] * grad, (1 - mask[t]) * grad
+
+
+def ref_lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad,
+                           is_reverse=False):
+    order = _order(gates.shape[0], is_reverse)
+    x_grad = np.zeros(gates.shape, gates.dtype)
+    w_grad = np.zeros(weight_hh.shape, gates.dtype)
+    dh, dc = np.zeros_like(h0), np.zeros_like(c0)
+    for k in reversed(range(len(order))):
+        t = order[k]
+        dh = dh + (0 if hs_grad is None else hs_grad[t])
+        dc = dc + (0 if cs_grad is None else cs_grad[t])
+        dh, keep_h = _split_by_mask(mask, t, dh)
+        dc, keep_c = _split_by_mask(mask, t, dc)
+        dh = dh + (0 if out_grad is None else out_grad[t])
+        h_prev, c_prev = (h0, c0) if k == 0 else (hs[order[k - 1]], cs[order[k - 1]])
+        x_grad[t], dh, dc, dw = ref_lstm_cell_grad(h_prev, c_prev, weight_hh, gates[t], dh, dc, _at(gates_grad, t))
+        dh, dc, w_grad = dh + keep_h, dc + keep_c, w_grad + dw
+    return x_grad, dh, dc, w_grad
+
+
+def ref_gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse=False):
+    order = _order(gates.shape[0], is_reverse)
+    hidden = h0.shape[-1]
+    x_grad = np.zeros(gates.shape[:2] + (3 * hidden,), gates.dtype)
+    w_grad = np.zeros(weight_hh.shape, gates.dtype)
+    b_grad = np.zeros(3 * hidden, gates.dtype)
+    dh = np.zeros_like(h0)
+    for k in reversed(range(len(order))):
+        t = order[k]
+        dh, keep = _split_by_mask(mask, t, dh + (0 if hs_grad is None else hs_grad[t]))
+        dh = dh + (0 if out_grad is None else out_grad[t])
+        h_prev = h0 if k == 0 else hs[order[k - 1]]
+        x_grad[t], dh, dw, db = ref_gru_cell_grad(h_prev, weight_hh, gates[t], dh, _at(gates_grad, t))
+        dh, w_grad, b_grad = dh + keep, w_grad + dw, b_grad + db
+    return x_grad, dh, w_grad, b_grad
+
+
+def ref_simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation="tanh",
+                                 is_reverse=False):
+    order = _order(out.shape[0], is_reverse)
+    x_grad = np.zeros(out.shape, out.dtype)
+    w_grad = np.zeros(weight_hh.shape, out.dtype)
+    dh = np.zeros_like(h0)
+    for k in reversed(range(len(order))):
+        t = order[k]
+        dh, keep = _split_by_mask(mask, t, dh + (0 if hs_grad is None else hs_grad[t]))
+        dh = dh + (0 if out_grad is None else out_grad[t])
+        h_prev = h0 if k == 0 else hs[order[k - 1]]
+        x_grad[t], dh, dw = ref_simple_rnn_cell_grad(h_prev, weight_hh, out[t], dh, activation)
+        dh, w_grad = dh + keep, w_grad + dw
+    return x_grad, dh, w_grad
+
+
+def _zero_one(mask):
+    return None if mask is None else (mask > 0).astype(mask.dtype)
+
+
+def _mask_at(position):
+    def prepare(arrays, attrs):
+        arrays = list(arrays)
+        arrays[position] = _zero_one(arrays[position])
+        return arrays
+    return prepare
+
+
+def _lstm_seq_grad_prepare(arrays, attrs):
+    h0, c0, w, mask, gates, *rest = arrays
+    hidden = h0.shape[-1]
+    act = ref_sigmoid(gates)
+    act[..., 2 * hidden:3 * hidden] = np.tanh(gates[..., 2 * hidden:3 * hidden])
+    return [h0, c0, w, _zero_one(mask), act.astype(gates.dtype), *rest]
+
+
+def _gru_seq_grad_prepare(arrays, attrs):
+    h0, w, mask, gates, *rest = arrays
+    hidden = h0.shape[-1]
+    act = ref_sigmoid(gates)
+    act[..., 2 * hidden:3 * hidden] = np.tanh(gates[..., 2 * hidden:3 * hidden])
+    act[..., 3 * hidden:] = gates[..., 3 * hidden:]
+    return [h0, w, _zero_one(mask), act.astype(gates.dtype), *rest]
+
+
+def _simple_seq_grad_prepare(arrays, attrs):
+    h0, w, mask, out, *rest = arrays
+    if attrs.get("activation", "tanh") == "tanh":
+        out = np.tanh(out)
+    return [h0, w, _zero_one(mask), out.astype(h0.dtype), *rest]
+
+
+# (time, batch, hidden, with a mask, is_reverse)
+SEQUENCES = ((3, 2, 2, False, False), (3, 2, 2, True, True), (1, 1, 1, False, True), (4, 3, 2, True, False))
+
+
+def _seq_cases(gates, extra=(), activation=False):
+    cases = []
+    for k, (t, b, h, masked, reverse) in enumerate(SEQUENCES):
+        attrs = {"is_reverse": reverse}
+        if activation:
+            attrs = {"activation": ("tanh", "relu")[k % 2], **attrs}
+        states = ((b, h),) * (2 if gates == 4 else 1)
+        cases.append(Case(((t, b, gates * h),) + states + ((gates * h, h),) + tuple(e(h) for e in extra)
+                          + ((t, b, 1) if masked else None,), attrs))
+    return tuple(cases)
+
+
+def _seq_grad_cases(gates, lead, seq_in, grads, activation=False):
+    """lead(h): the shapes before the mask; seq_in: how many [T, B, *] saved tensors follow it
+    (their widths); grads: the gradient widths (None: not given, in the second case)."""
+    cases = []
+    for k, (t, b, h, masked, reverse) in enumerate(SEQUENCES):
+        attrs = {"is_reverse": reverse}
+        if activation:
+            attrs = {"activation": ("tanh", "relu")[k % 2], **attrs}
+        saved = tuple((t, b, w * h) for w in seq_in)
+        given = tuple(None if (k == 1 and i > 0) else (t, b, w * h) for i, w in enumerate(grads))
+        cases.append(Case(lead(b, h) + ((t, b, 1) if masked else None,) + saved + given, attrs))
+    return tuple(cases)
+
+
+SPECS += [
+    OpSpec("lstm_sequence", F.lstm_sequence, ref_lstm_sequence, ("real",) * 5, _seq_cases(4),
+           prepare=_mask_at(4), wrt=(0, 1, 2, 3)),
+    OpSpec("gru_sequence", F.gru_sequence, ref_gru_sequence, ("real",) * 5, _seq_cases(3, (lambda h: (3 * h,),)),
+           prepare=_mask_at(4), wrt=(0, 1, 2, 3)),
+    OpSpec("simple_rnn_sequence", F.simple_rnn_sequence, ref_simple_rnn_sequence, ("nonzero", "open", "open", "real"),
+           _seq_cases(1, activation=True), prepare=_mask_at(3), wrt=(0, 1, 2)),
+    OpSpec("lstm_sequence_grad", F.lstm_sequence_grad, ref_lstm_sequence_grad, ("real",) * 11,
+           _seq_grad_cases(4, lambda b, h: ((b, h), (b, h), (4 * h, h)), (4, 1, 1), (1, 1, 1, 4)),
+           prepare=_lstm_seq_grad_prepare, wrt=(0, 1, 2, 4, 5, 6, 7, 8, 9, 10)),
+    OpSpec("gru_sequence_grad", F.gru_sequence_grad, ref_gru_sequence_grad, ("real",) * 8,
+           _seq_grad_cases(3, lambda b, h: ((b, h), (3 * h, h)), (4, 1), (1, 1, 4)),
+           prepare=_gru_seq_grad_prepare, wrt=(0, 1, 3, 4, 5, 6, 7)),
+    OpSpec("simple_rnn_sequence_grad", F.simple_rnn_sequence_grad, ref_simple_rnn_sequence_grad,
+           ("open", "open", "real", "nonzero", "real", "real", "real"),
+           _seq_grad_cases(1, lambda b, h: ((b, h), (h, h)), (1, 1), (1, 1), activation=True),
+           prepare=_simple_seq_grad_prepare, wrt=(0, 1, 3, 4, 5, 6)),
 ]
