@@ -305,15 +305,17 @@ def test_a_user_cell_and_a_hooked_cell_run_through_their_forward():
 
         state_shape = (3,)
 
-        def forward(self, inputs, states):
+        def forward(self, inputs, states, scale=2.0):
             new = states + inputs
-            return new * 2.0, new
+            return new * scale, new
 
     x = _tensor((2, 4, 3), 29)
     out, h = nn.RNN(Accumulate())(x, sequence_length=eager.to_tensor(np.array([4, 2])))
     sums = np.cumsum(x.numpy(), axis=1)
     np.testing.assert_allclose(h.numpy(), [sums[0, 3], sums[1, 1]], rtol=1e-12)
     np.testing.assert_allclose(out.numpy()[0], 2 * sums[0], rtol=1e-12)
+    out, _ = nn.RNN(Accumulate(), time_major=True)(x, scale=3.0)        # keyword arguments reach the cell
+    np.testing.assert_allclose(out.numpy(), 3 * np.cumsum(x.numpy(), axis=0), rtol=1e-12)
 
     eager.seed(30)
     cell = _double(nn.GRUCell(3, 4))

@@ -87,7 +87,8 @@ class RNNCellBase(Layer):
 
     def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0, batch_dim_idx=0):
         """States filled with ``init_value``, shaped ``[batch] + shape`` for each
-        shape in ``shape`` (default ``self.state_shape``), the batch size read
+        shape in ``shape`` (default ``self.state_shape``; a leading -1 stands
+        for the batch and may be left out), the batch size read
         from ``batch_ref`` (a tensor, or a nested list/tuple whose first tensor
         is used) at axis ``batch_dim_idx``; ``dtype`` defaults to batch_ref's."""
         who = f"{type(self).__name__}.get_initial_states"
@@ -105,7 +106,8 @@ class RNNCellBase(Layer):
         def build(s):
             if isinstance(s, (list, tuple)) and s and isinstance(s[0], (list, tuple)):
                 return tuple(build(part) for part in s)
-            dims = [batch] + [int(d) for d in (s if isinstance(s, (list, tuple)) else [s])]
+            dims = [int(d) for d in (s if isinstance(s, (list, tuple)) else [s])]
+            dims = [batch] + (dims[1:] if dims and dims[0] == -1 else dims)   # a leading -1 is the batch
             return _F.full(dims, init_value, dtype, None)
 
         return build(shape)
@@ -113,7 +115,7 @@ class RNNCellBase(Layer):
 
 class _BuiltInCell(RNNCellBase):
     """What the three built-in cells share: their parameters, the input
-    projection and the fused step the sequence runner calls (see _run_fused);
+    projection, the fused step and sequence ops (see _run_cell);
     a subclass that overrides forward is run step by step through forward."""
 
     _n_states = 1
@@ -360,7 +362,8 @@ def _where_valid(mask, new, old):
     return _F.where(mask, new, old)
 
 
-def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_major_out: bool = False):
+def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_major_out: bool = False,
+              cell_kwargs=None):
     """Runs ``cell`` over inputs (time on ``time_axis``) from ``state`` (for a
     built-in cell a tuple of tensors, else the cell's own structure); valid:
     the bool mask [time, batch, 1] of steps within each length, or None.
@@ -368,8 +371,9 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_ma
     final state).
 
     A built-in cell runs as one sequence op on the input projected for every
-    step at once (time-major); any other cell is called step by step."""
-    if _fused(cell):
+    step at once (time-major); any other cell is called step by step, with
+    ``cell_kwargs`` as keyword arguments."""
+    if _fused(cell) and not cell_kwargs:
         x = cell._project(inputs)
         if time_axis == 1:
             x = _F.transpose(x, [1, 0, 2])
@@ -381,7 +385,7 @@ def _run_cell(cell, inputs, state, valid, time_axis: int, reverse: bool, time_ma
     outputs = [None] * steps
     xs = _F.unbind(inputs, time_axis)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        out, new = cell(xs[t], state)
+        out, new = cell(xs[t], state, **(cell_kwargs or {}))
         state = new if masks is None else _where_valid(masks[t], new, state)
         outputs[t] = out
     return _F.stack(outputs, 0 if time_major_out else time_axis), state
@@ -400,7 +404,8 @@ class RNN(Layer):
     outputs stacked on the time axis and its last states. ``is_reverse`` runs
     from the last step to the first. With ``sequence_length`` (int [batch]), a
     step past a sequence's length keeps the previous states (its output is
-    still the cell's, as in Paddle).
+    still the cell's, as in Paddle). Other keyword arguments go to every call
+    of the cell.
 
     >>> rnn = eager.nn.RNN(eager.nn.LSTMCell(4, 8))
     >>> out, (h, c) = rnn(eager.ones([2, 5, 4]))
@@ -420,7 +425,7 @@ class RNN(Layer):
         """``(outputs, final_states)`` of the cell run over inputs."""
         who = f"RNN({self._full_name})"
         outputs, final = _run_direction(who, self.cell, inputs, initial_states, sequence_length, self.time_major,
-                                        self.is_reverse)
+                                        self.is_reverse, kwargs)
         return outputs, final
 
     def extra_repr(self) -> str:
@@ -448,24 +453,24 @@ def _prepare_sequence(who, cell, inputs, sequence_length, time_major):
 
 
 def _initial_state(who, cell, inputs, initial_states, batch_axis):
-    """A built-in cell's states as a tuple of tensors; another cell's as given
-    (or from its get_initial_states)."""
-    if _fused(cell):
-        if initial_states is None:
-            return cell._zero_states(inputs, batch_axis)
-        return cell._check_states(who, initial_states, inputs.shape[batch_axis], inputs.dtype)
+    """A built-in cell's states as a tuple of tensors (zeros when None)."""
     if initial_states is None:
-        return cell.get_initial_states(inputs, batch_dim_idx=batch_axis)
-    return initial_states
+        return cell._zero_states(inputs, batch_axis)
+    return cell._check_states(who, initial_states, inputs.shape[batch_axis], inputs.dtype)
 
 
-def _run_direction(who, cell, inputs, initial_states, sequence_length, time_major, reverse):
+def _run_direction(who, cell, inputs, initial_states, sequence_length, time_major, reverse, cell_kwargs):
     time_axis, valid = _prepare_sequence(who, cell, inputs, sequence_length, time_major)
-    if _fused(cell):
+    fused = _fused(cell) and not cell_kwargs
+    if fused:
         _check_params_dtype(who, cell, inputs)
-    state = _initial_state(who, cell, inputs, initial_states, 1 - time_axis)
-    outputs, final = _run_cell(cell, inputs, state, valid, time_axis, reverse)
-    return outputs, (cell._pack(final) if _fused(cell) else final)
+        state = _initial_state(who, cell, inputs, initial_states, 1 - time_axis)
+    elif initial_states is None:
+        state = cell.get_initial_states(inputs, batch_dim_idx=1 - time_axis)
+    else:
+        state = initial_states
+    outputs, final = _run_cell(cell, inputs, state, valid, time_axis, reverse, cell_kwargs=cell_kwargs)
+    return outputs, (cell._pack(final) if fused else final)
 
 
 class BiRNN(Layer):
@@ -503,9 +508,9 @@ class BiRNN(Layer):
             raise TypeError(f"{who}: argument 'initial_states' expected (states_fw, states_bw), got "
                             f"{type(initial_states).__name__}")
         out_fw, final_fw = _run_direction(who, self.cell_fw, inputs, initial_states[0], sequence_length,
-                                          self.time_major, False)
+                                          self.time_major, False, kwargs)
         out_bw, final_bw = _run_direction(who, self.cell_bw, inputs, initial_states[1], sequence_length,
-                                          self.time_major, True)
+                                          self.time_major, True, kwargs)
         return _F.concat([out_fw, out_bw], -1), (final_fw, final_bw)
 
     def extra_repr(self) -> str:
