@@ -263,21 +263,33 @@ def lstm_sequence_grad(ctx, h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs
     hidden = h0.shape[-1]
     i, f, cand, o = (gates[..., k * hidden:(k + 1) * hidden] for k in range(4))
     c_prev = _previous(xp, cs, c0, is_reverse)
+    # Precomputed for every step at once, with few temporaries (large fresh arrays
+    # cost page faults): tanh(c_new), d c_new / d h_new = o (1 - tanh(c_new)^2), and
+    # the factors turning d c_new (i, f, g) and d h_new (o) into pre-activation
+    # gradients: c_new = f c_prev + i g, h_new = o tanh(c_new); sigmoid' = s (1 - s),
+    # tanh' = 1 - t^2.
     tanh_c = f * c_prev
     tanh_c += i * cand
     xp.tanh(tanh_c, out=tanh_c)
-    dc_from_h = o * (1.0 - tanh_c * tanh_c)                         # d c_new / d h_new, elementwise
-    slope = gates * (1.0 - gates)                                    # sigmoid' from its output
-    slope[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand            # tanh'
-    # Each step's pre-activation gradients are dc_new * factor[:, :3H] (i, f, g) and
-    # dh_new * factor[:, 3H:] (o): c_new = f c_prev + i g, h_new = o tanh(c_new).
-    factor = xp.concatenate([cand, c_prev, i, tanh_c], axis=-1)
-    factor *= slope
+    dc_from_h = tanh_c * tanh_c
+    xp.subtract(1.0, dc_from_h, out=dc_from_h)
+    dc_from_h *= o
+    factor = xp.subtract(1.0, gates)
+    factor *= gates
     factor4 = factor.reshape(steps, batch, 4, hidden)                # views of contiguous arrays
+    factor4[:, :, 0] *= cand
+    factor4[:, :, 1] *= c_prev
+    xp.multiply(cand, cand, out=factor4[:, :, 2])
+    xp.subtract(1.0, factor4[:, :, 2], out=factor4[:, :, 2])
+    factor4[:, :, 2] *= i
+    factor4[:, :, 3] *= tanh_c
     grads = xp.empty(gates.shape, dtype=gates.dtype)
     grads4 = grads.reshape(steps, batch, 4, hidden)
     if gates_grad is not None:
-        base = gates_grad * slope
+        base = xp.subtract(1.0, gates)
+        base *= gates
+        base[..., 2 * hidden:3 * hidden] = 1.0 - cand * cand
+        base *= gates_grad
     dh = xp.zeros(h0.shape, dtype=h0.dtype)
     dc = xp.zeros(c0.shape, dtype=c0.dtype)
     for t in reversed(_order(steps, is_reverse)):
