@@ -400,3 +400,16 @@ def test_step_ops_reject_mismatched_shapes_naming_op_and_argument():
         eager.gru_cell(eager.zeros([2, 12]), h, eager.zeros([9, 3]), eager.zeros([9]))
     with pytest.raises(ValueError, match="simple_rnn_cell: argument 'activation' expected 'tanh' or 'relu'"):
         eager.simple_rnn_cell(eager.zeros([2, 3]), h, eager.zeros([3, 3]), "gelu")
+
+
+def test_a_hooked_cell_inside_a_layer_runs_step_by_step_with_the_same_result():
+    eager.seed(34)
+    layer = _double(nn.LSTM(3, 4, num_layers=2, direction="bidirect"))
+    x = _tensor((2, 5, 3), 35)
+    lengths = eager.to_tensor(np.array([5, 3]))
+    fused = layer(x, sequence_length=lengths)
+    calls = []
+    layer[1].cell_bw.register_forward_pre_hook(lambda cell, inputs: calls.append(1))
+    stepwise = layer(x, sequence_length=lengths)
+    assert len(calls) == 5
+    assert_same_values_and_grads(stepwise, fused, [x, *layer.parameters()])
