@@ -12,6 +12,9 @@ B3  one SGD step (forward, backward, update, clear_grad) of a 784-256-256-10
     ReLU MLP with mean-square loss at batch 64 and 512; vs a hand-written NumPy
     forward/backward/update of the same network, and vs PyTorch.
 B4  peak memory allocated during one B3 step (tracemalloc) vs the NumPy step.
+B6  one training step (forward, backward of the outputs' mean, clear_grad) of
+    a 1-layer LSTM, input 64, hidden 128, batch 32, sequence 32, float32; vs
+    PyTorch's nn.LSTM with the same weights.
 
 Every figure is measured with timeit-style repeats (min and median reported;
 ratios use the minimum, the least noisy estimate of the cost). BLAS and
@@ -59,6 +62,7 @@ TARGETS = {
     "B3 b512": ("numpy", 1.05, "NumPy 7.8 ms"),
     "B4 b64": ("numpy", 1.5, ""),
     "B4 b512": ("numpy", 1.5, ""),
+    "B6": ("torch", 1.5, ""),
 }
 
 LAYERS = (784, 256, 256, 10)
@@ -406,6 +410,45 @@ def bench_b4(seen, batches):
             {"numpy": base})
 
 
+# -- B6: an LSTM training step --------------------------------------------------------
+def bench_b6(torch, budget, repeat, seen):
+    seq, batch, inputs, hidden = 32, 32, 64, 128
+    rng = np.random.default_rng(6)
+    x_np = rng.standard_normal((batch, seq, inputs)).astype(np.float32)
+    eager.seed(6)
+    lstm = nn.LSTM(inputs, hidden)
+    x = eager.to_tensor(x_np)
+
+    def eager_step():
+        out, _ = lstm(x)
+        out.mean().backward()
+        for p in lstm.parameters():
+            p.clear_grad(set_to_zero=False)
+        return out
+
+    stmts = {"eager": eager_step}
+    if torch is not None:
+        theirs = torch.nn.LSTM(inputs, hidden, batch_first=True)
+        with torch.no_grad():
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                getattr(theirs, f"{name}_l0").copy_(torch.from_numpy(getattr(lstm[0].cell, name).numpy()))
+        tx = torch.from_numpy(x_np)
+
+        def torch_step():
+            out, _ = theirs(tx)
+            out.mean().backward()
+            theirs.zero_grad(set_to_none=True)
+            return out
+
+        # Same weights, same outputs: the timings compare the same work.
+        np.testing.assert_allclose(eager_step().numpy(), torch_step().detach().numpy(), rtol=1e-4, atol=1e-5)
+        stmts["torch"] = torch_step
+    t = measure_many(stmts, budget=budget, repeat=repeat)
+    if torch is not None:
+        seen["B6 torch LSTM step"] = (t["torch"], "ms")
+    row("B6", f"LSTM fwd+bwd, T{seq} B{batch} I{inputs} H{hidden}", t["eager"], "ms", {"torch": t.get("torch")})
+
+
 def load_torch(disabled: bool):
     if disabled:
         return None
@@ -436,6 +479,7 @@ def main(argv=None):
     bench_b2(torch, budget, repeat, seen)
     bench_b3(torch, budget, repeat, seen, (64, 512))
     bench_b4(seen, (64, 512))
+    bench_b6(torch, budget, repeat, seen)
     print_table()
     print_baselines(seen)
 

@@ -546,6 +546,20 @@ from .ops_reduction import (  # noqa: F401
     sum_grad,
     mean_grad,
 )
+from .ops_rnn import (  # noqa: F401
+    lstm_cell,
+    gru_cell,
+    simple_rnn_cell,
+    lstm_sequence,
+    gru_sequence,
+    simple_rnn_sequence,
+    lstm_cell_grad,
+    gru_cell_grad,
+    simple_rnn_cell_grad,
+    lstm_sequence_grad,
+    gru_sequence_grad,
+    simple_rnn_sequence_grad,
+)
 from .ops_sampling import (  # noqa: F401
     uniform,
     rand,
@@ -926,5 +940,11 @@ __all__ = [
     "bicubic_interp",
     "grid_sample",
     "embedding",
+    "lstm_cell",
+    "gru_cell",
+    "simple_rnn_cell",
+    "lstm_sequence",
+    "gru_sequence",
+    "simple_rnn_sequence",
     "dropout",
 ]

@@ -314,5 +314,11 @@ METHODS = {
     "bicubic_interp": _F.bicubic_interp,
     "grid_sample": _F.grid_sample,
     "embedding": _F.embedding,
+    "lstm_cell": _F.lstm_cell,
+    "gru_cell": _F.gru_cell,
+    "simple_rnn_cell": _F.simple_rnn_cell,
+    "lstm_sequence": _F.lstm_sequence,
+    "gru_sequence": _F.gru_sequence,
+    "simple_rnn_sequence": _F.simple_rnn_sequence,
     "dropout": _F.dropout,
 }

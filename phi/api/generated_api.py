@@ -17,7 +17,7 @@ from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind,
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "dropout_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -6508,6 +6508,199 @@ def embedding(x, weight, padding_idx, sparse):
     return out
 
 
+_lstm_cell_kernel = KERNELS.dispatch_table("lstm_cell")
+
+
+def lstm_cell(x, h, c, weight_hh):
+    """One LSTM step (gates i, f, g, o) from x = input @ weight_ih^T + biases [B, 4H], h and c [B, H], weight_hh [4H, H]; returns (h_out, c_out)."""
+    h_out_meta = MetaTensor()
+    c_out_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.lstm_cell_infer_meta(x, h, c, weight_hh, h_out_meta, c_out_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_cell", "lstm_cell", h, (x, h, c, weight_hh), [h_out_meta, c_out_meta, gates_meta], {"x": x, "h": h, "c": c, "weight_hh": weight_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _lstm_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out, c_out, gates = kernel(x.array, h.array, c.array, weight_hh.array)
+    except PhiError as error:
+        raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_cell: not enough memory for the result ({error})") from None
+    h_out = DenseTensor(h_out) if type(h_out) is key[0] else wrap_result(h_out, key[0])
+    c_out = DenseTensor(c_out) if type(c_out) is key[0] else wrap_result(c_out, key[0])
+    gates = DenseTensor(gates) if type(gates) is key[0] else wrap_result(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_cell", [h_out_meta, c_out_meta, gates_meta], [h_out, c_out, gates])
+    return (
+        h_out,
+        c_out,
+        gates,
+    )
+
+
+_gru_cell_kernel = KERNELS.dispatch_table("gru_cell")
+
+
+def gru_cell(x, h, weight_hh, bias_hh):
+    """One GRU step as Paddle (gates r, z, c; r multiplies h @ W_hc^T + b_hc) from x = input @ weight_ih^T + bias_ih [B, 3H], h [B, H], weight_hh [3H, H], bias_hh [3H]."""
+    h_out_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.gru_cell_infer_meta(x, h, weight_hh, bias_hh, h_out_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_cell", "gru_cell", h, (x, h, weight_hh, bias_hh), [h_out_meta, gates_meta], {"x": x, "h": h, "weight_hh": weight_hh, "bias_hh": bias_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _gru_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out, gates = kernel(x.array, h.array, weight_hh.array, bias_hh.array)
+    except PhiError as error:
+        raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_cell: not enough memory for the result ({error})") from None
+    h_out = DenseTensor(h_out) if type(h_out) is key[0] else wrap_result(h_out, key[0])
+    gates = DenseTensor(gates) if type(gates) is key[0] else wrap_result(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_cell", [h_out_meta, gates_meta], [h_out, gates])
+    return (
+        h_out,
+        gates,
+    )
+
+
+_simple_rnn_cell_kernel = KERNELS.dispatch_table("simple_rnn_cell")
+
+
+def simple_rnn_cell(x, h, weight_hh, activation):
+    """One simple RNN step, activation(x + h @ weight_hh^T), x = input @ weight_ih^T + biases [B, H], activation 'tanh' or 'relu'."""
+    h_out_meta = MetaTensor()
+    try:
+        _im.simple_rnn_cell_infer_meta(x, h, weight_hh, activation, h_out_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_cell", "simple_rnn_cell", h, (x, h, weight_hh, activation), [h_out_meta], {"x": x, "h": h, "weight_hh": weight_hh})
+    key = (type(h.array), h.array.dtype)
+    kernel = _simple_rnn_cell_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        h_out = kernel(x.array, h.array, weight_hh.array, activation)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_cell: not enough memory for the result ({error})") from None
+    h_out = DenseTensor(h_out) if type(h_out) is key[0] else wrap_result(h_out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_cell", [h_out_meta], [h_out])
+    return h_out
+
+
+_lstm_sequence_kernel = KERNELS.dispatch_table("lstm_sequence")
+
+
+def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse):
+    """An LSTM over a sequence, x = input projections [T, B, 4H]; returns each step's h (out) and the states h, c after each step (hs, cs), all [T, B, H]; mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    cs_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.lstm_sequence_infer_meta(x, h0, c0, weight_hh, mask, is_reverse, out_meta, hs_meta, cs_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_sequence", "lstm_sequence", h0, (x, h0, c0, weight_hh, mask, is_reverse), [out_meta, hs_meta, cs_meta, gates_meta], {"x": x, "h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _lstm_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs, cs, gates = kernel(x.array, h0.array, c0.array, weight_hh.array, (None if mask is None else mask.array), is_reverse)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_sequence: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    hs = DenseTensor(hs) if type(hs) is key[0] else wrap_result(hs, key[0])
+    cs = DenseTensor(cs) if type(cs) is key[0] else wrap_result(cs, key[0])
+    gates = DenseTensor(gates) if type(gates) is key[0] else wrap_result(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_sequence", [out_meta, hs_meta, cs_meta, gates_meta], [out, hs, cs, gates])
+    return (
+        out,
+        hs,
+        cs,
+        gates,
+    )
+
+
+_gru_sequence_kernel = KERNELS.dispatch_table("gru_sequence")
+
+
+def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse):
+    """A GRU (Paddle's gates) over a sequence, x = input projections [T, B, 3H]; returns each step's h (out) and the state after each step (hs), [T, B, H]; mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    gates_meta = MetaTensor()
+    try:
+        _im.gru_sequence_infer_meta(x, h0, weight_hh, bias_hh, mask, is_reverse, out_meta, hs_meta, gates_meta)
+    except PhiError as error:
+        raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_sequence", "gru_sequence", h0, (x, h0, weight_hh, bias_hh, mask, is_reverse), [out_meta, hs_meta, gates_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "bias_hh": bias_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _gru_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs, gates = kernel(x.array, h0.array, weight_hh.array, bias_hh.array, (None if mask is None else mask.array), is_reverse)
+    except PhiError as error:
+        raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_sequence: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    hs = DenseTensor(hs) if type(hs) is key[0] else wrap_result(hs, key[0])
+    gates = DenseTensor(gates) if type(gates) is key[0] else wrap_result(gates, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_sequence", [out_meta, hs_meta, gates_meta], [out, hs, gates])
+    return (
+        out,
+        hs,
+        gates,
+    )
+
+
+_simple_rnn_sequence_kernel = KERNELS.dispatch_table("simple_rnn_sequence")
+
+
+def simple_rnn_sequence(x, h0, weight_hh, mask, activation, is_reverse):
+    """A simple RNN over a sequence, x = input projections [T, B, H]; returns each step's h (out) and the state after each step (hs); mask [T, B, 1] keeps the state where 0."""
+    out_meta = MetaTensor()
+    hs_meta = MetaTensor()
+    try:
+        _im.simple_rnn_sequence_infer_meta(x, h0, weight_hh, mask, activation, is_reverse, out_meta, hs_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_sequence", "simple_rnn_sequence", h0, (x, h0, weight_hh, mask, activation, is_reverse), [out_meta, hs_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "mask": mask})
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _simple_rnn_sequence_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, hs = kernel(x.array, h0.array, weight_hh.array, (None if mask is None else mask.array), activation, is_reverse)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_sequence: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    hs = DenseTensor(hs) if type(hs) is key[0] else wrap_result(hs, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_sequence", [out_meta, hs_meta], [out, hs])
+    return (
+        out,
+        hs,
+    )
+
+
 _dropout_kernel = KERNELS.dispatch_table("dropout")
 
 
@@ -10628,6 +10821,222 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse):
     if FLAGS.check_infer_meta:
         verify_infer_meta("embedding_grad", [weight_grad_meta], [weight_grad])
     return weight_grad
+
+
+_lstm_cell_grad_kernel = KERNELS.dispatch_table("lstm_cell_grad")
+
+
+def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, *, out_mask=None):
+    """lstm_cell_grad (phi kernel lstm_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    c_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.lstm_cell_grad_infer_meta(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_cell_grad", "lstm_cell_grad", h, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad), [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta], {"h": h, "c": c, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "c_out_grad": c_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _lstm_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, c_grad, weight_hh_grad = kernel(h.array, c.array, weight_hh.array, gates.array, (None if h_out_grad is None else h_out_grad.array), (None if c_out_grad is None else c_out_grad.array), (None if gates_grad is None else gates_grad.array), out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_cell_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h_grad = DenseTensor(h_grad) if type(h_grad) is key[0] else wrap_result(h_grad, key[0])
+    c_grad = DenseTensor(c_grad) if type(c_grad) is key[0] else wrap_result(c_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_cell_grad", [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta], [x_grad, h_grad, c_grad, weight_hh_grad])
+    return (
+        x_grad,
+        h_grad,
+        c_grad,
+        weight_hh_grad,
+    )
+
+
+_gru_cell_grad_kernel = KERNELS.dispatch_table("gru_cell_grad")
+
+
+def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=None):
+    """gru_cell_grad (phi kernel gru_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    bias_hh_grad_meta = MetaTensor()
+    try:
+        _im.gru_cell_grad_infer_meta(h, weight_hh, gates, h_out_grad, gates_grad, x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_cell_grad", "gru_cell_grad", h, (h, weight_hh, gates, h_out_grad, gates_grad), [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _gru_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, weight_hh_grad, bias_hh_grad = kernel(h.array, weight_hh.array, gates.array, (None if h_out_grad is None else h_out_grad.array), (None if gates_grad is None else gates_grad.array), out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_cell_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h_grad = DenseTensor(h_grad) if type(h_grad) is key[0] else wrap_result(h_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    bias_hh_grad = DenseTensor(bias_hh_grad) if type(bias_hh_grad) is key[0] else wrap_result(bias_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_cell_grad", [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], [x_grad, h_grad, weight_hh_grad, bias_hh_grad])
+    return (
+        x_grad,
+        h_grad,
+        weight_hh_grad,
+        bias_hh_grad,
+    )
+
+
+_simple_rnn_cell_grad_kernel = KERNELS.dispatch_table("simple_rnn_cell_grad")
+
+
+def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, *, out_mask=None):
+    """simple_rnn_cell_grad (phi kernel simple_rnn_cell_grad)."""
+    x_grad_meta = MetaTensor()
+    h_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.simple_rnn_cell_grad_infer_meta(h, weight_hh, h_out, h_out_grad, activation, x_grad_meta, h_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
+    if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_cell_grad", "simple_rnn_cell_grad", h, (h, weight_hh, h_out, h_out_grad, activation), [x_grad_meta, h_grad_meta, weight_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "h_out": h_out, "h_out_grad": h_out_grad}, out_mask=out_mask)
+    key = (type(h.array), h.array.dtype)
+    kernel = _simple_rnn_cell_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h_grad, weight_hh_grad = kernel(h.array, weight_hh.array, h_out.array, h_out_grad.array, activation, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_cell_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h_grad = DenseTensor(h_grad) if type(h_grad) is key[0] else wrap_result(h_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_cell_grad", [x_grad_meta, h_grad_meta, weight_hh_grad_meta], [x_grad, h_grad, weight_hh_grad])
+    return (
+        x_grad,
+        h_grad,
+        weight_hh_grad,
+    )
+
+
+_lstm_sequence_grad_kernel = KERNELS.dispatch_table("lstm_sequence_grad")
+
+
+def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, *, out_mask=None):
+    """lstm_sequence_grad (phi kernel lstm_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    c0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.lstm_sequence_grad_infer_meta(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("lstm_sequence_grad", "lstm_sequence_grad", h0, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta], {"h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "cs": cs, "out_grad": out_grad, "hs_grad": hs_grad, "cs_grad": cs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _lstm_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, c0_grad, weight_hh_grad = kernel(h0.array, c0.array, weight_hh.array, (None if mask is None else mask.array), gates.array, hs.array, cs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), (None if cs_grad is None else cs_grad.array), (None if gates_grad is None else gates_grad.array), is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lstm_sequence_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is key[0] else wrap_result(h0_grad, key[0])
+    c0_grad = DenseTensor(c0_grad) if type(c0_grad) is key[0] else wrap_result(c0_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lstm_sequence_grad", [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta], [x_grad, h0_grad, c0_grad, weight_hh_grad])
+    return (
+        x_grad,
+        h0_grad,
+        c0_grad,
+        weight_hh_grad,
+    )
+
+
+_gru_sequence_grad_kernel = KERNELS.dispatch_table("gru_sequence_grad")
+
+
+def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, *, out_mask=None):
+    """gru_sequence_grad (phi kernel gru_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    bias_hh_grad_meta = MetaTensor()
+    try:
+        _im.gru_sequence_grad_infer_meta(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("gru_sequence_grad", "gru_sequence_grad", h0, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _gru_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, weight_hh_grad, bias_hh_grad = kernel(h0.array, weight_hh.array, (None if mask is None else mask.array), gates.array, hs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), (None if gates_grad is None else gates_grad.array), is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gru_sequence_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is key[0] else wrap_result(h0_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    bias_hh_grad = DenseTensor(bias_hh_grad) if type(bias_hh_grad) is key[0] else wrap_result(bias_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gru_sequence_grad", [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], [x_grad, h0_grad, weight_hh_grad, bias_hh_grad])
+    return (
+        x_grad,
+        h0_grad,
+        weight_hh_grad,
+        bias_hh_grad,
+    )
+
+
+_simple_rnn_sequence_grad_kernel = KERNELS.dispatch_table("simple_rnn_sequence_grad")
+
+
+def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, *, out_mask=None):
+    """simple_rnn_sequence_grad (phi kernel simple_rnn_sequence_grad)."""
+    x_grad_meta = MetaTensor()
+    h0_grad_meta = MetaTensor()
+    weight_hh_grad_meta = MetaTensor()
+    try:
+        _im.simple_rnn_sequence_grad_infer_meta(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, x_grad_meta, h0_grad_meta, weight_hh_grad_meta)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
+    if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("simple_rnn_sequence_grad", "simple_rnn_sequence_grad", h0, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "out": out, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad}, out_mask=out_mask)
+    key = (type(h0.array), h0.array.dtype)
+    kernel = _simple_rnn_sequence_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, h0_grad, weight_hh_grad = kernel(h0.array, weight_hh.array, (None if mask is None else mask.array), out.array, hs.array, (None if out_grad is None else out_grad.array), (None if hs_grad is None else hs_grad.array), activation, is_reverse, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"simple_rnn_sequence_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is key[0] else wrap_result(h0_grad, key[0])
+    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is key[0] else wrap_result(weight_hh_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("simple_rnn_sequence_grad", [x_grad_meta, h0_grad_meta, weight_hh_grad_meta], [x_grad, h0_grad, weight_hh_grad])
+    return (
+        x_grad,
+        h0_grad,
+        weight_hh_grad,
+    )
 
 
 _dropout_grad_kernel = KERNELS.dispatch_table("dropout_grad")
