@@ -22,3 +22,7 @@ def test_lenet_digits_reaches_97_percent(capsys):
     assert load_example("lenet_digits").main(["--epochs", "15"]) == 0
     final = capsys.readouterr().out.strip().splitlines()[-1]
     assert final.startswith("test accuracy ") and float(final.split()[2]) >= 0.97
+
+
+def test_lstm_sequence_learns_the_majority_task():
+    assert load_example("lstm_sequence").main([]) == 0

@@ -26,6 +26,7 @@ import numbers
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
+from . import functional as F
 from .functional.checks import check_float, check_tensor
 from .layer import Layer, ParamAttr
 from .layers import LayerList
@@ -62,16 +63,6 @@ def _check_params_dtype(who: str, cell, inputs) -> None:
     if cell.weight_ih.dtype != inputs.dtype:
         raise TypeError(f"{who}: argument 'inputs' expected dtype {cell.weight_ih.dtype} (the weights'), got "
                         f"{inputs.dtype}")
-
-
-# -- dropout between layers ----------------------------------------------------------------
-def _dropout(x: Tensor, p: float) -> Tensor:
-    """Inverted dropout ("upscale_in_train"): zero each element with probability
-    p and scale the rest by 1 / (1 - p); draws from the global generator."""
-    if p >= 1.0:
-        return _F.scale(x, 0.0, 0.0, True)
-    keep = _F.bernoulli(_F.full_like(x, 1.0 - p, None))
-    return _F.multiply(x, _F.scale(keep, 1.0 / (1.0 - p), 0.0, True))
 
 
 # -- cells -----------------------------------------------------------------------------------
@@ -594,7 +585,7 @@ class RNNBase(LayerList):
         finals = []
         for layer in range(self.num_layers):
             if layer > 0 and self.dropout > 0.0 and self.training:
-                x = _dropout(x, self.dropout)
+                x = F.dropout(x, self.dropout, training=True)
             outs = []
             for direction, cell in enumerate(self._cells(layer)):
                 state = states[layer * self.num_directions + direction]
