@@ -12,6 +12,10 @@ B3  one SGD step (forward, backward, update, clear_grad) of a 784-256-256-10
     ReLU MLP with mean-square loss at batch 64 and 512; vs a hand-written NumPy
     forward/backward/update of the same network, and vs PyTorch.
 B4  peak memory allocated during one B3 step (tracemalloc) vs the NumPy step.
+B5  one SGD step of a LeNet-style CNN (two 5x5 convs, 2x2 max pools, three
+    linear layers, softmax cross-entropy; 28x28 inputs, batch 64): vs a
+    hand-written NumPy im2col step of the same network (benchmarks/lenet.py,
+    checked to give the same losses), and PyTorch.
 B6  one training step (forward, backward of the outputs' mean, clear_grad) of
     a 1-layer LSTM, input 64, hidden 128, batch 32, sequence 32, float32; vs
     PyTorch's nn.LSTM with the same weights.
@@ -50,6 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import eager  # noqa: E402
+import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
 
@@ -62,6 +67,7 @@ TARGETS = {
     "B3 b512": ("numpy", 1.05, "NumPy 7.8 ms"),
     "B4 b64": ("numpy", 1.5, ""),
     "B4 b512": ("numpy", 1.5, ""),
+    "B5": ("numpy", 1.2, ""),
     "B6": ("torch", 1.5, ""),
 }
 
@@ -410,6 +416,27 @@ def bench_b4(seen, batches):
             {"numpy": base})
 
 
+# -- B5: a LeNet-style CNN training step -------------------------------------------------
+def bench_b5(torch, budget, repeat, seen, batch=64):
+    params = lenet.init_weights()
+    lenet.check_same_training(params, torch)
+    x_np, labels_np = lenet.make_batch(batch)
+    ref = lenet.NumpyLeNet(params)
+    ours = lenet.EagerLeNet(params)
+    x, labels = eager.to_tensor(x_np), eager.to_tensor(labels_np)
+    stmts = {"numpy": lambda: ref.step(x_np, labels_np), "eager": lambda: ours.step(x, labels)}
+    if torch is not None:
+        theirs = lenet.TorchLeNet(torch, params)
+        tx, tl = torch.from_numpy(x_np), torch.from_numpy(labels_np)
+        stmts["torch"] = lambda: theirs.step(tx, tl)
+    t = measure_many(stmts, budget=budget, repeat=repeat)
+    seen[f"B5 numpy LeNet step b{batch}"] = (t["numpy"], "ms")
+    if torch is not None:
+        seen[f"B5 torch LeNet step b{batch}"] = (t["torch"], "ms")
+    row("B5", f"LeNet CNN SGD step, batch {batch}", t["eager"], "ms",
+        {"numpy": t["numpy"], "torch": t.get("torch")})
+
+
 # -- B6: an LSTM training step --------------------------------------------------------
 def bench_b6(torch, budget, repeat, seen):
     seq, batch, inputs, hidden = 32, 32, 64, 128
@@ -461,7 +488,7 @@ def load_torch(disabled: bool):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="eager benchmarks (B1-B4 of issue #2)")
+    parser = argparse.ArgumentParser(description="eager benchmarks (B1-B4 of issue #2, B5-B6 of the nn issue)")
     parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
     args = parser.parse_args(argv)
@@ -479,6 +506,7 @@ def main(argv=None):
     bench_b2(torch, budget, repeat, seen)
     bench_b3(torch, budget, repeat, seen, (64, 512))
     bench_b4(seen, (64, 512))
+    bench_b5(torch, budget, repeat, seen)
     bench_b6(torch, budget, repeat, seen)
     print_table()
     print_baselines(seen)
