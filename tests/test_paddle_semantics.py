@@ -293,3 +293,13 @@ def test_set_value_overwrites_in_place_and_checks_shape_and_dtype():
     with pytest.raises(TypeError, match="expected a Tensor or numpy.ndarray, got list"):
         w.set_value([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_array_equal(w.numpy(), np.ones((2, 2)))
+
+
+def test_mean_of_integers_is_float32_as_in_paddle_3():
+    out = eager.mean(eager.to_tensor([1, 2], dtype="int64"))
+    assert out.dtype == eager.float32 and out.item() == 1.5  # Paddle 2 truncated to 1
+    big = eager.to_tensor([2 ** 53 + 1, 2 ** 53 + 3], dtype="int64").mean()
+    assert big.item() == np.float32((2 ** 53 + 2))  # summed in float64, not wrapped
+    rows = eager.to_tensor([[True, False, True], [False, False, False]]).mean(axis=1, keepdim=True)
+    np.testing.assert_array_equal(rows.numpy(), np.array([[2 / 3], [0.0]], dtype=np.float32))
+    assert np.isnan(eager.to_tensor(np.zeros((0,), "int32")).mean().item())

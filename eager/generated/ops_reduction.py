@@ -113,7 +113,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    """Arithmetic mean over axis (all axes when empty).
+    """Arithmetic mean over axis (all axes when empty); of bool or integer values, a float32 (Paddle 3).
 
     Differentiable to any order.
     """

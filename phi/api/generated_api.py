@@ -362,10 +362,10 @@ _mean_kernel = KERNELS.dispatch_table("mean")
 
 
 def mean(x, axis, keepdim):
-    """Arithmetic mean over axis (all axes when empty)."""
+    """Arithmetic mean over axis (all axes when empty); of bool or integer values, a float32 (Paddle 3)."""
     out_meta = MetaTensor()
     try:
-        _im.reduce_infer_meta(x, axis, keepdim, out_meta)
+        _im.mean_infer_meta(x, axis, keepdim, out_meta)
     except PhiError as error:
         raise error.in_op("mean", x=x) from None
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind

@@ -26,7 +26,7 @@ from .shape import (
 )
 from .unary import (
     cast_infer_meta, create_like_infer_meta, expand_infer_meta, full_like_infer_meta, one_hot_infer_meta,
-    reduce_infer_meta, softmax_infer_meta, reshape_infer_meta,
+    mean_infer_meta, reduce_infer_meta, softmax_infer_meta, reshape_infer_meta,
     sum_infer_meta, transpose_infer_meta, unchanged_infer_meta,
 )
 
@@ -91,7 +91,7 @@ __all__ = [
     "same_shape_grad_infer_meta", "elementwise_grad_infer_meta", "matmul_grad_infer_meta", "where_grad_infer_meta", "transpose_grad_infer_meta", "compare_infer_meta",
     "elementwise_infer_meta", "matmul_infer_meta", "create_infer_meta", "expand_infer_meta", "where_infer_meta", "softmax_infer_meta",
     "one_hot_infer_meta", "cross_entropy_with_softmax_infer_meta", "sigmoid_cross_entropy_with_logits_infer_meta", "full_infer_meta", "full_like_infer_meta", "cast_infer_meta",
-    "create_like_infer_meta", "reduce_infer_meta", "reshape_infer_meta", "sum_infer_meta",
+    "create_like_infer_meta", "mean_infer_meta", "reduce_infer_meta", "reshape_infer_meta", "sum_infer_meta",
     "transpose_infer_meta", "unchanged_infer_meta", "flatten_infer_meta", "getitem_infer_meta",
     "setitem_grad_infer_meta", "setitem_infer_meta", "squeeze_infer_meta", "unsqueeze_infer_meta",
     "concat_infer_meta", "split_infer_meta", "stack_infer_meta",

@@ -30,6 +30,14 @@ def reduce_infer_meta(x, axis, keepdim, out) -> None:
     out.layout = x.layout
 
 
+def mean_infer_meta(x, axis, keepdim, out) -> None:
+    """As reduce_infer_meta; the mean of bool or integer values is float32, as in
+    Paddle 3 (Paddle 2 truncated it to an integer)."""
+    reduce_infer_meta(x, axis, keepdim, out)
+    if x.dtype is DataType.BOOL or x.dtype in INTEGER_TYPES:
+        out.dtype = DataType.FLOAT32
+
+
 def sum_infer_meta(x, axis, dtype, keepdim, out) -> None:
     """As reduce_infer_meta; dtype, when given, is the result's dtype. Without it,
     bool and integer sums are int64 (as in NumPy and Paddle), so they cannot overflow."""

@@ -1,9 +1,10 @@
 """Reductions over axes and their gradients."""
 import numpy as np
 
+from ..common.data_type import DataType as T
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, NUMERIC
+from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, INTS, NUMERIC
 
 
 _INT64 = np.dtype("int64")
@@ -50,6 +51,22 @@ def mean(ctx, x, axis, keepdim):
         # The mean of nothing is NaN, as NumPy says, but without its warning.
         return xp.full(total.shape, xp.nan, dtype=x.dtype)
     return xp.divide(total, count).astype(x.dtype, copy=False)
+
+
+@register_kernel("mean", ALL_BACKENDS, (T.BOOL,) + INTS)
+def mean_of_integers(ctx, x, axis, keepdim):
+    """The mean of bool or integer values as float32 (Paddle 3's rule: the
+    average of integers is not an integer); summed in float64 so that large
+    int64 totals keep their precision until the one rounding at the end."""
+    xp = ctx.xp
+    axes = _axes(axis, x.ndim)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float64)
+    if count == 0:
+        return xp.full(total.shape, xp.nan, dtype=xp.float32)
+    return xp.divide(total, count).astype(xp.float32)
 
 
 @register_kernel("mean_grad", ALL_BACKENDS, INEXACT)
