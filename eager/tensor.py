@@ -16,7 +16,7 @@ import numpy as np
 from phi import api as phi_api
 from phi.common import DataType, TensorKind
 
-from .autograd.meta import AutogradMeta
+from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
 
 
 class Tensor:
@@ -152,10 +152,10 @@ class Tensor:
             return
         if not set_to_zero or grad.impl.kind is not TensorKind.DENSE:
             meta.grad = None  # sparse rows have no buffer to keep: the next backward makes one
-        elif grad._meta is None:
+        elif is_owned_grad(grad):
             phi_api.zero_(grad.impl)
         else:
-            meta.grad = Tensor(phi_api.full_like(grad.impl, 0, None))
+            meta.grad = own_grad(Tensor(phi_api.full_like(grad.impl, 0, None)))
 
     clear_gradient = clear_grad
 

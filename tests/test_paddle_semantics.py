@@ -303,3 +303,30 @@ def test_mean_of_integers_is_float32_as_in_paddle_3():
     rows = eager.to_tensor([[True, False, True], [False, False, False]]).mean(axis=1, keepdim=True)
     np.testing.assert_array_equal(rows.numpy(), np.array([[2 / 3], [0.0]], dtype=np.float32))
     assert np.isnan(eager.to_tensor(np.zeros((0,), "int32")).mean().item())
+
+
+def test_grad_has_stop_gradient_false_and_keeps_its_buffer():
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    g = x.grad
+    assert g.stop_gradient is False  # as Paddle's .grad
+    (x * 3.0).sum().backward()
+    assert x.grad is g  # accumulated in place, not replaced
+    np.testing.assert_array_equal(g.numpy(), [5.0, 7.0])
+    x.clear_grad()
+    assert x.grad is g and g.stop_gradient is False
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])
+    # Ops on the gradient are recorded like ops on any trainable leaf.
+    (x * x).sum().backward()
+    (x.grad * x.grad).sum().backward()
+    np.testing.assert_array_equal(x.grad.grad.numpy(), [4.0, 8.0])
+
+
+def test_a_trainable_tensor_assigned_to_grad_is_never_written_in_place():
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    w = eager.to_tensor([10.0, 10.0], stop_gradient=False)
+    x.grad = w
+    (x * 2.0).sum().backward()
+    np.testing.assert_array_equal(w.numpy(), [10.0, 10.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [12.0, 12.0])
+    assert x.grad is not w and x.grad.stop_gradient is False

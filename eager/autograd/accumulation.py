@@ -25,7 +25,7 @@ from phi.common.tensor_kind import TensorKind
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL
 
 from ..tensor import Tensor
-from .meta import AutogradMeta
+from .meta import AutogradMeta, is_owned_grad, own_grad
 from .node import GradNodeBase
 
 # One lock for every leaf: accumulation is a short in-place add, and a backward
@@ -153,21 +153,28 @@ def held_by_caller_alone(tensor) -> bool:
 def accumulate_into_leaf(meta, grad, create_graph: bool, fresh: bool = False) -> None:
     """Adds ``grad`` into the leaf's ``.grad`` (the caller holds ACCUMULATION_LOCK).
 
-    In place when neither side is part of a gradient graph; out of place (and
-    recorded) under create_graph, as the sum must then be differentiable. A
-    ``fresh`` gradient (see :func:`held_by_caller_alone`) is taken without a copy.
+    In place when the current ``.grad`` is a buffer accumulation owns (see
+    GradBufferMeta); out of place (and recorded) under create_graph, as the sum
+    must then be differentiable, and out of place over a trainable tensor the
+    user assigned to ``.grad``. A ``fresh`` gradient (see
+    :func:`held_by_caller_alone`) is taken without a copy.
     """
     current = meta.grad
     if current is None:
-        meta.grad = Tensor(grad.impl) if fresh and not create_graph else owned_copy(grad, create_graph)
-    elif create_graph or current._meta is not None:
-        meta.grad = add_grads(current, grad, create_graph)
+        if fresh and not create_graph:
+            meta.grad = own_grad(Tensor(grad.impl))
+        else:
+            copy = owned_copy(grad, create_graph)
+            meta.grad = copy if create_graph else own_grad(copy)
+    elif create_graph or not is_owned_grad(current):
+        total = add_grads(current, grad, create_graph)
+        meta.grad = total if create_graph else own_grad(total)
     else:
         # accumulate_ returns acc itself for a dense acc, and a new tensor when a
         # sparse (SelectedRows) .grad meets a dense gradient.
         result = phi_api.accumulate_(current.impl, grad.impl)
         if result is not current.impl:
-            meta.grad = Tensor(result)
+            meta.grad = own_grad(Tensor(result))
 
 
 __all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "accumulate_into_leaf", "add_grads",

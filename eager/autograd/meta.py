@@ -33,3 +33,35 @@ class AutogradMeta(AbstractAutogradMeta):
         self.node = node
         self.slot = slot
         self.stop_gradient = stop_gradient
+
+
+class GradBufferMeta(AutogradMeta):
+    """The meta of a ``.grad`` that accumulation made and owns.
+
+    As in Paddle, a leaf's ``.grad`` has ``stop_gradient=False``: ops on it are
+    recorded like ops on any trainable leaf. What sets it apart from a tensor the
+    user assigned to ``.grad`` is ownership: later gradients are added into this
+    one's buffer in place, and ``clear_grad()`` zeroes it in place, because no
+    one else holds that buffer as their data. (If the user records ops on it, the
+    in-place writes move its version, and a stale use raises as for any tensor.)
+    """
+
+    __slots__ = ()
+
+
+def is_owned_grad(tensor) -> bool:
+    """Whether ``tensor`` is a gradient buffer accumulation made and may write in
+    place: a plain tensor (no autograd meta), or one with a GradBufferMeta that
+    no recorded op made (a leaf; ``create_graph`` gradients are recorded results)."""
+    meta = tensor._meta
+    if meta is None:
+        return True
+    return type(meta) is GradBufferMeta and (meta.node is None or meta.node.is_accumulation)
+
+
+def own_grad(tensor):
+    """Marks a fresh, unrecorded gradient as owned by accumulation (and so with
+    ``stop_gradient=False``, as Paddle's ``.grad``); returns it."""
+    if tensor._meta is None:
+        tensor._meta = GradBufferMeta()
+    return tensor
