@@ -291,7 +291,7 @@ def _summary_string(net, sizes, dtypes, input):
                 "key": f"{type(layer).__name__}-{index + 1}",
                 "nb_params": sum(_numel(p.shape) for p in params),
                 "trainable_params": sum(_numel(p.shape) for p in params
-                                        if p.trainable and not p.stop_gradient),
+                                        if getattr(p, "trainable", True) and not p.stop_gradient),
             }
         row["input_shape"] = _input_shapes(inputs)
         row["output_shape"] = _output_shapes(outputs)
