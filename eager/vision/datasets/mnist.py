@@ -28,12 +28,13 @@ def read_idx(fn: str, path: str, magic: int, ndim: int) -> np.ndarray:
     except (OSError, EOFError) as error:
         raise ValueError(f"{fn}: cannot read {path!r}: {error}") from None
     header = 4 * (1 + ndim)
+    found = int(np.frombuffer(data, ">u4", count=1)[0]) if len(data) >= 4 else None
+    if found != magic:
+        raise ValueError(f"{fn}: {path!r} is not an IDX file of {'images' if ndim == 3 else 'labels'}: magic "
+                         f"number {found}, expected {magic}")
     if len(data) < header:
         raise ValueError(f"{fn}: {path!r} is too short for an IDX file ({len(data)} bytes)")
     fields = np.frombuffer(data, ">u4", count=1 + ndim)
-    if int(fields[0]) != magic:
-        raise ValueError(f"{fn}: {path!r} is not an IDX file of {'images' if ndim == 3 else 'labels'}: magic "
-                         f"number {int(fields[0])}, expected {magic}")
     shape = tuple(int(v) for v in fields[1:])
     size = int(np.prod(shape))
     if len(data) - header != size:
