@@ -262,3 +262,16 @@ def test_docstring_examples_run(module):
     failures, _ = doctest.testmod(module, extraglobs={"eager": eager, "np": np, "F": F, "T": T.transforms},
                                   optionflags=doctest.ELLIPSIS)
     assert failures == 0
+
+
+def test_random_transforms_on_tensor_images_match_the_numpy_path():
+    img = rgb(6, 6, dtype=np.float32)
+    chw = eager.to_tensor(img.transpose(2, 0, 1).copy())
+    t = T.Compose([T.RandomCrop(5, padding=1, padding_mode="reflect"), T.RandomHorizontalFlip(),
+                   T.RandomVerticalFlip()])
+    for seed in range(5):
+        eager.seed(seed)
+        from_array = t(img)
+        eager.seed(seed)
+        from_tensor = t(chw)
+        np.testing.assert_array_equal(from_tensor.numpy().transpose(1, 2, 0), from_array)
