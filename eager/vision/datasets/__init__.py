@@ -1,0 +1,13 @@
+"""Vision datasets (Paddle's ``paddle.vision.datasets``): MNIST, FashionMNIST,
+Cifar10 and Cifar100, read from local files (this build never downloads; a
+missing file is an error naming the file, Paddle's URL and where to put it).
+
+>>> from eager.vision.datasets import MNIST
+>>> ds = MNIST(image_path, label_path, backend="cv2")
+>>> len(ds) > 0
+True
+"""
+from .cifar import Cifar10, Cifar100
+from .mnist import MNIST, FashionMNIST
+
+__all__ = ["Cifar10", "Cifar100", "FashionMNIST", "MNIST"]
