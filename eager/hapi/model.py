@@ -541,9 +541,13 @@ class Model:
         dirname = os.path.dirname(path)
         if dirname:
             os.makedirs(dirname, exist_ok=True)
+        # The optimizer's state first: it names the parameters (eager names
+        # tensors on first use), and the parameter file keeps those names, which
+        # load() uses to match the state to another model's parameters.
+        optim_state = None if self._optimizer is None else self._optimizer.state_dict()
         _save(self.network.state_dict(), path + ".pdparams")
-        if self._optimizer is not None:
-            _save(self._optimizer.state_dict(), path + ".pdopt")
+        if optim_state is not None:
+            _save(optim_state, path + ".pdopt")
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False) -> None:
         """Loads ``path + '.pdparams'`` into the network and, unless
@@ -565,12 +569,17 @@ class Model:
         params_path = path + ".pdparams"
         if not os.path.exists(params_path):
             raise FileNotFoundError(f"{who}: no parameter file {params_path!r}")
-        state = _load(params_path, return_numpy=True)
+        state = _load(params_path)
         if not isinstance(state, dict):
             raise ValueError(f"{who}: {params_path!r} holds a {type(state).__name__}, expected a state dict")
         matched = {}
+        renamed = {}  # the saved parameter's name -> the name of ours it loads into
         for key, param in self.network.state_dict().items():
             value = state.get(key)
+            if isinstance(value, Tensor):
+                if value._name is not None:
+                    renamed[value._name] = param.name
+                value = value.numpy()
             if value is None:
                 problem = f"{key!r} is not in {params_path!r}"
             elif not isinstance(value, np.ndarray):
@@ -590,10 +599,33 @@ class Model:
         if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
             optim_state = _load(opt_path, return_numpy=True)
         if optim_state is not None:
+            optim_state = self._renamed_optimizer_state(optim_state, renamed)
             self._optimizer.set_state_dict(optim_state)  # checks everything before it changes anything
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the skipped keys were warned about above
             self.network.set_state_dict(matched)
+
+
+    def _renamed_optimizer_state(self, state, renamed: dict):
+        """The optimizer state with its entries keyed by our parameters' names:
+        the state keys accumulators by parameter name ("<name>_moment1_0"), and a
+        model built in another place (or later in this process) names its
+        parameters differently; the parameter file says which is which."""
+        if not isinstance(state, dict) or not renamed:
+            return state
+        suffixes = [f"_{name}_0" for name, _, _ in getattr(self._optimizer, "_accumulator_specs", ())]
+        out = {}
+        for key, value in state.items():
+            new_key = key
+            if isinstance(key, str):
+                for suffix in suffixes:
+                    if key.endswith(suffix) and key[:-len(suffix)] in renamed:
+                        new_key = renamed[key[:-len(suffix)]] + suffix
+                        break
+                if key == "master_weights" and isinstance(value, dict):
+                    value = {renamed.get(k, k): v for k, v in value.items()}
+            out[new_key] = value
+        return out
 
 
 __all__ = ["Model"]
