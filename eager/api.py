@@ -12,6 +12,7 @@ from .random import normal  # Paddle's paddle.normal: mean and std are numbers o
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
+from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
 from .hapi.model import Model  # Paddle's paddle.Model (hapi)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
