@@ -14,6 +14,7 @@ Three ways to show the same numbers, chosen once when the bar is made:
 from __future__ import annotations
 
 import numbers
+import shutil
 import sys
 import time
 
@@ -121,8 +122,11 @@ class ProgressBar:
         return "tqdm" if self._tqdm_class is not None else "bar"
 
     def start(self) -> None:
-        """(Re)starts the clock the rate and time left are measured from."""
+        """(Re)starts the clock the rate and time left are measured from (and
+        shows an empty live bar)."""
         self._start = time.time()
+        if self.mode == "tqdm" and self._tqdm is None and not self._closed:
+            self._tqdm_open()
 
     def update(self, current_num: int, values=()) -> None:
         """Shows ``current_num`` steps done with ``values``, a list of
@@ -179,10 +183,17 @@ class ProgressBar:
         self._last_width = len(text)
         self._file.flush()
 
+    def _tqdm_open(self) -> None:
+        # The size now (80x24 where the terminal reports none, as a pseudo-
+        # terminal without a size does: tqdm would draw nothing).
+        size = shutil.get_terminal_size((80, 24))
+        self._tqdm = self._tqdm_class(total=self._num, file=self._file, unit=self.name, leave=True,
+                                      ncols=size.columns if size.columns > 0 else 80,
+                                      nrows=size.lines if size.lines > 0 else 24)
+
     def _tqdm_update(self, current_num, values) -> None:
         if self._tqdm is None:
-            self._tqdm = self._tqdm_class(total=self._num, file=self._file, unit=self.name,
-                                          dynamic_ncols=True, leave=True)
+            self._tqdm_open()
         self._tqdm.set_postfix_str(format_values(values)[3:], refresh=False)
         if current_num > self._shown:
             self._tqdm.update(current_num - self._shown)
