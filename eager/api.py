@@ -9,6 +9,7 @@ from .creation import to_tensor
 from .nn import ParamAttr  # Paddle's paddle.ParamAttr
 from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddle.seed and its state
 from .random import normal  # Paddle's paddle.normal: mean and std are numbers or Tensors
+from .hapi.summary import flops, summary  # Paddle's paddle.summary / paddle.flops
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
