@@ -325,3 +325,28 @@ def test_dataloader_bad_arguments():
         len(io.DataLoader(Stream(3)))
     with pytest.raises(TypeError, match="dataset"):
         io.DataLoader(42)
+
+
+class RangeStream(io.IterableDataset):
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+
+    def __iter__(self):
+        for i in range(self.start, self.end):
+            yield np.array([i])
+
+
+def shard_in_init(worker_id):
+    info = io.get_worker_info()
+    dataset = info.dataset  # this worker's own copy
+    start, end = dataset.start, dataset.end
+    per_worker = -(-(end - start) // info.num_workers)
+    dataset.start = start + info.id * per_worker
+    dataset.end = min(dataset.start + per_worker, end)
+
+
+def test_sharding_in_worker_init_fn_as_paddle_documents():
+    loader = io.DataLoader(RangeStream(2, 9), num_workers=2, batch_size=1, drop_last=True,
+                           worker_init_fn=shard_in_init)
+    # Worker 0 streams 2..5, worker 1 streams 6..8; batches alternate while both last.
+    assert [int(b.numpy()[0, 0]) for b in loader] == [2, 6, 3, 7, 4, 8, 5]
