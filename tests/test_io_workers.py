@@ -271,6 +271,13 @@ def test_persistent_workers_are_kept_between_epochs_and_stopped_with_the_loader(
     for _ in loader:  # an abandoned epoch leaves the workers usable
         break
     assert [b[1].numpy().tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    old = iter(loader)
+    next(old)
+    new = iter(loader)
+    with pytest.raises(RuntimeError, match="newer iterator"):
+        next(old)
+    assert [b[1].numpy().tolist() for b in new] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    del old, new
     stream = io.DataLoader(Stream(6), batch_size=2, num_workers=2, persistent_workers=True)
     assert [b.numpy().tolist() for b in stream] == [[0, 2], [1, 3], [4], [5]]
     assert [b.numpy().tolist() for b in stream] == [[0, 2], [1, 3], [4], [5]]  # each epoch restarts the streams

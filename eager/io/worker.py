@@ -293,6 +293,7 @@ class WorkerPool:
         self.index_queues, self.workers = [], []
         self.epoch = 0
         self.closed = False
+        self.owner_pid = os.getpid()  # a forked child holds a copy it must not shut down
         _LIVE_POOLS.add(self)
         try:
             for worker_id in range(self.num_workers):
@@ -319,7 +320,7 @@ class WorkerPool:
                 raise RuntimeError(f"DataLoader worker {worker_id} (pid {process.pid}) {how} unexpectedly")
 
     def shutdown(self, force: bool = False):
-        if self.closed:
+        if self.closed or os.getpid() != self.owner_pid:
             return
         self.closed = True
         _LIVE_POOLS.discard(self)
@@ -346,7 +347,8 @@ class WorkerPool:
             q.close()
 
     def __del__(self):
-        self.shutdown()
+        if hasattr(self, "closed"):
+            self.shutdown()
 
 
 class MultiProcessIter:
@@ -462,7 +464,8 @@ class MultiProcessIter:
                 self._loader._pool = None
 
     def __del__(self):
-        if not self._finished and not self._persistent:
+        # (getattr: __init__ may have failed before these were set)
+        if not getattr(self, "_finished", True) and not self._persistent:
             self._pool.shutdown()
 
 
