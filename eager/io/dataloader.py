@@ -123,6 +123,11 @@ class DataLoader:
             return _SingleProcessIter(self)
         return _worker.MultiProcessIter(self, base_seed)
 
+    def __del__(self):
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown()
+
     def __call__(self):
         return self.__iter__()
 
