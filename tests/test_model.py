@@ -446,3 +446,15 @@ def test_model_is_paddles_name():
     import eager.callbacks as callbacks
     assert eager.Model is eager.hapi.model.Model
     assert callbacks.EarlyStopping is eager.hapi.callbacks.EarlyStopping
+
+
+def test_summary_delegates_to_eager_summary(capsys):
+    class Spec:
+        shape = [None, 4]
+
+    info = eager.Model(classifier(), inputs=[Spec()]).summary()
+    assert info == {"total_params": 4 * 8 + 8 + 8 * 3 + 3, "trainable_params": 67}
+    assert "Linear" in capsys.readouterr().out
+    assert eager.Model(classifier()).summary((2, 4))["total_params"] == 67
+    with pytest.raises(ValueError, match="input_size"):
+        eager.Model(classifier()).summary()

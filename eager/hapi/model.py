@@ -34,6 +34,7 @@ from ..serialization import load as _load
 from ..serialization import save as _save
 from ..tensor import Tensor
 from .callbacks import EarlyStopping, config_callbacks
+from .summary import summary as _summary
 
 _MODES = ("train", "eval", "predict")
 
@@ -283,7 +284,7 @@ class Model:
         """
         inputs, _ = self._batch_tensors("Model.predict_batch", inputs, None)
         self.network.eval()
-        self.mode = "predict"
+        self.mode = "test"  # Paddle's name for prediction
         with no_grad():
             outputs = self.network(*inputs)
         return [_to_numpy(o) for o in _to_list(outputs)]
@@ -517,6 +518,23 @@ class Model:
         finally:
             self._test_dataloader = None
         return outputs
+
+    def summary(self, input_size=None, dtype=None) -> dict:
+        """Prints the network's layer table (:func:`eager.summary`) and returns
+        ``{'total_params': ..., 'trainable_params': ...}``. ``input_size``: a
+        shape tuple (a list of them for several inputs); by default the shapes
+        of the InputSpecs given as ``inputs``. ``dtype``: the inputs' dtype
+        (float32 by default).
+
+        >>> eager.Model(eager.nn.Linear(64, 10)).summary((1, 64))
+        """
+        if input_size is None:
+            shapes = [getattr(spec, "shape", None) for spec in self._inputs]
+            if not shapes or any(shape is None for shape in shapes):
+                raise ValueError("Model.summary: argument 'input_size' is needed: the model was built "
+                                 "without inputs (InputSpecs with shapes) to take it from")
+            input_size = tuple(shapes[0]) if len(shapes) == 1 else [tuple(shape) for shape in shapes]
+        return _summary(self.network, input_size, dtypes=dtype)
 
     # -- checkpoints ----------------------------------------------------------
     def save(self, path, training=True) -> None:
