@@ -13,7 +13,9 @@ from .hapi.summary import flops, summary  # Paddle's paddle.summary / paddle.flo
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
+from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
+from .hapi.model import Model  # Paddle's paddle.Model (hapi)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 

@@ -1,0 +1,10 @@
+"""Paddle's ``paddle.callbacks``: the callbacks of ``eager.Model`` (defined in
+``eager.hapi.callbacks``).
+
+>>> import eager as paddle
+>>> stop = paddle.callbacks.EarlyStopping(monitor="acc", mode="max", patience=2)
+"""
+from .hapi.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint, ProgBarLogger,
+                             ReduceLROnPlateau)
+
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler", "ReduceLROnPlateau"]

@@ -1,0 +1,625 @@
+"""Saving and loading: Paddle's ``paddle.save`` / ``paddle.load``, as safetensors files.
+
+``eager.save(obj, path)`` writes what Paddle users save -- a Layer's or an
+optimizer's ``state_dict()``, a single Tensor, or dicts, lists and tuples of
+Tensors, NumPy arrays, numbers, strings, bools and None -- and
+``eager.load(path)`` gives it back::
+
+    >>> import numpy as np, eager
+    >>> net = eager.nn.Linear(3, 2)
+    >>> opt = eager.optimizer.Adam(parameters=net.parameters())
+    >>> eager.save({"model": net.state_dict(), "opt": opt.state_dict(), "epoch": 7},
+    ...            "checkpoint.pdparams")
+    >>> ckpt = eager.load("checkpoint.pdparams")
+    >>> missing, unexpected = net.set_state_dict(ckpt["model"])
+    >>> opt.set_state_dict(ckpt["opt"])
+    >>> ckpt["epoch"], ckpt["model"]["weight"].shape, ckpt["model"]["weight"].stop_gradient
+    (7, [3, 2], True)
+
+The format
+----------
+The file is a plain `safetensors <https://github.com/huggingface/safetensors>`_
+file, written with the ``safetensors`` package's NumPy API: an 8-byte
+little-endian header length, a JSON header naming each array's dtype, shape
+and byte range, then the raw bytes. Every array of the saved object (Tensors
+and NumPy arrays) is one entry, named after where it sits in the object
+(``model.0.weight``; ``tensor`` for a lone Tensor); any safetensors reader
+can open the file. The rest of the object is kept as JSON in the header's
+string-only ``__metadata__`` under ``"eager.structure"`` (with
+``"eager.format": "1"``): tagged nodes -- ``{"dict": [[key, node], ...]}``,
+``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns),
+``{"list": [...]}``, ``{"tuple": [...]}``, ``{"tensor": entry, "dtype": ...,
+"shape": ..., "kind": "tensor" | "ndarray", "name": ...}``, ``{"scalar":
+"float32", "value": ...}`` for a NumPy scalar, ``{"float": "nan"}`` and
+``{"complex": "(1+2j)"}`` -- and JSON's own null, booleans, integers (of any
+size), finite floats (written exactly) and strings. So dicts stay dicts,
+OrderedDicts stay OrderedDicts, tuples stay tuples, and every dtype and shape
+comes back exactly: bool, int8 to int64, uint8 to uint64, float16, float32,
+float64, 0-d and size-0 arrays. complex64 and complex128, which safetensors
+lacks (or has only in recent versions), are stored as their float32/float64
+view with a trailing axis of 2 and turned back into complex on load.
+
+A safetensors file written by another program (no ``eager.structure``) loads
+as a dict of entry name -> Tensor, in the file's order.
+
+Safety
+------
+Loading never runs code from the file: the header is parsed as JSON, the
+arrays are read as bytes by safetensors, and the structure is rebuilt from a
+fixed set of tags. Paddle's ``paddle.save`` (and ``torch.save``) write pickle
+files, and unpickling runs whatever code the file's author chose, so
+``eager.load`` recognises a pickle (or a PyTorch zip archive) and refuses it
+with an explanation instead of opening it. To convert such a checkpoint,
+load it where you trust the file and save it again::
+
+    import paddle, eager                       # in a trusted environment
+    state = paddle.load("model.pdparams")      # this unpickles
+    eager.save({k: v.numpy() for k, v in state.items()}, "model.safetensors")
+
+(``safetensors.numpy.save_file`` of a dict of NumPy arrays works too: eager
+loads any safetensors file.) A file that is truncated, empty, or whose
+header is not what eager writes raises a ValueError naming the path and what
+is wrong; a missing file raises FileNotFoundError.
+
+``safetensors`` is an optional dependency (``pip install safetensors``, or
+the ``save`` extra); both functions raise ImportError saying so when it is
+missing.
+
+Differences from Paddle
+-----------------------
+- The file is safetensors, not a pickle: Paddle's ``.pdparams``/``.pdopt``
+  files and eager's files cannot be read by each other's ``load`` (convert as
+  above). ``protocol`` (and the ``pickle_protocol`` config) is checked as
+  Paddle checks it (an int from 2 to 4) but does not change the file.
+- Only data is saved: Tensors, NumPy arrays, NumPy scalars, Python numbers,
+  strings, bools, None, and dicts (with str keys), lists and tuples of these.
+  Paddle pickles any picklable object; a Layer, optimizer or scheduler object
+  raises here as in Paddle ("save its state_dict()"), and so does anything
+  else (a function, a set, bytes, a custom class).
+- Every array loads as a Tensor (``stop_gradient=True``, on the CPU), NumPy
+  arrays included, unless ``return_numpy=True`` gives NumPy arrays
+  everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
+  object also holds Tensors. A NumPy array of a dtype eager's Tensors lack
+  (uint16, uint32, uint64) loads as a NumPy array.
+- A loaded Tensor keeps the saved tensor's name, for Layer state dicts too;
+  Paddle restores names only for tensors nested below the top level (and
+  gives the top-level ones through ``keep_name_table=True``, which eager also
+  supports). eager names tensors lazily, so a tensor whose name was never set
+  or read (by ParamAttr, an optimizer or your code) is saved without one and
+  loads with a fresh name.
+- Tensors that share memory (views, or one tensor saved twice) are saved as
+  independent copies and load as independent tensors.
+- A SelectedRows tensor (a sparse gradient) is saved as its dense values;
+  Paddle refuses it.
+- Paddle's ``model_filename``/``params_filename`` configs select files of
+  its inference-model formats (``paddle.jit.save``), which eager does not
+  read; giving them raises. ``use_binary_format`` only matters for Paddle's
+  static graph and is accepted and ignored.
+- A missing file raises FileNotFoundError (Paddle: ValueError).
+- Saving to a path is atomic: the file is written under a temporary name in
+  the same directory and renamed, so a failed save leaves an existing file as
+  it was. As in Paddle, missing parent directories are created.
+"""
+from __future__ import annotations
+
+import collections
+import collections.abc
+import json
+import math
+import numbers
+import os
+import secrets
+
+import numpy as np
+
+from phi.common import DataType
+from phi.core import DenseTensor
+
+from . import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
+from .tensor import Tensor
+
+__all__ = ["save", "load"]
+
+_FORMAT_KEY = "eager.format"
+_FORMAT_VERSION = "1"
+_STRUCTURE_KEY = "eager.structure"
+_NAME_TABLE_KEY = "StructuredToParameterName@@"  # Paddle's keep_name_table entry
+# safetensors' own limit on the JSON header; a larger length means garbage.
+_MAX_HEADER = 100_000_000
+# The NumPy dtypes eager writes (safetensors' names beside them).
+_STORABLE = {"bool": "BOOL", "int8": "I8", "uint8": "U8", "int16": "I16", "uint16": "U16",
+             "int32": "I32", "uint32": "U32", "int64": "I64", "uint64": "U64",
+             "float16": "F16", "float32": "F32", "float64": "F64"}
+_COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
+# The safetensors dtypes the NumPy API reads (C64 only in recent versions).
+_READABLE = {code: name for name, code in _STORABLE.items()} | {"C64": "complex64"}
+
+
+# -- save -------------------------------------------------------------------
+
+def save(obj, path, protocol: int = 4, **configs) -> None:
+    """Saves ``obj`` to ``path`` (a file name or a binary file object) as a
+    safetensors file (Paddle's ``paddle.save``; never a pickle).
+
+    ``obj`` is a Tensor, a NumPy array, a number, string, bool or None, or a
+    dict (str keys), list or tuple of these, nested as deep as you like: a
+    Layer's or optimizer's ``state_dict()``, or a checkpoint dict holding
+    both. Missing parent directories are created; the file is replaced only
+    once it is completely written. ``protocol`` is Paddle's pickle protocol,
+    checked (an int from 2 to 4) for compatibility; the configs Paddle takes
+    (``use_binary_format``, ``pickle_protocol``) are accepted. See
+    :mod:`eager.serialization` for the format and the differences from
+    Paddle.
+
+    >>> net = eager.nn.Linear(4, 2)
+    >>> eager.save(net.state_dict(), "linear.pdparams")
+    >>> eager.save(eager.to_tensor([1.0, 2.0]), "runs/tensor.pdtensor")  # makes runs/
+    """
+    who = "eager.save"
+    _check_protocol(who, "protocol", protocol)
+    _check_save_configs(who, configs)
+    safetensors_numpy = _import_safetensors(who)
+    target = _save_target(who, path)
+    encoder = _Encoder(who)
+    try:
+        structure = encoder.node(obj, "obj", ())
+    except RecursionError:
+        raise ValueError(f"{who}: argument 'obj' is nested too deeply to save") from None
+    metadata = {_FORMAT_KEY: _FORMAT_VERSION,
+                _STRUCTURE_KEY: json.dumps(structure, allow_nan=False, separators=(",", ":"))}
+    if isinstance(target, str):
+        _write_file(who, target, encoder.arrays, metadata, safetensors_numpy)
+        return
+    data = safetensors_numpy.save(encoder.arrays, metadata)
+    try:
+        target.write(data)
+    except TypeError:
+        raise TypeError(f"{who}: argument 'path' is a file object that does not take bytes (a text-mode "
+                        f"file?); open it in binary mode, e.g. open(name, 'wb')") from None
+
+
+def _check_protocol(who: str, argument: str, protocol) -> None:
+    if isinstance(protocol, bool) or not isinstance(protocol, numbers.Integral):
+        raise TypeError(f"{who}: argument {argument!r} expected an int (Paddle's pickle protocol, 2 to 4), "
+                        f"got {protocol!r}")
+    if not 2 <= protocol <= 4:
+        raise ValueError(f"{who}: argument {argument!r} expected 1 < protocol < 5 (as Paddle), got "
+                         f"{protocol}; it does not change eager's file, which is never a pickle")
+
+
+def _check_save_configs(who: str, configs: dict) -> None:
+    for key, value in configs.items():
+        if key == "use_binary_format":
+            if not isinstance(value, bool):
+                raise TypeError(f"{who}: config 'use_binary_format' expected a bool, got {value!r}")
+        elif key == "pickle_protocol":
+            if value is not None:
+                _check_protocol(who, "pickle_protocol", value)
+        else:
+            raise ValueError(f"{who}: the config {key!r} is not supported; Paddle's save takes "
+                             f"'use_binary_format' and 'pickle_protocol'")
+
+
+def _import_safetensors(who: str):
+    try:
+        import safetensors.numpy as safetensors_numpy
+    except ImportError:
+        raise ImportError(f"{who} needs the safetensors package, which is not installed: "
+                          f"pip install safetensors (or pip install 'eager-phi[save]')") from None
+    return safetensors_numpy
+
+
+def _save_target(who: str, path):
+    """The file name to write (after checking it) or the binary file object."""
+    if hasattr(path, "write") and not isinstance(path, (str, bytes, os.PathLike)):
+        return path
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
+                        f"file object, got {type(path).__name__}")
+    path = os.fsdecode(os.fspath(path))
+    if os.path.basename(path) == "":
+        raise ValueError(f"{who}: argument 'path' must be a file name (dirname/filename), got {path!r}, "
+                         f"whose file name is empty")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{who}: {path!r} is a directory; give the name of a file to write")
+    return path
+
+
+def _write_file(who: str, path: str, arrays: dict, metadata: dict, safetensors_numpy) -> None:
+    """Writes under a temporary name in the target's directory, then renames,
+    so that a failure leaves an existing file as it was."""
+    directory, name = os.path.split(path)
+    try:
+        if directory:
+            os.makedirs(directory, exist_ok=True)  # as Paddle's save does
+    except OSError as error:
+        raise type(error)(f"{who}: cannot create the directory {directory!r} for {path!r}: "
+                          f"{error.strerror or error}") from None
+    temporary = os.path.join(directory, f".{name}.{secrets.token_hex(6)}.tmp")
+    try:
+        safetensors_numpy.save_file(arrays, temporary, metadata)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise type(error)(f"{who}: cannot write {path!r}: {error.strerror or error}") from None
+    except Exception as error:  # safetensors reports I/O trouble as its own error
+        raise OSError(f"{who}: cannot write {path!r}: {error}") from None
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+class _Encoder:
+    """Turns the object into a JSON node tree and a dict of arrays to store,
+    checking every part; raises before anything is written."""
+
+    def __init__(self, who: str):
+        self.who = who
+        self.arrays = {}
+
+    def node(self, value, where: str, parts: tuple, active=frozenset()):
+        # NumPy scalars first: np.float64 and np.bool_ would pass for float / bool.
+        if isinstance(value, np.str_):
+            return str(value)
+        if isinstance(value, np.generic):
+            return self._scalar(value, where)
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
+            return _float_node(float(value))
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+            return {"complex": repr(complex(value))}
+        if isinstance(value, Tensor):
+            node = self._array(value.numpy(), where, parts, "tensor")
+            if value._name is not None:  # only a name it was given: reading .name would make one
+                node["name"] = value._name
+            return node
+        if isinstance(value, np.ndarray):
+            return self._array(value, where, parts, "ndarray")
+        if isinstance(value, (collections.abc.Mapping, list, tuple)):
+            if id(value) in active:
+                raise ValueError(f"{self.who}: {where} contains itself; a saved object must be a tree")
+            active = active | {id(value)}
+            if isinstance(value, collections.abc.Mapping):
+                items = []
+                for key, item in value.items():
+                    if not isinstance(key, str):
+                        raise TypeError(f"{self.who}: {where} has the key {key!r} ({type(key).__name__}); "
+                                        f"eager saves dicts with str keys only (as state dicts have)")
+                    items.append([key, self.node(item, f"{where}[{key!r}]", parts + (key,), active)])
+                return {"odict" if isinstance(value, collections.OrderedDict) else "dict": items}
+            tag = "tuple" if isinstance(value, tuple) else "list"
+            return {tag: [self.node(item, f"{where}[{i}]", parts + (str(i),), active)
+                          for i, item in enumerate(value)]}
+        kind = type(value).__name__
+        if callable(getattr(value, "state_dict", None)):
+            raise TypeError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
+                            f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
+                            f"with set_state_dict(eager.load(path))")
+        raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves Tensors, NumPy "
+                        f"arrays and scalars, numbers, strings, bools, None, and dicts (str keys), lists "
+                        f"and tuples of these (data only: eager never pickles)")
+
+    def _scalar(self, value, where: str):
+        name = value.dtype.name
+        if name not in _STORABLE and name not in _COMPLEX_PARTS:
+            raise TypeError(f"{self.who}: {where} is a NumPy {name} scalar, which eager cannot save; "
+                            f"expected bool, an int, float16/32/64 or complex64/128")
+        return {"scalar": name, "value": self.node(value.item(), where, ())}
+
+    def _array(self, array: np.ndarray, where: str, parts: tuple, kind: str) -> dict:
+        dtype = array.dtype.newbyteorder("=")  # safetensors is little-endian: stored natively
+        name = dtype.name
+        if name not in _STORABLE and name not in _COMPLEX_PARTS:
+            raise TypeError(f"{self.who}: {where} is an array of dtype {array.dtype}, which eager cannot "
+                            f"save; expected bool, an int or uint type, float16/32/64 or complex64/128")
+        stored = np.asarray(array, dtype=dtype, order="C")  # native order and C order, as stored
+        if name in _COMPLEX_PARTS:  # safetensors has no complex128 (complex64 only lately)
+            stored = stored[..., None].view(_COMPLEX_PARTS[name])
+        entry = self._entry_name(parts)
+        self.arrays[entry] = stored
+        return {"tensor": entry, "dtype": name, "shape": list(array.shape), "kind": kind}
+
+    def _entry_name(self, parts: tuple) -> str:
+        base = ".".join(parts) or "tensor"
+        entry, count = base, 1
+        while entry in self.arrays:
+            count += 1
+            entry = f"{base}#{count}"
+        return entry
+
+
+def _float_node(value: float):
+    return value if math.isfinite(value) else {"float": repr(value)}
+
+
+# -- load -------------------------------------------------------------------
+
+def load(path, **configs):
+    """Loads what :func:`eager.save` wrote to ``path`` (a file name or a binary
+    file object; Paddle's ``paddle.load``).
+
+    Tensors (and NumPy arrays) come back as Tensors with ``stop_gradient=True``
+    on the CPU, keeping their dtype, shape and name; ``return_numpy=True``
+    gives NumPy arrays instead. Dicts, OrderedDicts, lists, tuples, numbers,
+    strings, bools and None come back as they were saved. With
+    ``keep_name_table=True`` a dict gets Paddle's ``"StructuredToParameterName@@"``
+    entry: key -> the saved tensor's name. A safetensors file written by
+    another program loads as a dict of name -> Tensor.
+
+    The file is never unpickled: a pickle (Paddle's own ``.pdparams``, or
+    ``torch.save`` output) raises a ValueError that explains how to convert it.
+
+    >>> eager.save({"w": eager.to_tensor([[1.0, 2.0]]), "step": 3}, "state.pdparams")
+    >>> state = eager.load("state.pdparams")
+    >>> state["w"].numpy(), state["step"]
+    (array([[1., 2.]], dtype=float32), 3)
+    >>> eager.load("state.pdparams", return_numpy=True)["w"]
+    array([[1., 2.]], dtype=float32)
+    """
+    who = "eager.load"
+    return_numpy, keep_name_table = _check_load_configs(who, configs)
+    safetensors_numpy = _import_safetensors(who)
+    source = _load_source(who, path)
+    label = repr(source) if isinstance(source, str) else "the file object"
+    if isinstance(source, str):
+        try:
+            stream = open(source, "rb")
+        except OSError as error:
+            raise type(error)(f"{who}: cannot read {source!r}: {error.strerror or error}") from None
+        with stream:
+            header, arrays = _read(who, label, stream, safetensors_numpy, os.fstat(stream.fileno()).st_size)
+    else:
+        header, arrays = _read(who, label, source, safetensors_numpy, None)
+    metadata = header.get("__metadata__") or {}
+    if _STRUCTURE_KEY not in metadata:  # a safetensors file from elsewhere: name -> array
+        order = sorted((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"])
+        return {key: _as_result(arrays[key], None, return_numpy) for key in order}
+    version = metadata.get(_FORMAT_KEY)
+    if version != _FORMAT_VERSION:
+        raise ValueError(f"{who}: {label} was written by a newer eager (format {version!r}); this one reads "
+                         f"format {_FORMAT_VERSION!r}")
+    decoder = _Decoder(who, label, arrays, return_numpy)
+    try:
+        structure = json.loads(metadata[_STRUCTURE_KEY])
+        result = decoder.value(structure)
+    except RecursionError:
+        raise ValueError(f"{who}: {label} is corrupted: its structure is nested too deeply") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{who}: {label} is corrupted: its structure is not valid JSON ({error})") from None
+    except ValueError as error:
+        if str(error).startswith(who):
+            raise
+        raise ValueError(f"{who}: {label} is corrupted: its structure cannot be read ({error})") from None
+    if keep_name_table and isinstance(result, dict):
+        result[_NAME_TABLE_KEY] = decoder.top_names
+    return result
+
+
+def _check_load_configs(who: str, configs: dict) -> tuple:
+    return_numpy, keep_name_table = False, False
+    for key, value in configs.items():
+        if key == "return_numpy":
+            if not isinstance(value, bool):
+                raise TypeError(f"{who}: config 'return_numpy' expected a bool, got {value!r}")
+            return_numpy = value
+        elif key == "keep_name_table":
+            if value is not None and not isinstance(value, bool):
+                raise TypeError(f"{who}: config 'keep_name_table' expected a bool, got {value!r}")
+            keep_name_table = bool(value)
+        elif key in ("model_filename", "params_filename"):
+            if value is not None:
+                raise ValueError(f"{who}: the config {key!r} selects a file of Paddle's inference-model "
+                                 f"formats (paddle.jit.save, save_inference_model), which eager does not "
+                                 f"read; eager.load reads one file written by eager.save")
+        else:
+            raise ValueError(f"{who}: the config {key!r} is not supported; Paddle's load takes "
+                             f"'return_numpy', 'keep_name_table', 'model_filename' and 'params_filename'")
+    return return_numpy, keep_name_table
+
+
+def _load_source(who: str, path):
+    if hasattr(path, "read") and not isinstance(path, (str, bytes, os.PathLike)):
+        return path
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"{who}: argument 'path' expected a file name (str or os.PathLike) or a binary "
+                        f"file object, got {type(path).__name__}")
+    path = os.fsdecode(os.fspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{who}: {path!r} is a directory; eager.load reads one file written by "
+                                f"eager.save (Paddle's inference-model directories are not supported)")
+    if not os.path.exists(path):
+        hint = next((f"; did you mean {path + suffix!r}? give the full file name"
+                     for suffix in (".pdparams", ".pdopt", ".pdtensor", ".safetensors")
+                     if os.path.isfile(path + suffix)), "")
+        raise FileNotFoundError(f"{who}: there is no file {path!r}{hint}")
+    return path
+
+
+def _read(who: str, label: str, stream, safetensors_numpy, size):
+    """(header dict, entry name -> writable array) of the safetensors file that
+    starts at the stream's position; checks the bytes before safetensors sees them."""
+    def corrupted(what):
+        return ValueError(f"{who}: {label} is not a file eager.save wrote, or it is corrupted: {what}")
+
+    def truncated(what):
+        return ValueError(f"{who}: {label} is truncated ({what}); was the save or copy interrupted?")
+
+    prefix = _read_bytes(who, stream, 8)
+    if not prefix:
+        raise ValueError(f"{who}: {label} is empty")
+    _refuse_foreign_formats(who, label, prefix)
+    if len(prefix) < 8:
+        raise truncated(f"{len(prefix)} bytes, shorter than the 8-byte header length")
+    length = int.from_bytes(prefix, "little")
+    if length > _MAX_HEADER or (size is not None and length > size - 8 and not _looks_like_json(stream)):
+        raise corrupted(f"its first 8 bytes give a header of {length} bytes")
+    raw = _read_bytes(who, stream, length)
+    if len(raw) < length:
+        if raw.lstrip()[:1] in (b"{", b""):
+            raise truncated(f"it ends inside the {length}-byte header")
+        raise corrupted(f"its first 8 bytes give a header of {length} bytes, but only {len(raw)} follow")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise corrupted(f"the header is not JSON ({error})") from None
+    if not isinstance(header, dict):
+        raise corrupted("the header is not a JSON object")
+    data_length = 0
+    for key, info in header.items():
+        if key == "__metadata__":
+            if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+                raise corrupted("'__metadata__' is not a dict of strings")
+            continue
+        offsets = info.get("data_offsets") if isinstance(info, dict) else None
+        if not (isinstance(offsets, list) and len(offsets) == 2
+                and all(isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in offsets)):
+            raise corrupted(f"the header's entry {key!r} has no valid 'data_offsets'")
+        if info.get("dtype") not in _READABLE:
+            raise ValueError(f"{who}: {label} holds the entry {key!r} of dtype {info.get('dtype')!r}, which "
+                             f"NumPy (and so eager) has no type for")
+        data_length = max(data_length, offsets[1])
+    if size is not None and size != 8 + length + data_length:
+        if size < 8 + length + data_length:
+            raise truncated(f"{size} bytes where its header describes {8 + length + data_length}")
+        raise corrupted(f"{size - 8 - length - data_length} bytes follow the data its header describes")
+    data = _read_bytes(who, stream, data_length)
+    if len(data) < data_length:
+        raise truncated(f"the data ends {data_length - len(data)} bytes early")
+    try:
+        arrays = safetensors_numpy.load(prefix + raw + data)
+    except Exception as error:  # safetensors' checks of the offsets, dtypes and shapes
+        raise corrupted(str(error)) from None
+    return header, {k: a if a.flags.writeable else a.copy() for k, a in arrays.items()}
+
+
+def _read_bytes(who: str, stream, count: int) -> bytes:
+    chunks, left = [], count
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 26))
+        if isinstance(chunk, str):
+            raise TypeError(f"{who}: argument 'path' is a text-mode file object; open it in binary mode, "
+                            f"e.g. open(name, 'rb')")
+        if not chunk:
+            break
+        chunks.append(bytes(chunk))
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _looks_like_json(stream) -> bool:
+    """Whether the bytes after the length could start a JSON object (a header cut
+    short, or nothing at all after the length)."""
+    position = stream.tell()
+    start = stream.read(64)
+    stream.seek(position)
+    return start.lstrip()[:1] in (b"{", b"")
+
+
+def _refuse_foreign_formats(who: str, label: str, prefix: bytes) -> None:
+    if prefix[:1] == b"\x80" and prefix[1:2] and 2 <= prefix[1] <= 5:
+        raise ValueError(
+            f"{who}: {label} is a pickle file (protocol {prefix[1]}), as paddle.save and torch.save write. "
+            f"eager never unpickles: unpickling runs code chosen by whoever made the file. To convert a "
+            f"file you trust, load it where it is safe to (e.g. state = paddle.load(path) with Paddle), "
+            f"then write it with eager.save({{k: v.numpy() for k, v in state.items()}}, new_path) or "
+            f"safetensors.numpy.save_file(...); eager.load reads either")
+    if prefix[:4] == b"PK\x03\x04":
+        raise ValueError(
+            f"{who}: {label} is a zip archive (a torch.save checkpoint or a NumPy .npz?), not a safetensors "
+            f"file; eager never unpickles. Load it where you trust it and save the arrays with eager.save")
+    if prefix[:6] == b"\x93NUMPY":
+        raise ValueError(f"{who}: {label} is a NumPy .npy file; read it with numpy.load(path) (eager.load "
+                         f"reads safetensors files written by eager.save)")
+
+
+class _Decoder:
+    """Rebuilds the object from the JSON node tree, checking every node."""
+
+    def __init__(self, who: str, label: str, arrays: dict, return_numpy: bool):
+        self.who, self.label, self.arrays, self.return_numpy = who, label, arrays, return_numpy
+        self.top_names = {}
+        self.used = set()  # entries already handed out: one named twice is copied
+
+    def corrupted(self, what: str) -> ValueError:
+        return ValueError(f"{self.who}: {self.label} is corrupted: its structure {what}")
+
+    def value(self, node, top: bool = True):
+        if node is None or isinstance(node, (bool, str, int, float)):
+            return node
+        if isinstance(node, dict) and len(node) == 1:
+            (tag, body), = node.items()
+            if tag in ("list", "tuple") and isinstance(body, list):
+                items = [self.value(item, False) for item in body]
+                return tuple(items) if tag == "tuple" else items
+            if tag in ("dict", "odict") and isinstance(body, list):
+                out = collections.OrderedDict() if tag == "odict" else {}
+                for pair in body:
+                    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
+                        raise self.corrupted(f"has a malformed dict entry {pair!r:.80}")
+                    out[pair[0]] = self.value(pair[1], False)
+                    if top and isinstance(pair[1], dict) and "tensor" in pair[1] \
+                            and isinstance(pair[1].get("name"), str):
+                        self.top_names[pair[0]] = pair[1]["name"]
+                return out
+            if tag == "float" and body in ("nan", "inf", "-inf"):
+                return float(body)
+            if tag == "complex" and isinstance(body, str):
+                try:
+                    return complex(body)
+                except ValueError:
+                    pass
+        if isinstance(node, dict) and "scalar" in node:
+            return self._scalar(node)
+        if isinstance(node, dict) and "tensor" in node:
+            return self._array(node)
+        raise self.corrupted(f"has an unknown node {node!r:.80}")
+
+    def _scalar(self, node: dict):
+        name = node.get("scalar")
+        if name not in _STORABLE and name not in _COMPLEX_PARTS:
+            raise self.corrupted(f"has a scalar of unknown dtype {name!r}")
+        value = self.value(node.get("value"), False)
+        if not isinstance(value, (bool, int, float, complex)):
+            raise self.corrupted(f"has a {name} scalar whose value is {value!r:.80}")
+        try:
+            return np.dtype(name).type(value)
+        except (OverflowError, TypeError, ValueError):
+            raise self.corrupted(f"has a {name} scalar whose value is {value!r:.80}") from None
+
+    def _array(self, node: dict):
+        entry, name, shape = node.get("tensor"), node.get("dtype"), node.get("shape")
+        array = self.arrays.get(entry) if isinstance(entry, str) else None
+        if array is None:
+            raise self.corrupted(f"names the array {entry!r:.80}, which the file does not hold")
+        if not (isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)):
+            raise self.corrupted(f"gives {entry!r} the shape {shape!r:.80}")
+        if name in _COMPLEX_PARTS:
+            if array.dtype.name != _COMPLEX_PARTS[name] or list(array.shape) != shape + [2]:
+                raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+            array = np.array(array, order="C", copy=None).view(name)[..., 0]
+        elif name not in _STORABLE or array.dtype.name != name or list(array.shape) != shape:
+            raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+        if entry in self.used:
+            array = array.copy()
+        self.used.add(entry)
+        tensor_name = node.get("name")
+        if tensor_name is not None and not isinstance(tensor_name, str):
+            raise self.corrupted(f"gives {entry!r} the name {tensor_name!r:.80}")
+        return _as_result(array, tensor_name, self.return_numpy)
+
+
+def _as_result(array: np.ndarray, name, return_numpy: bool):
+    """A Tensor wrapping the loaded array (a conversion point), or the array
+    itself with return_numpy or when eager's Tensors lack its dtype."""
+    if return_numpy:
+        return array
+    try:
+        DataType.from_numpy(array.dtype)
+    except TypeError:
+        return array  # uint16/32/64: no phi dtype
+    tensor = Tensor(DenseTensor(array))
+    if name is not None:
+        tensor.name = name
+    return tensor
