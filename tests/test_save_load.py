@@ -345,6 +345,19 @@ def test_load_never_unpickles(tmp_path, monkeypatch):
 
 # -- failures ------------------------------------------------------------------
 
+def test_a_header_length_that_reads_like_a_pickle_start_loads():
+    # The 8-byte length 0x280 begins with the bytes of a protocol-2 pickle.
+    for n in range(2000):
+        buffer = io.BytesIO()
+        eager.save({"s": "x" * n, "w": np.ones(2)}, buffer)
+        data = buffer.getvalue()
+        if data[:1] == b"\x80" and 2 <= data[1] <= 5:
+            break
+    else:
+        pytest.fail("no header length of the form 0x0?80 was made")
+    assert eager.load(io.BytesIO(data))["s"] == "x" * n
+
+
 @pytest.mark.parametrize("protocol", [2, 3, 4, 5])
 def test_a_pickle_is_refused_with_how_to_convert(tmp_path, protocol):
     path = tmp_path / "model.pdparams"
@@ -397,7 +410,10 @@ def checkpoint_bytes() -> bytes:
 def test_every_truncation_is_reported_as_such(tmp_path):
     data = checkpoint_bytes()
     path = tmp_path / "cut.pdparams"
-    for cut in range(len(data)):
+    length = int.from_bytes(data[:8], "little")
+    cuts = sorted(set(range(0, 24)) | set(range(24, len(data), 17)) | {7, 8, 9, 8 + length - 1, 8 + length,
+                                                                       8 + length + 1, len(data) - 1})
+    for cut in cuts:
         path.write_bytes(data[:cut])
         with pytest.raises(ValueError) as info:
             eager.load(path)
