@@ -29,7 +29,7 @@ string-only ``__metadata__`` under ``"eager.structure"`` (with
 ``"eager.format": "1"``): tagged nodes -- ``{"dict": [[key, node], ...]}``,
 ``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns),
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"tensor": entry, "dtype": ...,
-"shape": ..., "kind": "tensor" | "ndarray", "name": ...}``, ``{"scalar":
+"shape": ..., "kind": "tensor" | "ndarray" (what was saved), "name": ...}``, ``{"scalar":
 "float32", "value": ...}`` for a NumPy scalar, ``{"float": "nan"}`` and
 ``{"complex": "(1+2j)"}`` -- and JSON's own null, booleans, integers (of any
 size), finite floats (written exactly) and strings. So dicts stay dicts,
@@ -76,7 +76,8 @@ Differences from Paddle
   strings, bools, None, and dicts (with str keys), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
-  else (a function, a set, bytes, a custom class).
+  else (a function, a set, bytes, a custom class). Another dict subclass or
+  mapping loads as a dict, a namedtuple as a tuple.
 - Every array loads as a Tensor (``stop_gradient=True``, on the CPU), NumPy
   arrays included, unless ``return_numpy=True`` gives NumPy arrays
   everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
@@ -298,9 +299,9 @@ class _Encoder:
             raise TypeError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
                             f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
                             f"with set_state_dict(eager.load(path))")
-        raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves Tensors, NumPy "
-                        f"arrays and scalars, numbers, strings, bools, None, and dicts (str keys), lists "
-                        f"and tuples of these (data only: eager never pickles)")
+        raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves "
+                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts (str "
+                        f"keys), lists and tuples of these (data only: eager never pickles)")
 
     def _scalar(self, value, where: str):
         name = value.dtype.name
@@ -444,7 +445,8 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
     header before safetensors reads the arrays."""
     size = os.fstat(stream.fileno()).st_size if path is not None else None
     def corrupted(what):
-        return ValueError(f"{who}: {label} is not a file eager.save wrote, or it is corrupted: {what}")
+        return ValueError(f"{who}: {label} is not a safetensors file as eager.save writes, or it is "
+                          f"corrupted: {what}")
 
     def truncated(what):
         return ValueError(f"{who}: {label} is truncated ({what}); was the save or copy interrupted?")
@@ -615,10 +617,10 @@ class _Decoder:
             raise self.corrupted(f"gives {entry!r} the shape {shape!r:.80}")
         if name in _COMPLEX_PARTS:
             if array.dtype.name != _COMPLEX_PARTS[name] or list(array.shape) != shape + [2]:
-                raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+                raise self.corrupted(_mismatch(entry, name, shape, array))
             array = np.array(array, order="C", copy=None).view(name)[..., 0]
         elif name not in _STORABLE or array.dtype.name != name or list(array.shape) != shape:
-            raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+            raise self.corrupted(_mismatch(entry, name, shape, array))
         if entry in self.used:
             array = array.copy()
         self.used.add(entry)
@@ -626,6 +628,10 @@ class _Decoder:
         if tensor_name is not None and not isinstance(tensor_name, str):
             raise self.corrupted(f"gives {entry!r} the name {tensor_name!r:.80}")
         return _as_result(array, tensor_name, self.return_numpy)
+
+
+def _mismatch(entry: str, name, shape, array: np.ndarray) -> str:
+    return f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}"
 
 
 def _as_result(array: np.ndarray, name, return_numpy: bool):
