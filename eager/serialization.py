@@ -29,7 +29,7 @@ string-only ``__metadata__`` under ``"eager.structure"`` (with
 ``"eager.format": "1"``): tagged nodes -- ``{"dict": [[key, node], ...]}``,
 ``{"odict": ...}`` (an OrderedDict, as ``Layer.state_dict()`` returns),
 ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"tensor": entry, "dtype": ...,
-"shape": ..., "kind": "tensor" | "ndarray", "name": ...}``, ``{"scalar":
+"shape": ..., "kind": "tensor" | "ndarray" (what was saved), "name": ...}``, ``{"scalar":
 "float32", "value": ...}`` for a NumPy scalar, ``{"float": "nan"}`` and
 ``{"complex": "(1+2j)"}`` -- and JSON's own null, booleans, integers (of any
 size), finite floats (written exactly) and strings. So dicts stay dicts,
@@ -59,7 +59,8 @@ load it where you trust the file and save it again::
 (``safetensors.numpy.save_file`` of a dict of NumPy arrays works too: eager
 loads any safetensors file.) A file that is truncated, empty, or whose
 header is not what eager writes raises a ValueError naming the path and what
-is wrong; a missing file raises FileNotFoundError.
+is wrong; a missing file raises FileNotFoundError. (safetensors keeps no
+checksum: a byte changed inside the array data goes unnoticed.)
 
 ``safetensors`` is an optional dependency (``pip install safetensors``, or
 the ``save`` extra); both functions raise ImportError saying so when it is
@@ -75,7 +76,8 @@ Differences from Paddle
   strings, bools, None, and dicts (with str keys), lists and tuples of these.
   Paddle pickles any picklable object; a Layer, optimizer or scheduler object
   raises here as in Paddle ("save its state_dict()"), and so does anything
-  else (a function, a set, bytes, a custom class).
+  else (a function, a set, bytes, a custom class). Another dict subclass or
+  mapping loads as a dict, a namedtuple as a tuple.
 - Every array loads as a Tensor (``stop_gradient=True``, on the CPU), NumPy
   arrays included, unless ``return_numpy=True`` gives NumPy arrays
   everywhere. Paddle keeps a NumPy array as a NumPy array when the saved
@@ -297,9 +299,9 @@ class _Encoder:
             raise TypeError(f"{self.who}: {where} is a {kind} object, which eager does not save (nor does "
                             f"Paddle); save its state: eager.save(obj.state_dict(), path), and restore it "
                             f"with set_state_dict(eager.load(path))")
-        raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves Tensors, NumPy "
-                        f"arrays and scalars, numbers, strings, bools, None, and dicts (str keys), lists "
-                        f"and tuples of these (data only: eager never pickles)")
+        raise TypeError(f"{self.who}: {where} has the type {kind}, which eager cannot save; it saves "
+                        f"Tensors, NumPy arrays and scalars, numbers, strings, bools, None, and dicts (str "
+                        f"keys), lists and tuples of these (data only: eager never pickles)")
 
     def _scalar(self, value, where: str):
         name = value.dtype.name
@@ -369,9 +371,9 @@ def load(path, **configs):
         except OSError as error:
             raise type(error)(f"{who}: cannot read {source!r}: {error.strerror or error}") from None
         with stream:
-            header, arrays = _read(who, label, stream, safetensors_numpy, os.fstat(stream.fileno()).st_size)
+            header, arrays = _read(who, label, stream, safetensors_numpy, source)
     else:
-        header, arrays = _read(who, label, source, safetensors_numpy, None)
+        header, arrays = _read(who, label, source, safetensors_numpy)
     metadata = header.get("__metadata__") or {}
     if _STRUCTURE_KEY not in metadata:  # a safetensors file from elsewhere: name -> array
         order = sorted((k for k in header if k != "__metadata__"), key=lambda k: header[k]["data_offsets"])
@@ -437,11 +439,14 @@ def _load_source(who: str, path):
     return path
 
 
-def _read(who: str, label: str, stream, safetensors_numpy, size):
+def _read(who: str, label: str, stream, safetensors_numpy, path=None):
     """(header dict, entry name -> writable array) of the safetensors file that
-    starts at the stream's position; checks the bytes before safetensors sees them."""
+    starts at the stream's position (the file ``path`` when given); checks the
+    header before safetensors reads the arrays."""
+    size = os.fstat(stream.fileno()).st_size if path is not None else None
     def corrupted(what):
-        return ValueError(f"{who}: {label} is not a file eager.save wrote, or it is corrupted: {what}")
+        return ValueError(f"{who}: {label} is not a safetensors file as eager.save writes, or it is "
+                          f"corrupted: {what}")
 
     def truncated(what):
         return ValueError(f"{who}: {label} is truncated ({what}); was the save or copy interrupted?")
@@ -449,17 +454,25 @@ def _read(who: str, label: str, stream, safetensors_numpy, size):
     prefix = _read_bytes(who, stream, 8)
     if not prefix:
         raise ValueError(f"{who}: {label} is empty")
-    _refuse_foreign_formats(who, label, prefix)
     if len(prefix) < 8:
+        _refuse_foreign_formats(who, label, prefix)
         raise truncated(f"{len(prefix)} bytes, shorter than the 8-byte header length")
     length = int.from_bytes(prefix, "little")
-    if length > _MAX_HEADER or (size is not None and length > size - 8 and not _looks_like_json(stream)):
+    raw = b""
+    # A safetensors header starts with "{". Only when this is no such header is
+    # the file checked for another format's magic bytes: a header length of
+    # 0x280 reads "\x80\x02" like a pickle's start.
+    if length <= _MAX_HEADER and (size is None or length <= size - 8 or _looks_like_json(stream)):
+        raw = _read_bytes(who, stream, length)
+        if raw[:1] in (b"{", b""):
+            if len(raw) < length:
+                raise truncated(f"it ends inside the {length}-byte header")
+        else:
+            _refuse_foreign_formats(who, label, prefix)
+            raise corrupted(f"the {length}-byte header does not start with '{{'")
+    else:
+        _refuse_foreign_formats(who, label, prefix)
         raise corrupted(f"its first 8 bytes give a header of {length} bytes")
-    raw = _read_bytes(who, stream, length)
-    if len(raw) < length:
-        if raw.lstrip()[:1] in (b"{", b""):
-            raise truncated(f"it ends inside the {length}-byte header")
-        raise corrupted(f"its first 8 bytes give a header of {length} bytes, but only {len(raw)} follow")
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
@@ -484,11 +497,18 @@ def _read(who: str, label: str, stream, safetensors_numpy, size):
         if size < 8 + length + data_length:
             raise truncated(f"{size} bytes where its header describes {8 + length + data_length}")
         raise corrupted(f"{size - 8 - length - data_length} bytes follow the data its header describes")
-    data = _read_bytes(who, stream, data_length)
-    if len(data) < data_length:
-        raise truncated(f"the data ends {data_length - len(data)} bytes early")
     try:
-        arrays = safetensors_numpy.load(prefix + raw + data)
+        if path is not None:
+            arrays = safetensors_numpy.load_file(path)  # memory-mapped: one copy fewer
+        else:
+            data = _read_bytes(who, stream, data_length)
+            if len(data) < data_length:
+                raise truncated(f"the data ends {data_length - len(data)} bytes early")
+            arrays = safetensors_numpy.load(prefix + raw + data)
+    except ValueError as error:
+        if str(error).startswith(who):
+            raise
+        raise corrupted(str(error)) from None
     except Exception as error:  # safetensors' checks of the offsets, dtypes and shapes
         raise corrupted(str(error)) from None
     return header, {k: a if a.flags.writeable else a.copy() for k, a in arrays.items()}
@@ -497,7 +517,7 @@ def _read(who: str, label: str, stream, safetensors_numpy, size):
 def _read_bytes(who: str, stream, count: int) -> bytes:
     chunks, left = [], count
     while left > 0:
-        chunk = stream.read(min(left, 1 << 26))
+        chunk = stream.read(min(left, 1 << 28))  # in pieces: a garbage length must not allocate
         if isinstance(chunk, str):
             raise TypeError(f"{who}: argument 'path' is a text-mode file object; open it in binary mode, "
                             f"e.g. open(name, 'rb')")
@@ -505,7 +525,7 @@ def _read_bytes(who: str, stream, count: int) -> bytes:
             break
         chunks.append(bytes(chunk))
         left -= len(chunk)
-    return b"".join(chunks)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _looks_like_json(stream) -> bool:
@@ -514,7 +534,7 @@ def _looks_like_json(stream) -> bool:
     position = stream.tell()
     start = stream.read(64)
     stream.seek(position)
-    return start.lstrip()[:1] in (b"{", b"")
+    return start[:1] in (b"{", b"")
 
 
 def _refuse_foreign_formats(who: str, label: str, prefix: bytes) -> None:
@@ -597,10 +617,10 @@ class _Decoder:
             raise self.corrupted(f"gives {entry!r} the shape {shape!r:.80}")
         if name in _COMPLEX_PARTS:
             if array.dtype.name != _COMPLEX_PARTS[name] or list(array.shape) != shape + [2]:
-                raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+                raise self.corrupted(_mismatch(entry, name, shape, array))
             array = np.array(array, order="C", copy=None).view(name)[..., 0]
         elif name not in _STORABLE or array.dtype.name != name or list(array.shape) != shape:
-            raise self.corrupted(f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}")
+            raise self.corrupted(_mismatch(entry, name, shape, array))
         if entry in self.used:
             array = array.copy()
         self.used.add(entry)
@@ -608,6 +628,10 @@ class _Decoder:
         if tensor_name is not None and not isinstance(tensor_name, str):
             raise self.corrupted(f"gives {entry!r} the name {tensor_name!r:.80}")
         return _as_result(array, tensor_name, self.return_numpy)
+
+
+def _mismatch(entry: str, name, shape, array: np.ndarray) -> str:
+    return f"says {entry!r} is {name}{shape}, stored as {array.dtype}{list(array.shape)}"
 
 
 def _as_result(array: np.ndarray, name, return_numpy: bool):
