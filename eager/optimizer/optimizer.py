@@ -1,4 +1,5 @@
-"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW.
+"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW,
+Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py).
 
 ``step()`` runs under ``no_grad`` and updates every parameter in its own
 buffer through Paddle's fused phi ops (``phi.api.sgd_``, ``momentum_``,
@@ -40,6 +41,7 @@ import numbers
 import numpy as np
 
 from phi import api as phi_api
+import phi.api.optimizer  # noqa: F401  (phi_api.optimizer: the fused updates)
 from phi.common import DataType, TensorKind
 from phi.core import PhiError
 from phi.infermeta import optimizer_state_dtype
@@ -563,6 +565,202 @@ class AdamW(Adam):
                        with_decay, self._multi_precision, self._hyper(param, "lazy_mode"))
 
 
+class Adamax(Optimizer):
+    """Adamax (Adam with the infinity norm), Paddle's rule (``adamax_``):
+
+    moment = beta1 * moment + (1 - beta1) * grad
+    inf_norm = max(beta2 * inf_norm + epsilon, |grad|)
+    param -= lr / (1 - beta1^t) * moment / inf_norm
+
+    (torch.optim.Adamax adds epsilon to |grad| instead.) Accumulators
+    ``moment``, ``inf_norm`` and ``beta1_pow_acc``. A SelectedRows gradient
+    is made dense.
+
+    >>> opt = eager.optimizer.Adamax(learning_rate=0.002, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("moment", 0.0, False), ("inf_norm", 0.0, False),
+                          ("beta1_pow_acc", "beta1", True))
+    _takes_rows = False
+    _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
+                 multi_precision: bool = False, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1 = _check_unit("Adamax", "beta1", beta1)
+        self._beta2 = _check_unit("Adamax", "beta2", beta2)
+        self._epsilon = _check_finite("Adamax", "epsilon", epsilon, positive=False)
+        self._multi_precision = _check_bool("Adamax", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        moment, inf_norm, b1p = self._state(param)
+        phi_api.optimizer.adamax_(param.impl, grad.impl, self._lr_input(param), moment, inf_norm, b1p,
+                                  self._master_weight(param), self._hyper(param, "beta1"),
+                                  self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                                  self._multi_precision)
+
+
+class Adagrad(Optimizer):
+    """Adagrad, Paddle's rule (``adagrad_``):
+
+    moment += grad * grad
+    param -= lr * grad / (sqrt(moment) + epsilon)
+
+    ``initial_accumulator_value`` fills ``moment`` at the start. This is
+    torch.optim.Adagrad with lr_decay=0 (whose eps defaults to 1e-10).
+
+    >>> opt = eager.optimizer.Adagrad(learning_rate=0.1, parameters=net.parameters())
+    """
+
+    _takes_rows = False
+    _group_keys = {"epsilon": "_check_nonneg", "initial_accumulator_value": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float, epsilon: float = 1e-6, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None, initial_accumulator_value: float = 0.0,
+                 multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon = _check_finite("Adagrad", "epsilon", epsilon, positive=False)
+        self._initial_accumulator_value = _check_finite(
+            "Adagrad", "initial_accumulator_value", initial_accumulator_value, positive=False)
+        self._multi_precision = _check_bool("Adagrad", "multi_precision", multi_precision)
+        self._accumulator_specs = (("moment", "initial_accumulator_value", False),)
+
+    def _update(self, param, grad):
+        (moment,) = self._state(param)
+        phi_api.optimizer.adagrad_(param.impl, grad.impl, moment, self._lr_input(param),
+                                   self._master_weight(param), self._hyper(param, "epsilon"),
+                                   self._multi_precision)
+
+
+class Adadelta(Optimizer):
+    """Adadelta, Paddle's rule (``adadelta_``), with rho the decay of both averages:
+
+    avg_squared_grad = rho * avg_squared_grad + (1 - rho) * grad^2
+    update = sqrt((avg_squared_update + epsilon) / (avg_squared_grad + epsilon)) * grad
+    avg_squared_update = rho * avg_squared_update + (1 - rho) * update^2
+    param -= lr * update
+
+    The learning rate scales the step as in Paddle >= 2.5 and torch.optim.Adadelta
+    (Paddle's default learning_rate is 0.001, torch's 1.0).
+
+    >>> opt = eager.optimizer.Adadelta(learning_rate=1.0, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("avg_squared_grad", 0.0, False), ("avg_squared_update", 0.0, False))
+    _takes_rows = False
+    _group_keys = {"epsilon": "_check_nonneg", "rho": "_check_rho"}
+
+    def __init__(self, learning_rate: float = 0.001, epsilon: float = 1e-6, rho: float = 0.95,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon = _check_finite("Adadelta", "epsilon", epsilon, positive=False)
+        self._rho = _check_rho("Adadelta", "rho", rho)
+        self._multi_precision = _check_bool("Adadelta", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        asg, asu = self._state(param)
+        phi_api.optimizer.adadelta_(param.impl, grad.impl, asg, asu, self._lr_input(param),
+                                    self._master_weight(param), self._hyper(param, "rho"),
+                                    self._hyper(param, "epsilon"), self._multi_precision)
+
+
+class RMSProp(Optimizer):
+    """RMSProp, Paddle's rule (``rmsprop_``):
+
+    mean_square = rho * mean_square + (1 - rho) * grad^2
+    mean_grad = rho * mean_grad + (1 - rho) * grad                      (centered)
+    moment = momentum * moment + lr * grad / sqrt(mean_square - mean_grad^2 + epsilon)
+                                   (sqrt(mean_square + epsilon) when not centered)
+    param -= moment
+
+    Differences from torch.optim.RMSprop: epsilon sits inside the square root
+    and the learning rate inside the momentum buffer (the same as torch's only
+    while the learning rate is constant and epsilon negligible).
+
+    >>> opt = eager.optimizer.RMSProp(learning_rate=0.01, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("momentum", 0.0, False), ("mean_square", 0.0, False),
+                          ("mean_grad", 0.0, False))
+    _takes_rows = False
+    _group_keys = {"rho": "_check_rho", "epsilon": "_check_nonneg", "momentum": "_check_nonneg",
+                   "centered": "_check_flag"}
+
+    def __init__(self, learning_rate: float, rho: float = 0.95, epsilon: float = 1e-6,
+                 momentum: float = 0.0, centered: bool = False, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._rho = _check_rho("RMSProp", "rho", rho)
+        self._epsilon = _check_finite("RMSProp", "epsilon", epsilon, positive=False)
+        self._momentum = _check_finite("RMSProp", "momentum", momentum, positive=False)
+        self._centered = _check_bool("RMSProp", "centered", centered)
+        self._multi_precision = _check_bool("RMSProp", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        moment, mean_square, mean_grad = self._state(param)
+        phi_api.optimizer.rmsprop_(param.impl, mean_square, grad.impl, moment, self._lr_input(param),
+                                   mean_grad, self._master_weight(param), self._hyper(param, "epsilon"),
+                                   self._hyper(param, "rho"), self._hyper(param, "momentum"),
+                                   self._hyper(param, "centered"), self._multi_precision)
+
+
+class Lamb(Optimizer):
+    """Lamb (layer-wise adaptive moments), Paddle's rule (``lamb_``), one trust
+    ratio per parameter:
+
+    m = beta1 * m + (1 - beta1) * grad;  v = beta2 * v + (1 - beta2) * grad^2
+    r = (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + epsilon) + lamb_weight_decay * param
+    param -= lr * (||param|| / ||r||) * r          (ratio 1 when a norm is 0)
+
+    ``exclude_from_weight_decay_fn(param)`` returning True drops the decay term
+    for that parameter. Lamb has no ``weight_decay`` argument (as Paddle); a
+    parameter's own regularizer is still added to its gradient.
+
+    >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False),
+                          ("beta1_pow_acc", "beta1", True), ("beta2_pow_acc", "beta2", True))
+    _takes_rows = False
+    _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
+                   "lamb_weight_decay": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
+                 beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6, parameters=None,
+                 grad_clip=None, exclude_from_weight_decay_fn=None, multi_precision: bool = False,
+                 name=None):
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._lamb_weight_decay = _check_finite("Lamb", "lamb_weight_decay", lamb_weight_decay,
+                                                positive=False)
+        self._beta1 = _check_unit("Lamb", "beta1", beta1)
+        self._beta2 = _check_unit("Lamb", "beta2", beta2)
+        self._epsilon = _check_finite("Lamb", "epsilon", epsilon, positive=False)
+        if exclude_from_weight_decay_fn is not None and not callable(exclude_from_weight_decay_fn):
+            raise TypeError(f"Lamb: argument 'exclude_from_weight_decay_fn' expected a callable or "
+                            f"None, got {type(exclude_from_weight_decay_fn).__name__}")
+        self._exclude_fn = exclude_from_weight_decay_fn
+        self._multi_precision = _check_bool("Lamb", "multi_precision", multi_precision)
+
+    def _regularizer_of(self, param):
+        return getattr(param, "regularizer", None)
+
+    def _update(self, param, grad):
+        m1, m2, b1p, b2p = self._state(param)
+        decay = self._hyper(param, "lamb_weight_decay")
+        if self._exclude_fn is not None and self._exclude_fn(param):
+            decay = 0.0
+        phi_api.optimizer.lamb_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
+                                self._master_weight(param), decay, self._hyper(param, "beta1"),
+                                self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                                self._multi_precision)
+
+
+def _check_rho(who: str, arg: str, value) -> float:
+    return _check_unit(who, arg, value, open_low=True)
+
+
 def _check_coeff(who: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
             value >= 0 and math.isfinite(value)):
@@ -755,4 +953,4 @@ def _check_parameters(who: str, parameters) -> list:
     return params
 
 
-__all__ = ["Adam", "AdamW", "Momentum", "Optimizer", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "Optimizer", "RMSProp", "SGD"]
