@@ -64,7 +64,13 @@ class Optimizer:
     fused phi op in :meth:`_update`.
 
     ``parameters``: the tensors to optimize (e.g. ``layer.parameters()``), each a
-    leaf. ``learning_rate``: a positive finite float or an
+    leaf, or parameter groups: dicts with 'params' (a list of tensors) and
+    optionally 'learning_rate' (a multiplier of the optimizer's rate, replacing
+    the parameters' ParamAttr learning rate, as Paddle), 'weight_decay' (wins
+    over the parameters' own regularizers, as Paddle) and the optimizer's
+    hyperparameters (``beta1``, ``momentum``, ``rho``, ...):
+    ``Adam(parameters=[{"params": body}, {"params": head, "learning_rate": 10.0}])``.
+    ``learning_rate``: a positive finite float or an
     ``eager.optimizer.lr.LRScheduler`` (read at every step), scaled per
     parameter by its ``optimize_attr["learning_rate"]``
     (``ParamAttr(learning_rate=...)``).
