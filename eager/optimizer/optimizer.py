@@ -1,4 +1,5 @@
-"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW.
+"""Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW,
+Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py).
 
 ``step()`` runs under ``no_grad`` and updates every parameter in its own
 buffer through Paddle's fused phi ops (``phi.api.sgd_``, ``momentum_``,
@@ -40,6 +41,7 @@ import numbers
 import numpy as np
 
 from phi import api as phi_api
+import phi.api.optimizer  # noqa: F401  (phi_api.optimizer: the fused updates)
 from phi.common import DataType, TensorKind
 from phi.core import PhiError
 from phi.infermeta import optimizer_state_dtype
@@ -62,7 +64,13 @@ class Optimizer:
     fused phi op in :meth:`_update`.
 
     ``parameters``: the tensors to optimize (e.g. ``layer.parameters()``), each a
-    leaf. ``learning_rate``: a positive finite float or an
+    leaf, or parameter groups: dicts with 'params' (a list of tensors) and
+    optionally 'learning_rate' (a multiplier of the optimizer's rate, replacing
+    the parameters' ParamAttr learning rate, as Paddle), 'weight_decay' (wins
+    over the parameters' own regularizers, as Paddle) and the optimizer's
+    hyperparameters (``beta1``, ``momentum``, ``rho``, ...):
+    ``Adam(parameters=[{"params": body}, {"params": head, "learning_rate": 10.0}])``.
+    ``learning_rate``: a positive finite float or an
     ``eager.optimizer.lr.LRScheduler`` (read at every step), scaled per
     parameter by its ``optimize_attr["learning_rate"]``
     (``ParamAttr(learning_rate=...)``).
@@ -75,6 +83,13 @@ class Optimizer:
     _accumulator_specs: tuple = ()
     _multi_precision = False
 
+    # The hyperparameters a parameter group may set for its own parameters besides
+    # 'params', 'learning_rate' and 'weight_decay': name -> check(who, arg, value).
+    # (check named by its function in this module, so that classes can name the
+    # checks defined below them). A group's value is read by _hyper(param, name);
+    # the optimizer's is self._<name>.
+    _group_keys: dict = {}
+
     # Whether _update takes a SelectedRows gradient as it is (SGD, Adam, AdamW:
     # only its rows are read); otherwise it is made dense first.
     _takes_rows = True
@@ -86,7 +101,9 @@ class Optimizer:
             self._lr_scheduler, self._learning_rate = learning_rate, learning_rate()
         else:
             self._lr_scheduler, self._learning_rate = None, _check_learning_rate(who, learning_rate)
-        self._parameter_list = _check_parameters(who, parameters)
+        self._parameter_list, self._param_groups = _check_parameter_groups(
+            who, parameters, self._group_keys)
+        self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
         self.regularization = _check_weight_decay(who, weight_decay)
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
             raise TypeError(f"{who}: argument 'grad_clip' expected None, eager.nn.ClipGradByValue, "
@@ -131,7 +148,7 @@ class Optimizer:
         param's device. Made once per (dtype, device, ratio) and again only when
         the rate changes, so a step allocates nothing for it; each parameter
         remembers its own for the next step."""
-        lr, ratio = self._learning_rate, _param_lr(param)  # _apply_optimize read it for this step
+        lr, ratio = self._learning_rate, self._param_lr(param)  # _apply_optimize read it for this step
         mine = self._param_lr_inputs.get(id(param))
         if mine is not None and mine[0] == lr and mine[1] == ratio:
             return mine[2]
@@ -204,10 +221,50 @@ class Optimizer:
                 raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
 
     def _regularizer_of(self, param):
-        """The decay added to param's gradient before the update: its own
-        regularizer, else the optimizer's (Paddle's order of precedence)."""
+        """The decay added to param's gradient before the update: its group's
+        'weight_decay' when the group sets one, else its own regularizer, else
+        the optimizer's (Paddle's order of precedence)."""
+        group = self._group_of.get(id(param))
+        if group is not None and "weight_decay" in group:
+            return group["weight_decay"]
         own = getattr(param, "regularizer", None)
         return self.regularization if own is None else own
+
+    def _param_lr(self, param) -> float:
+        """The factor on the learning rate for param: its group's 'learning_rate'
+        when the group sets one (Paddle: a multiplier of the optimizer's rate),
+        else its ParamAttr's learning_rate (1.0 by default)."""
+        group = self._group_of.get(id(param))
+        if group is not None and "learning_rate" in group:
+            return group["learning_rate"]
+        return _param_lr(param)
+
+    def _hyper(self, param, name: str):
+        """The hyperparameter ``name`` for param: its group's, else the optimizer's."""
+        group = self._group_of.get(id(param))
+        if group is not None and name in group:
+            return group[name]
+        return getattr(self, "_" + name)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Adds a parameter group (a dict with 'params' and optionally its own
+        'learning_rate' multiplier, 'weight_decay' and hyperparameters).
+
+        >>> opt.add_param_group({"params": head.parameters(), "learning_rate": 0.1})
+        """
+        who = f"{type(self).__name__}.add_param_group"
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{who}: argument 'param_group' expected a dict with 'params', got "
+                            f"{type(param_group).__name__}")
+        params, groups = _check_parameter_groups(who, [param_group], self._group_keys)
+        known = {id(p) for p in self._parameter_list}
+        for p in params:
+            if id(p) in known:
+                raise ValueError(f"{who}: parameter {p.name!r} is already in another group")
+        self._parameter_list.extend(params)
+        self._param_groups.extend(groups)
+        for p in params:
+            self._group_of[id(p)] = groups[0]
 
     def _update(self, param: Tensor, grad: Tensor) -> None:
         """Writes the new value of ``param`` (and its state) in place through a
@@ -238,6 +295,8 @@ class Optimizer:
         acc = self._accumulators.get(key)
         if acc is None:
             fill, scalar = next((f, s) for n, f, s in self._accumulator_specs if n == name)
+            if isinstance(fill, str):  # a hyperparameter (a beta power starts at beta)
+                fill = self._hyper(param, fill)
             dtype = optimizer_state_dtype(param.impl.dtype)
             dims = (1,) if scalar else tuple(param.impl.dims)
             acc = self._accumulators[key] = Tensor(phi_api.full(dims, fill, dtype, param.impl.place))
@@ -390,6 +449,7 @@ class Momentum(Optimizer):
 
     _accumulator_specs = (("velocity", 0.0, False),)
     _takes_rows = False
+    _group_keys = {"momentum": "_check_nonneg", "use_nesterov": "_check_flag", "rescale_grad": "_check_nonneg"}
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
@@ -403,18 +463,19 @@ class Momentum(Optimizer):
         _check_bool("Momentum", "use_multi_tensor", use_multi_tensor)
 
     def _regularizer_of(self, param):
-        own = getattr(param, "regularizer", None)
-        if own is None and isinstance(self.regularization, L2Decay):
-            return None  # the kernel's regularization_method="l2_decay"
-        return super()._regularizer_of(param)
+        decay = super()._regularizer_of(param)
+        # L2 runs inside the kernel (regularization_method="l2_decay"): g + coeff * param.
+        return None if isinstance(decay, L2Decay) else decay
 
     def _update(self, param, grad):
-        fused = getattr(param, "regularizer", None) is None and isinstance(self.regularization, L2Decay)
+        decay = Optimizer._regularizer_of(self, param)
+        fused = isinstance(decay, L2Decay)
         (velocity,) = self._state(param)
         phi_api.momentum_(param.impl, grad.impl, velocity, self._lr_input(param),
-                          self._master_weight(param), self._momentum, self._use_nesterov,
-                          "l2_decay" if fused else "", self.regularization.coeff if fused else 0.0,
-                          self._multi_precision, self._rescale_grad)
+                          self._master_weight(param), self._hyper(param, "momentum"),
+                          self._hyper(param, "use_nesterov"), "l2_decay" if fused else "",
+                          decay.coeff if fused else 0.0, self._multi_precision,
+                          self._hyper(param, "rescale_grad"))
 
 
 class Adam(Optimizer):
@@ -435,7 +496,10 @@ class Adam(Optimizer):
     signature.
     """
 
-    _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False))
+    _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False),
+                          ("beta1_pow_acc", "beta1", True), ("beta2_pow_acc", "beta2", True))
+    _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
+                   "lazy_mode": "_check_flag"}
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
@@ -452,14 +516,13 @@ class Adam(Optimizer):
         self._multi_precision = _check_bool(who, "multi_precision", multi_precision)
         _check_bool(who, "use_multi_tensor", use_multi_tensor)
         # The beta powers start at beta (the correction of step 1), as in Paddle.
-        self._accumulator_specs = self._accumulator_specs + (
-            ("beta1_pow_acc", self._beta1, True), ("beta2_pow_acc", self._beta2, True))
 
     def _update(self, param, grad):
         m1, m2, b1p, b2p = self._state(param)
         phi_api.adam_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
-                      self._master_weight(param), self._beta1, self._beta2, self._epsilon,
-                      self._multi_precision, self._lazy_mode)
+                      self._master_weight(param), self._hyper(param, "beta1"),
+                      self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                      self._multi_precision, self._hyper(param, "lazy_mode"))
 
 
 class AdamW(Adam):
@@ -473,14 +536,13 @@ class AdamW(Adam):
     is still added to its gradient, as in Paddle.
     """
 
+    _group_keys = dict(Adam._group_keys, weight_decay="_check_coeff")
+
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, lr_ratio=None,
                  apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
                  multi_precision: bool = False, name=None):
-        if isinstance(weight_decay, bool) or not isinstance(weight_decay, numbers.Real) or not (
-                weight_decay >= 0 and math.isfinite(weight_decay)):
-            raise TypeError(f"AdamW: argument 'weight_decay' expected a finite float >= 0, got "
-                            f"{weight_decay!r}")
+        _check_coeff("AdamW", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"AdamW: argument '{arg}' expected a callable or None, got "
@@ -491,14 +553,225 @@ class AdamW(Adam):
         self._lr_ratio = lr_ratio
         self._apply_decay_param_fun = apply_decay_param_fun
 
+    def _regularizer_of(self, param):
+        # 'weight_decay' (the optimizer's or a group's) is the decoupled coefficient;
+        # only a parameter's own regularizer is added to its gradient.
+        return getattr(param, "regularizer", None)
+
     def _update(self, param, grad):
         m1, m2, b1p, b2p = self._state(param)
-        with_decay = self._coeff > 0 and (self._apply_decay_param_fun is None
+        group = self._group_of.get(id(param))
+        coeff = group["weight_decay"] if group is not None and "weight_decay" in group else self._coeff
+        with_decay = coeff > 0 and (self._apply_decay_param_fun is None
                                           or bool(self._apply_decay_param_fun(param.name)))
         ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
         phi_api.adamw_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
-                       self._master_weight(param), self._beta1, self._beta2, self._epsilon,
-                       ratio, self._coeff, with_decay, self._multi_precision, self._lazy_mode)
+                       self._master_weight(param), self._hyper(param, "beta1"),
+                       self._hyper(param, "beta2"), self._hyper(param, "epsilon"), ratio, coeff,
+                       with_decay, self._multi_precision, self._hyper(param, "lazy_mode"))
+
+
+class Adamax(Optimizer):
+    """Adamax (Adam with the infinity norm), Paddle's rule (``adamax_``):
+
+    moment = beta1 * moment + (1 - beta1) * grad
+    inf_norm = max(beta2 * inf_norm + epsilon, |grad|)
+    param -= lr / (1 - beta1^t) * moment / inf_norm
+
+    (torch.optim.Adamax adds epsilon to |grad| instead.) Accumulators
+    ``moment``, ``inf_norm`` and ``beta1_pow_acc``. A SelectedRows gradient
+    is made dense.
+
+    >>> opt = eager.optimizer.Adamax(learning_rate=0.002, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("moment", 0.0, False), ("inf_norm", 0.0, False),
+                          ("beta1_pow_acc", "beta1", True))
+    _takes_rows = False
+    _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
+                 multi_precision: bool = False, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1 = _check_unit("Adamax", "beta1", beta1)
+        self._beta2 = _check_unit("Adamax", "beta2", beta2)
+        self._epsilon = _check_finite("Adamax", "epsilon", epsilon, positive=False)
+        self._multi_precision = _check_bool("Adamax", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        moment, inf_norm, b1p = self._state(param)
+        phi_api.optimizer.adamax_(param.impl, grad.impl, self._lr_input(param), moment, inf_norm, b1p,
+                                  self._master_weight(param), self._hyper(param, "beta1"),
+                                  self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                                  self._multi_precision)
+
+
+class Adagrad(Optimizer):
+    """Adagrad, Paddle's rule (``adagrad_``):
+
+    moment += grad * grad
+    param -= lr * grad / (sqrt(moment) + epsilon)
+
+    ``initial_accumulator_value`` fills ``moment`` at the start. This is
+    torch.optim.Adagrad with lr_decay=0 (whose eps defaults to 1e-10).
+
+    >>> opt = eager.optimizer.Adagrad(learning_rate=0.1, parameters=net.parameters())
+    """
+
+    _takes_rows = False
+    _group_keys = {"epsilon": "_check_nonneg", "initial_accumulator_value": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float, epsilon: float = 1e-6, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None, initial_accumulator_value: float = 0.0,
+                 multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon = _check_finite("Adagrad", "epsilon", epsilon, positive=False)
+        self._initial_accumulator_value = _check_finite(
+            "Adagrad", "initial_accumulator_value", initial_accumulator_value, positive=False)
+        self._multi_precision = _check_bool("Adagrad", "multi_precision", multi_precision)
+        self._accumulator_specs = (("moment", "initial_accumulator_value", False),)
+
+    def _update(self, param, grad):
+        (moment,) = self._state(param)
+        phi_api.optimizer.adagrad_(param.impl, grad.impl, moment, self._lr_input(param),
+                                   self._master_weight(param), self._hyper(param, "epsilon"),
+                                   self._multi_precision)
+
+
+class Adadelta(Optimizer):
+    """Adadelta, Paddle's rule (``adadelta_``), with rho the decay of both averages:
+
+    avg_squared_grad = rho * avg_squared_grad + (1 - rho) * grad^2
+    update = sqrt((avg_squared_update + epsilon) / (avg_squared_grad + epsilon)) * grad
+    avg_squared_update = rho * avg_squared_update + (1 - rho) * update^2
+    param -= lr * update
+
+    The learning rate scales the step as in Paddle >= 2.5 and torch.optim.Adadelta
+    (Paddle's default learning_rate is 0.001, torch's 1.0).
+
+    >>> opt = eager.optimizer.Adadelta(learning_rate=1.0, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("avg_squared_grad", 0.0, False), ("avg_squared_update", 0.0, False))
+    _takes_rows = False
+    _group_keys = {"epsilon": "_check_nonneg", "rho": "_check_rho"}
+
+    def __init__(self, learning_rate: float = 0.001, epsilon: float = 1e-6, rho: float = 0.95,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon = _check_finite("Adadelta", "epsilon", epsilon, positive=False)
+        self._rho = _check_rho("Adadelta", "rho", rho)
+        self._multi_precision = _check_bool("Adadelta", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        asg, asu = self._state(param)
+        phi_api.optimizer.adadelta_(param.impl, grad.impl, asg, asu, self._lr_input(param),
+                                    self._master_weight(param), self._hyper(param, "rho"),
+                                    self._hyper(param, "epsilon"), self._multi_precision)
+
+
+class RMSProp(Optimizer):
+    """RMSProp, Paddle's rule (``rmsprop_``):
+
+    mean_square = rho * mean_square + (1 - rho) * grad^2
+    mean_grad = rho * mean_grad + (1 - rho) * grad                      (centered)
+    moment = momentum * moment + lr * grad / sqrt(mean_square - mean_grad^2 + epsilon)
+                                   (sqrt(mean_square + epsilon) when not centered)
+    param -= moment
+
+    Differences from torch.optim.RMSprop: epsilon sits inside the square root
+    and the learning rate inside the momentum buffer (the same as torch's only
+    while the learning rate is constant and epsilon negligible).
+
+    >>> opt = eager.optimizer.RMSProp(learning_rate=0.01, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("momentum", 0.0, False), ("mean_square", 0.0, False),
+                          ("mean_grad", 0.0, False))
+    _takes_rows = False
+    _group_keys = {"rho": "_check_rho", "epsilon": "_check_nonneg", "momentum": "_check_nonneg",
+                   "centered": "_check_flag"}
+
+    def __init__(self, learning_rate: float, rho: float = 0.95, epsilon: float = 1e-6,
+                 momentum: float = 0.0, centered: bool = False, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, multi_precision: bool = False):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._rho = _check_rho("RMSProp", "rho", rho)
+        self._epsilon = _check_finite("RMSProp", "epsilon", epsilon, positive=False)
+        self._momentum = _check_finite("RMSProp", "momentum", momentum, positive=False)
+        self._centered = _check_bool("RMSProp", "centered", centered)
+        self._multi_precision = _check_bool("RMSProp", "multi_precision", multi_precision)
+
+    def _update(self, param, grad):
+        moment, mean_square, mean_grad = self._state(param)
+        phi_api.optimizer.rmsprop_(param.impl, mean_square, grad.impl, moment, self._lr_input(param),
+                                   mean_grad, self._master_weight(param), self._hyper(param, "epsilon"),
+                                   self._hyper(param, "rho"), self._hyper(param, "momentum"),
+                                   self._hyper(param, "centered"), self._multi_precision)
+
+
+class Lamb(Optimizer):
+    """Lamb (layer-wise adaptive moments), Paddle's rule (``lamb_``), one trust
+    ratio per parameter:
+
+    m = beta1 * m + (1 - beta1) * grad;  v = beta2 * v + (1 - beta2) * grad^2
+    r = (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + epsilon) + lamb_weight_decay * param
+    param -= lr * (||param|| / ||r||) * r          (ratio 1 when a norm is 0)
+
+    ``exclude_from_weight_decay_fn(param)`` returning True drops the decay term
+    for that parameter. Lamb has no ``weight_decay`` argument (as Paddle); a
+    parameter's own regularizer is still added to its gradient.
+
+    >>> opt = eager.optimizer.Lamb(learning_rate=0.002, parameters=net.parameters())
+    """
+
+    _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False),
+                          ("beta1_pow_acc", "beta1", True), ("beta2_pow_acc", "beta2", True))
+    _takes_rows = False
+    _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
+                   "lamb_weight_decay": "_check_nonneg"}
+
+    def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
+                 beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6, parameters=None,
+                 grad_clip=None, exclude_from_weight_decay_fn=None, multi_precision: bool = False,
+                 name=None):
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._lamb_weight_decay = _check_finite("Lamb", "lamb_weight_decay", lamb_weight_decay,
+                                                positive=False)
+        self._beta1 = _check_unit("Lamb", "beta1", beta1)
+        self._beta2 = _check_unit("Lamb", "beta2", beta2)
+        self._epsilon = _check_finite("Lamb", "epsilon", epsilon, positive=False)
+        if exclude_from_weight_decay_fn is not None and not callable(exclude_from_weight_decay_fn):
+            raise TypeError(f"Lamb: argument 'exclude_from_weight_decay_fn' expected a callable or "
+                            f"None, got {type(exclude_from_weight_decay_fn).__name__}")
+        self._exclude_fn = exclude_from_weight_decay_fn
+        self._multi_precision = _check_bool("Lamb", "multi_precision", multi_precision)
+
+    def _regularizer_of(self, param):
+        return getattr(param, "regularizer", None)
+
+    def _update(self, param, grad):
+        m1, m2, b1p, b2p = self._state(param)
+        decay = self._hyper(param, "lamb_weight_decay")
+        if self._exclude_fn is not None and self._exclude_fn(param):
+            decay = 0.0
+        phi_api.optimizer.lamb_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
+                                self._master_weight(param), decay, self._hyper(param, "beta1"),
+                                self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                                self._multi_precision)
+
+
+def _check_rho(who: str, arg: str, value) -> float:
+    return _check_unit(who, arg, value, open_low=True)
+
+
+def _check_coeff(who: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            value >= 0 and math.isfinite(value)):
+        raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
+    return float(value)
 
 
 def _dense(grad):
@@ -585,6 +858,74 @@ def _check_learning_rate(who: str, value) -> float:
     return float(value)
 
 
+def _check_parameter_groups(who: str, parameters, group_keys: dict) -> tuple:
+    """(every parameter, the groups): ``parameters`` is a list of Tensors (no
+    group) or a list of dicts, each with 'params' (a list of Tensors) and
+    optionally 'learning_rate' (a multiplier of the optimizer's rate, as
+    Paddle), 'weight_decay' (float, L1Decay/L2Decay or None) and the keys in
+    group_keys. Each group is a new dict holding the checked values."""
+    if parameters is None or isinstance(parameters, Tensor):
+        return _check_parameters(who, parameters), []
+    try:
+        items = list(parameters)
+    except TypeError:
+        raise TypeError(f"{who}: argument 'parameters' expected a list of Tensors or of parameter "
+                        f"group dicts, got {type(parameters).__name__}") from None
+    if not items or not any(isinstance(item, dict) for item in items):
+        return _check_parameters(who, items), []
+    groups, params = [], []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise TypeError(f"{who}: argument 'parameters' mixes Tensors and parameter group dicts "
+                            f"(position {index} is {type(item).__name__}); pass one kind")
+        if "params" not in item:
+            raise ValueError(f"{who}: parameter group {index} has no 'params' key")
+        allowed = {"params", "learning_rate", "weight_decay", *group_keys}
+        unknown = sorted(set(item) - allowed)
+        if unknown:
+            raise ValueError(f"{who}: parameter group {index} has unknown keys {unknown}; expected "
+                             f"some of {sorted(allowed)}")
+        group = {"params": _check_parameters(f"{who}: parameter group {index}", item["params"])}
+        if "learning_rate" in item:
+            value = item["learning_rate"]
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+                    value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{who}: parameter group {index} 'learning_rate' expected a finite "
+                                 f"float >= 0 (a multiplier of the optimizer's rate), got {value!r}")
+            group["learning_rate"] = float(value)
+        if "weight_decay" in item:
+            check = globals()[group_keys.get("weight_decay", "_check_weight_decay")]
+            group["weight_decay"] = check(f"{who}: parameter group {index}", item["weight_decay"])
+        for key, check in group_keys.items():
+            if key in item and key != "weight_decay":
+                group[key] = globals()[check](f"{who}: parameter group {index}", key, item[key])
+        groups.append(group)
+        params.extend(group["params"])
+    seen = set()
+    for p in params:
+        if id(p) in seen:
+            raise ValueError(f"{who}: parameter {p.name!r} is in two parameter groups")
+        seen.add(id(p))
+    return params, groups
+
+
+def _check_unit(who: str, arg: str, value, open_low: bool = False) -> float:
+    """A float in [0, 1), or in (0, 1) with open_low."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            (0 < value < 1) if open_low else (0 <= value < 1)):
+        raise ValueError(f"{who}: argument '{arg}' expected a float in {'(0, 1)' if open_low else '[0, 1)'}, "
+                         f"got {value!r}")
+    return float(value)
+
+
+def _check_nonneg(who: str, arg: str, value) -> float:
+    return _check_finite(who, arg, value, positive=False)
+
+
+def _check_flag(who: str, arg: str, value) -> bool:
+    return _check_bool(who, arg, value)
+
+
 def _check_parameters(who: str, parameters) -> list:
     if parameters is None:
         raise ValueError(
@@ -601,8 +942,8 @@ def _check_parameters(who: str, parameters) -> list:
     seen = set()
     for index, p in enumerate(params):
         if isinstance(p, dict):
-            raise TypeError(f"{who}: argument 'parameters' holds a dict at position {index}; "
-                            f"parameter groups are not supported, pass a list of Tensors")
+            raise TypeError(f"{who}: argument 'parameters' holds a dict at position {index} among "
+                            f"Tensors; pass either Tensors or parameter group dicts")
         if not isinstance(p, Tensor):
             raise TypeError(f"{who}: argument 'parameters' expected a list of Tensors, position "
                             f"{index} is {type(p).__name__}")
@@ -618,4 +959,4 @@ def _check_parameters(who: str, parameters) -> list:
     return params
 
 
-__all__ = ["Adam", "AdamW", "Momentum", "Optimizer", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lamb", "Momentum", "Optimizer", "RMSProp", "SGD"]

@@ -1,4 +1,5 @@
-"""phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``.
+"""phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``.
 
 Paddle's ops of these names, with Paddle's argument order and semantics (the
 arguments only Paddle's static graph reads, such as ``skip_update`` and
@@ -209,3 +210,87 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
 
 
 __all__ = ["adam_", "adamw_", "momentum_", "sgd_"]
+
+
+# -- adamax_, adagrad_, adadelta_, rmsprop_, lamb_: dense gradients ------------------
+# One shared driver: check devices and InferMeta, run the kernel on the buffers,
+# verify, bump the version of every tensor written.
+
+from ..infermeta import optimizer as _imo  # noqa: E402
+
+
+def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
+    metas = tuple(MetaTensor() for _ in outs)
+    try:
+        _check_dense_on_device(op, names, tensors)
+        infer_meta(*tensors, *attrs, *metas)
+    except PhiError as error:
+        raise error.in_op(op, **dict(zip(names, tensors))) from None
+    p = tensors[0].array
+    KERNELS.dispatch_table(op)[type(p), p.dtype](*(_array(t) for t in tensors), *attrs)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta(op, metas, [_array(t) for t in outs])
+    return _bump_adam_outputs(outs)
+
+
+def adamax_(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param=None,
+            beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+            multi_precision: bool = False):
+    """Paddle's Adamax update of param, moment, inf_norm and beta1_pow, in place;
+    returns (param, moment, inf_norm, beta1_pow, master_param). See
+    phi.kernels.optimizer.adamax_."""
+    tensors = (param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param)
+    return _run_fused("adamax_", ("param", "grad", "learning_rate", "moment", "inf_norm", "beta1_pow",
+                                  "master_param"), tensors, (beta1, beta2, epsilon, multi_precision),
+                      (param, moment, inf_norm, beta1_pow, master_param), _imo.adamax_infer_meta)
+
+
+def adagrad_(param, grad, moment, learning_rate, master_param=None, epsilon: float = 1e-6,
+             multi_precision: bool = False):
+    """Paddle's Adagrad update of param and moment, in place; returns (param, moment,
+    master_param). See phi.kernels.optimizer.adagrad_."""
+    tensors = (param, grad, moment, learning_rate, master_param)
+    return _run_fused("adagrad_", ("param", "grad", "moment", "learning_rate", "master_param"), tensors,
+                      (epsilon, multi_precision), (param, moment, master_param),
+                      _imo.adagrad_infer_meta)
+
+
+def adadelta_(param, grad, avg_squared_grad, avg_squared_update, learning_rate, master_param=None,
+              rho: float = 0.95, epsilon: float = 1e-6, multi_precision: bool = False):
+    """Paddle's Adadelta update of param and both running averages, in place; returns
+    them and master_param. See phi.kernels.optimizer.adadelta_."""
+    tensors = (param, grad, avg_squared_grad, avg_squared_update, learning_rate, master_param)
+    return _run_fused("adadelta_", ("param", "grad", "avg_squared_grad", "avg_squared_update",
+                                    "learning_rate", "master_param"), tensors,
+                      (rho, epsilon, multi_precision),
+                      (param, avg_squared_grad, avg_squared_update, master_param),
+                      _imo.adadelta_infer_meta)
+
+
+def rmsprop_(param, mean_square, grad, moment, learning_rate, mean_grad=None, master_param=None,
+             epsilon: float = 1e-10, decay: float = 0.9, momentum: float = 0.0,
+             centered: bool = False, multi_precision: bool = False):
+    """Paddle's RMSProp update of param, moment, mean_square (and mean_grad when
+    centered), in place; returns (param, moment, mean_square, mean_grad,
+    master_param). See phi.kernels.optimizer.rmsprop_."""
+    tensors = (param, mean_square, grad, moment, learning_rate, mean_grad, master_param)
+    return _run_fused("rmsprop_", ("param", "mean_square", "grad", "moment", "learning_rate",
+                                   "mean_grad", "master_param"), tensors,
+                      (epsilon, decay, momentum, centered, multi_precision),
+                      (param, moment, mean_square, mean_grad, master_param), _imo.rmsprop_infer_meta)
+
+
+def lamb_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
+          weight_decay: float = 0.01, beta1: float = 0.9, beta2: float = 0.999,
+          epsilon: float = 1e-6, multi_precision: bool = False):
+    """Paddle's Lamb update (one trust ratio for the whole param) of param, both
+    moments and both beta powers, in place; returns them and master_param. See
+    phi.kernels.optimizer.lamb_."""
+    tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    return _run_fused("lamb_", _ADAM_INPUTS, tensors,
+                      (weight_decay, beta1, beta2, epsilon, multi_precision),
+                      (param, moment1, moment2, beta1_pow, beta2_pow, master_param),
+                      _imo.lamb_infer_meta)
+
+
+__all__ += ["adadelta_", "adagrad_", "adamax_", "lamb_", "rmsprop_"]

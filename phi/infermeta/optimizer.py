@@ -1,5 +1,5 @@
 """InferMeta of the fused optimizer ops (Paddle's SgdInferMeta, MomentumInferMeta,
-AdamInferMeta, AdamwInferMeta).
+AdamInferMeta, AdamwInferMeta, and those of adamax_, adagrad_, adadelta_, rmsprop_, lamb_).
 
 Every output is its input updated in place (``param -> param_out``,
 ``moment1 -> moment1_out``, ...), so each output takes its input's meta; the
@@ -158,3 +158,86 @@ def adamw_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, be
     _check_non_negative("coeff", coeff)
     if not isinstance(with_decay, bool):
         raise InvalidTypeError(f"argument 'with_decay' expected a bool, got {with_decay!r}")
+
+
+def _check_in_open_unit(arg: str, value) -> None:
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, int)) \
+            or not 0 < value < 1:
+        raise InvalidArgumentError(f"argument '{arg}' expected a float in (0, 1), got {value!r}")
+
+
+def adamax_infer_meta(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param,
+                      beta1, beta2, epsilon, multi_precision,
+                      param_out, moment_out, inf_norm_out, beta1_pow_out, master_param_out) -> None:
+    """The outputs are param, moment, inf_norm, beta1_pow and master_param, updated."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_state("moment", moment, param, dtype)
+    _check_state("inf_norm", inf_norm, param, dtype)
+    _check_scalar("beta1_pow", beta1_pow, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_unit_interval("beta1", beta1)
+    _check_unit_interval("beta2", beta2)
+    _check_non_negative("epsilon", epsilon)
+    _share((param_out, moment_out, inf_norm_out, beta1_pow_out, master_param_out),
+           (param, moment, inf_norm, beta1_pow, master_param))
+
+
+def adagrad_infer_meta(param, grad, moment, learning_rate, master_param, epsilon, multi_precision,
+                       param_out, moment_out, master_param_out) -> None:
+    """The outputs are param, moment and master_param, updated."""
+    dtype = _check_param(param, grad)
+    _check_state("moment", moment, param, dtype)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_non_negative("epsilon", epsilon)
+    _share((param_out, moment_out, master_param_out), (param, moment, master_param))
+
+
+def adadelta_infer_meta(param, grad, avg_squared_grad, avg_squared_update, learning_rate,
+                        master_param, rho, epsilon, multi_precision, param_out,
+                        avg_squared_grad_out, avg_squared_update_out, master_param_out) -> None:
+    """The outputs are param, both averages and master_param, updated; rho in (0, 1)."""
+    dtype = _check_param(param, grad)
+    _check_state("avg_squared_grad", avg_squared_grad, param, dtype)
+    _check_state("avg_squared_update", avg_squared_update, param, dtype)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_in_open_unit("rho", rho)
+    _check_non_negative("epsilon", epsilon)
+    _share((param_out, avg_squared_grad_out, avg_squared_update_out, master_param_out),
+           (param, avg_squared_grad, avg_squared_update, master_param))
+
+
+def rmsprop_infer_meta(param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
+                       epsilon, decay, momentum, centered, multi_precision, param_out, moment_out,
+                       mean_square_out, mean_grad_out, master_param_out) -> None:
+    """The outputs are param, moment, mean_square, mean_grad and master_param, updated;
+    mean_grad is required when centered."""
+    dtype = _check_param(param, grad)
+    _check_state("mean_square", mean_square, param, dtype)
+    _check_state("moment", moment, param, dtype)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    if not isinstance(centered, bool):
+        raise InvalidTypeError(f"argument 'centered' expected a bool, got {centered!r}")
+    if mean_grad is None:
+        if centered:
+            raise InvalidArgumentError("argument 'mean_grad' is required with centered=True, got None")
+    else:
+        _check_state("mean_grad", mean_grad, param, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_non_negative("epsilon", epsilon)
+    _check_in_open_unit("decay", decay)
+    _check_non_negative("momentum", momentum)
+    _share((param_out, moment_out, mean_square_out, mean_grad_out, master_param_out),
+           (param, moment, mean_square, mean_grad, master_param))
+
+
+def lamb_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                    weight_decay, beta1, beta2, epsilon, multi_precision, param_out, moment1_out,
+                    moment2_out, beta1_pow_out, beta2_pow_out, master_param_out) -> None:
+    """adam_infer_meta's checks, and weight_decay >= 0."""
+    adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                    beta1, beta2, epsilon, multi_precision, param_out, moment1_out, moment2_out,
+                    beta1_pow_out, beta2_pow_out, master_param_out)
+    _check_non_negative("weight_decay", weight_decay)

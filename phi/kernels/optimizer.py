@@ -1,4 +1,5 @@
-"""Fused optimizer updates: Paddle's ``sgd_``, ``momentum_``, ``adam_`` and ``adamw_``.
+"""Fused optimizer updates: Paddle's ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_`` and ``lamb_``.
 
 Each kernel writes the new parameter and its state into the existing buffers
 (the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
@@ -234,4 +235,175 @@ def adamw_selected_rows_(ctx, param, grad, learning_rate, moment1, moment2, beta
     _adam_selected_rows(ctx.xp, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
                         master_param, beta1, beta2, epsilon, lr_ratio, coeff if with_decay else 0.0,
                         lazy_mode)
+    return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+# -- Adamax, Adagrad, Adadelta, RMSProp, Lamb (dense gradients) ----------------------
+# Same design as above: the state is updated in place, the update computes on the
+# master weight (or param itself), and one parameter-sized scratch array is used
+# (two for Adadelta, RMSProp's centered form and Lamb, whose rules need them).
+
+
+def _advance_pow(pow_acc, beta) -> None:
+    """beta_pow *= beta, in place (the bias correction of the next step)."""
+    index = (0,) * pow_acc.ndim
+    pow_acc[index] = pow_acc[index] * beta
+
+
+@register_kernel("adamax_", ALL_BACKENDS, FLOATS)
+def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param,
+            beta1, beta2, epsilon, multi_precision):
+    """Paddle's Adamax:
+
+        moment = beta1 * moment + (1 - beta1) * g
+        inf_norm = max(beta2 * inf_norm + epsilon, |g|)
+        param -= lr / (1 - beta1_pow) * moment / inf_norm
+        beta1_pow *= beta1
+    """
+    xp = ctx.xp
+    p = _compute_array(param, master_param, moment.dtype)
+    g = _in_dtype(grad, p.dtype)
+    scratch = xp.multiply(g, 1.0 - beta1)
+    xp.multiply(moment, beta1, out=moment)
+    xp.add(moment, scratch, out=moment)
+    xp.multiply(inf_norm, beta2, out=inf_norm)
+    xp.add(inf_norm, epsilon, out=inf_norm)
+    xp.abs(g, out=scratch)
+    xp.maximum(inf_norm, scratch, out=inf_norm)
+    lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
+    xp.divide(moment, inf_norm, out=scratch)
+    xp.multiply(scratch, lr_t, out=scratch)
+    xp.subtract(p, scratch, out=p)
+    _advance_pow(beta1_pow, beta1)
+    _write_back(xp, param, p)
+    return param, moment, inf_norm, beta1_pow, master_param
+
+
+@register_kernel("adagrad_", ALL_BACKENDS, FLOATS)
+def adagrad_(ctx, param, grad, moment, learning_rate, master_param, epsilon, multi_precision):
+    """Paddle's Adagrad: moment += g * g;  param -= lr * g / (sqrt(moment) + epsilon)."""
+    xp = ctx.xp
+    p = _compute_array(param, master_param, moment.dtype)
+    g = _in_dtype(grad, p.dtype)
+    scratch = xp.multiply(g, g)
+    xp.add(moment, scratch, out=moment)
+    xp.sqrt(moment, out=scratch)
+    xp.add(scratch, epsilon, out=scratch)
+    xp.divide(g, scratch, out=scratch)
+    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
+    xp.subtract(p, scratch, out=p)
+    _write_back(xp, param, p)
+    return param, moment, master_param
+
+
+@register_kernel("adadelta_", ALL_BACKENDS, FLOATS)
+def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_rate, master_param,
+              rho, epsilon, multi_precision):
+    """Paddle's Adadelta (with the learning rate, as Paddle >= 2.5 and torch):
+
+        avg_squared_grad = rho * avg_squared_grad + (1 - rho) * g * g
+        update = sqrt((avg_squared_update + epsilon) / (avg_squared_grad + epsilon)) * g
+        avg_squared_update = rho * avg_squared_update + (1 - rho) * update * update
+        param -= lr * update
+    """
+    xp = ctx.xp
+    p = _compute_array(param, master_param, avg_squared_grad.dtype)
+    g = _in_dtype(grad, p.dtype)
+    scratch = xp.multiply(g, g)
+    xp.multiply(scratch, 1.0 - rho, out=scratch)
+    xp.multiply(avg_squared_grad, rho, out=avg_squared_grad)
+    xp.add(avg_squared_grad, scratch, out=avg_squared_grad)
+    denom = xp.add(avg_squared_grad, epsilon)
+    xp.add(avg_squared_update, epsilon, out=scratch)
+    xp.divide(scratch, denom, out=scratch)
+    xp.sqrt(scratch, out=scratch)
+    xp.multiply(scratch, g, out=scratch)          # update
+    xp.multiply(scratch, scratch, out=denom)
+    xp.multiply(denom, 1.0 - rho, out=denom)
+    xp.multiply(avg_squared_update, rho, out=avg_squared_update)
+    xp.add(avg_squared_update, denom, out=avg_squared_update)
+    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
+    xp.subtract(p, scratch, out=p)
+    _write_back(xp, param, p)
+    return param, avg_squared_grad, avg_squared_update, master_param
+
+
+@register_kernel("rmsprop_", ALL_BACKENDS, FLOATS)
+def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, master_param,
+             epsilon, decay, momentum, centered, multi_precision):
+    """Paddle's RMSProp (epsilon inside the square root, the learning rate inside
+    the momentum buffer), with rho = ``decay``:
+
+        mean_square = rho * mean_square + (1 - rho) * g * g
+        mean_grad = rho * mean_grad + (1 - rho) * g                 (centered)
+        moment = momentum * moment + lr * g / sqrt(mean_square - mean_grad^2 + epsilon)
+                                          (sqrt(mean_square + epsilon) when not centered)
+        param -= moment
+    """
+    xp = ctx.xp
+    p = _compute_array(param, master_param, mean_square.dtype)
+    g = _in_dtype(grad, p.dtype)
+    scratch = xp.multiply(g, g)
+    xp.multiply(scratch, 1.0 - decay, out=scratch)
+    xp.multiply(mean_square, decay, out=mean_square)
+    xp.add(mean_square, scratch, out=mean_square)
+    if centered:
+        xp.multiply(g, 1.0 - decay, out=scratch)
+        xp.multiply(mean_grad, decay, out=mean_grad)
+        xp.add(mean_grad, scratch, out=mean_grad)
+        xp.multiply(mean_grad, mean_grad, out=scratch)
+        xp.subtract(mean_square, scratch, out=scratch)
+        xp.add(scratch, epsilon, out=scratch)
+    else:
+        xp.add(mean_square, epsilon, out=scratch)
+    xp.sqrt(scratch, out=scratch)
+    xp.divide(g, scratch, out=scratch)
+    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
+    xp.multiply(moment, momentum, out=moment)
+    xp.add(moment, scratch, out=moment)
+    xp.subtract(p, moment, out=p)
+    _write_back(xp, param, p)
+    return param, moment, mean_square, mean_grad, master_param
+
+
+@register_kernel("lamb_", ALL_BACKENDS, FLOATS)
+def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+          weight_decay, beta1, beta2, epsilon, multi_precision):
+    """Paddle's Lamb, one trust ratio per parameter:
+
+        m1 = beta1 * m1 + (1 - beta1) * g;  m2 = beta2 * m2 + (1 - beta2) * g * g
+        r = (m1 / (1 - beta1_pow)) / (sqrt(m2 / (1 - beta2_pow)) + epsilon) + weight_decay * param
+        trust = ||param|| / ||r||  (1 when either norm is 0)
+        param -= lr * trust * r;  beta1_pow *= beta1;  beta2_pow *= beta2
+    """
+    xp = ctx.xp
+    p = _compute_array(param, master_param, moment1.dtype)
+    g = _in_dtype(grad, p.dtype)
+    scratch = xp.multiply(g, 1.0 - beta1)
+    xp.multiply(moment1, beta1, out=moment1)
+    xp.add(moment1, scratch, out=moment1)
+    xp.multiply(g, g, out=scratch)
+    xp.multiply(scratch, 1.0 - beta2, out=scratch)
+    xp.multiply(moment2, beta2, out=moment2)
+    xp.add(moment2, scratch, out=moment2)
+    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
+    xp.divide(moment2, 1.0 - b2p, out=scratch)
+    xp.sqrt(scratch, out=scratch)
+    xp.add(scratch, epsilon, out=scratch)
+    xp.divide(moment1, scratch, out=scratch)
+    xp.divide(scratch, 1.0 - b1p, out=scratch)
+    if weight_decay:
+        decay = xp.multiply(p, weight_decay)
+        xp.add(scratch, decay, out=scratch)
+        del decay
+    flat_p, flat_r = p.reshape(-1), scratch.reshape(-1)
+    p_norm = xp.sqrt(xp.dot(flat_p, flat_p))
+    r_norm = xp.sqrt(xp.dot(flat_r, flat_r))
+    ok = (p_norm > 0) & (r_norm > 0)
+    trust = xp.where(ok, p_norm / xp.where(ok, r_norm, 1.0), 1.0).astype(p.dtype)
+    xp.multiply(scratch, _scalar(learning_rate) * trust, out=scratch)
+    xp.subtract(p, scratch, out=p)
+    _advance_pow(beta1_pow, beta1)
+    _advance_pow(beta2_pow, beta2)
+    _write_back(xp, param, p)
     return param, moment1, moment2, beta1_pow, beta2_pow, master_param
