@@ -226,3 +226,11 @@ def test_compose_subset_and_tensor_dataset_checks():
         io.TensorDataset(np.zeros(3))
     with pytest.raises(TypeError, match="IterableDataset"):
         io.ChainDataset([a])
+
+
+def test_numpy_strings_stay_text():
+    batch = io.default_collate_fn([(np.str_("a"), 1), (np.str_("b"), 2)])
+    assert batch[0] == ["a", "b"]
+    ds = io.Subset([np.array(["x", "y"]), np.array(["z", "w"])], [0, 1])
+    (out,) = list(io.DataLoader(ds, batch_size=2))
+    assert isinstance(out, np.ndarray) and out.tolist() == [["x", "y"], ["z", "w"]]

@@ -29,10 +29,10 @@ def default_collate_fn(batch):
         return np.stack([s.numpy() for s in batch])
     if isinstance(sample, np.ndarray):
         return np.stack(batch)
-    if isinstance(sample, (numbers.Number, np.generic)):
-        return np.array(batch)
     if isinstance(sample, (str, bytes)):
         return list(batch)
+    if isinstance(sample, (numbers.Number, np.generic)):
+        return np.array(batch)
     if isinstance(sample, Mapping):
         return {key: default_collate_fn([s[key] for s in batch]) for key in sample}
     if isinstance(sample, Sequence):
@@ -74,7 +74,9 @@ def to_host(data):
 
 def to_tensors(data, place=None):
     """A collated batch with every NumPy array (and NumPy scalar) turned into an eager Tensor."""
-    if isinstance(data, (np.ndarray, np.generic)) and not isinstance(data, (np.str_, np.bytes_)):
+    if isinstance(data, (np.ndarray, np.generic)):
+        if np.asarray(data).dtype.kind in "USOV":  # text or objects: no Tensor holds them
+            return data
         return to_tensor(np.asarray(data), place=place)
     if isinstance(data, dict):
         return {key: to_tensors(value, place) for key, value in data.items()}

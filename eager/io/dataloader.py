@@ -33,6 +33,10 @@ class DataLoader:
     the workers between epochs. Batches come in the same order as with
     ``num_workers=0``.
 
+    ``use_buffer_reader`` and ``use_shared_memory`` are accepted for Paddle's
+    signature and change nothing: with ``num_workers=0`` each batch is read
+    when asked for, and workers send batches pickled through pipes.
+
     >>> x = np.arange(10, dtype="float32").reshape(5, 2); y = np.arange(5)
     >>> loader = eager.io.DataLoader(eager.io.TensorDataset([x, y]), batch_size=2)
     >>> [xb.shape for xb, yb in loader]

@@ -138,11 +138,13 @@ class SubsetRandomSampler(Sampler):
         if len(self.indices) == 0:
             raise ValueError("SubsetRandomSampler: argument 'indices' expected at least one index, got none")
         super().__init__(self.indices)
-        self.generator = _check_generator("SubsetRandomSampler", generator)
+        if generator is not None and not isinstance(generator, (Generator, np.random.Generator)):
+            raise TypeError(f"SubsetRandomSampler: argument 'generator' expected None or a Generator, "
+                            f"got {type(generator).__name__}")
+        self.generator = generator
 
     def __iter__(self):
-        order = _engine(self.generator if isinstance(self.generator, (Generator, np.random.Generator)) else None)
-        for position in order.permutation(len(self.indices)).tolist():
+        for position in _engine(self.generator).permutation(len(self.indices)).tolist():
             yield self.indices[position]
 
     def __len__(self):

@@ -64,7 +64,12 @@ _JOIN_S = 2.0  # how long workers get to stop before they are terminated
 class WorkerInfo:
     """What :func:`get_worker_info` tells code running in a DataLoader worker:
     ``id`` (0 .. num_workers - 1), ``num_workers``, ``dataset`` (this worker's
-    copy) and ``seed`` (this worker's random seed)."""
+    copy) and ``seed`` (this worker's random seed).
+
+    >>> def worker_init_fn(worker_id):
+    ...     info = eager.io.get_worker_info()     # a WorkerInfo in a worker
+    ...     print(info.id == worker_id, info.num_workers)
+    """
 
     def __init__(self, id, num_workers, dataset, seed):
         self.id = id
