@@ -19,6 +19,9 @@ B5  one SGD step of a LeNet-style CNN (two 5x5 convs, 2x2 max pools, three
 B6  one training step (forward, backward of the outputs' mean, clear_grad) of
     a 1-layer LSTM, input 64, hidden 128, batch 32, sequence 32, float32; vs
     PyTorch's nn.LSTM with the same weights.
+B7  one epoch of a DataLoader over a dataset whose samples cost real NumPy work
+    (benchmarks/dataloader.py), with 2 worker processes; its "numpy" baseline is
+    the same epoch read in-process (num_workers=0), so below 1.0x the workers win.
 
 Every figure is measured with timeit-style repeats (min and median reported;
 ratios use the minimum, the least noisy estimate of the cost). BLAS and
@@ -54,6 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import eager  # noqa: E402
+import dataloader  # noqa: E402  (benchmarks/dataloader.py, beside this script)
 import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
@@ -69,6 +73,7 @@ TARGETS = {
     "B4 b512": ("numpy", 1.5, ""),
     "B5": ("numpy", 1.2, ""),
     "B6": ("torch", 1.5, ""),
+    "B7": ("numpy", 1.0, ""),
 }
 
 LAYERS = (784, 256, 256, 10)
@@ -476,6 +481,14 @@ def bench_b6(torch, budget, repeat, seen):
     row("B6", f"LSTM fwd+bwd, T{seq} B{batch} I{inputs} H{hidden}", t["eager"], "ms", {"torch": t.get("torch")})
 
 
+# -- B7: DataLoader worker processes ---------------------------------------------------------
+def bench_b7(budget, repeat, seen):
+    times = dataloader.bench_dataloader(budget, repeat)
+    in_process = Timing([times["workers0"]])
+    seen["B7 DataLoader epoch, num_workers=0"] = (in_process, "ms")
+    row("B7", "DataLoader epoch, 2 workers vs 0", Timing([times["workers2"]]), "ms", {"numpy": in_process})
+
+
 def load_torch(disabled: bool):
     if disabled:
         return None
@@ -488,7 +501,8 @@ def load_torch(disabled: bool):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="eager benchmarks (B1-B4 of issue #2, B5-B6 of the nn issue)")
+    parser = argparse.ArgumentParser(
+        description="eager benchmarks (B1-B4 of issue #2, B5-B6 of the nn issue, B7 of the training-stack issue)")
     parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
     args = parser.parse_args(argv)
@@ -508,6 +522,7 @@ def main(argv=None):
     bench_b4(seen, (64, 512))
     bench_b5(torch, budget, repeat, seen)
     bench_b6(torch, budget, repeat, seen)
+    bench_b7(budget, repeat, seen)
     print_table()
     print_baselines(seen)
 
