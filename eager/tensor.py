@@ -220,7 +220,6 @@ class Tensor:
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
-    __str__ = __repr__
 
 
 def _float_text(value, options) -> str:

@@ -225,6 +225,8 @@ def test_repr_header_and_default_format():
     assert _values(x) == ("[[ 1.        , -2.50000000],\n"
                           "        [ 3.        ,  0.12500000]])")
     assert str(x) == text
+    param = eager.nn.Linear(1, 1).bias
+    assert str(param) == repr(param) and str(param).startswith("Parameter containing:\nTensor(shape=[1]")
     assert _values(eager.to_tensor([1, 2, 3])) == "[1, 2, 3])"
     assert _values(eager.to_tensor([1, -20, 300])) == "[ 1  , -20 ,  300])"
     assert _values(eager.to_tensor([True, False])) == "[True , False])"
@@ -275,6 +277,15 @@ def test_run_check_prints_what_worked(capsys, monkeypatch):
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["Running verify eager program ...", "eager works well on 1 CPU.",
                      "eager is installed successfully! Let's start deep learning with eager now."]
+
+
+@pytest.mark.parametrize("default", ["float16", "float64"])
+def test_run_check_works_whatever_the_default_dtype(default, capsys, monkeypatch):
+    monkeypatch.setattr(framework, "gpu_count", lambda: 0)
+    eager.set_default_dtype(default)
+    eager.utils.run_check()
+    assert "eager is installed successfully!" in capsys.readouterr().out
+    assert eager.get_default_dtype() == default
 
 
 def test_run_check_names_the_failing_stage(monkeypatch):

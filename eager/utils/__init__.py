@@ -35,9 +35,9 @@ def _check_on(place) -> None:
         x = eager.to_tensor(x_np, place=place)
         y = eager.to_tensor(y_np, place=place)
         model = eager.nn.Linear(2, 1)
+        model.to(device=place, dtype="float32")  # whatever the default dtype is
         model.weight.set_value(w_np)
         model.bias.set_value(b_np)
-        model.to(device=place)
         optimizer = eager.optimizer.SGD(learning_rate=lr, parameters=model.parameters())
 
         stage = "forward"
