@@ -5,6 +5,7 @@ from . import autograd  # noqa: F401
 from . import viz  # noqa: F401
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
 from .creation import to_tensor
 from .nn import ParamAttr  # Paddle's paddle.ParamAttr
 from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddle.seed and its state

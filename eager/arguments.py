@@ -10,12 +10,14 @@ import numbers
 import numpy as np
 
 from phi import api as _phi_api
-from phi.common import CPUPlace, DataType, Place, convert_dtype, convert_place
+from phi.common import DataType, Place, convert_dtype, convert_place
 from phi.common.scalar import to_int_array as _phi_to_int_array
 from phi.common.scalar import to_scalar as _phi_to_scalar
 from phi.core.errors import PhiError
 from phi.core.errors import describe_value as describe
 from phi.infermeta.checks import check_representable
+
+from .framework import current_place
 
 _PLAIN_NUMBERS = (int, float, bool)
 
@@ -174,8 +176,8 @@ def to_required_dtype(value, op: str, arg: str) -> DataType:
 
 
 def to_place(value, op: str, arg: str) -> Place:
-    if value is None:
-        return CPUPlace()
+    if value is None:  # the device set by eager.set_device (the CPU unless changed)
+        return current_place()
     try:
         return convert_place(value)
     except ValueError as error:

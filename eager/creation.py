@@ -6,22 +6,26 @@ import numbers
 import numpy as np
 
 from phi.backends.gpu_context import import_cupy
-from phi.common import CPUPlace, DataType, convert_dtype, convert_place
+from phi.common import DataType, convert_dtype, convert_place
 from phi.core import DenseTensor
 
+from .framework import current_place, default_dtype
 from .tensor import Tensor
 
-# Paddle's default dtypes for Python data.
-_DEFAULT_FLOAT = np.dtype("float32")
-_DEFAULT_COMPLEX = np.dtype("complex64")
+# The complex dtype that Python complex data gets, by the default (float) dtype.
+_COMPLEX_OF_DEFAULT = {DataType.FLOAT16: np.dtype("complex64"), DataType.FLOAT32: np.dtype("complex64"),
+                       DataType.FLOAT64: np.dtype("complex128")}
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """A new Tensor holding a copy of ``data``.
 
     ``data`` is a Python number, a (nested) list or tuple, a NumPy array or a
-    Tensor. Python floats become float32 and Python ints int64 (Paddle's
-    defaults); NumPy arrays keep their dtype unless ``dtype`` is given.
+    Tensor. Python floats get the default dtype (float32 unless
+    :func:`eager.set_default_dtype` changed it; Python complex numbers the
+    matching complex dtype) and Python ints int64 (Paddle's defaults); NumPy
+    arrays keep their dtype unless ``dtype`` is given. ``place`` defaults to the
+    device set by :func:`eager.set_device` (the CPU unless changed).
 
     >>> eager.to_tensor([[1, 2], [3, 4]], dtype="float32", stop_gradient=False)
     """
@@ -29,7 +33,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
         raise TypeError(f"to_tensor: argument 'stop_gradient' expected a bool, got {stop_gradient!r}")
     target = None if dtype is None else convert_dtype(dtype).numpy_dtype
     array = _to_host_array(data, target)
-    place = CPUPlace() if place is None else convert_place(place)
+    place = current_place() if place is None else convert_place(place)
     if place.is_gpu_place():
         cupy = import_cupy()
         with cupy.cuda.Device(place.device_id):
@@ -58,9 +62,9 @@ def _to_host_array(data, target):
             )
         if target is None and not isinstance(data, np.generic):
             if array.dtype.kind == "f":
-                array = array.astype(_DEFAULT_FLOAT)
+                array = array.astype(default_dtype().numpy_dtype)
             elif array.dtype.kind == "c":
-                array = array.astype(_DEFAULT_COMPLEX)
+                array = array.astype(_COMPLEX_OF_DEFAULT[default_dtype()])
     elif type(data).__module__.startswith("cupy"):
         array = data.get()
     else:

@@ -17,6 +17,7 @@ from phi import api as phi_api
 from phi.common import DataType, TensorKind
 
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
+from .framework import print_options
 
 
 class Tensor:
@@ -215,10 +216,70 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", prefix="       ",
-                               threshold=1000, edgeitems=3)
+        body = format_values(self.numpy(), print_options())
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
+
+
+
+def _float_text(value, options) -> str:
+    """One float as Paddle prints it: ``precision`` digits, ``1.`` for a whole number,
+    scientific notation under ``sci_mode``."""
+    if not np.isfinite(value):
+        return str(value)
+    if options.sci_mode:
+        return f"{value:.{options.precision}e}"
+    if value == np.trunc(value):
+        return f"{value:.0f}."
+    return f"{value:.{options.precision}f}"
+
+
+def format_values(array: np.ndarray, options) -> str:
+    """The values part of a Tensor's repr under the print options (set by
+    eager.set_printoptions), as Paddle prints them: floats with ``precision``
+    digits, every item left-aligned to one width (a space before the non-negative
+    ones when some are negative), only ``edgeitems`` at each edge of an axis once
+    there are more than ``threshold`` items."""
+    kind = array.dtype.kind
+    if kind == "f":
+        def text_of(value):
+            return _float_text(float(value), options)
+    elif kind == "b":
+        def text_of(value):
+            return str(bool(value))
+    elif kind in "iu":
+        def text_of(value):
+            return str(int(value))
+    else:
+        text_of = str
+    shown = _summarized(array, options)
+    signed = kind in "iuf" and bool(np.any(np.signbit(shown)))
+    texts = [text_of(v) for v in shown.ravel()]
+    if signed:
+        texts = [t if t.startswith("-") else " " + t for t in texts]
+    width = max((len(t) for t in texts), default=0)
+
+    def item(value):
+        text = text_of(value)
+        if signed and not text.startswith("-"):
+            text = " " + text
+        return text.ljust(width)
+
+    return np.array2string(array, separator=", ", prefix="       ", threshold=options.threshold,
+                           edgeitems=options.edgeitems, max_line_width=options.linewidth,
+                           formatter={"all": item})
+
+
+def _summarized(array: np.ndarray, options) -> np.ndarray:
+    """The items that print: all of them, or the edges of each axis past the threshold."""
+    if array.size <= options.threshold or array.ndim == 0:
+        return array
+    k = options.edgeitems
+    for axis in range(array.ndim):
+        if array.shape[axis] > 2 * k:
+            index = np.r_[0:k, array.shape[axis] - k:array.shape[axis]]
+            array = np.take(array, index, axis=axis)
+    return array
 
 
 _name_counter = [0]

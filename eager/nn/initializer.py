@@ -23,6 +23,7 @@ from phi.core import PhiError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
 from ..creation import to_tensor
+from ..framework import default_dtype
 from ..tensor import Tensor
 
 
@@ -90,8 +91,9 @@ class Initializer:
     """Base class: subclasses implement :meth:`_sample` on a float64 scale and
     the base casts to the requested dtype."""
 
-    def __call__(self, shape, dtype="float32", generator=None):
-        """An array of ``shape`` and ``dtype``; or, given a Tensor (Paddle's
+    def __call__(self, shape, dtype=None, generator=None):
+        """An array of ``shape`` and ``dtype`` (None: the default dtype, float32 unless
+        eager.set_default_dtype changed it); or, given a Tensor (Paddle's
         ``init(param)``), its values redrawn in place (its buffer and identity
         kept, its version bumped), returning the tensor."""
         if isinstance(shape, Tensor):
@@ -100,7 +102,7 @@ class Initializer:
             phi_api.assign_out_(to_tensor(values, place=target.place).impl, target.impl)
             return target
         shape = _check_shape(type(self).__name__, shape)
-        np_dtype = convert_dtype(dtype).numpy_dtype
+        np_dtype = (default_dtype() if dtype is None else convert_dtype(dtype)).numpy_dtype
         if generator is None:
             generator = get_generator()
         elif isinstance(generator, Generator):

@@ -25,6 +25,7 @@ from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
 from ..creation import to_tensor
+from ..framework import current_place, default_dtype
 from ..regularizer import WeightDecayRegularizer
 from ..tensor import Tensor
 from . import initializer as _init
@@ -192,7 +193,7 @@ class Layer:
     ['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']
     """
 
-    def __init__(self, name_scope: str | None = None, dtype="float32"):
+    def __init__(self, name_scope: str | None = None, dtype=None):
         if name_scope is not None and (not isinstance(name_scope, str) or not name_scope):
             raise TypeError(f"Layer: argument 'name_scope' expected a non-empty str, got {name_scope!r}")
         # Set through object.__setattr__: our __setattr__ needs these dicts to exist.
@@ -204,7 +205,8 @@ class Layer:
         object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
         object.__setattr__(self, "_hooks_with_kwargs", set())  # handle ids of hooks that take kwargs
         object.__setattr__(self, "training", True)
-        object.__setattr__(self, "_dtype", convert_dtype(dtype))
+        # dtype None: the default dtype when the layer is made (eager.set_default_dtype).
+        object.__setattr__(self, "_dtype", default_dtype() if dtype is None else convert_dtype(dtype))
         object.__setattr__(self, "_full_name",
                            _unique_name(name_scope or _snake_case(type(self).__name__)))
 
@@ -384,7 +386,9 @@ class Layer:
                          default_initializer=None, generator=None) -> Parameter | None:
         """A new Parameter of ``shape``, initialized by ``attr.initializer``, else
         ``default_initializer``, else Constant(0) for a bias and XavierUniform for a
-        weight. ``attr=False`` gives None (no parameter)."""
+        weight. ``attr=False`` gives None (no parameter). ``dtype`` defaults to the
+        layer's (the default dtype when it was made); the parameter lives on the
+        device set by :func:`eager.set_device`."""
         attr = ParamAttr.from_argument(attr, "create_parameter", "attr")
         if attr is False:
             return None
@@ -392,6 +396,9 @@ class Layer:
         init = attr.initializer or default_initializer or (
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)
+        place = current_place()
+        if not place.is_cpu_place():
+            array = to_tensor(array, place=place).impl
         return Parameter(array, trainable=attr.trainable, name=attr.name,
                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
                          regularizer=attr.regularizer)

@@ -82,6 +82,24 @@ ALL_DTYPES = tuple(DataType)
 FLOAT_AND_COMPLEX = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64,
                      DataType.COMPLEX64, DataType.COMPLEX128)
 
+# The floating dtype that creation ops give when no dtype is passed (Paddle's
+# default dtype). Process-global, as in Paddle; eager.set_default_dtype sets it,
+# and phi only reads it, so phi stays independent of eager.
+_default_float_dtype = [DataType.FLOAT32]
+
+
+def default_float_dtype() -> DataType:
+    """The floating dtype a creation op makes when none is given (float32 unless changed)."""
+    return _default_float_dtype[0]
+
+
+def set_default_float_dtype(dtype: DataType) -> None:
+    """Sets :func:`default_float_dtype`: float16, float32 or float64."""
+    if dtype not in FLOATING_TYPES:
+        raise TypeError(f"set_default_float_dtype: expected float16, float32 or float64, got {dtype!r}")
+    _default_float_dtype[0] = dtype
+
+
 # Python's own scalar types, for users who write dtype=float.
 _PY_TYPES = {bool: DataType.BOOL, int: DataType.INT64, float: DataType.FLOAT32,
              complex: DataType.COMPLEX64}

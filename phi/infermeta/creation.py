@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ..common.data_type import DataType, convert_dtype
+from ..common.data_type import DataType, convert_dtype, default_float_dtype
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import broadcast_dims, check_representable, check_result_shape, normalize_axis
@@ -43,10 +43,11 @@ def _count(arg: str, value) -> None:
 # -- ranges ---------------------------------------------------------------------------
 
 def arange_dtype(start, end, step) -> DataType:
-    """Paddle's default: int64 when start, end and step are all integers, else float32."""
+    """Paddle's default: int64 when start, end and step are all integers, else the
+    default float dtype (float32 unless changed)."""
     if all(isinstance(v, numbers.Integral) for v in (start, end, step)):
         return DataType.INT64
-    return DataType.FLOAT32
+    return default_float_dtype()
 
 
 def arange_bounds(start, end, step, dtype: DataType) -> tuple:
@@ -86,7 +87,7 @@ def linspace_infer_meta(start, stop, num, dtype, out) -> None:
     _real("start", start)
     _real("stop", stop)
     _count("num", num)
-    dtype = _dtype_or(dtype, DataType.FLOAT32)
+    dtype = _dtype_or(dtype, default_float_dtype())
     _dtype_in("dtype", dtype, _INDEX_TYPES + _FLOAT_TYPES)
     create_infer_meta((num,), dtype, out)
 
@@ -101,7 +102,7 @@ def logspace_infer_meta(start, stop, num, base, dtype, out) -> None:
 
 def empty_infer_meta(shape, dtype, out) -> None:
     """shape, dtype defaulting to float32."""
-    create_infer_meta(shape, _dtype_or(dtype, DataType.FLOAT32), out)
+    create_infer_meta(shape, _dtype_or(dtype, default_float_dtype()), out)
 
 
 def eye_infer_meta(num_rows, num_columns, dtype, out) -> None:
@@ -110,7 +111,7 @@ def eye_infer_meta(num_rows, num_columns, dtype, out) -> None:
     if num_columns is not None:
         _count("num_columns", num_columns)
     columns = num_rows if num_columns is None else num_columns
-    create_infer_meta((num_rows, columns), _dtype_or(dtype, DataType.FLOAT32), out)
+    create_infer_meta((num_rows, columns), _dtype_or(dtype, default_float_dtype()), out)
 
 
 def fill_infer_meta(x, value, out) -> None:
@@ -212,7 +213,7 @@ def uniform_infer_meta(shape, dtype, min, max, seed, out) -> None:
     if not min < max:
         raise InvalidArgumentError(f"arguments 'min' and 'max' expected min < max, got min={min}, max={max}")
     _seed(seed)
-    dtype = _dtype_or(dtype, DataType.FLOAT32)
+    dtype = _dtype_or(dtype, default_float_dtype())
     _dtype_in("dtype", dtype, _FLOAT_TYPES)
     create_infer_meta(shape, dtype, out)
 
@@ -224,7 +225,7 @@ def gaussian_infer_meta(shape, mean, std, seed, dtype, out) -> None:
     if std < 0:
         raise InvalidArgumentError(f"argument 'std' expected a standard deviation >= 0, got {std}")
     _seed(seed)
-    dtype = _dtype_or(dtype, DataType.FLOAT32)
+    dtype = _dtype_or(dtype, default_float_dtype())
     _dtype_in("dtype", dtype, _FLOAT_TYPES)
     create_infer_meta(shape, dtype, out)
 

@@ -1,0 +1,204 @@
+"""Process-wide settings, as Paddle's ``paddle.framework``: the default dtype,
+the default device and how tensors print.
+
+Each setting is global to the process (as in Paddle), not per thread: set it
+once at the start of a program. It imports only phi, so every eager module
+may read it.
+
+>>> eager.set_default_dtype("float64")
+>>> eager.zeros([2]).dtype
+DataType.FLOAT64
+>>> eager.set_default_dtype("float32")
+"""
+from __future__ import annotations
+
+import importlib
+import numbers
+import threading
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from phi.common import CPUPlace, DataType, GPUPlace, Place
+from phi.common.data_type import default_float_dtype, set_default_float_dtype
+
+__all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device", "set_printoptions"]
+
+_LOCK = threading.Lock()
+_FLOATS = {"float16": DataType.FLOAT16, "float32": DataType.FLOAT32, "float64": DataType.FLOAT64}
+
+
+# -- default dtype ---------------------------------------------------------------------
+
+def set_default_dtype(d) -> None:
+    """Sets the dtype that Python floats and creation ops without a ``dtype`` get:
+    'float16', 'float32' (the initial one) or 'float64', as a name, a NumPy type
+    (``np.float64``) or an eager dtype (``eager.float64``). Layers made afterwards
+    create their parameters in it. Process-global, as in Paddle.
+
+    >>> eager.set_default_dtype("float64")
+    >>> eager.to_tensor([1.0]).dtype, eager.rand([2]).dtype
+    (DataType.FLOAT64, DataType.FLOAT64)
+    >>> eager.set_default_dtype("float32")
+    """
+    if isinstance(d, DataType):
+        name = d.value
+    elif isinstance(d, type) and issubclass(d, np.generic):
+        name = d.__name__
+    elif isinstance(d, np.dtype):
+        name = d.name
+    elif isinstance(d, str):
+        name = d
+    else:
+        name = None
+    if name not in _FLOATS:
+        shown = d.__name__ if isinstance(d, type) else repr(d)
+        raise TypeError(f"set_default_dtype: argument 'd' expected one of 'float16', 'float32', "
+                        f"'float64' (Paddle's default dtypes), got {shown}")
+    with _LOCK:
+        set_default_float_dtype(_FLOATS[name])
+
+
+def get_default_dtype() -> str:
+    """The default dtype's name: 'float32' unless :func:`set_default_dtype` changed it.
+
+    >>> eager.get_default_dtype()
+    'float32'
+    """
+    return default_float_dtype().value
+
+
+def default_dtype() -> DataType:
+    """The default dtype as a DataType (for eager's own modules)."""
+    return default_float_dtype()
+
+
+# -- default device --------------------------------------------------------------------
+
+_place = [CPUPlace()]
+
+
+def gpu_count() -> int:
+    """How many GPUs CuPy sees; 0 without CuPy or without a usable driver."""
+    try:
+        cupy = importlib.import_module("cupy")
+    except ImportError:
+        return 0
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # CuPy installed, but no CUDA driver or device
+        return 0
+
+
+def _parse_device(device) -> Place:
+    if isinstance(device, Place):
+        return device
+    if not isinstance(device, str):
+        raise ValueError(f"set_device: argument 'device' expected a str such as 'cpu', 'gpu' or "
+                         f"'gpu:0', got {type(device).__name__} {device!r}")
+    text = device.strip().lower()
+    if text == "cpu":
+        return CPUPlace()
+    if text == "gpu":
+        return GPUPlace(0)
+    if text.startswith("gpu:") and text[4:].isdigit():
+        return GPUPlace(int(text[4:]))
+    raise ValueError(f"set_device: argument 'device' expected 'cpu', 'gpu' or 'gpu:N' "
+                     f"(N a device id), got {device!r}")
+
+
+def set_device(device) -> Place:
+    """Makes ``device`` ('cpu', 'gpu' or 'gpu:N') the place where ``to_tensor`` and
+    creation ops put tensors when no ``place`` is given; returns that Place.
+    'cpu' is the initial device. A GPU needs CuPy and a visible device, else
+    this raises ValueError and the device stays as it was.
+
+    >>> eager.set_device("cpu")
+    Place(cpu)
+    >>> eager.get_device()
+    'cpu'
+    """
+    place = _parse_device(device)
+    if place.is_gpu_place():
+        count = gpu_count()
+        if count == 0:
+            raise ValueError(
+                f"set_device: device {device!r} is a GPU, but no GPU is available: GPU tensors "
+                f"need CuPy (`pip install cupy-cuda12x`, matching your CUDA) and a visible "
+                f"NVIDIA device")
+        if place.device_id >= count:
+            raise ValueError(f"set_device: device {device!r} does not exist: {count} GPU(s) "
+                             f"visible (ids 0 to {count - 1})")
+    with _LOCK:
+        _place[0] = place
+    return place
+
+
+def get_device() -> str:
+    """The current default device as a string: 'cpu' or 'gpu:N'.
+
+    >>> eager.get_device()
+    'cpu'
+    """
+    place = _place[0]
+    return "cpu" if place.is_cpu_place() else f"gpu:{place.device_id}"
+
+
+def current_place() -> Place:
+    """The default place for new tensors (for eager's own modules)."""
+    return _place[0]
+
+
+# -- print options ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PrintOptions:
+    """How a Tensor prints (Paddle's defaults)."""
+
+    precision: int = 8
+    threshold: int = 1000
+    edgeitems: int = 3
+    sci_mode: bool = False
+    linewidth: int = 80
+
+
+_print_options = [PrintOptions()]
+
+
+def _check_count(arg: str, value, minimum: int) -> None:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise TypeError(f"set_printoptions: argument '{arg}' expected an int >= {minimum}, got {value!r}")
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
+                     linewidth=None) -> None:
+    """Sets how tensors print; an argument left None keeps its current value.
+
+    ``precision``: digits after the point (8); ``threshold``: above this many
+    elements only the edges print (1000); ``edgeitems``: how many at each edge
+    (3); ``sci_mode``: scientific notation for floats (False); ``linewidth``:
+    characters per line (80).
+
+    >>> eager.set_printoptions(precision=2)
+    >>> print(eager.to_tensor([1.0, 0.123456]))
+    Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,
+           [1.  , 0.12])
+    >>> eager.set_printoptions(precision=8)
+    """
+    changes = {}
+    for arg, value, minimum in (("precision", precision, 0), ("threshold", threshold, 0),
+                                ("edgeitems", edgeitems, 1), ("linewidth", linewidth, 1)):
+        if value is not None:
+            _check_count(arg, value, minimum)
+            changes[arg] = int(value)
+    if sci_mode is not None:
+        if not isinstance(sci_mode, (bool, np.bool_)):
+            raise TypeError(f"set_printoptions: argument 'sci_mode' expected a bool, got {sci_mode!r}")
+        changes["sci_mode"] = bool(sci_mode)
+    with _LOCK:
+        _print_options[0] = replace(_print_options[0], **changes)
+
+
+def print_options() -> PrintOptions:
+    """The current print options (read by Tensor's repr)."""
+    return _print_options[0]
