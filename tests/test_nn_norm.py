@@ -403,3 +403,18 @@ def test_normalize_and_local_response_norm_bad_input():
         F.normalize(tensor(x), axis=2)
     with pytest.raises(ValueError, match="local_response_norm: argument 'size'"):
         F.local_response_norm(tensor(rand((1, 3, 3))), 0)
+
+
+def test_batch_norm_layers_follow_the_default_dtype():
+    previous = eager.get_default_dtype()
+    try:
+        eager.set_default_dtype("float64")
+        layer = eager.nn.BatchNorm2D(3)
+        assert layer.weight.dtype == eager.float64 and layer._mean.dtype == eager.float64
+        x = eager.randn([2, 3, 4, 4])
+        assert layer(x).dtype == eager.float64
+        eager.set_default_dtype("float16")  # statistics and affine parameters stay float32, as Paddle
+        layer = eager.nn.BatchNorm1D(3)
+        assert layer.weight.dtype == eager.float32 and layer._variance.dtype == eager.float32
+    finally:
+        eager.set_default_dtype(previous)

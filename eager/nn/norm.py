@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from ..creation import to_tensor
+from ..framework import get_default_dtype
 from ..tensor import Tensor
 from . import functional
 from . import initializer as _init
@@ -90,7 +91,11 @@ class _BatchNormBase(Layer):
     _ranks = (4,)
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NCHW", use_global_stats=None, name=None, dtype="float32"):
+                 data_format="NCHW", use_global_stats=None, name=None, dtype=None):
+        if dtype is None:
+            # Paddle's BatchNorm*D follow the default dtype, keeping float32 statistics
+            # and affine parameters under a float16 default (the kernel computes in float32).
+            dtype = "float32" if get_default_dtype() == "float16" else get_default_dtype()
         super().__init__(dtype=dtype)
         who = type(self).__name__
         self._num_features = _positive_int(who, "num_features", num_features)
