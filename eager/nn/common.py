@@ -6,14 +6,8 @@ import numbers
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .functional import common as common_functional
-from .functional.checks import check_axis, check_tensor
+from .functional.checks import check_axis, check_positive_int, check_tensor
 from .layer import Layer, ParamAttr
-
-
-def _positive_int(who: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
-    return int(value)
 
 
 def _int(who: str, arg: str, value) -> int:
@@ -106,9 +100,9 @@ class Bilinear(Layer):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, weight_attr=None, bias_attr=None,
                  name=None):
         super().__init__()
-        self._in1_features = _positive_int("Bilinear", "in1_features", in1_features)
-        self._in2_features = _positive_int("Bilinear", "in2_features", in2_features)
-        self._out_features = _positive_int("Bilinear", "out_features", out_features)
+        self._in1_features = check_positive_int("Bilinear", "in1_features", in1_features)
+        self._in2_features = check_positive_int("Bilinear", "in2_features", in2_features)
+        self._out_features = check_positive_int("Bilinear", "out_features", out_features)
         weight_attr = ParamAttr.from_argument(weight_attr, "Bilinear", "weight_attr")
         if weight_attr is False:
             raise ValueError("Bilinear: argument 'weight_attr' cannot be False: a Bilinear layer needs a weight")

@@ -9,6 +9,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
 from . import initializer as _init
+from .functional.checks import check_positive_int
 from .layer import Layer, ParamAttr
 
 
@@ -30,8 +31,8 @@ class Linear(Layer):
     def __init__(self, in_features: int, out_features: int, weight_attr=None, bias_attr=None,
                  name=None, generator=None):
         super().__init__(name_scope=name)
-        _check_positive_int("Linear", "in_features", in_features)
-        _check_positive_int("Linear", "out_features", out_features)
+        check_positive_int("Linear", "in_features", in_features)
+        check_positive_int("Linear", "out_features", out_features)
         if weight_attr is False:
             raise ValueError("Linear: argument 'weight_attr' cannot be False: a Linear layer needs a weight")
         self.in_features = int(in_features)
@@ -264,11 +265,6 @@ class LayerList(Layer):
 
     def __iter__(self):
         return iter(self._sub_layers.values())
-
-
-def _check_positive_int(who: str, arg: str, value) -> None:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
 
 
 __all__ = ["CrossEntropyLoss", "Linear", "LayerList", "MSELoss", "ReLU", "Sequential", "Sigmoid",

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from . import functional
 from . import initializer as _init
 from .functional import norm as norm_functional
-from .functional.checks import check_tensor
+from .functional.checks import check_positive_int, check_tensor
 from .layer import Layer, ParamAttr
 
 
@@ -60,12 +60,6 @@ class LayerNorm(Layer):
         return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
 
 
-def _positive_int(who: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
-    return int(value)
-
-
 def _format(who: str, data_format, formats) -> str:
     if data_format not in formats:
         raise ValueError(f"{who}: argument 'data_format' expected one of {list(formats)}, got {data_format!r}")
@@ -98,7 +92,7 @@ class _BatchNormBase(Layer):
             dtype = "float32" if get_default_dtype() == "float16" else get_default_dtype()
         super().__init__(dtype=dtype)
         who = type(self).__name__
-        self._num_features = _positive_int(who, "num_features", num_features)
+        self._num_features = check_positive_int(who, "num_features", num_features)
         if not isinstance(momentum, numbers.Real) or isinstance(momentum, bool) or not 0.0 <= momentum <= 1.0:
             raise ValueError(f"{who}: argument 'momentum' expected a number in [0, 1], got {momentum!r}")
         self._momentum = float(momentum)
@@ -231,7 +225,7 @@ class _InstanceNormBase(Layer):
                  data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._num_features = _positive_int(who, "num_features", num_features)
+        self._num_features = check_positive_int(who, "num_features", num_features)
         self._epsilon = _epsilon(who, epsilon)
         self._momentum = momentum
         self._data_format = _format(who, data_format, self._formats)
@@ -317,8 +311,8 @@ class GroupNorm(Layer):
                  data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._num_groups = _positive_int(who, "num_groups", num_groups)
-        self._num_channels = _positive_int(who, "num_channels", num_channels)
+        self._num_groups = check_positive_int(who, "num_groups", num_groups)
+        self._num_channels = check_positive_int(who, "num_channels", num_channels)
         if self._num_channels % self._num_groups:
             raise ValueError(f"{who}: argument 'num_groups' ({num_groups}) must divide num_channels "
                              f"({num_channels})")
@@ -349,7 +343,7 @@ class LocalResponseNorm(Layer):
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
         who = type(self).__name__
-        self._size = _positive_int(who, "size", size)
+        self._size = check_positive_int(who, "size", size)
         self._alpha, self._beta, self._k = alpha, beta, k
         self._data_format = _format(who, data_format, ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"))
 

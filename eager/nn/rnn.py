@@ -27,7 +27,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
-from .functional.checks import check_float, check_tensor
+from .functional.checks import check_float, check_positive_int, check_tensor
 from .layer import Layer, ParamAttr
 from .layers import LayerList
 
@@ -35,11 +35,6 @@ _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
 
 
 # -- argument checks -------------------------------------------------------------------
-def _positive_int(who: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise TypeError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
-    return int(value)
-
 
 def _check_input(who: str, inputs, input_size: int, ndim: int) -> Tensor:
     check_float(who, "inputs", inputs)
@@ -113,8 +108,8 @@ class _BuiltInCell(RNNCellBase):
 
     def _setup(self, who: str, input_size: int, hidden_size: int, gates: int, weight_ih_attr, weight_hh_attr,
                bias_ih_attr, bias_hh_attr) -> None:
-        self.input_size = _positive_int(who, "input_size", input_size)
-        self.hidden_size = _positive_int(who, "hidden_size", hidden_size)
+        self.input_size = check_positive_int(who, "input_size", input_size)
+        self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
         for arg, attr in (("weight_ih_attr", weight_ih_attr), ("weight_hh_attr", weight_hh_attr)):
             if attr is False:
@@ -523,9 +518,9 @@ class RNNBase(LayerList):
                  **cell_kwargs):
         super().__init__()
         who = type(self).__name__
-        self.input_size = _positive_int(who, "input_size", input_size)
-        self.hidden_size = _positive_int(who, "hidden_size", hidden_size)
-        self.num_layers = _positive_int(who, "num_layers", num_layers)
+        self.input_size = check_positive_int(who, "input_size", input_size)
+        self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
+        self.num_layers = check_positive_int(who, "num_layers", num_layers)
         if direction not in _DIRECTIONS:
             raise ValueError(f"{who}: argument 'direction' expected 'forward', 'bidirect' or 'bidirectional', got "
                              f"{direction!r}")

@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 import copy
 import math
-import numbers
 
 from phi.common.data_type import FLOATING_TYPES, DataType
 
@@ -25,7 +24,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional as F
 from .functional.attention import _attention_heads_first, _check_mask_shape
-from .functional.checks import check_float, check_tensor
+from .functional.checks import check_float, check_positive_int, check_tensor
 from .functional.dropout import _check_p
 from .dropout import Dropout
 from .layer import Layer, ParamAttr
@@ -33,12 +32,6 @@ from .layers import LayerList, Linear
 from .norm import LayerNorm
 
 _INTEGER_TYPES = (DataType.INT8, DataType.UINT8, DataType.INT16, DataType.INT32, DataType.INT64)
-
-
-def _positive_int(who: str, arg: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{who}: argument '{arg}' expected a positive int, got {value!r}")
-    return int(value)
 
 
 def _convert_attention_mask(who: str, attn_mask, dtype):
@@ -104,13 +97,13 @@ class MultiHeadAttention(Layer):
                  need_weights: bool = False, weight_attr=None, bias_attr=None):
         super().__init__()
         who = "MultiHeadAttention"
-        self.embed_dim = _positive_int(who, "embed_dim", embed_dim)
-        self.num_heads = _positive_int(who, "num_heads", num_heads)
+        self.embed_dim = check_positive_int(who, "embed_dim", embed_dim, ValueError)
+        self.num_heads = check_positive_int(who, "num_heads", num_heads, ValueError)
         if self.embed_dim % self.num_heads:
             raise ValueError(f"{who}: argument 'num_heads' expected a divisor of embed_dim ({self.embed_dim}), "
                              f"got {num_heads}")
-        self.kdim = self.embed_dim if kdim is None else _positive_int(who, "kdim", kdim)
-        self.vdim = self.embed_dim if vdim is None else _positive_int(who, "vdim", vdim)
+        self.kdim = self.embed_dim if kdim is None else check_positive_int(who, "kdim", kdim, ValueError)
+        self.vdim = self.embed_dim if vdim is None else check_positive_int(who, "vdim", vdim, ValueError)
         self.dropout = _check_p(who, dropout)
         if not isinstance(need_weights, bool):
             raise TypeError(f"{who}: argument 'need_weights' expected a bool, got {type(need_weights).__name__}")
@@ -229,7 +222,7 @@ def _clones(who: str, layer: Layer, num_layers) -> LayerList:
     """num_layers layers like ``layer``: the first is ``layer`` itself, the others are
     new layers made from its constructor arguments (fresh parameters, as Paddle
     does), or deep copies for a layer that does not keep them."""
-    num_layers = _positive_int(who, "num_layers", num_layers)
+    num_layers = check_positive_int(who, "num_layers", num_layers, ValueError)
     if not isinstance(layer, Layer):
         raise TypeError(f"{who}: the first argument expected a Layer, got {type(layer).__name__}")
     config = getattr(layer, "_config", None)
@@ -262,9 +255,9 @@ class TransformerEncoderLayer(Layer):
                             normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
                             layer_norm_eps=layer_norm_eps)
         who = "TransformerEncoderLayer"
-        self.d_model = _positive_int(who, "d_model", d_model)
-        _positive_int(who, "nhead", nhead)
-        _positive_int(who, "dim_feedforward", dim_feedforward)
+        self.d_model = check_positive_int(who, "d_model", d_model, ValueError)
+        check_positive_int(who, "nhead", nhead, ValueError)
+        check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
         dropout = _check_p(who, dropout)
         attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
         act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
@@ -374,9 +367,9 @@ class TransformerDecoderLayer(Layer):
                             normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
                             layer_norm_eps=layer_norm_eps)
         who = "TransformerDecoderLayer"
-        self.d_model = _positive_int(who, "d_model", d_model)
-        _positive_int(who, "nhead", nhead)
-        _positive_int(who, "dim_feedforward", dim_feedforward)
+        self.d_model = check_positive_int(who, "d_model", d_model, ValueError)
+        check_positive_int(who, "nhead", nhead, ValueError)
+        check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
         dropout = _check_p(who, dropout)
         attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
         act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
@@ -558,7 +551,7 @@ class Transformer(Layer):
                [  0.,   0., -inf],
                [  0.,   0.,   0.]], dtype=float32)
         """
-        length = _positive_int("Transformer.generate_square_subsequent_mask", "length", length)
+        length = check_positive_int("Transformer.generate_square_subsequent_mask", "length", length, ValueError)
         return _F.triu(_F.full([length, length], -math.inf, "float32"), 1)
 
 

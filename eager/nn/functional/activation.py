@@ -8,7 +8,7 @@ import numpy as np
 from ...arguments import describe
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_tensor
+from .checks import check_axis, check_float, check_positive_int, check_tensor
 
 
 def relu(x: Tensor, name=None) -> Tensor:
@@ -58,12 +58,6 @@ def _number(fn: str, arg: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
     return float(value)
-
-
-def _positive_int(fn: str, arg: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
-    return int(value)
 
 
 def relu_(x: Tensor, name=None) -> Tensor:
@@ -407,7 +401,7 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name=None) -> Tensor:
            [6., 7.]])
     """
     check_float("maxout", "x", x)
-    groups = _positive_int("maxout", "groups", groups)
+    groups = check_positive_int("maxout", "groups", groups, ValueError)
     if x.ndim != 4:
         raise ValueError(f"maxout: argument 'x' expected a 4-d tensor, got shape {x.shape}")
     if isinstance(axis, bool) or axis not in (1, -1, 3):

@@ -31,6 +31,15 @@ def check_float(fn: str, arg: str, value) -> Tensor:
     return value
 
 
+def check_positive_int(fn: str, arg: str, value, error: type = TypeError) -> int:
+    """``value`` as an int, or ``error`` naming fn and arg (a bool is not an int here).
+    Layers' sizes raise TypeError; functionals and layers whose Paddle
+    counterparts raise ValueError for such arguments pass ``error=ValueError``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
+        raise error(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    return int(value)
+
+
 def check_reduction(fn: str, reduction) -> str:
     if reduction not in _REDUCTIONS:
         raise ValueError(
