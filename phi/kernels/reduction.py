@@ -39,18 +39,22 @@ def sum_grad(ctx, x, out_grad, axis, keepdim):
     return out
 
 
-@register_kernel("mean", ALL_BACKENDS, INEXACT)
-def mean(ctx, x, axis, keepdim):
-    xp = ctx.xp
+def _mean(xp, x, axis, keepdim, accumulate, result):
+    """sum(x) / count over axis, summed in ``accumulate`` and returned as ``result``;
+    the mean of nothing is NaN, as NumPy says, but without its warning."""
     axes = _axes(axis, x.ndim)
     count = 1
     for a in axes:
         count *= x.shape[a]
-    total = xp.sum(x, axis=axes, keepdims=keepdim)
+    total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=accumulate)
     if count == 0:
-        # The mean of nothing is NaN, as NumPy says, but without its warning.
-        return xp.full(total.shape, xp.nan, dtype=x.dtype)
-    return xp.divide(total, count).astype(x.dtype, copy=False)
+        return xp.full(total.shape, xp.nan, dtype=result)
+    return xp.divide(total, count).astype(result, copy=False)
+
+
+@register_kernel("mean", ALL_BACKENDS, INEXACT)
+def mean(ctx, x, axis, keepdim):
+    return _mean(ctx.xp, x, axis, keepdim, None, x.dtype)
 
 
 @register_kernel("mean", ALL_BACKENDS, (T.BOOL,) + INTS)
@@ -58,15 +62,7 @@ def mean_of_integers(ctx, x, axis, keepdim):
     """The mean of bool or integer values as float32 (Paddle 3's rule: the
     average of integers is not an integer); summed in float64 so that large
     int64 totals keep their precision until the one rounding at the end."""
-    xp = ctx.xp
-    axes = _axes(axis, x.ndim)
-    count = 1
-    for a in axes:
-        count *= x.shape[a]
-    total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=xp.float64)
-    if count == 0:
-        return xp.full(total.shape, xp.nan, dtype=xp.float32)
-    return xp.divide(total, count).astype(xp.float32)
+    return _mean(ctx.xp, x, axis, keepdim, ctx.xp.float64, ctx.xp.float32)
 
 
 @register_kernel("mean_grad", ALL_BACKENDS, INEXACT)
