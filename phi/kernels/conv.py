@@ -27,10 +27,7 @@ from ..common.shape_rules import window_geometry
 from ..core.kernel_registry import register_kernel
 from ..infermeta.conv import conv_transpose_geometry
 from .dtypes import ALL_BACKENDS, FLOATS
-
-
-def _channel_first(xp, x, channel_last: bool):
-    return xp.moveaxis(x, -1, 1) if channel_last else x
+from .funcs import channel_first
 
 
 def _geometry(x_shape, w_shape, strides, paddings, padding_algorithm, dilations):
@@ -73,7 +70,7 @@ def _out_grad_matrix(xp, out_grad, groups):
 def conv_nd(ctx, input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format):
     xp = ctx.xp
     channel_last = data_format in ("NHWC", "NDHWC", "NLC")
-    x = _channel_first(xp, input, channel_last)
+    x = channel_first(xp, input, channel_last)
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
     cols = _columns(xp, x, filter.shape[2:], strides, pads, dilations, outs, groups)
     out = xp.matmul(cols, _filter_matrix(filter, groups))            # [g, N*outs, O/g]
@@ -95,8 +92,8 @@ def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algori
     xp = ctx.xp
     want_input, want_filter = out_mask or (True, True)
     channel_last = data_format in ("NHWC", "NDHWC", "NLC")
-    x = _channel_first(xp, input, channel_last)
-    gout = _channel_first(xp, out_grad, channel_last)
+    x = channel_first(xp, input, channel_last)
+    gout = channel_first(xp, out_grad, channel_last)
     kernel = filter.shape[2:]
     pads, dilations, outs = _geometry(x.shape, filter.shape, strides, paddings, padding_algorithm, dilations)
     g_mat = _out_grad_matrix(xp, gout, groups)                        # [g, N*outs, O/g]
@@ -133,7 +130,7 @@ def conv_transpose_nd(ctx, x, filter, strides, paddings, output_padding, output_
     """x [N, C_in, *in] times filter [C_in, C_out/g, *k] back into columns, added into the output (col2im)."""
     xp = ctx.xp
     channel_last = data_format in ("NHWC", "NDHWC")
-    x = _channel_first(xp, x, channel_last)
+    x = channel_first(xp, x, channel_last)
     kernel, ins = filter.shape[2:], x.shape[2:]
     pads, dilations, outs = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
                                                     padding_algorithm, dilations)
@@ -150,8 +147,8 @@ def conv_transpose_nd_grad(ctx, x, filter, out_grad, strides, paddings, output_p
     xp = ctx.xp
     want_x, want_filter = out_mask or (True, True)
     channel_last = data_format in ("NHWC", "NDHWC")
-    xc = _channel_first(xp, x, channel_last)
-    gout = _channel_first(xp, out_grad, channel_last)
+    xc = channel_first(xp, x, channel_last)
+    gout = channel_first(xp, out_grad, channel_last)
     kernel, ins = filter.shape[2:], xc.shape[2:]
     pads, dilations, _ = conv_transpose_geometry(ins, kernel, strides, paddings, output_padding, output_size,
                                                  padding_algorithm, dilations)

@@ -18,6 +18,16 @@ def reduce_to_shape(grad, shape):
     return grad.sum(axis=axes, dtype=grad.dtype).reshape(shape) if axes else grad.reshape(shape)
 
 
+def kept_shape(shape, axes) -> tuple:
+    """``shape`` with the reduced ``axes`` kept as 1 (a keepdim result's shape)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def channel_first(xp, x, channel_last: bool):
+    """x with a channel-last layout's channels moved to axis 1 (a view)."""
+    return xp.moveaxis(x, -1, 1) if channel_last else x
+
+
 def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
 

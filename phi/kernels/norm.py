@@ -25,6 +25,7 @@ import string
 from ..core.kernel_registry import register_kernel
 from ..infermeta.norm import batch_norm_global_stats, norm_layout
 from .dtypes import ALL_BACKENDS, FLOATS
+from .funcs import kept_shape
 
 
 def _compute(xp, a):
@@ -37,11 +38,7 @@ def _dot(xp, a, b, axes):
     letters = string.ascii_letters[:a.ndim]
     kept = "".join(letter for i, letter in enumerate(letters) if i not in axes)
     out = xp.einsum(f"{letters},{letters}->{kept}", a, b)
-    return out.reshape(_kept_shape(a.shape, axes))
-
-
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return out.reshape(kept_shape(a.shape, axes))
 
 
 def _param_shape(view, param_axes):
@@ -63,11 +60,11 @@ def _normalize(xp, x, scale, bias, epsilon, view, stat_axes, param_axes, mean=No
     view's kept shape, in the compute dtype."""
     xv = _compute(xp, x).reshape(view)
     if mean is None:
-        mean = xv.mean(axis=stat_axes, keepdims=True) if xv.size else xp.zeros(_kept_shape(view, stat_axes), xv.dtype)
+        mean = xv.mean(axis=stat_axes, keepdims=True) if xv.size else xp.zeros(kept_shape(view, stat_axes), xv.dtype)
         out = xv - mean
         variance = _dot(xp, out, out, stat_axes) / _count(view, stat_axes)
     else:
-        mean = _compute(xp, mean).reshape(_kept_shape(view, stat_axes))
+        mean = _compute(xp, mean).reshape(kept_shape(view, stat_axes))
         variance = _compute(xp, variance).reshape(mean.shape)
         out = xv - mean
     rstd = 1.0 / xp.sqrt(variance + epsilon)
@@ -89,7 +86,7 @@ def _normalize_grad(xp, x, scale, bias, mean, variance, out_grad, epsilon, view,
     """(x_grad, scale_grad, bias_grad) of _normalize; with stats_fixed the
     statistics are constants (batch_norm on running statistics)."""
     want_x, want_scale, want_bias = out_mask or (True, True, True)
-    kept = _kept_shape(view, stat_axes)
+    kept = kept_shape(view, stat_axes)
     pshape = _param_shape(view, param_axes)
     outside = _other_axes(len(view), param_axes)
     dy = _compute(xp, out_grad).reshape(view)

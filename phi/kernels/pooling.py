@@ -30,13 +30,10 @@ import numpy as np
 from ..common.shape_rules import window_geometry
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
+from .funcs import channel_first
 from .search_sort import scatter_back
 
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
-
-
-def _channel_first(xp, x, channel_last):
-    return xp.moveaxis(x, -1, 1) if channel_last else x
 
 
 def _first_shape(shape, channel_last):
@@ -114,9 +111,8 @@ def _broadcast_axis(xp, values, axis, k):
 def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format):
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
-    x = _channel_first(xp, x, channel_last)
+    x = channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
-    k = len(w.size)
     if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
         flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane, NaN never winning
         flat = xp.where(xp.isnan(flat), xp.asarray(-np.inf, dtype=flat.dtype), flat)
@@ -238,8 +234,8 @@ def max_pool_nd_grad(ctx, x, mask, out_grad, kernel_size, strides, paddings, pad
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
     shape = _first_shape(x.shape, channel_last)
-    mask = _channel_first(xp, mask, channel_last)
-    out_grad = _channel_first(xp, out_grad, channel_last)
+    mask = channel_first(xp, mask, channel_last)
+    out_grad = channel_first(xp, out_grad, channel_last)
     rows = shape[:2]
     flat = rows + (math.prod(mask.shape[2:]),)
     grad = scatter_back(xp, rows + (math.prod(shape[2:]),), mask.reshape(flat), out_grad.reshape(flat), 2)
@@ -252,7 +248,7 @@ def avg_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
                 data_format):
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
-    x = _channel_first(xp, x, channel_last)
+    x = channel_first(xp, x, channel_last)
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
     if w.regular:
@@ -270,7 +266,7 @@ def avg_pool_nd_grad(ctx, x, out_grad, kernel_size, strides, paddings, padding_a
     xp = ctx.xp
     channel_last = data_format in _CHANNEL_LAST
     shape = _first_shape(x.shape, channel_last)
-    g = _channel_first(xp, out_grad, channel_last)
+    g = channel_first(xp, out_grad, channel_last)
     w = _Windows(shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     k = len(w.size)
     g = g * _inverse_counts(xp, w, exclusive or adaptive, g.dtype)

@@ -9,6 +9,7 @@ import numpy as np
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, REAL
+from .funcs import kept_shape
 
 _INT64 = np.dtype("int64")
 _BOOL = np.dtype("bool")
@@ -16,10 +17,6 @@ _BOOL = np.dtype("bool")
 
 def _axes(axis, ndim) -> tuple:
     return reduced_axes(ndim, axis or ())
-
-
-def _kept_shape(shape, axes) -> tuple:
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
 def _count(shape, axes) -> int:
@@ -32,7 +29,7 @@ def _count(shape, axes) -> int:
 def _kept(x, grad, axis):
     """``grad`` (a reduction's result or its gradient) reshaped with the reduced
     axes of ``x`` kept as 1, so that it broadcasts against x."""
-    return grad.reshape(_kept_shape(x.shape, _axes(axis, x.ndim)))
+    return grad.reshape(kept_shape(x.shape, _axes(axis, x.ndim)))
 
 
 def _to_last(xp, x, axes):
@@ -132,7 +129,7 @@ def logsumexp(ctx, x, axis, keepdim):
     axes = _axes(axis, x.ndim)
     if x.size == 0:
         # The log of an empty sum is -inf.
-        shape = _kept_shape(x.shape, axes) if keepdim else tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        shape = kept_shape(x.shape, axes) if keepdim else tuple(d for i, d in enumerate(x.shape) if i not in axes)
         return xp.full(shape, -xp.inf, dtype=x.dtype)
     # Shift by the finite maximum so exp cannot overflow; a group of -inf stays -inf.
     shift = _finite_or_zero(xp, xp.max(x, axis=axes, keepdims=True))
@@ -344,7 +341,7 @@ def median(ctx, x, axis, keepdim):
         low, high = _middle_ranks(n)
         values = (ordered[..., low] + ordered[..., high]) / 2
     if keepdim:
-        return values.reshape(_kept_shape(x.shape, axes))
+        return values.reshape(kept_shape(x.shape, axes))
     return values.reshape(tuple(x.shape[i] for i in rest)).astype(out_dtype, copy=False)
 
 

@@ -5,6 +5,7 @@ from ..common.data_type import DataType as T
 from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, INTS, NUMERIC
+from .funcs import kept_shape
 
 
 _INT64 = np.dtype("int64")
@@ -13,10 +14,6 @@ _INT64 = np.dtype("int64")
 def _axes(axis, ndim):
     """Kernel-side axis tuple: empty means all; negatives allowed (InferMeta validated)."""
     return reduced_axes(ndim, axis)
-
-
-def _kept_shape(shape, axes):
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
 @register_kernel("sum", ALL_BACKENDS, ALL_TYPES)
@@ -33,7 +30,7 @@ def sum(ctx, x, axis, dtype, keepdim):
 @register_kernel("sum_grad", ALL_BACKENDS, NUMERIC)
 def sum_grad(ctx, x, out_grad, axis, keepdim):
     xp = ctx.xp
-    kept = _kept_shape(x.shape, _axes(axis, x.ndim))
+    kept = kept_shape(x.shape, _axes(axis, x.ndim))
     out = xp.empty(x.shape, dtype=x.dtype)
     xp.copyto(out, out_grad.reshape(kept), casting="unsafe")
     return out
@@ -74,6 +71,6 @@ def mean_grad(ctx, x, out_grad, axis, keepdim):
         count *= x.shape[a]
     out = xp.empty(x.shape, dtype=x.dtype)
     if out.size:
-        xp.copyto(out, xp.divide(out_grad, count).reshape(_kept_shape(x.shape, axes)),
+        xp.copyto(out, xp.divide(out_grad, count).reshape(kept_shape(x.shape, axes)),
                   casting="unsafe")
     return out
