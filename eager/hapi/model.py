@@ -18,7 +18,6 @@ safetensors content under Paddle's file extensions, not pickles.
 from __future__ import annotations
 
 import inspect
-import numbers
 import os
 import warnings
 
@@ -33,7 +32,7 @@ from ..optimizer.optimizer import Optimizer
 from ..serialization import load as _load
 from ..serialization import save as _save
 from ..tensor import Tensor
-from .callbacks import EarlyStopping, config_callbacks
+from .callbacks import EarlyStopping, _check_int, config_callbacks
 from .summary import summary as _summary
 
 _MODES = ("train", "eval", "predict")
@@ -79,12 +78,6 @@ def _scalar(value) -> float:
     """A loss as a float for the logs (the mean when it has several elements)."""
     array = np.asarray(value, dtype=np.float64)
     return float(array.reshape(-1)[0]) if array.size == 1 else float(array.mean())
-
-
-def _check_int(who: str, arg: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{who}: argument {arg!r} expected an int >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def _check_verbose(who: str, verbose) -> int:

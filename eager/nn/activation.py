@@ -12,6 +12,7 @@ import numbers
 from ..arguments import describe
 from . import initializer as _init
 from .functional import activation as F
+from .functional.checks import check_number
 from .layer import Layer, ParamAttr
 
 __all__ = [
@@ -19,12 +20,6 @@ __all__ = [
     "LogSoftmax", "Maxout", "Mish", "PReLU", "ReLU6", "RReLU", "SELU", "SiLU", "Softplus", "Softshrink", "Softsign",
     "Swish", "Tanhshrink", "ThresholdedReLU",
 ]
-
-
-def _number(who: str, arg: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{who}: argument '{arg}' expected a number, got {describe(value)}")
-    return float(value)
 
 
 class _Elementwise(Layer):
@@ -91,7 +86,7 @@ class LeakyReLU(Layer):
 
     def __init__(self, negative_slope: float = 0.01, name=None):
         super().__init__(name_scope=name)
-        self._negative_slope = _number("LeakyReLU", "negative_slope", negative_slope)
+        self._negative_slope = check_number("LeakyReLU", "negative_slope", negative_slope)
 
     def forward(self, x):
         """leaky_relu(x, negative_slope)."""
@@ -111,7 +106,7 @@ class ELU(Layer):
 
     def __init__(self, alpha: float = 1.0, name=None):
         super().__init__(name_scope=name)
-        self._alpha = _number("ELU", "alpha", alpha)
+        self._alpha = check_number("ELU", "alpha", alpha)
 
     def forward(self, x):
         """elu(x, alpha)."""
@@ -132,8 +127,8 @@ class SELU(Layer):
     def __init__(self, scale: float = 1.0507009873554804934193349852946,
                  alpha: float = 1.6732632423543772848170429916717, name=None):
         super().__init__(name_scope=name)
-        self._scale = _number("SELU", "scale", scale)
-        self._alpha = _number("SELU", "alpha", alpha)
+        self._scale = check_number("SELU", "scale", scale)
+        self._alpha = check_number("SELU", "alpha", alpha)
         if not self._scale > 1.0:
             raise ValueError(f"SELU: argument 'scale' expected a number greater than 1.0, got {scale}")
         if not self._alpha >= 0.0:
@@ -158,7 +153,7 @@ class CELU(Layer):
 
     def __init__(self, alpha: float = 1.0, name=None):
         super().__init__(name_scope=name)
-        self._alpha = _number("CELU", "alpha", alpha)
+        self._alpha = check_number("CELU", "alpha", alpha)
         if self._alpha == 0:
             raise ValueError("CELU: argument 'alpha' expected a nonzero number (celu divides x by it), got 0")
 
@@ -191,8 +186,8 @@ class Softplus(Layer):
 
     def __init__(self, beta: float = 1, threshold: float = 20, name=None):
         super().__init__(name_scope=name)
-        self._beta = _number("Softplus", "beta", beta)
-        self._threshold = _number("Softplus", "threshold", threshold)
+        self._beta = check_number("Softplus", "beta", beta)
+        self._threshold = check_number("Softplus", "threshold", threshold)
         if self._beta == 0:
             raise ValueError("Softplus: argument 'beta' expected a nonzero number (softplus divides by it), got 0")
 
@@ -225,7 +220,7 @@ class Softshrink(Layer):
 
     def __init__(self, threshold: float = 0.5, name=None):
         super().__init__(name_scope=name)
-        self._threshold = _number("Softshrink", "threshold", threshold)
+        self._threshold = check_number("Softshrink", "threshold", threshold)
         if not self._threshold >= 0:
             raise ValueError(f"Softshrink: argument 'threshold' expected a number >= 0, got {threshold}")
 
@@ -247,7 +242,7 @@ class Hardshrink(Layer):
 
     def __init__(self, threshold: float = 0.5, name=None):
         super().__init__(name_scope=name)
-        self._threshold = _number("Hardshrink", "threshold", threshold)
+        self._threshold = check_number("Hardshrink", "threshold", threshold)
 
     def forward(self, x):
         """hardshrink(x, threshold)."""
@@ -277,8 +272,8 @@ class Hardtanh(Layer):
 
     def __init__(self, min: float = -1.0, max: float = 1.0, name=None):  # noqa: A002
         super().__init__(name_scope=name)
-        self._min = _number("Hardtanh", "min", min)
-        self._max = _number("Hardtanh", "max", max)
+        self._min = check_number("Hardtanh", "min", min)
+        self._max = check_number("Hardtanh", "max", max)
         if not self._min <= self._max:
             raise ValueError(f"Hardtanh: argument 'max' expected a number >= argument 'min', got min={min}, "
                              f"max={max}")
@@ -342,7 +337,7 @@ class ThresholdedReLU(Layer):
 
     def __init__(self, threshold: float = 1.0, name=None):
         super().__init__(name_scope=name)
-        self._threshold = _number("ThresholdedReLU", "threshold", threshold)
+        self._threshold = check_number("ThresholdedReLU", "threshold", threshold)
 
     def forward(self, x):
         """thresholded_relu(x, threshold)."""
@@ -365,8 +360,8 @@ class RReLU(Layer):
 
     def __init__(self, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, name=None):
         super().__init__(name_scope=name)
-        self._lower = _number("RReLU", "lower", lower)
-        self._upper = _number("RReLU", "upper", upper)
+        self._lower = check_number("RReLU", "lower", lower)
+        self._upper = check_number("RReLU", "upper", upper)
         if not 0.0 <= self._lower <= self._upper <= 1.0:
             raise ValueError(f"RReLU: arguments 'lower' and 'upper' expected 0 <= lower <= upper <= 1, got "
                              f"lower={lower}, upper={upper}")
@@ -467,7 +462,7 @@ class PReLU(Layer):
         if isinstance(num_parameters, bool) or not isinstance(num_parameters, numbers.Integral) \
                 or num_parameters <= 0:
             raise ValueError(f"PReLU: argument 'num_parameters' expected a positive int, got {num_parameters!r}")
-        init = _number("PReLU", "init", init)
+        init = check_number("PReLU", "init", init)
         if data_format not in F._PRELU_FORMATS:
             raise ValueError(f"PReLU: argument 'data_format' expected one of {list(F._PRELU_FORMATS)}, got "
                              f"{data_format!r}")

@@ -1,14 +1,12 @@
 """Activation functions (Paddle's ``paddle.nn.functional.activation``)."""
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ...arguments import describe
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_positive_int, check_tensor
+from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor
 
 
 def relu(x: Tensor, name=None) -> Tensor:
@@ -52,12 +50,6 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
 # prelu and rrelu are compositions of existing ops.
 
 _PRELU_FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
-
-
-def _number(fn: str, arg: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
-    return float(value)
 
 
 def relu_(x: Tensor, name=None) -> Tensor:
@@ -117,7 +109,7 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01, name=None) -> Tensor:
     array([-0.2,  3. ], dtype=float32)
     """
     check_float("leaky_relu", "x", x)
-    return _F.leaky_relu(x, _number("leaky_relu", "negative_slope", negative_slope))
+    return _F.leaky_relu(x, check_number("leaky_relu", "negative_slope", negative_slope))
 
 
 def leaky_relu_(x: Tensor, negative_slope: float = 0.01, name=None) -> Tensor:
@@ -127,7 +119,7 @@ def leaky_relu_(x: Tensor, negative_slope: float = 0.01, name=None) -> Tensor:
     array([-1.,  3.], dtype=float32)
     """
     check_float("leaky_relu_", "x", x)
-    return _F.leaky_relu_(x, _number("leaky_relu_", "negative_slope", negative_slope))
+    return _F.leaky_relu_(x, check_number("leaky_relu_", "negative_slope", negative_slope))
 
 
 def elu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
@@ -137,7 +129,7 @@ def elu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
     array([-0.6321,  2.    ], dtype=float32)
     """
     check_float("elu", "x", x)
-    return _F.elu(x, _number("elu", "alpha", alpha))
+    return _F.elu(x, check_number("elu", "alpha", alpha))
 
 
 def elu_(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
@@ -147,7 +139,7 @@ def elu_(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
     array([-0.6321,  2.    ], dtype=float32)
     """
     check_float("elu_", "x", x)
-    alpha = _number("elu_", "alpha", alpha)
+    alpha = check_number("elu_", "alpha", alpha)
     if not alpha >= 0:
         raise ValueError(f"elu_: argument 'alpha' expected a number >= 0, got {alpha}")
     return _F.elu_(x, alpha)
@@ -161,7 +153,7 @@ def selu(x: Tensor, scale: float = 1.0507009873554804934193349852946,
     array([-1.1113,  1.0507], dtype=float32)
     """
     check_float("selu", "x", x)
-    return _F.selu(x, _number("selu", "scale", scale), _number("selu", "alpha", alpha))
+    return _F.selu(x, check_number("selu", "scale", scale), check_number("selu", "alpha", alpha))
 
 
 def celu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
@@ -171,7 +163,7 @@ def celu(x: Tensor, alpha: float = 1.0, name=None) -> Tensor:
     array([-0.4323,  1.    ], dtype=float32)
     """
     check_float("celu", "x", x)
-    return _F.celu(x, _number("celu", "alpha", alpha))
+    return _F.celu(x, check_number("celu", "alpha", alpha))
 
 
 def relu6(x: Tensor, name=None) -> Tensor:
@@ -191,7 +183,7 @@ def softplus(x: Tensor, beta: float = 1, threshold: float = 20, name=None) -> Te
     array([ 0.6931, 30.    ], dtype=float32)
     """
     check_float("softplus", "x", x)
-    return _F.softplus(x, _number("softplus", "beta", beta), _number("softplus", "threshold", threshold))
+    return _F.softplus(x, check_number("softplus", "beta", beta), check_number("softplus", "threshold", threshold))
 
 
 def softsign(x: Tensor, name=None) -> Tensor:
@@ -211,7 +203,7 @@ def softshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
     array([-0.5,  0. ,  1.5], dtype=float32)
     """
     check_float("softshrink", "x", x)
-    return _F.softshrink(x, _number("softshrink", "threshold", threshold))
+    return _F.softshrink(x, check_number("softshrink", "threshold", threshold))
 
 
 def hardshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
@@ -221,7 +213,7 @@ def hardshrink(x: Tensor, threshold: float = 0.5, name=None) -> Tensor:
     array([-1.,  0.,  2.], dtype=float32)
     """
     check_float("hardshrink", "x", x)
-    return _F.hardshrink(x, _number("hardshrink", "threshold", threshold))
+    return _F.hardshrink(x, check_number("hardshrink", "threshold", threshold))
 
 
 def tanhshrink(x: Tensor, name=None) -> Tensor:
@@ -240,7 +232,7 @@ def hardtanh(x: Tensor, min: float = -1.0, max: float = 1.0, name=None) -> Tenso
     array([-1. ,  0.5,  1. ], dtype=float32)
     """
     check_float("hardtanh", "x", x)
-    return _F.hardtanh(x, _number("hardtanh", "min", min), _number("hardtanh", "max", max))
+    return _F.hardtanh(x, check_number("hardtanh", "min", min), check_number("hardtanh", "max", max))
 
 
 def hardtanh_(x: Tensor, min: float = -1.0, max: float = 1.0, name=None) -> Tensor:  # noqa: A002
@@ -250,7 +242,7 @@ def hardtanh_(x: Tensor, min: float = -1.0, max: float = 1.0, name=None) -> Tens
     array([-1.,  1.], dtype=float32)
     """
     check_float("hardtanh_", "x", x)
-    return _F.hardtanh_(x, _number("hardtanh_", "min", min), _number("hardtanh_", "max", max))
+    return _F.hardtanh_(x, check_number("hardtanh_", "min", min), check_number("hardtanh_", "max", max))
 
 
 def hardswish(x: Tensor, name=None) -> Tensor:
@@ -269,7 +261,7 @@ def hardsigmoid(x: Tensor, slope: float = 0.1666667, offset: float = 0.5, name=N
     array([0. , 0.5, 1. ], dtype=float32)
     """
     check_float("hardsigmoid", "x", x)
-    return _F.hardsigmoid(x, _number("hardsigmoid", "slope", slope), _number("hardsigmoid", "offset", offset))
+    return _F.hardsigmoid(x, check_number("hardsigmoid", "slope", slope), check_number("hardsigmoid", "offset", offset))
 
 
 def mish(x: Tensor, name=None) -> Tensor:
@@ -297,7 +289,7 @@ def thresholded_relu(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
     array([2., 0., 0.], dtype=float32)
     """
     check_float("thresholded_relu", "x", x)
-    return _F.thresholded_relu(x, _number("thresholded_relu", "threshold", threshold))
+    return _F.thresholded_relu(x, check_number("thresholded_relu", "threshold", threshold))
 
 
 def thresholded_relu_(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
@@ -307,7 +299,7 @@ def thresholded_relu_(x: Tensor, threshold: float = 1.0, name=None) -> Tensor:
     array([2., 0.], dtype=float32)
     """
     check_float("thresholded_relu_", "x", x)
-    return _F.thresholded_relu_(x, _number("thresholded_relu_", "threshold", threshold))
+    return _F.thresholded_relu_(x, check_number("thresholded_relu_", "threshold", threshold))
 
 
 def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Tensor:
@@ -357,8 +349,8 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
     array([-0.5,  3. ], dtype=float32)
     """
     check_float("rrelu", "x", x)
-    lower = _number("rrelu", "lower", lower)
-    upper = _number("rrelu", "upper", upper)
+    lower = check_number("rrelu", "lower", lower)
+    upper = check_number("rrelu", "upper", upper)
     if not 0.0 <= lower <= 1.0:
         raise ValueError(f"rrelu: argument 'lower' expected a number in [0, 1], got {lower}")
     if not 0.0 <= upper <= 1.0:

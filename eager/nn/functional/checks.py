@@ -40,6 +40,13 @@ def check_positive_int(fn: str, arg: str, value, error: type = TypeError) -> int
     return int(value)
 
 
+def check_number(fn: str, arg: str, value) -> float:
+    """``value`` as a float, or a TypeError naming fn and arg (a bool is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {describe(value)}")
+    return float(value)
+
+
 def check_reduction(fn: str, reduction) -> str:
     if reduction not in _REDUCTIONS:
         raise ValueError(
