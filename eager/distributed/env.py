@@ -1,0 +1,164 @@
+"""The process world: who this process is among the ranks of a job, over MPI.
+
+A script launched with ``mpiexec -n N python train.py`` (or
+``python -m eager.distributed.launch``) is one of N ranks; run with plain
+``python`` it is a world of one and everything here still works, with or
+without mpi4py installed. The communicator is mpi4py's ``COMM_WORLD``; it is
+made on first use (``init_parallel_env`` or any collective), so importing eager
+never starts MPI.
+
+Before ``init_parallel_env`` the rank and world size come from the launcher's
+environment (Paddle's ``PADDLE_TRAINER_ID``/``PADDLE_TRAINERS_NUM``, MPICH's
+``PMI_RANK``/``PMI_SIZE``, Open MPI's ``OMPI_COMM_WORLD_RANK``/``_SIZE``), so a
+sampler or a logger can ask before the model is built, as in Paddle.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+
+# Launcher variables, most specific first: (rank, world size).
+_ENV_VARIABLES = (
+    ("PADDLE_TRAINER_ID", "PADDLE_TRAINERS_NUM"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+    ("PMI_RANK", "PMI_SIZE"),
+    ("PMIX_RANK", "PMIX_SIZE"),
+)
+
+_LOCK = threading.Lock()
+_STATE = {"comm": None, "initialized": False}
+
+
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"eager.distributed: environment variable {name} expected an int, "
+                         f"got {value!r}") from None
+
+
+def _env_rank_and_size() -> tuple[int, int]:
+    """(rank, world size) as the launcher's environment says; (0, 1) outside one."""
+    for rank_name, size_name in _ENV_VARIABLES:
+        rank, size = _env_int(rank_name), _env_int(size_name)
+        if rank is not None and size is not None:
+            if size < 1 or not 0 <= rank < size:
+                raise ValueError(f"eager.distributed: environment says rank {rank} of {size} "
+                                 f"({rank_name}/{size_name}); expected 0 <= rank < size")
+            return rank, size
+    return 0, 1
+
+
+def _import_mpi():
+    """mpi4py's MPI module, or None when mpi4py is not installed."""
+    try:
+        return importlib.import_module("mpi4py.MPI")
+    except ImportError:
+        return None
+
+
+def world_comm():
+    """The world communicator (mpi4py ``COMM_WORLD``), starting MPI on first use;
+    None in a world of one without mpi4py (collectives are then identities).
+    A launcher-made world of several ranks without mpi4py is an error."""
+    if _STATE["initialized"]:
+        return _STATE["comm"]
+    with _LOCK:
+        if not _STATE["initialized"]:
+            mpi = _import_mpi()
+            if mpi is None and _env_rank_and_size()[1] > 1:
+                raise ImportError(
+                    "eager.distributed: this process was launched as one of several ranks, but "
+                    "mpi4py is not installed; install it with `pip install eager-phi[distributed]` "
+                    "(mpi4py and MPICH)")
+            _STATE["comm"] = None if mpi is None else mpi.COMM_WORLD
+            _STATE["initialized"] = True
+    return _STATE["comm"]
+
+
+def init_parallel_env():
+    """Joins this process to the job's world (Paddle's ``init_parallel_env``):
+    starts MPI and returns nothing. Call it once, before building the
+    DataParallel model; calling it again does nothing. With plain ``python``
+    the world is this one process.
+
+    >>> import eager.distributed as dist
+    >>> dist.init_parallel_env()
+    >>> dist.get_world_size() >= 1
+    True
+    """
+    world_comm()
+
+
+def is_initialized() -> bool:
+    """Whether :func:`init_parallel_env` (or a collective) has set up the world."""
+    return _STATE["initialized"]
+
+
+def get_rank(group=None) -> int:
+    """This process's rank in ``group`` (the world when None): 0 to
+    world size - 1. Before :func:`init_parallel_env`, the launcher's
+    environment answers (0 outside a launcher).
+
+    >>> import eager.distributed as dist
+    >>> dist.get_rank()
+    0
+    """
+    if group is not None:
+        return group.rank
+    if _STATE["initialized"] and _STATE["comm"] is not None:
+        return _STATE["comm"].Get_rank()
+    return _env_rank_and_size()[0]
+
+
+def get_world_size(group=None) -> int:
+    """How many ranks ``group`` (the world when None) has; 1 outside a launcher."""
+    if group is not None:
+        return group.world_size
+    if _STATE["initialized"] and _STATE["comm"] is not None:
+        return _STATE["comm"].Get_size()
+    return _env_rank_and_size()[1]
+
+
+class ParallelEnv:
+    """This process's place in the job (Paddle's ``paddle.distributed.ParallelEnv``):
+    ``rank``, ``world_size`` (and Paddle's aliases ``local_rank``, ``nranks``),
+    ``device_id``/``dev_id`` (the GPU this rank uses: its rank on the node,
+    modulo the visible GPUs; 0 on the CPU).
+
+    >>> env = ParallelEnv()
+    >>> (env.rank, env.world_size)
+    (0, 1)
+    """
+
+    @property
+    def rank(self) -> int:
+        return get_rank()
+
+    @property
+    def world_size(self) -> int:
+        return get_world_size()
+
+    local_rank = rank
+    nranks = world_size
+
+    @property
+    def device_id(self) -> int:
+        local = _env_int("MPI_LOCALRANKID")
+        if local is None:
+            local = _env_int("OMPI_COMM_WORLD_LOCAL_RANK")
+        if local is None:
+            local = _env_int("FLAGS_selected_gpus")
+        return 0 if local is None else local
+
+    dev_id = device_id
+
+    def __repr__(self):
+        return f"ParallelEnv(rank={self.rank}, world_size={self.world_size})"
+
+
+__all__ = ["init_parallel_env", "is_initialized", "get_rank", "get_world_size", "ParallelEnv"]
