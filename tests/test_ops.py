@@ -24,6 +24,8 @@ from eager.autograd.gradient_check import gradient_function
 
 from op_specs import SPECS, SPECS_BY_NAME, draw
 
+pytestmark = pytest.mark.usefixtures("device")
+
 # float32 kernels and a reference computed on the same float32 values agree to
 # a few ulp per accumulated term; float64 to rounding.
 TOLERANCE = {"float32": dict(rtol=2e-5, atol=2e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
