@@ -16,7 +16,7 @@ from typing import Iterator
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType, TensorKind, convert_dtype, convert_place
+from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
 
@@ -25,7 +25,7 @@ from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
 from ..creation import to_tensor
-from ..framework import current_place, default_dtype
+from ..framework import current_place, default_dtype, parse_device
 from ..regularizer import WeightDecayRegularizer
 from ..tensor import Tensor
 from . import initializer as _init
@@ -507,10 +507,7 @@ class Layer:
         """
         if blocking is not None and not isinstance(blocking, bool):
             raise TypeError(f"Layer.to: argument 'blocking' expected None or a bool, got {blocking!r}")
-        try:
-            place = None if device is None else convert_place(device)
-        except ValueError as error:
-            raise ValueError(f"Layer.to: argument 'device': {error}") from None
+        place = None if device is None else parse_device("Layer.to", device)
         dtype = None if dtype is None else _floating_dtype("Layer.to", dtype)
         self._convert(place, dtype, ())
         return self
@@ -689,7 +686,7 @@ def _converted(impl, place, dtype):
     if place is not None and impl.place != place:
         if impl.kind is not TensorKind.DENSE:
             impl = phi_api.selected_rows_to_dense(impl)
-        impl = to_tensor(Tensor(impl).numpy(), place=place).impl  # a conversion point: a copy
+        impl = phi_api.copy_to(impl, place)
     return impl
 
 
