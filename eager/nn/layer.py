@@ -86,12 +86,17 @@ def _check_regularizer(who: str, regularizer):
 
 def _parameter_impl(value) -> DenseTensor:
     """The DenseTensor a Parameter holds: a copy of a Tensor's values, or the given
-    DenseTensor or array itself (a conversion point: the array is wrapped, not read)."""
+    DenseTensor or array itself (a conversion point: the array is wrapped, not read).
+    A NumPy array goes to the default device (:func:`eager.set_device`), as
+    Paddle makes parameters on the expected place."""
     if isinstance(value, Tensor):
         return phi_api.assign(value.impl)
     if isinstance(value, DenseTensor):
         return value
-    if isinstance(value, np.ndarray) or type(value).__module__.startswith("cupy"):
+    if isinstance(value, np.ndarray):
+        place = current_place()
+        return DenseTensor(value) if place.is_cpu_place() else phi_api.copy_to(DenseTensor(value), place)
+    if type(value).__module__.startswith("cupy"):
         return DenseTensor(value)
     raise TypeError(
         f"Parameter: argument 'value' expected a numpy array, DenseTensor or Tensor, got "
@@ -395,10 +400,7 @@ class Layer:
         dtype = self._dtype if dtype is None else convert_dtype(dtype)
         init = attr.initializer or default_initializer or (
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
-        array = init(shape, dtype, generator)
-        place = current_place()
-        if not place.is_cpu_place():
-            array = to_tensor(array, place=place).impl
+        array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         return Parameter(array, trainable=attr.trainable, name=attr.name,
                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
                          regularizer=attr.regularizer)
