@@ -616,3 +616,131 @@ def test_paired_keys_share_the_crop_and_rotation():
 def test_bad_arguments_of_the_new_transforms_raise_clear_errors(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+# -- affine and perspective ---------------------------------------------------------------------
+
+def test_affine_rotation_is_a_clockwise_rotate_and_translation_shifts():
+    img = rgb(6, 6, seed=12)
+    for angle in (0, 30, 90, -45):
+        np.testing.assert_array_equal(F.affine(img, angle, (0, 0), 1.0, 0), F.rotate(img, -angle))
+    np.testing.assert_array_equal(F.affine(img, -90, (0, 0), 1.0, 0), np.rot90(img))
+    shifted = F.affine(img, 0, (2, -1), 1.0, 0, fill=9)               # content moves 2 right, 1 up
+    np.testing.assert_array_equal(shifted[:5, 2:], img[1:, :4])
+    assert (shifted[:, :2] == 9).all() and (shifted[5] == 9).all()
+
+
+def test_affine_scale_and_shear_move_points_as_their_matrices_say():
+    img = np.arange(16.0).reshape(4, 4)
+    # scale 2 about the centre (2, 2): output pixel (0, 0) at (0.5, 0.5) comes from (1.25, 1.25), pixel (1, 1)
+    assert F.affine(img, 0, (0, 0), 2.0, 0)[0, 0] == img[1, 1]
+    # scale 1/2 of a 5x5 about (2.5, 2.5): output (1, 1) at (1.5, 1.5) comes from (0.5, 0.5), pixel (0, 0);
+    # output (1, 3) from (4.5, 0.5), pixel (0, 4); output (0, 0) from (-1.5, -1.5), outside
+    five = np.arange(25.0).reshape(5, 5)
+    small = F.affine(five, 0, (0, 0), 0.5, 0, fill=-1)
+    np.testing.assert_array_equal(small[np.ix_([1, 3], [1, 3])], five[np.ix_([0, 4], [0, 4])])
+    assert small[2, 2] == five[2, 2] and small[0, 0] == -1 and small[4, 4] == -1
+    # an x shear of 45 degrees maps (dx, dy) to (dx - dy, dy): the row below the centre moves one pixel left
+    big = np.zeros((5, 5))
+    big[3, 2] = 1.0                                                    # dx = 0, dy = 1 from the centre (2.5, 2.5)
+    out = F.affine(big, 0, (0, 0), 1.0, 45)
+    assert out[3, 1] == 1.0 and out.sum() == 1.0
+    big = np.zeros((5, 5))
+    big[2, 3] = 1.0                                                    # dx = 1, dy = 0: a y shear moves it up
+    out = F.affine(big, 0, (0, 0), 1.0, (0, 45))
+    assert out[1, 3] == 1.0 and out.sum() == 1.0
+
+
+def test_affine_against_torch_grid_sample():
+    torch = pytest.importorskip("torch")
+    img = rgb(6, 8, seed=13, dtype=np.float64)
+    h, w = img.shape[:2]
+    angle, (tx, ty), scale, (shx, shy) = 20.0, (1.5, -0.5), 1.2, (10.0, -5.0)
+    ours = F.affine(img, angle, (tx, ty), scale, (shx, shy), "bilinear")
+    a, sx, sy = np.radians([angle, shx, shy])
+    forward = scale * (np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+                       @ np.array([[1, 0], [-np.tan(sy), 1]]) @ np.array([[1, -np.tan(sx)], [0, 1]]))
+    inv = np.linalg.inv(forward)
+    # to normalised coordinates (x / (w/2), y / (h/2)) about the centre, the translation included
+    norm = np.diag([2.0 / w, 2.0 / h])
+    theta = np.zeros((2, 3))
+    theta[:, :2] = norm @ inv @ np.linalg.inv(norm)
+    theta[:, 2] = -(norm @ inv @ np.array([tx, ty]))
+    grid = torch.nn.functional.affine_grid(torch.from_numpy(theta)[None], (1, 3, h, w), align_corners=False)
+    ref = torch.nn.functional.grid_sample(torch.from_numpy(img.transpose(2, 0, 1).copy())[None], grid,
+                                          mode="bilinear", padding_mode="zeros", align_corners=False)
+    np.testing.assert_allclose(ours, ref[0].numpy().transpose(1, 2, 0), atol=1e-9)
+
+
+def test_perspective_identities_and_corner_mapping():
+    img = rgb(6, 6, seed=14)
+    corners = [[0, 0], [6, 0], [6, 6], [0, 6]]
+    np.testing.assert_array_equal(F.perspective(img, corners, corners), img)
+    turned = [[0, 6], [0, 0], [6, 0], [6, 6]]                          # each corner to the next, counter-clockwise
+    np.testing.assert_array_equal(F.perspective(img, corners, turned), np.rot90(img))
+    np.testing.assert_array_equal(F.perspective(img, corners, [[x + 2, y] for x, y in corners], fill=0)[:, 2:],
+                                  img[:, :4])
+    # a true projective map: each corner pixel lands on its end point's pixel
+    code = coded(12, 12)
+    start = [[0.5, 0.5], [11.5, 0.5], [11.5, 11.5], [0.5, 11.5]]
+    end = [[2.5, 1.5], [10.5, 3.5], [9.5, 11.5], [1.5, 8.5]]
+    out = F.perspective(code, start, end)
+    for (sx, sy), (ex, ey) in zip(start, end):
+        assert out[int(ey), int(ex), 0] == code[int(sy), int(sx), 0]
+    chw = eager.to_tensor(code.transpose(2, 0, 1).astype(np.float32))
+    np.testing.assert_allclose(F.perspective(chw, start, end, "bilinear").numpy().transpose(1, 2, 0),
+                               F.perspective(code, start, end, "bilinear"), rtol=1e-5, atol=1e-3)
+
+
+def test_random_affine_draws_its_parameters_in_range():
+    img = rgb(10, 20, seed=15)
+    t = T.RandomAffine(10, translate=(0.2, 0.1), scale=(0.8, 1.2), shear=(-5, 5, 2, 4))
+    eager.seed(6)
+    for _ in range(30):
+        out = t(img)
+        p = t.params
+        assert -10 <= p["angle"] <= 10 and 0.8 <= p["scale"] <= 1.2
+        assert abs(p["translate"][0]) <= 4 and abs(p["translate"][1]) <= 1
+        assert isinstance(p["translate"][0], int)
+        assert -5 <= p["shear"][0] <= 5 and 2 <= p["shear"][1] <= 4
+        np.testing.assert_array_equal(out, F.affine(img, p["angle"], p["translate"], p["scale"], p["shear"]))
+    assert T.RandomAffine(0)(img) is not img and np.array_equal(T.RandomAffine(0)(img), img)
+
+
+def test_random_perspective_moves_corners_inwards():
+    img = coded(10, 16)
+    t = T.RandomPerspective(prob=1.0, distortion_scale=0.5)
+    eager.seed(7)
+    for _ in range(20):
+        out = t(img)
+        start, end = t.params["points"]
+        assert start == [[0, 0], [15, 0], [15, 9], [0, 9]]
+        offsets = np.abs(np.array(end) - np.array(start))
+        assert (offsets[:, 0] <= 4).all() and (offsets[:, 1] <= 2).all()
+        np.testing.assert_array_equal(out, F.perspective(img, start, end))
+    assert T.RandomPerspective(prob=0.0)(img) is img
+    eager.seed(1)
+    a = [T.RandomPerspective(0.5)(img) for _ in range(6)]
+    eager.seed(1)
+    b = [T.RandomPerspective(0.5)(img) for _ in range(6)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: F.affine(rgb(), 0, (1,), 1.0, 0), ValueError, "affine: argument 'translate' expected a pair"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 0.0, 0), ValueError, "affine: argument 'scale' expected a positive"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), ValueError, "affine: argument 'shear'"),
+    (lambda: F.affine(rgb(), None, (0, 0), 1.0, 0), TypeError, "affine: argument 'angle'"),
+    (lambda: F.perspective(rgb(), [[0, 0]] * 3, [[0, 0]] * 4), ValueError, "perspective: argument 'startpoints'"),
+    (lambda: F.perspective(rgb(), [[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 0], [1, 1], [2, 2], [3, 3]]), ValueError,
+     "perspective: the points"),
+    (lambda: T.RandomAffine(-1), ValueError, "RandomAffine: argument 'degrees'"),
+    (lambda: T.RandomAffine(5, translate=(0.5, 2)), ValueError, "RandomAffine: argument 'translate'"),
+    (lambda: T.RandomAffine(5, scale=(0, 1)), ValueError, "RandomAffine: argument 'scale'"),
+    (lambda: T.RandomAffine(5, shear=(1, 2, 3)), ValueError, "RandomAffine: argument 'shear'"),
+    (lambda: T.RandomPerspective(distortion_scale=1.5), ValueError, "RandomPerspective: argument 'distortion_scale'"),
+    (lambda: T.RandomPerspective(interpolation="bicubic"), ValueError, "RandomPerspective: argument 'interpolation'"),
+])
+def test_bad_arguments_of_affine_and_perspective_raise_clear_errors(make, error, match):
+    with pytest.raises(error, match=match):
+        make()

@@ -9,16 +9,17 @@ how ``eager.seed`` makes the random ones reproducible.
 [3, 8, 10]
 """
 from . import functional
-from .functional import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, center_crop, crop, erase,
-                         hflip, normalize, pad, resize, rotate, to_grayscale, to_tensor, vflip)
+from .functional import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, affine, center_crop, crop,
+                         erase, hflip, normalize, pad, perspective, resize, rotate, to_grayscale, to_tensor, vflip)
 from .transforms import (BaseTransform, BrightnessTransform, CenterCrop, ColorJitter, Compose, ContrastTransform,
-                         Grayscale, HueTransform, Normalize, Pad, RandomCrop, RandomErasing, RandomHorizontalFlip,
-                         RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize, SaturationTransform, ToTensor,
-                         Transpose)
+                         Grayscale, HueTransform, Normalize, Pad, RandomAffine, RandomCrop, RandomErasing,
+                         RandomHorizontalFlip, RandomPerspective, RandomResizedCrop, RandomRotation,
+                         RandomVerticalFlip, Resize, SaturationTransform, ToTensor, Transpose)
 
-__all__ = ["functional", "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop",
-           "crop", "erase", "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip",
+__all__ = ["functional", "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "affine",
+           "center_crop", "crop", "erase", "hflip", "normalize", "pad", "perspective", "resize", "rotate",
+           "to_grayscale", "to_tensor", "vflip",
            "BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
-           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomErasing", "RandomHorizontalFlip",
-           "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor",
-           "Transpose"]
+           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomAffine", "RandomCrop", "RandomErasing",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip",
+           "Resize", "SaturationTransform", "ToTensor", "Transpose"]

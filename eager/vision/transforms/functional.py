@@ -670,26 +670,41 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
     """
     if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
         raise TypeError(f"rotate: argument 'angle' expected a finite number of degrees, got {angle!r}")
-    if interpolation not in _ROTATE_INTERPOLATIONS:
-        raise ValueError(f"rotate: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
-                         f"got {interpolation!r}")
+    _check_interpolation("rotate", interpolation)
     if center is not None:
         if not (isinstance(center, (list, tuple)) and len(center) == 2
                 and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in center)):
             raise ValueError(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
         center = (float(center[0]), float(center[1]))
-    h, w = _image_hw("rotate", img)
+    return _warp("rotate", img, interpolation, fill,
+                 lambda h, w: _rotation_sources(h, w, float(angle), bool(expand), center))
+
+
+def _check_interpolation(fn: str, interpolation) -> None:
+    if interpolation not in _ROTATE_INTERPOLATIONS:
+        raise ValueError(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
+                         f"got {interpolation!r}")
+
+
+def _warp(fn: str, img, interpolation: str, fill, geometry):
+    """``img`` sampled at the points ``geometry(h, w)`` gives (output height,
+    width, and source column / row per output pixel in index coordinates);
+    what falls outside the input takes ``fill``."""
+    h, w = _image_hw(fn, img)
     if isinstance(img, Tensor):
         channels = int(img.shape[0])
     else:
-        arr = _as_array("rotate", img)
+        arr = _as_array(fn, img)
         channels = _channels(arr)
-    fill_values = _fill_values("rotate", fill, channels)
-    oh, ow, u, v = _rotation_sources(h, w, float(angle), bool(expand), center)
+    fill_values = _fill_values(fn, fill, channels)
+    oh, ow, u, v = geometry(h, w)
+    # far-away (or undefined) points are outside either way; clipping keeps the indices small
+    u = np.clip(np.nan_to_num(u, nan=-2.0), -2.0, w + 1.0)
+    v = np.clip(np.nan_to_num(v, nan=-2.0), -2.0, h + 1.0)
     taps = _sampling_taps(u, v, h, w, interpolation)
     outside = sum(weight * ~inside for _, weight, inside in taps)            # how much of each pixel is fill
     if isinstance(img, Tensor):
-        x, _, finish = _tensor_float(img) if interpolation == "bilinear" else (img, None, lambda out: out)
+        x, _, finish = _tensor_float(img)
         flat = x.reshape([channels, h * w])
         out = _to_tensor((outside.reshape(1, -1) * fill_values[:, None]).astype(np.float32)).astype(x.dtype)
         for index, weight, inside in taps:
@@ -702,6 +717,107 @@ def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, cen
         out += flat[index] * (weight * inside)[:, :, None]
     out = _cast_like(out, arr.dtype)
     return out[:, :, 0] if arr.ndim == 2 else out
+
+
+def _output_points(h: int, w: int):
+    """The centres of the output pixels, (x, y), with the image spanning [0, w] x [0, h]."""
+    return (np.arange(w) + 0.5)[None, :], (np.arange(h) + 0.5)[:, None]
+
+
+def _number_pair(fn: str, arg: str, value) -> tuple:
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) for c in value)):
+        return float(value[0]), float(value[1])
+    raise ValueError(f"{fn}: argument '{arg}' expected a pair of numbers, got {value!r}")
+
+
+def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
+    """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
+    and sheared by ``shear`` degrees (a number for x, or (x, y)) about
+    ``center`` ((x, y) from the upper-left corner; default the image centre),
+    then moved by ``translate`` = (dx, dy) pixels, as Paddle (and torchvision):
+    the forward map is ``p -> center + translate + R(angle) S(scale) Shy Shx (p - center)``.
+    The output keeps the input's size; what comes from outside gets ``fill``.
+
+    >>> F.affine(np.arange(9).reshape(3, 3), 0, (1, 0), 1.0, 0).tolist()
+    [[0, 0, 1], [0, 3, 4], [0, 6, 7]]
+    """
+    if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
+        raise TypeError(f"affine: argument 'angle' expected a finite number of degrees, got {angle!r}")
+    tx, ty = _number_pair("affine", "translate", translate)
+    scale = _check_factor("affine", "scale", scale)
+    if scale <= 0:
+        raise ValueError(f"affine: argument 'scale' expected a positive number, got {scale!r}")
+    if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
+        shear = (float(shear), 0.0)
+    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear))
+    _check_interpolation("affine", interpolation)
+    if center is not None:
+        center = _number_pair("affine", "center", center)
+    a = math.radians(angle)
+    rotation = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    shear_x = np.array([[1.0, -math.tan(sx)], [0.0, 1.0]])
+    shear_y = np.array([[1.0, 0.0], [-math.tan(sy), 1.0]])
+    inverse = np.linalg.inv(scale * rotation @ shear_y @ shear_x)
+
+    def geometry(h, w):
+        cx, cy = (w / 2.0, h / 2.0) if center is None else center
+        x, y = _output_points(h, w)
+        dx, dy = x - cx - tx, y - cy - ty
+        u = cx + inverse[0, 0] * dx + inverse[0, 1] * dy - 0.5
+        v = cy + inverse[1, 0] * dx + inverse[1, 1] * dy - 0.5
+        return h, w, u, v
+
+    return _warp("affine", img, interpolation, fill, geometry)
+
+
+def _corners(fn: str, arg: str, points) -> np.ndarray:
+    try:
+        arr = np.asarray(points, np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (4, 2) or not np.isfinite(arr).all():
+        raise ValueError(f"{fn}: argument '{arg}' expected 4 [x, y] points (top-left, top-right, bottom-right, "
+                         f"bottom-left), got {points!r}")
+    return arr
+
+
+def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
+    """``img`` warped by the projective map that takes the 4 ``startpoints``
+    ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
+    ``endpoints``, in pixel coordinates whose origin is the image's upper-left
+    corner (pixel (0, 0) covers [0, 1) x [0, 1)). The output keeps the
+    input's size; what comes from outside gets ``fill``.
+
+    >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
+    >>> F.perspective(np.arange(9).reshape(3, 3), corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).tolist()
+    [[0, 0, 1], [0, 3, 4], [0, 6, 7]]
+    """
+    start = _corners("perspective", "startpoints", startpoints)
+    end = _corners("perspective", "endpoints", endpoints)
+    _check_interpolation("perspective", interpolation)
+    # the map from output (end) to input (start) points: X = (a x + b y + c) / (g x + h y + 1), Y likewise
+    system = np.zeros((8, 8))
+    rhs = start.reshape(-1)
+    for k, ((x, y), (sx, sy)) in enumerate(zip(end, start)):
+        system[2 * k] = [x, y, 1.0, 0.0, 0.0, 0.0, -sx * x, -sx * y]
+        system[2 * k + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -sy * x, -sy * y]
+    try:
+        coef = np.linalg.solve(system, rhs)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map (three of them "
+                         f"are on a line)") from None
+
+    def geometry(h, w):
+        x, y = _output_points(h, w)
+        denom = coef[6] * x + coef[7] * y + 1.0
+        ahead = denom > 1e-12                                    # behind the horizon: outside
+        safe = np.where(ahead, denom, 1.0)
+        u = np.where(ahead, (coef[0] * x + coef[1] * y + coef[2]) / safe, -2.0) - 0.5
+        v = np.where(ahead, (coef[3] * x + coef[4] * y + coef[5]) / safe, -2.0) - 0.5
+        return h, w, u, v
+
+    return _warp("perspective", img, interpolation, fill, geometry)
 
 
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
@@ -757,5 +873,6 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     return out
 
 
-__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "center_crop", "crop", "erase",
-           "hflip", "normalize", "pad", "resize", "rotate", "to_grayscale", "to_tensor", "vflip"]
+__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "affine", "center_crop", "crop",
+           "erase", "hflip", "normalize", "pad", "perspective", "resize", "rotate", "to_grayscale", "to_tensor",
+           "vflip"]

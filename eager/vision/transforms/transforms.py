@@ -7,7 +7,8 @@ a tuple and applies one draw of its random parameters to each element whose
 key it knows, passing the rest through.
 
 Randomness: the random transforms (RandomCrop, RandomResizedCrop, the flips,
-RandomRotation, the colour transforms, ColorJitter, RandomErasing) draw from
+RandomRotation, RandomAffine, RandomPerspective, the colour transforms,
+ColorJitter, RandomErasing) draw from
 eager's CPU random generator, the one
 ``eager.seed(n)`` seeds and ``eager.get_rng_state()`` saves, so
 
@@ -654,7 +655,122 @@ class RandomErasing(BaseTransform):
         return F.erase(img, *box, value, self.inplace)
 
 
+
+def _check_degrees(name: str, arg: str, value, sizes=(2,)) -> tuple:
+    """A number ``d`` as (-d, d), or a sequence of ``sizes`` numbers, each pair (min, max)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if not value >= 0:
+            raise ValueError(f"{name}: argument '{arg}' expected a number >= 0 or a sequence of {sizes} numbers, "
+                             f"got {value!r}")
+        return (-float(value), float(value))
+    if isinstance(value, (list, tuple)) and len(value) in sizes:
+        pairs = [_check_range(name, arg, tuple(value[k:k + 2]), low=-math.inf) for k in range(0, len(value), 2)]
+        return tuple(v for pair in pairs for v in pair)
+    raise ValueError(f"{name}: argument '{arg}' expected a number >= 0 or a sequence of {' or '.join(map(str, sizes))} "
+                     f"numbers, got {value!r}")
+
+
+class RandomAffine(BaseTransform):
+    """A random :func:`functional.affine`: an angle drawn from ``degrees``
+    (``d`` for (-d, d), or (min, max); clockwise), a shift up to
+    ``translate`` = (fx, fy) of the width and height (whole pixels), a scale
+    from ``scale`` = (min, max), and shears from ``shear`` (``s`` for an x
+    shear in (-s, s), (min, max) for x, or (xmin, xmax, ymin, ymax)); all
+    drawn once per call. A 'mask' key is warped with 'nearest'.
+
+    >>> _ = eager.seed(0)
+    >>> T.RandomAffine(15, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=5)(np.zeros((8, 8, 3), np.uint8)).shape
+    (8, 8, 3)
+    """
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation="nearest", fill=0,
+                 center=None, keys=None):
+        super().__init__(keys)
+        self.degrees = _check_degrees("RandomAffine", "degrees", degrees)
+        if translate is not None:
+            fractions = F._number_pair("RandomAffine", "translate", translate)
+            if not all(0.0 <= t <= 1.0 for t in fractions):
+                raise ValueError(f"RandomAffine: argument 'translate' expected two fractions in [0, 1], "
+                                 f"got {translate!r}")
+            translate = fractions
+        self.translate = translate
+        self.scale = None if scale is None else _check_range("RandomAffine", "scale", scale, positive=True)
+        self.shear = None if shear is None else _check_degrees("RandomAffine", "shear", shear, sizes=(2, 4))
+        F._check_interpolation("RandomAffine", interpolation)
+        if center is not None:
+            F._number_pair("RandomAffine", "center", center)
+        self.interpolation, self.fill, self.center = interpolation, fill, center
+
+    def _get_params(self, inputs):
+        angle = _uniform_in(*self.degrees)
+        tx = ty = 0
+        if self.translate is not None:
+            height, width = F._image_hw("RandomAffine", self._first_image(inputs))
+            max_dx, max_dy = self.translate[0] * width, self.translate[1] * height
+            tx, ty = int(round(_uniform_in(-max_dx, max_dx))), int(round(_uniform_in(-max_dy, max_dy)))
+        scale = 1.0 if self.scale is None else _uniform_in(*self.scale)
+        shear = [0.0, 0.0]
+        if self.shear is not None:
+            shear[0] = _uniform_in(*self.shear[:2])
+            if len(self.shear) == 4:
+                shear[1] = _uniform_in(*self.shear[2:])
+        return {"angle": angle, "translate": (tx, ty), "scale": scale, "shear": tuple(shear)}
+
+    def _warp(self, img, interpolation):
+        p = self.params
+        return F.affine(img, p["angle"], p["translate"], p["scale"], p["shear"], interpolation, self.fill,
+                        self.center)
+
+    def _apply_image(self, img):
+        return self._warp(img, self.interpolation)
+
+    def _apply_mask(self, mask):
+        return self._warp(mask, "nearest")
+
+
+class RandomPerspective(BaseTransform):
+    """With probability ``prob``, a :func:`functional.perspective` that moves
+    each corner of the image inwards by a whole number of pixels drawn
+    uniformly from 0 to ``distortion_scale`` times half the width (and
+    height); drawn once per call. A 'mask' key is warped with 'nearest'.
+
+    >>> T.RandomPerspective(prob=0.0)(np.ones((4, 4))).tolist() == np.ones((4, 4)).tolist()
+    True
+    """
+
+    def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0, keys=None):
+        super().__init__(keys)
+        self.prob = _check_prob("RandomPerspective", prob)
+        if (isinstance(distortion_scale, bool) or not isinstance(distortion_scale, numbers.Real)
+                or not 0.0 <= distortion_scale <= 1.0):
+            raise ValueError(f"RandomPerspective: argument 'distortion_scale' expected a number in [0, 1], "
+                             f"got {distortion_scale!r}")
+        F._check_interpolation("RandomPerspective", interpolation)
+        self.distortion_scale, self.interpolation, self.fill = float(distortion_scale), interpolation, fill
+
+    def _get_params(self, inputs):
+        if not _uniform() < self.prob:
+            return {"points": None}
+        height, width = F._image_hw("RandomPerspective", self._first_image(inputs))
+        dx, dy = int(self.distortion_scale * (width // 2)), int(self.distortion_scale * (height // 2))
+        start = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        inward = [(1, 1), (-1, 1), (-1, -1), (1, -1)]
+        end = [[x + sx * _randint(0, dx), y + sy * _randint(0, dy)] for (x, y), (sx, sy) in zip(start, inward)]
+        return {"points": (start, end)}
+
+    def _warp(self, img, interpolation):
+        if self.params["points"] is None:
+            return img
+        return F.perspective(img, *self.params["points"], interpolation, self.fill)
+
+    def _apply_image(self, img):
+        return self._warp(img, self.interpolation)
+
+    def _apply_mask(self, mask):
+        return self._warp(mask, "nearest")
+
+
 __all__ = ["BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
-           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomCrop", "RandomErasing", "RandomHorizontalFlip",
-           "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Resize", "SaturationTransform", "ToTensor",
-           "Transpose"]
+           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomAffine", "RandomCrop", "RandomErasing",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip",
+           "Resize", "SaturationTransform", "ToTensor", "Transpose"]
