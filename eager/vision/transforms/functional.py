@@ -687,9 +687,9 @@ def _check_interpolation(fn: str, interpolation) -> None:
 
 
 def _warp(fn: str, img, interpolation: str, fill, geometry):
-    """``img`` sampled at the points ``geometry(h, w)`` gives (output height,
-    width, and source column / row per output pixel in index coordinates);
-    what falls outside the input takes ``fill``."""
+    """``img`` resampled where ``geometry(h, w)`` says: it returns the output
+    height and width and, per output pixel, the source column and row in index
+    coordinates. Whatever falls outside the input takes ``fill``."""
     h, w = _image_hw(fn, img)
     if isinstance(img, Tensor):
         channels = int(img.shape[0])
