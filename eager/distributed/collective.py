@@ -291,7 +291,7 @@ def _reduction_finish(tensor, array, work, staged, op, nranks):
     """What completes a reduction: the average, the float16 cast back, the write-back."""
     def finish():
         if op is ReduceOp.AVG:
-            work /= nranks
+            np.divide(work, nranks, out=work)
         if work is not array:
             array[...] = work
         if staged:
