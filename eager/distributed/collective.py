@@ -47,7 +47,10 @@ from .group import Group, resolve_group
 
 _TAG = 17  # point-to-point data messages
 _DEBUG_TAG = 18  # point-to-point signatures under EAGER_DISTRIBUTED_DEBUG
-_MPI_STATE = {"module": None, "float16": None}
+_MPI_STATE = {"module": None, "float16": None, "ops": None}
+_environ = os.environ
+_FLOAT16 = np.dtype(np.float16)
+_BOOL = DataType.BOOL
 
 
 class ReduceOp(enum.IntEnum):
@@ -161,27 +164,33 @@ def _check_sync(fn: str, sync_op) -> None:
 
 
 def _check_op(fn: str, op, dtype: DataType) -> ReduceOp:
-    if isinstance(op, bool) or not isinstance(op, (ReduceOp, int)) or op not in _OP_VALUES:
-        raise TypeError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, MIN, "
-                        f"PROD, AVG), got {op!r}")
-    op = ReduceOp(op)
-    if op is ReduceOp.AVG and not (dtype.is_floating_point or dtype.is_complex):
+    if type(op) is not ReduceOp:  # Paddle's ops are plain ints: take those too, but not bools
+        if isinstance(op, bool) or not isinstance(op, int) or op not in _OP_VALUES:
+            raise TypeError(f"{fn}: argument 'op' expected an eager.distributed.ReduceOp (SUM, MAX, "
+                            f"MIN, PROD, AVG), got {op!r}")
+        op = ReduceOp(op)
+    if op is _AVG and not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"{fn}: ReduceOp.AVG needs a floating-point or complex tensor, got {dtype}; "
                         f"use SUM and divide, or cast first")
-    if dtype.is_complex and op in (ReduceOp.MAX, ReduceOp.MIN):
+    if (op is _MAX or op is _MIN) and dtype.is_complex:
         raise TypeError(f"{fn}: ReduceOp.{op.name} is not defined for complex tensors ({dtype})")
     return op
 
 
 _OP_VALUES = frozenset(int(op) for op in ReduceOp)
+_AVG, _MAX, _MIN = ReduceOp.AVG, ReduceOp.MAX, ReduceOp.MIN
 
 
 def _mpi_op(op: ReduceOp, dtype: DataType):
-    MPI = _mpi()
-    if dtype is DataType.BOOL:  # MPI has only logical ops on booleans; a sum of flags is "any"
-        return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX) else MPI.LAND
-    return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.MAX: MPI.MAX,
-            ReduceOp.MIN: MPI.MIN, ReduceOp.PROD: MPI.PROD}[op]
+    """The MPI operation for ``op`` on ``dtype`` (from tables made once, indexed by the op)."""
+    tables = _MPI_STATE["ops"]
+    if tables is None:
+        MPI = _mpi()
+        numeric = (MPI.SUM, MPI.MAX, MPI.MIN, MPI.PROD, MPI.SUM)  # in ReduceOp's order; AVG sums
+        # MPI has only logical ops on booleans: a sum (or max) of flags is "any", a product (min) "all"
+        logical = (MPI.LOR, MPI.LOR, MPI.LAND, MPI.LAND, MPI.LOR)
+        tables = _MPI_STATE["ops"] = (numeric, logical)
+    return tables[dtype is _BOOL][op]
 
 
 def _mpi_has_float16() -> bool:
@@ -209,7 +218,8 @@ def _group_rank(fn: str, arg: str, rank, group: Group) -> int:
 
 
 def _debugging() -> bool:
-    return os.environ.get("EAGER_DISTRIBUTED_DEBUG", "0") not in ("", "0")
+    """Whether EAGER_DISTRIBUTED_DEBUG asks for the cross-rank checks (read on every call)."""
+    return _environ.get("EAGER_DISTRIBUTED_DEBUG", "0") not in ("", "0")
 
 
 def _describe(signature) -> str:
@@ -218,10 +228,8 @@ def _describe(signature) -> str:
 
 
 def _agree(fn: str, group: Group, *signature) -> None:
-    """Under EAGER_DISTRIBUTED_DEBUG, checks that every rank of ``group`` makes
-    this same call; raises on every rank if not."""
-    if not _debugging():
-        return
+    """Checks that every rank of ``group`` makes this same call (callers ask
+    :func:`_debugging` first); raises on every rank if not."""
     mine = (fn, *signature)
     every = _call(fn, group.process_group.allgather, mine)
     if any(theirs != mine for theirs in every):
@@ -282,7 +290,7 @@ def _fill(fn: str, tensor_list: list, parts: np.ndarray, place) -> None:
 def _reduce_buffer(array: np.ndarray) -> np.ndarray:
     """What MPI reduces: the array itself, or a float32 copy of a float16 array
     where this MPI has no float16."""
-    if array.dtype == np.float16 and not _mpi_has_float16():
+    if array.dtype is _FLOAT16 and not _mpi_has_float16():
         return array.astype(np.float32)
     return array
 
@@ -326,7 +334,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
     if group.world_size == 1:
         tensor.impl.bump_version()
         return Task()
-    _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
     array, staged = _host_view(tensor)
     work = _reduce_buffer(array)
     mpi_op = _mpi_op(op, tensor.dtype)
@@ -338,7 +347,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         finish = _reduction_finish(tensor, array, work, staged, op, group.world_size)
     if sync_op:
         _call(fn, comm.Allreduce, _mpi().IN_PLACE, work, op=mpi_op)
-        return _done((), finish, fn, True)
+        return _done((), finish, fn, True) if finish is not None else Task()
     return _done([_call(fn, comm.Iallreduce, _mpi().IN_PLACE, work, op=mpi_op)], finish, fn, False)
 
 
@@ -354,7 +363,8 @@ def broadcast(tensor, src, group=None, sync_op=True) -> Task:
     root = _group_rank(fn, "src", src, group)
     if not group.is_member() or group.world_size == 1:
         return Task()
-    _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
     MPI = _mpi()
     finish = None
     if group.rank == root:
@@ -389,7 +399,8 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
     if group.world_size == 1:
         tensor.impl.bump_version()
         return Task()
-    _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name, dst)
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name, dst)
     MPI, comm, mpi_op = _mpi(), group.process_group, _mpi_op(op, tensor.dtype)
     finish = None
     if group.rank == root:
@@ -455,7 +466,8 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     if nranks == 1:
         receive.reshape(-1)[...] = send.reshape(-1)
         return _done((), finish, fn, True)
-    _agree(fn, group, tuple(shape), str(tensor.dtype))
+    if _debugging():
+        _agree(fn, group, tuple(shape), str(tensor.dtype))
     MPI, comm = _mpi(), group.process_group
     buffers = ([send, MPI.BYTE], [receive, MPI.BYTE])
     if sync_op:
@@ -484,7 +496,8 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True) -> Task:
     if group.world_size == 1:
         _write(tensor, _host_read(tensor_list[0]))
         return Task()
-    _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
     MPI, comm = _mpi(), group.process_group
     send = None
     if group.rank == root:
@@ -532,7 +545,8 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     if nranks == 1:
         receive.reshape(-1)[...] = send
         return _done((), finish, fn, True)
-    _agree(fn, group, tuple(reference.shape), str(reference.dtype))
+    if _debugging():
+        _agree(fn, group, tuple(reference.shape), str(reference.dtype))
     MPI, comm = _mpi(), group.process_group
     buffers = ([send, MPI.BYTE], [receive, MPI.BYTE])
     if sync_op:
