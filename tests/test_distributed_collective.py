@@ -375,10 +375,12 @@ done(rank)
 '''
 
 RANK_FAILS = '''
+import sys
 import eager
 import eager.distributed as dist
 
-dist.init_parallel_env()
+if sys.argv[1] == "after-init":
+    dist.init_parallel_env()
 if dist.get_rank() == 1:
     raise ValueError("rank one gives up")
 dist.all_reduce(eager.ones([3]))   # rank 0 waits here for a rank that is gone
@@ -406,8 +408,9 @@ def test_one_rank_under_mpi(tmp_path):
     assert finished(tmp_path) == [0]
 
 
-def test_a_rank_that_raises_ends_the_job_naming_itself(tmp_path):
-    result = run_ranks(2, RANK_FAILS, tmp_path, timeout=60, check=False)
+@pytest.mark.parametrize("when", ["after-init", "before-init"])
+def test_a_rank_that_raises_ends_the_job_naming_itself(tmp_path, when):
+    result = run_ranks(2, RANK_FAILS, tmp_path, timeout=60, check=False, args=[when])
     assert result.returncode != 0
     assert "eager.distributed: rank 1 of 2 raised an uncaught ValueError" in result.stderr, result.stderr
     assert "rank one gives up" in result.stderr

@@ -13,9 +13,10 @@ environment (Paddle's ``PADDLE_TRAINER_ID``/``PADDLE_TRAINERS_NUM``, MPICH's
 sampler or a logger can ask before the model is built, as in Paddle.
 
 Under MPI with several ranks, an uncaught exception on any rank ends the whole
-job: the excepthook installed when the world starts prints the failing rank
-and its traceback, then calls ``MPI_Abort``, so the other ranks do not hang in
-their next collective.
+job: an excepthook, installed when this module is imported under a launcher
+of several ranks (or when the world starts), prints the failing rank and its
+traceback, then calls ``MPI_Abort``, so the other ranks do not hang in their
+next collective.
 """
 from __future__ import annotations
 
@@ -83,25 +84,33 @@ def world_comm():
                     "mpi4py is not installed; install it with `pip install eager-phi[distributed]` "
                     "(mpi4py and MPICH)")
             comm = None if mpi is None else mpi.COMM_WORLD
-            if comm is not None and comm.Get_size() > 1 and not _STATE.get("hooked"):
-                _install_abort_hook(comm)
-                _STATE["hooked"] = True
+            if comm is not None and comm.Get_size() > 1:
+                _install_abort_hook()
             _STATE["comm"] = comm
             _STATE["initialized"] = True
     return _STATE["comm"]
 
 
-def _install_abort_hook(comm) -> None:
+def _install_abort_hook() -> None:
     """Makes an uncaught exception on this rank end every rank of the job.
 
     MPI gives a rank no way to learn that a peer died while it waits in a
     collective, so without this the job hangs. The hook prints which rank failed
-    and its traceback (to stderr, flushed), then aborts the world with exit code 1.
+    and its traceback (to stderr, flushed), then aborts the world with exit code
+    1 (starting MPI first if this rank had not: MPI_Abort is what makes the
+    launcher stop the other ranks).
     """
+    if _STATE.get("hooked"):
+        return
+    _STATE["hooked"] = True
     previous = sys.excepthook
 
     def abort_on_uncaught(kind, value, tb):
-        if issubclass(kind, SystemExit):  # sys.exit() does not come here, but be safe
+        try:
+            comm = world_comm()
+        except Exception:  # noqa: BLE001  (no MPI to abort with: fall back to the usual report)
+            comm = None
+        if comm is None or comm.Get_size() < 2:
             previous(kind, value, tb)
             return
         rank, size = comm.Get_rank(), comm.Get_size()
@@ -207,5 +216,10 @@ class ParallelEnv:
     def __repr__(self):
         return f"ParallelEnv(rank={self.rank}, world_size={self.world_size})"
 
+
+# Launched as one of several ranks: a failure from here on ends the job, even one
+# raised before the script starts MPI.
+if _env_rank_and_size()[1] > 1:
+    _install_abort_hook()
 
 __all__ = ["init_parallel_env", "is_initialized", "get_rank", "get_world_size", "ParallelEnv"]
