@@ -29,7 +29,7 @@ SIZES = {"1 MB": 1 << 20, "25 MB": 25 << 20}
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=30, help="timed rounds per size and contender")
+    parser.add_argument("--rounds", type=int, default=50, help="timed rounds per size and contender")
     parser.add_argument("--calls", type=int, default=0, help="calls per round (default: by size)")
     args = parser.parse_args()
 

@@ -489,7 +489,8 @@ def test_world_of_one_errors(lone):
         dist.send(t, dst=0)
     with pytest.raises(ValueError, match=r"recv: argument 'src' is None \(any rank\), but this process is the only"):
         dist.recv(t, src=None)
-    with pytest.raises(ValueError, match=r"broadcast: argument 'src' expected a global rank of the group \(one of \[0\]\), got 1"):
+    with pytest.raises(ValueError, match=r"broadcast: argument 'src' expected a global rank of the group "
+                                         r"\(one of \[0\]\), got 1"):
         dist.broadcast(t, src=1)
     rows = eager.Tensor(SelectedRows(np.array([1]), DenseTensor(np.ones((1, 3), "float32")), height=4))
     with pytest.raises(TypeError, match=r"all_reduce: argument 'tensor' expected a dense Tensor, got a SELECTED_ROWS"):

@@ -277,7 +277,7 @@ def _new_tensor(array: np.ndarray, place) -> Tensor:
     return to_tensor(array, place=place)
 
 
-def _fill(fn: str, tensor_list: list, parts: np.ndarray, place) -> None:
+def _fill(tensor_list: list, parts: np.ndarray, place) -> None:
     """Puts ``parts[i]`` into ``tensor_list``: into its tensors when it has them,
     else as new tensors appended."""
     if tensor_list:
@@ -462,7 +462,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     else:
         receive = np.empty((nranks, *send.shape), send.dtype)
         place = tensor.place
-        finish = lambda: _fill(fn, tensor_list, receive, place)  # noqa: E731
+        finish = lambda: _fill(tensor_list, receive, place)  # noqa: E731
     if nranks == 1:
         receive.reshape(-1)[...] = send.reshape(-1)
         return _done((), finish, fn, True)
@@ -541,7 +541,7 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     send = np.concatenate([_host_read(t).reshape(-1) for t in in_tensor_list])
     receive = np.empty((nranks, *reference.shape), send.dtype)
     place = reference.place
-    finish = lambda: _fill(fn, out_tensor_list, receive, place)  # noqa: E731
+    finish = lambda: _fill(out_tensor_list, receive, place)  # noqa: E731
     if nranks == 1:
         receive.reshape(-1)[...] = send
         return _done((), finish, fn, True)
