@@ -116,6 +116,10 @@ t = tensor(data(rank, dtype="float16"))
 dist.reduce(t, dst=0, op=ReduceOp.MAX)
 same(t, expected(ReduceOp.MAX, every(dtype="float16")) if rank == 0 else data(rank, dtype="float16"),
      "reduce float16 via float32")
+t = tensor(np.zeros((2, 3), "float16"))
+dist.reduce_scatter(t, [tensor(data(rank + 2 * j, dtype="float16")) for j in range(2)], op=ReduceOp.AVG)
+same(t, expected(ReduceOp.AVG, np.stack([data(r + 2 * rank, dtype="float16") for r in range(2)])),
+     "reduce_scatter float16 via float32")
 collective._MPI_STATE["float16"] = None
 
 # a non-contiguous view is staged (copied out, written back into its base)
@@ -184,6 +188,21 @@ for sync_op in (True, False):
     dist.scatter(t, pieces, src=1, sync_op=sync_op).wait()
     same(t, np.array([10, 20, 30]) * (rank + 1), f"scatter sync={sync_op}")
 
+# reduce_scatter: rank i gets op over the ranks of their tensor_list[i]
+for op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG):
+    for dtype in ("float32", "float16", "bool"):
+        if op is ReduceOp.AVG and dtype == "bool":
+            continue
+        for sync_op in (True, False):
+            inputs = [tensor(data(rank + 2 * j, dtype=dtype)) for j in range(2)]
+            t = tensor(np.zeros((2, 3), dtype))
+            dist.reduce_scatter(t, inputs, op=op, sync_op=sync_op).wait()
+            same(t, expected(op, np.stack([data(r + 2 * rank, dtype=dtype) for r in range(2)])),
+                 f"reduce_scatter {op.name} {dtype}")
+mine = [tensor([0, 1]), tensor([2, 3])] if rank == 0 else [tensor([4, 5]), tensor([6, 7])]
+dist.reduce_scatter(mine[0], mine)  # the output may be one of the inputs
+same(mine[0], np.array([4, 6]) if rank == 0 else np.array([8, 10]), "reduce_scatter into its own input")
+
 # alltoall: rank i's out[j] is rank j's in[i]
 def piece(sender, receiver):
     return data(sender, (2, 2), "float64") * (receiver + 1)
@@ -251,6 +270,7 @@ raises(ValueError, "alltoall: argument 'in_tensor_list' expected 2 tensors", dis
 raises(ValueError, "alltoall: argument 'in_tensor_list[1]' expected tensors of float32[2, 3]",
        dist.alltoall, [t, eager.zeros([2])], [])
 raises(TypeError, "alltoall: argument 'out_tensor_list' expected a list", dist.alltoall, [t, t], None)
+raises(ValueError, "reduce_scatter: argument 'tensor_list' expected 2 tensors", dist.reduce_scatter, t, [t])
 raises(ValueError, f"send: argument 'dst' is this process's own rank ({rank})", dist.send, t, rank)
 raises(ValueError, f"irecv: argument 'src' is this process's own rank ({rank})", dist.irecv, t, rank)
 raises(TypeError, "all_gather_object: argument 'object_list' expected a list", dist.all_gather_object, (), 1)
@@ -468,6 +488,8 @@ def test_world_of_one_collectives_are_identities(lone):
     outs = []
     dist.alltoall([eager.to_tensor([4, 5])], outs)
     np.testing.assert_array_equal(outs[0].numpy(), [4, 5])
+    dist.reduce_scatter(received, [eager.to_tensor([7.0, 8.0, 9.0])], op=ReduceOp.MAX)
+    np.testing.assert_array_equal(received.numpy(), [7.0, 8.0, 9.0])
 
     obj = {"a": [1, 2]}
     gathered = []

@@ -555,6 +555,47 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     return _done([_call(fn, comm.Ialltoall, *buffers)], finish, fn, False)
 
 
+def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
+    """Combines ``tensor_list`` across the ranks of ``group`` with ``op`` and
+    leaves part i of the result (``op`` over the ranks of their
+    ``tensor_list[i]``) in ``tensor`` of the i-th rank. ``tensor_list`` holds
+    one tensor per rank, of ``tensor``'s shape and dtype; ``tensor`` may be one
+    of them.
+
+    >>> mine = [eager.to_tensor([0, 1]), eager.to_tensor([2, 3])]   # rank 0; rank 1: [4, 5], [6, 7]
+    >>> dist.reduce_scatter(mine[0], mine)   # rank 0: [4, 6]; rank 1: [8, 10]
+    """
+    fn = "reduce_scatter"
+    _check_tensor(fn, "tensor", tensor)
+    op = _check_op(fn, op, tensor.dtype)
+    _check_sync(fn, sync_op)
+    group = resolve_group(fn, group)
+    if not group.is_member():
+        return Task()
+    nranks = group.world_size
+    _check_list(fn, "tensor_list", tensor_list, tensor, (nranks,))
+    send = np.concatenate([_host_read(t).reshape(-1) for t in tensor_list])  # a copy: tensor may be in the list
+    if nranks == 1:
+        _write(tensor, send)
+        return Task()
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
+    receive, staged = _host_view(tensor)
+    work = _reduce_buffer(receive)
+    if work is not receive:
+        send = send.astype(work.dtype)
+    if not staged:
+        tensor.impl.bump_version()
+    finish = None
+    if op is ReduceOp.AVG or staged or work is not receive:
+        finish = _reduction_finish(tensor, receive, work, staged, op, nranks)
+    comm, mpi_op = group.process_group, _mpi_op(op, tensor.dtype)
+    if sync_op:
+        _call(fn, comm.Reduce_scatter_block, send, work, op=mpi_op)
+        return _done((), finish, fn, True)
+    return _done([_call(fn, comm.Ireduce_scatter_block, send, work, op=mpi_op)], finish, fn, False)
+
+
 def _peer(fn: str, arg: str, rank, group: Group) -> int:
     """The group rank of a point-to-point peer (not this process)."""
     peer = _group_rank(fn, arg, rank, group)
@@ -695,5 +736,5 @@ def broadcast_object_list(object_list, src=0, group=None) -> None:
 
 
 __all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather", "scatter",
-           "alltoall", "send", "recv", "isend", "irecv", "barrier", "all_gather_object",
+           "reduce_scatter", "alltoall", "send", "recv", "isend", "irecv", "barrier", "all_gather_object",
            "broadcast_object_list"]
