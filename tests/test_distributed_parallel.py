@@ -7,6 +7,8 @@ trains a second copy of the network in one process on the full batches, in
 float64, and every rank's parameters must match it. The ranks start from
 different random weights, so the broadcast from rank 0 is needed too.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -246,6 +248,26 @@ def test_ranks_train_as_one_process_on_the_full_batch(tmp_path, ranks):
     assert result.stdout.count("Epoch 1/2") == 1
     assert (tmp_path / "ckpt0" / "final.pdparams").exists()
     assert not any((tmp_path / f"ckpt{r}").exists() for r in range(1, ranks))
+
+
+EXAMPLE = """
+import runpy, sys
+sys.argv = ["data_parallel.py", "--epochs", "3"]
+runpy.run_path("{path}", run_name="__main__")
+"""
+
+
+def test_example_prints_the_accuracy_of_one_process(tmp_path):
+    pytest.importorskip("sklearn")
+    path = Path(__file__).resolve().parents[1] / "examples" / "data_parallel.py"
+    finals = []
+    for ranks in (1, 2):
+        result = run_ranks(ranks, EXAMPLE.format(path=path), tmp_path, timeout=120)
+        lines = result.stdout.strip().splitlines()
+        assert lines[-1].startswith("test accuracy ") and f"{ranks} rank(s):" in lines[-2], result.stdout
+        assert result.stdout.count("epoch 1 ") == 1   # rank 0 alone prints
+        finals.append(lines[-1])
+    assert finals[0] == finals[1]
 
 
 # -- a world of one: what a plain `python train.py` gets -------------------------
