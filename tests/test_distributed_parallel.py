@@ -20,7 +20,7 @@ from mpi_run import run_ranks
 
 # Every check of the multi-rank run; rank 0 prints "OK <check>" after each.
 CHECKS = ["broadcast and state_dict keys", "sgd", "adam", "no_sync adam", "sync batch norm",
-          "sparse embedding", "find_unused_parameters", "unused parameter error", "grad() untouched",
+          "sparse embedding", "find_unused_parameters", "unused on some ranks", "unused parameter error", "grad() untouched",
           "Model.fit", "SyncBatchNorm NHWC"]
 
 RANK_SCRIPT = r'''
@@ -148,6 +148,41 @@ check_case("sync batch norm", SGD, norm=True)
 check_case("sparse embedding", SGD, sparse=True)
 # 6. find_unused_parameters=True trains (the unused parameter keeps no gradient).
 check_case("find_unused_parameters", ADAM, extra=True, find_unused_parameters=True)
+
+# 6b. a parameter only rank 0 uses (data-dependent): the other ranks count zeros, which is what
+# one process gets when that layer touches only rank 0's rows of the full batch.
+def extra_loss(model, net, x, y, rows):
+    out = model(eager.to_tensor(x))
+    if rows is not None:
+        out = out + net.extra(out) * eager.to_tensor(rows)
+    return ((out - eager.to_tensor(y)) ** 2).mean()
+
+
+eager.seed(300 + rank)
+net = Net(extra=True)
+dp = eager.DataParallel(net, find_unused_parameters=True)
+start = values(dp)
+opt = ADAM(dp.parameters())
+for k in range(K):
+    extra_loss(dp, net, XS[k, 0, lo:hi], YS[k, 0, lo:hi], np.ones((hi - lo, 1)) if rank == 0 else None).backward()
+    opt.step()
+    opt.clear_grad()
+gathered = comm.gather(values(dp), root=0)
+del dp
+if rank == 0:
+    ref = Net(extra=True)
+    ref.set_state_dict(start)
+    opt = ADAM(ref.parameters())
+    mask = (np.arange(B) < B // world).astype("float64")[:, None]
+    for k in range(K):
+        extra_loss(ref, ref, XS[k, 0], YS[k, 0], mask).backward()
+        opt.step()
+        opt.clear_grad()
+    for key, expected in values(ref).items():
+        for r, got in enumerate(gathered):
+            np.testing.assert_allclose(got[key], expected, rtol=1e-10, atol=1e-12, err_msg=f"{key} rank {r}")
+    assert not np.array_equal(start["extra.weight"], values(ref)["extra.weight"])   # it did train
+    print("OK unused on some ranks", flush=True)
 
 # 7. an unused parameter without find_unused_parameters: an error naming it, on every rank.
 net = Net(extra=True)
