@@ -15,7 +15,7 @@ import pytest
 import eager
 import eager.distributed as dist
 from eager import nn
-from eager.distributed.parallel import DataParallel
+from eager.distributed.parallel import DataParallel, _assign_buckets
 from mpi_run import run_ranks
 
 # Every check of the multi-rank run; rank 0 prints "OK <check>" after each.
@@ -348,6 +348,23 @@ def test_data_parallel_rejects_bad_arguments():
     with pytest.raises(TypeError, match="'group' expected None or a group from eager.distributed.new_group"):
         DataParallel(mlp(), group=3)
     assert eager.DataParallel is DataParallel
+
+
+def test_buckets_are_cut_by_size_and_sent_last_layers_first():
+    # float64 [100, 100] weights are 80,000 bytes, biases 800.
+    params = [p for layer in (nn.Linear(100, 100), nn.Linear(100, 100), nn.Linear(100, 100))
+              for p in layer.to(dtype="float64").parameters()]
+    buckets = _assign_buckets(params, list(range(6)), last_limit=50_000, limit=100_000)
+    # The first layer's weight alone passes last_limit; the next bucket closes at 100,000 bytes.
+    assert [b.indices for b in buckets] == [[5], [1, 2, 3, 4], [0]]
+    assert [b.buffer.size for b in buckets] == [100, 100 + 10_000 + 100 + 10_000, 10_000]
+    assert all(b.buffer.dtype == np.float64 for b in buckets)
+    assert buckets[1].views[1].shape == (100, 100) and np.shares_memory(buckets[1].views[1], buckets[1].buffer)
+    # Two dtypes never share a bucket; half floats travel as float32.
+    mixed = params[:2] + [nn.Linear(4, 4).to(dtype="float16").weight]
+    buckets = _assign_buckets(mixed, [0, 1, 2], last_limit=10**9, limit=10**9)
+    assert [b.indices for b in buckets] == [[2], [0, 1]]
+    assert [b.buffer.dtype for b in buckets] == [np.float32, np.float64]
 
 
 def numpy_batch_norm(x, axis, weight, bias, epsilon=1e-5):

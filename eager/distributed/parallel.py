@@ -7,10 +7,12 @@ buffers are broadcast when the wrapper is made).
 
 How the averaging overlaps backward (the ``_Reducer``, Paddle's EagerReducer):
 
-- The trainable parameters, in reverse order (the last layers' gradients come
-  first in backward), are packed by dtype into buckets: flat NumPy buffers of at
-  most ``comm_buffer_size`` MB, the first one ``last_comm_buffer_size`` MB so
-  communication starts early.
+- The trainable parameters are packed by dtype into buckets of consecutive
+  parameters: flat NumPy buffers of about ``comm_buffer_size`` MB, except the
+  one holding the first layers, ``last_comm_buffer_size`` MB: the first layers'
+  gradients come last in backward, so their allreduce is the one that nothing
+  overlaps, and a small one keeps the wait at the end short. Buckets are sent
+  in reverse parameter order, the order backward fills them in.
 - A gradient hook per parameter copies the parameter's gradient total (what
   ``.grad`` will hold after this backward: the earlier ``.grad`` plus this
   pass's gradient) into its bucket and marks it ready. A bucket whose
@@ -108,23 +110,25 @@ class _Bucket:
         self.request = None
 
 
-def _assign_buckets(params, dense, first_limit: int, limit: int) -> list:
-    """The dense parameters (indices into params) in reverse order, grouped by
-    dtype into buckets: a bucket closes once it holds ``limit`` bytes or more,
-    the first one of each dtype at ``first_limit``. Ordered by their first
-    parameter, which is the order backward fills them in."""
+def _assign_buckets(params, dense, last_limit: int, limit: int) -> list:
+    """The dense parameters (indices into params) grouped by dtype into buckets of
+    consecutive parameters: a bucket closes once it holds ``limit`` bytes or
+    more, except the first of each dtype, ``last_limit``: those hold the first
+    layers, whose gradients come last in backward, so their allreduce is the
+    one nothing overlaps, and it is kept small (Paddle's last_comm_buffer_size).
+    Ordered as backward fills them: the last parameters' bucket first."""
     open_, closed, count = {}, [], {}
-    for i in reversed(dense):
+    for i in dense:
         dtype = params[i].dtype.numpy_dtype
         current = open_.setdefault(dtype, [[], 0])
         current[0].append(i)
         current[1] += int(np.prod(params[i].shape, dtype=np.int64)) * dtype.itemsize
-        if current[1] >= (first_limit if count.get(dtype, 0) == 0 else limit):
+        if current[1] >= (last_limit if count.get(dtype, 0) == 0 else limit):
             closed.append((current[0], dtype))
             count[dtype] = count.get(dtype, 0) + 1
             del open_[dtype]
     closed.extend((members, dtype) for dtype, (members, _) in open_.items())
-    closed.sort(key=lambda bucket: -bucket[0][0])
+    closed.sort(key=lambda bucket: -bucket[0][-1])
     return [_Bucket(members, params, dtype) for members, dtype in closed]
 
 
@@ -132,7 +136,7 @@ class _Reducer:
     """The gradient averaging of one DataParallel (see the module doc). Hooks hold
     it weakly: once its DataParallel is gone, the network trains alone again."""
 
-    def __init__(self, comm, names, params, sparse, first_limit, limit, find_unused):
+    def __init__(self, comm, names, params, sparse, last_limit, limit, find_unused):
         self.comm = comm
         self.world_size = comm.Get_size()
         self.names = names
@@ -141,7 +145,7 @@ class _Reducer:
         self.find_unused = find_unused
         self.need_sync = True
         self.buckets = _assign_buckets(params, [i for i in range(len(params)) if not sparse[i]],
-                                       first_limit, limit)
+                                       last_limit, limit)
         self.slot_of = {}
         for bucket in self.buckets:
             for index, view in zip(bucket.indices, bucket.views):
@@ -342,8 +346,9 @@ class DataParallel(Layer):
     step. Rank 0's parameters and buffers are broadcast to every rank here.
 
     - ``comm_buffer_size`` (MB): the size of the buckets gradients travel in;
-      ``last_comm_buffer_size`` (MB): the size of the first one to be sent (the
-      last layers' parameters), kept small so that sending starts early.
+      ``last_comm_buffer_size`` (MB): the size of the last one to be sent (the
+      first layers' parameters), kept small because its allreduce overlaps no
+      computation.
     - ``find_unused_parameters``: allow parameters that get no gradient in a
       step (they are averaged with zeros from the ranks that did not use
       them); without it such a parameter is an error that names it.
