@@ -7,7 +7,7 @@ Each rank does one step (forward, backward, update, clear_grad) on its half of
 a global batch of ``--batch``; the baseline is the same step of the plain
 network on that half-batch, measured on both ranks at once (so each process
 has the same share of the machine), then the DataParallel step, whose extra
-cost is averaging the gradients (about 0.9 MB) during backward. A third line
+cost is averaging the gradients (1.03 MB) during backward. A third line
 times ``Allreduce`` of that many floats with mpi4py alone. Rank 0 prints the
 min and median of ``--repeat`` steps. BLAS is pinned to one thread.
 """
