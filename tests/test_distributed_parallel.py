@@ -21,7 +21,7 @@ from mpi_run import run_ranks
 # Every check of the multi-rank run; rank 0 prints "OK <check>" after each.
 CHECKS = ["broadcast and state_dict keys", "sgd", "adam", "no_sync adam", "sync batch norm",
           "sparse embedding", "find_unused_parameters", "unused on some ranks", "unused parameter error", "grad() untouched",
-          "Model.fit", "SyncBatchNorm NHWC"]
+          "Model.fit", "SyncBatchNorm NHWC", "failed backward"]
 
 RANK_SCRIPT = r'''
 import sys
@@ -271,6 +271,32 @@ sync.eval(); ref.eval()
 np.testing.assert_allclose(sync(x).numpy(), ref(xr).numpy()[lo:hi], rtol=1e-12)
 if rank == 0:
     print("OK SyncBatchNorm NHWC", flush=True)
+
+# 11. a backward that fails half way (a hook raises on every rank) leaves the ranks in step:
+# retrying the same graph, and retain_graph's second backward, average again.
+net = Net()
+dp = eager.DataParallel(net, comm_buffer_size=0.00001, last_comm_buffer_size=0.00001)
+
+
+def boom(grad):
+    raise ValueError("boom")
+
+
+handle = net.fc1.bias.register_hook(boom)
+loss = loss_of(dp, XS[0, 0, lo:hi], YS[0, 0, lo:hi])
+try:
+    loss.backward()
+except ValueError:
+    pass
+else:
+    raise AssertionError("the hook did not raise")
+handle.remove()
+loss.backward(retain_graph=True)
+loss.backward()
+grads = comm.gather(np.concatenate([p.grad.numpy().ravel() for p in net.parameters()]), root=0)
+if rank == 0:
+    assert all(np.array_equal(g, grads[0]) for g in grads)
+    print("OK failed backward", flush=True)
 '''
 
 
