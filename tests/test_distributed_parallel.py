@@ -376,6 +376,37 @@ def test_data_parallel_rejects_bad_arguments():
     assert eager.DataParallel is DataParallel
 
 
+def test_data_parallel_over_a_group_of_new_group(tmp_path):
+    # A group spanning both ranks averages over them; a group without this rank is refused.
+    result = run_ranks(2, """
+        import numpy as np
+        import eager, eager.distributed as dist
+        from eager import nn
+        dist.init_parallel_env()
+        rank = dist.get_rank()
+        eager.seed(rank)  # different weights: DataParallel broadcasts rank 0's
+        net = dist.DataParallel(nn.Linear(3, 1), group=dist.new_group([0, 1]))
+        x = eager.to_tensor(np.full((2, 3), rank + 1.0, "float32"))
+        net(x).sum().backward()
+        # d(sum(x @ w + b))/dw = column sums of x: 2 * (rank + 1); the average over ranks is 3
+        assert np.allclose(net._layers.weight.grad.numpy(), 3.0), net._layers.weight.grad.numpy()
+        only_zero = dist.new_group([0])
+        if rank == 1:
+            try:
+                dist.DataParallel(nn.Linear(3, 1), group=only_zero)
+            except ValueError as error:
+                assert "is not one of the group's ranks [0]" in str(error), error
+            else:
+                raise AssertionError("a group without this rank was accepted")
+        else:
+            lone = dist.DataParallel(nn.Linear(3, 1), group=only_zero)  # one member: no averaging
+            lone(x).sum().backward()
+            assert np.allclose(lone._layers.weight.grad.numpy(), 2.0)
+        print("ok", rank)
+    """, tmp_path)
+    assert "ok 0" in result.stdout and "ok 1" in result.stdout
+
+
 def test_buckets_are_cut_by_size_and_sent_last_layers_first():
     # float64 [100, 100] weights are 80,000 bytes, biases 800.
     params = [p for layer in (nn.Linear(100, 100), nn.Linear(100, 100), nn.Linear(100, 100))

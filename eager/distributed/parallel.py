@@ -49,7 +49,8 @@ from ..creation import to_tensor
 from ..nn.embedding import Embedding
 from ..nn.layer import Layer
 from ..tensor import Tensor
-from .env import get_world_size, world_comm
+from .env import get_rank, get_world_size, world_comm
+from .group import Group
 
 _MB = 1024 * 1024
 _DENSE = TensorKind.DENSE
@@ -395,11 +396,14 @@ class DataParallel(Layer):
     def _communicator(who: str, group):
         if group is None:
             return world_comm() if get_world_size() > 1 else None
-        comm = getattr(group, "comm", None)
-        if comm is None or not hasattr(comm, "Iallreduce"):
+        if not isinstance(group, Group):
             raise TypeError(f"{who}: argument 'group' expected None or a group from "
                             f"eager.distributed.new_group, got {type(group).__name__}")
-        return comm
+        if not group.is_member():
+            raise ValueError(f"{who}: argument 'group': this process (rank {get_rank()}) is not one of "
+                             f"the group's ranks {group.ranks}")
+        comm = group.process_group
+        return comm if comm is not None and comm.Get_size() > 1 else None
 
     def _make_reducer(self, who: str, comm, layers) -> _Reducer:
         sparse_ids = {id(layer.weight) for layer in layers.sublayers(include_self=True)
