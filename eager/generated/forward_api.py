@@ -153,6 +153,10 @@ from .ops_embedding import (  # noqa: F401
     embedding_grad,
     embedding_double_grad,
 )
+from .ops_fused import (  # noqa: F401
+    linear,
+    linear_grad,
+)
 from .ops_gather_scatter import (  # noqa: F401
     gather,
     index_select,
@@ -947,4 +951,5 @@ __all__ = [
     "gru_sequence",
     "simple_rnn_sequence",
     "dropout",
+    "linear",
 ]

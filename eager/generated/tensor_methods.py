@@ -321,4 +321,5 @@ METHODS = {
     "gru_sequence": _F.gru_sequence,
     "simple_rnn_sequence": _F.simple_rnn_sequence,
     "dropout": _F.dropout,
+    "linear": _F.linear,
 }
