@@ -198,10 +198,8 @@ def _fused_cross_entropy(fn: str, input: Tensor, label: Tensor, ignore_index: in
     label_dims = label.impl.dims
     if label_dims != dims[:-1] and label_dims != dims[:-1] + (1,):
         return None
-    try:
-        return _F.fused_softmax_cross_entropy(input, label, ignore_index, reduction)
-    except PhiError as error:  # a label out of range: name the function the user called
-        raise type(error)(str(error).replace("fused_softmax_cross_entropy:", f"{fn}:", 1)) from None
+    return _renamed(fn, "fused_softmax_cross_entropy", lambda: _F.fused_softmax_cross_entropy(
+        input, label, ignore_index, reduction))
 
 
 def _check_int(fn: str, arg: str, value) -> int:
