@@ -119,6 +119,16 @@ def test_cross_entropy_common_case_is_one_fused_node(rng, logits_shape, label_sh
     np.testing.assert_allclose(x.grad.numpy(), want_grad, rtol=1e-12, atol=1e-15)
 
 
+def test_fused_cross_entropy_backward_twice_keeps_the_saved_softmax(rng):
+    # The backward writes into a fresh buffer, never into the softmax it saved.
+    logits, labels = rng.standard_normal((5, 4)), rng.integers(0, 4, 5)
+    x = leaf(logits)
+    loss = F.cross_entropy(x, eager.to_tensor(labels))
+    loss.backward(retain_graph=True)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * ref_cross_entropy(logits, labels)[1], rtol=1e-12, atol=1e-15)
+
+
 def test_cross_entropy_loss_layer_takes_the_fast_path(rng):
     logits, labels = rng.standard_normal((4, 3)).astype("float32"), rng.integers(0, 3, (4, 1))
     loss = nn.CrossEntropyLoss()(leaf(logits), eager.to_tensor(labels))
