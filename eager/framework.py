@@ -90,11 +90,11 @@ def gpu_count() -> int:
         return 0
 
 
-def _parse_device(device) -> Place:
+def _parse_device(device, op: str = "set_device") -> Place:
     if isinstance(device, Place):
         return device
     if not isinstance(device, str):
-        raise ValueError(f"set_device: argument 'device' expected a str such as 'cpu', 'gpu' or "
+        raise ValueError(f"{op}: argument 'device' expected a str such as 'cpu', 'gpu' or "
                          f"'gpu:0', got {type(device).__name__} {device!r}")
     text = device.strip().lower()
     if text == "cpu":
@@ -103,8 +103,25 @@ def _parse_device(device) -> Place:
         return GPUPlace(0)
     if text.startswith("gpu:") and text[4:].isdigit():
         return GPUPlace(int(text[4:]))
-    raise ValueError(f"set_device: argument 'device' expected 'cpu', 'gpu' or 'gpu:N' "
+    raise ValueError(f"{op}: argument 'device' expected 'cpu', 'gpu' or 'gpu:N' "
                      f"(N a device id), got {device!r}")
+
+
+def parse_device(op: str, device) -> Place:
+    """``device`` ('cpu', 'gpu', 'gpu:N' or a Place) as a Place that exists: a GPU
+    needs CuPy and a visible device with that id, else ValueError naming ``op``."""
+    place = _parse_device(device, op)
+    if place.is_gpu_place():
+        count = gpu_count()
+        if count == 0:
+            raise ValueError(
+                f"{op}: device {device!r} is a GPU, but no GPU is available: GPU tensors "
+                f"need CuPy (`pip install cupy-cuda12x`, matching your CUDA) and a visible "
+                f"NVIDIA device")
+        if place.device_id >= count:
+            raise ValueError(f"{op}: device {device!r} does not exist: {count} GPU(s) "
+                             f"visible (ids 0 to {count - 1})")
+    return place
 
 
 def set_device(device) -> Place:
@@ -118,17 +135,7 @@ def set_device(device) -> Place:
     >>> eager.get_device()
     'cpu'
     """
-    place = _parse_device(device)
-    if place.is_gpu_place():
-        count = gpu_count()
-        if count == 0:
-            raise ValueError(
-                f"set_device: device {device!r} is a GPU, but no GPU is available: GPU tensors "
-                f"need CuPy (`pip install cupy-cuda12x`, matching your CUDA) and a visible "
-                f"NVIDIA device")
-        if place.device_id >= count:
-            raise ValueError(f"set_device: device {device!r} does not exist: {count} GPU(s) "
-                             f"visible (ids 0 to {count - 1})")
+    place = parse_device("set_device", device)
     with _LOCK:
         _place[0] = place
     return place

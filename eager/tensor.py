@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType, TensorKind
+from phi.common import CPUPlace, DataType, GPUPlace, Place, TensorKind, convert_dtype
 
 from .autograd.meta import AutogradMeta, is_owned_grad, own_grad
-from .framework import print_options
+from .framework import current_place, parse_device, print_options
 
 
 class Tensor:
@@ -160,6 +160,66 @@ class Tensor:
 
     clear_gradient = clear_grad
 
+    # -- places ---------------------------------------------------------------
+    def _copy_to(self, place: Place) -> "Tensor":
+        """This tensor on ``place``: itself when it is there, else a copy that is a
+        new leaf with this tensor's stop_gradient (as Paddle's ``_copy_to``)."""
+        if self.place == place:
+            return self
+        impl = self.impl
+        if impl.kind is not TensorKind.DENSE:
+            impl = phi_api.selected_rows_to_dense(impl)
+        copy = Tensor(phi_api.copy_to(impl, place))
+        copy.stop_gradient = self.stop_gradient
+        return copy
+
+    def cuda(self, device_id=None, blocking: bool = True) -> "Tensor":
+        """This tensor on GPU ``device_id`` (None: the default device if it is a
+        GPU, else GPU 0); itself when it is there already, else a copy (a new
+        leaf, keeping stop_gradient). ``blocking`` is accepted for Paddle's
+        signature: copies here complete before the call returns.
+
+        >>> x = eager.to_tensor([1.0]).cuda()   # doctest: +SKIP (needs a GPU)
+        >>> x.place.is_gpu_place()              # doctest: +SKIP
+        True
+        """
+        _check_blocking("cuda", blocking)
+        if device_id is None:
+            default = current_place()
+            place = default if default.is_gpu_place() else GPUPlace(0)
+        elif isinstance(device_id, int) and not isinstance(device_id, bool) and device_id >= 0:
+            place = GPUPlace(device_id)
+        else:
+            raise ValueError(f"cuda: argument 'device_id' expected None or a non-negative int, got {device_id!r}")
+        return self._copy_to(parse_device("cuda", place))
+
+    def cpu(self) -> "Tensor":
+        """This tensor in host memory: itself when it is there, else a copy (a new
+        leaf, keeping stop_gradient).
+
+        >>> eager.to_tensor([1.0]).cpu().place
+        Place(cpu)
+        """
+        return self._copy_to(CPUPlace())
+
+    def to(self, *args, **kwargs) -> "Tensor":
+        """This tensor on another device and/or of another dtype (Paddle's
+        ``Tensor.to``): ``x.to("gpu")``, ``x.to("float64")``, ``x.to("cpu",
+        "float32")``, ``x.to(other)`` (other's place and dtype), or by keyword
+        ``device=``, ``dtype=``, ``blocking=``. The device copy is a new leaf
+        (as :meth:`cuda`); the cast is recorded like ``astype``. Returns self
+        when nothing changes.
+
+        >>> eager.to_tensor([1, 2]).to("float32").dtype
+        DataType.FLOAT32
+        """
+        device, dtype, blocking = _to_arguments(args, kwargs)
+        _check_blocking("to", blocking)
+        out = self if device is None else self._copy_to(parse_device("to", device))
+        if dtype is not None and out.dtype is not dtype:
+            out = out.astype(dtype)
+        return out
+
     def detach(self) -> "Tensor":
         """A tensor sharing this one's buffer, outside the graph (stop_gradient=True)."""
         return Tensor(self.impl)
@@ -220,6 +280,45 @@ class Tensor:
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
+
+def _check_blocking(op: str, blocking) -> None:
+    if blocking is not None and not isinstance(blocking, bool):
+        raise TypeError(f"{op}: argument 'blocking' expected a bool, got {blocking!r}")
+
+
+def _is_device(value) -> bool:
+    if isinstance(value, Place):
+        return True
+    if not isinstance(value, str):
+        return False
+    text = value.strip().lower()
+    return text in ("cpu", "gpu", "cuda") or text.startswith(("gpu:", "cuda:"))
+
+
+def _to_arguments(args, kwargs) -> tuple:
+    """(device, dtype, blocking) from Tensor.to's flexible arguments."""
+    unknown = set(kwargs) - {"device", "dtype", "blocking"}
+    if unknown:
+        raise TypeError(f"to: unexpected keyword argument(s) {sorted(unknown)}; expected device, dtype, blocking")
+    device, dtype, blocking = kwargs.get("device"), kwargs.get("dtype"), kwargs.get("blocking")
+    if len(args) > 3:
+        raise TypeError(f"to: expected at most 3 positional arguments, got {len(args)}")
+    for value in args:
+        if isinstance(value, Tensor):
+            device, dtype = value.place, value.dtype
+        elif isinstance(value, bool):
+            blocking = value
+        elif _is_device(value):
+            device = value
+        else:
+            try:
+                dtype = convert_dtype(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"to: argument {value!r} is neither a device ('cpu', 'gpu:N', a Place), a "
+                                f"dtype, a Tensor nor a bool (blocking)") from None
+    if dtype is not None:
+        dtype = convert_dtype(dtype)
+    return device, dtype, blocking
 
 
 def _float_text(value, options) -> str:

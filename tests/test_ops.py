@@ -22,7 +22,23 @@ from eager.api_gen.render import load_specs
 from eager.autograd import gradcheck, gradgradcheck
 from eager.autograd.gradient_check import gradient_function
 
-from op_specs import SPECS, SPECS_BY_NAME, draw
+from op_specs import GROUPS, SPECS, SPECS_BY_NAME, draw
+
+# Every test here runs on the device axis (tests/conftest.py): once on the CPU,
+# once with the GPU (real CuPy, or tests/fake_cupy.py) as the default place.
+pytestmark = pytest.mark.usefixtures("device")
+
+# Op-spec groups (tests/op_specs/<group>.py) whose ops do not yet pass on the
+# gpu axis: their gpu runs are skipped, naming the group. Whoever makes a
+# group's kernels pass on CuPy removes it here (/work/notes/gpu_inventory.md
+# lists what failed and why).
+GPU_PENDING_GROUPS: frozenset = frozenset()
+GROUP_OF = {spec.name: group.__name__.rsplit(".", 1)[-1] for group in GROUPS for spec in group.SPECS}
+
+
+def _skip_pending_on_gpu(device: str, op: str) -> None:
+    if device == "gpu" and GROUP_OF[op] in GPU_PENDING_GROUPS:
+        pytest.skip(f"gpu axis: op group {GROUP_OF[op]!r} is in GPU_PENDING_GROUPS (not yet passing on CuPy)")
 
 # float32 kernels and a reference computed on the same float32 values agree to
 # a few ulp per accumulated term; float64 to rounding.
@@ -77,6 +93,10 @@ def test_every_yaml_op_has_a_table_entry():
     assert not stale, f"entries in tests/op_specs/ for ops no longer in the YAML: {stale}"
 
 
+def test_gpu_pending_groups_name_op_spec_groups():
+    assert GPU_PENDING_GROUPS <= set(GROUP_OF.values()), GPU_PENDING_GROUPS - set(GROUP_OF.values())
+
+
 def test_table_entries_have_one_domain_per_tensor_input():
     for spec in SPECS:
         for case in spec.cases:
@@ -86,7 +106,8 @@ def test_table_entries_have_one_domain_per_tensor_input():
 # -- forward values ---------------------------------------------------------------
 
 @pytest.mark.parametrize("spec, case, dtype", list(_params(want_grad=False)))
-def test_forward_matches_numpy(spec, case, dtype):
+def test_forward_matches_numpy(spec, case, dtype, device):
+    _skip_pending_on_gpu(device, spec.name)
     arrays = _draw_inputs(spec, case, dtype)
     tensors = [None if a is None else eager.to_tensor(a) for a in arrays]
     if spec.check is not None:
@@ -122,7 +143,8 @@ def _float64_inputs(spec, case):
 
 
 @pytest.mark.parametrize("spec, case", list(_params(want_grad=True)))
-def test_gradcheck(spec, case):
+def test_gradcheck(spec, case, device):
+    _skip_pending_on_gpu(device, spec.name)
     inputs = _float64_inputs(spec, case)
     assert gradcheck(_tensors_only(spec, case), inputs)
 
@@ -140,7 +162,8 @@ def _max_order(name: str) -> float:
 
 
 @pytest.mark.parametrize("spec, case", list(_params(want_grad=True)))
-def test_gradgradcheck(spec, case):
+def test_gradgradcheck(spec, case, device):
+    _skip_pending_on_gpu(device, spec.name)
     inputs = _float64_inputs(spec, case)
     if _max_order(spec.name) == 1 and any(t is not None and np.prod(t.shape) for t in inputs):
         # A first-order-only op (a backward op with neither `backward:` nor `composite:`,
@@ -184,7 +207,8 @@ def _kernel_and_composite_params():
 
 
 @pytest.mark.parametrize("op, spec, case", list(_kernel_and_composite_params()))
-def test_composite_rule_matches_kernel(op, spec, case):
+def test_composite_rule_matches_kernel(op, spec, case, device):
+    _skip_pending_on_gpu(device, spec.name)
     # The two must be one rule: create_graph must not change first-order values.
     arrays = _draw_inputs(spec, case, "float64")
     tensors = [None if a is None else eager.to_tensor(a) for a in arrays]

@@ -16,7 +16,7 @@ from typing import Iterator
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import DataType, TensorKind, convert_dtype, convert_place
+from phi.common import DataType, TensorKind, convert_dtype
 from phi.common.data_type import COMPLEX_TYPES, FLOATING_TYPES
 from phi.core import DenseTensor
 
@@ -25,7 +25,7 @@ from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
 from ..autograd.scope import name_scope
 from ..creation import to_tensor
-from ..framework import current_place, default_dtype
+from ..framework import current_place, default_dtype, parse_device
 from ..regularizer import WeightDecayRegularizer
 from ..tensor import Tensor
 from ..utils import unique_name
@@ -87,12 +87,17 @@ def _check_regularizer(who: str, regularizer):
 
 def _parameter_impl(value) -> DenseTensor:
     """The DenseTensor a Parameter holds: a copy of a Tensor's values, or the given
-    DenseTensor or array itself (a conversion point: the array is wrapped, not read)."""
+    DenseTensor or array itself (a conversion point: the array is wrapped, not read).
+    A NumPy array goes to the default device (:func:`eager.set_device`), as
+    Paddle makes parameters on the expected place."""
     if isinstance(value, Tensor):
         return phi_api.assign(value.impl)
     if isinstance(value, DenseTensor):
         return value
-    if isinstance(value, np.ndarray) or type(value).__module__.startswith("cupy"):
+    if isinstance(value, np.ndarray):
+        place = current_place()
+        return DenseTensor(value) if place.is_cpu_place() else phi_api.copy_to(DenseTensor(value), place)
+    if type(value).__module__.startswith("cupy"):
         return DenseTensor(value)
     raise TypeError(
         f"Parameter: argument 'value' expected a numpy array, DenseTensor or Tensor, got "
@@ -387,10 +392,7 @@ class Layer:
         dtype = self._dtype if dtype is None else convert_dtype(dtype)
         init = attr.initializer or default_initializer or (
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
-        array = init(shape, dtype, generator)
-        place = current_place()
-        if not place.is_cpu_place():
-            array = to_tensor(array, place=place).impl
+        array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         return Parameter(array, trainable=attr.trainable, name=name,
                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
@@ -500,10 +502,7 @@ class Layer:
         """
         if blocking is not None and not isinstance(blocking, bool):
             raise TypeError(f"Layer.to: argument 'blocking' expected None or a bool, got {blocking!r}")
-        try:
-            place = None if device is None else convert_place(device)
-        except ValueError as error:
-            raise ValueError(f"Layer.to: argument 'device': {error}") from None
+        place = None if device is None else parse_device("Layer.to", device)
         dtype = None if dtype is None else _floating_dtype("Layer.to", dtype)
         self._convert(place, dtype, ())
         return self
@@ -682,7 +681,7 @@ def _converted(impl, place, dtype):
     if place is not None and impl.place != place:
         if impl.kind is not TensorKind.DENSE:
             impl = phi_api.selected_rows_to_dense(impl)
-        impl = to_tensor(Tensor(impl).numpy(), place=place).impl  # a conversion point: a copy
+        impl = phi_api.copy_to(impl, place)
     return impl
 
 

@@ -8,7 +8,7 @@ array([2., 2., 2.])
 from .accumulation import (  # noqa: F401
     accumulate_, merge_selected_rows, owned_copy, selected_rows_to_dense, zero_,
 )
-from .buffers import assign_out_, nan_inf_count  # noqa: F401
+from .buffers import assign_out_, copy_to, nan_inf_count  # noqa: F401
 from .generated_api import *  # noqa: F401,F403
 from .optimizer import adam_, adamw_, momentum_, sgd_  # noqa: F401
 from .support import FLAGS

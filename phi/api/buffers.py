@@ -4,10 +4,17 @@
   inplace op needs (views of out see the change); out's version is bumped.
 - ``nan_inf_count(x)``: how many NaN and Inf values x holds, as Python ints
   (anomaly mode; it waits for the device).
+- ``copy_to(x, place)``: x's values in a new buffer on ``place`` (the one
+  host-device transfer the API offers; ``Tensor.cuda()``/``.cpu()``/``.to()``).
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..backends.gpu_context import import_cupy
+from ..common.place import convert_place
 from ..core import KERNELS
+from ..core.dense_tensor import DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
 
 _assign_out_kernel = KERNELS.dispatch_table("assign_out_")
@@ -35,4 +42,23 @@ def nan_inf_count(x) -> tuple:
     return nan, inf
 
 
-__all__ = ["assign_out_", "nan_inf_count"]
+def copy_to(x, place):
+    """A DenseTensor with x's values on ``place`` (a Place or "cpu"/"gpu:N"), in a
+    buffer of its own (a copy even when x is on ``place`` already; between two
+    GPUs, a device-to-device copy).
+
+    >>> copy_to(DenseTensor(np.ones(2)), "cpu").array
+    array([1., 1.])
+    """
+    if not isinstance(x, DenseTensor):
+        raise InvalidArgumentError(f"copy_to: argument 'x' expected a DenseTensor, got {type(x).__name__}")
+    place = convert_place(place)
+    array = x.array
+    if place.is_cpu_place():
+        return DenseTensor(np.array(array, copy=True) if type(array) is np.ndarray else array.get())
+    cupy = import_cupy()
+    with cupy.cuda.Device(place.device_id):
+        return DenseTensor(cupy.array(array, copy=True))
+
+
+__all__ = ["assign_out_", "copy_to", "nan_inf_count"]

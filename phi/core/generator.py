@@ -6,11 +6,10 @@ integers, permutations, Poisson counts). Kernels find the generator of their
 context's place with :func:`default_generator`, so seeding it makes every
 random op on that place reproducible (Paddle's ``paddle.seed``).
 
-The CPU generator wraps ``numpy.random.Generator`` (PCG64). A GPU generator is
-a subclass with the same methods over CuPy, registered for the GPU backend with
-:func:`register_generator_type`; the GPU context registers it when it is first
-made, so this module imports no CuPy and a GPU generator slots in without a
-change here.
+The CPU generator wraps ``numpy.random.Generator`` (PCG64). A GPU place's
+generator is a :class:`CupyGenerator`, the same methods over ``cupy.random``;
+CuPy is imported at its first draw, so this module loads without CuPy.
+:func:`register_generator_type` lets another backend bring its own.
 
 >>> from phi.common import CPUPlace
 >>> gen = default_generator(CPUPlace()).manual_seed(7)
@@ -87,6 +86,10 @@ class Generator:
     def _set_engine_state(self, bit_state) -> None:
         self._engine.bit_generator.state = copy.deepcopy(bit_state)
 
+    def _seeded_state(self, seed: int):
+        """The engine state that seeding with ``seed`` starts from."""
+        return self._make_engine(seed).bit_generator.state
+
     # -- seeding and state ------------------------------------------------------
     def manual_seed(self, seed: int) -> "Generator":
         """Restarts the generator from ``seed``; returns it."""
@@ -94,7 +97,7 @@ class Generator:
         with self._lock:
             self._seed = seed
             # In place, so anyone holding the engine (an initializer) sees the new seed.
-            self._set_engine_state(self._make_engine(seed).bit_generator.state)
+            self._set_engine_state(self._seeded_state(seed))
         return self
 
     def seed(self) -> int:
@@ -160,36 +163,87 @@ class Generator:
         return f"{type(self).__name__}(place={self.place}, initial_seed={self._seed})"
 
 
-class HostDrawnGenerator(Generator):
-    """A GPU place's generator until a CuPy one is registered: draws with NumPy
-    on the host and moves the result to the device (slow, but reproducible and
-    seeded with the others)."""
+class CupyGenerator(Generator):
+    """A GPU place's generator: draws on the device with ``cupy.random``.
 
-    def _to_device(self, array):
-        cupy = import_cupy()
-        with cupy.cuda.Device(self.place.device_id):
-            return cupy.asarray(array)
+    Its state is Paddle's GPU generator state, (seed, offset): every draw
+    re-seeds one Philox ``cupy.random.RandomState`` from the pair and then
+    advances the offset, so a saved state repeats exactly what followed it,
+    and nothing is copied between host and device.
+    """
+
+    def _make_engine(self, seed: int):
+        return _CupyEngine(seed, self.place.device_id)
+
+    def _engine_state(self):
+        return self._engine.state
+
+    def _set_engine_state(self, bit_state) -> None:
+        self._engine.state = bit_state
+
+    def _seeded_state(self, seed: int):
+        return (seed, 0)
 
     def random(self, shape):
-        return self._to_device(super().random(shape))
+        with self._lock:
+            return self._engine.draw("random_sample", tuple(shape), np.float64)
 
     def standard_normal(self, shape):
-        return self._to_device(super().standard_normal(shape))
+        with self._lock:
+            return self._engine.draw("standard_normal", tuple(shape), np.float64)
 
     def integers(self, low, high, shape):
-        return self._to_device(super().integers(low, high, shape))
+        with self._lock:
+            return self._engine.draw("randint", low, high, tuple(shape), np.int64)
 
     def permutation(self, n):
-        return self._to_device(super().permutation(n))
+        with self._lock:
+            return self._engine.draw("permutation", int(n)).astype(np.int64, copy=False)
 
     def poisson(self, lam):
-        host = lam.get() if hasattr(lam, "get") else lam
-        return self._to_device(super().poisson(host))
+        with self._lock:
+            return self._engine.draw("poisson", lam, None, np.int64)
+
+
+def _mix(seed: int, offset: int) -> int:
+    """A 63-bit seed for draw number ``offset`` of a generator seeded with ``seed``
+    (SplitMix64's finalizer, so neighbouring pairs give unrelated streams)."""
+    z = (seed * 0x9E3779B97F4A7C15 + offset + 1) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) >> 1
+
+
+class _CupyEngine:
+    """(seed, offset) over one cupy.random.RandomState, re-seeded per draw."""
+
+    def __init__(self, seed: int, device_id: int):
+        self.seed, self.offset, self.device_id = seed, 0, device_id
+        self._random_state = None
+
+    @property
+    def state(self):
+        return (self.seed, self.offset)
+
+    @state.setter
+    def state(self, value):
+        self.seed, self.offset = value
+
+    def draw(self, method: str, *args):
+        cupy = import_cupy()
+        with cupy.cuda.Device(self.device_id):
+            if self._random_state is None:
+                self._random_state = cupy.random.RandomState(
+                    _mix(self.seed, self.offset), method=cupy.cuda.curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+            else:
+                self._random_state.seed(_mix(self.seed, self.offset))
+            self.offset += 1
+            return getattr(self._random_state, method)(*args)
 
 
 # -- one generator per place ------------------------------------------------------
 
-_GENERATOR_TYPES: dict = {Backend.CPU: Generator, Backend.GPU: HostDrawnGenerator}
+_GENERATOR_TYPES: dict = {Backend.CPU: Generator, Backend.GPU: CupyGenerator}
 _GENERATORS: dict = {}
 _REGISTRY_LOCK = threading.Lock()
 # The seed of the last seed_all(), so a generator made afterwards (a GPU first
@@ -245,5 +299,5 @@ def generator_for_call(place: Place, seed: int) -> Generator:
     return generator_type(place, seed)
 
 
-__all__ = ["Generator", "GeneratorState", "HostDrawnGenerator", "check_seed", "default_generator", "generator_for_call",
+__all__ = ["Generator", "GeneratorState", "CupyGenerator", "check_seed", "default_generator", "generator_for_call",
            "generators", "register_generator_type", "seed_all"]

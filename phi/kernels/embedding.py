@@ -24,6 +24,7 @@ from ..core.errors import OutOfRangeError
 from ..core.kernel_registry import register_kernel
 from ..core.selected_rows import SelectedRows
 from .dtypes import ALL_BACKENDS, INEXACT
+from .funcs import scatter_add
 
 
 def _ids(xp, x, height: int):
@@ -69,5 +70,5 @@ def embedding_grad(ctx, x, weight, out_grad, padding_idx, sparse):
     grad = xp.zeros((height, width), dtype=out_grad.dtype)
     if drop is not None:
         blocks = xp.where(drop[:, None], 0, blocks)
-    xp.add.at(grad, ids, blocks)
+    scatter_add(xp, grad, ids, blocks)
     return grad

@@ -1,7 +1,13 @@
 """Helpers shared by kernels (Paddle's phi/kernels/funcs)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..common.shape_rules import broadcast_axes
+
+# The dtypes CuPy's add.at (CUDA's atomicAdd) takes; others go through one of these.
+_ATOMIC_ADD = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.int32, np.uint32,
+                                              np.uint64))
 
 
 def reduce_to_shape(grad, shape):
@@ -39,3 +45,36 @@ def conj(array):
     still allocate a full copy (a measurable cost in matmul_grad).
     """
     return array.conj() if array.dtype.kind == "c" else array
+
+
+def scatter_add(xp, out, index, values) -> None:
+    """``out[index] += values`` with repeated indices adding up (``numpy.add.at``),
+    on either backend.
+
+    CuPy's ``add.at`` serves only the dtypes CUDA's atomicAdd has (float16/32/64,
+    int32, uint32, uint64); the others are added through one of those: int64 as
+    uint64 (two's complement addition is the same bits), complex as its real and
+    imaginary parts, bool and narrow integers in int32 (bool's sum is its "or").
+    """
+    if xp is np or out.dtype in _ATOMIC_ADD:
+        xp.add.at(out, index, values)
+        return
+    values = xp.asarray(values)
+    if out.dtype.kind == "c":
+        values = values.astype(out.dtype, copy=False)
+        scatter_add(xp, out.real, index, values.real)
+        scatter_add(xp, out.imag, index, values.imag)
+    elif out.dtype == np.int64:
+        xp.add.at(out.view(np.uint64), index, values.astype(np.int64, copy=False).view(np.uint64))
+    else:
+        wide = out.astype(np.int32)
+        xp.add.at(wide, index, values.astype(np.int32))
+        out[...] = wide != 0 if out.dtype.kind == "b" else wide.astype(out.dtype)
+
+
+def device_index(xp, index: tuple) -> tuple:
+    """An index tuple with its arrays (NumPy arrays from the caller) on ``xp``'s
+    device: CuPy refuses host arrays as indices."""
+    if xp is np or not any(hasattr(item, "dtype") for item in index):
+        return index
+    return tuple(xp.asarray(i) if hasattr(i, "dtype") else i for i in index)

@@ -17,7 +17,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
-from .funcs import reduce_to_shape, want
+from .funcs import reduce_to_shape, scatter_add, want
 
 
 def _check_range(index, low: int, high: int, arg: str, detail: str = "") -> None:
@@ -64,7 +64,7 @@ def gather_grad(ctx, x, index, out_grad, axis):
     _check_range(flat, 0, x.shape[axis % len(x.shape)], "index")
     x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
     # A row gathered twice sends both of its gradients back.
-    xp.add.at(x_grad, _axis_slot(len(x.shape), axis, flat), out_grad)
+    scatter_add(xp, x_grad, _axis_slot(len(x.shape), axis, flat), out_grad)
     return x_grad
 
 
@@ -141,7 +141,7 @@ def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
     n = arr.shape[a]
     _check_range(idx, -n, n, "indices")
     grad = xp.zeros(target, dtype=out_grad.dtype)
-    xp.add.at(grad, _positions(xp, _wrapped(idx, n), a), out_grad)
+    scatter_add(xp, grad, _positions(xp, _wrapped(idx, n), a), out_grad)
     return reduce_to_shape(grad, arr.shape)
 
 
@@ -158,7 +158,7 @@ def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadc
     if reduce == "assign":
         out[where] = values
     elif reduce == "add":
-        xp.add.at(out, where, values)
+        scatter_add(xp, out, where, values)
     else:  # mul / multiply
         _multiply_at(xp, out, where, values)
     return out
@@ -282,7 +282,7 @@ def scatter(ctx, x, index, updates, overwrite):
         out[flat] = updates
     else:  # Paddle: the indexed rows are zeroed, then every update adds into its row
         out[flat] = 0
-        ctx.xp.add.at(out, flat, updates)
+        scatter_add(ctx.xp, out, flat, updates)
     return out
 
 
@@ -308,7 +308,7 @@ def index_add(ctx, x, index, value, axis):
     a = axis % x.ndim
     _check_range(index, 0, x.shape[a], "index")
     out = x.copy()
-    ctx.xp.add.at(out, _axis_slot(x.ndim, a, index), value)
+    scatter_add(ctx.xp, out, _axis_slot(x.ndim, a, index), value)
     return out
 
 
@@ -338,7 +338,7 @@ def _nd_coordinates(index, shape, arg="index"):
 def _add_nd(xp, out, index, updates):
     coords = _nd_coordinates(index, out.shape)
     if coords:
-        xp.add.at(out, coords, updates)
+        scatter_add(xp, out, coords, updates)
     else:  # empty coordinates name all of out: every update adds to the whole
         lead = tuple(range(updates.ndim - out.ndim))
         out += updates.sum(axis=lead, dtype=out.dtype) if lead else updates
@@ -423,7 +423,7 @@ def index_put(ctx, x, indices, value, accumulate):
     value = xp.broadcast_to(value, region) if value.shape != region else value
     out = x.copy()
     if accumulate:
-        xp.add.at(out, where, value)
+        scatter_add(xp, out, where, value)
     else:
         out[where] = value
     return out

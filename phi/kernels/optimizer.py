@@ -19,6 +19,7 @@ read and write only the rows the gradient holds.
 from ..common.tensor_kind import TensorKind
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
+from .funcs import scatter_add
 
 
 def _scalar(array):
@@ -163,7 +164,7 @@ def _merged_rows(xp, grad, dtype):
     rows, inverse = xp.unique(grad.rows, return_inverse=True)
     value = grad.value.array
     merged = xp.zeros((len(rows),) + tuple(value.shape[1:]), dtype=dtype)
-    xp.add.at(merged, inverse.reshape(-1), value.astype(dtype, copy=False))
+    scatter_add(xp, merged, inverse.reshape(-1), value.astype(dtype, copy=False))
     return rows, merged
 
 

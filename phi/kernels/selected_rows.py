@@ -9,6 +9,7 @@ from ..core.kernel_registry import register_kernel
 from ..core.selected_rows import SelectedRows
 from .activation import scale as dense_scale
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
+from .funcs import scatter_add
 
 SR = TensorKind.SELECTED_ROWS
 
@@ -21,7 +22,7 @@ def assign(ctx, x):
 @register_kernel("accumulate_", ALL_BACKENDS, NUMERIC, kind=SR)
 def accumulate_(ctx, acc, x):
     """A dense acc += the rows of x, each block added into its row (repeats add)."""
-    ctx.xp.add.at(acc, x.rows, x.value.array)
+    scatter_add(ctx.xp, acc, x.rows, x.value.array)
     return acc
 
 
@@ -29,7 +30,7 @@ def accumulate_(ctx, acc, x):
 def selected_rows_to_dense(ctx, x):
     value = x.value.array
     out = ctx.xp.zeros((x.height,) + value.shape[1:], dtype=value.dtype)
-    ctx.xp.add.at(out, x.rows, value)
+    scatter_add(ctx.xp, out, x.rows, value)
     return out
 
 
@@ -48,7 +49,7 @@ def merge_selected_rows(ctx, x):
     rows, inverse = xp.unique(x.rows, return_inverse=True)
     value = x.value.array
     merged = xp.zeros((len(rows),) + value.shape[1:], dtype=value.dtype)
-    xp.add.at(merged, inverse.reshape(-1), value)
+    scatter_add(xp, merged, inverse.reshape(-1), value)
     return SelectedRows(rows, DenseTensor(merged), x.height)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS
+from .funcs import scatter_add
 
 _CUBIC_A = -0.75
 
@@ -288,7 +289,7 @@ def grid_sample_grad(ctx, x, grid, out_grad, mode, padding_mode, align_corners, 
     g_t = xp.swapaxes(g, 1, 2)                                       # [N, P, C]
     for flat, weight, weight_derivs in _corners(xp, mode, coords, spatial):
         if want_x:
-            xp.add.at(x_grad_t, (xp.broadcast_to(batch, flat.shape), flat), g_t * weight[:, :, None])
+            scatter_add(xp, x_grad_t, (xp.broadcast_to(batch, flat.shape), flat), g_t * weight[:, :, None])
         if want_grid and weight_derivs is not None:
             values = xp.take_along_axis(source, flat[:, None, :], axis=2)      # [N, C, P]
             seen = (values * g).sum(axis=1)                                     # [N, P]

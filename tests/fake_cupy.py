@@ -1,0 +1,551 @@
+"""A strict NumPy-backed stand-in for CuPy, so the GPU path runs in CI without a GPU.
+
+Installed as ``sys.modules["cupy"]`` (and ``"cupyx"``) by tests/conftest.py when
+real CuPy with a device is not importable. It computes with NumPy but keeps
+CuPy's contract, and is stricter where a real GPU would pay for leniency:
+
+- its own :class:`ndarray` type (``type(a).__module__`` starts with "cupy", as
+  phi's backend_of_array_type expects), with ``.device``, ``.get()``,
+  ``.item()``, ``.tolist()``, operators and the array methods NumPy has;
+- no implicit conversion to NumPy: ``np.asarray(a)`` raises TypeError, and so
+  does a NumPy function called on it (real CuPy dispatches some of those
+  through ``__array_function__``; here code must say ``xp``);
+- NumPy arrays and Python lists are refused as operands of operators, ufuncs
+  and functions (TypeError "Unsupported type"), as are NumPy arrays as
+  indices or as the value of ``a[...] = value`` (an implicit host-to-device copy);
+- reductions and scalar indexing give 0-d arrays, never NumPy scalars;
+- what CuPy lacks is absent: the functions in ``_MISSING``, ``ufunc.at``
+  outside the ufuncs and dtypes CUDA's atomics serve (see ``_AT_DTYPES``),
+  and dtypes CuPy has no kernels for (object, strings, datetimes).
+
+``transfers`` counts device-to-host copies (``get``, ``asnumpy``, ``item``,
+``tolist``, ``bool``/``float``/``int``), so a test can assert that a hot path
+does not synchronize.
+"""
+from __future__ import annotations
+
+import builtins
+import sys
+import types
+
+import numpy
+
+__version__ = "13.0.0+fake"
+_UNSUPPORTED_KINDS = "OSUMmV"  # object, str, bytes, datetime, timedelta, void
+# ufunc.at in CuPy is built on CUDA atomics: only these ufuncs, only these dtypes.
+_AT_DTYPES = {
+    "add": {numpy.float16, numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.uint64},
+    "subtract": {numpy.float16, numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.uint64},
+    "maximum": {numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
+    "minimum": {numpy.float32, numpy.float64, numpy.int32, numpy.uint32, numpy.int64, numpy.uint64},
+}
+# NumPy names CuPy does not provide (host-only machinery or not implemented).
+_MISSING = {"errstate", "seterr", "geterr", "frompyfunc", "apply_over_axes", "nditer", "ndindex",
+            "ndenumerate", "fromfunction", "ma", "rec", "char", "memmap", "polynomial", "ctypeslib",
+            "object_", "str_", "bytes_", "datetime64", "timedelta64", "busday_count", "is_busday",
+            "loadtxt", "savetxt", "genfromtxt", "fromregex", "set_printoptions", "testing", "emath"}
+# Functions whose first argument is data to copy or a shape, not an operand.
+_CREATION = {"array", "asarray", "ascontiguousarray", "asanyarray", "zeros", "ones", "empty", "full",
+             "arange", "eye", "identity", "linspace", "logspace", "tri", "indices", "meshgrid",
+             "broadcast_shapes", "result_type", "can_cast", "dtype", "finfo", "iinfo", "promote_types",
+             "einsum", "ravel_multi_index", "unravel_index", "diag_indices", "tril_indices",
+             "triu_indices", "isscalar", "ndim", "shape", "issubdtype", "r_", "c_"}
+transfers = [0]
+
+
+class Device:
+    """A CUDA device by id; a context manager that makes it current."""
+
+    def __init__(self, device=None):
+        self.id = _current[0] if device is None else int(device)
+        if not 0 <= self.id < _DEVICE_COUNT:
+            raise RuntimeError(f"CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal {self.id}")
+        self._previous = []
+
+    def __enter__(self):
+        self._previous.append(_current[0])
+        _current[0] = self.id
+        return self
+
+    def __exit__(self, *exc):
+        _current[0] = self._previous.pop()
+
+    def use(self):
+        _current[0] = self.id
+
+    def synchronize(self):
+        pass
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(("cuda", self.id))
+
+    def __repr__(self):
+        return f"<CUDA Device {self.id}>"
+
+
+_DEVICE_COUNT = 1
+_current = [0]
+
+
+def _refuse(value):
+    raise TypeError(f"Unsupported type {type(value)}")
+
+
+def _check_dtype(dtype):
+    if dtype.kind in _UNSUPPORTED_KINDS or dtype.itemsize > 16 or dtype == numpy.longdouble and \
+            dtype.itemsize > 8:
+        raise TypeError(f"Unsupported dtype {dtype}")
+
+
+def _wrap(value, like=None):
+    """NumPy results as fake arrays: scalars become 0-d arrays; tuples stay tuples."""
+    if isinstance(value, numpy.ndarray):
+        _check_dtype(value.dtype)
+        out = ndarray.__new__(ndarray)
+        out._a = value
+        out.base = None
+        if like is not None and value is not like._a and value.base is not None and \
+                numpy.may_share_memory(value, like._a):
+            out.base = like if like.base is None else like.base  # a view: CuPy's base is the owner
+        return out
+    if isinstance(value, numpy.generic):
+        return _wrap(numpy.asarray(value))
+    if isinstance(value, tuple):  # includes NumPy's named results (QRResult, ...): CuPy gives tuples
+        return tuple(_wrap(v, like) for v in value)
+    if isinstance(value, list) and value and isinstance(value[0], numpy.ndarray):
+        return [_wrap(v, like) for v in value]
+    return value
+
+
+def _has_array(value):
+    if isinstance(value, (ndarray, numpy.ndarray)):
+        return True
+    return isinstance(value, (list, tuple)) and builtins.any(_has_array(v) for v in value)
+
+
+def _unwrap(value, operand=True):
+    """An argument as NumPy sees it. ``operand``: it is an array operand, where CuPy
+    takes arrays and scalars only. Shapes and axes (tuples of ints) pass."""
+    if isinstance(value, ndarray):
+        return value._a
+    if isinstance(value, numpy.ndarray):
+        _refuse(value)
+    if isinstance(value, (list, tuple)):
+        if _has_array(value):  # arrays to join (concatenate, stack): each one an operand
+            return type(value)(_unwrap(v) for v in value)
+        if operand:
+            _refuse(value)
+    return value
+
+
+def _first_array(args):
+    for a in args:
+        if isinstance(a, ndarray):
+            return a
+        if isinstance(a, (list, tuple)):
+            found = _first_array(a)
+            if found is not None:
+                return found
+    return None
+
+
+def _delegate(fn, name, operands=1):
+    """numpy's ``fn`` over fake arrays; its first ``operands`` arguments are operands."""
+    operands = 0 if name in _CREATION else operands
+
+    def call(*args, **kwargs):
+        plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
+        plain_kw = {k: _unwrap(v, operand=False) for k, v in kwargs.items()}
+        if "out" in kwargs and kwargs["out"] is not None:
+            fn(*plain, **plain_kw)
+            return kwargs["out"]
+        return _wrap(fn(*plain, **plain_kw), _first_array(args))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"cupy.{name} (fake: numpy.{name} over device arrays)"
+    return call
+
+
+class ufunc:
+    """A NumPy ufunc over fake arrays; ``at`` only where CuPy has it."""
+
+    def __init__(self, np_ufunc):
+        self._u = np_ufunc
+        self.name, self.nin, self.nout, self.nargs = np_ufunc.__name__, np_ufunc.nin, np_ufunc.nout, np_ufunc.nargs
+        self.__name__ = self.name
+
+    def __call__(self, *args, **kwargs):
+        return _delegate(self._u, self.name, self.nin)(*args, **kwargs)
+
+    def reduce(self, array, *args, **kwargs):
+        return _delegate(self._u.reduce, self.name + ".reduce")(array, *args, **kwargs)
+
+    def accumulate(self, array, *args, **kwargs):
+        return _delegate(self._u.accumulate, self.name + ".accumulate")(array, *args, **kwargs)
+
+    def outer(self, a, b, **kwargs):
+        return _delegate(self._u.outer, self.name + ".outer", 2)(a, b, **kwargs)
+
+    def at(self, a, indices, b=None):
+        supported = _AT_DTYPES.get(self.name)
+        if supported is None:
+            raise NotImplementedError(f"cupy.{self.name}.at is not supported")
+        if a.dtype.type not in supported:
+            raise TypeError(f"cupy.{self.name}.at does not support dtype {a.dtype}")
+        if isinstance(indices, numpy.ndarray) or isinstance(b, numpy.ndarray):
+            _refuse(numpy.ndarray([]))
+        args = () if b is None else (_unwrap(b),)
+        self._u.at(a._a, _unwrap(indices, operand=False), *args)
+
+    def __repr__(self):
+        return f"<ufunc '{self.name}'>"
+
+
+def _binary(np_fn, reflected=False):
+    def op(self, other):
+        if isinstance(other, (numpy.ndarray, list)):
+            _refuse(other)
+        other_plain = other._a if isinstance(other, ndarray) else other
+        if not isinstance(other, (ndarray, int, float, complex, bool, numpy.generic)):
+            return NotImplemented
+        return _wrap(np_fn(other_plain, self._a) if reflected else np_fn(self._a, other_plain))
+    return op
+
+
+def _inplace(np_fn):
+    def op(self, other):
+        if isinstance(other, (numpy.ndarray, list)):
+            _refuse(other)
+        np_fn(self._a, other._a if isinstance(other, ndarray) else other, out=self._a)
+        return self
+    return op
+
+
+def _index(key):
+    if isinstance(key, tuple):
+        return tuple(_index(k) for k in key)
+    if isinstance(key, numpy.ndarray):
+        _refuse(key)  # an index array on the host would be copied to the device implicitly
+    return key._a if isinstance(key, ndarray) else key
+
+
+_NOT_ON_ARRAYS = {"ctypes", "data", "tofile", "dump", "dumps", "itemset", "newbyteorder", "setflags",
+                  "getfield", "setfield", "resize", "tobytes", "tostring", "flat"}
+
+
+class ndarray:
+    """A device array (a NumPy array inside, never handed out)."""
+
+    __slots__ = ("_a", "base", "__weakref__")
+    __array_priority__ = 100.0
+    __array_ufunc__ = None  # NumPy's operators defer to ours, which refuse NumPy operands
+
+    def __init__(self, shape, dtype=float, memptr=None, strides=None, order="C"):
+        self._a = numpy.empty(shape, dtype=dtype, order=order)
+        _check_dtype(self._a.dtype)
+        self.base = None
+
+    # -- what CuPy refuses -----------------------------------------------------------
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
+                        "construct a NumPy array explicitly.")
+
+    def __array_function__(self, func, types_, args, kwargs):
+        raise TypeError(f"numpy.{func.__name__} was called on a cupy.ndarray: compute with cupy (ctx.xp)")
+
+    def __getattr__(self, name):
+        if name.startswith("__array") or name in _NOT_ON_ARRAYS or name.startswith("_"):
+            raise AttributeError(f"'cupy.ndarray' object has no attribute {name!r}")
+        attr = getattr(self._a, name)
+        if callable(attr):
+            return lambda *args, **kwargs: _wrap(
+                attr(*[_unwrap(a, operand=False) for a in args],
+                     **{k: _unwrap(v, operand=False) for k, v in kwargs.items()}), self)
+        return _wrap(attr, self)
+
+    # -- attributes ------------------------------------------------------------------
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    ndim = property(lambda self: self._a.ndim)
+    size = property(lambda self: self._a.size)
+    nbytes = property(lambda self: self._a.nbytes)
+    itemsize = property(lambda self: self._a.itemsize)
+    strides = property(lambda self: self._a.strides)
+    device = property(lambda self: Device(0))
+    T = property(lambda self: _wrap(self._a.T, self))
+    real = property(lambda self: _wrap(self._a.real, self))
+    imag = property(lambda self: _wrap(self._a.imag, self))
+
+    # -- explicit transfers ------------------------------------------------------------
+    def get(self, stream=None, order="C", out=None):
+        """A NumPy copy of the values (the one way to the host)."""
+        transfers[0] += 1
+        return numpy.array(self._a, copy=True)
+
+    def item(self, *args):
+        transfers[0] += 1
+        return self._a.item(*args)
+
+    def tolist(self):
+        transfers[0] += 1
+        return self._a.tolist()
+
+    def _scalar(self, convert):
+        if self._a.size != 1:
+            raise TypeError("only size-1 arrays can be converted to Python scalars")
+        return convert(self.item())
+
+    __float__ = lambda self: self._scalar(float)
+    __int__ = lambda self: self._scalar(int)
+    __complex__ = lambda self: self._scalar(complex)
+
+    def __bool__(self):
+        if self._a.size != 1:
+            raise ValueError("The truth value of an array with more than one element is ambiguous.")
+        return self._scalar(builtins.bool)
+
+    def __index__(self):
+        if self._a.ndim != 0 or self._a.dtype.kind not in "iu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return self._scalar(int)
+
+    # -- indexing ----------------------------------------------------------------------
+    def __getitem__(self, key):
+        return _wrap(self._a[_index(key)], self)
+
+    def __setitem__(self, key, value):
+        if isinstance(value, (numpy.ndarray, list)):
+            _refuse(value)
+        self._a[_index(key)] = value._a if isinstance(value, ndarray) else value
+
+    def __len__(self):
+        return len(self._a)
+
+    def __iter__(self):
+        if self._a.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self._a)))
+
+    def __repr__(self):
+        return repr(self._a)
+
+    def __str__(self):
+        return str(self._a)
+
+    __hash__ = None
+
+    # -- operators ---------------------------------------------------------------------
+    __add__, __radd__, __iadd__ = _binary(numpy.add), _binary(numpy.add, True), _inplace(numpy.add)
+    __sub__, __rsub__, __isub__ = _binary(numpy.subtract), _binary(numpy.subtract, True), _inplace(numpy.subtract)
+    __mul__, __rmul__, __imul__ = _binary(numpy.multiply), _binary(numpy.multiply, True), _inplace(numpy.multiply)
+    __truediv__, __rtruediv__ = _binary(numpy.true_divide), _binary(numpy.true_divide, True)
+    __itruediv__ = _inplace(numpy.true_divide)
+    __floordiv__, __rfloordiv__ = _binary(numpy.floor_divide), _binary(numpy.floor_divide, True)
+    __ifloordiv__ = _inplace(numpy.floor_divide)
+    __mod__, __rmod__, __imod__ = _binary(numpy.remainder), _binary(numpy.remainder, True), _inplace(numpy.remainder)
+    __pow__, __rpow__, __ipow__ = _binary(numpy.power), _binary(numpy.power, True), _inplace(numpy.power)
+    __matmul__, __rmatmul__ = _binary(numpy.matmul), _binary(numpy.matmul, True)
+    __and__, __rand__, __iand__ = _binary(numpy.bitwise_and), _binary(numpy.bitwise_and, True), \
+        _inplace(numpy.bitwise_and)
+    __or__, __ror__, __ior__ = _binary(numpy.bitwise_or), _binary(numpy.bitwise_or, True), _inplace(numpy.bitwise_or)
+    __xor__, __rxor__, __ixor__ = _binary(numpy.bitwise_xor), _binary(numpy.bitwise_xor, True), \
+        _inplace(numpy.bitwise_xor)
+    __lshift__, __rshift__ = _binary(numpy.left_shift), _binary(numpy.right_shift)
+    __lt__, __le__, __gt__, __ge__ = (_binary(numpy.less), _binary(numpy.less_equal), _binary(numpy.greater),
+                                      _binary(numpy.greater_equal))
+    __eq__, __ne__ = _binary(numpy.equal), _binary(numpy.not_equal)
+    __neg__ = lambda self: _wrap(-self._a)
+    __pos__ = lambda self: _wrap(+self._a)
+    __abs__ = lambda self: _wrap(numpy.absolute(self._a))
+    __invert__ = lambda self: _wrap(~self._a)
+
+    def __copy__(self):
+        return _wrap(self._a.copy())
+
+    def __deepcopy__(self, memo):
+        return _wrap(self._a.copy())
+
+    def __reduce__(self):
+        return (_rebuild, (self.get(),))
+
+
+ndarray.__module__ = "cupy._core.core"
+ufunc.__module__ = "cupy._core._kernel"
+
+
+def _rebuild(host):
+    return _wrap(host)
+
+
+# -- module-level functions ------------------------------------------------------------
+
+def asnumpy(a, stream=None, order="C", out=None):
+    """A NumPy copy of a device array (NumPy input passes through, as in CuPy)."""
+    if isinstance(a, ndarray):
+        return a.get()
+    return numpy.asarray(a)
+
+
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
+    """A device array from host data (NumPy arrays, lists, scalars) or another device array."""
+    if isinstance(obj, ndarray):
+        obj = obj._a
+    elif _has_array(obj) and not isinstance(obj, numpy.ndarray):
+        obj = _unwrap(obj, operand=False)
+    return _wrap(numpy.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin))
+
+
+def asarray(a, dtype=None, order=None):
+    if isinstance(a, ndarray) and (dtype is None or numpy.dtype(dtype) == a.dtype):
+        return a
+    return array(a, dtype=dtype, order=order or "K")
+
+
+def get_array_module(*args):
+    """This module if any argument is a device array, else NumPy."""
+    return sys.modules[__name__] if builtins.any(isinstance(a, ndarray) for a in args) else numpy
+
+
+def _namespace(module_name, source, missing=()):
+    module = types.ModuleType(module_name)
+    for name in dir(source):
+        if name.startswith("_") or name in missing:
+            continue
+        value = getattr(source, name)
+        if isinstance(value, numpy.ufunc):
+            setattr(module, name, ufunc(value))
+        elif isinstance(value, type) or isinstance(value, (int, float, str, numpy.dtype)):
+            setattr(module, name, value)  # dtypes (numpy.float32), constants (inf, nan, pi)
+        elif callable(value):
+            setattr(module, name, _delegate(value, name))
+    return module
+
+
+_this = sys.modules[__name__]
+for _name in dir(numpy):
+    if not _name.startswith("_") and _name not in _MISSING and not hasattr(_this, _name):
+        _value = getattr(numpy, _name)
+        if isinstance(_value, numpy.ufunc):
+            setattr(_this, _name, ufunc(_value))
+        elif isinstance(_value, type) or isinstance(_value, (int, float, str, numpy.dtype)):
+            setattr(_this, _name, _value)
+        elif callable(_value):
+            setattr(_this, _name, _delegate(_value, _name))
+ndarray = ndarray  # noqa: PLW0127  (numpy.ndarray must not replace ours)
+linalg = _namespace("cupy.linalg", numpy.linalg, missing={"eig", "eigvals", "LinAlgError"})
+linalg.LinAlgError = numpy.linalg.LinAlgError
+fft = _namespace("cupy.fft", numpy.fft)
+lib = types.ModuleType("cupy.lib")
+lib.stride_tricks = _namespace("cupy.lib.stride_tricks", numpy.lib.stride_tricks)
+
+
+# -- cupy.cuda -----------------------------------------------------------------------
+
+class Stream:
+    """A CUDA stream; work here is synchronous, so synchronize has nothing to wait for."""
+
+    null = None
+
+    def __init__(self, null=False, non_blocking=False, ptds=False):
+        self.ptr = 0
+
+    def synchronize(self):
+        pass
+
+    def use(self):
+        _stream[0] = self
+        return self
+
+    def __enter__(self):
+        self._previous = _stream[0]
+        _stream[0] = self
+        return self
+
+    def __exit__(self, *exc):
+        _stream[0] = self._previous
+
+
+_stream = [Stream(null=True)]
+cuda = types.ModuleType("cupy.cuda")
+cuda.Device, cuda.Stream = Device, Stream
+cuda.get_current_stream = lambda device_id=-1: _stream[0]
+cuda.is_available = lambda: _DEVICE_COUNT > 0
+cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: _DEVICE_COUNT, getDevice=lambda: _current[0],
+                                     deviceSynchronize=lambda: None, CUDARuntimeError=RuntimeError)
+cuda.curand = types.SimpleNamespace(CURAND_RNG_PSEUDO_DEFAULT=100, CURAND_RNG_PSEUDO_XORWOW=101,
+                                    CURAND_RNG_PSEUDO_PHILOX4_32_10=161)
+is_available = cuda.is_available
+
+
+# -- cupy.random (the legacy RandomState API, which real CuPy has in full) --------------
+
+class RandomState:
+    """cupy.random.RandomState: seeded draws on the device (NumPy's PCG64 inside)."""
+
+    def __init__(self, seed=None, method=100):
+        self.seed(seed)
+
+    def seed(self, seed=None):
+        self._gen = numpy.random.Generator(numpy.random.PCG64(seed))
+
+    def _out(self, values, dtype):
+        return _wrap(numpy.asarray(values).astype(dtype, copy=False))
+
+    def random_sample(self, size=None, dtype=float):
+        return self._out(self._gen.random(size), dtype)
+
+    def rand(self, *size, dtype=float):
+        return self.random_sample(size, dtype)
+
+    def standard_normal(self, size=None, dtype=float):
+        return self._out(self._gen.standard_normal(size), dtype)
+
+    def randn(self, *size, dtype=float):
+        return self.standard_normal(size, dtype)
+
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=float):
+        return self._out(self._gen.normal(_unwrap(loc, False), _unwrap(scale, False), size), dtype)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=float):
+        return self._out(self._gen.uniform(_unwrap(low, False), _unwrap(high, False), size), dtype)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        return self._out(self._gen.integers(low, high, size), dtype)
+
+    def permutation(self, num):
+        if isinstance(num, ndarray):
+            return _wrap(self._gen.permutation(num._a))
+        return _wrap(self._gen.permutation(int(num)))
+
+    def poisson(self, lam=1.0, size=None, dtype=int):
+        return self._out(self._gen.poisson(_unwrap(lam, False), size), dtype)
+
+    def choice(self, a, size=None, replace=True, p=None):
+        return _wrap(self._gen.choice(_unwrap(a, False), size, replace, _unwrap(p, False)))
+
+
+_global_state = [RandomState()]
+random = types.ModuleType("cupy.random")
+random.RandomState = RandomState
+random.get_random_state = lambda: _global_state[0]
+random.seed = lambda seed=None: _global_state[0].seed(seed)
+for _name in ("random_sample", "rand", "randn", "standard_normal", "normal", "uniform", "randint",
+              "permutation", "poisson", "choice"):
+    setattr(random, _name, (lambda n: lambda *a, **k: getattr(_global_state[0], n)(*a, **k))(_name))
+random.random = random.random_sample
+
+
+# -- cupyx -------------------------------------------------------------------------------
+
+def scatter_add(a, slices, value):
+    """cupyx.scatter_add: numpy.add.at on the device (CUDA's atomicAdd dtypes only)."""
+    add.at(a, slices, value)  # noqa: F821  (add is a ufunc set above)
+
+
+cupyx = types.ModuleType("cupyx")
+cupyx.scatter_add = scatter_add
+cupyx.__fake__ = True
+__fake__ = True

@@ -1,0 +1,133 @@
+"""The fake CuPy (tests/fake_cupy.py) is as strict as real CuPy where our code could
+slip: these tests pin that strictness, so the gpu axis keeps catching CPU-only code.
+They run on the fake only (real CuPy has its own tests)."""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import fake_cupy as cp
+from phi.backends import backend_of_array_type
+from phi.common import Backend, GPUPlace
+from phi.core import DenseTensor
+
+
+def test_its_array_type_is_recognised_as_the_gpu():
+    a = cp.arange(3)
+    assert type(a).__module__.startswith("cupy")
+    assert backend_of_array_type(type(a)) is Backend.GPU
+    assert a.device.id == 0 and DenseTensor(a).place == GPUPlace(0)
+
+
+@pytest.mark.parametrize("convert", [np.asarray, np.array, lambda a: np.add(a, 1), lambda a: np.sum(a)])
+def test_no_implicit_conversion_to_numpy(convert):
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed|was called on a "
+                                        "cupy.ndarray|does not support ufuncs|Unsupported type"):
+        convert(cp.arange(3.0))
+
+
+@pytest.mark.parametrize("operand", [np.ones(3), [1.0, 2.0, 3.0]])
+def test_numpy_arrays_and_lists_are_refused_as_operands(operand):
+    a = cp.arange(3.0)
+    for call in (lambda: a + operand, lambda: operand * a, lambda: cp.add(a, operand),
+                 lambda: cp.maximum(operand, a), lambda: cp.argsort(operand), lambda: cp.concatenate([a, operand])):
+        with pytest.raises(TypeError, match="Unsupported type"):
+            call()
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a += operand
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a[...] = operand
+
+
+def test_numpy_index_arrays_are_refused_but_device_ones_work():
+    a = cp.arange(5.0)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a[np.array([0, 1])]
+    assert a[cp.array(np.array([4, 1]))].tolist() == [4.0, 1.0]
+
+
+def test_reductions_and_scalar_indexing_give_0d_device_arrays():
+    a = cp.arange(6.0).reshape(2, 3)
+    for value in (a.sum(), cp.max(a), a[1, 2], cp.add.reduce(a, axis=None), a.mean()):
+        assert type(value) is cp.ndarray and value.shape == ()
+    assert float(a[1, 2]) == 5.0 and int(a[0, 1]) == 1 and bool(a[0, 1]) is True
+    assert a.sum().item() == 15.0 and a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_explicit_transfers_work_and_are_counted():
+    before = cp.transfers[0]
+    host = np.arange(4.0)
+    a = cp.asarray(host)
+    assert type(a.get()) is np.ndarray and cp.asnumpy(a).tolist() == host.tolist()
+    assert cp.transfers[0] == before + 2
+    assert cp.get_array_module(a) is cp and cp.get_array_module(host) is np
+
+
+def test_views_name_their_owner_as_base_and_share_memory():
+    a = cp.zeros((2, 3))
+    t = a.T
+    assert t.base is a and a.base is None and a.reshape(3, 2).base is a
+    t[0, 1] = 7.0
+    assert float(a[1, 0]) == 7.0
+
+
+def test_in_place_operators_and_out_write_through():
+    a = cp.ones(3)
+    a *= 2
+    cp.add(a, 1, out=a)
+    assert a.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_ufunc_at_only_for_the_dtypes_cuda_atomics_serve():
+    f = cp.zeros(3, dtype=np.float32)
+    cp.add.at(f, cp.array([0, 0, 2]), cp.ones(3, dtype=np.float32))
+    assert f.tolist() == [2.0, 0.0, 1.0]
+    for dtype in (np.int64, np.bool_, np.complex128, np.int8):
+        with pytest.raises(TypeError, match="does not support dtype"):
+            cp.add.at(cp.zeros(3, dtype=dtype), cp.array([0]), 1)
+    with pytest.raises(NotImplementedError, match="cupy.multiply.at is not supported"):
+        cp.multiply.at(f, cp.array([0]), 2)
+    cp.scatter_add(f, cp.array([1, 1]), cp.ones(2, dtype=np.float32))
+    assert f.tolist() == [2.0, 2.0, 1.0]
+
+
+def test_what_cupy_lacks_is_absent():
+    for name in ("errstate", "frompyfunc", "nditer", "ndindex"):
+        assert not hasattr(cp, name)
+    assert not hasattr(cp.linalg, "eig")
+    with pytest.raises(TypeError, match="Unsupported dtype"):
+        cp.array(np.array(["a"]))
+    with pytest.raises(AttributeError):
+        cp.arange(3).__array_interface__
+
+
+def test_module_namespaces_and_runtime():
+    a = cp.eye(3) * 2
+    q, r = cp.linalg.qr(a)
+    assert type(q) is cp.ndarray and np.allclose((q @ r).get(), a.get())
+    assert cp.cuda.runtime.getDeviceCount() == 1 and cp.cuda.runtime.getDevice() == 0
+    assert cp.cuda.is_available() and cp.is_available()
+    with cp.cuda.Device(0) as device:
+        assert device.id == 0
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        cp.cuda.Device(1)
+    cp.cuda.get_current_stream().synchronize()
+
+
+def test_random_state_is_seeded_and_draws_on_the_device():
+    a = cp.random.RandomState(5).standard_normal((3,))
+    b = cp.random.RandomState(5).standard_normal((3,))
+    assert type(a) is cp.ndarray and a.tolist() == b.tolist()
+    ints = cp.random.RandomState(1).randint(0, 4, (100,), np.int64)
+    assert ints.dtype == np.int64 and 0 <= int(ints.min()) and int(ints.max()) < 4
+    counts = cp.random.RandomState(2).poisson(cp.full((2,), 3.0), None, np.int64)
+    assert counts.shape == (2,) and counts.dtype == np.int64
+
+
+def test_copies_and_pickles_stay_on_the_device():
+    a = cp.arange(3.0)
+    for other in (copy.copy(a), copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        assert type(other) is cp.ndarray and other.tolist() == [0.0, 1.0, 2.0]
