@@ -10,7 +10,9 @@ B2  forward + backward time per node over a 1,000-op elementwise chain
     (tanh, multiply by a scalar, add a tensor, repeating); vs PyTorch.
 B3  one SGD step (forward, backward, update, clear_grad) of a 784-256-256-10
     ReLU MLP with mean-square loss at batch 64 and 512; vs a hand-written NumPy
-    forward/backward/update of the same network, and vs PyTorch.
+    forward/backward/update of the same network, and vs PyTorch. "B3 ce" is the
+    same step with softmax cross-entropy on integer class labels (the common
+    classifier), against a hand-written fused NumPy softmax cross-entropy.
 B4  peak memory allocated during one B3 step (tracemalloc) vs the NumPy step.
 B5  one SGD step of a LeNet-style CNN (two 5x5 convs, 2x2 max pools, three
     linear layers, softmax cross-entropy; 28x28 inputs, batch 64): vs a
@@ -69,6 +71,8 @@ TARGETS = {
     "B2": ("torch", 0.8, "PyTorch 11.6 us/node"),
     "B3 b64": ("numpy", 1.15, "NumPy 1.17 ms"),
     "B3 b512": ("numpy", 1.05, "NumPy 7.8 ms"),
+    "B3 ce b64": ("numpy", 1.15, ""),
+    "B3 ce b512": ("numpy", 1.05, ""),
     "B4 b64": ("numpy", 1.5, ""),
     "B4 b512": ("numpy", 1.5, ""),
     "B5": ("numpy", 1.2, ""),
@@ -143,7 +147,7 @@ def scalar(v):
 
 
 def print_table():
-    header = (f"{'bench':<8} {'what':<34} {'eager min / median':>26}  {'vs numpy':>9}  "
+    header = (f"{'bench':<10} {'what':<34} {'eager min / median':>26}  {'vs numpy':>9}  "
               f"{'vs torch':>9}  {'target':>16}  ok")
     print(header)
     print("-" * len(header))
@@ -162,7 +166,7 @@ def print_table():
             else:
                 ok = "n/a"
         cells = [f"{r:8.2f}x" if r is not None else f"{'-':>9}" for r in (ratios["numpy"], ratios["torch"])]
-        print(f"{bench:<8} {what:<34} {fmt_value(value, unit):>26}  {cells[0]}  {cells[1]}  "
+        print(f"{bench:<10} {what:<34} {fmt_value(value, unit):>26}  {cells[0]}  {cells[1]}  "
               f"{target_text:>16}  {ok}")
 
 
@@ -262,19 +266,23 @@ def init_weights(seed=0):
     return params
 
 
-def make_batch(batch, seed=1):
+def make_batch(batch, seed=1, loss="mse"):
+    """Inputs and targets: one-hot float rows for "mse", int64 class labels for "ce"."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((batch, LAYERS[0])).astype(np.float32)
-    y = np.eye(LAYERS[-1], dtype=np.float32)[rng.integers(0, LAYERS[-1], batch)]
-    return x, y
+    labels = rng.integers(0, LAYERS[-1], batch)
+    if loss == "ce":
+        return x, labels.astype(np.int64)
+    return x, np.eye(LAYERS[-1], dtype=np.float32)[labels]
 
 
 class NumpyMLP:
     """The baseline: a hand-written forward, backward and SGD update of the same
     network, with in-place operations wherever NumPy allows them."""
 
-    def __init__(self, params):
+    def __init__(self, params, loss="mse"):
         self.params = [p.copy() for p in params]
+        self.loss = loss
 
     def step(self, x, y):
         w1, b1, w2, b2, w3, b3 = self.params
@@ -286,12 +294,15 @@ class NumpyMLP:
         np.maximum(h2, 0, out=h2)
         out = h2 @ w3
         out += b3
-        # loss = mean((out - y)^2); d loss / d out = 2 (out - y) / size
-        diff = out
-        diff -= y
-        loss = float(np.vdot(diff, diff)) / diff.size
-        g3 = diff
-        g3 *= 2.0 / diff.size
+        if self.loss == "ce":
+            loss, g3 = softmax_cross_entropy(out, y)
+        else:
+            # loss = mean((out - y)^2); d loss / d out = 2 (out - y) / size
+            diff = out
+            diff -= y
+            loss = float(np.vdot(diff, diff)) / diff.size
+            g3 = diff
+            g3 *= 2.0 / diff.size
         gw3 = h2.T @ g3
         gb3 = g3.sum(axis=0)
         g2 = g3 @ w3.T
@@ -308,10 +319,26 @@ class NumpyMLP:
         return loss
 
 
+def softmax_cross_entropy(z, labels):
+    """Mean softmax cross-entropy of logits z [N, C] (overwritten) and its gradient
+    (softmax - onehot) / N, written into z's buffer: a fused NumPy version."""
+    n = len(z)
+    rows = np.arange(n)
+    z -= z.max(axis=1, keepdims=True)
+    picked = z[rows, labels]
+    np.exp(z, out=z)
+    total = z.sum(axis=1, keepdims=True)
+    loss = float(np.log(total).sum() - picked.sum()) / n
+    z /= total
+    z[rows, labels] -= 1.0
+    z /= n
+    return loss, z
+
+
 class EagerStep:
     """The same network built from eager.nn, trained with eager.optimizer.SGD."""
 
-    def __init__(self, params):
+    def __init__(self, params, loss="mse"):
         layers = []
         for i in range(0, len(params), 2):
             fc = nn.Linear(params[i].shape[0], params[i].shape[1])
@@ -321,9 +348,10 @@ class EagerStep:
                 layers.append(nn.ReLU())
         self.model = nn.Sequential(*layers)
         self.opt = eager.optimizer.SGD(learning_rate=LR, parameters=self.model.parameters())
+        self.loss_fn = F.cross_entropy if loss == "ce" else F.mse_loss
 
     def step(self, x, y):
-        loss = F.mse_loss(self.model(x), y)
+        loss = self.loss_fn(self.model(x), y)
         loss.backward()
         self.opt.step()
         # set_to_zero=False: the next backward writes fresh gradients instead of
@@ -333,7 +361,7 @@ class EagerStep:
 
 
 class TorchStep:
-    def __init__(self, torch, params):
+    def __init__(self, torch, params, loss="mse"):
         self.torch = torch
         layers = []
         for i in range(0, len(params), 2):
@@ -346,7 +374,7 @@ class TorchStep:
                 layers.append(torch.nn.ReLU())
         self.model = torch.nn.Sequential(*layers)
         self.opt = torch.optim.SGD(self.model.parameters(), lr=LR)
-        self.loss_fn = torch.nn.MSELoss()
+        self.loss_fn = torch.nn.CrossEntropyLoss() if loss == "ce" else torch.nn.MSELoss()
 
     def step(self, x, y):
         loss = self.loss_fn(self.model(x), y)
@@ -356,11 +384,11 @@ class TorchStep:
         return loss
 
 
-def check_same_training(params):
-    """The three implementations must agree, or the timings compare different work."""
-    x, y = make_batch(8)
-    ref = NumpyMLP(params)
-    ours = EagerStep(params)
+def check_same_training(params, loss="mse"):
+    """The implementations must agree, or the timings compare different work."""
+    x, y = make_batch(8, loss=loss)
+    ref = NumpyMLP(params, loss)
+    ours = EagerStep(params, loss)
     for _ in range(3):
         a = ref.step(x, y)
         b = ours.step(eager.to_tensor(x), eager.to_tensor(y)).item()
@@ -370,24 +398,26 @@ def check_same_training(params):
         np.testing.assert_allclose(q.numpy(), p, rtol=1e-4, atol=1e-6)
 
 
-def bench_b3(torch, budget, repeat, seen, batches):
+def bench_b3(torch, budget, repeat, seen, batches, loss="mse"):
+    """B3 with mean-square loss, or ("ce") softmax cross-entropy on class labels."""
     params = init_weights()
-    check_same_training(params)
+    check_same_training(params, loss)
+    tag, what = ("B3 ce", "MLP SGD step, cross-entropy") if loss == "ce" else ("B3", "MLP SGD step")
     for batch in batches:
-        x_np, y_np = make_batch(batch)
-        ref = NumpyMLP(params)
-        ours = EagerStep(params)
+        x_np, y_np = make_batch(batch, loss=loss)
+        ref = NumpyMLP(params, loss)
+        ours = EagerStep(params, loss)
         x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
         stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y)}
         if torch is not None:
-            theirs = TorchStep(torch, params)
+            theirs = TorchStep(torch, params, loss)
             tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
             stmts["torch"] = lambda: theirs.step(tx, ty)
         t = measure_many(stmts, budget=budget, repeat=repeat)
-        seen[f"B3 numpy step b{batch}"] = (t["numpy"], "ms")
+        seen[f"{tag} numpy step b{batch}"] = (t["numpy"], "ms")
         if torch is not None:
-            seen[f"B3 torch step b{batch}"] = (t["torch"], "ms")
-        row(f"B3 b{batch}", f"MLP SGD step, batch {batch}", t["eager"], "ms",
+            seen[f"{tag} torch step b{batch}"] = (t["torch"], "ms")
+        row(f"{tag} b{batch}", f"{what}, batch {batch}", t["eager"], "ms",
             {"numpy": t["numpy"], "torch": t.get("torch")})
 
 
@@ -505,8 +535,19 @@ def main(argv=None):
         description="eager benchmarks (B1-B4 of issue #2, B5-B6 of the nn issue, B7 of the training-stack issue)")
     parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
+    parser.add_argument("--only", default="", metavar="B3,B5",
+                        help="run only these benchmarks (comma-separated B1..B7; default: all)")
+    parser.add_argument("--repeat", type=int, default=None, help="repeats per figure (default 7, quick 3)")
     args = parser.parse_args(argv)
     budget, repeat = (0.05, 3) if args.quick else (0.3, 7)
+    if args.repeat is not None:
+        if args.repeat < 1:
+            parser.error(f"--repeat expected a positive int, got {args.repeat}")
+        repeat = args.repeat
+    known = {f"B{i}" for i in range(1, 8)}
+    only = {b.strip().upper() for b in args.only.split(",") if b.strip()} or known
+    if only - known:
+        parser.error(f"--only expected names among {sorted(known)}, got {sorted(only - known)}")
 
     torch = load_torch(args.no_torch)
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
@@ -516,13 +557,21 @@ def main(argv=None):
     print("times are per call; ratios are eager / baseline on the minimum "
           "(below 1.0x: eager is faster)\n")
     seen = {}
-    bench_b1(torch, budget, repeat, seen)
-    bench_b2(torch, budget, repeat, seen)
-    bench_b3(torch, budget, repeat, seen, (64, 512))
-    bench_b4(seen, (64, 512))
-    bench_b5(torch, budget, repeat, seen)
-    bench_b6(torch, budget, repeat, seen)
-    bench_b7(budget, repeat, seen)
+    if "B1" in only:
+        bench_b1(torch, budget, repeat, seen)
+    if "B2" in only:
+        bench_b2(torch, budget, repeat, seen)
+    if "B3" in only:
+        bench_b3(torch, budget, repeat, seen, (64, 512))
+        bench_b3(torch, budget, repeat, seen, (64, 512), loss="ce")
+    if "B4" in only:
+        bench_b4(seen, (64, 512))
+    if "B5" in only:
+        bench_b5(torch, budget, repeat, seen)
+    if "B6" in only:
+        bench_b6(torch, budget, repeat, seen)
+    if "B7" in only:
+        bench_b7(budget, repeat, seen)
     print_table()
     print_baselines(seen)
 

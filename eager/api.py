@@ -17,6 +17,7 @@ from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's
 from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
 from .hapi.model import Model  # Paddle's paddle.Model (hapi)
+from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 

@@ -455,7 +455,10 @@ def _read(who: str, label: str, stream, safetensors_numpy, path=None):
     if not prefix:
         raise ValueError(f"{who}: {label} is empty")
     if len(prefix) < 8:
-        _refuse_foreign_formats(who, label, prefix)
+        # "\x80\x04" also starts a safetensors file whose header is 0x480 bytes: so
+        # short a file is a pickle only if it is a whole one (ends with STOP, ".").
+        if prefix[-1:] == b".":
+            _refuse_foreign_formats(who, label, prefix)
         raise truncated(f"{len(prefix)} bytes, shorter than the 8-byte header length")
     length = int.from_bytes(prefix, "little")
     raw = b""

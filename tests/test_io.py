@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import eager
+from eager.distributed import env as distributed_env
 from eager import io
 
 
@@ -147,6 +148,9 @@ def test_distributed_batch_sampler_shuffle_epochs_and_environment(monkeypatch):
     # Every rank shuffles the same way, so the ranks still partition the data.
     parts = distributed(12, 3, 2, shuffle=True)
     assert sorted(i for p in parts for b in p for i in b) == list(range(12))
+    # Before init_parallel_env the launcher's variables answer (once MPI has started in
+    # this process, e.g. by another test, its world answers instead).
+    monkeypatch.setattr(distributed_env, "_STATE", {"comm": None, "initialized": False})
     monkeypatch.setenv("PADDLE_TRAINERS_NUM", "3")
     monkeypatch.setenv("PADDLE_TRAINER_ID", "2")
     s = io.DistributedBatchSampler(range(10), 2)

@@ -29,7 +29,20 @@ def leaf(array):
 
 # -- special functions -------------------------------------------------------------------------
 
-def test_erf_matches_math_erf_across_both_of_its_methods():
+@pytest.fixture(params=["scipy", "array operations"])
+def erf_source(request, monkeypatch):
+    """Both sources of erf on the CPU: SciPy's where installed, and the array-operation
+    series/continued fraction that runs without SciPy (and on the GPU)."""
+    from phi.kernels import math_unary_special
+    if request.param == "scipy":
+        if math_unary_special.scipy_special is None:
+            pytest.skip("SciPy is not installed")
+    else:
+        monkeypatch.setattr(math_unary_special, "scipy_special", None)
+    return request.param
+
+
+def test_erf_matches_math_erf_across_both_of_its_methods(erf_source):
     # The series below 3 and the continued fraction above it; erfc stays relative far out.
     x = np.concatenate([np.linspace(-8, 8, 1601), [2.9999999999, 3.0, 3.0000000001, 1e-300, -0.0]])
     want = np.array([math.erf(v) for v in x])

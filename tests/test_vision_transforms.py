@@ -1,6 +1,7 @@
 """eager.vision.transforms: values against hand-written references (per-pixel
 loops, np.pad's documented examples, formulas), torch where installed, and the
 seeding contract of the random transforms."""
+import colorsys
 import doctest
 
 import numpy as np
@@ -275,3 +276,472 @@ def test_random_transforms_on_tensor_images_match_the_numpy_path():
         eager.seed(seed)
         from_tensor = t(chw)
         np.testing.assert_array_equal(from_tensor.numpy().transpose(1, 2, 0), from_array)
+
+
+# -- rotate -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_rotate_by_multiples_of_90_degrees_is_rot90(interpolation):
+    square = rgb(5, 5)
+    tall = rgb(4, 7, seed=1)
+    for k in range(-1, 5):
+        np.testing.assert_array_equal(F.rotate(square, 90 * k, interpolation), np.rot90(square, k))
+        np.testing.assert_array_equal(F.rotate(tall, 90 * k, interpolation, expand=True), np.rot90(tall, k))
+    np.testing.assert_array_equal(F.rotate(tall, 0, interpolation), tall)
+    np.testing.assert_array_equal(F.rotate(tall, 360, interpolation), tall)
+    np.testing.assert_array_equal(F.rotate(tall[..., 0], 90, interpolation, expand=True), np.rot90(tall[..., 0]))
+
+
+def test_rotate_moves_a_pixel_where_the_rotation_puts_it():
+    # 9x9, centre at pixel (4, 4); the pixel 4 to the right of it, turned 30 degrees counter-clockwise,
+    # lands at (4 cos 30, -4 sin 30) = (3.46, -2) from the centre: row 2, column 7 (nearest).
+    img = np.zeros((9, 9), np.uint8)
+    img[4, 8] = 200
+    out = F.rotate(img, 30)
+    lit = np.argwhere(out == 200)
+    assert out[2, 7] == 200 and (out[out != 200] == 0).all()
+    assert (np.abs(lit - [2, 7]).max(axis=1) <= 1).all()   # nearest may copy it to a neighbour, no farther
+    # and with an explicit centre at the upper-left pixel's centre, 90 degrees takes (row 0, col 3) to (row -3 ...),
+    # outside: only the fill remains where nothing maps in
+    out = F.rotate(img, 90, center=(0.5, 0.5), fill=7)
+    assert out[0, 0] == 0 and out[8, 8] == 7
+
+
+def test_rotate_fill_expand_size_and_per_channel_fill():
+    img = np.full((4, 6, 3), 100, np.uint8)
+    out = F.rotate(img, 45, expand=True, fill=(1, 2, 3))
+    side = (4 + 6) / np.sqrt(2)                        # the bounding box of a 4x6 box turned by 45 degrees
+    assert out.shape == (int(np.ceil(side)), int(np.ceil(side)), 3)
+    assert out[0, 0].tolist() == [1, 2, 3] and out[out.shape[0] // 2, out.shape[1] // 2].tolist() == [100] * 3
+    same = F.rotate(img, 45, fill=5)
+    assert same.shape == img.shape and same[0, 0].tolist() == [5] * 3
+
+
+def test_rotate_bilinear_against_torch_grid_sample():
+    torch = pytest.importorskip("torch")
+    img = rgb(6, 8, dtype=np.float64)
+    angle, (h, w) = 33.0, img.shape[:2]
+    ours = F.rotate(img, angle, "bilinear")
+    c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    theta = torch.tensor([[[c, -s * h / w, 0.0], [s * w / h, c, 0.0]]], dtype=torch.float64)
+    grid = torch.nn.functional.affine_grid(theta, (1, 3, h, w), align_corners=False)
+    ref = torch.nn.functional.grid_sample(torch.from_numpy(img.transpose(2, 0, 1).copy())[None], grid,
+                                          mode="bilinear", padding_mode="zeros", align_corners=False)
+    np.testing.assert_allclose(ours, ref[0].numpy().transpose(1, 2, 0), atol=1e-9)
+
+
+@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_rotate_of_a_tensor_matches_the_numpy_rotate_and_passes_gradients(interpolation):
+    img = rgb(5, 6, dtype=np.float32)
+    chw = eager.to_tensor(img.transpose(2, 0, 1).copy(), stop_gradient=False)
+    out = F.rotate(chw, 25, interpolation, expand=True, fill=3.0)
+    np.testing.assert_allclose(out.numpy().transpose(1, 2, 0), F.rotate(img, 25, interpolation, True, fill=3.0),
+                               rtol=1e-5, atol=1e-4)
+    out.sum().backward()
+    assert chw.grad is not None and float(chw.grad.numpy().sum()) > 0
+
+
+# -- colour -------------------------------------------------------------------------------------
+
+def test_to_grayscale_uses_paddles_weights():
+    img = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255], [10, 20, 30]]], np.uint8)
+    out = F.to_grayscale(img)
+    assert out.shape == (1, 4, 1) and out.dtype == np.uint8
+    # 0.299 * 255 = 76.2, 0.587 * 255 = 149.7, 0.114 * 255 = 29.1, 2.99 + 11.74 + 3.42 = 18.15
+    assert out[..., 0].tolist() == [[76, 150, 29, 18]]
+    three = T.Grayscale(3)(img)
+    assert three.shape == (1, 4, 3) and (three == out).all()
+    f = img.astype(np.float32) / 255
+    np.testing.assert_allclose(F.to_grayscale(f)[..., 0], f @ np.array([0.299, 0.587, 0.114]), rtol=1e-6)
+    tensor = F.to_grayscale(eager.to_tensor(f.transpose(2, 0, 1).copy()), 3)
+    assert tensor.shape == [3, 1, 4]
+    np.testing.assert_allclose(tensor.numpy()[1], F.to_grayscale(f)[..., 0], rtol=1e-6)
+
+
+def test_adjust_brightness_scales_and_clips():
+    img = np.array([[0, 10, 100, 200]], np.uint8)
+    np.testing.assert_array_equal(F.adjust_brightness(img, 1.0), img)
+    assert F.adjust_brightness(img, 0.0).tolist() == [[0, 0, 0, 0]]
+    assert F.adjust_brightness(img, 2.0).tolist() == [[0, 20, 200, 255]]
+    assert F.adjust_brightness(img, 0.25).tolist() == [[0, 2, 25, 50]]      # 2.5 rounds to even
+    f = np.array([[0.2, 0.6]])
+    np.testing.assert_allclose(F.adjust_brightness(f, 2.0), [[0.4, 1.0]])
+
+
+def test_adjust_contrast_blends_with_the_rounded_mean_grey():
+    img = rgb(3, 4)
+    mean = np.rint((img.astype(float) @ np.array([0.299, 0.587, 0.114])).mean())
+    for factor in (0.0, 0.5, 1.7):
+        expected = np.clip(np.rint(factor * img + (1 - factor) * mean), 0, 255)
+        np.testing.assert_array_equal(F.adjust_contrast(img, factor), expected)
+    np.testing.assert_array_equal(F.adjust_contrast(img, 1.0), img)
+    grey = np.array([[0.2, 0.4], [0.6, 0.8]])                         # one channel: its own mean, not rounded
+    np.testing.assert_allclose(F.adjust_contrast(grey, 0.5), 0.5 * grey + 0.25)
+
+
+def test_adjust_saturation_zero_is_grey_and_one_is_identity():
+    img = rgb(4, 5)
+    np.testing.assert_array_equal(F.adjust_saturation(img, 1.0), img)
+    np.testing.assert_array_equal(F.adjust_saturation(img, 0.0), F.to_grayscale(img, 3))
+    f = img / 255.0
+    gray = (f @ np.array([0.299, 0.587, 0.114]))[..., None]
+    np.testing.assert_allclose(F.adjust_saturation(f, 1.5), np.clip(1.5 * f - 0.5 * gray, 0, 1), atol=1e-12)
+    single = img[..., :1]
+    assert F.adjust_saturation(single, 0.0) is single
+
+
+def hue_loop(img, factor):
+    """Per pixel through the standard library's colorsys."""
+    out = np.empty_like(img, dtype=np.float64)
+    for i in range(img.shape[0]):
+        for j in range(img.shape[1]):
+            h, s, v = colorsys.rgb_to_hsv(*img[i, j])
+            out[i, j] = colorsys.hsv_to_rgb((h + factor) % 1.0, s, v)
+    return out
+
+
+@pytest.mark.parametrize("factor", [-0.5, -0.3, 0.1, 1 / 6, 0.45])
+def test_adjust_hue_matches_colorsys(factor):
+    img = rgb(4, 6, seed=2) / 255.0
+    img[0, :3] = [[0.5, 0.5, 0.5], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]    # grey, a primary, black
+    np.testing.assert_allclose(F.adjust_hue(img, factor), hue_loop(img, factor), atol=1e-12)
+
+
+def test_adjust_hue_identities():
+    img = rgb(4, 6, seed=3)
+    np.testing.assert_array_equal(F.adjust_hue(img, 0.0), img)            # through HSV and back, exact in uint8
+    f = img / 255.0
+    np.testing.assert_allclose(F.adjust_hue(F.adjust_hue(f, 0.5), 0.5), f, atol=1e-12)   # a whole turn
+    np.testing.assert_allclose(F.adjust_hue(f, 0.5), F.adjust_hue(f, -0.5), atol=1e-12)
+    np.testing.assert_allclose(F.adjust_hue(F.adjust_hue(f, 0.3), -0.3), f, atol=1e-12)
+    assert F.adjust_hue(np.array([[[255, 0, 0]]], np.uint8), 1 / 3).tolist() == [[[0, 255, 0]]]
+
+
+@pytest.mark.parametrize("name, factor", [("adjust_brightness", 1.3), ("adjust_contrast", 0.6),
+                                          ("adjust_saturation", 1.7), ("adjust_hue", -0.2)])
+def test_colour_functions_on_tensors_match_the_numpy_ones(name, factor):
+    img = rgb(4, 5, seed=4) / 255.0
+    fn = getattr(F, name)
+    x = eager.to_tensor(img.transpose(2, 0, 1).astype(np.float32), stop_gradient=False)
+    out = fn(x, factor)
+    np.testing.assert_allclose(out.numpy().transpose(1, 2, 0), fn(img, factor), atol=2e-6)
+    out.sum().backward()
+    assert x.grad is not None
+    u8 = eager.to_tensor(rgb(4, 5, seed=4).transpose(2, 0, 1).copy())
+    out8 = fn(u8, factor)
+    assert out8.dtype == u8.dtype
+    assert np.abs(out8.numpy().transpose(1, 2, 0).astype(int) - fn(rgb(4, 5, seed=4), factor)).max() <= 1
+
+
+# -- random transforms added in round 3 -----------------------------------------------------
+
+def coded(h, w):
+    """A float image whose value names its pixel: 100 * row + column, in every channel."""
+    return np.repeat((100.0 * np.arange(h)[:, None] + np.arange(w))[..., None], 3, axis=2)
+
+
+def test_random_resized_crop_gives_the_size_and_a_box_of_the_image():
+    img = coded(20, 30)
+    t = T.RandomResizedCrop((6, 8), scale=(0.1, 0.9), ratio=(0.5, 2.0), interpolation="nearest")
+    eager.seed(5)
+    for _ in range(30):
+        out = t(img)
+        assert out.shape == (6, 8, 3)
+        top, left, h, w = t.params["box"]
+        assert 0 <= top and top + h <= 20 and 0 <= left and left + w <= 30
+        rows, cols = np.divmod(out[..., 0].astype(int), 100)
+        assert rows.min() >= top and rows.max() < top + h and cols.min() >= left and cols.max() < left + w
+        assert rows.min() == top and cols.min() == left                  # nearest keeps the first row and column
+        # the box's area and shape follow scale and ratio (up to the rounding of its sides)
+        assert 0.1 * 600 * 0.8 <= h * w <= 0.9 * 600 * 1.2
+        assert 0.5 * 0.8 <= w / h <= 2.0 * 1.25
+    assert T.RandomResizedCrop(5)(rgb(9, 9)).shape == (5, 5, 3)
+
+
+def test_random_resized_crop_falls_back_to_the_centre_box():
+    t = T.RandomResizedCrop(4, scale=(2.0, 3.0), ratio=(1.0, 1.0))     # no draw fits: centre box, ratio 1
+    out = t(coded(10, 40))
+    assert t.params["box"] == (0, 15, 10, 10) and out.shape == (4, 4, 3)
+    t = T.RandomResizedCrop(4, scale=(2.0, 3.0))                       # a ratio inside the range: the whole image
+    t(coded(10, 11))
+    assert t.params["box"] == (0, 0, 10, 11)
+
+
+def test_random_rotation_draws_its_angle_in_degrees():
+    eager.seed(2)
+    t = T.RandomRotation(30)
+    img = rgb(5, 5)
+    angles = []
+    for _ in range(50):
+        t(img)
+        angles.append(t.params["angle"])
+    assert -30 <= min(angles) < -15 and 15 < max(angles) <= 30
+    t = T.RandomRotation((10, 20), interpolation="bilinear", expand=True, fill=9)
+    out = t(img)
+    np.testing.assert_array_equal(out, F.rotate(img, t.params["angle"], "bilinear", True, None, 9))
+    np.testing.assert_array_equal(T.RandomRotation((90, 90))(img), np.rot90(img))
+
+
+def test_colour_transforms_draw_factors_in_paddles_ranges():
+    eager.seed(11)
+    img = rgb(3, 3)
+    for t, low, high in [(T.BrightnessTransform(0.4), 0.6, 1.4), (T.ContrastTransform(2.0), 0.0, 3.0),
+                         (T.SaturationTransform((0.5, 0.7)), 0.5, 0.7), (T.HueTransform(0.2), -0.2, 0.2)]:
+        factors = []
+        for _ in range(40):
+            out = t(img)
+            factors.append(t.params["factor"])
+            np.testing.assert_array_equal(out, t._adjust(img, factors[-1]))
+        assert low <= min(factors) < low + (high - low) / 4 and high - (high - low) / 4 < max(factors) <= high
+    for t in (T.BrightnessTransform(0), T.HueTransform(0), T.ColorJitter()):
+        assert t(img) is img
+
+
+def test_color_jitter_applies_each_part_once_in_a_random_order():
+    img = rgb(4, 4, seed=6)
+    t = T.ColorJitter(0.3, 0.3, 0.3, 0.1)
+    adjust = [F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue]
+    eager.seed(4)
+    orders = set()
+    for _ in range(30):
+        out = t(img)
+        steps = t.params["steps"]
+        assert sorted(k for k, _ in steps) == [0, 1, 2, 3]
+        orders.add(tuple(k for k, _ in steps))
+        expected = img
+        for k, factor in steps:
+            expected = adjust[k](expected, factor)
+        np.testing.assert_array_equal(out, expected)
+    assert len(orders) > 5
+    only_brightness = T.ColorJitter(brightness=0.5)
+    out = only_brightness(img)
+    factor = [f for k, f in only_brightness.params["steps"] if k == 0][0]
+    np.testing.assert_array_equal(out, F.adjust_brightness(img, factor))
+
+
+def erased_box(before, after):
+    """The bounding box of the changed pixels, and whether it is filled completely."""
+    changed = (before != after).any(axis=-1)
+    rows, cols = np.nonzero(changed)
+    top, left, h, w = rows.min(), cols.min(), np.ptp(rows) + 1, np.ptp(cols) + 1
+    return (top, left, h, w), changed[top:top + h, left:left + w].all() and changed.sum() == h * w
+
+
+def test_random_erasing_sets_one_box_to_the_value():
+    img = np.full((20, 24, 3), 50, np.uint8)
+    before = img.copy()
+    eager.seed(8)
+    t = T.RandomErasing(prob=1.0, value=(1, 2, 3))
+    for _ in range(20):
+        out = t(img)
+        box, full = erased_box(img, out)
+        assert full and box == tuple(t.params["box"])
+        top, left, h, w = box
+        assert (out[top:top + h, left:left + w] == [1, 2, 3]).all()
+        assert 0.02 * 480 * 0.7 <= h * w <= 0.33 * 480 * 1.3 and 0.3 * 0.7 <= h / w <= 3.3 * 1.3
+    np.testing.assert_array_equal(img, before)                         # not inplace: the input is kept
+    assert T.RandomErasing(prob=0.0)(img) is img
+    out = T.RandomErasing(prob=1.0, value="random")(img.astype(np.float32))
+    top, left, h, w = erased_box(img, out)[0]
+    assert len(np.unique(out[top:top + h, left:left + w])) > 3
+    T.RandomErasing(prob=1.0, value=0, inplace=True)(img)
+    assert (img == 0).any()                                           # inplace writes the input
+
+
+def test_random_erasing_on_tensors_is_chw_and_keeps_other_gradients():
+    img = rgb(10, 12, seed=9).astype(np.float32)
+    x = eager.to_tensor(img.transpose(2, 0, 1).copy(), stop_gradient=False)
+    t = T.RandomErasing(prob=1.0, value=[7.0, 8.0, 9.0])
+    eager.seed(3)
+    out = t(x)
+    eager.seed(3)
+    ref = t(img)
+    np.testing.assert_array_equal(out.numpy().transpose(1, 2, 0), ref)
+    out.sum().backward()
+    top, left, h, w = t.params["box"]
+    grad = x.grad.numpy()
+    assert (grad[:, top:top + h, left:left + w] == 0).all() and grad.sum() == 3 * (120 - h * w)
+
+
+def test_new_random_transforms_repeat_after_eager_seed():
+    img = rgb(12, 12, seed=10)
+    t = T.Compose([T.RandomResizedCrop(8), T.RandomRotation(20, interpolation="bilinear"),
+                   T.ColorJitter(0.4, 0.4, 0.4, 0.1), T.RandomErasing(prob=0.7, value="random")])
+    eager.seed(99)
+    first = [t(img) for _ in range(10)]
+    eager.seed(99)
+    second = [t(img) for _ in range(10)]
+    assert all(np.array_equal(a, b) for a, b in zip(first, second))
+    assert len({a.tobytes() for a in first}) == 10
+    assert all(a.dtype == np.uint8 and a.shape == (8, 8, 3) for a in first)
+
+
+def test_paired_keys_share_the_crop_and_rotation():
+    img = coded(10, 10)
+    for t in (T.RandomResizedCrop(6, interpolation="nearest", keys=("image", "mask")),
+              T.RandomRotation(40, keys=("image", "mask"))):
+        for _ in range(5):
+            a, m = t((img, img.copy()))
+            np.testing.assert_array_equal(a, m)                        # nearest both ways here
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: T.RandomResizedCrop(0), ValueError, "RandomResizedCrop: argument 'size'"),
+    (lambda: T.RandomResizedCrop(4, scale=(0.9, 0.1)), ValueError, "RandomResizedCrop: argument 'scale'"),
+    (lambda: T.RandomResizedCrop(4, ratio=(0, 1)), ValueError, "RandomResizedCrop: argument 'ratio'"),
+    (lambda: T.RandomResizedCrop(4, interpolation="area"), ValueError, "RandomResizedCrop: argument 'interp"),
+    (lambda: T.RandomRotation(-5), ValueError, "RandomRotation: argument 'degrees'"),
+    (lambda: T.RandomRotation((1, 2, 3)), ValueError, "RandomRotation: argument 'degrees'"),
+    (lambda: T.RandomRotation(5, interpolation="bicubic"), ValueError, "RandomRotation: argument 'interpolation'"),
+    (lambda: T.Grayscale(2), ValueError, "Grayscale: argument 'num_output_channels' expected 1 or 3, got 2"),
+    (lambda: T.BrightnessTransform(-0.1), ValueError, "BrightnessTransform: argument 'value'"),
+    (lambda: T.HueTransform(0.6), ValueError, r"HueTransform: argument 'value' gives the range \[-0.6, 0.6\]"),
+    (lambda: T.ColorJitter(contrast=(2, 1)), ValueError, "ColorJitter: argument 'contrast'"),
+    (lambda: T.ColorJitter(hue=0.7), ValueError, r"ColorJitter: argument 'hue' gives the range \[-0.7, 0.7\]"),
+    (lambda: T.RandomErasing(prob=2), ValueError, "RandomErasing: argument 'prob'"),
+    (lambda: T.RandomErasing(scale=(0.1, 1.5)), ValueError, "RandomErasing: argument 'scale'"),
+    (lambda: T.RandomErasing(value="noise"), ValueError, "RandomErasing: argument 'value'"),
+    (lambda: T.RandomErasing(value=(1, 2)), ValueError, "RandomErasing: argument 'value'"),
+    (lambda: F.rotate(rgb(), "90"), TypeError, "rotate: argument 'angle'"),
+    (lambda: F.rotate(rgb(), 9, center=(1,)), ValueError, "rotate: argument 'center'"),
+    (lambda: F.rotate(rgb(), 9, fill=(1, 2)), ValueError, "rotate: argument 'fill' has 2 values"),
+    (lambda: F.adjust_hue(rgb(), 0.7), ValueError, r"adjust_hue: argument 'hue_factor' expected a number in \[-0.5"),
+    (lambda: F.adjust_brightness(rgb(), -1), ValueError, "adjust_brightness: argument 'brightness_factor'"),
+    (lambda: F.adjust_contrast(rgb(), None), ValueError, "adjust_contrast: argument 'contrast_factor'"),
+    (lambda: F.to_grayscale(rgb()[..., :2]), ValueError, r"to_grayscale: argument 'img' expected an RGB image"),
+    (lambda: F.adjust_saturation(rgb()[..., :2], 2), ValueError, "adjust_saturation: argument 'img'"),
+    (lambda: F.erase(rgb(), 4, 0, 2, 2, 0), ValueError, "erase: the box"),
+    (lambda: F.erase(rgb(), 0, 0, 2, 2, np.zeros((3, 3))), ValueError, "erase: argument 'v'"),
+    (lambda: F.erase(rgb(), 0, 0, 2, 2, "x"), TypeError, "erase: argument 'v'"),
+])
+def test_bad_arguments_of_the_new_transforms_raise_clear_errors(make, error, match):
+    with pytest.raises(error, match=match):
+        make()
+
+
+# -- affine and perspective ---------------------------------------------------------------------
+
+def test_affine_rotation_is_a_clockwise_rotate_and_translation_shifts():
+    img = rgb(6, 6, seed=12)
+    for angle in (0, 30, 90, -45):
+        np.testing.assert_array_equal(F.affine(img, angle, (0, 0), 1.0, 0), F.rotate(img, -angle))
+    np.testing.assert_array_equal(F.affine(img, -90, (0, 0), 1.0, 0), np.rot90(img))
+    shifted = F.affine(img, 0, (2, -1), 1.0, 0, fill=9)               # content moves 2 right, 1 up
+    np.testing.assert_array_equal(shifted[:5, 2:], img[1:, :4])
+    assert (shifted[:, :2] == 9).all() and (shifted[5] == 9).all()
+
+
+def test_affine_scale_and_shear_move_points_as_their_matrices_say():
+    img = np.arange(16.0).reshape(4, 4)
+    # scale 2 about the centre (2, 2): output pixel (0, 0) at (0.5, 0.5) comes from (1.25, 1.25), pixel (1, 1)
+    assert F.affine(img, 0, (0, 0), 2.0, 0)[0, 0] == img[1, 1]
+    # scale 1/2 of a 5x5 about (2.5, 2.5): output (1, 1) at (1.5, 1.5) comes from (0.5, 0.5), pixel (0, 0);
+    # output (1, 3) from (4.5, 0.5), pixel (0, 4); output (0, 0) from (-1.5, -1.5), outside
+    five = np.arange(25.0).reshape(5, 5)
+    small = F.affine(five, 0, (0, 0), 0.5, 0, fill=-1)
+    np.testing.assert_array_equal(small[np.ix_([1, 3], [1, 3])], five[np.ix_([0, 4], [0, 4])])
+    assert small[2, 2] == five[2, 2] and small[0, 0] == -1 and small[4, 4] == -1
+    # an x shear of 45 degrees maps (dx, dy) to (dx - dy, dy): the row below the centre moves one pixel left
+    big = np.zeros((5, 5))
+    big[3, 2] = 1.0                                                    # dx = 0, dy = 1 from the centre (2.5, 2.5)
+    out = F.affine(big, 0, (0, 0), 1.0, 45)
+    assert out[3, 1] == 1.0 and out.sum() == 1.0
+    big = np.zeros((5, 5))
+    big[2, 3] = 1.0                                                    # dx = 1, dy = 0: a y shear moves it up
+    out = F.affine(big, 0, (0, 0), 1.0, (0, 45))
+    assert out[1, 3] == 1.0 and out.sum() == 1.0
+
+
+def test_affine_against_torch_grid_sample():
+    torch = pytest.importorskip("torch")
+    img = rgb(6, 8, seed=13, dtype=np.float64)
+    h, w = img.shape[:2]
+    angle, (tx, ty), scale, (shx, shy) = 20.0, (1.5, -0.5), 1.2, (10.0, -5.0)
+    ours = F.affine(img, angle, (tx, ty), scale, (shx, shy), "bilinear")
+    a, sx, sy = np.radians([angle, shx, shy])
+    forward = scale * (np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+                       @ np.array([[1, 0], [-np.tan(sy), 1]]) @ np.array([[1, -np.tan(sx)], [0, 1]]))
+    inv = np.linalg.inv(forward)
+    # to normalised coordinates (x / (w/2), y / (h/2)) about the centre, the translation included
+    norm = np.diag([2.0 / w, 2.0 / h])
+    theta = np.zeros((2, 3))
+    theta[:, :2] = norm @ inv @ np.linalg.inv(norm)
+    theta[:, 2] = -(norm @ inv @ np.array([tx, ty]))
+    grid = torch.nn.functional.affine_grid(torch.from_numpy(theta)[None], (1, 3, h, w), align_corners=False)
+    ref = torch.nn.functional.grid_sample(torch.from_numpy(img.transpose(2, 0, 1).copy())[None], grid,
+                                          mode="bilinear", padding_mode="zeros", align_corners=False)
+    np.testing.assert_allclose(ours, ref[0].numpy().transpose(1, 2, 0), atol=1e-9)
+
+
+def test_perspective_identities_and_corner_mapping():
+    img = rgb(6, 6, seed=14)
+    corners = [[0, 0], [6, 0], [6, 6], [0, 6]]
+    np.testing.assert_array_equal(F.perspective(img, corners, corners), img)
+    turned = [[0, 6], [0, 0], [6, 0], [6, 6]]                          # each corner to the next, counter-clockwise
+    np.testing.assert_array_equal(F.perspective(img, corners, turned), np.rot90(img))
+    np.testing.assert_array_equal(F.perspective(img, corners, [[x + 2, y] for x, y in corners], fill=0)[:, 2:],
+                                  img[:, :4])
+    # a true projective map: each corner pixel lands on its end point's pixel
+    code = coded(12, 12)
+    start = [[0.5, 0.5], [11.5, 0.5], [11.5, 11.5], [0.5, 11.5]]
+    end = [[2.5, 1.5], [10.5, 3.5], [9.5, 11.5], [1.5, 8.5]]
+    out = F.perspective(code, start, end)
+    for (sx, sy), (ex, ey) in zip(start, end):
+        assert out[int(ey), int(ex), 0] == code[int(sy), int(sx), 0]
+    chw = eager.to_tensor(code.transpose(2, 0, 1).astype(np.float32))
+    np.testing.assert_allclose(F.perspective(chw, start, end, "bilinear").numpy().transpose(1, 2, 0),
+                               F.perspective(code, start, end, "bilinear"), rtol=1e-5, atol=1e-3)
+
+
+def test_random_affine_draws_its_parameters_in_range():
+    img = rgb(10, 20, seed=15)
+    t = T.RandomAffine(10, translate=(0.2, 0.1), scale=(0.8, 1.2), shear=(-5, 5, 2, 4))
+    eager.seed(6)
+    for _ in range(30):
+        out = t(img)
+        p = t.params
+        assert -10 <= p["angle"] <= 10 and 0.8 <= p["scale"] <= 1.2
+        assert abs(p["translate"][0]) <= 4 and abs(p["translate"][1]) <= 1
+        assert isinstance(p["translate"][0], int)
+        assert -5 <= p["shear"][0] <= 5 and 2 <= p["shear"][1] <= 4
+        np.testing.assert_array_equal(out, F.affine(img, p["angle"], p["translate"], p["scale"], p["shear"]))
+    assert T.RandomAffine(0)(img) is not img and np.array_equal(T.RandomAffine(0)(img), img)
+
+
+def test_random_perspective_moves_corners_inwards():
+    img = coded(10, 16)
+    t = T.RandomPerspective(prob=1.0, distortion_scale=0.5)
+    eager.seed(7)
+    for _ in range(20):
+        out = t(img)
+        start, end = t.params["points"]
+        assert start == [[0, 0], [15, 0], [15, 9], [0, 9]]
+        offsets = np.abs(np.array(end) - np.array(start))
+        assert (offsets[:, 0] <= 4).all() and (offsets[:, 1] <= 2).all()
+        np.testing.assert_array_equal(out, F.perspective(img, start, end))
+    assert T.RandomPerspective(prob=0.0)(img) is img
+    eager.seed(1)
+    a = [T.RandomPerspective(0.5)(img) for _ in range(6)]
+    eager.seed(1)
+    b = [T.RandomPerspective(0.5)(img) for _ in range(6)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: F.affine(rgb(), 0, (1,), 1.0, 0), ValueError, "affine: argument 'translate' expected a pair"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 0.0, 0), ValueError, "affine: argument 'scale' expected a positive"),
+    (lambda: F.affine(rgb(), 0, (0, 0), 1.0, "x"), ValueError, "affine: argument 'shear'"),
+    (lambda: F.affine(rgb(), None, (0, 0), 1.0, 0), TypeError, "affine: argument 'angle'"),
+    (lambda: F.perspective(rgb(), [[0, 0]] * 3, [[0, 0]] * 4), ValueError, "perspective: argument 'startpoints'"),
+    (lambda: F.perspective(rgb(), [[0, 0], [1, 0], [1, 1], [0, 1]], [[0, 0], [1, 1], [2, 2], [3, 3]]), ValueError,
+     "perspective: the points"),
+    (lambda: T.RandomAffine(-1), ValueError, "RandomAffine: argument 'degrees'"),
+    (lambda: T.RandomAffine(5, translate=(0.5, 2)), ValueError, "RandomAffine: argument 'translate'"),
+    (lambda: T.RandomAffine(5, scale=(0, 1)), ValueError, "RandomAffine: argument 'scale'"),
+    (lambda: T.RandomAffine(5, shear=(1, 2, 3)), ValueError, "RandomAffine: argument 'shear'"),
+    (lambda: T.RandomPerspective(distortion_scale=1.5), ValueError, "RandomPerspective: argument 'distortion_scale'"),
+    (lambda: T.RandomPerspective(interpolation="bicubic"), ValueError, "RandomPerspective: argument 'interpolation'"),
+])
+def test_bad_arguments_of_affine_and_perspective_raise_clear_errors(make, error, match):
+    with pytest.raises(error, match=match):
+        make()

@@ -33,6 +33,7 @@ from . import vision
 from . import embedding
 from . import rnn
 from . import attention
+from . import fused
 
 MODULES = (
     spine,
@@ -53,6 +54,7 @@ MODULES = (
     embedding,
     rnn,
     attention,
+    fused,
 )
 
 

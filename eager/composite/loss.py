@@ -5,7 +5,10 @@ loss is first-order only (as Paddle's warpctc).
 """
 from __future__ import annotations
 
+import math
+
 from ..generated import forward_api as _F
+from .spine import softmax_grad_rule
 
 
 def bce_loss_grad(input, label, out_grad):
@@ -26,3 +29,22 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index):
     coeff = _F.scale(_F.multiply(coeff, out_grad), -1.0, 0.0, True)
     hot = _F.cast(_F.moveaxis(_F.one_hot(safe, input.shape[1]), -1, 1), out_grad.dtype)
     return _F.multiply(hot, _F.unsqueeze(coeff, [1]))
+
+
+def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction):
+    # (softmax - onehot) * g (/ the count of rows that count), 0 on ignored rows
+    classes = softmax.shape[-1]
+    rows = math.prod(softmax.shape[:-1])
+    p = _F.reshape(softmax, [rows, classes])
+    labels = _F.reshape(label, [rows])
+    valid = _F.not_equal(labels, _F.full_like(labels, ignore_index, None))
+    safe = _F.where(valid, labels, _F.full_like(labels, 0, None))
+    weight = _F.multiply(_F.cast(valid, softmax.dtype), loss_grad)
+    if reduction == "mean":
+        count = _F.sum(_F.cast(valid, softmax.dtype), [], None, False)
+        weight = _F.divide(weight, _F.maximum(count, _F.full_like(count, 1, None)))
+    hot = _F.cast(_F.one_hot(safe, classes), softmax.dtype)
+    grad = _F.multiply(_F.subtract(p, hot), _F.unsqueeze(weight, [1]))
+    if softmax_grad is not None:
+        grad = _F.add(grad, softmax_grad_rule(p, _F.reshape(softmax_grad, [rows, classes]), -1))
+    return _F.reshape(grad, softmax.shape)

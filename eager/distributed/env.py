@@ -11,12 +11,20 @@ Before ``init_parallel_env`` the rank and world size come from the launcher's
 environment (Paddle's ``PADDLE_TRAINER_ID``/``PADDLE_TRAINERS_NUM``, MPICH's
 ``PMI_RANK``/``PMI_SIZE``, Open MPI's ``OMPI_COMM_WORLD_RANK``/``_SIZE``), so a
 sampler or a logger can ask before the model is built, as in Paddle.
+
+Under MPI with several ranks, an uncaught exception on any rank ends the whole
+job: an excepthook, installed when this module is imported under a launcher
+of several ranks (or when the world starts), prints the failing rank and its
+traceback, then calls ``MPI_Abort``, so the other ranks do not hang in their
+next collective.
 """
 from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
+import traceback
 
 # Launcher variables, most specific first: (rank, world size).
 _ENV_VARIABLES = (
@@ -75,9 +83,57 @@ def world_comm():
                     "eager.distributed: this process was launched as one of several ranks, but "
                     "mpi4py is not installed; install it with `pip install eager-phi[distributed]` "
                     "(mpi4py and MPICH)")
-            _STATE["comm"] = None if mpi is None else mpi.COMM_WORLD
+            comm = None if mpi is None else mpi.COMM_WORLD
+            if comm is not None and comm.Get_size() > 1:
+                _install_abort_hook()
+            _STATE["comm"] = comm
             _STATE["initialized"] = True
     return _STATE["comm"]
+
+
+def _install_abort_hook() -> None:
+    """Makes an uncaught exception on this rank end every rank of the job.
+
+    MPI gives a rank no way to learn that a peer died while it waits in a
+    collective, so without this the job hangs. The hook prints which rank failed
+    and its traceback (to stderr, flushed), then aborts the world with exit code
+    1 (starting MPI first if this rank had not: MPI_Abort is what makes the
+    launcher stop the other ranks).
+    """
+    if _STATE.get("hooked"):
+        return
+    _STATE["hooked"] = True
+    previous = sys.excepthook
+
+    def abort_on_uncaught(kind, value, tb):
+        try:
+            comm = world_comm()
+        except Exception:  # noqa: BLE001  (no MPI to abort with: fall back to the usual report)
+            comm = None
+        if comm is None or comm.Get_size() < 2:
+            previous(kind, value, tb)
+            return
+        rank, size = comm.Get_rank(), comm.Get_size()
+        try:
+            sys.stdout.flush()
+            sys.stderr.write(f"eager.distributed: rank {rank} of {size} raised an uncaught "
+                             f"{kind.__name__}; aborting all {size} ranks\n")
+            traceback.print_exception(kind, value, tb, file=sys.stderr)
+            sys.stderr.write(f"eager.distributed: (the error above is from rank {rank})\n")
+            sys.stderr.flush()
+        finally:
+            comm.Abort(1)
+
+    sys.excepthook = abort_on_uncaught
+
+
+def _forget_world() -> None:
+    """Marks the world as not set up (``destroy_process_group()``); the next
+    collective or :func:`init_parallel_env` sets it up again. MPI itself stays
+    running: it cannot be restarted within a process."""
+    with _LOCK:
+        _STATE["comm"] = None
+        _STATE["initialized"] = False
 
 
 def init_parallel_env():
@@ -160,5 +216,10 @@ class ParallelEnv:
     def __repr__(self):
         return f"ParallelEnv(rank={self.rank}, world_size={self.world_size})"
 
+
+# Launched as one of several ranks: a failure from here on ends the job, even one
+# raised before the script starts MPI.
+if _env_rank_and_size()[1] > 1:
+    _install_abort_hook()
 
 __all__ = ["init_parallel_env", "is_initialized", "get_rank", "get_world_size", "ParallelEnv"]

@@ -153,6 +153,10 @@ from .ops_embedding import (  # noqa: F401
     embedding_grad,
     embedding_double_grad,
 )
+from .ops_fused import (  # noqa: F401
+    linear,
+    linear_grad,
+)
 from .ops_gather_scatter import (  # noqa: F401
     gather,
     index_select,
@@ -259,6 +263,7 @@ from .ops_loss import (  # noqa: F401
     cross_entropy_with_softmax,
     sigmoid_cross_entropy_with_logits,
     one_hot,
+    fused_softmax_cross_entropy,
     bce_loss,
     nll_loss,
     warpctc,
@@ -266,6 +271,7 @@ from .ops_loss import (  # noqa: F401
     log_softmax_grad,
     cross_entropy_with_softmax_grad,
     sigmoid_cross_entropy_with_logits_grad,
+    fused_softmax_cross_entropy_grad,
     bce_loss_grad,
     nll_loss_grad,
     warpctc_grad,
@@ -919,6 +925,7 @@ __all__ = [
     "log_sigmoid",
     "thresholded_relu",
     "thresholded_relu_",
+    "fused_softmax_cross_entropy",
     "bce_loss",
     "nll_loss",
     "warpctc",
@@ -947,4 +954,5 @@ __all__ = [
     "gru_sequence",
     "simple_rnn_sequence",
     "dropout",
+    "linear",
 ]

@@ -42,6 +42,7 @@ __all__ = [
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
     "one_hot",
+    "fused_softmax_cross_entropy",
     "bce_loss",
     "nll_loss",
     "warpctc",
@@ -151,6 +152,34 @@ class SigmoidCrossEntropyWithLogitsGradNode(GradNodeBase):
             return ((grad,), None, None, )
         grad = _phi.sigmoid_cross_entropy_with_logits_grad(self.x.recover_impl(self), self.label.recover_impl(self), (None if self.pos_weight is None else self.pos_weight.recover_impl(self)), out_grad.impl, self.normalize, self.ignore_index, )
         return ((Tensor(grad),), None, None, )
+
+
+class FusedSoftmaxCrossEntropyGradNode(GradNodeBase):
+    """Runs fused_softmax_cross_entropy_grad for fused_softmax_cross_entropy."""
+
+    __slots__ = ("label", "softmax", "ignore_index", "reduction", )
+    backward_op = "fused_softmax_cross_entropy_grad"
+    forward_op = "fused_softmax_cross_entropy"
+    num_grad_slots = 2
+    is_view = False
+    saved_names = ("label", "softmax", )
+    attr_names = ("ignore_index", "reduction", )
+
+    def release(self):
+        self.label.release()
+        self.softmax.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, ))
+        softmax_grad = grads[0]
+        loss_grad = grads[1]
+        if create_graph:
+            label = self.label.recover(self)
+            softmax = self.softmax.recover(self)
+            grad = _composite.fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, self.ignore_index, self.reduction)
+            return ((grad,), None, )
+        grad = _phi.fused_softmax_cross_entropy_grad(self.label.recover_impl(self), self.softmax.recover_impl(self), None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, self.ignore_index, self.reduction, )
+        return ((Tensor(grad),), None, )
 
 
 class BceLossGradNode(GradNodeBase):
@@ -353,6 +382,36 @@ def one_hot(x, num_classes, name=None):
     return out
 
 
+def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mean', name=None):
+    """Softmax cross entropy of logits [..., C] with hard labels, reduced ('mean' over the rows whose label is not ignore_index, or 'sum') in one kernel; the backward writes (softmax - onehot) * g / count into one buffer.
+
+    Differentiable to any order.
+    """
+    if not isinstance(logits, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy", "logits", logits)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy", "label", label)
+    ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy", "ignore_index")
+    reduction = to_str(reduction, "fused_softmax_cross_entropy", "reduction")
+    softmax, loss = _phi.fused_softmax_cross_entropy(logits.impl, label.impl, ignore_index, reduction)
+    softmax = None if softmax is None else Tensor(softmax)
+    loss = None if loss is None else Tensor(loss)
+    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
+        node = FusedSoftmaxCrossEntropyGradNode(((edge_of(logits),), (edge_of(label),), ))
+        if softmax is not None:
+            softmax._meta = AutogradMeta(node, 0)
+        if loss is not None:
+            loss._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
+        node.label = save_input(label)
+        node.softmax = save_output(softmax)
+        node.ignore_index = ignore_index
+        node.reduction = reduction
+    if _anomaly.active:
+        check_forward("fused_softmax_cross_entropy", (softmax, loss, ))
+    return loss
+
+
 def bce_loss(input, label, name=None):
     """Binary cross entropy on probabilities, elementwise; each log is clamped at -100 (Paddle's bce_loss).
 
@@ -511,6 +570,29 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     if _anomaly.active:
         check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
     return x_grad
+
+
+def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction, name=None):
+    """fused_softmax_cross_entropy_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(label, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy_grad", "label", label)
+    if not isinstance(softmax, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy_grad", "softmax", softmax)
+    if softmax_grad is not None and not isinstance(softmax_grad, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy_grad", "softmax_grad", softmax_grad)
+    if not isinstance(loss_grad, Tensor):
+        raise bad_tensor("fused_softmax_cross_entropy_grad", "loss_grad", loss_grad)
+    ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy_grad", "ignore_index")
+    reduction = to_str(reduction, "fused_softmax_cross_entropy_grad", "reduction")
+    if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
+        return _composite.fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction)  # recorded through differentiable ops
+    logits_grad = Tensor(_phi.fused_softmax_cross_entropy_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, ignore_index, reduction))
+    if _anomaly.active:
+        check_forward("fused_softmax_cross_entropy_grad", (logits_grad, ))
+    return logits_grad
 
 
 def bce_loss_grad(input, label, out_grad, name=None):

@@ -293,6 +293,7 @@ METHODS = {
     "log_sigmoid": _F.log_sigmoid,
     "thresholded_relu": _F.thresholded_relu,
     "thresholded_relu_": _F.thresholded_relu_,
+    "fused_softmax_cross_entropy": _F.fused_softmax_cross_entropy,
     "bce_loss": _F.bce_loss,
     "nll_loss": _F.nll_loss,
     "warpctc": _F.warpctc,
@@ -321,4 +322,5 @@ METHODS = {
     "gru_sequence": _F.gru_sequence,
     "simple_rnn_sequence": _F.simple_rnn_sequence,
     "dropout": _F.dropout,
+    "linear": _F.linear,
 }

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..distributed.env import get_rank
 from ..optimizer.lr import LRScheduler as _Schedule
 from ..optimizer.lr import ReduceOnPlateau as _PlateauSchedule
 from .progressbar import ProgressBar
@@ -186,7 +187,7 @@ class ProgBarLogger(Callback):
     steps/s, time left; plain lines every ``log_freq`` steps when stdout is not
     a terminal), ``verbose=2`` one line per epoch and per evaluation in Paddle's
     format, ``verbose=0`` nothing. ``fit``/``evaluate``/``predict`` add one
-    unless ``callbacks`` holds one.
+    unless ``callbacks`` holds one. Under ``mpiexec`` only rank 0 prints.
 
     >>> model.fit(train_data, epochs=2, callbacks=[ProgBarLogger(log_freq=5, verbose=1)])
     """
@@ -204,7 +205,8 @@ class ProgBarLogger(Callback):
         self._samples = {}
 
     def _printing(self) -> bool:
-        return bool(self.verbose)
+        # Under mpiexec only rank 0 prints, as in Paddle.
+        return bool(self.verbose) and get_rank() == 0
 
     def _begin(self, mode: str, steps) -> None:
         self._counts[mode] = 0
@@ -290,7 +292,8 @@ class ProgBarLogger(Callback):
 class ModelCheckpoint(Callback):
     """Saves the model (``Model.save``) to ``save_dir/<epoch>`` every
     ``save_freq`` epochs and to ``save_dir/final`` when training ends; nothing
-    when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``.
+    when ``save_dir`` is None. Each save writes ``.pdparams`` and ``.pdopt``;
+    under ``mpiexec`` only rank 0 saves.
 
     >>> model.fit(train_data, epochs=4, callbacks=[ModelCheckpoint(save_freq=2, save_dir="ckpt")])
     """
@@ -305,7 +308,8 @@ class ModelCheckpoint(Callback):
         self.epoch = 0
 
     def _saving(self) -> bool:
-        return self.model is not None and bool(self.save_dir)
+        # Under mpiexec only rank 0 writes checkpoints (the ranks' models are equal), as in Paddle.
+        return self.model is not None and bool(self.save_dir) and get_rank() == 0
 
     def on_epoch_begin(self, epoch=None, logs=None):
         self.epoch = epoch

@@ -17,6 +17,7 @@ safetensors content under Paddle's file extensions, not pickles.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import warnings
@@ -25,7 +26,9 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..creation import to_tensor
-from ..io import DataLoader, Dataset, IterableDataset
+from ..distributed.env import get_rank, get_world_size, init_parallel_env
+from ..distributed.parallel import DataParallel
+from ..io import DataLoader, Dataset, DistributedBatchSampler, IterableDataset
 from ..metric import Metric
 from ..nn import Layer
 from ..optimizer.optimizer import Optimizer
@@ -133,6 +136,11 @@ class Model:
         self._accumulate = 1
         self._inputs = self._specs("inputs", inputs, is_input=True)
         self._labels = self._specs("labels", labels, is_input=False)
+        # Data parallel training under a launcher of several ranks (Paddle's ddp_model).
+        self._train_network = network
+        if get_world_size() > 1 and not isinstance(network, DataParallel):
+            init_parallel_env()
+            self._train_network = DataParallel(network)
 
     def _specs(self, arg: str, specs, is_input: bool) -> list:
         if specs is None:
@@ -234,12 +242,17 @@ class Model:
         inputs, labels = self._batch_tensors(who, inputs, labels)
         self.network.train()
         self.mode = "train"
-        outputs = self.network(*inputs)
-        losses = self._losses(who, outputs, labels)
-        final_loss = losses[0]
-        for loss in losses[1:]:
-            final_loss = final_loss + loss
-        final_loss.backward()
+        network = self._train_network
+        # Accumulating batches (update=False) stay local; the next update averages the total.
+        syncing = update or not isinstance(network, DataParallel)
+        local = contextlib.nullcontext() if syncing else network.no_sync()
+        with local:
+            outputs = network(*inputs)
+            losses = self._losses(who, outputs, labels)
+            final_loss = losses[0]
+            for loss in losses[1:]:
+                final_loss = final_loss + loss
+            final_loss.backward()
         if update:
             self._optimizer.step()
             self.network.clear_gradients()
@@ -283,7 +296,8 @@ class Model:
         return [_to_numpy(o) for o in _to_list(outputs)]
 
     # -- loops ----------------------------------------------------------------
-    def _loader(self, who: str, arg: str, data, batch_size, shuffle=False, drop_last=False, num_workers=0):
+    def _loader(self, who: str, arg: str, data, batch_size, shuffle=False, drop_last=False, num_workers=0,
+                training=False):
         if isinstance(data, (Tensor, np.ndarray)):
             raise TypeError(f"{who}: argument {arg!r} expected an eager.io.Dataset or a DataLoader (an iterable "
                             f"of batches), got {type(data).__name__}; wrap arrays in "
@@ -291,6 +305,9 @@ class Model:
         if isinstance(data, IterableDataset):
             return DataLoader(data, batch_size=batch_size, num_workers=num_workers)
         if isinstance(data, Dataset):
+            if training and get_world_size() > 1:  # each rank its share of every batch
+                sampler = DistributedBatchSampler(data, batch_size, shuffle=shuffle, drop_last=drop_last)
+                return DataLoader(data, batch_sampler=sampler, num_workers=num_workers)
             return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                               num_workers=num_workers)
         if isinstance(data, (str, bytes, dict)) or not hasattr(data, "__iter__"):
@@ -407,7 +424,7 @@ class Model:
                             f"{type(save_dir).__name__}")
 
         train_loader = self._loader(who, "train_data", train_data, train_batch_size, shuffle, drop_last,
-                                    num_workers)
+                                    num_workers, training=True)
         eval_loader = None if eval_data is None else self._loader(who, "eval_data", eval_data, eval_batch_size,
                                                                   num_workers=num_workers)
         do_eval = eval_loader is not None
@@ -536,6 +553,7 @@ class Model:
         :func:`eager.save`: safetensors files under Paddle's extensions.
         Missing directories are made. ``training=False`` (Paddle's inference
         model, ``paddle.jit.save``) is not supported: eager has no static graph.
+        Under ``mpiexec`` only rank 0 writes (every rank's model is the same), as in Paddle.
 
         >>> model.save("checkpoints/epoch3")    # checkpoints/epoch3.pdparams, .pdopt
         """
@@ -549,6 +567,8 @@ class Model:
         if training is not True:
             raise ValueError(f"{who}: training=False saves an inference program (paddle.jit.save), which "
                              f"eager does not have; use training=True (parameters and optimizer state)")
+        if get_rank() != 0:
+            return
         dirname = os.path.dirname(path)
         if dirname:
             os.makedirs(dirname, exist_ok=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 
 import numpy as np
 
 from phi.common import CPUPlace
 from phi.core.generator import Generator, default_generator
+
+from ..distributed.env import get_rank, get_world_size
 
 
 def _check_positive_int(func: str, arg: str, value) -> int:
@@ -238,24 +239,16 @@ class BatchSampler(Sampler):
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"DistributedBatchSampler: environment variable {name} expected an int, got {value!r}") from None
-
-
 class DistributedBatchSampler(BatchSampler):
     """The batches of one rank out of ``num_replicas``: the index list is padded
     (by repeating its start) to a multiple of ``num_replicas``, shuffled with
     ``numpy.random.RandomState(epoch)`` when ``shuffle`` (the same order on every
     rank; call :meth:`set_epoch` each epoch to change it), and dealt out
     ``batch_size`` at a time in turn, so each rank gets ``ceil(len / num_replicas)``
-    indices. ``num_replicas``/``rank`` default to the environment variables
-    ``PADDLE_TRAINERS_NUM``/``PADDLE_TRAINER_ID`` (1 and 0 when unset).
+    indices. ``num_replicas``/``rank`` default to the job's world size and this
+    process's rank (``eager.distributed.get_world_size()``/``get_rank()``: the
+    MPI world under ``mpiexec``, Paddle's ``PADDLE_TRAINERS_NUM``/
+    ``PADDLE_TRAINER_ID`` before ``init_parallel_env``; 1 and 0 in a plain run).
 
     >>> s = eager.io.DistributedBatchSampler(range(5), batch_size=2, num_replicas=2, rank=1)
     >>> list(s)  # rank 0 gets [[0, 1], [4]]; index 0 pads the 5 indices to 6
@@ -272,10 +265,10 @@ class DistributedBatchSampler(BatchSampler):
         self.shuffle = _check_bool("DistributedBatchSampler", "shuffle", shuffle)
         self.drop_last = _check_bool("DistributedBatchSampler", "drop_last", drop_last)
         if num_replicas is None:
-            num_replicas = _env_int("PADDLE_TRAINERS_NUM", 1)
+            num_replicas = get_world_size()
         self.nranks = _check_positive_int("DistributedBatchSampler", "num_replicas", num_replicas)
         if rank is None:
-            rank = _env_int("PADDLE_TRAINER_ID", 0)
+            rank = get_rank()
         if not isinstance(rank, numbers.Integral) or isinstance(rank, bool) or not 0 <= rank < self.nranks:
             raise ValueError(f"DistributedBatchSampler: argument 'rank' expected an int in [0, {self.nranks}), "
                              f"got {rank!r}")

@@ -15,6 +15,7 @@ from . import loss
 from . import norm
 from . import pooling
 from . import rnn
+from . import sync_batch_norm
 from . import transformer
 from . import vision
 from .activation import *  # noqa: F401,F403
@@ -30,6 +31,7 @@ from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .sync_batch_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .initializer import seed
@@ -49,6 +51,7 @@ for _module in (
     norm,
     pooling,
     rnn,
+    sync_batch_norm,
     transformer,
     vision,
 ):

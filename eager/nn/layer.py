@@ -28,6 +28,7 @@ from ..creation import to_tensor
 from ..framework import current_place, default_dtype, parse_device
 from ..regularizer import WeightDecayRegularizer
 from ..tensor import Tensor
+from ..utils import unique_name
 from . import initializer as _init
 
 
@@ -168,17 +169,6 @@ class ParamAttr:
                 f"learning_rate={self.learning_rate}, trainable={self.trainable})")
 
 
-_NAME_COUNTERS: collections.Counter = collections.Counter()
-
-
-def _unique_name(prefix: str) -> str:
-    """linear_0, linear_1, ...: one counter per prefix for the whole process, as
-    Paddle's unique_name generator."""
-    index = _NAME_COUNTERS[prefix]
-    _NAME_COUNTERS[prefix] += 1
-    return f"{prefix}_{index}"
-
-
 def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
@@ -213,7 +203,7 @@ class Layer:
         # dtype None: the default dtype when the layer is made (eager.set_default_dtype).
         object.__setattr__(self, "_dtype", default_dtype() if dtype is None else convert_dtype(dtype))
         object.__setattr__(self, "_full_name",
-                           _unique_name(name_scope or _snake_case(type(self).__name__)))
+                           unique_name.generate(name_scope or _snake_case(type(self).__name__)))
 
     # -- calling ------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
@@ -393,7 +383,9 @@ class Layer:
         ``default_initializer``, else Constant(0) for a bias and XavierUniform for a
         weight. ``attr=False`` gives None (no parameter). ``dtype`` defaults to the
         layer's (the default dtype when it was made); the parameter lives on the
-        device set by :func:`eager.set_device`."""
+        device set by :func:`eager.set_device`. Unless ``attr.name`` names it, the
+        parameter is named as in Paddle: ``<layer full name>.w_<n>`` for a weight,
+        ``.b_<n>`` for a bias (``linear_0.w_0``), which optimizer state dicts key by."""
         attr = ParamAttr.from_argument(attr, "create_parameter", "attr")
         if attr is False:
             return None
@@ -401,7 +393,8 @@ class Layer:
         init = attr.initializer or default_initializer or (
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
-        return Parameter(array, trainable=attr.trainable, name=attr.name,
+        name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
+        return Parameter(array, trainable=attr.trainable, name=name,
                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
                          regularizer=attr.regularizer)
 

@@ -53,10 +53,7 @@ class Linear(Layer):
             raise ValueError(
                 f"Linear({self._full_name}): argument 'x' expected a last dimension of "
                 f"{self.in_features} (in_features), got shape {x.shape}")
-        out = _F.matmul(x, self.weight)
-        if self.bias is not None:
-            out = _F.add(out, self.bias)
-        return out
+        return _F.linear(x, self.weight, self.bias)  # one fused op: product, bias, one grad node
 
     def extra_repr(self) -> str:
         """Sizes and dtype, shown by repr."""

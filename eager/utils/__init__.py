@@ -15,7 +15,9 @@ from phi.common import CPUPlace, GPUPlace
 
 from .. import framework
 
-__all__ = ["run_check"]
+from . import unique_name
+
+__all__ = ["run_check", "unique_name"]
 
 
 class _StepFailed(RuntimeError):

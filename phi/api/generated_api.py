@@ -19,7 +19,7 @@ from phi.api.support import (
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -6114,6 +6114,37 @@ def thresholded_relu(x, threshold):
     return out
 
 
+_fused_softmax_cross_entropy_kernel = KERNELS.dispatch_table("fused_softmax_cross_entropy")
+
+
+def fused_softmax_cross_entropy(logits, label, ignore_index, reduction):
+    """Softmax cross entropy of logits [..., C] with hard labels, reduced ('mean' over the rows whose label is not ignore_index, or 'sum') in one kernel; the backward writes (softmax - onehot) * g / count into one buffer."""
+    softmax_meta = MetaTensor()
+    loss_meta = MetaTensor()
+    try:
+        _im.fused_softmax_cross_entropy_infer_meta(logits, label, ignore_index, reduction, softmax_meta, loss_meta)
+    except PhiError as error:
+        raise error.in_op("fused_softmax_cross_entropy", logits=logits, label=label) from None
+    if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fused_softmax_cross_entropy", "fused_softmax_cross_entropy", logits, (logits, label, ignore_index, reduction), [softmax_meta, loss_meta], {"logits": logits, "label": label})
+    key = (type(logits.array), logits.array.dtype)
+    kernel = _fused_softmax_cross_entropy_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        softmax, loss = kernel(logits.array, label.array, ignore_index, reduction)
+    except PhiError as error:
+        raise error.in_op("fused_softmax_cross_entropy", logits=logits, label=label) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fused_softmax_cross_entropy: not enough memory for the result ({error})") from None
+    softmax = DenseTensor(softmax) if type(softmax) is key[0] else wrap_result(softmax, key[0])
+    loss = DenseTensor(loss) if type(loss) is key[0] else wrap_result(loss, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fused_softmax_cross_entropy", [softmax_meta, loss_meta], [softmax, loss])
+    return (
+        softmax,
+        loss,
+    )
+
+
 _bce_loss_kernel = KERNELS.dispatch_table("bce_loss")
 
 
@@ -6975,6 +7006,32 @@ def dropout(x, p, is_test, mode, axis, seed):
         out,
         mask,
     )
+
+
+_linear_kernel = KERNELS.dispatch_table("linear")
+
+
+def linear(x, weight, bias):
+    """x @ weight + bias in one kernel (weight [in_features, out_features], Paddle's layout; bias [out_features] or None), the bias added in place into the product."""
+    out_meta = MetaTensor()
+    try:
+        _im.linear_infer_meta(x, weight, bias, out_meta)
+    except PhiError as error:
+        raise error.in_op("linear", x=x, weight=weight, bias=bias) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("linear", "linear", x, (x, weight, bias), [out_meta], {"x": x, "weight": weight, "bias": bias})
+    key = (type(x.array), x.array.dtype)
+    kernel = _linear_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, weight.array, (None if bias is None else bias.array))
+    except PhiError as error:
+        raise error.in_op("linear", x=x, weight=weight, bias=bias) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linear: not enough memory for the result ({error})") from None
+    out = DenseTensor(out) if type(out) is key[0] else wrap_result(out, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linear", [out_meta], [out])
+    return out
 
 
 _add_grad_kernel = KERNELS.dispatch_table("add_grad")
@@ -10855,6 +10912,32 @@ def thresholded_relu_grad(x, out_grad, threshold):
     return x_grad
 
 
+_fused_softmax_cross_entropy_grad_kernel = KERNELS.dispatch_table("fused_softmax_cross_entropy_grad")
+
+
+def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction):
+    """fused_softmax_cross_entropy_grad (phi kernel fused_softmax_cross_entropy_grad)."""
+    logits_grad_meta = MetaTensor()
+    try:
+        _im.fused_softmax_cross_entropy_grad_infer_meta(label, softmax, softmax_grad, loss_grad, ignore_index, reduction, logits_grad_meta)
+    except PhiError as error:
+        raise error.in_op("fused_softmax_cross_entropy_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    if type(softmax) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("fused_softmax_cross_entropy_grad", "fused_softmax_cross_entropy_grad", softmax, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction), [logits_grad_meta], {"label": label, "softmax": softmax, "softmax_grad": softmax_grad, "loss_grad": loss_grad})
+    key = (type(softmax.array), softmax.array.dtype)
+    kernel = _fused_softmax_cross_entropy_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        logits_grad = kernel(label.array, softmax.array, (None if softmax_grad is None else softmax_grad.array), loss_grad.array, ignore_index, reduction)
+    except PhiError as error:
+        raise error.in_op("fused_softmax_cross_entropy_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fused_softmax_cross_entropy_grad: not enough memory for the result ({error})") from None
+    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is key[0] else wrap_result(logits_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fused_softmax_cross_entropy_grad", [logits_grad_meta], [logits_grad])
+    return logits_grad
+
+
 _bce_loss_grad_kernel = KERNELS.dispatch_table("bce_loss_grad")
 
 
@@ -11680,3 +11763,37 @@ def dropout_grad(mask, out_grad, p, is_test, mode):
     if FLAGS.check_infer_meta:
         verify_infer_meta("dropout_grad", [x_grad_meta], [x_grad])
     return x_grad
+
+
+_linear_grad_kernel = KERNELS.dispatch_table("linear_grad")
+
+
+def linear_grad(x, weight, out_grad, *, out_mask=None):
+    """linear_grad (phi kernel linear_grad)."""
+    x_grad_meta = MetaTensor()
+    weight_grad_meta = MetaTensor()
+    bias_grad_meta = MetaTensor()
+    try:
+        _im.linear_grad_infer_meta(x, weight, out_grad, x_grad_meta, weight_grad_meta, bias_grad_meta)
+    except PhiError as error:
+        raise error.in_op("linear_grad", x=x, weight=weight, out_grad=out_grad) from None
+    if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("linear_grad", "linear_grad", out_grad, (x, weight, out_grad), [x_grad_meta, weight_grad_meta, bias_grad_meta], {"x": x, "weight": weight, "out_grad": out_grad}, out_mask=out_mask)
+    key = (type(out_grad.array), out_grad.array.dtype)
+    kernel = _linear_grad_kernel[key]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad, weight_grad, bias_grad = kernel(x.array, weight.array, out_grad.array, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("linear_grad", x=x, weight=weight, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"linear_grad: not enough memory for the result ({error})") from None
+    x_grad = DenseTensor(x_grad) if type(x_grad) is key[0] else wrap_result(x_grad, key[0])
+    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is key[0] else wrap_result(weight_grad, key[0])
+    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is key[0] else wrap_result(bias_grad, key[0])
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("linear_grad", [x_grad_meta, weight_grad_meta, bias_grad_meta], [x_grad, weight_grad, bias_grad])
+    return (
+        x_grad,
+        weight_grad,
+        bias_grad,
+    )

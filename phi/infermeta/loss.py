@@ -5,7 +5,8 @@ from ..common.data_type import INTEGER_TYPES
 from ..core.errors import InvalidArgumentError
 from .backward import same_shape_grad_infer_meta
 
-__all__ = ["bce_loss_grad_infer_meta", "bce_loss_infer_meta", "nll_loss_grad_infer_meta", "nll_loss_infer_meta",
+__all__ = ["bce_loss_grad_infer_meta", "bce_loss_infer_meta", "fused_softmax_cross_entropy_grad_infer_meta",
+           "fused_softmax_cross_entropy_infer_meta", "nll_loss_grad_infer_meta", "nll_loss_infer_meta",
            "warpctc_grad_infer_meta", "warpctc_infer_meta"]
 
 
@@ -89,3 +90,38 @@ def warpctc_grad_infer_meta(logits, label, logits_length, labels_length, loss_gr
         raise InvalidArgumentError(f"argument 'loss_grad' expected {logits.dtype}[{batch}], got "
                                    f"{loss_grad.dtype}{list(loss_grad.dims)}")
     logits_grad.dims, logits_grad.dtype, logits_grad.layout = tuple(logits.dims), logits.dtype, logits.layout
+
+
+def _hard_labels(logits, label, reduction) -> tuple:
+    dims = tuple(logits.dims)
+    if not dims or dims[-1] < 1:
+        raise InvalidArgumentError(f"argument 'logits' expected shape [..., num_classes] with at least one "
+                                   f"class, got {list(dims)}")
+    _integer("label", label, "class indices")
+    if tuple(label.dims) not in (dims[:-1], dims[:-1] + (1,)):
+        raise InvalidArgumentError(f"argument 'label' expected shape {list(dims[:-1])} or {list(dims[:-1]) + [1]} "
+                                   f"(the logits' without the class axis), got {list(label.dims)}")
+    if reduction not in ("mean", "sum"):
+        raise InvalidArgumentError(f"argument 'reduction' expected 'mean' or 'sum', got {reduction!r}")
+    return dims
+
+
+def fused_softmax_cross_entropy_infer_meta(logits, label, ignore_index, reduction, softmax, loss) -> None:
+    """logits [..., C] (classes last), label [...] or [..., 1] integer class indices;
+    softmax is shaped like the logits, loss is 0-d."""
+    _floating("logits", logits)
+    dims = _hard_labels(logits, label, reduction)
+    softmax.dims, softmax.dtype, softmax.layout = dims, logits.dtype, logits.layout
+    loss.dims, loss.dtype, loss.layout = (), logits.dtype, logits.layout
+
+
+def fused_softmax_cross_entropy_grad_infer_meta(label, softmax, softmax_grad, loss_grad, ignore_index, reduction,
+                                                logits_grad) -> None:
+    _floating("softmax", softmax)
+    _hard_labels(softmax, label, reduction)
+    if tuple(loss_grad.dims) != () or loss_grad.dtype is not softmax.dtype:
+        raise InvalidArgumentError(f"argument 'loss_grad' expected a 0-d {softmax.dtype} tensor, got "
+                                   f"{loss_grad.dtype}{list(loss_grad.dims)}")
+    if softmax_grad is not None:
+        same_shape_grad_infer_meta(softmax, softmax_grad, logits_grad)
+    logits_grad.dims, logits_grad.dtype, logits_grad.layout = tuple(softmax.dims), softmax.dtype, softmax.layout

@@ -5,6 +5,8 @@ the row maximum subtracted, and 0 * log(0) turns a masked (-inf) logit into NaN.
 Here a -inf logit has probability 0, contributes 0 to the loss and gets a 0
 gradient.
 """
+import math
+
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
@@ -167,6 +169,101 @@ def one_hot(ctx, x, num_classes):
 
 
 # ==== loss ops (issue #10) ====================================================
+
+# -- fused_softmax_cross_entropy: the common classifier loss in one pass --------
+# Hard labels, classes last, reduced to one number. Forward: the row maximum
+# subtracted, the label's shifted logit picked, exp and the row sums in place,
+# the softmax left in that same buffer for the backward; loss = log(sum) -
+# picked per row, 0 for rows whose label is ignore_index, summed (and divided by
+# the number of rows that count, at least 1, for 'mean'). Backward: (softmax -
+# onehot) * g / count written into one fresh buffer.
+
+def _class_rows(logits, label):
+    """logits [..., C] as rows [N, C] and the labels ([...] or [..., 1]) as [N]."""
+    classes = logits.shape[-1]
+    rows = logits.shape[0] if logits.ndim == 2 else math.prod(logits.shape[:-1])
+    return logits.reshape(rows, classes), label.reshape(rows)
+
+
+def _label_mask(xp, label, classes, ignore_index):
+    """(safe, valid, bad) for labels [N]: safe class indices in [0, C) to read
+    and write at, the mask of rows that count (None: all of them) and, on a GPU,
+    the mask of out-of-range labels (None on the CPU, where they raise instead:
+    reading the range back from a GPU would wait for the device)."""
+    if xp is np:
+        if label.size == 0:
+            return label, None, None
+        low, high = int(label.min()), int(label.max())
+        if low < 0 or high >= classes:  # out of range, or ignore_index rows, or both
+            _check_labels(xp, label, classes, ignore_index)
+        if ignore_index < low or ignore_index > high:
+            return label, None, None  # every row counts: no mask, no copy
+        valid = label != ignore_index
+        return xp.where(valid, label, 0), valid, None
+    valid = label != ignore_index
+    bad = valid & ((label < 0) | (label >= classes))
+    return xp.clip(xp.where(valid, label, 0), 0, classes - 1), valid, bad
+
+
+def _count(xp, valid, rows, dtype):
+    """How many rows count, at least 1 (0 / 0 would be NaN: Paddle gives 0 when none
+    does); a Python int on the CPU, a device scalar of ``dtype`` on a GPU."""
+    if valid is None:
+        return max(rows, 1)
+    if xp is np:
+        return max(int(valid.sum()), 1)
+    return xp.maximum(valid.sum(), 1).astype(dtype)
+
+
+@register_kernel("fused_softmax_cross_entropy", ALL_BACKENDS, FLOATS)
+def fused_softmax_cross_entropy(ctx, logits, label, ignore_index, reduction):
+    xp = ctx.xp
+    z, labels = _class_rows(logits, label)
+    rows, classes = z.shape
+    safe, valid, bad = _label_mask(xp, labels, classes, ignore_index)
+    if rows == 0:
+        return xp.empty_like(logits), xp.zeros((), dtype=logits.dtype)
+    work = z - z.max(axis=1, keepdims=True)     # the one buffer: shifted, exp, softmax
+    picked = work[xp.arange(rows), safe]
+    xp.exp(work, out=work)
+    total = work.sum(axis=1)
+    work /= total[:, None]
+    row_loss = xp.log(total)
+    row_loss -= picked
+    if valid is not None:
+        row_loss = xp.where(valid, row_loss, 0)
+    if bad is not None:
+        row_loss = xp.where(bad, xp.nan, row_loss)
+    loss = row_loss.sum()
+    if reduction == "mean":
+        loss = loss / _count(xp, valid, rows, logits.dtype)
+    return work.reshape(logits.shape), xp.asarray(loss, dtype=logits.dtype)
+
+
+@register_kernel("fused_softmax_cross_entropy_grad", ALL_BACKENDS, FLOATS)
+def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_grad, ignore_index, reduction):
+    """(softmax - onehot) * loss_grad (/ count), 0 on ignored rows; plus the
+    gradient through the softmax output when one came (create_graph's path)."""
+    xp = ctx.xp
+    p, labels = _class_rows(softmax, label)
+    rows, classes = p.shape
+    safe, valid, bad = _label_mask(xp, labels, classes, ignore_index)
+    scale = loss_grad
+    if reduction == "mean":
+        scale = scale / _count(xp, valid, rows, softmax.dtype)
+    if valid is not None:
+        scale = valid * scale
+        if bad is not None:
+            scale = xp.where(bad, xp.nan, scale)
+        grad = p * scale[:, None]
+    else:
+        grad = p * scale
+    grad[xp.arange(rows), safe] -= scale
+    if softmax_grad is not None:
+        g = softmax_grad.reshape(p.shape)
+        grad += p * (g - (g * p).sum(axis=1, keepdims=True))
+    return grad.reshape(softmax.shape).astype(softmax.dtype, copy=False)
+
 
 @register_kernel("bce_loss", ALL_BACKENDS, FLOATS)
 def bce_loss(ctx, input, label):

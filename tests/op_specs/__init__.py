@@ -14,6 +14,7 @@ from . import attention
 from . import conv
 from . import creation
 from . import embedding
+from . import fused
 from . import gather_scatter
 from . import linalg
 from . import loss
@@ -48,6 +49,7 @@ GROUPS = (
     embedding,
     rnn,
     attention,
+    fused,
 )
 SPECS = [spec for group in GROUPS for spec in group.SPECS]
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}

@@ -172,7 +172,73 @@ def _grad_case(case, **extra):
     return Case(case.shapes + ((case.shapes[0][1],),), {**case.attrs, **extra}, grad=False)
 
 
+# -- fused_softmax_cross_entropy ----------------------------------------------------
+# Written row by row: the log of the sum of exponentials minus the label's logit,
+# rows whose label is ignore_index left out of the sum and of the mean's count.
+
+def _fused_ce(logits, label_u, ignore_index=-100, reduction="mean"):
+    return F.fused_softmax_cross_entropy(logits, _class_labels(label_u, logits.shape[-1]), ignore_index, reduction)
+
+
+def ref_fused_ce(logits, u, ignore_index=-100, reduction="mean"):
+    classes = logits.shape[-1]
+    rows = logits.reshape(-1, classes).astype(np.float64)
+    labels = _labels_of(u, classes).reshape(-1)
+    total, count = 0.0, 0
+    for row, label in zip(rows, labels):
+        if label == ignore_index:
+            continue
+        peak = row.max()
+        total += peak + np.log(sum(np.exp(v - peak) for v in row)) - row[label]
+        count += 1
+    if reduction == "mean":
+        total /= max(count, 1)
+    return np.asarray(total, dtype=logits.dtype)
+
+
+def _fused_ce_grad(label_u, softmax, softmax_grad, loss_grad, ignore_index=-100, reduction="mean"):
+    labels = _class_labels(label_u, softmax.shape[-1])
+    return F.fused_softmax_cross_entropy_grad(labels, softmax, softmax_grad, loss_grad, ignore_index, reduction)
+
+
+def ref_fused_ce_grad(u, p, sg, g, ignore_index=-100, reduction="mean"):
+    classes = p.shape[-1]
+    labels = _labels_of(u, classes).reshape(-1)
+    rows = p.reshape(-1, classes)
+    grad = np.zeros(rows.shape)
+    count = max(int((labels != ignore_index).sum()), 1) if reduction == "mean" else 1
+    for i, label in enumerate(labels):
+        if label != ignore_index:
+            for k in range(classes):
+                grad[i, k] = (rows[i, k] - (k == label)) * g / count
+    if sg is not None:  # through the softmax output: p * (sg - sum(sg * p))
+        s = sg.reshape(rows.shape)
+        for i in range(len(rows)):
+            inner = sum(s[i, k] * rows[i, k] for k in range(classes))
+            grad[i] += rows[i] * (s[i] - inner)
+    return grad.reshape(p.shape).astype(p.dtype)
+
+
+def _fused_ce_grad_prepare(arrays, attrs):
+    label_u, raw, softmax_grad, loss_grad = arrays
+    shifted = np.exp(raw - raw.max(axis=-1, keepdims=True))
+    return [label_u, shifted / shifted.sum(axis=-1, keepdims=True), softmax_grad, loss_grad]
+
+
+# (logits, label) shapes and attributes: labels [N] and [N, 1], folded leading
+# dimensions, one sample, ignored rows (labels equal to ignore_index 1), an empty batch.
+FUSED_CE_CASES = (Case(((4, 5), (4,))), Case(((4, 5), (4, 1)), {"reduction": "sum"}),
+                  Case(((2, 3, 4), (2, 3))), Case(((5,), ())),
+                  Case(((6, 3), (6,)), {"ignore_index": 1}),
+                  Case(((6, 3), (6, 1)), {"ignore_index": 1, "reduction": "sum"}),
+                  Case(((0, 3), (0,))))
+
 SPECS: list = [
+    OpSpec("fused_softmax_cross_entropy", _fused_ce, ref_fused_ce, ("real", "unit"), FUSED_CE_CASES, wrt=(0,)),
+    OpSpec("fused_softmax_cross_entropy_grad", _fused_ce_grad, ref_fused_ce_grad, ("unit", "real", "real", "real"),
+           tuple(Case((c.shapes[1], c.shapes[0], sg, ()), c.attrs)
+                 for c in FUSED_CE_CASES for sg in (None, c.shapes[0])),
+           prepare=_fused_ce_grad_prepare, wrt=(1, 2, 3)),
     OpSpec("bce_loss", F.bce_loss, ref_bce, ("unit", "unit"), BCE_CASES, wrt=(0,)),
     OpSpec("bce_loss_grad", F.bce_loss_grad, ref_bce_grad, ("unit", "unit", "real"),
            tuple(Case(c.shapes + (c.shapes[0],)) for c in BCE_CASES)),

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from phi.common.data_type import INTEGER_TYPES
+from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
 from phi.core.errors import PhiError
 
 from ...generated import forward_api as _F
@@ -108,15 +108,25 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
     vector; ignored samples still count for nothing).
 
     It runs one fused kernel: a logit of -inf (a masked class) has probability 0
-    and adds nothing, to the loss or the gradient. Labels out of range raise on
-    the CPU; on a GPU they are not checked (that would wait for the device) and
-    are clipped into range.
+    and adds nothing, to the loss or the gradient. The common case (hard labels,
+    classes last, no weight, no smoothing, use_softmax, reduction 'mean' or
+    'sum') is a single op whose forward also reduces and whose backward writes
+    (softmax - onehot) * g / count into one buffer. Labels out of range raise on
+    the CPU; on a GPU they are not checked (that would wait for the device):
+    there they are clipped into range and, on that fast path, make the loss
+    NaN (which anomaly mode reports).
 
     >>> logits = eager.to_tensor([[2.0, 0.5, float("-inf")]])
     >>> float(eager.nn.functional.cross_entropy(logits, eager.to_tensor([0])))
     0.2014...
     """
     fn = "cross_entropy"
+    if (weight is None and soft_label is False and use_softmax is True and (reduction == "mean" or reduction == "sum")
+            and type(ignore_index) is int and type(axis) is int and type(label_smoothing) in (float, int)
+            and label_smoothing == 0 and isinstance(input, Tensor) and isinstance(label, Tensor)):
+        fused = _fused_cross_entropy(fn, input, label, ignore_index, reduction, axis)
+        if fused is not None:
+            return fused
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_reduction(fn, reduction)
@@ -174,6 +184,22 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         sample_weight = _F.multiply(_F.reshape(_F.matmul(one_hot, per_class, False, False), kept), valid)
         loss = _F.multiply(loss, sample_weight)
     return _weighted(fn, loss, sample_weight, reduction, label.shape)
+
+
+def _fused_cross_entropy(fn: str, input: Tensor, label: Tensor, ignore_index: int, reduction: str, axis: int):
+    """The common case as one op (fused_softmax_cross_entropy), or None when the
+    call is not that case (and the general path checks it and does the rest).
+    The caller has checked the Python arguments' types and values."""
+    dims = input.impl.dims
+    ndim = len(dims)
+    if (not ndim or (axis != -1 and axis != ndim - 1) or input.dtype not in FLOATING_TYPES
+            or label.dtype not in INTEGER_TYPES):
+        return None
+    label_dims = label.impl.dims
+    if label_dims != dims[:-1] and label_dims != dims[:-1] + (1,):
+        return None
+    return _renamed(fn, "fused_softmax_cross_entropy", lambda: _F.fused_softmax_cross_entropy(
+        input, label, ignore_index, reduction))
 
 
 def _check_int(fn: str, arg: str, value) -> int:

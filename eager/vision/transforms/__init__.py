@@ -9,10 +9,17 @@ how ``eager.seed`` makes the random ones reproducible.
 [3, 8, 10]
 """
 from . import functional
-from .functional import center_crop, crop, hflip, normalize, pad, resize, to_tensor, vflip
-from .transforms import (BaseTransform, CenterCrop, Compose, Normalize, Pad, RandomCrop, RandomHorizontalFlip,
-                         RandomVerticalFlip, Resize, ToTensor, Transpose)
+from .functional import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, affine, center_crop, crop,
+                         erase, hflip, normalize, pad, perspective, resize, rotate, to_grayscale, to_tensor, vflip)
+from .transforms import (BaseTransform, BrightnessTransform, CenterCrop, ColorJitter, Compose, ContrastTransform,
+                         Grayscale, HueTransform, Normalize, Pad, RandomAffine, RandomCrop, RandomErasing,
+                         RandomHorizontalFlip, RandomPerspective, RandomResizedCrop, RandomRotation,
+                         RandomVerticalFlip, Resize, SaturationTransform, ToTensor, Transpose)
 
-__all__ = ["functional", "center_crop", "crop", "hflip", "normalize", "pad", "resize", "to_tensor", "vflip",
-           "BaseTransform", "CenterCrop", "Compose", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip",
-           "RandomVerticalFlip", "Resize", "ToTensor", "Transpose"]
+__all__ = ["functional", "adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "affine",
+           "center_crop", "crop", "erase", "hflip", "normalize", "pad", "perspective", "resize", "rotate",
+           "to_grayscale", "to_tensor", "vflip",
+           "BaseTransform", "BrightnessTransform", "CenterCrop", "ColorJitter", "Compose", "ContrastTransform",
+           "Grayscale", "HueTransform", "Normalize", "Pad", "RandomAffine", "RandomCrop", "RandomErasing",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip",
+           "Resize", "SaturationTransform", "ToTensor", "Transpose"]

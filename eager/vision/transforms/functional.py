@@ -15,6 +15,11 @@ as OpenCV's INTER_LINEAR (``src = (dst + 0.5) * in / out - 0.5``, clamped at
 the border, no antialiasing), 'nearest' takes ``floor(dst * in / out)`` as
 INTER_NEAREST. Integer images are rounded to nearest and clipped to their range.
 
+Colour functions (to_grayscale, adjust_brightness/contrast/saturation/hue)
+take integer images as values in [0, 255] and floating ones as values in
+[0, 1], and clip their results to that range. Rotation maps every output pixel
+back into the input (exact for multiples of 90 degrees) and samples it there.
+
 >>> import numpy as np
 >>> from eager.vision.transforms import functional as F
 >>> img = np.zeros((4, 6, 3), np.uint8)
@@ -23,18 +28,21 @@ INTER_NEAREST. Integer images are rounded to nearest and clipped to their range.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
 from ... import nn
 from ...creation import to_tensor as _to_tensor
-from ...generated import forward_api as _F  # noqa: F401  (loads the Tensor methods used below)
+from ...generated import forward_api as _F  # also loads the Tensor methods used below
 from ...tensor import Tensor
 
 _INTERPOLATIONS = ("nearest", "bilinear")
 _TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
+_ROTATE_INTERPOLATIONS = ("nearest", "bilinear")
+_GRAY_WEIGHTS = (0.299, 0.587, 0.114)   # ITU-R 601, as Paddle (and OpenCV, PIL)
 
 
 def _is_pil_image(img) -> bool:
@@ -364,4 +372,507 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
             / std.reshape(shape).astype(np.float32))
 
 
-__all__ = ["center_crop", "crop", "hflip", "normalize", "pad", "resize", "to_tensor", "vflip"]
+# -- helpers of the colour and geometry functions ----------------------------------------
+
+def _check_factor(fn: str, arg: str, value, low: float = 0.0, high: float = math.inf) -> float:
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value)
+            or not low <= value <= high):
+        where = f"in [{low}, {high}]" if high != math.inf else f">= {low}"
+        raise ValueError(f"{fn}: argument '{arg}' expected a number {where}, got {value!r}")
+    return float(value)
+
+
+def _bound(dtype) -> float:
+    """The brightest value: 255 for integer images (uint8's range), 1.0 for floating ones."""
+    return 255.0 if np.issubdtype(dtype, np.integer) else 1.0
+
+
+def _tensor_float(img: Tensor):
+    """A floating Tensor to compute on, its bound, and how to bring a result back to ``img``'s dtype."""
+    if img.dtype.is_floating_point:
+        return img, 1.0, lambda out: out
+    dtype = img.dtype
+    return img.astype("float32"), 255.0, lambda out: out.round().clip(0.0, 255.0).astype(dtype)
+
+
+def _channels(arr: np.ndarray) -> int:
+    return 1 if arr.ndim == 2 else int(arr.shape[2])
+
+
+def _check_rgb(fn: str, img) -> None:
+    shape = tuple(img.shape)
+    channels = shape[0] if isinstance(img, Tensor) else (shape[2] if len(shape) == 3 else 1)
+    if channels != 3:
+        layout = "CHW Tensor" if isinstance(img, Tensor) else "HWC array"
+        raise ValueError(f"{fn}: argument 'img' expected an RGB image of 3 channels ({layout}), got shape "
+                         f"{list(shape) if isinstance(img, Tensor) else shape}")
+
+
+def _gray(arr: np.ndarray) -> np.ndarray:
+    """The luma of an HWC RGB array, float64, HW."""
+    r, g, b = _GRAY_WEIGHTS
+    data = arr.astype(np.float64)
+    return r * data[..., 0] + g * data[..., 1] + b * data[..., 2]
+
+
+def _gray_tensor(x: Tensor) -> Tensor:
+    r, g, b = _GRAY_WEIGHTS
+    return x[0:1] * r + x[1:2] * g + x[2:3] * b
+
+
+def _blend(arr: np.ndarray, other, factor: float) -> np.ndarray:
+    """``factor * arr + (1 - factor) * other``, clipped to the image range, in ``arr``'s dtype."""
+    out = factor * arr.astype(np.float64) + (1.0 - factor) * other
+    return _cast_like(np.clip(out, 0.0, _bound(arr.dtype)), arr.dtype)
+
+
+def _blend_tensor(img: Tensor, other_of, factor: float) -> Tensor:
+    x, bound, finish = _tensor_float(img)
+    other = other_of(x)
+    return finish((x * factor + other * (1.0 - factor)).clip(0.0, bound))
+
+
+def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
+    """``fill`` (a number or one value per channel) as a float64 vector of ``channels`` values."""
+    if isinstance(fill, numbers.Real) and not isinstance(fill, bool):
+        return np.full(channels, float(fill))
+    if isinstance(fill, (list, tuple, np.ndarray)) and len(fill) > 0 and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in fill):
+        if len(fill) == 1:
+            return np.full(channels, float(fill[0]))
+        if len(fill) == channels:
+            return np.asarray(fill, np.float64)
+        raise ValueError(f"{fn}: argument 'fill' has {len(fill)} values for an image of {channels} channels")
+    raise TypeError(f"{fn}: argument 'fill' expected a number or a sequence of numbers, got {fill!r}")
+
+
+# -- colour ---------------------------------------------------------------------------------
+
+def to_grayscale(img, num_output_channels: int = 1):
+    """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
+    (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3.
+
+    >>> F.to_grayscale(np.array([[[255, 0, 0], [0, 0, 255]]], np.uint8)).tolist()
+    [[[76], [29]]]
+    """
+    if isinstance(num_output_channels, bool) or num_output_channels not in (1, 3):
+        raise ValueError(f"to_grayscale: argument 'num_output_channels' expected 1 or 3, got {num_output_channels!r}")
+    if isinstance(img, Tensor):
+        _check_tensor_image("to_grayscale", img)
+        _check_rgb("to_grayscale", img)
+        x, _, finish = _tensor_float(img)
+        gray = _gray_tensor(x)
+        if num_output_channels == 3:
+            gray = gray.expand([3, int(img.shape[1]), int(img.shape[2])])
+        return finish(gray)
+    arr = _as_array("to_grayscale", img)
+    _check_rgb("to_grayscale", arr)
+    gray = _gray(arr)[:, :, None]
+    if num_output_channels == 3:
+        gray = np.repeat(gray, 3, axis=2)
+    return _cast_like(gray, arr.dtype)
+
+
+def adjust_brightness(img, brightness_factor: float):
+    """``img * brightness_factor``, clipped to the image range: 0 gives black,
+    1 the image itself, 2 twice as bright.
+
+    >>> F.adjust_brightness(np.array([[10, 200]], np.uint8), 1.5).tolist()
+    [[15, 255]]
+    """
+    factor = _check_factor("adjust_brightness", "brightness_factor", brightness_factor)
+    if isinstance(img, Tensor):
+        _check_tensor_image("adjust_brightness", img)
+        return _blend_tensor(img, lambda x: 0.0, factor)
+    arr = _as_array("adjust_brightness", img)
+    return _blend(arr, 0.0, factor)
+
+
+def adjust_contrast(img, contrast_factor: float):
+    """The image blended with its mean grey (the mean of the luma of an RGB
+    image, of the values of a one-channel one; rounded for an integer image
+    as Paddle's cv2 and PIL backends): 0 gives flat grey, 1 the image itself.
+
+    >>> F.adjust_contrast(np.array([[0.25, 0.75]]), 2.0).tolist()
+    [[0.0, 1.0]]
+    """
+    factor = _check_factor("adjust_contrast", "contrast_factor", contrast_factor)
+    if isinstance(img, Tensor):
+        _check_tensor_image("adjust_contrast", img)
+        if int(img.shape[0]) == 3:
+            return _blend_tensor(img, lambda x: _gray_tensor(x).mean(), factor)
+        return _blend_tensor(img, lambda x: x.mean(), factor)
+    arr = _as_array("adjust_contrast", img)
+    mean = float(_gray(arr).mean()) if _channels(arr) == 3 else float(arr.astype(np.float64).mean())
+    if np.issubdtype(arr.dtype, np.integer):
+        mean = float(np.rint(mean))
+    return _blend(arr, mean, factor)
+
+
+def adjust_saturation(img, saturation_factor: float):
+    """The RGB image blended with its own luma: 0 gives grey, 1 the image
+    itself, 2 doubles the saturation. A one-channel image is returned as is.
+
+    >>> F.adjust_saturation(np.array([[[1.0, 0.0, 0.0]]]), 0.0).tolist()
+    [[[0.299, 0.299, 0.299]]]
+    """
+    factor = _check_factor("adjust_saturation", "saturation_factor", saturation_factor)
+    if isinstance(img, Tensor):
+        _check_tensor_image("adjust_saturation", img)
+        if int(img.shape[0]) == 1:
+            return img
+        _check_rgb("adjust_saturation", img)
+        return _blend_tensor(img, _gray_tensor, factor)
+    arr = _as_array("adjust_saturation", img)
+    if _channels(arr) == 1:
+        return arr
+    _check_rgb("adjust_saturation", arr)
+    return _blend(arr, _gray(arr)[:, :, None], factor)
+
+
+def _rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:
+    """HSV (each in [0, 1]) of float RGB values in [0, 1] along the last axis."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    maxc, minc = rgb.max(axis=-1), rgb.min(axis=-1)
+    delta = maxc - minc
+    s = np.where(maxc > 0, delta / np.where(maxc > 0, maxc, 1.0), 0.0)
+    safe = np.where(delta > 0, delta, 1.0)
+    rc, gc, bc = (maxc - r) / safe, (maxc - g) / safe, (maxc - b) / safe
+    h = np.where(maxc == r, bc - gc, np.where(maxc == g, 2.0 + rc - bc, 4.0 + gc - rc))
+    h = np.where(delta > 0, (h / 6.0) % 1.0, 0.0)
+    return np.stack([h, s, maxc], axis=-1)
+
+
+def _hsv_to_rgb(hsv: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`_rgb_to_hsv`."""
+    h, s, v = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    sector = np.floor(h * 6.0)
+    f = h * 6.0 - sector
+    sector = sector.astype(np.int64) % 6
+    p, q, t = v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f))
+    r = np.choose(sector, [v, q, p, p, t, v])
+    g = np.choose(sector, [t, v, v, q, p, p])
+    b = np.choose(sector, [p, p, t, v, v, q])
+    return np.stack([r, g, b], axis=-1)
+
+
+def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
+    """:func:`_rgb_to_hsv`, the hue shift and :func:`_hsv_to_rgb` in Tensor ops (CHW)."""
+    x = x / bound
+    r, g, b = x[0], x[1], x[2]
+    maxc, minc = x.max(axis=0), x.min(axis=0)
+    delta = maxc - minc
+    zeros, ones = maxc * 0.0, maxc * 0.0 + 1.0
+    s = _F.where(maxc > 0, delta / _F.where(maxc > 0, maxc, ones), zeros)
+    safe = _F.where(delta > 0, delta, ones)
+    rc, gc, bc = (maxc - r) / safe, (maxc - g) / safe, (maxc - b) / safe
+    h = _F.where(maxc == r, bc - gc, _F.where(maxc == g, rc - bc + 2.0, gc - rc + 4.0))
+    h = _F.where(delta > 0, (h / 6.0) % 1.0, zeros)
+    h = (h + factor) % 1.0
+    sector = (h * 6.0).floor()
+    f = h * 6.0 - sector
+    sector = sector % 6.0
+    v = maxc
+    p, q, t = v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f))
+
+    def pick(*values):
+        out = values[5]
+        for k in range(4, -1, -1):
+            out = _F.where(sector == float(k), values[k], out)
+        return out
+
+    rgb = [pick(v, q, p, p, t, v), pick(t, v, v, q, p, p), pick(p, p, t, v, v, q)]
+    return _F.stack(rgb, axis=0) * bound
+
+
+def adjust_hue(img, hue_factor: float):
+    """The RGB image with its hue turned by ``hue_factor`` of a full turn
+    (in [-0.5, 0.5]; 0 keeps the image), through HSV. A one-channel image is
+    returned as is.
+
+    >>> F.adjust_hue(np.array([[[1.0, 0.0, 0.0]]]), 1 / 3).round(6).tolist()
+    [[[0.0, 1.0, 0.0]]]
+    """
+    factor = _check_factor("adjust_hue", "hue_factor", hue_factor, -0.5, 0.5)
+    if isinstance(img, Tensor):
+        _check_tensor_image("adjust_hue", img)
+        if int(img.shape[0]) == 1:
+            return img
+        _check_rgb("adjust_hue", img)
+        x, bound, finish = _tensor_float(img)
+        return finish(_shift_hue_tensor(x, bound, factor).clip(0.0, bound))
+    arr = _as_array("adjust_hue", img)
+    if _channels(arr) == 1:
+        return arr
+    _check_rgb("adjust_hue", arr)
+    bound = _bound(arr.dtype)
+    hsv = _rgb_to_hsv(np.clip(arr.astype(np.float64) / bound, 0.0, 1.0))
+    hsv[..., 0] = (hsv[..., 0] + factor) % 1.0
+    return _cast_like(np.clip(_hsv_to_rgb(hsv) * bound, 0.0, bound), arr.dtype)
+
+
+# -- geometry ---------------------------------------------------------------------------------
+
+def _rotation_sources(h: int, w: int, angle: float, expand: bool, center):
+    """The output size and, for every output pixel, the point of the input it
+    comes from, in index coordinates (column ``u``, row ``v``; pixel (i, j)'s
+    centre is (j, i)). ``center`` is (x, y) with the image spanning [0, w] x [0, h]."""
+    quarter = angle / 90.0
+    if quarter == int(quarter):                  # exact for multiples of 90 degrees
+        cos, sin = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[int(quarter) % 4]
+    else:
+        theta = math.radians(angle)
+        cos, sin = math.cos(theta), math.sin(theta)
+    cx, cy = (w / 2.0, h / 2.0) if center is None else center
+    oh, ow = h, w
+    if expand:
+        # the corners turned about the image centre (counter-clockwise on screen, y down)
+        dx = np.array([-w, w, -w, w]) / 2.0
+        dy = np.array([-h, -h, h, h]) / 2.0
+        xs, ys = dx * cos + dy * sin, -dx * sin + dy * cos
+        ow = max(1, int(math.ceil(xs.max() - xs.min() - 1e-6)))
+        oh = max(1, int(math.ceil(ys.max() - ys.min() - 1e-6)))
+    # output pixel centres in the input's frame (an expanded output grows evenly on every side)
+    x = (np.arange(ow) + 0.5 - (ow - w) / 2.0)[None, :] - cx
+    y = (np.arange(oh) + 0.5 - (oh - h) / 2.0)[:, None] - cy
+    u = cx + x * cos - y * sin - 0.5
+    v = cy + x * sin + y * cos - 0.5
+    return oh, ow, u, v
+
+
+def _sampling_taps(u: np.ndarray, v: np.ndarray, h: int, w: int, interpolation: str):
+    """[(flat index into h*w, weight, inside)] whose weighted sum samples the image at (u, v)."""
+    if interpolation == "nearest":
+        corners = [(np.floor(u + 0.5).astype(np.int64), np.floor(v + 0.5).astype(np.int64), np.ones(u.shape))]
+    else:
+        x0, y0 = np.floor(u), np.floor(v)
+        fx, fy = u - x0, v - y0
+        x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
+        corners = [(x0, y0, (1 - fx) * (1 - fy)), (x0 + 1, y0, fx * (1 - fy)),
+                   (x0, y0 + 1, (1 - fx) * fy), (x0 + 1, y0 + 1, fx * fy)]
+    taps = []
+    for xi, yi, weight in corners:
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        taps.append((np.where(inside, yi * w + xi, 0), weight, inside))
+    return taps
+
+
+def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, center=None, fill=0):
+    """``img`` turned by ``angle`` degrees counter-clockwise about ``center``
+    ((x, y), origin at the image's upper-left corner, so the default centre
+    is (width / 2, height / 2)). ``interpolation``: 'nearest' or 'bilinear'.
+    With ``expand`` the output grows to hold the whole turned image (assuming
+    rotation about the centre); the area from outside the input gets ``fill``
+    (a number, or one value per channel). 90 degrees is ``np.rot90``.
+
+    >>> F.rotate(np.array([[1, 2], [3, 4]]), 90).tolist()
+    [[2, 4], [1, 3]]
+    """
+    if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
+        raise TypeError(f"rotate: argument 'angle' expected a finite number of degrees, got {angle!r}")
+    _check_interpolation("rotate", interpolation)
+    if center is not None:
+        if not (isinstance(center, (list, tuple)) and len(center) == 2
+                and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in center)):
+            raise ValueError(f"rotate: argument 'center' expected None or an (x, y) pair of numbers, got {center!r}")
+        center = (float(center[0]), float(center[1]))
+    return _warp("rotate", img, interpolation, fill,
+                 lambda h, w: _rotation_sources(h, w, float(angle), bool(expand), center))
+
+
+def _check_interpolation(fn: str, interpolation) -> None:
+    if interpolation not in _ROTATE_INTERPOLATIONS:
+        raise ValueError(f"{fn}: argument 'interpolation' expected one of {_ROTATE_INTERPOLATIONS}, "
+                         f"got {interpolation!r}")
+
+
+def _warp(fn: str, img, interpolation: str, fill, geometry):
+    """``img`` resampled where ``geometry(h, w)`` says: it returns the output
+    height and width and, per output pixel, the source column and row in index
+    coordinates. Whatever falls outside the input takes ``fill``."""
+    h, w = _image_hw(fn, img)
+    if isinstance(img, Tensor):
+        channels = int(img.shape[0])
+    else:
+        arr = _as_array(fn, img)
+        channels = _channels(arr)
+    fill_values = _fill_values(fn, fill, channels)
+    oh, ow, u, v = geometry(h, w)
+    # far-away (or undefined) points are outside either way; clipping keeps the indices small
+    u = np.clip(np.nan_to_num(u, nan=-2.0), -2.0, w + 1.0)
+    v = np.clip(np.nan_to_num(v, nan=-2.0), -2.0, h + 1.0)
+    taps = _sampling_taps(u, v, h, w, interpolation)
+    outside = sum(weight * ~inside for _, weight, inside in taps)            # how much of each pixel is fill
+    if isinstance(img, Tensor):
+        x, _, finish = _tensor_float(img)
+        flat = x.reshape([channels, h * w])
+        out = _to_tensor((outside.reshape(1, -1) * fill_values[:, None]).astype(np.float32)).astype(x.dtype)
+        for index, weight, inside in taps:
+            picked = flat.index_select(_to_tensor(index.reshape(-1)), axis=1)
+            out = out + picked * _to_tensor((weight * inside).reshape(1, -1).astype(np.float32)).astype(x.dtype)
+        return finish(out.reshape([channels, oh, ow]))
+    flat = arr.reshape(h * w, channels).astype(np.float64)
+    out = outside[:, :, None] * fill_values
+    for index, weight, inside in taps:
+        out += flat[index] * (weight * inside)[:, :, None]
+    out = _cast_like(out, arr.dtype)
+    return out[:, :, 0] if arr.ndim == 2 else out
+
+
+def _output_points(h: int, w: int):
+    """The centres of the output pixels, (x, y), with the image spanning [0, w] x [0, h]."""
+    return (np.arange(w) + 0.5)[None, :], (np.arange(h) + 0.5)[:, None]
+
+
+def _number_pair(fn: str, arg: str, value) -> tuple:
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) for c in value)):
+        return float(value[0]), float(value[1])
+    raise ValueError(f"{fn}: argument '{arg}' expected a pair of numbers, got {value!r}")
+
+
+def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
+    """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
+    and sheared by ``shear`` degrees (a number for x, or (x, y)) about
+    ``center`` ((x, y) from the upper-left corner; default the image centre),
+    then moved by ``translate`` = (dx, dy) pixels, as Paddle (and torchvision):
+    the forward map is ``p -> center + translate + R(angle) S(scale) Shy Shx (p - center)``.
+    The output keeps the input's size; what comes from outside gets ``fill``.
+
+    >>> F.affine(np.arange(9).reshape(3, 3), 0, (1, 0), 1.0, 0).tolist()
+    [[0, 0, 1], [0, 3, 4], [0, 6, 7]]
+    """
+    if isinstance(angle, bool) or not isinstance(angle, numbers.Real) or not math.isfinite(angle):
+        raise TypeError(f"affine: argument 'angle' expected a finite number of degrees, got {angle!r}")
+    tx, ty = _number_pair("affine", "translate", translate)
+    scale = _check_factor("affine", "scale", scale)
+    if scale <= 0:
+        raise ValueError(f"affine: argument 'scale' expected a positive number, got {scale!r}")
+    if isinstance(shear, numbers.Real) and not isinstance(shear, bool):
+        shear = (float(shear), 0.0)
+    sx, sy = (math.radians(a) for a in _number_pair("affine", "shear", shear))
+    _check_interpolation("affine", interpolation)
+    if center is not None:
+        center = _number_pair("affine", "center", center)
+    a = math.radians(angle)
+    rotation = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    shear_x = np.array([[1.0, -math.tan(sx)], [0.0, 1.0]])
+    shear_y = np.array([[1.0, 0.0], [-math.tan(sy), 1.0]])
+    inverse = np.linalg.inv(scale * rotation @ shear_y @ shear_x)
+
+    def geometry(h, w):
+        cx, cy = (w / 2.0, h / 2.0) if center is None else center
+        x, y = _output_points(h, w)
+        dx, dy = x - cx - tx, y - cy - ty
+        u = cx + inverse[0, 0] * dx + inverse[0, 1] * dy - 0.5
+        v = cy + inverse[1, 0] * dx + inverse[1, 1] * dy - 0.5
+        return h, w, u, v
+
+    return _warp("affine", img, interpolation, fill, geometry)
+
+
+def _corners(fn: str, arg: str, points) -> np.ndarray:
+    try:
+        arr = np.asarray(points, np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (4, 2) or not np.isfinite(arr).all():
+        raise ValueError(f"{fn}: argument '{arg}' expected 4 [x, y] points (top-left, top-right, bottom-right, "
+                         f"bottom-left), got {points!r}")
+    return arr
+
+
+def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
+    """``img`` warped by the projective map that takes the 4 ``startpoints``
+    ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
+    ``endpoints``, in pixel coordinates whose origin is the image's upper-left
+    corner (pixel (0, 0) covers [0, 1) x [0, 1)). The output keeps the
+    input's size; what comes from outside gets ``fill``.
+
+    >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
+    >>> F.perspective(np.arange(9).reshape(3, 3), corners, [[1, 0], [4, 0], [4, 3], [1, 3]]).tolist()
+    [[0, 0, 1], [0, 3, 4], [0, 6, 7]]
+    """
+    start = _corners("perspective", "startpoints", startpoints)
+    end = _corners("perspective", "endpoints", endpoints)
+    _check_interpolation("perspective", interpolation)
+    # the map from output (end) to input (start) points: X = (a x + b y + c) / (g x + h y + 1), Y likewise
+    system = np.zeros((8, 8))
+    rhs = start.reshape(-1)
+    for k, ((x, y), (sx, sy)) in enumerate(zip(end, start)):
+        system[2 * k] = [x, y, 1.0, 0.0, 0.0, 0.0, -sx * x, -sx * y]
+        system[2 * k + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -sy * x, -sy * y]
+    try:
+        coef = np.linalg.solve(system, rhs)
+    except np.linalg.LinAlgError:
+        raise ValueError(f"perspective: the points {end.tolist()} do not define a projective map (three of them "
+                         f"are on a line)") from None
+
+    def geometry(h, w):
+        x, y = _output_points(h, w)
+        denom = coef[6] * x + coef[7] * y + 1.0
+        ahead = denom > 1e-12                                    # behind the horizon: outside
+        safe = np.where(ahead, denom, 1.0)
+        u = np.where(ahead, (coef[0] * x + coef[1] * y + coef[2]) / safe, -2.0) - 0.5
+        v = np.where(ahead, (coef[3] * x + coef[4] * y + coef[5]) / safe, -2.0) - 0.5
+        return h, w, u, v
+
+    return _warp("perspective", img, interpolation, fill, geometry)
+
+
+def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
+    """``img`` with the ``h x w`` box at row ``i``, column ``j`` set to ``v``:
+    a number, one value per channel, or an array (Tensor) of the box's shape
+    (``h x w x C`` for a NumPy image, ``C x h x w`` for a Tensor). With
+    ``inplace`` the input itself is written (as Paddle); otherwise it is left
+    alone, and a Tensor result keeps the gradient of the pixels outside the box.
+
+    >>> F.erase(np.ones((3, 3), np.uint8), 1, 1, 2, 1, 0).tolist()
+    [[1, 1, 1], [1, 0, 1], [1, 0, 1]]
+    """
+    i, j = _check_int("erase", "i", i), _check_int("erase", "j", j)
+    h, w = _check_int("erase", "h", h, 1), _check_int("erase", "w", w, 1)
+    height, width = _image_hw("erase", img)
+    if i + h > height or j + w > width:
+        raise ValueError(f"erase: the box (i={i}, j={j}, h={h}, w={w}) does not fit in an image of "
+                         f"{height}x{width}")
+    if isinstance(v, Tensor):
+        v = v.numpy()
+    if isinstance(v, (list, tuple)):
+        v = _channel_values("erase", "v", v)
+    elif not (isinstance(v, np.ndarray) or (isinstance(v, numbers.Real) and not isinstance(v, bool))):
+        raise TypeError(f"erase: argument 'v' expected a number, a sequence of numbers or an array, got {v!r}")
+    v = np.asarray(v, np.float64)
+    if isinstance(img, Tensor):
+        channels = int(img.shape[0])
+        if v.ndim == 1:
+            v = v.reshape(-1, 1, 1)
+        try:
+            box = np.broadcast_to(v, (channels, h, w))
+        except ValueError:
+            raise ValueError(f"erase: argument 'v' of shape {v.shape} does not fit a box of {channels}x{h}x{w} "
+                             f"(CHW)") from None
+        if inplace:
+            img[:, i:i + h, j:j + w] = _to_tensor(np.ascontiguousarray(box)).astype(img.dtype)
+            return img
+        keep = np.ones((1, height, width), np.float32)
+        keep[:, i:i + h, j:j + w] = 0.0
+        values = np.zeros((channels, height, width), np.float64)
+        values[:, i:i + h, j:j + w] = box
+        x, _, finish = _tensor_float(img)
+        return finish(x * _to_tensor(keep).astype(x.dtype) + _to_tensor(values).astype(x.dtype))
+    arr = _as_array("erase", img)
+    box_shape = (h, w) + arr.shape[2:]
+    try:
+        box = np.broadcast_to(v, box_shape)
+    except ValueError:
+        raise ValueError(f"erase: argument 'v' of shape {v.shape} does not fit a box of shape {box_shape} "
+                         f"(HWC)") from None
+    out = arr if inplace else arr.copy()
+    out[i:i + h, j:j + w] = _cast_like(box, arr.dtype)
+    return out
+
+
+__all__ = ["adjust_brightness", "adjust_contrast", "adjust_hue", "adjust_saturation", "affine", "center_crop", "crop",
+           "erase", "hflip", "normalize", "pad", "perspective", "resize", "rotate", "to_grayscale", "to_tensor",
+           "vflip"]

@@ -1,0 +1,20 @@
+"""Composite rules of the fused ops (issue #14) (see eager/composite/__init__.py).
+
+linear's gradient written with matmul, reshape and sum, so under create_graph
+it differentiates again to any order, in x, weight and out_grad.
+"""
+from __future__ import annotations
+
+import math
+
+from ..generated import forward_api as _F
+
+
+def linear_grad(x, weight, out_grad):
+    out_features = weight.shape[1]
+    x_grad = _F.matmul(out_grad, weight, False, True)
+    lead = math.prod(out_grad.shape[:-1])
+    rows = _F.reshape(out_grad, [lead, out_features])
+    weight_grad = _F.matmul(_F.reshape(x, [lead, weight.shape[0]]), rows, True, False)
+    bias_grad = _F.sum(rows, [0], None, False)
+    return x_grad, weight_grad, bias_grad

@@ -1,0 +1,45 @@
+"""Fused kernels: several ops' work in one call, each writing into the buffer it
+allocates instead of making temporaries (issue #14, memory traffic).
+
+``linear`` is x @ weight + bias with the bias added in place into the matmul's
+fresh result; ``linear_grad`` gives the three gradients in one call: x's
+(out_grad @ weight^T), weight's (x^T @ out_grad with every leading dimension
+folded into the rows, one matmul) and bias's (out_grad summed over the leading
+dimensions), the last only when out_mask asks for it (linear had a bias
+that wants a gradient): the bias's values are never needed, so the grad node
+does not keep the bias, and changing it in place before backward is fine, as
+with matmul followed by add. Written against ctx.xp only, so they run on CuPy unchanged.
+"""
+import math
+
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, FLOATS
+from .funcs import want
+
+
+def _rows(a):
+    """a [..., k] as a matrix [prod(...), k] (a view when a is contiguous); explicit
+    sizes, since reshape(-1, 0) is ambiguous for an empty array."""
+    return a if a.ndim == 2 else a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
+
+@register_kernel("linear", ALL_BACKENDS, FLOATS)
+def linear(ctx, x, weight, bias):
+    out = ctx.xp.matmul(x, weight)
+    if bias is not None:
+        out += bias
+    return out
+
+
+@register_kernel("linear_grad", ALL_BACKENDS, FLOATS)
+def linear_grad(ctx, x, weight, out_grad, *, out_mask=None):
+    xp = ctx.xp
+    x_grad = weight_grad = bias_grad = None
+    rows = _rows(out_grad)
+    if want(out_mask, 0):
+        x_grad = xp.matmul(out_grad, weight.T)
+    if want(out_mask, 1):
+        weight_grad = xp.matmul(_rows(x).T, rows)
+    if want(out_mask, 2):
+        bias_grad = rows.sum(axis=0)
+    return x_grad, weight_grad, bias_grad
