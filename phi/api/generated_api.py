@@ -6128,6 +6128,9 @@ def fused_softmax_cross_entropy(logits, label, ignore_index, reduction):
     if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
         return call_kernel_of_kind("fused_softmax_cross_entropy", "fused_softmax_cross_entropy", logits, (logits, label, ignore_index, reduction), [softmax_meta, loss_meta], {"logits": logits, "label": label})
     key = (type(logits.array), logits.array.dtype)
+    if type(label.array) is not key[0]:
+        logits, label = same_place("fused_softmax_cross_entropy", ("logits", "label"), (logits, label))
+        key = (type(logits.array), logits.array.dtype)
     kernel = _fused_softmax_cross_entropy_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         softmax, loss = kernel(logits.array, label.array, ignore_index, reduction)
@@ -7021,6 +7024,9 @@ def linear(x, weight, bias):
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
         return call_kernel_of_kind("linear", "linear", x, (x, weight, bias), [out_meta], {"x": x, "weight": weight, "bias": bias})
     key = (type(x.array), x.array.dtype)
+    if type(weight.array) is not key[0] or (bias is not None and type(bias.array) is not key[0]):
+        x, weight, bias = same_place("linear", ("x", "weight", "bias"), (x, weight, bias))
+        key = (type(x.array), x.array.dtype)
     kernel = _linear_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         out = kernel(x.array, weight.array, (None if bias is None else bias.array))
@@ -10925,6 +10931,9 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
     if type(softmax) is not DenseTensor:  # another tensor kind: the kernel of that kind
         return call_kernel_of_kind("fused_softmax_cross_entropy_grad", "fused_softmax_cross_entropy_grad", softmax, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction), [logits_grad_meta], {"label": label, "softmax": softmax, "softmax_grad": softmax_grad, "loss_grad": loss_grad})
     key = (type(softmax.array), softmax.array.dtype)
+    if type(label.array) is not key[0] or (softmax_grad is not None and type(softmax_grad.array) is not key[0]) or type(loss_grad.array) is not key[0]:
+        softmax, label, softmax_grad, loss_grad = same_place("fused_softmax_cross_entropy_grad", ("softmax", "label", "softmax_grad", "loss_grad"), (softmax, label, softmax_grad, loss_grad))
+        key = (type(softmax.array), softmax.array.dtype)
     kernel = _fused_softmax_cross_entropy_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         logits_grad = kernel(label.array, softmax.array, (None if softmax_grad is None else softmax_grad.array), loss_grad.array, ignore_index, reduction)
@@ -11780,6 +11789,9 @@ def linear_grad(x, weight, out_grad, *, out_mask=None):
     if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
         return call_kernel_of_kind("linear_grad", "linear_grad", out_grad, (x, weight, out_grad), [x_grad_meta, weight_grad_meta, bias_grad_meta], {"x": x, "weight": weight, "out_grad": out_grad}, out_mask=out_mask)
     key = (type(out_grad.array), out_grad.array.dtype)
+    if type(x.array) is not key[0] or type(weight.array) is not key[0]:
+        out_grad, x, weight = same_place("linear_grad", ("out_grad", "x", "weight"), (out_grad, x, weight))
+        key = (type(out_grad.array), out_grad.array.dtype)
     kernel = _linear_grad_kernel[key]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         x_grad, weight_grad, bias_grad = kernel(x.array, weight.array, out_grad.array, out_mask=out_mask)
