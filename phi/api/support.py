@@ -47,10 +47,10 @@ def off_place(tensors, array_type) -> bool:
     return False
 
 
-def same_place(op: str, names: tuple, values: tuple) -> tuple:
+def same_place(names: tuple, values: tuple) -> tuple:
     """``values`` (an op's tensor inputs, by argument ``names``; a Tensor[] input is
     a list, an optional one may be None) on one place, or an InvalidArgumentError
-    naming the op and both places.
+    naming both places (the generated caller adds the op's name).
 
     The generated phi API calls this only when an input's array type differs
     from the kernel's (its hot path compares types). A 0-d CPU tensor beside GPU
@@ -71,7 +71,7 @@ def same_place(op: str, names: tuple, values: tuple) -> tuple:
         if type(t.array) is np.ndarray and t.array.ndim == 0:
             return DenseTensor(as_array(t.array, device_type))
         raise InvalidArgumentError(
-            f"{op}: argument '{name}' is on {t.place} but argument '{device_name}' is on {device.place}; "
+            f"argument '{name}' is on {t.place} but argument '{device_name}' is on {device.place}; "
             f"an op's tensor inputs must share a place (move one with .cuda(), .cpu() or .to())")
 
     return tuple([move(f"{n}[{i}]", t) for i, t in enumerate(v)] if isinstance(v, list) else move(n, v)
