@@ -113,3 +113,30 @@ def test_uniform_on_the_gpu_stays_in_the_half_open_interval(gpu):
         v = eager.uniform([4000], dtype=dtype, min=0.0, max=1.0).numpy()
         assert v.dtype == np.dtype(dtype) and v.min() >= 0.0 and v.max() < 1.0
         assert v.max() > 0.9 and v.min() < 0.1
+
+
+def _img(shape=(2, 3, 7, 6)):
+    return _t(np.random.default_rng(0).normal(size=shape), grad=True)
+
+
+GEOMETRY = {
+    "max_pool2d": lambda: F.max_pool2d(_img(), 3, stride=2),
+    "max_pool2d_global": lambda: F.max_pool2d(_img(), (7, 6)),
+    "avg_pool2d_padded": lambda: F.avg_pool2d(_img(), 3, stride=2, padding=1, exclusive=True),
+    "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(_img(), (3, 4)),
+    "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(_img(), (3, 4)),
+    "interpolate_bilinear": lambda: F.interpolate(_img(), size=(9, 4), mode="bilinear"),
+    "interpolate_nearest": lambda: F.interpolate(_img(), scale_factor=2, mode="nearest"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GEOMETRY))
+def test_pooling_and_interpolation_upload_nothing_once_their_geometry_was_seen(gpu, name):
+    import fake_cupy
+
+    GEOMETRY[name]().sum().backward()  # the first call copies the window/tap arrays once
+    _img()
+    down, up = fake_cupy.transfers[0], fake_cupy.uploads[0]
+    GEOMETRY[name]().sum().backward()
+    assert fake_cupy.uploads[0] - up == 1, f"{name} uploaded per call"  # the input image itself
+    assert fake_cupy.transfers[0] - down == 0, f"{name} read device memory back"
