@@ -8,6 +8,8 @@ import pytest
 import eager
 import eager.nn.functional as F
 
+pytestmark = pytest.mark.usefixtures("device")
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 

@@ -7,6 +7,8 @@ import pytest
 import eager
 from eager.autograd import AutogradError, PyLayer, hessian, jacobian, jvp, vjp
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def t(values, stop_gradient=True):
     return eager.to_tensor(np.asarray(values, dtype=np.float64), stop_gradient=stop_gradient)

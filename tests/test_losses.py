@@ -7,6 +7,8 @@ import pytest
 import eager
 import eager.nn.functional as F
 
+pytestmark = pytest.mark.usefixtures("device")
+
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 rng = np.random.default_rng(11)

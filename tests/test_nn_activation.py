@@ -19,6 +19,8 @@ import eager.nn.functional as F
 import eager.nn.functional.activation as activation_functionals
 from eager.autograd import gradcheck, gradgradcheck
 
+pytestmark = pytest.mark.usefixtures("device")
+
 SELU_SCALE = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
 

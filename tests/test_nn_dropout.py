@@ -13,6 +13,8 @@ import eager.nn.functional as F
 from eager.autograd import gradcheck, gradgradcheck
 from phi import api as phi_api
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def _rng(seed=0):
     return np.random.default_rng(seed)

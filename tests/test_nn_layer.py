@@ -12,6 +12,8 @@ import eager
 import eager.nn.functional as F
 from eager.nn import initializer as I
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 class _Net(eager.nn.Layer):
     def __init__(self):

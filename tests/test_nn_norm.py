@@ -9,6 +9,8 @@ import eager
 import eager.nn.functional as F
 from eager.autograd import gradcheck, gradgradcheck
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def rand(shape, seed=0, dtype="float64"):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)

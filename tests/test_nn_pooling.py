@@ -15,6 +15,8 @@ import eager.nn.functional as F
 from eager.autograd import gradcheck, gradgradcheck
 from op_specs.pooling import ref_avg_pool, ref_fold, ref_max_pool, ref_unfold
 
+pytestmark = pytest.mark.usefixtures("device")
+
 rng = np.random.default_rng(0)
 
 

@@ -14,6 +14,8 @@ import eager
 from eager import nn
 from eager.autograd import gradcheck, gradgradcheck
 
+pytestmark = pytest.mark.usefixtures("device")
+
 KINDS = {"simple": (nn.SimpleRNNCell, nn.SimpleRNN), "lstm": (nn.LSTMCell, nn.LSTM), "gru": (nn.GRUCell, nn.GRU)}
 
 

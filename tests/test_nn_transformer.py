@@ -16,6 +16,8 @@ import eager
 import eager.nn.functional as F
 from eager.autograd import gradcheck, gradgradcheck
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def _rng(seed=0):
     return np.random.default_rng(seed)

@@ -11,6 +11,8 @@ from eager.autograd import gradcheck
 from eager.nn import utils
 from phi.core import SelectedRows
 
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def _params_with_grads(grads):
     params = []

@@ -19,6 +19,8 @@ from eager.nn.functional import vision as vision_functional
 from tests.op_specs.conv import ref_conv_transpose
 from tests.op_specs.vision import resample_matrix
 
+pytestmark = pytest.mark.usefixtures("device")
+
 RNG = np.random.default_rng(0)
 
 

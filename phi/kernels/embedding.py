@@ -27,15 +27,19 @@ from .dtypes import ALL_BACKENDS, INEXACT
 from .funcs import scatter_add
 
 
-def _ids(xp, x, height: int):
-    """x flattened to int64 ids, and (GPU only) the mask of out-of-range ones."""
+def _ids(ctx, x, height: int):
+    """x flattened to int64 ids, and (GPU only) the mask of out-of-range ones.
+    Ids out of range raise where ``ctx.check_values`` (always on the CPU; on a
+    GPU only in anomaly mode, as reading them back waits for the device)."""
+    xp = ctx.xp
     ids = x.reshape(-1).astype(xp.int64, copy=False)
-    if xp is np:
+    if ctx.check_values:
         if ids.size:
             low, high = int(ids.min()), int(ids.max())
             if low < 0 or high >= height:
                 raise OutOfRangeError(f"argument 'x' expected ids in [0, {height}) (rows of weight), "
                                       f"got {low if low < 0 else high}")
+    if xp is np:
         return ids, None
     bad = (ids < 0) | (ids >= height)
     return xp.clip(ids, 0, max(height - 1, 0)), bad
@@ -44,7 +48,7 @@ def _ids(xp, x, height: int):
 @register_kernel("embedding", ALL_BACKENDS, INEXACT)
 def embedding(ctx, x, weight, padding_idx, sparse):
     xp = ctx.xp
-    ids, bad = _ids(xp, x, weight.shape[0])
+    ids, bad = _ids(ctx, x, weight.shape[0])
     out = xp.take(weight, ids, axis=0)
     if padding_idx >= 0:
         out[ids == padding_idx] = 0
@@ -57,7 +61,7 @@ def embedding(ctx, x, weight, padding_idx, sparse):
 def embedding_grad(ctx, x, weight, out_grad, padding_idx, sparse):
     xp = ctx.xp
     height, width = weight.shape
-    ids, bad = _ids(xp, x, height)
+    ids, bad = _ids(ctx, x, height)
     blocks = out_grad.reshape(-1, width)
     drop = None
     if padding_idx >= 0:

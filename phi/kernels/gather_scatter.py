@@ -3,8 +3,9 @@ take/put_along_axis, masked ops, nonzero) and their gradients.
 
 Index values are checked here, before anything is computed or written: whether
 they are in range depends on the data, which InferMeta never sees. On a GPU
-the check reads two numbers back (the index's minimum and maximum), a device
-sync (Paddle's GPU kernels assert on the device instead). An out-of-range value
+the check would read two numbers back (the index's minimum and maximum), a device
+sync, so it runs there only where ``ctx.check_values`` (anomaly mode); Paddle's
+GPU kernels assert on the device instead. An out-of-range value
 raises OutOfRangeError (an IndexError) naming the argument, the range and the
 value; the generated API prefixes the op's name.
 
@@ -20,9 +21,11 @@ from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
 from .funcs import reduce_to_shape, scatter_add, want
 
 
-def _check_range(index, low: int, high: int, arg: str, detail: str = "") -> None:
-    """Raises unless every value of index lies in [low, high)."""
-    if index.size == 0:
+def _check_range(ctx, index, low: int, high: int, arg: str, detail: str = "") -> None:
+    """Raises unless every value of index lies in [low, high); only where
+    ``ctx.check_values`` (always on the CPU, on the GPU in anomaly mode: reading
+    the minimum and maximum back is a device sync)."""
+    if index.size == 0 or not ctx.check_values:
         return
     smallest, largest = int(index.min()), int(index.max())
     if smallest < low or largest >= high:
@@ -52,7 +55,7 @@ def gather(ctx, x, index, axis):
     """The slices of x at index along axis (index values in [0, x.shape[axis]))."""
     a = axis % x.ndim
     flat = _flat_index(index)
-    _check_range(flat, 0, x.shape[a], "index")
+    _check_range(ctx, flat, 0, x.shape[a], "index")
     return ctx.xp.take(x, flat, axis=a)
 
 
@@ -61,7 +64,7 @@ def gather_grad(ctx, x, index, out_grad, axis):
     """out_grad added into zeros shaped like x at index along axis."""
     xp = ctx.xp
     flat = _flat_index(index)
-    _check_range(flat, 0, x.shape[axis % len(x.shape)], "index")
+    _check_range(ctx, flat, 0, x.shape[axis % len(x.shape)], "index")
     x_grad = xp.zeros(x.shape, dtype=out_grad.dtype)
     # A row gathered twice sends both of its gradients back.
     scatter_add(xp, x_grad, _axis_slot(len(x.shape), axis, flat), out_grad)
@@ -128,7 +131,7 @@ def take_along_axis(ctx, arr, indices, axis, broadcast):
     xp = ctx.xp
     target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
-    _check_range(idx, -n, n, "indices")
+    _check_range(ctx, idx, -n, n, "indices")
     source = xp.broadcast_to(arr, target) if broadcast else arr
     return source[_positions(xp, _wrapped(idx, n), a)]
 
@@ -139,7 +142,7 @@ def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
     xp = ctx.xp
     target, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
-    _check_range(idx, -n, n, "indices")
+    _check_range(ctx, idx, -n, n, "indices")
     grad = xp.zeros(target, dtype=out_grad.dtype)
     scatter_add(xp, grad, _positions(xp, _wrapped(idx, n), a), out_grad)
     return reduce_to_shape(grad, arr.shape)
@@ -151,7 +154,7 @@ def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadc
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
-    _check_range(idx, -n, n, "indices")
+    _check_range(ctx, idx, -n, n, "indices")
     where = _positions(xp, _wrapped(idx, n), a)
     values = xp.broadcast_to(values, idx.shape)
     out = arr.copy()
@@ -173,7 +176,7 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
-    _check_range(idx, -n, n, "indices")
+    _check_range(ctx, idx, -n, n, "indices")
     where = _positions(xp, _wrapped(idx, n), a)
     arr_grad = values_grad = None
     if want(out_mask, 0):
@@ -233,7 +236,8 @@ def masked_select_grad(ctx, x, mask, out_grad):
     xp = ctx.xp
     shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
     chosen = xp.broadcast_to(mask, shape)
-    _check_selected_count(chosen, out_grad, "out_grad")
+    if ctx.check_values:  # counting the mask reads a number back from the device
+        _check_selected_count(chosen, out_grad, "out_grad")
     grad = xp.zeros(shape, dtype=out_grad.dtype)
     grad[chosen] = out_grad
     return reduce_to_shape(grad, x.shape)
@@ -276,7 +280,7 @@ def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
 def scatter(ctx, x, index, updates, overwrite):
     """A copy of x with rows replaced (overwrite) or zeroed and summed into."""
     flat = _flat_index(index)
-    _check_range(flat, 0, x.shape[0], "index")
+    _check_range(ctx, flat, 0, x.shape[0], "index")
     out = x.copy()
     if overwrite:
         out[flat] = updates
@@ -292,7 +296,7 @@ def scatter_grad(ctx, index, updates, out_grad, overwrite, *, out_mask=None):
     updates' is the gradient of the row each went to, gathered (Paddle's rule: with a
     repeated index under overwrite=True every update gets it, not only the last)."""
     flat = _flat_index(index)
-    _check_range(flat, 0, out_grad.shape[0], "index")
+    _check_range(ctx, flat, 0, out_grad.shape[0], "index")
     x_grad = updates_grad = None
     if want(out_mask, 0):
         x_grad = out_grad.copy()
@@ -306,7 +310,7 @@ def scatter_grad(ctx, index, updates, out_grad, overwrite, *, out_mask=None):
 def index_add(ctx, x, index, value, axis):
     """A copy of x with value's slices added at index along axis."""
     a = axis % x.ndim
-    _check_range(index, 0, x.shape[a], "index")
+    _check_range(ctx, index, 0, x.shape[a], "index")
     out = x.copy()
     scatter_add(ctx.xp, out, _axis_slot(x.ndim, a, index), value)
     return out
@@ -316,7 +320,7 @@ def index_add(ctx, x, index, value, axis):
 def index_add_grad(ctx, index, value, out_grad, axis, *, out_mask=None):
     """out_grad for x; out_grad gathered at index along axis for value."""
     a = axis % out_grad.ndim
-    _check_range(index, 0, out_grad.shape[a], "index")
+    _check_range(ctx, index, 0, out_grad.shape[a], "index")
     x_grad = out_grad if want(out_mask, 0) else None
     value_grad = ctx.xp.take(out_grad, index, axis=a) if want(out_mask, 1) else None
     return x_grad, value_grad
@@ -324,19 +328,20 @@ def index_add_grad(ctx, index, value, out_grad, axis, *, out_mask=None):
 
 # -- gather_nd, scatter_nd, scatter_nd_add ------------------------------------------------
 
-def _nd_coordinates(index, shape, arg="index"):
+def _nd_coordinates(ctx, index, shape, arg="index"):
     """index[..., k] as a tuple of k coordinate arrays into the first k dimensions of shape."""
     k = index.shape[-1]
     coords = []
     for j in range(k):
         column = index[..., j]
-        _check_range(column, -shape[j], shape[j], arg, f" (coordinate {j} of its last dimension)")
+        _check_range(ctx, column, -shape[j], shape[j], arg, f" (coordinate {j} of its last dimension)")
         coords.append(_wrapped(column, shape[j]))
     return tuple(coords)
 
 
-def _add_nd(xp, out, index, updates):
-    coords = _nd_coordinates(index, out.shape)
+def _add_nd(ctx, out, index, updates):
+    xp = ctx.xp
+    coords = _nd_coordinates(ctx, index, out.shape)
     if coords:
         scatter_add(xp, out, coords, updates)
     else:  # empty coordinates name all of out: every update adds to the whole
@@ -348,7 +353,7 @@ def _add_nd(xp, out, index, updates):
 @register_kernel("gather_nd", ALL_BACKENDS, ALL_TYPES)
 def gather_nd(ctx, x, index):
     """The slices of x at the coordinates in index's last dimension."""
-    coords = _nd_coordinates(index, x.shape)
+    coords = _nd_coordinates(ctx, index, x.shape)
     if coords:
         return x[coords]
     return ctx.xp.broadcast_to(x, index.shape[:-1] + x.shape).copy()
@@ -358,13 +363,13 @@ def gather_nd(ctx, x, index):
 def gather_nd_grad(ctx, x, index, out_grad):
     """out_grad added into zeros shaped like x at the coordinates in index."""
     xp = ctx.xp
-    return _add_nd(xp, xp.zeros(x.shape, dtype=out_grad.dtype), index, out_grad)
+    return _add_nd(ctx, xp.zeros(x.shape, dtype=out_grad.dtype), index, out_grad)
 
 
 @register_kernel("scatter_nd_add", ALL_BACKENDS, NUMERIC)
 def scatter_nd_add(ctx, x, index, updates):
     """A copy of x with updates added at the coordinates in index."""
-    return _add_nd(ctx.xp, x.copy(), index, updates)
+    return _add_nd(ctx, x.copy(), index, updates)
 
 
 @register_kernel("scatter_nd_add_grad", ALL_BACKENDS, NUMERIC)
@@ -379,7 +384,7 @@ def scatter_nd_add_grad(ctx, index, updates, out_grad, *, out_mask=None):
 def scatter_nd(ctx, index, updates, shape):
     """Zeros of the given shape with updates added at the coordinates in index."""
     xp = ctx.xp
-    return _add_nd(xp, xp.zeros(tuple(shape), dtype=updates.dtype), index, updates)
+    return _add_nd(ctx, xp.zeros(tuple(shape), dtype=updates.dtype), index, updates)
 
 
 @register_kernel("scatter_nd_grad", ALL_BACKENDS, NUMERIC)
@@ -399,7 +404,7 @@ def nonzero(ctx, x):
     return xp.stack(xp.nonzero(x), axis=1).astype(xp.int64, copy=False)
 
 
-def _put_index(xp, shape, indices):
+def _put_index(ctx, shape, indices):
     """indices as a NumPy advanced index, every integer one checked against its dimension."""
     out = []
     dim = 0
@@ -408,7 +413,7 @@ def _put_index(xp, shape, indices):
             out.append(index)
             dim += index.ndim
         else:
-            _check_range(index, -shape[dim], shape[dim], "indices", f" (element {k}, for dimension {dim})")
+            _check_range(ctx, index, -shape[dim], shape[dim], "indices", f" (element {k}, for dimension {dim})")
             out.append(index)
             dim += 1
     return tuple(out)
@@ -418,7 +423,7 @@ def _put_index(xp, shape, indices):
 def index_put(ctx, x, indices, value, accumulate):
     """A copy of x with x[indices] assigned (or added, accumulate) from value."""
     xp = ctx.xp
-    where = _put_index(xp, x.shape, indices)
+    where = _put_index(ctx, x.shape, indices)
     region = x[where].shape
     value = xp.broadcast_to(value, region) if value.shape != region else value
     out = x.copy()
@@ -433,8 +438,7 @@ def index_put(ctx, x, indices, value, accumulate):
 def index_put_grad(ctx, x, indices, value, out_grad, accumulate, *, out_mask=None):
     """x's gradient is zero where values were written (unless accumulate); value's is the
     gradient of the places it went to, summed over its broadcast dimensions."""
-    xp = ctx.xp
-    where = _put_index(xp, out_grad.shape, indices)
+    where = _put_index(ctx, out_grad.shape, indices)
     x_grad = value_grad = None
     if want(out_mask, 0):
         x_grad = out_grad.copy()

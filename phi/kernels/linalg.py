@@ -35,12 +35,15 @@ def _mT(a):
     return a.swapaxes(-1, -2)
 
 
-def _finite_or_raise(xp, result, what: str, *inputs):
+def _finite_or_raise(ctx, result, what: str, *inputs):
     """A value check made after the computation and before anything is returned: a
     non-finite result from finite inputs (a singular matrix; CuPy returns one where
     NumPy raises LinAlgError) becomes an InvalidArgumentError naming the argument.
-    NaN or Inf in the inputs propagates, as in any other op."""
-    if result.size and not bool(xp.isfinite(result).all()) and all(bool(xp.isfinite(a).all()) for a in inputs):
+    NaN or Inf in the inputs propagates, as in any other op. Only where
+    ``ctx.check_values``: on a GPU (outside anomaly mode) the result's NaN/Inf is
+    returned instead, as reading the answer back would wait for the device."""
+    xp = ctx.xp
+    if ctx.check_values and result.size and not bool(xp.isfinite(result).all()) and all(bool(xp.isfinite(a).all()) for a in inputs):
         raise InvalidArgumentError(what)
     return result
 
@@ -148,12 +151,13 @@ def diagonal_grad(ctx, x, out_grad, offset, axis1, axis2):
 
 # -- square matrices -----------------------------------------------------------------------
 
-def _inverse(xp, x, what: str):
+def _inverse(ctx, x, what: str):
+    xp = ctx.xp
     try:
         result = xp.linalg.inv(x)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(what) from None
-    return _finite_or_raise(xp, result, what, x)
+    return _finite_or_raise(ctx, result, what, x)
 
 
 _SINGULAR = "argument 'x' is singular: it has no inverse"
@@ -161,7 +165,7 @@ _SINGULAR = "argument 'x' is singular: it has no inverse"
 
 @register_kernel("inverse", ALL_BACKENDS, LINALG_FLOATS)
 def inverse(ctx, x):
-    return _inverse(ctx.xp, x, _SINGULAR)
+    return _inverse(ctx, x, _SINGULAR)
 
 
 @register_kernel("det", ALL_BACKENDS, LINALG_FLOATS)
@@ -189,7 +193,7 @@ def solve(ctx, x, y):
         out = xp.linalg.solve(a, b) if a.size else xp.zeros(b.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(message) from None
-    _finite_or_raise(xp, out, message, x, y)
+    _finite_or_raise(ctx, out, message, x, y)
     return out[..., 0] if vector else out
 
 
@@ -197,7 +201,7 @@ def solve(ctx, x, y):
 def matrix_power(ctx, x, n):
     xp = ctx.xp
     if n < 0:
-        x = _inverse(xp, x, "argument 'x' is singular, so a negative power has no value")
+        x = _inverse(ctx, x, "argument 'x' is singular, so a negative power has no value")
         n = -n
     result = xp.broadcast_to(xp.eye(x.shape[-1], dtype=x.dtype), x.shape).copy()
     base = x
@@ -222,7 +226,7 @@ def cholesky(ctx, x, upper):
         lower = xp.linalg.cholesky(x) if x.size else xp.zeros(x.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(message) from None
-    _finite_or_raise(xp, lower, message, x)
+    _finite_or_raise(ctx, lower, message, x)
     return _mT(lower).copy() if upper else lower
 
 

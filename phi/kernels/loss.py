@@ -49,10 +49,11 @@ def log_softmax_grad(ctx, out, out_grad, axis):
     return out_grad - ctx.xp.exp(out) * out_grad.sum(axis=axis, keepdims=True)
 
 
-def _check_labels(xp, label, classes, ignore_index):
+def _check_labels(ctx, label, classes, ignore_index):
     # On the CPU the check is free; on a GPU it would wait for the device, so there
-    # an out-of-range label is clipped (documented in nn.functional.cross_entropy).
-    if xp is np:
+    # it runs only in anomaly mode (ctx.check_values) and an out-of-range label is
+    # otherwise clipped (documented in nn.functional.cross_entropy).
+    if ctx.check_values:
         bad = (label < 0) | (label >= classes)
         if ignore_index is not None:
             bad &= label != ignore_index
@@ -86,7 +87,7 @@ def cross_entropy_with_softmax(ctx, logits, label, soft_label, use_softmax, nume
         with np.errstate(invalid="ignore"):
             terms = xp.where(label == 0, 0, label * log_p)
         return softmax_out, -terms.sum(axis=axis, keepdims=True).astype(logits.dtype)
-    _check_labels(xp, label, classes, ignore_index)
+    _check_labels(ctx, label, classes, ignore_index)
     valid = label != ignore_index
     safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1)
     picked = xp.take_along_axis(log_p, safe.astype(np.int64), axis=axis)
@@ -164,7 +165,7 @@ def sigmoid_cross_entropy_with_logits_grad(ctx, x, label, pos_weight, out_grad, 
 @register_kernel("one_hot", ALL_BACKENDS, INTS)
 def one_hot(ctx, x, num_classes):
     xp = ctx.xp
-    _check_labels(xp, x, num_classes, None)
+    _check_labels(ctx, x, num_classes, None)
     return (x[..., None] == xp.arange(num_classes)).astype(np.float32)
 
 
@@ -185,21 +186,24 @@ def _class_rows(logits, label):
     return logits.reshape(rows, classes), label.reshape(rows)
 
 
-def _label_mask(xp, label, classes, ignore_index):
+def _label_mask(ctx, label, classes, ignore_index):
     """(safe, valid, bad) for labels [N]: safe class indices in [0, C) to read
     and write at, the mask of rows that count (None: all of them) and, on a GPU,
     the mask of out-of-range labels (None on the CPU, where they raise instead:
-    reading the range back from a GPU would wait for the device)."""
+    reading the range back from a GPU would wait for the device: there they raise
+    only where ctx.check_values, in anomaly mode)."""
+    xp = ctx.xp
     if xp is np:
         if label.size == 0:
             return label, None, None
         low, high = int(label.min()), int(label.max())
         if low < 0 or high >= classes:  # out of range, or ignore_index rows, or both
-            _check_labels(xp, label, classes, ignore_index)
+            _check_labels(ctx, label, classes, ignore_index)
         if ignore_index < low or ignore_index > high:
             return label, None, None  # every row counts: no mask, no copy
         valid = label != ignore_index
         return xp.where(valid, label, 0), valid, None
+    _check_labels(ctx, label, classes, ignore_index)
     valid = label != ignore_index
     bad = valid & ((label < 0) | (label >= classes))
     return xp.clip(xp.where(valid, label, 0), 0, classes - 1), valid, bad
@@ -220,7 +224,7 @@ def fused_softmax_cross_entropy(ctx, logits, label, ignore_index, reduction):
     xp = ctx.xp
     z, labels = _class_rows(logits, label)
     rows, classes = z.shape
-    safe, valid, bad = _label_mask(xp, labels, classes, ignore_index)
+    safe, valid, bad = _label_mask(ctx, labels, classes, ignore_index)
     if rows == 0:
         return xp.empty_like(logits), xp.zeros((), dtype=logits.dtype)
     work = z - z.max(axis=1, keepdims=True)     # the one buffer: shifted, exp, softmax
@@ -247,7 +251,7 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
     xp = ctx.xp
     p, labels = _class_rows(softmax, label)
     rows, classes = p.shape
-    safe, valid, bad = _label_mask(xp, labels, classes, ignore_index)
+    safe, valid, bad = _label_mask(ctx, labels, classes, ignore_index)
     scale = loss_grad
     if reduction == "mean":
         scale = scale / _count(xp, valid, rows, softmax.dtype)
@@ -270,7 +274,7 @@ def bce_loss(ctx, input, label):
     """-(z log x + (1 - z) log(1 - x)), each log clamped below at -100 as Paddle does,
     so a probability of exactly 0 or 1 gives a finite loss."""
     xp = ctx.xp
-    if xp is np and input.size and ((input < 0) | (input > 1)).any():  # free on the CPU only
+    if ctx.check_values and input.size and ((input < 0) | (input > 1)).any():  # a device read on a GPU
         bad = input[(input < 0) | (input > 1)].reshape(-1)[0]
         raise InvalidArgumentError(f"argument 'input' expected probabilities in [0, 1], got {float(bad)}")
     with np.errstate(divide="ignore"):
@@ -286,10 +290,11 @@ def bce_loss_grad(ctx, input, label, out_grad):
     return (out_grad * (input - label) / xp.maximum((1 - input) * input, 1e-12)).astype(input.dtype)
 
 
-def _nll_parts(xp, input, label, weight, ignore_index):
+def _nll_parts(ctx, input, label, weight, ignore_index):
     """The safe class indices, the per-element weights (0 where ignored) and the classes."""
+    xp = ctx.xp
     classes = input.shape[1]
-    _check_labels(xp, label, classes, ignore_index)
+    _check_labels(ctx, label, classes, ignore_index)
     valid = label != ignore_index
     safe = xp.clip(xp.where(valid, label, 0), 0, classes - 1).astype(np.int64)
     w = valid.astype(input.dtype) if weight is None else weight[safe] * valid
@@ -300,7 +305,7 @@ def _nll_parts(xp, input, label, weight, ignore_index):
 def nll_loss(ctx, input, label, weight, ignore_index):
     """-weight[y] * input[n, y, ...] per element of label; 0 where label is ignore_index."""
     xp = ctx.xp
-    safe, w, _ = _nll_parts(xp, input, label, weight, ignore_index)
+    safe, w, _ = _nll_parts(ctx, input, label, weight, ignore_index)
     picked = xp.take_along_axis(input, safe[:, None], axis=1)[:, 0]
     return (-picked * w).astype(input.dtype)
 
@@ -309,7 +314,7 @@ def nll_loss(ctx, input, label, weight, ignore_index):
 def nll_loss_grad(ctx, input, label, weight, out_grad, ignore_index):
     """-weight[y] * out_grad placed at each element's class, zeros elsewhere."""
     xp = ctx.xp
-    safe, w, classes = _nll_parts(xp, input, label, weight, ignore_index)
+    safe, w, classes = _nll_parts(ctx, input, label, weight, ignore_index)
     hot = _one_hot_along(xp, safe[:, None], classes, 1, input.dtype)
     return (hot * (-w * out_grad)[:, None]).astype(input.dtype)
 
@@ -324,9 +329,10 @@ def _logsumexp3(xp, a, b, c):
         return safe + xp.log(xp.exp(a - safe) + xp.exp(b - safe) + xp.exp(c - safe))
 
 
-def _ctc_check(xp, label, logits_length, labels_length, steps, classes):
-    if xp is not np:  # on a GPU the checks would wait for the device; see ctc_loss
+def _ctc_check(ctx, label, logits_length, labels_length, steps, classes):
+    if not ctx.check_values:  # on a GPU the checks would wait for the device; see ctc_loss
         return
+    xp = ctx.xp
     for arg, lengths, high in (("logits_length", logits_length, steps),
                                ("labels_length", labels_length, label.shape[1])):
         low = 1 if arg == "logits_length" else 0
@@ -345,7 +351,7 @@ def _ctc_forward(ctx, logits, label, logits_length, labels_length, blank):
     """log-softmax, the extended labels' log-probabilities, alpha and the log-likelihood."""
     xp = ctx.xp
     steps, batch, classes = logits.shape
-    _ctc_check(xp, label, logits_length, labels_length, steps, classes)
+    _ctc_check(ctx, label, logits_length, labels_length, steps, classes)
     work = logits.astype(np.promote_types(logits.dtype, np.float32))
     log_p = log_softmax(ctx, work, 2)
     positions = 2 * label.shape[1] + 1

@@ -96,7 +96,10 @@ def _erf_and_erfc(xp, x):
         square = near * near
         term = near.copy()
         total = near.copy()
-        for n in range(1, int(20 + 5.5 * float(square.max())) + 1):
+        # The band's largest square sets the length; on a GPU the band's upper end
+        # does (a few more terms, no device read).
+        top = float(square.max()) if xp is np else upper * upper
+        for n in range(1, int(20 + 5.5 * top) + 1):
             term = term * (2.0 * square / (2 * n + 1))
             total = total + term
         erf_near = (2.0 / _SQRT_PI) * xp.exp(-square) * total

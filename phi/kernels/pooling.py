@@ -30,6 +30,7 @@ import numpy as np
 from ..common.shape_rules import window_geometry
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
+from .device_constants import on_device
 from .funcs import channel_first
 from .search_sort import scatter_back
 
@@ -103,7 +104,7 @@ def _broadcast_axis(xp, values, axis, k):
     """A per-output array along spatial axis ``axis``, shaped to broadcast over [N, C, *outs]."""
     shape = [1] * (2 + k)
     shape[2 + axis] = len(values)
-    return xp.asarray(values).reshape(shape)
+    return on_device(xp, values).reshape(shape)
 
 
 # -- max pooling --------------------------------------------------------------
@@ -115,7 +116,7 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
     w = _Windows(x.shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
     if w.regular and all(o == 1 for o in w.outs) and w.kernel == w.size and not any(w.before):
         flat = x.reshape(x.shape[:2] + (-1,))  # a global maximum: one argmax per plane, NaN never winning
-        flat = xp.where(xp.isnan(flat), xp.asarray(-np.inf, dtype=flat.dtype), flat)
+        flat = xp.where(xp.isnan(flat), xp.full((), -np.inf, dtype=flat.dtype), flat)
         arg = xp.argmax(flat, axis=-1)[..., None]
         best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
         arg = arg.astype(np.int32).reshape(best.shape)
@@ -138,7 +139,7 @@ def _flat_index(xp, best, arg, w):
         shape[axis] = w.kernel[axis]
         offsets = offsets + (np.arange(w.kernel[axis]) * plane_strides[axis]).reshape(shape)
         base = base + _broadcast_axis(xp, (w.starts[axis] * plane_strides[axis]).astype(np.int32), axis, k)
-    mask = xp.asarray(offsets.reshape(-1))[arg] + base
+    mask = on_device(xp, offsets.reshape(-1))[arg] + base
     if w.regular and any(w.before) and bool(xp.isneginf(best).any()):
         # a window whose input values are all -inf may have picked its padding: per axis, clip into the input
         positions, rest = [], arg.astype(np.int32)
@@ -223,7 +224,7 @@ def _adaptive_candidates(xp, x, w):
             at = w.starts[axis] + p
             shape = [1] * k
             shape[axis] = len(at)
-            index.append(xp.asarray(np.minimum(at, w.size[axis] - 1).reshape(shape)))
+            index.append(on_device(xp, np.minimum(at, w.size[axis] - 1).reshape(shape)))
             ok = _broadcast_axis(xp, at < w.ends[axis], axis, k)
             valid = ok if valid is None else valid & ok
         yield x[tuple(index)], valid
@@ -307,7 +308,7 @@ def _inverse_counts(xp, w, exclusive, dtype):
     """1 / the divisor of each output, shaped to broadcast over [N, C, *outs]."""
     k = len(w.size)
     if not exclusive:
-        return xp.asarray(1.0 / math.prod(w.kernel), dtype=dtype)
+        return xp.full((), 1.0 / math.prod(w.kernel), dtype=dtype)
     inverse = None
     for axis, count in enumerate(w.counts()):
         factor = _broadcast_axis(xp, (1.0 / count).astype(dtype), axis, k)
@@ -327,7 +328,7 @@ def _window_matrices(w, dtype):
 def _apply_matrices(xp, x, matrices, transpose):
     """x with each spatial axis multiplied by its matrix (or its transpose)."""
     for axis, m in enumerate(matrices):
-        m = xp.asarray(m.T if transpose else m)
+        m = on_device(xp, m.T if transpose else m)
         moved = xp.moveaxis(x, 2 + axis, -1)
         x = xp.moveaxis(xp.matmul(moved, m.T), -1, 2 + axis)
     return x

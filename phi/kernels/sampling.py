@@ -26,9 +26,11 @@ def uniform(ctx, shape, dtype, min, max, seed):
     xp = ctx.xp
     low, high = float(min), float(max)
     values = (low + (high - low) * _generator(ctx, seed).random(shape)).astype(dtype.numpy_dtype)
-    # Rounding to a narrower dtype can reach max; the interval is half-open.
-    top = xp.asarray(high, dtype=dtype.numpy_dtype)
-    below_top = xp.nextafter(top, xp.asarray(low, dtype=dtype.numpy_dtype))
+    # Rounding to a narrower dtype can reach max; the interval is half-open. The two
+    # bounds are worked out on the host and filled on the device (no upload per call).
+    top = np.asarray(high, dtype=dtype.numpy_dtype)
+    below_top = np.nextafter(top, np.asarray(low, dtype=dtype.numpy_dtype))
+    top, below_top = (xp.full((), float(v), dtype=dtype.numpy_dtype) for v in (top, below_top))
     return xp.where(values < top, values, below_top)
 
 
@@ -58,8 +60,12 @@ def randperm(ctx, n, dtype):
     return _generator(ctx).permutation(n).astype(dtype.numpy_dtype)
 
 
-def _check_probabilities(xp, x, what):
-    # NaN fails both comparisons, so it is refused too.
+def _check_probabilities(ctx, x, what):
+    # NaN fails both comparisons, so it is refused too. Only where ctx.check_values
+    # (always on the CPU; on a GPU in anomaly mode: the answer is a device read).
+    if not ctx.check_values:
+        return
+    xp = ctx.xp
     inside = (x >= 0) & (x <= 1)
     if not bool(xp.all(inside)):
         bad = x[~inside].reshape(-1)[0]
@@ -68,24 +74,23 @@ def _check_probabilities(xp, x, what):
 
 @register_kernel("bernoulli", ALL_BACKENDS, FLOATS)
 def bernoulli(ctx, x):
-    _check_probabilities(ctx.xp, x, "probabilities")
+    _check_probabilities(ctx, x, "probabilities")
     return (_generator(ctx).random(x.shape) < x).astype(x.dtype)
 
 
 @register_kernel("poisson", ALL_BACKENDS, FLOATS)
 def poisson(ctx, x):
     xp = ctx.xp
-    valid = (x >= 0) & xp.isfinite(x)
-    if not bool(xp.all(valid)):
+    valid = (x >= 0) & xp.isfinite(x) if ctx.check_values else None
+    if valid is not None and not bool(xp.all(valid)):
         raise InvalidArgumentError(
             f"argument 'x' expected finite rates >= 0, got {float(x[~valid].reshape(-1)[0])!r}")
     return _generator(ctx).poisson(x.astype(np.float64)).astype(x.dtype)
 
 
-@register_kernel("multinomial", ALL_BACKENDS, FLOATS)
-def multinomial(ctx, x, num_samples, replacement):
-    xp = ctx.xp
-    weights = x.astype(np.float64).reshape(-1, x.shape[-1])
+def _check_weights(xp, weights, num_samples, replacement):
+    """Raises unless every weight is finite and >= 0, every row has a positive one
+    and, without replacement, at least num_samples of them."""
     valid = (weights >= 0) & xp.isfinite(weights)
     if not bool(xp.all(valid)):
         raise InvalidArgumentError(
@@ -97,6 +102,14 @@ def multinomial(ctx, x, num_samples, replacement):
         raise InvalidArgumentError(
             f"argument 'num_samples' is {num_samples}, but a row of x has only {int(positive.min())} categories "
             f"of positive weight; without replacement num_samples may not exceed that")
+
+
+@register_kernel("multinomial", ALL_BACKENDS, FLOATS)
+def multinomial(ctx, x, num_samples, replacement):
+    xp = ctx.xp
+    weights = x.astype(np.float64).reshape(-1, x.shape[-1])
+    if ctx.check_values:  # three device reads on a GPU: only in anomaly mode there
+        _check_weights(xp, weights, num_samples, replacement)
     generator = _generator(ctx)
     if replacement:
         # Inverse CDF: category j covers [cdf[j-1], cdf[j]); the last cdf is exactly 1,

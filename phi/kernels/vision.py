@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS
+from .device_constants import on_device
 from .funcs import scatter_add
 
 _CUBIC_A = -0.75
@@ -101,7 +102,7 @@ def _scatter_add(xp, target, axis, index, values):
     lead = (slice(None),) * axis
     for r in range(int(rank.max()) + 1 if len(index) else 0):
         chosen = order[rank == r]
-        target[lead + (xp.asarray(index[chosen]),)] += values[lead + (xp.asarray(chosen),)]
+        target[lead + (on_device(xp, index[chosen]),)] += values[lead + (on_device(xp, chosen),)]
 
 
 def _interp_setup(x_shape, out_size, scale, data_format):
@@ -116,7 +117,7 @@ def _interp_setup(x_shape, out_size, scale, data_format):
 def _broadcast_weights(xp, w, ndim, axis, dtype):
     shape = [1] * ndim
     shape[axis] = w.shape[0]
-    return xp.asarray(w.astype(dtype)).reshape(shape)
+    return on_device(xp, w.astype(dtype)).reshape(shape)
 
 
 def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_format):
@@ -128,11 +129,11 @@ def interp(method, ctx, x, out_size, scale, align_corners, align_mode, data_form
         axis = first + i
         index, weights = axis_taps(method, spatial[i], out_size[i], scales[i], align_corners, align_mode)
         if method == "nearest":
-            out = xp.take(out, xp.asarray(index[0]), axis=axis)
+            out = xp.take(out, on_device(xp, index[0]), axis=axis)
             continue
         acc = None
         for t in range(index.shape[0]):
-            term = xp.take(out, xp.asarray(index[t]), axis=axis) * _broadcast_weights(
+            term = xp.take(out, on_device(xp, index[t]), axis=axis) * _broadcast_weights(
                 xp, weights[t], out.ndim, axis, x.dtype)
             acc = term if acc is None else acc + term
         out = acc

@@ -1,0 +1,142 @@
+"""Value checks that would read GPU memory (index ranges, class labels, embedding
+ids, probabilities, sampling weights, singular results) and erf's series length:
+on the GPU they cost no device-to-host transfer outside anomaly mode, and they
+raise in anomaly mode as they always do on the CPU.
+
+The counters are tests/fake_cupy.py's, so these run only on the fake GPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+
+from conftest import REAL_GPU
+
+pytestmark = pytest.mark.skipif(REAL_GPU, reason="counts transfers with tests/fake_cupy.py's counters")
+
+
+@pytest.fixture
+def gpu():
+    eager.set_device("gpu")
+    try:
+        yield
+    finally:
+        eager.set_device("cpu")
+
+
+def _t(data, dtype=None, grad=False):
+    return eager.to_tensor(np.asarray(data, dtype=dtype), stop_gradient=not grad)
+
+
+def _x():
+    return _t(np.arange(12.0).reshape(3, 4), grad=True)
+
+
+def _idx(data):
+    return _t(data, dtype=np.int64)
+
+
+CASES = {
+    "gather": lambda: eager.gather(_x(), _idx([2, 0]), axis=0),
+    "index_select": lambda: eager.index_select(_x(), _idx([3, 1]), axis=1),
+    "take_along_axis": lambda: eager.take_along_axis(_x(), _idx([[0, 3, 1, 2]]), axis=1),
+    "put_along_axis": lambda: eager.put_along_axis(_x(), _idx([[0, 3, 1, 2]]), 1.0, axis=1),
+    "scatter": lambda: eager.scatter(_x(), _idx([2, 0]), _t(np.ones((2, 4)), grad=True)),
+    "index_add": lambda: eager.index_add(_x(), _idx([1, 1]), 0, _t(np.ones((2, 4)), grad=True)),
+    "gather_nd": lambda: eager.gather_nd(_x(), _idx([[1, 2], [0, -1]])),
+    "scatter_nd_add": lambda: eager.scatter_nd_add(_x(), _idx([[1, 2], [0, 3]]), _t([5.0, 6.0], grad=True)),
+    "scatter_nd": lambda: eager.scatter_nd(_idx([[1], [2]]), _t(np.ones((2, 4)), grad=True), [3, 4]),
+    "embedding": lambda: F.embedding(_idx([[0, 2], [1, 2]]), _x()),
+    "cross_entropy": lambda: F.cross_entropy(_x(), _idx([3, 0, 1])),
+    "cross_entropy_ignore": lambda: F.cross_entropy(_x(), _idx([3, -100, 1])),
+    "nll_loss": lambda: F.nll_loss(F.log_softmax(_x(), axis=1), _idx([3, 0, 1])),
+    "binary_cross_entropy": lambda: F.binary_cross_entropy(F.sigmoid(_x()), _t(np.ones((3, 4)))),
+    "one_hot": lambda: F.one_hot(_idx([0, 3]), 4),
+    "bernoulli": lambda: eager.bernoulli(_t([0.2, 0.9])),
+    "poisson": lambda: eager.poisson(_t([0.5, 3.0])),
+    "multinomial": lambda: eager.multinomial(_t([[0.2, 0.8, 0.0], [1.0, 1.0, 1.0]]), 2),
+    "uniform": lambda: eager.uniform([4], min=-1.0, max=1.0),
+    "inverse": lambda: eager.linalg.inv(_t([[2.0, 1.0], [1.0, 3.0]], grad=True)),
+    "solve": lambda: eager.linalg.solve(_t([[2.0, 1.0], [1.0, 3.0]], grad=True), _t([[1.0], [2.0]])),
+    "erf": lambda: eager.erf(_t(np.linspace(-4.0, 4.0, 17), grad=True)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_device_read_outside_anomaly_mode(gpu, name):
+    import fake_cupy
+
+    CASES[name]()  # the first call may build caches
+    down, up = fake_cupy.transfers[0], fake_cupy.uploads[0]
+    out = CASES[name]()
+    if not out.stop_gradient:
+        out.sum().backward()
+    assert out.place.is_gpu_place()
+    assert fake_cupy.transfers[0] - down == 0, f"{name} read device memory back"
+    if name == "uniform":
+        assert fake_cupy.uploads[0] - up == 0, "uniform uploaded its bounds"
+
+
+BAD = [
+    (lambda: eager.gather(_x(), _idx([3]), axis=0), IndexError, r"gather: argument 'index' expected index values in \[0, 3\), got 3"),
+    (lambda: eager.gather_nd(_x(), _idx([[0, 4]])), IndexError, "expected index values in"),
+    (lambda: F.embedding(_idx([5]), _x()), IndexError, r"embedding.*\[0, 3\).*got 5"),
+    (lambda: F.cross_entropy(_x(), _idx([4, 0, 1])), ValueError, r"cross_entropy: argument 'label' expected class indices in \[0, 4\)"),
+    (lambda: F.nll_loss(_x(), _idx([0, 0, -3])), ValueError, "nll_loss: argument 'label' expected class indices"),
+    (lambda: F.binary_cross_entropy(_t([0.5, 1.5]), _t([1.0, 0.0])), ValueError, "expected probabilities in"),
+    (lambda: eager.bernoulli(_t([0.5, 1.5])), ValueError, r"bernoulli: argument 'x' expected probabilities in \[0, 1\], got 1.5"),
+    (lambda: eager.poisson(_t([1.0, -1.0])), ValueError, "poisson: argument 'x' expected finite rates >= 0, got -1.0"),
+    (lambda: eager.multinomial(_t([[0.0, 0.0]]), 1), ValueError, "multinomial: argument 'x' has a row of weights that sum to 0"),
+    (lambda: eager.linalg.inv(_t([[1.0, 2.0], [2.0, 4.0]])), ValueError, "inverse: argument 'x' is singular"),
+]
+
+
+@pytest.mark.parametrize("call, error, text", BAD)
+def test_bad_values_raise_on_the_gpu_in_anomaly_mode(gpu, call, error, text):
+    with eager.autograd.detect_anomaly(), pytest.raises(error, match=text):
+        call()
+
+
+def test_erf_on_the_gpu_matches_the_series_to_float64_precision(gpu):
+    x = np.concatenate([np.linspace(-3.5, 3.5, 141), [0.0, 1e-300, 0.999999, 1.0, 2.999999, 6.0, 30.0]])
+    got = eager.erf(_t(x)).numpy()
+    want = np.array([__import__("math").erf(v) for v in x])
+    np.testing.assert_allclose(got, want, rtol=4e-15, atol=1e-300)
+
+
+def test_uniform_on_the_gpu_stays_in_the_half_open_interval(gpu):
+    eager.seed(3)
+    for dtype in ("float16", "float32", "float64"):
+        v = eager.uniform([4000], dtype=dtype, min=0.0, max=1.0).numpy()
+        assert v.dtype == np.dtype(dtype) and v.min() >= 0.0 and v.max() < 1.0
+        assert v.max() > 0.9 and v.min() < 0.1
+
+
+def _img(shape=(2, 3, 7, 6)):
+    return _t(np.random.default_rng(0).normal(size=shape), grad=True)
+
+
+GEOMETRY = {
+    "max_pool2d": lambda: F.max_pool2d(_img(), 3, stride=2),
+    "max_pool2d_global": lambda: F.max_pool2d(_img(), (7, 6)),
+    "avg_pool2d_padded": lambda: F.avg_pool2d(_img(), 3, stride=2, padding=1, exclusive=True),
+    "adaptive_avg_pool2d": lambda: F.adaptive_avg_pool2d(_img(), (3, 4)),
+    "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(_img(), (3, 4)),
+    "interpolate_bilinear": lambda: F.interpolate(_img(), size=(9, 4), mode="bilinear"),
+    "interpolate_nearest": lambda: F.interpolate(_img(), scale_factor=2, mode="nearest"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GEOMETRY))
+def test_pooling_and_interpolation_upload_nothing_once_their_geometry_was_seen(gpu, name):
+    import fake_cupy
+
+    GEOMETRY[name]().sum().backward()  # the first call copies the window/tap arrays once
+    _img()
+    down, up = fake_cupy.transfers[0], fake_cupy.uploads[0]
+    GEOMETRY[name]().sum().backward()
+    assert fake_cupy.uploads[0] - up == 1, f"{name} uploaded per call"  # the input image itself
+    assert fake_cupy.transfers[0] - down == 0, f"{name} read device memory back"
