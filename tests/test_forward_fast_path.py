@@ -112,3 +112,13 @@ def test_scalar_operators_take_the_scale_path_for_every_float_dtype():
     i = eager.to_tensor(np.array([1, 2], "int32"))
     assert (i * 0.5).dtype == eager.float32  # Paddle's promotion, not the scale path
     assert (i + 1).dtype == eager.int32
+
+
+def test_shape_only_save_is_what_spec_of_gives():
+    # add saves its inputs shape-only (no_need_buffer): the template writes spec_of in line.
+    from phi.core.dense_tensor import spec_of
+    x = eager.to_tensor(np.ones((2, 3), np.float32), stop_gradient=False)
+    y = eager.to_tensor(np.ones((3,), np.float64).astype(np.float32))
+    node = eager.add(x, y).grad_node
+    assert node.x == spec_of(x.impl) and node.y == spec_of(y.impl)
+    assert node.x == ((2, 3), np.dtype(np.float32), "cpu")

@@ -328,8 +328,8 @@ def add(x, y, name=None):
         node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("add", (out, ))
     return out
@@ -355,8 +355,8 @@ def add_(x, y, name=None):
         node = AddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("add_", (x,))
     return x
@@ -379,8 +379,8 @@ def subtract(x, y, name=None):
         node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("subtract", (out, ))
     return out
@@ -406,8 +406,8 @@ def subtract_(x, y, name=None):
         node = SubtractGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("subtract_", (x,))
     return x
@@ -636,8 +636,8 @@ def where(condition, x, y, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.condition = save_input(condition)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("where", (out, ))
     return out
@@ -657,7 +657,7 @@ def sign(x, name=None):
         node = SignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("sign", (out, ))
     return out

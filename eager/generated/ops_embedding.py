@@ -111,7 +111,7 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
-        node.weight = spec_of(weight.impl)
+        node.weight = ((_array := weight.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.padding_idx = padding_idx
         node.sparse = sparse
     if _anomaly.active:

@@ -501,7 +501,7 @@ def gather(x, index, axis=0, name=None):
         node = GatherGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.index = save_input(index)
         node.axis = axis
     if _anomaly.active:
@@ -544,7 +544,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
         node = TakeAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.arr = spec_of(arr.impl)
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.axis = axis
         node.broadcast = broadcast
@@ -573,9 +573,9 @@ def masked_fill(x, mask, value, name=None):
         node = MaskedFillGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
     return out
@@ -603,9 +603,9 @@ def masked_fill_(x, mask, value, name=None):
         node = MaskedFillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("masked_fill_", (x,))
     return x
@@ -628,7 +628,7 @@ def masked_select(x, mask, name=None):
         node = MaskedSelectGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.mask = save_input(mask)
     if _anomaly.active:
         check_forward("masked_select", (out, ))
@@ -657,7 +657,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter", (out, ))
@@ -688,7 +688,7 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter_", (x,))
@@ -716,7 +716,7 @@ def scatter_nd_add(x, index, updates, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
     return out
@@ -741,7 +741,7 @@ def scatter_nd(index, updates, shape, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
     return out
@@ -764,7 +764,7 @@ def gather_nd(x, index, name=None):
         node = GatherNdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.index = save_input(index)
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
@@ -795,7 +795,7 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         node = PutAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.arr = spec_of(arr.impl)
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(out)
@@ -833,7 +833,7 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         node = PutAlongAxisGradNode(edges)
         arr._meta = AutogradMeta(node, 0)
         after_inplace(arr, context)
-        node.arr = spec_of(arr.impl)
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(arr)
@@ -867,7 +867,7 @@ def index_add(x, index, value, axis=0, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add", (out, ))
@@ -898,7 +898,7 @@ def index_add_(x, index, value, axis=0, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add_", (x,))
@@ -938,9 +938,9 @@ def index_put(x, indices, value, accumulate=False, name=None):
         node = IndexPutGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put", (out, ))
@@ -969,9 +969,9 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         node = IndexPutGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put_", (x,))
@@ -998,9 +998,9 @@ def masked_scatter(x, mask, value, name=None):
         node = MaskedScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
     return out

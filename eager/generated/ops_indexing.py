@@ -128,7 +128,7 @@ def getitem(x, index, name=None):
         node = GetitemGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.index = index
         track_view(out, x, lambda _base: getitem(_base, index))
     if _anomaly.active:
@@ -154,7 +154,7 @@ def setitem(x, value, index, name=None):
         node = SetitemGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.index = index
     if _anomaly.active:
         check_forward("setitem", (out, ))
@@ -182,7 +182,7 @@ def setitem_(x, value, index, name=None):
         node = SetitemGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.index = index
     if _anomaly.active:
         check_forward("setitem_", (x,))

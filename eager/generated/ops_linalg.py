@@ -781,7 +781,7 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
         node = TraceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
@@ -807,7 +807,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
         node = DiagonalGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2

@@ -246,7 +246,7 @@ def reshape(x, shape, name=None):
         node = ReshapeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         track_view(out, x, lambda _base: reshape(_base, shape))
     if _anomaly.active:
         check_forward("reshape", (out, ))
@@ -290,7 +290,7 @@ def cast(x, dtype, name=None):
         node = CastGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("cast", (out, ))
     return out
@@ -311,7 +311,7 @@ def squeeze(x, axis=None, name=None):
         node = SqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         track_view(out, x, lambda _base: squeeze(_base, axis))
     if _anomaly.active:
         check_forward("squeeze", (out, ))
@@ -333,7 +333,7 @@ def unsqueeze(x, axis, name=None):
         node = UnsqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         track_view(out, x, lambda _base: unsqueeze(_base, axis))
     if _anomaly.active:
         check_forward("unsqueeze", (out, ))
@@ -356,7 +356,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         node = FlattenGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
     if _anomaly.active:
         check_forward("flatten", (out, ))
@@ -397,7 +397,7 @@ def expand(x, shape, name=None):
         node = ExpandGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.shape = shape
     if _anomaly.active:
         check_forward("expand", (out, ))

@@ -356,7 +356,7 @@ def tile(x, repeat_times, name=None):
         node = TileGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.repeat_times = repeat_times
     if _anomaly.active:
         check_forward("tile", (out, ))
@@ -401,7 +401,7 @@ def slice(input, axes, starts, ends, name=None):
         node = SliceGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.input = spec_of(input.impl)
+        node.input = ((_array := input.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axes = axes
         node.starts = starts
         node.ends = ends
@@ -450,8 +450,8 @@ def expand_as(x, y, name=None):
         node = ExpandAsGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
     if _anomaly.active:
         check_forward("expand_as", (out, ))
     return out
@@ -553,7 +553,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         node = RepeatInterleaveGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.repeats = repeats
         node.axis = axis
     if _anomaly.active:
@@ -579,7 +579,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
         node = StridedSliceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axes = axes
         node.starts = starts
         node.ends = ends
@@ -627,7 +627,7 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         node = TensorSplitGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.num_or_indices = num_or_indices
         node.axis = axis
     if _anomaly.active:

@@ -110,7 +110,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
         node = SumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:
@@ -134,7 +134,7 @@ def mean(x, axis=None, keepdim=False, name=None):
         node = MeanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:

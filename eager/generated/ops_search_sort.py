@@ -263,7 +263,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
         node = TopkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -292,7 +292,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         node = SortGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.axis = axis
         node.descending = descending
@@ -337,7 +337,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         node = KthvalueGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -364,7 +364,7 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
         node = CummaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -390,7 +390,7 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
         node = CumminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -416,7 +416,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
         node = ModeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
         node.indices = save_input(indices)
         node.axis = axis
         node.keepdim = keepdim
