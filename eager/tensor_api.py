@@ -19,11 +19,12 @@ from phi.common import DataType, convert_dtype
 from phi.core.errors import PhiError
 from phi.infermeta.checks import check_representable
 
+from .arguments import OPERATOR_FALLBACKS
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .creation import to_tensor
 from .generated import forward_api as _F
-from .generated.tensor_methods import METHODS
+from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
 
 
@@ -480,6 +481,11 @@ def install() -> None:
     for name, function in METHODS.items():
         setattr(Tensor, name, function)
     for name, function in _DISPATCHING_METHODS.items():
+        setattr(Tensor, name, function)
+    # x + y of two Tensors in one frame: the generated operator runs the op's body
+    # itself and hands any other operand to the method above (its fallback).
+    for name, function in OPERATORS.items():
+        OPERATOR_FALLBACKS[name] = vars(TensorMethods)[name]
         setattr(Tensor, name, function)
 
 

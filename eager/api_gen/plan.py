@@ -344,6 +344,7 @@ class ForwardPlan:
     is_backward: bool
     method: bool
     view_source: str | None  # the input whose buffer the output views (``view:``)
+    operator: str | None = None  # the Tensor operator (``__add__``) that runs this op in one frame
 
     @property
     def list_output(self) -> bool:
@@ -395,4 +396,5 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         max_order=max_order(op, everything), is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
         view_source=op.view[0] if op.view else None,
+        operator=op.operator,
     )

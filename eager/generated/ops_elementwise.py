@@ -17,9 +17,9 @@ from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -335,6 +335,26 @@ def add(x, y, name=None):
     return out
 
 
+def add_operator(x, y):
+    """Tensor.__add__: add(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__add__"](x, y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+    if _anomaly.active:
+        check_forward("add", (out, ))
+    return out
+
+
 def add_(x, y, name=None):
     """Inplace add: writes the result into x and returns it. Elementwise x + y with NumPy broadcasting.
 
@@ -386,6 +406,26 @@ def subtract(x, y, name=None):
     return out
 
 
+def subtract_operator(x, y):
+    """Tensor.__sub__: subtract(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__sub__"](x, y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.y = ((_array := y.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+    if _anomaly.active:
+        check_forward("subtract", (out, ))
+    return out
+
+
 def subtract_(x, y, name=None):
     """Inplace subtract: writes the result into x and returns it. Elementwise x - y with NumPy broadcasting.
 
@@ -422,6 +462,26 @@ def multiply(x, y, name=None):
         raise bad_tensor("multiply", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("multiply", "y", y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MultiplyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = save_input(x)
+        node.y = save_input(y)
+    if _anomaly.active:
+        check_forward("multiply", (out, ))
+    return out
+
+
+def multiply_operator(x, y):
+    """Tensor.__mul__: multiply(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__mul__"](x, y)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
     _x_meta = x._meta
