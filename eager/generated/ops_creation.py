@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -568,7 +570,7 @@ def diag(x, offset=0, padding_value=0, name=None):
         node = DiagGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
     if _anomaly.active:
         check_forward("diag", (out, ))
@@ -590,7 +592,7 @@ def diagflat(x, offset=0, name=None):
         node = DiagflatGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
     if _anomaly.active:
         check_forward("diagflat", (out, ))
@@ -614,7 +616,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
         node = DiagEmbedGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.input = ((_array := input.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.dim1 = dim1
         node.dim2 = dim2
@@ -743,8 +745,8 @@ def complex(real, imag, name=None):
         node = ComplexGradNode(((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.real = ((_array := real.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
-        node.imag = ((_array := imag.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("complex", (out, ))
     return out
@@ -891,8 +893,8 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
         if imag_grad is not None:
             imag_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (real_grad, imag_grad, )]
-        node.real = ((_array := real.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
-        node.imag = ((_array := imag.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("complex_grad", (real_grad, imag_grad, ))
     return real_grad, imag_grad

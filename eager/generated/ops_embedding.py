@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -111,7 +113,7 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
-        node.weight = ((_array := weight.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.weight = ((_array := weight.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.padding_idx = padding_idx
         node.sparse = sparse
     if _anomaly.active:

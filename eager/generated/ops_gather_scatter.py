@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -501,7 +503,7 @@ def gather(x, index, axis=0, name=None):
         node = GatherGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = save_input(index)
         node.axis = axis
     if _anomaly.active:
@@ -544,7 +546,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
         node = TakeAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.broadcast = broadcast
@@ -573,9 +575,9 @@ def masked_fill(x, mask, value, name=None):
         node = MaskedFillGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
     return out
@@ -603,9 +605,9 @@ def masked_fill_(x, mask, value, name=None):
         node = MaskedFillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill_", (x,))
     return x
@@ -628,7 +630,7 @@ def masked_select(x, mask, name=None):
         node = MaskedSelectGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
     if _anomaly.active:
         check_forward("masked_select", (out, ))
@@ -657,7 +659,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter", (out, ))
@@ -688,7 +690,7 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter_", (x,))
@@ -716,7 +718,7 @@ def scatter_nd_add(x, index, updates, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
     return out
@@ -741,7 +743,7 @@ def scatter_nd(index, updates, shape, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = ((_array := updates.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
     return out
@@ -764,7 +766,7 @@ def gather_nd(x, index, name=None):
         node = GatherNdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = save_input(index)
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
@@ -795,7 +797,7 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         node = PutAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(out)
@@ -833,7 +835,7 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         node = PutAlongAxisGradNode(edges)
         arr._meta = AutogradMeta(node, 0)
         after_inplace(arr, context)
-        node.arr = ((_array := arr.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(arr)
@@ -867,7 +869,7 @@ def index_add(x, index, value, axis=0, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add", (out, ))
@@ -898,7 +900,7 @@ def index_add_(x, index, value, axis=0, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add_", (x,))
@@ -938,9 +940,9 @@ def index_put(x, indices, value, accumulate=False, name=None):
         node = IndexPutGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put", (out, ))
@@ -969,9 +971,9 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         node = IndexPutGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put_", (x,))
@@ -998,9 +1000,9 @@ def masked_scatter(x, mask, value, name=None):
         node = MaskedScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = ((_array := value.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
     return out

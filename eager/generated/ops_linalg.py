@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -781,7 +783,7 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
         node = TraceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
@@ -807,7 +809,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
         node = DiagonalGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2

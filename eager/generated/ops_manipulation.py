@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -246,7 +248,7 @@ def reshape(x, shape, name=None):
         node = ReshapeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: reshape(_base, shape))
     if _anomaly.active:
         check_forward("reshape", (out, ))
@@ -290,7 +292,7 @@ def cast(x, dtype, name=None):
         node = CastGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("cast", (out, ))
     return out
@@ -311,7 +313,7 @@ def squeeze(x, axis=None, name=None):
         node = SqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: squeeze(_base, axis))
     if _anomaly.active:
         check_forward("squeeze", (out, ))
@@ -333,7 +335,7 @@ def unsqueeze(x, axis, name=None):
         node = UnsqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: unsqueeze(_base, axis))
     if _anomaly.active:
         check_forward("unsqueeze", (out, ))
@@ -356,7 +358,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         node = FlattenGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
     if _anomaly.active:
         check_forward("flatten", (out, ))
@@ -397,7 +399,7 @@ def expand(x, shape, name=None):
         node = ExpandGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.shape = shape
     if _anomaly.active:
         check_forward("expand", (out, ))

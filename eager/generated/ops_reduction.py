@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -110,7 +112,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
         node = SumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:
@@ -134,7 +136,7 @@ def mean(x, axis=None, keepdim=False, name=None):
         node = MeanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:

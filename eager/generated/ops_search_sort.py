@@ -13,6 +13,8 @@ together here.
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
+
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
@@ -263,7 +265,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
         node = TopkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -292,7 +294,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         node = SortGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.descending = descending
@@ -337,7 +339,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         node = KthvalueGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -364,7 +366,7 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
         node = CummaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -390,7 +392,7 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
         node = CumminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -416,7 +418,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
         node = ModeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = ((_array := x.impl.array).shape, _array.dtype, _array.device)  # spec_of, in line
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.keepdim = keepdim
