@@ -21,6 +21,13 @@ from .framework import current_place
 
 _PLAIN_NUMBERS = (int, float, bool)
 
+# Tensor operator name ("__add__") -> fallback(x, other) for an ``other`` that is
+# not a Tensor. The generated operator functions (``add_operator``) run the op
+# in one frame for two Tensors and hand anything else to this fallback, which
+# eager.tensor_api registers when it installs the operators (it holds the
+# scalar promotion rules, and sits above the generated code).
+OPERATOR_FALLBACKS: dict = {}
+
 
 def as_called(error: Exception, target: str, op: str) -> Exception:
     """``error`` from ``target`` (the op that ``op`` invokes), reworded to name

@@ -19,11 +19,12 @@ from phi.common import DataType, convert_dtype
 from phi.core.errors import PhiError
 from phi.infermeta.checks import check_representable
 
+from .arguments import OPERATOR_FALLBACKS
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .creation import to_tensor
 from .generated import forward_api as _F
-from .generated.tensor_methods import METHODS
+from .generated.tensor_methods import METHODS, OPERATORS
 from .tensor import Tensor
 
 
@@ -403,8 +404,11 @@ def _scalar_result_dtype(dtype: DataType, scalar) -> DataType:
 
 # ``scale`` (x * a + b, real attributes) computes x (op) scalar exactly for a
 # floating tensor and a plain Python int or float: the operators' fast path.
+# A tuple, not a set: ``in`` finds a member by identity first, where a set would
+# hash it, and an Enum's __hash__ is a Python-level call (~100 ns a lookup).
 _PLAIN_REALS = frozenset({int, float})
-_FLOAT_DTYPES = frozenset(dtype for dtype in DataType if dtype.is_floating_point)
+_FLOAT_DTYPES = tuple(sorted((dtype for dtype in DataType if dtype.is_floating_point),
+                             key=lambda dtype: dtype is not DataType.FLOAT32))  # the common one first
 
 
 def _fits_scale(x: Tensor, scalar) -> bool:
@@ -477,6 +481,11 @@ def install() -> None:
     for name, function in METHODS.items():
         setattr(Tensor, name, function)
     for name, function in _DISPATCHING_METHODS.items():
+        setattr(Tensor, name, function)
+    # x + y of two Tensors in one frame: the generated operator runs the op's body
+    # itself and hands any other operand to the method above (its fallback).
+    for name, function in OPERATORS.items():
+        OPERATOR_FALLBACKS[name] = vars(TensorMethods)[name]
         setattr(Tensor, name, function)
 
 

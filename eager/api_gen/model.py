@@ -212,6 +212,7 @@ class OpSpec:
     invoke: CallSpec | None = None
     composite: CallSpec | None = None
     bilinear: str | None = None  # the bilinear forward op whose gradient this differentiates
+    operator: str | None = None  # the Tensor operator ("__add__") generated as this op in one frame
     doc: str = ""
     key_lines: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -411,7 +412,8 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
-                 "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke", "doc")
+                 "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke",
+                 "operator", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "doc")
 
@@ -473,6 +475,7 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         invoke=parse_call(entry["invoke"], at("invoke"), "invoke") if "invoke" in entry else None,
         composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,
         bilinear=_optional_str(entry, "bilinear", at),
+        operator=_optional_str(entry, "operator", at),
         doc=_optional_str(entry, "doc", at) or "",
         key_lines=dict(entry.key_lines),
     )
@@ -485,6 +488,12 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
                                         f"{spec.bilinear!r}, so it takes no kernel, composite or backward")
     if spec.kernel is not None and spec.infer_meta is None:
         raise SpecError(loc, f"op {name!r} has a kernel but no infer_meta")
+    if spec.operator is not None and (
+            not re.fullmatch(r"__[a-z]+__", spec.operator) or [a.name for a in args] != ["x", "y"]
+            or not all(a.is_tensor and not a.is_tensor_list and not a.optional for a in spec.args)
+            or spec.kernel is None or spec.composite is not None):
+        raise SpecError(at("operator"), f"op {name!r}: operator {spec.operator!r} must be a Tensor operator "
+                                        f"('__add__') of an op (x: Tensor, y: Tensor) with a kernel and no composite")
     if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):
         raise SpecError(at("invoke"), f"op {name!r} uses invoke, so it takes no kernel, infer_meta or backward")
     return spec

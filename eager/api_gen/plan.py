@@ -19,6 +19,13 @@ _CONVERTERS = {
     "IntOrIntArray": "to_int_or_int_array",
 }
 
+# The type each converter returns unchanged: the generated code tests for it
+# first (``type(v) is float``) and calls the converter only for anything else.
+_FAST_TYPES = {
+    "to_scalar": "float", "to_float": "float", "to_bool": "bool", "to_str": "str",
+    "to_dtype": "DataType", "to_required_dtype": "DataType",
+}
+
 
 def camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
@@ -40,6 +47,11 @@ class ArgPlan:
     @property
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
+
+    @property
+    def fast_type(self) -> str | None:
+        """The type its converter passes through untouched (checked inline first), or None."""
+        return _FAST_TYPES.get(self.converter)
 
 
 def plan_args(op: OpSpec) -> list:
@@ -342,6 +354,7 @@ class ForwardPlan:
     is_backward: bool
     method: bool
     view_source: str | None  # the input whose buffer the output views (``view:``)
+    operator: str | None = None  # the Tensor operator (``__add__``) that runs this op in one frame
 
     @property
     def list_output(self) -> bool:
@@ -393,4 +406,5 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         max_order=max_order(op, everything), is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
         view_source=op.view[0] if op.view else None,
+        operator=op.operator,
     )

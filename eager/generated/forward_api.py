@@ -122,10 +122,13 @@ from .ops_creation import (  # noqa: F401
 from .ops_elementwise import (  # noqa: F401
     add,
     add_,
+    add_operator,
     subtract,
     subtract_,
+    subtract_operator,
     multiply,
     multiply_,
+    multiply_operator,
     divide,
     divide_,
     equal,

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -728,11 +733,14 @@ def pow(x, y=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("pow", "x", x)
-    y = to_scalar(y, "pow", "y")
-    out = Tensor(_phi.pow(x.impl, y))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = PowGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    y = y if type(y) is float else to_scalar(y, "pow", "y")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.pow(x.impl, y), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = PowGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = y
     if _anomaly.active:
@@ -747,13 +755,16 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("scale", "x", x)
-    scale = to_scalar(scale, "scale", "scale")
-    bias = to_scalar(bias, "scale", "bias")
-    bias_after_scale = to_bool(bias_after_scale, "scale", "bias_after_scale")
-    out = Tensor(_phi.scale(x.impl, scale, bias, bias_after_scale))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ScaleGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
+    bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
+    bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale", "bias_after_scale")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ScaleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.scale = scale
     if _anomaly.active:
         check_forward("scale", (out, ))
@@ -767,9 +778,9 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("scale_", "x", x)
-    scale = to_scalar(scale, "scale_", "scale")
-    bias = to_scalar(bias, "scale_", "bias")
-    bias_after_scale = to_bool(bias_after_scale, "scale_", "bias_after_scale")
+    scale = scale if type(scale) is float else to_scalar(scale, "scale_", "scale")
+    bias = bias if type(bias) is float else to_scalar(bias, "scale_", "bias")
+    bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale_", "bias_after_scale")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scale_", x)
@@ -794,10 +805,13 @@ def relu(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("relu", "x", x)
-    out = Tensor(_phi.relu(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ReluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.relu(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("relu", (out, ))
@@ -835,10 +849,13 @@ def tanh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tanh", "x", x)
-    out = Tensor(_phi.tanh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TanhGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.tanh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("tanh", (out, ))
@@ -876,10 +893,13 @@ def sigmoid(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sigmoid", "x", x)
-    out = Tensor(_phi.sigmoid(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SigmoidGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sigmoid(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("sigmoid", (out, ))
@@ -893,10 +913,13 @@ def exp(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("exp", "x", x)
-    out = Tensor(_phi.exp(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ExpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.exp(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ExpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("exp", (out, ))
@@ -934,10 +957,13 @@ def log(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log", "x", x)
-    out = Tensor(_phi.log(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LogGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LogGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("log", (out, ))
@@ -951,11 +977,14 @@ def gelu(x, approximate=False, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("gelu", "x", x)
-    approximate = to_bool(approximate, "gelu", "approximate")
-    out = Tensor(_phi.gelu(x.impl, approximate))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = GeluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    approximate = approximate if type(approximate) is bool else to_bool(approximate, "gelu", "approximate")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.gelu(x.impl, approximate), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = GeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.approximate = approximate
@@ -971,10 +1000,13 @@ def silu(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("silu", "x", x)
-    out = Tensor(_phi.silu(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SiluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.silu(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SiluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("silu", (out, ))
@@ -988,11 +1020,14 @@ def leaky_relu(x, negative_slope=0.01, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("leaky_relu", "x", x)
-    negative_slope = to_float(negative_slope, "leaky_relu", "negative_slope")
-    out = Tensor(_phi.leaky_relu(x.impl, negative_slope))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LeakyReluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu", "negative_slope")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.leaky_relu(x.impl, negative_slope), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LeakyReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.negative_slope = negative_slope
     if _anomaly.active:
@@ -1007,7 +1042,7 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("leaky_relu_", "x", x)
-    negative_slope = to_float(negative_slope, "leaky_relu_", "negative_slope")
+    negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_", "negative_slope")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("leaky_relu_", x)
@@ -1034,11 +1069,14 @@ def elu(x, alpha=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("elu", "x", x)
-    alpha = to_float(alpha, "elu", "alpha")
-    out = Tensor(_phi.elu(x.impl, alpha))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = EluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    alpha = alpha if type(alpha) is float else to_float(alpha, "elu", "alpha")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.elu(x.impl, alpha), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = EluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.alpha = alpha
     if _anomaly.active:
@@ -1053,7 +1091,7 @@ def elu_(x, alpha=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("elu_", "x", x)
-    alpha = to_float(alpha, "elu_", "alpha")
+    alpha = alpha if type(alpha) is float else to_float(alpha, "elu_", "alpha")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("elu_", x)
@@ -1080,12 +1118,15 @@ def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("selu", "x", x)
-    scale = to_float(scale, "selu", "scale")
-    alpha = to_float(alpha, "selu", "alpha")
-    out = Tensor(_phi.selu(x.impl, scale, alpha))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SeluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    scale = scale if type(scale) is float else to_float(scale, "selu", "scale")
+    alpha = alpha if type(alpha) is float else to_float(alpha, "selu", "alpha")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.selu(x.impl, scale, alpha), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.scale = scale
         node.alpha = alpha
@@ -1101,11 +1142,14 @@ def celu(x, alpha=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("celu", "x", x)
-    alpha = to_float(alpha, "celu", "alpha")
-    out = Tensor(_phi.celu(x.impl, alpha))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CeluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    alpha = alpha if type(alpha) is float else to_float(alpha, "celu", "alpha")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.celu(x.impl, alpha), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.alpha = alpha
     if _anomaly.active:
@@ -1120,12 +1164,15 @@ def softplus(x, beta=1.0, threshold=20.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("softplus", "x", x)
-    beta = to_float(beta, "softplus", "beta")
-    threshold = to_float(threshold, "softplus", "threshold")
-    out = Tensor(_phi.softplus(x.impl, beta, threshold))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SoftplusGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    beta = beta if type(beta) is float else to_float(beta, "softplus", "beta")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "softplus", "threshold")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.softplus(x.impl, beta, threshold), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SoftplusGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.beta = beta
         node.threshold = threshold
@@ -1141,10 +1188,13 @@ def softsign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("softsign", "x", x)
-    out = Tensor(_phi.softsign(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SoftsignGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.softsign(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SoftsignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("softsign", (out, ))
@@ -1158,11 +1208,14 @@ def softshrink(x, threshold=0.5, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("softshrink", "x", x)
-    threshold = to_float(threshold, "softshrink", "threshold")
-    out = Tensor(_phi.softshrink(x.impl, threshold))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SoftshrinkGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    threshold = threshold if type(threshold) is float else to_float(threshold, "softshrink", "threshold")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.softshrink(x.impl, threshold), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SoftshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.threshold = threshold
     if _anomaly.active:
@@ -1177,11 +1230,14 @@ def hardshrink(x, threshold=0.5, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardshrink", "x", x)
-    threshold = to_float(threshold, "hardshrink", "threshold")
-    out = Tensor(_phi.hardshrink(x.impl, threshold))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = HardshrinkGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    threshold = threshold if type(threshold) is float else to_float(threshold, "hardshrink", "threshold")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.hardshrink(x.impl, threshold), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = HardshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.threshold = threshold
     if _anomaly.active:
@@ -1196,10 +1252,13 @@ def tanhshrink(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tanhshrink", "x", x)
-    out = Tensor(_phi.tanhshrink(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TanhshrinkGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.tanhshrink(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TanhshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("tanhshrink", (out, ))
@@ -1213,12 +1272,15 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardtanh", "x", x)
-    min = to_float(min, "hardtanh", "min")
-    max = to_float(max, "hardtanh", "max")
-    out = Tensor(_phi.hardtanh(x.impl, min, max))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = HardtanhGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    min = min if type(min) is float else to_float(min, "hardtanh", "min")
+    max = max if type(max) is float else to_float(max, "hardtanh", "max")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.hardtanh(x.impl, min, max), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = HardtanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.min = min
         node.max = max
@@ -1234,8 +1296,8 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardtanh_", "x", x)
-    min = to_float(min, "hardtanh_", "min")
-    max = to_float(max, "hardtanh_", "max")
+    min = min if type(min) is float else to_float(min, "hardtanh_", "min")
+    max = max if type(max) is float else to_float(max, "hardtanh_", "max")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("hardtanh_", x)
@@ -1263,10 +1325,13 @@ def hardswish(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardswish", "x", x)
-    out = Tensor(_phi.hardswish(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = HardswishGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.hardswish(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = HardswishGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("hardswish", (out, ))
@@ -1280,12 +1345,15 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardsigmoid", "x", x)
-    slope = to_float(slope, "hardsigmoid", "slope")
-    offset = to_float(offset, "hardsigmoid", "offset")
-    out = Tensor(_phi.hardsigmoid(x.impl, slope, offset))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = HardsigmoidGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    slope = slope if type(slope) is float else to_float(slope, "hardsigmoid", "slope")
+    offset = offset if type(offset) is float else to_float(offset, "hardsigmoid", "offset")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.hardsigmoid(x.impl, slope, offset), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = HardsigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.slope = slope
         node.offset = offset
@@ -1301,10 +1369,13 @@ def mish(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("mish", "x", x)
-    out = Tensor(_phi.mish(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MishGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.mish(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MishGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("mish", (out, ))
@@ -1318,10 +1389,13 @@ def log_sigmoid(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log_sigmoid", "x", x)
-    out = Tensor(_phi.log_sigmoid(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LogSigmoidGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log_sigmoid(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LogSigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("log_sigmoid", (out, ))
@@ -1335,11 +1409,14 @@ def thresholded_relu(x, threshold=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("thresholded_relu", "x", x)
-    threshold = to_float(threshold, "thresholded_relu", "threshold")
-    out = Tensor(_phi.thresholded_relu(x.impl, threshold))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ThresholdedReluGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu", "threshold")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.thresholded_relu(x.impl, threshold), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ThresholdedReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.threshold = threshold
     if _anomaly.active:
@@ -1354,7 +1431,7 @@ def thresholded_relu_(x, threshold=1.0, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("thresholded_relu_", "x", x)
-    threshold = to_float(threshold, "thresholded_relu_", "threshold")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_", "threshold")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("thresholded_relu_", x)
@@ -1383,10 +1460,11 @@ def pow_grad(x, out_grad, y, name=None):
         raise bad_tensor("pow_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("pow_grad", "out_grad", out_grad)
-    y = to_scalar(y, "pow_grad", "y")
+    y = y if type(y) is float else to_scalar(y, "pow_grad", "y")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.pow_grad(x.impl, out_grad.impl, y))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.pow_grad(x.impl, out_grad.impl, y), None, None
     if _anomaly.active:
         check_forward("pow_grad", (x_grad, ))
     return x_grad
@@ -1399,10 +1477,11 @@ def scale_grad(out_grad, scale, name=None):
     """
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scale_grad", "out_grad", out_grad)
-    scale = to_scalar(scale, "scale_grad", "scale")
+    scale = scale if type(scale) is float else to_scalar(scale, "scale_grad", "scale")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.scale_grad(out_grad.impl, scale))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.scale_grad(out_grad.impl, scale), None, None
     if _anomaly.active:
         check_forward("scale_grad", (x_grad, ))
     return x_grad
@@ -1419,7 +1498,8 @@ def relu_grad(out, out_grad, name=None):
         raise bad_tensor("relu_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.relu_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.relu_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("relu_grad", (x_grad, ))
     return x_grad
@@ -1434,10 +1514,14 @@ def tanh_grad(out, out_grad, name=None):
         raise bad_tensor("tanh_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tanh_grad", "out_grad", out_grad)
-    x_grad = Tensor(_phi.tanh_grad(out.impl, out_grad.impl))
-    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = TanhDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.tanh_grad(out.impl, out_grad.impl), None, None
+    _out_meta = out._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = TanhDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
     if _anomaly.active:
@@ -1471,10 +1555,14 @@ def sigmoid_grad(out, out_grad, name=None):
         raise bad_tensor("sigmoid_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sigmoid_grad", "out_grad", out_grad)
-    x_grad = Tensor(_phi.sigmoid_grad(out.impl, out_grad.impl))
-    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = SigmoidDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sigmoid_grad(out.impl, out_grad.impl), None, None
+    _out_meta = out._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = SigmoidDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
     if _anomaly.active:
@@ -1508,10 +1596,14 @@ def exp_grad(out, out_grad, name=None):
         raise bad_tensor("exp_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("exp_grad", "out_grad", out_grad)
-    x_grad = Tensor(_phi.exp_grad(out.impl, out_grad.impl))
-    if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = ExpDoubleGradNode(((edge_of(out),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.exp_grad(out.impl, out_grad.impl), None, None
+    _out_meta = out._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = ExpDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_input(out)
         node.grad_out = save_input(out_grad)
     if _anomaly.active:
@@ -1547,7 +1639,8 @@ def log_grad(x, out_grad, name=None):
         raise bad_tensor("log_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("log_grad", (x_grad, ))
     return x_grad
@@ -1564,10 +1657,11 @@ def gelu_grad(x, out, out_grad, approximate, name=None):
         raise bad_tensor("gelu_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gelu_grad", "out_grad", out_grad)
-    approximate = to_bool(approximate, "gelu_grad", "approximate")
+    approximate = approximate if type(approximate) is bool else to_bool(approximate, "gelu_grad", "approximate")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.gelu_grad(x, out_grad, approximate)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.gelu_grad(x.impl, out.impl, out_grad.impl, approximate))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.gelu_grad(x.impl, out.impl, out_grad.impl, approximate), None, None
     if _anomaly.active:
         check_forward("gelu_grad", (x_grad, ))
     return x_grad
@@ -1584,7 +1678,8 @@ def silu_grad(x, out_grad, name=None):
         raise bad_tensor("silu_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.silu_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.silu_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.silu_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("silu_grad", (x_grad, ))
     return x_grad
@@ -1599,10 +1694,11 @@ def leaky_relu_grad(x, out_grad, negative_slope, name=None):
         raise bad_tensor("leaky_relu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("leaky_relu_grad", "out_grad", out_grad)
-    negative_slope = to_float(negative_slope, "leaky_relu_grad", "negative_slope")
+    negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_grad", "negative_slope")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.leaky_relu_grad(x, out_grad, negative_slope)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.leaky_relu_grad(x.impl, out_grad.impl, negative_slope))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.leaky_relu_grad(x.impl, out_grad.impl, negative_slope), None, None
     if _anomaly.active:
         check_forward("leaky_relu_grad", (x_grad, ))
     return x_grad
@@ -1617,10 +1713,11 @@ def elu_grad(x, out_grad, alpha, name=None):
         raise bad_tensor("elu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("elu_grad", "out_grad", out_grad)
-    alpha = to_float(alpha, "elu_grad", "alpha")
+    alpha = alpha if type(alpha) is float else to_float(alpha, "elu_grad", "alpha")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.elu_grad(x, out_grad, alpha)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.elu_grad(x.impl, out_grad.impl, alpha))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.elu_grad(x.impl, out_grad.impl, alpha), None, None
     if _anomaly.active:
         check_forward("elu_grad", (x_grad, ))
     return x_grad
@@ -1635,11 +1732,12 @@ def selu_grad(x, out_grad, scale, alpha, name=None):
         raise bad_tensor("selu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("selu_grad", "out_grad", out_grad)
-    scale = to_float(scale, "selu_grad", "scale")
-    alpha = to_float(alpha, "selu_grad", "alpha")
+    scale = scale if type(scale) is float else to_float(scale, "selu_grad", "scale")
+    alpha = alpha if type(alpha) is float else to_float(alpha, "selu_grad", "alpha")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.selu_grad(x, out_grad, scale, alpha)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.selu_grad(x.impl, out_grad.impl, scale, alpha))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.selu_grad(x.impl, out_grad.impl, scale, alpha), None, None
     if _anomaly.active:
         check_forward("selu_grad", (x_grad, ))
     return x_grad
@@ -1654,10 +1752,11 @@ def celu_grad(x, out_grad, alpha, name=None):
         raise bad_tensor("celu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("celu_grad", "out_grad", out_grad)
-    alpha = to_float(alpha, "celu_grad", "alpha")
+    alpha = alpha if type(alpha) is float else to_float(alpha, "celu_grad", "alpha")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.celu_grad(x, out_grad, alpha)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.celu_grad(x.impl, out_grad.impl, alpha))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.celu_grad(x.impl, out_grad.impl, alpha), None, None
     if _anomaly.active:
         check_forward("celu_grad", (x_grad, ))
     return x_grad
@@ -1672,11 +1771,12 @@ def softplus_grad(x, out_grad, beta, threshold, name=None):
         raise bad_tensor("softplus_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softplus_grad", "out_grad", out_grad)
-    beta = to_float(beta, "softplus_grad", "beta")
-    threshold = to_float(threshold, "softplus_grad", "threshold")
+    beta = beta if type(beta) is float else to_float(beta, "softplus_grad", "beta")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "softplus_grad", "threshold")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softplus_grad(x, out_grad, beta, threshold)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.softplus_grad(x.impl, out_grad.impl, beta, threshold))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.softplus_grad(x.impl, out_grad.impl, beta, threshold), None, None
     if _anomaly.active:
         check_forward("softplus_grad", (x_grad, ))
     return x_grad
@@ -1693,7 +1793,8 @@ def softsign_grad(x, out_grad, name=None):
         raise bad_tensor("softsign_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softsign_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.softsign_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.softsign_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("softsign_grad", (x_grad, ))
     return x_grad
@@ -1708,10 +1809,11 @@ def softshrink_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("softshrink_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softshrink_grad", "out_grad", out_grad)
-    threshold = to_float(threshold, "softshrink_grad", "threshold")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "softshrink_grad", "threshold")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.softshrink_grad(x.impl, out_grad.impl, threshold))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.softshrink_grad(x.impl, out_grad.impl, threshold), None, None
     if _anomaly.active:
         check_forward("softshrink_grad", (x_grad, ))
     return x_grad
@@ -1726,10 +1828,11 @@ def hardshrink_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("hardshrink_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardshrink_grad", "out_grad", out_grad)
-    threshold = to_float(threshold, "hardshrink_grad", "threshold")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "hardshrink_grad", "threshold")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.hardshrink_grad(x.impl, out_grad.impl, threshold))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.hardshrink_grad(x.impl, out_grad.impl, threshold), None, None
     if _anomaly.active:
         check_forward("hardshrink_grad", (x_grad, ))
     return x_grad
@@ -1746,7 +1849,8 @@ def tanhshrink_grad(x, out_grad, name=None):
         raise bad_tensor("tanhshrink_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tanhshrink_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.tanhshrink_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.tanhshrink_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("tanhshrink_grad", (x_grad, ))
     return x_grad
@@ -1761,11 +1865,12 @@ def hardtanh_grad(x, out_grad, min, max, name=None):
         raise bad_tensor("hardtanh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardtanh_grad", "out_grad", out_grad)
-    min = to_float(min, "hardtanh_grad", "min")
-    max = to_float(max, "hardtanh_grad", "max")
+    min = min if type(min) is float else to_float(min, "hardtanh_grad", "min")
+    max = max if type(max) is float else to_float(max, "hardtanh_grad", "max")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardtanh_grad(x, out_grad, min, max)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.hardtanh_grad(x.impl, out_grad.impl, min, max))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.hardtanh_grad(x.impl, out_grad.impl, min, max), None, None
     if _anomaly.active:
         check_forward("hardtanh_grad", (x_grad, ))
     return x_grad
@@ -1782,7 +1887,8 @@ def hardswish_grad(x, out_grad, name=None):
         raise bad_tensor("hardswish_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardswish_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.hardswish_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.hardswish_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("hardswish_grad", (x_grad, ))
     return x_grad
@@ -1797,11 +1903,12 @@ def hardsigmoid_grad(x, out_grad, slope, offset, name=None):
         raise bad_tensor("hardsigmoid_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardsigmoid_grad", "out_grad", out_grad)
-    slope = to_float(slope, "hardsigmoid_grad", "slope")
-    offset = to_float(offset, "hardsigmoid_grad", "offset")
+    slope = slope if type(slope) is float else to_float(slope, "hardsigmoid_grad", "slope")
+    offset = offset if type(offset) is float else to_float(offset, "hardsigmoid_grad", "offset")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardsigmoid_grad(x, out_grad, slope, offset)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.hardsigmoid_grad(x.impl, out_grad.impl, slope, offset))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.hardsigmoid_grad(x.impl, out_grad.impl, slope, offset), None, None
     if _anomaly.active:
         check_forward("hardsigmoid_grad", (x_grad, ))
     return x_grad
@@ -1818,7 +1925,8 @@ def mish_grad(x, out_grad, name=None):
         raise bad_tensor("mish_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mish_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.mish_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.mish_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("mish_grad", (x_grad, ))
     return x_grad
@@ -1835,7 +1943,8 @@ def log_sigmoid_grad(x, out_grad, name=None):
         raise bad_tensor("log_sigmoid_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_sigmoid_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log_sigmoid_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log_sigmoid_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("log_sigmoid_grad", (x_grad, ))
     return x_grad
@@ -1850,10 +1959,11 @@ def thresholded_relu_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("thresholded_relu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("thresholded_relu_grad", "out_grad", out_grad)
-    threshold = to_float(threshold, "thresholded_relu_grad", "threshold")
+    threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_grad", "threshold")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.thresholded_relu_grad(x, out_grad, threshold)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.thresholded_relu_grad(x.impl, out_grad.impl, threshold))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.thresholded_relu_grad(x.impl, out_grad.impl, threshold), None, None
     if _anomaly.active:
         check_forward("thresholded_relu_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -72,16 +77,17 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("dropout", "x", x)
-    p = to_float(p, "dropout", "p")
-    is_test = to_bool(is_test, "dropout", "is_test")
-    mode = to_str(mode, "dropout", "mode")
+    p = p if type(p) is float else to_float(p, "dropout", "p")
+    is_test = is_test if type(is_test) is bool else to_bool(is_test, "dropout", "is_test")
+    mode = mode if type(mode) is str else to_str(mode, "dropout", "mode")
     axis = to_int_array(axis, "dropout", "axis")
     seed = to_int(seed, "dropout", "seed")
     out, mask = _phi.dropout(x.impl, p, is_test, mode, axis, seed)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DropoutGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DropoutGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.mask = save_input(mask)
@@ -102,12 +108,13 @@ def dropout_grad(mask, out_grad, p, is_test, mode, name=None):
         raise bad_tensor("dropout_grad", "mask", mask)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("dropout_grad", "out_grad", out_grad)
-    p = to_float(p, "dropout_grad", "p")
-    is_test = to_bool(is_test, "dropout_grad", "is_test")
-    mode = to_str(mode, "dropout_grad", "mode")
+    p = p if type(p) is float else to_float(p, "dropout_grad", "p")
+    is_test = is_test if type(is_test) is bool else to_bool(is_test, "dropout_grad", "is_test")
+    mode = mode if type(mode) is str else to_str(mode, "dropout_grad", "mode")
     if _grad_state.enabled and ((mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.dropout_grad(mask, out_grad, p, is_test, mode)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.dropout_grad(mask.impl, out_grad.impl, p, is_test, mode))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.dropout_grad(mask.impl, out_grad.impl, p, is_test, mode), None, None
     if _anomaly.active:
         check_forward("dropout_grad", (x_grad, ))
     return x_grad

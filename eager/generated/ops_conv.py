@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -283,14 +288,18 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
         raise bad_tensor("conv2d", "filter", filter)
     strides = to_int_array(strides, "conv2d", "strides")
     paddings = to_int_array(paddings, "conv2d", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv2d", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d", "padding_algorithm")
     dilations = to_int_array(dilations, "conv2d", "dilations")
     groups = to_int(groups, "conv2d", "groups")
-    data_format = to_str(data_format, "conv2d", "data_format")
-    out = Tensor(_phi.conv2d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
-        node = Conv2dGradNode(((edge_of(input),), (edge_of(filter),), ))
-        out._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.conv2d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
+    _input_meta = input._meta
+    _filter_meta = filter._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+        node = Conv2dGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = save_input(input)
         node.filter = save_input(filter)
         node.strides = strides
@@ -315,14 +324,18 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
         raise bad_tensor("conv3d", "filter", filter)
     strides = to_int_array(strides, "conv3d", "strides")
     paddings = to_int_array(paddings, "conv3d", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv3d", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d", "padding_algorithm")
     dilations = to_int_array(dilations, "conv3d", "dilations")
     groups = to_int(groups, "conv3d", "groups")
-    data_format = to_str(data_format, "conv3d", "data_format")
-    out = Tensor(_phi.conv3d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
-        node = Conv3dGradNode(((edge_of(input),), (edge_of(filter),), ))
-        out._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.conv3d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
+    _input_meta = input._meta
+    _filter_meta = filter._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+        node = Conv3dGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = save_input(input)
         node.filter = save_input(filter)
         node.strides = strides
@@ -349,14 +362,18 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
     paddings = to_int_array(paddings, "conv2d_transpose", "paddings")
     output_padding = to_int_array(output_padding, "conv2d_transpose", "output_padding")
     output_size = to_int_array(output_size, "conv2d_transpose", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d_transpose", "padding_algorithm")
     groups = to_int(groups, "conv2d_transpose", "groups")
     dilations = to_int_array(dilations, "conv2d_transpose", "dilations")
-    data_format = to_str(data_format, "conv2d_transpose", "data_format")
-    out = Tensor(_phi.conv2d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
-        node = Conv2dTransposeGradNode(((edge_of(x),), (edge_of(filter),), ))
-        out._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_transpose", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.conv2d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
+    _x_meta = x._meta
+    _filter_meta = filter._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+        node = Conv2dTransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.filter = save_input(filter)
         node.strides = strides
@@ -385,14 +402,18 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
     paddings = to_int_array(paddings, "conv3d_transpose", "paddings")
     output_padding = to_int_array(output_padding, "conv3d_transpose", "output_padding")
     output_size = to_int_array(output_size, "conv3d_transpose", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d_transpose", "padding_algorithm")
     groups = to_int(groups, "conv3d_transpose", "groups")
     dilations = to_int_array(dilations, "conv3d_transpose", "dilations")
-    data_format = to_str(data_format, "conv3d_transpose", "data_format")
-    out = Tensor(_phi.conv3d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient)):
-        node = Conv3dTransposeGradNode(((edge_of(x),), (edge_of(filter),), ))
-        out._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_transpose", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.conv3d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
+    _x_meta = x._meta
+    _filter_meta = filter._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+        node = Conv3dTransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.filter = save_input(filter)
         node.strides = strides
@@ -421,15 +442,18 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise bad_tensor("conv2d_grad", "out_grad", out_grad)
     strides = to_int_array(strides, "conv2d_grad", "strides")
     paddings = to_int_array(paddings, "conv2d_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv2d_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d_grad", "padding_algorithm")
     dilations = to_int_array(dilations, "conv2d_grad", "dilations")
     groups = to_int(groups, "conv2d_grad", "groups")
-    data_format = to_str(data_format, "conv2d_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_grad", "data_format")
     input_grad, filter_grad = _phi.conv2d_grad(input.impl, filter.impl, out_grad.impl, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
     input_grad = None if input_grad is None else Tensor(input_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = Conv2dDoubleGradNode(((edge_of(input),), (edge_of(filter),), (edge_of(out_grad),), ))
+    _input_meta = input._meta
+    _filter_meta = filter._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = Conv2dDoubleGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
@@ -466,10 +490,10 @@ def conv2d_double_grad(input, filter, grad_out, grad_input_grad, grad_filter_gra
         raise bad_tensor("conv2d_double_grad", "grad_filter_grad", grad_filter_grad)
     strides = to_int_array(strides, "conv2d_double_grad", "strides")
     paddings = to_int_array(paddings, "conv2d_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv2d_double_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d_double_grad", "padding_algorithm")
     dilations = to_int_array(dilations, "conv2d_double_grad", "dilations")
     groups = to_int(groups, "conv2d_double_grad", "groups")
-    data_format = to_str(data_format, "conv2d_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_double_grad", "data_format")
     try:
         return _composite.bilinear_double_grad(conv2d, conv2d_grad, input, filter, grad_out, grad_input_grad, grad_filter_grad, strides, paddings, padding_algorithm, dilations, groups, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -489,15 +513,18 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise bad_tensor("conv3d_grad", "out_grad", out_grad)
     strides = to_int_array(strides, "conv3d_grad", "strides")
     paddings = to_int_array(paddings, "conv3d_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv3d_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d_grad", "padding_algorithm")
     dilations = to_int_array(dilations, "conv3d_grad", "dilations")
     groups = to_int(groups, "conv3d_grad", "groups")
-    data_format = to_str(data_format, "conv3d_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_grad", "data_format")
     input_grad, filter_grad = _phi.conv3d_grad(input.impl, filter.impl, out_grad.impl, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
     input_grad = None if input_grad is None else Tensor(input_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = Conv3dDoubleGradNode(((edge_of(input),), (edge_of(filter),), (edge_of(out_grad),), ))
+    _input_meta = input._meta
+    _filter_meta = filter._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = Conv3dDoubleGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
@@ -534,10 +561,10 @@ def conv3d_double_grad(input, filter, grad_out, grad_input_grad, grad_filter_gra
         raise bad_tensor("conv3d_double_grad", "grad_filter_grad", grad_filter_grad)
     strides = to_int_array(strides, "conv3d_double_grad", "strides")
     paddings = to_int_array(paddings, "conv3d_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "conv3d_double_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d_double_grad", "padding_algorithm")
     dilations = to_int_array(dilations, "conv3d_double_grad", "dilations")
     groups = to_int(groups, "conv3d_double_grad", "groups")
-    data_format = to_str(data_format, "conv3d_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_double_grad", "data_format")
     try:
         return _composite.bilinear_double_grad(conv3d, conv3d_grad, input, filter, grad_out, grad_input_grad, grad_filter_grad, strides, paddings, padding_algorithm, dilations, groups, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -559,15 +586,18 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     paddings = to_int_array(paddings, "conv2d_transpose_grad", "paddings")
     output_padding = to_int_array(output_padding, "conv2d_transpose_grad", "output_padding")
     output_size = to_int_array(output_size, "conv2d_transpose_grad", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d_transpose_grad", "padding_algorithm")
     groups = to_int(groups, "conv2d_transpose_grad", "groups")
     dilations = to_int_array(dilations, "conv2d_transpose_grad", "dilations")
-    data_format = to_str(data_format, "conv2d_transpose_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_transpose_grad", "data_format")
     x_grad, filter_grad = _phi.conv2d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = Conv2dTransposeDoubleGradNode(((edge_of(x),), (edge_of(filter),), (edge_of(out_grad),), ))
+    _x_meta = x._meta
+    _filter_meta = filter._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = Conv2dTransposeDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
@@ -608,10 +638,10 @@ def conv2d_transpose_double_grad(x, filter, grad_out, grad_x_grad, grad_filter_g
     paddings = to_int_array(paddings, "conv2d_transpose_double_grad", "paddings")
     output_padding = to_int_array(output_padding, "conv2d_transpose_double_grad", "output_padding")
     output_size = to_int_array(output_size, "conv2d_transpose_double_grad", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv2d_transpose_double_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv2d_transpose_double_grad", "padding_algorithm")
     groups = to_int(groups, "conv2d_transpose_double_grad", "groups")
     dilations = to_int_array(dilations, "conv2d_transpose_double_grad", "dilations")
-    data_format = to_str(data_format, "conv2d_transpose_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_transpose_double_grad", "data_format")
     try:
         return _composite.bilinear_double_grad(conv2d_transpose, conv2d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -633,15 +663,18 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     paddings = to_int_array(paddings, "conv3d_transpose_grad", "paddings")
     output_padding = to_int_array(output_padding, "conv3d_transpose_grad", "output_padding")
     output_size = to_int_array(output_size, "conv3d_transpose_grad", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d_transpose_grad", "padding_algorithm")
     groups = to_int(groups, "conv3d_transpose_grad", "groups")
     dilations = to_int_array(dilations, "conv3d_transpose_grad", "dilations")
-    data_format = to_str(data_format, "conv3d_transpose_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_transpose_grad", "data_format")
     x_grad, filter_grad = _phi.conv3d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (filter._meta is not None and not filter._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = Conv3dTransposeDoubleGradNode(((edge_of(x),), (edge_of(filter),), (edge_of(out_grad),), ))
+    _x_meta = x._meta
+    _filter_meta = filter._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = Conv3dTransposeDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
@@ -682,10 +715,10 @@ def conv3d_transpose_double_grad(x, filter, grad_out, grad_x_grad, grad_filter_g
     paddings = to_int_array(paddings, "conv3d_transpose_double_grad", "paddings")
     output_padding = to_int_array(output_padding, "conv3d_transpose_double_grad", "output_padding")
     output_size = to_int_array(output_size, "conv3d_transpose_double_grad", "output_size")
-    padding_algorithm = to_str(padding_algorithm, "conv3d_transpose_double_grad", "padding_algorithm")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "conv3d_transpose_double_grad", "padding_algorithm")
     groups = to_int(groups, "conv3d_transpose_double_grad", "groups")
     dilations = to_int_array(dilations, "conv3d_transpose_double_grad", "dilations")
-    data_format = to_str(data_format, "conv3d_transpose_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_transpose_double_grad", "data_format")
     try:
         return _composite.bilinear_double_grad(conv3d_transpose, conv3d_transpose_grad, x, filter, grad_out, grad_x_grad, grad_filter_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose

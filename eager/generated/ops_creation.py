@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -277,10 +282,11 @@ def full(shape, value, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "full", "shape")
-    value = to_scalar(value, "full", "value")
-    dtype = to_dtype(dtype, "full", "dtype")
+    value = value if type(value) is float else to_scalar(value, "full", "value")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full", "dtype")
     place = to_place(place, "full", "place")
-    out = Tensor(_phi.full(shape, value, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.full(shape, value, dtype, place), None, None
     if _anomaly.active:
         check_forward("full", (out, ))
     return out
@@ -293,9 +299,10 @@ def full_like(x, value, dtype=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("full_like", "x", x)
-    value = to_scalar(value, "full_like", "value")
-    dtype = to_dtype(dtype, "full_like", "dtype")
-    out = Tensor(_phi.full_like(x.impl, value, dtype))
+    value = value if type(value) is float else to_scalar(value, "full_like", "value")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full_like", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.full_like(x.impl, value, dtype), None, None
     if _anomaly.active:
         check_forward("full_like", (out, ))
     return out
@@ -307,7 +314,7 @@ def zeros(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "zeros", "shape")
-    dtype = to_dtype(dtype, "zeros", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "zeros", "dtype")
     place = to_place(place, "zeros", "place")
     try:
         return full(shape, 0, dtype, place)
@@ -321,7 +328,7 @@ def ones(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "ones", "shape")
-    dtype = to_dtype(dtype, "ones", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "ones", "dtype")
     place = to_place(place, "ones", "place")
     try:
         return full(shape, 1, dtype, place)
@@ -334,12 +341,13 @@ def arange(start=0, end=None, step=1, dtype=None, place=None, name=None):
 
     Not differentiable.
     """
-    start = to_scalar(start, "arange", "start")
+    start = start if type(start) is float else to_scalar(start, "arange", "start")
     end = None if end is None else to_scalar(end, "arange", "end")
-    step = to_scalar(step, "arange", "step")
-    dtype = to_dtype(dtype, "arange", "dtype")
+    step = step if type(step) is float else to_scalar(step, "arange", "step")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "arange", "dtype")
     place = to_place(place, "arange", "place")
-    out = Tensor(_phi.arange(start, end, step, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.arange(start, end, step, dtype, place), None, None
     if _anomaly.active:
         check_forward("arange", (out, ))
     return out
@@ -352,7 +360,7 @@ def zeros_like(x, dtype=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("zeros_like", "x", x)
-    dtype = to_dtype(dtype, "zeros_like", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "zeros_like", "dtype")
     try:
         return full_like(x, 0, dtype)
     except (TypeError, ValueError, IndexError, MemoryError) as error:
@@ -366,7 +374,7 @@ def ones_like(x, dtype=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("ones_like", "x", x)
-    dtype = to_dtype(dtype, "ones_like", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "ones_like", "dtype")
     try:
         return full_like(x, 1, dtype)
     except (TypeError, ValueError, IndexError, MemoryError) as error:
@@ -379,9 +387,10 @@ def empty(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "empty", "shape")
-    dtype = to_dtype(dtype, "empty", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "empty", "dtype")
     place = to_place(place, "empty", "place")
-    out = Tensor(_phi.empty(shape, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.empty(shape, dtype, place), None, None
     if _anomaly.active:
         check_forward("empty", (out, ))
     return out
@@ -394,8 +403,9 @@ def empty_like(x, dtype=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("empty_like", "x", x)
-    dtype = to_dtype(dtype, "empty_like", "dtype")
-    out = Tensor(_phi.empty_like(x.impl, dtype))
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "empty_like", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.empty_like(x.impl, dtype), None, None
     if _anomaly.active:
         check_forward("empty_like", (out, ))
     return out
@@ -408,9 +418,10 @@ def eye(num_rows, num_columns=None, dtype=None, place=None, name=None):
     """
     num_rows = to_int(num_rows, "eye", "num_rows")
     num_columns = None if num_columns is None else to_int(num_columns, "eye", "num_columns")
-    dtype = to_dtype(dtype, "eye", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "eye", "dtype")
     place = to_place(place, "eye", "place")
-    out = Tensor(_phi.eye(num_rows, num_columns, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.eye(num_rows, num_columns, dtype, place), None, None
     if _anomaly.active:
         check_forward("eye", (out, ))
     return out
@@ -421,12 +432,13 @@ def linspace(start, stop, num, dtype=None, place=None, name=None):
 
     Not differentiable.
     """
-    start = to_scalar(start, "linspace", "start")
-    stop = to_scalar(stop, "linspace", "stop")
+    start = start if type(start) is float else to_scalar(start, "linspace", "start")
+    stop = stop if type(stop) is float else to_scalar(stop, "linspace", "stop")
     num = to_int(num, "linspace", "num")
-    dtype = to_dtype(dtype, "linspace", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "linspace", "dtype")
     place = to_place(place, "linspace", "place")
-    out = Tensor(_phi.linspace(start, stop, num, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.linspace(start, stop, num, dtype, place), None, None
     if _anomaly.active:
         check_forward("linspace", (out, ))
     return out
@@ -437,13 +449,14 @@ def logspace(start, stop, num, base=10.0, dtype=None, place=None, name=None):
 
     Not differentiable.
     """
-    start = to_scalar(start, "logspace", "start")
-    stop = to_scalar(stop, "logspace", "stop")
+    start = start if type(start) is float else to_scalar(start, "logspace", "start")
+    stop = stop if type(stop) is float else to_scalar(stop, "logspace", "stop")
     num = to_int(num, "logspace", "num")
-    base = to_scalar(base, "logspace", "base")
-    dtype = to_dtype(dtype, "logspace", "dtype")
+    base = base if type(base) is float else to_scalar(base, "logspace", "base")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logspace", "dtype")
     place = to_place(place, "logspace", "place")
-    out = Tensor(_phi.logspace(start, stop, num, base, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logspace(start, stop, num, base, dtype, place), None, None
     if _anomaly.active:
         check_forward("logspace", (out, ))
     return out
@@ -457,10 +470,13 @@ def tril(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tril", "x", x)
     diagonal = to_int(diagonal, "tril", "diagonal")
-    out = Tensor(_phi.tril(x.impl, diagonal))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TrilGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.tril(x.impl, diagonal), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TrilGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
     if _anomaly.active:
         check_forward("tril", (out, ))
@@ -500,10 +516,13 @@ def triu(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("triu", "x", x)
     diagonal = to_int(diagonal, "triu", "diagonal")
-    out = Tensor(_phi.triu(x.impl, diagonal))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TriuGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.triu(x.impl, diagonal), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TriuGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
     if _anomaly.active:
         check_forward("triu", (out, ))
@@ -543,12 +562,15 @@ def diag(x, offset=0, padding_value=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("diag", "x", x)
     offset = to_int(offset, "diag", "offset")
-    padding_value = to_scalar(padding_value, "diag", "padding_value")
-    out = Tensor(_phi.diag(x.impl, offset, padding_value))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DiagGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    padding_value = padding_value if type(padding_value) is float else to_scalar(padding_value, "diag", "padding_value")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.diag(x.impl, offset, padding_value), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DiagGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
     if _anomaly.active:
         check_forward("diag", (out, ))
@@ -563,11 +585,14 @@ def diagflat(x, offset=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("diagflat", "x", x)
     offset = to_int(offset, "diagflat", "offset")
-    out = Tensor(_phi.diagflat(x.impl, offset))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DiagflatGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.diagflat(x.impl, offset), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DiagflatGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
     if _anomaly.active:
         check_forward("diagflat", (out, ))
@@ -584,11 +609,14 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
     offset = to_int(offset, "diag_embed", "offset")
     dim1 = to_int(dim1, "diag_embed", "dim1")
     dim2 = to_int(dim2, "diag_embed", "dim2")
-    out = Tensor(_phi.diag_embed(input.impl, offset, dim1, dim2))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
-        node = DiagEmbedGradNode(((edge_of(input),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.input = spec_of(input.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.diag_embed(input.impl, offset, dim1, dim2), None, None
+    _input_meta = input._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient)):
+        node = DiagEmbedGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.dim1 = dim1
         node.dim2 = dim2
@@ -621,11 +649,14 @@ def fill(x, value, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("fill", "x", x)
-    value = to_scalar(value, "fill", "value")
-    out = Tensor(_phi.fill(x.impl, value))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FillGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    value = value if type(value) is float else to_scalar(value, "fill", "value")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.fill(x.impl, value), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = FillGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("fill", (out, ))
     return out
@@ -638,7 +669,7 @@ def fill_(x, value, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("fill_", "x", x)
-    value = to_scalar(value, "fill_", "value")
+    value = value if type(value) is float else to_scalar(value, "fill_", "value")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("fill_", x)
@@ -662,10 +693,13 @@ def zero(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("zero", "x", x)
-    out = Tensor(_phi.zero(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ZeroGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.zero(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ZeroGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("zero", (out, ))
     return out
@@ -703,12 +737,16 @@ def complex(real, imag, name=None):
         raise bad_tensor("complex", "real", real)
     if not isinstance(imag, Tensor):
         raise bad_tensor("complex", "imag", imag)
-    out = Tensor(_phi.complex(real.impl, imag.impl))
-    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient)):
-        node = ComplexGradNode(((edge_of(real),), (edge_of(imag),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.real = spec_of(real.impl)
-        node.imag = spec_of(imag.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.complex(real.impl, imag.impl), None, None
+    _real_meta = real._meta
+    _imag_meta = imag._meta
+    if _grad_state.enabled and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient)):
+        node = ComplexGradNode(((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("complex", (out, ))
     return out
@@ -845,15 +883,18 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
     real_grad, imag_grad = _phi.complex_grad(real.impl, imag.impl, out_grad.impl, out_mask=out_mask)
     real_grad = None if real_grad is None else Tensor(real_grad)
     imag_grad = None if imag_grad is None else Tensor(imag_grad)
-    if _grad_state.enabled and ((real._meta is not None and not real._meta.stop_gradient) or (imag._meta is not None and not imag._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = ComplexDoubleGradNode(((edge_of(real),), (edge_of(imag),), (edge_of(out_grad),), ))
+    _real_meta = real._meta
+    _imag_meta = imag._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = ComplexDoubleGradNode(((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if real_grad is not None:
             real_grad._meta = AutogradMeta(node, 0)
         if imag_grad is not None:
             imag_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (real_grad, imag_grad, )]
-        node.real = spec_of(real.impl)
-        node.imag = spec_of(imag.impl)
+        node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("complex_grad", (real_grad, imag_grad, ))
     return real_grad, imag_grad

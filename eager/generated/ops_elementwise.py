@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -317,12 +322,36 @@ def add(x, y, name=None):
         raise bad_tensor("add", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("add", "y", y)
-    out = Tensor(_phi.add(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = AddGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+    if _anomaly.active:
+        check_forward("add", (out, ))
+    return out
+
+
+def add_operator(x, y):
+    """Tensor.__add__: add(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__add__"](x, y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("add", (out, ))
     return out
@@ -348,8 +377,8 @@ def add_(x, y, name=None):
         node = AddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("add_", (x,))
     return x
@@ -364,12 +393,36 @@ def subtract(x, y, name=None):
         raise bad_tensor("subtract", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("subtract", "y", y)
-    out = Tensor(_phi.subtract(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = SubtractGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+    if _anomaly.active:
+        check_forward("subtract", (out, ))
+    return out
+
+
+def subtract_operator(x, y):
+    """Tensor.__sub__: subtract(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__sub__"](x, y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("subtract", (out, ))
     return out
@@ -395,8 +448,8 @@ def subtract_(x, y, name=None):
         node = SubtractGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("subtract_", (x,))
     return x
@@ -411,10 +464,34 @@ def multiply(x, y, name=None):
         raise bad_tensor("multiply", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("multiply", "y", y)
-    out = Tensor(_phi.multiply(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = MultiplyGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MultiplyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = save_input(x)
+        node.y = save_input(y)
+    if _anomaly.active:
+        check_forward("multiply", (out, ))
+    return out
+
+
+def multiply_operator(x, y):
+    """Tensor.__mul__: multiply(x, y) in one frame when y is a Tensor; a number or
+    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    if not isinstance(y, Tensor):
+        return OPERATOR_FALLBACKS["__mul__"](x, y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MultiplyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -459,10 +536,14 @@ def divide(x, y, name=None):
         raise bad_tensor("divide", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("divide", "y", y)
-    out = Tensor(_phi.divide(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = DivideGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = DivideGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.out = save_output(out)
@@ -509,7 +590,8 @@ def equal(x, y, name=None):
         raise bad_tensor("equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("equal", "y", y)
-    out = Tensor(_phi.equal(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.equal(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("equal", (out, ))
     return out
@@ -524,7 +606,8 @@ def not_equal(x, y, name=None):
         raise bad_tensor("not_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("not_equal", "y", y)
-    out = Tensor(_phi.not_equal(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.not_equal(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("not_equal", (out, ))
     return out
@@ -539,7 +622,8 @@ def less_than(x, y, name=None):
         raise bad_tensor("less_than", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("less_than", "y", y)
-    out = Tensor(_phi.less_than(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.less_than(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("less_than", (out, ))
     return out
@@ -554,7 +638,8 @@ def less_equal(x, y, name=None):
         raise bad_tensor("less_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("less_equal", "y", y)
-    out = Tensor(_phi.less_equal(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.less_equal(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("less_equal", (out, ))
     return out
@@ -569,7 +654,8 @@ def greater_than(x, y, name=None):
         raise bad_tensor("greater_than", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_than", "y", y)
-    out = Tensor(_phi.greater_than(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.greater_than(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("greater_than", (out, ))
     return out
@@ -584,7 +670,8 @@ def greater_equal(x, y, name=None):
         raise bad_tensor("greater_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_equal", "y", y)
-    out = Tensor(_phi.greater_equal(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.greater_equal(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("greater_equal", (out, ))
     return out
@@ -601,13 +688,18 @@ def where(condition, x, y, name=None):
         raise bad_tensor("where", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("where", "y", y)
-    out = Tensor(_phi.where(condition.impl, x.impl, y.impl))
-    if _grad_state.enabled and ((condition._meta is not None and not condition._meta.stop_gradient) or (x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = WhereGradNode(((edge_of(condition),), (edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.where(condition.impl, x.impl, y.impl), None, None
+    _condition_meta = condition._meta
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_condition_meta is not None and not _condition_meta.stop_gradient) or (_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = WhereGradNode(((None if _condition_meta is None or _condition_meta.stop_gradient else edge_of(condition) if _condition_meta.node is None else (_condition_meta.node, _condition_meta.slot),), (None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.condition = save_input(condition)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("where", (out, ))
     return out
@@ -620,11 +712,14 @@ def sign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sign", "x", x)
-    out = Tensor(_phi.sign(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SignGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sign(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("sign", (out, ))
     return out
@@ -639,10 +734,14 @@ def maximum(x, y, name=None):
         raise bad_tensor("maximum", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("maximum", "y", y)
-    out = Tensor(_phi.maximum(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = MaximumGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.maximum(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MaximumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -659,10 +758,14 @@ def minimum(x, y, name=None):
         raise bad_tensor("minimum", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("minimum", "y", y)
-    out = Tensor(_phi.minimum(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = MinimumGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.minimum(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MinimumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -726,8 +829,11 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
     x_grad, y_grad = _phi.multiply_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = MultiplyDoubleGradNode(((edge_of(x),), (edge_of(y),), (edge_of(out_grad),), ))
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = MultiplyDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:

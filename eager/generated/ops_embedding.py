@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -98,13 +103,17 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
     if not isinstance(weight, Tensor):
         raise bad_tensor("embedding", "weight", weight)
     padding_idx = to_int(padding_idx, "embedding", "padding_idx")
-    sparse = to_bool(sparse, "embedding", "sparse")
-    out = Tensor(_phi.embedding(x.impl, weight.impl, padding_idx, sparse))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient)):
-        node = EmbeddingGradNode(((edge_of(x),), (edge_of(weight),), ))
-        out._meta = AutogradMeta(node, 0)
+    sparse = sparse if type(sparse) is bool else to_bool(sparse, "embedding", "sparse")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.embedding(x.impl, weight.impl, padding_idx, sparse), None, None
+    _x_meta = x._meta
+    _weight_meta = weight._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
+        node = EmbeddingGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
-        node.weight = spec_of(weight.impl)
+        node.weight = ((_array := weight.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.padding_idx = padding_idx
         node.sparse = sparse
     if _anomaly.active:
@@ -124,11 +133,16 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("embedding_grad", "out_grad", out_grad)
     padding_idx = to_int(padding_idx, "embedding_grad", "padding_idx")
-    sparse = to_bool(sparse, "embedding_grad", "sparse")
-    weight_grad = Tensor(_phi.embedding_grad(x.impl, weight.impl, out_grad.impl, padding_idx, sparse))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = EmbeddingDoubleGradNode(((edge_of(x),), (edge_of(weight),), (edge_of(out_grad),), ))
-        weight_grad._meta = AutogradMeta(node, 0)
+    sparse = sparse if type(sparse) is bool else to_bool(sparse, "embedding_grad", "sparse")
+    weight_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    weight_grad.impl, weight_grad._meta, weight_grad._name = _phi.embedding_grad(x.impl, weight.impl, out_grad.impl, padding_idx, sparse), None, None
+    _x_meta = x._meta
+    _weight_meta = weight._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = EmbeddingDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        weight_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.padding_idx = padding_idx
     if _anomaly.active:

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -80,10 +85,15 @@ def linear(x, weight, bias, name=None):
         raise bad_tensor("linear", "weight", weight)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("linear", "bias", bias)
-    out = Tensor(_phi.linear(x.impl, weight.impl, None if bias is None else bias.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
-        node = LinearGradNode(((edge_of(x),), (edge_of(weight),), (None if bias is None else edge_of(bias),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.linear(x.impl, weight.impl, None if bias is None else bias.impl), None, None
+    _x_meta = x._meta
+    _weight_meta = weight._meta
+    _bias_meta = None if bias is None else bias._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+        node = LinearGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.weight = save_input(weight)
     if _anomaly.active:

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -490,11 +495,15 @@ def gather(x, index, axis=0, name=None):
     if not isinstance(index, Tensor):
         raise bad_tensor("gather", "index", index)
     axis = to_int(axis, "gather", "axis")
-    out = Tensor(_phi.gather(x.impl, index.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient)):
-        node = GatherGradNode(((edge_of(x),), (edge_of(index),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.gather(x.impl, index.impl, axis), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
+        node = GatherGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = save_input(index)
         node.axis = axis
     if _anomaly.active:
@@ -528,12 +537,16 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     if not isinstance(indices, Tensor):
         raise bad_tensor("take_along_axis", "indices", indices)
     axis = to_int(axis, "take_along_axis", "axis")
-    broadcast = to_bool(broadcast, "take_along_axis", "broadcast")
-    out = Tensor(_phi.take_along_axis(arr.impl, indices.impl, axis, broadcast))
-    if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient)):
-        node = TakeAlongAxisGradNode(((edge_of(arr),), (edge_of(indices),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.arr = spec_of(arr.impl)
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis", "broadcast")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.take_along_axis(arr.impl, indices.impl, axis, broadcast), None, None
+    _arr_meta = arr._meta
+    _indices_meta = indices._meta
+    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient)):
+        node = TakeAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.broadcast = broadcast
@@ -553,13 +566,18 @@ def masked_fill(x, mask, value, name=None):
         raise bad_tensor("masked_fill", "mask", mask)
     if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
         value = Tensor(scalar_tensor(value, x.impl, "masked_fill", "value"))
-    out = Tensor(_phi.masked_fill(x.impl, mask.impl, value.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = MaskedFillGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(value),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.masked_fill(x.impl, mask.impl, value.impl), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    _value_meta = value._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+        node = MaskedFillGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
     return out
@@ -587,9 +605,9 @@ def masked_fill_(x, mask, value, name=None):
         node = MaskedFillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill_", (x,))
     return x
@@ -604,11 +622,15 @@ def masked_select(x, mask, name=None):
         raise bad_tensor("masked_select", "x", x)
     if not isinstance(mask, Tensor):
         raise bad_tensor("masked_select", "mask", mask)
-    out = Tensor(_phi.masked_select(x.impl, mask.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient)):
-        node = MaskedSelectGradNode(((edge_of(x),), (edge_of(mask),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.masked_select(x.impl, mask.impl), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+        node = MaskedSelectGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
     if _anomaly.active:
         check_forward("masked_select", (out, ))
@@ -626,13 +648,18 @@ def scatter(x, index, updates, overwrite=True, name=None):
         raise bad_tensor("scatter", "index", index)
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter", "updates", updates)
-    overwrite = to_bool(overwrite, "scatter", "overwrite")
-    out = Tensor(_phi.scatter(x.impl, index.impl, updates.impl, overwrite))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient)):
-        node = ScatterGradNode(((edge_of(x),), (edge_of(index),), (edge_of(updates),), ))
-        out._meta = AutogradMeta(node, 0)
+    overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter", "overwrite")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.scatter(x.impl, index.impl, updates.impl, overwrite), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    _updates_meta = updates._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+        node = ScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter", (out, ))
@@ -650,7 +677,7 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         raise bad_tensor("scatter_", "index", index)
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_", "updates", updates)
-    overwrite = to_bool(overwrite, "scatter_", "overwrite")
+    overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_", "overwrite")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scatter_", x)
@@ -663,7 +690,7 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
         check_forward("scatter_", (x,))
@@ -681,12 +708,17 @@ def scatter_nd_add(x, index, updates, name=None):
         raise bad_tensor("scatter_nd_add", "index", index)
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_nd_add", "updates", updates)
-    out = Tensor(_phi.scatter_nd_add(x.impl, index.impl, updates.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient)):
-        node = ScatterNdAddGradNode(((edge_of(x),), (edge_of(index),), (edge_of(updates),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.scatter_nd_add(x.impl, index.impl, updates.impl), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    _updates_meta = updates._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+        node = ScatterNdAddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
     return out
@@ -702,12 +734,16 @@ def scatter_nd(index, updates, shape, name=None):
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_nd", "updates", updates)
     shape = to_int_array(shape, "scatter_nd", "shape")
-    out = Tensor(_phi.scatter_nd(index.impl, updates.impl, shape))
-    if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient)):
-        node = ScatterNdGradNode(((edge_of(index),), (edge_of(updates),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.scatter_nd(index.impl, updates.impl, shape), None, None
+    _index_meta = index._meta
+    _updates_meta = updates._meta
+    if _grad_state.enabled and ((_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+        node = ScatterNdGradNode(((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.updates = spec_of(updates.impl)
+        node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
     return out
@@ -722,11 +758,15 @@ def gather_nd(x, index, name=None):
         raise bad_tensor("gather_nd", "x", x)
     if not isinstance(index, Tensor):
         raise bad_tensor("gather_nd", "index", index)
-    out = Tensor(_phi.gather_nd(x.impl, index.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient)):
-        node = GatherNdGradNode(((edge_of(x),), (edge_of(index),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.gather_nd(x.impl, index.impl), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
+        node = GatherNdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = save_input(index)
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
@@ -745,14 +785,19 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
     if not isinstance(values, Tensor):  # a number: a 0-d tensor of arr's dtype and place
         values = Tensor(scalar_tensor(values, arr.impl, "put_along_axis", "values"))
     axis = to_int(axis, "put_along_axis", "axis")
-    reduce = to_str(reduce, "put_along_axis", "reduce")
-    include_self = to_bool(include_self, "put_along_axis", "include_self")
-    broadcast = to_bool(broadcast, "put_along_axis", "broadcast")
-    out = Tensor(_phi.put_along_axis(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast))
-    if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient)):
-        node = PutAlongAxisGradNode(((edge_of(arr),), (edge_of(indices),), (edge_of(values),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.arr = spec_of(arr.impl)
+    reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis", "reduce")
+    include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis", "include_self")
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis", "broadcast")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.put_along_axis(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast), None, None
+    _arr_meta = arr._meta
+    _indices_meta = indices._meta
+    _values_meta = values._meta
+    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_values_meta is not None and not _values_meta.stop_gradient)):
+        node = PutAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(out)
@@ -776,9 +821,9 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
     if not isinstance(values, Tensor):  # a number: a 0-d tensor of arr's dtype and place
         values = Tensor(scalar_tensor(values, arr.impl, "put_along_axis_", "values"))
     axis = to_int(axis, "put_along_axis_", "axis")
-    reduce = to_str(reduce, "put_along_axis_", "reduce")
-    include_self = to_bool(include_self, "put_along_axis_", "include_self")
-    broadcast = to_bool(broadcast, "put_along_axis_", "broadcast")
+    reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_", "reduce")
+    include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis_", "include_self")
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_", "broadcast")
     recording = _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient))
     if recording:
         check_inplace_leaf("put_along_axis_", arr)
@@ -790,7 +835,7 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         node = PutAlongAxisGradNode(edges)
         arr._meta = AutogradMeta(node, 0)
         after_inplace(arr, context)
-        node.arr = spec_of(arr.impl)
+        node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.values = save_input(values)
         node.out = save_output(arr)
@@ -814,12 +859,17 @@ def index_add(x, index, value, axis=0, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("index_add", "value", value)
     axis = to_int(axis, "index_add", "axis")
-    out = Tensor(_phi.index_add(x.impl, index.impl, value.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = IndexAddGradNode(((edge_of(x),), (edge_of(index),), (edge_of(value),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.index_add(x.impl, index.impl, value.impl, axis), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    _value_meta = value._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+        node = IndexAddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add", (out, ))
@@ -850,7 +900,7 @@ def index_add_(x, index, value, axis=0, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.index = save_input(index)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
         check_forward("index_add_", (x,))
@@ -864,7 +914,8 @@ def nonzero(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("nonzero", "x", x)
-    out = Tensor(_phi.nonzero(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nonzero(x.impl), None, None
     if _anomaly.active:
         check_forward("nonzero", (out, ))
     return out
@@ -880,14 +931,18 @@ def index_put(x, indices, value, accumulate=False, name=None):
     indices = check_tensor_list("index_put", "indices", indices, Tensor)
     if not isinstance(value, Tensor):
         raise bad_tensor("index_put", "value", value)
-    accumulate = to_bool(accumulate, "index_put", "accumulate")
-    out = Tensor(_phi.index_put(x.impl, [t.impl for t in indices], value.impl, accumulate))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = IndexPutGradNode(((edge_of(x),), tuple([edge_of(t) for t in indices]), (edge_of(value),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put", "accumulate")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.index_put(x.impl, [t.impl for t in indices], value.impl, accumulate), None, None
+    _x_meta = x._meta
+    _value_meta = value._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (_value_meta is not None and not _value_meta.stop_gradient)):
+        node = IndexPutGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put", (out, ))
@@ -904,7 +959,7 @@ def index_put_(x, indices, value, accumulate=False, name=None):
     indices = check_tensor_list("index_put_", "indices", indices, Tensor)
     if not isinstance(value, Tensor):
         raise bad_tensor("index_put_", "value", value)
-    accumulate = to_bool(accumulate, "index_put_", "accumulate")
+    accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_", "accumulate")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("index_put_", x)
@@ -916,9 +971,9 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         node = IndexPutGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = SavedList([save_input(t) for t in indices])
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
     if _anomaly.active:
         check_forward("index_put_", (x,))
@@ -936,13 +991,18 @@ def masked_scatter(x, mask, value, name=None):
         raise bad_tensor("masked_scatter", "mask", mask)
     if not isinstance(value, Tensor):
         raise bad_tensor("masked_scatter", "value", value)
-    out = Tensor(_phi.masked_scatter(x.impl, mask.impl, value.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = MaskedScatterGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(value),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.masked_scatter(x.impl, mask.impl, value.impl), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    _value_meta = value._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+        node = MaskedScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
     return out
@@ -960,10 +1020,15 @@ def gather_grad(x, index, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gather_grad", "out_grad", out_grad)
     axis = to_int(axis, "gather_grad", "axis")
-    x_grad = Tensor(_phi.gather_grad(x.impl, index.impl, out_grad.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = GatherDoubleGradNode(((edge_of(x),), (edge_of(index),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_grad(x.impl, index.impl, out_grad.impl, axis), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = GatherDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
         node.axis = axis
     if _anomaly.active:
@@ -999,11 +1064,16 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("take_along_axis_grad", "out_grad", out_grad)
     axis = to_int(axis, "take_along_axis_grad", "axis")
-    broadcast = to_bool(broadcast, "take_along_axis_grad", "broadcast")
-    arr_grad = Tensor(_phi.take_along_axis_grad(arr.impl, indices.impl, out_grad.impl, axis, broadcast))
-    if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = TakeAlongAxisDoubleGradNode(((edge_of(arr),), (edge_of(indices),), (edge_of(out_grad),), ))
-        arr_grad._meta = AutogradMeta(node, 0)
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis_grad", "broadcast")
+    arr_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    arr_grad.impl, arr_grad._meta, arr_grad._name = _phi.take_along_axis_grad(arr.impl, indices.impl, out_grad.impl, axis, broadcast), None, None
+    _arr_meta = arr._meta
+    _indices_meta = indices._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = TakeAlongAxisDoubleGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        arr_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.indices = save_input(indices)
         node.axis = axis
         node.broadcast = broadcast
@@ -1022,7 +1092,7 @@ def take_along_axis_double_grad(indices, grad_arr_grad, axis, broadcast, name=No
     if not isinstance(grad_arr_grad, Tensor):
         raise bad_tensor("take_along_axis_double_grad", "grad_arr_grad", grad_arr_grad)
     axis = to_int(axis, "take_along_axis_double_grad", "axis")
-    broadcast = to_bool(broadcast, "take_along_axis_double_grad", "broadcast")
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis_double_grad", "broadcast")
     try:
         return _composite.take_along_axis_double_grad(indices, grad_arr_grad, axis, broadcast)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -1063,10 +1133,15 @@ def masked_select_grad(x, mask, out_grad, name=None):
         raise bad_tensor("masked_select_grad", "mask", mask)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_select_grad", "out_grad", out_grad)
-    x_grad = Tensor(_phi.masked_select_grad(x.impl, mask.impl, out_grad.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = MaskedSelectDoubleGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.masked_select_grad(x.impl, mask.impl, out_grad.impl), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = MaskedSelectDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.mask = save_input(mask)
     if _anomaly.active:
         check_forward("masked_select_grad", (x_grad, ))
@@ -1099,7 +1174,7 @@ def scatter_grad(index, updates, out_grad, overwrite, out_mask=None, name=None):
         raise bad_tensor("scatter_grad", "updates", updates)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_grad", "out_grad", out_grad)
-    overwrite = to_bool(overwrite, "scatter_grad", "overwrite")
+    overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_grad", "overwrite")
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_grad(index, updates, out_grad, overwrite)  # recorded through differentiable ops
     x_grad, updates_grad = _phi.scatter_grad(index.impl, updates.impl, out_grad.impl, overwrite, out_mask=out_mask)
@@ -1144,7 +1219,8 @@ def scatter_nd_grad(index, updates, out_grad, name=None):
         raise bad_tensor("scatter_nd_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_nd_grad(index, updates, out_grad)  # recorded through differentiable ops
-    updates_grad = Tensor(_phi.scatter_nd_grad(index.impl, updates.impl, out_grad.impl))
+    updates_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    updates_grad.impl, updates_grad._meta, updates_grad._name = _phi.scatter_nd_grad(index.impl, updates.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("scatter_nd_grad", (updates_grad, ))
     return updates_grad
@@ -1161,10 +1237,15 @@ def gather_nd_grad(x, index, out_grad, name=None):
         raise bad_tensor("gather_nd_grad", "index", index)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gather_nd_grad", "out_grad", out_grad)
-    x_grad = Tensor(_phi.gather_nd_grad(x.impl, index.impl, out_grad.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = GatherNdDoubleGradNode(((edge_of(x),), (edge_of(index),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_nd_grad(x.impl, index.impl, out_grad.impl), None, None
+    _x_meta = x._meta
+    _index_meta = index._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = GatherNdDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = save_input(index)
     if _anomaly.active:
         check_forward("gather_nd_grad", (x_grad, ))
@@ -1202,8 +1283,8 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("put_along_axis_grad", "out_grad", out_grad)
     axis = to_int(axis, "put_along_axis_grad", "axis")
-    reduce = to_str(reduce, "put_along_axis_grad", "reduce")
-    broadcast = to_bool(broadcast, "put_along_axis_grad", "broadcast")
+    reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_grad", "reduce")
+    broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_grad", "broadcast")
     if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast)  # recorded through differentiable ops
     arr_grad, values_grad = _phi.put_along_axis_grad(arr.impl, indices.impl, values.impl, out.impl, out_grad.impl, axis, reduce, broadcast, out_mask=out_mask)
@@ -1248,7 +1329,7 @@ def index_put_grad(x, indices, value, out_grad, accumulate, out_mask=None, name=
         raise bad_tensor("index_put_grad", "value", value)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("index_put_grad", "out_grad", out_grad)
-    accumulate = to_bool(accumulate, "index_put_grad", "accumulate")
+    accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_grad", "accumulate")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.index_put_grad(x, indices, value, out_grad, accumulate)  # recorded through differentiable ops
     x_grad, value_grad = _phi.index_put_grad(x.impl, [t.impl for t in indices], value.impl, out_grad.impl, accumulate, out_mask=out_mask)

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -118,11 +123,14 @@ def getitem(x, index, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("getitem", "x", x)
     index = to_index(index, "getitem", "index")
-    out = Tensor(_phi.getitem(x.impl, index))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = GetitemGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.getitem(x.impl, index), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = GetitemGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
         track_view(out, x, lambda _base: getitem(_base, index))
     if _anomaly.active:
@@ -140,11 +148,15 @@ def setitem(x, value, index, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("setitem", "value", value)
     index = to_index(index, "setitem", "index")
-    out = Tensor(_phi.setitem(x.impl, value.impl, index))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient)):
-        node = SetitemGradNode(((edge_of(x),), (edge_of(value),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.value = spec_of(value.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.setitem(x.impl, value.impl, index), None, None
+    _x_meta = x._meta
+    _value_meta = value._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+        node = SetitemGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
     if _anomaly.active:
         check_forward("setitem", (out, ))
@@ -172,7 +184,7 @@ def setitem_(x, value, index, name=None):
         node = SetitemGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.value = spec_of(value.impl)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
     if _anomaly.active:
         check_forward("setitem_", (x,))
@@ -189,10 +201,14 @@ def getitem_grad(x, out_grad, index, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("getitem_grad", "out_grad", out_grad)
     index = to_index(index, "getitem_grad", "index")
-    x_grad = Tensor(_phi.getitem_grad(x.impl, out_grad.impl, index))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = GetitemDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.getitem_grad(x.impl, out_grad.impl, index), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = GetitemDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = index
     if _anomaly.active:
         check_forward("getitem_grad", (x_grad, ))

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -130,10 +135,12 @@ def concat(x, axis=0, name=None):
     """
     x = check_tensor_list("concat", "x", x, Tensor)
     axis = to_int(axis, "concat", "axis")
-    out = Tensor(_phi.concat([t.impl for t in x], axis))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.concat([t.impl for t in x], axis), None, None
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = ConcatGradNode((tuple([edge_of(t) for t in x]), ))
-        out._meta = AutogradMeta(node, 0)
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
     if _anomaly.active:
@@ -148,10 +155,12 @@ def stack(x, axis=0, name=None):
     """
     x = check_tensor_list("stack", "x", x, Tensor)
     axis = to_int(axis, "stack", "axis")
-    out = Tensor(_phi.stack([t.impl for t in x], axis))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.stack([t.impl for t in x], axis), None, None
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = StackGradNode((tuple([edge_of(t) for t in x]), ))
-        out._meta = AutogradMeta(node, 0)
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
     if _anomaly.active:
@@ -169,8 +178,9 @@ def split(x, num_or_sections, axis=0, name=None):
     num_or_sections = to_int_or_int_array(num_or_sections, "split", "num_or_sections")
     axis = to_int(axis, "split", "axis")
     out = [Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SplitGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SplitGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
@@ -190,8 +200,9 @@ def unbind(x, axis=0, name=None):
         raise bad_tensor("unbind", "x", x)
     axis = to_int(axis, "unbind", "axis")
     out = [Tensor(t) for t in _phi.unbind(x.impl, axis)]
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = UnbindGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = UnbindGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis

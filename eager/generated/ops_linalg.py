@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -580,10 +585,14 @@ def bmm(x, y, name=None):
         raise bad_tensor("bmm", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bmm", "y", y)
-    out = Tensor(_phi.bmm(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = BmmGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bmm(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = BmmGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -600,10 +609,14 @@ def dot(x, y, name=None):
         raise bad_tensor("dot", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("dot", "y", y)
-    out = Tensor(_phi.dot(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = DotGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.dot(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = DotGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -620,10 +633,14 @@ def mv(x, vec, name=None):
         raise bad_tensor("mv", "x", x)
     if not isinstance(vec, Tensor):
         raise bad_tensor("mv", "vec", vec)
-    out = Tensor(_phi.mv(x.impl, vec.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (vec._meta is not None and not vec._meta.stop_gradient)):
-        node = MvGradNode(((edge_of(x),), (edge_of(vec),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.mv(x.impl, vec.impl), None, None
+    _x_meta = x._meta
+    _vec_meta = vec._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_vec_meta is not None and not _vec_meta.stop_gradient)):
+        node = MvGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _vec_meta is None or _vec_meta.stop_gradient else edge_of(vec) if _vec_meta.node is None else (_vec_meta.node, _vec_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.vec = save_input(vec)
     if _anomaly.active:
@@ -640,10 +657,14 @@ def outer(x, y, name=None):
         raise bad_tensor("outer", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("outer", "y", y)
-    out = Tensor(_phi.outer(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = OuterGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.outer(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = OuterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -660,10 +681,14 @@ def inner(x, y, name=None):
         raise bad_tensor("inner", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("inner", "y", y)
-    out = Tensor(_phi.inner(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = InnerGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.inner(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = InnerGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -681,10 +706,14 @@ def cross(x, y, axis=9, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("cross", "y", y)
     axis = to_int(axis, "cross", "axis")
-    out = Tensor(_phi.cross(x.impl, y.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = CrossGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cross(x.impl, y.impl, axis), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = CrossGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.axis = axis
@@ -702,10 +731,14 @@ def kron(x, y, name=None):
         raise bad_tensor("kron", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("kron", "y", y)
-    out = Tensor(_phi.kron(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = KronGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.kron(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = KronGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -719,11 +752,13 @@ def einsum(x, equation, name=None):
     Differentiable to any order.
     """
     x = check_tensor_list("einsum", "x", x, Tensor)
-    equation = to_str(equation, "einsum", "equation")
-    out = Tensor(_phi.einsum([t.impl for t in x], equation))
+    equation = equation if type(equation) is str else to_str(equation, "einsum", "equation")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.einsum([t.impl for t in x], equation), None, None
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = EinsumGradNode((tuple([edge_of(t) for t in x]), ))
-        out._meta = AutogradMeta(node, 0)
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([save_input(t) for t in x])
         node.equation = equation
     if _anomaly.active:
@@ -741,11 +776,14 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     offset = to_int(offset, "trace", "offset")
     axis1 = to_int(axis1, "trace", "axis1")
     axis2 = to_int(axis2, "trace", "axis2")
-    out = Tensor(_phi.trace(x.impl, offset, axis1, axis2))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TraceGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.trace(x.impl, offset, axis1, axis2), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TraceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
@@ -764,11 +802,14 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     offset = to_int(offset, "diagonal", "offset")
     axis1 = to_int(axis1, "diagonal", "axis1")
     axis2 = to_int(axis2, "diagonal", "axis2")
-    out = Tensor(_phi.diagonal(x.impl, offset, axis1, axis2))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DiagonalGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.diagonal(x.impl, offset, axis1, axis2), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DiagonalGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
@@ -785,10 +826,13 @@ def matrix_power(x, n, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("matrix_power", "x", x)
     n = to_int(n, "matrix_power", "n")
-    out = Tensor(_phi.matrix_power(x.impl, n))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MatrixPowerGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.matrix_power(x.impl, n), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MatrixPowerGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.n = n
     if _anomaly.active:
@@ -803,10 +847,13 @@ def inverse(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("inverse", "x", x)
-    out = Tensor(_phi.inverse(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = InverseGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.inverse(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = InverseGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("inverse", (out, ))
@@ -820,10 +867,13 @@ def det(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("det", "x", x)
-    out = Tensor(_phi.det(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DetGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.det(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DetGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
     if _anomaly.active:
@@ -838,10 +888,13 @@ def slogdet(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("slogdet", "x", x)
-    out = Tensor(_phi.slogdet(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SlogdetGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.slogdet(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SlogdetGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("slogdet", (out, ))
@@ -857,10 +910,14 @@ def solve(x, y, name=None):
         raise bad_tensor("solve", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("solve", "y", y)
-    out = Tensor(_phi.solve(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = SolveGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.solve(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = SolveGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.out = save_output(out)
@@ -876,11 +933,14 @@ def cholesky(x, upper=False, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cholesky", "x", x)
-    upper = to_bool(upper, "cholesky", "upper")
-    out = Tensor(_phi.cholesky(x.impl, upper))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CholeskyGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    upper = upper if type(upper) is bool else to_bool(upper, "cholesky", "upper")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cholesky(x.impl, upper), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CholeskyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
         node.upper = upper
     if _anomaly.active:
@@ -895,12 +955,13 @@ def qr(x, mode='reduced', name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("qr", "x", x)
-    mode = to_str(mode, "qr", "mode")
+    mode = mode if type(mode) is str else to_str(mode, "qr", "mode")
     q, r = _phi.qr(x.impl, mode)
     q = None if q is None else Tensor(q)
     r = None if r is None else Tensor(r)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = QrGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = QrGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if q is not None:
             q._meta = AutogradMeta(node, 0)
         if r is not None:
@@ -922,13 +983,14 @@ def svd(x, full_matrices=False, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("svd", "x", x)
-    full_matrices = to_bool(full_matrices, "svd", "full_matrices")
+    full_matrices = full_matrices if type(full_matrices) is bool else to_bool(full_matrices, "svd", "full_matrices")
     u, s, vh = _phi.svd(x.impl, full_matrices)
     u = None if u is None else Tensor(u)
     s = None if s is None else Tensor(s)
     vh = None if vh is None else Tensor(vh)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SvdGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SvdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if u is not None:
             u._meta = AutogradMeta(node, 0)
         if s is not None:
@@ -953,12 +1015,13 @@ def eigh(x, UPLO='L', name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("eigh", "x", x)
-    UPLO = to_str(UPLO, "eigh", "UPLO")
+    UPLO = UPLO if type(UPLO) is str else to_str(UPLO, "eigh", "UPLO")
     out_w, out_v = _phi.eigh(x.impl, UPLO)
     out_w = None if out_w is None else Tensor(out_w)
     out_v = None if out_v is None else Tensor(out_v)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = EighGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = EighGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out_w is not None:
             out_w._meta = AutogradMeta(node, 0)
         if out_v is not None:
@@ -979,12 +1042,15 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("pinv", "x", x)
-    rcond = to_float(rcond, "pinv", "rcond")
-    hermitian = to_bool(hermitian, "pinv", "hermitian")
-    out = Tensor(_phi.pinv(x.impl, rcond, hermitian))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = PinvGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    rcond = rcond if type(rcond) is float else to_float(rcond, "pinv", "rcond")
+    hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "pinv", "hermitian")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.pinv(x.impl, rcond, hermitian), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = PinvGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.rcond = rcond
@@ -1002,8 +1068,9 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("matrix_rank", "x", x)
     tol = None if tol is None else to_float(tol, "matrix_rank", "tol")
-    hermitian = to_bool(hermitian, "matrix_rank", "hermitian")
-    out = Tensor(_phi.matrix_rank(x.impl, tol, hermitian))
+    hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "matrix_rank", "hermitian")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.matrix_rank(x.impl, tol, hermitian), None, None
     if _anomaly.active:
         check_forward("matrix_rank", (out, ))
     return out
@@ -1137,7 +1204,7 @@ def einsum_grad(x, out_grad, equation, name=None):
     x = check_tensor_list("einsum_grad", "x", x, Tensor)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("einsum_grad", "out_grad", out_grad)
-    equation = to_str(equation, "einsum_grad", "equation")
+    equation = equation if type(equation) is str else to_str(equation, "einsum_grad", "equation")
     try:
         return _composite.einsum_grad(x, out_grad, equation)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -1174,10 +1241,14 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2, name=None):
     offset = to_int(offset, "diagonal_grad", "offset")
     axis1 = to_int(axis1, "diagonal_grad", "axis1")
     axis2 = to_int(axis2, "diagonal_grad", "axis2")
-    x_grad = Tensor(_phi.diagonal_grad(x.impl, out_grad.impl, offset, axis1, axis2))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = DiagonalDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.diagonal_grad(x.impl, out_grad.impl, offset, axis1, axis2), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = DiagonalDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
@@ -1293,10 +1364,11 @@ def cholesky_grad(out, out_grad, upper, name=None):
         raise bad_tensor("cholesky_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cholesky_grad", "out_grad", out_grad)
-    upper = to_bool(upper, "cholesky_grad", "upper")
+    upper = upper if type(upper) is bool else to_bool(upper, "cholesky_grad", "upper")
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cholesky_grad(out, out_grad, upper)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cholesky_grad(out.impl, out_grad.impl, upper))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cholesky_grad(out.impl, out_grad.impl, upper), None, None
     if _anomaly.active:
         check_forward("cholesky_grad", (x_grad, ))
     return x_grad
@@ -1317,10 +1389,11 @@ def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
         raise bad_tensor("qr_grad", "q_grad", q_grad)
     if not isinstance(r_grad, Tensor):
         raise bad_tensor("qr_grad", "r_grad", r_grad)
-    mode = to_str(mode, "qr_grad", "mode")
+    mode = mode if type(mode) is str else to_str(mode, "qr_grad", "mode")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (q._meta is not None and not q._meta.stop_gradient) or (r._meta is not None and not r._meta.stop_gradient) or (q_grad._meta is not None and not q_grad._meta.stop_gradient) or (r_grad._meta is not None and not r_grad._meta.stop_gradient)):
         return _composite.qr_grad(x, q, r, q_grad, r_grad, mode)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.qr_grad(x.impl, q.impl, r.impl, q_grad.impl, r_grad.impl, mode))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.qr_grad(x.impl, q.impl, r.impl, q_grad.impl, r_grad.impl, mode), None, None
     if _anomaly.active:
         check_forward("qr_grad", (x_grad, ))
     return x_grad
@@ -1345,10 +1418,11 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
         raise bad_tensor("svd_grad", "s_grad", s_grad)
     if not isinstance(vh_grad, Tensor):
         raise bad_tensor("svd_grad", "vh_grad", vh_grad)
-    full_matrices = to_bool(full_matrices, "svd_grad", "full_matrices")
+    full_matrices = full_matrices if type(full_matrices) is bool else to_bool(full_matrices, "svd_grad", "full_matrices")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (u._meta is not None and not u._meta.stop_gradient) or (s._meta is not None and not s._meta.stop_gradient) or (vh._meta is not None and not vh._meta.stop_gradient) or (u_grad._meta is not None and not u_grad._meta.stop_gradient) or (s_grad._meta is not None and not s_grad._meta.stop_gradient) or (vh_grad._meta is not None and not vh_grad._meta.stop_gradient)):
         return _composite.svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.svd_grad(x.impl, u.impl, s.impl, vh.impl, u_grad.impl, s_grad.impl, vh_grad.impl, full_matrices))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.svd_grad(x.impl, u.impl, s.impl, vh.impl, u_grad.impl, s_grad.impl, vh_grad.impl, full_matrices), None, None
     if _anomaly.active:
         check_forward("svd_grad", (x_grad, ))
     return x_grad
@@ -1367,10 +1441,11 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO, name=None):
         raise bad_tensor("eigh_grad", "out_w_grad", out_w_grad)
     if not isinstance(out_v_grad, Tensor):
         raise bad_tensor("eigh_grad", "out_v_grad", out_v_grad)
-    UPLO = to_str(UPLO, "eigh_grad", "UPLO")
+    UPLO = UPLO if type(UPLO) is str else to_str(UPLO, "eigh_grad", "UPLO")
     if _grad_state.enabled and ((out_w._meta is not None and not out_w._meta.stop_gradient) or (out_v._meta is not None and not out_v._meta.stop_gradient) or (out_w_grad._meta is not None and not out_w_grad._meta.stop_gradient) or (out_v_grad._meta is not None and not out_v_grad._meta.stop_gradient)):
         return _composite.eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.eigh_grad(out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl, UPLO))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.eigh_grad(out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl, UPLO), None, None
     if _anomaly.active:
         check_forward("eigh_grad", (x_grad, ))
     return x_grad
@@ -1387,8 +1462,8 @@ def pinv_grad(x, out, out_grad, rcond, hermitian, name=None):
         raise bad_tensor("pinv_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("pinv_grad", "out_grad", out_grad)
-    rcond = to_float(rcond, "pinv_grad", "rcond")
-    hermitian = to_bool(hermitian, "pinv_grad", "hermitian")
+    rcond = rcond if type(rcond) is float else to_float(rcond, "pinv_grad", "rcond")
+    hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "pinv_grad", "hermitian")
     try:
         return _composite.pinv_grad(x, out, out_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose

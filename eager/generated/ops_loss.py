@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -275,10 +280,13 @@ def softmax(x, axis=-1, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("softmax", "x", x)
     axis = to_int(axis, "softmax", "axis")
-    out = Tensor(_phi.softmax(x.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SoftmaxGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.softmax(x.impl, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SoftmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
         node.axis = axis
     if _anomaly.active:
@@ -294,10 +302,13 @@ def log_softmax(x, axis=-1, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("log_softmax", "x", x)
     axis = to_int(axis, "log_softmax", "axis")
-    out = Tensor(_phi.log_softmax(x.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LogSoftmaxGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log_softmax(x.impl, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LogSoftmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
         node.axis = axis
     if _anomaly.active:
@@ -314,16 +325,18 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         raise bad_tensor("cross_entropy_with_softmax", "logits", logits)
     if not isinstance(label, Tensor):
         raise bad_tensor("cross_entropy_with_softmax", "label", label)
-    soft_label = to_bool(soft_label, "cross_entropy_with_softmax", "soft_label")
-    use_softmax = to_bool(use_softmax, "cross_entropy_with_softmax", "use_softmax")
-    numeric_stable_mode = to_bool(numeric_stable_mode, "cross_entropy_with_softmax", "numeric_stable_mode")
+    soft_label = soft_label if type(soft_label) is bool else to_bool(soft_label, "cross_entropy_with_softmax", "soft_label")
+    use_softmax = use_softmax if type(use_softmax) is bool else to_bool(use_softmax, "cross_entropy_with_softmax", "use_softmax")
+    numeric_stable_mode = numeric_stable_mode if type(numeric_stable_mode) is bool else to_bool(numeric_stable_mode, "cross_entropy_with_softmax", "numeric_stable_mode")
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax", "axis")
     softmax, loss = _phi.cross_entropy_with_softmax(logits.impl, label.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
-    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
-        node = CrossEntropyWithSoftmaxGradNode(((edge_of(logits),), (edge_of(label),), ))
+    _logits_meta = logits._meta
+    _label_meta = label._meta
+    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+        node = CrossEntropyWithSoftmaxGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
@@ -352,12 +365,17 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
         raise bad_tensor("sigmoid_cross_entropy_with_logits", "label", label)
     if pos_weight is not None and not isinstance(pos_weight, Tensor):
         raise bad_tensor("sigmoid_cross_entropy_with_logits", "pos_weight", pos_weight)
-    normalize = to_bool(normalize, "sigmoid_cross_entropy_with_logits", "normalize")
+    normalize = normalize if type(normalize) is bool else to_bool(normalize, "sigmoid_cross_entropy_with_logits", "normalize")
     ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits", "ignore_index")
-    out = Tensor(_phi.sigmoid_cross_entropy_with_logits(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, normalize, ignore_index))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient)):
-        node = SigmoidCrossEntropyWithLogitsGradNode(((edge_of(x),), (edge_of(label),), (None if pos_weight is None else edge_of(pos_weight),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sigmoid_cross_entropy_with_logits(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, normalize, ignore_index), None, None
+    _x_meta = x._meta
+    _label_meta = label._meta
+    _pos_weight_meta = None if pos_weight is None else pos_weight._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_pos_weight_meta is not None and not _pos_weight_meta.stop_gradient)):
+        node = SigmoidCrossEntropyWithLogitsGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.label = save_input(label)
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
@@ -376,7 +394,8 @@ def one_hot(x, num_classes, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("one_hot", "x", x)
     num_classes = to_int(num_classes, "one_hot", "num_classes")
-    out = Tensor(_phi.one_hot(x.impl, num_classes))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.one_hot(x.impl, num_classes), None, None
     if _anomaly.active:
         check_forward("one_hot", (out, ))
     return out
@@ -392,12 +411,14 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
     if not isinstance(label, Tensor):
         raise bad_tensor("fused_softmax_cross_entropy", "label", label)
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy", "ignore_index")
-    reduction = to_str(reduction, "fused_softmax_cross_entropy", "reduction")
+    reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy", "reduction")
     softmax, loss = _phi.fused_softmax_cross_entropy(logits.impl, label.impl, ignore_index, reduction)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
-    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
-        node = FusedSoftmaxCrossEntropyGradNode(((edge_of(logits),), (edge_of(label),), ))
+    _logits_meta = logits._meta
+    _label_meta = label._meta
+    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+        node = FusedSoftmaxCrossEntropyGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
@@ -421,10 +442,14 @@ def bce_loss(input, label, name=None):
         raise bad_tensor("bce_loss", "input", input)
     if not isinstance(label, Tensor):
         raise bad_tensor("bce_loss", "label", label)
-    out = Tensor(_phi.bce_loss(input.impl, label.impl))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient)):
-        node = BceLossGradNode(((edge_of(input),), (edge_of(label),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bce_loss(input.impl, label.impl), None, None
+    _input_meta = input._meta
+    _label_meta = label._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+        node = BceLossGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = save_input(input)
         node.label = save_input(label)
     if _anomaly.active:
@@ -444,11 +469,16 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
     if weight is not None and not isinstance(weight, Tensor):
         raise bad_tensor("nll_loss", "weight", weight)
     ignore_index = to_int(ignore_index, "nll_loss", "ignore_index")
-    out = Tensor(_phi.nll_loss(input.impl, label.impl, None if weight is None else weight.impl, ignore_index))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient)):
-        node = NllLossGradNode(((edge_of(input),), (edge_of(label),), (None if weight is None else edge_of(weight),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.input = spec_of(input.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nll_loss(input.impl, label.impl, None if weight is None else weight.impl, ignore_index), None, None
+    _input_meta = input._meta
+    _label_meta = label._meta
+    _weight_meta = None if weight is None else weight._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
+        node = NllLossGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.label = save_input(label)
         node.weight = None if weight is None else save_input(weight)
         node.ignore_index = ignore_index
@@ -471,11 +501,17 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
     if not isinstance(labels_length, Tensor):
         raise bad_tensor("warpctc", "labels_length", labels_length)
     blank = to_int(blank, "warpctc", "blank")
-    norm_by_times = to_bool(norm_by_times, "warpctc", "norm_by_times")
-    loss = Tensor(_phi.warpctc(logits.impl, label.impl, logits_length.impl, labels_length.impl, blank, norm_by_times))
-    if _grad_state.enabled and ((logits._meta is not None and not logits._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (logits_length._meta is not None and not logits_length._meta.stop_gradient) or (labels_length._meta is not None and not labels_length._meta.stop_gradient)):
-        node = WarpctcGradNode(((edge_of(logits),), (edge_of(label),), (edge_of(logits_length),), (edge_of(labels_length),), ))
-        loss._meta = AutogradMeta(node, 0)
+    norm_by_times = norm_by_times if type(norm_by_times) is bool else to_bool(norm_by_times, "warpctc", "norm_by_times")
+    loss = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    loss.impl, loss._meta, loss._name = _phi.warpctc(logits.impl, label.impl, logits_length.impl, labels_length.impl, blank, norm_by_times), None, None
+    _logits_meta = logits._meta
+    _label_meta = label._meta
+    _logits_length_meta = logits_length._meta
+    _labels_length_meta = labels_length._meta
+    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_logits_length_meta is not None and not _logits_length_meta.stop_gradient) or (_labels_length_meta is not None and not _labels_length_meta.stop_gradient)):
+        node = WarpctcGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ))
+        loss._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.logits = save_input(logits)
         node.label = save_input(label)
         node.logits_length = save_input(logits_length)
@@ -499,7 +535,8 @@ def softmax_grad(out, out_grad, axis, name=None):
     axis = to_int(axis, "softmax_grad", "axis")
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.softmax_grad(out.impl, out_grad.impl, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.softmax_grad(out.impl, out_grad.impl, axis), None, None
     if _anomaly.active:
         check_forward("softmax_grad", (x_grad, ))
     return x_grad
@@ -517,7 +554,8 @@ def log_softmax_grad(out, out_grad, axis, name=None):
     axis = to_int(axis, "log_softmax_grad", "axis")
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log_softmax_grad(out.impl, out_grad.impl, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log_softmax_grad(out.impl, out_grad.impl, axis), None, None
     if _anomaly.active:
         check_forward("log_softmax_grad", (x_grad, ))
     return x_grad
@@ -536,14 +574,15 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         raise bad_tensor("cross_entropy_with_softmax_grad", "softmax_grad", softmax_grad)
     if not isinstance(loss_grad, Tensor):
         raise bad_tensor("cross_entropy_with_softmax_grad", "loss_grad", loss_grad)
-    soft_label = to_bool(soft_label, "cross_entropy_with_softmax_grad", "soft_label")
-    use_softmax = to_bool(use_softmax, "cross_entropy_with_softmax_grad", "use_softmax")
-    numeric_stable_mode = to_bool(numeric_stable_mode, "cross_entropy_with_softmax_grad", "numeric_stable_mode")
+    soft_label = soft_label if type(soft_label) is bool else to_bool(soft_label, "cross_entropy_with_softmax_grad", "soft_label")
+    use_softmax = use_softmax if type(use_softmax) is bool else to_bool(use_softmax, "cross_entropy_with_softmax_grad", "use_softmax")
+    numeric_stable_mode = numeric_stable_mode if type(numeric_stable_mode) is bool else to_bool(numeric_stable_mode, "cross_entropy_with_softmax_grad", "numeric_stable_mode")
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax_grad", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax_grad", "axis")
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)  # recorded through differentiable ops
-    logits_grad = Tensor(_phi.cross_entropy_with_softmax_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis))
+    logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.cross_entropy_with_softmax_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), None, None
     if _anomaly.active:
         check_forward("cross_entropy_with_softmax_grad", (logits_grad, ))
     return logits_grad
@@ -562,11 +601,12 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "pos_weight", pos_weight)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "out_grad", out_grad)
-    normalize = to_bool(normalize, "sigmoid_cross_entropy_with_logits_grad", "normalize")
+    normalize = normalize if type(normalize) is bool else to_bool(normalize, "sigmoid_cross_entropy_with_logits_grad", "normalize")
     ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits_grad", "ignore_index")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sigmoid_cross_entropy_with_logits_grad(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, out_grad.impl, normalize, ignore_index))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sigmoid_cross_entropy_with_logits_grad(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, out_grad.impl, normalize, ignore_index), None, None
     if _anomaly.active:
         check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
     return x_grad
@@ -586,10 +626,11 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
     if not isinstance(loss_grad, Tensor):
         raise bad_tensor("fused_softmax_cross_entropy_grad", "loss_grad", loss_grad)
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy_grad", "ignore_index")
-    reduction = to_str(reduction, "fused_softmax_cross_entropy_grad", "reduction")
+    reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy_grad", "reduction")
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction)  # recorded through differentiable ops
-    logits_grad = Tensor(_phi.fused_softmax_cross_entropy_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, ignore_index, reduction))
+    logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.fused_softmax_cross_entropy_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, ignore_index, reduction), None, None
     if _anomaly.active:
         check_forward("fused_softmax_cross_entropy_grad", (logits_grad, ))
     return logits_grad
@@ -608,7 +649,8 @@ def bce_loss_grad(input, label, out_grad, name=None):
         raise bad_tensor("bce_loss_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.bce_loss_grad(input, label, out_grad)  # recorded through differentiable ops
-    input_grad = Tensor(_phi.bce_loss_grad(input.impl, label.impl, out_grad.impl))
+    input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    input_grad.impl, input_grad._meta, input_grad._name = _phi.bce_loss_grad(input.impl, label.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("bce_loss_grad", (input_grad, ))
     return input_grad
@@ -630,7 +672,8 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index, name=None):
     ignore_index = to_int(ignore_index, "nll_loss_grad", "ignore_index")
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nll_loss_grad(input, label, weight, out_grad, ignore_index)  # recorded through differentiable ops
-    input_grad = Tensor(_phi.nll_loss_grad(input.impl, label.impl, None if weight is None else weight.impl, out_grad.impl, ignore_index))
+    input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    input_grad.impl, input_grad._meta, input_grad._name = _phi.nll_loss_grad(input.impl, label.impl, None if weight is None else weight.impl, out_grad.impl, ignore_index), None, None
     if _anomaly.active:
         check_forward("nll_loss_grad", (input_grad, ))
     return input_grad
@@ -652,8 +695,9 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
     if not isinstance(loss_grad, Tensor):
         raise bad_tensor("warpctc_grad", "loss_grad", loss_grad)
     blank = to_int(blank, "warpctc_grad", "blank")
-    norm_by_times = to_bool(norm_by_times, "warpctc_grad", "norm_by_times")
-    logits_grad = Tensor(_phi.warpctc_grad(logits.impl, label.impl, logits_length.impl, labels_length.impl, loss_grad.impl, blank, norm_by_times))
+    norm_by_times = norm_by_times if type(norm_by_times) is bool else to_bool(norm_by_times, "warpctc_grad", "norm_by_times")
+    logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.warpctc_grad(logits.impl, label.impl, logits_length.impl, labels_length.impl, loss_grad.impl, blank, norm_by_times), None, None
     if _anomaly.active:
         check_forward("warpctc_grad", (logits_grad, ))
     return logits_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -236,11 +241,14 @@ def reshape(x, shape, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("reshape", "x", x)
     shape = to_int_array(shape, "reshape", "shape")
-    out = Tensor(_phi.reshape(x.impl, shape))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ReshapeGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.reshape(x.impl, shape), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ReshapeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: reshape(_base, shape))
     if _anomaly.active:
         check_forward("reshape", (out, ))
@@ -255,10 +263,13 @@ def transpose(x, perm, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("transpose", "x", x)
     perm = to_int_array(perm, "transpose", "perm")
-    out = Tensor(_phi.transpose(x.impl, perm))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TransposeGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.transpose(x.impl, perm), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.perm = perm
         track_view(out, x, lambda _base: transpose(_base, perm))
     if _anomaly.active:
@@ -273,12 +284,15 @@ def cast(x, dtype, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cast", "x", x)
-    dtype = to_required_dtype(dtype, "cast", "dtype")
-    out = Tensor(_phi.cast(x.impl, dtype))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CastGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cast", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cast(x.impl, dtype), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CastGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("cast", (out, ))
     return out
@@ -292,11 +306,14 @@ def squeeze(x, axis=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("squeeze", "x", x)
     axis = to_int_array_none_as_empty(axis, "squeeze", "axis")
-    out = Tensor(_phi.squeeze(x.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SqueezeGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.squeeze(x.impl, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: squeeze(_base, axis))
     if _anomaly.active:
         check_forward("squeeze", (out, ))
@@ -311,11 +328,14 @@ def unsqueeze(x, axis, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("unsqueeze", "x", x)
     axis = to_int_array(axis, "unsqueeze", "axis")
-    out = Tensor(_phi.unsqueeze(x.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = UnsqueezeGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.unsqueeze(x.impl, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = UnsqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: unsqueeze(_base, axis))
     if _anomaly.active:
         check_forward("unsqueeze", (out, ))
@@ -331,11 +351,14 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         raise bad_tensor("flatten", "x", x)
     start_axis = to_int(start_axis, "flatten", "start_axis")
     stop_axis = to_int(stop_axis, "flatten", "stop_axis")
-    out = Tensor(_phi.flatten(x.impl, start_axis, stop_axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FlattenGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.flatten(x.impl, start_axis, stop_axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = FlattenGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
     if _anomaly.active:
         check_forward("flatten", (out, ))
@@ -349,10 +372,13 @@ def assign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("assign", "x", x)
-    out = Tensor(_phi.assign(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AssignGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.assign(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AssignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("assign", (out, ))
     return out
@@ -366,11 +392,14 @@ def expand(x, shape, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("expand", "x", x)
     shape = to_int_array(shape, "expand", "shape")
-    out = Tensor(_phi.expand(x.impl, shape))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ExpandGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.expand(x.impl, shape), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ExpandGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.shape = shape
     if _anomaly.active:
         check_forward("expand", (out, ))
@@ -415,7 +444,8 @@ def reshape_grad(x, out_grad, name=None):
         raise bad_tensor("reshape_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.reshape_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.reshape_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("reshape_grad", (x_grad, ))
     return x_grad
@@ -431,7 +461,8 @@ def transpose_grad(out_grad, perm, name=None):
     perm = to_int_array(perm, "transpose_grad", "perm")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.transpose_grad(out_grad.impl, perm))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.transpose_grad(out_grad.impl, perm), None, None
     if _anomaly.active:
         check_forward("transpose_grad", (x_grad, ))
     return x_grad
@@ -463,7 +494,8 @@ def squeeze_grad(x, out_grad, name=None):
         raise bad_tensor("squeeze_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.squeeze_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.squeeze_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("squeeze_grad", (x_grad, ))
     return x_grad
@@ -480,7 +512,8 @@ def unsqueeze_grad(x, out_grad, name=None):
         raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.unsqueeze_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.unsqueeze_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("unsqueeze_grad", (x_grad, ))
     return x_grad
@@ -497,7 +530,8 @@ def flatten_grad(x, out_grad, name=None):
         raise bad_tensor("flatten_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.flatten_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.flatten_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("flatten_grad", (x_grad, ))
     return x_grad
@@ -528,7 +562,8 @@ def expand_grad(x, out_grad, shape, name=None):
     shape = to_int_array(shape, "expand_grad", "shape")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_grad(x, out_grad, shape)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.expand_grad(x.impl, out_grad.impl, shape))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.expand_grad(x.impl, out_grad.impl, shape), None, None
     if _anomaly.active:
         check_forward("expand_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -267,10 +272,14 @@ def elementwise_pow(x, y, name=None):
         raise bad_tensor("elementwise_pow", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("elementwise_pow", "y", y)
-    out = Tensor(_phi.elementwise_pow(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = ElementwisePowGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.elementwise_pow(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = ElementwisePowGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -287,10 +296,13 @@ def clip(x, min=None, max=None, name=None):
         raise bad_tensor("clip", "x", x)
     min = None if min is None else to_scalar(min, "clip", "min")
     max = None if max is None else to_scalar(max, "clip", "max")
-    out = Tensor(_phi.clip(x.impl, min, max))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ClipGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.clip(x.impl, min, max), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ClipGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.min = min
         node.max = max
@@ -337,7 +349,8 @@ def remainder(x, y, name=None):
         raise bad_tensor("remainder", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("remainder", "y", y)
-    out = Tensor(_phi.remainder(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.remainder(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("remainder", (out, ))
     return out
@@ -398,7 +411,8 @@ def floor_divide(x, y, name=None):
         raise bad_tensor("floor_divide", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("floor_divide", "y", y)
-    out = Tensor(_phi.floor_divide(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.floor_divide(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("floor_divide", (out, ))
     return out
@@ -429,7 +443,8 @@ def logical_and(x, y, name=None):
         raise bad_tensor("logical_and", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_and", "y", y)
-    out = Tensor(_phi.logical_and(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logical_and(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("logical_and", (out, ))
     return out
@@ -444,7 +459,8 @@ def logical_or(x, y, name=None):
         raise bad_tensor("logical_or", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_or", "y", y)
-    out = Tensor(_phi.logical_or(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logical_or(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("logical_or", (out, ))
     return out
@@ -459,7 +475,8 @@ def logical_xor(x, y, name=None):
         raise bad_tensor("logical_xor", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_xor", "y", y)
-    out = Tensor(_phi.logical_xor(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logical_xor(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("logical_xor", (out, ))
     return out
@@ -474,7 +491,8 @@ def bitwise_and(x, y, name=None):
         raise bad_tensor("bitwise_and", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_and", "y", y)
-    out = Tensor(_phi.bitwise_and(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_and(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("bitwise_and", (out, ))
     return out
@@ -505,7 +523,8 @@ def bitwise_or(x, y, name=None):
         raise bad_tensor("bitwise_or", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_or", "y", y)
-    out = Tensor(_phi.bitwise_or(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_or(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("bitwise_or", (out, ))
     return out
@@ -536,7 +555,8 @@ def bitwise_xor(x, y, name=None):
         raise bad_tensor("bitwise_xor", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_xor", "y", y)
-    out = Tensor(_phi.bitwise_xor(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_xor(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("bitwise_xor", (out, ))
     return out
@@ -567,10 +587,11 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
         raise bad_tensor("isclose", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("isclose", "y", y)
-    rtol = to_float(rtol, "isclose", "rtol")
-    atol = to_float(atol, "isclose", "atol")
-    equal_nan = to_bool(equal_nan, "isclose", "equal_nan")
-    out = Tensor(_phi.isclose(x.impl, y.impl, rtol, atol, equal_nan))
+    rtol = rtol if type(rtol) is float else to_float(rtol, "isclose", "rtol")
+    atol = atol if type(atol) is float else to_float(atol, "isclose", "atol")
+    equal_nan = equal_nan if type(equal_nan) is bool else to_bool(equal_nan, "isclose", "equal_nan")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.isclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
     if _anomaly.active:
         check_forward("isclose", (out, ))
     return out
@@ -585,10 +606,11 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
         raise bad_tensor("allclose", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("allclose", "y", y)
-    rtol = to_float(rtol, "allclose", "rtol")
-    atol = to_float(atol, "allclose", "atol")
-    equal_nan = to_bool(equal_nan, "allclose", "equal_nan")
-    out = Tensor(_phi.allclose(x.impl, y.impl, rtol, atol, equal_nan))
+    rtol = rtol if type(rtol) is float else to_float(rtol, "allclose", "rtol")
+    atol = atol if type(atol) is float else to_float(atol, "allclose", "atol")
+    equal_nan = equal_nan if type(equal_nan) is bool else to_bool(equal_nan, "allclose", "equal_nan")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.allclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
     if _anomaly.active:
         check_forward("allclose", (out, ))
     return out
@@ -603,7 +625,8 @@ def equal_all(x, y, name=None):
         raise bad_tensor("equal_all", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("equal_all", "y", y)
-    out = Tensor(_phi.equal_all(x.impl, y.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.equal_all(x.impl, y.impl), None, None
     if _anomaly.active:
         check_forward("equal_all", (out, ))
     return out
@@ -618,10 +641,14 @@ def atan2(x, y, name=None):
         raise bad_tensor("atan2", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("atan2", "y", y)
-    out = Tensor(_phi.atan2(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = Atan2GradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.atan2(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = Atan2GradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -638,10 +665,14 @@ def hypot(x, y, name=None):
         raise bad_tensor("hypot", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("hypot", "y", y)
-    out = Tensor(_phi.hypot(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = HypotGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.hypot(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = HypotGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.out = save_output(out)
@@ -690,10 +721,15 @@ def lerp(x, y, weight, name=None):
         raise bad_tensor("lerp", "y", y)
     if not isinstance(weight, Tensor):
         raise bad_tensor("lerp", "weight", weight)
-    out = Tensor(_phi.lerp(x.impl, y.impl, weight.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient)):
-        node = LerpGradNode(((edge_of(x),), (edge_of(y),), (edge_of(weight),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.lerp(x.impl, y.impl, weight.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _weight_meta = weight._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
+        node = LerpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.weight = save_input(weight)
@@ -742,10 +778,14 @@ def fmax(x, y, name=None):
         raise bad_tensor("fmax", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("fmax", "y", y)
-    out = Tensor(_phi.fmax(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = FmaxGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.fmax(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = FmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -762,10 +802,14 @@ def fmin(x, y, name=None):
         raise bad_tensor("fmin", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("fmin", "y", y)
-    out = Tensor(_phi.fmin(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = FminGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.fmin(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = FminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
     if _anomaly.active:
@@ -807,7 +851,8 @@ def clip_grad(x, out_grad, min, max, name=None):
     max = None if max is None else to_scalar(max, "clip_grad", "max")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.clip_grad(x, out_grad, min, max)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.clip_grad(x.impl, out_grad.impl, min, max))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.clip_grad(x.impl, out_grad.impl, min, max), None, None
     if _anomaly.active:
         check_forward("clip_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -426,10 +431,13 @@ def abs(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("abs", "x", x)
-    out = Tensor(_phi.abs(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AbsGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.abs(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AbsGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("abs", (out, ))
@@ -468,10 +476,13 @@ def neg(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("neg", "x", x)
-    out = Tensor(_phi.neg(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NegGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.neg(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NegGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("neg", (out, ))
     return out
@@ -484,10 +495,13 @@ def sqrt(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sqrt", "x", x)
-    out = Tensor(_phi.sqrt(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SqrtGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sqrt(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SqrtGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("sqrt", (out, ))
@@ -525,10 +539,13 @@ def square(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("square", "x", x)
-    out = Tensor(_phi.square(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SquareGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.square(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SquareGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("square", (out, ))
@@ -542,10 +559,13 @@ def rsqrt(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("rsqrt", "x", x)
-    out = Tensor(_phi.rsqrt(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = RsqrtGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.rsqrt(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = RsqrtGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("rsqrt", (out, ))
@@ -583,10 +603,13 @@ def reciprocal(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("reciprocal", "x", x)
-    out = Tensor(_phi.reciprocal(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ReciprocalGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.reciprocal(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ReciprocalGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("reciprocal", (out, ))
@@ -624,10 +647,13 @@ def log1p(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log1p", "x", x)
-    out = Tensor(_phi.log1p(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Log1pGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log1p(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Log1pGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("log1p", (out, ))
@@ -666,10 +692,13 @@ def expm1(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("expm1", "x", x)
-    out = Tensor(_phi.expm1(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Expm1GradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.expm1(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Expm1GradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("expm1", (out, ))
@@ -707,10 +736,13 @@ def floor(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("floor", "x", x)
-    out = Tensor(_phi.floor(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FloorGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.floor(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = FloorGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("floor", (out, ))
     return out
@@ -746,10 +778,13 @@ def ceil(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("ceil", "x", x)
-    out = Tensor(_phi.ceil(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CeilGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.ceil(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CeilGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("ceil", (out, ))
     return out
@@ -785,10 +820,13 @@ def round(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("round", "x", x)
-    out = Tensor(_phi.round(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = RoundGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.round(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = RoundGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("round", (out, ))
     return out
@@ -824,7 +862,8 @@ def isnan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isnan", "x", x)
-    out = Tensor(_phi.isnan(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.isnan(x.impl), None, None
     if _anomaly.active:
         check_forward("isnan", (out, ))
     return out
@@ -837,7 +876,8 @@ def isinf(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isinf", "x", x)
-    out = Tensor(_phi.isinf(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.isinf(x.impl), None, None
     if _anomaly.active:
         check_forward("isinf", (out, ))
     return out
@@ -850,7 +890,8 @@ def isfinite(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isfinite", "x", x)
-    out = Tensor(_phi.isfinite(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.isfinite(x.impl), None, None
     if _anomaly.active:
         check_forward("isfinite", (out, ))
     return out
@@ -863,7 +904,8 @@ def logical_not(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("logical_not", "x", x)
-    out = Tensor(_phi.logical_not(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logical_not(x.impl), None, None
     if _anomaly.active:
         check_forward("logical_not", (out, ))
     return out
@@ -890,10 +932,13 @@ def log2(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log2", "x", x)
-    out = Tensor(_phi.log2(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Log2GradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log2(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Log2GradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("log2", (out, ))
@@ -932,10 +977,13 @@ def log10(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log10", "x", x)
-    out = Tensor(_phi.log10(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Log10GradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.log10(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Log10GradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("log10", (out, ))
@@ -974,10 +1022,13 @@ def trunc(input, name=None):
     """
     if not isinstance(input, Tensor):
         raise bad_tensor("trunc", "input", input)
-    out = Tensor(_phi.trunc(input.impl))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
-        node = TruncGradNode(((edge_of(input),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.trunc(input.impl), None, None
+    _input_meta = input._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient)):
+        node = TruncGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("trunc", (out, ))
     return out
@@ -1013,10 +1064,13 @@ def frac(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("frac", "x", x)
-    out = Tensor(_phi.frac(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FracGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.frac(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = FracGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("frac", (out, ))
     return out
@@ -1052,13 +1106,16 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("nan_to_num", "x", x)
-    nan = to_float(nan, "nan_to_num", "nan")
+    nan = nan if type(nan) is float else to_float(nan, "nan_to_num", "nan")
     posinf = None if posinf is None else to_float(posinf, "nan_to_num", "posinf")
     neginf = None if neginf is None else to_float(neginf, "nan_to_num", "neginf")
-    out = Tensor(_phi.nan_to_num(x.impl, nan, posinf, neginf))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NanToNumGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nan_to_num(x.impl, nan, posinf, neginf), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NanToNumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("nan_to_num", (out, ))
@@ -1072,7 +1129,7 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("nan_to_num_", "x", x)
-    nan = to_float(nan, "nan_to_num_", "nan")
+    nan = nan if type(nan) is float else to_float(nan, "nan_to_num_", "nan")
     posinf = None if posinf is None else to_float(posinf, "nan_to_num_", "posinf")
     neginf = None if neginf is None else to_float(neginf, "nan_to_num_", "neginf")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
@@ -1100,7 +1157,8 @@ def bitwise_not(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bitwise_not", "x", x)
-    out = Tensor(_phi.bitwise_not(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bitwise_not(x.impl), None, None
     if _anomaly.active:
         check_forward("bitwise_not", (out, ))
     return out
@@ -1131,7 +1189,8 @@ def abs_grad(x, out_grad, name=None):
         raise bad_tensor("abs_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.abs_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.abs_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.abs_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("abs_grad", (x_grad, ))
     return x_grad
@@ -1161,7 +1220,8 @@ def sqrt_grad(out, out_grad, name=None):
         raise bad_tensor("sqrt_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sqrt_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sqrt_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sqrt_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("sqrt_grad", (x_grad, ))
     return x_grad
@@ -1178,7 +1238,8 @@ def square_grad(x, out_grad, name=None):
         raise bad_tensor("square_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.square_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.square_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.square_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("square_grad", (x_grad, ))
     return x_grad
@@ -1195,7 +1256,8 @@ def rsqrt_grad(out, out_grad, name=None):
         raise bad_tensor("rsqrt_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rsqrt_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.rsqrt_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.rsqrt_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("rsqrt_grad", (x_grad, ))
     return x_grad
@@ -1212,7 +1274,8 @@ def reciprocal_grad(out, out_grad, name=None):
         raise bad_tensor("reciprocal_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reciprocal_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.reciprocal_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.reciprocal_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("reciprocal_grad", (x_grad, ))
     return x_grad
@@ -1229,7 +1292,8 @@ def log1p_grad(x, out_grad, name=None):
         raise bad_tensor("log1p_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log1p_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log1p_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log1p_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("log1p_grad", (x_grad, ))
     return x_grad
@@ -1246,7 +1310,8 @@ def expm1_grad(out, out_grad, name=None):
         raise bad_tensor("expm1_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expm1_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.expm1_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.expm1_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("expm1_grad", (x_grad, ))
     return x_grad
@@ -1302,7 +1367,8 @@ def log2_grad(x, out_grad, name=None):
         raise bad_tensor("log2_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log2_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log2_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log2_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("log2_grad", (x_grad, ))
     return x_grad
@@ -1319,7 +1385,8 @@ def log10_grad(x, out_grad, name=None):
         raise bad_tensor("log10_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log10_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.log10_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.log10_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("log10_grad", (x_grad, ))
     return x_grad
@@ -1362,7 +1429,8 @@ def nan_to_num_grad(x, out_grad, name=None):
         raise bad_tensor("nan_to_num_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nan_to_num_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.nan_to_num_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.nan_to_num_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("nan_to_num_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -256,10 +261,13 @@ def erf(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erf", "x", x)
-    out = Tensor(_phi.erf(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ErfGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.erf(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ErfGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("erf", (out, ))
@@ -298,10 +306,13 @@ def erfinv(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erfinv", "x", x)
-    out = Tensor(_phi.erfinv(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ErfinvGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.erfinv(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ErfinvGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("erfinv", (out, ))
@@ -339,10 +350,13 @@ def lgamma(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("lgamma", "x", x)
-    out = Tensor(_phi.lgamma(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LgammaGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.lgamma(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LgammaGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("lgamma", (out, ))
@@ -381,10 +395,13 @@ def digamma(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("digamma", "x", x)
-    out = Tensor(_phi.digamma(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = DigammaGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.digamma(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = DigammaGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("digamma", (out, ))
@@ -423,10 +440,13 @@ def real(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("real", "x", x)
-    out = Tensor(_phi.real(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = RealGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.real(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = RealGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("real", (out, ))
     return out
@@ -439,10 +459,13 @@ def imag(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("imag", "x", x)
-    out = Tensor(_phi.imag(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ImagGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.imag(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ImagGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("imag", (out, ))
     return out
@@ -455,10 +478,13 @@ def conj(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("conj", "x", x)
-    out = Tensor(_phi.conj(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ConjGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.conj(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ConjGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("conj", (out, ))
     return out
@@ -471,10 +497,13 @@ def angle(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("angle", "x", x)
-    out = Tensor(_phi.angle(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AngleGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.angle(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AngleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("angle", (out, ))
@@ -489,10 +518,13 @@ def polygamma(x, n, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("polygamma", "x", x)
     n = to_int(n, "polygamma", "n")
-    out = Tensor(_phi.polygamma(x.impl, n))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = PolygammaGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.polygamma(x.impl, n), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = PolygammaGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.n = n
     if _anomaly.active:
@@ -538,7 +570,8 @@ def erf_grad(x, out_grad, name=None):
         raise bad_tensor("erf_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erf_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.erf_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.erf_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("erf_grad", (x_grad, ))
     return x_grad
@@ -555,7 +588,8 @@ def erfinv_grad(out, out_grad, name=None):
         raise bad_tensor("erfinv_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erfinv_grad(out, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.erfinv_grad(out.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.erfinv_grad(out.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("erfinv_grad", (x_grad, ))
     return x_grad
@@ -572,7 +606,8 @@ def lgamma_grad(x, out_grad, name=None):
         raise bad_tensor("lgamma_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.lgamma_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.lgamma_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.lgamma_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("lgamma_grad", (x_grad, ))
     return x_grad
@@ -589,7 +624,8 @@ def digamma_grad(x, out_grad, name=None):
         raise bad_tensor("digamma_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.digamma_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.digamma_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.digamma_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("digamma_grad", (x_grad, ))
     return x_grad
@@ -645,7 +681,8 @@ def angle_grad(x, out_grad, name=None):
         raise bad_tensor("angle_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.angle_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.angle_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.angle_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("angle_grad", (x_grad, ))
     return x_grad
@@ -663,7 +700,8 @@ def polygamma_grad(x, out_grad, n, name=None):
     n = to_int(n, "polygamma_grad", "n")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.polygamma_grad(x, out_grad, n)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.polygamma_grad(x.impl, out_grad.impl, n))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.polygamma_grad(x.impl, out_grad.impl, n), None, None
     if _anomaly.active:
         check_forward("polygamma_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -333,10 +338,13 @@ def sin(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sin", "x", x)
-    out = Tensor(_phi.sin(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SinGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sin(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SinGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("sin", (out, ))
@@ -375,10 +383,13 @@ def cos(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cos", "x", x)
-    out = Tensor(_phi.cos(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CosGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cos(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CosGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("cos", (out, ))
@@ -417,10 +428,13 @@ def tan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tan", "x", x)
-    out = Tensor(_phi.tan(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TanGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.tan(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("tan", (out, ))
@@ -459,10 +473,13 @@ def asin(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asin", "x", x)
-    out = Tensor(_phi.asin(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AsinGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.asin(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AsinGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("asin", (out, ))
@@ -501,10 +518,13 @@ def acos(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acos", "x", x)
-    out = Tensor(_phi.acos(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AcosGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.acos(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AcosGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("acos", (out, ))
@@ -543,10 +563,13 @@ def atan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atan", "x", x)
-    out = Tensor(_phi.atan(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AtanGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.atan(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AtanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("atan", (out, ))
@@ -585,10 +608,13 @@ def sinh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sinh", "x", x)
-    out = Tensor(_phi.sinh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SinhGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sinh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SinhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("sinh", (out, ))
@@ -627,10 +653,13 @@ def cosh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cosh", "x", x)
-    out = Tensor(_phi.cosh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CoshGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cosh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CoshGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("cosh", (out, ))
@@ -669,10 +698,13 @@ def asinh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asinh", "x", x)
-    out = Tensor(_phi.asinh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AsinhGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.asinh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AsinhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("asinh", (out, ))
@@ -711,10 +743,13 @@ def acosh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acosh", "x", x)
-    out = Tensor(_phi.acosh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AcoshGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.acosh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AcoshGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("acosh", (out, ))
@@ -753,10 +788,13 @@ def atanh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atanh", "x", x)
-    out = Tensor(_phi.atanh(x.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AtanhGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.atanh(x.impl), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AtanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
     if _anomaly.active:
         check_forward("atanh", (out, ))
@@ -799,7 +837,8 @@ def sin_grad(x, out_grad, name=None):
         raise bad_tensor("sin_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sin_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sin_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sin_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("sin_grad", (x_grad, ))
     return x_grad
@@ -816,7 +855,8 @@ def cos_grad(x, out_grad, name=None):
         raise bad_tensor("cos_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cos_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cos_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cos_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("cos_grad", (x_grad, ))
     return x_grad
@@ -833,7 +873,8 @@ def tan_grad(x, out_grad, name=None):
         raise bad_tensor("tan_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tan_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.tan_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.tan_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("tan_grad", (x_grad, ))
     return x_grad
@@ -850,7 +891,8 @@ def asin_grad(x, out_grad, name=None):
         raise bad_tensor("asin_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asin_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.asin_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.asin_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("asin_grad", (x_grad, ))
     return x_grad
@@ -867,7 +909,8 @@ def acos_grad(x, out_grad, name=None):
         raise bad_tensor("acos_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acos_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.acos_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.acos_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("acos_grad", (x_grad, ))
     return x_grad
@@ -884,7 +927,8 @@ def atan_grad(x, out_grad, name=None):
         raise bad_tensor("atan_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atan_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.atan_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.atan_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("atan_grad", (x_grad, ))
     return x_grad
@@ -901,7 +945,8 @@ def sinh_grad(x, out_grad, name=None):
         raise bad_tensor("sinh_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sinh_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sinh_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sinh_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("sinh_grad", (x_grad, ))
     return x_grad
@@ -918,7 +963,8 @@ def cosh_grad(x, out_grad, name=None):
         raise bad_tensor("cosh_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cosh_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cosh_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cosh_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("cosh_grad", (x_grad, ))
     return x_grad
@@ -935,7 +981,8 @@ def asinh_grad(x, out_grad, name=None):
         raise bad_tensor("asinh_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asinh_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.asinh_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.asinh_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("asinh_grad", (x_grad, ))
     return x_grad
@@ -952,7 +999,8 @@ def acosh_grad(x, out_grad, name=None):
         raise bad_tensor("acosh_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acosh_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.acosh_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.acosh_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("acosh_grad", (x_grad, ))
     return x_grad
@@ -969,7 +1017,8 @@ def atanh_grad(x, out_grad, name=None):
         raise bad_tensor("atanh_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atanh_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.atanh_grad(x.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.atanh_grad(x.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("atanh_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -107,12 +112,16 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         raise bad_tensor("matmul", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("matmul", "y", y)
-    transpose_x = to_bool(transpose_x, "matmul", "transpose_x")
-    transpose_y = to_bool(transpose_y, "matmul", "transpose_y")
-    out = Tensor(_phi.matmul(x.impl, y.impl, transpose_x, transpose_y))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = MatmulGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
+    transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul", "transpose_x")
+    transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul", "transpose_y")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.matmul(x.impl, y.impl, transpose_x, transpose_y), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = MatmulGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.y = save_input(y)
         node.transpose_x = transpose_x
@@ -133,13 +142,16 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
         raise bad_tensor("matmul_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("matmul_grad", "out_grad", out_grad)
-    transpose_x = to_bool(transpose_x, "matmul_grad", "transpose_x")
-    transpose_y = to_bool(transpose_y, "matmul_grad", "transpose_y")
+    transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul_grad", "transpose_x")
+    transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul_grad", "transpose_y")
     x_grad, y_grad = _phi.matmul_grad(x.impl, y.impl, out_grad.impl, transpose_x, transpose_y, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = MatmulDoubleGradNode(((edge_of(x),), (edge_of(y),), (edge_of(out_grad),), ))
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = MatmulDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
@@ -170,8 +182,8 @@ def matmul_double_grad(x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, tr
         raise bad_tensor("matmul_double_grad", "grad_x_grad", grad_x_grad)
     if grad_y_grad is not None and not isinstance(grad_y_grad, Tensor):
         raise bad_tensor("matmul_double_grad", "grad_y_grad", grad_y_grad)
-    transpose_x = to_bool(transpose_x, "matmul_double_grad", "transpose_x")
-    transpose_y = to_bool(transpose_y, "matmul_double_grad", "transpose_y")
+    transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul_double_grad", "transpose_x")
+    transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul_double_grad", "transpose_y")
     try:
         return _composite.bilinear_double_grad(matmul, matmul_grad, x, y, grad_out, grad_x_grad, grad_y_grad, transpose_x, transpose_y)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose

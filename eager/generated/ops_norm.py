@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -199,14 +204,17 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
         raise bad_tensor("layer_norm", "scale", scale)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("layer_norm", "bias", bias)
-    epsilon = to_float(epsilon, "layer_norm", "epsilon")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "layer_norm", "epsilon")
     begin_norm_axis = to_int(begin_norm_axis, "layer_norm", "begin_norm_axis")
     out, mean, variance = _phi.layer_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, begin_norm_axis)
     out = None if out is None else Tensor(out)
     mean = None if mean is None else Tensor(mean)
     variance = None if variance is None else Tensor(variance)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
-        node = LayerNormGradNode(((edge_of(x),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+    _x_meta = x._meta
+    _scale_meta = None if scale is None else scale._meta
+    _bias_meta = None if bias is None else bias._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+        node = LayerNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
@@ -236,20 +244,25 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
         raise bad_tensor("batch_norm", "scale", scale)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("batch_norm", "bias", bias)
-    is_test = to_bool(is_test, "batch_norm", "is_test")
-    momentum = to_float(momentum, "batch_norm", "momentum")
-    epsilon = to_float(epsilon, "batch_norm", "epsilon")
-    data_format = to_str(data_format, "batch_norm", "data_format")
-    use_global_stats = to_bool(use_global_stats, "batch_norm", "use_global_stats")
-    trainable_statistics = to_bool(trainable_statistics, "batch_norm", "trainable_statistics")
+    is_test = is_test if type(is_test) is bool else to_bool(is_test, "batch_norm", "is_test")
+    momentum = momentum if type(momentum) is float else to_float(momentum, "batch_norm", "momentum")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "batch_norm", "epsilon")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "batch_norm", "data_format")
+    use_global_stats = use_global_stats if type(use_global_stats) is bool else to_bool(use_global_stats, "batch_norm", "use_global_stats")
+    trainable_statistics = trainable_statistics if type(trainable_statistics) is bool else to_bool(trainable_statistics, "batch_norm", "trainable_statistics")
     out, mean_out, variance_out, saved_mean, saved_variance = _phi.batch_norm(x.impl, mean.impl, variance.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, is_test, momentum, epsilon, data_format, use_global_stats, trainable_statistics)
     out = None if out is None else Tensor(out)
     mean_out = None if mean_out is None else Tensor(mean_out)
     variance_out = None if variance_out is None else Tensor(variance_out)
     saved_mean = None if saved_mean is None else Tensor(saved_mean)
     saved_variance = None if saved_variance is None else Tensor(saved_variance)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
-        node = BatchNormGradNode(((edge_of(x),), (edge_of(mean),), (edge_of(variance),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+    _x_meta = x._meta
+    _mean_meta = mean._meta
+    _variance_meta = variance._meta
+    _scale_meta = None if scale is None else scale._meta
+    _bias_meta = None if bias is None else bias._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mean_meta is not None and not _mean_meta.stop_gradient) or (_variance_meta is not None and not _variance_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+        node = BatchNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
@@ -279,14 +292,17 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
         raise bad_tensor("instance_norm", "scale", scale)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("instance_norm", "bias", bias)
-    epsilon = to_float(epsilon, "instance_norm", "epsilon")
-    data_format = to_str(data_format, "instance_norm", "data_format")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "instance_norm", "epsilon")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "instance_norm", "data_format")
     out, saved_mean, saved_variance = _phi.instance_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, data_format)
     out = None if out is None else Tensor(out)
     saved_mean = None if saved_mean is None else Tensor(saved_mean)
     saved_variance = None if saved_variance is None else Tensor(saved_variance)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
-        node = InstanceNormGradNode(((edge_of(x),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+    _x_meta = x._meta
+    _scale_meta = None if scale is None else scale._meta
+    _bias_meta = None if bias is None else bias._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+        node = InstanceNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
@@ -312,15 +328,18 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
         raise bad_tensor("group_norm", "scale", scale)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("group_norm", "bias", bias)
-    epsilon = to_float(epsilon, "group_norm", "epsilon")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "group_norm", "epsilon")
     groups = to_int(groups, "group_norm", "groups")
-    data_format = to_str(data_format, "group_norm", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "group_norm", "data_format")
     out, mean, variance = _phi.group_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, groups, data_format)
     out = None if out is None else Tensor(out)
     mean = None if mean is None else Tensor(mean)
     variance = None if variance is None else Tensor(variance)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient)):
-        node = GroupNormGradNode(((edge_of(x),), (None if scale is None else edge_of(scale),), (None if bias is None else edge_of(bias),), ))
+    _x_meta = x._meta
+    _scale_meta = None if scale is None else scale._meta
+    _bias_meta = None if bias is None else bias._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+        node = GroupNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = save_input(x)
@@ -353,7 +372,7 @@ def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_nor
         raise bad_tensor("layer_norm_grad", "variance", variance)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("layer_norm_grad", "out_grad", out_grad)
-    epsilon = to_float(epsilon, "layer_norm_grad", "epsilon")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "layer_norm_grad", "epsilon")
     begin_norm_axis = to_int(begin_norm_axis, "layer_norm_grad", "begin_norm_axis")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis)  # recorded through differentiable ops
@@ -383,12 +402,12 @@ def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, moment
         raise bad_tensor("batch_norm_grad", "saved_variance", saved_variance)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("batch_norm_grad", "out_grad", out_grad)
-    momentum = to_float(momentum, "batch_norm_grad", "momentum")
-    epsilon = to_float(epsilon, "batch_norm_grad", "epsilon")
-    data_format = to_str(data_format, "batch_norm_grad", "data_format")
-    is_test = to_bool(is_test, "batch_norm_grad", "is_test")
-    use_global_stats = to_bool(use_global_stats, "batch_norm_grad", "use_global_stats")
-    trainable_statistics = to_bool(trainable_statistics, "batch_norm_grad", "trainable_statistics")
+    momentum = momentum if type(momentum) is float else to_float(momentum, "batch_norm_grad", "momentum")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "batch_norm_grad", "epsilon")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "batch_norm_grad", "data_format")
+    is_test = is_test if type(is_test) is bool else to_bool(is_test, "batch_norm_grad", "is_test")
+    use_global_stats = use_global_stats if type(use_global_stats) is bool else to_bool(use_global_stats, "batch_norm_grad", "use_global_stats")
+    trainable_statistics = trainable_statistics if type(trainable_statistics) is bool else to_bool(trainable_statistics, "batch_norm_grad", "trainable_statistics")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.batch_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics, out_mask=out_mask)
@@ -417,8 +436,8 @@ def instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, eps
         raise bad_tensor("instance_norm_grad", "saved_variance", saved_variance)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("instance_norm_grad", "out_grad", out_grad)
-    epsilon = to_float(epsilon, "instance_norm_grad", "epsilon")
-    data_format = to_str(data_format, "instance_norm_grad", "data_format")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "instance_norm_grad", "epsilon")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "instance_norm_grad", "data_format")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.instance_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, epsilon, data_format, out_mask=out_mask)
@@ -447,9 +466,9 @@ def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, d
         raise bad_tensor("group_norm_grad", "variance", variance)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("group_norm_grad", "out_grad", out_grad)
-    epsilon = to_float(epsilon, "group_norm_grad", "epsilon")
+    epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "group_norm_grad", "epsilon")
     groups = to_int(groups, "group_norm_grad", "groups")
-    data_format = to_str(data_format, "group_norm_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "group_norm_grad", "data_format")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.group_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, mean.impl, variance.impl, out_grad.impl, epsilon, groups, data_format, out_mask=out_mask)

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -270,18 +275,19 @@ def max_pool2d_with_index(x, kernel_size, strides=(1, 1), paddings=(0, 0), paddi
     kernel_size = to_int_array(kernel_size, "max_pool2d_with_index", "kernel_size")
     strides = to_int_array(strides, "max_pool2d_with_index", "strides")
     paddings = to_int_array(paddings, "max_pool2d_with_index", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool2d_with_index", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool2d_with_index", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool2d_with_index", "adaptive")
-    data_format = to_str(data_format, "max_pool2d_with_index", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool2d_with_index", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool2d_with_index", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index", "data_format")
     out, mask = _phi.max_pool2d_with_index(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MaxPool2dWithIndexGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MaxPool2dWithIndexGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
         node.kernel_size = kernel_size
         node.strides = strides
@@ -305,16 +311,19 @@ def avg_pool2d(x, kernel_size, strides=(1, 1), paddings=(0, 0), padding_algorith
     kernel_size = to_int_array(kernel_size, "avg_pool2d", "kernel_size")
     strides = to_int_array(strides, "avg_pool2d", "strides")
     paddings = to_int_array(paddings, "avg_pool2d", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool2d", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool2d", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool2d", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool2d", "adaptive")
-    data_format = to_str(data_format, "avg_pool2d", "data_format")
-    out = Tensor(_phi.avg_pool2d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AvgPool2dGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool2d", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool2d", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool2d", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.avg_pool2d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AvgPool2dGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -338,18 +347,19 @@ def max_pool3d_with_index(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0),
     kernel_size = to_int_array(kernel_size, "max_pool3d_with_index", "kernel_size")
     strides = to_int_array(strides, "max_pool3d_with_index", "strides")
     paddings = to_int_array(paddings, "max_pool3d_with_index", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool3d_with_index", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool3d_with_index", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool3d_with_index", "adaptive")
-    data_format = to_str(data_format, "max_pool3d_with_index", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool3d_with_index", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool3d_with_index", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index", "data_format")
     out, mask = _phi.max_pool3d_with_index(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MaxPool3dWithIndexGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MaxPool3dWithIndexGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
         node.kernel_size = kernel_size
         node.strides = strides
@@ -373,16 +383,19 @@ def avg_pool3d(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0), padding_al
     kernel_size = to_int_array(kernel_size, "avg_pool3d", "kernel_size")
     strides = to_int_array(strides, "avg_pool3d", "strides")
     paddings = to_int_array(paddings, "avg_pool3d", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool3d", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool3d", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool3d", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool3d", "adaptive")
-    data_format = to_str(data_format, "avg_pool3d", "data_format")
-    out = Tensor(_phi.avg_pool3d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AvgPool3dGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool3d", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool3d", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool3d", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.avg_pool3d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AvgPool3dGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -407,11 +420,14 @@ def im2col(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1,
     strides = to_int_array(strides, "im2col", "strides")
     paddings = to_int_array(paddings, "im2col", "paddings")
     dilations = to_int_array(dilations, "im2col", "dilations")
-    out = Tensor(_phi.im2col(x.impl, kernel_sizes, strides, paddings, dilations))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Im2colGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.im2col(x.impl, kernel_sizes, strides, paddings, dilations), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Im2colGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.kernel_sizes = kernel_sizes
         node.strides = strides
         node.paddings = paddings
@@ -433,10 +449,13 @@ def col2im(x, output_sizes, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0),
     strides = to_int_array(strides, "col2im", "strides")
     paddings = to_int_array(paddings, "col2im", "paddings")
     dilations = to_int_array(dilations, "col2im", "dilations")
-    out = Tensor(_phi.col2im(x.impl, output_sizes, kernel_sizes, strides, paddings, dilations))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Col2imGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.col2im(x.impl, output_sizes, kernel_sizes, strides, paddings, dilations), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Col2imGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.kernel_sizes = kernel_sizes
         node.strides = strides
         node.paddings = paddings
@@ -460,14 +479,19 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     kernel_size = to_int_array(kernel_size, "max_pool2d_with_index_grad", "kernel_size")
     strides = to_int_array(strides, "max_pool2d_with_index_grad", "strides")
     paddings = to_int_array(paddings, "max_pool2d_with_index_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool2d_with_index_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool2d_with_index_grad", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool2d_with_index_grad", "adaptive")
-    data_format = to_str(data_format, "max_pool2d_with_index_grad", "data_format")
-    x_grad = Tensor(_phi.max_pool2d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = MaxPool2dWithIndexDoubleGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool2d_with_index_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool2d_with_index_grad", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool2d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = MaxPool2dWithIndexDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.mask = save_input(mask)
         node.kernel_size = kernel_size
         node.strides = strides
@@ -493,10 +517,10 @@ def max_pool2d_with_index_double_grad(mask, grad_x_grad, kernel_size, strides, p
     kernel_size = to_int_array(kernel_size, "max_pool2d_with_index_double_grad", "kernel_size")
     strides = to_int_array(strides, "max_pool2d_with_index_double_grad", "strides")
     paddings = to_int_array(paddings, "max_pool2d_with_index_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool2d_with_index_double_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool2d_with_index_double_grad", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool2d_with_index_double_grad", "adaptive")
-    data_format = to_str(data_format, "max_pool2d_with_index_double_grad", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool2d_with_index_double_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool2d_with_index_double_grad", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index_double_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index_double_grad", "data_format")
     try:
         return _composite.max_pool_with_index_double_grad(mask, grad_x_grad, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -515,15 +539,19 @@ def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     kernel_size = to_int_array(kernel_size, "avg_pool2d_grad", "kernel_size")
     strides = to_int_array(strides, "avg_pool2d_grad", "strides")
     paddings = to_int_array(paddings, "avg_pool2d_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool2d_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool2d_grad", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool2d_grad", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool2d_grad", "adaptive")
-    data_format = to_str(data_format, "avg_pool2d_grad", "data_format")
-    x_grad = Tensor(_phi.avg_pool2d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = AvgPool2dDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool2d_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool2d_grad", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool2d_grad", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool2d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = AvgPool2dDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -547,11 +575,11 @@ def avg_pool2d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_
     kernel_size = to_int_array(kernel_size, "avg_pool2d_double_grad", "kernel_size")
     strides = to_int_array(strides, "avg_pool2d_double_grad", "strides")
     paddings = to_int_array(paddings, "avg_pool2d_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool2d_double_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool2d_double_grad", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool2d_double_grad", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool2d_double_grad", "adaptive")
-    data_format = to_str(data_format, "avg_pool2d_double_grad", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool2d_double_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool2d_double_grad", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool2d_double_grad", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d_double_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d_double_grad", "data_format")
     try:
         return _composite.avg_pool2d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -572,14 +600,19 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     kernel_size = to_int_array(kernel_size, "max_pool3d_with_index_grad", "kernel_size")
     strides = to_int_array(strides, "max_pool3d_with_index_grad", "strides")
     paddings = to_int_array(paddings, "max_pool3d_with_index_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool3d_with_index_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool3d_with_index_grad", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool3d_with_index_grad", "adaptive")
-    data_format = to_str(data_format, "max_pool3d_with_index_grad", "data_format")
-    x_grad = Tensor(_phi.max_pool3d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = MaxPool3dWithIndexDoubleGradNode(((edge_of(x),), (edge_of(mask),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool3d_with_index_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool3d_with_index_grad", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool3d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
+    _x_meta = x._meta
+    _mask_meta = mask._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = MaxPool3dWithIndexDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.mask = save_input(mask)
         node.kernel_size = kernel_size
         node.strides = strides
@@ -605,10 +638,10 @@ def max_pool3d_with_index_double_grad(mask, grad_x_grad, kernel_size, strides, p
     kernel_size = to_int_array(kernel_size, "max_pool3d_with_index_double_grad", "kernel_size")
     strides = to_int_array(strides, "max_pool3d_with_index_double_grad", "strides")
     paddings = to_int_array(paddings, "max_pool3d_with_index_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "max_pool3d_with_index_double_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "max_pool3d_with_index_double_grad", "ceil_mode")
-    adaptive = to_bool(adaptive, "max_pool3d_with_index_double_grad", "adaptive")
-    data_format = to_str(data_format, "max_pool3d_with_index_double_grad", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "max_pool3d_with_index_double_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool3d_with_index_double_grad", "ceil_mode")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index_double_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index_double_grad", "data_format")
     try:
         return _composite.max_pool_with_index_double_grad(mask, grad_x_grad, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -627,15 +660,19 @@ def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     kernel_size = to_int_array(kernel_size, "avg_pool3d_grad", "kernel_size")
     strides = to_int_array(strides, "avg_pool3d_grad", "strides")
     paddings = to_int_array(paddings, "avg_pool3d_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool3d_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool3d_grad", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool3d_grad", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool3d_grad", "adaptive")
-    data_format = to_str(data_format, "avg_pool3d_grad", "data_format")
-    x_grad = Tensor(_phi.avg_pool3d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = AvgPool3dDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool3d_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool3d_grad", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool3d_grad", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool3d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = AvgPool3dDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -659,11 +696,11 @@ def avg_pool3d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_
     kernel_size = to_int_array(kernel_size, "avg_pool3d_double_grad", "kernel_size")
     strides = to_int_array(strides, "avg_pool3d_double_grad", "strides")
     paddings = to_int_array(paddings, "avg_pool3d_double_grad", "paddings")
-    padding_algorithm = to_str(padding_algorithm, "avg_pool3d_double_grad", "padding_algorithm")
-    ceil_mode = to_bool(ceil_mode, "avg_pool3d_double_grad", "ceil_mode")
-    exclusive = to_bool(exclusive, "avg_pool3d_double_grad", "exclusive")
-    adaptive = to_bool(adaptive, "avg_pool3d_double_grad", "adaptive")
-    data_format = to_str(data_format, "avg_pool3d_double_grad", "data_format")
+    padding_algorithm = padding_algorithm if type(padding_algorithm) is str else to_str(padding_algorithm, "avg_pool3d_double_grad", "padding_algorithm")
+    ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "avg_pool3d_double_grad", "ceil_mode")
+    exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool3d_double_grad", "exclusive")
+    adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d_double_grad", "adaptive")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d_double_grad", "data_format")
     try:
         return _composite.avg_pool3d_double_grad(grad_x_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose

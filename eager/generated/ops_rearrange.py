@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -346,11 +351,14 @@ def tile(x, repeat_times, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tile", "x", x)
     repeat_times = to_int_array(repeat_times, "tile", "repeat_times")
-    out = Tensor(_phi.tile(x.impl, repeat_times))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TileGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.tile(x.impl, repeat_times), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TileGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.repeat_times = repeat_times
     if _anomaly.active:
         check_forward("tile", (out, ))
@@ -365,10 +373,13 @@ def flip(x, axis, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("flip", "x", x)
     axis = to_int_array(axis, "flip", "axis")
-    out = Tensor(_phi.flip(x.impl, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = FlipGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.flip(x.impl, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = FlipGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.axis = axis
     if _anomaly.active:
         check_forward("flip", (out, ))
@@ -385,11 +396,14 @@ def slice(input, axes, starts, ends, name=None):
     axes = to_int_array(axes, "slice", "axes")
     starts = to_int_array(starts, "slice", "starts")
     ends = to_int_array(ends, "slice", "ends")
-    out = Tensor(_phi.slice(input.impl, axes, starts, ends))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
-        node = SliceGradNode(((edge_of(input),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.input = spec_of(input.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.slice(input.impl, axes, starts, ends), None, None
+    _input_meta = input._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient)):
+        node = SliceGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axes = axes
         node.starts = starts
         node.ends = ends
@@ -407,10 +421,13 @@ def roll(x, shifts, axis=None, name=None):
         raise bad_tensor("roll", "x", x)
     shifts = to_int_array(shifts, "roll", "shifts")
     axis = None if axis is None else to_int_array(axis, "roll", "axis")
-    out = Tensor(_phi.roll(x.impl, shifts, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = RollGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.roll(x.impl, shifts, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = RollGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.shifts = shifts
         node.axis = axis
     if _anomaly.active:
@@ -427,12 +444,16 @@ def expand_as(x, y, name=None):
         raise bad_tensor("expand_as", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("expand_as", "y", y)
-    out = Tensor(_phi.expand_as(x.impl, y.impl))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient)):
-        node = ExpandAsGradNode(((edge_of(x),), (edge_of(y),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
-        node.y = spec_of(y.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.expand_as(x.impl, y.impl), None, None
+    _x_meta = x._meta
+    _y_meta = y._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = ExpandAsGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("expand_as", (out, ))
     return out
@@ -464,10 +485,13 @@ def moveaxis(x, source, destination, name=None):
         raise bad_tensor("moveaxis", "x", x)
     source = to_int_array(source, "moveaxis", "source")
     destination = to_int_array(destination, "moveaxis", "destination")
-    out = Tensor(_phi.moveaxis(x.impl, source, destination))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MoveaxisGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.moveaxis(x.impl, source, destination), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MoveaxisGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.source = source
         node.destination = destination
     if _anomaly.active:
@@ -482,10 +506,13 @@ def t(input, name=None):
     """
     if not isinstance(input, Tensor):
         raise bad_tensor("t", "input", input)
-    out = Tensor(_phi.t(input.impl))
-    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient)):
-        node = TGradNode(((edge_of(input),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.t(input.impl), None, None
+    _input_meta = input._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient)):
+        node = TGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
         check_forward("t", (out, ))
     return out
@@ -501,8 +528,9 @@ def unstack(x, axis=0, num=None, name=None):
     axis = to_int(axis, "unstack", "axis")
     num = None if num is None else to_int(num, "unstack", "num")
     out = [Tensor(t) for t in _phi.unstack(x.impl, axis, num)]
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = UnstackGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = UnstackGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
@@ -520,11 +548,14 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         raise bad_tensor("repeat_interleave", "x", x)
     repeats = to_int_array(repeats, "repeat_interleave", "repeats")
     axis = None if axis is None else to_int(axis, "repeat_interleave", "axis")
-    out = Tensor(_phi.repeat_interleave(x.impl, repeats, axis))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = RepeatInterleaveGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.repeat_interleave(x.impl, repeats, axis), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = RepeatInterleaveGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.repeats = repeats
         node.axis = axis
     if _anomaly.active:
@@ -543,11 +574,14 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     starts = to_int_array(starts, "strided_slice", "starts")
     ends = to_int_array(ends, "strided_slice", "ends")
     strides = to_int_array(strides, "strided_slice", "strides")
-    out = Tensor(_phi.strided_slice(x.impl, axes, starts, ends, strides))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = StridedSliceGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.strided_slice(x.impl, axes, starts, ends, strides), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = StridedSliceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axes = axes
         node.starts = starts
         node.ends = ends
@@ -566,10 +600,13 @@ def rot90(x, k=1, axes=(0, 1), name=None):
         raise bad_tensor("rot90", "x", x)
     k = to_int(k, "rot90", "k")
     axes = to_int_array(axes, "rot90", "axes")
-    out = Tensor(_phi.rot90(x.impl, k, axes))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = Rot90GradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.rot90(x.impl, k, axes), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = Rot90GradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.k = k
         node.axes = axes
     if _anomaly.active:
@@ -587,11 +624,12 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
     num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split", "num_or_indices")
     axis = to_int(axis, "tensor_split", "axis")
     out = [Tensor(t) for t in _phi.tensor_split(x.impl, num_or_indices, axis)]
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TensorSplitGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TensorSplitGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.num_or_indices = num_or_indices
         node.axis = axis
     if _anomaly.active:
@@ -611,7 +649,8 @@ def tile_grad(x, out_grad, repeat_times, name=None):
     repeat_times = to_int_array(repeat_times, "tile_grad", "repeat_times")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tile_grad(x, out_grad, repeat_times)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.tile_grad(x.impl, out_grad.impl, repeat_times))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.tile_grad(x.impl, out_grad.impl, repeat_times), None, None
     if _anomaly.active:
         check_forward("tile_grad", (x_grad, ))
     return x_grad
@@ -627,7 +666,8 @@ def flip_grad(out_grad, axis, name=None):
     axis = to_int_array(axis, "flip_grad", "axis")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.flip_grad(out_grad, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.flip_grad(out_grad.impl, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.flip_grad(out_grad.impl, axis), None, None
     if _anomaly.active:
         check_forward("flip_grad", (x_grad, ))
     return x_grad
@@ -647,7 +687,8 @@ def slice_grad(input, out_grad, axes, starts, ends, name=None):
     ends = to_int_array(ends, "slice_grad", "ends")
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.slice_grad(input, out_grad, axes, starts, ends)  # recorded through differentiable ops
-    input_grad = Tensor(_phi.slice_grad(input.impl, out_grad.impl, axes, starts, ends))
+    input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    input_grad.impl, input_grad._meta, input_grad._name = _phi.slice_grad(input.impl, out_grad.impl, axes, starts, ends), None, None
     if _anomaly.active:
         check_forward("slice_grad", (input_grad, ))
     return input_grad
@@ -664,7 +705,8 @@ def roll_grad(out_grad, shifts, axis, name=None):
     axis = None if axis is None else to_int_array(axis, "roll_grad", "axis")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.roll_grad(out_grad, shifts, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.roll_grad(out_grad.impl, shifts, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.roll_grad(out_grad.impl, shifts, axis), None, None
     if _anomaly.active:
         check_forward("roll_grad", (x_grad, ))
     return x_grad
@@ -683,7 +725,8 @@ def expand_as_grad(x, y, out_grad, name=None):
         raise bad_tensor("expand_as_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_as_grad(x, y, out_grad)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.expand_as_grad(x.impl, y.impl, out_grad.impl))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.expand_as_grad(x.impl, y.impl, out_grad.impl), None, None
     if _anomaly.active:
         check_forward("expand_as_grad", (x_grad, ))
     return x_grad
@@ -713,7 +756,8 @@ def moveaxis_grad(out_grad, source, destination, name=None):
     destination = to_int_array(destination, "moveaxis_grad", "destination")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.moveaxis_grad(out_grad, source, destination)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.moveaxis_grad(out_grad.impl, source, destination))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.moveaxis_grad(out_grad.impl, source, destination), None, None
     if _anomaly.active:
         check_forward("moveaxis_grad", (x_grad, ))
     return x_grad
@@ -728,7 +772,8 @@ def t_grad(out_grad, name=None):
         raise bad_tensor("t_grad", "out_grad", out_grad)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.t_grad(out_grad)  # recorded through differentiable ops
-    input_grad = Tensor(_phi.t_grad(out_grad.impl))
+    input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    input_grad.impl, input_grad._meta, input_grad._name = _phi.t_grad(out_grad.impl), None, None
     if _anomaly.active:
         check_forward("t_grad", (input_grad, ))
     return input_grad
@@ -760,7 +805,8 @@ def repeat_interleave_grad(x, out_grad, repeats, axis, name=None):
     axis = None if axis is None else to_int(axis, "repeat_interleave_grad", "axis")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.repeat_interleave_grad(x, out_grad, repeats, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.repeat_interleave_grad(x.impl, out_grad.impl, repeats, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.repeat_interleave_grad(x.impl, out_grad.impl, repeats, axis), None, None
     if _anomaly.active:
         check_forward("repeat_interleave_grad", (x_grad, ))
     return x_grad
@@ -781,7 +827,8 @@ def strided_slice_grad(x, out_grad, axes, starts, ends, strides, name=None):
     strides = to_int_array(strides, "strided_slice_grad", "strides")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.strided_slice_grad(x, out_grad, axes, starts, ends, strides)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.strided_slice_grad(x.impl, out_grad.impl, axes, starts, ends, strides))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.strided_slice_grad(x.impl, out_grad.impl, axes, starts, ends, strides), None, None
     if _anomaly.active:
         check_forward("strided_slice_grad", (x_grad, ))
     return x_grad
@@ -798,7 +845,8 @@ def rot90_grad(out_grad, k, axes, name=None):
     axes = to_int_array(axes, "rot90_grad", "axes")
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rot90_grad(out_grad, k, axes)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.rot90_grad(out_grad.impl, k, axes))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.rot90_grad(out_grad.impl, k, axes), None, None
     if _anomaly.active:
         check_forward("rot90_grad", (x_grad, ))
     return x_grad
@@ -816,7 +864,8 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis, name=None):
     axis = to_int(axis, "tensor_split_grad", "axis")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
         return _composite.tensor_split_grad(x, out_grad, num_or_indices, axis)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.tensor_split_grad(x.impl, [t.impl for t in out_grad], num_or_indices, axis))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.tensor_split_grad(x.impl, [t.impl for t in out_grad], num_or_indices, axis), None, None
     if _anomaly.active:
         check_forward("tensor_split_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -444,11 +449,14 @@ def max(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("max", "x", x)
     axis = None if axis is None else to_int_array(axis, "max", "axis")
-    keepdim = to_bool(keepdim, "max", "keepdim")
-    out = Tensor(_phi.max(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MaxGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "max", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.max(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -466,11 +474,14 @@ def min(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("min", "x", x)
     axis = None if axis is None else to_int_array(axis, "min", "axis")
-    keepdim = to_bool(keepdim, "min", "keepdim")
-    out = Tensor(_phi.min(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MinGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "min", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.min(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MinGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -488,12 +499,15 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("prod", "x", x)
     axis = None if axis is None else to_int_array(axis, "prod", "axis")
-    keepdim = to_bool(keepdim, "prod", "keepdim")
-    dtype = to_dtype(dtype, "prod", "dtype")
-    out = Tensor(_phi.prod(x.impl, axis, keepdim, dtype))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ProdGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "prod", "keepdim")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "prod", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.prod(x.impl, axis, keepdim, dtype), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ProdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.axis = axis
         node.keepdim = keepdim
@@ -510,12 +524,15 @@ def cumsum(x, axis=None, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cumsum", "x", x)
     axis = None if axis is None else to_int(axis, "cumsum", "axis")
-    dtype = to_dtype(dtype, "cumsum", "dtype")
-    out = Tensor(_phi.cumsum(x.impl, axis, dtype))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CumsumGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cumsum(x.impl, axis, dtype), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CumsumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -531,7 +548,7 @@ def cumsum_(x, axis=None, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cumsum_", "x", x)
     axis = None if axis is None else to_int(axis, "cumsum_", "axis")
-    dtype = to_dtype(dtype, "cumsum_", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_", "dtype")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumsum_", x)
@@ -543,7 +560,7 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         node = CumsumGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -559,8 +576,9 @@ def all(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("all", "x", x)
     axis = None if axis is None else to_int_array(axis, "all", "axis")
-    keepdim = to_bool(keepdim, "all", "keepdim")
-    out = Tensor(_phi.all(x.impl, axis, keepdim))
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "all", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.all(x.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("all", (out, ))
     return out
@@ -574,8 +592,9 @@ def any(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("any", "x", x)
     axis = None if axis is None else to_int_array(axis, "any", "axis")
-    keepdim = to_bool(keepdim, "any", "keepdim")
-    out = Tensor(_phi.any(x.impl, axis, keepdim))
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "any", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.any(x.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("any", (out, ))
     return out
@@ -589,11 +608,14 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("logsumexp", "x", x)
     axis = None if axis is None else to_int_array(axis, "logsumexp", "axis")
-    keepdim = to_bool(keepdim, "logsumexp", "keepdim")
-    out = Tensor(_phi.logsumexp(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LogsumexpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "logsumexp", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logsumexp(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LogsumexpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -611,12 +633,15 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("std", "x", x)
     axis = None if axis is None else to_int_array(axis, "std", "axis")
-    unbiased = to_bool(unbiased, "std", "unbiased")
-    keepdim = to_bool(keepdim, "std", "keepdim")
-    out = Tensor(_phi.std(x.impl, axis, unbiased, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = StdGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "std", "unbiased")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "std", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.std(x.impl, axis, unbiased, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = StdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -635,12 +660,15 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("var", "x", x)
     axis = None if axis is None else to_int_array(axis, "var", "axis")
-    unbiased = to_bool(unbiased, "var", "unbiased")
-    keepdim = to_bool(keepdim, "var", "keepdim")
-    out = Tensor(_phi.var(x.impl, axis, unbiased, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = VarGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "var", "unbiased")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "var", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.var(x.impl, axis, unbiased, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = VarGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.axis = axis
         node.unbiased = unbiased
@@ -659,11 +687,14 @@ def norm(x, p='fro', axis=None, keepdim=False, name=None):
         raise bad_tensor("norm", "x", x)
     p = to_scalar_or_str(p, "norm", "p")
     axis = None if axis is None else to_int_array(axis, "norm", "axis")
-    keepdim = to_bool(keepdim, "norm", "keepdim")
-    out = Tensor(_phi.norm(x.impl, p, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NormGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "norm", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.norm(x.impl, p, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.p = p
@@ -682,11 +713,14 @@ def amax(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("amax", "x", x)
     axis = None if axis is None else to_int_array(axis, "amax", "axis")
-    keepdim = to_bool(keepdim, "amax", "keepdim")
-    out = Tensor(_phi.amax(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AmaxGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amax", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.amax(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -704,11 +738,14 @@ def amin(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("amin", "x", x)
     axis = None if axis is None else to_int_array(axis, "amin", "axis")
-    keepdim = to_bool(keepdim, "amin", "keepdim")
-    out = Tensor(_phi.amin(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = AminGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amin", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.amin(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = AminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -726,11 +763,14 @@ def cumprod(x, dim=None, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cumprod", "x", x)
     dim = None if dim is None else to_int(dim, "cumprod", "dim")
-    dtype = to_dtype(dtype, "cumprod", "dtype")
-    out = Tensor(_phi.cumprod(x.impl, dim, dtype))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CumprodGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.cumprod(x.impl, dim, dtype), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CumprodGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.dim = dim
         node.dtype = dtype
@@ -747,7 +787,7 @@ def cumprod_(x, dim=None, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cumprod_", "x", x)
     dim = None if dim is None else to_int(dim, "cumprod_", "dim")
-    dtype = to_dtype(dtype, "cumprod_", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_", "dtype")
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumprod_", x)
@@ -776,12 +816,15 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("nansum", "x", x)
     axis = None if axis is None else to_int_array(axis, "nansum", "axis")
-    dtype = to_dtype(dtype, "nansum", "dtype")
-    keepdim = to_bool(keepdim, "nansum", "keepdim")
-    out = Tensor(_phi.nansum(x.impl, axis, dtype, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NansumGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "nansum", "dtype")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nansum", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nansum(x.impl, axis, dtype, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NansumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.axis = axis
         node.dtype = dtype
@@ -799,11 +842,14 @@ def nanmean(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("nanmean", "x", x)
     axis = None if axis is None else to_int_array(axis, "nanmean", "axis")
-    keepdim = to_bool(keepdim, "nanmean", "keepdim")
-    out = Tensor(_phi.nanmean(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NanmeanGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nanmean", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nanmean(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NanmeanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.axis = axis
         node.keepdim = keepdim
@@ -820,8 +866,9 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("count_nonzero", "x", x)
     axis = None if axis is None else to_int_array(axis, "count_nonzero", "axis")
-    keepdim = to_bool(keepdim, "count_nonzero", "keepdim")
-    out = Tensor(_phi.count_nonzero(x.impl, axis, keepdim))
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "count_nonzero", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.count_nonzero(x.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("count_nonzero", (out, ))
     return out
@@ -835,11 +882,14 @@ def median(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("median", "x", x)
     axis = None if axis is None else to_int(axis, "median", "axis")
-    keepdim = to_bool(keepdim, "median", "keepdim")
-    out = Tensor(_phi.median(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MedianGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "median", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.median(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MedianGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.axis = axis
         node.keepdim = keepdim
@@ -856,11 +906,14 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("logcumsumexp", "x", x)
     axis = None if axis is None else to_int(axis, "logcumsumexp", "axis")
-    dtype = to_dtype(dtype, "logcumsumexp", "dtype")
-    out = Tensor(_phi.logcumsumexp(x.impl, axis, dtype))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LogcumsumexpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logcumsumexp", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.logcumsumexp(x.impl, axis, dtype), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LogcumsumexpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.out = save_output(out)
         node.axis = axis
@@ -882,10 +935,11 @@ def max_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("max_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "max_grad", "axis")
-    keepdim = to_bool(keepdim, "max_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "max_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.max_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.max_grad(x.impl, out.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.max_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("max_grad", (x_grad, ))
     return x_grad
@@ -903,10 +957,11 @@ def min_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("min_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "min_grad", "axis")
-    keepdim = to_bool(keepdim, "min_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "min_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.min_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.min_grad(x.impl, out.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.min_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("min_grad", (x_grad, ))
     return x_grad
@@ -922,10 +977,11 @@ def prod_grad(x, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("prod_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "prod_grad", "axis")
-    keepdim = to_bool(keepdim, "prod_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "prod_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.prod_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.prod_grad(x.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.prod_grad(x.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("prod_grad", (x_grad, ))
     return x_grad
@@ -941,10 +997,11 @@ def cumsum_grad(x, out_grad, axis=None, dtype=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cumsum_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cumsum_grad", "axis")
-    dtype = to_dtype(dtype, "cumsum_grad", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_grad", "dtype")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumsum_grad(x, out_grad, axis, dtype)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cumsum_grad(x.impl, out_grad.impl, axis, dtype))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cumsum_grad(x.impl, out_grad.impl, axis, dtype), None, None
     if _anomaly.active:
         check_forward("cumsum_grad", (x_grad, ))
     return x_grad
@@ -962,10 +1019,11 @@ def logsumexp_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("logsumexp_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "logsumexp_grad", "axis")
-    keepdim = to_bool(keepdim, "logsumexp_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "logsumexp_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logsumexp_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.logsumexp_grad(x.impl, out.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.logsumexp_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("logsumexp_grad", (x_grad, ))
     return x_grad
@@ -983,11 +1041,12 @@ def std_grad(x, out, out_grad, axis=None, unbiased=True, keepdim=False, name=Non
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("std_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "std_grad", "axis")
-    unbiased = to_bool(unbiased, "std_grad", "unbiased")
-    keepdim = to_bool(keepdim, "std_grad", "keepdim")
+    unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "std_grad", "unbiased")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "std_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.std_grad(x, out, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.std_grad(x.impl, out.impl, out_grad.impl, axis, unbiased, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.std_grad(x.impl, out.impl, out_grad.impl, axis, unbiased, keepdim), None, None
     if _anomaly.active:
         check_forward("std_grad", (x_grad, ))
     return x_grad
@@ -1003,11 +1062,12 @@ def var_grad(x, out_grad, axis=None, unbiased=True, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("var_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "var_grad", "axis")
-    unbiased = to_bool(unbiased, "var_grad", "unbiased")
-    keepdim = to_bool(keepdim, "var_grad", "keepdim")
+    unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "var_grad", "unbiased")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "var_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.var_grad(x, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.var_grad(x.impl, out_grad.impl, axis, unbiased, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.var_grad(x.impl, out_grad.impl, axis, unbiased, keepdim), None, None
     if _anomaly.active:
         check_forward("var_grad", (x_grad, ))
     return x_grad
@@ -1026,10 +1086,11 @@ def norm_grad(x, out, out_grad, p='fro', axis=None, keepdim=False, name=None):
         raise bad_tensor("norm_grad", "out_grad", out_grad)
     p = to_scalar_or_str(p, "norm_grad", "p")
     axis = None if axis is None else to_int_array(axis, "norm_grad", "axis")
-    keepdim = to_bool(keepdim, "norm_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "norm_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.norm_grad(x, out, out_grad, p, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.norm_grad(x.impl, out.impl, out_grad.impl, p, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.norm_grad(x.impl, out.impl, out_grad.impl, p, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("norm_grad", (x_grad, ))
     return x_grad
@@ -1047,10 +1108,11 @@ def amax_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("amax_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "amax_grad", "axis")
-    keepdim = to_bool(keepdim, "amax_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amax_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amax_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.amax_grad(x.impl, out.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.amax_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("amax_grad", (x_grad, ))
     return x_grad
@@ -1068,10 +1130,11 @@ def amin_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("amin_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "amin_grad", "axis")
-    keepdim = to_bool(keepdim, "amin_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amin_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amin_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.amin_grad(x.impl, out.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.amin_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("amin_grad", (x_grad, ))
     return x_grad
@@ -1087,10 +1150,11 @@ def cumprod_grad(x, out_grad, dim=None, dtype=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cumprod_grad", "out_grad", out_grad)
     dim = None if dim is None else to_int(dim, "cumprod_grad", "dim")
-    dtype = to_dtype(dtype, "cumprod_grad", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_grad", "dtype")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumprod_grad(x, out_grad, dim, dtype)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cumprod_grad(x.impl, out_grad.impl, dim, dtype))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cumprod_grad(x.impl, out_grad.impl, dim, dtype), None, None
     if _anomaly.active:
         check_forward("cumprod_grad", (x_grad, ))
     return x_grad
@@ -1106,11 +1170,12 @@ def nansum_grad(x, out_grad, axis=None, dtype=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("nansum_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "nansum_grad", "axis")
-    dtype = to_dtype(dtype, "nansum_grad", "dtype")
-    keepdim = to_bool(keepdim, "nansum_grad", "keepdim")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "nansum_grad", "dtype")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nansum_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nansum_grad(x, out_grad, axis, dtype, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.nansum_grad(x.impl, out_grad.impl, axis, dtype, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.nansum_grad(x.impl, out_grad.impl, axis, dtype, keepdim), None, None
     if _anomaly.active:
         check_forward("nansum_grad", (x_grad, ))
     return x_grad
@@ -1126,10 +1191,11 @@ def nanmean_grad(x, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("nanmean_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "nanmean_grad", "axis")
-    keepdim = to_bool(keepdim, "nanmean_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nanmean_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nanmean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.nanmean_grad(x.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.nanmean_grad(x.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("nanmean_grad", (x_grad, ))
     return x_grad
@@ -1145,10 +1211,11 @@ def median_grad(x, out_grad, axis=None, keepdim=False, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("median_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "median_grad", "axis")
-    keepdim = to_bool(keepdim, "median_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "median_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.median_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.median_grad(x.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.median_grad(x.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("median_grad", (x_grad, ))
     return x_grad
@@ -1166,10 +1233,11 @@ def logcumsumexp_grad(x, out, out_grad, axis=None, dtype=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("logcumsumexp_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "logcumsumexp_grad", "axis")
-    dtype = to_dtype(dtype, "logcumsumexp_grad", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logcumsumexp_grad", "dtype")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logcumsumexp_grad(x, out, out_grad, axis, dtype)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.logcumsumexp_grad(x.impl, out.impl, out_grad.impl, axis, dtype))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.logcumsumexp_grad(x.impl, out.impl, out_grad.impl, axis, dtype), None, None
     if _anomaly.active:
         check_forward("logcumsumexp_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -98,13 +103,16 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("sum", "x", x)
     axis = to_int_array_none_as_empty(axis, "sum", "axis")
-    dtype = to_dtype(dtype, "sum", "dtype")
-    keepdim = to_bool(keepdim, "sum", "keepdim")
-    out = Tensor(_phi.sum(x.impl, axis, dtype, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SumGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "sum", "dtype")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "sum", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.sum(x.impl, axis, dtype, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:
@@ -120,12 +128,15 @@ def mean(x, axis=None, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("mean", "x", x)
     axis = to_int_array_none_as_empty(axis, "mean", "axis")
-    keepdim = to_bool(keepdim, "mean", "keepdim")
-    out = Tensor(_phi.mean(x.impl, axis, keepdim))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = MeanGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mean", "keepdim")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.mean(x.impl, axis, keepdim), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = MeanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:
@@ -143,10 +154,11 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sum_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "sum_grad", "axis")
-    keepdim = to_bool(keepdim, "sum_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "sum_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sum_grad(x.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sum_grad(x.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("sum_grad", (x_grad, ))
     return x_grad
@@ -162,10 +174,11 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("mean_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "mean_grad", "axis")
-    keepdim = to_bool(keepdim, "mean_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mean_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.mean_grad(x.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.mean_grad(x.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("mean_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -278,8 +283,12 @@ def lstm_cell(x, h, c, weight_hh, name=None):
     h_out = None if h_out is None else Tensor(h_out)
     c_out = None if c_out is None else Tensor(c_out)
     gates = None if gates is None else Tensor(gates)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h._meta is not None and not h._meta.stop_gradient) or (c._meta is not None and not c._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient)):
-        node = LstmCellGradNode(((edge_of(x),), (edge_of(h),), (edge_of(c),), (edge_of(weight_hh),), ))
+    _x_meta = x._meta
+    _h_meta = h._meta
+    _c_meta = c._meta
+    _weight_hh_meta = weight_hh._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_c_meta is not None and not _c_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
+        node = LstmCellGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _c_meta is None or _c_meta.stop_gradient else edge_of(c) if _c_meta.node is None else (_c_meta.node, _c_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ))
         if h_out is not None:
             h_out._meta = AutogradMeta(node, 0)
         if c_out is not None:
@@ -312,8 +321,12 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
     h_out, gates = _phi.gru_cell(x.impl, h.impl, weight_hh.impl, bias_hh.impl)
     h_out = None if h_out is None else Tensor(h_out)
     gates = None if gates is None else Tensor(gates)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (bias_hh._meta is not None and not bias_hh._meta.stop_gradient)):
-        node = GruCellGradNode(((edge_of(x),), (edge_of(h),), (edge_of(weight_hh),), (edge_of(bias_hh),), ))
+    _x_meta = x._meta
+    _h_meta = h._meta
+    _weight_hh_meta = weight_hh._meta
+    _bias_hh_meta = bias_hh._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient)):
+        node = GruCellGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), ))
         if h_out is not None:
             h_out._meta = AutogradMeta(node, 0)
         if gates is not None:
@@ -338,11 +351,16 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
         raise bad_tensor("simple_rnn_cell", "h", h)
     if not isinstance(weight_hh, Tensor):
         raise bad_tensor("simple_rnn_cell", "weight_hh", weight_hh)
-    activation = to_str(activation, "simple_rnn_cell", "activation")
-    h_out = Tensor(_phi.simple_rnn_cell(x.impl, h.impl, weight_hh.impl, activation))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient)):
-        node = SimpleRnnCellGradNode(((edge_of(x),), (edge_of(h),), (edge_of(weight_hh),), ))
-        h_out._meta = AutogradMeta(node, 0)
+    activation = activation if type(activation) is str else to_str(activation, "simple_rnn_cell", "activation")
+    h_out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    h_out.impl, h_out._meta, h_out._name = _phi.simple_rnn_cell(x.impl, h.impl, weight_hh.impl, activation), None, None
+    _x_meta = x._meta
+    _h_meta = h._meta
+    _weight_hh_meta = weight_hh._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
+        node = SimpleRnnCellGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ))
+        h_out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.h = save_input(h)
         node.weight_hh = save_input(weight_hh)
         node.h_out = save_output(h_out)
@@ -367,14 +385,19 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
         raise bad_tensor("lstm_sequence", "weight_hh", weight_hh)
     if mask is not None and not isinstance(mask, Tensor):
         raise bad_tensor("lstm_sequence", "mask", mask)
-    is_reverse = to_bool(is_reverse, "lstm_sequence", "is_reverse")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence", "is_reverse")
     out, hs, cs, gates = _phi.lstm_sequence(x.impl, h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
     cs = None if cs is None else Tensor(cs)
     gates = None if gates is None else Tensor(gates)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
-        node = LstmSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(c0),), (edge_of(weight_hh),), (None if mask is None else edge_of(mask),), ))
+    _x_meta = x._meta
+    _h0_meta = h0._meta
+    _c0_meta = c0._meta
+    _weight_hh_meta = weight_hh._meta
+    _mask_meta = None if mask is None else mask._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_c0_meta is not None and not _c0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+        node = LstmSequenceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _c0_meta is None or _c0_meta.stop_gradient else edge_of(c0) if _c0_meta.node is None else (_c0_meta.node, _c0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
@@ -412,13 +435,18 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
         raise bad_tensor("gru_sequence", "bias_hh", bias_hh)
     if mask is not None and not isinstance(mask, Tensor):
         raise bad_tensor("gru_sequence", "mask", mask)
-    is_reverse = to_bool(is_reverse, "gru_sequence", "is_reverse")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence", "is_reverse")
     out, hs, gates = _phi.gru_sequence(x.impl, h0.impl, weight_hh.impl, bias_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
     gates = None if gates is None else Tensor(gates)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (bias_hh._meta is not None and not bias_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
-        node = GruSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(weight_hh),), (edge_of(bias_hh),), (None if mask is None else edge_of(mask),), ))
+    _x_meta = x._meta
+    _h0_meta = h0._meta
+    _weight_hh_meta = weight_hh._meta
+    _bias_hh_meta = bias_hh._meta
+    _mask_meta = None if mask is None else mask._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+        node = GruSequenceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
@@ -450,13 +478,17 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
         raise bad_tensor("simple_rnn_sequence", "weight_hh", weight_hh)
     if mask is not None and not isinstance(mask, Tensor):
         raise bad_tensor("simple_rnn_sequence", "mask", mask)
-    activation = to_str(activation, "simple_rnn_sequence", "activation")
-    is_reverse = to_bool(is_reverse, "simple_rnn_sequence", "is_reverse")
+    activation = activation if type(activation) is str else to_str(activation, "simple_rnn_sequence", "activation")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "simple_rnn_sequence", "is_reverse")
     out, hs = _phi.simple_rnn_sequence(x.impl, h0.impl, weight_hh.impl, None if mask is None else mask.impl, activation, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient)):
-        node = SimpleRnnSequenceGradNode(((edge_of(x),), (edge_of(h0),), (edge_of(weight_hh),), (None if mask is None else edge_of(mask),), ))
+    _x_meta = x._meta
+    _h0_meta = h0._meta
+    _weight_hh_meta = weight_hh._meta
+    _mask_meta = None if mask is None else mask._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+        node = SimpleRnnSequenceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
@@ -545,7 +577,7 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, out_mask=N
         raise bad_tensor("simple_rnn_cell_grad", "h_out", h_out)
     if not isinstance(h_out_grad, Tensor):
         raise bad_tensor("simple_rnn_cell_grad", "h_out_grad", h_out_grad)
-    activation = to_str(activation, "simple_rnn_cell_grad", "activation")
+    activation = activation if type(activation) is str else to_str(activation, "simple_rnn_cell_grad", "activation")
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (h_out._meta is not None and not h_out._meta.stop_gradient) or (h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient)):
         return _composite.simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation)  # recorded through differentiable ops
     x_grad, h_grad, weight_hh_grad = _phi.simple_rnn_cell_grad(h.impl, weight_hh.impl, h_out.impl, h_out_grad.impl, activation, out_mask=out_mask)
@@ -584,7 +616,7 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
         raise bad_tensor("lstm_sequence_grad", "cs_grad", cs_grad)
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("lstm_sequence_grad", "gates_grad", gates_grad)
-    is_reverse = to_bool(is_reverse, "lstm_sequence_grad", "is_reverse")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence_grad", "is_reverse")
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (cs._meta is not None and not cs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (cs_grad is not None and cs_grad._meta is not None and not cs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, c0_grad, weight_hh_grad = _phi.lstm_sequence_grad(h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, cs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if cs_grad is None else cs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -618,7 +650,7 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
         raise bad_tensor("gru_sequence_grad", "hs_grad", hs_grad)
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("gru_sequence_grad", "gates_grad", gates_grad)
-    is_reverse = to_bool(is_reverse, "gru_sequence_grad", "is_reverse")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence_grad", "is_reverse")
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad, bias_hh_grad = _phi.gru_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -650,8 +682,8 @@ def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, ac
         raise bad_tensor("simple_rnn_sequence_grad", "out_grad", out_grad)
     if hs_grad is not None and not isinstance(hs_grad, Tensor):
         raise bad_tensor("simple_rnn_sequence_grad", "hs_grad", hs_grad)
-    activation = to_str(activation, "simple_rnn_sequence_grad", "activation")
-    is_reverse = to_bool(is_reverse, "simple_rnn_sequence_grad", "is_reverse")
+    activation = activation if type(activation) is str else to_str(activation, "simple_rnn_sequence_grad", "activation")
+    is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "simple_rnn_sequence_grad", "is_reverse")
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient)):
         return _composite.simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad = _phi.simple_rnn_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, out.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, activation, is_reverse, out_mask=out_mask)

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -57,12 +62,13 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, place=None, name=None)
     Not differentiable.
     """
     shape = to_int_array(shape, "uniform", "shape")
-    dtype = to_dtype(dtype, "uniform", "dtype")
-    min = to_scalar(min, "uniform", "min")
-    max = to_scalar(max, "uniform", "max")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "uniform", "dtype")
+    min = min if type(min) is float else to_scalar(min, "uniform", "min")
+    max = max if type(max) is float else to_scalar(max, "uniform", "max")
     seed = to_int(seed, "uniform", "seed")
     place = to_place(place, "uniform", "place")
-    out = Tensor(_phi.uniform(shape, dtype, min, max, seed, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.uniform(shape, dtype, min, max, seed, place), None, None
     if _anomaly.active:
         check_forward("uniform", (out, ))
     return out
@@ -74,7 +80,7 @@ def rand(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "rand", "shape")
-    dtype = to_dtype(dtype, "rand", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "rand", "dtype")
     place = to_place(place, "rand", "place")
     try:
         return uniform(shape, dtype, 0.0, 1.0, 0, place)
@@ -88,12 +94,13 @@ def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, place=None, name=None
     Not differentiable.
     """
     shape = to_int_array(shape, "gaussian", "shape")
-    mean = to_scalar(mean, "gaussian", "mean")
-    std = to_scalar(std, "gaussian", "std")
+    mean = mean if type(mean) is float else to_scalar(mean, "gaussian", "mean")
+    std = std if type(std) is float else to_scalar(std, "gaussian", "std")
     seed = to_int(seed, "gaussian", "seed")
-    dtype = to_dtype(dtype, "gaussian", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "gaussian", "dtype")
     place = to_place(place, "gaussian", "place")
-    out = Tensor(_phi.gaussian(shape, mean, std, seed, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.gaussian(shape, mean, std, seed, dtype, place), None, None
     if _anomaly.active:
         check_forward("gaussian", (out, ))
     return out
@@ -105,7 +112,7 @@ def randn(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "randn", "shape")
-    dtype = to_dtype(dtype, "randn", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randn", "dtype")
     place = to_place(place, "randn", "place")
     try:
         return gaussian(shape, 0.0, 1.0, 0, dtype, place)
@@ -119,7 +126,7 @@ def standard_normal(shape, dtype=None, place=None, name=None):
     Not differentiable.
     """
     shape = to_int_array(shape, "standard_normal", "shape")
-    dtype = to_dtype(dtype, "standard_normal", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "standard_normal", "dtype")
     place = to_place(place, "standard_normal", "place")
     try:
         return gaussian(shape, 0.0, 1.0, 0, dtype, place)
@@ -135,9 +142,10 @@ def randint(low=0, high=None, shape=(1,), dtype=None, place=None, name=None):
     low = to_int(low, "randint", "low")
     high = None if high is None else to_int(high, "randint", "high")
     shape = to_int_array(shape, "randint", "shape")
-    dtype = to_dtype(dtype, "randint", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randint", "dtype")
     place = to_place(place, "randint", "place")
-    out = Tensor(_phi.randint(low, high, shape, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.randint(low, high, shape, dtype, place), None, None
     if _anomaly.active:
         check_forward("randint", (out, ))
     return out
@@ -152,8 +160,9 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
         raise bad_tensor("randint_like", "x", x)
     low = to_int(low, "randint_like", "low")
     high = None if high is None else to_int(high, "randint_like", "high")
-    dtype = to_dtype(dtype, "randint_like", "dtype")
-    out = Tensor(_phi.randint_like(x.impl, low, high, dtype))
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randint_like", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.randint_like(x.impl, low, high, dtype), None, None
     if _anomaly.active:
         check_forward("randint_like", (out, ))
     return out
@@ -165,9 +174,10 @@ def randperm(n, dtype=None, place=None, name=None):
     Not differentiable.
     """
     n = to_int(n, "randperm", "n")
-    dtype = to_dtype(dtype, "randperm", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randperm", "dtype")
     place = to_place(place, "randperm", "place")
-    out = Tensor(_phi.randperm(n, dtype, place))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.randperm(n, dtype, place), None, None
     if _anomaly.active:
         check_forward("randperm", (out, ))
     return out
@@ -180,7 +190,8 @@ def bernoulli(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bernoulli", "x", x)
-    out = Tensor(_phi.bernoulli(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bernoulli(x.impl), None, None
     if _anomaly.active:
         check_forward("bernoulli", (out, ))
     return out
@@ -193,7 +204,8 @@ def poisson(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("poisson", "x", x)
-    out = Tensor(_phi.poisson(x.impl))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.poisson(x.impl), None, None
     if _anomaly.active:
         check_forward("poisson", (out, ))
     return out
@@ -207,8 +219,9 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("multinomial", "x", x)
     num_samples = to_int(num_samples, "multinomial", "num_samples")
-    replacement = to_bool(replacement, "multinomial", "replacement")
-    out = Tensor(_phi.multinomial(x.impl, num_samples, replacement))
+    replacement = replacement if type(replacement) is bool else to_bool(replacement, "multinomial", "replacement")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.multinomial(x.impl, num_samples, replacement), None, None
     if _anomaly.active:
         check_forward("multinomial", (out, ))
     return out

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -215,9 +220,10 @@ def argmax(x, axis=None, keepdim=False, dtype=DataType.INT64, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("argmax", "x", x)
     axis = None if axis is None else to_int(axis, "argmax", "axis")
-    keepdim = to_bool(keepdim, "argmax", "keepdim")
-    dtype = to_dtype(dtype, "argmax", "dtype")
-    out = Tensor(_phi.argmax(x.impl, axis, keepdim, dtype))
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "argmax", "keepdim")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "argmax", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.argmax(x.impl, axis, keepdim, dtype), None, None
     if _anomaly.active:
         check_forward("argmax", (out, ))
     return out
@@ -231,9 +237,10 @@ def argmin(x, axis=None, keepdim=False, dtype=DataType.INT64, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("argmin", "x", x)
     axis = None if axis is None else to_int(axis, "argmin", "axis")
-    keepdim = to_bool(keepdim, "argmin", "keepdim")
-    dtype = to_dtype(dtype, "argmin", "dtype")
-    out = Tensor(_phi.argmin(x.impl, axis, keepdim, dtype))
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "argmin", "keepdim")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "argmin", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.argmin(x.impl, axis, keepdim, dtype), None, None
     if _anomaly.active:
         check_forward("argmin", (out, ))
     return out
@@ -246,18 +253,19 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("topk", "x", x)
-    k = to_scalar(k, "topk", "k")
+    k = k if type(k) is float else to_scalar(k, "topk", "k")
     axis = None if axis is None else to_int(axis, "topk", "axis")
-    largest = to_bool(largest, "topk", "largest")
-    sorted = to_bool(sorted, "topk", "sorted")
+    largest = largest if type(largest) is bool else to_bool(largest, "topk", "largest")
+    sorted = sorted if type(sorted) is bool else to_bool(sorted, "topk", "sorted")
     out, indices = _phi.topk(x.impl, k, axis, largest, sorted)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TopkGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TopkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -276,16 +284,17 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("sort", "x", x)
     axis = to_int(axis, "sort", "axis")
-    descending = to_bool(descending, "sort", "descending")
-    stable = to_bool(stable, "sort", "stable")
+    descending = descending if type(descending) is bool else to_bool(descending, "sort", "descending")
+    stable = stable if type(stable) is bool else to_bool(stable, "sort", "stable")
     out, indices = _phi.sort(x.impl, axis, descending, stable)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = SortGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = SortGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.descending = descending
@@ -303,9 +312,10 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("argsort", "x", x)
     axis = to_int(axis, "argsort", "axis")
-    descending = to_bool(descending, "argsort", "descending")
-    stable = to_bool(stable, "argsort", "stable")
-    out = Tensor(_phi.argsort(x.impl, axis, descending, stable))
+    descending = descending if type(descending) is bool else to_bool(descending, "argsort", "descending")
+    stable = stable if type(stable) is bool else to_bool(stable, "argsort", "stable")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.argsort(x.impl, axis, descending, stable), None, None
     if _anomaly.active:
         check_forward("argsort", (out, ))
     return out
@@ -320,15 +330,16 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         raise bad_tensor("kthvalue", "x", x)
     k = to_int(k, "kthvalue", "k")
     axis = None if axis is None else to_int(axis, "kthvalue", "axis")
-    keepdim = to_bool(keepdim, "kthvalue", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "kthvalue", "keepdim")
     out, indices = _phi.kthvalue(x.impl, k, axis, keepdim)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = KthvalueGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = KthvalueGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.k = k
         node.axis = axis
@@ -346,15 +357,16 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cummax", "x", x)
     axis = None if axis is None else to_int(axis, "cummax", "axis")
-    dtype = to_dtype(dtype, "cummax", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cummax", "dtype")
     out, indices = _phi.cummax(x.impl, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CummaxGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CummaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -371,15 +383,16 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cummin", "x", x)
     axis = None if axis is None else to_int(axis, "cummin", "axis")
-    dtype = to_dtype(dtype, "cummin", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cummin", "dtype")
     out, indices = _phi.cummin(x.impl, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = CumminGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = CumminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.dtype = dtype
@@ -396,15 +409,16 @@ def mode(x, axis=-1, keepdim=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("mode", "x", x)
     axis = to_int(axis, "mode", "axis")
-    keepdim = to_bool(keepdim, "mode", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mode", "keepdim")
     out, indices = _phi.mode(x.impl, axis, keepdim)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = ModeGradNode(((edge_of(x),), ))
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = ModeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.indices = save_input(indices)
         node.axis = axis
         node.keepdim = keepdim
@@ -420,11 +434,11 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("unique", "x", x)
-    return_index = to_bool(return_index, "unique", "return_index")
-    return_inverse = to_bool(return_inverse, "unique", "return_inverse")
-    return_counts = to_bool(return_counts, "unique", "return_counts")
+    return_index = return_index if type(return_index) is bool else to_bool(return_index, "unique", "return_index")
+    return_inverse = return_inverse if type(return_inverse) is bool else to_bool(return_inverse, "unique", "return_inverse")
+    return_counts = return_counts if type(return_counts) is bool else to_bool(return_counts, "unique", "return_counts")
     axis = None if axis is None else to_int(axis, "unique", "axis")
-    dtype = to_dtype(dtype, "unique", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "unique", "dtype")
     out, indices, inverse, counts = _phi.unique(x.impl, return_index, return_inverse, return_counts, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -453,7 +467,8 @@ def bincount(x, weights=None, minlength=0, name=None):
     if weights is not None and not isinstance(weights, Tensor):
         raise bad_tensor("bincount", "weights", weights)
     minlength = to_int(minlength, "bincount", "minlength")
-    out = Tensor(_phi.bincount(x.impl, None if weights is None else weights.impl, minlength))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bincount(x.impl, None if weights is None else weights.impl, minlength), None, None
     if _anomaly.active:
         check_forward("bincount", (out, ))
     return out
@@ -470,13 +485,14 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted, name=None):
         raise bad_tensor("topk_grad", "indices", indices)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("topk_grad", "out_grad", out_grad)
-    k = to_scalar(k, "topk_grad", "k")
+    k = k if type(k) is float else to_scalar(k, "topk_grad", "k")
     axis = None if axis is None else to_int(axis, "topk_grad", "axis")
-    largest = to_bool(largest, "topk_grad", "largest")
-    sorted = to_bool(sorted, "topk_grad", "sorted")
+    largest = largest if type(largest) is bool else to_bool(largest, "topk_grad", "largest")
+    sorted = sorted if type(sorted) is bool else to_bool(sorted, "topk_grad", "sorted")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.topk_grad(x, indices, out_grad, k, axis, largest, sorted)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.topk_grad(x.impl, indices.impl, out_grad.impl, k, axis, largest, sorted))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.topk_grad(x.impl, indices.impl, out_grad.impl, k, axis, largest, sorted), None, None
     if _anomaly.active:
         check_forward("topk_grad", (x_grad, ))
     return x_grad
@@ -494,11 +510,12 @@ def sort_grad(x, indices, out_grad, axis, descending, stable, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sort_grad", "out_grad", out_grad)
     axis = to_int(axis, "sort_grad", "axis")
-    descending = to_bool(descending, "sort_grad", "descending")
-    stable = to_bool(stable, "sort_grad", "stable")
+    descending = descending if type(descending) is bool else to_bool(descending, "sort_grad", "descending")
+    stable = stable if type(stable) is bool else to_bool(stable, "sort_grad", "stable")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sort_grad(x, indices, out_grad, axis, descending, stable)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.sort_grad(x.impl, indices.impl, out_grad.impl, axis, descending, stable))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.sort_grad(x.impl, indices.impl, out_grad.impl, axis, descending, stable), None, None
     if _anomaly.active:
         check_forward("sort_grad", (x_grad, ))
     return x_grad
@@ -517,10 +534,11 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim, name=None):
         raise bad_tensor("kthvalue_grad", "out_grad", out_grad)
     k = to_int(k, "kthvalue_grad", "k")
     axis = None if axis is None else to_int(axis, "kthvalue_grad", "axis")
-    keepdim = to_bool(keepdim, "kthvalue_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "kthvalue_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.kthvalue_grad(x, indices, out_grad, k, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.kthvalue_grad(x.impl, indices.impl, out_grad.impl, k, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.kthvalue_grad(x.impl, indices.impl, out_grad.impl, k, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("kthvalue_grad", (x_grad, ))
     return x_grad
@@ -538,10 +556,11 @@ def cummax_grad(x, indices, out_grad, axis, dtype, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cummax_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cummax_grad", "axis")
-    dtype = to_required_dtype(dtype, "cummax_grad", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummax_grad", "dtype")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummax_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cummax_grad(x.impl, indices.impl, out_grad.impl, axis, dtype))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cummax_grad(x.impl, indices.impl, out_grad.impl, axis, dtype), None, None
     if _anomaly.active:
         check_forward("cummax_grad", (x_grad, ))
     return x_grad
@@ -559,10 +578,11 @@ def cummin_grad(x, indices, out_grad, axis, dtype, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cummin_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cummin_grad", "axis")
-    dtype = to_required_dtype(dtype, "cummin_grad", "dtype")
+    dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummin_grad", "dtype")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummin_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.cummin_grad(x.impl, indices.impl, out_grad.impl, axis, dtype))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.cummin_grad(x.impl, indices.impl, out_grad.impl, axis, dtype), None, None
     if _anomaly.active:
         check_forward("cummin_grad", (x_grad, ))
     return x_grad
@@ -580,10 +600,11 @@ def mode_grad(x, indices, out_grad, axis, keepdim, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("mode_grad", "out_grad", out_grad)
     axis = to_int(axis, "mode_grad", "axis")
-    keepdim = to_bool(keepdim, "mode_grad", "keepdim")
+    keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mode_grad", "keepdim")
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mode_grad(x, indices, out_grad, axis, keepdim)  # recorded through differentiable ops
-    x_grad = Tensor(_phi.mode_grad(x.impl, indices.impl, out_grad.impl, axis, keepdim))
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.mode_grad(x.impl, indices.impl, out_grad.impl, axis, keepdim), None, None
     if _anomaly.active:
         check_forward("mode_grad", (x_grad, ))
     return x_grad

@@ -11,14 +11,17 @@ eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
 from builtins import any as _any  # ops may be named like builtins (eager.any)
+from builtins import object as _object
+
+from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
 
 from ..arguments import (  # noqa: F401
-    as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype, to_float, to_float_list,
-    to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array, to_place, to_required_dtype,
-    to_scalar, to_scalar_or_str, to_str,
+    OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
+    to_float, to_float_list, to_index, to_int, to_int_array, to_int_array_none_as_empty, to_int_or_int_array,
+    to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY as _anomaly
@@ -33,6 +36,8 @@ from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_o
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+
+_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -329,12 +334,15 @@ def pad(x, paddings, pad_value=0.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("pad", "x", x)
     paddings = to_int_array(paddings, "pad", "paddings")
-    pad_value = to_float(pad_value, "pad", "pad_value")
-    out = Tensor(_phi.pad(x.impl, paddings, pad_value))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = PadGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad", "pad_value")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.pad(x.impl, paddings, pad_value), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = PadGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.paddings = paddings
         node.pad_value = pad_value
     if _anomaly.active:
@@ -351,14 +359,17 @@ def nearest_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
         raise bad_tensor("nearest_interp", "x", x)
     out_size = to_int_array(out_size, "nearest_interp", "out_size")
     scale = to_float_list(scale, "nearest_interp", "scale")
-    align_corners = to_bool(align_corners, "nearest_interp", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "nearest_interp", "align_corners")
     align_mode = to_int(align_mode, "nearest_interp", "align_mode")
-    data_format = to_str(data_format, "nearest_interp", "data_format")
-    out = Tensor(_phi.nearest_interp(x.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = NearestInterpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nearest_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = NearestInterpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -378,14 +389,17 @@ def linear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, data
         raise bad_tensor("linear_interp", "x", x)
     out_size = to_int_array(out_size, "linear_interp", "out_size")
     scale = to_float_list(scale, "linear_interp", "scale")
-    align_corners = to_bool(align_corners, "linear_interp", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "linear_interp", "align_corners")
     align_mode = to_int(align_mode, "linear_interp", "align_mode")
-    data_format = to_str(data_format, "linear_interp", "data_format")
-    out = Tensor(_phi.linear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = LinearInterpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.linear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = LinearInterpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -405,14 +419,17 @@ def bilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, da
         raise bad_tensor("bilinear_interp", "x", x)
     out_size = to_int_array(out_size, "bilinear_interp", "out_size")
     scale = to_float_list(scale, "bilinear_interp", "scale")
-    align_corners = to_bool(align_corners, "bilinear_interp", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bilinear_interp", "align_corners")
     align_mode = to_int(align_mode, "bilinear_interp", "align_mode")
-    data_format = to_str(data_format, "bilinear_interp", "data_format")
-    out = Tensor(_phi.bilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = BilinearInterpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = BilinearInterpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -432,14 +449,17 @@ def trilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, d
         raise bad_tensor("trilinear_interp", "x", x)
     out_size = to_int_array(out_size, "trilinear_interp", "out_size")
     scale = to_float_list(scale, "trilinear_interp", "scale")
-    align_corners = to_bool(align_corners, "trilinear_interp", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "trilinear_interp", "align_corners")
     align_mode = to_int(align_mode, "trilinear_interp", "align_mode")
-    data_format = to_str(data_format, "trilinear_interp", "data_format")
-    out = Tensor(_phi.trilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = TrilinearInterpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.trilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = TrilinearInterpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -459,14 +479,17 @@ def bicubic_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
         raise bad_tensor("bicubic_interp", "x", x)
     out_size = to_int_array(out_size, "bicubic_interp", "out_size")
     scale = to_float_list(scale, "bicubic_interp", "scale")
-    align_corners = to_bool(align_corners, "bicubic_interp", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bicubic_interp", "align_corners")
     align_mode = to_int(align_mode, "bicubic_interp", "align_mode")
-    data_format = to_str(data_format, "bicubic_interp", "data_format")
-    out = Tensor(_phi.bicubic_interp(x.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient)):
-        node = BicubicInterpGradNode(((edge_of(x),), ))
-        out._meta = AutogradMeta(node, 0)
-        node.x = spec_of(x.impl)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp", "data_format")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.bicubic_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = BicubicInterpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -486,13 +509,17 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
         raise bad_tensor("grid_sample", "x", x)
     if not isinstance(grid, Tensor):
         raise bad_tensor("grid_sample", "grid", grid)
-    mode = to_str(mode, "grid_sample", "mode")
-    padding_mode = to_str(padding_mode, "grid_sample", "padding_mode")
-    align_corners = to_bool(align_corners, "grid_sample", "align_corners")
-    out = Tensor(_phi.grid_sample(x.impl, grid.impl, mode, padding_mode, align_corners))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (grid._meta is not None and not grid._meta.stop_gradient)):
-        node = GridSampleGradNode(((edge_of(x),), (edge_of(grid),), ))
-        out._meta = AutogradMeta(node, 0)
+    mode = mode if type(mode) is str else to_str(mode, "grid_sample", "mode")
+    padding_mode = padding_mode if type(padding_mode) is str else to_str(padding_mode, "grid_sample", "padding_mode")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "grid_sample", "align_corners")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.grid_sample(x.impl, grid.impl, mode, padding_mode, align_corners), None, None
+    _x_meta = x._meta
+    _grid_meta = grid._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_grid_meta is not None and not _grid_meta.stop_gradient)):
+        node = GridSampleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _grid_meta is None or _grid_meta.stop_gradient else edge_of(grid) if _grid_meta.node is None else (_grid_meta.node, _grid_meta.slot),), ))
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = save_input(x)
         node.grid = save_input(grid)
         node.mode = mode
@@ -513,11 +540,15 @@ def pad_grad(x, out_grad, paddings, pad_value, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("pad_grad", "out_grad", out_grad)
     paddings = to_int_array(paddings, "pad_grad", "paddings")
-    pad_value = to_float(pad_value, "pad_grad", "pad_value")
-    x_grad = Tensor(_phi.pad_grad(x.impl, out_grad.impl, paddings, pad_value))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = PadDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad_grad", "pad_value")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.pad_grad(x.impl, out_grad.impl, paddings, pad_value), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = PadDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.paddings = paddings
         node.pad_value = pad_value
     if _anomaly.active:
@@ -533,7 +564,7 @@ def pad_double_grad(grad_x_grad, paddings, pad_value, name=None):
     if not isinstance(grad_x_grad, Tensor):
         raise bad_tensor("pad_double_grad", "grad_x_grad", grad_x_grad)
     paddings = to_int_array(paddings, "pad_double_grad", "paddings")
-    pad_value = to_float(pad_value, "pad_double_grad", "pad_value")
+    pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad_double_grad", "pad_value")
     try:
         return _composite.pad_double_grad(grad_x_grad, paddings, pad_value)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -551,13 +582,17 @@ def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         raise bad_tensor("nearest_interp_grad", "out_grad", out_grad)
     out_size = to_int_array(out_size, "nearest_interp_grad", "out_size")
     scale = to_float_list(scale, "nearest_interp_grad", "scale")
-    align_corners = to_bool(align_corners, "nearest_interp_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "nearest_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "nearest_interp_grad", "align_mode")
-    data_format = to_str(data_format, "nearest_interp_grad", "data_format")
-    x_grad = Tensor(_phi.nearest_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = NearestInterpDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.nearest_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = NearestInterpDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -577,9 +612,9 @@ def nearest_interp_double_grad(grad_x_grad, out_size, scale, align_corners, alig
         raise bad_tensor("nearest_interp_double_grad", "grad_x_grad", grad_x_grad)
     out_size = to_int_array(out_size, "nearest_interp_double_grad", "out_size")
     scale = to_float_list(scale, "nearest_interp_double_grad", "scale")
-    align_corners = to_bool(align_corners, "nearest_interp_double_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "nearest_interp_double_grad", "align_corners")
     align_mode = to_int(align_mode, "nearest_interp_double_grad", "align_mode")
-    data_format = to_str(data_format, "nearest_interp_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp_double_grad", "data_format")
     try:
         return _composite.nearest_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align_mode, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -597,13 +632,17 @@ def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, 
         raise bad_tensor("linear_interp_grad", "out_grad", out_grad)
     out_size = to_int_array(out_size, "linear_interp_grad", "out_size")
     scale = to_float_list(scale, "linear_interp_grad", "scale")
-    align_corners = to_bool(align_corners, "linear_interp_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "linear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "linear_interp_grad", "align_mode")
-    data_format = to_str(data_format, "linear_interp_grad", "data_format")
-    x_grad = Tensor(_phi.linear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = LinearInterpDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.linear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = LinearInterpDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -623,9 +662,9 @@ def linear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align
         raise bad_tensor("linear_interp_double_grad", "grad_x_grad", grad_x_grad)
     out_size = to_int_array(out_size, "linear_interp_double_grad", "out_size")
     scale = to_float_list(scale, "linear_interp_double_grad", "scale")
-    align_corners = to_bool(align_corners, "linear_interp_double_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "linear_interp_double_grad", "align_corners")
     align_mode = to_int(align_mode, "linear_interp_double_grad", "align_mode")
-    data_format = to_str(data_format, "linear_interp_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp_double_grad", "data_format")
     try:
         return _composite.linear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align_mode, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -643,13 +682,17 @@ def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode
         raise bad_tensor("bilinear_interp_grad", "out_grad", out_grad)
     out_size = to_int_array(out_size, "bilinear_interp_grad", "out_size")
     scale = to_float_list(scale, "bilinear_interp_grad", "scale")
-    align_corners = to_bool(align_corners, "bilinear_interp_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bilinear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "bilinear_interp_grad", "align_mode")
-    data_format = to_str(data_format, "bilinear_interp_grad", "data_format")
-    x_grad = Tensor(_phi.bilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = BilinearInterpDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.bilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = BilinearInterpDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -669,9 +712,9 @@ def bilinear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, ali
         raise bad_tensor("bilinear_interp_double_grad", "grad_x_grad", grad_x_grad)
     out_size = to_int_array(out_size, "bilinear_interp_double_grad", "out_size")
     scale = to_float_list(scale, "bilinear_interp_double_grad", "scale")
-    align_corners = to_bool(align_corners, "bilinear_interp_double_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bilinear_interp_double_grad", "align_corners")
     align_mode = to_int(align_mode, "bilinear_interp_double_grad", "align_mode")
-    data_format = to_str(data_format, "bilinear_interp_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp_double_grad", "data_format")
     try:
         return _composite.bilinear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align_mode, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -689,13 +732,17 @@ def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mod
         raise bad_tensor("trilinear_interp_grad", "out_grad", out_grad)
     out_size = to_int_array(out_size, "trilinear_interp_grad", "out_size")
     scale = to_float_list(scale, "trilinear_interp_grad", "scale")
-    align_corners = to_bool(align_corners, "trilinear_interp_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "trilinear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "trilinear_interp_grad", "align_mode")
-    data_format = to_str(data_format, "trilinear_interp_grad", "data_format")
-    x_grad = Tensor(_phi.trilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = TrilinearInterpDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.trilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = TrilinearInterpDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -715,9 +762,9 @@ def trilinear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, al
         raise bad_tensor("trilinear_interp_double_grad", "grad_x_grad", grad_x_grad)
     out_size = to_int_array(out_size, "trilinear_interp_double_grad", "out_size")
     scale = to_float_list(scale, "trilinear_interp_double_grad", "scale")
-    align_corners = to_bool(align_corners, "trilinear_interp_double_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "trilinear_interp_double_grad", "align_corners")
     align_mode = to_int(align_mode, "trilinear_interp_double_grad", "align_mode")
-    data_format = to_str(data_format, "trilinear_interp_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp_double_grad", "data_format")
     try:
         return _composite.trilinear_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align_mode, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -735,13 +782,17 @@ def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         raise bad_tensor("bicubic_interp_grad", "out_grad", out_grad)
     out_size = to_int_array(out_size, "bicubic_interp_grad", "out_size")
     scale = to_float_list(scale, "bicubic_interp_grad", "scale")
-    align_corners = to_bool(align_corners, "bicubic_interp_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bicubic_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "bicubic_interp_grad", "align_mode")
-    data_format = to_str(data_format, "bicubic_interp_grad", "data_format")
-    x_grad = Tensor(_phi.bicubic_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format))
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        node = BicubicInterpDoubleGradNode(((edge_of(x),), (edge_of(out_grad),), ))
-        x_grad._meta = AutogradMeta(node, 0)
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp_grad", "data_format")
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.bicubic_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
+    _x_meta = x._meta
+    _out_grad_meta = out_grad._meta
+    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+        node = BicubicInterpDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.out_size = out_size
         node.scale = scale
         node.align_corners = align_corners
@@ -761,9 +812,9 @@ def bicubic_interp_double_grad(grad_x_grad, out_size, scale, align_corners, alig
         raise bad_tensor("bicubic_interp_double_grad", "grad_x_grad", grad_x_grad)
     out_size = to_int_array(out_size, "bicubic_interp_double_grad", "out_size")
     scale = to_float_list(scale, "bicubic_interp_double_grad", "scale")
-    align_corners = to_bool(align_corners, "bicubic_interp_double_grad", "align_corners")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bicubic_interp_double_grad", "align_corners")
     align_mode = to_int(align_mode, "bicubic_interp_double_grad", "align_mode")
-    data_format = to_str(data_format, "bicubic_interp_double_grad", "data_format")
+    data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp_double_grad", "data_format")
     try:
         return _composite.bicubic_interp_double_grad(grad_x_grad, out_size, scale, align_corners, align_mode, data_format)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
@@ -781,9 +832,9 @@ def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, out_m
         raise bad_tensor("grid_sample_grad", "grid", grid)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("grid_sample_grad", "out_grad", out_grad)
-    mode = to_str(mode, "grid_sample_grad", "mode")
-    padding_mode = to_str(padding_mode, "grid_sample_grad", "padding_mode")
-    align_corners = to_bool(align_corners, "grid_sample_grad", "align_corners")
+    mode = mode if type(mode) is str else to_str(mode, "grid_sample_grad", "mode")
+    padding_mode = padding_mode if type(padding_mode) is str else to_str(padding_mode, "grid_sample_grad", "padding_mode")
+    align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "grid_sample_grad", "align_corners")
     x_grad, grid_grad = _phi.grid_sample_grad(x.impl, grid.impl, out_grad.impl, mode, padding_mode, align_corners, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     grid_grad = None if grid_grad is None else Tensor(grid_grad)

@@ -324,3 +324,12 @@ METHODS = {
     "dropout": _F.dropout,
     "linear": _F.linear,
 }
+
+# Tensor operators generated as their op's body in one frame (``operator:`` in
+# ops.yaml); eager.tensor_api installs them over its own methods, which become
+# their fallbacks for an operand that is not a Tensor.
+OPERATORS = {
+    "__add__": _F.add_operator,
+    "__sub__": _F.subtract_operator,
+    "__mul__": _F.multiply_operator,
+}
