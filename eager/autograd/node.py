@@ -11,10 +11,25 @@ A node has two sides, as Paddle's GradNodeBase does:
   and which of its gradient slots the input was; None where the input stops
   gradients. ``apply`` returns one entry per edge slot, shaped the same, or
   None for a whole slot that gets no gradient.
+
+Gradient ownership (what lets a backward write into a gradient instead of a new
+buffer): the engine tracks, for a node with one gradient slot and
+``tracks_ownership``, whether the gradient waiting for it is exclusively owned,
+meaning nothing else can see that buffer: a fresh result of a generated grad
+node (``fresh_grads``) sent to that one edge, or a sum the engine made. It then
+calls ``apply_into`` instead of ``apply``; a node with ``grad_inplace`` computes
+its result into that buffer there. Never owned: the seed, a hook's result, a
+retained gradient, a ``.grad``, a PyLayer's results, anything under
+``create_graph``, and a gradient whose node has hooks or retains it.
+Generated grad kernels keep the contract this needs: each returns new arrays,
+views of its inputs (which have a ``base``), or its incoming gradients as they
+are, never a saved forward tensor's array.
 """
 from __future__ import annotations
 
 from phi import api as phi_api
+from phi.api.support import FLAGS, wrap_result
+from phi.core import KERNELS, DenseTensor
 
 from ..tensor import Tensor
 from .meta import AutogradMeta
@@ -50,6 +65,9 @@ class GradNodeBase:
     is_view = False  # the forward op's output shares its input's buffer
     is_accumulation = False  # the end of a path: a leaf's GradNodeAccumulation
     single_edge_slots = True  # every edge slot holds one edge (no Tensor[] input)
+    fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
+    tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
+    grad_inplace = False  # apply_into writes the result into that gradient's buffer
 
     def __init__(self, next_edges):
         self.next_edges = next_edges
@@ -58,6 +76,39 @@ class GradNodeBase:
     def apply(self, grads, create_graph: bool):
         """Gradients of the forward inputs (per edge slot) from those of its outputs."""
         raise NotImplementedError
+
+    def apply_into(self, grads):
+        """``apply`` without create_graph, called by the engine when the node's one
+        gradient is exclusively owned (see the module doc): a node with
+        ``grad_inplace`` may write its result into that gradient's buffer."""
+        return self.apply(grads, False)
+
+    def write_into(self, kernel: str, grad, tensors: tuple, attrs: tuple):
+        """Runs phi kernel ``kernel`` on ``tensors`` (phi tensors, ``grad``'s among
+        them) and ``attrs`` with ``into=`` grad's array, for ``apply_into`` of a
+        backward op with ``inplace``; returns the gradient Tensor (``grad`` itself
+        when the kernel wrote there), or None where the op's checks must run
+        instead: a tensor that is not dense, or differs from ``grad`` in shape,
+        dtype or array type (what the op's InferMeta would reject), or
+        ``FLAGS.check_infer_meta`` on."""
+        into = grad.impl
+        if type(into) is not DenseTensor or FLAGS.check_infer_meta:
+            return None
+        array = into.array
+        array_type, dims, dtype = type(array), into.dims, into.dtype
+        arrays = []
+        for tensor in tensors:
+            if type(tensor) is not DenseTensor:
+                return None
+            other = tensor.array
+            if other is not array and (type(other) is not array_type or tensor.dims != dims
+                                       or tensor.dtype != dtype):
+                return None
+            arrays.append(other)
+        result = KERNELS.dispatch_table(kernel)[(array_type, array.dtype)](*arrays, *attrs, into=array)
+        if result is array:
+            return grad
+        return Tensor(wrap_result(result, array_type))
 
     def release(self) -> None:
         """Frees the saved tensors (after a backward without retain_graph)."""

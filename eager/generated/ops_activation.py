@@ -80,6 +80,7 @@ class PowGradNode(GradNodeBase):
     forward_op = "pow"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("y", )
 
@@ -104,6 +105,9 @@ class ScaleGradNode(GradNodeBase):
     forward_op = "scale"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ()
     attr_names = ("scale", )
 
@@ -115,6 +119,13 @@ class ScaleGradNode(GradNodeBase):
         grad = _phi.scale_grad(out_grad.impl, self.scale, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("scale_grad", out_grad, (out_grad.impl, ), (self.scale, ))
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class ReluGradNode(GradNodeBase):
     """Runs relu_grad for relu."""
@@ -124,6 +135,9 @@ class ReluGradNode(GradNodeBase):
     forward_op = "relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -139,6 +153,13 @@ class ReluGradNode(GradNodeBase):
         grad = _phi.relu_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("relu_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class TanhGradNode(GradNodeBase):
     """Runs tanh_grad for tanh."""
@@ -148,6 +169,9 @@ class TanhGradNode(GradNodeBase):
     forward_op = "tanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -163,6 +187,13 @@ class TanhGradNode(GradNodeBase):
         grad = _phi.tanh_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("tanh_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class TanhDoubleGradNode(GradNodeBase):
     """Runs tanh_double_grad for tanh_grad."""
@@ -172,6 +203,7 @@ class TanhDoubleGradNode(GradNodeBase):
     forward_op = "tanh_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -197,6 +229,9 @@ class SigmoidGradNode(GradNodeBase):
     forward_op = "sigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -212,6 +247,13 @@ class SigmoidGradNode(GradNodeBase):
         grad = _phi.sigmoid_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("sigmoid_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class SigmoidDoubleGradNode(GradNodeBase):
     """Runs sigmoid_double_grad for sigmoid_grad."""
@@ -221,6 +263,7 @@ class SigmoidDoubleGradNode(GradNodeBase):
     forward_op = "sigmoid_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -246,6 +289,7 @@ class ExpGradNode(GradNodeBase):
     forward_op = "exp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -270,6 +314,7 @@ class ExpDoubleGradNode(GradNodeBase):
     forward_op = "exp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -295,6 +340,7 @@ class LogGradNode(GradNodeBase):
     forward_op = "log"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -319,6 +365,7 @@ class GeluGradNode(GradNodeBase):
     forward_op = "gelu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("approximate", )
 
@@ -345,6 +392,7 @@ class SiluGradNode(GradNodeBase):
     forward_op = "silu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -369,6 +417,7 @@ class LeakyReluGradNode(GradNodeBase):
     forward_op = "leaky_relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("negative_slope", )
 
@@ -393,6 +442,7 @@ class EluGradNode(GradNodeBase):
     forward_op = "elu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("alpha", )
 
@@ -417,6 +467,7 @@ class SeluGradNode(GradNodeBase):
     forward_op = "selu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("scale", "alpha", )
 
@@ -441,6 +492,7 @@ class CeluGradNode(GradNodeBase):
     forward_op = "celu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("alpha", )
 
@@ -465,6 +517,7 @@ class SoftplusGradNode(GradNodeBase):
     forward_op = "softplus"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("beta", "threshold", )
 
@@ -489,6 +542,7 @@ class SoftsignGradNode(GradNodeBase):
     forward_op = "softsign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -513,6 +567,7 @@ class SoftshrinkGradNode(GradNodeBase):
     forward_op = "softshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 
@@ -537,6 +592,7 @@ class HardshrinkGradNode(GradNodeBase):
     forward_op = "hardshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 
@@ -561,6 +617,7 @@ class TanhshrinkGradNode(GradNodeBase):
     forward_op = "tanhshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -585,6 +642,7 @@ class HardtanhGradNode(GradNodeBase):
     forward_op = "hardtanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("min", "max", )
 
@@ -609,6 +667,7 @@ class HardswishGradNode(GradNodeBase):
     forward_op = "hardswish"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -633,6 +692,7 @@ class HardsigmoidGradNode(GradNodeBase):
     forward_op = "hardsigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("slope", "offset", )
 
@@ -657,6 +717,7 @@ class MishGradNode(GradNodeBase):
     forward_op = "mish"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -681,6 +742,7 @@ class LogSigmoidGradNode(GradNodeBase):
     forward_op = "log_sigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -705,6 +767,7 @@ class ThresholdedReluGradNode(GradNodeBase):
     forward_op = "thresholded_relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 

@@ -52,6 +52,7 @@ class Conv2dGradNode(GradNodeBase):
     forward_op = "conv2d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -80,6 +81,7 @@ class Conv2dDoubleGradNode(GradNodeBase):
     forward_op = "conv2d_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -109,6 +111,7 @@ class Conv3dGradNode(GradNodeBase):
     forward_op = "conv3d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -137,6 +140,7 @@ class Conv3dDoubleGradNode(GradNodeBase):
     forward_op = "conv3d_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -166,6 +170,7 @@ class Conv2dTransposeGradNode(GradNodeBase):
     forward_op = "conv2d_transpose"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -194,6 +199,7 @@ class Conv2dTransposeDoubleGradNode(GradNodeBase):
     forward_op = "conv2d_transpose_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -223,6 +229,7 @@ class Conv3dTransposeGradNode(GradNodeBase):
     forward_op = "conv3d_transpose"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -251,6 +258,7 @@ class Conv3dTransposeDoubleGradNode(GradNodeBase):
     forward_op = "conv3d_transpose_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 

@@ -73,6 +73,7 @@ class TrilGradNode(GradNodeBase):
     forward_op = "tril"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("diagonal", )
 
@@ -90,6 +91,7 @@ class TriuGradNode(GradNodeBase):
     forward_op = "triu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("diagonal", )
 
@@ -107,6 +109,7 @@ class DiagGradNode(GradNodeBase):
     forward_op = "diag"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", )
 
@@ -128,6 +131,7 @@ class DiagflatGradNode(GradNodeBase):
     forward_op = "diagflat"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", )
 
@@ -149,6 +153,7 @@ class DiagEmbedGradNode(GradNodeBase):
     forward_op = "diag_embed"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ("offset", "dim1", "dim2", )
 
@@ -170,6 +175,7 @@ class MeshgridGradNode(GradNodeBase):
     forward_op = "meshgrid"
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -192,6 +198,7 @@ class FillGradNode(GradNodeBase):
     forward_op = "fill"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -209,6 +216,7 @@ class ZeroGradNode(GradNodeBase):
     forward_op = "zero"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -226,6 +234,7 @@ class ComplexGradNode(GradNodeBase):
     forward_op = "complex"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("real", "imag", )
     attr_names = ()
 
@@ -254,6 +263,7 @@ class ComplexDoubleGradNode(GradNodeBase):
     forward_op = "complex_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("real", "imag", )
     attr_names = ()
 

@@ -66,6 +66,7 @@ class AddGradNode(GradNodeBase):
     forward_op = "add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -94,6 +95,7 @@ class SubtractGradNode(GradNodeBase):
     forward_op = "subtract"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -122,6 +124,7 @@ class MultiplyGradNode(GradNodeBase):
     forward_op = "multiply"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -150,6 +153,7 @@ class MultiplyDoubleGradNode(GradNodeBase):
     forward_op = "multiply_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "grad_out", )
     attr_names = ()
 
@@ -179,6 +183,7 @@ class DivideGradNode(GradNodeBase):
     forward_op = "divide"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -209,6 +214,7 @@ class WhereGradNode(GradNodeBase):
     forward_op = "where"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("condition", "x", "y", )
     attr_names = ()
 
@@ -239,6 +245,7 @@ class SignGradNode(GradNodeBase):
     forward_op = "sign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -260,6 +267,7 @@ class MaximumGradNode(GradNodeBase):
     forward_op = "maximum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -288,6 +296,7 @@ class MinimumGradNode(GradNodeBase):
     forward_op = "minimum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 

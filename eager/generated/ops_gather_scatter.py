@@ -67,6 +67,7 @@ class GatherGradNode(GradNodeBase):
     forward_op = "gather"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "index", )
     attr_names = ("axis", )
 
@@ -93,6 +94,7 @@ class GatherDoubleGradNode(GradNodeBase):
     forward_op = "gather_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", )
     attr_names = ("axis", )
 
@@ -114,6 +116,7 @@ class TakeAlongAxisGradNode(GradNodeBase):
     forward_op = "take_along_axis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("arr", "indices", )
     attr_names = ("axis", "broadcast", )
 
@@ -140,6 +143,7 @@ class TakeAlongAxisDoubleGradNode(GradNodeBase):
     forward_op = "take_along_axis_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("indices", )
     attr_names = ("axis", "broadcast", )
 
@@ -161,6 +165,7 @@ class MaskedFillGradNode(GradNodeBase):
     forward_op = "masked_fill"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", "value", )
     attr_names = ()
 
@@ -191,6 +196,7 @@ class MaskedSelectGradNode(GradNodeBase):
     forward_op = "masked_select"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ()
 
@@ -217,6 +223,7 @@ class MaskedSelectDoubleGradNode(GradNodeBase):
     forward_op = "masked_select_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ()
 
@@ -238,6 +245,7 @@ class ScatterGradNode(GradNodeBase):
     forward_op = "scatter"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ("overwrite", )
 
@@ -266,6 +274,7 @@ class ScatterNdAddGradNode(GradNodeBase):
     forward_op = "scatter_nd_add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ()
 
@@ -294,6 +303,7 @@ class ScatterNdGradNode(GradNodeBase):
     forward_op = "scatter_nd"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ()
 
@@ -320,6 +330,7 @@ class GatherNdGradNode(GradNodeBase):
     forward_op = "gather_nd"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "index", )
     attr_names = ()
 
@@ -346,6 +357,7 @@ class GatherNdDoubleGradNode(GradNodeBase):
     forward_op = "gather_nd_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", )
     attr_names = ()
 
@@ -367,6 +379,7 @@ class PutAlongAxisGradNode(GradNodeBase):
     forward_op = "put_along_axis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("arr", "indices", "values", "out", )
     attr_names = ("axis", "reduce", "broadcast", )
 
@@ -399,6 +412,7 @@ class IndexAddGradNode(GradNodeBase):
     forward_op = "index_add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "value", )
     attr_names = ("axis", )
 
@@ -428,6 +442,7 @@ class IndexPutGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", "indices", "value", )
     attr_names = ("accumulate", )
 
@@ -458,6 +473,7 @@ class MaskedScatterGradNode(GradNodeBase):
     forward_op = "masked_scatter"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", "value", )
     attr_names = ()
 

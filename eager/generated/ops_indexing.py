@@ -51,6 +51,7 @@ class GetitemGradNode(GradNodeBase):
     forward_op = "getitem"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("index", )
 
@@ -75,6 +76,7 @@ class GetitemDoubleGradNode(GradNodeBase):
     forward_op = "getitem_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("index", )
 
@@ -92,6 +94,7 @@ class SetitemGradNode(GradNodeBase):
     forward_op = "setitem"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("value", )
     attr_names = ("index", )
 

@@ -54,6 +54,7 @@ class ConcatGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", )
 
@@ -76,6 +77,7 @@ class StackGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", )
 
@@ -96,6 +98,7 @@ class SplitGradNode(GradNodeBase):
     backward_op = "split_grad"
     forward_op = "split"
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -113,6 +116,7 @@ class UnbindGradNode(GradNodeBase):
     backward_op = "unbind_grad"
     forward_op = "unbind"
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 

@@ -69,6 +69,7 @@ class BmmGradNode(GradNodeBase):
     forward_op = "bmm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -94,6 +95,7 @@ class DotGradNode(GradNodeBase):
     forward_op = "dot"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -119,6 +121,7 @@ class MvGradNode(GradNodeBase):
     forward_op = "mv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "vec", )
     attr_names = ()
 
@@ -144,6 +147,7 @@ class OuterGradNode(GradNodeBase):
     forward_op = "outer"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -169,6 +173,7 @@ class InnerGradNode(GradNodeBase):
     forward_op = "inner"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -194,6 +199,7 @@ class CrossGradNode(GradNodeBase):
     forward_op = "cross"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ("axis", )
 
@@ -219,6 +225,7 @@ class KronGradNode(GradNodeBase):
     forward_op = "kron"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -245,6 +252,7 @@ class EinsumGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("equation", )
 
@@ -266,6 +274,7 @@ class TraceGradNode(GradNodeBase):
     forward_op = "trace"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -287,6 +296,7 @@ class DiagonalGradNode(GradNodeBase):
     forward_op = "diagonal"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -311,6 +321,7 @@ class DiagonalDoubleGradNode(GradNodeBase):
     forward_op = "diagonal_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -328,6 +339,7 @@ class MatrixPowerGradNode(GradNodeBase):
     forward_op = "matrix_power"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("n", )
 
@@ -349,6 +361,7 @@ class InverseGradNode(GradNodeBase):
     forward_op = "inverse"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -370,6 +383,7 @@ class DetGradNode(GradNodeBase):
     forward_op = "det"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ()
 
@@ -393,6 +407,7 @@ class SlogdetGradNode(GradNodeBase):
     forward_op = "slogdet"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -414,6 +429,7 @@ class SolveGradNode(GradNodeBase):
     forward_op = "solve"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -441,6 +457,7 @@ class CholeskyGradNode(GradNodeBase):
     forward_op = "cholesky"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("upper", )
 
@@ -465,6 +482,7 @@ class QrGradNode(GradNodeBase):
     forward_op = "qr"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "q", "r", )
     attr_names = ("mode", )
 
@@ -495,6 +513,7 @@ class SvdGradNode(GradNodeBase):
     forward_op = "svd"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "u", "s", "vh", )
     attr_names = ("full_matrices", )
 
@@ -528,6 +547,7 @@ class EighGradNode(GradNodeBase):
     forward_op = "eigh"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("out_w", "out_v", )
     attr_names = ("UPLO", )
 
@@ -556,6 +576,7 @@ class PinvGradNode(GradNodeBase):
     forward_op = "pinv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("rcond", "hermitian", )
 

@@ -57,6 +57,7 @@ class SoftmaxGradNode(GradNodeBase):
     forward_op = "softmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("axis", )
 
@@ -81,6 +82,7 @@ class LogSoftmaxGradNode(GradNodeBase):
     forward_op = "log_softmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("axis", )
 
@@ -105,6 +107,7 @@ class CrossEntropyWithSoftmaxGradNode(GradNodeBase):
     forward_op = "cross_entropy_with_softmax"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("label", "softmax", )
     attr_names = ("soft_label", "use_softmax", "numeric_stable_mode", "ignore_index", "axis", )
 
@@ -133,6 +136,7 @@ class SigmoidCrossEntropyWithLogitsGradNode(GradNodeBase):
     forward_op = "sigmoid_cross_entropy_with_logits"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "label", "pos_weight", )
     attr_names = ("normalize", "ignore_index", )
 
@@ -162,6 +166,7 @@ class FusedSoftmaxCrossEntropyGradNode(GradNodeBase):
     forward_op = "fused_softmax_cross_entropy"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("label", "softmax", )
     attr_names = ("ignore_index", "reduction", )
 
@@ -190,6 +195,7 @@ class BceLossGradNode(GradNodeBase):
     forward_op = "bce_loss"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "label", )
     attr_names = ()
 
@@ -216,6 +222,7 @@ class NllLossGradNode(GradNodeBase):
     forward_op = "nll_loss"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "label", "weight", )
     attr_names = ("ignore_index", )
 
@@ -245,6 +252,7 @@ class WarpctcGradNode(GradNodeBase):
     forward_op = "warpctc"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("logits", "label", "logits_length", "labels_length", )
     attr_names = ("blank", "norm_by_times", )
 

@@ -58,6 +58,7 @@ class ReshapeGradNode(GradNodeBase):
     forward_op = "reshape"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -82,6 +83,7 @@ class TransposeGradNode(GradNodeBase):
     forward_op = "transpose"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("perm", )
 
@@ -102,6 +104,7 @@ class CastGradNode(GradNodeBase):
     forward_op = "cast"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -123,6 +126,7 @@ class SqueezeGradNode(GradNodeBase):
     forward_op = "squeeze"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -147,6 +151,7 @@ class UnsqueezeGradNode(GradNodeBase):
     forward_op = "unsqueeze"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -171,6 +176,7 @@ class FlattenGradNode(GradNodeBase):
     forward_op = "flatten"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -195,6 +201,7 @@ class AssignGradNode(GradNodeBase):
     forward_op = "assign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -212,6 +219,7 @@ class ExpandGradNode(GradNodeBase):
     forward_op = "expand"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("shape", )
 

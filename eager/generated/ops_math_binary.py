@@ -76,6 +76,7 @@ class ElementwisePowGradNode(GradNodeBase):
     forward_op = "elementwise_pow"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -104,6 +105,7 @@ class ClipGradNode(GradNodeBase):
     forward_op = "clip"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("min", "max", )
 
@@ -128,6 +130,7 @@ class Atan2GradNode(GradNodeBase):
     forward_op = "atan2"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -153,6 +156,7 @@ class HypotGradNode(GradNodeBase):
     forward_op = "hypot"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -180,6 +184,7 @@ class LerpGradNode(GradNodeBase):
     forward_op = "lerp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "weight", )
     attr_names = ()
 
@@ -210,6 +215,7 @@ class FmaxGradNode(GradNodeBase):
     forward_op = "fmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -238,6 +244,7 @@ class FminGradNode(GradNodeBase):
     forward_op = "fmin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 

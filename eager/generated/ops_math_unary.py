@@ -85,6 +85,7 @@ class AbsGradNode(GradNodeBase):
     forward_op = "abs"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -109,6 +110,7 @@ class NegGradNode(GradNodeBase):
     forward_op = "neg"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -126,6 +128,7 @@ class SqrtGradNode(GradNodeBase):
     forward_op = "sqrt"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -150,6 +153,7 @@ class SquareGradNode(GradNodeBase):
     forward_op = "square"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -174,6 +178,7 @@ class RsqrtGradNode(GradNodeBase):
     forward_op = "rsqrt"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -198,6 +203,7 @@ class ReciprocalGradNode(GradNodeBase):
     forward_op = "reciprocal"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -222,6 +228,7 @@ class Log1pGradNode(GradNodeBase):
     forward_op = "log1p"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -246,6 +253,7 @@ class Expm1GradNode(GradNodeBase):
     forward_op = "expm1"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -270,6 +278,7 @@ class FloorGradNode(GradNodeBase):
     forward_op = "floor"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -287,6 +296,7 @@ class CeilGradNode(GradNodeBase):
     forward_op = "ceil"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -304,6 +314,7 @@ class RoundGradNode(GradNodeBase):
     forward_op = "round"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -321,6 +332,7 @@ class Log2GradNode(GradNodeBase):
     forward_op = "log2"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -345,6 +357,7 @@ class Log10GradNode(GradNodeBase):
     forward_op = "log10"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -369,6 +382,7 @@ class TruncGradNode(GradNodeBase):
     forward_op = "trunc"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -386,6 +400,7 @@ class FracGradNode(GradNodeBase):
     forward_op = "frac"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -403,6 +418,7 @@ class NanToNumGradNode(GradNodeBase):
     forward_op = "nan_to_num"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 

@@ -62,6 +62,7 @@ class ErfGradNode(GradNodeBase):
     forward_op = "erf"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -86,6 +87,7 @@ class ErfinvGradNode(GradNodeBase):
     forward_op = "erfinv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -110,6 +112,7 @@ class LgammaGradNode(GradNodeBase):
     forward_op = "lgamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -134,6 +137,7 @@ class DigammaGradNode(GradNodeBase):
     forward_op = "digamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -158,6 +162,7 @@ class RealGradNode(GradNodeBase):
     forward_op = "real"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -175,6 +180,7 @@ class ImagGradNode(GradNodeBase):
     forward_op = "imag"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -192,6 +198,7 @@ class ConjGradNode(GradNodeBase):
     forward_op = "conj"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -209,6 +216,7 @@ class AngleGradNode(GradNodeBase):
     forward_op = "angle"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -233,6 +241,7 @@ class PolygammaGradNode(GradNodeBase):
     forward_op = "polygamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("n", )
 

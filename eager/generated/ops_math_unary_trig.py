@@ -70,6 +70,7 @@ class SinGradNode(GradNodeBase):
     forward_op = "sin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -94,6 +95,7 @@ class CosGradNode(GradNodeBase):
     forward_op = "cos"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -118,6 +120,7 @@ class TanGradNode(GradNodeBase):
     forward_op = "tan"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -142,6 +145,7 @@ class AsinGradNode(GradNodeBase):
     forward_op = "asin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -166,6 +170,7 @@ class AcosGradNode(GradNodeBase):
     forward_op = "acos"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -190,6 +195,7 @@ class AtanGradNode(GradNodeBase):
     forward_op = "atan"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -214,6 +220,7 @@ class SinhGradNode(GradNodeBase):
     forward_op = "sinh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -238,6 +245,7 @@ class CoshGradNode(GradNodeBase):
     forward_op = "cosh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -262,6 +270,7 @@ class AsinhGradNode(GradNodeBase):
     forward_op = "asinh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -286,6 +295,7 @@ class AcoshGradNode(GradNodeBase):
     forward_op = "acosh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -310,6 +320,7 @@ class AtanhGradNode(GradNodeBase):
     forward_op = "atanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 

@@ -54,6 +54,7 @@ class MaxPool2dWithIndexGradNode(GradNodeBase):
     forward_op = "max_pool2d_with_index"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -80,6 +81,7 @@ class MaxPool2dWithIndexDoubleGradNode(GradNodeBase):
     forward_op = "max_pool2d_with_index_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -101,6 +103,7 @@ class AvgPool2dGradNode(GradNodeBase):
     forward_op = "avg_pool2d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -125,6 +128,7 @@ class AvgPool2dDoubleGradNode(GradNodeBase):
     forward_op = "avg_pool2d_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -142,6 +146,7 @@ class MaxPool3dWithIndexGradNode(GradNodeBase):
     forward_op = "max_pool3d_with_index"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -168,6 +173,7 @@ class MaxPool3dWithIndexDoubleGradNode(GradNodeBase):
     forward_op = "max_pool3d_with_index_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -189,6 +195,7 @@ class AvgPool3dGradNode(GradNodeBase):
     forward_op = "avg_pool3d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -213,6 +220,7 @@ class AvgPool3dDoubleGradNode(GradNodeBase):
     forward_op = "avg_pool3d_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -230,6 +238,7 @@ class Im2colGradNode(GradNodeBase):
     forward_op = "im2col"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_sizes", "strides", "paddings", "dilations", )
 
@@ -251,6 +260,7 @@ class Col2imGradNode(GradNodeBase):
     forward_op = "col2im"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_sizes", "strides", "paddings", "dilations", )
 

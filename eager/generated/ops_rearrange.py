@@ -61,6 +61,7 @@ class TileGradNode(GradNodeBase):
     forward_op = "tile"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("repeat_times", )
 
@@ -85,6 +86,7 @@ class FlipGradNode(GradNodeBase):
     forward_op = "flip"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -105,6 +107,7 @@ class SliceGradNode(GradNodeBase):
     forward_op = "slice"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ("axes", "starts", "ends", )
 
@@ -129,6 +132,7 @@ class RollGradNode(GradNodeBase):
     forward_op = "roll"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("shifts", "axis", )
 
@@ -149,6 +153,7 @@ class ExpandAsGradNode(GradNodeBase):
     forward_op = "expand_as"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -175,6 +180,7 @@ class BroadcastTensorsGradNode(GradNodeBase):
     forward_op = "broadcast_tensors"
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ()
 
@@ -197,6 +203,7 @@ class MoveaxisGradNode(GradNodeBase):
     forward_op = "moveaxis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("source", "destination", )
 
@@ -217,6 +224,7 @@ class TGradNode(GradNodeBase):
     forward_op = "t"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -236,6 +244,7 @@ class UnstackGradNode(GradNodeBase):
     backward_op = "unstack_grad"
     forward_op = "unstack"
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -254,6 +263,7 @@ class RepeatInterleaveGradNode(GradNodeBase):
     forward_op = "repeat_interleave"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("repeats", "axis", )
 
@@ -278,6 +288,7 @@ class StridedSliceGradNode(GradNodeBase):
     forward_op = "strided_slice"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axes", "starts", "ends", "strides", )
 
@@ -302,6 +313,7 @@ class Rot90GradNode(GradNodeBase):
     forward_op = "rot90"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("k", "axes", )
 
@@ -321,6 +333,7 @@ class TensorSplitGradNode(GradNodeBase):
     backward_op = "tensor_split_grad"
     forward_op = "tensor_split"
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("num_or_indices", "axis", )
 

@@ -68,6 +68,7 @@ class MaxGradNode(GradNodeBase):
     forward_op = "max"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -94,6 +95,7 @@ class MinGradNode(GradNodeBase):
     forward_op = "min"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -120,6 +122,7 @@ class ProdGradNode(GradNodeBase):
     forward_op = "prod"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -144,6 +147,7 @@ class CumsumGradNode(GradNodeBase):
     forward_op = "cumsum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "dtype", )
 
@@ -168,6 +172,7 @@ class LogsumexpGradNode(GradNodeBase):
     forward_op = "logsumexp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -194,6 +199,7 @@ class StdGradNode(GradNodeBase):
     forward_op = "std"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "unbiased", "keepdim", )
 
@@ -220,6 +226,7 @@ class VarGradNode(GradNodeBase):
     forward_op = "var"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "unbiased", "keepdim", )
 
@@ -244,6 +251,7 @@ class NormGradNode(GradNodeBase):
     forward_op = "norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("p", "axis", "keepdim", )
 
@@ -270,6 +278,7 @@ class AmaxGradNode(GradNodeBase):
     forward_op = "amax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -296,6 +305,7 @@ class AminGradNode(GradNodeBase):
     forward_op = "amin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -322,6 +332,7 @@ class CumprodGradNode(GradNodeBase):
     forward_op = "cumprod"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("dim", "dtype", )
 
@@ -346,6 +357,7 @@ class NansumGradNode(GradNodeBase):
     forward_op = "nansum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "dtype", "keepdim", )
 
@@ -370,6 +382,7 @@ class NanmeanGradNode(GradNodeBase):
     forward_op = "nanmean"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -394,6 +407,7 @@ class MedianGradNode(GradNodeBase):
     forward_op = "median"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -418,6 +432,7 @@ class LogcumsumexpGradNode(GradNodeBase):
     forward_op = "logcumsumexp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "dtype", )
 

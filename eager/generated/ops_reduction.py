@@ -50,6 +50,7 @@ class SumGradNode(GradNodeBase):
     forward_op = "sum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -74,6 +75,7 @@ class MeanGradNode(GradNodeBase):
     forward_op = "mean"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 

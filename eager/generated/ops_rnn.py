@@ -54,6 +54,7 @@ class LstmCellGradNode(GradNodeBase):
     forward_op = "lstm_cell"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "c", "weight_hh", "gates", )
     attr_names = ()
 
@@ -89,6 +90,7 @@ class GruCellGradNode(GradNodeBase):
     forward_op = "gru_cell"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "weight_hh", "gates", )
     attr_names = ()
 
@@ -121,6 +123,7 @@ class SimpleRnnCellGradNode(GradNodeBase):
     forward_op = "simple_rnn_cell"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "weight_hh", "h_out", )
     attr_names = ("activation", )
 
@@ -151,6 +154,7 @@ class LstmSequenceGradNode(GradNodeBase):
     forward_op = "lstm_sequence"
     num_grad_slots = 4
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "c0", "weight_hh", "mask", "gates", "hs", "cs", )
     attr_names = ("is_reverse", )
 
@@ -194,6 +198,7 @@ class GruSequenceGradNode(GradNodeBase):
     forward_op = "gru_sequence"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "weight_hh", "mask", "gates", "hs", )
     attr_names = ("is_reverse", )
 
@@ -232,6 +237,7 @@ class SimpleRnnSequenceGradNode(GradNodeBase):
     forward_op = "simple_rnn_sequence"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "weight_hh", "mask", "out", "hs", )
     attr_names = ("activation", "is_reverse", )
 

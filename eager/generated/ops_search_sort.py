@@ -59,6 +59,7 @@ class TopkGradNode(GradNodeBase):
     forward_op = "topk"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("k", "axis", "largest", "sorted", )
 
@@ -85,6 +86,7 @@ class SortGradNode(GradNodeBase):
     forward_op = "sort"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "descending", "stable", )
 
@@ -111,6 +113,7 @@ class KthvalueGradNode(GradNodeBase):
     forward_op = "kthvalue"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("k", "axis", "keepdim", )
 
@@ -137,6 +140,7 @@ class CummaxGradNode(GradNodeBase):
     forward_op = "cummax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "dtype", )
 
@@ -163,6 +167,7 @@ class CumminGradNode(GradNodeBase):
     forward_op = "cummin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "dtype", )
 
@@ -189,6 +194,7 @@ class ModeGradNode(GradNodeBase):
     forward_op = "mode"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "keepdim", )
 

@@ -55,6 +55,7 @@ class PadGradNode(GradNodeBase):
     forward_op = "pad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("paddings", "pad_value", )
 
@@ -79,6 +80,7 @@ class PadDoubleGradNode(GradNodeBase):
     forward_op = "pad_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("paddings", "pad_value", )
 
@@ -96,6 +98,7 @@ class NearestInterpGradNode(GradNodeBase):
     forward_op = "nearest_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -120,6 +123,7 @@ class NearestInterpDoubleGradNode(GradNodeBase):
     forward_op = "nearest_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -137,6 +141,7 @@ class LinearInterpGradNode(GradNodeBase):
     forward_op = "linear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -161,6 +166,7 @@ class LinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "linear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -178,6 +184,7 @@ class BilinearInterpGradNode(GradNodeBase):
     forward_op = "bilinear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -202,6 +209,7 @@ class BilinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "bilinear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -219,6 +227,7 @@ class TrilinearInterpGradNode(GradNodeBase):
     forward_op = "trilinear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -243,6 +252,7 @@ class TrilinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "trilinear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -260,6 +270,7 @@ class BicubicInterpGradNode(GradNodeBase):
     forward_op = "bicubic_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -284,6 +295,7 @@ class BicubicInterpDoubleGradNode(GradNodeBase):
     forward_op = "bicubic_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -301,6 +313,7 @@ class GridSampleGradNode(GradNodeBase):
     forward_op = "grid_sample"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "grid", )
     attr_names = ("mode", "padding_mode", "align_corners", )
 
