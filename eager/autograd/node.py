@@ -28,12 +28,16 @@ are, never a saved forward tensor's array.
 from __future__ import annotations
 
 from phi import api as phi_api
-from phi.api.support import FLAGS, wrap_result
-from phi.core import KERNELS, DenseTensor
+from phi.api.support import FLAGS, verify_infer_meta, wrap_result
+from phi.core import KERNELS, DenseTensor, MetaTensor
 
 from ..tensor import Tensor
 from .meta import AutogradMeta
 from .scope import SCOPE
+
+
+# kernel name -> its dense dispatch table, for GradNodeBase.write_into
+_INTO_KERNELS: dict = {}
 
 
 class GradSlotMeta:
@@ -89,23 +93,29 @@ class GradNodeBase:
         backward op with ``inplace``; returns the gradient Tensor (``grad`` itself
         when the kernel wrote there), or None where the op's checks must run
         instead: a tensor that is not dense, or differs from ``grad`` in shape,
-        dtype or array type (what the op's InferMeta would reject), or
-        ``FLAGS.check_infer_meta`` on."""
+        dtype or array type (what the op's InferMeta would reject). The result
+        has grad's shape and dtype (the op's InferMeta: same as out_grad), which
+        ``FLAGS.check_infer_meta`` verifies."""
         into = grad.impl
-        if type(into) is not DenseTensor or FLAGS.check_infer_meta:
+        if type(into) is not DenseTensor:
             return None
         array = into.array
-        array_type, dims, dtype = type(array), into.dims, into.dtype
+        array_type, shape, dtype = type(array), array.shape, array.dtype
         arrays = []
         for tensor in tensors:
             if type(tensor) is not DenseTensor:
                 return None
             other = tensor.array
-            if other is not array and (type(other) is not array_type or tensor.dims != dims
-                                       or tensor.dtype != dtype):
+            if other is not array and (type(other) is not array_type or other.shape != shape
+                                       or other.dtype != dtype):
                 return None
             arrays.append(other)
-        result = KERNELS.dispatch_table(kernel)[(array_type, array.dtype)](*arrays, *attrs, into=array)
+        table = _INTO_KERNELS.get(kernel)
+        if table is None:
+            table = _INTO_KERNELS[kernel] = KERNELS.dispatch_table(kernel)
+        result = table[(array_type, dtype)](*arrays, *attrs, into=array)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta(kernel, [MetaTensor(into.dims, into.dtype)], [result])
         if result is array:
             return grad
         return Tensor(wrap_result(result, array_type))

@@ -4,8 +4,7 @@ The gradients of relu, tanh, sigmoid and scale take ``into``: an array of
 out_grad's shape and dtype (the engine passes out_grad's own buffer when it
 owns it exclusively; backward.yaml's ``inplace : (out_grad -> x_grad)``) into
 which the result may be written. They return the result, which is ``into``
-when they wrote there; with ``into=None`` they allocate one result array and no
-other full-size temporary beyond it.
+when they wrote there.
 """
 import numpy as np
 
@@ -33,12 +32,7 @@ def tanh(ctx, x):
 @register_kernel("tanh_grad", ALL_BACKENDS, INEXACT)
 def tanh_grad(ctx, out, out_grad, *, into=None):
     xp = ctx.xp
-    # 1 - out**2 in one scratch array (out= keeps a 0-d result an array)
-    slope = xp.square(out, out=xp.empty_like(out))
-    xp.subtract(1, slope, out=slope)
-    if slope.dtype.kind == "c":
-        xp.conj(slope, out=slope)
-    return xp.multiply(out_grad, slope, out=slope if into is None else into)
+    return xp.multiply(out_grad, conj(1 - xp.square(out)), out=into)
 
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
@@ -50,11 +44,7 @@ def sigmoid(ctx, x):
 
 @register_kernel("sigmoid_grad", ALL_BACKENDS, FLOATS)
 def sigmoid_grad(ctx, out, out_grad, *, into=None):
-    xp = ctx.xp
-    # out * (1 - out) in one scratch array (out= keeps a 0-d result an array)
-    slope = xp.subtract(1, out, out=xp.empty_like(out))
-    xp.multiply(out, slope, out=slope)
-    return xp.multiply(out_grad, slope, out=slope if into is None else into)
+    return ctx.xp.multiply(out_grad, out * (1 - out), out=into)
 
 
 @register_kernel("exp", ALL_BACKENDS, INEXACT)

@@ -1,0 +1,195 @@
+"""Gradients written in place: relu, tanh, sigmoid and scale grads reuse the
+buffer of their incoming gradient only when the engine owns it exclusively,
+and never overwrite a gradient anyone else can see (a hook, a retained
+gradient, the seed, a PyLayer's result, another edge sharing the buffer)."""
+import numpy as np
+import pytest
+
+import eager
+from eager.autograd import PyLayer
+from eager.autograd.node import GradNodeBase
+
+C = np.array([[0.5, -2.0, 3.0], [1.5, 0.25, -1.0]])
+X = np.array([[0.3, -0.7, 1.2], [-0.1, 0.8, -1.5]])
+
+
+def _derivative(name, x):
+    """d op(x) / dx from the maths, and op(x)."""
+    if name == "relu":
+        return (x > 0).astype(float), np.maximum(x, 0)
+    if name == "tanh":
+        t = np.tanh(x)
+        return 1 - t * t, t
+    if name == "sigmoid":
+        s = 1 / (1 + np.exp(-x))
+        return s * (1 - s), s
+    return np.full_like(x, 2.5), 2.5 * x  # scale
+
+
+def _op(name, h):
+    if name == "scale":
+        return h * 2.5  # a plain float multiplier records the scale op
+    return getattr(eager, name)(h)
+
+
+OPS = ["relu", "tanh", "sigmoid", "scale"]
+
+
+@pytest.fixture
+def writes(monkeypatch):
+    """Records each in-place attempt: (kernel, whether it wrote into the gradient)."""
+    seen = []
+    original = GradNodeBase.write_into
+
+    def spy(self, kernel, grad, tensors, attrs):
+        result = original(self, kernel, grad, tensors, attrs)
+        seen.append((kernel, result is grad))
+        return result
+
+    monkeypatch.setattr(GradNodeBase, "write_into", spy)
+    return seen
+
+
+def _graph(name):
+    """x (leaf) -> h = x * 3 -> y = op(h) -> z = y * c: y's gradient is c, a fresh
+    result of multiply_grad, so the op's grad node receives an owned gradient."""
+    x = eager.to_tensor(X, stop_gradient=False)
+    c = eager.to_tensor(C)
+    h = x * eager.to_tensor(np.full_like(X, 3.0))
+    y = _op(name, h)
+    return x, y, y * c
+
+
+def _expected_x_grad(name):
+    slope, _ = _derivative(name, 3.0 * X)
+    return C * slope * 3.0
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_an_owned_gradient_is_written_in_place_and_the_result_is_right(name, writes):
+    x, _, z = _graph(name)
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    assert writes == [(f"{name}_grad", True)]
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_gradient_seen_by_a_hook_is_never_overwritten(name, writes):
+    x, y, z = _graph(name)
+    kept = []
+    y.register_hook(kept.append)
+    z.sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), C)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    assert writes == []
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_retained_gradient_is_never_overwritten(name, writes):
+    x, y, z = _graph(name)
+    y.retain_grads()
+    z.sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), C)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    assert writes == []
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_hook_result_the_user_keeps_is_never_overwritten(name, writes):
+    x, y, z = _graph(name)
+    kept = []
+
+    def replace(grad):
+        kept.append(grad * 1.0)
+        return kept[-1]
+
+    y.register_hook(replace)
+    z.sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), C)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_the_seed_is_never_overwritten(name, writes):
+    x = eager.to_tensor(X, stop_gradient=False)
+    y = _op(name, x * eager.to_tensor(np.full_like(X, 3.0)))
+    seed = eager.to_tensor(C.copy())
+    y.backward(seed)
+    np.testing.assert_array_equal(seed.numpy(), C)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    (gx,) = eager.grad([_op(name, x * 3.0)], [x], [seed])
+    np.testing.assert_array_equal(seed.numpy(), C)
+    assert writes == []
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_buffer_shared_by_two_edges_is_never_overwritten(name, writes):
+    # add's gradient goes unchanged (one buffer) to both of its inputs: the op's
+    # node must not write into what k's branch still reads.
+    x = eager.to_tensor(X, stop_gradient=False)
+    k_leaf = eager.to_tensor(np.ones_like(X), stop_gradient=False)
+    y = _op(name, x * eager.to_tensor(np.full_like(X, 3.0)))
+    k = k_leaf * eager.to_tensor(np.full_like(X, 2.0))
+    ((y + k) * eager.to_tensor(C)).sum().backward()
+    np.testing.assert_allclose(k_leaf.grad.numpy(), 2.0 * C, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    assert (f"{name}_grad", True) not in writes
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_pylayer_result_is_never_overwritten(name, writes):
+    kept = []
+
+    class Keep(PyLayer):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 1.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            kept.append(grad * 1.0)
+            return kept[-1]
+
+    x = eager.to_tensor(X, stop_gradient=False)
+    y = Keep.apply(_op(name, x * eager.to_tensor(np.full_like(X, 3.0))))
+    (y * eager.to_tensor(C)).sum().backward()
+    np.testing.assert_array_equal(kept[0].numpy(), C)
+    np.testing.assert_allclose(x.grad.numpy(), _expected_x_grad(name), rtol=1e-12)
+    assert writes == []
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_a_sum_of_gradients_is_owned_and_retain_graph_gives_the_same_twice(name, writes):
+    x = eager.to_tensor(X, stop_gradient=False)
+    y = _op(name, x * eager.to_tensor(np.full_like(X, 3.0)))
+    c = eager.to_tensor(C)
+    z = y * c + y * c  # two gradients arrive at y's node: their sum is a new buffer
+    z.sum().backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    np.testing.assert_allclose(first, 2 * _expected_x_grad(name), rtol=1e-12)
+    x.clear_grad()
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), first)
+    assert writes == [(f"{name}_grad", True)] * 2
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_create_graph_never_writes_in_place_and_double_backward_holds(name, writes):
+    x = eager.to_tensor(X, stop_gradient=False)
+    y = _op(name, x)
+    (gx,) = eager.grad([(y * eager.to_tensor(C)).sum()], [x], create_graph=True)
+    slope, _ = _derivative(name, X)
+    np.testing.assert_allclose(gx.numpy(), C * slope, rtol=1e-12)
+    assert writes == []  # under create_graph every gradient is a recorded result
+    gx.sum().backward()
+    t = np.tanh(X) if name == "tanh" else 1 / (1 + np.exp(-X))
+    second = -2 * t * (1 - t * t) if name == "tanh" else t * (1 - t) * (1 - 2 * t)
+    np.testing.assert_allclose(x.grad.numpy(), C * second, rtol=1e-10)
+
+
+def test_an_integer_scale_gradient_keeps_its_dtype():
+    # scale's kernel writes in place only for float gradients; int keeps Paddle's truncation.
+    x = eager.to_tensor(np.array([1, 2, 3], dtype=np.int64))
+    g = eager.ops.scale_grad(x, 0.5)
+    assert g.dtype == eager.int64
+    np.testing.assert_array_equal(g.numpy(), [0, 1, 1])
