@@ -2,6 +2,9 @@
 buffer of their incoming gradient only when the engine owns it exclusively,
 and never overwrite a gradient anyone else can see (a hook, a retained
 gradient, the seed, a PyLayer's result, another edge sharing the buffer)."""
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -193,3 +196,44 @@ def test_an_integer_scale_gradient_keeps_its_dtype():
     g = eager.ops.scale_grad(x, 0.5)
     assert g.dtype == eager.int64
     np.testing.assert_array_equal(g.numpy(), [0, 1, 1])
+
+
+# -- the graph holds no reference cycles: refcounts free it, not the collector --------------
+
+def _nodes_of(tensor):
+    """Every grad node reachable from tensor's, as weak references."""
+    seen, stack = {}, [tensor.grad_node]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = weakref.ref(node)
+        stack.extend(edge[0] for slot in node.next_edges for edge in slot if edge is not None)
+    return list(seen.values())
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_graph_is_freed_by_reference_counts_alone(create_graph):
+    was_enabled = gc.isenabled()
+    gc.disable()  # nothing here may need the cyclic collector to be freed
+    try:
+        w = eager.to_tensor(np.random.default_rng(0).standard_normal((3, 4)), stop_gradient=False)
+        x = eager.to_tensor(X)
+        h = eager.relu(eager.matmul(x, w))
+        y = (eager.tanh(h) + eager.sigmoid(h) * 2.0).sum()
+        y.retain_grads()
+        h.register_hook(lambda g: None)
+        nodes = _nodes_of(y)
+        assert len(nodes) >= 7
+        if create_graph:
+            (gw,) = eager.grad([y], [w], create_graph=True)
+            nodes += _nodes_of(gw)
+            gw.sum().backward()
+            del gw
+        else:
+            y.backward()
+        del x, h, y, w
+        assert [r for r in nodes if r() is not None] == []
+    finally:
+        if was_enabled:
+            gc.enable()
