@@ -237,3 +237,34 @@ def test_a_graph_is_freed_by_reference_counts_alone(create_graph):
     finally:
         if was_enabled:
             gc.enable()
+
+
+# -- add passes its gradient through when there is nothing to reduce ------------------------
+
+def test_add_of_same_shapes_passes_the_gradient_and_broadcasting_still_reduces():
+    x = eager.to_tensor(X, stop_gradient=False)
+    b = eager.to_tensor(np.array([1.0, 2.0, 3.0]), stop_gradient=False)
+    ((x + x) * eager.to_tensor(C)).sum().backward()  # one tensor on both edges: the two add up
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * C)
+    ((x + b) * eager.to_tensor(C)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * C)
+    np.testing.assert_array_equal(b.grad.numpy(), C.sum(axis=0))
+
+
+def test_an_owned_gradient_stays_owned_through_add_and_a_shared_one_is_not_written(writes):
+    x = eager.to_tensor(X, stop_gradient=False)
+    shift = eager.to_tensor(np.full_like(X, 0.1))  # stops gradients: add's one wanted edge
+    y = eager.relu(eager.tanh(x * eager.to_tensor(np.full_like(X, 3.0))) + shift)
+    (y * eager.to_tensor(C)).sum().backward()
+    t = np.tanh(3.0 * X)
+    np.testing.assert_allclose(x.grad.numpy(), C * (t + 0.1 > 0) * (1 - t * t) * 3.0, rtol=1e-12)
+    assert writes == [("relu_grad", True), ("tanh_grad", True)]
+
+    writes.clear()
+    p = eager.to_tensor(X, stop_gradient=False)
+    q = eager.to_tensor(-X, stop_gradient=False)
+    ((eager.tanh(p) + eager.sigmoid(q)) * eager.to_tensor(C)).sum().backward()
+    s = 1 / (1 + np.exp(X))
+    np.testing.assert_allclose(p.grad.numpy(), C * (1 - np.tanh(X) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(q.grad.numpy(), C * s * (1 - s), rtol=1e-12)
+    assert all(not wrote for _, wrote in writes)

@@ -219,6 +219,9 @@ class NodePlan:
     # (incoming gradient, kernel) when backward.yaml says inplace: (out_grad -> x_grad):
     # the kernel may write its result into that gradient when the engine owns it.
     inplace: tuple | None = None
+    # Per edge slot, the saved shape-only spec of an input whose gradient is the
+    # incoming gradient itself when their shapes match (None: not such an input).
+    pass_through: tuple = ()
 
     @property
     def has_list_output(self) -> bool:
@@ -297,7 +300,26 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         # last order of fwd, and differentiating them must raise, not give zeros.
         order_limit=1 if bwd.composite is None and bwd.bilinear is None and bwd.backward is None else None,
         inplace=_plan_grad_inplace(bwd, call_args, len(grad_outputs)),
+        pass_through=_plan_pass_through(bwd, inputs, saved, grad_args),
     )
+
+
+def _plan_pass_through(bwd: OpSpec, inputs: tuple, saved: list, grad_args: list) -> tuple:
+    """The saved spec slot per edge slot for backward.yaml's pass_through (add's
+    gradient reaches an input of the output's shape unchanged): each named
+    output must be the gradient of a plain input saved shape-only, and the op
+    must take one incoming gradient and have several outputs (out_mask)."""
+    if not bwd.pass_through:
+        return ()
+    shape_only = {s.slot for s in saved if s.kind == "shape"}
+    by_grad = {f"{slot.name}_grad": slot for slot in inputs}
+    if len(grad_args) != 1 or len(bwd.outputs) < 2 or any(
+            name not in by_grad or by_grad[name].is_list or by_grad[name].name not in shape_only
+            for name in bwd.pass_through):
+        raise SpecError(bwd.where("pass_through"), f"{bwd.name}: pass_through names gradients of plain "
+                                                   f"inputs in no_need_buffer, of an op with one incoming "
+                                                   f"gradient and several outputs")
+    return tuple(slot.name if f"{slot.name}_grad" in bwd.pass_through else None for slot in inputs)
 
 
 def _plan_grad_inplace(bwd: OpSpec, call_args: list, num_grad_slots: int):

@@ -67,6 +67,7 @@ class AddGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     fresh_grads = True
+    tracks_ownership = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -83,6 +84,9 @@ class AddGradNode(GradNodeBase):
             y = Tensor(saved_shape(self, self.y))
             grad = _composite.add_grad(x, y, out_grad)
             return ((grad[0],), (grad[1],), )
+        grad = self.pass_through(out_grad, (self.x, self.y, ), out_mask)
+        if grad is not None:
+            return grad
         grad = _phi.add_grad(saved_shape(self, self.x), saved_shape(self, self.y), out_grad.impl, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
