@@ -268,3 +268,21 @@ def test_an_owned_gradient_stays_owned_through_add_and_a_shared_one_is_not_writt
     np.testing.assert_allclose(p.grad.numpy(), C * (1 - np.tanh(X) ** 2), rtol=1e-12)
     np.testing.assert_allclose(q.grad.numpy(), C * s * (1 - s), rtol=1e-12)
     assert all(not wrote for _, wrote in writes)
+
+
+@pytest.mark.parametrize("how", ["retain", "hook"])
+def test_a_gradient_passed_through_add_after_a_hook_saw_it_is_never_overwritten(how, writes):
+    x = eager.to_tensor(X, stop_gradient=False)
+    shift = eager.to_tensor(np.full_like(X, 0.1))
+    z = eager.tanh(x * eager.to_tensor(np.full_like(X, 3.0))) + shift
+    kept = []
+    if how == "retain":
+        z.retain_grads()
+    else:
+        z.register_hook(kept.append)
+    (eager.relu(z) * eager.to_tensor(C)).sum().backward()
+    t = np.tanh(3.0 * X)
+    z_grad = C * (t + 0.1 > 0)
+    np.testing.assert_array_equal((z.grad if how == "retain" else kept[0]).numpy(), z_grad)
+    np.testing.assert_allclose(x.grad.numpy(), z_grad * (1 - t * t) * 3.0, rtol=1e-12)
+    assert ("tanh_grad", True) not in writes

@@ -254,7 +254,8 @@ def _exclusive(node, incoming, outputs, grad, owned) -> bool:
     returns new arrays, views, or its incoming gradients), be a dense tensor
     whose array owns its memory (not a view), appear once among the node's
     results (a gradient passed to two inputs is shared), and not be one of the
-    node's incoming gradients unless that one was owned (passed through). The
+    node's incoming gradients unless that one was owned and unseen by hooks
+    or retain_grads at the node (passed through). The
     seed, a hook's result, a retained gradient, a PyLayer's results and a
     ``.grad`` never qualify: they are not fresh results of a generated node, or
     their consumer has hooks or retains them (checked before ``apply_into``).
@@ -277,7 +278,9 @@ def _exclusive(node, incoming, outputs, grad, owned) -> bool:
         return False
     for other in incoming:
         if other is not None and getattr(other.impl, "array", None) is array:
-            return node in owned
+            # Passed through: owned only if it was owned here and nothing else saw
+            # it at this node (a hook, or a retained gradient committed later).
+            return node in owned and node.pre_hooks is None and node.retain_metas is None
     return True
 
 
