@@ -286,3 +286,23 @@ def test_a_gradient_passed_through_add_after_a_hook_saw_it_is_never_overwritten(
     np.testing.assert_array_equal((z.grad if how == "retain" else kept[0]).numpy(), z_grad)
     np.testing.assert_allclose(x.grad.numpy(), z_grad * (1 - t * t) * 3.0, rtol=1e-12)
     assert ("tanh_grad", True) not in writes
+
+
+# -- backward.yaml: inplace and pass_through are checked where they are declared -----------
+
+@pytest.mark.parametrize("entry, old, new, problem", [
+    ("- backward_op : multiply_grad", "  backward :", "  inplace : (out_grad -> x_grad)\n  backward :",
+     "multiply_grad: inplace on a backward op needs a kernel, one output"),
+    ("- backward_op : multiply_grad", "  backward :", "  pass_through : x_grad\n  backward :",
+     "multiply_grad: pass_through names gradients of plain inputs in no_need_buffer"),
+])
+def test_misused_inplace_and_pass_through_are_rejected_at_their_line(tmp_path, entry, old, new, problem):
+    from eager.api_gen.model import SpecError
+    from eager.api_gen.render import render_all
+    from test_api_gen import copy_yaml, edit_entry
+
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(bwd, entry, old, new)
+    with pytest.raises(SpecError) as info:
+        render_all(ops_yaml=ops, backward_yaml=bwd)
+    assert str(info.value).startswith(f"{bwd}:{line}: ") and problem in str(info.value), str(info.value)
