@@ -209,6 +209,7 @@ class OpSpec:
     no_grad_outputs: tuple = ()  # outputs that are never differentiable (an index beside a value)
     returned_if: tuple = ()  # (output, bool attribute): returned only when the attribute is true
     no_need_buffer: tuple = ()
+    pass_through: tuple = ()  # backward outputs that are the incoming gradient itself when shapes match
     invoke: CallSpec | None = None
     composite: CallSpec | None = None
     bilinear: str | None = None  # the bilinear forward op whose gradient this differentiates
@@ -415,7 +416,7 @@ _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "in
                  "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke",
                  "operator", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
-                  "composite", "bilinear", "no_need_buffer", "optional", "inplace", "doc")
+                  "composite", "bilinear", "no_need_buffer", "optional", "inplace", "pass_through", "doc")
 
 
 def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
@@ -472,6 +473,7 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         no_grad_outputs=parse_name_list(entry.get("no_grad_outputs", []), at("no_grad_outputs"), "no_grad_outputs"),
         returned_if=parse_flag_map(entry["returned_if"], at("returned_if")) if "returned_if" in entry else (),
         no_need_buffer=parse_name_list(entry.get("no_need_buffer", []), at("no_need_buffer"), "no_need_buffer"),
+        pass_through=parse_name_list(entry.get("pass_through", []), at("pass_through"), "pass_through"),
         invoke=parse_call(entry["invoke"], at("invoke"), "invoke") if "invoke" in entry else None,
         composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,
         bilinear=_optional_str(entry, "bilinear", at),

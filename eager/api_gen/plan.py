@@ -238,6 +238,12 @@ class NodePlan:
     fill_zeros: bool
     is_view: bool
     order_limit: int | None  # 1 when the backward op itself cannot be differentiated
+    # (incoming gradient, kernel) when backward.yaml says inplace: (out_grad -> x_grad):
+    # the kernel may write its result into that gradient when the engine owns it.
+    inplace: tuple | None = None
+    # Per edge slot, the saved shape-only spec of an input whose gradient is the
+    # incoming gradient itself when their shapes match (None: not such an input).
+    pass_through: tuple = ()
 
     @property
     def has_list_output(self) -> bool:
@@ -315,7 +321,47 @@ def plan_node(fwd: OpSpec, bwd: OpSpec) -> NodePlan:
         # The backward op has no backward and no composite: its results are the
         # last order of fwd, and differentiating them must raise, not give zeros.
         order_limit=1 if bwd.composite is None and bwd.bilinear is None and bwd.backward is None else None,
+        inplace=_plan_grad_inplace(bwd, call_args, len(grad_outputs)),
+        pass_through=_plan_pass_through(bwd, inputs, saved, grad_args),
     )
+
+
+def _plan_pass_through(bwd: OpSpec, inputs: tuple, saved: list, grad_args: list) -> tuple:
+    """The saved spec slot per edge slot for backward.yaml's pass_through (add's
+    gradient reaches an input of the output's shape unchanged): each named
+    output must be the gradient of a plain input saved shape-only, and the op
+    must take one incoming gradient and have several outputs (out_mask)."""
+    if not bwd.pass_through:
+        return ()
+    shape_only = {s.slot for s in saved if s.kind == "shape"}
+    by_grad = {f"{slot.name}_grad": slot for slot in inputs}
+    if len(grad_args) != 1 or len(bwd.outputs) < 2 or any(
+            name not in by_grad or by_grad[name].is_list or by_grad[name].name not in shape_only
+            for name in bwd.pass_through):
+        raise SpecError(bwd.where("pass_through"), f"{bwd.name}: pass_through names gradients of plain "
+                                                   f"inputs in no_need_buffer, of an op with one incoming "
+                                                   f"gradient and several outputs")
+    return tuple(slot.name if f"{slot.name}_grad" in bwd.pass_through else None for slot in inputs)
+
+
+def _plan_grad_inplace(bwd: OpSpec, call_args: list, num_grad_slots: int):
+    """(incoming gradient, kernel) for a backward op with ``inplace``; the engine's
+    in-place path covers one incoming gradient, one output and a kernel whose
+    tensor arguments come before its attributes, in the op's order."""
+    if bwd.inplace is None:
+        return None
+    source, _ = bwd.inplace
+    kinds = [a.kind for a in call_args]
+    if (bwd.kernel is None or len(bwd.outputs) != 1 or num_grad_slots != 1
+            or not any(a.name == source and a.kind == "grad" for a in call_args)
+            or any(a.is_list or a.optional for a in call_args)
+            or kinds != sorted(kinds, key=lambda kind: kind == "attr")
+            or tuple(bwd.kernel.params) != tuple(a.name for a in bwd.args)):
+        raise SpecError(bwd.where("inplace"), f"{bwd.name}: inplace on a backward op needs a kernel, one "
+                                              f"output, one incoming gradient (the input written into), "
+                                              f"plain tensors before attributes and the kernel's params "
+                                              f"in the op's order")
+    return source, bwd.kernel.func
 
 
 def _grad_arg(grad_outputs: tuple, bwd: OpSpec, arg, index: int, list_position: int | None) -> GradArg:
@@ -402,7 +448,8 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
                           if o.name not in op.intermediate) if op.returned_if else (),
         all_outputs=tuple(OutputSlot(o.name, o.is_list) for o in op.outputs),
         phi=op.name if op.kernel else None, invoke=invoke, composite=composite, node=node,
-        inplace=op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,
+        # A backward op's inplace is its kernel's (the engine's in-place gradient), not an eager twin.
+        inplace=None if op.is_backward else op.inplace, out_mask=op.is_backward and len(op.outputs) > 1,
         max_order=max_order(op, everything), is_backward=op.is_backward,
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
         view_source=op.view[0] if op.view else None,

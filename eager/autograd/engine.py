@@ -16,6 +16,7 @@ import itertools
 import threading
 
 from phi import api as phi_api
+from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
@@ -81,19 +82,24 @@ def _ordinal(i: int) -> str:
 def _count_dependencies(roots) -> dict:
     """node -> number of edges into it from nodes reachable from the roots."""
     dependencies: dict = {}
-    seen = set(roots)
-    stack = list(seen)
+    get = dependencies.get
+    is_root = set(roots).__contains__
+    stack = list(dict.fromkeys(roots))
+    push, pop = stack.append, stack.pop
     while stack:
-        node = stack.pop()
+        node = pop()
         for slot in node.next_edges:
             for edge in slot:
                 if edge is None:
                     continue
                 nxt = edge[0]
-                dependencies[nxt] = dependencies.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+                count = get(nxt)
+                if count is None:
+                    dependencies[nxt] = 1
+                    if not is_root(nxt):  # a root is on the stack already
+                        push(nxt)
+                else:
+                    dependencies[nxt] = count + 1
     return dependencies
 
 
@@ -157,6 +163,129 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     leaves' gradients are held by the returned list alone.
     """
     dependencies = _count_dependencies(roots)
+    if captures is None and cut is None and not ANOMALY.enabled:
+        previous_mode = STATE.enabled
+        STATE.enabled = create_graph
+        try:
+            return _walk_plain(roots, holders, create_graph, dependencies) + (None,)
+        finally:
+            STATE.enabled = previous_mode
+    return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
+
+
+def _walk_plain(roots, holders, create_graph: bool, dependencies):
+    """The walk of a plain backward (no inputs to capture, no cut edges, anomaly
+    mode off): the same steps as :func:`_walk_general`, in one tight loop.
+
+    It also tracks which gradients are exclusively owned (see
+    :func:`_exclusive`): a node whose class has ``grad_inplace`` and whose one
+    gradient is owned runs ``apply_into``, which may write its result into that
+    gradient's buffer instead of a new one.
+    """
+    ready = [node for node in roots if node not in dependencies]
+    leaves, retained, ran = [], [], []
+    owned = set()  # nodes whose one gradient, in holders, is exclusively owned
+    inplace = not create_graph
+    # Locals: this loop runs once per node of the graph.
+    pop_ready, push_ready, pop_holder, get_holder = ready.pop, ready.append, holders.pop, holders.get
+    while ready:
+        node = pop_ready()
+        grads = pop_holder(node, None)
+        if grads is None:  # nothing arrived (every gradient into it was None)
+            outputs = _NONES
+        else:
+            if node.pre_hooks is not None:
+                grads = node.run_pre_hooks(grads)
+            if node.retain_metas is not None:
+                retained.append((node, grads))
+            if node.is_accumulation:
+                if grads[0] is not None:
+                    leaves.append((node, grads[0]))
+                continue
+            if node in owned and node.pre_hooks is None and node.retain_metas is None:
+                outputs = node.apply_into(grads)
+            else:
+                outputs = node.apply(grads, create_graph)
+            ran.append(node)
+        # One (edge slot, its gradients) pair per edge, as in _walk_general.
+        pairs = zip(node.next_edges, outputs)
+        if not node.single_edge_slots:
+            pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
+                     for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
+        for (edge,), grads_ in pairs:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            if grads_ is not None:
+                grad = grads_[0]
+                if grad is not None:
+                    holder = get_holder(nxt)
+                    if holder is None:
+                        if nxt.num_grad_slots == 1:
+                            holders[nxt] = [grad]
+                            if inplace and nxt.tracks_ownership and _exclusive(node, grads, outputs, grad, owned):
+                                owned.add(nxt)
+                        else:
+                            holder = holders[nxt] = [None] * nxt.num_grad_slots
+                            holder[edge[1]] = grad
+                    else:
+                        slot = edge[1]
+                        current = holder[slot]
+                        if current is None:
+                            holder[slot] = grad
+                        else:
+                            holder[slot] = add_grads(current, grad, create_graph)
+                            if inplace and nxt.tracks_ownership and nxt.num_grad_slots == 1:
+                                owned.add(nxt)  # the sum is a new buffer, held here alone
+            remaining = dependencies[nxt] - 1
+            if remaining:
+                dependencies[nxt] = remaining
+            else:
+                push_ready(nxt)
+    return leaves, retained, ran
+
+
+def _exclusive(node, incoming, outputs, grad, owned) -> bool:
+    """Whether ``grad``, one of the gradients ``node`` returned, is exclusively
+    owned by the one edge it goes to, so its consumer may write into it.
+
+    Ownership is decided from the graph, never from reference counts: the
+    gradient must come from a generated grad node (``fresh_grads``: its kernel
+    returns new arrays, views, or its incoming gradients), be a dense tensor
+    whose array owns its memory (not a view), appear once among the node's
+    results (a gradient passed to two inputs is shared), and not be one of the
+    node's incoming gradients unless that one was owned and unseen by hooks
+    or retain_grads at the node (passed through). The
+    seed, a hook's result, a retained gradient, a PyLayer's results and a
+    ``.grad`` never qualify: they are not fresh results of a generated node, or
+    their consumer has hooks or retains them (checked before ``apply_into``).
+    """
+    if not node.fresh_grads:
+        return False
+    impl = grad.impl
+    if type(impl) is not DenseTensor:
+        return False
+    array = impl.array
+    if array.base is not None:
+        return False
+    seen = 0
+    for slot in outputs:
+        if slot is not None:
+            for other in slot:
+                if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
+                    seen += 1
+    if seen != 1:
+        return False
+    for other in incoming:
+        if other is not None and getattr(other.impl, "array", None) is array:
+            # Passed through: owned only if it was owned here and nothing else saw
+            # it at this node (a hook, or a retained gradient committed later).
+            return node in owned and node.pre_hooks is None and node.retain_metas is None
+    return True
+
+
+def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencies):
+    """The walk with grad()'s captured inputs, cut edges or anomaly checks."""
     if captures is not None:
         captures, captured = captures
         needed = _nodes_above(roots, captures)

@@ -11,14 +11,33 @@ A node has two sides, as Paddle's GradNodeBase does:
   and which of its gradient slots the input was; None where the input stops
   gradients. ``apply`` returns one entry per edge slot, shaped the same, or
   None for a whole slot that gets no gradient.
+
+Gradient ownership (what lets a backward write into a gradient instead of a new
+buffer): the engine tracks, for a node with one gradient slot and
+``tracks_ownership``, whether the gradient waiting for it is exclusively owned,
+meaning nothing else can see that buffer: a fresh result of a generated grad
+node (``fresh_grads``) sent to that one edge, or a sum the engine made. It then
+calls ``apply_into`` instead of ``apply``; a node with ``grad_inplace`` computes
+its result into that buffer there. Never owned: the seed, a hook's result, a
+retained gradient, a ``.grad``, a PyLayer's results, anything under
+``create_graph``, and a gradient whose node has hooks or retains it.
+Generated grad kernels keep the contract this needs: each returns new arrays,
+views of its inputs (which have a ``base``), or its incoming gradients as they
+are, never a saved forward tensor's array.
 """
 from __future__ import annotations
 
 from phi import api as phi_api
+from phi.api.support import FLAGS, verify_infer_meta, wrap_result
+from phi.core import KERNELS, DenseTensor, MetaTensor
 
 from ..tensor import Tensor
 from .meta import AutogradMeta
 from .scope import SCOPE
+
+
+# kernel name -> its dense dispatch table, for GradNodeBase.write_into
+_INTO_KERNELS: dict = {}
 
 
 class GradSlotMeta:
@@ -50,6 +69,9 @@ class GradNodeBase:
     is_view = False  # the forward op's output shares its input's buffer
     is_accumulation = False  # the end of a path: a leaf's GradNodeAccumulation
     single_edge_slots = True  # every edge slot holds one edge (no Tensor[] input)
+    fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
+    tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
+    grad_inplace = False  # apply_into writes the result into that gradient's buffer
 
     def __init__(self, next_edges):
         self.next_edges = next_edges
@@ -58,6 +80,61 @@ class GradNodeBase:
     def apply(self, grads, create_graph: bool):
         """Gradients of the forward inputs (per edge slot) from those of its outputs."""
         raise NotImplementedError
+
+    def apply_into(self, grads):
+        """``apply`` without create_graph, called by the engine when the node's one
+        gradient is exclusively owned (see the module doc): a node with
+        ``grad_inplace`` may write its result into that gradient's buffer."""
+        return self.apply(grads, False)
+
+    def write_into(self, kernel: str, grad, tensors: tuple, attrs: tuple):
+        """Runs phi kernel ``kernel`` on ``tensors`` (phi tensors, ``grad``'s among
+        them) and ``attrs`` with ``into=`` grad's array, for ``apply_into`` of a
+        backward op with ``inplace``; returns the gradient Tensor (``grad`` itself
+        when the kernel wrote there), or None where the op's checks must run
+        instead: a tensor that is not dense, or differs from ``grad`` in shape,
+        dtype or array type (what the op's InferMeta would reject). The result
+        has grad's shape and dtype (the op's InferMeta: same as out_grad), which
+        ``FLAGS.check_infer_meta`` verifies."""
+        into = grad.impl
+        if type(into) is not DenseTensor:
+            return None
+        array = into.array
+        array_type, shape, dtype = type(array), array.shape, array.dtype
+        arrays = []
+        for tensor in tensors:
+            if type(tensor) is not DenseTensor:
+                return None
+            other = tensor.array
+            if other is not array and (type(other) is not array_type or other.shape != shape
+                                       or other.dtype != dtype):
+                return None
+            arrays.append(other)
+        table = _INTO_KERNELS.get(kernel)
+        if table is None:
+            table = _INTO_KERNELS[kernel] = KERNELS.dispatch_table(kernel)
+        result = table[(array_type, dtype)](*arrays, *attrs, into=array)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta(kernel, [MetaTensor(into.dims, into.dtype)], [result])
+        if result is array:
+            return grad
+        return Tensor(wrap_result(result, array_type))
+
+    def pass_through(self, grad, specs: tuple, out_mask: tuple):
+        """apply's result for an identity backward (backward.yaml's pass_through:
+        add's gradient reaches an input of the output's shape unchanged): the
+        incoming ``grad`` itself for each wanted input whose saved shape spec
+        (``specs``, None for an input that is not pass-through) has grad's shape;
+        None when some wanted input needs the kernel (a broadcast input), grad
+        is not dense, or the graph was released (the kernel path says so)."""
+        impl = grad.impl
+        if type(impl) is not DenseTensor:
+            return None
+        shape = impl.array.shape
+        for spec, wanted in zip(specs, out_mask):
+            if wanted and (spec is None or spec[0] != shape):
+                return None
+        return tuple((grad,) if wanted else None for wanted in out_mask)
 
     def release(self) -> None:
         """Frees the saved tensors (after a backward without retain_graph)."""

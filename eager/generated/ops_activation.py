@@ -85,6 +85,7 @@ class PowGradNode(GradNodeBase):
     forward_op = "pow"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("y", )
 
@@ -109,6 +110,9 @@ class ScaleGradNode(GradNodeBase):
     forward_op = "scale"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ()
     attr_names = ("scale", )
 
@@ -120,6 +124,13 @@ class ScaleGradNode(GradNodeBase):
         grad = _phi.scale_grad(out_grad.impl, self.scale, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("scale_grad", out_grad, (out_grad.impl, ), (self.scale, ))
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class ReluGradNode(GradNodeBase):
     """Runs relu_grad for relu."""
@@ -129,6 +140,9 @@ class ReluGradNode(GradNodeBase):
     forward_op = "relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -144,6 +158,13 @@ class ReluGradNode(GradNodeBase):
         grad = _phi.relu_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("relu_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class TanhGradNode(GradNodeBase):
     """Runs tanh_grad for tanh."""
@@ -153,6 +174,9 @@ class TanhGradNode(GradNodeBase):
     forward_op = "tanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -168,6 +192,13 @@ class TanhGradNode(GradNodeBase):
         grad = _phi.tanh_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("tanh_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class TanhDoubleGradNode(GradNodeBase):
     """Runs tanh_double_grad for tanh_grad."""
@@ -177,6 +208,7 @@ class TanhDoubleGradNode(GradNodeBase):
     forward_op = "tanh_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -202,6 +234,9 @@ class SigmoidGradNode(GradNodeBase):
     forward_op = "sigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
+    grad_inplace = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -217,6 +252,13 @@ class SigmoidGradNode(GradNodeBase):
         grad = _phi.sigmoid_grad(self.out.recover_impl(self), out_grad.impl, )
         return ((Tensor(grad),), )
 
+    def apply_into(self, grads):
+        out_grad = grads[0]
+        grad = self.write_into("sigmoid_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
+        if grad is None:
+            return self.apply(grads, False)
+        return ((grad,), )
+
 
 class SigmoidDoubleGradNode(GradNodeBase):
     """Runs sigmoid_double_grad for sigmoid_grad."""
@@ -226,6 +268,7 @@ class SigmoidDoubleGradNode(GradNodeBase):
     forward_op = "sigmoid_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -251,6 +294,7 @@ class ExpGradNode(GradNodeBase):
     forward_op = "exp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -275,6 +319,7 @@ class ExpDoubleGradNode(GradNodeBase):
     forward_op = "exp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", "grad_out", )
     attr_names = ()
 
@@ -300,6 +345,7 @@ class LogGradNode(GradNodeBase):
     forward_op = "log"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -324,6 +370,7 @@ class GeluGradNode(GradNodeBase):
     forward_op = "gelu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("approximate", )
 
@@ -350,6 +397,7 @@ class SiluGradNode(GradNodeBase):
     forward_op = "silu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -374,6 +422,7 @@ class LeakyReluGradNode(GradNodeBase):
     forward_op = "leaky_relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("negative_slope", )
 
@@ -398,6 +447,7 @@ class EluGradNode(GradNodeBase):
     forward_op = "elu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("alpha", )
 
@@ -422,6 +472,7 @@ class SeluGradNode(GradNodeBase):
     forward_op = "selu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("scale", "alpha", )
 
@@ -446,6 +497,7 @@ class CeluGradNode(GradNodeBase):
     forward_op = "celu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("alpha", )
 
@@ -470,6 +522,7 @@ class SoftplusGradNode(GradNodeBase):
     forward_op = "softplus"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("beta", "threshold", )
 
@@ -494,6 +547,7 @@ class SoftsignGradNode(GradNodeBase):
     forward_op = "softsign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -518,6 +572,7 @@ class SoftshrinkGradNode(GradNodeBase):
     forward_op = "softshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 
@@ -542,6 +597,7 @@ class HardshrinkGradNode(GradNodeBase):
     forward_op = "hardshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 
@@ -566,6 +622,7 @@ class TanhshrinkGradNode(GradNodeBase):
     forward_op = "tanhshrink"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -590,6 +647,7 @@ class HardtanhGradNode(GradNodeBase):
     forward_op = "hardtanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("min", "max", )
 
@@ -614,6 +672,7 @@ class HardswishGradNode(GradNodeBase):
     forward_op = "hardswish"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -638,6 +697,7 @@ class HardsigmoidGradNode(GradNodeBase):
     forward_op = "hardsigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("slope", "offset", )
 
@@ -662,6 +722,7 @@ class MishGradNode(GradNodeBase):
     forward_op = "mish"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -686,6 +747,7 @@ class LogSigmoidGradNode(GradNodeBase):
     forward_op = "log_sigmoid"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -710,6 +772,7 @@ class ThresholdedReluGradNode(GradNodeBase):
     forward_op = "thresholded_relu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("threshold", )
 

@@ -54,6 +54,7 @@ class DropoutGradNode(GradNodeBase):
     forward_op = "dropout"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ("p", "is_test", "mode", )
 

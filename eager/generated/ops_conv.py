@@ -57,6 +57,7 @@ class Conv2dGradNode(GradNodeBase):
     forward_op = "conv2d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -85,6 +86,7 @@ class Conv2dDoubleGradNode(GradNodeBase):
     forward_op = "conv2d_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -114,6 +116,7 @@ class Conv3dGradNode(GradNodeBase):
     forward_op = "conv3d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -142,6 +145,7 @@ class Conv3dDoubleGradNode(GradNodeBase):
     forward_op = "conv3d_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format", )
 
@@ -171,6 +175,7 @@ class Conv2dTransposeGradNode(GradNodeBase):
     forward_op = "conv2d_transpose"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -199,6 +204,7 @@ class Conv2dTransposeDoubleGradNode(GradNodeBase):
     forward_op = "conv2d_transpose_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -228,6 +234,7 @@ class Conv3dTransposeGradNode(GradNodeBase):
     forward_op = "conv3d_transpose"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 
@@ -256,6 +263,7 @@ class Conv3dTransposeDoubleGradNode(GradNodeBase):
     forward_op = "conv3d_transpose_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "filter", "grad_out", )
     attr_names = ("strides", "paddings", "output_padding", "output_size", "padding_algorithm", "groups", "dilations", "data_format", )
 

@@ -78,6 +78,7 @@ class TrilGradNode(GradNodeBase):
     forward_op = "tril"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("diagonal", )
 
@@ -95,6 +96,7 @@ class TriuGradNode(GradNodeBase):
     forward_op = "triu"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("diagonal", )
 
@@ -112,6 +114,7 @@ class DiagGradNode(GradNodeBase):
     forward_op = "diag"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", )
 
@@ -133,6 +136,7 @@ class DiagflatGradNode(GradNodeBase):
     forward_op = "diagflat"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", )
 
@@ -154,6 +158,7 @@ class DiagEmbedGradNode(GradNodeBase):
     forward_op = "diag_embed"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ("offset", "dim1", "dim2", )
 
@@ -175,6 +180,7 @@ class MeshgridGradNode(GradNodeBase):
     forward_op = "meshgrid"
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -197,6 +203,7 @@ class FillGradNode(GradNodeBase):
     forward_op = "fill"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -214,6 +221,7 @@ class ZeroGradNode(GradNodeBase):
     forward_op = "zero"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -231,6 +239,7 @@ class ComplexGradNode(GradNodeBase):
     forward_op = "complex"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("real", "imag", )
     attr_names = ()
 
@@ -259,6 +268,7 @@ class ComplexDoubleGradNode(GradNodeBase):
     forward_op = "complex_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("real", "imag", )
     attr_names = ()
 

@@ -71,6 +71,8 @@ class AddGradNode(GradNodeBase):
     forward_op = "add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
+    tracks_ownership = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -87,6 +89,9 @@ class AddGradNode(GradNodeBase):
             y = Tensor(saved_shape(self, self.y))
             grad = _composite.add_grad(x, y, out_grad)
             return ((grad[0],), (grad[1],), )
+        grad = self.pass_through(out_grad, (self.x, self.y, ), out_mask)
+        if grad is not None:
+            return grad
         grad = _phi.add_grad(saved_shape(self, self.x), saved_shape(self, self.y), out_grad.impl, out_mask=out_mask)
         return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
@@ -99,6 +104,7 @@ class SubtractGradNode(GradNodeBase):
     forward_op = "subtract"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -127,6 +133,7 @@ class MultiplyGradNode(GradNodeBase):
     forward_op = "multiply"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -155,6 +162,7 @@ class MultiplyDoubleGradNode(GradNodeBase):
     forward_op = "multiply_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "grad_out", )
     attr_names = ()
 
@@ -184,6 +192,7 @@ class DivideGradNode(GradNodeBase):
     forward_op = "divide"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -214,6 +223,7 @@ class WhereGradNode(GradNodeBase):
     forward_op = "where"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("condition", "x", "y", )
     attr_names = ()
 
@@ -244,6 +254,7 @@ class SignGradNode(GradNodeBase):
     forward_op = "sign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -265,6 +276,7 @@ class MaximumGradNode(GradNodeBase):
     forward_op = "maximum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -293,6 +305,7 @@ class MinimumGradNode(GradNodeBase):
     forward_op = "minimum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 

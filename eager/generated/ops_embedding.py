@@ -54,6 +54,7 @@ class EmbeddingGradNode(GradNodeBase):
     forward_op = "embedding"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "weight", )
     attr_names = ("padding_idx", "sparse", )
 
@@ -80,6 +81,7 @@ class EmbeddingDoubleGradNode(GradNodeBase):
     forward_op = "embedding_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("padding_idx", )
 

@@ -54,6 +54,7 @@ class LinearGradNode(GradNodeBase):
     forward_op = "linear"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "weight", )
     attr_names = ()
 

@@ -72,6 +72,7 @@ class GatherGradNode(GradNodeBase):
     forward_op = "gather"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "index", )
     attr_names = ("axis", )
 
@@ -98,6 +99,7 @@ class GatherDoubleGradNode(GradNodeBase):
     forward_op = "gather_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", )
     attr_names = ("axis", )
 
@@ -119,6 +121,7 @@ class TakeAlongAxisGradNode(GradNodeBase):
     forward_op = "take_along_axis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("arr", "indices", )
     attr_names = ("axis", "broadcast", )
 
@@ -145,6 +148,7 @@ class TakeAlongAxisDoubleGradNode(GradNodeBase):
     forward_op = "take_along_axis_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("indices", )
     attr_names = ("axis", "broadcast", )
 
@@ -166,6 +170,7 @@ class MaskedFillGradNode(GradNodeBase):
     forward_op = "masked_fill"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", "value", )
     attr_names = ()
 
@@ -196,6 +201,7 @@ class MaskedSelectGradNode(GradNodeBase):
     forward_op = "masked_select"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ()
 
@@ -222,6 +228,7 @@ class MaskedSelectDoubleGradNode(GradNodeBase):
     forward_op = "masked_select_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ()
 
@@ -243,6 +250,7 @@ class ScatterGradNode(GradNodeBase):
     forward_op = "scatter"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ("overwrite", )
 
@@ -271,6 +279,7 @@ class ScatterNdAddGradNode(GradNodeBase):
     forward_op = "scatter_nd_add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ()
 
@@ -299,6 +308,7 @@ class ScatterNdGradNode(GradNodeBase):
     forward_op = "scatter_nd"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "updates", )
     attr_names = ()
 
@@ -325,6 +335,7 @@ class GatherNdGradNode(GradNodeBase):
     forward_op = "gather_nd"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "index", )
     attr_names = ()
 
@@ -351,6 +362,7 @@ class GatherNdDoubleGradNode(GradNodeBase):
     forward_op = "gather_nd_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", )
     attr_names = ()
 
@@ -372,6 +384,7 @@ class PutAlongAxisGradNode(GradNodeBase):
     forward_op = "put_along_axis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("arr", "indices", "values", "out", )
     attr_names = ("axis", "reduce", "broadcast", )
 
@@ -404,6 +417,7 @@ class IndexAddGradNode(GradNodeBase):
     forward_op = "index_add"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("index", "value", )
     attr_names = ("axis", )
 
@@ -433,6 +447,7 @@ class IndexPutGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", "indices", "value", )
     attr_names = ("accumulate", )
 
@@ -463,6 +478,7 @@ class MaskedScatterGradNode(GradNodeBase):
     forward_op = "masked_scatter"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", "value", )
     attr_names = ()
 

@@ -56,6 +56,7 @@ class GetitemGradNode(GradNodeBase):
     forward_op = "getitem"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("index", )
 
@@ -80,6 +81,7 @@ class GetitemDoubleGradNode(GradNodeBase):
     forward_op = "getitem_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("index", )
 
@@ -97,6 +99,7 @@ class SetitemGradNode(GradNodeBase):
     forward_op = "setitem"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("value", )
     attr_names = ("index", )
 

@@ -59,6 +59,7 @@ class ConcatGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", )
 
@@ -81,6 +82,7 @@ class StackGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", )
 
@@ -101,6 +103,7 @@ class SplitGradNode(GradNodeBase):
     backward_op = "split_grad"
     forward_op = "split"
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -118,6 +121,7 @@ class UnbindGradNode(GradNodeBase):
     backward_op = "unbind_grad"
     forward_op = "unbind"
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 

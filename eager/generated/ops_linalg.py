@@ -74,6 +74,7 @@ class BmmGradNode(GradNodeBase):
     forward_op = "bmm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -99,6 +100,7 @@ class DotGradNode(GradNodeBase):
     forward_op = "dot"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -124,6 +126,7 @@ class MvGradNode(GradNodeBase):
     forward_op = "mv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "vec", )
     attr_names = ()
 
@@ -149,6 +152,7 @@ class OuterGradNode(GradNodeBase):
     forward_op = "outer"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -174,6 +178,7 @@ class InnerGradNode(GradNodeBase):
     forward_op = "inner"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -199,6 +204,7 @@ class CrossGradNode(GradNodeBase):
     forward_op = "cross"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ("axis", )
 
@@ -224,6 +230,7 @@ class KronGradNode(GradNodeBase):
     forward_op = "kron"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -250,6 +257,7 @@ class EinsumGradNode(GradNodeBase):
     num_grad_slots = 1
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("equation", )
 
@@ -271,6 +279,7 @@ class TraceGradNode(GradNodeBase):
     forward_op = "trace"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -292,6 +301,7 @@ class DiagonalGradNode(GradNodeBase):
     forward_op = "diagonal"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -316,6 +326,7 @@ class DiagonalDoubleGradNode(GradNodeBase):
     forward_op = "diagonal_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("offset", "axis1", "axis2", )
 
@@ -333,6 +344,7 @@ class MatrixPowerGradNode(GradNodeBase):
     forward_op = "matrix_power"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("n", )
 
@@ -354,6 +366,7 @@ class InverseGradNode(GradNodeBase):
     forward_op = "inverse"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -375,6 +388,7 @@ class DetGradNode(GradNodeBase):
     forward_op = "det"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ()
 
@@ -398,6 +412,7 @@ class SlogdetGradNode(GradNodeBase):
     forward_op = "slogdet"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -419,6 +434,7 @@ class SolveGradNode(GradNodeBase):
     forward_op = "solve"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -446,6 +462,7 @@ class CholeskyGradNode(GradNodeBase):
     forward_op = "cholesky"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("upper", )
 
@@ -470,6 +487,7 @@ class QrGradNode(GradNodeBase):
     forward_op = "qr"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "q", "r", )
     attr_names = ("mode", )
 
@@ -500,6 +518,7 @@ class SvdGradNode(GradNodeBase):
     forward_op = "svd"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "u", "s", "vh", )
     attr_names = ("full_matrices", )
 
@@ -533,6 +552,7 @@ class EighGradNode(GradNodeBase):
     forward_op = "eigh"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("out_w", "out_v", )
     attr_names = ("UPLO", )
 
@@ -561,6 +581,7 @@ class PinvGradNode(GradNodeBase):
     forward_op = "pinv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("rcond", "hermitian", )
 

@@ -62,6 +62,7 @@ class SoftmaxGradNode(GradNodeBase):
     forward_op = "softmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("axis", )
 
@@ -86,6 +87,7 @@ class LogSoftmaxGradNode(GradNodeBase):
     forward_op = "log_softmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ("axis", )
 
@@ -110,6 +112,7 @@ class CrossEntropyWithSoftmaxGradNode(GradNodeBase):
     forward_op = "cross_entropy_with_softmax"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("label", "softmax", )
     attr_names = ("soft_label", "use_softmax", "numeric_stable_mode", "ignore_index", "axis", )
 
@@ -138,6 +141,7 @@ class SigmoidCrossEntropyWithLogitsGradNode(GradNodeBase):
     forward_op = "sigmoid_cross_entropy_with_logits"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "label", "pos_weight", )
     attr_names = ("normalize", "ignore_index", )
 
@@ -167,6 +171,7 @@ class FusedSoftmaxCrossEntropyGradNode(GradNodeBase):
     forward_op = "fused_softmax_cross_entropy"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("label", "softmax", )
     attr_names = ("ignore_index", "reduction", )
 
@@ -195,6 +200,7 @@ class BceLossGradNode(GradNodeBase):
     forward_op = "bce_loss"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "label", )
     attr_names = ()
 
@@ -221,6 +227,7 @@ class NllLossGradNode(GradNodeBase):
     forward_op = "nll_loss"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", "label", "weight", )
     attr_names = ("ignore_index", )
 
@@ -250,6 +257,7 @@ class WarpctcGradNode(GradNodeBase):
     forward_op = "warpctc"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("logits", "label", "logits_length", "labels_length", )
     attr_names = ("blank", "norm_by_times", )
 

@@ -63,6 +63,7 @@ class ReshapeGradNode(GradNodeBase):
     forward_op = "reshape"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -87,6 +88,7 @@ class TransposeGradNode(GradNodeBase):
     forward_op = "transpose"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ()
     attr_names = ("perm", )
 
@@ -107,6 +109,7 @@ class CastGradNode(GradNodeBase):
     forward_op = "cast"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -128,6 +131,7 @@ class SqueezeGradNode(GradNodeBase):
     forward_op = "squeeze"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -152,6 +156,7 @@ class UnsqueezeGradNode(GradNodeBase):
     forward_op = "unsqueeze"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -176,6 +181,7 @@ class FlattenGradNode(GradNodeBase):
     forward_op = "flatten"
     num_grad_slots = 1
     is_view = True
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -200,6 +206,7 @@ class AssignGradNode(GradNodeBase):
     forward_op = "assign"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -217,6 +224,7 @@ class ExpandGradNode(GradNodeBase):
     forward_op = "expand"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("shape", )
 

@@ -81,6 +81,7 @@ class ElementwisePowGradNode(GradNodeBase):
     forward_op = "elementwise_pow"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -109,6 +110,7 @@ class ClipGradNode(GradNodeBase):
     forward_op = "clip"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("min", "max", )
 
@@ -133,6 +135,7 @@ class Atan2GradNode(GradNodeBase):
     forward_op = "atan2"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -158,6 +161,7 @@ class HypotGradNode(GradNodeBase):
     forward_op = "hypot"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "out", )
     attr_names = ()
 
@@ -185,6 +189,7 @@ class LerpGradNode(GradNodeBase):
     forward_op = "lerp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "weight", )
     attr_names = ()
 
@@ -215,6 +220,7 @@ class FmaxGradNode(GradNodeBase):
     forward_op = "fmax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -243,6 +249,7 @@ class FminGradNode(GradNodeBase):
     forward_op = "fmin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 

@@ -90,6 +90,7 @@ class AbsGradNode(GradNodeBase):
     forward_op = "abs"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -114,6 +115,7 @@ class NegGradNode(GradNodeBase):
     forward_op = "neg"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -131,6 +133,7 @@ class SqrtGradNode(GradNodeBase):
     forward_op = "sqrt"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -155,6 +158,7 @@ class SquareGradNode(GradNodeBase):
     forward_op = "square"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -179,6 +183,7 @@ class RsqrtGradNode(GradNodeBase):
     forward_op = "rsqrt"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -203,6 +208,7 @@ class ReciprocalGradNode(GradNodeBase):
     forward_op = "reciprocal"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -227,6 +233,7 @@ class Log1pGradNode(GradNodeBase):
     forward_op = "log1p"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -251,6 +258,7 @@ class Expm1GradNode(GradNodeBase):
     forward_op = "expm1"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -275,6 +283,7 @@ class FloorGradNode(GradNodeBase):
     forward_op = "floor"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -292,6 +301,7 @@ class CeilGradNode(GradNodeBase):
     forward_op = "ceil"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -309,6 +319,7 @@ class RoundGradNode(GradNodeBase):
     forward_op = "round"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -326,6 +337,7 @@ class Log2GradNode(GradNodeBase):
     forward_op = "log2"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -350,6 +362,7 @@ class Log10GradNode(GradNodeBase):
     forward_op = "log10"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -374,6 +387,7 @@ class TruncGradNode(GradNodeBase):
     forward_op = "trunc"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -391,6 +405,7 @@ class FracGradNode(GradNodeBase):
     forward_op = "frac"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -408,6 +423,7 @@ class NanToNumGradNode(GradNodeBase):
     forward_op = "nan_to_num"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 

@@ -67,6 +67,7 @@ class ErfGradNode(GradNodeBase):
     forward_op = "erf"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -91,6 +92,7 @@ class ErfinvGradNode(GradNodeBase):
     forward_op = "erfinv"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("out", )
     attr_names = ()
 
@@ -115,6 +117,7 @@ class LgammaGradNode(GradNodeBase):
     forward_op = "lgamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -139,6 +142,7 @@ class DigammaGradNode(GradNodeBase):
     forward_op = "digamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -163,6 +167,7 @@ class RealGradNode(GradNodeBase):
     forward_op = "real"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -180,6 +185,7 @@ class ImagGradNode(GradNodeBase):
     forward_op = "imag"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -197,6 +203,7 @@ class ConjGradNode(GradNodeBase):
     forward_op = "conj"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -214,6 +221,7 @@ class AngleGradNode(GradNodeBase):
     forward_op = "angle"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -238,6 +246,7 @@ class PolygammaGradNode(GradNodeBase):
     forward_op = "polygamma"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("n", )
 

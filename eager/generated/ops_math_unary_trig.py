@@ -75,6 +75,7 @@ class SinGradNode(GradNodeBase):
     forward_op = "sin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -99,6 +100,7 @@ class CosGradNode(GradNodeBase):
     forward_op = "cos"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -123,6 +125,7 @@ class TanGradNode(GradNodeBase):
     forward_op = "tan"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -147,6 +150,7 @@ class AsinGradNode(GradNodeBase):
     forward_op = "asin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -171,6 +175,7 @@ class AcosGradNode(GradNodeBase):
     forward_op = "acos"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -195,6 +200,7 @@ class AtanGradNode(GradNodeBase):
     forward_op = "atan"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -219,6 +225,7 @@ class SinhGradNode(GradNodeBase):
     forward_op = "sinh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -243,6 +250,7 @@ class CoshGradNode(GradNodeBase):
     forward_op = "cosh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -267,6 +275,7 @@ class AsinhGradNode(GradNodeBase):
     forward_op = "asinh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -291,6 +300,7 @@ class AcoshGradNode(GradNodeBase):
     forward_op = "acosh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 
@@ -315,6 +325,7 @@ class AtanhGradNode(GradNodeBase):
     forward_op = "atanh"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ()
 

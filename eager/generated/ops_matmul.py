@@ -54,6 +54,7 @@ class MatmulGradNode(GradNodeBase):
     forward_op = "matmul"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ("transpose_x", "transpose_y", )
 
@@ -82,6 +83,7 @@ class MatmulDoubleGradNode(GradNodeBase):
     forward_op = "matmul_grad"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", "grad_out", )
     attr_names = ("transpose_x", "transpose_y", )
 

@@ -57,6 +57,7 @@ class LayerNormGradNode(GradNodeBase):
     forward_op = "layer_norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "scale", "bias", "mean", "variance", )
     attr_names = ("epsilon", "begin_norm_axis", )
 
@@ -93,6 +94,7 @@ class BatchNormGradNode(GradNodeBase):
     forward_op = "batch_norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "scale", "bias", "saved_mean", "saved_variance", )
     attr_names = ("momentum", "epsilon", "data_format", "is_test", "use_global_stats", "trainable_statistics", )
 
@@ -129,6 +131,7 @@ class InstanceNormGradNode(GradNodeBase):
     forward_op = "instance_norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "scale", "bias", "saved_mean", "saved_variance", )
     attr_names = ("epsilon", "data_format", )
 
@@ -165,6 +168,7 @@ class GroupNormGradNode(GradNodeBase):
     forward_op = "group_norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "scale", "bias", "mean", "variance", )
     attr_names = ("epsilon", "groups", "data_format", )
 

@@ -59,6 +59,7 @@ class MaxPool2dWithIndexGradNode(GradNodeBase):
     forward_op = "max_pool2d_with_index"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -85,6 +86,7 @@ class MaxPool2dWithIndexDoubleGradNode(GradNodeBase):
     forward_op = "max_pool2d_with_index_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -106,6 +108,7 @@ class AvgPool2dGradNode(GradNodeBase):
     forward_op = "avg_pool2d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -130,6 +133,7 @@ class AvgPool2dDoubleGradNode(GradNodeBase):
     forward_op = "avg_pool2d_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -147,6 +151,7 @@ class MaxPool3dWithIndexGradNode(GradNodeBase):
     forward_op = "max_pool3d_with_index"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -173,6 +178,7 @@ class MaxPool3dWithIndexDoubleGradNode(GradNodeBase):
     forward_op = "max_pool3d_with_index_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("mask", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "adaptive", "data_format", )
 
@@ -194,6 +200,7 @@ class AvgPool3dGradNode(GradNodeBase):
     forward_op = "avg_pool3d"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -218,6 +225,7 @@ class AvgPool3dDoubleGradNode(GradNodeBase):
     forward_op = "avg_pool3d_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_size", "strides", "paddings", "padding_algorithm", "ceil_mode", "exclusive", "adaptive", "data_format", )
 
@@ -235,6 +243,7 @@ class Im2colGradNode(GradNodeBase):
     forward_op = "im2col"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("kernel_sizes", "strides", "paddings", "dilations", )
 
@@ -256,6 +265,7 @@ class Col2imGradNode(GradNodeBase):
     forward_op = "col2im"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("kernel_sizes", "strides", "paddings", "dilations", )
 

@@ -66,6 +66,7 @@ class TileGradNode(GradNodeBase):
     forward_op = "tile"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("repeat_times", )
 
@@ -90,6 +91,7 @@ class FlipGradNode(GradNodeBase):
     forward_op = "flip"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -110,6 +112,7 @@ class SliceGradNode(GradNodeBase):
     forward_op = "slice"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ("axes", "starts", "ends", )
 
@@ -134,6 +137,7 @@ class RollGradNode(GradNodeBase):
     forward_op = "roll"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("shifts", "axis", )
 
@@ -154,6 +158,7 @@ class ExpandAsGradNode(GradNodeBase):
     forward_op = "expand_as"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "y", )
     attr_names = ()
 
@@ -180,6 +185,7 @@ class BroadcastTensorsGradNode(GradNodeBase):
     forward_op = "broadcast_tensors"
     is_view = False
     single_edge_slots = False
+    fresh_grads = True
     saved_names = ("input", )
     attr_names = ()
 
@@ -202,6 +208,7 @@ class MoveaxisGradNode(GradNodeBase):
     forward_op = "moveaxis"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("source", "destination", )
 
@@ -222,6 +229,7 @@ class TGradNode(GradNodeBase):
     forward_op = "t"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ()
 
@@ -241,6 +249,7 @@ class UnstackGradNode(GradNodeBase):
     backward_op = "unstack_grad"
     forward_op = "unstack"
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("axis", )
 
@@ -259,6 +268,7 @@ class RepeatInterleaveGradNode(GradNodeBase):
     forward_op = "repeat_interleave"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("repeats", "axis", )
 
@@ -283,6 +293,7 @@ class StridedSliceGradNode(GradNodeBase):
     forward_op = "strided_slice"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axes", "starts", "ends", "strides", )
 
@@ -307,6 +318,7 @@ class Rot90GradNode(GradNodeBase):
     forward_op = "rot90"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("k", "axes", )
 
@@ -326,6 +338,7 @@ class TensorSplitGradNode(GradNodeBase):
     backward_op = "tensor_split_grad"
     forward_op = "tensor_split"
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("num_or_indices", "axis", )
 

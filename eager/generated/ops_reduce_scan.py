@@ -73,6 +73,7 @@ class MaxGradNode(GradNodeBase):
     forward_op = "max"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -99,6 +100,7 @@ class MinGradNode(GradNodeBase):
     forward_op = "min"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -125,6 +127,7 @@ class ProdGradNode(GradNodeBase):
     forward_op = "prod"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -149,6 +152,7 @@ class CumsumGradNode(GradNodeBase):
     forward_op = "cumsum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "dtype", )
 
@@ -173,6 +177,7 @@ class LogsumexpGradNode(GradNodeBase):
     forward_op = "logsumexp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -199,6 +204,7 @@ class StdGradNode(GradNodeBase):
     forward_op = "std"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "unbiased", "keepdim", )
 
@@ -225,6 +231,7 @@ class VarGradNode(GradNodeBase):
     forward_op = "var"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "unbiased", "keepdim", )
 
@@ -249,6 +256,7 @@ class NormGradNode(GradNodeBase):
     forward_op = "norm"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("p", "axis", "keepdim", )
 
@@ -275,6 +283,7 @@ class AmaxGradNode(GradNodeBase):
     forward_op = "amax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -301,6 +310,7 @@ class AminGradNode(GradNodeBase):
     forward_op = "amin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "keepdim", )
 
@@ -327,6 +337,7 @@ class CumprodGradNode(GradNodeBase):
     forward_op = "cumprod"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("dim", "dtype", )
 
@@ -351,6 +362,7 @@ class NansumGradNode(GradNodeBase):
     forward_op = "nansum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "dtype", "keepdim", )
 
@@ -375,6 +387,7 @@ class NanmeanGradNode(GradNodeBase):
     forward_op = "nanmean"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -399,6 +412,7 @@ class MedianGradNode(GradNodeBase):
     forward_op = "median"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -423,6 +437,7 @@ class LogcumsumexpGradNode(GradNodeBase):
     forward_op = "logcumsumexp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "out", )
     attr_names = ("axis", "dtype", )
 

@@ -55,6 +55,7 @@ class SumGradNode(GradNodeBase):
     forward_op = "sum"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 
@@ -79,6 +80,7 @@ class MeanGradNode(GradNodeBase):
     forward_op = "mean"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("axis", "keepdim", )
 

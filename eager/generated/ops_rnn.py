@@ -59,6 +59,7 @@ class LstmCellGradNode(GradNodeBase):
     forward_op = "lstm_cell"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "c", "weight_hh", "gates", )
     attr_names = ()
 
@@ -94,6 +95,7 @@ class GruCellGradNode(GradNodeBase):
     forward_op = "gru_cell"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "weight_hh", "gates", )
     attr_names = ()
 
@@ -126,6 +128,7 @@ class SimpleRnnCellGradNode(GradNodeBase):
     forward_op = "simple_rnn_cell"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("h", "weight_hh", "h_out", )
     attr_names = ("activation", )
 
@@ -156,6 +159,7 @@ class LstmSequenceGradNode(GradNodeBase):
     forward_op = "lstm_sequence"
     num_grad_slots = 4
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "c0", "weight_hh", "mask", "gates", "hs", "cs", )
     attr_names = ("is_reverse", )
 
@@ -199,6 +203,7 @@ class GruSequenceGradNode(GradNodeBase):
     forward_op = "gru_sequence"
     num_grad_slots = 3
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "weight_hh", "mask", "gates", "hs", )
     attr_names = ("is_reverse", )
 
@@ -237,6 +242,7 @@ class SimpleRnnSequenceGradNode(GradNodeBase):
     forward_op = "simple_rnn_sequence"
     num_grad_slots = 2
     is_view = False
+    fresh_grads = True
     saved_names = ("h0", "weight_hh", "mask", "out", "hs", )
     attr_names = ("activation", "is_reverse", )
 

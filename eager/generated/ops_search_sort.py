@@ -64,6 +64,7 @@ class TopkGradNode(GradNodeBase):
     forward_op = "topk"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("k", "axis", "largest", "sorted", )
 
@@ -90,6 +91,7 @@ class SortGradNode(GradNodeBase):
     forward_op = "sort"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "descending", "stable", )
 
@@ -116,6 +118,7 @@ class KthvalueGradNode(GradNodeBase):
     forward_op = "kthvalue"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("k", "axis", "keepdim", )
 
@@ -142,6 +145,7 @@ class CummaxGradNode(GradNodeBase):
     forward_op = "cummax"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "dtype", )
 
@@ -168,6 +172,7 @@ class CumminGradNode(GradNodeBase):
     forward_op = "cummin"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "dtype", )
 
@@ -194,6 +199,7 @@ class ModeGradNode(GradNodeBase):
     forward_op = "mode"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "indices", )
     attr_names = ("axis", "keepdim", )
 

@@ -60,6 +60,7 @@ class PadGradNode(GradNodeBase):
     forward_op = "pad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("paddings", "pad_value", )
 
@@ -84,6 +85,7 @@ class PadDoubleGradNode(GradNodeBase):
     forward_op = "pad_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("paddings", "pad_value", )
 
@@ -101,6 +103,7 @@ class NearestInterpGradNode(GradNodeBase):
     forward_op = "nearest_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -125,6 +128,7 @@ class NearestInterpDoubleGradNode(GradNodeBase):
     forward_op = "nearest_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -142,6 +146,7 @@ class LinearInterpGradNode(GradNodeBase):
     forward_op = "linear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -166,6 +171,7 @@ class LinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "linear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -183,6 +189,7 @@ class BilinearInterpGradNode(GradNodeBase):
     forward_op = "bilinear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -207,6 +214,7 @@ class BilinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "bilinear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -224,6 +232,7 @@ class TrilinearInterpGradNode(GradNodeBase):
     forward_op = "trilinear_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -248,6 +257,7 @@ class TrilinearInterpDoubleGradNode(GradNodeBase):
     forward_op = "trilinear_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -265,6 +275,7 @@ class BicubicInterpGradNode(GradNodeBase):
     forward_op = "bicubic_interp"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", )
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -289,6 +300,7 @@ class BicubicInterpDoubleGradNode(GradNodeBase):
     forward_op = "bicubic_interp_grad"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ()
     attr_names = ("out_size", "scale", "align_corners", "align_mode", "data_format", )
 
@@ -306,6 +318,7 @@ class GridSampleGradNode(GradNodeBase):
     forward_op = "grid_sample"
     num_grad_slots = 1
     is_view = False
+    fresh_grads = True
     saved_names = ("x", "grid", )
     attr_names = ("mode", "padding_mode", "align_corners", )
 

@@ -1,4 +1,11 @@
-"""Unary elementwise kernels and their gradients."""
+"""Unary elementwise kernels and their gradients.
+
+The gradients of relu, tanh, sigmoid and scale take ``into``: an array of
+out_grad's shape and dtype (the engine passes out_grad's own buffer when it
+owns it exclusively; backward.yaml's ``inplace : (out_grad -> x_grad)``) into
+which the result may be written. They return the result, which is ``into``
+when they wrote there.
+"""
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
@@ -13,8 +20,8 @@ def relu(ctx, x):
 
 
 @register_kernel("relu_grad", ALL_BACKENDS, FLOATS)
-def relu_grad(ctx, out, out_grad):
-    return ctx.xp.multiply(out_grad, out > 0)
+def relu_grad(ctx, out, out_grad, *, into=None):
+    return ctx.xp.multiply(out_grad, out > 0, out=into)
 
 
 @register_kernel("tanh", ALL_BACKENDS, INEXACT)
@@ -23,9 +30,9 @@ def tanh(ctx, x):
 
 
 @register_kernel("tanh_grad", ALL_BACKENDS, INEXACT)
-def tanh_grad(ctx, out, out_grad):
+def tanh_grad(ctx, out, out_grad, *, into=None):
     xp = ctx.xp
-    return xp.multiply(out_grad, conj(1 - xp.square(out)))
+    return xp.multiply(out_grad, conj(1 - xp.square(out)), out=into)
 
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
@@ -36,8 +43,8 @@ def sigmoid(ctx, x):
 
 
 @register_kernel("sigmoid_grad", ALL_BACKENDS, FLOATS)
-def sigmoid_grad(ctx, out, out_grad):
-    return ctx.xp.multiply(out_grad, out * (1 - out))
+def sigmoid_grad(ctx, out, out_grad, *, into=None):
+    return ctx.xp.multiply(out_grad, out * (1 - out), out=into)
 
 
 @register_kernel("exp", ALL_BACKENDS, INEXACT)
@@ -84,7 +91,9 @@ def scale(ctx, x, scale, bias, bias_after_scale):
 
 
 @register_kernel("scale_grad", ALL_BACKENDS, NUMERIC)
-def scale_grad(ctx, out_grad, scale):
+def scale_grad(ctx, out_grad, scale, *, into=None):
+    if into is not None and into.dtype.kind in "fc":
+        return ctx.xp.multiply(out_grad, scale, out=into)
     out = out_grad * scale
     return out if out.dtype == out_grad.dtype else out.astype(out_grad.dtype)
 
