@@ -1,5 +1,7 @@
 """The fused ops of issue #14 behind nn.Linear and cross_entropy, and the loss
-kernels' GPU code paths run on a stand-in device array module.
+kernels' GPU code paths, run on the GPU's array module (tests/fake_cupy.py
+where there is no real GPU: it refuses NumPy calls on its arrays and counts
+every device-to-host copy).
 
 References are NumPy written from the maths (loops over rows for the loss);
 torch only as an extra cross-check where installed.
@@ -13,11 +15,10 @@ import eager
 import eager.nn.functional as F
 from eager import nn
 from eager.autograd import gradcheck, gradgradcheck
+from phi.backends import get_gpu_context
 from phi.backends.cpu_context import CPU_CONTEXT
 from phi.kernels import fused as fused_kernels
 from phi.kernels import loss as loss_kernels
-
-from device_double import DEVICE_XP, DeviceContext, HostSync, to_device, to_host
 
 
 def leaf(array):
@@ -205,24 +206,32 @@ def test_fused_cross_entropy_against_torch(rng):
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-14)
 
 
-# -- the GPU code paths, on a stand-in device array module -------------------------------
+# -- the GPU code paths, on the GPU's array module ----------------------------------------
 
-def test_the_device_double_catches_host_reads_and_numpy_calls():
-    a = to_device(np.arange(3.0))
-    with pytest.raises(HostSync):
-        bool(a.any())
-    with pytest.raises(HostSync):
-        float(a.sum())
-    with pytest.raises(HostSync):
-        np.maximum(a, 0)
-    assert isinstance(DEVICE_XP.maximum(a, 0) + a, type(a))   # through xp, and operators, it works
+def _to_device(array):
+    return get_gpu_context().from_host(array)
+
+
+def _to_host(value):
+    if isinstance(value, tuple):
+        return tuple(_to_host(v) for v in value)
+    return None if value is None else get_gpu_context().to_host(value)
+
+
+def _transfers() -> int:
+    """Device-to-host copies so far (the fake counts them; real CuPy does not: 0)."""
+    return getattr(get_gpu_context().xp, "transfers", [0])[0]
 
 
 def _both(kernel, *args):
-    """kernel's results on the CPU and, on device arrays, on the stand-in GPU."""
+    """kernel's results on the CPU and on the GPU; the GPU call must not read
+    anything back to the host (a synchronisation on a real device)."""
     cpu = kernel(CPU_CONTEXT, *args)
-    device = kernel(DeviceContext(), *[to_device(a) if isinstance(a, np.ndarray) else a for a in args])
-    return cpu, to_host(device)
+    device_args = [_to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+    before = _transfers()
+    device = kernel(get_gpu_context(), *device_args)
+    assert _transfers() == before, f"{kernel.__name__} read a device value back to the host"
+    return cpu, _to_host(device)
 
 
 def _assert_same(cpu, device):
@@ -285,9 +294,10 @@ def test_loss_kernels_run_on_the_device_without_host_syncs(rng):
 def test_fused_cross_entropy_on_the_device_marks_out_of_range_labels_nan():
     # On a GPU the range is not read back: the bad row makes the loss (and its
     # gradient row) NaN instead, which anomaly mode reports.
-    logits, labels = to_device(np.zeros((3, 4))), to_device(np.array([0, 7, -100]))
-    softmax, loss = to_host(loss_kernels.fused_softmax_cross_entropy(DeviceContext(), logits, labels, -100, "mean"))
+    gpu = get_gpu_context()
+    logits, labels = _to_device(np.zeros((3, 4))), _to_device(np.array([0, 7, -100]))
+    softmax, loss = _to_host(loss_kernels.fused_softmax_cross_entropy(gpu, logits, labels, -100, "mean"))
     assert np.isnan(loss)
-    grad = to_host(loss_kernels.fused_softmax_cross_entropy_grad(
-        DeviceContext(), labels, to_device(softmax), None, to_device(np.asarray(1.0)), -100, "mean"))
+    grad = _to_host(loss_kernels.fused_softmax_cross_entropy_grad(
+        gpu, labels, _to_device(softmax), None, _to_device(np.asarray(1.0)), -100, "mean"))
     assert np.isnan(grad[1]).all() and np.isfinite(grad[[0, 2]]).all()
