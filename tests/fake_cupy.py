@@ -19,7 +19,8 @@ CuPy's contract, and is stricter where a real GPU would pay for leniency:
   and dtypes CuPy has no kernels for (object, strings, datetimes).
 
 ``transfers`` counts device-to-host copies (``get``, ``asnumpy``, ``item``,
-``tolist``, ``bool``/``float``/``int``), so a test can assert that a hot path
+``tolist``, ``bool``/``float``/``int``) and ``uploads`` host-to-device copies
+(``array``/``asarray`` of host data), so a test can assert that a hot path
 does not synchronize.
 """
 from __future__ import annotations
@@ -51,6 +52,7 @@ _CREATION = {"array", "asarray", "ascontiguousarray", "asanyarray", "zeros", "on
              "einsum", "ravel_multi_index", "unravel_index", "diag_indices", "tril_indices",
              "triu_indices", "isscalar", "ndim", "shape", "issubdtype", "r_", "c_"}
 transfers = [0]
+uploads = [0]
 
 
 class Device:
@@ -395,6 +397,8 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
         obj = obj._a
     elif _has_array(obj) and not isinstance(obj, numpy.ndarray):
         obj = _unwrap(obj, operand=False)
+    else:
+        uploads[0] += 1
     return _wrap(numpy.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin))
 
 

@@ -12,6 +12,9 @@ import pytest
 import eager
 from eager.autograd import AnomalyError, AutogradError, detect_anomaly, saved_tensors_hooks
 
+# Every test runs on the device axis (tests/conftest.py): on the CPU and with the GPU as the default place.
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def leaf(values, dtype="float64"):
     return eager.to_tensor(np.asarray(values, dtype=dtype), stop_gradient=False)

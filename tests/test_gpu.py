@@ -156,3 +156,62 @@ def test_layer_to_moves_parameters_and_an_optimizer_trains_there():
     np.testing.assert_allclose(weight.numpy(), before - 0.1 * 4.0, rtol=1e-6)
     net.to("cpu")
     assert weight.place == CPUPlace() and weight.grad.place == CPUPlace()
+
+
+def test_mixing_places_in_one_op_names_the_op_and_both_places():
+    cpu = eager.to_tensor([1.0, 2.0])
+    gpu = cpu.cuda()
+    with pytest.raises(ValueError, match=r"add: argument 'y' is on Place\(cpu\) but argument 'x' is on "
+                                         r"Place\(gpu:0\); an op's tensor inputs must share a place"):
+        eager.add(gpu, cpu)
+    with pytest.raises(ValueError, match=r"matmul: argument 'x' is on Place\(cpu\) but argument 'y' is on "
+                                         r"Place\(gpu:0\)"):
+        eager.matmul(cpu, gpu)
+    with pytest.raises(ValueError, match=r"concat: argument 'x\[2\]' is on Place\(cpu\) but argument 'x\[0\]'"):
+        eager.concat([gpu, gpu, cpu])
+    with pytest.raises(ValueError, match=r"where: argument 'y' is on Place\(cpu\)"):
+        eager.where(gpu > 1, gpu, cpu)
+
+
+def test_a_cpu_scalar_tensor_may_join_gpu_tensors():
+    gpu = eager.to_tensor([1.0, 2.0], stop_gradient=False).cuda()
+    two = eager.to_tensor(2.0)
+    for out in (gpu * two, two * gpu, eager.maximum(two, gpu)):
+        assert out.place == GPUPlace(0)
+    (gpu * two).sum().backward()
+    np.testing.assert_array_equal(gpu.grad.numpy(), [2.0, 2.0])
+
+
+@pytest.mark.skipif(REAL_GPU, reason="counts transfers with tests/fake_cupy.py's counters")
+@pytest.mark.parametrize("make_opt", [
+    lambda ps: eager.optimizer.SGD(0.01, parameters=ps),
+    lambda ps: eager.optimizer.Momentum(0.01, parameters=ps),
+    lambda ps: eager.optimizer.AdamW(0.01, parameters=ps, grad_clip=eager.nn.ClipGradByGlobalNorm(1.0)),
+])
+def test_a_training_step_on_the_gpu_moves_nothing_between_host_and_device(make_opt):
+    import fake_cupy
+
+    eager.set_device("gpu")
+    try:
+        net = eager.nn.Sequential(eager.nn.Linear(8, 16), eager.nn.ReLU(), eager.nn.Linear(16, 4))
+        opt = make_opt(net.parameters())
+        x, y = eager.randn([32, 8]), eager.randint(0, 4, [32])
+        for step in range(2):  # the second step: accumulators and caches exist
+            down, up = fake_cupy.transfers[0], fake_cupy.uploads[0]
+            loss = eager.nn.functional.cross_entropy(net(x) * 0.5 + 1.0, y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        assert (fake_cupy.transfers[0] - down, fake_cupy.uploads[0] - up) == (0, 0)
+    finally:
+        eager.set_device("cpu")
+
+
+def test_gpu_kernels_check_values_only_in_anomaly_mode():
+    from phi.backends import CPU_CONTEXT, get_gpu_context
+
+    gpu = get_gpu_context()
+    assert CPU_CONTEXT.check_values and not gpu.check_values
+    with eager.autograd.detect_anomaly():
+        assert gpu.check_values
+    assert not gpu.check_values

@@ -15,6 +15,9 @@ from eager.regularizer import L1Decay, L2Decay
 from phi.core import DenseTensor
 from phi.core.selected_rows import SelectedRows
 
+# Every test runs on the device axis (tests/conftest.py): on the CPU and with the GPU as the default place.
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def make_param(seed=0, shape=(3, 2)):
     rng = np.random.default_rng(seed)
@@ -382,7 +385,8 @@ def test_a_selected_rows_gradient_updates_as_its_dense_form():
     for cls in (SGD, Momentum, Adam):
         p = nn.Parameter(np.ones((4, 2)))
         q = nn.Parameter(np.ones((4, 2)))
-        sparse = SelectedRows(np.array([0, 2, 0]), DenseTensor(values.copy()), 4)
+        # rows and value where the parameter is (the default place of the device axis)
+        sparse = SelectedRows(eager.to_tensor(np.array([0, 2, 0])).impl.array, eager.to_tensor(values).impl, 4)
         p.grad = eager.Tensor(sparse)
         q.grad = eager.to_tensor(dense_grad)
         cls(0.1, parameters=[p]).step()

@@ -12,6 +12,9 @@ from phi import api as phi_api
 from phi.core import DenseTensor
 from phi.core.errors import InvalidArgumentError, InvalidTypeError
 
+# Every test runs on the device axis (tests/conftest.py): on the CPU and with the GPU as the default place.
+pytestmark = pytest.mark.usefixtures("device")
+
 torch = pytest.importorskip("torch")
 rng = np.random.default_rng(13)
 
@@ -237,7 +240,7 @@ def test_step_names_the_parameter_whose_update_failed():
     opt = Adam(0.1, parameters=[w])
     w.grad = eager.to_tensor(np.ones(2))
     opt._accumulator("moment1", w)  # made, then corrupted: the op must refuse it
-    opt._accumulators[("moment1", id(w))].impl.array = np.zeros(3)
+    opt._accumulators[("moment1", id(w))].impl.array = eager.zeros([3], "float64").impl.array  # on w's place
     with pytest.raises(InvalidArgumentError, match=r"Adam.step: parameter 'encoder.w': adam_: argument 'moment1'"):
         opt.step()
     np.testing.assert_array_equal(w.numpy(), [1.0, 1.0])

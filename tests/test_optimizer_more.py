@@ -14,6 +14,9 @@ from eager.optimizer import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, Lamb, 
                              RMSProp)
 from eager.regularizer import L2Decay
 
+# Every test runs on the device axis (tests/conftest.py): on the CPU and with the GPU as the default place.
+pytestmark = pytest.mark.usefixtures("device")
+
 
 def make_param(seed=0, shape=(3, 2)):
     return nn.Parameter(np.random.default_rng(seed).standard_normal(shape))  # float64

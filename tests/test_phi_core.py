@@ -2,6 +2,7 @@
 registry and dispatch; InferMeta functions called directly; phi.api on its own."""
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -387,7 +388,12 @@ def test_gpu_call_served_by_cpu_kernel_moves_data_both_ways(monkeypatch):
 
     f = KernelFactory()
     f.register("k", cpu_kernel, [Backend.CPU], [F32])
-    bound = f.dispatch_table("k")[(FakeDeviceArray, np.dtype(np.float32))]
+    table = f.dispatch_table("k")
+    with pytest.warns(RuntimeWarning, match=r"k: no GPU kernel for float32; it runs on the CPU.*FallBackToCpu"):
+        bound = table[(FakeDeviceArray, np.dtype(np.float32))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per op and dtype: the binding is cached
+        assert table[(FakeDeviceArray, np.dtype(np.float32))] is bound
     result = bound(FakeDeviceArray(np.ones(2, np.float32)), 3.0, out_mask=(True, False))
     assert seen == [(CPU_CONTEXT, np.ndarray, 3.0, (True, False))]
     assert isinstance(result, tuple) and result[1] is None

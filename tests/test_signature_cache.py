@@ -280,3 +280,17 @@ def test_a_forwarding_kernel_is_bound_as_the_xp_function_and_others_as_before():
     bound = f.dispatch_table("sw")[key]
     assert bound is not np.add and bound.func is swapped
     assert G._add_kernel[key] is np.add
+
+
+def test_a_call_whose_cpu_scalar_was_moved_to_the_gpu_is_not_remembered():
+    # same_place moves a 0-d CPU tensor beside GPU tensors; the call's own
+    # signature (a CPU array type) must not be remembered with the GPU kernel.
+    gpu = eager.to_tensor([1.0, 2.0]).cuda()
+    two = eager.to_tensor(2.0)
+    G._multiply_seen.clear()
+    for _ in range(3):
+        out = gpu * two
+        assert out.place == gpu.place
+        np.testing.assert_array_equal(out.numpy(), [2.0, 4.0])
+    assert all(len({item for item in signature if item in (np.ndarray, type(gpu.impl.array))}) == 1
+               for signature in G._multiply_seen)

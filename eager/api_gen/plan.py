@@ -157,6 +157,9 @@ class PhiPlan:
     kernel_args: tuple
     out_mask: bool
     view_source: str | None
+    # The tensor arguments checked against the key's place (the key first), as
+    # KernelArgs: every dense tensor the kernel reads, except shape-only ones.
+    same_place: tuple = ()
     # What a call's signature holds; None: the function runs every check on every call.
     signature: tuple | None = None
 
@@ -173,6 +176,12 @@ def plan_phi(op: OpSpec) -> PhiPlan:
     kernel_args = tuple(KernelArg(name, op.arg(name).is_tensor, op.arg(name).is_tensor_list,
                                   op.arg(name).is_tensor and op.arg(name).optional)
                         for name in kernel.params)
+    same_place = ()
+    if key.is_tensor and key.name in kernel.params:
+        others = tuple(a for a in kernel_args if a.is_tensor and a.name != key.name
+                       and a.name not in op.no_need_buffer)
+        if others or key.is_list:
+            same_place = (next(a for a in kernel_args if a.name == key.name),) + others
     return PhiPlan(
         name=op.name, doc=op.doc, params=tuple(a.name for a in op.args), tensors=tensors,
         infer_meta=op.infer_meta.func, infer_meta_args=tuple(op.infer_meta.params),
@@ -181,6 +190,7 @@ def plan_phi(op: OpSpec) -> PhiPlan:
         kernel=op.kernel.func, key=key, kernel_args=kernel_args,
         out_mask=op.is_backward and len(op.outputs) > 1,
         view_source=op.view[0] if op.view else None,
+        same_place=same_place,
         signature=plan_signature(op, key),
     )
 

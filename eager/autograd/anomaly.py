@@ -1,7 +1,8 @@
 """Anomaly mode: find the op that first made a NaN or Inf, forward or backward.
 
 Off by default, and then it costs one attribute read per op. Inside
-``detect_anomaly()`` every op's outputs are checked, the Python stack of each
+``detect_anomaly()`` GPU kernels also check the values they skip otherwise (to
+avoid waiting for the device: ``ctx.check_values``), every op's outputs are checked, the Python stack of each
 recorded op is kept (in a weak map, so nodes carry nothing when the mode is
 off), and backward checks each gradient a grad node returns; the error names
 the op or grad node, which output, and shows where the forward op was called.
@@ -14,6 +15,7 @@ import traceback
 import weakref
 
 from phi import api as phi_api
+from phi.backends.gpu_context import VALUE_CHECKS
 
 from ..errors import AnomalyError
 
@@ -78,9 +80,12 @@ class detect_anomaly:
 
     def __enter__(self):
         ANOMALY.enter(self.check_nan)
+        self._value_checks = VALUE_CHECKS.on
+        VALUE_CHECKS.on = True  # GPU kernels check values too (they wait for the device)
         return self
 
     def __exit__(self, *exc):
+        VALUE_CHECKS.on = self._value_checks
         ANOMALY.exit()
         return False
 

@@ -96,7 +96,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps: float = 1e-6, atol: floa
     if grad_outputs is None:
         rng = np.random.default_rng(seed)
         grad_outputs = tuple(
-            to_tensor(rng.uniform(-1.0, 1.0, o.shape).astype(np.float64), stop_gradient=False)
+            to_tensor(rng.uniform(-1.0, 1.0, o.shape).astype(np.float64), place=o.place, stop_gradient=False)
             for o in float_outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
@@ -126,7 +126,7 @@ def gradient_function(func, n_inputs: int):
                          create_graph=True, allow_unused=True)
         else:
             grads = [None] * len(wrt)
-        return tuple(to_tensor(np.zeros(t.shape, np.float64)) if g is None else g
+        return tuple(to_tensor(np.zeros(t.shape, np.float64), place=t.place) if g is None else g
                      for t, g in zip(wrt, grads))
 
     return vjp
@@ -172,7 +172,7 @@ def _analytic_jacobians(outputs, out_positions, wrt) -> list:
             for j in range(out.size):
                 one_hot = np.zeros(out.size, dtype=out.dtype.numpy_dtype)
                 one_hot[j] = 1
-                seed = to_tensor(one_hot.reshape(out.shape))
+                seed = to_tensor(one_hot.reshape(out.shape), place=out.place)
                 grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
                 for i, g in enumerate(grads):
                     if g is not None:
@@ -196,7 +196,7 @@ def _numerical_jacobians(func, inputs, checked, outputs, out_positions, eps) -> 
                 original = flat[k]
                 flat[k] = original + step
                 perturbed = list(inputs)
-                perturbed[in_pos] = to_tensor(base.copy(), stop_gradient=False)
+                perturbed[in_pos] = to_tensor(base.copy(), place=inputs[in_pos].place, stop_gradient=False)
                 flat[k] = original
                 # Grad mode stays as it is: a gradient function (gradgradcheck) needs
                 # its inner graph recorded to compute anything.

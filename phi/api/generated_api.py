@@ -19,7 +19,9 @@ import numpy as np
 
 from phi import infermeta as _im
 from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
-from phi.api.support import FLAGS, array_type_of, as_array, call_kernel_of_kind, verify_infer_meta, wrap_result
+from phi.api.support import (
+    FLAGS, array_type_of, as_array, call_kernel_of_kind, off_place, same_place, verify_infer_meta, wrap_result,
+)
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
@@ -53,6 +55,13 @@ def add(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("add", "add", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("add", x=x, y=y) from None
         kernel = _add_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -92,6 +101,13 @@ def subtract(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("subtract", "subtract", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("subtract", x=x, y=y) from None
         kernel = _subtract_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -131,6 +147,13 @@ def multiply(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("multiply", "multiply", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("multiply", x=x, y=y) from None
         kernel = _multiply_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -170,6 +193,13 @@ def divide(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("divide", "divide", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("divide", x=x, y=y) from None
         kernel = _divide_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -287,6 +317,13 @@ def matmul(x, y, transpose_x, transpose_y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("matmul", "matmul", x, (x, y, transpose_x, transpose_y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("matmul", x=x, y=y) from None
         kernel = _matmul_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -785,6 +822,13 @@ def equal(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("equal", "equal", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("equal", x=x, y=y) from None
         kernel = _equal_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -824,6 +868,13 @@ def not_equal(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("not_equal", "not_equal", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("not_equal", x=x, y=y) from None
         kernel = _not_equal_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -863,6 +914,13 @@ def less_than(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("less_than", "less_than", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("less_than", x=x, y=y) from None
         kernel = _less_than_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -902,6 +960,13 @@ def less_equal(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("less_equal", "less_equal", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("less_equal", x=x, y=y) from None
         kernel = _less_equal_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -941,6 +1006,13 @@ def greater_than(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("greater_than", "greater_than", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("greater_than", x=x, y=y) from None
         kernel = _greater_than_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -980,6 +1052,13 @@ def greater_equal(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("greater_equal", "greater_equal", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("greater_equal", x=x, y=y) from None
         kernel = _greater_equal_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1159,6 +1238,12 @@ def setitem(x, value, index):
     if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
         return call_kernel_of_kind("setitem", "setitem", x, (x, value, index), [out_meta], {"x": x, "value": value})
     key = (type(x.array), x.array.dtype)
+    try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+        if type(value.array) is not key[0]:
+            x, value = same_place(("x", "value"), (x, value))
+            key = (type(x.array), x.array.dtype)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
     kernel = _setitem_kernel[key]
     array_type = key[0]
     metas = [out_meta]
@@ -1196,6 +1281,13 @@ def concat(x, axis):
         if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("concat", "concat", x[0], (x, axis), [out_meta], {"x": x})
         key = (type(x[0].array), x[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(x, key[0]):
+                x, = same_place(("x",), (x,))
+                key = (type(x[0].array), x[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("concat", x=x) from None
         kernel = _concat_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1235,6 +1327,13 @@ def stack(x, axis):
         if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("stack", "stack", x[0], (x, axis), [out_meta], {"x": x})
         key = (type(x[0].array), x[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(x, key[0]):
+                x, = same_place(("x",), (x,))
+                key = (type(x[0].array), x[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("stack", x=x) from None
         kernel = _stack_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1430,6 +1529,13 @@ def where(condition, x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("where", "where", x, (condition, x, y), [out_meta], {"condition": condition, "x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(condition.array) is not key[0] or type(y.array) is not key[0]:
+                x, condition, y = same_place(("x", "condition", "y"), (x, condition, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("where", condition=condition, x=x, y=y) from None
         kernel = _where_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1508,6 +1614,13 @@ def maximum(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("maximum", "maximum", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("maximum", x=x, y=y) from None
         kernel = _maximum_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1547,6 +1660,13 @@ def minimum(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("minimum", "minimum", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("minimum", x=x, y=y) from None
         kernel = _minimum_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1665,6 +1785,13 @@ def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_s
         if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cross_entropy_with_softmax", "cross_entropy_with_softmax", logits, (logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), [softmax_meta, loss_meta], {"logits": logits, "label": label})
         key = (type(logits.array), logits.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0]:
+                logits, label = same_place(("logits", "label"), (logits, label))
+                key = (type(logits.array), logits.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
         kernel = _cross_entropy_with_softmax_kernel[key]
         array_type = key[0]
         metas = [softmax_meta, loss_meta]
@@ -1708,6 +1835,13 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_in
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", x, (x, label, pos_weight, normalize, ignore_index), [out_meta], {"x": x, "label": label, "pos_weight": pos_weight})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (pos_weight is not None and type(pos_weight.array) is not key[0]):
+                x, label, pos_weight = same_place(("x", "label", "pos_weight"), (x, label, pos_weight))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
         kernel = _sigmoid_cross_entropy_with_logits_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1786,6 +1920,13 @@ def conv2d(input, filter, strides, paddings, padding_algorithm, dilations, group
         if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv2d", "conv2d", input, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format), [out_meta], {"input": input, "filter": filter})
         key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(filter.array) is not key[0]:
+                input, filter = same_place(("input", "filter"), (input, filter))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv2d", input=input, filter=filter) from None
         kernel = _conv2d_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1825,6 +1966,13 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
         if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv3d", "conv3d", input, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format), [out_meta], {"input": input, "filter": filter})
         key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(filter.array) is not key[0]:
+                input, filter = same_place(("input", "filter"), (input, filter))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv3d", input=input, filter=filter) from None
         kernel = _conv3d_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1864,6 +2012,13 @@ def conv2d_transpose(x, filter, strides, paddings, output_padding, output_size, 
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv2d_transpose", "conv2d_transpose", x, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [out_meta], {"x": x, "filter": filter})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(filter.array) is not key[0]:
+                x, filter = same_place(("x", "filter"), (x, filter))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv2d_transpose", x=x, filter=filter) from None
         kernel = _conv2d_transpose_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -1903,6 +2058,13 @@ def conv3d_transpose(x, filter, strides, paddings, output_padding, output_size, 
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv3d_transpose", "conv3d_transpose", x, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [out_meta], {"x": x, "filter": filter})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(filter.array) is not key[0]:
+                x, filter = same_place(("x", "filter"), (x, filter))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv3d_transpose", x=x, filter=filter) from None
         kernel = _conv3d_transpose_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3541,6 +3703,13 @@ def elementwise_pow(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("elementwise_pow", "elementwise_pow", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("elementwise_pow", x=x, y=y) from None
         kernel = _elementwise_pow_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3619,6 +3788,13 @@ def remainder(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("remainder", "remainder", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("remainder", x=x, y=y) from None
         kernel = _remainder_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3658,6 +3834,13 @@ def floor_divide(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("floor_divide", "floor_divide", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("floor_divide", x=x, y=y) from None
         kernel = _floor_divide_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3697,6 +3880,13 @@ def logical_and(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("logical_and", "logical_and", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("logical_and", x=x, y=y) from None
         kernel = _logical_and_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3736,6 +3926,13 @@ def logical_or(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("logical_or", "logical_or", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("logical_or", x=x, y=y) from None
         kernel = _logical_or_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3775,6 +3972,13 @@ def logical_xor(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("logical_xor", "logical_xor", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("logical_xor", x=x, y=y) from None
         kernel = _logical_xor_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3814,6 +4018,13 @@ def bitwise_and(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bitwise_and", "bitwise_and", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_and", x=x, y=y) from None
         kernel = _bitwise_and_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3853,6 +4064,13 @@ def bitwise_or(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bitwise_or", "bitwise_or", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_or", x=x, y=y) from None
         kernel = _bitwise_or_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3892,6 +4110,13 @@ def bitwise_xor(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bitwise_xor", "bitwise_xor", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_xor", x=x, y=y) from None
         kernel = _bitwise_xor_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3931,6 +4156,13 @@ def isclose(x, y, rtol, atol, equal_nan):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("isclose", "isclose", x, (x, y, rtol, atol, equal_nan), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("isclose", x=x, y=y) from None
         kernel = _isclose_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -3970,6 +4202,13 @@ def allclose(x, y, rtol, atol, equal_nan):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("allclose", "allclose", x, (x, y, rtol, atol, equal_nan), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("allclose", x=x, y=y) from None
         kernel = _allclose_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4009,6 +4248,13 @@ def equal_all(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("equal_all", "equal_all", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("equal_all", x=x, y=y) from None
         kernel = _equal_all_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4048,6 +4294,13 @@ def atan2(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("atan2", "atan2", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("atan2", x=x, y=y) from None
         kernel = _atan2_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4087,6 +4340,13 @@ def hypot(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("hypot", "hypot", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hypot", x=x, y=y) from None
         kernel = _hypot_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4126,6 +4386,13 @@ def lerp(x, y, weight):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lerp", "lerp", x, (x, y, weight), [out_meta], {"x": x, "y": y, "weight": weight})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0] or type(weight.array) is not key[0]:
+                x, y, weight = same_place(("x", "y", "weight"), (x, y, weight))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lerp", x=x, y=y, weight=weight) from None
         kernel = _lerp_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4165,6 +4432,13 @@ def fmax(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fmax", "fmax", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fmax", x=x, y=y) from None
         kernel = _fmax_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -4204,6 +4478,13 @@ def fmin(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fmin", "fmin", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fmin", x=x, y=y) from None
         kernel = _fmin_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -5376,6 +5657,13 @@ def bincount(x, weights, minlength):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bincount", "bincount", x, (x, weights, minlength), [out_meta], {"x": x, "weights": weights})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if (weights is not None and type(weights.array) is not key[0]):
+                x, weights = same_place(("x", "weights"), (x, weights))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bincount", x=x, weights=weights) from None
         kernel = _bincount_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -5571,6 +5859,13 @@ def expand_as(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("expand_as", "expand_as", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("expand_as", x=x, y=y) from None
         kernel = _expand_as_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -5610,6 +5905,13 @@ def broadcast_tensors(input):
         if type(input[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("broadcast_tensors", "broadcast_tensors", input[0], (input,), [out_meta], {"input": input})
         key = (type(input[0].array), input[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(input, key[0]):
+                input, = same_place(("input",), (input,))
+                key = (type(input[0].array), input[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("broadcast_tensors", input=input) from None
         kernel = _broadcast_tensors_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -5922,6 +6224,13 @@ def gather(x, index, axis):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gather", "gather", x, (x, index, axis), [out_meta], {"x": x, "index": index})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                x, index = same_place(("x", "index"), (x, index))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gather", x=x, index=index) from None
         kernel = _gather_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -5961,6 +6270,13 @@ def take_along_axis(arr, indices, axis, broadcast):
         if type(arr) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("take_along_axis", "take_along_axis", arr, (arr, indices, axis, broadcast), [out_meta], {"arr": arr, "indices": indices})
         key = (type(arr.array), arr.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                arr, indices = same_place(("arr", "indices"), (arr, indices))
+                key = (type(arr.array), arr.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("take_along_axis", arr=arr, indices=indices) from None
         kernel = _take_along_axis_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6000,6 +6316,13 @@ def masked_fill(x, mask, value):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_fill", "masked_fill", x, (x, mask, value), [out_meta], {"x": x, "mask": mask, "value": value})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0] or type(value.array) is not key[0]:
+                x, mask, value = same_place(("x", "mask", "value"), (x, mask, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
         kernel = _masked_fill_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6039,6 +6362,13 @@ def masked_select(x, mask):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_select", "masked_select", x, (x, mask), [out_meta], {"x": x, "mask": mask})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                x, mask = same_place(("x", "mask"), (x, mask))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_select", x=x, mask=mask) from None
         kernel = _masked_select_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6078,6 +6408,13 @@ def scatter(x, index, updates, overwrite):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter", "scatter", x, (x, index, updates, overwrite), [out_meta], {"x": x, "index": index, "updates": updates})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0] or type(updates.array) is not key[0]:
+                x, index, updates = same_place(("x", "index", "updates"), (x, index, updates))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter", x=x, index=index, updates=updates) from None
         kernel = _scatter_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6117,6 +6454,13 @@ def scatter_nd_add(x, index, updates):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter_nd_add", "scatter_nd_add", x, (x, index, updates), [out_meta], {"x": x, "index": index, "updates": updates})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0] or type(updates.array) is not key[0]:
+                x, index, updates = same_place(("x", "index", "updates"), (x, index, updates))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter_nd_add", x=x, index=index, updates=updates) from None
         kernel = _scatter_nd_add_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6156,6 +6500,13 @@ def scatter_nd(index, updates, shape):
         if type(updates) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter_nd", "scatter_nd", updates, (index, updates, shape), [out_meta], {"index": index, "updates": updates})
         key = (type(updates.array), updates.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                updates, index = same_place(("updates", "index"), (updates, index))
+                key = (type(updates.array), updates.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter_nd", index=index, updates=updates) from None
         kernel = _scatter_nd_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6195,6 +6546,13 @@ def gather_nd(x, index):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gather_nd", "gather_nd", x, (x, index), [out_meta], {"x": x, "index": index})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                x, index = same_place(("x", "index"), (x, index))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gather_nd", x=x, index=index) from None
         kernel = _gather_nd_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6234,6 +6592,13 @@ def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
         if type(arr) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("put_along_axis", "put_along_axis", arr, (arr, indices, values, axis, reduce, include_self, broadcast), [out_meta], {"arr": arr, "indices": indices, "values": values})
         key = (type(arr.array), arr.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0] or type(values.array) is not key[0]:
+                arr, indices, values = same_place(("arr", "indices", "values"), (arr, indices, values))
+                key = (type(arr.array), arr.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
         kernel = _put_along_axis_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6273,6 +6638,13 @@ def index_add(x, index, value, axis):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("index_add", "index_add", x, (x, index, value, axis), [out_meta], {"x": x, "index": index, "value": value})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0] or type(value.array) is not key[0]:
+                x, index, value = same_place(("x", "index", "value"), (x, index, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_add", x=x, index=index, value=value) from None
         kernel = _index_add_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6351,6 +6723,13 @@ def index_put(x, indices, value, accumulate):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("index_put", "index_put", x, (x, indices, value, accumulate), [out_meta], {"x": x, "indices": indices, "value": value})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(indices, key[0]) or type(value.array) is not key[0]:
+                x, indices, value = same_place(("x", "indices", "value"), (x, indices, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_put", x=x, indices=indices, value=value) from None
         kernel = _index_put_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6390,6 +6769,13 @@ def masked_scatter(x, mask, value):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_scatter", "masked_scatter", x, (x, mask, value), [out_meta], {"x": x, "mask": mask, "value": value})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0] or type(value.array) is not key[0]:
+                x, mask, value = same_place(("x", "mask", "value"), (x, mask, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_scatter", x=x, mask=mask, value=value) from None
         kernel = _masked_scatter_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6803,6 +7189,13 @@ def meshgrid(x):
         if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("meshgrid", "meshgrid", x[0], (x,), [out_meta], {"x": x})
         key = (type(x[0].array), x[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(x, key[0]):
+                x, = same_place(("x",), (x,))
+                key = (type(x[0].array), x[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("meshgrid", x=x) from None
         kernel = _meshgrid_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -6920,6 +7313,13 @@ def complex(real, imag):
         if type(real) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("complex", "complex", real, (real, imag), [out_meta], {"real": real, "imag": imag})
         key = (type(real.array), real.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(imag.array) is not key[0]:
+                real, imag = same_place(("real", "imag"), (real, imag))
+                key = (type(real.array), real.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("complex", real=real, imag=imag) from None
         kernel = _complex_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7227,6 +7627,13 @@ def bmm(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bmm", "bmm", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bmm", x=x, y=y) from None
         kernel = _bmm_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7266,6 +7673,13 @@ def dot(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("dot", "dot", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("dot", x=x, y=y) from None
         kernel = _dot_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7305,6 +7719,13 @@ def mv(x, vec):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("mv", "mv", x, (x, vec), [out_meta], {"x": x, "vec": vec})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(vec.array) is not key[0]:
+                x, vec = same_place(("x", "vec"), (x, vec))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("mv", x=x, vec=vec) from None
         kernel = _mv_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7344,6 +7765,13 @@ def outer(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("outer", "outer", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("outer", x=x, y=y) from None
         kernel = _outer_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7383,6 +7811,13 @@ def inner(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("inner", "inner", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("inner", x=x, y=y) from None
         kernel = _inner_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7422,6 +7857,13 @@ def cross(x, y, axis):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cross", "cross", x, (x, y, axis), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cross", x=x, y=y) from None
         kernel = _cross_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7461,6 +7903,13 @@ def kron(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("kron", "kron", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("kron", x=x, y=y) from None
         kernel = _kron_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7500,6 +7949,13 @@ def einsum(x, equation):
         if type(x[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("einsum", "einsum", x[0], (x, equation), [out_meta], {"x": x})
         key = (type(x[0].array), x[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(x, key[0]):
+                x, = same_place(("x",), (x,))
+                key = (type(x[0].array), x[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("einsum", x=x) from None
         kernel = _einsum_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -7773,6 +8229,13 @@ def solve(x, y):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("solve", "solve", x, (x, y), [out_meta], {"x": x, "y": y})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("solve", x=x, y=y) from None
         kernel = _solve_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -8728,6 +9191,13 @@ def fused_softmax_cross_entropy(logits, label, ignore_index, reduction):
         if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fused_softmax_cross_entropy", "fused_softmax_cross_entropy", logits, (logits, label, ignore_index, reduction), [softmax_meta, loss_meta], {"logits": logits, "label": label})
         key = (type(logits.array), logits.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0]:
+                logits, label = same_place(("logits", "label"), (logits, label))
+                key = (type(logits.array), logits.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fused_softmax_cross_entropy", logits=logits, label=label) from None
         kernel = _fused_softmax_cross_entropy_kernel[key]
         array_type = key[0]
         metas = [softmax_meta, loss_meta]
@@ -8771,6 +9241,13 @@ def bce_loss(input, label):
         if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bce_loss", "bce_loss", input, (input, label), [out_meta], {"input": input, "label": label})
         key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0]:
+                input, label = same_place(("input", "label"), (input, label))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bce_loss", input=input, label=label) from None
         kernel = _bce_loss_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -8810,6 +9287,13 @@ def nll_loss(input, label, weight, ignore_index):
         if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("nll_loss", "nll_loss", input, (input, label, weight, ignore_index), [out_meta], {"input": input, "label": label, "weight": weight})
         key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (weight is not None and type(weight.array) is not key[0]):
+                input, label, weight = same_place(("input", "label", "weight"), (input, label, weight))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nll_loss", input=input, label=label, weight=weight) from None
         kernel = _nll_loss_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -8849,6 +9333,13 @@ def warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
         if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("warpctc", "warpctc", logits, (logits, label, logits_length, labels_length, blank, norm_by_times), [loss_meta], {"logits": logits, "label": label, "logits_length": logits_length, "labels_length": labels_length})
         key = (type(logits.array), logits.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or type(logits_length.array) is not key[0] or type(labels_length.array) is not key[0]:
+                logits, label, logits_length, labels_length = same_place(("logits", "label", "logits_length", "labels_length"), (logits, label, logits_length, labels_length))
+                key = (type(logits.array), logits.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("warpctc", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length) from None
         kernel = _warpctc_kernel[key]
         array_type = key[0]
         metas = [loss_meta]
@@ -9134,6 +9625,13 @@ def layer_norm(x, scale, bias, epsilon, begin_norm_axis):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("layer_norm", "layer_norm", x, (x, scale, bias, epsilon, begin_norm_axis), [out_meta, mean_meta, variance_meta], {"x": x, "scale": scale, "bias": bias})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]):
+                x, scale, bias = same_place(("x", "scale", "bias"), (x, scale, bias))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("layer_norm", x=x, scale=scale, bias=bias) from None
         kernel = _layer_norm_kernel[key]
         array_type = key[0]
         metas = [out_meta, mean_meta, variance_meta]
@@ -9183,6 +9681,13 @@ def batch_norm(x, mean, variance, scale, bias, is_test, momentum, epsilon, data_
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("batch_norm", "batch_norm", x, (x, mean, variance, scale, bias, is_test, momentum, epsilon, data_format, use_global_stats, trainable_statistics), [out_meta, mean_out_meta, variance_out_meta, saved_mean_meta, saved_variance_meta], {"x": x, "mean": mean, "variance": variance, "scale": scale, "bias": bias})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mean.array) is not key[0] or type(variance.array) is not key[0] or (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]):
+                x, mean, variance, scale, bias = same_place(("x", "mean", "variance", "scale", "bias"), (x, mean, variance, scale, bias))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("batch_norm", x=x, mean=mean, variance=variance, scale=scale, bias=bias) from None
         kernel = _batch_norm_kernel[key]
         array_type = key[0]
         metas = [out_meta, mean_out_meta, variance_out_meta, saved_mean_meta, saved_variance_meta]
@@ -9234,6 +9739,13 @@ def instance_norm(x, scale, bias, epsilon, data_format):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("instance_norm", "instance_norm", x, (x, scale, bias, epsilon, data_format), [out_meta, saved_mean_meta, saved_variance_meta], {"x": x, "scale": scale, "bias": bias})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]):
+                x, scale, bias = same_place(("x", "scale", "bias"), (x, scale, bias))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("instance_norm", x=x, scale=scale, bias=bias) from None
         kernel = _instance_norm_kernel[key]
         array_type = key[0]
         metas = [out_meta, saved_mean_meta, saved_variance_meta]
@@ -9281,6 +9793,13 @@ def group_norm(x, scale, bias, epsilon, groups, data_format):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("group_norm", "group_norm", x, (x, scale, bias, epsilon, groups, data_format), [out_meta, mean_meta, variance_meta], {"x": x, "scale": scale, "bias": bias})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]):
+                x, scale, bias = same_place(("x", "scale", "bias"), (x, scale, bias))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("group_norm", x=x, scale=scale, bias=bias) from None
         kernel = _group_norm_kernel[key]
         array_type = key[0]
         metas = [out_meta, mean_meta, variance_meta]
@@ -9560,6 +10079,13 @@ def grid_sample(x, grid, mode, padding_mode, align_corners):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("grid_sample", "grid_sample", x, (x, grid, mode, padding_mode, align_corners), [out_meta], {"x": x, "grid": grid})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(grid.array) is not key[0]:
+                x, grid = same_place(("x", "grid"), (x, grid))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("grid_sample", x=x, grid=grid) from None
         kernel = _grid_sample_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -9599,6 +10125,13 @@ def embedding(x, weight, padding_idx, sparse):
         if type(weight) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("embedding", "embedding", weight, (x, weight, padding_idx, sparse), [out_meta], {"x": x, "weight": weight})
         key = (type(weight.array), weight.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                weight, x = same_place(("weight", "x"), (weight, x))
+                key = (type(weight.array), weight.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("embedding", x=x, weight=weight) from None
         kernel = _embedding_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -9640,6 +10173,13 @@ def lstm_cell(x, h, c, weight_hh):
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lstm_cell", "lstm_cell", h, (x, h, c, weight_hh), [h_out_meta, c_out_meta, gates_meta], {"x": x, "h": h, "c": c, "weight_hh": weight_hh})
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(c.array) is not key[0] or type(weight_hh.array) is not key[0]:
+                h, x, c, weight_hh = same_place(("h", "x", "c", "weight_hh"), (h, x, c, weight_hh))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
         kernel = _lstm_cell_kernel[key]
         array_type = key[0]
         metas = [h_out_meta, c_out_meta, gates_meta]
@@ -9686,6 +10226,13 @@ def gru_cell(x, h, weight_hh, bias_hh):
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gru_cell", "gru_cell", h, (x, h, weight_hh, bias_hh), [h_out_meta, gates_meta], {"x": x, "h": h, "weight_hh": weight_hh, "bias_hh": bias_hh})
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(weight_hh.array) is not key[0] or type(bias_hh.array) is not key[0]:
+                h, x, weight_hh, bias_hh = same_place(("h", "x", "weight_hh", "bias_hh"), (h, x, weight_hh, bias_hh))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
         kernel = _gru_cell_kernel[key]
         array_type = key[0]
         metas = [h_out_meta, gates_meta]
@@ -9729,6 +10276,13 @@ def simple_rnn_cell(x, h, weight_hh, activation):
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("simple_rnn_cell", "simple_rnn_cell", h, (x, h, weight_hh, activation), [h_out_meta], {"x": x, "h": h, "weight_hh": weight_hh})
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(weight_hh.array) is not key[0]:
+                h, x, weight_hh = same_place(("h", "x", "weight_hh"), (h, x, weight_hh))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
         kernel = _simple_rnn_cell_kernel[key]
         array_type = key[0]
         metas = [h_out_meta]
@@ -9771,6 +10325,13 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse):
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lstm_sequence", "lstm_sequence", h0, (x, h0, c0, weight_hh, mask, is_reverse), [out_meta, hs_meta, cs_meta, gates_meta], {"x": x, "h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask})
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(c0.array) is not key[0] or type(weight_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]):
+                h0, x, c0, weight_hh, mask = same_place(("h0", "x", "c0", "weight_hh", "mask"), (h0, x, c0, weight_hh, mask))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
         kernel = _lstm_sequence_kernel[key]
         array_type = key[0]
         metas = [out_meta, hs_meta, cs_meta, gates_meta]
@@ -9820,6 +10381,13 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse):
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gru_sequence", "gru_sequence", h0, (x, h0, weight_hh, bias_hh, mask, is_reverse), [out_meta, hs_meta, gates_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "bias_hh": bias_hh, "mask": mask})
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(weight_hh.array) is not key[0] or type(bias_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]):
+                h0, x, weight_hh, bias_hh, mask = same_place(("h0", "x", "weight_hh", "bias_hh", "mask"), (h0, x, weight_hh, bias_hh, mask))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
         kernel = _gru_sequence_kernel[key]
         array_type = key[0]
         metas = [out_meta, hs_meta, gates_meta]
@@ -9866,6 +10434,13 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation, is_reverse):
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("simple_rnn_sequence", "simple_rnn_sequence", h0, (x, h0, weight_hh, mask, activation, is_reverse), [out_meta, hs_meta], {"x": x, "h0": h0, "weight_hh": weight_hh, "mask": mask})
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(weight_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]):
+                h0, x, weight_hh, mask = same_place(("h0", "x", "weight_hh", "mask"), (h0, x, weight_hh, mask))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
         kernel = _simple_rnn_sequence_kernel[key]
         array_type = key[0]
         metas = [out_meta, hs_meta]
@@ -9953,6 +10528,13 @@ def linear(x, weight, bias):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("linear", "linear", x, (x, weight, bias), [out_meta], {"x": x, "weight": weight, "bias": bias})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(weight.array) is not key[0] or (bias is not None and type(bias.array) is not key[0]):
+                x, weight, bias = same_place(("x", "weight", "bias"), (x, weight, bias))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("linear", x=x, weight=weight, bias=bias) from None
         kernel = _linear_kernel[key]
         array_type = key[0]
         metas = [out_meta]
@@ -10081,6 +10663,13 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("multiply_grad", "multiply_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _multiply_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10125,6 +10714,13 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("divide_grad", "divide_grad", out_grad, (x, y, out, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out": out, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, y, out = same_place(("out_grad", "x", "y", "out"), (out_grad, x, y, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
         kernel = _divide_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10168,6 +10764,13 @@ def pow_grad(x, out_grad, y):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("pow_grad", "pow_grad", out_grad, (x, out_grad, y), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
         kernel = _pow_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10247,6 +10850,13 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("matmul_grad", "matmul_grad", out_grad, (x, y, out_grad, transpose_x, transpose_y), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _matmul_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10290,6 +10900,13 @@ def relu_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("relu_grad", "relu_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
         kernel = _relu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10329,6 +10946,13 @@ def tanh_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("tanh_grad", "tanh_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
         kernel = _tanh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10368,6 +10992,13 @@ def sigmoid_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sigmoid_grad", "sigmoid_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
         kernel = _sigmoid_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10407,6 +11038,13 @@ def exp_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("exp_grad", "exp_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
         kernel = _exp_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10446,6 +11084,13 @@ def log_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log_grad", "log_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
         kernel = _log_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -10859,6 +11504,13 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("where_grad", "where_grad", out_grad, (condition, x, y, out_grad), [x_grad_meta, y_grad_meta], {"condition": condition, "x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(condition.array) is not key[0]:
+                out_grad, condition = same_place(("out_grad", "condition"), (out_grad, condition))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
         kernel = _where_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10903,6 +11555,13 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("maximum_grad", "maximum_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _maximum_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10947,6 +11606,13 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("minimum_grad", "minimum_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _minimum_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -10990,6 +11656,13 @@ def softmax_grad(out, out_grad, axis):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("softmax_grad", "softmax_grad", out_grad, (out, out_grad, axis), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
         kernel = _softmax_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11029,6 +11702,13 @@ def log_softmax_grad(out, out_grad, axis):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log_softmax_grad", "log_softmax_grad", out_grad, (out, out_grad, axis), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
         kernel = _log_softmax_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11068,6 +11748,13 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         if type(softmax) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cross_entropy_with_softmax_grad", "cross_entropy_with_softmax_grad", softmax, (label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), [logits_grad_meta], {"label": label, "softmax": softmax, "softmax_grad": softmax_grad, "loss_grad": loss_grad})
         key = (type(softmax.array), softmax.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (softmax_grad is not None and type(softmax_grad.array) is not key[0]) or type(loss_grad.array) is not key[0]:
+                softmax, label, softmax_grad, loss_grad = same_place(("softmax", "label", "softmax_grad", "loss_grad"), (softmax, label, softmax_grad, loss_grad))
+                key = (type(softmax.array), softmax.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
         kernel = _cross_entropy_with_softmax_grad_kernel[key]
         array_type = key[0]
         metas = [logits_grad_meta]
@@ -11107,6 +11794,13 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sigmoid_cross_entropy_with_logits_grad", "sigmoid_cross_entropy_with_logits_grad", x, (x, label, pos_weight, out_grad, normalize, ignore_index), [x_grad_meta], {"x": x, "label": label, "pos_weight": pos_weight, "out_grad": out_grad})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (pos_weight is not None and type(pos_weight.array) is not key[0]) or type(out_grad.array) is not key[0]:
+                x, label, pos_weight, out_grad = same_place(("x", "label", "pos_weight", "out_grad"), (x, label, pos_weight, out_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
         kernel = _sigmoid_cross_entropy_with_logits_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11147,6 +11841,13 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv2d_grad", "conv2d_grad", out_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format), [input_grad_meta, filter_grad_meta], {"input": input, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(input.array) is not key[0] or type(filter.array) is not key[0]:
+                out_grad, input, filter = same_place(("out_grad", "input", "filter"), (out_grad, input, filter))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv2d_grad", input=input, filter=filter, out_grad=out_grad) from None
         kernel = _conv2d_grad_kernel[key]
         array_type = key[0]
         metas = [input_grad_meta, filter_grad_meta]
@@ -11191,6 +11892,13 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv3d_grad", "conv3d_grad", out_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format), [input_grad_meta, filter_grad_meta], {"input": input, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(input.array) is not key[0] or type(filter.array) is not key[0]:
+                out_grad, input, filter = same_place(("out_grad", "input", "filter"), (out_grad, input, filter))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv3d_grad", input=input, filter=filter, out_grad=out_grad) from None
         kernel = _conv3d_grad_kernel[key]
         array_type = key[0]
         metas = [input_grad_meta, filter_grad_meta]
@@ -11235,6 +11943,13 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv2d_transpose_grad", "conv2d_transpose_grad", out_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [x_grad_meta, filter_grad_meta], {"x": x, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(filter.array) is not key[0]:
+                out_grad, x, filter = same_place(("out_grad", "x", "filter"), (out_grad, x, filter))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv2d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
         kernel = _conv2d_transpose_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, filter_grad_meta]
@@ -11279,6 +11994,13 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("conv3d_transpose_grad", "conv3d_transpose_grad", out_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), [x_grad_meta, filter_grad_meta], {"x": x, "filter": filter, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(filter.array) is not key[0]:
+                out_grad, x, filter = same_place(("out_grad", "x", "filter"), (out_grad, x, filter))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("conv3d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
         kernel = _conv3d_transpose_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, filter_grad_meta]
@@ -11322,6 +12044,13 @@ def abs_grad(x, out_grad):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("abs_grad", "abs_grad", x, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out_grad.array) is not key[0]:
+                x, out_grad = same_place(("x", "out_grad"), (x, out_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
         kernel = _abs_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11361,6 +12090,13 @@ def sqrt_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sqrt_grad", "sqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
         kernel = _sqrt_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11400,6 +12136,13 @@ def square_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("square_grad", "square_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
         kernel = _square_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11439,6 +12182,13 @@ def rsqrt_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("rsqrt_grad", "rsqrt_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
         kernel = _rsqrt_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11478,6 +12228,13 @@ def reciprocal_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("reciprocal_grad", "reciprocal_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
         kernel = _reciprocal_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11517,6 +12274,13 @@ def log1p_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log1p_grad", "log1p_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
         kernel = _log1p_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11556,6 +12320,13 @@ def expm1_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("expm1_grad", "expm1_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
         kernel = _expm1_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11595,6 +12366,13 @@ def sin_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sin_grad", "sin_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
         kernel = _sin_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11634,6 +12412,13 @@ def cos_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cos_grad", "cos_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
         kernel = _cos_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11673,6 +12458,13 @@ def tan_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("tan_grad", "tan_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("tan_grad", x=x, out_grad=out_grad) from None
         kernel = _tan_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11712,6 +12504,13 @@ def asin_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("asin_grad", "asin_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("asin_grad", x=x, out_grad=out_grad) from None
         kernel = _asin_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11751,6 +12550,13 @@ def acos_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("acos_grad", "acos_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("acos_grad", x=x, out_grad=out_grad) from None
         kernel = _acos_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11790,6 +12596,13 @@ def atan_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("atan_grad", "atan_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("atan_grad", x=x, out_grad=out_grad) from None
         kernel = _atan_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11829,6 +12642,13 @@ def sinh_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sinh_grad", "sinh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sinh_grad", x=x, out_grad=out_grad) from None
         kernel = _sinh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11868,6 +12688,13 @@ def cosh_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cosh_grad", "cosh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cosh_grad", x=x, out_grad=out_grad) from None
         kernel = _cosh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11907,6 +12734,13 @@ def asinh_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("asinh_grad", "asinh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("asinh_grad", x=x, out_grad=out_grad) from None
         kernel = _asinh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11946,6 +12780,13 @@ def acosh_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("acosh_grad", "acosh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("acosh_grad", x=x, out_grad=out_grad) from None
         kernel = _acosh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -11985,6 +12826,13 @@ def atanh_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("atanh_grad", "atanh_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("atanh_grad", x=x, out_grad=out_grad) from None
         kernel = _atanh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12024,6 +12872,13 @@ def log2_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log2_grad", "log2_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log2_grad", x=x, out_grad=out_grad) from None
         kernel = _log2_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12063,6 +12918,13 @@ def log10_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log10_grad", "log10_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log10_grad", x=x, out_grad=out_grad) from None
         kernel = _log10_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12102,6 +12964,13 @@ def erf_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("erf_grad", "erf_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("erf_grad", x=x, out_grad=out_grad) from None
         kernel = _erf_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12141,6 +13010,13 @@ def erfinv_grad(out, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("erfinv_grad", "erfinv_grad", out_grad, (out, out_grad), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("erfinv_grad", out=out, out_grad=out_grad) from None
         kernel = _erfinv_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12180,6 +13056,13 @@ def lgamma_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lgamma_grad", "lgamma_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lgamma_grad", x=x, out_grad=out_grad) from None
         kernel = _lgamma_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12219,6 +13102,13 @@ def digamma_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("digamma_grad", "digamma_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("digamma_grad", x=x, out_grad=out_grad) from None
         kernel = _digamma_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12258,6 +13148,13 @@ def nan_to_num_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("nan_to_num_grad", "nan_to_num_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nan_to_num_grad", x=x, out_grad=out_grad) from None
         kernel = _nan_to_num_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12297,6 +13194,13 @@ def angle_grad(x, out_grad):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("angle_grad", "angle_grad", x, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out_grad.array) is not key[0]:
+                x, out_grad = same_place(("x", "out_grad"), (x, out_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("angle_grad", x=x, out_grad=out_grad) from None
         kernel = _angle_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12336,6 +13240,13 @@ def polygamma_grad(x, out_grad, n):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("polygamma_grad", "polygamma_grad", out_grad, (x, out_grad, n), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("polygamma_grad", x=x, out_grad=out_grad) from None
         kernel = _polygamma_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12376,6 +13287,13 @@ def elementwise_pow_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("elementwise_pow_grad", "elementwise_pow_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("elementwise_pow_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _elementwise_pow_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -12419,6 +13337,13 @@ def clip_grad(x, out_grad, min, max):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("clip_grad", "clip_grad", out_grad, (x, out_grad, min, max), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("clip_grad", x=x, out_grad=out_grad) from None
         kernel = _clip_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12460,6 +13385,13 @@ def lerp_grad(x, y, weight, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lerp_grad", "lerp_grad", out_grad, (x, y, weight, out_grad), [x_grad_meta, y_grad_meta, weight_grad_meta], {"x": x, "y": y, "weight": weight, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0] or type(weight.array) is not key[0]:
+                out_grad, x, y, weight = same_place(("out_grad", "x", "y", "weight"), (out_grad, x, y, weight))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lerp_grad", x=x, y=y, weight=weight, out_grad=out_grad) from None
         kernel = _lerp_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta, weight_grad_meta]
@@ -12506,6 +13438,13 @@ def fmax_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fmax_grad", "fmax_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fmax_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _fmax_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -12550,6 +13489,13 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fmin_grad", "fmin_grad", out_grad, (x, y, out_grad), [x_grad_meta, y_grad_meta], {"x": x, "y": y, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(y.array) is not key[0]:
+                out_grad, x, y = same_place(("out_grad", "x", "y"), (out_grad, x, y))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fmin_grad", x=x, y=y, out_grad=out_grad) from None
         kernel = _fmin_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, y_grad_meta]
@@ -12593,6 +13539,13 @@ def max_grad(x, out, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("max_grad", "max_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _max_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12632,6 +13585,13 @@ def min_grad(x, out, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("min_grad", "min_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _min_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12671,6 +13631,13 @@ def prod_grad(x, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("prod_grad", "prod_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
         kernel = _prod_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12749,6 +13716,13 @@ def logsumexp_grad(x, out, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("logsumexp_grad", "logsumexp_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _logsumexp_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12788,6 +13762,13 @@ def std_grad(x, out, out_grad, axis, unbiased, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("std_grad", "std_grad", out_grad, (x, out, out_grad, axis, unbiased, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _std_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12827,6 +13808,13 @@ def var_grad(x, out_grad, axis, unbiased, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("var_grad", "var_grad", out_grad, (x, out_grad, axis, unbiased, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
         kernel = _var_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12866,6 +13854,13 @@ def norm_grad(x, out, out_grad, p, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("norm_grad", "norm_grad", out_grad, (x, out, out_grad, p, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _norm_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12905,6 +13900,13 @@ def amax_grad(x, out, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("amax_grad", "amax_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _amax_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12944,6 +13946,13 @@ def amin_grad(x, out, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("amin_grad", "amin_grad", out_grad, (x, out, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _amin_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -12983,6 +13992,13 @@ def cumprod_grad(x, out_grad, dim, dtype):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cumprod_grad", "cumprod_grad", out_grad, (x, out_grad, dim, dtype), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
         kernel = _cumprod_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13022,6 +14038,13 @@ def nansum_grad(x, out_grad, axis, dtype, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("nansum_grad", "nansum_grad", out_grad, (x, out_grad, axis, dtype, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
         kernel = _nansum_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13061,6 +14084,13 @@ def nanmean_grad(x, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("nanmean_grad", "nanmean_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
         kernel = _nanmean_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13100,6 +14130,13 @@ def median_grad(x, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("median_grad", "median_grad", out_grad, (x, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
         kernel = _median_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13139,6 +14176,13 @@ def logcumsumexp_grad(x, out, out_grad, axis, dtype):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("logcumsumexp_grad", "logcumsumexp_grad", out_grad, (x, out, out_grad, axis, dtype), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _logcumsumexp_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13178,6 +14222,13 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("topk_grad", "topk_grad", out_grad, (x, indices, out_grad, k, axis, largest, sorted), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("topk_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _topk_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13217,6 +14268,13 @@ def sort_grad(x, indices, out_grad, axis, descending, stable):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("sort_grad", "sort_grad", out_grad, (x, indices, out_grad, axis, descending, stable), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("sort_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _sort_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13256,6 +14314,13 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("kthvalue_grad", "kthvalue_grad", out_grad, (x, indices, out_grad, k, axis, keepdim), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("kthvalue_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _kthvalue_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13295,6 +14360,13 @@ def cummax_grad(x, indices, out_grad, axis, dtype):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cummax_grad", "cummax_grad", out_grad, (x, indices, out_grad, axis, dtype), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cummax_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _cummax_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13334,6 +14406,13 @@ def cummin_grad(x, indices, out_grad, axis, dtype):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cummin_grad", "cummin_grad", out_grad, (x, indices, out_grad, axis, dtype), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cummin_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _cummin_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13373,6 +14452,13 @@ def mode_grad(x, indices, out_grad, axis, keepdim):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("mode_grad", "mode_grad", out_grad, (x, indices, out_grad, axis, keepdim), [x_grad_meta], {"x": x, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("mode_grad", x=x, indices=indices, out_grad=out_grad) from None
         kernel = _mode_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13802,6 +14888,13 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
         if type(out_grad[0]) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("tensor_split_grad", "tensor_split_grad", out_grad[0], (x, out_grad, num_or_indices, axis), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad[0].array), out_grad[0].array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(out_grad, key[0]):
+                out_grad, = same_place(("out_grad",), (out_grad,))
+                key = (type(out_grad[0].array), out_grad[0].array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
         kernel = _tensor_split_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13841,6 +14934,13 @@ def gather_grad(x, index, out_grad, axis):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gather_grad", "gather_grad", out_grad, (x, index, out_grad, axis), [x_grad_meta], {"x": x, "index": index, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gather_grad", x=x, index=index, out_grad=out_grad) from None
         kernel = _gather_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -13880,6 +14980,13 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("take_along_axis_grad", "take_along_axis_grad", out_grad, (arr, indices, out_grad, axis, broadcast), [arr_grad_meta], {"arr": arr, "indices": indices, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0]:
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("take_along_axis_grad", arr=arr, indices=indices, out_grad=out_grad) from None
         kernel = _take_along_axis_grad_kernel[key]
         array_type = key[0]
         metas = [arr_grad_meta]
@@ -13920,6 +15027,13 @@ def masked_fill_grad(x, mask, value, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_fill_grad", "masked_fill_grad", out_grad, (x, mask, value, out_grad), [x_grad_meta, value_grad_meta], {"x": x, "mask": mask, "value": value, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_fill_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
         kernel = _masked_fill_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, value_grad_meta]
@@ -13963,6 +15077,13 @@ def masked_select_grad(x, mask, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_select_grad", "masked_select_grad", out_grad, (x, mask, out_grad), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_select_grad", x=x, mask=mask, out_grad=out_grad) from None
         kernel = _masked_select_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14003,6 +15124,13 @@ def scatter_grad(index, updates, out_grad, overwrite, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter_grad", "scatter_grad", out_grad, (index, updates, out_grad, overwrite), [x_grad_meta, updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter_grad", index=index, updates=updates, out_grad=out_grad) from None
         kernel = _scatter_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, updates_grad_meta]
@@ -14047,6 +15175,13 @@ def scatter_nd_add_grad(index, updates, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter_nd_add_grad", "scatter_nd_add_grad", out_grad, (index, updates, out_grad), [x_grad_meta, updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter_nd_add_grad", index=index, updates=updates, out_grad=out_grad) from None
         kernel = _scatter_nd_add_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, updates_grad_meta]
@@ -14090,6 +15225,13 @@ def scatter_nd_grad(index, updates, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("scatter_nd_grad", "scatter_nd_grad", out_grad, (index, out_grad), [updates_grad_meta], {"index": index, "updates": updates, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter_nd_grad", index=index, updates=updates, out_grad=out_grad) from None
         kernel = _scatter_nd_grad_kernel[key]
         array_type = key[0]
         metas = [updates_grad_meta]
@@ -14129,6 +15271,13 @@ def gather_nd_grad(x, index, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gather_nd_grad", "gather_nd_grad", out_grad, (x, index, out_grad), [x_grad_meta], {"x": x, "index": index, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gather_nd_grad", x=x, index=index, out_grad=out_grad) from None
         kernel = _gather_nd_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14169,6 +15318,13 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("put_along_axis_grad", "put_along_axis_grad", out_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast), [arr_grad_meta, values_grad_meta], {"arr": arr, "indices": indices, "values": values, "out": out, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0] or type(values.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, indices, values, out = same_place(("out_grad", "indices", "values", "out"), (out_grad, indices, values, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
         kernel = _put_along_axis_grad_kernel[key]
         array_type = key[0]
         metas = [arr_grad_meta, values_grad_meta]
@@ -14213,6 +15369,13 @@ def index_add_grad(index, value, out_grad, axis, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("index_add_grad", "index_add_grad", out_grad, (index, value, out_grad, axis), [x_grad_meta, value_grad_meta], {"index": index, "value": value, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0]:
+                out_grad, index = same_place(("out_grad", "index"), (out_grad, index))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_add_grad", index=index, value=value, out_grad=out_grad) from None
         kernel = _index_add_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, value_grad_meta]
@@ -14257,6 +15420,13 @@ def index_put_grad(x, indices, value, out_grad, accumulate, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("index_put_grad", "index_put_grad", out_grad, (x, indices, value, out_grad, accumulate), [x_grad_meta, value_grad_meta], {"x": x, "indices": indices, "value": value, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(indices, key[0]):
+                out_grad, indices = same_place(("out_grad", "indices"), (out_grad, indices))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_put_grad", x=x, indices=indices, value=value, out_grad=out_grad) from None
         kernel = _index_put_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, value_grad_meta]
@@ -14301,6 +15471,13 @@ def masked_scatter_grad(x, mask, value, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("masked_scatter_grad", "masked_scatter_grad", out_grad, (x, mask, value, out_grad), [x_grad_meta, value_grad_meta], {"x": x, "mask": mask, "value": value, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_scatter_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
         kernel = _masked_scatter_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, value_grad_meta]
@@ -14427,6 +15604,13 @@ def cholesky_grad(out, out_grad, upper):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("cholesky_grad", "cholesky_grad", out_grad, (out, out_grad, upper), [x_grad_meta], {"out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out.array) is not key[0]:
+                out_grad, out = same_place(("out_grad", "out"), (out_grad, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("cholesky_grad", out=out, out_grad=out_grad) from None
         kernel = _cholesky_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14466,6 +15650,13 @@ def qr_grad(x, q, r, q_grad, r_grad, mode):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("qr_grad", "qr_grad", x, (x, q, r, q_grad, r_grad, mode), [x_grad_meta], {"x": x, "q": q, "r": r, "q_grad": q_grad, "r_grad": r_grad})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(q.array) is not key[0] or type(r.array) is not key[0] or type(q_grad.array) is not key[0] or type(r_grad.array) is not key[0]:
+                x, q, r, q_grad, r_grad = same_place(("x", "q", "r", "q_grad", "r_grad"), (x, q, r, q_grad, r_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("qr_grad", x=x, q=q, r=r, q_grad=q_grad, r_grad=r_grad) from None
         kernel = _qr_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14505,6 +15696,13 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("svd_grad", "svd_grad", x, (x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices), [x_grad_meta], {"x": x, "u": u, "s": s, "vh": vh, "u_grad": u_grad, "s_grad": s_grad, "vh_grad": vh_grad})
         key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(u.array) is not key[0] or type(s.array) is not key[0] or type(vh.array) is not key[0] or type(u_grad.array) is not key[0] or type(s_grad.array) is not key[0] or type(vh_grad.array) is not key[0]:
+                x, u, s, vh, u_grad, s_grad, vh_grad = same_place(("x", "u", "s", "vh", "u_grad", "s_grad", "vh_grad"), (x, u, s, vh, u_grad, s_grad, vh_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("svd_grad", x=x, u=u, s=s, vh=vh, u_grad=u_grad, s_grad=s_grad, vh_grad=vh_grad) from None
         kernel = _svd_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14544,6 +15742,13 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
         if type(out_v) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("eigh_grad", "eigh_grad", out_v, (out_w, out_v, out_w_grad, out_v_grad, UPLO), [x_grad_meta], {"out_w": out_w, "out_v": out_v, "out_w_grad": out_w_grad, "out_v_grad": out_v_grad})
         key = (type(out_v.array), out_v.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out_w.array) is not key[0] or type(out_w_grad.array) is not key[0] or type(out_v_grad.array) is not key[0]:
+                out_v, out_w, out_w_grad, out_v_grad = same_place(("out_v", "out_w", "out_w_grad", "out_v_grad"), (out_v, out_w, out_w_grad, out_v_grad))
+                key = (type(out_v.array), out_v.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("eigh_grad", out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
         kernel = _eigh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14583,6 +15788,13 @@ def gelu_grad(x, out, out_grad, approximate):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gelu_grad", "gelu_grad", out_grad, (x, out, out_grad, approximate), [x_grad_meta], {"x": x, "out": out, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(out.array) is not key[0]:
+                out_grad, x, out = same_place(("out_grad", "x", "out"), (out_grad, x, out))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
         kernel = _gelu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14622,6 +15834,13 @@ def silu_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("silu_grad", "silu_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("silu_grad", x=x, out_grad=out_grad) from None
         kernel = _silu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14661,6 +15880,13 @@ def leaky_relu_grad(x, out_grad, negative_slope):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("leaky_relu_grad", "leaky_relu_grad", out_grad, (x, out_grad, negative_slope), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("leaky_relu_grad", x=x, out_grad=out_grad) from None
         kernel = _leaky_relu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14700,6 +15926,13 @@ def elu_grad(x, out_grad, alpha):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("elu_grad", "elu_grad", out_grad, (x, out_grad, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("elu_grad", x=x, out_grad=out_grad) from None
         kernel = _elu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14739,6 +15972,13 @@ def selu_grad(x, out_grad, scale, alpha):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("selu_grad", "selu_grad", out_grad, (x, out_grad, scale, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("selu_grad", x=x, out_grad=out_grad) from None
         kernel = _selu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14778,6 +16018,13 @@ def celu_grad(x, out_grad, alpha):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("celu_grad", "celu_grad", out_grad, (x, out_grad, alpha), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("celu_grad", x=x, out_grad=out_grad) from None
         kernel = _celu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14817,6 +16064,13 @@ def softplus_grad(x, out_grad, beta, threshold):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("softplus_grad", "softplus_grad", out_grad, (x, out_grad, beta, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("softplus_grad", x=x, out_grad=out_grad) from None
         kernel = _softplus_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14856,6 +16110,13 @@ def softsign_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("softsign_grad", "softsign_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("softsign_grad", x=x, out_grad=out_grad) from None
         kernel = _softsign_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14895,6 +16156,13 @@ def softshrink_grad(x, out_grad, threshold):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("softshrink_grad", "softshrink_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("softshrink_grad", x=x, out_grad=out_grad) from None
         kernel = _softshrink_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14934,6 +16202,13 @@ def hardshrink_grad(x, out_grad, threshold):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("hardshrink_grad", "hardshrink_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hardshrink_grad", x=x, out_grad=out_grad) from None
         kernel = _hardshrink_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -14973,6 +16248,13 @@ def tanhshrink_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("tanhshrink_grad", "tanhshrink_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("tanhshrink_grad", x=x, out_grad=out_grad) from None
         kernel = _tanhshrink_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15012,6 +16294,13 @@ def hardtanh_grad(x, out_grad, min, max):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("hardtanh_grad", "hardtanh_grad", out_grad, (x, out_grad, min, max), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hardtanh_grad", x=x, out_grad=out_grad) from None
         kernel = _hardtanh_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15051,6 +16340,13 @@ def hardswish_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("hardswish_grad", "hardswish_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hardswish_grad", x=x, out_grad=out_grad) from None
         kernel = _hardswish_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15090,6 +16386,13 @@ def hardsigmoid_grad(x, out_grad, slope, offset):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("hardsigmoid_grad", "hardsigmoid_grad", out_grad, (x, out_grad, slope, offset), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hardsigmoid_grad", x=x, out_grad=out_grad) from None
         kernel = _hardsigmoid_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15129,6 +16432,13 @@ def mish_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("mish_grad", "mish_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("mish_grad", x=x, out_grad=out_grad) from None
         kernel = _mish_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15168,6 +16478,13 @@ def log_sigmoid_grad(x, out_grad):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("log_sigmoid_grad", "log_sigmoid_grad", out_grad, (x, out_grad), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("log_sigmoid_grad", x=x, out_grad=out_grad) from None
         kernel = _log_sigmoid_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15207,6 +16524,13 @@ def thresholded_relu_grad(x, out_grad, threshold):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("thresholded_relu_grad", "thresholded_relu_grad", out_grad, (x, out_grad, threshold), [x_grad_meta], {"x": x, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("thresholded_relu_grad", x=x, out_grad=out_grad) from None
         kernel = _thresholded_relu_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15246,6 +16570,13 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
         if type(softmax) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("fused_softmax_cross_entropy_grad", "fused_softmax_cross_entropy_grad", softmax, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction), [logits_grad_meta], {"label": label, "softmax": softmax, "softmax_grad": softmax_grad, "loss_grad": loss_grad})
         key = (type(softmax.array), softmax.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (softmax_grad is not None and type(softmax_grad.array) is not key[0]) or type(loss_grad.array) is not key[0]:
+                softmax, label, softmax_grad, loss_grad = same_place(("softmax", "label", "softmax_grad", "loss_grad"), (softmax, label, softmax_grad, loss_grad))
+                key = (type(softmax.array), softmax.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fused_softmax_cross_entropy_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
         kernel = _fused_softmax_cross_entropy_grad_kernel[key]
         array_type = key[0]
         metas = [logits_grad_meta]
@@ -15285,6 +16616,13 @@ def bce_loss_grad(input, label, out_grad):
         if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("bce_loss_grad", "bce_loss_grad", input, (input, label, out_grad), [input_grad_meta], {"input": input, "label": label, "out_grad": out_grad})
         key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or type(out_grad.array) is not key[0]:
+                input, label, out_grad = same_place(("input", "label", "out_grad"), (input, label, out_grad))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bce_loss_grad", input=input, label=label, out_grad=out_grad) from None
         kernel = _bce_loss_grad_kernel[key]
         array_type = key[0]
         metas = [input_grad_meta]
@@ -15324,6 +16662,13 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("nll_loss_grad", "nll_loss_grad", out_grad, (input, label, weight, out_grad, ignore_index), [input_grad_meta], {"input": input, "label": label, "weight": weight, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or (weight is not None and type(weight.array) is not key[0]):
+                out_grad, label, weight = same_place(("out_grad", "label", "weight"), (out_grad, label, weight))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nll_loss_grad", input=input, label=label, weight=weight, out_grad=out_grad) from None
         kernel = _nll_loss_grad_kernel[key]
         array_type = key[0]
         metas = [input_grad_meta]
@@ -15363,6 +16708,13 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
         if type(logits) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("warpctc_grad", "warpctc_grad", logits, (logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times), [logits_grad_meta], {"logits": logits, "label": label, "logits_length": logits_length, "labels_length": labels_length, "loss_grad": loss_grad})
         key = (type(logits.array), logits.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0] or type(logits_length.array) is not key[0] or type(labels_length.array) is not key[0] or type(loss_grad.array) is not key[0]:
+                logits, label, logits_length, labels_length, loss_grad = same_place(("logits", "label", "logits_length", "labels_length", "loss_grad"), (logits, label, logits_length, labels_length, loss_grad))
+                key = (type(logits.array), logits.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("warpctc_grad", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length, loss_grad=loss_grad) from None
         kernel = _warpctc_grad_kernel[key]
         array_type = key[0]
         metas = [logits_grad_meta]
@@ -15402,6 +16754,13 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("max_pool2d_with_index_grad", "max_pool2d_with_index_grad", out_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("max_pool2d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
         kernel = _max_pool2d_with_index_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15480,6 +16839,13 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("max_pool3d_with_index_grad", "max_pool3d_with_index_grad", out_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), [x_grad_meta], {"x": x, "mask": mask, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("max_pool3d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
         kernel = _max_pool3d_with_index_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -15560,6 +16926,13 @@ def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_nor
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("layer_norm_grad", "layer_norm_grad", out_grad, (x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis), [x_grad_meta, scale_grad_meta, bias_grad_meta], {"x": x, "scale": scale, "bias": bias, "mean": mean, "variance": variance, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]) or type(mean.array) is not key[0] or type(variance.array) is not key[0]:
+                out_grad, x, scale, bias, mean, variance = same_place(("out_grad", "x", "scale", "bias", "mean", "variance"), (out_grad, x, scale, bias, mean, variance))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("layer_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
         kernel = _layer_norm_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, scale_grad_meta, bias_grad_meta]
@@ -15607,6 +16980,13 @@ def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, moment
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("batch_norm_grad", "batch_norm_grad", out_grad, (x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics), [x_grad_meta, scale_grad_meta, bias_grad_meta], {"x": x, "scale": scale, "bias": bias, "saved_mean": saved_mean, "saved_variance": saved_variance, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]) or type(saved_mean.array) is not key[0] or type(saved_variance.array) is not key[0]:
+                out_grad, x, scale, bias, saved_mean, saved_variance = same_place(("out_grad", "x", "scale", "bias", "saved_mean", "saved_variance"), (out_grad, x, scale, bias, saved_mean, saved_variance))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("batch_norm_grad", x=x, scale=scale, bias=bias, saved_mean=saved_mean, saved_variance=saved_variance, out_grad=out_grad) from None
         kernel = _batch_norm_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, scale_grad_meta, bias_grad_meta]
@@ -15654,6 +17034,13 @@ def instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, eps
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("instance_norm_grad", "instance_norm_grad", out_grad, (x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format), [x_grad_meta, scale_grad_meta, bias_grad_meta], {"x": x, "scale": scale, "bias": bias, "saved_mean": saved_mean, "saved_variance": saved_variance, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]) or type(saved_mean.array) is not key[0] or type(saved_variance.array) is not key[0]:
+                out_grad, x, scale, bias, saved_mean, saved_variance = same_place(("out_grad", "x", "scale", "bias", "saved_mean", "saved_variance"), (out_grad, x, scale, bias, saved_mean, saved_variance))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("instance_norm_grad", x=x, scale=scale, bias=bias, saved_mean=saved_mean, saved_variance=saved_variance, out_grad=out_grad) from None
         kernel = _instance_norm_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, scale_grad_meta, bias_grad_meta]
@@ -15701,6 +17088,13 @@ def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, d
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("group_norm_grad", "group_norm_grad", out_grad, (x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format), [x_grad_meta, scale_grad_meta, bias_grad_meta], {"x": x, "scale": scale, "bias": bias, "mean": mean, "variance": variance, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or (scale is not None and type(scale.array) is not key[0]) or (bias is not None and type(bias.array) is not key[0]) or type(mean.array) is not key[0] or type(variance.array) is not key[0]:
+                out_grad, x, scale, bias, mean, variance = same_place(("out_grad", "x", "scale", "bias", "mean", "variance"), (out_grad, x, scale, bias, mean, variance))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("group_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
         kernel = _group_norm_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, scale_grad_meta, bias_grad_meta]
@@ -15981,6 +17375,13 @@ def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, *, ou
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("grid_sample_grad", "grid_sample_grad", out_grad, (x, grid, out_grad, mode, padding_mode, align_corners), [x_grad_meta, grid_grad_meta], {"x": x, "grid": grid, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(grid.array) is not key[0]:
+                out_grad, x, grid = same_place(("out_grad", "x", "grid"), (out_grad, x, grid))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("grid_sample_grad", x=x, grid=grid, out_grad=out_grad) from None
         kernel = _grid_sample_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, grid_grad_meta]
@@ -16024,6 +17425,13 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("embedding_grad", "embedding_grad", out_grad, (x, weight, out_grad, padding_idx, sparse), [weight_grad_meta], {"x": x, "weight": weight, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0]:
+                out_grad, x = same_place(("out_grad", "x"), (out_grad, x))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("embedding_grad", x=x, weight=weight, out_grad=out_grad) from None
         kernel = _embedding_grad_kernel[key]
         array_type = key[0]
         metas = [weight_grad_meta]
@@ -16066,6 +17474,13 @@ def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, *
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lstm_cell_grad", "lstm_cell_grad", h, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad), [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta], {"h": h, "c": c, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "c_out_grad": c_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(c.array) is not key[0] or type(weight_hh.array) is not key[0] or type(gates.array) is not key[0] or (h_out_grad is not None and type(h_out_grad.array) is not key[0]) or (c_out_grad is not None and type(c_out_grad.array) is not key[0]) or (gates_grad is not None and type(gates_grad.array) is not key[0]):
+                h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad = same_place(("h", "c", "weight_hh", "gates", "h_out_grad", "c_out_grad", "gates_grad"), (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
         kernel = _lstm_cell_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h_grad_meta, c_grad_meta, weight_hh_grad_meta]
@@ -16116,6 +17531,13 @@ def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=None)
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gru_cell_grad", "gru_cell_grad", h, (h, weight_hh, gates, h_out_grad, gates_grad), [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "gates": gates, "h_out_grad": h_out_grad, "gates_grad": gates_grad}, out_mask=out_mask)
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(weight_hh.array) is not key[0] or type(gates.array) is not key[0] or (h_out_grad is not None and type(h_out_grad.array) is not key[0]) or (gates_grad is not None and type(gates_grad.array) is not key[0]):
+                h, weight_hh, gates, h_out_grad, gates_grad = same_place(("h", "weight_hh", "gates", "h_out_grad", "gates_grad"), (h, weight_hh, gates, h_out_grad, gates_grad))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
         kernel = _gru_cell_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta]
@@ -16165,6 +17587,13 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, *, out_mas
         if type(h) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("simple_rnn_cell_grad", "simple_rnn_cell_grad", h, (h, weight_hh, h_out, h_out_grad, activation), [x_grad_meta, h_grad_meta, weight_hh_grad_meta], {"h": h, "weight_hh": weight_hh, "h_out": h_out, "h_out_grad": h_out_grad}, out_mask=out_mask)
         key = (type(h.array), h.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(weight_hh.array) is not key[0] or type(h_out.array) is not key[0] or type(h_out_grad.array) is not key[0]:
+                h, weight_hh, h_out, h_out_grad = same_place(("h", "weight_hh", "h_out", "h_out_grad"), (h, weight_hh, h_out, h_out_grad))
+                key = (type(h.array), h.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
         kernel = _simple_rnn_cell_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h_grad_meta, weight_hh_grad_meta]
@@ -16213,6 +17642,13 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("lstm_sequence_grad", "lstm_sequence_grad", h0, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta], {"h0": h0, "c0": c0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "cs": cs, "out_grad": out_grad, "hs_grad": hs_grad, "cs_grad": cs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(c0.array) is not key[0] or type(weight_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]) or type(gates.array) is not key[0] or type(hs.array) is not key[0] or type(cs.array) is not key[0] or (out_grad is not None and type(out_grad.array) is not key[0]) or (hs_grad is not None and type(hs_grad.array) is not key[0]) or (cs_grad is not None and type(cs_grad.array) is not key[0]) or (gates_grad is not None and type(gates_grad.array) is not key[0]):
+                h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad = same_place(("h0", "c0", "weight_hh", "mask", "gates", "hs", "cs", "out_grad", "hs_grad", "cs_grad", "gates_grad"), (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
         kernel = _lstm_sequence_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h0_grad_meta, c0_grad_meta, weight_hh_grad_meta]
@@ -16263,6 +17699,13 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("gru_sequence_grad", "gru_sequence_grad", h0, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "gates": gates, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad, "gates_grad": gates_grad}, out_mask=out_mask)
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(weight_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]) or type(gates.array) is not key[0] or type(hs.array) is not key[0] or (out_grad is not None and type(out_grad.array) is not key[0]) or (hs_grad is not None and type(hs_grad.array) is not key[0]) or (gates_grad is not None and type(gates_grad.array) is not key[0]):
+                h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad = same_place(("h0", "weight_hh", "mask", "gates", "hs", "out_grad", "hs_grad", "gates_grad"), (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
         kernel = _gru_sequence_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h0_grad_meta, weight_hh_grad_meta, bias_hh_grad_meta]
@@ -16312,6 +17755,13 @@ def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, ac
         if type(h0) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("simple_rnn_sequence_grad", "simple_rnn_sequence_grad", h0, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse), [x_grad_meta, h0_grad_meta, weight_hh_grad_meta], {"h0": h0, "weight_hh": weight_hh, "mask": mask, "out": out, "hs": hs, "out_grad": out_grad, "hs_grad": hs_grad}, out_mask=out_mask)
         key = (type(h0.array), h0.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(weight_hh.array) is not key[0] or (mask is not None and type(mask.array) is not key[0]) or type(out.array) is not key[0] or type(hs.array) is not key[0] or (out_grad is not None and type(out_grad.array) is not key[0]) or (hs_grad is not None and type(hs_grad.array) is not key[0]):
+                h0, weight_hh, mask, out, hs, out_grad, hs_grad = same_place(("h0", "weight_hh", "mask", "out", "hs", "out_grad", "hs_grad"), (h0, weight_hh, mask, out, hs, out_grad, hs_grad))
+                key = (type(h0.array), h0.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
         kernel = _simple_rnn_sequence_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, h0_grad_meta, weight_hh_grad_meta]
@@ -16357,6 +17807,13 @@ def dropout_grad(mask, out_grad, p, is_test, mode):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("dropout_grad", "dropout_grad", out_grad, (mask, out_grad, p, is_test, mode), [x_grad_meta], {"mask": mask, "out_grad": out_grad})
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0]:
+                out_grad, mask = same_place(("out_grad", "mask"), (out_grad, mask))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("dropout_grad", mask=mask, out_grad=out_grad) from None
         kernel = _dropout_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta]
@@ -16398,6 +17855,13 @@ def linear_grad(x, weight, out_grad, *, out_mask=None):
         if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
             return call_kernel_of_kind("linear_grad", "linear_grad", out_grad, (x, weight, out_grad), [x_grad_meta, weight_grad_meta, bias_grad_meta], {"x": x, "weight": weight, "out_grad": out_grad}, out_mask=out_mask)
         key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(x.array) is not key[0] or type(weight.array) is not key[0]:
+                out_grad, x, weight = same_place(("out_grad", "x", "weight"), (out_grad, x, weight))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("linear_grad", x=x, weight=weight, out_grad=out_grad) from None
         kernel = _linear_grad_kernel[key]
         array_type = key[0]
         metas = [x_grad_meta, weight_grad_meta, bias_grad_meta]

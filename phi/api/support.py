@@ -7,7 +7,7 @@ from ..backends.gpu_context import import_cupy
 from ..common.data_type import DataType
 from ..common.tensor_kind import TensorKind
 from ..core.dense_tensor import DenseTensor
-from ..core.errors import NotFoundError, PhiError, PreconditionNotMetError, UnimplementedError
+from ..core.errors import InvalidArgumentError, NotFoundError, PhiError, PreconditionNotMetError, UnimplementedError
 from ..core.kernel_registry import KERNELS
 from ..core.tensor_base import TensorBase
 
@@ -37,6 +37,45 @@ def as_array(value, array_type):
     if array_type is np.ndarray:
         return np.asarray(value)
     return import_cupy().asarray(value)
+
+
+def off_place(tensors, array_type) -> bool:
+    """Whether any tensor of a Tensor[] input holds an array other than ``array_type``."""
+    for t in tensors:
+        if type(t.array) is not array_type:
+            return True
+    return False
+
+
+def same_place(names: tuple, values: tuple) -> tuple:
+    """``values`` (an op's tensor inputs, by argument ``names``; a Tensor[] input is
+    a list, an optional one may be None) on one place, or an InvalidArgumentError
+    naming both places (the generated caller adds the op's name).
+
+    The generated phi API calls this only when an input's array type differs
+    from the kernel's (its hot path compares types). A 0-d CPU tensor beside GPU
+    tensors is moved to the device (Paddle accepts a CPU scalar tensor there);
+    any other mix is an error, since moving it would hide a transfer per call.
+    """
+    flat = [(f"{n}[{i}]" if isinstance(v, list) else n, t) for n, v in zip(names, values)
+            for i, t in enumerate(v if isinstance(v, list) else (v,)) if t is not None]
+    device = next((t for _, t in flat if type(t.array) is not np.ndarray), None)
+    if device is None:
+        return values
+    device_type = type(device.array)
+    device_name = next(n for n, t in flat if t is device)
+
+    def move(name, t):
+        if t is None or type(t.array) is device_type:
+            return t
+        if type(t.array) is np.ndarray and t.array.ndim == 0:
+            return DenseTensor(as_array(t.array, device_type))
+        raise InvalidArgumentError(
+            f"argument '{name}' is on {t.place} but argument '{device_name}' is on {device.place}; "
+            f"an op's tensor inputs must share a place (move one with .cuda(), .cpu() or .to())")
+
+    return tuple([move(f"{n}[{i}]", t) for i, t in enumerate(v)] if isinstance(v, list) else move(n, v)
+                 for n, v in zip(names, values))
 
 
 def verify_infer_meta(op: str, metas, arrays) -> None:

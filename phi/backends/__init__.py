@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -47,7 +48,8 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
     list or tuple arguments (``Tensor[]`` inputs) and results move too; None
     results (outputs left out by ``out_mask``) stay None. Only dense kernels fall
     back (see KernelFactory.select): a kernel of another kind takes tensors, whose
-    arrays this does not move.
+    arrays this does not move. A fallback warns once per op and dtype (the
+    binding is cached), naming the op: each call pays two transfers.
     """
     backend = backend_of_array_type(array_type)
     kernel, needs_transfer = factory.select(name, backend, DataType.from_numpy(np_dtype), kind=kind)
@@ -55,6 +57,9 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
         return functools.partial(kernel.fn, context_for(backend))
     device = get_gpu_context()
     cpu_fn = kernel.fn
+    warnings.warn(f"{name}: no GPU kernel for {np.dtype(np_dtype)}; it runs on the CPU, with a copy of its "
+                  f"inputs to the host and of its results back to the GPU on every call (FallBackToCpu)",
+                  RuntimeWarning, stacklevel=3)
 
     def to_host(value):
         if type(value) is array_type:

@@ -2,8 +2,20 @@
 from __future__ import annotations
 
 import importlib
+import threading
 
 from ..common.place import GPUPlace
+
+
+class _ValueChecks(threading.local):
+    """Per thread: whether GPU kernels check values that need a read of device
+    memory (labels in range, probabilities in [0, 1]). Off by default, so no op
+    waits for the device; eager's anomaly mode turns it on."""
+
+    on = False
+
+
+VALUE_CHECKS = _ValueChecks()
 
 
 def import_cupy():
@@ -22,6 +34,12 @@ class GPUContext:
 
     def __init__(self):
         self.xp = import_cupy()
+
+    @property
+    def check_values(self) -> bool:
+        """Whether a kernel should check values it can only see by synchronising
+        with the device (``if ctx.check_values:``): only in anomaly mode."""
+        return VALUE_CHECKS.on
 
     @property
     def place(self):
