@@ -3,6 +3,8 @@
     python benchmarks/run.py            # full run (about a minute)
     python benchmarks/run.py --quick    # short run, noisier
     python benchmarks/run.py --no-torch # skip PyTorch even when installed
+    python benchmarks/run.py --check    # exit 1 when a target of issue #14 is missed
+    python benchmarks/run.py --only B1 --repeat 30   # one benchmark, more repeats
 
 B1  forward time per op of ``a + b`` on float32 (16,) tensors, recording on
     (a requires a gradient) and off (under no_grad); vs np.add and PyTorch.
@@ -64,7 +66,7 @@ import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
 
-# Targets from issue #2, and the PyTorch 2.13 figures measured when it was written.
+# Targets (issues #2 and #14), and the PyTorch 2.13 figures measured when #2 was written.
 TARGETS = {
     "B1 on": ("torch", 1.0, "PyTorch 3.1 us"),
     "B1 off": ("torch", 1.0, "PyTorch 2.1 us"),
@@ -79,6 +81,8 @@ TARGETS = {
     "B6": ("torch", 1.5, ""),
     "B7": ("numpy", 1.0, ""),
 }
+# The targets `--check` enforces (issue #14); the others are printed for information.
+CHECKED = ("B1 on", "B1 off", "B2", "B3 b64", "B3 b512", "B4 b64", "B4 b512", "B5", "B6")
 
 LAYERS = (784, 256, 256, 10)
 LR = 0.01
@@ -144,6 +148,43 @@ def fmt_value(v, unit):
 
 def scalar(v):
     return v.min if isinstance(v, Timing) else v
+
+
+def target_results():
+    """(target, status, text) for every checked target: status "met", "missed",
+    "skipped" (its baseline, PyTorch, is not installed) or "not run" (--only)."""
+    measured = {}
+    for bench, _what, value, _unit, baselines in ROWS:
+        measured[bench] = (value, baselines)
+    results = []
+    for name in CHECKED:
+        against, limit, _note = TARGETS[name]
+        if name not in measured:
+            results.append((name, "not run", f"<= {limit:.2f}x {against}"))
+            continue
+        value, baselines = measured[name]
+        base = baselines.get(against)
+        if base is None:
+            results.append((name, "skipped", f"<= {limit:.2f}x {against}: {against} not installed"))
+            continue
+        ratio = scalar(value) / scalar(base)
+        status = "met" if ratio <= limit else "missed"
+        results.append((name, status, f"{ratio:.2f}x {against} (target <= {limit:.2f}x)"))
+    return results
+
+
+def exit_status(results, check: bool) -> int:
+    """1 when ``check`` is asked and a measured target was missed, else 0."""
+    return 1 if check and any(status == "missed" for _, status, _ in results) else 0
+
+
+def print_targets(results) -> None:
+    print("\ntargets of issue #14:")
+    for name, status, text in results:
+        print(f"  {name:<10} {status:<8} {text}")
+    met = sum(status == "met" for _, status, _ in results)
+    judged = sum(status in ("met", "missed") for _, status, _ in results)
+    print(f"  {met} of {judged} measured targets met")
 
 
 def print_table():
@@ -538,6 +579,8 @@ def main(argv=None):
     parser.add_argument("--only", default="", metavar="B3,B5",
                         help="run only these benchmarks (comma-separated B1..B7; default: all)")
     parser.add_argument("--repeat", type=int, default=None, help="repeats per figure (default 7, quick 3)")
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 when a measured target of issue #14 is missed")
     args = parser.parse_args(argv)
     budget, repeat = (0.05, 3) if args.quick else (0.3, 7)
     if args.repeat is not None:
@@ -574,7 +617,10 @@ def main(argv=None):
         bench_b7(budget, repeat, seen)
     print_table()
     print_baselines(seen)
+    results = target_results()
+    print_targets(results)
+    return exit_status(results, args.check)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

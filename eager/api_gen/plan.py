@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from .checks import BILINEAR_RULE
-from .model import NO_DEFAULT, OpSpec, SpecError
+from .model import NO_DEFAULT, BaseTy, BaseType, OpSpec, SpecError
 
 _CONVERTERS = {
     "Scalar": "to_scalar", "IntArray": "to_int_array", "int[]": "to_int_array", "int": "to_int",
@@ -113,6 +113,46 @@ class KeySource:
 
 
 @dataclass(frozen=True)
+class SignaturePart:
+    """One argument's part of a call's signature (what the op's InferMeta reads):
+    a tensor's array type, dtype and shape (per element of a Tensor[]; None for
+    an optional tensor not given), or an attribute's value, with its type where
+    values of different types compare equal (1 == 1.0 == True)."""
+
+    name: str
+    is_tensor: bool
+    is_list: bool = False
+    optional: bool = False
+    typed: bool = False
+
+
+# Attributes whose equal values may differ in type (int, float, bool, complex):
+# the signature holds the type too, as InferMeta may accept one and refuse another.
+_TYPED_ATTRIBUTES = {BaseTy.Scalar, BaseTy.int, BaseTy.float, BaseTy.bool, BaseTy.IntOrIntArray}
+
+
+def plan_signature(op: OpSpec, key: "KeySource") -> tuple | None:
+    """The signature parts of the op's phi function: every tensor argument (its
+    array type also decides the kernel and the place check) and every attribute
+    its InferMeta reads. None when the function does not remember signatures: its kernel is not selected by a tensor (creation ops,
+    whose InferMeta may read the default dtype), or an argument is an Index
+    (it may hold tensors, whose shape is not in the signature)."""
+    if not key.is_tensor:
+        return None
+    parts = []
+    read = set(op.infer_meta.params)
+    for a in op.args:
+        base = a.type.strip_optional()
+        if isinstance(base, BaseType) and base.name is BaseTy.Index:
+            return None
+        if not a.is_tensor and a.name not in read:
+            continue  # an attribute only the kernel reads (scale's factor): any value passes
+        typed = isinstance(base, BaseType) and base.name in _TYPED_ATTRIBUTES
+        parts.append(SignaturePart(a.name, a.is_tensor, a.is_tensor_list, a.optional, typed))
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
 class PhiPlan:
     """A phi API function: InferMeta, cached kernel selection, kernel, wrapping."""
 
@@ -132,6 +172,8 @@ class PhiPlan:
     # The tensor arguments checked against the key's place (the key first), as
     # KernelArgs: every dense tensor the kernel reads, except shape-only ones.
     same_place: tuple = ()
+    # What a call's signature holds; None: the function runs every check on every call.
+    signature: tuple | None = None
 
 
 def plan_phi(op: OpSpec) -> PhiPlan:
@@ -161,6 +203,7 @@ def plan_phi(op: OpSpec) -> PhiPlan:
         out_mask=op.is_backward and len(op.outputs) > 1,
         view_source=op.view[0] if op.view else None,
         same_place=same_place,
+        signature=plan_signature(op, key),
     )
 
 

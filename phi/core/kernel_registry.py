@@ -20,9 +20,18 @@ with its ``kind``, ``dispatch_key`` and kernels registered under that kind.
 A kernel is ``fn(ctx, *inputs, *attributes)`` in the order of the YAML
 ``args``; each Kernel keeps those argument names so the code generator can
 check the YAML against it.
+
+The generated phi API also remembers, per op, the signatures of calls that
+passed InferMeta (:class:`SignatureCache`, made by
+``KERNELS.signature_cache``); registering a kernel empties the dispatch tables
+and the signature caches of its name, so the next call checks and selects
+again. A kernel that only forwards its arguments to one function of
+``ctx.xp`` (``return ctx.xp.add(x, y)``) is bound as that function itself
+(see :func:`forwarded_xp_function`), which saves a Python frame per call.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Callable
@@ -62,6 +71,7 @@ class KernelFactory:
     def __init__(self):
         self._kernels: dict[str, dict[KernelKey, Kernel]] = {}
         self._tables: dict[str, "DispatchTable"] = {}
+        self._signature_caches: dict[str, list] = {}
 
     # -- registration -------------------------------------------------------
     def register(self, name: str, fn: Callable, backends, dtypes,
@@ -94,6 +104,9 @@ class KernelFactory:
         for (table_name, _), cached in self._tables.items():
             if table_name == name:
                 cached.clear()
+        # A remembered signature holds the kernel bound then: forget those too.
+        for cache in self._signature_caches.get(name, ()):
+            cache.clear()
 
     # -- queries --------------------------------------------------------------
     def has(self, name: str) -> bool:
@@ -149,6 +162,105 @@ class KernelFactory:
             table = self._tables[(name, kind)] = DispatchTable(self, name, kind)
         return table
 
+    def signature_cache(self, name: str, op: str | None = None) -> "SignatureCache":
+        """A new, empty :class:`SignatureCache` for op ``op`` (default ``name``),
+        emptied whenever a kernel named ``name`` is registered."""
+        cache = SignatureCache(op or name)
+        self._signature_caches.setdefault(name, []).append(cache)
+        return cache
+
+    def signature_caches(self) -> list:
+        """Every signature cache made by this factory."""
+        return [cache for caches in self._signature_caches.values() for cache in caches]
+
+
+class SignatureCache(dict):
+    """What one op remembers of its calls that passed InferMeta: the call's
+    signature (array type, dtype and shape of every tensor input; value and type
+    of every attribute) -> what the generated function needs to call the kernel
+    directly (the bound kernel, the array type, the output metas InferMeta set).
+
+    A plain dict on the hot path (``cache.get(signature)``); :meth:`remember`
+    adds an entry and keeps at most ``capacity`` of them, dropping the oldest
+    first, so a workload whose shapes keep changing holds a bounded amount.
+    ``capacity`` 0 remembers nothing (every call runs the full checks).
+
+    >>> cache = SignatureCache("add", capacity=2)
+    >>> for n in range(3):
+    ...     cache.remember(("f32", (n,)), n)
+    >>> sorted(cache.values())
+    [1, 2]
+    """
+
+    __slots__ = ("op", "capacity")
+    DEFAULT_CAPACITY = 256
+
+    def __init__(self, op: str, capacity: int | None = None):
+        super().__init__()
+        self.op = op
+        self.capacity = self.DEFAULT_CAPACITY if capacity is None else capacity
+
+    def remember(self, signature, entry) -> None:
+        """Remembers ``entry`` for ``signature``, first dropping the oldest
+        entries while the cache is full."""
+        capacity = self.capacity
+        if capacity <= 0:
+            return
+        while len(self) >= capacity:
+            try:
+                del self[next(iter(self))]
+            except (KeyError, StopIteration, RuntimeError):  # emptied meanwhile (another thread)
+                break
+        self[signature] = entry
+
+    def __repr__(self) -> str:
+        return f"SignatureCache({self.op!r}, {len(self)}/{self.capacity} signatures)"
+
+
+def set_signature_cache_capacity(capacity: int, factory: "KernelFactory | None" = None) -> int:
+    """Sets how many signatures each op remembers (0: none, every call runs
+    InferMeta), empties every cache, and returns the previous capacity.
+
+    >>> previous = set_signature_cache_capacity(0)   # run every check on every call
+    >>> _ = set_signature_cache_capacity(previous)
+    """
+    if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 0:
+        raise ValueError(f"set_signature_cache_capacity: argument 'capacity' expected an int >= 0, got {capacity!r}")
+    factory = KERNELS if factory is None else factory
+    previous = SignatureCache.DEFAULT_CAPACITY
+    SignatureCache.DEFAULT_CAPACITY = capacity
+    for cache in factory.signature_caches():
+        cache.capacity = capacity
+        cache.clear()
+    return previous
+
+
+def forwarded_xp_function(fn: Callable):
+    """The name NAME when kernel ``fn`` is exactly ``def k(ctx, a, b, ...):
+    return ctx.xp.NAME(a, b, ...)`` (its parameters forwarded in order, nothing
+    else), else None.
+
+    Decided by comparing ``fn``'s bytecode with that of such a function compiled
+    here, so it holds for this interpreter: a kernel that does anything more
+    (an ``astype``, a check, a default, a keyword) never matches.
+    """
+    code = getattr(fn, "__code__", None)
+    if (code is None or fn.__defaults__ or fn.__kwdefaults__ or fn.__closure__
+            or code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+            or code.co_argcount < 1 or len(code.co_names) != 2 or code.co_names[0] != "xp"):
+        return None
+    params = code.co_varnames[:code.co_argcount]
+    name = code.co_names[1]
+    if not name.isidentifier() or not all(p.isidentifier() for p in params):
+        return None
+    source = f"def k({', '.join(params)}):\n    return {params[0]}.xp.{name}({', '.join(params[1:])})\n"
+    namespace = {}
+    exec(compile(source, "<forwarded_xp_function>", "exec"), namespace)  # noqa: S102  (names checked above)
+    probe = namespace["k"].__code__
+    if probe.co_code != code.co_code or probe.co_names != code.co_names or code.co_nlocals != probe.co_nlocals:
+        return None
+    return name
+
 
 class DispatchTable(dict):
     """(array type, NumPy dtype) -> kernel callable with its context bound, for
@@ -168,6 +280,13 @@ class DispatchTable(dict):
     def __missing__(self, key):
         array_type, np_dtype = key
         bound = bind_kernel(self.factory, self.name, array_type, np_dtype, self.kind)
+        if type(bound) is functools.partial and len(bound.args) == 1 and not bound.keywords:
+            # Kernel fn bound to its context: one that only forwards to ctx.xp.NAME
+            # is called as that function (np.add for add), one frame fewer.
+            name = forwarded_xp_function(bound.func)
+            direct = None if name is None else getattr(getattr(bound.args[0], "xp", None), name, None)
+            if direct is not None:
+                bound = direct
         self[key] = bound
         return bound
 

@@ -1,0 +1,88 @@
+"""What the hot path of ``a + b`` on (16,) float32 costs, piece by piece, in nanoseconds.
+
+    python benchmarks/hot_path.py            # about 20 seconds
+    python benchmarks/hot_path.py --rounds 60
+
+Every piece is timed with timeit, the pieces interleaved round by round, and
+the minimum over the rounds reported (the least noisy estimate of the cost on
+a shared machine). The phi call is timed twice: with its remembered signature
+(a hit: no InferMeta) and with signature caches at capacity 0 (every call
+runs InferMeta and selects the kernel through the dispatch table), which is
+what each call cost before phi remembered signatures. docs/performance.md
+shows the table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import timeit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+import eager  # noqa: E402
+from phi import infermeta  # noqa: E402
+from phi.api import generated_api  # noqa: E402
+from phi.core import DenseTensor, MetaTensor  # noqa: E402
+from phi.core.kernel_registry import set_signature_cache_capacity  # noqa: E402
+
+
+def pieces():
+    """name -> (statement, globals, capacity): what each row times."""
+    xa = np.arange(16, dtype=np.float32)
+    ya = np.ones(16, dtype=np.float32)
+    x, y = DenseTensor(xa), DenseTensor(ya)
+    on = eager.to_tensor(xa, stop_gradient=False)
+    off, b = eager.to_tensor(xa), eager.to_tensor(ya)
+    seen = generated_api._add_seen
+    g = dict(G=generated_api, im=infermeta, MetaTensor=MetaTensor, DenseTensor=DenseTensor, np=np,
+             x=x, y=y, xa=xa, ya=ya, on=on, off=off, b=b, seen=seen, eager=eager)
+    return {
+        "np.add(xa, ya) (the kernel)": "np.add(xa, ya)",
+        "DenseTensor(result) (wrapping)": "DenseTensor(xa)",
+        "InferMeta: MetaTensor() + elementwise_infer_meta": "m = MetaTensor(); im.elementwise_infer_meta(x, y, m)",
+        "signature tuple + cache lookup": (
+            "seen.get((type(x.array), x.array.dtype, x.array.shape, "
+            "type(y.array), y.array.dtype, y.array.shape))"),
+        "phi add, remembered signature (hit)": "G.add(x, y)",
+        "phi add, every check (capacity 0)": "G.add(x, y)",
+        "eager a + b, recording off (no_grad)": "off + b",
+        "eager a + b, recording on": "on + b",
+    }, g
+
+
+def measure(rounds: int, number: int) -> dict:
+    stmts, g = pieces()
+    best = {name: float("inf") for name in stmts}
+    for _ in range(rounds):
+        for name, stmt in stmts.items():
+            capacity = 0 if "capacity 0" in name else None
+            previous = set_signature_cache_capacity(capacity) if capacity is not None else None
+            grad = not name.endswith("recording off (no_grad)")
+            try:
+                with eager.set_grad_enabled(grad):
+                    timer = timeit.Timer(stmt, globals=g)
+                    timer.timeit(10)  # warm (and, at full capacity, remember the signature)
+                    best[name] = min(best[name], timer.timeit(number) / number)
+            finally:
+                if previous is not None:
+                    set_signature_cache_capacity(previous)
+    return best
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30, help="interleaved rounds (minimum reported)")
+    parser.add_argument("--number", type=int, default=20000, help="calls per timing")
+    args = parser.parse_args(argv)
+    best = measure(args.rounds, args.number)
+    print(f"{'piece':<52} {'ns':>8}")
+    for name, seconds in best.items():
+        print(f"{name:<52} {seconds * 1e9:8.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
