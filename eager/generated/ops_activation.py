@@ -42,17 +42,11 @@ _new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
-    "pow",
-    "scale",
-    "scale_",
     "relu",
     "relu_",
     "tanh",
     "tanh_",
     "sigmoid",
-    "exp",
-    "exp_",
-    "log",
     "gelu",
     "silu",
     "leaky_relu",
@@ -75,61 +69,6 @@ __all__ = [
     "thresholded_relu",
     "thresholded_relu_",
 ]
-
-
-class PowGradNode(GradNodeBase):
-    """Runs pow_grad for pow."""
-
-    __slots__ = ("x", "y", )
-    backward_op = "pow_grad"
-    forward_op = "pow"
-    num_grad_slots = 1
-    is_view = False
-    fresh_grads = True
-    saved_names = ("x", )
-    attr_names = ("y", )
-
-    def release(self):
-        self.x.release()
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.pow_grad(x, out_grad, self.y)
-            return ((grad,), )
-        grad = _phi.pow_grad(self.x.recover_impl(self), out_grad.impl, self.y, )
-        return ((Tensor(grad),), )
-
-
-class ScaleGradNode(GradNodeBase):
-    """Runs scale_grad for scale."""
-
-    __slots__ = ("scale", )
-    backward_op = "scale_grad"
-    forward_op = "scale"
-    num_grad_slots = 1
-    is_view = False
-    fresh_grads = True
-    tracks_ownership = True
-    grad_inplace = True
-    saved_names = ()
-    attr_names = ("scale", )
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            grad = _composite.scale_grad(out_grad, self.scale)
-            return ((grad,), )
-        grad = _phi.scale_grad(out_grad.impl, self.scale, )
-        return ((Tensor(grad),), )
-
-    def apply_into(self, grads):
-        out_grad = grads[0]
-        grad = self.write_into("scale_grad", out_grad, (out_grad.impl, ), (self.scale, ))
-        if grad is None:
-            return self.apply(grads, False)
-        return ((grad,), )
 
 
 class ReluGradNode(GradNodeBase):
@@ -284,82 +223,6 @@ class SigmoidDoubleGradNode(GradNodeBase):
         grad_out = self.grad_out.recover(self)
         grad = _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
         return ((grad[0],), (grad[1],), )
-
-
-class ExpGradNode(GradNodeBase):
-    """Runs exp_grad for exp."""
-
-    __slots__ = ("out", )
-    backward_op = "exp_grad"
-    forward_op = "exp"
-    num_grad_slots = 1
-    is_view = False
-    fresh_grads = True
-    saved_names = ("out", )
-    attr_names = ()
-
-    def release(self):
-        self.out.release()
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            out = self.out.recover(self)
-            grad = exp_grad(out, out_grad, )
-            return ((grad,), )
-        grad = _phi.exp_grad(self.out.recover_impl(self), out_grad.impl, )
-        return ((Tensor(grad),), )
-
-
-class ExpDoubleGradNode(GradNodeBase):
-    """Runs exp_double_grad for exp_grad."""
-
-    __slots__ = ("out", "grad_out", )
-    backward_op = "exp_double_grad"
-    forward_op = "exp_grad"
-    num_grad_slots = 1
-    is_view = False
-    fresh_grads = True
-    saved_names = ("out", "grad_out", )
-    attr_names = ()
-
-    def release(self):
-        self.out.release()
-        self.grad_out.release()
-
-    def apply(self, grads, create_graph):
-        grad_x_grad = grads[0]
-        edges = self.next_edges
-        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
-        out = self.out.recover(self)
-        grad_out = self.grad_out.recover(self)
-        grad = _composite.exp_double_grad(out, grad_out, grad_x_grad)
-        return ((grad[0],), (grad[1],), )
-
-
-class LogGradNode(GradNodeBase):
-    """Runs log_grad for log."""
-
-    __slots__ = ("x", )
-    backward_op = "log_grad"
-    forward_op = "log"
-    num_grad_slots = 1
-    is_view = False
-    fresh_grads = True
-    saved_names = ("x", )
-    attr_names = ()
-
-    def release(self):
-        self.x.release()
-
-    def apply(self, grads, create_graph):
-        out_grad = grads[0]
-        if create_graph:
-            x = self.x.recover(self)
-            grad = _composite.log_grad(x, out_grad)
-            return ((grad,), )
-        grad = _phi.log_grad(self.x.recover_impl(self), out_grad.impl, )
-        return ((Tensor(grad),), )
 
 
 class GeluGradNode(GradNodeBase):
@@ -789,78 +652,6 @@ class ThresholdedReluGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
 
-def pow(x, y=1.0, name=None):
-    """Elementwise x ** y for a scalar exponent y.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("pow", "x", x)
-    y = y if type(y) is float else to_scalar(y, "pow", "y")
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.pow(x.impl, y), None, None
-    _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = PowGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = y
-    if _anomaly.active:
-        check_forward("pow", (out, ))
-    return out
-
-
-def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
-    """scale * x + bias if bias_after_scale, else scale * (x + bias).
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("scale", "x", x)
-    scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
-    bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
-    bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale", "bias_after_scale")
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
-    _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ScaleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.scale = scale
-    if _anomaly.active:
-        check_forward("scale", (out, ))
-    return out
-
-
-def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
-    """Inplace scale: writes the result into x and returns it. scale * x + bias if bias_after_scale, else scale * (x + bias).
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("scale_", "x", x)
-    scale = scale if type(scale) is float else to_scalar(scale, "scale_", "scale")
-    bias = bias if type(bias) is float else to_scalar(bias, "scale_", "bias")
-    bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale_", "bias_after_scale")
-    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
-    if recording:
-        check_inplace_leaf("scale_", x)
-        context = before_inplace(x)
-        edges = ((edge_of(x),), )
-    result = _phi.scale(x.impl, scale, bias, bias_after_scale)
-    write_inplace("scale_", x, result)
-    if recording:
-        node = ScaleGradNode(edges)
-        x._meta = AutogradMeta(node, 0)
-        after_inplace(x, context)
-        node.scale = scale
-    if _anomaly.active:
-        check_forward("scale_", (x,))
-    return x
-
-
 def relu(x, name=None):
     """Elementwise max(x, 0).
 
@@ -966,70 +757,6 @@ def sigmoid(x, name=None):
         node.out = save_output(out)
     if _anomaly.active:
         check_forward("sigmoid", (out, ))
-    return out
-
-
-def exp(x, name=None):
-    """Elementwise e ** x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("exp", "x", x)
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.exp(x.impl), None, None
-    _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ExpGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
-    if _anomaly.active:
-        check_forward("exp", (out, ))
-    return out
-
-
-def exp_(x, name=None):
-    """Inplace exp: writes the result into x and returns it. Elementwise e ** x.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("exp_", "x", x)
-    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
-    if recording:
-        check_inplace_leaf("exp_", x)
-        context = before_inplace(x)
-        edges = ((edge_of(x),), )
-    result = _phi.exp(x.impl)
-    write_inplace("exp_", x, result)
-    if recording:
-        node = ExpGradNode(edges)
-        x._meta = AutogradMeta(node, 0)
-        after_inplace(x, context)
-        node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("exp_", (x,))
-    return x
-
-
-def log(x, name=None):
-    """Elementwise natural logarithm.
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("log", "x", x)
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.log(x.impl), None, None
-    _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = LogGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-    if _anomaly.active:
-        check_forward("log", (out, ))
     return out
 
 
@@ -1514,42 +1241,6 @@ def thresholded_relu_(x, threshold=1.0, name=None):
     return x
 
 
-def pow_grad(x, out_grad, y, name=None):
-    """pow_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("pow_grad", "x", x)
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("pow_grad", "out_grad", out_grad)
-    y = y if type(y) is float else to_scalar(y, "pow_grad", "y")
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
-    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    x_grad.impl, x_grad._meta, x_grad._name = _phi.pow_grad(x.impl, out_grad.impl, y), None, None
-    if _anomaly.active:
-        check_forward("pow_grad", (x_grad, ))
-    return x_grad
-
-
-def scale_grad(out_grad, scale, name=None):
-    """scale_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("scale_grad", "out_grad", out_grad)
-    scale = scale if type(scale) is float else to_scalar(scale, "scale_grad", "scale")
-    if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
-    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    x_grad.impl, x_grad._meta, x_grad._name = _phi.scale_grad(out_grad.impl, scale), None, None
-    if _anomaly.active:
-        check_forward("scale_grad", (x_grad, ))
-    return x_grad
-
-
 def relu_grad(out, out_grad, name=None):
     """relu_grad
 
@@ -1648,65 +1339,6 @@ def sigmoid_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
         return _composite.sigmoid_double_grad(out, grad_out, grad_x_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "sigmoid_double_grad") from None
-
-
-def exp_grad(out, out_grad, name=None):
-    """exp_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(out, Tensor):
-        raise bad_tensor("exp_grad", "out", out)
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("exp_grad", "out_grad", out_grad)
-    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    x_grad.impl, x_grad._meta, x_grad._name = _phi.exp_grad(out.impl, out_grad.impl), None, None
-    _out_meta = out._meta
-    _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = ExpDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
-        x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_input(out)
-        node.grad_out = save_input(out_grad)
-    if _anomaly.active:
-        check_forward("exp_grad", (x_grad, ))
-    return x_grad
-
-
-def exp_double_grad(out, grad_out, grad_x_grad, out_mask=None, name=None):
-    """exp_double_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(out, Tensor):
-        raise bad_tensor("exp_double_grad", "out", out)
-    if not isinstance(grad_out, Tensor):
-        raise bad_tensor("exp_double_grad", "grad_out", grad_out)
-    if not isinstance(grad_x_grad, Tensor):
-        raise bad_tensor("exp_double_grad", "grad_x_grad", grad_x_grad)
-    try:
-        return _composite.exp_double_grad(out, grad_out, grad_x_grad)
-    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
-        raise in_called(error, "exp_double_grad") from None
-
-
-def log_grad(x, out_grad, name=None):
-    """log_grad
-
-    Differentiable to any order.
-    """
-    if not isinstance(x, Tensor):
-        raise bad_tensor("log_grad", "x", x)
-    if not isinstance(out_grad, Tensor):
-        raise bad_tensor("log_grad", "out_grad", out_grad)
-    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
-        return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
-    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    x_grad.impl, x_grad._meta, x_grad._name = _phi.log_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log_grad", (x_grad, ))
-    return x_grad
 
 
 def gelu_grad(x, out, out_grad, approximate, name=None):

@@ -27,6 +27,7 @@ from . import (  # noqa: E402,F401  (after the filter, which the kernel modules 
     loss,
     manipulation,
     math_binary,
+    math_elementary,
     math_unary,
     matmul,
     norm,

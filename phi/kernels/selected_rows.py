@@ -7,7 +7,7 @@ from ..common.tensor_kind import TensorKind
 from ..core.dense_tensor import DenseTensor
 from ..core.kernel_registry import register_kernel
 from ..core.selected_rows import SelectedRows
-from .activation import scale as dense_scale
+from .math_elementary import scale as dense_scale
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
 from .funcs import scatter_add
 

@@ -1,0 +1,63 @@
+"""The elementary math kernels the spine was built on: exp, log, pow and scale,
+with their gradients (kept apart from activation.py so each generated op module
+stays readable).
+
+scale's gradient takes ``into``: an array of out_grad's shape and dtype (the
+engine passes out_grad's own buffer when it owns it exclusively; backward.yaml's
+``inplace : (out_grad -> x_grad)``) into which the result may be written. It
+returns the result, which is ``into`` when it wrote there.
+"""
+from ..core.kernel_registry import register_kernel
+from .dtypes import ALL_BACKENDS, INEXACT, NUMERIC
+from .funcs import conj
+
+
+@register_kernel("exp", ALL_BACKENDS, INEXACT)
+def exp(ctx, x):
+    return ctx.xp.exp(x)
+
+
+@register_kernel("exp_grad", ALL_BACKENDS, INEXACT)
+def exp_grad(ctx, out, out_grad):
+    return ctx.xp.multiply(out_grad, conj(out))
+
+
+@register_kernel("log", ALL_BACKENDS, INEXACT)
+def log(ctx, x):
+    return ctx.xp.log(x)
+
+
+@register_kernel("log_grad", ALL_BACKENDS, INEXACT)
+def log_grad(ctx, x, out_grad):
+    return ctx.xp.divide(out_grad, conj(x))
+
+
+@register_kernel("pow", ALL_BACKENDS, INEXACT)
+def pow(ctx, x, y):
+    return ctx.xp.power(x, y)
+
+
+@register_kernel("pow_grad", ALL_BACKENDS, INEXACT)
+def pow_grad(ctx, x, out_grad, y):
+    xp = ctx.xp
+    if y == 0:
+        return xp.zeros_like(out_grad)
+    return xp.multiply(out_grad, xp.multiply(xp.power(conj(x), y - 1), y))
+
+
+@register_kernel("scale", ALL_BACKENDS, NUMERIC)
+def scale(ctx, x, scale, bias, bias_after_scale):
+    if bias_after_scale:
+        out = x * scale + bias if bias else x * scale
+    else:
+        out = (x + bias) * scale
+    # An integer tensor scaled by a float stays integer, as in Paddle.
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+@register_kernel("scale_grad", ALL_BACKENDS, NUMERIC)
+def scale_grad(ctx, out_grad, scale, *, into=None):
+    if into is not None and into.dtype.kind in "fc":
+        return ctx.xp.multiply(out_grad, scale, out=into)
+    out = out_grad * scale
+    return out if out.dtype == out_grad.dtype else out.astype(out_grad.dtype)
