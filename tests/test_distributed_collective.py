@@ -382,7 +382,7 @@ done(rank)
 '''
 
 ONE_RANK = COMMON + '''
-assert n == 1 and collective._mpi() is not None
+assert n == 1 and dist.env.mpi_module() is not None
 t = tensor(data(0))
 for op in ReduceOp:
     dist.all_reduce(t, op=op)

@@ -42,12 +42,12 @@ from phi.core import DenseTensor
 from .. import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
 from ..creation import to_tensor
 from ..tensor import Tensor
-from .env import _import_mpi
+from .env import mpi_module
 from .group import Group, resolve_group
 
 _TAG = 17  # point-to-point data messages
 _DEBUG_TAG = 18  # point-to-point signatures under EAGER_DISTRIBUTED_DEBUG
-_MPI_STATE = {"module": None, "float16": None, "ops": None}
+_MPI_STATE = {"float16": None, "ops": None}
 _environ = os.environ
 _FLOAT16 = np.dtype(np.float16)
 _BOOL = DataType.BOOL
@@ -92,14 +92,14 @@ class Task:
         """Blocks until the collective is done and its result written; returns True."""
         if not self._done:
             if self._requests:
-                _call(self._fn, _mpi().Request.Waitall, self._requests)
+                _call(self._fn, mpi_module().Request.Waitall, self._requests)
             self._complete()
         return True
 
     def is_completed(self) -> bool:
         """Whether the collective is done (its result then written), without blocking."""
         if not self._done:
-            if not self._requests or _call(self._fn, _mpi().Request.Testall, self._requests):
+            if not self._requests or _call(self._fn, mpi_module().Request.Testall, self._requests):
                 self._complete()
         return self._done
 
@@ -114,19 +114,11 @@ class Task:
 
 
 # -- helpers ------------------------------------------------------------------
-def _mpi():
-    """mpi4py's MPI module (only reached once a communicator exists)."""
-    module = _MPI_STATE["module"]
-    if module is None:
-        module = _MPI_STATE["module"] = _import_mpi()
-    return module
-
-
 def _call(fn: str, method, *args, **kwargs):
     """Runs an MPI call, turning an MPI error into one that names the collective."""
     try:
         return method(*args, **kwargs)
-    except _mpi().Exception as error:
+    except mpi_module().Exception as error:
         raise RuntimeError(f"{fn}: MPI reported an error: {error.Get_error_string()}") from None
 
 
@@ -185,7 +177,7 @@ def _mpi_op(op: ReduceOp, dtype: DataType):
     """The MPI operation for ``op`` on ``dtype`` (from tables made once, indexed by the op)."""
     tables = _MPI_STATE["ops"]
     if tables is None:
-        MPI = _mpi()
+        MPI = mpi_module()
         numeric = (MPI.SUM, MPI.MAX, MPI.MIN, MPI.PROD, MPI.SUM)  # in ReduceOp's order; AVG sums
         # MPI has only logical ops on booleans: a sum (or max) of flags is "any", a product (min) "all"
         logical = (MPI.LOR, MPI.LOR, MPI.LAND, MPI.LAND, MPI.LOR)
@@ -198,7 +190,7 @@ def _mpi_has_float16() -> bool:
     known = _MPI_STATE["float16"]
     if known is None:
         try:
-            _mpi().Datatype.fromcode("e")
+            mpi_module().Datatype.fromcode("e")
             known = True
         except (KeyError, ValueError, AttributeError):
             known = False
@@ -346,9 +338,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
     if op is ReduceOp.AVG or staged or work is not array:
         finish = _reduction_finish(tensor, array, work, staged, op, group.world_size)
     if sync_op:
-        _call(fn, comm.Allreduce, _mpi().IN_PLACE, work, op=mpi_op)
+        _call(fn, comm.Allreduce, mpi_module().IN_PLACE, work, op=mpi_op)
         return _done((), finish, fn, True) if finish is not None else Task()
-    return _done([_call(fn, comm.Iallreduce, _mpi().IN_PLACE, work, op=mpi_op)], finish, fn, False)
+    return _done([_call(fn, comm.Iallreduce, mpi_module().IN_PLACE, work, op=mpi_op)], finish, fn, False)
 
 
 def broadcast(tensor, src, group=None, sync_op=True) -> Task:
@@ -365,7 +357,7 @@ def broadcast(tensor, src, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
-    MPI = _mpi()
+    MPI = mpi_module()
     finish = None
     if group.rank == root:
         buffer = _host_read(tensor)
@@ -401,7 +393,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name, dst)
-    MPI, comm, mpi_op = _mpi(), group.process_group, _mpi_op(op, tensor.dtype)
+    MPI, comm, mpi_op = mpi_module(), group.process_group, _mpi_op(op, tensor.dtype)
     finish = None
     if group.rank == root:
         array, staged = _host_view(tensor)
@@ -468,7 +460,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
         return _done((), finish, fn, True)
     if _debugging():
         _agree(fn, group, tuple(shape), str(tensor.dtype))
-    MPI, comm = _mpi(), group.process_group
+    MPI, comm = mpi_module(), group.process_group
     buffers = ([send, MPI.BYTE], [receive, MPI.BYTE])
     if sync_op:
         _call(fn, comm.Allgather, *buffers)
@@ -498,7 +490,7 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
-    MPI, comm = _mpi(), group.process_group
+    MPI, comm = mpi_module(), group.process_group
     send = None
     if group.rank == root:
         send = [np.concatenate([_host_read(t).reshape(-1) for t in tensor_list]), MPI.BYTE]
@@ -547,7 +539,7 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
         return _done((), finish, fn, True)
     if _debugging():
         _agree(fn, group, tuple(reference.shape), str(reference.dtype))
-    MPI, comm = _mpi(), group.process_group
+    MPI, comm = mpi_module(), group.process_group
     buffers = ([send, MPI.BYTE], [receive, MPI.BYTE])
     if sync_op:
         _call(fn, comm.Alltoall, *buffers)
@@ -624,7 +616,7 @@ def send(tensor, dst=0, group=None, sync_op=True) -> Task:
     if _debugging():
         requests.append(_call(fn, comm.isend, (tuple(tensor.shape), str(tensor.dtype)), dest=peer,
                               tag=_DEBUG_TAG))
-    buffer = [_host_read(tensor), _mpi().BYTE]
+    buffer = [_host_read(tensor), mpi_module().BYTE]
     if sync_op:
         _call(fn, comm.Send, buffer, dest=peer, tag=_TAG)
         return _done(requests, None, fn, True)
@@ -644,7 +636,7 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
     group = resolve_group(fn, group)
     if not group.is_member():
         return Task()
-    MPI, comm = _mpi(), group.process_group
+    MPI, comm = mpi_module(), group.process_group
     if src is None:
         if group.world_size == 1:
             raise ValueError(f"{fn}: argument 'src' is None (any rank), but this process is the only "

@@ -36,6 +36,7 @@ _ENV_VARIABLES = (
 
 _LOCK = threading.Lock()
 _STATE = {"comm": None, "initialized": False}
+_MPI: list = []  # mpi4py.MPI once mpi_module() has imported it
 
 
 def _env_int(name: str) -> int | None:
@@ -67,6 +68,14 @@ def _import_mpi():
         return importlib.import_module("mpi4py.MPI")
     except ImportError:
         return None
+
+
+def mpi_module():
+    """mpi4py's MPI module, imported once, for code that holds a communicator
+    (so mpi4py is installed): the one place eager.distributed reaches it."""
+    if not _MPI:
+        _MPI.append(_import_mpi())
+    return _MPI[0]
 
 
 def world_comm():

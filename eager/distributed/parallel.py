@@ -49,17 +49,11 @@ from ..creation import to_tensor
 from ..nn.embedding import Embedding
 from ..nn.layer import Layer
 from ..tensor import Tensor
-from .env import get_rank, get_world_size, world_comm
+from .env import get_rank, get_world_size, mpi_module, world_comm
 from .group import Group
 
 _MB = 1024 * 1024
 _DENSE = TensorKind.DENSE
-
-
-def _mpi():
-    """mpi4py's MPI module (imported here: mpi4py is an optional extra)."""
-    from mpi4py import MPI
-    return MPI
 
 
 def _wire_dtype(dtype: np.dtype) -> np.dtype:
@@ -203,7 +197,7 @@ class _Reducer:
 
     def _launch_ready(self) -> None:
         """Starts the allreduce of every full bucket whose predecessors have started."""
-        mpi = _mpi()
+        mpi = mpi_module()
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
             bucket.request = self.comm.Iallreduce(mpi.IN_PLACE, bucket.buffer, op=mpi.SUM)
@@ -212,7 +206,7 @@ class _Reducer:
         mpi.Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
 
     def _wait_started(self) -> None:
-        _mpi().Request.Waitall([b.request for b in self.buckets[:self.next_bucket]])
+        mpi_module().Request.Waitall([b.request for b in self.buckets[:self.next_bucket]])
 
     def _abandon(self) -> None:
         self._wait_started()
@@ -263,7 +257,7 @@ class _Reducer:
         flags = np.ones(len(self.params), np.int32)
         for i in unused:
             flags[i] = 0 if self.params[i].grad is None else 1
-        self.comm.Allreduce(_mpi().IN_PLACE, flags, op=_mpi().MAX)
+        self.comm.Allreduce(mpi_module().IN_PLACE, flags, op=mpi_module().MAX)
         return flags.astype(bool)
 
     # -- sparse gradients -----------------------------------------------------
@@ -273,7 +267,7 @@ class _Reducer:
         densely instead."""
         if not self.sparse:
             return
-        mpi = _mpi()
+        mpi = mpi_module()
         header = np.zeros((len(self.sparse), 2), np.int64)  # (kind: 0 none, 1 rows, 2 dense; row count)
         for k, i in enumerate(self.sparse):
             grad = self.params[i].grad
@@ -298,7 +292,6 @@ class _Reducer:
             param.grad = Tensor(self._gathered_rows(param, counts))
 
     def _gathered_rows(self, param, counts) -> SelectedRows:
-        mpi = _mpi()
         grad = param.grad
         row_shape = list(param.shape[1:])
         row_size = int(np.prod(row_shape, dtype=np.int64))
@@ -484,7 +477,7 @@ def _broadcast_state(who: str, comm, layers) -> None:
     tensors += [(name, t) for name, t in layers.named_buffers()]
     signature = [(name, tuple(t.shape), str(t.dtype)) for name, t in tensors]
     root = comm.bcast(signature, root=0)
-    same = comm.allreduce(int(signature == root), op=_mpi().MIN)
+    same = comm.allreduce(int(signature == root), op=mpi_module().MIN)
     if not same:
         if signature != root:
             differ = next((f"{mine} here, {theirs} on rank 0" for mine, theirs in zip(signature, root)

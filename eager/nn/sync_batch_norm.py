@@ -19,7 +19,7 @@ import numpy as np
 from ..autograd import PyLayer, no_grad
 from ..autograd.inplace import write_inplace
 from ..creation import to_tensor
-from ..distributed.env import get_world_size, world_comm
+from ..distributed.env import get_world_size, mpi_module, world_comm
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .functional import norm as norm_functional
@@ -33,7 +33,7 @@ _CHANNEL_LAST = {2: "NC", 3: "NLC", 4: "NHWC", 5: "NDHWC"}
 
 def _allreduce_sum(comm, x: Tensor) -> Tensor:
     """The elementwise sum of x over the ranks, as a new tensor (summed in at least float32)."""
-    from mpi4py import MPI
+    MPI = mpi_module()
     values = np.array(x.numpy(), dtype=np.promote_types(x.dtype.numpy_dtype, np.float32), copy=True)
     comm.Allreduce(MPI.IN_PLACE, values, op=MPI.SUM)
     return to_tensor(values.astype(x.dtype.numpy_dtype, copy=False), place=x.place)
