@@ -29,7 +29,8 @@ copies it to the current one, counted in ``peer_copies``; reading values back
 (``get``, ``item``) works from any device, as in CuPy.
 
 ``transfers`` counts device-to-host copies (``get``, ``asnumpy``, ``item``,
-``tolist``, ``bool``/``float``/``int``) and ``uploads`` host-to-device copies
+``tolist``, ``bool``/``float``/``int``, and reading through a boolean mask,
+``a[mask]``, whose count of True values CuPy reads back to size the result) and ``uploads`` host-to-device copies
 (``array``/``asarray`` of host data), so a test can assert that a hot path
 does not synchronize.
 """
@@ -274,6 +275,14 @@ def _inplace(np_fn):
     return op
 
 
+def _reads_a_count(key):
+    """Whether ``a[key]`` reads device memory, as in CuPy: a boolean mask (its number
+    of True values sets the result's size)."""
+    if isinstance(key, tuple):
+        return builtins.any(_reads_a_count(k) for k in key)
+    return isinstance(key, ndarray) and key.dtype == numpy.bool_ and key.ndim > 0
+
+
 def _index(key):
     if isinstance(key, tuple):
         return tuple(_index(k) for k in key)
@@ -367,6 +376,8 @@ class ndarray:
     # -- indexing ----------------------------------------------------------------------
     def __getitem__(self, key):
         _check_device(_arrays_in(key, [self]))
+        if _reads_a_count(key):
+            transfers[0] += 1
         return _wrap(self._a[_index(key)], self)
 
     def __setitem__(self, key, value):
