@@ -225,3 +225,24 @@ def _on(device_id, make):
         return make()
     finally:
         eager.set_device("cpu")
+
+
+def test_one_gpu_binds_a_plain_partial_and_several_follow_the_arguments(monkeypatch):
+    import functools
+
+    import phi.backends as backends
+    from phi.core import KERNELS
+
+    cupy = importlib.import_module("cupy")
+    monkeypatch.setattr(backends, "_device_count", [1])
+    single = backends.bind_kernel(KERNELS, "add", cupy.ndarray, np.dtype(np.float64))
+    assert type(single) is functools.partial and single.args == (backends.get_gpu_context(0),)
+    monkeypatch.setattr(backends, "_device_count", [2])
+    several = backends.bind_kernel(KERNELS, "add", cupy.ndarray, np.dtype(np.float64))
+    with cupy.cuda.Device(1):
+        a = cupy.arange(3.0)
+    out = several(a, a)   # device 0 is current: the kernel switches to its arguments' device
+    assert out.device.id == 1 and out.tolist() == [0.0, 2.0, 4.0] and cupy.cuda.runtime.getDevice() == 0
+    with pytest.raises(backends.PlaceMismatchError, match="add: arguments on GPU 1 and GPU 0"):
+        several(a, cupy.ones(3))
+    assert backends.get_gpu_context(1).place == GPU1 and backends.get_gpu_context(1).device_id == 1

@@ -153,40 +153,59 @@ def _on_the_cpu(cpu_fn, array_type):
     return run_on_cpu
 
 
-def _device_of_arguments(name: str, args, array_type, kind: TensorKind):
-    """The device id of the array (or, for other tensor kinds, tensor) arguments;
-    None when there are none; PlaceMismatchError when they are on two devices."""
-    device = None
+def _mismatch(name: str, first: int, other: int) -> PlaceMismatchError:
+    return PlaceMismatchError(f"{name}: arguments on GPU {first} and GPU {other}; an op's tensor inputs must "
+                              f"share a place", (first, other))
+
+
+def _device_of_others(name: str, args, array_type, kind: TensorKind, device):
+    """The device of ``args``' arrays inside lists and tuples (Tensor[] inputs) and,
+    for kernels of other tensor kinds, of tensors with a GPU place; ``device``
+    when there are none. PlaceMismatchError when they are on two devices."""
     for arg in args:
-        if type(arg) is array_type:
-            found = (arg.device.id,)
-        elif type(arg) is list or type(arg) is tuple:
-            found = tuple(v.device.id for v in arg if type(v) is array_type)
+        if type(arg) is list or type(arg) is tuple:
+            found = [v.device.id for v in arg if type(v) is array_type]
         elif kind is not TensorKind.DENSE and getattr(getattr(arg, "place", None), "device_id", None) is not None:
-            found = (arg.place.device_id,)
+            found = [arg.place.device_id]
         else:
             continue
         for d in found:
             if device is None:
                 device = d
             elif d != device:
-                raise PlaceMismatchError(f"{name}: arguments on GPU {device} and GPU {d}; an op's tensor "
-                                         f"inputs must share a place", (device, d))
+                raise _mismatch(name, device, d)
     return device
 
 
 def _following_the_arguments(fn, name: str, array_type, kind: TensorKind):
-    """``fn(ctx, ...)`` run with the context of its arguments' device (several GPUs)."""
+    """``fn(ctx, ...)`` run with the context of its arguments' device (several GPUs).
+
+    The arrays among the arguments are compared inline (the usual kernel takes
+    one to three); list arguments and other tensor kinds go through a helper.
+    """
     cuda = import_cupy().cuda
     current_device = cuda.runtime.getDevice
+    contexts = [get_gpu_context(i) for i in range(gpu_device_count())]
 
     def run(*args, **kwargs):
-        device = _device_of_arguments(name, args, array_type, kind)
+        device = None
+        nested = False
+        for arg in args:
+            if type(arg) is array_type:
+                d = arg.device.id
+                if device is None:
+                    device = d
+                elif d != device:
+                    raise _mismatch(name, device, d)
+            elif type(arg) is list or type(arg) is tuple or kind is not TensorKind.DENSE:
+                nested = True
+        if nested:
+            device = _device_of_others(name, args, array_type, kind, device)
         current = current_device()
         if device is None or device == current:
-            return fn(get_gpu_context(current), *args, **kwargs)
+            return fn(contexts[current], *args, **kwargs)
         with cuda.Device(device):
-            return fn(get_gpu_context(device), *args, **kwargs)
+            return fn(contexts[device], *args, **kwargs)
 
     run.__name__ = run.__qualname__ = name
     return run
