@@ -224,11 +224,6 @@ def test_gpu_kernels_check_values_only_in_anomaly_mode():
     ("bincount_weighted", lambda: eager.bincount(eager.to_tensor([1, 1, 3], place="gpu"),
                                                  eager.to_tensor([0.5, 0.25, 2.0], place="gpu")),
      [0.0, 0.75, 0.0, 2.0]),
-    # masked_scatter counts the mask's True values (to check value is long enough)
-    ("masked_scatter", lambda: eager.masked_scatter(eager.zeros([4]).cuda(),
-                                                    eager.to_tensor([True, False, True, False], place="gpu"),
-                                                    eager.to_tensor([7.0, 8.0, 9.0], place="gpu")),
-     [7.0, 0.0, 8.0, 0.0]),
     # masked_select's result is as long as the mask has True values
     ("masked_select", lambda: eager.masked_select(eager.to_tensor([1.0, 2.0, 3.0], place="gpu"),
                                                   eager.to_tensor([True, False, True], place="gpu")),

@@ -70,6 +70,9 @@ CASES = {
     "max_pool3d_padded_mask": lambda: F.max_pool3d(_img((1, 2, 5, 4, 5)), 3, stride=2, padding=1,
                                                    return_mask=True)[0],
     "max_pool2d_double_grad": lambda: _double_grad(lambda x: F.max_pool2d(x, 3, stride=2, padding=1)),
+    "masked_scatter": lambda: eager.masked_scatter(_x(), _t(np.arange(12).reshape(3, 4) % 3 == 0),
+                                                   _t(np.arange(5.0), grad=True)),
+    "sparse_embedding": lambda: F.embedding(_idx([[0, 2], [1, 2]]), _x(), sparse=True),
 }
 
 
@@ -108,7 +111,26 @@ BAD = [
     (lambda: eager.poisson(_t([1.0, -1.0])), ValueError, "poisson: argument 'x' expected finite rates >= 0, got -1.0"),
     (lambda: eager.multinomial(_t([[0.0, 0.0]]), 1), ValueError, "multinomial: argument 'x' has a row of weights that sum to 0"),
     (lambda: eager.linalg.inv(_t([[1.0, 2.0], [2.0, 4.0]])), ValueError, "inverse: argument 'x' is singular"),
+    (lambda: eager.masked_scatter(_x(), _t(np.ones((3, 4), bool)), _t(np.arange(5.0))), ValueError,
+     "argument 'value' expected at least 12 elements"),
 ]
+
+
+def test_masked_scatter_on_the_gpu_matches_the_cpu_with_its_gradients(gpu):
+    mask = np.array([[True, False, True, True], [False, False, True, False], [True, True, False, False]])
+    results = []
+    for place in ("gpu", "cpu"):
+        x = eager.to_tensor(np.arange(12.0).reshape(3, 4), place=place, stop_gradient=False)
+        value = eager.to_tensor(np.arange(100.0, 109.0), place=place, stop_gradient=False)
+        out = eager.masked_scatter(x, eager.to_tensor(mask, place=place), value)
+        (out * eager.to_tensor(np.arange(1.0, 13.0).reshape(3, 4), place=place)).sum().backward()
+        results.append((out.numpy(), x.grad.numpy(), value.grad.numpy()))
+    expected = np.arange(12.0).reshape(3, 4)
+    expected[mask] = np.arange(100.0, 106.0)
+    np.testing.assert_array_equal(results[0][0], expected)
+    np.testing.assert_array_equal(results[0][2], np.r_[np.arange(1.0, 13.0)[mask.ravel()], 0, 0, 0])
+    for gpu_result, cpu_result in zip(*results):
+        np.testing.assert_array_equal(gpu_result, cpu_result)
 
 
 @pytest.mark.parametrize("call, error, text", BAD)
