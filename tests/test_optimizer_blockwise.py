@@ -185,3 +185,37 @@ def test_a_large_update_allocates_no_parameter_sized_temporary():
     finally:
         tracemalloc.stop()
     assert peak < n * 4 // 2, peak  # a block or four of scratch, not a parameter's worth
+
+
+@pytest.mark.parametrize("decay", ["l2", "l1"])
+def test_weight_decay_is_added_into_its_own_term_bit_for_bit(decay):
+    rng = np.random.default_rng(8)
+    p0, g0 = rng.standard_normal((5, 6)).astype("float32"), rng.standard_normal((5, 6)).astype("float32")
+    w = eager.nn.Parameter(p0.copy())
+    w.grad = eager.to_tensor(g0.copy())
+    grad_array = w.grad.impl.array
+    reg = eager.regularizer.L2Decay(0.01) if decay == "l2" else eager.regularizer.L1Decay(0.01)
+    SGD(0.1, parameters=[w], weight_decay=reg).step()
+    term = p0 * np.float32(0.01) if decay == "l2" else np.sign(p0) * np.float32(0.01)
+    np.testing.assert_array_equal(w.numpy(), p0 - (g0 + term) * np.float32(0.1))
+    assert w.grad.impl.array is grad_array
+    np.testing.assert_array_equal(w.grad.numpy(), g0)  # the gradient itself is never changed
+
+
+def test_a_custom_regularizers_term_is_not_written_into():
+    kept = []
+
+    class Keep(eager.regularizer.WeightDecayRegularizer):
+        def __init__(self):
+            self.coeff = 1.0
+
+        def __call__(self, param, grad):
+            term = eager.to_tensor(np.full(param.shape, 0.5, "float32"))
+            kept.append(term)
+            return term
+
+    w = eager.nn.Parameter(np.ones(3, "float32"))
+    w.grad = eager.to_tensor(np.ones(3, "float32"))
+    SGD(1.0, parameters=[w], weight_decay=Keep()).step()
+    np.testing.assert_array_equal(w.numpy(), [-0.5, -0.5, -0.5])
+    np.testing.assert_array_equal(kept[0].numpy(), [0.5, 0.5, 0.5])

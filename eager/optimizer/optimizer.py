@@ -50,7 +50,7 @@ from ..autograd.grad_mode import no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..nn.clip import ClipGradBase
-from ..regularizer import L2Decay, WeightDecayRegularizer
+from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 from .lr import LRScheduler
 
@@ -214,7 +214,7 @@ class Optimizer:
                 # The sum would broadcast a gradient of the wrong shape: check first
                 # (without decay, the fused op's InferMeta checks it).
                 _check_grad(who, param, grad)
-                grad = _F.add(grad, regularizer(param, grad))
+                grad = _decayed(regularizer, param, grad)
             try:
                 self._update(param, grad)
             except PhiError as error:  # name the parameter the user knows
@@ -772,6 +772,24 @@ def _check_coeff(who: str, value) -> float:
             value >= 0 and math.isfinite(value)):
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     return float(value)
+
+
+def _decayed(regularizer, param, grad):
+    """grad + regularizer(param, grad), a new tensor (grad is left as it is).
+    The term of a built-in L1Decay/L2Decay is a fresh tensor of grad's dtype
+    and dims that nothing else holds, so grad is added into its buffer
+    (term + grad is grad + term bit for bit): one parameter-sized allocation
+    per decayed parameter instead of two. Any other regularizer's term may be
+    held elsewhere, and gets a new sum."""
+    term = regularizer(param, grad)
+    if type(regularizer) in _OWN_TERM_DECAYS and term.impl.kind is TensorKind.DENSE \
+            and term.impl.owns_buffer_alone():
+        phi_api.accumulate_(term.impl, grad.impl)
+        return term
+    return _F.add(grad, term)
+
+
+_OWN_TERM_DECAYS = (L1Decay, L2Decay)
 
 
 def _dense(grad):
