@@ -219,3 +219,61 @@ def test_a_custom_regularizers_term_is_not_written_into():
     SGD(1.0, parameters=[w], weight_decay=Keep()).step()
     np.testing.assert_array_equal(w.numpy(), [-0.5, -0.5, -0.5])
     np.testing.assert_array_equal(kept[0].numpy(), [0.5, 0.5, 0.5])
+
+
+def step_peak(opt):
+    """Peak bytes above the start during opt.step() (the step warmed first)."""
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        opt.step()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("clip", [lambda: eager.nn.ClipGradByGlobalNorm(0.5),
+                                  lambda: eager.nn.ClipGradByNorm(0.5),
+                                  lambda: eager.nn.ClipGradByValue(0.01)])
+def test_clipped_gradients_are_made_one_at_a_time_with_the_same_values(clip):
+    rng = np.random.default_rng(9)
+    inits = [rng.standard_normal((256, 256)).astype("float32") for _ in range(4)]
+    grads = [rng.standard_normal((256, 256)).astype("float32") for _ in range(4)]
+    base = type(clip())
+
+    class AllAtOnce(base):  # overrides _dygraph_clip: the optimizer must call it, list and all
+        def _dygraph_clip(self, params_grads):
+            return super()._dygraph_clip(params_grads)
+
+    results, peaks = [], []
+    for make in (clip, lambda: AllAtOnce(*((0.5,) if base is not eager.nn.ClipGradByValue else (0.01,)))):
+        ps = [eager.nn.Parameter(p.copy()) for p in inits]
+        opt = SGD(0.1, parameters=ps, grad_clip=make())
+        for _ in range(2):  # the second step is measured, warm
+            for p, g in zip(ps, grads):
+                p.grad = eager.to_tensor(g)
+            peaks.append(step_peak(opt))
+        results.append([p.numpy() for p in ps])
+        for p, g in zip(ps, grads):
+            np.testing.assert_array_equal(p.grad.numpy(), g)  # never written
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    one = inits[0].nbytes
+    assert peaks[1] < peaks[3] - 2 * one, peaks  # all four clipped gradients at once vs one or two
+
+
+def test_a_failing_global_norm_leaves_the_optimizer_as_it_was():
+    w = eager.nn.Parameter(np.ones(3, "float32"))
+    w.grad = eager.to_tensor(np.ones(3, "float32"))
+
+    class Broken(eager.nn.ClipGradByGlobalNorm):
+        def _each(self, params_grads):
+            raise RuntimeError("norm failed")
+            yield
+
+    opt = SGD(0.1, parameters=[w], grad_clip=Broken(1.0))
+    with pytest.raises(RuntimeError, match="norm failed"):
+        opt.step()
+    assert opt.state_dict()["@step"] == 0
+    np.testing.assert_array_equal(w.numpy(), [1.0, 1.0, 1.0])

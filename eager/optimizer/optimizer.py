@@ -202,7 +202,13 @@ class Optimizer:
         if self._lr_scheduler is not None:
             self._learning_rate = self._lr_scheduler()
         if self._grad_clip is not None:
-            params_grads = self._grad_clip([(param, _dense(grad)) for param, grad in params_grads])
+            # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
+            # each made after the previous update; the first (with a global norm) before the
+            # step counts, so a clip that fails leaves the optimizer as it was.
+            pairs = self._grad_clip._one_by_one([(param, _dense(grad)) for param, grad in params_grads])
+            first = next(pairs, None)
+            params_grads = () if first is None else _then(first, pairs)
+            first = None
         self._step_count += 1
         for param, grad in params_grads:
             if grad is None:
@@ -219,6 +225,7 @@ class Optimizer:
                 self._update(param, grad)
             except PhiError as error:  # name the parameter the user knows
                 raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
+            grad = None  # a clipped or decayed gradient goes before the next is made
 
     def _regularizer_of(self, param):
         """The decay added to param's gradient before the update: its group's
@@ -772,6 +779,13 @@ def _check_coeff(who: str, value) -> float:
             value >= 0 and math.isfinite(value)):
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     return float(value)
+
+
+def _then(first, rest):
+    """first, then the items of rest, holding first only until it is taken."""
+    yield first
+    del first
+    yield from rest
 
 
 def _decayed(regularizer, param, grad):
