@@ -56,36 +56,30 @@ _adamw_seen = KERNELS.signature_cache("adamw_")
 
 
 def _signature(tensors: tuple, attrs: tuple):
-    """What the checks of a call read, when every tensor is a DenseTensor on the
-    host (or None): each tensor's type, its array's dtype and shape, and each
-    attribute's type and value (1, 1.0 and True compare equal). None for any
-    other call (a SelectedRows, a GPU array: devices are not in the signature),
-    which takes every check; unhashable attributes raise TypeError at lookup."""
-    signature = []
-    for tensor in tensors:
-        if tensor is None:
-            signature.append(None)
-            continue
-        if type(tensor) is not DenseTensor:
-            return None
-        array = tensor.array
-        if type(array) is not np.ndarray:
-            return None
-        signature += (array.dtype, array.shape)
-    for value in attrs:
-        signature += (type(value), value)
-    return tuple(signature)
+    """What the checks of a call read: each tensor's type and its array's type,
+    dtype and shape (None for a tensor not given), and each attribute's type
+    and value (1, 1.0 and True compare equal). Raises for a tensor without an
+    array (a SelectedRows), and TypeError at lookup for an unhashable
+    attribute: such calls take every check."""
+    return (tuple([None if t is None else (type(t), type(a := t.array), a.dtype, a.shape) for t in tensors])
+            + tuple(map(type, attrs)) + attrs)
 
 
 def _remembered(cache, tensors: tuple, attrs: tuple):
-    """(signature, the metas remembered for it or None)."""
-    signature = _signature(tensors, attrs)
-    if signature is None:
-        return None, None
+    """(signature, the metas remembered for it or None); the signature is None
+    for a call that cannot be remembered. Only calls on the host are (the
+    signature does not hold a GPU array's device): ``_remember`` checks that."""
     try:
+        signature = _signature(tensors, attrs)
         return signature, cache.get(signature)
-    except TypeError:  # an unhashable attribute: every check, every time
+    except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
         return None, None
+
+
+def _remember(cache, signature, tensors: tuple, metas) -> None:
+    """Remembers the metas of a call that passed every check, if it ran on the host."""
+    if signature is not None and type(tensors[0].array) is np.ndarray:
+        cache.remember(signature, metas)
 
 
 def _check_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allowed: bool = False) -> None:
@@ -153,8 +147,7 @@ def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = 
             _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
         except PhiError as error:
             raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
-        if signature is not None:
-            _sgd_seen.remember(signature, metas)
+        _remember(_sgd_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
     kernel(p, learning_rate.array, g, _array(master_param), multi_precision)
@@ -182,8 +175,7 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
             _im.momentum_infer_meta(param, grad, velocity, learning_rate, master_param, *attrs, *metas)
         except PhiError as error:
             raise error.in_op("momentum_", **dict(zip(_MOMENTUM_INPUTS, tensors))) from None
-        if signature is not None:
-            _momentum_seen.remember(signature, metas)
+        _remember(_momentum_seen, signature, tensors, metas)
     p = param.array
     _momentum_kernel[type(p), p.dtype](p, grad.array, velocity.array, learning_rate.array,
                                        _array(master_param), mu, use_nesterov, regularization_method,
@@ -221,8 +213,7 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
             _im.adam_infer_meta(*tensors, *attrs, *metas)
         except PhiError as error:
             raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
-        if signature is not None:
-            _adam_seen.remember(signature, metas)
+        _remember(_adam_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
@@ -251,8 +242,7 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
             _im.adamw_infer_meta(*tensors, *attrs, *metas)
         except PhiError as error:
             raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
-        if signature is not None:
-            _adamw_seen.remember(signature, metas)
+        _remember(_adamw_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
