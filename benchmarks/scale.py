@@ -117,6 +117,12 @@ def _sample(run_once, n):
     return forward / (repeats * n), backward / (repeats * n)
 
 
+def rounds_for(n, rounds):
+    """Rounds for a chain of n ops: small graphs' samples are short (NODES_PER_SAMPLE
+    nodes), so they get up to five times the rounds, a minimum over more samples."""
+    return max(rounds, min(5 * rounds, 300_000 // max(n, NODES_PER_SAMPLE)))
+
+
 def chain_study(torch, sizes, rounds):
     """Rows of the chain study: contestant -> per-node forward/backward minimum."""
     rng = np.random.default_rng(0)
@@ -135,7 +141,7 @@ def chain_study(torch, sizes, rounds):
         for n in sizes:
             eager_chain(x, c, min(n, 300))  # loads what the chain uses
             best = {label: [float("inf"), float("inf")] for label in contestants}
-            for _ in range(rounds):
+            for _ in range(rounds_for(n, rounds)):
                 for label, run_once in contestants.items():
                     collector_on, policy_on = GC_MODES.get(label, (True, False))
                     (gc_policy.enable if policy_on else gc_policy.disable)()
@@ -282,7 +288,9 @@ def main(argv=None):
     parser.add_argument("--sizes", type=_positive_ints, default=SIZES, help="chain lengths (default 100..100000)")
     parser.add_argument("--widths", type=_positive_ints, default=WIDTHS, help="MLP hidden widths (default 64..2048)")
     parser.add_argument("--batches", type=_positive_ints, default=BATCHES, help="MLP batch sizes (default 64,512)")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per configuration (default 5)")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="interleaved rounds per configuration (default 5; chains under 60,000 ops get "
+                             "up to 5x more)")
     parser.add_argument("--budget", type=float, default=0.2, help="seconds per MLP timing repeat (default 0.2)")
     parser.add_argument("--only", choices=("chain", "mlp"), help="run one study")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even when installed")

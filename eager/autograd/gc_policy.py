@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import weakref
 from collections import Counter
 
 from .node import GradNodeBase
@@ -52,27 +53,39 @@ class _Policy:
         self.enabled = True
         self.min_nodes = _MIN_NODES_DEFAULT
         self.saved = None  # (the thresholds found, the thresholds set) while deferring
-        self.classes: tuple = ()  # grad node classes whose baseline is known
-        self.baseline = 0  # their summed reference counts without instances
+        # (weak reference to a grad node class, its reference count without instances)
+        self.classes: tuple = ()
 
     # -- counting live grad nodes ------------------------------------------------------
     def live_nodes(self, discover: bool) -> int:
-        """Live grad nodes: the node classes' summed reference counts above their
-        baseline. ``discover`` also looks for node classes defined since the last
-        look (a generated module loaded, a PyLayer defined) and calibrates them
-        by counting their instances once (a scan of the tracked objects)."""
+        """Live grad nodes: each known node class's reference count above its
+        baseline (what refers to the class besides its instances). ``discover``
+        also looks for node classes defined or freed since the last look (a
+        generated module loaded, a PyLayer defined) and, when there are, takes
+        the baselines anew by counting the instances once (a scan of the tracked
+        objects, as long as a young collection of them)."""
         if discover:
             classes = _node_classes()
-            if len(classes) != len(self.classes):
+            # (The sets are gone before _calibrate counts: they refer to the classes.)
+            if {ref() for ref, _ in self.classes} != set(classes):
                 self._calibrate(classes)
             del classes  # its references to the classes would count as nodes
-        return sum(map(sys.getrefcount, self.classes)) - self.baseline
+        total = 0
+        for ref, baseline in self.classes:
+            cls = ref()
+            if cls is not None:
+                total += sys.getrefcount(cls) - baseline
+        return total
 
     def _calibrate(self, classes: tuple) -> None:
+        # Taken before the scan: its counter refers to every class that has instances.
+        counts = [sys.getrefcount(cls) for cls in classes]
         instances = Counter(map(type, gc.get_objects()))
-        self.classes = classes
-        # The same getrefcount calls as live_nodes makes, so the temporaries match.
-        self.baseline = sum(map(sys.getrefcount, classes)) - sum(instances[c] for c in classes)
+        # Here, besides instances, the tuple `classes` and the loop variable refer to
+        # each class (and getrefcount's argument); in live_nodes, the loop variable alone.
+        # Weak references: a PyLayer's node class must not outlive the PyLayer.
+        self.classes = tuple((weakref.ref(cls), count - 1 - instances[cls])
+                             for cls, count in zip(classes, counts))
 
     # -- the collector's callback ----------------------------------------------------------
     def on_collect(self, phase: str, info: dict) -> None:
