@@ -203,3 +203,28 @@ def test_the_policy_is_installed_once_with_eager(collector):
     assert gc.callbacks.count(gc_policy._on_collect) == 1
     gc_policy.install()
     assert gc.callbacks.count(gc_policy._on_collect) == 1
+
+
+def test_a_pylayer_node_class_is_counted_and_not_kept_alive(collector):
+    import weakref
+
+    gc.collect()
+    before = gc_policy.live_grad_nodes()
+
+    class Double(eager.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    x = eager.to_tensor(np.ones(3, np.float32), stop_gradient=False)
+    y = Double.apply(x)
+    assert gc_policy.live_grad_nodes() - before == len(graph_nodes(y)) == 2  # its node and x's
+    node_class = weakref.ref(type(y._meta.node))
+    del y, x, Double
+    gc.collect()
+    assert gc_policy.live_grad_nodes() == before
+    assert node_class() is None  # the policy held its class weakly
