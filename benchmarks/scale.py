@@ -215,6 +215,38 @@ def print_rows(rows):
               f"{r['total_us']:>10} {r['unit']}{extra}{ratio}", flush=True)
 
 
+def markdown_tables(rows):
+    """The study's tables in Markdown (what docs/performance.md shows)."""
+    lines = []
+    chain = [r for r in rows if r["study"] == "chain"]
+    if chain:
+        labels = list(dict.fromkeys(r["contestant"] for r in chain))
+        lines.append("| ops | " + " | ".join(labels) + " |")
+        lines.append("|---:|" + "---:|" * len(labels))
+        for n in dict.fromkeys(r["size"] for r in chain):
+            cells = {r["contestant"]: r for r in chain if r["size"] == n}
+            lines.append(f"| {n:,} | " + " | ".join(
+                f"{float(cells[label]['total_us']):.2f} ({float(cells[label]['forward_us']):.2f})"
+                + (f" {float(cells[label]['ratio']):.2f}x" if cells[label]["ratio"] and label != TORCH else "")
+                for label in labels) + " |")
+        lines.append("")
+    mlp = [r for r in rows if r["study"] == "mlp"]
+    if mlp:
+        has_torch = any(r["contestant"] == TORCH for r in mlp)
+        lines.append("| width | batch | NumPy ms | eager ms | eager / NumPy | eager - NumPy ms |"
+                     + (" torch / NumPy |" if has_torch else ""))
+        lines.append("|---:|---:|---:|---:|---:|---:|" + ("---:|" if has_torch else ""))
+        for key in dict.fromkeys((r["size"], r["batch"]) for r in mlp):
+            cells = {r["contestant"]: r for r in mlp if (r["size"], r["batch"]) == key}
+            numpy_ms, eager_ms = (float(cells[c]["total_us"]) / 1e3 for c in ("numpy", "eager"))
+            line = (f"| {key[0]} | {key[1]} | {numpy_ms:.3f} | {eager_ms:.3f} | "
+                    f"{float(cells['eager']['ratio']):.2f}x | {eager_ms - numpy_ms:+.3f} |")
+            if has_torch:
+                line += f" {float(cells[TORCH]['ratio']):.2f}x |"
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def write_csv(rows, path):
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
@@ -311,6 +343,7 @@ def main(argv=None):
         rows += chain_study(torch, args.sizes, args.rounds)
     if args.only in (None, "mlp"):
         rows += mlp_study(torch, args.widths, args.batches, args.rounds, args.budget)
+    print("\n" + markdown_tables(rows) + "\n")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "performance_scale.csv")
     write_csv(rows, path)

@@ -48,6 +48,9 @@ def test_smallest_configuration_without_matplotlib(tmp_path):
     out = tmp_path / "out"
     stdout, rows = run_scale(out, extra_path=tmp_path / "blocker")
     check_rows(rows)
+    # The Markdown tables docs/performance.md shows: one row per chain length and per MLP.
+    assert "| ops | eager, gc on (policy) | eager, gc on, no policy | eager, gc off |" in stdout
+    assert "\n| 100 | " in stdout and "\n| 64 | 64 | " in stdout
     assert "matplotlib is not installed" in stdout and "wrote the CSV only" in stdout
     assert sorted(os.listdir(out)) == ["performance_scale.csv"]
 
