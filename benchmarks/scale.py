@@ -59,7 +59,9 @@ GC_MODES = {"eager, gc on (policy)": (True, True), "eager, gc on, no policy": (T
             "eager, gc off": (False, False)}
 TORCH = "torch"
 # One sample of the chain study records at least this many nodes (small graphs repeat).
-NODES_PER_SAMPLE = 3_000
+NODES_PER_SAMPLE = 1_000
+# Seconds of timing one MLP configuration gets, within its bounds on rounds.
+MLP_SECONDS = 4.0
 FIELDS = ("study", "size", "batch", "contestant", "forward_us", "backward_us", "total_us", "unit", "ratio")
 
 
@@ -119,8 +121,9 @@ def _sample(run_once, n):
 
 def rounds_for(n, rounds):
     """Rounds for a chain of n ops: small graphs' samples are short (NODES_PER_SAMPLE
-    nodes), so they get up to five times the rounds, a minimum over more samples."""
-    return max(rounds, min(5 * rounds, 300_000 // max(n, NODES_PER_SAMPLE)))
+    nodes, a few milliseconds), so they get up to ten times the rounds: on a busy
+    machine, the more short samples, the likelier some ran undisturbed."""
+    return max(rounds, min(10 * rounds, 300_000 // max(n, NODES_PER_SAMPLE)))
 
 
 def chain_study(torch, sizes, rounds):
@@ -179,6 +182,20 @@ def init_weights(layers, seed=0):
     return params
 
 
+def mlp_rounds(stmts, budget, rounds):
+    """Rounds for one MLP configuration: as many as fit in MLP_SECONDS (each round
+    times every contestant for about ``budget`` seconds, or one step when a step
+    takes longer), at least ``rounds`` and at most ten times that."""
+    longest = 0.0
+    for stmt in stmts.values():
+        stmt()  # warm: kernel selection, accumulators, BLAS buffers
+        start = time.perf_counter()
+        stmt()
+        longest = max(longest, time.perf_counter() - start)
+    per_round = len(stmts) * max(budget, longest)
+    return max(rounds, min(10 * rounds, int(MLP_SECONDS / per_round)))
+
+
 def mlp_study(torch, widths, batches, rounds, budget):
     rows = []
     for width in widths:
@@ -195,7 +212,7 @@ def mlp_study(torch, widths, batches, rounds, budget):
                 theirs = bench.TorchStep(torch, params)
                 tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
                 stmts[TORCH] = lambda: theirs.step(tx, ty)
-            t = bench.measure_many(stmts, budget=budget, repeat=rounds)
+            t = bench.measure_many(stmts, budget=budget, repeat=mlp_rounds(stmts, budget, rounds))
             base = t["numpy"].min
             for label, timing in t.items():
                 rows.append({"study": "mlp", "size": width, "batch": batch, "contestant": label,
@@ -321,9 +338,10 @@ def main(argv=None):
     parser.add_argument("--widths", type=_positive_ints, default=WIDTHS, help="MLP hidden widths (default 64..2048)")
     parser.add_argument("--batches", type=_positive_ints, default=BATCHES, help="MLP batch sizes (default 64,512)")
     parser.add_argument("--rounds", type=int, default=5,
-                        help="interleaved rounds per configuration (default 5; chains under 60,000 ops get "
-                             "up to 5x more)")
-    parser.add_argument("--budget", type=float, default=0.2, help="seconds per MLP timing repeat (default 0.2)")
+                        help="interleaved rounds per configuration (default 5; chains under 30,000 ops get "
+                             "up to 10x more)")
+    parser.add_argument("--budget", type=float, default=0.005,
+                        help="seconds per MLP timing sample (default 0.005: short samples, many rounds)")
     parser.add_argument("--only", choices=("chain", "mlp"), help="run one study")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even when installed")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "docs"),
