@@ -54,10 +54,56 @@ from eager.autograd import gc_policy  # noqa: E402
 SIZES = (100, 1_000, 10_000, 100_000)
 WIDTHS = (64, 128, 256, 512, 1024, 2048)
 BATCHES = (64, 512)
-# The collector settings of the chain study: label -> (gc enabled, gc policy enabled).
-GC_MODES = {"eager, gc on (policy)": (True, True), "eager, gc on, no policy": (True, False),
-            "eager, gc off": (False, False)}
 TORCH = "torch"
+
+
+class Collector:
+    """One collector setting for the chain: eager's gc policy on or off, the
+    collector on or off, generation 0's threshold scaled, or ``gc.freeze()`` of
+    everything when a full collection starts with a large graph alive (the
+    candidates docs/performance.md compares). ``enter`` sets it up and ``exit``
+    restores what was there."""
+
+    def __init__(self, policy=False, collector=True, gen0_scale=1, freeze=False):
+        self.policy, self.collector, self.gen0_scale, self.freeze = policy, collector, gen0_scale, freeze
+        self.saved = None
+        self.froze = False
+
+    def _freezer(self, phase, info):
+        if phase == "start" and info["generation"] == 2 and not self.froze \
+                and gc_policy.live_grad_nodes() >= gc_policy.min_nodes():
+            gc.freeze()
+            self.froze = True
+
+    def enter(self):
+        self.saved = gc.get_threshold(), gc_policy.is_enabled()
+        (gc_policy.enable if self.policy else gc_policy.disable)()
+        t0, t1, t2 = self.saved[0]
+        gc.set_threshold(t0 * self.gen0_scale, t1, t2)
+        if self.freeze:
+            gc.callbacks.append(self._freezer)
+        if not self.collector:
+            gc.disable()
+
+    def exit(self):
+        gc.enable()
+        if self.freeze:
+            gc.callbacks.remove(self._freezer)
+            if self.froze:
+                gc.unfreeze()
+                self.froze = False
+        thresholds, policy = self.saved
+        gc.set_threshold(*thresholds)
+        (gc_policy.enable if policy else gc_policy.disable)()
+
+
+# The chain study's collector settings, and the candidates of the gc study (--only gc).
+CHAIN_MODES = {"eager, gc on (policy)": Collector(policy=True), "eager, gc on, no policy": Collector(),
+               "eager, gc off": Collector(collector=False)}
+GC_CANDIDATES = {"no policy (CPython's default)": Collector(), "gc policy (landed)": Collector(policy=True),
+                 "gen 0 threshold x10": Collector(gen0_scale=10),
+                 "gc.freeze() at full collection": Collector(freeze=True),
+                 "gc off": Collector(collector=False)}
 # One sample of the chain study records at least this many nodes (small graphs repeat).
 NODES_PER_SAMPLE = 1_000
 # Seconds of timing one MLP configuration gets, within its bounds on rounds.
@@ -126,47 +172,41 @@ def rounds_for(n, rounds):
     return max(rounds, min(10 * rounds, 300_000 // max(n, NODES_PER_SAMPLE)))
 
 
-def chain_study(torch, sizes, rounds):
-    """Rows of the chain study: contestant -> per-node forward/backward minimum."""
+def chain_study(torch, sizes, rounds, modes=None, study="chain"):
+    """Rows of the chain study (or, with the candidates as ``modes``, the gc study):
+    per contestant and size, the per-node forward and backward minimum."""
+    modes = CHAIN_MODES if modes is None else modes
     rng = np.random.default_rng(0)
     x_np = rng.standard_normal(16).astype(np.float32)
     c_np = rng.standard_normal(16).astype(np.float32)
     x = eager.to_tensor(x_np, stop_gradient=False)
     c = eager.to_tensor(c_np)
-    contestants = {label: (lambda n: eager_chain(x, c, n)) for label in GC_MODES}
+    contestants = {label: (lambda n: eager_chain(x, c, n)) for label in modes}
     if torch is not None:
         tx = torch.from_numpy(x_np.copy()).requires_grad_(True)
         tc = torch.from_numpy(c_np.copy())
         contestants[TORCH] = lambda n: torch_chain(torch, tx, tc, n)
-    user_policy = gc_policy.is_enabled(), gc_policy.min_nodes()
+    plain = Collector(policy=gc_policy.is_enabled())  # torch runs under the user's settings
     rows = []
-    try:
-        for n in sizes:
-            eager_chain(x, c, min(n, 300))  # loads what the chain uses
-            best = {label: [float("inf"), float("inf")] for label in contestants}
-            for _ in range(rounds_for(n, rounds)):
-                for label, run_once in contestants.items():
-                    collector_on, policy_on = GC_MODES.get(label, (True, False))
-                    (gc_policy.enable if policy_on else gc_policy.disable)()
-                    if not collector_on:
-                        gc.disable()
-                    try:
-                        f, b = _sample(lambda: run_once(n), n)
-                    finally:
-                        gc.enable()
-                    best[label] = [min(best[label][0], f), min(best[label][1], b)]
-            reference = best.get(TORCH)
-            for label, (f, b) in best.items():
-                ratio = "" if reference is None else f"{(f + b) / sum(reference):.3f}"
-                rows.append({"study": "chain", "size": n, "batch": "", "contestant": label,
-                             "forward_us": f"{f * 1e6:.3f}", "backward_us": f"{b * 1e6:.3f}",
-                             "total_us": f"{(f + b) * 1e6:.3f}", "unit": "us/node", "ratio": ratio})
-            print_rows(rows[-len(best):])
-    finally:
-        if user_policy[0]:
-            gc_policy.enable(user_policy[1])
-        else:
-            gc_policy.disable()
+    for n in sizes:
+        eager_chain(x, c, min(n, 300))  # loads what the chain uses
+        best = {label: [float("inf"), float("inf")] for label in contestants}
+        for _ in range(rounds_for(n, rounds)):
+            for label, run_once in contestants.items():
+                mode = modes.get(label, plain)
+                mode.enter()
+                try:
+                    f, b = _sample(lambda: run_once(n), n)
+                finally:
+                    mode.exit()
+                best[label] = [min(best[label][0], f), min(best[label][1], b)]
+        reference = best.get(TORCH)
+        for label, (f, b) in best.items():
+            ratio = "" if reference is None else f"{(f + b) / sum(reference):.3f}"
+            rows.append({"study": study, "size": n, "batch": "", "contestant": label,
+                         "forward_us": f"{f * 1e6:.3f}", "backward_us": f"{b * 1e6:.3f}",
+                         "total_us": f"{(f + b) * 1e6:.3f}", "unit": "us/node", "ratio": ratio})
+        print_rows(rows[-len(best):])
     return rows
 
 
@@ -232,21 +272,29 @@ def print_rows(rows):
               f"{r['total_us']:>10} {r['unit']}{extra}{ratio}", flush=True)
 
 
+def _chain_table(chain):
+    """Rows: chain length; cells: total us per node (forward), and the ratio to torch."""
+    if not chain:
+        return []
+    lines = []
+    labels = list(dict.fromkeys(r["contestant"] for r in chain))
+    lines.append("| ops | " + " | ".join(labels) + " |")
+    lines.append("|---:|" + "---:|" * len(labels))
+    for n in dict.fromkeys(r["size"] for r in chain):
+        cells = {r["contestant"]: r for r in chain if r["size"] == n}
+        lines.append(f"| {n:,} | " + " | ".join(
+            f"{float(cells[label]['total_us']):.2f} ({float(cells[label]['forward_us']):.2f})"
+            + (f" {float(cells[label]['ratio']):.2f}x" if cells[label]["ratio"] and label != TORCH else "")
+            for label in labels) + " |")
+    lines.append("")
+    return lines
+
+
 def markdown_tables(rows):
     """The study's tables in Markdown (what docs/performance.md shows)."""
     lines = []
-    chain = [r for r in rows if r["study"] == "chain"]
-    if chain:
-        labels = list(dict.fromkeys(r["contestant"] for r in chain))
-        lines.append("| ops | " + " | ".join(labels) + " |")
-        lines.append("|---:|" + "---:|" * len(labels))
-        for n in dict.fromkeys(r["size"] for r in chain):
-            cells = {r["contestant"]: r for r in chain if r["size"] == n}
-            lines.append(f"| {n:,} | " + " | ".join(
-                f"{float(cells[label]['total_us']):.2f} ({float(cells[label]['forward_us']):.2f})"
-                + (f" {float(cells[label]['ratio']):.2f}x" if cells[label]["ratio"] and label != TORCH else "")
-                for label in labels) + " |")
-        lines.append("")
+    for study in ("chain", "gc"):
+        lines += _chain_table([r for r in rows if r["study"] == study])
     mlp = [r for r in rows if r["study"] == "mlp"]
     if mlp:
         has_torch = any(r["contestant"] == TORCH for r in mlp)
@@ -281,7 +329,7 @@ def plot(rows, out):
     import matplotlib.pyplot as plt
 
     paths = []
-    chain = [r for r in rows if r["study"] == "chain"]
+    chain = [r for r in rows if r["study"] in ("chain", "gc")]
     if chain:
         fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=80)
         for label in dict.fromkeys(r["contestant"] for r in chain):
@@ -342,7 +390,9 @@ def main(argv=None):
                              "up to 10x more)")
     parser.add_argument("--budget", type=float, default=0.005,
                         help="seconds per MLP timing sample (default 0.005: short samples, many rounds)")
-    parser.add_argument("--only", choices=("chain", "mlp"), help="run one study")
+    parser.add_argument("--only", choices=("chain", "mlp", "gc"),
+                        help="run one study; gc (only when asked) compares the garbage-collector "
+                             "candidates of docs/performance.md on the chain")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch even when installed")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "docs"),
                         help="folder for performance_scale.csv and the plots (default docs/)")
@@ -361,6 +411,8 @@ def main(argv=None):
         rows += chain_study(torch, args.sizes, args.rounds)
     if args.only in (None, "mlp"):
         rows += mlp_study(torch, args.widths, args.batches, args.rounds, args.budget)
+    if args.only == "gc":
+        rows += chain_study(torch, args.sizes, args.rounds, GC_CANDIDATES, "gc")
     print("\n" + markdown_tables(rows) + "\n")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "performance_scale.csv")
