@@ -17,7 +17,10 @@ same) and PyTorch.
 
 Every contestant is timed interleaved with the others of its configuration
 (a, b, c, a, b, c, ...) and the minimum over the rounds is kept, as in
-benchmarks/run.py. Writes ``performance_scale.csv`` into ``--out`` (default
+benchmarks/run.py, but in the process's CPU time (``time.process_time``)
+rather than wall time: every contestant runs on one thread, and on the busy
+shared machine other processes' time slices stretched nearly every
+wall-clock sample longer than a few milliseconds. Writes ``performance_scale.csv`` into ``--out`` (default
 docs/) and, when matplotlib is installed (the ``bench`` extra), the plots
 ``performance_scale_chain.png`` and ``performance_scale_mlp.png`` beside it;
 without matplotlib it writes the CSV alone and says so.
@@ -55,6 +58,11 @@ SIZES = (100, 1_000, 10_000, 100_000)
 WIDTHS = (64, 128, 256, 512, 1024, 2048)
 BATCHES = (64, 512)
 TORCH = "torch"
+# The process's CPU time: every contestant runs on one thread (BLAS and torch pinned),
+# so on a quiet machine it equals the wall time, and on a busy one the time slices
+# given to other processes do not count (with 6 processes on 2 cores, wall-clock
+# samples longer than a few milliseconds were nearly all stretched by 4 ms slices).
+CLOCK = time.process_time
 
 
 class Collector:
@@ -114,7 +122,7 @@ FIELDS = ("study", "size", "batch", "contestant", "forward_us", "backward_us", "
 # -- chain: per-node cost against the graph's size --------------------------------------
 def eager_chain(x, c, n):
     """Seconds to record and to run backward through an n-op chain."""
-    start = time.perf_counter()
+    start = CLOCK()
     y = x
     for i in range(n):
         k = i % 3
@@ -125,15 +133,15 @@ def eager_chain(x, c, n):
         else:
             y = y + c
     loss = y.sum()
-    middle = time.perf_counter()
+    middle = CLOCK()
     loss.backward()
-    end = time.perf_counter()
+    end = CLOCK()
     x.clear_grad(set_to_zero=False)
     return middle - start, end - middle
 
 
 def torch_chain(torch, x, c, n):
-    start = time.perf_counter()
+    start = CLOCK()
     y = x
     for i in range(n):
         k = i % 3
@@ -144,9 +152,9 @@ def torch_chain(torch, x, c, n):
         else:
             y = y + c
     loss = y.sum()
-    middle = time.perf_counter()
+    middle = CLOCK()
     loss.backward()
-    end = time.perf_counter()
+    end = CLOCK()
     x.grad = None
     return middle - start, end - middle
 
@@ -229,11 +237,37 @@ def mlp_rounds(stmts, budget, rounds):
     longest = 0.0
     for stmt in stmts.values():
         stmt()  # warm: kernel selection, accumulators, BLAS buffers
-        start = time.perf_counter()
+        start = CLOCK()
         stmt()
-        longest = max(longest, time.perf_counter() - start)
+        longest = max(longest, CLOCK() - start)
     per_round = len(stmts) * max(budget, longest)
     return max(rounds, min(10 * rounds, int(MLP_SECONDS / per_round)))
+
+
+def measure_interleaved(stmts, budget, rounds):
+    """name -> Timing (benchmarks/run.py's) of CPU seconds per call: each round
+    times every statement once for about ``budget`` seconds, interleaved."""
+    numbers = {}
+    for name, stmt in stmts.items():
+        number = 1
+        while True:  # how many calls make a sample of about budget seconds
+            start = CLOCK()
+            for _ in range(number):
+                stmt()
+            elapsed = CLOCK() - start
+            if elapsed >= budget or number >= 10_000:
+                break
+            number = max(number * 2, int(number * budget / max(elapsed, 1e-6)))
+        numbers[name] = number
+    samples = {name: [] for name in stmts}
+    for _ in range(rounds):
+        for name, stmt in stmts.items():
+            number = numbers[name]
+            start = CLOCK()
+            for _ in range(number):
+                stmt()
+            samples[name].append((CLOCK() - start) / number)
+    return {name: bench.Timing(values) for name, values in samples.items()}
 
 
 def mlp_study(torch, widths, batches, rounds, budget):
@@ -252,7 +286,7 @@ def mlp_study(torch, widths, batches, rounds, budget):
                 theirs = bench.TorchStep(torch, params)
                 tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np)
                 stmts[TORCH] = lambda: theirs.step(tx, ty)
-            t = bench.measure_many(stmts, budget=budget, repeat=mlp_rounds(stmts, budget, rounds))
+            t = measure_interleaved(stmts, budget, mlp_rounds(stmts, budget, rounds))
             base = t["numpy"].min
             for label, timing in t.items():
                 rows.append({"study": "mlp", "size": width, "batch": batch, "contestant": label,
@@ -266,7 +300,7 @@ def mlp_study(torch, widths, batches, rounds, budget):
 def print_rows(rows):
     for r in rows:
         extra = f" (fwd {r['forward_us']}, bwd {r['backward_us']})" if r["forward_us"] else ""
-        ratio = f"  {r['ratio']}x {'torch' if r['study'] == 'chain' else 'numpy'}" if r["ratio"] else ""
+        ratio = f"  {r['ratio']}x {'numpy' if r['study'] == 'mlp' else 'torch'}" if r["ratio"] else ""
         batch = f" batch {r['batch']}" if r["batch"] != "" else ""
         print(f"{r['study']:<5} {r['size']:>7}{batch:<10} {r['contestant']:<26} "
               f"{r['total_us']:>10} {r['unit']}{extra}{ratio}", flush=True)
