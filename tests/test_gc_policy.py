@@ -96,7 +96,10 @@ def test_no_automatic_full_collection_while_deferring_but_young_ones_run(collect
     def allocate():
         for key in counts:
             counts[key] = 0
-        held = [[i] for i in range(300_000)]  # tracked, long-lived: promotes to generation 2
+        # Tracked and long-lived, so they reach generation 2: more than a quarter of
+        # the heap there (CPython's condition for a full collection), however big the
+        # heap of the process running the tests already is.
+        held = [[i] for i in range(100_000 + len(gc.get_objects()) // 2)]
         del held
 
     gc.callbacks.append(count)
