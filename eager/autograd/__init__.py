@@ -14,12 +14,16 @@ from .accumulation import GradNodeAccumulation, edge_of
 from .anomaly import detect_anomaly, is_anomaly_enabled
 from .backward_api import backward, grad
 from .engine import queue_callback, run_backward
+from .gc_policy import install as _install_gc_policy
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .meta import AbstractAutogradMeta, AutogradMeta
 from .node import GradNodeBase, GradSlotMeta
 from .py_layer import PyLayer, PyLayerContext
 from .saved_hooks import saved_tensors_hooks
 from .tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, TensorWrapper
+
+# Full garbage collections stay off large live graphs (gc_policy.py; opt out there).
+_install_gc_policy()
 
 __all__ = [
     "AbstractAutogradMeta", "AnomalyError", "AutogradError", "AutogradMeta", "GradNodeAccumulation",
