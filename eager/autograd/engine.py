@@ -216,7 +216,7 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies):
                     if grads[0] is not None:
                         leaves.append((node, grads[0]))
                     break
-                outputs = node.apply_into(grads) if own else node.apply(grads, create_graph)
+                outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
                 ran_append(node)
             # One (edge slot, its gradients) pair per edge, as in _walk_general.
             pairs = zip(node.next_edges, outputs)
