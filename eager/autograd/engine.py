@@ -313,16 +313,17 @@ def _exclusive(incoming, outputs, grad, own: bool) -> bool:
     array = impl.array
     if array.base is not None:
         return False
-    seen = 0
-    for slot in outputs:
-        if slot is not None:
-            for other in slot:
-                if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
-                    seen += 1
-    if seen != 1:
-        return False
+    if len(outputs) != 1 or len(outputs[0]) != 1:  # one result only: it is grad
+        seen = 0
+        for slot in outputs:
+            if slot is not None:
+                for other in slot:
+                    if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
+                        seen += 1
+        if seen != 1:
+            return False
     for other in incoming:
-        if other is not None and getattr(other.impl, "array", None) is array:
+        if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
             return own  # passed through: owned only if it was owned at the node
     return True
 
