@@ -80,11 +80,11 @@ def _ordinal(i: int) -> str:
 
 
 def _count_dependencies(roots) -> dict:
-    """node -> number of edges into it from nodes reachable from the roots."""
-    dependencies: dict = {}
+    """node -> number of edges into it from nodes reachable from the roots (a
+    root no edge reaches has 0: it is ready at once)."""
+    dependencies = dict.fromkeys(roots, 0)  # a root is on the stack already
     get = dependencies.get
-    is_root = set(roots).__contains__
-    stack = list(dict.fromkeys(roots))
+    stack = list(dependencies)
     push, pop = stack.append, stack.pop
     while stack:
         node = pop()
@@ -99,8 +99,7 @@ def _count_dependencies(roots) -> dict:
             count = get(nxt)
             if count is None:
                 dependencies[nxt] = 1
-                if not is_root(nxt):  # a root is on the stack already
-                    push(nxt)
+                push(nxt)
             else:
                 dependencies[nxt] = count + 1
     return dependencies
@@ -189,7 +188,7 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies):
     through the ready stack (it is what the stack would pop next), so a chain
     runs as one inner loop.
     """
-    ready = [node for node in roots if node not in dependencies]
+    ready = [node for node in roots if not dependencies[node]]
     leaves, retained, ran = [], [], []
     owned = set()  # nodes whose one gradient, in holders, is exclusively owned
     inplace = not create_graph
@@ -335,7 +334,7 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
         needed = _nodes_above(roots, captures)
     else:
         needed = captured = None
-    ready = [node for node in roots if node not in dependencies]
+    ready = [node for node in roots if not dependencies[node]]
     leaves, retained, ran = [], [], []
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
