@@ -120,7 +120,15 @@ class GradNodeBase:
         table = _INTO_KERNELS.get(kernel)
         if table is None:
             table = _INTO_KERNELS[kernel] = KERNELS.dispatch_table(kernel)
-        result = table[array_type, array.dtype](*arrays, *attrs, into=array)
+        kernel_fn = table[array_type, array.dtype]
+        # The two common shapes of call spelled out: a call with *args builds an
+        # argument tuple and a keyword dict (~100 ns) on every backward node.
+        if not attrs and len(arrays) == 2:  # out and out_grad (tanh, sigmoid, relu)
+            result = kernel_fn(arrays[0], arrays[1], into=array)
+        elif len(arrays) == 1 and len(attrs) == 1:  # out_grad and one attribute (scale)
+            result = kernel_fn(arrays[0], attrs[0], into=array)
+        else:
+            result = kernel_fn(*arrays, *attrs, into=array)
         if FLAGS.check_infer_meta:
             verify_infer_meta(kernel, [MetaTensor(into.dims, into.dtype)], [result])
         if result is array:
