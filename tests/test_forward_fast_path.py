@@ -170,3 +170,18 @@ def test_fast_saves_defer_to_saved_tensors_hooks():
     prod.sum().backward()
     t = np.tanh([0.5, 1.0])
     np.testing.assert_allclose(x.grad.numpy(), (1 - t * t) * [0.5, 1.0] + t, rtol=1e-6)
+
+
+def test_phi_result_wrapping_matches_dense_tensor_init():
+    # The generated phi API wraps a kernel's array without DenseTensor.__init__:
+    # if __init__ gains a field, phi_api.py.j2 must set it too.
+    from phi.api import generated_api
+    from phi.core import DenseTensor
+    a = DenseTensor(np.ones(3, np.float32))
+    out = generated_api.add(a, a)
+    reference = DenseTensor(out.array)
+    assert type(out) is DenseTensor
+    assert _fields(out) == _fields(reference)
+    assert out.version == 0 and out.version_counter is None
+    out.bump_version()  # a counter of its own, made on first use
+    assert out.version == 1 and a.version == 0
