@@ -122,3 +122,66 @@ def test_shape_only_save_is_what_spec_of_gives():
     node = eager.add(x, y).grad_node
     assert node.x == spec_of(x.impl) and node.y == spec_of(y.impl)
     assert node.x == ((2, 3), np.dtype(np.float32), "cpu")
+
+
+def _fields(obj):
+    return {name: getattr(obj, name) for cls in type(obj).__mro__ for name in getattr(cls, "__slots__", ())
+            if name not in ("__weakref__", "__dict__") and hasattr(obj, name)}
+
+
+def test_fast_grad_node_matches_one_made_by_init():
+    # If GradNodeBase.__init__ gains a field, the template must set it too.
+    from eager.autograd.scope import name_scope
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    with name_scope("block"):
+        node = eager.tanh(x).grad_node
+    reference = type(node)(node.next_edges)
+    assert node.scope == ("block",) and reference.scope == ()
+    reference.scope = node.scope
+    reference.out = node.out
+    assert _fields(node) == _fields(reference)
+    assert node.__dict__ == {}
+
+
+def test_fast_saved_tensors_match_ones_made_by_init():
+    from eager.autograd.tensor_wrapper import SavedInput, SavedOutput
+    x = eager.to_tensor([1.0, 2.0], stop_gradient=False)
+    h = x * 2.0
+    h.impl.bump_version()  # a saved version other than 0 must be read, not assumed
+    out = eager.tanh(h)
+    saved = out.grad_node.out
+    assert type(saved) is SavedOutput
+    assert _fields(saved) == _fields(SavedOutput(out, 0))
+    prod = eager.multiply(h, x)  # multiply saves its inputs (SavedInput)
+    saved_x, saved_y = prod.grad_node.x, prod.grad_node.y
+    assert type(saved_x) is SavedInput and saved_x.tensor is h and saved_x.version == 1
+    assert _fields(saved_x) == _fields(SavedInput(h)) and _fields(saved_y) == _fields(SavedInput(x))
+
+
+def test_fast_saves_defer_to_saved_tensors_hooks():
+    from eager.autograd.saved_hooks import PackedSaved
+    packed = []
+    x = eager.to_tensor([0.5, 1.0], stop_gradient=False)
+    with eager.autograd.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = eager.tanh(x)
+        prod = eager.multiply(out, x)
+    assert type(out.grad_node.out) is PackedSaved and type(prod.grad_node.x) is PackedSaved
+    assert len(packed) == 3
+    prod.sum().backward()
+    t = np.tanh([0.5, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), (1 - t * t) * [0.5, 1.0] + t, rtol=1e-6)
+
+
+def test_phi_result_wrapping_matches_dense_tensor_init():
+    # The generated phi API wraps a kernel's array without DenseTensor.__init__:
+    # if __init__ gains a field, phi_api.py.j2 must set it too.
+    from phi.api import generated_api
+    from phi.core import DenseTensor
+    a = DenseTensor(np.ones(3, np.float32))
+    out = generated_api.add(a, a)
+    reference = DenseTensor(out.array)
+    assert type(out) is DenseTensor
+    assert _fields(out) == _fields(reference)
+    assert out.version == 0 and out.version_counter is None
+    out.bump_version()  # a counter of its own, made on first use
+    assert out.version == 1 and a.version == 0

@@ -80,26 +80,28 @@ def _ordinal(i: int) -> str:
 
 
 def _count_dependencies(roots) -> dict:
-    """node -> number of edges into it from nodes reachable from the roots."""
-    dependencies: dict = {}
+    """node -> number of edges into it from nodes reachable from the roots (a
+    root no edge reaches has 0: it is ready at once)."""
+    dependencies = dict.fromkeys(roots, 0)  # a root is on the stack already
     get = dependencies.get
-    is_root = set(roots).__contains__
-    stack = list(dict.fromkeys(roots))
+    stack = list(dependencies)
     push, pop = stack.append, stack.pop
     while stack:
         node = pop()
-        for slot in node.next_edges:
-            for edge in slot:
-                if edge is None:
-                    continue
-                nxt = edge[0]
-                count = get(nxt)
-                if count is None:
-                    dependencies[nxt] = 1
-                    if not is_root(nxt):  # a root is on the stack already
-                        push(nxt)
-                else:
-                    dependencies[nxt] = count + 1
+        if node.single_edge_slots:  # one edge per slot: unpacked, no inner loop
+            edges = node.next_edges
+        else:
+            edges = [(edge,) for slot in node.next_edges for edge in slot]
+        for (edge,) in edges:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            count = get(nxt)
+            if count is None:
+                dependencies[nxt] = 1
+                push(nxt)
+            else:
+                dependencies[nxt] = count + 1
     return dependencies
 
 
@@ -181,54 +183,92 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies):
     :func:`_exclusive`): a node whose class has ``grad_inplace`` and whose one
     gradient is owned runs ``apply_into``, which may write its result into that
     gradient's buffer instead of a new one.
+
+    The node that a node's edges made ready last runs next without a trip
+    through the ready stack (it is what the stack would pop next), so a chain
+    runs as one inner loop.
     """
-    ready = [node for node in roots if node not in dependencies]
+    ready = [node for node in roots if not dependencies[node]]
     leaves, retained, ran = [], [], []
     owned = set()  # nodes whose one gradient, in holders, is exclusively owned
     inplace = not create_graph
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder, get_holder = ready.pop, ready.append, holders.pop, holders.get
+    ran_append = ran.append
     while ready:
         node = pop_ready()
         grads = pop_holder(node, None)
-        if grads is None:  # nothing arrived (every gradient into it was None)
-            outputs = _NONES
-        else:
-            if node.pre_hooks is not None:
-                grads = node.run_pre_hooks(grads)
-            if node.retain_metas is not None:
-                retained.append((node, grads))
-            if node.is_accumulation:
-                if grads[0] is not None:
-                    leaves.append((node, grads[0]))
-                continue
-            if node in owned and node.pre_hooks is None and node.retain_metas is None:
-                outputs = node.apply_into(grads)
+        own = node in owned
+        while True:
+            if grads is None:  # nothing arrived (every gradient into it was None)
+                outputs = _NONES
             else:
-                outputs = node.apply(grads, create_graph)
-            ran.append(node)
-        # One (edge slot, its gradients) pair per edge, as in _walk_general.
-        pairs = zip(node.next_edges, outputs)
-        if not node.single_edge_slots:
-            pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
-                     for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
-        for (edge,), grads_ in pairs:
-            if edge is None:
-                continue
-            nxt = edge[0]
-            if grads_ is not None:
-                grad = grads_[0]
-                if grad is not None:
-                    holder = get_holder(nxt)
-                    if holder is None:
-                        if nxt.num_grad_slots == 1:
-                            holders[nxt] = [grad]
-                            if inplace and nxt.tracks_ownership and _exclusive(node, grads, outputs, grad, owned):
-                                owned.add(nxt)
+                # A gradient a hook saw or a retained one is never owned: the hook
+                # may keep it, the retained one becomes a .grad.
+                if node.pre_hooks is not None:
+                    grads = node.run_pre_hooks(grads)
+                    own = False
+                if node.retain_metas is not None:
+                    retained.append((node, grads))
+                    own = False
+                if node.is_accumulation:
+                    if grads[0] is not None:
+                        leaves.append((node, grads[0]))
+                    break
+                outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
+                ran_append(node)
+            # One (edge slot, its gradients) pair per edge, as in _walk_general.
+            pairs = zip(node.next_edges, outputs)
+            if not node.single_edge_slots:
+                pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
+                         for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
+            # The node made ready last runs next (the stack would pop it next), its
+            # gradients and ownership kept in locals rather than in holders/owned.
+            following = None
+            for (edge,), grads_ in pairs:
+                if edge is None:
+                    continue
+                nxt = edge[0]
+                grad = None if grads_ is None else grads_[0]
+                remaining = dependencies[nxt] - 1
+                if remaining:
+                    dependencies[nxt] = remaining
+                    if grad is not None:
+                        holder = get_holder(nxt)
+                        if holder is None:
+                            if nxt.num_grad_slots == 1:
+                                holders[nxt] = [grad]
+                                if (inplace and nxt.tracks_ownership and node.fresh_grads
+                                        and _exclusive(grads, outputs, grad, own)):
+                                    owned.add(nxt)
+                            else:
+                                holder = holders[nxt] = [None] * nxt.num_grad_slots
+                                holder[edge[1]] = grad
                         else:
-                            holder = holders[nxt] = [None] * nxt.num_grad_slots
+                            slot = edge[1]
+                            current = holder[slot]
+                            if current is None:
+                                holder[slot] = grad
+                            else:
+                                holder[slot] = add_grads(current, grad, create_graph)
+                                if inplace and nxt.tracks_ownership and nxt.num_grad_slots == 1:
+                                    owned.add(nxt)  # the sum is a new buffer, held here alone
+                    continue
+                # nxt is ready: its last gradient arrives here
+                holder = pop_holder(nxt, None)
+                if holder is None:
+                    next_own = False
+                    if grad is not None:
+                        if nxt.num_grad_slots == 1:
+                            holder = [grad]
+                            next_own = (inplace and nxt.tracks_ownership and node.fresh_grads
+                                        and _exclusive(grads, outputs, grad, own))
+                        else:
+                            holder = [None] * nxt.num_grad_slots
                             holder[edge[1]] = grad
-                    else:
+                else:
+                    next_own = nxt in owned
+                    if grad is not None:
                         slot = edge[1]
                         current = holder[slot]
                         if current is None:
@@ -236,51 +276,54 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies):
                         else:
                             holder[slot] = add_grads(current, grad, create_graph)
                             if inplace and nxt.tracks_ownership and nxt.num_grad_slots == 1:
-                                owned.add(nxt)  # the sum is a new buffer, held here alone
-            remaining = dependencies[nxt] - 1
-            if remaining:
-                dependencies[nxt] = remaining
-            else:
-                push_ready(nxt)
+                                next_own = True  # the sum is a new buffer, held here alone
+                if following is not None:  # a node made ready before: back to the stack
+                    if following_grads is not None:
+                        holders[following] = following_grads
+                    if following_own:
+                        owned.add(following)
+                    push_ready(following)
+                following, following_grads, following_own = nxt, holder, next_own
+            if following is None:
+                break
+            node, grads, own = following, following_grads, following_own
     return leaves, retained, ran
 
 
-def _exclusive(node, incoming, outputs, grad, owned) -> bool:
-    """Whether ``grad``, one of the gradients ``node`` returned, is exclusively
+def _exclusive(incoming, outputs, grad, own: bool) -> bool:
+    """Whether ``grad``, one of the gradients a node returned, is exclusively
     owned by the one edge it goes to, so its consumer may write into it.
 
     Ownership is decided from the graph, never from reference counts: the
-    gradient must come from a generated grad node (``fresh_grads``: its kernel
-    returns new arrays, views, or its incoming gradients), be a dense tensor
-    whose array owns its memory (not a view), appear once among the node's
-    results (a gradient passed to two inputs is shared), and not be one of the
-    node's incoming gradients unless that one was owned and unseen by hooks
-    or retain_grads at the node (passed through). The
-    seed, a hook's result, a retained gradient, a PyLayer's results and a
-    ``.grad`` never qualify: they are not fresh results of a generated node, or
-    their consumer has hooks or retains them (checked before ``apply_into``).
+    gradient must come from a generated grad node (``fresh_grads``, checked by
+    the caller: its kernel returns new arrays, views, or its incoming
+    gradients), be a dense tensor whose array owns its memory (not a view),
+    appear once among the node's results (a gradient passed to two inputs is
+    shared), and not be one of the node's incoming gradients unless that one
+    was owned and unseen by hooks or retain_grads at the node (``own``: passed
+    through). The seed, a hook's result, a retained gradient, a PyLayer's
+    results and a ``.grad`` never qualify: they are not fresh results of a
+    generated node, or their consumer has hooks or retains them (checked
+    before ``apply_into``).
     """
-    if not node.fresh_grads:
-        return False
     impl = grad.impl
     if type(impl) is not DenseTensor:
         return False
     array = impl.array
     if array.base is not None:
         return False
-    seen = 0
-    for slot in outputs:
-        if slot is not None:
-            for other in slot:
-                if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
-                    seen += 1
-    if seen != 1:
-        return False
+    if len(outputs) != 1 or len(outputs[0]) != 1:  # one result only: it is grad
+        seen = 0
+        for slot in outputs:
+            if slot is not None:
+                for other in slot:
+                    if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
+                        seen += 1
+        if seen != 1:
+            return False
     for other in incoming:
-        if other is not None and getattr(other.impl, "array", None) is array:
-            # Passed through: owned only if it was owned here and nothing else saw
-            # it at this node (a hook, or a retained gradient committed later).
-            return node in owned and node.pre_hooks is None and node.retain_metas is None
+        if other is not None and (other is grad or getattr(other.impl, "array", None) is array):
+            return own  # passed through: owned only if it was owned at the node
     return True
 
 
@@ -291,7 +334,7 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
         needed = _nodes_above(roots, captures)
     else:
         needed = captured = None
-    ready = [node for node in roots if node not in dependencies]
+    ready = [node for node in roots if not dependencies[node]]
     leaves, retained, ran = [], [], []
     # Locals: this loop runs once per node of the graph.
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop

@@ -16,9 +16,10 @@ Gradient ownership (what lets a backward write into a gradient instead of a new
 buffer): the engine tracks, for a node with one gradient slot and
 ``tracks_ownership``, whether the gradient waiting for it is exclusively owned,
 meaning nothing else can see that buffer: a fresh result of a generated grad
-node (``fresh_grads``) sent to that one edge, or a sum the engine made. It then
-calls ``apply_into`` instead of ``apply``; a node with ``grad_inplace`` computes
-its result into that buffer there. Never owned: the seed, a hook's result, a
+node (``fresh_grads``) sent to that one edge, or a sum the engine made. For a
+node with ``grad_inplace`` it then calls ``apply_into`` instead of ``apply``,
+which computes the result into that buffer; a node without it (add's
+pass-through) only passes the ownership on. Never owned: the seed, a hook's result, a
 retained gradient, a ``.grad``, a PyLayer's results, anything under
 ``create_graph``, and a gradient whose node has hooks or retains it.
 Generated grad kernels keep the contract this needs: each returns new arrays,
@@ -82,9 +83,9 @@ class GradNodeBase:
         raise NotImplementedError
 
     def apply_into(self, grads):
-        """``apply`` without create_graph, called by the engine when the node's one
-        gradient is exclusively owned (see the module doc): a node with
-        ``grad_inplace`` may write its result into that gradient's buffer."""
+        """``apply`` without create_graph, called by the engine for a node with
+        ``grad_inplace`` when its one gradient is exclusively owned (see the
+        module doc): it may write its result into that gradient's buffer."""
         return self.apply(grads, False)
 
     def write_into(self, kernel: str, grad, tensors: tuple, attrs: tuple):
@@ -100,20 +101,34 @@ class GradNodeBase:
         if type(into) is not DenseTensor:
             return None
         array = into.array
-        array_type, shape, dtype = type(array), array.shape, array.dtype
+        array_type = type(array)
         arrays = []
         for tensor in tensors:
+            if tensor is into:  # the gradient itself (tanh_grad reads out and out_grad)
+                arrays.append(array)
+                continue
             if type(tensor) is not DenseTensor:
                 return None
             other = tensor.array
-            if other is not array and (type(other) is not array_type or other.shape != shape
-                                       or other.dtype != dtype):
-                return None
+            if other is not array:
+                if type(other) is not array_type or other.shape != array.shape:
+                    return None
+                other_dtype = other.dtype
+                if other_dtype is not array.dtype and other_dtype != array.dtype:
+                    return None
             arrays.append(other)
         table = _INTO_KERNELS.get(kernel)
         if table is None:
             table = _INTO_KERNELS[kernel] = KERNELS.dispatch_table(kernel)
-        result = table[(array_type, dtype)](*arrays, *attrs, into=array)
+        kernel_fn = table[array_type, array.dtype]
+        # The two common shapes of call spelled out: a call with *args builds an
+        # argument tuple and a keyword dict (~100 ns) on every backward node.
+        if not attrs and len(arrays) == 2:  # out and out_grad (tanh, sigmoid, relu)
+            result = kernel_fn(arrays[0], arrays[1], into=array)
+        elif len(arrays) == 1 and len(attrs) == 1:  # out_grad and one attribute (scale)
+            result = kernel_fn(arrays[0], attrs[0], into=array)
+        else:
+            result = kernel_fn(*arrays, *attrs, into=array)
         if FLAGS.check_infer_meta:
             verify_infer_meta(kernel, [MetaTensor(into.dims, into.dtype)], [result])
         if result is array:
@@ -131,10 +146,15 @@ class GradNodeBase:
         if type(impl) is not DenseTensor:
             return None
         shape = impl.array.shape
+        result = []
         for spec, wanted in zip(specs, out_mask):
-            if wanted and (spec is None or spec[0] != shape):
+            if not wanted:
+                result.append(None)
+            elif spec is None or spec[0] != shape:
                 return None
-        return tuple((grad,) if wanted else None for wanted in out_mask)
+            else:
+                result.append((grad,))
+        return tuple(result)
 
     def release(self) -> None:
         """Frees the saved tensors (after a backward without retain_graph)."""

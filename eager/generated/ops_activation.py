@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -663,10 +665,16 @@ def relu(x, name=None):
     out.impl, out._meta, out._name = _phi.relu(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(ReluGradNode)  # ReluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("relu", (out, ))
     return out
@@ -707,10 +715,16 @@ def tanh(x, name=None):
     out.impl, out._meta, out._name = _phi.tanh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TanhGradNode)  # TanhGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("tanh", (out, ))
     return out
@@ -751,10 +765,16 @@ def sigmoid(x, name=None):
     out.impl, out._meta, out._name = _phi.sigmoid(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SigmoidGradNode)  # SigmoidGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("sigmoid", (out, ))
     return out
@@ -772,11 +792,21 @@ def gelu(x, approximate=False, name=None):
     out.impl, out._meta, out._name = _phi.gelu(x.impl, approximate), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = GeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(GeluGradNode)  # GeluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.approximate = approximate
     if _anomaly.active:
         check_forward("gelu", (out, ))
@@ -794,10 +824,15 @@ def silu(x, name=None):
     out.impl, out._meta, out._name = _phi.silu(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SiluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SiluGradNode)  # SiluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("silu", (out, ))
     return out
@@ -815,10 +850,15 @@ def leaky_relu(x, negative_slope=0.01, name=None):
     out.impl, out._meta, out._name = _phi.leaky_relu(x.impl, negative_slope), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = LeakyReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(LeakyReluGradNode)  # LeakyReluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.negative_slope = negative_slope
     if _anomaly.active:
         check_forward("leaky_relu", (out, ))
@@ -864,10 +904,15 @@ def elu(x, alpha=1.0, name=None):
     out.impl, out._meta, out._name = _phi.elu(x.impl, alpha), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = EluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(EluGradNode)  # EluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.alpha = alpha
     if _anomaly.active:
         check_forward("elu", (out, ))
@@ -914,10 +959,15 @@ def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
     out.impl, out._meta, out._name = _phi.selu(x.impl, scale, alpha), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SeluGradNode)  # SeluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.scale = scale
         node.alpha = alpha
     if _anomaly.active:
@@ -937,10 +987,15 @@ def celu(x, alpha=1.0, name=None):
     out.impl, out._meta, out._name = _phi.celu(x.impl, alpha), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CeluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CeluGradNode)  # CeluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.alpha = alpha
     if _anomaly.active:
         check_forward("celu", (out, ))
@@ -960,10 +1015,15 @@ def softplus(x, beta=1.0, threshold=20.0, name=None):
     out.impl, out._meta, out._name = _phi.softplus(x.impl, beta, threshold), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SoftplusGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SoftplusGradNode)  # SoftplusGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.beta = beta
         node.threshold = threshold
     if _anomaly.active:
@@ -982,10 +1042,15 @@ def softsign(x, name=None):
     out.impl, out._meta, out._name = _phi.softsign(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SoftsignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SoftsignGradNode)  # SoftsignGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("softsign", (out, ))
     return out
@@ -1003,10 +1068,15 @@ def softshrink(x, threshold=0.5, name=None):
     out.impl, out._meta, out._name = _phi.softshrink(x.impl, threshold), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SoftshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SoftshrinkGradNode)  # SoftshrinkGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.threshold = threshold
     if _anomaly.active:
         check_forward("softshrink", (out, ))
@@ -1025,10 +1095,15 @@ def hardshrink(x, threshold=0.5, name=None):
     out.impl, out._meta, out._name = _phi.hardshrink(x.impl, threshold), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = HardshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(HardshrinkGradNode)  # HardshrinkGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.threshold = threshold
     if _anomaly.active:
         check_forward("hardshrink", (out, ))
@@ -1046,10 +1121,15 @@ def tanhshrink(x, name=None):
     out.impl, out._meta, out._name = _phi.tanhshrink(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TanhshrinkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TanhshrinkGradNode)  # TanhshrinkGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("tanhshrink", (out, ))
     return out
@@ -1068,10 +1148,15 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
     out.impl, out._meta, out._name = _phi.hardtanh(x.impl, min, max), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = HardtanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(HardtanhGradNode)  # HardtanhGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.min = min
         node.max = max
     if _anomaly.active:
@@ -1119,10 +1204,15 @@ def hardswish(x, name=None):
     out.impl, out._meta, out._name = _phi.hardswish(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = HardswishGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(HardswishGradNode)  # HardswishGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("hardswish", (out, ))
     return out
@@ -1141,10 +1231,15 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
     out.impl, out._meta, out._name = _phi.hardsigmoid(x.impl, slope, offset), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = HardsigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(HardsigmoidGradNode)  # HardsigmoidGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.slope = slope
         node.offset = offset
     if _anomaly.active:
@@ -1163,10 +1258,15 @@ def mish(x, name=None):
     out.impl, out._meta, out._name = _phi.mish(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = MishGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(MishGradNode)  # MishGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("mish", (out, ))
     return out
@@ -1183,10 +1283,15 @@ def log_sigmoid(x, name=None):
     out.impl, out._meta, out._name = _phi.log_sigmoid(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = LogSigmoidGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(LogSigmoidGradNode)  # LogSigmoidGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("log_sigmoid", (out, ))
     return out
@@ -1204,10 +1309,15 @@ def thresholded_relu(x, threshold=1.0, name=None):
     out.impl, out._meta, out._name = _phi.thresholded_relu(x.impl, threshold), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ThresholdedReluGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(ThresholdedReluGradNode)  # ThresholdedReluGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.threshold = threshold
     if _anomaly.active:
         check_forward("thresholded_relu", (out, ))
@@ -1273,11 +1383,20 @@ def tanh_grad(out, out_grad, name=None):
     _out_meta = out._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = TanhDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(TanhDoubleGradNode)  # TanhDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_input(out)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_input(out)
+        else:  # SavedInput(out) without the __init__ frame
+            node.out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out, out.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
     if _anomaly.active:
         check_forward("tanh_grad", (x_grad, ))
     return x_grad
@@ -1314,11 +1433,20 @@ def sigmoid_grad(out, out_grad, name=None):
     _out_meta = out._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = SigmoidDoubleGradNode(((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(SigmoidDoubleGradNode)  # SigmoidDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_input(out)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_input(out)
+        else:  # SavedInput(out) without the __init__ frame
+            node.out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out, out.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
     if _anomaly.active:
         check_forward("sigmoid_grad", (x_grad, ))
     return x_grad

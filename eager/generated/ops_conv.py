@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -305,11 +307,20 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
     _input_meta = input._meta
     _filter_meta = filter._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
-        node = Conv2dGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        node = _new(Conv2dGradNode)  # Conv2dGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.input = save_input(input)
-        node.filter = save_input(filter)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -341,11 +352,20 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
     _input_meta = input._meta
     _filter_meta = filter._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
-        node = Conv3dGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        node = _new(Conv3dGradNode)  # Conv3dGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.input = save_input(input)
-        node.filter = save_input(filter)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -379,11 +399,20 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
     _x_meta = x._meta
     _filter_meta = filter._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
-        node = Conv2dTransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        node = _new(Conv2dTransposeGradNode)  # Conv2dTransposeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.filter = save_input(filter)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -419,11 +448,20 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
     _x_meta = x._meta
     _filter_meta = filter._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
-        node = Conv3dTransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ))
+        node = _new(Conv3dTransposeGradNode)  # Conv3dTransposeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.filter = save_input(filter)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -461,15 +499,28 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = Conv2dDoubleGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(Conv2dDoubleGradNode)  # Conv2dDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        node.input = save_input(input)
-        node.filter = save_input(filter)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -532,15 +583,28 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = Conv3dDoubleGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(Conv3dDoubleGradNode)  # Conv3dDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        node.input = save_input(input)
-        node.filter = save_input(filter)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -605,15 +669,28 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = Conv2dTransposeDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(Conv2dTransposeDoubleGradNode)  # Conv2dTransposeDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        node.x = save_input(x)
-        node.filter = save_input(filter)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -682,15 +759,28 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = Conv3dTransposeDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(Conv3dTransposeDoubleGradNode)  # Conv3dTransposeDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        node.x = save_input(x)
-        node.filter = save_input(filter)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.filter = save_input(filter)
+        else:  # SavedInput(filter) without the __init__ frame
+            node.filter = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = filter, filter.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -340,7 +342,8 @@ def add(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -360,7 +363,8 @@ def add_operator(x, y):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = AddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -411,7 +415,8 @@ def subtract(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -431,7 +436,8 @@ def subtract_operator(x, y):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = SubtractGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -482,11 +488,20 @@ def multiply(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = MultiplyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("multiply", (out, ))
     return out
@@ -502,11 +517,20 @@ def multiply_operator(x, y):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = MultiplyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("multiply", (out, ))
     return out
@@ -554,12 +578,26 @@ def divide(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = DivideGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(DivideGradNode)  # DivideGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("divide", (out, ))
     return out
@@ -707,10 +745,15 @@ def where(condition, x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_condition_meta is not None and not _condition_meta.stop_gradient) or (_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = WhereGradNode(((None if _condition_meta is None or _condition_meta.stop_gradient else edge_of(condition) if _condition_meta.node is None else (_condition_meta.node, _condition_meta.slot),), (None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(WhereGradNode)  # WhereGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _condition_meta is None or _condition_meta.stop_gradient else edge_of(condition) if _condition_meta.node is None else (_condition_meta.node, _condition_meta.slot),), (None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.condition = save_input(condition)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.condition = save_input(condition)
+        else:  # SavedInput(condition) without the __init__ frame
+            node.condition = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = condition, condition.impl.version
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
@@ -729,7 +772,8 @@ def sign(x, name=None):
     out.impl, out._meta, out._name = _phi.sign(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SignGradNode)  # SignGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -752,11 +796,20 @@ def maximum(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = MaximumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(MaximumGradNode)  # MaximumGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("maximum", (out, ))
     return out
@@ -776,11 +829,20 @@ def minimum(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = MinimumGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(MinimumGradNode)  # MinimumGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("minimum", (out, ))
     return out
@@ -846,15 +908,28 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
     _y_meta = y._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = MultiplyDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(MultiplyDoubleGradNode)  # MultiplyDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if y_grad is not None:
             y_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad, )]
-        node.x = save_input(x)
-        node.y = save_input(y)
-        node.grad_out = save_input(out_grad)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(out_grad) without the __init__ frame
+            node.grad_out = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
     if _anomaly.active:
         check_forward("multiply_grad", (x_grad, y_grad, ))
     return x_grad, y_grad

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -516,11 +518,16 @@ def gather(x, index, axis=0, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
-        node = GatherGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
+        node = _new(GatherGradNode)  # GatherGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("gather", (out, ))
@@ -559,11 +566,16 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     _arr_meta = arr._meta
     _indices_meta = indices._meta
     if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient)):
-        node = TakeAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ))
+        node = _new(TakeAlongAxisGradNode)  # TakeAlongAxisGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -588,11 +600,16 @@ def masked_fill(x, mask, value, name=None):
     _mask_meta = mask._meta
     _value_meta = value._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
-        node = MaskedFillGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        node = _new(MaskedFillGradNode)  # MaskedFillGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.mask = save_input(mask)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mask = save_input(mask)
+        else:  # SavedInput(mask) without the __init__ frame
+            node.mask = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mask, mask.impl.version
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
@@ -643,11 +660,16 @@ def masked_select(x, mask, name=None):
     _x_meta = x._meta
     _mask_meta = mask._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
-        node = MaskedSelectGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ))
+        node = _new(MaskedSelectGradNode)  # MaskedSelectGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.mask = save_input(mask)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mask = save_input(mask)
+        else:  # SavedInput(mask) without the __init__ frame
+            node.mask = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mask, mask.impl.version
     if _anomaly.active:
         check_forward("masked_select", (out, ))
     return out
@@ -671,10 +693,15 @@ def scatter(x, index, updates, overwrite=True, name=None):
     _index_meta = index._meta
     _updates_meta = updates._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
-        node = ScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        node = _new(ScatterGradNode)  # ScatterGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
@@ -730,10 +757,15 @@ def scatter_nd_add(x, index, updates, name=None):
     _index_meta = index._meta
     _updates_meta = updates._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
-        node = ScatterNdAddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        node = _new(ScatterNdAddGradNode)  # ScatterNdAddGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
@@ -755,10 +787,15 @@ def scatter_nd(index, updates, shape, name=None):
     _index_meta = index._meta
     _updates_meta = updates._meta
     if _grad_state.enabled and ((_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
-        node = ScatterNdGradNode(((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ))
+        node = _new(ScatterNdGradNode)  # ScatterNdGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
@@ -779,11 +816,16 @@ def gather_nd(x, index, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
-        node = GatherNdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ))
+        node = _new(GatherNdGradNode)  # GatherNdGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
     return out
@@ -810,13 +852,27 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
     _indices_meta = indices._meta
     _values_meta = values._meta
     if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_values_meta is not None and not _values_meta.stop_gradient)):
-        node = PutAlongAxisGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ))
+        node = _new(PutAlongAxisGradNode)  # PutAlongAxisGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
-        node.values = save_input(values)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.values = save_input(values)
+        else:  # SavedInput(values) without the __init__ frame
+            node.values = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = values, values.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
@@ -881,10 +937,15 @@ def index_add(x, index, value, axis=0, name=None):
     _index_meta = index._meta
     _value_meta = value._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
-        node = IndexAddGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        node = _new(IndexAddGradNode)  # IndexAddGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
@@ -953,7 +1014,8 @@ def index_put(x, indices, value, accumulate=False, name=None):
     _x_meta = x._meta
     _value_meta = value._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (_value_meta is not None and not _value_meta.stop_gradient)):
-        node = IndexPutGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        node = _new(IndexPutGradNode)  # IndexPutGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -1013,11 +1075,16 @@ def masked_scatter(x, mask, value, name=None):
     _mask_meta = mask._meta
     _value_meta = value._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
-        node = MaskedScatterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ))
+        node = _new(MaskedScatterGradNode)  # MaskedScatterGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.mask = save_input(mask)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mask = save_input(mask)
+        else:  # SavedInput(mask) without the __init__ frame
+            node.mask = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mask, mask.impl.version
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
@@ -1042,10 +1109,15 @@ def gather_grad(x, index, out_grad, axis, name=None):
     _index_meta = index._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = GatherDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(GatherDoubleGradNode)  # GatherDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("gather_grad", (x_grad, ))
@@ -1087,10 +1159,15 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
     _indices_meta = indices._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = TakeAlongAxisDoubleGradNode(((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(TakeAlongAxisDoubleGradNode)  # TakeAlongAxisDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         arr_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -1155,10 +1232,15 @@ def masked_select_grad(x, mask, out_grad, name=None):
     _mask_meta = mask._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = MaskedSelectDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(MaskedSelectDoubleGradNode)  # MaskedSelectDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.mask = save_input(mask)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mask = save_input(mask)
+        else:  # SavedInput(mask) without the __init__ frame
+            node.mask = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mask, mask.impl.version
     if _anomaly.active:
         check_forward("masked_select_grad", (x_grad, ))
     return x_grad
@@ -1259,10 +1341,15 @@ def gather_nd_grad(x, index, out_grad, name=None):
     _index_meta = index._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = GatherNdDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(GatherNdDoubleGradNode)  # GatherNdDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.index = save_input(index)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.index = save_input(index)
+        else:  # SavedInput(index) without the __init__ frame
+            node.index = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = index, index.impl.version
     if _anomaly.active:
         check_forward("gather_nd_grad", (x_grad, ))
     return x_grad

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -611,11 +613,20 @@ def bmm(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = BmmGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(BmmGradNode)  # BmmGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("bmm", (out, ))
     return out
@@ -635,11 +646,20 @@ def dot(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = DotGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(DotGradNode)  # DotGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("dot", (out, ))
     return out
@@ -659,11 +679,20 @@ def mv(x, vec, name=None):
     _x_meta = x._meta
     _vec_meta = vec._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_vec_meta is not None and not _vec_meta.stop_gradient)):
-        node = MvGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _vec_meta is None or _vec_meta.stop_gradient else edge_of(vec) if _vec_meta.node is None else (_vec_meta.node, _vec_meta.slot),), ))
+        node = _new(MvGradNode)  # MvGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _vec_meta is None or _vec_meta.stop_gradient else edge_of(vec) if _vec_meta.node is None else (_vec_meta.node, _vec_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.vec = save_input(vec)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.vec = save_input(vec)
+        else:  # SavedInput(vec) without the __init__ frame
+            node.vec = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = vec, vec.impl.version
     if _anomaly.active:
         check_forward("mv", (out, ))
     return out
@@ -683,11 +712,20 @@ def outer(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = OuterGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(OuterGradNode)  # OuterGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("outer", (out, ))
     return out
@@ -707,11 +745,20 @@ def inner(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = InnerGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(InnerGradNode)  # InnerGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("inner", (out, ))
     return out
@@ -732,11 +779,20 @@ def cross(x, y, axis=9, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = CrossGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(CrossGradNode)  # CrossGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("cross", (out, ))
@@ -757,11 +813,20 @@ def kron(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = KronGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(KronGradNode)  # KronGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
         check_forward("kron", (out, ))
     return out
@@ -777,7 +842,8 @@ def einsum(x, equation, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.einsum([t.impl for t in x], equation), None, None
     if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
-        node = EinsumGradNode((tuple([edge_of(t) for t in x]), ))
+        node = _new(EinsumGradNode)  # EinsumGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([save_input(t) for t in x])
@@ -801,7 +867,8 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     out.impl, out._meta, out._name = _phi.trace(x.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TraceGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TraceGradNode)  # TraceGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -827,7 +894,8 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     out.impl, out._meta, out._name = _phi.diagonal(x.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = DiagonalGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(DiagonalGradNode)  # DiagonalGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -851,10 +919,15 @@ def matrix_power(x, n, name=None):
     out.impl, out._meta, out._name = _phi.matrix_power(x.impl, n), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = MatrixPowerGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(MatrixPowerGradNode)  # MatrixPowerGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.n = n
     if _anomaly.active:
         check_forward("matrix_power", (out, ))
@@ -872,10 +945,16 @@ def inverse(x, name=None):
     out.impl, out._meta, out._name = _phi.inverse(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = InverseGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(InverseGradNode)  # InverseGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("inverse", (out, ))
     return out
@@ -892,11 +971,21 @@ def det(x, name=None):
     out.impl, out._meta, out._name = _phi.det(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = DetGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(DetGradNode)  # DetGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("det", (out, ))
     return out
@@ -913,10 +1002,15 @@ def slogdet(x, name=None):
     out.impl, out._meta, out._name = _phi.slogdet(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SlogdetGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SlogdetGradNode)  # SlogdetGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("slogdet", (out, ))
     return out
@@ -936,12 +1030,26 @@ def solve(x, y, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = SolveGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ))
+        node = _new(SolveGradNode)  # SolveGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.y = save_input(y)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.y = save_input(y)
+        else:  # SavedInput(y) without the __init__ frame
+            node.y = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = y, y.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
     if _anomaly.active:
         check_forward("solve", (out, ))
     return out
@@ -959,10 +1067,16 @@ def cholesky(x, upper=False, name=None):
     out.impl, out._meta, out._name = _phi.cholesky(x.impl, upper), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CholeskyGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CholeskyGradNode)  # CholeskyGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.upper = upper
     if _anomaly.active:
         check_forward("cholesky", (out, ))
@@ -982,15 +1096,30 @@ def qr(x, mode='reduced', name=None):
     r = None if r is None else Tensor(r)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = QrGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(QrGradNode)  # QrGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if q is not None:
             q._meta = AutogradMeta(node, 0)
         if r is not None:
             r._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (q, r, )]
-        node.x = save_input(x)
-        node.q = save_output(q)
-        node.r = save_output(r)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.q = save_output(q)
+        else:  # SavedOutput(q, its slot) without the __init__ frames
+            node.q = _saved = _new(SavedOutput)
+            _saved._impl = _impl = q.impl
+            _saved.slot, _saved.version = q._meta.slot, _impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.r = save_output(r)
+        else:  # SavedOutput(r, its slot) without the __init__ frames
+            node.r = _saved = _new(SavedOutput)
+            _saved._impl = _impl = r.impl
+            _saved.slot, _saved.version = r._meta.slot, _impl.version
         node.mode = mode
     if _anomaly.active:
         check_forward("qr", (q, r, ))
@@ -1011,7 +1140,8 @@ def svd(x, full_matrices=False, name=None):
     vh = None if vh is None else Tensor(vh)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SvdGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SvdGradNode)  # SvdGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if u is not None:
             u._meta = AutogradMeta(node, 0)
         if s is not None:
@@ -1019,10 +1149,29 @@ def svd(x, full_matrices=False, name=None):
         if vh is not None:
             vh._meta = AutogradMeta(node, 2)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (u, s, vh, )]
-        node.x = save_input(x)
-        node.u = save_output(u)
-        node.s = save_output(s)
-        node.vh = save_output(vh)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.u = save_output(u)
+        else:  # SavedOutput(u, its slot) without the __init__ frames
+            node.u = _saved = _new(SavedOutput)
+            _saved._impl = _impl = u.impl
+            _saved.slot, _saved.version = u._meta.slot, _impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.s = save_output(s)
+        else:  # SavedOutput(s, its slot) without the __init__ frames
+            node.s = _saved = _new(SavedOutput)
+            _saved._impl = _impl = s.impl
+            _saved.slot, _saved.version = s._meta.slot, _impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.vh = save_output(vh)
+        else:  # SavedOutput(vh, its slot) without the __init__ frames
+            node.vh = _saved = _new(SavedOutput)
+            _saved._impl = _impl = vh.impl
+            _saved.slot, _saved.version = vh._meta.slot, _impl.version
         node.full_matrices = full_matrices
     if _anomaly.active:
         check_forward("svd", (u, s, vh, ))
@@ -1042,14 +1191,25 @@ def eigh(x, UPLO='L', name=None):
     out_v = None if out_v is None else Tensor(out_v)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = EighGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(EighGradNode)  # EighGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out_w is not None:
             out_w._meta = AutogradMeta(node, 0)
         if out_v is not None:
             out_v._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out_w, out_v, )]
-        node.out_w = save_output(out_w)
-        node.out_v = save_output(out_v)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out_w = save_output(out_w)
+        else:  # SavedOutput(out_w, its slot) without the __init__ frames
+            node.out_w = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out_w.impl
+            _saved.slot, _saved.version = out_w._meta.slot, _impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out_v = save_output(out_v)
+        else:  # SavedOutput(out_v, its slot) without the __init__ frames
+            node.out_v = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out_v.impl
+            _saved.slot, _saved.version = out_v._meta.slot, _impl.version
         node.UPLO = UPLO
     if _anomaly.active:
         check_forward("eigh", (out_w, out_v, ))
@@ -1069,11 +1229,21 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     out.impl, out._meta, out._name = _phi.pinv(x.impl, rcond, hermitian), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = PinvGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(PinvGradNode)  # PinvGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.rcond = rcond
         node.hermitian = hermitian
     if _anomaly.active:
@@ -1267,7 +1437,8 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2, name=None):
     _x_meta = x._meta
     _out_grad_meta = out_grad._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
-        node = DiagonalDoubleGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ))
+        node = _new(DiagonalDoubleGradNode)  # DiagonalDoubleGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.offset = offset

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -292,10 +294,16 @@ def softmax(x, axis=-1, name=None):
     out.impl, out._meta, out._name = _phi.softmax(x.impl, axis), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SoftmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SoftmaxGradNode)  # SoftmaxGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("softmax", (out, ))
@@ -314,10 +322,16 @@ def log_softmax(x, axis=-1, name=None):
     out.impl, out._meta, out._name = _phi.log_softmax(x.impl, axis), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = LogSoftmaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(LogSoftmaxGradNode)  # LogSoftmaxGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.out = save_output(out)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+        else:  # SavedOutput(out, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, _impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("log_softmax", (out, ))
@@ -344,14 +358,24 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
     _logits_meta = logits._meta
     _label_meta = label._meta
     if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
-        node = CrossEntropyWithSoftmaxGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
+        node = _new(CrossEntropyWithSoftmaxGradNode)  # CrossEntropyWithSoftmaxGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        node.label = save_input(label)
-        node.softmax = save_output(softmax)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.softmax = save_output(softmax)
+        else:  # SavedOutput(softmax, its slot) without the __init__ frames
+            node.softmax = _saved = _new(SavedOutput)
+            _saved._impl = _impl = softmax.impl
+            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
         node.soft_label = soft_label
         node.use_softmax = use_softmax
         node.numeric_stable_mode = numeric_stable_mode
@@ -381,11 +405,20 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
     _label_meta = label._meta
     _pos_weight_meta = None if pos_weight is None else pos_weight._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_pos_weight_meta is not None and not _pos_weight_meta.stop_gradient)):
-        node = SigmoidCrossEntropyWithLogitsGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ))
+        node = _new(SigmoidCrossEntropyWithLogitsGradNode)  # SigmoidCrossEntropyWithLogitsGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
-        node.label = save_input(label)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
         node.normalize = normalize
         node.ignore_index = ignore_index
@@ -426,14 +459,24 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
     _logits_meta = logits._meta
     _label_meta = label._meta
     if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
-        node = FusedSoftmaxCrossEntropyGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
+        node = _new(FusedSoftmaxCrossEntropyGradNode)  # FusedSoftmaxCrossEntropyGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        node.label = save_input(label)
-        node.softmax = save_output(softmax)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.softmax = save_output(softmax)
+        else:  # SavedOutput(softmax, its slot) without the __init__ frames
+            node.softmax = _saved = _new(SavedOutput)
+            _saved._impl = _impl = softmax.impl
+            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
         node.ignore_index = ignore_index
         node.reduction = reduction
     if _anomaly.active:
@@ -455,11 +498,20 @@ def bce_loss(input, label, name=None):
     _input_meta = input._meta
     _label_meta = label._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
-        node = BceLossGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ))
+        node = _new(BceLossGradNode)  # BceLossGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.input = save_input(input)
-        node.label = save_input(label)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
     if _anomaly.active:
         check_forward("bce_loss", (out, ))
     return out
@@ -483,11 +535,16 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
     _label_meta = label._meta
     _weight_meta = None if weight is None else weight._meta
     if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
-        node = NllLossGradNode(((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ))
+        node = _new(NllLossGradNode)  # NllLossGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.label = save_input(label)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
         node.weight = None if weight is None else save_input(weight)
         node.ignore_index = ignore_index
     if _anomaly.active:
@@ -517,13 +574,30 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
     _logits_length_meta = logits_length._meta
     _labels_length_meta = labels_length._meta
     if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_logits_length_meta is not None and not _logits_length_meta.stop_gradient) or (_labels_length_meta is not None and not _labels_length_meta.stop_gradient)):
-        node = WarpctcGradNode(((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ))
+        node = _new(WarpctcGradNode)  # WarpctcGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ), _scope.current
         loss._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.logits = save_input(logits)
-        node.label = save_input(label)
-        node.logits_length = save_input(logits_length)
-        node.labels_length = save_input(labels_length)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.logits = save_input(logits)
+        else:  # SavedInput(logits) without the __init__ frame
+            node.logits = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = logits, logits.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.logits_length = save_input(logits_length)
+        else:  # SavedInput(logits_length) without the __init__ frame
+            node.logits_length = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = logits_length, logits_length.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.labels_length = save_input(labels_length)
+        else:  # SavedInput(labels_length) without the __init__ frame
+            node.labels_length = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = labels_length, labels_length.impl.version
         node.blank = blank
         node.norm_by_times = norm_by_times
     if _anomaly.active:

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -253,7 +255,8 @@ def reshape(x, shape, name=None):
     out.impl, out._meta, out._name = _phi.reshape(x.impl, shape), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ReshapeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(ReshapeGradNode)  # ReshapeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -275,7 +278,8 @@ def transpose(x, perm, name=None):
     out.impl, out._meta, out._name = _phi.transpose(x.impl, perm), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TransposeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TransposeGradNode)  # TransposeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.perm = perm
@@ -297,7 +301,8 @@ def cast(x, dtype, name=None):
     out.impl, out._meta, out._name = _phi.cast(x.impl, dtype), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CastGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CastGradNode)  # CastGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -318,7 +323,8 @@ def squeeze(x, axis=None, name=None):
     out.impl, out._meta, out._name = _phi.squeeze(x.impl, axis), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SqueezeGradNode)  # SqueezeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -340,7 +346,8 @@ def unsqueeze(x, axis, name=None):
     out.impl, out._meta, out._name = _phi.unsqueeze(x.impl, axis), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = UnsqueezeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(UnsqueezeGradNode)  # UnsqueezeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -363,7 +370,8 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     out.impl, out._meta, out._name = _phi.flatten(x.impl, start_axis, stop_axis), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = FlattenGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(FlattenGradNode)  # FlattenGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -384,7 +392,8 @@ def assign(x, name=None):
     out.impl, out._meta, out._name = _phi.assign(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AssignGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AssignGradNode)  # AssignGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -404,7 +413,8 @@ def expand(x, shape, name=None):
     out.impl, out._meta, out._name = _phi.expand(x.impl, shape), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ExpandGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(ExpandGradNode)  # ExpandGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of

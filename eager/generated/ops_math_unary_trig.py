@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -353,10 +355,15 @@ def sin(x, name=None):
     out.impl, out._meta, out._name = _phi.sin(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SinGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SinGradNode)  # SinGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("sin", (out, ))
     return out
@@ -398,10 +405,15 @@ def cos(x, name=None):
     out.impl, out._meta, out._name = _phi.cos(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CosGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CosGradNode)  # CosGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("cos", (out, ))
     return out
@@ -443,10 +455,15 @@ def tan(x, name=None):
     out.impl, out._meta, out._name = _phi.tan(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TanGradNode)  # TanGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("tan", (out, ))
     return out
@@ -488,10 +505,15 @@ def asin(x, name=None):
     out.impl, out._meta, out._name = _phi.asin(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AsinGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AsinGradNode)  # AsinGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("asin", (out, ))
     return out
@@ -533,10 +555,15 @@ def acos(x, name=None):
     out.impl, out._meta, out._name = _phi.acos(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AcosGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AcosGradNode)  # AcosGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("acos", (out, ))
     return out
@@ -578,10 +605,15 @@ def atan(x, name=None):
     out.impl, out._meta, out._name = _phi.atan(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AtanGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AtanGradNode)  # AtanGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("atan", (out, ))
     return out
@@ -623,10 +655,15 @@ def sinh(x, name=None):
     out.impl, out._meta, out._name = _phi.sinh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SinhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SinhGradNode)  # SinhGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("sinh", (out, ))
     return out
@@ -668,10 +705,15 @@ def cosh(x, name=None):
     out.impl, out._meta, out._name = _phi.cosh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CoshGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CoshGradNode)  # CoshGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("cosh", (out, ))
     return out
@@ -713,10 +755,15 @@ def asinh(x, name=None):
     out.impl, out._meta, out._name = _phi.asinh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AsinhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AsinhGradNode)  # AsinhGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("asinh", (out, ))
     return out
@@ -758,10 +805,15 @@ def acosh(x, name=None):
     out.impl, out._meta, out._name = _phi.acosh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AcoshGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AcoshGradNode)  # AcoshGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("acosh", (out, ))
     return out
@@ -803,10 +855,15 @@ def atanh(x, name=None):
     out.impl, out._meta, out._name = _phi.atanh(x.impl), None, None
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = AtanhGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(AtanhGradNode)  # AtanhGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
         check_forward("atanh", (out, ))
     return out

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -218,14 +220,27 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
-        node = LayerNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
+        node = _new(LayerNormGradNode)  # LayerNormGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        node.mean = save_input(mean)
-        node.variance = save_input(variance)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mean = save_input(mean)
+        else:  # SavedInput(mean) without the __init__ frame
+            node.mean = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mean, mean.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.variance = save_input(variance)
+        else:  # SavedInput(variance) without the __init__ frame
+            node.variance = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = variance, variance.impl.version
         node.epsilon = epsilon
         node.begin_norm_axis = begin_norm_axis
     if _anomaly.active:
@@ -266,14 +281,27 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mean_meta is not None and not _mean_meta.stop_gradient) or (_variance_meta is not None and not _variance_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
-        node = BatchNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
+        node = _new(BatchNormGradNode)  # BatchNormGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        node.saved_mean = save_input(saved_mean)
-        node.saved_variance = save_input(saved_variance)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.saved_mean = save_input(saved_mean)
+        else:  # SavedInput(saved_mean) without the __init__ frame
+            node.saved_mean = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.saved_variance = save_input(saved_variance)
+        else:  # SavedInput(saved_variance) without the __init__ frame
+            node.saved_variance = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
         node.momentum = momentum
         node.epsilon = epsilon
         node.data_format = data_format
@@ -306,14 +334,27 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
-        node = InstanceNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
+        node = _new(InstanceNormGradNode)  # InstanceNormGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        node.saved_mean = save_input(saved_mean)
-        node.saved_variance = save_input(saved_variance)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.saved_mean = save_input(saved_mean)
+        else:  # SavedInput(saved_mean) without the __init__ frame
+            node.saved_mean = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.saved_variance = save_input(saved_variance)
+        else:  # SavedInput(saved_variance) without the __init__ frame
+            node.saved_variance = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
         node.epsilon = epsilon
         node.data_format = data_format
     if _anomaly.active:
@@ -343,14 +384,27 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
-        node = GroupNormGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ))
+        node = _new(GroupNormGradNode)  # GroupNormGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        node.x = save_input(x)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+        else:  # SavedInput(x) without the __init__ frame
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        node.mean = save_input(mean)
-        node.variance = save_input(variance)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.mean = save_input(mean)
+        else:  # SavedInput(mean) without the __init__ frame
+            node.mean = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = mean, mean.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.variance = save_input(variance)
+        else:  # SavedInput(variance) without the __init__ frame
+            node.variance = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = variance, variance.impl.version
         node.epsilon = epsilon
         node.groups = groups
         node.data_format = data_format

@@ -31,13 +31,15 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
+from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.tensor_wrapper import SavedList, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.scope import SCOPE as _scope
+from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
-_new = _object.__new__  # makes a Tensor or an AutogradMeta whose slots the code sets itself
+_new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -268,11 +270,16 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = TopkGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(TopkGradNode)  # TopkGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.k = k
         node.axis = axis
         node.largest = largest
@@ -297,11 +304,16 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = SortGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(SortGradNode)  # SortGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.descending = descending
         node.stable = stable
@@ -342,11 +354,16 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = KthvalueGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(KthvalueGradNode)  # KthvalueGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.k = k
         node.axis = axis
         node.keepdim = keepdim
@@ -369,11 +386,16 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CummaxGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CummaxGradNode)  # CummaxGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -395,11 +417,16 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = CumminGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(CumminGradNode)  # CumminGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -421,11 +448,16 @@ def mode(x, axis=-1, keepdim=False, name=None):
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
-        node = ModeGradNode(((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ))
+        node = _new(ModeGradNode)  # ModeGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.indices = save_input(indices)
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.indices = save_input(indices)
+        else:  # SavedInput(indices) without the __init__ frame
+            node.indices = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:

@@ -23,6 +23,7 @@ from phi.api.support import (
     FLAGS, array_type_of, as_array, call_kernel_of_kind, off_place, same_place, verify_infer_meta, wrap_result,
 )
 from phi.backends import on_device
+from phi.common import DataLayout
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
@@ -32,6 +33,11 @@ from phi.core.errors import ResourceExhaustedError
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
 __all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+
+# A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
+# (~35 ns of every call): object.__new__ and the three slots set in line.
+_new = object.__new__
+_ALL_LAYOUT = DataLayout.ALL_LAYOUT
 
 
 _add_kernel = KERNELS.dispatch_table("add")
@@ -72,7 +78,10 @@ def add(x, y):
         raise error.in_op("add", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"add: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("add", metas, [out])
     if seen is None and signature is not None:
@@ -118,7 +127,10 @@ def subtract(x, y):
         raise error.in_op("subtract", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"subtract: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("subtract", metas, [out])
     if seen is None and signature is not None:
@@ -164,7 +176,10 @@ def multiply(x, y):
         raise error.in_op("multiply", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multiply: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("multiply", metas, [out])
     if seen is None and signature is not None:
@@ -210,7 +225,10 @@ def divide(x, y):
         raise error.in_op("divide", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"divide: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("divide", metas, [out])
     if seen is None and signature is not None:
@@ -249,7 +267,10 @@ def pow(x, y):
         raise error.in_op("pow", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pow: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("pow", metas, [out])
     if seen is None and signature is not None:
@@ -288,7 +309,10 @@ def scale(x, scale, bias, bias_after_scale):
         raise error.in_op("scale", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scale: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scale", metas, [out])
     if seen is None and signature is not None:
@@ -334,7 +358,10 @@ def matmul(x, y, transpose_x, transpose_y):
         raise error.in_op("matmul", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matmul: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("matmul", metas, [out])
     if seen is None and signature is not None:
@@ -373,7 +400,10 @@ def relu(x):
         raise error.in_op("relu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"relu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("relu", metas, [out])
     if seen is None and signature is not None:
@@ -412,7 +442,10 @@ def tanh(x):
         raise error.in_op("tanh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanh", metas, [out])
     if seen is None and signature is not None:
@@ -451,7 +484,10 @@ def sigmoid(x):
         raise error.in_op("sigmoid", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid", metas, [out])
     if seen is None and signature is not None:
@@ -490,7 +526,10 @@ def exp(x):
         raise error.in_op("exp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"exp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("exp", metas, [out])
     if seen is None and signature is not None:
@@ -529,7 +568,10 @@ def log(x):
         raise error.in_op("log", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log", metas, [out])
     if seen is None and signature is not None:
@@ -568,7 +610,10 @@ def sum(x, axis, dtype, keepdim):
         raise error.in_op("sum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sum", metas, [out])
     if seen is None and signature is not None:
@@ -607,7 +652,10 @@ def mean(x, axis, keepdim):
         raise error.in_op("mean", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mean: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mean", metas, [out])
     if seen is None and signature is not None:
@@ -726,7 +774,10 @@ def cast(x, dtype):
         raise error.in_op("cast", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cast: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cast", metas, [out])
     if seen is None and signature is not None:
@@ -758,7 +809,10 @@ def full(shape, value, dtype, place):
         raise error.in_op("full") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"full: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("full", metas, [out])
     return out
@@ -795,7 +849,10 @@ def full_like(x, value, dtype):
         raise error.in_op("full_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"full_like: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("full_like", metas, [out])
     if seen is None and signature is not None:
@@ -841,7 +898,10 @@ def equal(x, y):
         raise error.in_op("equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"equal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("equal", metas, [out])
     if seen is None and signature is not None:
@@ -887,7 +947,10 @@ def not_equal(x, y):
         raise error.in_op("not_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"not_equal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("not_equal", metas, [out])
     if seen is None and signature is not None:
@@ -933,7 +996,10 @@ def less_than(x, y):
         raise error.in_op("less_than", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"less_than: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("less_than", metas, [out])
     if seen is None and signature is not None:
@@ -979,7 +1045,10 @@ def less_equal(x, y):
         raise error.in_op("less_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"less_equal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("less_equal", metas, [out])
     if seen is None and signature is not None:
@@ -1025,7 +1094,10 @@ def greater_than(x, y):
         raise error.in_op("greater_than", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"greater_than: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("greater_than", metas, [out])
     if seen is None and signature is not None:
@@ -1071,7 +1143,10 @@ def greater_equal(x, y):
         raise error.in_op("greater_equal", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"greater_equal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("greater_equal", metas, [out])
     if seen is None and signature is not None:
@@ -1256,7 +1331,10 @@ def setitem(x, value, index):
         raise error.in_op("setitem", x=x, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"setitem: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("setitem", metas, [out])
     return out
@@ -1300,7 +1378,10 @@ def concat(x, axis):
         raise error.in_op("concat", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"concat: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("concat", metas, [out])
     if seen is None and signature is not None:
@@ -1346,7 +1427,10 @@ def stack(x, axis):
         raise error.in_op("stack", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"stack: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("stack", metas, [out])
     if seen is None and signature is not None:
@@ -1463,7 +1547,10 @@ def assign(x):
         raise error.in_op("assign", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"assign: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("assign", metas, [out])
     if seen is None and signature is not None:
@@ -1502,7 +1589,10 @@ def expand(x, shape):
         raise error.in_op("expand", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand", metas, [out])
     if seen is None and signature is not None:
@@ -1548,7 +1638,10 @@ def where(condition, x, y):
         raise error.in_op("where", condition=condition, x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"where: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("where", metas, [out])
     if seen is None and signature is not None:
@@ -1587,7 +1680,10 @@ def sign(x):
         raise error.in_op("sign", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sign: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sign", metas, [out])
     if seen is None and signature is not None:
@@ -1633,7 +1729,10 @@ def maximum(x, y):
         raise error.in_op("maximum", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"maximum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("maximum", metas, [out])
     if seen is None and signature is not None:
@@ -1679,7 +1778,10 @@ def minimum(x, y):
         raise error.in_op("minimum", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"minimum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("minimum", metas, [out])
     if seen is None and signature is not None:
@@ -1718,7 +1820,10 @@ def softmax(x, axis):
         raise error.in_op("softmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softmax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softmax", metas, [out])
     if seen is None and signature is not None:
@@ -1757,7 +1862,10 @@ def log_softmax(x, axis):
         raise error.in_op("log_softmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_softmax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_softmax", metas, [out])
     if seen is None and signature is not None:
@@ -1804,8 +1912,14 @@ def cross_entropy_with_softmax(logits, label, soft_label, use_softmax, numeric_s
         raise error.in_op("cross_entropy_with_softmax", logits=logits, label=label) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross_entropy_with_softmax: not enough memory for the result ({error})") from None
-    softmax = DenseTensor(softmax) if type(softmax) is array_type else wrap_result(softmax, array_type)
-    loss = DenseTensor(loss) if type(loss) is array_type else wrap_result(loss, array_type)
+    if type(softmax) is array_type:  # DenseTensor(softmax); targets bind left to right
+        softmax, softmax.array, softmax.layout, softmax.version_counter = _new(DenseTensor), softmax, _ALL_LAYOUT, None
+    else:
+        softmax = wrap_result(softmax, array_type)
+    if type(loss) is array_type:  # DenseTensor(loss); targets bind left to right
+        loss, loss.array, loss.layout, loss.version_counter = _new(DenseTensor), loss, _ALL_LAYOUT, None
+    else:
+        loss = wrap_result(loss, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross_entropy_with_softmax", metas, [softmax, loss])
     if seen is None and signature is not None:
@@ -1854,7 +1968,10 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize, ignore_in
         raise error.in_op("sigmoid_cross_entropy_with_logits", x=x, label=label, pos_weight=pos_weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits", metas, [out])
     if seen is None and signature is not None:
@@ -1893,7 +2010,10 @@ def one_hot(x, num_classes):
         raise error.in_op("one_hot", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"one_hot: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("one_hot", metas, [out])
     if seen is None and signature is not None:
@@ -1939,7 +2059,10 @@ def conv2d(input, filter, strides, paddings, padding_algorithm, dilations, group
         raise error.in_op("conv2d", input=input, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d", metas, [out])
     if seen is None and signature is not None:
@@ -1985,7 +2108,10 @@ def conv3d(input, filter, strides, paddings, padding_algorithm, dilations, group
         raise error.in_op("conv3d", input=input, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d", metas, [out])
     if seen is None and signature is not None:
@@ -2031,7 +2157,10 @@ def conv2d_transpose(x, filter, strides, paddings, output_padding, output_size, 
         raise error.in_op("conv2d_transpose", x=x, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d_transpose: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d_transpose", metas, [out])
     if seen is None and signature is not None:
@@ -2077,7 +2206,10 @@ def conv3d_transpose(x, filter, strides, paddings, output_padding, output_size, 
         raise error.in_op("conv3d_transpose", x=x, filter=filter) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d_transpose: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d_transpose", metas, [out])
     if seen is None and signature is not None:
@@ -2116,7 +2248,10 @@ def abs(x):
         raise error.in_op("abs", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"abs: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("abs", metas, [out])
     if seen is None and signature is not None:
@@ -2155,7 +2290,10 @@ def neg(x):
         raise error.in_op("neg", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"neg: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("neg", metas, [out])
     if seen is None and signature is not None:
@@ -2194,7 +2332,10 @@ def sqrt(x):
         raise error.in_op("sqrt", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sqrt: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sqrt", metas, [out])
     if seen is None and signature is not None:
@@ -2233,7 +2374,10 @@ def square(x):
         raise error.in_op("square", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"square: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("square", metas, [out])
     if seen is None and signature is not None:
@@ -2272,7 +2416,10 @@ def rsqrt(x):
         raise error.in_op("rsqrt", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rsqrt: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("rsqrt", metas, [out])
     if seen is None and signature is not None:
@@ -2311,7 +2458,10 @@ def reciprocal(x):
         raise error.in_op("reciprocal", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reciprocal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("reciprocal", metas, [out])
     if seen is None and signature is not None:
@@ -2350,7 +2500,10 @@ def log1p(x):
         raise error.in_op("log1p", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log1p: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log1p", metas, [out])
     if seen is None and signature is not None:
@@ -2389,7 +2542,10 @@ def expm1(x):
         raise error.in_op("expm1", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expm1: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expm1", metas, [out])
     if seen is None and signature is not None:
@@ -2428,7 +2584,10 @@ def sin(x):
         raise error.in_op("sin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sin", metas, [out])
     if seen is None and signature is not None:
@@ -2467,7 +2626,10 @@ def cos(x):
         raise error.in_op("cos", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cos: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cos", metas, [out])
     if seen is None and signature is not None:
@@ -2506,7 +2668,10 @@ def floor(x):
         raise error.in_op("floor", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"floor: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("floor", metas, [out])
     if seen is None and signature is not None:
@@ -2545,7 +2710,10 @@ def ceil(x):
         raise error.in_op("ceil", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"ceil: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("ceil", metas, [out])
     if seen is None and signature is not None:
@@ -2584,7 +2752,10 @@ def round(x):
         raise error.in_op("round", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"round: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("round", metas, [out])
     if seen is None and signature is not None:
@@ -2623,7 +2794,10 @@ def isnan(x):
         raise error.in_op("isnan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isnan: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("isnan", metas, [out])
     if seen is None and signature is not None:
@@ -2662,7 +2836,10 @@ def isinf(x):
         raise error.in_op("isinf", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isinf: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("isinf", metas, [out])
     if seen is None and signature is not None:
@@ -2701,7 +2878,10 @@ def isfinite(x):
         raise error.in_op("isfinite", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isfinite: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("isfinite", metas, [out])
     if seen is None and signature is not None:
@@ -2740,7 +2920,10 @@ def logical_not(x):
         raise error.in_op("logical_not", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_not: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_not", metas, [out])
     if seen is None and signature is not None:
@@ -2779,7 +2962,10 @@ def tan(x):
         raise error.in_op("tan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tan: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tan", metas, [out])
     if seen is None and signature is not None:
@@ -2818,7 +3004,10 @@ def asin(x):
         raise error.in_op("asin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("asin", metas, [out])
     if seen is None and signature is not None:
@@ -2857,7 +3046,10 @@ def acos(x):
         raise error.in_op("acos", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acos: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("acos", metas, [out])
     if seen is None and signature is not None:
@@ -2896,7 +3088,10 @@ def atan(x):
         raise error.in_op("atan", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan", metas, [out])
     if seen is None and signature is not None:
@@ -2935,7 +3130,10 @@ def sinh(x):
         raise error.in_op("sinh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sinh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sinh", metas, [out])
     if seen is None and signature is not None:
@@ -2974,7 +3172,10 @@ def cosh(x):
         raise error.in_op("cosh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cosh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cosh", metas, [out])
     if seen is None and signature is not None:
@@ -3013,7 +3214,10 @@ def asinh(x):
         raise error.in_op("asinh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asinh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("asinh", metas, [out])
     if seen is None and signature is not None:
@@ -3052,7 +3256,10 @@ def acosh(x):
         raise error.in_op("acosh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acosh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("acosh", metas, [out])
     if seen is None and signature is not None:
@@ -3091,7 +3298,10 @@ def atanh(x):
         raise error.in_op("atanh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atanh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("atanh", metas, [out])
     if seen is None and signature is not None:
@@ -3130,7 +3340,10 @@ def log2(x):
         raise error.in_op("log2", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log2: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log2", metas, [out])
     if seen is None and signature is not None:
@@ -3169,7 +3382,10 @@ def log10(x):
         raise error.in_op("log10", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log10: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log10", metas, [out])
     if seen is None and signature is not None:
@@ -3208,7 +3424,10 @@ def erf(x):
         raise error.in_op("erf", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erf: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("erf", metas, [out])
     if seen is None and signature is not None:
@@ -3247,7 +3466,10 @@ def erfinv(x):
         raise error.in_op("erfinv", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erfinv: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("erfinv", metas, [out])
     if seen is None and signature is not None:
@@ -3286,7 +3508,10 @@ def trunc(input):
         raise error.in_op("trunc", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trunc: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("trunc", metas, [out])
     if seen is None and signature is not None:
@@ -3325,7 +3550,10 @@ def frac(x):
         raise error.in_op("frac", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"frac: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("frac", metas, [out])
     if seen is None and signature is not None:
@@ -3364,7 +3592,10 @@ def lgamma(x):
         raise error.in_op("lgamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lgamma: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lgamma", metas, [out])
     if seen is None and signature is not None:
@@ -3403,7 +3634,10 @@ def digamma(x):
         raise error.in_op("digamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"digamma: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("digamma", metas, [out])
     if seen is None and signature is not None:
@@ -3442,7 +3676,10 @@ def nan_to_num(x, nan, posinf, neginf):
         raise error.in_op("nan_to_num", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nan_to_num: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nan_to_num", metas, [out])
     if seen is None and signature is not None:
@@ -3481,7 +3718,10 @@ def bitwise_not(x):
         raise error.in_op("bitwise_not", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_not: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_not", metas, [out])
     if seen is None and signature is not None:
@@ -3520,7 +3760,10 @@ def real(x):
         raise error.in_op("real", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"real: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("real", metas, [out])
     if seen is None and signature is not None:
@@ -3559,7 +3802,10 @@ def imag(x):
         raise error.in_op("imag", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"imag: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("imag", metas, [out])
     if seen is None and signature is not None:
@@ -3598,7 +3844,10 @@ def conj(x):
         raise error.in_op("conj", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conj: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conj", metas, [out])
     if seen is None and signature is not None:
@@ -3637,7 +3886,10 @@ def angle(x):
         raise error.in_op("angle", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"angle: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("angle", metas, [out])
     if seen is None and signature is not None:
@@ -3676,7 +3928,10 @@ def polygamma(x, n):
         raise error.in_op("polygamma", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"polygamma: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("polygamma", metas, [out])
     if seen is None and signature is not None:
@@ -3722,7 +3977,10 @@ def elementwise_pow(x, y):
         raise error.in_op("elementwise_pow", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elementwise_pow: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("elementwise_pow", metas, [out])
     if seen is None and signature is not None:
@@ -3761,7 +4019,10 @@ def clip(x, min, max):
         raise error.in_op("clip", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"clip: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("clip", metas, [out])
     if seen is None and signature is not None:
@@ -3807,7 +4068,10 @@ def remainder(x, y):
         raise error.in_op("remainder", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"remainder: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("remainder", metas, [out])
     if seen is None and signature is not None:
@@ -3853,7 +4117,10 @@ def floor_divide(x, y):
         raise error.in_op("floor_divide", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"floor_divide: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("floor_divide", metas, [out])
     if seen is None and signature is not None:
@@ -3899,7 +4166,10 @@ def logical_and(x, y):
         raise error.in_op("logical_and", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_and: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_and", metas, [out])
     if seen is None and signature is not None:
@@ -3945,7 +4215,10 @@ def logical_or(x, y):
         raise error.in_op("logical_or", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_or: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_or", metas, [out])
     if seen is None and signature is not None:
@@ -3991,7 +4264,10 @@ def logical_xor(x, y):
         raise error.in_op("logical_xor", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logical_xor: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logical_xor", metas, [out])
     if seen is None and signature is not None:
@@ -4037,7 +4313,10 @@ def bitwise_and(x, y):
         raise error.in_op("bitwise_and", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_and: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_and", metas, [out])
     if seen is None and signature is not None:
@@ -4083,7 +4362,10 @@ def bitwise_or(x, y):
         raise error.in_op("bitwise_or", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_or: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_or", metas, [out])
     if seen is None and signature is not None:
@@ -4129,7 +4411,10 @@ def bitwise_xor(x, y):
         raise error.in_op("bitwise_xor", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bitwise_xor: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bitwise_xor", metas, [out])
     if seen is None and signature is not None:
@@ -4175,7 +4460,10 @@ def isclose(x, y, rtol, atol, equal_nan):
         raise error.in_op("isclose", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"isclose: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("isclose", metas, [out])
     if seen is None and signature is not None:
@@ -4221,7 +4509,10 @@ def allclose(x, y, rtol, atol, equal_nan):
         raise error.in_op("allclose", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"allclose: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("allclose", metas, [out])
     if seen is None and signature is not None:
@@ -4267,7 +4558,10 @@ def equal_all(x, y):
         raise error.in_op("equal_all", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"equal_all: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("equal_all", metas, [out])
     if seen is None and signature is not None:
@@ -4313,7 +4607,10 @@ def atan2(x, y):
         raise error.in_op("atan2", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan2: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan2", metas, [out])
     if seen is None and signature is not None:
@@ -4359,7 +4656,10 @@ def hypot(x, y):
         raise error.in_op("hypot", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hypot: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hypot", metas, [out])
     if seen is None and signature is not None:
@@ -4405,7 +4705,10 @@ def lerp(x, y, weight):
         raise error.in_op("lerp", x=x, y=y, weight=weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lerp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lerp", metas, [out])
     if seen is None and signature is not None:
@@ -4451,7 +4754,10 @@ def fmax(x, y):
         raise error.in_op("fmax", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmax", metas, [out])
     if seen is None and signature is not None:
@@ -4497,7 +4803,10 @@ def fmin(x, y):
         raise error.in_op("fmin", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmin", metas, [out])
     if seen is None and signature is not None:
@@ -4536,7 +4845,10 @@ def max(x, axis, keepdim):
         raise error.in_op("max", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max", metas, [out])
     if seen is None and signature is not None:
@@ -4575,7 +4887,10 @@ def min(x, axis, keepdim):
         raise error.in_op("min", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"min: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("min", metas, [out])
     if seen is None and signature is not None:
@@ -4614,7 +4929,10 @@ def prod(x, axis, keepdim, dtype):
         raise error.in_op("prod", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"prod: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("prod", metas, [out])
     if seen is None and signature is not None:
@@ -4653,7 +4971,10 @@ def cumsum(x, axis, dtype):
         raise error.in_op("cumsum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumsum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumsum", metas, [out])
     if seen is None and signature is not None:
@@ -4692,7 +5013,10 @@ def all(x, axis, keepdim):
         raise error.in_op("all", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"all: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("all", metas, [out])
     if seen is None and signature is not None:
@@ -4731,7 +5055,10 @@ def any(x, axis, keepdim):
         raise error.in_op("any", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"any: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("any", metas, [out])
     if seen is None and signature is not None:
@@ -4770,7 +5097,10 @@ def logsumexp(x, axis, keepdim):
         raise error.in_op("logsumexp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logsumexp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logsumexp", metas, [out])
     if seen is None and signature is not None:
@@ -4809,7 +5139,10 @@ def std(x, axis, unbiased, keepdim):
         raise error.in_op("std", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"std: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("std", metas, [out])
     if seen is None and signature is not None:
@@ -4848,7 +5181,10 @@ def var(x, axis, unbiased, keepdim):
         raise error.in_op("var", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"var: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("var", metas, [out])
     if seen is None and signature is not None:
@@ -4887,7 +5223,10 @@ def norm(x, p, axis, keepdim):
         raise error.in_op("norm", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"norm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("norm", metas, [out])
     if seen is None and signature is not None:
@@ -4926,7 +5265,10 @@ def amax(x, axis, keepdim):
         raise error.in_op("amax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("amax", metas, [out])
     if seen is None and signature is not None:
@@ -4965,7 +5307,10 @@ def amin(x, axis, keepdim):
         raise error.in_op("amin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("amin", metas, [out])
     if seen is None and signature is not None:
@@ -5004,7 +5349,10 @@ def cumprod(x, dim, dtype):
         raise error.in_op("cumprod", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumprod: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumprod", metas, [out])
     if seen is None and signature is not None:
@@ -5043,7 +5391,10 @@ def nansum(x, axis, dtype, keepdim):
         raise error.in_op("nansum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nansum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nansum", metas, [out])
     if seen is None and signature is not None:
@@ -5082,7 +5433,10 @@ def nanmean(x, axis, keepdim):
         raise error.in_op("nanmean", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nanmean: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nanmean", metas, [out])
     if seen is None and signature is not None:
@@ -5121,7 +5475,10 @@ def count_nonzero(x, axis, keepdim):
         raise error.in_op("count_nonzero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"count_nonzero: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("count_nonzero", metas, [out])
     if seen is None and signature is not None:
@@ -5160,7 +5517,10 @@ def median(x, axis, keepdim):
         raise error.in_op("median", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"median: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("median", metas, [out])
     if seen is None and signature is not None:
@@ -5199,7 +5559,10 @@ def logcumsumexp(x, axis, dtype):
         raise error.in_op("logcumsumexp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logcumsumexp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logcumsumexp", metas, [out])
     if seen is None and signature is not None:
@@ -5238,7 +5601,10 @@ def argmax(x, axis, keepdim, dtype):
         raise error.in_op("argmax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argmax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("argmax", metas, [out])
     if seen is None and signature is not None:
@@ -5277,7 +5643,10 @@ def argmin(x, axis, keepdim, dtype):
         raise error.in_op("argmin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argmin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("argmin", metas, [out])
     if seen is None and signature is not None:
@@ -5317,8 +5686,14 @@ def topk(x, k, axis, largest, sorted):
         raise error.in_op("topk", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"topk: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("topk", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5361,8 +5736,14 @@ def sort(x, axis, descending, stable):
         raise error.in_op("sort", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sort: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sort", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5404,7 +5785,10 @@ def argsort(x, axis, descending, stable):
         raise error.in_op("argsort", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"argsort: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("argsort", metas, [out])
     if seen is None and signature is not None:
@@ -5444,8 +5828,14 @@ def kthvalue(x, k, axis, keepdim):
         raise error.in_op("kthvalue", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kthvalue: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("kthvalue", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5488,8 +5878,14 @@ def cummax(x, axis, dtype):
         raise error.in_op("cummax", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummax: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummax", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5532,8 +5928,14 @@ def cummin(x, axis, dtype):
         raise error.in_op("cummin", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummin: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummin", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5576,8 +5978,14 @@ def mode(x, axis, keepdim):
         raise error.in_op("mode", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mode: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mode", metas, [out, indices])
     if seen is None and signature is not None:
@@ -5622,10 +6030,22 @@ def unique(x, return_index, return_inverse, return_counts, axis, dtype):
         raise error.in_op("unique", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"unique: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    indices = DenseTensor(indices) if type(indices) is array_type else wrap_result(indices, array_type)
-    inverse = DenseTensor(inverse) if type(inverse) is array_type else wrap_result(inverse, array_type)
-    counts = DenseTensor(counts) if type(counts) is array_type else wrap_result(counts, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(indices) is array_type:  # DenseTensor(indices); targets bind left to right
+        indices, indices.array, indices.layout, indices.version_counter = _new(DenseTensor), indices, _ALL_LAYOUT, None
+    else:
+        indices = wrap_result(indices, array_type)
+    if type(inverse) is array_type:  # DenseTensor(inverse); targets bind left to right
+        inverse, inverse.array, inverse.layout, inverse.version_counter = _new(DenseTensor), inverse, _ALL_LAYOUT, None
+    else:
+        inverse = wrap_result(inverse, array_type)
+    if type(counts) is array_type:  # DenseTensor(counts); targets bind left to right
+        counts, counts.array, counts.layout, counts.version_counter = _new(DenseTensor), counts, _ALL_LAYOUT, None
+    else:
+        counts = wrap_result(counts, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("unique", metas, [out, indices, inverse, counts])
     if seen is None and signature is not None:
@@ -5676,7 +6096,10 @@ def bincount(x, weights, minlength):
         raise error.in_op("bincount", x=x, weights=weights) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bincount: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bincount", metas, [out])
     if seen is None and signature is not None:
@@ -5715,7 +6138,10 @@ def tile(x, repeat_times):
         raise error.in_op("tile", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tile: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tile", metas, [out])
     if seen is None and signature is not None:
@@ -5754,7 +6180,10 @@ def flip(x, axis):
         raise error.in_op("flip", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flip: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("flip", metas, [out])
     if seen is None and signature is not None:
@@ -5793,7 +6222,10 @@ def slice(input, axes, starts, ends):
         raise error.in_op("slice", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slice: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("slice", metas, [out])
     if seen is None and signature is not None:
@@ -5832,7 +6264,10 @@ def roll(x, shifts, axis):
         raise error.in_op("roll", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"roll: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("roll", metas, [out])
     if seen is None and signature is not None:
@@ -5878,7 +6313,10 @@ def expand_as(x, y):
         raise error.in_op("expand_as", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_as: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_as", metas, [out])
     if seen is None and signature is not None:
@@ -5963,7 +6401,10 @@ def moveaxis(x, source, destination):
         raise error.in_op("moveaxis", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"moveaxis: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("moveaxis", metas, [out])
     if seen is None and signature is not None:
@@ -6002,7 +6443,10 @@ def t(input):
         raise error.in_op("t", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"t: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("t", metas, [out])
     if seen is None and signature is not None:
@@ -6080,7 +6524,10 @@ def repeat_interleave(x, repeats, axis):
         raise error.in_op("repeat_interleave", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"repeat_interleave: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("repeat_interleave", metas, [out])
     if seen is None and signature is not None:
@@ -6119,7 +6566,10 @@ def strided_slice(x, axes, starts, ends, strides):
         raise error.in_op("strided_slice", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"strided_slice: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("strided_slice", metas, [out])
     if seen is None and signature is not None:
@@ -6158,7 +6608,10 @@ def rot90(x, k, axes):
         raise error.in_op("rot90", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rot90: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("rot90", metas, [out])
     if seen is None and signature is not None:
@@ -6243,7 +6696,10 @@ def gather(x, index, axis):
         raise error.in_op("gather", x=x, index=index) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather", metas, [out])
     if seen is None and signature is not None:
@@ -6289,7 +6745,10 @@ def take_along_axis(arr, indices, axis, broadcast):
         raise error.in_op("take_along_axis", arr=arr, indices=indices) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"take_along_axis: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("take_along_axis", metas, [out])
     if seen is None and signature is not None:
@@ -6335,7 +6794,10 @@ def masked_fill(x, mask, value):
         raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_fill: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_fill", metas, [out])
     if seen is None and signature is not None:
@@ -6381,7 +6843,10 @@ def masked_select(x, mask):
         raise error.in_op("masked_select", x=x, mask=mask) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_select: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_select", metas, [out])
     if seen is None and signature is not None:
@@ -6427,7 +6892,10 @@ def scatter(x, index, updates, overwrite):
         raise error.in_op("scatter", x=x, index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter", metas, [out])
     if seen is None and signature is not None:
@@ -6473,7 +6941,10 @@ def scatter_nd_add(x, index, updates):
         raise error.in_op("scatter_nd_add", x=x, index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_add: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_add", metas, [out])
     if seen is None and signature is not None:
@@ -6519,7 +6990,10 @@ def scatter_nd(index, updates, shape):
         raise error.in_op("scatter_nd", index=index, updates=updates) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd", metas, [out])
     if seen is None and signature is not None:
@@ -6565,7 +7039,10 @@ def gather_nd(x, index):
         raise error.in_op("gather_nd", x=x, index=index) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_nd: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_nd", metas, [out])
     if seen is None and signature is not None:
@@ -6611,7 +7088,10 @@ def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
         raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"put_along_axis: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("put_along_axis", metas, [out])
     if seen is None and signature is not None:
@@ -6657,7 +7137,10 @@ def index_add(x, index, value, axis):
         raise error.in_op("index_add", x=x, index=index, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_add: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_add", metas, [out])
     if seen is None and signature is not None:
@@ -6696,7 +7179,10 @@ def nonzero(x):
         raise error.in_op("nonzero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nonzero: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nonzero", metas, [out])
     if seen is None and signature is not None:
@@ -6742,7 +7228,10 @@ def index_put(x, indices, value, accumulate):
         raise error.in_op("index_put", x=x, indices=indices, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_put: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_put", metas, [out])
     if seen is None and signature is not None:
@@ -6788,7 +7277,10 @@ def masked_scatter(x, mask, value):
         raise error.in_op("masked_scatter", x=x, mask=mask, value=value) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_scatter: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_scatter", metas, [out])
     if seen is None and signature is not None:
@@ -6820,7 +7312,10 @@ def arange(start, end, step, dtype, place):
         raise error.in_op("arange") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"arange: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("arange", metas, [out])
     return out
@@ -6850,7 +7345,10 @@ def empty(shape, dtype, place):
         raise error.in_op("empty") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"empty: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("empty", metas, [out])
     return out
@@ -6887,7 +7385,10 @@ def empty_like(x, dtype):
         raise error.in_op("empty_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"empty_like: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("empty_like", metas, [out])
     if seen is None and signature is not None:
@@ -6919,7 +7420,10 @@ def eye(num_rows, num_columns, dtype, place):
         raise error.in_op("eye") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eye: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("eye", metas, [out])
     return out
@@ -6949,7 +7453,10 @@ def linspace(start, stop, num, dtype, place):
         raise error.in_op("linspace") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linspace: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("linspace", metas, [out])
     return out
@@ -6979,7 +7486,10 @@ def logspace(start, stop, num, base, dtype, place):
         raise error.in_op("logspace") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logspace: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logspace", metas, [out])
     return out
@@ -7016,7 +7526,10 @@ def tril(x, diagonal):
         raise error.in_op("tril", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tril: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tril", metas, [out])
     if seen is None and signature is not None:
@@ -7055,7 +7568,10 @@ def triu(x, diagonal):
         raise error.in_op("triu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"triu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("triu", metas, [out])
     if seen is None and signature is not None:
@@ -7094,7 +7610,10 @@ def diag(x, offset, padding_value):
         raise error.in_op("diag", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diag: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("diag", metas, [out])
     if seen is None and signature is not None:
@@ -7133,7 +7652,10 @@ def diagflat(x, offset):
         raise error.in_op("diagflat", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagflat: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagflat", metas, [out])
     if seen is None and signature is not None:
@@ -7172,7 +7694,10 @@ def diag_embed(input, offset, dim1, dim2):
         raise error.in_op("diag_embed", input=input) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diag_embed: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("diag_embed", metas, [out])
     if seen is None and signature is not None:
@@ -7257,7 +7782,10 @@ def fill(x, value):
         raise error.in_op("fill", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fill: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fill", metas, [out])
     if seen is None and signature is not None:
@@ -7296,7 +7824,10 @@ def zero(x):
         raise error.in_op("zero", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"zero: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("zero", metas, [out])
     if seen is None and signature is not None:
@@ -7342,7 +7873,10 @@ def complex(real, imag):
         raise error.in_op("complex", real=real, imag=imag) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"complex: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("complex", metas, [out])
     if seen is None and signature is not None:
@@ -7374,7 +7908,10 @@ def uniform(shape, dtype, min, max, seed, place):
         raise error.in_op("uniform") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"uniform: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("uniform", metas, [out])
     return out
@@ -7404,7 +7941,10 @@ def gaussian(shape, mean, std, seed, dtype, place):
         raise error.in_op("gaussian") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gaussian: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gaussian", metas, [out])
     return out
@@ -7434,7 +7974,10 @@ def randint(low, high, shape, dtype, place):
         raise error.in_op("randint") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randint: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("randint", metas, [out])
     return out
@@ -7471,7 +8014,10 @@ def randint_like(x, low, high, dtype):
         raise error.in_op("randint_like", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randint_like: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("randint_like", metas, [out])
     if seen is None and signature is not None:
@@ -7503,7 +8049,10 @@ def randperm(n, dtype, place):
         raise error.in_op("randperm") from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"randperm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("randperm", metas, [out])
     return out
@@ -7540,7 +8089,10 @@ def bernoulli(x):
         raise error.in_op("bernoulli", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bernoulli: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bernoulli", metas, [out])
     if seen is None and signature is not None:
@@ -7579,7 +8131,10 @@ def poisson(x):
         raise error.in_op("poisson", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"poisson: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("poisson", metas, [out])
     if seen is None and signature is not None:
@@ -7618,7 +8173,10 @@ def multinomial(x, num_samples, replacement):
         raise error.in_op("multinomial", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multinomial: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("multinomial", metas, [out])
     if seen is None and signature is not None:
@@ -7664,7 +8222,10 @@ def bmm(x, y):
         raise error.in_op("bmm", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bmm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bmm", metas, [out])
     if seen is None and signature is not None:
@@ -7710,7 +8271,10 @@ def dot(x, y):
         raise error.in_op("dot", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"dot: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("dot", metas, [out])
     if seen is None and signature is not None:
@@ -7756,7 +8320,10 @@ def mv(x, vec):
         raise error.in_op("mv", x=x, vec=vec) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mv: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mv", metas, [out])
     if seen is None and signature is not None:
@@ -7802,7 +8369,10 @@ def outer(x, y):
         raise error.in_op("outer", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"outer: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("outer", metas, [out])
     if seen is None and signature is not None:
@@ -7848,7 +8418,10 @@ def inner(x, y):
         raise error.in_op("inner", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"inner: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("inner", metas, [out])
     if seen is None and signature is not None:
@@ -7894,7 +8467,10 @@ def cross(x, y, axis):
         raise error.in_op("cross", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross", metas, [out])
     if seen is None and signature is not None:
@@ -7940,7 +8516,10 @@ def kron(x, y):
         raise error.in_op("kron", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kron: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("kron", metas, [out])
     if seen is None and signature is not None:
@@ -7986,7 +8565,10 @@ def einsum(x, equation):
         raise error.in_op("einsum", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"einsum: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("einsum", metas, [out])
     if seen is None and signature is not None:
@@ -8025,7 +8607,10 @@ def trace(x, offset, axis1, axis2):
         raise error.in_op("trace", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trace: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("trace", metas, [out])
     if seen is None and signature is not None:
@@ -8064,7 +8649,10 @@ def diagonal(x, offset, axis1, axis2):
         raise error.in_op("diagonal", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagonal: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagonal", metas, [out])
     if seen is None and signature is not None:
@@ -8103,7 +8691,10 @@ def matrix_power(x, n):
         raise error.in_op("matrix_power", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matrix_power: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("matrix_power", metas, [out])
     if seen is None and signature is not None:
@@ -8142,7 +8733,10 @@ def inverse(x):
         raise error.in_op("inverse", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"inverse: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("inverse", metas, [out])
     if seen is None and signature is not None:
@@ -8181,7 +8775,10 @@ def det(x):
         raise error.in_op("det", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"det: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("det", metas, [out])
     if seen is None and signature is not None:
@@ -8220,7 +8817,10 @@ def slogdet(x):
         raise error.in_op("slogdet", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slogdet: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("slogdet", metas, [out])
     if seen is None and signature is not None:
@@ -8266,7 +8866,10 @@ def solve(x, y):
         raise error.in_op("solve", x=x, y=y) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"solve: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("solve", metas, [out])
     if seen is None and signature is not None:
@@ -8305,7 +8908,10 @@ def cholesky(x, upper):
         raise error.in_op("cholesky", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cholesky: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cholesky", metas, [out])
     if seen is None and signature is not None:
@@ -8345,8 +8951,14 @@ def qr(x, mode):
         raise error.in_op("qr", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"qr: not enough memory for the result ({error})") from None
-    q = DenseTensor(q) if type(q) is array_type else wrap_result(q, array_type)
-    r = DenseTensor(r) if type(r) is array_type else wrap_result(r, array_type)
+    if type(q) is array_type:  # DenseTensor(q); targets bind left to right
+        q, q.array, q.layout, q.version_counter = _new(DenseTensor), q, _ALL_LAYOUT, None
+    else:
+        q = wrap_result(q, array_type)
+    if type(r) is array_type:  # DenseTensor(r); targets bind left to right
+        r, r.array, r.layout, r.version_counter = _new(DenseTensor), r, _ALL_LAYOUT, None
+    else:
+        r = wrap_result(r, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("qr", metas, [q, r])
     if seen is None and signature is not None:
@@ -8390,9 +9002,18 @@ def svd(x, full_matrices):
         raise error.in_op("svd", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"svd: not enough memory for the result ({error})") from None
-    u = DenseTensor(u) if type(u) is array_type else wrap_result(u, array_type)
-    s = DenseTensor(s) if type(s) is array_type else wrap_result(s, array_type)
-    vh = DenseTensor(vh) if type(vh) is array_type else wrap_result(vh, array_type)
+    if type(u) is array_type:  # DenseTensor(u); targets bind left to right
+        u, u.array, u.layout, u.version_counter = _new(DenseTensor), u, _ALL_LAYOUT, None
+    else:
+        u = wrap_result(u, array_type)
+    if type(s) is array_type:  # DenseTensor(s); targets bind left to right
+        s, s.array, s.layout, s.version_counter = _new(DenseTensor), s, _ALL_LAYOUT, None
+    else:
+        s = wrap_result(s, array_type)
+    if type(vh) is array_type:  # DenseTensor(vh); targets bind left to right
+        vh, vh.array, vh.layout, vh.version_counter = _new(DenseTensor), vh, _ALL_LAYOUT, None
+    else:
+        vh = wrap_result(vh, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("svd", metas, [u, s, vh])
     if seen is None and signature is not None:
@@ -8436,8 +9057,14 @@ def eigh(x, UPLO):
         raise error.in_op("eigh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eigh: not enough memory for the result ({error})") from None
-    out_w = DenseTensor(out_w) if type(out_w) is array_type else wrap_result(out_w, array_type)
-    out_v = DenseTensor(out_v) if type(out_v) is array_type else wrap_result(out_v, array_type)
+    if type(out_w) is array_type:  # DenseTensor(out_w); targets bind left to right
+        out_w, out_w.array, out_w.layout, out_w.version_counter = _new(DenseTensor), out_w, _ALL_LAYOUT, None
+    else:
+        out_w = wrap_result(out_w, array_type)
+    if type(out_v) is array_type:  # DenseTensor(out_v); targets bind left to right
+        out_v, out_v.array, out_v.layout, out_v.version_counter = _new(DenseTensor), out_v, _ALL_LAYOUT, None
+    else:
+        out_v = wrap_result(out_v, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh", metas, [out_w, out_v])
     if seen is None and signature is not None:
@@ -8479,7 +9106,10 @@ def pinv(x, rcond, hermitian):
         raise error.in_op("pinv", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pinv: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("pinv", metas, [out])
     if seen is None and signature is not None:
@@ -8518,7 +9148,10 @@ def matrix_rank(x, tol, hermitian):
         raise error.in_op("matrix_rank", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matrix_rank: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("matrix_rank", metas, [out])
     if seen is None and signature is not None:
@@ -8557,7 +9190,10 @@ def gelu(x, approximate):
         raise error.in_op("gelu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gelu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gelu", metas, [out])
     if seen is None and signature is not None:
@@ -8596,7 +9232,10 @@ def silu(x):
         raise error.in_op("silu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"silu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("silu", metas, [out])
     if seen is None and signature is not None:
@@ -8635,7 +9274,10 @@ def leaky_relu(x, negative_slope):
         raise error.in_op("leaky_relu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"leaky_relu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("leaky_relu", metas, [out])
     if seen is None and signature is not None:
@@ -8674,7 +9316,10 @@ def elu(x, alpha):
         raise error.in_op("elu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("elu", metas, [out])
     if seen is None and signature is not None:
@@ -8713,7 +9358,10 @@ def selu(x, scale, alpha):
         raise error.in_op("selu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"selu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("selu", metas, [out])
     if seen is None and signature is not None:
@@ -8752,7 +9400,10 @@ def celu(x, alpha):
         raise error.in_op("celu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"celu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("celu", metas, [out])
     if seen is None and signature is not None:
@@ -8791,7 +9442,10 @@ def softplus(x, beta, threshold):
         raise error.in_op("softplus", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softplus: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softplus", metas, [out])
     if seen is None and signature is not None:
@@ -8830,7 +9484,10 @@ def softsign(x):
         raise error.in_op("softsign", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softsign: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softsign", metas, [out])
     if seen is None and signature is not None:
@@ -8869,7 +9526,10 @@ def softshrink(x, threshold):
         raise error.in_op("softshrink", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softshrink: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softshrink", metas, [out])
     if seen is None and signature is not None:
@@ -8908,7 +9568,10 @@ def hardshrink(x, threshold):
         raise error.in_op("hardshrink", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardshrink: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardshrink", metas, [out])
     if seen is None and signature is not None:
@@ -8947,7 +9610,10 @@ def tanhshrink(x):
         raise error.in_op("tanhshrink", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanhshrink: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanhshrink", metas, [out])
     if seen is None and signature is not None:
@@ -8986,7 +9652,10 @@ def hardtanh(x, min, max):
         raise error.in_op("hardtanh", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardtanh: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardtanh", metas, [out])
     if seen is None and signature is not None:
@@ -9025,7 +9694,10 @@ def hardswish(x):
         raise error.in_op("hardswish", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardswish: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardswish", metas, [out])
     if seen is None and signature is not None:
@@ -9064,7 +9736,10 @@ def hardsigmoid(x, slope, offset):
         raise error.in_op("hardsigmoid", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardsigmoid: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardsigmoid", metas, [out])
     if seen is None and signature is not None:
@@ -9103,7 +9778,10 @@ def mish(x):
         raise error.in_op("mish", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mish: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mish", metas, [out])
     if seen is None and signature is not None:
@@ -9142,7 +9820,10 @@ def log_sigmoid(x):
         raise error.in_op("log_sigmoid", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_sigmoid: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_sigmoid", metas, [out])
     if seen is None and signature is not None:
@@ -9181,7 +9862,10 @@ def thresholded_relu(x, threshold):
         raise error.in_op("thresholded_relu", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"thresholded_relu: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("thresholded_relu", metas, [out])
     if seen is None and signature is not None:
@@ -9228,8 +9912,14 @@ def fused_softmax_cross_entropy(logits, label, ignore_index, reduction):
         raise error.in_op("fused_softmax_cross_entropy", logits=logits, label=label) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fused_softmax_cross_entropy: not enough memory for the result ({error})") from None
-    softmax = DenseTensor(softmax) if type(softmax) is array_type else wrap_result(softmax, array_type)
-    loss = DenseTensor(loss) if type(loss) is array_type else wrap_result(loss, array_type)
+    if type(softmax) is array_type:  # DenseTensor(softmax); targets bind left to right
+        softmax, softmax.array, softmax.layout, softmax.version_counter = _new(DenseTensor), softmax, _ALL_LAYOUT, None
+    else:
+        softmax = wrap_result(softmax, array_type)
+    if type(loss) is array_type:  # DenseTensor(loss); targets bind left to right
+        loss, loss.array, loss.layout, loss.version_counter = _new(DenseTensor), loss, _ALL_LAYOUT, None
+    else:
+        loss = wrap_result(loss, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fused_softmax_cross_entropy", metas, [softmax, loss])
     if seen is None and signature is not None:
@@ -9278,7 +9968,10 @@ def bce_loss(input, label):
         raise error.in_op("bce_loss", input=input, label=label) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bce_loss: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bce_loss", metas, [out])
     if seen is None and signature is not None:
@@ -9324,7 +10017,10 @@ def nll_loss(input, label, weight, ignore_index):
         raise error.in_op("nll_loss", input=input, label=label, weight=weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nll_loss: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nll_loss", metas, [out])
     if seen is None and signature is not None:
@@ -9370,7 +10066,10 @@ def warpctc(logits, label, logits_length, labels_length, blank, norm_by_times):
         raise error.in_op("warpctc", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"warpctc: not enough memory for the result ({error})") from None
-    loss = DenseTensor(loss) if type(loss) is array_type else wrap_result(loss, array_type)
+    if type(loss) is array_type:  # DenseTensor(loss); targets bind left to right
+        loss, loss.array, loss.layout, loss.version_counter = _new(DenseTensor), loss, _ALL_LAYOUT, None
+    else:
+        loss = wrap_result(loss, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("warpctc", metas, [loss])
     if seen is None and signature is not None:
@@ -9410,8 +10109,14 @@ def max_pool2d_with_index(x, kernel_size, strides, paddings, padding_algorithm, 
         raise error.in_op("max_pool2d_with_index", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_pool2d_with_index: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mask = DenseTensor(mask) if type(mask) is array_type else wrap_result(mask, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mask) is array_type:  # DenseTensor(mask); targets bind left to right
+        mask, mask.array, mask.layout, mask.version_counter = _new(DenseTensor), mask, _ALL_LAYOUT, None
+    else:
+        mask = wrap_result(mask, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_pool2d_with_index", metas, [out, mask])
     if seen is None and signature is not None:
@@ -9453,7 +10158,10 @@ def avg_pool2d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, 
         raise error.in_op("avg_pool2d", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"avg_pool2d: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("avg_pool2d", metas, [out])
     if seen is None and signature is not None:
@@ -9493,8 +10201,14 @@ def max_pool3d_with_index(x, kernel_size, strides, paddings, padding_algorithm, 
         raise error.in_op("max_pool3d_with_index", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_pool3d_with_index: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mask = DenseTensor(mask) if type(mask) is array_type else wrap_result(mask, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mask) is array_type:  # DenseTensor(mask); targets bind left to right
+        mask, mask.array, mask.layout, mask.version_counter = _new(DenseTensor), mask, _ALL_LAYOUT, None
+    else:
+        mask = wrap_result(mask, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_pool3d_with_index", metas, [out, mask])
     if seen is None and signature is not None:
@@ -9536,7 +10250,10 @@ def avg_pool3d(x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, 
         raise error.in_op("avg_pool3d", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"avg_pool3d: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("avg_pool3d", metas, [out])
     if seen is None and signature is not None:
@@ -9575,7 +10292,10 @@ def im2col(x, kernel_sizes, strides, paddings, dilations):
         raise error.in_op("im2col", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"im2col: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("im2col", metas, [out])
     if seen is None and signature is not None:
@@ -9614,7 +10334,10 @@ def col2im(x, output_sizes, kernel_sizes, strides, paddings, dilations):
         raise error.in_op("col2im", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"col2im: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("col2im", metas, [out])
     if seen is None and signature is not None:
@@ -9662,9 +10385,18 @@ def layer_norm(x, scale, bias, epsilon, begin_norm_axis):
         raise error.in_op("layer_norm", x=x, scale=scale, bias=bias) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"layer_norm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mean = DenseTensor(mean) if type(mean) is array_type else wrap_result(mean, array_type)
-    variance = DenseTensor(variance) if type(variance) is array_type else wrap_result(variance, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mean) is array_type:  # DenseTensor(mean); targets bind left to right
+        mean, mean.array, mean.layout, mean.version_counter = _new(DenseTensor), mean, _ALL_LAYOUT, None
+    else:
+        mean = wrap_result(mean, array_type)
+    if type(variance) is array_type:  # DenseTensor(variance); targets bind left to right
+        variance, variance.array, variance.layout, variance.version_counter = _new(DenseTensor), variance, _ALL_LAYOUT, None
+    else:
+        variance = wrap_result(variance, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("layer_norm", metas, [out, mean, variance])
     if seen is None and signature is not None:
@@ -9718,11 +10450,26 @@ def batch_norm(x, mean, variance, scale, bias, is_test, momentum, epsilon, data_
         raise error.in_op("batch_norm", x=x, mean=mean, variance=variance, scale=scale, bias=bias) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"batch_norm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mean_out = DenseTensor(mean_out) if type(mean_out) is array_type else wrap_result(mean_out, array_type)
-    variance_out = DenseTensor(variance_out) if type(variance_out) is array_type else wrap_result(variance_out, array_type)
-    saved_mean = DenseTensor(saved_mean) if type(saved_mean) is array_type else wrap_result(saved_mean, array_type)
-    saved_variance = DenseTensor(saved_variance) if type(saved_variance) is array_type else wrap_result(saved_variance, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mean_out) is array_type:  # DenseTensor(mean_out); targets bind left to right
+        mean_out, mean_out.array, mean_out.layout, mean_out.version_counter = _new(DenseTensor), mean_out, _ALL_LAYOUT, None
+    else:
+        mean_out = wrap_result(mean_out, array_type)
+    if type(variance_out) is array_type:  # DenseTensor(variance_out); targets bind left to right
+        variance_out, variance_out.array, variance_out.layout, variance_out.version_counter = _new(DenseTensor), variance_out, _ALL_LAYOUT, None
+    else:
+        variance_out = wrap_result(variance_out, array_type)
+    if type(saved_mean) is array_type:  # DenseTensor(saved_mean); targets bind left to right
+        saved_mean, saved_mean.array, saved_mean.layout, saved_mean.version_counter = _new(DenseTensor), saved_mean, _ALL_LAYOUT, None
+    else:
+        saved_mean = wrap_result(saved_mean, array_type)
+    if type(saved_variance) is array_type:  # DenseTensor(saved_variance); targets bind left to right
+        saved_variance, saved_variance.array, saved_variance.layout, saved_variance.version_counter = _new(DenseTensor), saved_variance, _ALL_LAYOUT, None
+    else:
+        saved_variance = wrap_result(saved_variance, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("batch_norm", metas, [out, mean_out, variance_out, saved_mean, saved_variance])
     if seen is None and signature is not None:
@@ -9776,9 +10523,18 @@ def instance_norm(x, scale, bias, epsilon, data_format):
         raise error.in_op("instance_norm", x=x, scale=scale, bias=bias) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"instance_norm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    saved_mean = DenseTensor(saved_mean) if type(saved_mean) is array_type else wrap_result(saved_mean, array_type)
-    saved_variance = DenseTensor(saved_variance) if type(saved_variance) is array_type else wrap_result(saved_variance, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(saved_mean) is array_type:  # DenseTensor(saved_mean); targets bind left to right
+        saved_mean, saved_mean.array, saved_mean.layout, saved_mean.version_counter = _new(DenseTensor), saved_mean, _ALL_LAYOUT, None
+    else:
+        saved_mean = wrap_result(saved_mean, array_type)
+    if type(saved_variance) is array_type:  # DenseTensor(saved_variance); targets bind left to right
+        saved_variance, saved_variance.array, saved_variance.layout, saved_variance.version_counter = _new(DenseTensor), saved_variance, _ALL_LAYOUT, None
+    else:
+        saved_variance = wrap_result(saved_variance, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("instance_norm", metas, [out, saved_mean, saved_variance])
     if seen is None and signature is not None:
@@ -9830,9 +10586,18 @@ def group_norm(x, scale, bias, epsilon, groups, data_format):
         raise error.in_op("group_norm", x=x, scale=scale, bias=bias) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"group_norm: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mean = DenseTensor(mean) if type(mean) is array_type else wrap_result(mean, array_type)
-    variance = DenseTensor(variance) if type(variance) is array_type else wrap_result(variance, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mean) is array_type:  # DenseTensor(mean); targets bind left to right
+        mean, mean.array, mean.layout, mean.version_counter = _new(DenseTensor), mean, _ALL_LAYOUT, None
+    else:
+        mean = wrap_result(mean, array_type)
+    if type(variance) is array_type:  # DenseTensor(variance); targets bind left to right
+        variance, variance.array, variance.layout, variance.version_counter = _new(DenseTensor), variance, _ALL_LAYOUT, None
+    else:
+        variance = wrap_result(variance, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("group_norm", metas, [out, mean, variance])
     if seen is None and signature is not None:
@@ -9875,7 +10640,10 @@ def pad(x, paddings, pad_value):
         raise error.in_op("pad", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pad: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("pad", metas, [out])
     if seen is None and signature is not None:
@@ -9914,7 +10682,10 @@ def nearest_interp(x, out_size, scale, align_corners, align_mode, data_format):
         raise error.in_op("nearest_interp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nearest_interp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nearest_interp", metas, [out])
     if seen is None and signature is not None:
@@ -9953,7 +10724,10 @@ def linear_interp(x, out_size, scale, align_corners, align_mode, data_format):
         raise error.in_op("linear_interp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linear_interp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("linear_interp", metas, [out])
     if seen is None and signature is not None:
@@ -9992,7 +10766,10 @@ def bilinear_interp(x, out_size, scale, align_corners, align_mode, data_format):
         raise error.in_op("bilinear_interp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bilinear_interp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bilinear_interp", metas, [out])
     if seen is None and signature is not None:
@@ -10031,7 +10808,10 @@ def trilinear_interp(x, out_size, scale, align_corners, align_mode, data_format)
         raise error.in_op("trilinear_interp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trilinear_interp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("trilinear_interp", metas, [out])
     if seen is None and signature is not None:
@@ -10070,7 +10850,10 @@ def bicubic_interp(x, out_size, scale, align_corners, align_mode, data_format):
         raise error.in_op("bicubic_interp", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bicubic_interp: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bicubic_interp", metas, [out])
     if seen is None and signature is not None:
@@ -10116,7 +10899,10 @@ def grid_sample(x, grid, mode, padding_mode, align_corners):
         raise error.in_op("grid_sample", x=x, grid=grid) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"grid_sample: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("grid_sample", metas, [out])
     if seen is None and signature is not None:
@@ -10162,7 +10948,10 @@ def embedding(x, weight, padding_idx, sparse):
         raise error.in_op("embedding", x=x, weight=weight) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"embedding: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("embedding", metas, [out])
     if seen is None and signature is not None:
@@ -10210,9 +10999,18 @@ def lstm_cell(x, h, c, weight_hh):
         raise error.in_op("lstm_cell", x=x, h=h, c=c, weight_hh=weight_hh) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lstm_cell: not enough memory for the result ({error})") from None
-    h_out = DenseTensor(h_out) if type(h_out) is array_type else wrap_result(h_out, array_type)
-    c_out = DenseTensor(c_out) if type(c_out) is array_type else wrap_result(c_out, array_type)
-    gates = DenseTensor(gates) if type(gates) is array_type else wrap_result(gates, array_type)
+    if type(h_out) is array_type:  # DenseTensor(h_out); targets bind left to right
+        h_out, h_out.array, h_out.layout, h_out.version_counter = _new(DenseTensor), h_out, _ALL_LAYOUT, None
+    else:
+        h_out = wrap_result(h_out, array_type)
+    if type(c_out) is array_type:  # DenseTensor(c_out); targets bind left to right
+        c_out, c_out.array, c_out.layout, c_out.version_counter = _new(DenseTensor), c_out, _ALL_LAYOUT, None
+    else:
+        c_out = wrap_result(c_out, array_type)
+    if type(gates) is array_type:  # DenseTensor(gates); targets bind left to right
+        gates, gates.array, gates.layout, gates.version_counter = _new(DenseTensor), gates, _ALL_LAYOUT, None
+    else:
+        gates = wrap_result(gates, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lstm_cell", metas, [h_out, c_out, gates])
     if seen is None and signature is not None:
@@ -10263,8 +11061,14 @@ def gru_cell(x, h, weight_hh, bias_hh):
         raise error.in_op("gru_cell", x=x, h=h, weight_hh=weight_hh, bias_hh=bias_hh) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gru_cell: not enough memory for the result ({error})") from None
-    h_out = DenseTensor(h_out) if type(h_out) is array_type else wrap_result(h_out, array_type)
-    gates = DenseTensor(gates) if type(gates) is array_type else wrap_result(gates, array_type)
+    if type(h_out) is array_type:  # DenseTensor(h_out); targets bind left to right
+        h_out, h_out.array, h_out.layout, h_out.version_counter = _new(DenseTensor), h_out, _ALL_LAYOUT, None
+    else:
+        h_out = wrap_result(h_out, array_type)
+    if type(gates) is array_type:  # DenseTensor(gates); targets bind left to right
+        gates, gates.array, gates.layout, gates.version_counter = _new(DenseTensor), gates, _ALL_LAYOUT, None
+    else:
+        gates = wrap_result(gates, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gru_cell", metas, [h_out, gates])
     if seen is None and signature is not None:
@@ -10313,7 +11117,10 @@ def simple_rnn_cell(x, h, weight_hh, activation):
         raise error.in_op("simple_rnn_cell", x=x, h=h, weight_hh=weight_hh) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"simple_rnn_cell: not enough memory for the result ({error})") from None
-    h_out = DenseTensor(h_out) if type(h_out) is array_type else wrap_result(h_out, array_type)
+    if type(h_out) is array_type:  # DenseTensor(h_out); targets bind left to right
+        h_out, h_out.array, h_out.layout, h_out.version_counter = _new(DenseTensor), h_out, _ALL_LAYOUT, None
+    else:
+        h_out = wrap_result(h_out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("simple_rnn_cell", metas, [h_out])
     if seen is None and signature is not None:
@@ -10362,10 +11169,22 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse):
         raise error.in_op("lstm_sequence", x=x, h0=h0, c0=c0, weight_hh=weight_hh, mask=mask) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lstm_sequence: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    hs = DenseTensor(hs) if type(hs) is array_type else wrap_result(hs, array_type)
-    cs = DenseTensor(cs) if type(cs) is array_type else wrap_result(cs, array_type)
-    gates = DenseTensor(gates) if type(gates) is array_type else wrap_result(gates, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(hs) is array_type:  # DenseTensor(hs); targets bind left to right
+        hs, hs.array, hs.layout, hs.version_counter = _new(DenseTensor), hs, _ALL_LAYOUT, None
+    else:
+        hs = wrap_result(hs, array_type)
+    if type(cs) is array_type:  # DenseTensor(cs); targets bind left to right
+        cs, cs.array, cs.layout, cs.version_counter = _new(DenseTensor), cs, _ALL_LAYOUT, None
+    else:
+        cs = wrap_result(cs, array_type)
+    if type(gates) is array_type:  # DenseTensor(gates); targets bind left to right
+        gates, gates.array, gates.layout, gates.version_counter = _new(DenseTensor), gates, _ALL_LAYOUT, None
+    else:
+        gates = wrap_result(gates, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lstm_sequence", metas, [out, hs, cs, gates])
     if seen is None and signature is not None:
@@ -10418,9 +11237,18 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse):
         raise error.in_op("gru_sequence", x=x, h0=h0, weight_hh=weight_hh, bias_hh=bias_hh, mask=mask) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gru_sequence: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    hs = DenseTensor(hs) if type(hs) is array_type else wrap_result(hs, array_type)
-    gates = DenseTensor(gates) if type(gates) is array_type else wrap_result(gates, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(hs) is array_type:  # DenseTensor(hs); targets bind left to right
+        hs, hs.array, hs.layout, hs.version_counter = _new(DenseTensor), hs, _ALL_LAYOUT, None
+    else:
+        hs = wrap_result(hs, array_type)
+    if type(gates) is array_type:  # DenseTensor(gates); targets bind left to right
+        gates, gates.array, gates.layout, gates.version_counter = _new(DenseTensor), gates, _ALL_LAYOUT, None
+    else:
+        gates = wrap_result(gates, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gru_sequence", metas, [out, hs, gates])
     if seen is None and signature is not None:
@@ -10471,8 +11299,14 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation, is_reverse):
         raise error.in_op("simple_rnn_sequence", x=x, h0=h0, weight_hh=weight_hh, mask=mask) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"simple_rnn_sequence: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    hs = DenseTensor(hs) if type(hs) is array_type else wrap_result(hs, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(hs) is array_type:  # DenseTensor(hs); targets bind left to right
+        hs, hs.array, hs.layout, hs.version_counter = _new(DenseTensor), hs, _ALL_LAYOUT, None
+    else:
+        hs = wrap_result(hs, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("simple_rnn_sequence", metas, [out, hs])
     if seen is None and signature is not None:
@@ -10515,8 +11349,14 @@ def dropout(x, p, is_test, mode, axis, seed):
         raise error.in_op("dropout", x=x) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"dropout: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
-    mask = DenseTensor(mask) if type(mask) is array_type else wrap_result(mask, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(mask) is array_type:  # DenseTensor(mask); targets bind left to right
+        mask, mask.array, mask.layout, mask.version_counter = _new(DenseTensor), mask, _ALL_LAYOUT, None
+    else:
+        mask = wrap_result(mask, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("dropout", metas, [out, mask])
     if seen is None and signature is not None:
@@ -10565,7 +11405,10 @@ def linear(x, weight, bias):
         raise error.in_op("linear", x=x, weight=weight, bias=bias) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linear: not enough memory for the result ({error})") from None
-    out = DenseTensor(out) if type(out) is array_type else wrap_result(out, array_type)
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("linear", metas, [out])
     if seen is None and signature is not None:
@@ -10605,8 +11448,14 @@ def add_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("add_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"add_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("add_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -10649,8 +11498,14 @@ def subtract_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("subtract_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"subtract_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("subtract_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -10700,8 +11555,14 @@ def multiply_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("multiply_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"multiply_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("multiply_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -10751,8 +11612,14 @@ def divide_grad(x, y, out, out_grad, *, out_mask=None):
         raise error.in_op("divide_grad", x=x, y=y, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"divide_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("divide_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -10801,7 +11668,10 @@ def pow_grad(x, out_grad, y):
         raise error.in_op("pow_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pow_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("pow_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -10840,7 +11710,10 @@ def scale_grad(out_grad, scale):
         raise error.in_op("scale_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scale_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scale_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -10887,8 +11760,14 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
         raise error.in_op("matmul_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"matmul_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("matmul_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -10937,7 +11816,10 @@ def relu_grad(out, out_grad):
         raise error.in_op("relu_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"relu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("relu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -10983,7 +11865,10 @@ def tanh_grad(out, out_grad):
         raise error.in_op("tanh_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11029,7 +11914,10 @@ def sigmoid_grad(out, out_grad):
         raise error.in_op("sigmoid_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11075,7 +11963,10 @@ def exp_grad(out, out_grad):
         raise error.in_op("exp_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"exp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("exp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11121,7 +12012,10 @@ def log_grad(x, out_grad):
         raise error.in_op("log_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11160,7 +12054,10 @@ def sum_grad(x, out_grad, axis, keepdim):
         raise error.in_op("sum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sum_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sum_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11199,7 +12096,10 @@ def mean_grad(x, out_grad, axis, keepdim):
         raise error.in_op("mean_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mean_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mean_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11238,7 +12138,10 @@ def reshape_grad(x, out_grad):
         raise error.in_op("reshape_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reshape_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("reshape_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11277,7 +12180,10 @@ def transpose_grad(out_grad, perm):
         raise error.in_op("transpose_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"transpose_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("transpose_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11316,7 +12222,10 @@ def squeeze_grad(x, out_grad):
         raise error.in_op("squeeze_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"squeeze_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("squeeze_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11355,7 +12264,10 @@ def unsqueeze_grad(x, out_grad):
         raise error.in_op("unsqueeze_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"unsqueeze_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("unsqueeze_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11394,7 +12306,10 @@ def flatten_grad(x, out_grad):
         raise error.in_op("flatten_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flatten_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("flatten_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11424,7 +12339,10 @@ def getitem_grad(x, out_grad, index):
         raise error.in_op("getitem_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"getitem_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("getitem_grad", metas, [x_grad])
     return x_grad
@@ -11453,8 +12371,14 @@ def setitem_grad(value, out_grad, index, *, out_mask=None):
         raise error.in_op("setitem_grad", value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"setitem_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    value_grad = DenseTensor(value_grad) if type(value_grad) is array_type else wrap_result(value_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(value_grad) is array_type:  # DenseTensor(value_grad); targets bind left to right
+        value_grad, value_grad.array, value_grad.layout, value_grad.version_counter = _new(DenseTensor), value_grad, _ALL_LAYOUT, None
+    else:
+        value_grad = wrap_result(value_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("setitem_grad", metas, [x_grad, value_grad])
     return (
@@ -11494,7 +12418,10 @@ def expand_grad(x, out_grad, shape):
         raise error.in_op("expand_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11541,8 +12468,14 @@ def where_grad(condition, x, y, out_grad, *, out_mask=None):
         raise error.in_op("where_grad", condition=condition, x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"where_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("where_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -11592,8 +12525,14 @@ def maximum_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("maximum_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"maximum_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("maximum_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -11643,8 +12582,14 @@ def minimum_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("minimum_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"minimum_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("minimum_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -11693,7 +12638,10 @@ def softmax_grad(out, out_grad, axis):
         raise error.in_op("softmax_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softmax_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softmax_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11739,7 +12687,10 @@ def log_softmax_grad(out, out_grad, axis):
         raise error.in_op("log_softmax_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_softmax_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_softmax_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11785,7 +12736,10 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
         raise error.in_op("cross_entropy_with_softmax_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cross_entropy_with_softmax_grad: not enough memory for the result ({error})") from None
-    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is array_type else wrap_result(logits_grad, array_type)
+    if type(logits_grad) is array_type:  # DenseTensor(logits_grad); targets bind left to right
+        logits_grad, logits_grad.array, logits_grad.layout, logits_grad.version_counter = _new(DenseTensor), logits_grad, _ALL_LAYOUT, None
+    else:
+        logits_grad = wrap_result(logits_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cross_entropy_with_softmax_grad", metas, [logits_grad])
     if seen is None and signature is not None:
@@ -11831,7 +12785,10 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         raise error.in_op("sigmoid_cross_entropy_with_logits_grad", x=x, label=label, pos_weight=pos_weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sigmoid_cross_entropy_with_logits_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sigmoid_cross_entropy_with_logits_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -11878,8 +12835,14 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise error.in_op("conv2d_grad", input=input, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
-    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is array_type else wrap_result(filter_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
+    if type(filter_grad) is array_type:  # DenseTensor(filter_grad); targets bind left to right
+        filter_grad, filter_grad.array, filter_grad.layout, filter_grad.version_counter = _new(DenseTensor), filter_grad, _ALL_LAYOUT, None
+    else:
+        filter_grad = wrap_result(filter_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d_grad", metas, [input_grad, filter_grad])
     if seen is None and signature is not None:
@@ -11929,8 +12892,14 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         raise error.in_op("conv3d_grad", input=input, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
-    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is array_type else wrap_result(filter_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
+    if type(filter_grad) is array_type:  # DenseTensor(filter_grad); targets bind left to right
+        filter_grad, filter_grad.array, filter_grad.layout, filter_grad.version_counter = _new(DenseTensor), filter_grad, _ALL_LAYOUT, None
+    else:
+        filter_grad = wrap_result(filter_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d_grad", metas, [input_grad, filter_grad])
     if seen is None and signature is not None:
@@ -11980,8 +12949,14 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         raise error.in_op("conv2d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv2d_transpose_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is array_type else wrap_result(filter_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(filter_grad) is array_type:  # DenseTensor(filter_grad); targets bind left to right
+        filter_grad, filter_grad.array, filter_grad.layout, filter_grad.version_counter = _new(DenseTensor), filter_grad, _ALL_LAYOUT, None
+    else:
+        filter_grad = wrap_result(filter_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv2d_transpose_grad", metas, [x_grad, filter_grad])
     if seen is None and signature is not None:
@@ -12031,8 +13006,14 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         raise error.in_op("conv3d_transpose_grad", x=x, filter=filter, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"conv3d_transpose_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    filter_grad = DenseTensor(filter_grad) if type(filter_grad) is array_type else wrap_result(filter_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(filter_grad) is array_type:  # DenseTensor(filter_grad); targets bind left to right
+        filter_grad, filter_grad.array, filter_grad.layout, filter_grad.version_counter = _new(DenseTensor), filter_grad, _ALL_LAYOUT, None
+    else:
+        filter_grad = wrap_result(filter_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("conv3d_transpose_grad", metas, [x_grad, filter_grad])
     if seen is None and signature is not None:
@@ -12081,7 +13062,10 @@ def abs_grad(x, out_grad):
         raise error.in_op("abs_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"abs_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("abs_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12127,7 +13111,10 @@ def sqrt_grad(out, out_grad):
         raise error.in_op("sqrt_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sqrt_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sqrt_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12173,7 +13160,10 @@ def square_grad(x, out_grad):
         raise error.in_op("square_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"square_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("square_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12219,7 +13209,10 @@ def rsqrt_grad(out, out_grad):
         raise error.in_op("rsqrt_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rsqrt_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("rsqrt_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12265,7 +13258,10 @@ def reciprocal_grad(out, out_grad):
         raise error.in_op("reciprocal_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"reciprocal_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("reciprocal_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12311,7 +13307,10 @@ def log1p_grad(x, out_grad):
         raise error.in_op("log1p_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log1p_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log1p_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12357,7 +13356,10 @@ def expm1_grad(out, out_grad):
         raise error.in_op("expm1_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expm1_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expm1_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12403,7 +13405,10 @@ def sin_grad(x, out_grad):
         raise error.in_op("sin_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sin_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sin_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12449,7 +13454,10 @@ def cos_grad(x, out_grad):
         raise error.in_op("cos_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cos_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cos_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12495,7 +13503,10 @@ def tan_grad(x, out_grad):
         raise error.in_op("tan_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tan_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tan_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12541,7 +13552,10 @@ def asin_grad(x, out_grad):
         raise error.in_op("asin_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asin_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("asin_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12587,7 +13601,10 @@ def acos_grad(x, out_grad):
         raise error.in_op("acos_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acos_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("acos_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12633,7 +13650,10 @@ def atan_grad(x, out_grad):
         raise error.in_op("atan_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atan_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("atan_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12679,7 +13699,10 @@ def sinh_grad(x, out_grad):
         raise error.in_op("sinh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sinh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sinh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12725,7 +13748,10 @@ def cosh_grad(x, out_grad):
         raise error.in_op("cosh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cosh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cosh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12771,7 +13797,10 @@ def asinh_grad(x, out_grad):
         raise error.in_op("asinh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"asinh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("asinh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12817,7 +13846,10 @@ def acosh_grad(x, out_grad):
         raise error.in_op("acosh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"acosh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("acosh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12863,7 +13895,10 @@ def atanh_grad(x, out_grad):
         raise error.in_op("atanh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"atanh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("atanh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12909,7 +13944,10 @@ def log2_grad(x, out_grad):
         raise error.in_op("log2_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log2_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log2_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -12955,7 +13993,10 @@ def log10_grad(x, out_grad):
         raise error.in_op("log10_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log10_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log10_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13001,7 +14042,10 @@ def erf_grad(x, out_grad):
         raise error.in_op("erf_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erf_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("erf_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13047,7 +14091,10 @@ def erfinv_grad(out, out_grad):
         raise error.in_op("erfinv_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"erfinv_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("erfinv_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13093,7 +14140,10 @@ def lgamma_grad(x, out_grad):
         raise error.in_op("lgamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lgamma_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lgamma_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13139,7 +14189,10 @@ def digamma_grad(x, out_grad):
         raise error.in_op("digamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"digamma_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("digamma_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13185,7 +14238,10 @@ def nan_to_num_grad(x, out_grad):
         raise error.in_op("nan_to_num_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nan_to_num_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nan_to_num_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13231,7 +14287,10 @@ def angle_grad(x, out_grad):
         raise error.in_op("angle_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"angle_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("angle_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13277,7 +14336,10 @@ def polygamma_grad(x, out_grad, n):
         raise error.in_op("polygamma_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"polygamma_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("polygamma_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13324,8 +14386,14 @@ def elementwise_pow_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("elementwise_pow_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elementwise_pow_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("elementwise_pow_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -13374,7 +14442,10 @@ def clip_grad(x, out_grad, min, max):
         raise error.in_op("clip_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"clip_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("clip_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13422,9 +14493,18 @@ def lerp_grad(x, y, weight, out_grad, *, out_mask=None):
         raise error.in_op("lerp_grad", x=x, y=y, weight=weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lerp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
-    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is array_type else wrap_result(weight_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
+    if type(weight_grad) is array_type:  # DenseTensor(weight_grad); targets bind left to right
+        weight_grad, weight_grad.array, weight_grad.layout, weight_grad.version_counter = _new(DenseTensor), weight_grad, _ALL_LAYOUT, None
+    else:
+        weight_grad = wrap_result(weight_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lerp_grad", metas, [x_grad, y_grad, weight_grad])
     if seen is None and signature is not None:
@@ -13475,8 +14555,14 @@ def fmax_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("fmax_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmax_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmax_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -13526,8 +14612,14 @@ def fmin_grad(x, y, out_grad, *, out_mask=None):
         raise error.in_op("fmin_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fmin_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    y_grad = DenseTensor(y_grad) if type(y_grad) is array_type else wrap_result(y_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(y_grad) is array_type:  # DenseTensor(y_grad); targets bind left to right
+        y_grad, y_grad.array, y_grad.layout, y_grad.version_counter = _new(DenseTensor), y_grad, _ALL_LAYOUT, None
+    else:
+        y_grad = wrap_result(y_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fmin_grad", metas, [x_grad, y_grad])
     if seen is None and signature is not None:
@@ -13576,7 +14668,10 @@ def max_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("max_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13622,7 +14717,10 @@ def min_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("min_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"min_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("min_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13668,7 +14766,10 @@ def prod_grad(x, out_grad, axis, keepdim):
         raise error.in_op("prod_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"prod_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("prod_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13707,7 +14808,10 @@ def cumsum_grad(x, out_grad, axis, dtype):
         raise error.in_op("cumsum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumsum_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumsum_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13753,7 +14857,10 @@ def logsumexp_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("logsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logsumexp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logsumexp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13799,7 +14906,10 @@ def std_grad(x, out, out_grad, axis, unbiased, keepdim):
         raise error.in_op("std_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"std_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("std_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13845,7 +14955,10 @@ def var_grad(x, out_grad, axis, unbiased, keepdim):
         raise error.in_op("var_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"var_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("var_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13891,7 +15004,10 @@ def norm_grad(x, out, out_grad, p, axis, keepdim):
         raise error.in_op("norm_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"norm_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("norm_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13937,7 +15053,10 @@ def amax_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("amax_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amax_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("amax_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -13983,7 +15102,10 @@ def amin_grad(x, out, out_grad, axis, keepdim):
         raise error.in_op("amin_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"amin_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("amin_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14029,7 +15151,10 @@ def cumprod_grad(x, out_grad, dim, dtype):
         raise error.in_op("cumprod_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cumprod_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cumprod_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14075,7 +15200,10 @@ def nansum_grad(x, out_grad, axis, dtype, keepdim):
         raise error.in_op("nansum_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nansum_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nansum_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14121,7 +15249,10 @@ def nanmean_grad(x, out_grad, axis, keepdim):
         raise error.in_op("nanmean_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nanmean_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nanmean_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14167,7 +15298,10 @@ def median_grad(x, out_grad, axis, keepdim):
         raise error.in_op("median_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"median_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("median_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14213,7 +15347,10 @@ def logcumsumexp_grad(x, out, out_grad, axis, dtype):
         raise error.in_op("logcumsumexp_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"logcumsumexp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("logcumsumexp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14259,7 +15396,10 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted):
         raise error.in_op("topk_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"topk_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("topk_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14305,7 +15445,10 @@ def sort_grad(x, indices, out_grad, axis, descending, stable):
         raise error.in_op("sort_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"sort_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sort_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14351,7 +15494,10 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim):
         raise error.in_op("kthvalue_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"kthvalue_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("kthvalue_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14397,7 +15543,10 @@ def cummax_grad(x, indices, out_grad, axis, dtype):
         raise error.in_op("cummax_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummax_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummax_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14443,7 +15592,10 @@ def cummin_grad(x, indices, out_grad, axis, dtype):
         raise error.in_op("cummin_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cummin_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cummin_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14489,7 +15641,10 @@ def mode_grad(x, indices, out_grad, axis, keepdim):
         raise error.in_op("mode_grad", x=x, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mode_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mode_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14528,7 +15683,10 @@ def tile_grad(x, out_grad, repeat_times):
         raise error.in_op("tile_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tile_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tile_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14567,7 +15725,10 @@ def flip_grad(out_grad, axis):
         raise error.in_op("flip_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"flip_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("flip_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14606,7 +15767,10 @@ def slice_grad(input, out_grad, axes, starts, ends):
         raise error.in_op("slice_grad", input=input, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"slice_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("slice_grad", metas, [input_grad])
     if seen is None and signature is not None:
@@ -14645,7 +15809,10 @@ def roll_grad(out_grad, shifts, axis):
         raise error.in_op("roll_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"roll_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("roll_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14684,7 +15851,10 @@ def expand_as_grad(x, y, out_grad):
         raise error.in_op("expand_as_grad", x=x, y=y, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"expand_as_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("expand_as_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14723,7 +15893,10 @@ def moveaxis_grad(out_grad, source, destination):
         raise error.in_op("moveaxis_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"moveaxis_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("moveaxis_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14762,7 +15935,10 @@ def t_grad(out_grad):
         raise error.in_op("t_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"t_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("t_grad", metas, [input_grad])
     if seen is None and signature is not None:
@@ -14801,7 +15977,10 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
         raise error.in_op("repeat_interleave_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"repeat_interleave_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("repeat_interleave_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14840,7 +16019,10 @@ def strided_slice_grad(x, out_grad, axes, starts, ends, strides):
         raise error.in_op("strided_slice_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"strided_slice_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("strided_slice_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14879,7 +16061,10 @@ def rot90_grad(out_grad, k, axes):
         raise error.in_op("rot90_grad", out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"rot90_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("rot90_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14925,7 +16110,10 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
         raise error.in_op("tensor_split_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tensor_split_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tensor_split_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -14971,7 +16159,10 @@ def gather_grad(x, index, out_grad, axis):
         raise error.in_op("gather_grad", x=x, index=index, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15017,7 +16208,10 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast):
         raise error.in_op("take_along_axis_grad", arr=arr, indices=indices, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"take_along_axis_grad: not enough memory for the result ({error})") from None
-    arr_grad = DenseTensor(arr_grad) if type(arr_grad) is array_type else wrap_result(arr_grad, array_type)
+    if type(arr_grad) is array_type:  # DenseTensor(arr_grad); targets bind left to right
+        arr_grad, arr_grad.array, arr_grad.layout, arr_grad.version_counter = _new(DenseTensor), arr_grad, _ALL_LAYOUT, None
+    else:
+        arr_grad = wrap_result(arr_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("take_along_axis_grad", metas, [arr_grad])
     if seen is None and signature is not None:
@@ -15064,8 +16258,14 @@ def masked_fill_grad(x, mask, value, out_grad, *, out_mask=None):
         raise error.in_op("masked_fill_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_fill_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    value_grad = DenseTensor(value_grad) if type(value_grad) is array_type else wrap_result(value_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(value_grad) is array_type:  # DenseTensor(value_grad); targets bind left to right
+        value_grad, value_grad.array, value_grad.layout, value_grad.version_counter = _new(DenseTensor), value_grad, _ALL_LAYOUT, None
+    else:
+        value_grad = wrap_result(value_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_fill_grad", metas, [x_grad, value_grad])
     if seen is None and signature is not None:
@@ -15114,7 +16314,10 @@ def masked_select_grad(x, mask, out_grad):
         raise error.in_op("masked_select_grad", x=x, mask=mask, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_select_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_select_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15161,8 +16364,14 @@ def scatter_grad(index, updates, out_grad, overwrite, *, out_mask=None):
         raise error.in_op("scatter_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is array_type else wrap_result(updates_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(updates_grad) is array_type:  # DenseTensor(updates_grad); targets bind left to right
+        updates_grad, updates_grad.array, updates_grad.layout, updates_grad.version_counter = _new(DenseTensor), updates_grad, _ALL_LAYOUT, None
+    else:
+        updates_grad = wrap_result(updates_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_grad", metas, [x_grad, updates_grad])
     if seen is None and signature is not None:
@@ -15212,8 +16421,14 @@ def scatter_nd_add_grad(index, updates, out_grad, *, out_mask=None):
         raise error.in_op("scatter_nd_add_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_add_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is array_type else wrap_result(updates_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(updates_grad) is array_type:  # DenseTensor(updates_grad); targets bind left to right
+        updates_grad, updates_grad.array, updates_grad.layout, updates_grad.version_counter = _new(DenseTensor), updates_grad, _ALL_LAYOUT, None
+    else:
+        updates_grad = wrap_result(updates_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_add_grad", metas, [x_grad, updates_grad])
     if seen is None and signature is not None:
@@ -15262,7 +16477,10 @@ def scatter_nd_grad(index, updates, out_grad):
         raise error.in_op("scatter_nd_grad", index=index, updates=updates, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"scatter_nd_grad: not enough memory for the result ({error})") from None
-    updates_grad = DenseTensor(updates_grad) if type(updates_grad) is array_type else wrap_result(updates_grad, array_type)
+    if type(updates_grad) is array_type:  # DenseTensor(updates_grad); targets bind left to right
+        updates_grad, updates_grad.array, updates_grad.layout, updates_grad.version_counter = _new(DenseTensor), updates_grad, _ALL_LAYOUT, None
+    else:
+        updates_grad = wrap_result(updates_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("scatter_nd_grad", metas, [updates_grad])
     if seen is None and signature is not None:
@@ -15308,7 +16526,10 @@ def gather_nd_grad(x, index, out_grad):
         raise error.in_op("gather_nd_grad", x=x, index=index, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gather_nd_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gather_nd_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15355,8 +16576,14 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
         raise error.in_op("put_along_axis_grad", arr=arr, indices=indices, values=values, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"put_along_axis_grad: not enough memory for the result ({error})") from None
-    arr_grad = DenseTensor(arr_grad) if type(arr_grad) is array_type else wrap_result(arr_grad, array_type)
-    values_grad = DenseTensor(values_grad) if type(values_grad) is array_type else wrap_result(values_grad, array_type)
+    if type(arr_grad) is array_type:  # DenseTensor(arr_grad); targets bind left to right
+        arr_grad, arr_grad.array, arr_grad.layout, arr_grad.version_counter = _new(DenseTensor), arr_grad, _ALL_LAYOUT, None
+    else:
+        arr_grad = wrap_result(arr_grad, array_type)
+    if type(values_grad) is array_type:  # DenseTensor(values_grad); targets bind left to right
+        values_grad, values_grad.array, values_grad.layout, values_grad.version_counter = _new(DenseTensor), values_grad, _ALL_LAYOUT, None
+    else:
+        values_grad = wrap_result(values_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("put_along_axis_grad", metas, [arr_grad, values_grad])
     if seen is None and signature is not None:
@@ -15406,8 +16633,14 @@ def index_add_grad(index, value, out_grad, axis, *, out_mask=None):
         raise error.in_op("index_add_grad", index=index, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_add_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    value_grad = DenseTensor(value_grad) if type(value_grad) is array_type else wrap_result(value_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(value_grad) is array_type:  # DenseTensor(value_grad); targets bind left to right
+        value_grad, value_grad.array, value_grad.layout, value_grad.version_counter = _new(DenseTensor), value_grad, _ALL_LAYOUT, None
+    else:
+        value_grad = wrap_result(value_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_add_grad", metas, [x_grad, value_grad])
     if seen is None and signature is not None:
@@ -15457,8 +16690,14 @@ def index_put_grad(x, indices, value, out_grad, accumulate, *, out_mask=None):
         raise error.in_op("index_put_grad", x=x, indices=indices, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"index_put_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    value_grad = DenseTensor(value_grad) if type(value_grad) is array_type else wrap_result(value_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(value_grad) is array_type:  # DenseTensor(value_grad); targets bind left to right
+        value_grad, value_grad.array, value_grad.layout, value_grad.version_counter = _new(DenseTensor), value_grad, _ALL_LAYOUT, None
+    else:
+        value_grad = wrap_result(value_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("index_put_grad", metas, [x_grad, value_grad])
     if seen is None and signature is not None:
@@ -15508,8 +16747,14 @@ def masked_scatter_grad(x, mask, value, out_grad, *, out_mask=None):
         raise error.in_op("masked_scatter_grad", x=x, mask=mask, value=value, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"masked_scatter_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    value_grad = DenseTensor(value_grad) if type(value_grad) is array_type else wrap_result(value_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(value_grad) is array_type:  # DenseTensor(value_grad); targets bind left to right
+        value_grad, value_grad.array, value_grad.layout, value_grad.version_counter = _new(DenseTensor), value_grad, _ALL_LAYOUT, None
+    else:
+        value_grad = wrap_result(value_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("masked_scatter_grad", metas, [x_grad, value_grad])
     if seen is None and signature is not None:
@@ -15552,8 +16797,14 @@ def complex_grad(real, imag, out_grad, *, out_mask=None):
         raise error.in_op("complex_grad", real=real, imag=imag, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"complex_grad: not enough memory for the result ({error})") from None
-    real_grad = DenseTensor(real_grad) if type(real_grad) is array_type else wrap_result(real_grad, array_type)
-    imag_grad = DenseTensor(imag_grad) if type(imag_grad) is array_type else wrap_result(imag_grad, array_type)
+    if type(real_grad) is array_type:  # DenseTensor(real_grad); targets bind left to right
+        real_grad, real_grad.array, real_grad.layout, real_grad.version_counter = _new(DenseTensor), real_grad, _ALL_LAYOUT, None
+    else:
+        real_grad = wrap_result(real_grad, array_type)
+    if type(imag_grad) is array_type:  # DenseTensor(imag_grad); targets bind left to right
+        imag_grad, imag_grad.array, imag_grad.layout, imag_grad.version_counter = _new(DenseTensor), imag_grad, _ALL_LAYOUT, None
+    else:
+        imag_grad = wrap_result(imag_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("complex_grad", metas, [real_grad, imag_grad])
     if seen is None and signature is not None:
@@ -15595,7 +16846,10 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2):
         raise error.in_op("diagonal_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"diagonal_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("diagonal_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15641,7 +16895,10 @@ def cholesky_grad(out, out_grad, upper):
         raise error.in_op("cholesky_grad", out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"cholesky_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("cholesky_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15687,7 +16944,10 @@ def qr_grad(x, q, r, q_grad, r_grad, mode):
         raise error.in_op("qr_grad", x=x, q=q, r=r, q_grad=q_grad, r_grad=r_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"qr_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("qr_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15733,7 +16993,10 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
         raise error.in_op("svd_grad", x=x, u=u, s=s, vh=vh, u_grad=u_grad, s_grad=s_grad, vh_grad=vh_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"svd_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("svd_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15779,7 +17042,10 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
         raise error.in_op("eigh_grad", out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"eigh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("eigh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15825,7 +17091,10 @@ def gelu_grad(x, out, out_grad, approximate):
         raise error.in_op("gelu_grad", x=x, out=out, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gelu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gelu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15871,7 +17140,10 @@ def silu_grad(x, out_grad):
         raise error.in_op("silu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"silu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("silu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15917,7 +17189,10 @@ def leaky_relu_grad(x, out_grad, negative_slope):
         raise error.in_op("leaky_relu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"leaky_relu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("leaky_relu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -15963,7 +17238,10 @@ def elu_grad(x, out_grad, alpha):
         raise error.in_op("elu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"elu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("elu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16009,7 +17287,10 @@ def selu_grad(x, out_grad, scale, alpha):
         raise error.in_op("selu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"selu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("selu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16055,7 +17336,10 @@ def celu_grad(x, out_grad, alpha):
         raise error.in_op("celu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"celu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("celu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16101,7 +17385,10 @@ def softplus_grad(x, out_grad, beta, threshold):
         raise error.in_op("softplus_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softplus_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softplus_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16147,7 +17434,10 @@ def softsign_grad(x, out_grad):
         raise error.in_op("softsign_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softsign_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softsign_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16193,7 +17483,10 @@ def softshrink_grad(x, out_grad, threshold):
         raise error.in_op("softshrink_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"softshrink_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("softshrink_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16239,7 +17532,10 @@ def hardshrink_grad(x, out_grad, threshold):
         raise error.in_op("hardshrink_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardshrink_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardshrink_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16285,7 +17581,10 @@ def tanhshrink_grad(x, out_grad):
         raise error.in_op("tanhshrink_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"tanhshrink_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("tanhshrink_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16331,7 +17630,10 @@ def hardtanh_grad(x, out_grad, min, max):
         raise error.in_op("hardtanh_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardtanh_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardtanh_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16377,7 +17679,10 @@ def hardswish_grad(x, out_grad):
         raise error.in_op("hardswish_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardswish_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardswish_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16423,7 +17728,10 @@ def hardsigmoid_grad(x, out_grad, slope, offset):
         raise error.in_op("hardsigmoid_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"hardsigmoid_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("hardsigmoid_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16469,7 +17777,10 @@ def mish_grad(x, out_grad):
         raise error.in_op("mish_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"mish_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("mish_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16515,7 +17826,10 @@ def log_sigmoid_grad(x, out_grad):
         raise error.in_op("log_sigmoid_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"log_sigmoid_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("log_sigmoid_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16561,7 +17875,10 @@ def thresholded_relu_grad(x, out_grad, threshold):
         raise error.in_op("thresholded_relu_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"thresholded_relu_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("thresholded_relu_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16607,7 +17924,10 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
         raise error.in_op("fused_softmax_cross_entropy_grad", label=label, softmax=softmax, softmax_grad=softmax_grad, loss_grad=loss_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"fused_softmax_cross_entropy_grad: not enough memory for the result ({error})") from None
-    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is array_type else wrap_result(logits_grad, array_type)
+    if type(logits_grad) is array_type:  # DenseTensor(logits_grad); targets bind left to right
+        logits_grad, logits_grad.array, logits_grad.layout, logits_grad.version_counter = _new(DenseTensor), logits_grad, _ALL_LAYOUT, None
+    else:
+        logits_grad = wrap_result(logits_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("fused_softmax_cross_entropy_grad", metas, [logits_grad])
     if seen is None and signature is not None:
@@ -16653,7 +17973,10 @@ def bce_loss_grad(input, label, out_grad):
         raise error.in_op("bce_loss_grad", input=input, label=label, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bce_loss_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bce_loss_grad", metas, [input_grad])
     if seen is None and signature is not None:
@@ -16699,7 +18022,10 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index):
         raise error.in_op("nll_loss_grad", input=input, label=label, weight=weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nll_loss_grad: not enough memory for the result ({error})") from None
-    input_grad = DenseTensor(input_grad) if type(input_grad) is array_type else wrap_result(input_grad, array_type)
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nll_loss_grad", metas, [input_grad])
     if seen is None and signature is not None:
@@ -16745,7 +18071,10 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
         raise error.in_op("warpctc_grad", logits=logits, label=label, logits_length=logits_length, labels_length=labels_length, loss_grad=loss_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"warpctc_grad: not enough memory for the result ({error})") from None
-    logits_grad = DenseTensor(logits_grad) if type(logits_grad) is array_type else wrap_result(logits_grad, array_type)
+    if type(logits_grad) is array_type:  # DenseTensor(logits_grad); targets bind left to right
+        logits_grad, logits_grad.array, logits_grad.layout, logits_grad.version_counter = _new(DenseTensor), logits_grad, _ALL_LAYOUT, None
+    else:
+        logits_grad = wrap_result(logits_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("warpctc_grad", metas, [logits_grad])
     if seen is None and signature is not None:
@@ -16791,7 +18120,10 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         raise error.in_op("max_pool2d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_pool2d_with_index_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_pool2d_with_index_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16830,7 +18162,10 @@ def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
         raise error.in_op("avg_pool2d_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"avg_pool2d_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("avg_pool2d_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16876,7 +18211,10 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         raise error.in_op("max_pool3d_with_index_grad", x=x, mask=mask, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"max_pool3d_with_index_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("max_pool3d_with_index_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16915,7 +18253,10 @@ def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
         raise error.in_op("avg_pool3d_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"avg_pool3d_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("avg_pool3d_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -16963,9 +18304,18 @@ def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_nor
         raise error.in_op("layer_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"layer_norm_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    scale_grad = DenseTensor(scale_grad) if type(scale_grad) is array_type else wrap_result(scale_grad, array_type)
-    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is array_type else wrap_result(bias_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(scale_grad) is array_type:  # DenseTensor(scale_grad); targets bind left to right
+        scale_grad, scale_grad.array, scale_grad.layout, scale_grad.version_counter = _new(DenseTensor), scale_grad, _ALL_LAYOUT, None
+    else:
+        scale_grad = wrap_result(scale_grad, array_type)
+    if type(bias_grad) is array_type:  # DenseTensor(bias_grad); targets bind left to right
+        bias_grad, bias_grad.array, bias_grad.layout, bias_grad.version_counter = _new(DenseTensor), bias_grad, _ALL_LAYOUT, None
+    else:
+        bias_grad = wrap_result(bias_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("layer_norm_grad", metas, [x_grad, scale_grad, bias_grad])
     if seen is None and signature is not None:
@@ -17017,9 +18367,18 @@ def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, moment
         raise error.in_op("batch_norm_grad", x=x, scale=scale, bias=bias, saved_mean=saved_mean, saved_variance=saved_variance, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"batch_norm_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    scale_grad = DenseTensor(scale_grad) if type(scale_grad) is array_type else wrap_result(scale_grad, array_type)
-    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is array_type else wrap_result(bias_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(scale_grad) is array_type:  # DenseTensor(scale_grad); targets bind left to right
+        scale_grad, scale_grad.array, scale_grad.layout, scale_grad.version_counter = _new(DenseTensor), scale_grad, _ALL_LAYOUT, None
+    else:
+        scale_grad = wrap_result(scale_grad, array_type)
+    if type(bias_grad) is array_type:  # DenseTensor(bias_grad); targets bind left to right
+        bias_grad, bias_grad.array, bias_grad.layout, bias_grad.version_counter = _new(DenseTensor), bias_grad, _ALL_LAYOUT, None
+    else:
+        bias_grad = wrap_result(bias_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("batch_norm_grad", metas, [x_grad, scale_grad, bias_grad])
     if seen is None and signature is not None:
@@ -17071,9 +18430,18 @@ def instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, eps
         raise error.in_op("instance_norm_grad", x=x, scale=scale, bias=bias, saved_mean=saved_mean, saved_variance=saved_variance, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"instance_norm_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    scale_grad = DenseTensor(scale_grad) if type(scale_grad) is array_type else wrap_result(scale_grad, array_type)
-    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is array_type else wrap_result(bias_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(scale_grad) is array_type:  # DenseTensor(scale_grad); targets bind left to right
+        scale_grad, scale_grad.array, scale_grad.layout, scale_grad.version_counter = _new(DenseTensor), scale_grad, _ALL_LAYOUT, None
+    else:
+        scale_grad = wrap_result(scale_grad, array_type)
+    if type(bias_grad) is array_type:  # DenseTensor(bias_grad); targets bind left to right
+        bias_grad, bias_grad.array, bias_grad.layout, bias_grad.version_counter = _new(DenseTensor), bias_grad, _ALL_LAYOUT, None
+    else:
+        bias_grad = wrap_result(bias_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("instance_norm_grad", metas, [x_grad, scale_grad, bias_grad])
     if seen is None and signature is not None:
@@ -17125,9 +18493,18 @@ def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, d
         raise error.in_op("group_norm_grad", x=x, scale=scale, bias=bias, mean=mean, variance=variance, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"group_norm_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    scale_grad = DenseTensor(scale_grad) if type(scale_grad) is array_type else wrap_result(scale_grad, array_type)
-    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is array_type else wrap_result(bias_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(scale_grad) is array_type:  # DenseTensor(scale_grad); targets bind left to right
+        scale_grad, scale_grad.array, scale_grad.layout, scale_grad.version_counter = _new(DenseTensor), scale_grad, _ALL_LAYOUT, None
+    else:
+        scale_grad = wrap_result(scale_grad, array_type)
+    if type(bias_grad) is array_type:  # DenseTensor(bias_grad); targets bind left to right
+        bias_grad, bias_grad.array, bias_grad.layout, bias_grad.version_counter = _new(DenseTensor), bias_grad, _ALL_LAYOUT, None
+    else:
+        bias_grad = wrap_result(bias_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("group_norm_grad", metas, [x_grad, scale_grad, bias_grad])
     if seen is None and signature is not None:
@@ -17170,7 +18547,10 @@ def pad_grad(x, out_grad, paddings, pad_value):
         raise error.in_op("pad_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"pad_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("pad_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17209,7 +18589,10 @@ def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         raise error.in_op("nearest_interp_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"nearest_interp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("nearest_interp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17248,7 +18631,10 @@ def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, 
         raise error.in_op("linear_interp_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linear_interp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("linear_interp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17287,7 +18673,10 @@ def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode
         raise error.in_op("bilinear_interp_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bilinear_interp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bilinear_interp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17326,7 +18715,10 @@ def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mod
         raise error.in_op("trilinear_interp_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"trilinear_interp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("trilinear_interp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17365,7 +18757,10 @@ def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         raise error.in_op("bicubic_interp_grad", x=x, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"bicubic_interp_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("bicubic_interp_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17412,8 +18807,14 @@ def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, *, ou
         raise error.in_op("grid_sample_grad", x=x, grid=grid, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"grid_sample_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    grid_grad = DenseTensor(grid_grad) if type(grid_grad) is array_type else wrap_result(grid_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(grid_grad) is array_type:  # DenseTensor(grid_grad); targets bind left to right
+        grid_grad, grid_grad.array, grid_grad.layout, grid_grad.version_counter = _new(DenseTensor), grid_grad, _ALL_LAYOUT, None
+    else:
+        grid_grad = wrap_result(grid_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("grid_sample_grad", metas, [x_grad, grid_grad])
     if seen is None and signature is not None:
@@ -17462,7 +18863,10 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse):
         raise error.in_op("embedding_grad", x=x, weight=weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"embedding_grad: not enough memory for the result ({error})") from None
-    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is array_type else wrap_result(weight_grad, array_type)
+    if type(weight_grad) is array_type:  # DenseTensor(weight_grad); targets bind left to right
+        weight_grad, weight_grad.array, weight_grad.layout, weight_grad.version_counter = _new(DenseTensor), weight_grad, _ALL_LAYOUT, None
+    else:
+        weight_grad = wrap_result(weight_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("embedding_grad", metas, [weight_grad])
     if seen is None and signature is not None:
@@ -17511,10 +18915,22 @@ def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, *
         raise error.in_op("lstm_cell_grad", h=h, c=c, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, c_out_grad=c_out_grad, gates_grad=gates_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lstm_cell_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h_grad = DenseTensor(h_grad) if type(h_grad) is array_type else wrap_result(h_grad, array_type)
-    c_grad = DenseTensor(c_grad) if type(c_grad) is array_type else wrap_result(c_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h_grad) is array_type:  # DenseTensor(h_grad); targets bind left to right
+        h_grad, h_grad.array, h_grad.layout, h_grad.version_counter = _new(DenseTensor), h_grad, _ALL_LAYOUT, None
+    else:
+        h_grad = wrap_result(h_grad, array_type)
+    if type(c_grad) is array_type:  # DenseTensor(c_grad); targets bind left to right
+        c_grad, c_grad.array, c_grad.layout, c_grad.version_counter = _new(DenseTensor), c_grad, _ALL_LAYOUT, None
+    else:
+        c_grad = wrap_result(c_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lstm_cell_grad", metas, [x_grad, h_grad, c_grad, weight_hh_grad])
     if seen is None and signature is not None:
@@ -17568,10 +18984,22 @@ def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, *, out_mask=None)
         raise error.in_op("gru_cell_grad", h=h, weight_hh=weight_hh, gates=gates, h_out_grad=h_out_grad, gates_grad=gates_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gru_cell_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h_grad = DenseTensor(h_grad) if type(h_grad) is array_type else wrap_result(h_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
-    bias_hh_grad = DenseTensor(bias_hh_grad) if type(bias_hh_grad) is array_type else wrap_result(bias_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h_grad) is array_type:  # DenseTensor(h_grad); targets bind left to right
+        h_grad, h_grad.array, h_grad.layout, h_grad.version_counter = _new(DenseTensor), h_grad, _ALL_LAYOUT, None
+    else:
+        h_grad = wrap_result(h_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
+    if type(bias_hh_grad) is array_type:  # DenseTensor(bias_hh_grad); targets bind left to right
+        bias_hh_grad, bias_hh_grad.array, bias_hh_grad.layout, bias_hh_grad.version_counter = _new(DenseTensor), bias_hh_grad, _ALL_LAYOUT, None
+    else:
+        bias_hh_grad = wrap_result(bias_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gru_cell_grad", metas, [x_grad, h_grad, weight_hh_grad, bias_hh_grad])
     if seen is None and signature is not None:
@@ -17624,9 +19052,18 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, *, out_mas
         raise error.in_op("simple_rnn_cell_grad", h=h, weight_hh=weight_hh, h_out=h_out, h_out_grad=h_out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"simple_rnn_cell_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h_grad = DenseTensor(h_grad) if type(h_grad) is array_type else wrap_result(h_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h_grad) is array_type:  # DenseTensor(h_grad); targets bind left to right
+        h_grad, h_grad.array, h_grad.layout, h_grad.version_counter = _new(DenseTensor), h_grad, _ALL_LAYOUT, None
+    else:
+        h_grad = wrap_result(h_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("simple_rnn_cell_grad", metas, [x_grad, h_grad, weight_hh_grad])
     if seen is None and signature is not None:
@@ -17679,10 +19116,22 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
         raise error.in_op("lstm_sequence_grad", h0=h0, c0=c0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, cs=cs, out_grad=out_grad, hs_grad=hs_grad, cs_grad=cs_grad, gates_grad=gates_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"lstm_sequence_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is array_type else wrap_result(h0_grad, array_type)
-    c0_grad = DenseTensor(c0_grad) if type(c0_grad) is array_type else wrap_result(c0_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h0_grad) is array_type:  # DenseTensor(h0_grad); targets bind left to right
+        h0_grad, h0_grad.array, h0_grad.layout, h0_grad.version_counter = _new(DenseTensor), h0_grad, _ALL_LAYOUT, None
+    else:
+        h0_grad = wrap_result(h0_grad, array_type)
+    if type(c0_grad) is array_type:  # DenseTensor(c0_grad); targets bind left to right
+        c0_grad, c0_grad.array, c0_grad.layout, c0_grad.version_counter = _new(DenseTensor), c0_grad, _ALL_LAYOUT, None
+    else:
+        c0_grad = wrap_result(c0_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("lstm_sequence_grad", metas, [x_grad, h0_grad, c0_grad, weight_hh_grad])
     if seen is None and signature is not None:
@@ -17736,10 +19185,22 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
         raise error.in_op("gru_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, gates=gates, hs=hs, out_grad=out_grad, hs_grad=hs_grad, gates_grad=gates_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"gru_sequence_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is array_type else wrap_result(h0_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
-    bias_hh_grad = DenseTensor(bias_hh_grad) if type(bias_hh_grad) is array_type else wrap_result(bias_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h0_grad) is array_type:  # DenseTensor(h0_grad); targets bind left to right
+        h0_grad, h0_grad.array, h0_grad.layout, h0_grad.version_counter = _new(DenseTensor), h0_grad, _ALL_LAYOUT, None
+    else:
+        h0_grad = wrap_result(h0_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
+    if type(bias_hh_grad) is array_type:  # DenseTensor(bias_hh_grad); targets bind left to right
+        bias_hh_grad, bias_hh_grad.array, bias_hh_grad.layout, bias_hh_grad.version_counter = _new(DenseTensor), bias_hh_grad, _ALL_LAYOUT, None
+    else:
+        bias_hh_grad = wrap_result(bias_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("gru_sequence_grad", metas, [x_grad, h0_grad, weight_hh_grad, bias_hh_grad])
     if seen is None and signature is not None:
@@ -17792,9 +19253,18 @@ def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, ac
         raise error.in_op("simple_rnn_sequence_grad", h0=h0, weight_hh=weight_hh, mask=mask, out=out, hs=hs, out_grad=out_grad, hs_grad=hs_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"simple_rnn_sequence_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    h0_grad = DenseTensor(h0_grad) if type(h0_grad) is array_type else wrap_result(h0_grad, array_type)
-    weight_hh_grad = DenseTensor(weight_hh_grad) if type(weight_hh_grad) is array_type else wrap_result(weight_hh_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(h0_grad) is array_type:  # DenseTensor(h0_grad); targets bind left to right
+        h0_grad, h0_grad.array, h0_grad.layout, h0_grad.version_counter = _new(DenseTensor), h0_grad, _ALL_LAYOUT, None
+    else:
+        h0_grad = wrap_result(h0_grad, array_type)
+    if type(weight_hh_grad) is array_type:  # DenseTensor(weight_hh_grad); targets bind left to right
+        weight_hh_grad, weight_hh_grad.array, weight_hh_grad.layout, weight_hh_grad.version_counter = _new(DenseTensor), weight_hh_grad, _ALL_LAYOUT, None
+    else:
+        weight_hh_grad = wrap_result(weight_hh_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("simple_rnn_sequence_grad", metas, [x_grad, h0_grad, weight_hh_grad])
     if seen is None and signature is not None:
@@ -17844,7 +19314,10 @@ def dropout_grad(mask, out_grad, p, is_test, mode):
         raise error.in_op("dropout_grad", mask=mask, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"dropout_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("dropout_grad", metas, [x_grad])
     if seen is None and signature is not None:
@@ -17892,9 +19365,18 @@ def linear_grad(x, weight, out_grad, *, out_mask=None):
         raise error.in_op("linear_grad", x=x, weight=weight, out_grad=out_grad) from None
     except MemoryError as error:
         raise ResourceExhaustedError(f"linear_grad: not enough memory for the result ({error})") from None
-    x_grad = DenseTensor(x_grad) if type(x_grad) is array_type else wrap_result(x_grad, array_type)
-    weight_grad = DenseTensor(weight_grad) if type(weight_grad) is array_type else wrap_result(weight_grad, array_type)
-    bias_grad = DenseTensor(bias_grad) if type(bias_grad) is array_type else wrap_result(bias_grad, array_type)
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if type(weight_grad) is array_type:  # DenseTensor(weight_grad); targets bind left to right
+        weight_grad, weight_grad.array, weight_grad.layout, weight_grad.version_counter = _new(DenseTensor), weight_grad, _ALL_LAYOUT, None
+    else:
+        weight_grad = wrap_result(weight_grad, array_type)
+    if type(bias_grad) is array_type:  # DenseTensor(bias_grad); targets bind left to right
+        bias_grad, bias_grad.array, bias_grad.layout, bias_grad.version_counter = _new(DenseTensor), bias_grad, _ALL_LAYOUT, None
+    else:
+        bias_grad = wrap_result(bias_grad, array_type)
     if FLAGS.check_infer_meta:
         verify_infer_meta("linear_grad", metas, [x_grad, weight_grad, bias_grad])
     if seen is None and signature is not None:

@@ -24,6 +24,11 @@ class DataType(enum.Enum):
     COMPLEX64 = "complex64"
     COMPLEX128 = "complex128"
 
+    # Members are singletons compared by identity, so the identity hash is a valid
+    # one; Enum's own __hash__ (a Python method hashing the name) cost ~160 ns, and
+    # the hot path hashes a DataType in kernel keys and dtype-set lookups.
+    __hash__ = object.__hash__
+
     def __str__(self) -> str:
         return self.value
 
