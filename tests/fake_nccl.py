@@ -11,7 +11,8 @@ keeps NCCL's contract where a mistake would corrupt memory on a real GPU:
   ``count`` elements of the type must fit in it: a wrong count is an error,
   not a silent overrun;
 - a communicator is made by every member with the unique id of one of them
-  (``get_unique_id``), its size and its rank, on the current device.
+  (``get_unique_id``), its size and its rank, on the current device; each
+  process's fake device is a GPU of its own (``Device.pci_bus_id`` differs).
 
 It computes on the host arrays behind the fake device arrays, moving the bytes
 over MPI (``COMM_WORLD`` for the rendezvous, then a sub-communicator of the
@@ -76,6 +77,8 @@ def install(fake_cupy) -> None:
     fake_cupy.cuda.nccl = sys.modules[__name__]
     sys.modules.setdefault("cupy.cuda.nccl", sys.modules[__name__])
     fake_cupy.ndarray.data = property(_data)
+    # Each process's fake device memory is its own: a distinct GPU per process.
+    fake_cupy.cuda.Device.pci_bus_id = property(lambda self: f"fake:{os.getpid()}:{self.id}")
 
 
 def _mpi():

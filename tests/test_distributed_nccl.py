@@ -120,6 +120,23 @@ assert calls["init"] == 2
 dist.destroy_process_group(group)
 assert calls["destroy"] == 1
 
+# -- ranks sharing a GPU (NCCL refuses that): the host path, with a warning ----------------
+import warnings
+from eager.distributed import nccl
+real_name = nccl._gpu_name
+nccl._gpu_name = lambda device_id: ("one host", "one bus")
+shared = dist.new_group([0, 1])
+before = dict(calls)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    t = gpu(data(rank, "float32"))
+    dist.all_reduce(t, group=shared)
+    dist.all_reduce(t, group=shared)
+assert [str(w.message) for w in caught if "share a GPU" in str(w.message)], caught
+same(t, 2 * expected(ReduceOp.SUM, "float32"), "shared GPU")
+assert dict(calls) == before
+nccl._gpu_name = real_name
+
 # -- switched off: the host path, same result ---------------------------------------------
 os.environ["EAGER_DISTRIBUTED_NCCL"] = "0"
 before = dict(calls)
@@ -182,10 +199,11 @@ def test_what_nccl_serves_and_what_goes_the_host_way():
 
 
 def test_nccl_is_used_for_one_gpu_only(monkeypatch):
+    # These answers come before any communicator is made (group None is never asked).
     cpu, gpu = eager.ones([2]), eager.ones([2], place="gpu")
-    assert nccl.usable(gpu) and not nccl.usable(cpu) and not nccl.usable(gpu, cpu)
+    assert not nccl.usable(None, cpu) and not nccl.usable(None, gpu, cpu)
     monkeypatch.setenv("EAGER_DISTRIBUTED_NCCL", "0")
-    assert not nccl.usable(gpu)
+    assert not nccl.usable(None, gpu)
 
 
 def test_a_world_of_one_needs_no_nccl_communicator():

@@ -332,7 +332,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
-    if nccl.usable(tensor):
+    if nccl.usable(group, tensor):
         plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
         if plan is not None:
             nccl.all_reduce(tensor, op, group, plan)
@@ -366,7 +366,7 @@ def broadcast(tensor, src, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
-    if nccl.usable(tensor):
+    if nccl.usable(group, tensor):
         nccl.broadcast(tensor, root, group)
         return Task()
     MPI = mpi_module()
@@ -405,7 +405,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name, dst)
-    if nccl.usable(tensor):
+    if nccl.usable(group, tensor):
         plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
         if plan is not None:
             nccl.reduce(tensor, root, op, group, plan)
@@ -463,7 +463,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
         raise TypeError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
                         f"{type(tensor_list).__name__}")
     targets = [tensor_list] if isinstance(tensor_list, Tensor) else tensor_list
-    if nranks > 1 and nccl.usable(tensor, *targets):
+    if nranks > 1 and nccl.usable(group, tensor, *targets):
         if _debugging():
             _agree(fn, group, tuple(shape), str(tensor.dtype))
         parts = nccl.all_gather(tensor, group)
@@ -596,7 +596,7 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
         return Task()
     nranks = group.world_size
     _check_list(fn, "tensor_list", tensor_list, tensor, (nranks,))
-    if nranks > 1 and nccl.usable(tensor, *tensor_list):
+    if nranks > 1 and nccl.usable(group, tensor, *tensor_list):
         plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
         if plan is not None:
             if _debugging():

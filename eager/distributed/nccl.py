@@ -6,8 +6,10 @@ buckets call the functions here instead of staging the data through the host:
 
 - one NCCL communicator per (group, GPU), made on the group's first NCCL
   collective: rank 0 of the group makes the unique id, the group's MPI
-  communicator broadcasts it, every member joins with its group rank on the
-  tensor's device. Destroying the group destroys its communicators.
+  communicator shares it, every member joins with its group rank on the
+  tensor's device. Destroying the group destroys its communicators. NCCL
+  needs one GPU per rank: where ranks of a group share one (same host and PCI
+  bus id), the group's GPU collectives take the host path, with a warning.
 - each call is queued on the current CuPy stream, so the kernels that follow
   on that stream see the result without the host waiting (``sync_op`` makes
   no difference: the returned task is complete, as the stream orders the rest).
@@ -27,7 +29,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import socket
 import threading
+import warnings
 
 import numpy as np
 
@@ -67,15 +71,17 @@ def nccl_module():
     return _MODULE[0]
 
 
-def usable(*tensors) -> bool:
-    """Whether a collective over these tensors goes through NCCL: all on one
-    GPU, NCCL present, and not switched off by ``EAGER_DISTRIBUTED_NCCL=0``."""
+def usable(group, *tensors) -> bool:
+    """Whether a collective of ``group`` over these tensors goes through NCCL:
+    all on one GPU, NCCL present, not switched off by
+    ``EAGER_DISTRIBUTED_NCCL=0``, and the group's ranks on distinct GPUs (the
+    first call for a group and GPU makes its communicator: a collective call)."""
     place = tensors[0].place
     if not place.is_gpu_place() or any(t.place != place for t in tensors[1:]):
         return False
     if os.environ.get("EAGER_DISTRIBUTED_NCCL", "1") in ("0", ""):
         return False
-    return nccl_module() is not None
+    return nccl_module() is not None and communicator(group, place.device_id) is not None
 
 
 def reduction(op: int, dtype: np.dtype):
@@ -91,29 +97,43 @@ def reduction(op: int, dtype: np.dtype):
     return getattr(nccl, name), 2 if dtype.kind == "c" else 1, getattr(nccl, op_name)
 
 
+def _gpu_name(device_id: int) -> tuple:
+    """(host, PCI bus id) of a GPU: what tells two ranks' GPUs apart."""
+    device = import_cupy().cuda.Device(device_id)
+    return socket.gethostname(), getattr(device, "pci_bus_id", f"device {device_id}")
+
+
 def communicator(group, device_id: int):
     """The NCCL communicator of ``group`` on GPU ``device_id``, made on first use
-    (a collective call: every member of the group must be making it)."""
+    (a collective call: every member of the group must be making it); None when
+    ranks of the group share a GPU, which NCCL refuses."""
     key = (group.id, device_id)
-    comm = _COMMUNICATORS.get(key)
-    if comm is None:
+    if key not in _COMMUNICATORS:
         with _LOCK:
-            comm = _COMMUNICATORS.get(key)
-            if comm is None:
+            if key not in _COMMUNICATORS:
                 nccl = nccl_module()
                 unique_id = nccl.get_unique_id() if group.rank == 0 else None
-                unique_id = group.process_group.bcast(unique_id, root=0)
-                with import_cupy().cuda.Device(device_id):
-                    comm = nccl.NcclCommunicator(group.world_size, unique_id, group.rank)
+                every = group.process_group.allgather((_gpu_name(device_id), unique_id))
+                gpus = [gpu for gpu, _ in every]
+                if len(set(gpus)) < len(gpus):
+                    warnings.warn(f"eager.distributed: ranks of group {group.id} share a GPU ({gpus}); NCCL "
+                                  f"needs one GPU per rank, so their GPU collectives go through the host",
+                                  RuntimeWarning, stacklevel=3)
+                    comm = None
+                else:
+                    with import_cupy().cuda.Device(device_id):
+                        comm = nccl.NcclCommunicator(group.world_size, every[0][1], group.rank)
                 _COMMUNICATORS[key] = comm
-    return comm
+    return _COMMUNICATORS[key]
 
 
 def forget(group_id: int) -> None:
     """Destroys the NCCL communicators of a group (``destroy_process_group``)."""
     with _LOCK:
         for key in [k for k in _COMMUNICATORS if k[0] == group_id]:
-            _COMMUNICATORS.pop(key).destroy()
+            comm = _COMMUNICATORS.pop(key)
+            if comm is not None:
+                comm.destroy()
 
 
 def _stream() -> int:

@@ -123,14 +123,14 @@ class _Bucket:
         self.request = None
 
 
-def _nccl_plan(param):
+def _nccl_plan(group, param):
     """How a GPU parameter's bucket is summed by NCCL, or None (a host bucket)."""
-    if not nccl.usable(param):
+    if not nccl.usable(group, param):
         return None
     return nccl.reduction(0, _wire_dtype(param.dtype.numpy_dtype))  # ReduceOp.SUM
 
 
-def _assign_buckets(params, dense, last_limit: int, limit: int) -> list:
+def _assign_buckets(params, dense, last_limit: int, limit: int, group=None) -> list:
     """The dense parameters (indices into params) grouped by dtype (and place:
     GPU parameters summed by NCCL apart from host ones) into buckets of
     consecutive parameters: a bucket closes once it holds ``limit`` bytes or
@@ -142,7 +142,7 @@ def _assign_buckets(params, dense, last_limit: int, limit: int) -> list:
     plans = {}
     for i in dense:
         dtype = params[i].dtype.numpy_dtype
-        plan = _nccl_plan(params[i])
+        plan = None if group is None else _nccl_plan(group, params[i])
         key = (dtype, None if plan is None else params[i].place.device_id)
         plans[key] = plan
         current = open_.setdefault(key, [[], 0])
@@ -171,7 +171,7 @@ class _Reducer:
         self.find_unused = find_unused
         self.need_sync = True
         self.buckets = _assign_buckets(params, [i for i in range(len(params)) if not sparse[i]],
-                                       last_limit, limit)
+                                       last_limit, limit, group)
         self.slot_of = {}
         for bucket in self.buckets:
             for index, view in zip(bucket.indices, bucket.views):
