@@ -153,11 +153,24 @@ def count_transfers(cupy):
             try:
                 with guard(False):
                     yield counts
-            except cupyx.DeviceSynchronized:
+            except Exception as error:  # noqa: BLE001  (eager may wrap it: look down the chain)
+                if not _synchronized(error, cupyx.DeviceSynchronized):
+                    raise
                 counts["down"] += 1
     finally:
         for name, fn in saved.items():
             setattr(cupy, name, fn)
+
+
+def _synchronized(error, kind) -> bool:
+    """Whether ``error`` is, or was raised from, a ``kind`` (DeviceSynchronized)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 # -- G1: per-op overhead -----------------------------------------------------------

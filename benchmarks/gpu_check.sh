@@ -6,9 +6,10 @@
 # 1. CuPy: installs the gpu extra (pip install -e ".[gpu]") when CuPy is missing
 #    or sees no device; stops (exit 2) if it still sees none.
 # 2. The device-axis suites on real CuPy: tests/conftest.py uses real CuPy by
-#    itself whenever it sees a device (no switch needed), so the gpu half of
-#    the axis, tests/test_gpu.py's real-GPU smoke test and the G benchmarks'
-#    smoke test run on the GPU.
+#    itself whenever it sees a device (no switch needed); the gpu half of the
+#    axis (-k gpu), tests/test_gpu.py (its real-GPU smoke test included) and
+#    the G benchmarks' smoke test run on the GPU. A first run compiles CuPy's
+#    kernels (cached in ~/.cupy afterwards), so it is the slowest.
 # 3. With two GPUs or more: all_reduce of GPU tensors on 2 MPI ranks, one GPU
 #    each, through real NCCL (one GPU: skipped, NCCL needs a GPU per rank).
 # 4. python benchmarks/run.py --only G --check (the G rows and their targets).
@@ -43,8 +44,9 @@ cupy.cuda.runtime.getDeviceCount(), cupy.cuda.runtime.getDeviceProperties(d.id)[
 
 # -- 2. the device-axis suites on the real GPU ---------------------------------------------
 SUITES=$(grep -l 'usefixtures("device")' tests/test_*.py | tr '\n' ' ')
-if timeout 330 "$PY" -m pytest -q -p no:warnings --maxfail=20 -rs $SUITES tests/test_gpu.py tests/test_bench_gpu.py \
-        > "$OUT/pytest.txt" 2>&1; then
+# -k gpu: the gpu half of the device axis (the cpu half is CI's), and the GPU modules.
+if timeout 360 "$PY" -m pytest -q -p no:warnings --maxfail=20 -rs -k gpu $SUITES tests/test_gpu.py \
+        tests/test_bench_gpu.py > "$OUT/pytest.txt" 2>&1; then
     summary "suites on the GPU: passed ($(tail -1 "$OUT/pytest.txt"))"
 else
     summary "suites on the GPU: FAILED ($(tail -1 "$OUT/pytest.txt")); see $OUT/pytest.txt"
