@@ -5,8 +5,10 @@ a training step moves nothing between host and device, and run.py's table and
 ``--check`` treat a machine without a GPU as "skipped", not as a failure."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +46,41 @@ def test_transfer_counter_sees_copies_both_ways(cupy):
         device = cupy.asarray(np.ones(3, np.float32))  # host -> device
         device.get()  # device -> host
     assert counts["up"] == 1 and counts["down"] >= 1
+
+
+def test_transfer_counter_on_real_cupy_wraps_uploads_and_catches_a_synchronisation(monkeypatch):
+    # Real CuPy's branch, on a stand-in: uploads through cupy.array/asarray of host
+    # data, downloads as the DeviceSynchronized that allow_synchronize(False) raises.
+    class DeviceSynchronized(RuntimeError):
+        pass
+
+    guarded = []
+
+    @contextlib.contextmanager
+    def allow_synchronize(allow):
+        guarded.append(allow)
+        yield
+
+    monkeypatch.setitem(sys.modules, "cupyx", types.SimpleNamespace(
+        allow_synchronize=allow_synchronize, DeviceSynchronized=DeviceSynchronized))
+    device = object()
+    to_device = lambda obj, *args, **kwargs: device  # noqa: E731
+    cupy = types.SimpleNamespace(array=to_device, asarray=to_device, asnumpy=lambda a: np.zeros(1))
+    with gpu.count_transfers(cupy) as counts:
+        cupy.asarray(np.ones(2))
+        cupy.array(2.0)
+        cupy.asarray(device)  # already on the device: no copy
+        cupy.asnumpy(device)
+    assert counts == {"down": 1, "up": 2} and guarded == [False]
+    with gpu.count_transfers(cupy) as counts:
+        try:
+            raise DeviceSynchronized("a device synchronisation was detected")
+        except DeviceSynchronized as error:
+            raise ValueError("an op failed") from error  # eager wrapping it
+    assert counts == {"down": 1, "up": 0}
+    with pytest.raises(KeyError), gpu.count_transfers(cupy):
+        raise KeyError("not a synchronisation")
+    assert cupy.array is to_device and cupy.asarray is to_device  # restored
 
 
 def test_handwritten_cupy_mlp_is_the_numpy_mlp_of_b3():
