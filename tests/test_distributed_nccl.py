@@ -110,6 +110,18 @@ for op in (ReduceOp.SUM, ReduceOp.AVG):
     same(mine[0], want, ("reduce_scatter", op))
 assert calls["reduceScatter"] == 2
 
+# -- a view that is not contiguous: reduced in a copy, written back through the view ----------
+before = dict(calls)
+base = gpu(data(rank, "float32"))
+column = base[:, 1]
+dist.all_reduce(column)
+same(column, expected(ReduceOp.SUM, "float32")[:, 1], "view")
+same(base[:, 1], expected(ReduceOp.SUM, "float32")[:, 1], "view's base")
+same(base[:, 0], data(rank, "float32")[:, 0], "view's base elsewhere")
+dist.broadcast(column, src=0)
+same(base[:, 1], expected(ReduceOp.SUM, "float32")[:, 1], "view after broadcast")
+assert (calls["allReduce"], calls["bcast"]) == (before["allReduce"] + 1, before["bcast"] + 1)
+
 # -- one communicator per group; destroying the group destroys it ---------------------------
 assert calls["init"] == 1
 group = dist.new_group([0, 1])
