@@ -5,6 +5,7 @@
     python benchmarks/run.py --no-torch # skip PyTorch even when installed
     python benchmarks/run.py --check    # exit 1 when a target of issue #14 is missed
     python benchmarks/run.py --only B1 --repeat 30   # one benchmark, more repeats
+    python benchmarks/run.py --only G --check        # the GPU rows (benchmarks/gpu.py)
 
 B1  forward time per op of ``a + b`` on float32 (16,) tensors, recording on
     (a requires a gradient) and off (under no_grad); vs np.add and PyTorch.
@@ -26,6 +27,10 @@ B6  one training step (forward, backward of the outputs' mean, clear_grad) of
 B7  one epoch of a DataLoader over a dataset whose samples cost real NumPy work
     (benchmarks/dataloader.py), with 2 worker processes; its "numpy" baseline is
     the same epoch read in-process (num_workers=0), so below 1.0x the workers win.
+G1, G3, G5 and "G3 xfer" (issue #12) run on the GPU only where CuPy sees one
+    (otherwise the GPU table says "skipped: no GPU" and --check ignores them):
+    eager on CuPy against raw CuPy, hand-written CuPy steps and PyTorch CUDA,
+    and the host<->device copies of a training step. benchmarks/gpu.py says how.
 
 Every figure is measured with timeit-style repeats (min and median reported;
 ratios use the minimum, the least noisy estimate of the cost). BLAS and
@@ -62,6 +67,7 @@ import numpy as np  # noqa: E402
 
 import eager  # noqa: E402
 import dataloader  # noqa: E402  (benchmarks/dataloader.py, beside this script)
+import gpu  # noqa: E402  (benchmarks/gpu.py, beside this script)
 import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
@@ -560,6 +566,64 @@ def bench_b7(budget, repeat, seen):
     row("B7", "DataLoader epoch, 2 workers vs 0", Timing([times["workers2"]]), "ms", {"numpy": in_process})
 
 
+# -- G rows: the GPU (benchmarks/gpu.py) ----------------------------------------------
+GPU_ROWS = []  # (name, what, value, baselines) as benchmarks/gpu.py makes them
+GPU_SKIPPED = []  # why the G rows did not run, when they did not
+
+
+def bench_gpu(torch, budget, repeat, only):
+    """Runs the asked G benchmarks where a GPU is usable, else notes why not."""
+    cupy, why = gpu.gpu_status()
+    if cupy is None:
+        GPU_SKIPPED.append(why)
+        return
+    GPU_ROWS.extend(gpu.run(cupy, torch, budget=budget, repeat=repeat, only=only))
+
+
+def gpu_target_results(asked):
+    """(target, status, text) for the G targets: "met", "missed", "skipped"
+    (no GPU, or PyTorch missing) or "not run" (not asked with --only)."""
+    measured = {name: (value, baselines) for name, _what, value, baselines in GPU_ROWS}
+    results = []
+    for name, (against, limit) in gpu.TARGETS.items():
+        if name.split()[0] not in asked:
+            results.append((name, "not run", ""))
+        elif GPU_SKIPPED:
+            results.append((name, "skipped", GPU_SKIPPED[0]))
+        elif against == "count":
+            value = measured[name][0]
+            results.append((name, "met" if value <= limit else "missed",
+                            f"{value} copies (target <= {limit})"))
+        else:
+            value, baselines = measured[name]
+            ratio = min(value) / min(baselines[against])
+            results.append((name, "met" if ratio <= limit else "missed",
+                            f"{ratio:.2f}x {against} (target <= {limit:.2f}x)"))
+    return results
+
+
+def print_gpu_table():
+    print("\nGPU (issue #12): eager on CuPy; times include a device synchronize")
+    if GPU_SKIPPED:
+        print(f"  G1, G3, G5: {GPU_SKIPPED[0]}")
+        return
+    header = f"{'bench':<10} {'what':<42} {'eager min / median':>24}  {'vs cupy':>8}  {'vs torch':>8}"
+    print(header)
+    print("-" * len(header))
+    for name, what, value, baselines in GPU_ROWS:
+        if not isinstance(value, list):
+            print(f"{name:<10} {what:<42} {value:>24}  "
+                  f"(device-to-host {baselines['down']}, host-to-device {baselines['up']})")
+            continue
+        cells = []
+        for key in ("cupy", "torch"):
+            base = baselines.get(key)
+            cells.append(f"{min(value) / min(base):7.2f}x" if base else f"{'-':>8}")
+        scale, unit = (1e6, "us") if min(value) < 1e-3 else (1e3, "ms")
+        text = f"{min(value) * scale:8.2f} / {statistics.median(value) * scale:8.2f} {unit}"
+        print(f"{name:<10} {what:<42} {text:>24}  {cells[0]}  {cells[1]}")
+
+
 def load_torch(disabled: bool):
     if disabled:
         return None
@@ -577,7 +641,8 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="short run: fewer, shorter repeats")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch baselines")
     parser.add_argument("--only", default="", metavar="B3,B5",
-                        help="run only these benchmarks (comma-separated B1..B7; default: all)")
+                        help="run only these benchmarks (comma-separated B1..B7, G (all GPU rows), "
+                             "G1, G3, G5; default: all)")
     parser.add_argument("--repeat", type=int, default=None, help="repeats per figure (default 7, quick 3)")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 when a measured target of issue #14 is missed")
@@ -587,10 +652,14 @@ def main(argv=None):
         if args.repeat < 1:
             parser.error(f"--repeat expected a positive int, got {args.repeat}")
         repeat = args.repeat
-    known = {f"B{i}" for i in range(1, 8)}
-    only = {b.strip().upper() for b in args.only.split(",") if b.strip()} or known
+    gpu_rows = {"G1", "G3", "G5"}
+    known = {f"B{i}" for i in range(1, 8)} | gpu_rows
+    only = {b.strip().upper() for b in args.only.split(",") if b.strip()}
+    if "G" in only:
+        only = (only - {"G"}) | gpu_rows
+    only = only or known
     if only - known:
-        parser.error(f"--only expected names among {sorted(known)}, got {sorted(only - known)}")
+        parser.error(f"--only expected names among {sorted(known | {'G'})}, got {sorted(only - known)}")
 
     torch = load_torch(args.no_torch)
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
@@ -615,9 +684,14 @@ def main(argv=None):
         bench_b6(torch, budget, repeat, seen)
     if "B7" in only:
         bench_b7(budget, repeat, seen)
+    asked_gpu = tuple(sorted(only & gpu_rows))
+    if asked_gpu:
+        bench_gpu(torch, budget, repeat, asked_gpu)
     print_table()
     print_baselines(seen)
-    results = target_results()
+    if asked_gpu:
+        print_gpu_table()
+    results = target_results() + gpu_target_results(asked_gpu)
     print_targets(results)
     return exit_status(results, args.check)
 

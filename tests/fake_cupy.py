@@ -647,3 +647,12 @@ cupyx = types.ModuleType("cupyx")
 cupyx.scatter_add = scatter_add
 cupyx.__fake__ = True
 __fake__ = True
+
+
+# -- cupy.cuda.nccl: tests/fake_nccl.py (NCCL over mpi4py), its one hook here --------------
+try:
+    import fake_nccl
+except ImportError:  # tests/ not importable as top-level modules: CuPy without NCCL
+    pass
+else:
+    fake_nccl.install(_this)

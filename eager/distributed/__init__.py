@@ -2,7 +2,9 @@
 
 Each module is one idea and lists its public names in ``__all__``:
 ``env`` (the world: ranks, init), ``group`` (process groups), ``collective``
-(collectives on tensors), ``parallel`` (DataParallel). ``launch`` is run as ``python -m eager.distributed.launch``.
+(collectives on tensors), ``parallel`` (DataParallel), ``nccl`` (GPU tensors'
+collectives through CuPy's NCCL, used by the other two). ``launch`` is run as
+``python -m eager.distributed.launch``.
 """
 from .env import *  # noqa: F401,F403
 from .env import __all__ as _env_all

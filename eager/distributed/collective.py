@@ -9,8 +9,11 @@ How the data travels:
 - A CPU tensor's buffer is handed to MPI as it is (``Tensor.numpy()`` shares
   memory), reductions in place with ``MPI.IN_PLACE``: no copy. A view that is
   not contiguous is copied out and written back.
-- A GPU tensor is staged through the host: copied out, communicated, copied
-  back into its buffer (as ``Tensor.set_value`` does).
+- A GPU tensor goes through NCCL (CuPy's ``cupy.cuda.nccl``) on the current
+  stream for all_reduce, broadcast, reduce, all_gather and reduce_scatter
+  (:mod:`~eager.distributed.nccl` says what it covers); otherwise, and where
+  CuPy has no NCCL, it is staged through the host: copied out, communicated,
+  copied back into its buffer (as ``Tensor.set_value`` does).
 - Every tensor a collective writes has its inplace version bumped, so autograd
   refuses a backward that would read a value saved before the write.
 - ``sync_op=False`` starts MPI's non-blocking call (``Iallreduce``, ``Ibcast``,
@@ -42,6 +45,7 @@ from phi.core import DenseTensor
 from .. import autograd  # noqa: F401  (the autograd core before eager.tensor, which needs it loaded)
 from ..creation import to_tensor
 from ..tensor import Tensor
+from . import nccl
 from .env import mpi_module
 from .group import Group, resolve_group
 
@@ -328,6 +332,11 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
+    if nccl.usable(group, tensor):
+        plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
+        if plan is not None:
+            nccl.all_reduce(tensor, op, group, plan)
+            return Task()
     array, staged = _host_view(tensor)
     work = _reduce_buffer(array)
     mpi_op = _mpi_op(op, tensor.dtype)
@@ -357,6 +366,9 @@ def broadcast(tensor, src, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), src)
+    if nccl.usable(group, tensor):
+        nccl.broadcast(tensor, root, group)
+        return Task()
     MPI = mpi_module()
     finish = None
     if group.rank == root:
@@ -393,6 +405,11 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
         return Task()
     if _debugging():
         _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name, dst)
+    if nccl.usable(group, tensor):
+        plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
+        if plan is not None:
+            nccl.reduce(tensor, root, op, group, plan)
+            return Task()
     MPI, comm, mpi_op = mpi_module(), group.process_group, _mpi_op(op, tensor.dtype)
     finish = None
     if group.rank == root:
@@ -445,6 +462,19 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     else:
         raise TypeError(f"{fn}: argument 'tensor_list' expected a list of Tensors or a Tensor, got "
                         f"{type(tensor_list).__name__}")
+    targets = [tensor_list] if isinstance(tensor_list, Tensor) else tensor_list
+    if nranks > 1 and nccl.usable(group, tensor, *targets):
+        if _debugging():
+            _agree(fn, group, tuple(shape), str(tensor.dtype))
+        parts = nccl.all_gather(tensor, group)
+        if isinstance(tensor_list, Tensor):
+            nccl.store(tensor_list, parts.reshape(tensor_list.shape))
+        elif tensor_list:
+            for target, part in zip(tensor_list, parts):
+                nccl.store(target, part)
+        else:
+            tensor_list.extend(Tensor(DenseTensor(part.copy())) for part in parts)
+        return Task()
     send = _host_read(tensor)
     if isinstance(tensor_list, Tensor):
         receive, staged = _host_view(tensor_list)
@@ -566,6 +596,13 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
         return Task()
     nranks = group.world_size
     _check_list(fn, "tensor_list", tensor_list, tensor, (nranks,))
+    if nranks > 1 and nccl.usable(group, tensor, *tensor_list):
+        plan = nccl.reduction(op, tensor.dtype.numpy_dtype)
+        if plan is not None:
+            if _debugging():
+                _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), op.name)
+            nccl.reduce_scatter(tensor, tensor_list, op, group, plan)
+            return Task()
     send = np.concatenate([_host_read(t).reshape(-1) for t in tensor_list])  # a copy: tensor may be in the list
     if nranks == 1:
         _write(tensor, send)

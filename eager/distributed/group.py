@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import threading
 
+from . import nccl
 from .env import _forget_world, get_rank, get_world_size, world_comm
 
 _WORLD_ID = 0
@@ -200,6 +201,7 @@ def destroy_process_group(group=None) -> None:
         for victim in doomed:
             victim._destroyed = True
             del groups[victim.id]
+            nccl.forget(victim.id)
             if victim.id != _WORLD_ID and victim._comm is not None:
                 victim._comm.Free()
             victim._comm = None

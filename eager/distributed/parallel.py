@@ -29,8 +29,11 @@ How the averaging overlaps backward (the ``_Reducer``, Paddle's EagerReducer):
   with their values divided by the world size.
 
 MPI is reached through mpi4py's buffer interface on NumPy arrays
-(``Tensor.numpy()`` shares memory on the CPU; GPU tensors are staged through the
-host), and results go back through ``Tensor.set_value``.
+(``Tensor.numpy()`` shares memory on the CPU), and results go back through
+``Tensor.set_value``. Parameters on a GPU get buckets in device memory, summed
+by NCCL (:mod:`~eager.distributed.nccl`) on the current stream as each bucket
+fills, so no gradient crosses to the host; without NCCL they are staged
+through the host.
 """
 from __future__ import annotations
 
@@ -40,8 +43,9 @@ import weakref
 
 import numpy as np
 
+from phi.backends.gpu_context import import_cupy
 from phi.common.tensor_kind import TensorKind
-from phi.core import SelectedRows
+from phi.core import DenseTensor, SelectedRows
 
 from ..autograd.engine import queue_callback
 from ..autograd.meta import is_owned_grad, own_grad
@@ -49,8 +53,9 @@ from ..creation import to_tensor
 from ..nn.embedding import Embedding
 from ..nn.layer import Layer
 from ..tensor import Tensor
+from . import nccl
 from .env import get_rank, get_world_size, mpi_module, world_comm
-from .group import Group
+from .group import Group, resolve_group
 
 _MB = 1024 * 1024
 _DENSE = TensorKind.DENSE
@@ -69,13 +74,17 @@ def _host(tensor: Tensor) -> np.ndarray:
     return tensor.numpy()
 
 
-def _write_grad(param: Tensor, values: np.ndarray) -> None:
-    """Sets ``param.grad`` to ``values`` (cast to the parameter's dtype): into the
-    existing dense gradient's buffer, or as a new owned gradient."""
+def _write_grad(param: Tensor, values) -> None:
+    """Sets ``param.grad`` to ``values`` (a NumPy array, or a device array of a
+    device bucket; cast to the parameter's dtype): into the existing dense
+    gradient's buffer, or as a new owned gradient."""
     values = values.astype(param.dtype.numpy_dtype, copy=False).reshape(param.shape)
     grad = param.grad
+    on_device = not isinstance(values, np.ndarray)
     if grad is not None and grad.impl.kind is _DENSE and is_owned_grad(grad):
-        grad.set_value(values)
+        grad.set_value(Tensor(DenseTensor(values)) if on_device else values)
+    elif on_device:
+        param.grad = own_grad(Tensor(DenseTensor(values.copy())))  # the bucket is reused next step
     else:
         param.grad = own_grad(to_tensor(values, place=param.place))
 
@@ -88,14 +97,23 @@ def _check_size(who: str, arg: str, value) -> float:
 
 class _Bucket:
     """Consecutive dense parameters of one dtype whose gradients travel in one
-    flat buffer: ``views[k]`` is parameter ``indices[k]``'s slice, in its shape."""
+    flat buffer: ``views[k]`` is parameter ``indices[k]``'s slice, in its shape.
+    ``device``: the GPU id of a bucket in device memory, reduced by NCCL with
+    ``plan`` (:func:`eager.distributed.nccl.reduction`); None for a host bucket."""
 
-    __slots__ = ("indices", "buffer", "views", "pending", "request")
+    __slots__ = ("indices", "buffer", "views", "pending", "request", "device", "plan")
 
-    def __init__(self, indices, params, dtype: np.dtype):
+    def __init__(self, indices, params, dtype: np.dtype, plan=None):
         self.indices = list(indices)
         sizes = [int(np.prod(params[i].shape, dtype=np.int64)) for i in self.indices]
-        self.buffer = np.zeros(sum(sizes), _wire_dtype(dtype))
+        self.plan = plan
+        self.device = params[self.indices[0]].place.device_id if plan is not None else None
+        if plan is None:
+            self.buffer = np.zeros(sum(sizes), _wire_dtype(dtype))
+        else:
+            cupy = import_cupy()
+            with cupy.cuda.Device(self.device):
+                self.buffer = cupy.zeros(sum(sizes), _wire_dtype(dtype))
         self.views = []
         offset = 0
         for i, size in zip(self.indices, sizes):
@@ -105,34 +123,47 @@ class _Bucket:
         self.request = None
 
 
-def _assign_buckets(params, dense, last_limit: int, limit: int) -> list:
-    """The dense parameters (indices into params) grouped by dtype into buckets of
+def _nccl_plan(group, param):
+    """How a GPU parameter's bucket is summed by NCCL, or None (a host bucket)."""
+    if not nccl.usable(group, param):
+        return None
+    return nccl.reduction(0, _wire_dtype(param.dtype.numpy_dtype))  # ReduceOp.SUM
+
+
+def _assign_buckets(params, dense, last_limit: int, limit: int, group=None) -> list:
+    """The dense parameters (indices into params) grouped by dtype (and place:
+    GPU parameters summed by NCCL apart from host ones) into buckets of
     consecutive parameters: a bucket closes once it holds ``limit`` bytes or
     more, except the first of each dtype, ``last_limit``: those hold the first
     layers, whose gradients come last in backward, so their allreduce is the
     one nothing overlaps, and it is kept small (Paddle's last_comm_buffer_size).
     Ordered as backward fills them: the last parameters' bucket first."""
     open_, closed, count = {}, [], {}
+    plans = {}
     for i in dense:
         dtype = params[i].dtype.numpy_dtype
-        current = open_.setdefault(dtype, [[], 0])
+        plan = None if group is None else _nccl_plan(group, params[i])
+        key = (dtype, None if plan is None else params[i].place.device_id)
+        plans[key] = plan
+        current = open_.setdefault(key, [[], 0])
         current[0].append(i)
         current[1] += int(np.prod(params[i].shape, dtype=np.int64)) * dtype.itemsize
-        if current[1] >= (last_limit if count.get(dtype, 0) == 0 else limit):
-            closed.append((current[0], dtype))
-            count[dtype] = count.get(dtype, 0) + 1
-            del open_[dtype]
-    closed.extend((members, dtype) for dtype, (members, _) in open_.items())
+        if current[1] >= (last_limit if count.get(key, 0) == 0 else limit):
+            closed.append((current[0], key))
+            count[key] = count.get(key, 0) + 1
+            del open_[key]
+    closed.extend((members, key) for key, (members, _) in open_.items())
     closed.sort(key=lambda bucket: -bucket[0][-1])
-    return [_Bucket(members, params, dtype) for members, dtype in closed]
+    return [_Bucket(members, params, key[0], plans[key]) for members, key in closed]
 
 
 class _Reducer:
     """The gradient averaging of one DataParallel (see the module doc). Hooks hold
     it weakly: once its DataParallel is gone, the network trains alone again."""
 
-    def __init__(self, comm, names, params, sparse, last_limit, limit, find_unused):
+    def __init__(self, comm, group, names, params, sparse, last_limit, limit, find_unused):
         self.comm = comm
+        self.group = group
         self.world_size = comm.Get_size()
         self.names = names
         self.params = params
@@ -140,7 +171,7 @@ class _Reducer:
         self.find_unused = find_unused
         self.need_sync = True
         self.buckets = _assign_buckets(params, [i for i in range(len(params)) if not sparse[i]],
-                                       last_limit, limit)
+                                       last_limit, limit, group)
         self.slot_of = {}
         for bucket in self.buckets:
             for index, view in zip(bucket.indices, bucket.views):
@@ -187,7 +218,12 @@ class _Reducer:
             return  # a sparse parameter: gathered at the end from its .grad
         bucket, view = slot
         current = self.params[index].grad
-        if current is None:
+        if bucket.device is not None:  # device memory: the gradient stays on the GPU
+            if current is None:
+                view[...] = grad.impl.array
+            else:
+                import_cupy().add(current.impl.array, grad.impl.array, out=view)
+        elif current is None:
             view[...] = _host(grad)
         else:
             np.add(_host(current), _host(grad), out=view)
@@ -200,13 +236,19 @@ class _Reducer:
         mpi = mpi_module()
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
-            bucket.request = self.comm.Iallreduce(mpi.IN_PLACE, bucket.buffer, op=mpi.SUM)
+            if bucket.device is None:
+                bucket.request = self.comm.Iallreduce(mpi.IN_PLACE, bucket.buffer, op=mpi.SUM)
+            else:  # queued on the current stream: what reads the bucket next is ordered after it
+                nccl.all_reduce_array(bucket.buffer, 0, self.group, bucket.plan, bucket.device)
             self.next_bucket += 1
         # Let MPI move the started ones along while backward continues.
-        mpi.Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
+        mpi.Request.Testall(self._requests())
+
+    def _requests(self) -> list:
+        return [b.request for b in self.buckets[:self.next_bucket] if b.request is not None]
 
     def _wait_started(self) -> None:
-        mpi_module().Request.Waitall([b.request for b in self.buckets[:self.next_bucket]])
+        mpi_module().Request.Waitall(self._requests())
 
     def _abandon(self) -> None:
         self._wait_started()
@@ -235,7 +277,10 @@ class _Reducer:
                 if i in self.slot_of:
                     bucket, view = self.slot_of[i]
                     current = self.params[i].grad
-                    view[...] = 0 if current is None else _host(current)
+                    if current is None:
+                        view[...] = 0
+                    else:
+                        view[...] = _host(current) if bucket.device is None else current.impl.array
                     bucket.pending -= 1
             self._launch_ready()
             # After every bucket has started, so all ranks start collectives in one order.
@@ -405,7 +450,7 @@ class DataParallel(Layer):
         if not named:
             raise ValueError(f"{who}: the network has no trainable parameters (stop_gradient=False), so "
                              f"there is nothing to average; train it without DataParallel")
-        return _Reducer(comm, [n for n, _ in named], [p for _, p in named],
+        return _Reducer(comm, resolve_group(who, self.group), [n for n, _ in named], [p for _, p in named],
                         [id(p) in sparse_ids for _, p in named], self.last_comm_buffer_size,
                         self.comm_buffer_size, self.find_unused_parameters)
 

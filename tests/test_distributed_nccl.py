@@ -1,0 +1,244 @@
+"""The NCCL path of eager.distributed (GPU tensors), on 2 MPI ranks with
+tests/fake_cupy.py's GPU and tests/fake_nccl.py's NCCL (over mpi4py): results
+equal the host path's and NumPy's, the NCCL path (not the host one) ran
+(fake_nccl counts its calls), DataParallel's device buckets give one process's
+gradients to 1e-10 in float64 without a device-to-host copy in backward, and
+what NCCL cannot do falls back to the host path."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import eager
+import eager.distributed as dist
+from conftest import REAL_GPU
+from eager.distributed import ReduceOp, nccl
+from mpi_run import run_ranks
+
+pytestmark = pytest.mark.skipif(REAL_GPU, reason="runs on tests/fake_cupy.py's GPU and tests/fake_nccl.py")
+
+RANK_SCRIPT = r'''
+import os, sys
+import fake_cupy
+sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy, fake_cupy.cupyx
+import numpy as np
+import eager
+import eager.distributed as dist
+import fake_nccl
+from eager.distributed import ReduceOp
+
+dist.init_parallel_env()
+rank, n = dist.get_rank(), dist.get_world_size()
+calls = fake_nccl.calls
+REDUCE = {ReduceOp.SUM: np.sum, ReduceOp.MAX: np.max, ReduceOp.MIN: np.min, ReduceOp.PROD: np.prod,
+          ReduceOp.AVG: np.mean}
+
+
+def data(r, dtype, shape=(2, 3)):
+    base = np.arange(int(np.prod(shape))).reshape(shape) % 4 + r + 1
+    if dtype == "bool":
+        return base % 2 == 0
+    value = base.astype(dtype)
+    return (value + 1j * (r - base % 3)).astype(dtype) if np.dtype(dtype).kind == "c" else value
+
+
+def expected(op, dtype, shape=(2, 3)):
+    stack = np.stack([data(r, dtype, shape) for r in range(n)])
+    if dtype == "bool":
+        return stack.any(0) if op in (ReduceOp.SUM, ReduceOp.MAX) else stack.all(0)
+    return REDUCE[op](stack, axis=0).astype(dtype)
+
+
+def gpu(value):
+    return eager.to_tensor(value, place="gpu")
+
+
+def same(tensor, want, what):
+    assert tensor.place.is_gpu_place(), what
+    got = tensor.numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(what))
+
+
+# -- all_reduce: every op on every dtype NCCL serves; the rest on the host path ------------
+for dtype in ("float32", "float64", "float16", "int32", "int64", "uint8", "bool", "complex64", "int16"):
+    for op in ReduceOp:
+        if op is ReduceOp.AVG and dtype in ("int32", "int64", "uint8", "bool", "int16"):
+            continue
+        if op in (ReduceOp.MAX, ReduceOp.MIN) and dtype == "complex64":
+            continue
+        t = gpu(data(rank, dtype))
+        version, before = t.impl.version, calls["allReduce"]
+        task = dist.all_reduce(t, op, sync_op=(op is not ReduceOp.MAX))
+        assert task.wait() and task.is_completed()
+        same(t, expected(op, dtype), ("all_reduce", dtype, op))
+        assert t.impl.version > version
+        on_nccl = dtype != "int16" and not (dtype == "complex64" and op is ReduceOp.PROD)
+        assert calls["allReduce"] - before == int(on_nccl), (dtype, op)
+
+# -- broadcast, reduce, all_gather, reduce_scatter -------------------------------------------
+for dtype in ("float32", "int64", "bool"):
+    t = gpu(data(rank, dtype))
+    dist.broadcast(t, src=1)
+    same(t, data(1, dtype), ("broadcast", dtype))
+assert calls["bcast"] == 3
+
+for op in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX):
+    t = gpu(data(rank, "float64"))
+    dist.reduce(t, dst=0, op=op)
+    same(t, expected(op, "float64") if rank == 0 else data(rank, "float64"), ("reduce", op))
+assert calls["reduce"] == 3
+
+parts = []
+dist.all_gather(parts, gpu(data(rank, "float32")))
+assert len(parts) == n
+for r, part in enumerate(parts):
+    same(part, data(r, "float32"), ("all_gather new", r))
+into = [gpu(np.zeros((2, 3), "int32")) for _ in range(n)]
+dist.all_gather(into, gpu(data(rank, "int32")))
+for r, part in enumerate(into):
+    same(part, data(r, "int32"), ("all_gather into", r))
+whole = gpu(np.zeros((2 * n, 3), "float32"))
+dist.all_gather(whole, gpu(data(rank, "float32")))
+same(whole, np.concatenate([data(r, "float32") for r in range(n)]), "all_gather tensor")
+assert calls["allGather"] == 3
+
+for op in (ReduceOp.SUM, ReduceOp.AVG):
+    mine = [gpu(data(rank + 10 * i, "float32")) for i in range(n)]
+    dist.reduce_scatter(mine[0], mine, op=op)
+    want = REDUCE[op](np.stack([data(r + 10 * rank, "float32") for r in range(n)]), axis=0).astype("float32")
+    same(mine[0], want, ("reduce_scatter", op))
+assert calls["reduceScatter"] == 2
+
+# -- a view that is not contiguous: reduced in a copy, written back through the view ----------
+before = dict(calls)
+base = gpu(data(rank, "float32"))
+column = base[:, 1]
+dist.all_reduce(column)
+same(column, expected(ReduceOp.SUM, "float32")[:, 1], "view")
+same(base[:, 1], expected(ReduceOp.SUM, "float32")[:, 1], "view's base")
+same(base[:, 0], data(rank, "float32")[:, 0], "view's base elsewhere")
+dist.broadcast(column, src=0)
+same(base[:, 1], expected(ReduceOp.SUM, "float32")[:, 1], "view after broadcast")
+assert (calls["allReduce"], calls["bcast"]) == (before["allReduce"] + 1, before["bcast"] + 1)
+
+# -- one communicator per group; destroying the group destroys it ---------------------------
+assert calls["init"] == 1
+group = dist.new_group([0, 1])
+t = gpu(data(rank, "float32"))
+dist.all_reduce(t, group=group)
+same(t, expected(ReduceOp.SUM, "float32"), "group all_reduce")
+assert calls["init"] == 2
+dist.destroy_process_group(group)
+assert calls["destroy"] == 1
+
+# -- ranks sharing a GPU (NCCL refuses that): the host path, with a warning ----------------
+import warnings
+from eager.distributed import nccl
+real_name = nccl._gpu_name
+nccl._gpu_name = lambda device_id: ("one host", "one bus")
+shared = dist.new_group([0, 1])
+before = dict(calls)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    t = gpu(data(rank, "float32"))
+    dist.all_reduce(t, group=shared)
+    dist.all_reduce(t, group=shared)
+assert [str(w.message) for w in caught if "share a GPU" in str(w.message)], caught
+same(t, 2 * expected(ReduceOp.SUM, "float32"), "shared GPU")
+assert dict(calls) == before
+nccl._gpu_name = real_name
+
+# -- switched off: the host path, same result ---------------------------------------------
+os.environ["EAGER_DISTRIBUTED_NCCL"] = "0"
+before = dict(calls)
+t = gpu(data(rank, "float32"))
+dist.all_reduce(t)
+same(t, expected(ReduceOp.SUM, "float32"), "host path")
+assert dict(calls) == before
+del os.environ["EAGER_DISTRIBUTED_NCCL"]
+
+# -- DataParallel on the GPU: device buckets, one process's gradients -------------------------
+eager.set_default_dtype("float64")
+eager.seed(3)
+net = eager.nn.Sequential(eager.nn.Linear(5, 7), eager.nn.Tanh(), eager.nn.Linear(7, 3))
+alone = eager.nn.Sequential(eager.nn.Linear(5, 7), eager.nn.Tanh(), eager.nn.Linear(7, 3))
+alone.set_state_dict(net.state_dict())
+net.to("gpu")
+model = dist.DataParallel(net, comm_buffer_size=1e-4, last_comm_buffer_size=1e-4)
+assert len(model._reducer.buckets) > 1 and all(b.device == 0 for b in model._reducer.buckets)
+opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
+opt_alone = eager.optimizer.SGD(0.1, parameters=alone.parameters())
+rng = np.random.default_rng(0)
+for step in range(2):
+    x, y = rng.standard_normal((8, 5)), rng.standard_normal((8, 3))
+    share = slice(4 * rank, 4 * rank + 4)
+    reduces, down = calls["allReduce"], fake_cupy.transfers[0]
+    loss = ((model(gpu(x[share])) - gpu(y[share])) ** 2).mean()
+    loss.backward()
+    assert fake_cupy.transfers[0] == down, "backward copied a gradient to the host"
+    assert calls["allReduce"] - reduces == len(model._reducer.buckets)
+    ((alone(eager.to_tensor(x)) - eager.to_tensor(y)) ** 2).mean().backward()
+    for (name, p), q in zip(net.named_parameters(), alone.parameters()):
+        assert p.grad.place.is_gpu_place(), name
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+    opt.step(), opt.clear_grad(), opt_alone.step(), opt_alone.clear_grad()
+for p, q in zip(net.parameters(), alone.parameters()):
+    np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-10, atol=1e-12)
+
+open(f"ok_{rank}", "w").close()
+'''
+
+
+def test_gpu_collectives_and_data_parallel_run_on_nccl(tmp_path):
+    run_ranks(2, RANK_SCRIPT, tmp_path, timeout=180)
+    assert sorted(p.name for p in tmp_path.glob("ok_*")) == ["ok_0", "ok_1"]
+
+
+def test_what_nccl_serves_and_what_goes_the_host_way():
+    module = nccl.nccl_module()
+    assert module is not None
+    assert nccl.reduction(ReduceOp.SUM, np.float32) == (module.NCCL_FLOAT32, 1, module.NCCL_SUM)
+    assert nccl.reduction(ReduceOp.MAX, np.int64) == (module.NCCL_INT64, 1, module.NCCL_MAX)
+    assert nccl.reduction(ReduceOp.PROD, np.uint8) == (module.NCCL_UINT8, 1, module.NCCL_PROD)
+    assert nccl.reduction(ReduceOp.AVG, np.float64) == (module.NCCL_FLOAT64, 1, module.NCCL_SUM)
+    # bool as uint8: or is max, and is min; complex as pairs of floats, sums only
+    assert nccl.reduction(ReduceOp.SUM, np.bool_) == (module.NCCL_UINT8, 1, module.NCCL_MAX)
+    assert nccl.reduction(ReduceOp.PROD, np.bool_) == (module.NCCL_UINT8, 1, module.NCCL_MIN)
+    assert nccl.reduction(ReduceOp.AVG, np.complex128) == (module.NCCL_FLOAT64, 2, module.NCCL_SUM)
+    assert nccl.reduction(ReduceOp.PROD, np.complex64) is None
+    assert nccl.reduction(ReduceOp.SUM, np.int16) is None
+
+
+def test_nccl_is_used_for_one_gpu_only(monkeypatch):
+    # These answers come before any communicator is made (group None is never asked).
+    cpu, gpu = eager.ones([2]), eager.ones([2], place="gpu")
+    assert not nccl.usable(None, cpu) and not nccl.usable(None, gpu, cpu)
+    monkeypatch.setenv("EAGER_DISTRIBUTED_NCCL", "0")
+    assert not nccl.usable(None, gpu)
+
+
+def test_a_world_of_one_needs_no_nccl_communicator():
+    import fake_nccl
+
+    before = dict(fake_nccl.calls)
+    t = eager.to_tensor([1.0, 2.0], place="gpu")
+    dist.all_reduce(t, op=ReduceOp.AVG)
+    parts = []
+    dist.all_gather(parts, t)
+    np.testing.assert_array_equal(parts[0].numpy(), [1.0, 2.0])
+    assert parts[0].place.is_gpu_place()
+    assert dict(fake_nccl.calls) == before
+
+
+def test_fake_nccl_refuses_an_overrun_and_a_foreign_address():
+    import fake_cupy
+    import fake_nccl
+
+    a = fake_cupy.zeros(4, fake_cupy.float32)
+    pointer = a.data.ptr
+    assert fake_nccl._host(pointer, 4, fake_nccl.NCCL_FLOAT32, "t").shape == (4,)
+    with pytest.raises(ValueError, match="overrun"):
+        fake_nccl._host(pointer, 5, fake_nccl.NCCL_FLOAT32, "t")
+    with pytest.raises(ValueError, match="not that of a live device array"):
+        fake_nccl._host(pointer + 4, 1, fake_nccl.NCCL_FLOAT32, "t")
