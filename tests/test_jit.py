@@ -330,3 +330,44 @@ def test_layer_and_method_decoration_and_switches():
         eager.jit.enable_to_static("yes")
     with pytest.raises(TypeError, match="callable or a Layer"):
         eager.jit.to_static(3)
+
+
+SCALE = 2.0
+
+
+def test_python_numbers_the_function_reads_are_guarded():
+    global SCALE
+    fn = eager.jit.to_static(lambda x: x * SCALE)
+    x = eager.to_tensor(XS[0])
+    for _ in range(3):
+        np.testing.assert_array_equal(fn(x).numpy(), XS[0] * np.float32(2.0))
+    SCALE = 3.0
+    try:
+        np.testing.assert_array_equal(fn(x).numpy(), XS[0] * np.float32(3.0))
+    finally:
+        SCALE = 2.0
+    assert fn.replays == 2 and fn.captures == 2
+
+
+def test_a_to_static_call_inside_a_capture_is_recorded_by_the_outer_one():
+    inner = eager.jit.to_static(lambda x: x * 2.0)
+    x = eager.to_tensor(XS[0])
+    for _ in range(3):
+        inner(x)  # inner has a trace of its own now
+    outer = eager.jit.to_static(lambda x: inner(x) + 1.0)
+    for i in range(4):
+        np.testing.assert_array_equal(outer(eager.to_tensor(XS[i])).numpy(), XS[i] * np.float32(2.0) + 1)
+    assert outer.replays == 3
+
+
+def test_changing_an_input_autograd_state_runs_eagerly():
+    def body(x):
+        x.stop_gradient = False
+        (x * 3.0).sum().backward()
+        return x.grad
+
+    fn = eager.jit.to_static(body)
+    with pytest.warns(RuntimeWarning, match="input tensor's buffer or autograd state"):
+        grads = [fn(eager.to_tensor(XS[i])) for i in range(3)]
+    for g in grads:
+        np.testing.assert_array_equal(g.numpy(), np.full_like(XS[0], 3.0))

@@ -49,6 +49,8 @@ DATA_DEPENDENT = frozenset({"nonzero", "masked_select", "masked_select_grad", "u
 # Kernels whose result shape depends on the values when an index is a boolean mask.
 MASK_INDEXED = frozenset({"getitem", "getitem_grad", "setitem", "setitem_grad", "index_put",
                           "index_put_grad"})
+# Kernels whose results the caller reads on the host (anomaly mode's NaN count).
+HOST_READ = frozenset({"nan_inf_count"})
 _CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype, enum.Enum,
                    type, slice, Place, type(Ellipsis), ArraySpec)
 
@@ -185,6 +187,8 @@ class Recorder:
         if self.reason is not None:
             return result
         try:
+            if name in HOST_READ:
+                raise Unreplayable(f"kernel {name!r} has its result read on the host (anomaly checks)")
             if name in DATA_DEPENDENT or (name in MASK_INDEXED and any(
                     _is_array(a) and a.dtype == np.bool_ for a in _flat(args))):
                 raise Unreplayable(f"kernel {name!r} makes a result whose shape depends on the values")

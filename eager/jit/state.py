@@ -49,6 +49,8 @@ def discover(fn, args, kwargs) -> tuple:
         if isinstance(value, (Layer, Optimizer, Tensor)):
             seen.add(id(value))
             roots.append((kind, holder, key, value))
+        elif kind in ("global", "cell") and type(value) in SCALARS:
+            roots.append((kind, holder, key, value))  # a number the code reads: compared by value
         elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
                 value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
             seen.add(id(value))
@@ -129,10 +131,11 @@ class Guard:
         self.namespace = {"_MISSING": _MISSING}
         self.terms = []
         for kind, holder, key, obj in roots:
+            check = self._eq if type(obj) in SCALARS else self._is
             if kind == "global":
-                self._is(f"{self._name(holder)}.get({self._name(key)}, _MISSING)", obj)
+                check(f"{self._name(holder)}.get({self._name(key)}, _MISSING)", obj)
             elif kind == "cell":
-                self._is(f"{self._name(holder)}.cell_contents", obj)
+                check(f"{self._name(holder)}.cell_contents", obj)
             elif kind == "attr":
                 self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
         for obj in list(layers) + list(optimizers):
@@ -143,7 +146,9 @@ class Guard:
                 self._eq(f"{self._name(scheduler)}()", scheduler())
         for t in tensors:
             self._tensor(t)
-        source = "def guard():\n    return (" + "\n            and ".join(self.terms or ["True"]) + ")\n"
+        source = ("def guard():\n    try:\n        return (" + "\n                and ".join(self.terms or ["True"])
+                  + ")\n    except Exception:  # a cell emptied, an attribute deleted: not the captured state\n"
+                  "        return False\n")
         exec(compile(source, "<eager.jit guard>", "exec"), self.namespace)  # noqa: S102  (built above)
         self.source = source
         self.guard = self.namespace["guard"]

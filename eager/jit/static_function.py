@@ -25,7 +25,7 @@ from phi.core import DenseTensor
 
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
-from ..framework import get_default_dtype
+from ..framework import current_place, get_default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
@@ -178,7 +178,9 @@ class StaticFunction:
 
     def __call__(self, *args, **kwargs):
         function = self._function
-        if not SWITCH.enabled or ANOMALY.enabled:
+        if not SWITCH.enabled or ANOMALY.enabled or _recorder._ACTIVE is not None and _recorder._mine():
+            # off, anomaly checks (they read values on the host), or called inside
+            # another capture, which records these kernels as its own
             return function(*args, **kwargs)
         tensors, parts = [], []
         try:
@@ -190,7 +192,7 @@ class StaticFunction:
                 self._cache[key] = _Eager(str(error))
                 _warn(function, str(error))
             return function(*args, **kwargs)
-        key = (STATE.enabled, get_default_dtype(), tuple(parts))
+        key = (STATE.enabled, get_default_dtype(), current_place(), tuple(parts))
         entry = self._cache.get(key)
         if type(entry) is Trace:
             if entry.guard.guard():
@@ -212,11 +214,14 @@ class StaticFunction:
         counters_before = _state.counters(optimizers)
         rec = _recorder.Recorder([t.impl for t in tensors], located)
         self.captures += 1
+        metas = [(t._meta, t.impl) for t in tensors]
         wrapped = _recorder.start(rec)
         try:
             result = function(*args, **kwargs)
         finally:
             _recorder.stop(wrapped)
+        if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
+            rec.fail("it changes an input tensor's buffer or autograd state (stop_gradient, .grad)")
         trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
         if trace is not None:
             self._cache[key] = trace
@@ -339,6 +344,10 @@ def _template(value, rec, tensors, held, parts):
         if slot is None or slot < len(tensors) or id(impl.array) in rec.located:
             raise _Unsupported("it returns a tensor that the trace cannot rebuild (not made by the "
                                "call's kernels, nor an input, parameter or state tensor)")
+        meta = value._meta
+        if meta is not None and meta.__dict__:
+            raise _Unsupported("it returns a tensor with a .grad, hooks or a retained gradient, which "
+                               "a replay does not rebuild")
         parts.append(value)
         return ("slot", slot, value.stop_gradient, impl.version)
     if type(value) in (int, float, bool, str, type(None)):
