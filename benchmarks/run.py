@@ -420,7 +420,7 @@ class JitStep(EagerStep):
         loss = self.loss_fn(self.model(x), y)
         loss.backward()
         self.opt.step()
-        self.opt.clear_grad()
+        self.opt.clear_grad(set_to_zero=False)
         return loss
 
 

@@ -371,3 +371,26 @@ def test_changing_an_input_autograd_state_runs_eagerly():
         grads = [fn(eager.to_tensor(XS[i])) for i in range(3)]
     for g in grads:
         np.testing.assert_array_equal(g.numpy(), np.full_like(XS[0], 3.0))
+
+
+def test_a_hook_registered_between_replays_is_honoured():
+    model = _model()
+    opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
+    seen = []
+
+    @eager.jit.to_static
+    def step(x):
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    for i in range(3):
+        step(eager.to_tensor(XS[i]))
+    assert step.replays == 1
+    model[0].weight.register_hook(lambda g: seen.append(g.shape))
+    with pytest.warns(RuntimeWarning, match="hook"):
+        step(eager.to_tensor(XS[3]))
+    step(eager.to_tensor(XS[4]))
+    assert len(seen) == 2 and step.replays == 1

@@ -169,7 +169,7 @@ class Guard:
         self.terms.append(f"{expr} is {self._name(value)}")
 
     def _eq(self, expr: str, value) -> None:
-        self.terms.append(f"type({expr}) is {self._name(type(value))} and {expr} == {self._name(value)}")
+        self.terms.append(f"type(_v := {expr}) is {self._name(type(value))} and _v == {self._name(value)}")
 
     def _container(self, expr: str, value) -> None:
         """``expr`` (already checked to be ``value``) holds the same items."""
@@ -213,6 +213,9 @@ class Guard:
         self._eq(f"{mn}.stop_gradient", meta.stop_gradient)
         self._is(f"{mn}.node", meta.node)
         self._container(f"{mn}.__dict__", meta.__dict__)
+        for value in list(meta.__dict__.values()):
+            if isinstance(value, dict):  # hooks: a hook added to the same dict changes its length
+                self._container("", value)
         node = meta.node
         if node is not None:
             self._container(f"{self._name(node)}.__dict__", node.__dict__)
