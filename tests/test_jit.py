@@ -394,3 +394,11 @@ def test_a_hook_registered_between_replays_is_honoured():
         step(eager.to_tensor(XS[3]))
     step(eager.to_tensor(XS[4]))
     assert len(seen) == 2 and step.replays == 1
+
+
+@pytest.mark.usefixtures("device")
+def test_training_on_the_device_axis_replays_bitwise(device):
+    eager_run = _train(False, optimizer="adam", steps=4)
+    static_run = _train(True, optimizer="adam", steps=4)
+    _assert_same(eager_run, static_run)
+    assert _replays(static_run[5]) == 2 and not static_run[5].reasons

@@ -26,6 +26,7 @@ alive, other than a returned one, is state the replay would not update.
 from __future__ import annotations
 
 import enum
+import sys
 import threading
 import weakref
 
@@ -58,8 +59,31 @@ _ACTIVE = None  # the Recorder capturing now, or None
 
 
 def _is_array(value) -> bool:
-    return type(value) is np.ndarray or (
-        not isinstance(value, np.generic) and hasattr(value, "__cuda_array_interface__"))
+    """A NumPy array, or an array of the loaded CuPy (the two array types phi computes on)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return True
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and kind is getattr(cupy, "ndarray", None)
+
+
+class _Strong:
+    """A strong reference for an array type without weak references."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self):
+        return self.value
+
+
+def _ref(array):
+    try:
+        return weakref.ref(array)
+    except TypeError:
+        return _Strong(array)
 
 
 class Unreplayable(Exception):
@@ -139,7 +163,7 @@ class Recorder:
 
     def _new_slot(self, array) -> int:
         slot = len(self.slot_refs)
-        self.slot_refs.append(weakref.ref(array))
+        self.slot_refs.append(_ref(array))
         self.slot_types.append(type(array))
         self.slot_of[id(array)] = slot
         return slot
