@@ -402,3 +402,16 @@ def test_training_on_the_device_axis_replays_bitwise(device):
     static_run = _train(True, optimizer="adam", steps=4)
     _assert_same(eager_run, static_run)
     assert _replays(static_run[5]) == 2 and not static_run[5].reasons
+
+
+def test_a_tensor_returned_twice_is_one_tensor_and_signatures_are_bounded(monkeypatch):
+    fn = eager.jit.to_static(lambda x: (lambda y: (y, [y]))(x * 2.0))
+    for i in range(3):
+        a, (b,) = fn(eager.to_tensor(XS[i]))
+        assert a is b
+        np.testing.assert_array_equal(a.numpy(), XS[i] * np.float32(2.0))
+    assert fn.replays == 2
+    monkeypatch.setattr(eager.jit.static_function, "MAX_SIGNATURES", 3)
+    for n in range(1, 7):
+        fn(eager.to_tensor(XS[0][:n]))
+    assert len(fn._cache) <= 3

@@ -35,6 +35,8 @@ from .trace import build
 
 # Captures of one signature that may fail to settle before it runs eagerly for good.
 MAX_CAPTURES = 4
+# Signatures one StaticFunction remembers; the oldest is forgotten first.
+MAX_SIGNATURES = 64
 
 
 class _Switch:
@@ -109,15 +111,21 @@ class Trace:
         return _build(self.template, arrays, tensors)
 
 
-def _build(template, arrays, tensors):
+def _build(template, arrays, tensors, made=None):
     kind = template[0]
-    if kind == "t":  # a tensor the call made: (slot index among results, stop_gradient, version)
+    if kind == "t":  # a tensor the call made: (index among results, stop_gradient, version, which)
+        if made is None:
+            made = {}
+        out = made.get(template[4])
+        if out is not None:  # the call returned this tensor more than once
+            return out
         impl = DenseTensor(arrays[template[1]])
         for _ in range(template[3]):
             impl.bump_version()
         out = Tensor(impl)
         if not template[2]:
             out.stop_gradient = False
+        made[template[4]] = out
         return out
     if kind == "c":
         return template[1]
@@ -125,7 +133,9 @@ def _build(template, arrays, tensors):
         return tensors[template[1]]
     if kind == "obj":
         return template[1]
-    items = [_build(t, arrays, tensors) for t in template[2]]
+    if made is None:
+        made = {}
+    items = [_build(t, arrays, tensors, made) for t in template[2]]
     if template[1] is dict:
         return dict(zip(template[3], items))
     return template[1](items)
@@ -223,6 +233,8 @@ class StaticFunction:
         if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
             rec.fail("it changes an input tensor's buffer or autograd state (stop_gradient, .grad)")
         trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
+        while len(self._cache) >= MAX_SIGNATURES:
+            del self._cache[next(iter(self._cache))]
         if trace is not None:
             self._cache[key] = trace
             self._attempts.pop(key, None)
@@ -349,7 +361,8 @@ def _template(value, rec, tensors, held, parts):
             raise _Unsupported("it returns a tensor with a .grad, hooks or a retained gradient, which "
                                "a replay does not rebuild")
         parts.append(value)
-        return ("slot", slot, value.stop_gradient, impl.version)
+        which = next(i for i, p in enumerate(parts) if p is value)  # the same tensor returned twice: once
+        return ("slot", slot, value.stop_gradient, impl.version, which)
     if type(value) in (int, float, bool, str, type(None)):
         return ("c", value)
     if type(value) in (tuple, list):
@@ -364,7 +377,7 @@ def _number_results(template, result_slots):
     kind = template[0]
     if kind == "slot":
         result_slots.append(template[1])
-        return ("t", len(result_slots) - 1, template[2], template[3])
+        return ("t", len(result_slots) - 1, template[2], template[3], template[4])
     if kind == "seq":
         items = [_number_results(t, result_slots) for t in template[2]]
         return ("seq", template[1], items) + tuple(template[3:])
