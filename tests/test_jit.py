@@ -415,3 +415,23 @@ def test_a_tensor_returned_twice_is_one_tensor_and_signatures_are_bounded(monkey
     for n in range(1, 7):
         fn(eager.to_tensor(XS[0][:n]))
     assert len(fn._cache) <= 3
+
+
+def test_a_scheduler_stepped_inside_the_function_runs_eagerly():
+    model = _model()
+    sched = eager.optimizer.lr.StepDecay(0.05, step_size=100, gamma=0.5)
+    opt = eager.optimizer.SGD(sched, parameters=model.parameters())
+
+    @eager.jit.to_static
+    def step(x):
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        sched.step()
+        return loss
+
+    with pytest.warns(RuntimeWarning, match="steps a learning-rate scheduler"):
+        for i in range(4):
+            step(eager.to_tensor(XS[i]))
+    assert step.replays == 0 and sched.last_epoch == 4

@@ -18,26 +18,29 @@ import types
 from phi.core import DenseTensor
 
 from ..nn.layer import Layer
+from ..optimizer.lr import LRScheduler
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 
 # Attribute values compared by value; anything else by identity.
 SCALARS = (bool, int, float, complex, str, bytes, type(None))
-# Counters a step moves by a fixed amount: a replay adds the captured change.
-COUNTERS = {Optimizer: ("_step_count",)}
+# Counters a step moves by a fixed amount, which nothing but state_dict reads:
+# a replay adds the captured change. Only eager's own optimizers (a subclass
+# elsewhere may read its step count, so there it is compared like any number).
+COUNTERS = {"eager.optimizer.optimizer": ("_step_count",)}
 
 
 def _counters_of(obj) -> tuple:
-    for cls, names in COUNTERS.items():
-        if isinstance(obj, cls):
-            return names
+    if isinstance(obj, Optimizer):
+        return COUNTERS.get(type(obj).__module__, ())
     return ()
 
 
 def discover(fn, args, kwargs) -> tuple:
-    """(roots, layers, optimizers, tensors) the call can reach: roots are
-    (getter description, object) pairs re-checked at each replay by
-    :class:`RootGuard`; layers include every sublayer."""
+    """(roots, layers, optimizers, tensors, schedulers) the call can reach:
+    roots are (kind, holder, key, object) found in the arguments, ``self``, the
+    closure and the globals; layers include every sublayer; schedulers are the
+    optimizers' learning-rate schedulers."""
     roots = []  # (kind, holder, key, object)
     seen = set()
 
@@ -46,7 +49,7 @@ def discover(fn, args, kwargs) -> tuple:
             return
         if isinstance(value, Tensor) and kind in ("arg", "item"):
             return  # an input: the signature's, not the state's
-        if isinstance(value, (Layer, Optimizer, Tensor)):
+        if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler)):
             seen.add(id(value))
             roots.append((kind, holder, key, value))
         elif kind in ("global", "cell") and type(value) in SCALARS:
@@ -111,15 +114,20 @@ def discover(fn, args, kwargs) -> tuple:
             if isinstance(t, Tensor) and id(t) not in known:
                 known.add(id(t))
                 tensors.append(t)
-    return roots, layers, optimizers, tensors
+    schedulers = []
+    for obj in [r[3] for r in roots] + [opt._lr_scheduler for opt in optimizers]:
+        if isinstance(obj, LRScheduler) and all(obj is not other for other in schedulers):
+            schedulers.append(obj)
+    return roots, layers, optimizers, tensors, schedulers
 
 
 class Guard:
     """The state a trace is specialised to, as one compiled boolean expression:
-    each root still where it was found; each Layer's and Optimizer's attributes
-    (scalars by value, containers by the identities they hold, anything else by
-    identity; counters left out); each optimizer's next learning rate; each
-    tensor's buffer, autograd meta, gradient and hooks by identity.
+    each root still where it was found; each Layer's and Optimizer's
+    attributes (scalars by value, containers by the identities they hold,
+    anything else by identity; counters left out); each learning-rate
+    scheduler's current rate; each tensor's buffer, autograd meta, gradient
+    and hooks by identity.
 
     ``guard()`` is True while the state is as it was when the Guard was built;
     the objects compared by identity are held here, so their ids stay unique.
@@ -127,7 +135,7 @@ class Guard:
     as it found it.
     """
 
-    def __init__(self, roots, layers, optimizers, tensors):
+    def __init__(self, roots, layers, optimizers, tensors, schedulers):
         self.namespace = {"_MISSING": _MISSING}
         self.terms = []
         for kind, holder, key, obj in roots:
@@ -140,10 +148,8 @@ class Guard:
                 self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
         for obj in list(layers) + list(optimizers):
             self._attributes(obj)
-        for opt in optimizers:
-            scheduler = opt._lr_scheduler
-            if scheduler is not None:
-                self._eq(f"{self._name(scheduler)}()", scheduler())
+        for scheduler in schedulers:  # the rate the next step reads (a step() between calls is fine)
+            self._eq(f"{self._name(scheduler)}()", scheduler())
         for t in tensors:
             self._tensor(t)
         source = ("def guard():\n    try:\n        return (" + "\n                and ".join(self.terms or ["True"])
@@ -234,9 +240,15 @@ class Guard:
 _MISSING = object()
 
 
+def shallow(obj) -> tuple:
+    """An object's attributes, numbers by value and anything else by identity
+    (a scheduler stepped during a capture changes it)."""
+    return tuple((k, v if type(v) in SCALARS else id(v)) for k, v in vars(obj).items())
+
+
 def counters(optimizers) -> tuple:
     """The counters a replay moves, per optimizer."""
     return tuple(tuple(getattr(opt, name) for name in _counters_of(opt)) for opt in optimizers)
 
 
-__all__ = ["Guard", "counters", "discover"]
+__all__ = ["Guard", "counters", "discover", "shallow"]

@@ -218,13 +218,14 @@ class StaticFunction:
     def _capture(self, key, args, kwargs, tensors):
         function = self._function
         discovered = _state.discover(function, args, kwargs)
-        roots, layers, optimizers, held = discovered
+        roots, layers, optimizers, held, schedulers = discovered
         located = _located(held, optimizers)
         guard = _state.Guard(*discovered)
         counters_before = _state.counters(optimizers)
         rec = _recorder.Recorder([t.impl for t in tensors], located)
         self.captures += 1
         metas = [(t._meta, t.impl) for t in tensors]
+        stepped = [_state.shallow(s) for s in schedulers]
         wrapped = _recorder.start(rec)
         try:
             result = function(*args, **kwargs)
@@ -232,6 +233,9 @@ class StaticFunction:
             _recorder.stop(wrapped)
         if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
             rec.fail("it changes an input tensor's buffer or autograd state (stop_gradient, .grad)")
+        if stepped != [_state.shallow(s) for s in schedulers]:
+            rec.fail("it steps a learning-rate scheduler (Python state a replay does not advance; "
+                     "call scheduler.step() outside the function)")
         trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
         while len(self._cache) >= MAX_SIGNATURES:
             del self._cache[next(iter(self._cache))]
