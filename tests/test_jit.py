@@ -435,3 +435,14 @@ def test_a_scheduler_stepped_inside_the_function_runs_eagerly():
         for i in range(4):
             step(eager.to_tensor(XS[i]))
     assert step.replays == 0 and sched.last_epoch == 4
+
+
+def test_a_layer_forward_hook_runs_every_call():
+    model = _model()
+    calls = []
+    model[0].register_forward_post_hook(lambda layer, inputs, output: calls.append(1))
+    fn = eager.jit.to_static(lambda x: model(x))
+    with eager.no_grad(), pytest.warns(RuntimeWarning, match="forward hook"):
+        for i in range(3):
+            fn(eager.to_tensor(XS[i]))
+    assert len(calls) == 3 and fn.replays == 0

@@ -325,14 +325,11 @@ def _saved_enter(self):
 _LOCK = threading.Lock()
 
 
-def _wrap_tables():
-    wrapped = []
+def _wrap_tables() -> None:
     for table in KERNELS.dispatch_tables():
         for key, fn in list(table.items()):
             if type(fn) is not RecordingKernel:
                 table[key] = RecordingKernel(fn, table.name)
-                wrapped.append((table, key, fn))
-    return wrapped
 
 
 def _clear_signature_caches():
@@ -340,16 +337,16 @@ def _clear_signature_caches():
         cache.clear()
 
 
-def start(recorder: Recorder):
+def start(recorder: Recorder) -> None:
     """Activates ``recorder`` (one capture at a time in the process: a second
-    thread's capture waits). Returns the state :func:`stop` restores."""
+    thread's capture waits); :func:`stop` undoes it."""
     global _ACTIVE
     _LOCK.acquire()
     try:
         if HOOKS.stack:
             recorder.fail("saved_tensors_hooks are active")
         _ACTIVE = recorder
-        wrapped = _wrap_tables()
+        _wrap_tables()
         BIND_HOOK.hook = lambda table, key, bound: RecordingKernel(bound, table.name)
         _clear_signature_caches()
         Tensor.numpy = _numpy
@@ -360,15 +357,14 @@ def start(recorder: Recorder):
         Layer.__call__ = _layer_call
         saved_tensors_hooks.__enter__ = _saved_enter
     except BaseException:
-        _LOCK.release()
+        stop()  # puts back whatever was swapped, and releases the lock
         raise
-    return wrapped
 
 
-def stop(wrapped) -> None:
-    """Undoes :func:`start`: every swap, every wrapped table entry (entries bound
-    during the capture are dropped, to be bound again unwrapped), the signature
-    caches that remembered wrapped kernels."""
+def stop() -> None:
+    """Undoes :func:`start`: every swap, every wrapped table entry (those bound
+    during the capture too), the signature caches that remembered wrapped
+    kernels."""
     global _ACTIVE
     try:
         saved_tensors_hooks.__enter__ = _original_saved_enter
@@ -379,8 +375,8 @@ def stop(wrapped) -> None:
         DenseTensor.bump_version = _original_bump
         Tensor.numpy = _original_numpy
         BIND_HOOK.hook = None
-        for table, key, fn in wrapped:
-            table[key] = fn
+        # Every wrapped entry still there gets its kernel back (a table that a
+        # kernel registration emptied meanwhile stays empty: it binds anew).
         for table in KERNELS.dispatch_tables():
             for key, fn in list(table.items()):
                 if type(fn) is RecordingKernel:

@@ -224,13 +224,15 @@ class StaticFunction:
         counters_before = _state.counters(optimizers)
         rec = _recorder.Recorder([t.impl for t in tensors], located)
         self.captures += 1
+        if any(layer._forward_pre_hooks or layer._forward_post_hooks for layer in layers):
+            rec.fail("a forward hook of a Layer it reaches runs Python")
         metas = [(t._meta, t.impl) for t in tensors]
         stepped = [_state.shallow(s) for s in schedulers]
-        wrapped = _recorder.start(rec)
+        _recorder.start(rec)
         try:
             result = function(*args, **kwargs)
         finally:
-            _recorder.stop(wrapped)
+            _recorder.stop()
         if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
             rec.fail("it changes an input tensor's buffer or autograd state (stop_gradient, .grad)")
         if stepped != [_state.shallow(s) for s in schedulers]:
