@@ -446,3 +446,17 @@ def test_a_layer_forward_hook_runs_every_call():
         for i in range(3):
             fn(eager.to_tensor(XS[i]))
     assert len(calls) == 3 and fn.replays == 0
+
+
+STEP = 0
+
+
+def test_state_that_moves_on_every_call_stops_capturing():
+    global STEP
+    fn = eager.jit.to_static(lambda x: x * float(STEP))
+    x = eager.to_tensor(XS[0])
+    with pytest.warns(RuntimeWarning, match="changes on every call"):
+        for STEP in range(8):
+            np.testing.assert_array_equal(fn(x).numpy(), XS[0] * np.float32(STEP))
+    assert fn.replays == 0 and fn.captures <= 5
+    STEP = 0

@@ -98,7 +98,8 @@ class Trace:
     """One signature's captured call: the replay function, the state it is
     specialised to, the effects it repeats and how to build the return value."""
 
-    __slots__ = ("run", "guard", "located_ids", "bumps", "counter_steps", "template", "kept")
+    __slots__ = ("run", "guard", "located_ids", "bumps", "counter_steps", "template", "kept", "replays",
+                 "streak")
 
     def replay(self, tensors):
         arrays = self.run([t.impl.array for t in tensors])
@@ -209,13 +210,18 @@ class StaticFunction:
                 located = entry.located_ids
                 if not any(id(t.impl.array) in located for t in tensors):
                     self.replays += 1
+                    entry.replays += 1
                     return entry.replay(tensors)
                 return function(*args, **kwargs)  # an input aliases the state: this call runs eagerly
+            # The state moved: capture again; a trace replaced before it ever
+            # replayed, several times in a row, means the state moves on every call.
+            streak = entry.streak + 1 if entry.replays == 0 else 1
+            return self._capture(key, args, kwargs, tensors, streak)
         elif type(entry) is _Eager:
             return function(*args, **kwargs)
         return self._capture(key, args, kwargs, tensors)
 
-    def _capture(self, key, args, kwargs, tensors):
+    def _capture(self, key, args, kwargs, tensors, streak=0):
         function = self._function
         discovered = _state.discover(function, args, kwargs)
         roots, layers, optimizers, held, schedulers = discovered
@@ -241,7 +247,13 @@ class StaticFunction:
         trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
         while len(self._cache) >= MAX_SIGNATURES:
             del self._cache[next(iter(self._cache))]
-        if trace is not None:
+        if trace is not None and streak >= MAX_CAPTURES:
+            reason = ("the state it depends on (a number in its globals, a Layer attribute, a learning "
+                      "rate, a gradient buffer) changes on every call, so no trace is ever replayed")
+            self._cache[key] = _Eager(reason)
+            _warn(function, reason)
+        elif trace is not None:
+            trace.streak = streak
             self._cache[key] = trace
             self._attempts.pop(key, None)
         elif not settled:
@@ -336,6 +348,8 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located):
     trace.counter_steps = tuple(steps)
     trace.template = template
     trace.kept = list(located.values())
+    trace.replays = 0
+    trace.streak = 0
     return trace, None, True
 
 
