@@ -180,11 +180,18 @@ class StaticFunction:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        bound = self._bound.get(instance)
+        # One StaticFunction per instance, kept in the instance's __dict__ (it holds
+        # the bound method, so a weak-keyed table would keep the instance alive).
+        name = f"_to_static_{getattr(self._function, '__name__', 'function')}_{id(self)}"
+        holder = getattr(instance, "__dict__", None)
+        bound = holder.get(name) if holder is not None else self._bound.get(instance)
         if bound is None:
             bound = StaticFunction(types.MethodType(self._function, instance), self._input_spec,
                                    self._build_strategy, self._backend, **self._kwargs)
-            self._bound[instance] = bound
+            if holder is not None:
+                holder[name] = bound
+            else:
+                self._bound[instance] = bound
         return bound
 
     def __call__(self, *args, **kwargs):
