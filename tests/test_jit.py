@@ -460,3 +460,26 @@ def test_state_that_moves_on_every_call_stops_capturing():
             np.testing.assert_array_equal(fn(x).numpy(), XS[0] * np.float32(STEP))
     assert fn.replays == 0 and fn.captures <= 5
     STEP = 0
+
+
+def test_a_tensor_kept_as_a_layer_attribute_is_read_at_replay():
+    class Scaled(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(12, 3)
+            self.scale = eager.to_tensor(np.full((3,), 2.0, "float32"))
+
+        def forward(self, x):
+            return self.fc(x) * self.scale
+
+    net = Scaled()
+    fn = eager.jit.to_static(lambda x: net(x))
+    x = eager.to_tensor(XS[0])
+    with eager.no_grad():
+        for _ in range(3):
+            fn(x)
+        net.scale.set_value(np.full((3,), 5.0, "float32"))  # in place: the replay reads it
+        np.testing.assert_array_equal(fn(x).numpy(), net.fc(x).numpy() * np.float32(5.0))
+        net.scale = eager.to_tensor(np.full((3,), 7.0, "float32"))  # another tensor: captured again
+        np.testing.assert_array_equal(fn(x).numpy(), net.fc(x).numpy() * np.float32(7.0))
+    assert fn.replays == 3

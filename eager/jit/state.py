@@ -104,7 +104,8 @@ def discover(fn, args, kwargs) -> tuple:
             known.add(id(obj))
             tensors.append(obj)
     for layer in layers:
-        for t in list(layer._parameters.values()) + list(layer._buffers.values()):
+        plain = [v for v in vars(layer).values() if isinstance(v, Tensor)]  # a tensor kept as an attribute
+        for t in list(layer._parameters.values()) + list(layer._buffers.values()) + plain:
             if isinstance(t, Tensor) and id(t) not in known:
                 known.add(id(t))
                 tensors.append(t)
