@@ -2,14 +2,15 @@
 signature and replays them while the signature and the state repeat.
 
 See docs/jit.md for the rules; in short, a call's *signature* is its argument
-tree (each tensor's shape, dtype, array type and stop_gradient; Layers and
-Optimizers by identity; other values by value, which must be hashable), the
-grad mode and the default dtype. The first call of a signature runs eagerly
+tree (each tensor's shape, dtype and array type; Layers and Optimizers by
+identity; numbers, strings and None by value), the grad mode, the default
+dtype and the current place. The first call of a signature runs eagerly
 under a :class:`~eager.jit.recorder.Recorder`; if the recorder saw nothing a
 kernel list cannot replay, and the call left the state it reaches as it found
 it (apart from in-place writes, version counters and optimizer step counts),
-the kernel list becomes the signature's trace. Later calls whose state
-snapshot still matches run the trace; any other call captures again. A
+the kernel list becomes the signature's trace. Later calls whose state still
+passes the trace's :class:`~eager.jit.state.Guard` replay it; any other call
+captures again. A
 signature whose capture is unreplayable, or that has not settled after a few
 captures, runs eagerly from then on, with one warning naming why.
 """
