@@ -483,3 +483,36 @@ def test_a_tensor_kept_as_a_layer_attribute_is_read_at_replay():
         net.scale = eager.to_tensor(np.full((3,), 7.0, "float32"))  # another tensor: captured again
         np.testing.assert_array_equal(fn(x).numpy(), net.fc(x).numpy() * np.float32(7.0))
     assert fn.replays == 3
+
+
+@pytest.mark.parametrize("optimizer", ["momentum", "adamw", "rmsprop"])
+def test_classifier_steps_with_decay_clipping_and_dropout_replay_bitwise(optimizer):
+    labels = [RNG.integers(0, 3, 8).astype("int64") for _ in range(5)]
+
+    def run(static):
+        eager.seed(3)
+        model = nn.Sequential(nn.Linear(12, 16), nn.Tanh(), nn.Dropout(0.2), nn.Linear(16, 3))
+        if optimizer == "momentum":
+            opt = eager.optimizer.Momentum(0.1, momentum=0.9, parameters=model.parameters(), weight_decay=0.01)
+        elif optimizer == "adamw":
+            opt = eager.optimizer.AdamW(0.01, parameters=model.parameters(),
+                                        grad_clip=nn.ClipGradByGlobalNorm(1.0))
+        else:
+            opt = eager.optimizer.RMSProp(0.01, parameters=model.parameters())
+
+        def step(x, y):
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        eager.seed(5)
+        losses = [fn(eager.to_tensor(x), eager.to_tensor(y)).numpy().copy() for x, y in zip(XS, labels)]
+        return losses, [p.numpy().copy() for p in model.parameters()], fn
+
+    eager_run, static_run = run(False), run(True)
+    for a, b in zip(eager_run[0] + eager_run[1], static_run[0] + static_run[1]):
+        assert np.array_equal(a, b)
+    assert static_run[2].replays == 3 and not static_run[2].reasons
