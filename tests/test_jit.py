@@ -330,6 +330,8 @@ def test_layer_and_method_decoration_and_switches():
         eager.jit.enable_to_static("yes")
     with pytest.raises(TypeError, match="callable or a Layer"):
         eager.jit.to_static(3)
+    with pytest.raises(TypeError, match="'input_spec' expected a list or tuple"):
+        eager.jit.to_static(lambda t: t, input_spec="x")
 
 
 SCALE = 2.0

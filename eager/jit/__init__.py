@@ -42,6 +42,12 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
 
     >>> f = to_static(lambda x: x * 2.0)
     """
+    if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+        raise TypeError(f"to_static: argument 'input_spec' expected a list or tuple of InputSpec, got "
+                        f"{type(input_spec).__name__}")
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(f"to_static: argument 'backend' expected None or a str, got {type(backend).__name__}")
+
     def decorate(fn):
         if isinstance(fn, Layer):
             forward = fn.forward
