@@ -21,6 +21,7 @@ from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 
+CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64

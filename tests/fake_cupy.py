@@ -18,8 +18,19 @@ CuPy's contract, and is stricter where a real GPU would pay for leniency:
   outside the ufuncs and dtypes CUDA's atomics serve (see ``_AT_DTYPES``),
   and dtypes CuPy has no kernels for (object, strings, datetimes).
 
+Several devices (``set_device_count(n)``; two by default, so the suite runs
+as on a two-GPU machine): an array remembers the device it was made on
+(``.device``), ``cuda.Device(id)`` as a context manager makes a device
+current, and, as in real CuPy, an operation whose array operands are not all
+on the current device raises ValueError ("Array device must be same as the
+current device"). That is stricter than CuPy in one way: views (slices,
+reshapes) check too. ``array``/``asarray`` of an array on another device
+copies it to the current one, counted in ``peer_copies``; reading values back
+(``get``, ``item``) works from any device, as in CuPy.
+
 ``transfers`` counts device-to-host copies (``get``, ``asnumpy``, ``item``,
-``tolist``, ``bool``/``float``/``int``) and ``uploads`` host-to-device copies
+``tolist``, ``bool``/``float``/``int``, and reading through a boolean mask,
+``a[mask]``, whose count of True values CuPy reads back to size the result) and ``uploads`` host-to-device copies
 (``array``/``asarray`` of host data), so a test can assert that a hot path
 does not synchronize.
 """
@@ -53,6 +64,7 @@ _CREATION = {"array", "asarray", "ascontiguousarray", "asanyarray", "zeros", "on
              "triu_indices", "isscalar", "ndim", "shape", "issubdtype", "r_", "c_"}
 transfers = [0]
 uploads = [0]
+peer_copies = [0]  # device-to-device copies (array/asarray of an array on another device)
 
 
 class Device:
@@ -60,7 +72,7 @@ class Device:
 
     def __init__(self, device=None):
         self.id = _current[0] if device is None else int(device)
-        if not 0 <= self.id < _DEVICE_COUNT:
+        if not 0 <= self.id < _DEVICE_COUNT[0]:
             raise RuntimeError(f"CUDARuntimeError: cudaErrorInvalidDevice: invalid device ordinal {self.id}")
         self._previous = []
 
@@ -88,8 +100,40 @@ class Device:
         return f"<CUDA Device {self.id}>"
 
 
-_DEVICE_COUNT = 1
+_DEVICE_COUNT = [2]
 _current = [0]
+
+
+def set_device_count(count: int) -> None:
+    """How many devices the fake has (``cuda.runtime.getDeviceCount()``); device 0
+    becomes current. phi reads the count once, when it first binds a GPU kernel:
+    set it before that."""
+    if not isinstance(count, int) or count < 0:
+        raise ValueError(f"set_device_count: expected a non-negative int, got {count!r}")
+    _DEVICE_COUNT[0] = count
+    _current[0] = 0
+
+
+def _set_device(device_id):
+    Device(device_id).use()
+
+
+def _check_device(arrays):
+    """CuPy's rule: a kernel runs on the current device, on arrays of that device."""
+    current = _current[0]
+    for a in arrays:
+        if a._dev != current:
+            raise ValueError(f"Array device must be same as the current device: array device = {a._dev} "
+                             f"while current = {current}")
+
+
+def _arrays_in(value, found):
+    if isinstance(value, ndarray):
+        found.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _arrays_in(v, found)
+    return found
 
 
 def _refuse(value):
@@ -109,6 +153,7 @@ def _wrap(value, like=None):
         out = ndarray.__new__(ndarray)
         out._a = value
         out.base = None
+        out._dev = _current[0] if like is None else like._dev
         if like is not None and value is not like._a and value.base is not None and \
                 numpy.may_share_memory(value, like._a):
             out.base = like if like.base is None else like.base  # a view: CuPy's base is the owner
@@ -159,6 +204,7 @@ def _delegate(fn, name, operands=1):
     operands = 0 if name in _CREATION else operands
 
     def call(*args, **kwargs):
+        _check_device(_arrays_in(list(kwargs.values()), _arrays_in(args, [])))
         plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
         plain_kw = {k: _unwrap(v, operand=False) for k, v in kwargs.items()}
         if "out" in kwargs and kwargs["out"] is not None:
@@ -199,6 +245,7 @@ class ufunc:
             raise TypeError(f"cupy.{self.name}.at does not support dtype {a.dtype}")
         if isinstance(indices, numpy.ndarray) or isinstance(b, numpy.ndarray):
             _refuse(numpy.ndarray([]))
+        _check_device(_arrays_in((a, indices, b), []))
         args = () if b is None else (_unwrap(b),)
         self._u.at(a._a, _unwrap(indices, operand=False), *args)
 
@@ -213,6 +260,7 @@ def _binary(np_fn, reflected=False):
         other_plain = other._a if isinstance(other, ndarray) else other
         if not isinstance(other, (ndarray, int, float, complex, bool, numpy.generic)):
             return NotImplemented
+        _check_device((self, other) if isinstance(other, ndarray) else (self,))
         return _wrap(np_fn(other_plain, self._a) if reflected else np_fn(self._a, other_plain))
     return op
 
@@ -221,9 +269,18 @@ def _inplace(np_fn):
     def op(self, other):
         if isinstance(other, (numpy.ndarray, list)):
             _refuse(other)
+        _check_device((self, other) if isinstance(other, ndarray) else (self,))
         np_fn(self._a, other._a if isinstance(other, ndarray) else other, out=self._a)
         return self
     return op
+
+
+def _reads_a_count(key):
+    """Whether ``a[key]`` reads device memory, as in CuPy: a boolean mask (its number
+    of True values sets the result's size)."""
+    if isinstance(key, tuple):
+        return builtins.any(_reads_a_count(k) for k in key)
+    return isinstance(key, ndarray) and key.dtype == numpy.bool_ and key.ndim > 0
 
 
 def _index(key):
@@ -241,7 +298,7 @@ _NOT_ON_ARRAYS = {"ctypes", "data", "tofile", "dump", "dumps", "itemset", "newby
 class ndarray:
     """A device array (a NumPy array inside, never handed out)."""
 
-    __slots__ = ("_a", "base", "__weakref__")
+    __slots__ = ("_a", "base", "_dev", "__weakref__")
     __array_priority__ = 100.0
     __array_ufunc__ = None  # NumPy's operators defer to ours, which refuse NumPy operands
 
@@ -249,6 +306,7 @@ class ndarray:
         self._a = numpy.empty(shape, dtype=dtype, order=order)
         _check_dtype(self._a.dtype)
         self.base = None
+        self._dev = _current[0]
 
     # -- what CuPy refuses -----------------------------------------------------------
     def __array__(self, *args, **kwargs):
@@ -263,6 +321,7 @@ class ndarray:
             raise AttributeError(f"'cupy.ndarray' object has no attribute {name!r}")
         attr = getattr(self._a, name)
         if callable(attr):
+            _check_device((self,))
             return lambda *args, **kwargs: _wrap(
                 attr(*[_unwrap(a, operand=False) for a in args],
                      **{k: _unwrap(v, operand=False) for k, v in kwargs.items()}), self)
@@ -276,7 +335,7 @@ class ndarray:
     nbytes = property(lambda self: self._a.nbytes)
     itemsize = property(lambda self: self._a.itemsize)
     strides = property(lambda self: self._a.strides)
-    device = property(lambda self: Device(0))
+    device = property(lambda self: Device(self._dev))
     T = property(lambda self: _wrap(self._a.T, self))
     real = property(lambda self: _wrap(self._a.real, self))
     imag = property(lambda self: _wrap(self._a.imag, self))
@@ -316,11 +375,15 @@ class ndarray:
 
     # -- indexing ----------------------------------------------------------------------
     def __getitem__(self, key):
+        _check_device(_arrays_in(key, [self]))
+        if _reads_a_count(key):
+            transfers[0] += 1
         return _wrap(self._a[_index(key)], self)
 
     def __setitem__(self, key, value):
         if isinstance(value, (numpy.ndarray, list)):
             _refuse(value)
+        _check_device(_arrays_in((key, value), [self]))
         self._a[_index(key)] = value._a if isinstance(value, ndarray) else value
 
     def __len__(self):
@@ -359,16 +422,25 @@ class ndarray:
     __lt__, __le__, __gt__, __ge__ = (_binary(numpy.less), _binary(numpy.less_equal), _binary(numpy.greater),
                                       _binary(numpy.greater_equal))
     __eq__, __ne__ = _binary(numpy.equal), _binary(numpy.not_equal)
-    __neg__ = lambda self: _wrap(-self._a)
-    __pos__ = lambda self: _wrap(+self._a)
-    __abs__ = lambda self: _wrap(numpy.absolute(self._a))
-    __invert__ = lambda self: _wrap(~self._a)
+    def _unary(self, np_fn):
+        _check_device((self,))
+        return _wrap(np_fn(self._a))
+
+    __neg__ = lambda self: self._unary(numpy.negative)
+    __pos__ = lambda self: self._unary(numpy.positive)
+    __abs__ = lambda self: self._unary(numpy.absolute)
+    __invert__ = lambda self: self._unary(numpy.invert)
 
     def __copy__(self):
-        return _wrap(self._a.copy())
+        return self._copy()
 
     def __deepcopy__(self, memo):
-        return _wrap(self._a.copy())
+        return self._copy()
+
+    def _copy(self):  # a copy on the array's own device, whichever is current (as CuPy's copy does)
+        out = _wrap(self._a.copy())
+        out._dev = self._dev
+        return out
 
     def __reduce__(self):
         return (_rebuild, (self.get(),))
@@ -394,8 +466,11 @@ def asnumpy(a, stream=None, order="C", out=None):
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     """A device array from host data (NumPy arrays, lists, scalars) or another device array."""
     if isinstance(obj, ndarray):
+        if obj._dev != _current[0]:
+            peer_copies[0] += 1  # a device-to-device copy
         obj = obj._a
     elif _has_array(obj) and not isinstance(obj, numpy.ndarray):
+        _check_device(_arrays_in(obj, []))
         obj = _unwrap(obj, operand=False)
     else:
         uploads[0] += 1
@@ -403,7 +478,7 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
 
 
 def asarray(a, dtype=None, order=None):
-    if isinstance(a, ndarray) and (dtype is None or numpy.dtype(dtype) == a.dtype):
+    if isinstance(a, ndarray) and (dtype is None or numpy.dtype(dtype) == a.dtype) and a._dev == _current[0]:
         return a
     return array(a, dtype=dtype, order=order or "K")
 
@@ -476,8 +551,9 @@ _stream = [Stream(null=True)]
 cuda = types.ModuleType("cupy.cuda")
 cuda.Device, cuda.Stream = Device, Stream
 cuda.get_current_stream = lambda device_id=-1: _stream[0]
-cuda.is_available = lambda: _DEVICE_COUNT > 0
-cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: _DEVICE_COUNT, getDevice=lambda: _current[0],
+cuda.is_available = lambda: _DEVICE_COUNT[0] > 0
+cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: _DEVICE_COUNT[0], getDevice=lambda: _current[0],
+                                     setDevice=_set_device,
                                      deviceSynchronize=lambda: None, CUDARuntimeError=RuntimeError)
 cuda.curand = types.SimpleNamespace(CURAND_RNG_PSEUDO_DEFAULT=100, CURAND_RNG_PSEUDO_XORWOW=101,
                                     CURAND_RNG_PSEUDO_PHILOX4_32_10=161)
@@ -487,16 +563,22 @@ is_available = cuda.is_available
 # -- cupy.random (the legacy RandomState API, which real CuPy has in full) --------------
 
 class RandomState:
-    """cupy.random.RandomState: seeded draws on the device (NumPy's PCG64 inside)."""
+    """cupy.random.RandomState: seeded draws on the device it was made on (NumPy's
+    PCG64 inside); drawing while another device is current raises, as a curand
+    generator belongs to one device."""
 
     def __init__(self, seed=None, method=100):
+        self._dev = _current[0]
         self.seed(seed)
 
     def seed(self, seed=None):
         self._gen = numpy.random.Generator(numpy.random.PCG64(seed))
 
-    def _out(self, values, dtype):
-        return _wrap(numpy.asarray(values).astype(dtype, copy=False))
+    def _out(self, values, dtype=None):
+        if self._dev != _current[0]:
+            raise ValueError(f"RandomState of device {self._dev} used while device {_current[0]} is current")
+        values = numpy.asarray(values)
+        return _wrap(values if dtype is None else values.astype(dtype, copy=False))
 
     def random_sample(self, size=None, dtype=float):
         return self._out(self._gen.random(size), dtype)
@@ -521,24 +603,36 @@ class RandomState:
 
     def permutation(self, num):
         if isinstance(num, ndarray):
-            return _wrap(self._gen.permutation(num._a))
-        return _wrap(self._gen.permutation(int(num)))
+            _check_device((num,))
+            return self._out(self._gen.permutation(num._a))
+        return self._out(self._gen.permutation(int(num)))
 
     def poisson(self, lam=1.0, size=None, dtype=int):
         return self._out(self._gen.poisson(_unwrap(lam, False), size), dtype)
 
     def choice(self, a, size=None, replace=True, p=None):
-        return _wrap(self._gen.choice(_unwrap(a, False), size, replace, _unwrap(p, False)))
+        _check_device(_arrays_in((a, p), []))
+        return self._out(self._gen.choice(_unwrap(a, False), size, replace, _unwrap(p, False)))
 
 
-_global_state = [RandomState()]
+_global_states: dict = {}
+
+
+def get_random_state():
+    """The current device's global RandomState (one per device, as in CuPy)."""
+    state = _global_states.get(_current[0])
+    if state is None:
+        state = _global_states[_current[0]] = RandomState()
+    return state
+
+
 random = types.ModuleType("cupy.random")
 random.RandomState = RandomState
-random.get_random_state = lambda: _global_state[0]
-random.seed = lambda seed=None: _global_state[0].seed(seed)
+random.get_random_state = get_random_state
+random.seed = lambda seed=None: get_random_state().seed(seed)
 for _name in ("random_sample", "rand", "randn", "standard_normal", "normal", "uniform", "randint",
               "permutation", "poisson", "choice"):
-    setattr(random, _name, (lambda n: lambda *a, **k: getattr(_global_state[0], n)(*a, **k))(_name))
+    setattr(random, _name, (lambda n: lambda *a, **k: getattr(get_random_state(), n)(*a, **k))(_name))
 random.random = random.random_sample
 
 

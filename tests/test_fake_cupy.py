@@ -108,12 +108,13 @@ def test_module_namespaces_and_runtime():
     a = cp.eye(3) * 2
     q, r = cp.linalg.qr(a)
     assert type(q) is cp.ndarray and np.allclose((q @ r).get(), a.get())
-    assert cp.cuda.runtime.getDeviceCount() == 1 and cp.cuda.runtime.getDevice() == 0
+    assert cp.cuda.runtime.getDeviceCount() == 2 and cp.cuda.runtime.getDevice() == 0
     assert cp.cuda.is_available() and cp.is_available()
-    with cp.cuda.Device(0) as device:
-        assert device.id == 0
+    with cp.cuda.Device(1) as device:
+        assert device.id == 1 and cp.cuda.runtime.getDevice() == 1
+    assert cp.cuda.runtime.getDevice() == 0
     with pytest.raises(RuntimeError, match="invalid device ordinal"):
-        cp.cuda.Device(1)
+        cp.cuda.Device(2)
     cp.cuda.get_current_stream().synchronize()
 
 
@@ -131,3 +132,62 @@ def test_copies_and_pickles_stay_on_the_device():
     a = cp.arange(3.0)
     for other in (copy.copy(a), copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
         assert type(other) is cp.ndarray and other.tolist() == [0.0, 1.0, 2.0]
+
+
+# -- several devices ---------------------------------------------------------------------
+
+def test_arrays_remember_their_device_and_ops_run_on_the_current_one():
+    a = cp.arange(3.0)
+    with cp.cuda.Device(1):
+        b = cp.ones(3)
+        c = b * 2 + cp.sqrt(b)   # operators, ufuncs and functions on device 1, under device 1
+        assert b.device == cp.cuda.Device(1) and c.device.id == 1 and b[1:].device.id == 1
+        assert DenseTensor(c).place == GPUPlace(1)
+    assert a.device.id == 0 and c.tolist() == [3.0, 3.0, 3.0]   # reading back works from any device
+
+
+@pytest.mark.parametrize("op", [
+    lambda a, b: a + b, lambda a, b: cp.add(a, b), lambda a, b: cp.concatenate([a, b]),
+    lambda a, b: a.__iadd__(b), lambda a, b: a[cp.zeros(1, np.int64)], lambda a, b: -a,
+    lambda a, b: a.astype(np.float32), lambda a, b: cp.add.at(a, cp.zeros(1, np.int64), 1.0),
+])
+def test_an_op_on_an_array_of_another_device_raises(op):
+    a = cp.arange(3.0)
+    with cp.cuda.Device(1):
+        b = cp.ones(3)
+        with pytest.raises(ValueError, match="Array device must be same as the current device: "
+                                             "array device = 0 while current = 1"):
+            op(a, b)
+
+
+def test_asarray_of_another_devices_array_copies_it_and_counts_the_copy():
+    a = cp.arange(3.0)
+    before = cp.peer_copies[0]
+    assert cp.asarray(a) is a and cp.peer_copies[0] == before
+    with cp.cuda.Device(1):
+        b = cp.asarray(a)
+        assert b is not a and b.device.id == 1 and b.tolist() == [0.0, 1.0, 2.0]
+        assert cp.peer_copies[0] == before + 1
+        c = copy.copy(a)   # a copy stays on the array's device
+    assert c.device.id == 0
+
+
+def test_random_states_belong_to_one_device_and_the_global_one_is_per_device():
+    state = cp.random.RandomState(3)
+    with cp.cuda.Device(1):
+        with pytest.raises(ValueError, match="RandomState of device 0 used while device 1 is current"):
+            state.standard_normal((2,))
+        assert cp.random.get_random_state() is not state and cp.random.rand(2).device.id == 1
+    assert cp.random.get_random_state() is cp.random.get_random_state()
+
+
+def test_the_device_count_is_configurable():
+    try:
+        cp.set_device_count(1)
+        assert cp.cuda.runtime.getDeviceCount() == 1
+        with pytest.raises(RuntimeError, match="invalid device ordinal 1"):
+            cp.cuda.Device(1)
+    finally:
+        cp.set_device_count(2)
+    with pytest.raises(ValueError, match="set_device_count: expected a non-negative int"):
+        cp.set_device_count(-1)

@@ -215,3 +215,36 @@ def test_gpu_kernels_check_values_only_in_anomaly_mode():
     with eager.autograd.detect_anomaly():
         assert gpu.check_values
     assert not gpu.check_values
+
+
+@pytest.mark.skipif(REAL_GPU, reason="counts transfers with tests/fake_cupy.py's counters")
+@pytest.mark.parametrize("name, call, want", [
+    # bincount's length is its largest value: one read of (min, max), which also checks for negatives
+    ("bincount", lambda: eager.bincount(eager.to_tensor([0, 2, 2, 5], place="gpu")), [1, 0, 2, 0, 0, 1]),
+    ("bincount_weighted", lambda: eager.bincount(eager.to_tensor([1, 1, 3], place="gpu"),
+                                                 eager.to_tensor([0.5, 0.25, 2.0], place="gpu")),
+     [0.0, 0.75, 0.0, 2.0]),
+    # masked_select's result is as long as the mask has True values
+    ("masked_select", lambda: eager.masked_select(eager.to_tensor([1.0, 2.0, 3.0], place="gpu"),
+                                                  eager.to_tensor([True, False, True], place="gpu")),
+     [1.0, 3.0]),
+])
+def test_ops_whose_result_needs_a_device_value_read_exactly_once(name, call, want):
+    import fake_cupy
+
+    call()  # caches
+    down = fake_cupy.transfers[0]
+    out = call()
+    assert fake_cupy.transfers[0] - down == 1, f"{name}: {fake_cupy.transfers[0] - down} device reads"
+    assert out.place == GPUPlace(0)
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_bincount_on_the_gpu_checks_for_negative_values_with_the_read_it_makes():
+    with pytest.raises(ValueError, match="bincount: argument 'x' expected non-negative values, got -2"):
+        eager.bincount(eager.to_tensor([3, -2, 1], place="gpu"))
+    empty = eager.bincount(eager.to_tensor(np.zeros(0, np.int64), place="gpu"), minlength=3)
+    np.testing.assert_array_equal(empty.numpy(), [0, 0, 0])
+    ints = eager.bincount(eager.to_tensor([0, 0, 2], place="gpu"), eager.to_tensor([2**40, 3, 5], place="gpu"))
+    assert ints.dtype == eager.int64
+    np.testing.assert_array_equal(ints.numpy(), [2**40 + 3, 0, 5])   # exact in int64

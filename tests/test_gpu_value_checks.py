@@ -62,7 +62,27 @@ CASES = {
     "inverse": lambda: eager.linalg.inv(_t([[2.0, 1.0], [1.0, 3.0]], grad=True)),
     "solve": lambda: eager.linalg.solve(_t([[2.0, 1.0], [1.0, 3.0]], grad=True), _t([[1.0], [2.0]])),
     "erf": lambda: eager.erf(_t(np.linspace(-4.0, 4.0, 17), grad=True)),
+    "erfinv": lambda: eager.erfinv(_t(np.linspace(-0.999, 0.999, 17), grad=True)),
+    "gelu": lambda: F.gelu(_x()),
+    "cholesky": lambda: eager.linalg.cholesky(_t([[4.0, 2.0], [2.0, 3.0]], grad=True)),
+    "det": lambda: eager.linalg.det(_t([[4.0, 2.0], [2.0, 3.0]], grad=True)),
+    "max_pool2d_padded_mask": lambda: F.max_pool2d(_img(), 3, stride=2, padding=1, return_mask=True)[0],
+    "max_pool3d_padded_mask": lambda: F.max_pool3d(_img((1, 2, 5, 4, 5)), 3, stride=2, padding=1,
+                                                   return_mask=True)[0],
+    "max_pool2d_double_grad": lambda: _double_grad(lambda x: F.max_pool2d(x, 3, stride=2, padding=1)),
+    "masked_scatter": lambda: eager.masked_scatter(_x(), _t(np.arange(12).reshape(3, 4) % 3 == 0),
+                                                   _t(np.arange(5.0), grad=True)),
+    "sparse_embedding": lambda: F.embedding(_idx([[0, 2], [1, 2]]), _x(), sparse=True),
 }
+
+
+def _double_grad(pool):
+    """The sum of squares of a pooling's gradient, built with create_graph: its
+    backward runs the pooling's double grad."""
+    x = _img()
+    y = pool(x)
+    (g,) = eager.grad([(y * y).sum()], [x], create_graph=True)
+    return (g * g).sum()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -91,7 +111,26 @@ BAD = [
     (lambda: eager.poisson(_t([1.0, -1.0])), ValueError, "poisson: argument 'x' expected finite rates >= 0, got -1.0"),
     (lambda: eager.multinomial(_t([[0.0, 0.0]]), 1), ValueError, "multinomial: argument 'x' has a row of weights that sum to 0"),
     (lambda: eager.linalg.inv(_t([[1.0, 2.0], [2.0, 4.0]])), ValueError, "inverse: argument 'x' is singular"),
+    (lambda: eager.masked_scatter(_x(), _t(np.ones((3, 4), bool)), _t(np.arange(5.0))), ValueError,
+     "argument 'value' expected at least 12 elements"),
 ]
+
+
+def test_masked_scatter_on_the_gpu_matches_the_cpu_with_its_gradients(gpu):
+    mask = np.array([[True, False, True, True], [False, False, True, False], [True, True, False, False]])
+    results = []
+    for place in ("gpu", "cpu"):
+        x = eager.to_tensor(np.arange(12.0).reshape(3, 4), place=place, stop_gradient=False)
+        value = eager.to_tensor(np.arange(100.0, 109.0), place=place, stop_gradient=False)
+        out = eager.masked_scatter(x, eager.to_tensor(mask, place=place), value)
+        (out * eager.to_tensor(np.arange(1.0, 13.0).reshape(3, 4), place=place)).sum().backward()
+        results.append((out.numpy(), x.grad.numpy(), value.grad.numpy()))
+    expected = np.arange(12.0).reshape(3, 4)
+    expected[mask] = np.arange(100.0, 106.0)
+    np.testing.assert_array_equal(results[0][0], expected)
+    np.testing.assert_array_equal(results[0][2], np.r_[np.arange(1.0, 13.0)[mask.ravel()], 0, 0, 0])
+    for gpu_result, cpu_result in zip(*results):
+        np.testing.assert_array_equal(gpu_result, cpu_result)
 
 
 @pytest.mark.parametrize("call, error, text", BAD)
@@ -140,3 +179,43 @@ def test_pooling_and_interpolation_upload_nothing_once_their_geometry_was_seen(g
     GEOMETRY[name]().sum().backward()
     assert fake_cupy.uploads[0] - up == 1, f"{name} uploaded per call"  # the input image itself
     assert fake_cupy.transfers[0] - down == 0, f"{name} read device memory back"
+
+
+def test_erfinv_on_the_gpu_matches_the_cpu_without_reading_back(gpu):
+    import fake_cupy
+
+    x = np.concatenate([np.linspace(-0.9999, 0.9999, 201), [0.0, 1e-300, 0.5, -1.0, 1.0, 1.5, np.nan]])
+    down = fake_cupy.transfers[0]
+    out = eager.erfinv(_t(x))
+    assert fake_cupy.transfers[0] == down
+    got = out.numpy()
+    eager.set_device("cpu")
+    want = eager.erfinv(_t(x)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)   # NaN outside [-1, 1], +-inf at +-1 alike
+    inside = np.abs(x) < 1
+    erf_back = np.array([__import__("math").erf(v) for v in got[inside]])
+    np.testing.assert_allclose(erf_back, x[inside], rtol=2e-15, atol=1e-300)
+
+
+def test_cholesky_on_the_gpu_masks_a_non_finite_input_to_nan_on_the_device(gpu):
+    import fake_cupy
+
+    good = np.array([[4.0, 2.0], [2.0, 3.0]])
+    down = fake_cupy.transfers[0]
+    out = eager.linalg.cholesky(_t(good))
+    bad = eager.linalg.cholesky(_t([[np.nan, 0.0], [0.0, 1.0]]))
+    assert fake_cupy.transfers[0] == down
+    np.testing.assert_allclose(out.numpy(), np.linalg.cholesky(good), rtol=1e-15)
+    assert np.isnan(bad.numpy()).all()
+
+
+def test_padded_max_pool_on_the_gpu_never_points_a_mask_into_the_padding(gpu):
+    x = np.random.default_rng(1).normal(size=(1, 1, 5, 6))
+    x[0, 0, :2, :2] = -np.inf   # the top-left window (padding 1) holds only -inf input values
+    out, mask = F.max_pool2d(_t(x), 3, stride=2, padding=1, return_mask=True)
+    got = mask.numpy()
+    eager.set_device("cpu")
+    cpu_out, cpu_mask = F.max_pool2d(_t(x), 3, stride=2, padding=1, return_mask=True)
+    np.testing.assert_array_equal(got, cpu_mask.numpy())
+    np.testing.assert_array_equal(out.numpy(), cpu_out.numpy())
+    assert got[0, 0, 0, 0] == 0 and ((0 <= got) & (got < 30)).all()   # inside the 5 x 6 plane

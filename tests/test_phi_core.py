@@ -339,7 +339,10 @@ def test_bind_kernel_rejects_foreign_array_types():
 
 
 class FakeDeviceArray:
-    """Stands in for cupy.ndarray: backend_of_array_type goes by the module name."""
+    """Stands in for cupy.ndarray: backend_of_array_type goes by the module name;
+    on device 0 (a kernel bound for several GPUs reads ``.device.id``)."""
+
+    device = type("FakeDevice", (), {"id": 0})
 
     def __init__(self, host):
         self.host = host

@@ -40,6 +40,13 @@ def _squared_norm(grad, dtype=None):
     return _F.sum(_F.multiply(grad, grad), [], None, False)
 
 
+def _lists_each(method):
+    """Marks a built-in ``_dygraph_clip`` that is ``list(self._each(...))``, so
+    the optimizer may take the pairs one at a time (see ClipGradBase._one_by_one)."""
+    method.lists_each = True
+    return method
+
+
 class ClipGradBase(abc.ABC):
     """Base class of the gradient clips an optimizer accepts as ``grad_clip``:
     called with ``[(param, grad), ...]``, returns the list with the clipped
@@ -48,6 +55,18 @@ class ClipGradBase(abc.ABC):
 
     def __call__(self, params_grads):
         return self._dygraph_clip(params_grads)
+
+    def _one_by_one(self, params_grads):
+        """The clipped pairs as an iterator. For the built-in clips each clipped
+        gradient is made when the optimizer asks for it, after the previous
+        parameter's update, so a step holds one clipped gradient at a time
+        instead of all of them (the same values: a clip reads only gradients,
+        and the global norm is summed before the first pair is given). A clip
+        that overrides ``__call__`` or ``_dygraph_clip`` is called as it is."""
+        cls = type(self)
+        if cls.__call__ is ClipGradBase.__call__ and getattr(cls._dygraph_clip, "lists_each", False):
+            return self._each(params_grads)
+        return iter(self(params_grads))
 
     @abc.abstractmethod
     def _dygraph_clip(self, params_grads):
@@ -67,15 +86,17 @@ class ClipGradByValue(ClipGradBase):
             raise ValueError(f"ClipGradByValue: min {low} is greater than max {float(max)}")
         self.max, self.min = float(max), low
 
-    @no_grad()
+    @_lists_each
     def _dygraph_clip(self, params_grads):
-        out = []
+        return list(self._each(params_grads))
+
+    def _each(self, params_grads):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                grad = _F.minimum(_F.maximum(grad, _F.full_like(grad, self.min, None)),
-                                 _F.full_like(grad, self.max, None))
-            out.append((param, grad))
-        return out
+                with no_grad():
+                    grad = _F.minimum(_F.maximum(grad, _F.full_like(grad, self.min, None)),
+                                      _F.full_like(grad, self.max, None))
+            yield param, grad
 
     def __repr__(self):
         return f"ClipGradByValue(max={self.max}, min={self.min})"
@@ -87,18 +108,20 @@ class ClipGradByNorm(ClipGradBase):
     def __init__(self, clip_norm: float):
         self.clip_norm = _check_positive("ClipGradByNorm", "clip_norm", clip_norm)
 
-    @no_grad()
+    @_lists_each
     def _dygraph_clip(self, params_grads):
-        out = []
+        return list(self._each(params_grads))
+
+    def _each(self, params_grads):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
-                wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
-                norm = _F.pow(_squared_norm(grad, wide), 0.5)
-                limit = _F.full_like(norm, self.clip_norm, None)
-                scale = _F.divide(limit, _F.maximum(norm, limit))
-                grad = _F.multiply(grad, scale if wide is None else _F.cast(scale, grad.dtype))
-            out.append((param, grad))
-        return out
+                with no_grad():
+                    wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
+                    norm = _F.pow(_squared_norm(grad, wide), 0.5)
+                    limit = _F.full_like(norm, self.clip_norm, None)
+                    scale = _F.divide(limit, _F.maximum(norm, limit))
+                    grad = _F.multiply(grad, scale if wide is None else _F.cast(scale, grad.dtype))
+            yield param, grad
 
     def __repr__(self):
         return f"ClipGradByNorm(clip_norm={self.clip_norm})"
@@ -126,21 +149,30 @@ class ClipGradByGlobalNorm(ClipGradBase):
         self.group_name = group_name
         self.auto_skip_clip = auto_skip_clip
 
-    @no_grad()
+    @_lists_each
     def _dygraph_clip(self, params_grads):
+        return list(self._each(params_grads))
+
+    def _each(self, params_grads):
+        params_grads = list(params_grads)
         clipped = [grad for param, grad in params_grads if grad is not None and _clippable(param)]
         if not clipped:
-            return list(params_grads)
-        wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for g in clipped) else DataType.FLOAT32
-        total = _squared_norm(clipped[0], wide)
-        for grad in clipped[1:]:
-            total = _F.add(total, _squared_norm(grad, wide))
-        norm = _F.pow(total, 0.5)
-        limit = _F.full_like(norm, self.clip_norm, None)
-        scale = _F.divide(limit, _F.maximum(norm, limit))
-        return [(param, _F.multiply(grad, _F.cast(scale, grad.dtype))
-                 if grad is not None and _clippable(param) else grad)
-                for param, grad in params_grads]
+            yield from params_grads
+            return
+        with no_grad():
+            wide = DataType.FLOAT64 if any(g.dtype is DataType.FLOAT64 for g in clipped) else DataType.FLOAT32
+            total = _squared_norm(clipped[0], wide)
+            for grad in clipped[1:]:
+                total = _F.add(total, _squared_norm(grad, wide))
+            norm = _F.pow(total, 0.5)
+            limit = _F.full_like(norm, self.clip_norm, None)
+            scale = _F.divide(limit, _F.maximum(norm, limit))
+        del clipped
+        for param, grad in params_grads:
+            if grad is not None and _clippable(param):
+                with no_grad():
+                    grad = _F.multiply(grad, _F.cast(scale, grad.dtype))
+            yield param, grad
 
     def __repr__(self):
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"

@@ -50,7 +50,7 @@ from ..autograd.grad_mode import no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..nn.clip import ClipGradBase
-from ..regularizer import L2Decay, WeightDecayRegularizer
+from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 from .lr import LRScheduler
 
@@ -202,7 +202,13 @@ class Optimizer:
         if self._lr_scheduler is not None:
             self._learning_rate = self._lr_scheduler()
         if self._grad_clip is not None:
-            params_grads = self._grad_clip([(param, _dense(grad)) for param, grad in params_grads])
+            # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
+            # each made after the previous update; the first (with a global norm) before the
+            # step counts, so a clip that fails leaves the optimizer as it was.
+            pairs = self._grad_clip._one_by_one([(param, _dense(grad)) for param, grad in params_grads])
+            first = next(pairs, None)
+            params_grads = () if first is None else _then(first, pairs)
+            first = None
         self._step_count += 1
         for param, grad in params_grads:
             if grad is None:
@@ -214,11 +220,12 @@ class Optimizer:
                 # The sum would broadcast a gradient of the wrong shape: check first
                 # (without decay, the fused op's InferMeta checks it).
                 _check_grad(who, param, grad)
-                grad = _F.add(grad, regularizer(param, grad))
+                grad = _decayed(regularizer, param, grad)
             try:
                 self._update(param, grad)
             except PhiError as error:  # name the parameter the user knows
                 raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
+            grad = None  # a clipped or decayed gradient goes before the next is made
 
     def _regularizer_of(self, param):
         """The decay added to param's gradient before the update: its group's
@@ -772,6 +779,31 @@ def _check_coeff(who: str, value) -> float:
             value >= 0 and math.isfinite(value)):
         raise TypeError(f"{who}: argument 'weight_decay' expected a finite float >= 0, got {value!r}")
     return float(value)
+
+
+def _then(first, rest):
+    """first, then the items of rest, holding first only until it is taken."""
+    yield first
+    del first
+    yield from rest
+
+
+def _decayed(regularizer, param, grad):
+    """grad + regularizer(param, grad), a new tensor (grad is left as it is).
+    The term of a built-in L1Decay/L2Decay is a fresh tensor of grad's dtype
+    and dims that nothing else holds, so grad is added into its buffer
+    (term + grad is grad + term bit for bit): one parameter-sized allocation
+    per decayed parameter instead of two. Any other regularizer's term may be
+    held elsewhere, and gets a new sum."""
+    term = regularizer(param, grad)
+    if type(regularizer) in _OWN_TERM_DECAYS and term.impl.kind is TensorKind.DENSE \
+            and term.impl.owns_buffer_alone():
+        phi_api.accumulate_(term.impl, grad.impl)
+        return term
+    return _F.add(grad, term)
+
+
+_OWN_TERM_DECAYS = (L1Decay, L2Decay)
 
 
 def _dense(grad):

@@ -22,6 +22,7 @@ from phi import kernels as _kernels  # noqa: F401  (registers the kernels)
 from phi.api.support import (
     FLAGS, array_type_of, as_array, call_kernel_of_kind, off_place, same_place, verify_infer_meta, wrap_result,
 )
+from phi.backends import on_device
 from phi.core import KERNELS, DenseTensor, MetaTensor, PhiError
 from phi.core.errors import ResourceExhaustedError
 
@@ -747,6 +748,8 @@ def full(shape, value, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _full_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -6807,6 +6810,8 @@ def arange(start, end, step, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _arange_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -6835,6 +6840,8 @@ def empty(shape, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _empty_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -6902,6 +6909,8 @@ def eye(num_rows, num_columns, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _eye_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -6930,6 +6939,8 @@ def linspace(start, stop, num, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _linspace_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -6958,6 +6969,8 @@ def logspace(start, stop, num, base, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _logspace_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -7351,6 +7364,8 @@ def uniform(shape, dtype, min, max, seed, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _uniform_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -7379,6 +7394,8 @@ def gaussian(shape, mean, std, seed, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _gaussian_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -7407,6 +7424,8 @@ def randint(low, high, shape, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _randint_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
@@ -7474,6 +7493,8 @@ def randperm(n, dtype, place):
         dtype = out_meta.dtype
     key = (array_type_of(place), dtype.numpy_dtype)
     kernel = _randperm_kernel[key]
+    if key[0] is not np.ndarray:  # a GPU place: its device is current while the kernel runs
+        kernel = on_device(kernel, place)
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely

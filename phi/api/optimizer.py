@@ -12,7 +12,10 @@ updates several tensors in place, which the generated API's one inplace
 output does not express.
 
 Each function checks every argument (InferMeta) and that every tensor lives
-on param's device before anything is written, runs the kernel on the existing
+on param's device before anything is written (a call on host DenseTensors
+whose signature -- every tensor's type, dtype and shape, every attribute's
+type and value -- already passed those checks skips them, as the generated
+API does; with ``FLAGS.check_infer_meta`` its result is still verified), runs the kernel on the existing
 buffers, bumps the version of every buffer it changed (a graph that saved the
 old parameter then refuses to run backward) and returns the updated tensors,
 which are the tensors it was given.
@@ -44,6 +47,39 @@ _adamw_kernel = KERNELS.dispatch_table("adamw_")
 _sgd_rows_kernel = KERNELS.dispatch_table("sgd_", TensorKind.SELECTED_ROWS)
 _adam_rows_kernel = KERNELS.dispatch_table("adam_", TensorKind.SELECTED_ROWS)
 _adamw_rows_kernel = KERNELS.dispatch_table("adamw_", TensorKind.SELECTED_ROWS)
+
+
+_sgd_seen = KERNELS.signature_cache("sgd_")
+_momentum_seen = KERNELS.signature_cache("momentum_")
+_adam_seen = KERNELS.signature_cache("adam_")
+_adamw_seen = KERNELS.signature_cache("adamw_")
+
+
+def _signature(tensors: tuple, attrs: tuple):
+    """What the checks of a call read: each tensor's type and its array's type,
+    dtype and shape (None for a tensor not given), and each attribute's type
+    and value (1, 1.0 and True compare equal). Raises for a tensor without an
+    array (a SelectedRows), and TypeError at lookup for an unhashable
+    attribute: such calls take every check."""
+    return (tuple([None if t is None else (type(t), type(a := t.array), a.dtype, a.shape) for t in tensors])
+            + tuple(map(type, attrs)) + attrs)
+
+
+def _remembered(cache, tensors: tuple, attrs: tuple):
+    """(signature, the metas remembered for it or None); the signature is None
+    for a call that cannot be remembered. Only calls on the host are (the
+    signature does not hold a GPU array's device): ``_remember`` checks that."""
+    try:
+        signature = _signature(tensors, attrs)
+        return signature, cache.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
+        return None, None
+
+
+def _remember(cache, signature, tensors: tuple, metas) -> None:
+    """Remembers the metas of a call that passed every check, if it ran on the host."""
+    if signature is not None and type(tensors[0].array) is np.ndarray:
+        cache.remember(signature, metas)
 
 
 def _check_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allowed: bool = False) -> None:
@@ -103,12 +139,15 @@ def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = 
     made on it and rounded into param.
     """
     tensors = (param, learning_rate, grad, master_param)
-    metas = (MetaTensor(), MetaTensor())
-    try:
-        _check_dense_on_device("sgd_", _SGD_INPUTS, tensors, rows_allowed=True)
-        _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
-    except PhiError as error:
-        raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
+    signature, metas = _remembered(_sgd_seen, tensors, (multi_precision,))
+    if metas is None:
+        metas = (MetaTensor(), MetaTensor())
+        try:
+            _check_dense_on_device("sgd_", _SGD_INPUTS, tensors, rows_allowed=True)
+            _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
+        except PhiError as error:
+            raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
+        _remember(_sgd_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
     kernel(p, learning_rate.array, g, _array(master_param), multi_precision)
@@ -127,14 +166,16 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
     """Paddle's momentum update of param and velocity, in place; returns
     (param, velocity, master_param). See phi.kernels.optimizer.momentum_."""
     tensors = (param, grad, velocity, learning_rate, master_param)
-    metas = (MetaTensor(), MetaTensor(), MetaTensor())
-    try:
-        _check_dense_on_device("momentum_", _MOMENTUM_INPUTS, tensors)
-        _im.momentum_infer_meta(param, grad, velocity, learning_rate, master_param, mu, use_nesterov,
-                                regularization_method, regularization_coeff, multi_precision,
-                                rescale_grad, *metas)
-    except PhiError as error:
-        raise error.in_op("momentum_", **dict(zip(_MOMENTUM_INPUTS, tensors))) from None
+    attrs = (mu, use_nesterov, regularization_method, regularization_coeff, multi_precision, rescale_grad)
+    signature, metas = _remembered(_momentum_seen, tensors, attrs)
+    if metas is None:
+        metas = (MetaTensor(), MetaTensor(), MetaTensor())
+        try:
+            _check_dense_on_device("momentum_", _MOMENTUM_INPUTS, tensors)
+            _im.momentum_infer_meta(param, grad, velocity, learning_rate, master_param, *attrs, *metas)
+        except PhiError as error:
+            raise error.in_op("momentum_", **dict(zip(_MOMENTUM_INPUTS, tensors))) from None
+        _remember(_momentum_seen, signature, tensors, metas)
     p = param.array
     _momentum_kernel[type(p), p.dtype](p, grad.array, velocity.array, learning_rate.array,
                                        _array(master_param), mu, use_nesterov, regularization_method,
@@ -163,13 +204,16 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
     SelectedRows grad with ``lazy_mode`` moves only its rows (their moments
     too); without, it updates as its dense form would."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
-    try:
-        _check_dense_on_device("adam_", _ADAM_INPUTS, tensors, rows_allowed=True)
-        _im.adam_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-                            master_param, beta1, beta2, epsilon, multi_precision, *metas)
-    except PhiError as error:
-        raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
+    attrs = (beta1, beta2, epsilon, multi_precision)
+    signature, metas = _remembered(_adam_seen, tensors, attrs)
+    if metas is None:
+        metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
+        try:
+            _check_dense_on_device("adam_", _ADAM_INPUTS, tensors, rows_allowed=True)
+            _im.adam_infer_meta(*tensors, *attrs, *metas)
+        except PhiError as error:
+            raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
+        _remember(_adam_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
@@ -189,14 +233,16 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
     (when with_decay), the step taken with learning_rate * lr_ratio. A
     SelectedRows grad with ``lazy_mode`` decays and moves only its rows."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
-    try:
-        _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors, rows_allowed=True)
-        _im.adamw_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-                             master_param, beta1, beta2, epsilon, lr_ratio, coeff, with_decay,
-                             multi_precision, *metas)
-    except PhiError as error:
-        raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
+    attrs = (beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision)
+    signature, metas = _remembered(_adamw_seen, tensors, attrs)
+    if metas is None:
+        metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
+        try:
+            _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors, rows_allowed=True)
+            _im.adamw_infer_meta(*tensors, *attrs, *metas)
+        except PhiError as error:
+            raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
+        _remember(_adamw_seen, signature, tensors, metas)
     p = param.array
     kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}

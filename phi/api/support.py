@@ -69,7 +69,8 @@ def same_place(names: tuple, values: tuple) -> tuple:
         if t is None or type(t.array) is device_type:
             return t
         if type(t.array) is np.ndarray and t.array.ndim == 0:
-            return DenseTensor(as_array(t.array, device_type))
+            with import_cupy().cuda.Device(device.place.device_id):  # the GPU inputs' device
+                return DenseTensor(as_array(t.array, device_type))
         raise InvalidArgumentError(
             f"argument '{name}' is on {t.place} but argument '{device_name}' is on {device.place}; "
             f"an op's tensor inputs must share a place (move one with .cuda(), .cpu() or .to())")

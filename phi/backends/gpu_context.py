@@ -1,4 +1,4 @@
-"""GPUContext: kernels on an NVIDIA GPU compute with CuPy on the current device and stream."""
+"""GPUContext: kernels on an NVIDIA GPU compute with CuPy, one context per device."""
 from __future__ import annotations
 
 import importlib
@@ -30,20 +30,23 @@ def import_cupy():
 
 
 class GPUContext:
-    """The device context of GPU kernels: cupy as ``xp`` on the current device and stream."""
+    """The device context of GPU kernels on device ``device_id``: cupy as ``xp``.
 
-    def __init__(self):
+    A kernel bound to this context runs while its device is current (the
+    binding in phi/backends switches devices when a call's arrays are on
+    another one), so what it allocates through ``xp`` lands there.
+    """
+
+    def __init__(self, device_id: int = 0):
         self.xp = import_cupy()
+        self.device_id = device_id
+        self.place = GPUPlace(device_id)
 
     @property
     def check_values(self) -> bool:
         """Whether a kernel should check values it can only see by synchronising
         with the device (``if ctx.check_values:``): only in anomaly mode."""
         return VALUE_CHECKS.on
-
-    @property
-    def place(self):
-        return GPUPlace(self.xp.cuda.runtime.getDevice())
 
     @property
     def stream(self):
@@ -53,7 +56,11 @@ class GPUContext:
         return self.xp.asnumpy(array)
 
     def from_host(self, array):
-        return self.xp.asarray(array)
+        """A device copy of host ``array`` on this context's device."""
+        if self.xp.cuda.runtime.getDevice() == self.device_id:
+            return self.xp.asarray(array)
+        with self.xp.cuda.Device(self.device_id):
+            return self.xp.asarray(array)
 
     def __repr__(self):
         return f"GPUContext({self.place})"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.gpu_context import VALUE_CHECKS
 from ..common.backend import DataLayout
 from ..common.place import CPUPlace, GPUPlace
 from ..common.tensor_kind import TensorKind
@@ -29,6 +30,14 @@ def _place_of(array):
     if isinstance(array, np.ndarray):
         return CPUPlace()
     return GPUPlace(int(array.device.id))
+
+
+def _row_range(rows) -> tuple:
+    """(min, max) of the row indices, read on the device that holds them."""
+    if isinstance(rows, np.ndarray):
+        return int(rows.min()), int(rows.max())
+    with rows.device:  # rows of gpu:1 while gpu:0 is current
+        return int(rows.min()), int(rows.max())
 
 
 class SelectedRows(TensorBase):
@@ -63,10 +72,14 @@ class SelectedRows(TensorBase):
             raise InvalidArgumentError(
                 f"SelectedRows: 'rows' has {len(rows)} entries but 'value' holds {value.dims[0]} row "
                 f"blocks; they must be equal")
-        if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= height):
-            raise InvalidArgumentError(
-                f"SelectedRows: every entry of 'rows' must lie in [0, {height}), got rows from "
-                f"{int(rows.min())} to {int(rows.max())}")
+        if len(rows) and (isinstance(rows, np.ndarray) or VALUE_CHECKS.on):
+            # On a GPU the range needs a read of device memory: only in anomaly mode,
+            # as for every value check (a sparse gradient is built on every step).
+            low, high = _row_range(rows)
+            if low < 0 or high >= height:
+                raise InvalidArgumentError(
+                    f"SelectedRows: every entry of 'rows' must lie in [0, {height}), got rows from "
+                    f"{low} to {high}")
         self.rows = rows.astype(np.int64, copy=False)
         self.value = value
         self.height = int(height)

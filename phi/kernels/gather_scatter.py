@@ -248,13 +248,24 @@ def masked_scatter(ctx, x, mask, value):
     """A copy of x with the True places of mask filled by value's first elements, in row-major order."""
     xp = ctx.xp
     chosen = xp.broadcast_to(mask, x.shape)
-    count = int(chosen.sum())
-    if count > value.size:
-        raise InvalidArgumentError(f"argument 'value' expected at least {count} elements (the number of True in "
-                                   f"the mask), got {value.size}")
-    out = x.copy()
-    out[chosen] = value.reshape(-1)[:count]
-    return out
+    if ctx.check_values:  # the count is a read of device memory on a GPU: anomaly mode only there
+        count = int(chosen.sum())
+        if count > value.size:
+            raise InvalidArgumentError(f"argument 'value' expected at least {count} elements (the number of "
+                                       f"True in the mask), got {value.size}")
+    if value.size == 0:  # then no place is chosen (or the check above was off)
+        return x.copy()
+    # The k-th chosen place (row-major) takes value's k-th element: its running count
+    # says which, without reading the count back as out[chosen] = ... would.
+    source = _chosen_positions(xp, chosen, value.size)
+    return xp.where(chosen, value.reshape(-1)[source].reshape(x.shape), x)
+
+
+def _chosen_positions(xp, chosen, limit):
+    """For every place, the index of the value element a chosen place takes (its
+    row-major rank among the chosen), clipped into [0, limit) for the others."""
+    rank = xp.cumsum(chosen.reshape(-1), dtype=xp.int64) - 1
+    return xp.clip(rank, 0, limit - 1)
 
 
 @register_kernel("masked_scatter_grad", ALL_BACKENDS, NUMERIC)
@@ -267,10 +278,14 @@ def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
     if want(out_mask, 0):
         x_grad = xp.where(chosen, xp.zeros((), dtype=out_grad.dtype), out_grad)
     if want(out_mask, 1):
-        picked = out_grad[chosen]
-        flat = xp.zeros(value.size, dtype=out_grad.dtype)
-        flat[:picked.size] = picked
-        value_grad = flat.reshape(value.shape)
+        # Chosen places send their gradient to their rank; the others to a spare slot
+        # at the end, dropped after (ranks are distinct, so plain assignment is exact).
+        flat = xp.zeros(value.size + 1, dtype=out_grad.dtype)
+        rank = xp.cumsum(chosen.reshape(-1), dtype=xp.int64) - 1
+        target = xp.where(chosen.reshape(-1) & (rank < value.size), rank, value.size)
+        flat[target] = out_grad.reshape(-1)
+        flat[value.size] = 0
+        value_grad = flat[:value.size].reshape(value.shape)
     return x_grad, value_grad
 
 

@@ -220,13 +220,22 @@ def matrix_power(ctx, x, n):
 def cholesky(ctx, x, upper):
     xp = ctx.xp
     message = "argument 'x' is not symmetric positive-definite: it has no Cholesky factor"
-    if not bool(xp.isfinite(x).all()):  # NumPy would raise; NaN propagates as in other ops
-        return xp.full(x.shape, xp.nan, dtype=x.dtype)
+    finite = None
+    if ctx.check_values:
+        if not bool(xp.isfinite(x).all()):  # NumPy would raise; NaN propagates as in other ops
+            return xp.full(x.shape, xp.nan, dtype=x.dtype)
+    elif x.size:
+        # On a GPU (outside anomaly mode) nothing is read back: a non-finite input is
+        # factored as the identity and the result masked to NaN on the device.
+        finite = xp.isfinite(x).all()
+        x = xp.where(finite, x, xp.eye(x.shape[-1], dtype=x.dtype))
     try:
         lower = xp.linalg.cholesky(x) if x.size else xp.zeros(x.shape, dtype=x.dtype)
     except np.linalg.LinAlgError:
         raise InvalidArgumentError(message) from None
     _finite_or_raise(ctx, lower, message, x)
+    if finite is not None:
+        lower = xp.where(finite, lower, xp.full((), xp.nan, dtype=x.dtype))
     return _mT(lower).copy() if upper else lower
 
 

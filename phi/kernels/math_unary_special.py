@@ -7,8 +7,12 @@ runs on NumPy and CuPy and needs no SciPy; they compute in float64 and are
 accurate to a few ulp there (tests/test_math_unary.py checks them against the
 math module and their identities). Where SciPy is installed, erf and erfc on
 the CPU come from it instead (5x faster, and erfc keeps its relative precision
-up to 3, where 1 - erf loses digits); gelu is their main user.
+up to 3, where 1 - erf loses digits); gelu is their main user. On a GPU, real
+CuPy's cupyx.scipy.special serves erf, erfc and erfinv; without it (the CuPy
+stand-in of the tests) the array formulations run mask-free, so no value is
+read back from the device.
 """
+import importlib
 import math
 
 import numpy as np
@@ -71,18 +75,50 @@ def _as_float64(xp, x):
     return x.astype(xp.float64) if x.dtype != xp.float64 else x
 
 
+def _device_special(xp):
+    """cupyx.scipy.special for CuPy arrays when real CuPy has it (its erf, erfc and
+    erfinv are single elementwise kernels); None for NumPy and where it is absent
+    (the CuPy stand-in tests run on), which the array formulations serve."""
+    if xp is np:
+        return None
+    found = _DEVICE_SPECIAL.get(xp)
+    if found is None:
+        try:
+            found = importlib.import_module("cupyx.scipy.special")
+        except ImportError:
+            found = False
+        _DEVICE_SPECIAL[xp] = found
+    return found or None
+
+
+_DEVICE_SPECIAL: dict = {}
+
+
 def _erf_and_erfc(xp, x):
     """(erf(|x|), erfc(|x|)) of float64 x, both to a few ulp.
 
     Below 3: the series 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!, whose
     terms are all positive (no cancellation); 20 + 5.5 x^2 terms reach full
     precision (70 at 3). From 3 up: the continued fraction of erfc, evaluated
-    backward at a fixed depth. Each method runs on its own elements only.
-    SciPy's erf/erfc serve NumPy arrays where it is installed.
+    backward at a fixed depth. SciPy's erf/erfc serve NumPy arrays where it is
+    installed, cupyx.scipy.special's CuPy arrays where real CuPy has it.
+
+    On the CPU each method runs on its own elements only (bands of |x|, picked
+    with boolean masks). On a GPU a boolean mask would read its count back
+    from the device, so both methods run on every element, each on arguments
+    clamped into its range, and a ``where`` picks: more arithmetic, no wait.
     """
     a = xp.abs(x)
     if xp is np and scipy_special is not None:
         return scipy_special.erf(a), scipy_special.erfc(a)
+    special = _device_special(xp)
+    if special is not None:
+        return special.erf(a), special.erfc(a)
+    if xp is not np:
+        is_near = a < 3.0  # NaN is not: it takes the continued fraction and stays NaN
+        erf_near = _erf_series(xp, xp.where(is_near, a, 0.0), 9.0)
+        erfc_far = _erfc_fraction(xp, xp.where(is_near, 3.0, a))
+        return xp.where(is_near, erf_near, 1.0 - erfc_far), xp.where(is_near, 1.0 - erf_near, erfc_far)
     erf_abs = xp.empty_like(a)
     erfc_abs = xp.empty_like(a)
     is_near = a < 3.0
@@ -93,33 +129,40 @@ def _erf_and_erfc(xp, x):
         near = a[band]
         if not near.size:
             continue
-        square = near * near
-        term = near.copy()
-        total = near.copy()
-        # The band's largest square sets the length; on a GPU the band's upper end
-        # does (a few more terms, no device read).
-        top = float(square.max()) if xp is np else upper * upper
-        for n in range(1, int(20 + 5.5 * top) + 1):
-            term = term * (2.0 * square / (2 * n + 1))
-            total = total + term
-        erf_near = (2.0 / _SQRT_PI) * xp.exp(-square) * total
+        erf_near = _erf_series(xp, near, float((near * near).max()))  # the band's largest square sets the length
         erf_abs[band] = erf_near
         erfc_abs[band] = 1.0 - erf_near
     is_far = ~is_near  # NaN lands here and stays NaN
     far = a[is_far]
     if far.size:
-        # erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
-        tail = far
-        for k in range(80, 0, -1):
-            tail = far + (k / 2.0) / tail
-        # exp(-x^2) with x^2 split as hi^2 (exact: hi has 4 fraction bits) + (x - hi)(x + hi),
-        # since a rounded x^2 near 600 would cost exp(-x^2) 1e-13 of its precision.
-        hi = xp.floor(far * 16.0) / 16.0
-        erfc_far = xp.exp(-hi * hi) * xp.exp(-(far - hi) * (far + hi)) / _SQRT_PI / tail
-        erfc_far = xp.where(far == xp.inf, 0.0, erfc_far)  # inf - inf in the split above
+        erfc_far = _erfc_fraction(xp, far)
         erfc_abs[is_far] = erfc_far
         erf_abs[is_far] = 1.0 - erfc_far
     return erf_abs, erfc_abs
+
+
+def _erf_series(xp, a, top):
+    """erf of a in [0, 3) by its series, with enough terms for squares up to ``top``."""
+    square = a * a
+    term = a.copy()
+    total = a.copy()
+    for n in range(1, int(20 + 5.5 * top) + 1):
+        term = term * (2.0 * square / (2 * n + 1))
+        total = total + term
+    return (2.0 / _SQRT_PI) * xp.exp(-square) * total
+
+
+def _erfc_fraction(xp, far):
+    """erfc of far >= 3 by its continued fraction
+    erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))."""
+    tail = far
+    for k in range(80, 0, -1):
+        tail = far + (k / 2.0) / tail
+    # exp(-x^2) with x^2 split as hi^2 (exact: hi has 4 fraction bits) + (x - hi)(x + hi),
+    # since a rounded x^2 near 600 would cost exp(-x^2) 1e-13 of its precision.
+    hi = xp.floor(far * 16.0) / 16.0
+    erfc_far = xp.exp(-hi * hi) * xp.exp(-(far - hi) * (far + hi)) / _SQRT_PI / tail
+    return xp.where(far == xp.inf, 0.0, erfc_far)  # inf - inf in the split above
 
 
 @register_kernel("erf", ALL_BACKENDS, FLOATS)
@@ -145,9 +188,13 @@ def erfinv(ctx, x):
     Winitzki's closed form (relative error ~2e-3) starts three Halley steps on
     erf(y) = |x|. Where |x| > 0.5 the residual is written (1 - |x|) - erfc(y),
     1 - |x| being exact there, so the result keeps the precision x carries
-    close to +-1.
+    close to +-1. With real CuPy, cupyx.scipy.special.erfinv serves instead.
+    All of it is elementwise: no value is read back from a GPU.
     """
     xp = ctx.xp
+    special = _device_special(xp)
+    if special is not None:
+        return special.erfinv(x).astype(x.dtype, copy=False)
     wide = _as_float64(xp, x)
     with np.errstate(all="ignore"):
         a = xp.abs(wide)

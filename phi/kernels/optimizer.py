@@ -3,9 +3,13 @@
 
 Each kernel writes the new parameter and its state into the existing buffers
 (the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
-and never modifies the gradient. Besides the state-dtype copies a float16
-parameter needs, sgd_ and adam_/adamw_ allocate one parameter-sized scratch
-array, momentum_ two at most (the step, and the rescaled or decayed gradient). ``learning_rate`` and the beta powers are one-element arrays read on
+and never modifies the gradient. On the host a large parameter is updated
+block by block with block-sized scratch (``_update_blockwise``): no update
+allocates a parameter-sized temporary there, except the float32 copy a
+float16 gradient or parameter needs per block, and Lamb, whose trust ratio
+needs the whole update first. On a GPU each rule runs once on the whole arrays
+with one parameter-sized scratch array (two for Momentum and Adadelta).
+``learning_rate`` and the beta powers are one-element arrays read on
 the device (no host round trip on a GPU); the beta powers advance in place.
 
 The update computes in the state dtype: on ``master_param`` (the float32 copy
@@ -16,10 +20,16 @@ otherwise.
 With a SelectedRows gradient (kind SELECTED_ROWS, below) SGD and lazy Adam
 read and write only the rows the gradient holds.
 """
+import numpy as np
+
 from ..common.tensor_kind import TensorKind
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
 from .funcs import scatter_add
+
+# Elements per block of a host update (see _update_blockwise): 256 KiB of float32,
+# so a block of each array the update reads stays in a core's L2 cache.
+_BLOCK = 1 << 16
 
 
 def _scalar(array):
@@ -50,13 +60,66 @@ def _in_dtype(grad, dtype):
     return grad if grad.dtype == dtype else grad.astype(dtype)
 
 
+def _update_blockwise(xp, rule, param, master_param, dtype, grad, states=(), scratch=1, block=None) -> None:
+    """Runs ``rule(p, g, *states, *scratch)`` over the parameter, where ``p`` is
+    the array the update computes on (see the module doc), ``g`` the gradient
+    in ``dtype``, ``states`` the accumulators and ``scratch`` arrays of
+    ``dtype`` the rule may overwrite; the rule writes ``p`` and the states in
+    place with elementwise ops only.
+
+    On the host, a parameter larger than ``block`` elements (``_BLOCK`` by
+    default; every array C-contiguous) is updated one block at a time with
+    block-sized scratch, so the update allocates no parameter-sized temporary
+    and each block's passes stay in cache; the result is the same bit for bit,
+    as every op is elementwise. Elsewhere (a GPU, whose memory pool makes a temporary cheap
+    and where each block would be a kernel launch) the rule runs once on the
+    whole arrays.
+    """
+    block = _BLOCK if block is None else block
+    arrays = (param, grad, *states) if master_param is None else (param, grad, master_param, *states)
+    size = param.size
+    if xp is not np or size <= block or not all(a.flags.c_contiguous for a in arrays):
+        p = _compute_array(param, master_param, dtype)
+        spare = xp.empty(param.shape, dtype)
+        if scratch == 1:
+            rule(p, _in_dtype(grad, dtype), *states, spare)
+        else:
+            rule(p, _in_dtype(grad, dtype), *states, spare, xp.empty(param.shape, dtype))
+        _write_back(xp, param, p)
+        return
+    flat_param, flat_grad = param.reshape(-1), grad.reshape(-1)
+    flat_master = None if master_param is None else master_param.reshape(-1)
+    flat_states = [s.reshape(-1) for s in states]
+    blocks = [xp.empty(block, dtype) for _ in range(scratch)]
+    for start in range(0, size, block):
+        stop = min(start + block, size)
+        part = param_part = flat_param[start:stop]
+        if flat_master is not None:
+            part = flat_master[start:stop]
+        elif part.dtype != dtype:
+            part = part.astype(dtype)
+        rule(part, _in_dtype(flat_grad[start:stop], dtype), *(s[start:stop] for s in flat_states),
+             *(b[:stop - start] for b in blocks))
+        _write_back(xp, param_part, part)
+
+
 @register_kernel("sgd_", ALL_BACKENDS, FLOATS)
 def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
     """param -= learning_rate * grad."""
     xp = ctx.xp
-    p = _compute_array(param, master_param, learning_rate.dtype)
-    xp.subtract(p, xp.multiply(_in_dtype(grad, p.dtype), _scalar(learning_rate)), out=p)
-    _write_back(xp, param, p)
+    lr = _scalar(learning_rate)
+    # Two passes: blocks save memory but little time, and cost calls, so only
+    # parameters of more than four blocks (1 MiB of float32) are split.
+    block = 4 * _BLOCK
+    if master_param is None and param.size <= block and param.dtype == grad.dtype == learning_rate.dtype:
+        xp.subtract(param, xp.multiply(grad, lr), out=param)  # the common small case, in fewest calls
+        return param, master_param
+
+    def rule(p, g, scratch):
+        xp.multiply(g, lr, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, learning_rate.dtype, grad, block=block)
     return param, master_param
 
 
@@ -72,24 +135,26 @@ def momentum_(ctx, param, grad, velocity, learning_rate, master_param, mu, use_n
     """
     xp = ctx.xp
     lr = _scalar(learning_rate)
-    p = _compute_array(param, master_param, velocity.dtype)
-    g = _in_dtype(grad, p.dtype)
-    if rescale_grad != 1.0:
-        g = xp.multiply(g, rescale_grad)
-    if regularization_method == "l2_decay" and regularization_coeff:
-        decay = xp.multiply(p, regularization_coeff)
-        xp.add(decay, g, out=decay)
-        g = decay
-    xp.multiply(velocity, mu, out=velocity)
-    xp.add(velocity, g, out=velocity)
-    if use_nesterov:
-        step = xp.multiply(velocity, mu)
-        xp.add(step, g, out=step)
-        xp.multiply(step, lr, out=step)
-    else:
-        step = xp.multiply(velocity, lr)
-    xp.subtract(p, step, out=p)
-    _write_back(xp, param, p)
+    decay = regularization_method == "l2_decay" and regularization_coeff
+
+    def rule(p, g, velocity, scratch, spare):
+        if rescale_grad != 1.0:
+            g = xp.multiply(g, rescale_grad, out=scratch)
+        if decay:
+            xp.multiply(p, regularization_coeff, out=spare)
+            g = xp.add(spare, g, out=spare)
+        xp.multiply(velocity, mu, out=velocity)
+        xp.add(velocity, g, out=velocity)
+        if use_nesterov:
+            step = spare if g is scratch else scratch
+            xp.multiply(velocity, mu, out=step)
+            xp.add(step, g, out=step)
+            xp.multiply(step, lr, out=step)
+        else:
+            step = xp.multiply(velocity, lr, out=scratch)
+        xp.subtract(p, step, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, velocity.dtype, grad, (velocity,), scratch=2)
     return param, velocity, master_param
 
 
@@ -107,28 +172,31 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
     lr = _scalar(learning_rate)
     if lr_ratio != 1.0:
         lr = lr * lr_ratio
-    p = _compute_array(param, master_param, moment1.dtype)
-    if coeff:
-        xp.multiply(p, 1.0 - lr * coeff, out=p)
-    g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, 1.0 - beta1)
-    xp.multiply(moment1, beta1, out=moment1)
-    xp.add(moment1, scratch, out=moment1)
-    xp.multiply(g, g, out=scratch)
-    xp.multiply(scratch, 1.0 - beta2, out=scratch)
-    xp.multiply(moment2, beta2, out=moment2)
-    xp.add(moment2, scratch, out=moment2)
     b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
     correction2 = xp.sqrt(1.0 - b2p)
     lr_t = lr * correction2 / (1.0 - b1p)
-    xp.sqrt(moment2, out=scratch)
-    xp.add(scratch, epsilon * correction2, out=scratch)
-    xp.divide(moment1, scratch, out=scratch)
-    xp.multiply(scratch, lr_t, out=scratch)
-    xp.subtract(p, scratch, out=p)
+    eps_t = epsilon * correction2
+    shrink = 1.0 - lr * coeff if coeff else None
+
+    def rule(p, g, moment1, moment2, scratch):
+        if shrink is not None:
+            xp.multiply(p, shrink, out=p)
+        xp.multiply(g, 1.0 - beta1, out=scratch)
+        xp.multiply(moment1, beta1, out=moment1)
+        xp.add(moment1, scratch, out=moment1)
+        xp.multiply(g, g, out=scratch)
+        xp.multiply(scratch, 1.0 - beta2, out=scratch)
+        xp.multiply(moment2, beta2, out=moment2)
+        xp.add(moment2, scratch, out=moment2)
+        xp.sqrt(moment2, out=scratch)
+        xp.add(scratch, eps_t, out=scratch)
+        xp.divide(moment1, scratch, out=scratch)
+        xp.multiply(scratch, lr_t, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, moment1.dtype, grad, (moment1, moment2))
     beta1_pow[(0,) * beta1_pow.ndim] = b1p * beta1
     beta2_pow[(0,) * beta2_pow.ndim] = b2p * beta2
-    _write_back(xp, param, p)
 
 
 @register_kernel("adam_", ALL_BACKENDS, FLOATS)
@@ -241,8 +309,10 @@ def adamw_selected_rows_(ctx, param, grad, learning_rate, moment1, moment2, beta
 
 # -- Adamax, Adagrad, Adadelta, RMSProp, Lamb (dense gradients) ----------------------
 # Same design as above: the state is updated in place, the update computes on the
-# master weight (or param itself), and one parameter-sized scratch array is used
-# (two for Adadelta, RMSProp's centered form and Lamb, whose rules need them).
+# master weight (or param itself), block by block on the host (_update_blockwise),
+# with one scratch array (two for Adadelta, whose rule needs them). Lamb's trust
+# ratio needs the norm of the whole update before any of it is applied, so it runs
+# on whole arrays with two parameter-sized scratch arrays.
 
 
 def _advance_pow(pow_acc, beta) -> None:
@@ -262,21 +332,22 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
         beta1_pow *= beta1
     """
     xp = ctx.xp
-    p = _compute_array(param, master_param, moment.dtype)
-    g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, 1.0 - beta1)
-    xp.multiply(moment, beta1, out=moment)
-    xp.add(moment, scratch, out=moment)
-    xp.multiply(inf_norm, beta2, out=inf_norm)
-    xp.add(inf_norm, epsilon, out=inf_norm)
-    xp.abs(g, out=scratch)
-    xp.maximum(inf_norm, scratch, out=inf_norm)
     lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
-    xp.divide(moment, inf_norm, out=scratch)
-    xp.multiply(scratch, lr_t, out=scratch)
-    xp.subtract(p, scratch, out=p)
+
+    def rule(p, g, moment, inf_norm, scratch):
+        xp.multiply(g, 1.0 - beta1, out=scratch)
+        xp.multiply(moment, beta1, out=moment)
+        xp.add(moment, scratch, out=moment)
+        xp.multiply(inf_norm, beta2, out=inf_norm)
+        xp.add(inf_norm, epsilon, out=inf_norm)
+        xp.abs(g, out=scratch)
+        xp.maximum(inf_norm, scratch, out=inf_norm)
+        xp.divide(moment, inf_norm, out=scratch)
+        xp.multiply(scratch, lr_t, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, moment.dtype, grad, (moment, inf_norm))
     _advance_pow(beta1_pow, beta1)
-    _write_back(xp, param, p)
     return param, moment, inf_norm, beta1_pow, master_param
 
 
@@ -284,16 +355,18 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
 def adagrad_(ctx, param, grad, moment, learning_rate, master_param, epsilon, multi_precision):
     """Paddle's Adagrad: moment += g * g;  param -= lr * g / (sqrt(moment) + epsilon)."""
     xp = ctx.xp
-    p = _compute_array(param, master_param, moment.dtype)
-    g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, g)
-    xp.add(moment, scratch, out=moment)
-    xp.sqrt(moment, out=scratch)
-    xp.add(scratch, epsilon, out=scratch)
-    xp.divide(g, scratch, out=scratch)
-    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
-    xp.subtract(p, scratch, out=p)
-    _write_back(xp, param, p)
+    lr = _scalar(learning_rate)
+
+    def rule(p, g, moment, scratch):
+        xp.multiply(g, g, out=scratch)
+        xp.add(moment, scratch, out=moment)
+        xp.sqrt(moment, out=scratch)
+        xp.add(scratch, epsilon, out=scratch)
+        xp.divide(g, scratch, out=scratch)
+        xp.multiply(scratch, lr, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, moment.dtype, grad, (moment,))
     return param, moment, master_param
 
 
@@ -308,24 +381,27 @@ def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_r
         param -= lr * update
     """
     xp = ctx.xp
-    p = _compute_array(param, master_param, avg_squared_grad.dtype)
-    g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, g)
-    xp.multiply(scratch, 1.0 - rho, out=scratch)
-    xp.multiply(avg_squared_grad, rho, out=avg_squared_grad)
-    xp.add(avg_squared_grad, scratch, out=avg_squared_grad)
-    denom = xp.add(avg_squared_grad, epsilon)
-    xp.add(avg_squared_update, epsilon, out=scratch)
-    xp.divide(scratch, denom, out=scratch)
-    xp.sqrt(scratch, out=scratch)
-    xp.multiply(scratch, g, out=scratch)          # update
-    xp.multiply(scratch, scratch, out=denom)
-    xp.multiply(denom, 1.0 - rho, out=denom)
-    xp.multiply(avg_squared_update, rho, out=avg_squared_update)
-    xp.add(avg_squared_update, denom, out=avg_squared_update)
-    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
-    xp.subtract(p, scratch, out=p)
-    _write_back(xp, param, p)
+    lr = _scalar(learning_rate)
+
+    def rule(p, g, avg_squared_grad, avg_squared_update, scratch, denom):
+        xp.multiply(g, g, out=scratch)
+        xp.multiply(scratch, 1.0 - rho, out=scratch)
+        xp.multiply(avg_squared_grad, rho, out=avg_squared_grad)
+        xp.add(avg_squared_grad, scratch, out=avg_squared_grad)
+        xp.add(avg_squared_grad, epsilon, out=denom)
+        xp.add(avg_squared_update, epsilon, out=scratch)
+        xp.divide(scratch, denom, out=scratch)
+        xp.sqrt(scratch, out=scratch)
+        xp.multiply(scratch, g, out=scratch)          # update
+        xp.multiply(scratch, scratch, out=denom)
+        xp.multiply(denom, 1.0 - rho, out=denom)
+        xp.multiply(avg_squared_update, rho, out=avg_squared_update)
+        xp.add(avg_squared_update, denom, out=avg_squared_update)
+        xp.multiply(scratch, lr, out=scratch)
+        xp.subtract(p, scratch, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, avg_squared_grad.dtype, grad,
+                      (avg_squared_grad, avg_squared_update), scratch=2)
     return param, avg_squared_grad, avg_squared_update, master_param
 
 
@@ -342,28 +418,31 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
         param -= moment
     """
     xp = ctx.xp
-    p = _compute_array(param, master_param, mean_square.dtype)
-    g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, g)
-    xp.multiply(scratch, 1.0 - decay, out=scratch)
-    xp.multiply(mean_square, decay, out=mean_square)
-    xp.add(mean_square, scratch, out=mean_square)
-    if centered:
-        xp.multiply(g, 1.0 - decay, out=scratch)
-        xp.multiply(mean_grad, decay, out=mean_grad)
-        xp.add(mean_grad, scratch, out=mean_grad)
-        xp.multiply(mean_grad, mean_grad, out=scratch)
-        xp.subtract(mean_square, scratch, out=scratch)
-        xp.add(scratch, epsilon, out=scratch)
-    else:
-        xp.add(mean_square, epsilon, out=scratch)
-    xp.sqrt(scratch, out=scratch)
-    xp.divide(g, scratch, out=scratch)
-    xp.multiply(scratch, _scalar(learning_rate), out=scratch)
-    xp.multiply(moment, momentum, out=moment)
-    xp.add(moment, scratch, out=moment)
-    xp.subtract(p, moment, out=p)
-    _write_back(xp, param, p)
+    lr = _scalar(learning_rate)
+
+    def rule(p, g, mean_square, moment, mean_grad, scratch):
+        xp.multiply(g, g, out=scratch)
+        xp.multiply(scratch, 1.0 - decay, out=scratch)
+        xp.multiply(mean_square, decay, out=mean_square)
+        xp.add(mean_square, scratch, out=mean_square)
+        if centered:
+            xp.multiply(g, 1.0 - decay, out=scratch)
+            xp.multiply(mean_grad, decay, out=mean_grad)
+            xp.add(mean_grad, scratch, out=mean_grad)
+            xp.multiply(mean_grad, mean_grad, out=scratch)
+            xp.subtract(mean_square, scratch, out=scratch)
+            xp.add(scratch, epsilon, out=scratch)
+        else:
+            xp.add(mean_square, epsilon, out=scratch)
+        xp.sqrt(scratch, out=scratch)
+        xp.divide(g, scratch, out=scratch)
+        xp.multiply(scratch, lr, out=scratch)
+        xp.multiply(moment, momentum, out=moment)
+        xp.add(moment, scratch, out=moment)
+        xp.subtract(p, moment, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, mean_square.dtype, grad,
+                      (mean_square, moment, mean_grad))
     return param, moment, mean_square, mean_grad, master_param
 
 

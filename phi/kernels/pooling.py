@@ -140,8 +140,10 @@ def _flat_index(xp, best, arg, w):
         offsets = offsets + (np.arange(w.kernel[axis]) * plane_strides[axis]).reshape(shape)
         base = base + _broadcast_axis(xp, (w.starts[axis] * plane_strides[axis]).astype(np.int32), axis, k)
     mask = on_device(xp, offsets.reshape(-1))[arg] + base
-    if w.regular and any(w.before) and bool(xp.isneginf(best).any()):
-        # a window whose input values are all -inf may have picked its padding: per axis, clip into the input
+    if w.regular and any(w.before) and (xp is not np or bool(xp.isneginf(best).any())):
+        # A window whose input values are all -inf may have picked its padding: per axis, clip into the
+        # input. A winner inside the input is unchanged by the clip, so the GPU clips always rather than
+        # read back whether some window is all -inf; the CPU reads that for free and skips the clip.
         positions, rest = [], arg.astype(np.int32)
         for size in reversed(w.kernel):
             positions.insert(0, rest % np.int32(size))

@@ -17,6 +17,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS, REAL
+from .funcs import scatter_add
 
 _INDEX = np.int64
 
@@ -300,6 +301,8 @@ def unique(ctx, x, return_index, return_inverse, return_counts, axis, dtype):
 @register_kernel("bincount", ALL_BACKENDS, (INTS[3], INTS[4]))
 def bincount(ctx, x, weights, minlength):
     xp = ctx.xp
+    if xp is not np:
+        return _bincount_on_device(xp, x, weights, minlength)
     if x.size and bool((x < 0).any()):
         raise InvalidArgumentError(
             f"argument 'x' expected non-negative values, got {int(x.min())}")
@@ -314,3 +317,24 @@ def bincount(ctx, x, weights, minlength):
     running = xp.concatenate([xp.zeros(1, dtype=_INDEX),
                               xp.cumsum(weights.astype(_INDEX)[xp.argsort(x, kind="stable")])])
     return running[ends] - running[ends - counts]
+
+
+def _bincount_on_device(xp, x, weights, minlength):
+    """bincount on a GPU with the one device read its output's length needs: the
+    smallest and largest value, read back together (the check for negative values
+    comes with them). CuPy's own bincount would read the maximum, and the check
+    the minimum, each on its own. Bins are filled by scatter-adds: counts and
+    integer weights exactly in int64, floating weights in float64 (as NumPy's
+    bincount sums them), then cast to the weights' dtype."""
+    low, high = (int(v) for v in xp.stack([x.min(), x.max()]).tolist()) if x.size else (0, -1)
+    if low < 0:
+        raise InvalidArgumentError(f"argument 'x' expected non-negative values, got {low}")
+    length = max(int(minlength), high + 1)
+    if weights is None:
+        out = xp.zeros(length, dtype=_INDEX)
+        scatter_add(xp, out, x, xp.ones(x.shape, dtype=_INDEX))
+        return out
+    wide = np.float64 if weights.dtype.kind == "f" else _INDEX
+    out = xp.zeros(length, dtype=wide)
+    scatter_add(xp, out, x, weights.astype(wide, copy=False))
+    return out.astype(weights.dtype if weights.dtype.kind == "f" else _INDEX, copy=False)
