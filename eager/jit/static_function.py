@@ -2,7 +2,7 @@
 signature and replays them while the signature and the state repeat.
 
 See docs/jit.md for the rules; in short, a call's *signature* is its argument
-tree (each tensor's shape, dtype and array type; Layers and Optimizers by
+tree (each tensor's shape, dtype, array type and GPU; Layers and Optimizers by
 identity; numbers, strings and None by value), the grad mode, the default
 dtype and the current place. The first call of a signature runs eagerly
 under a :class:`~eager.jit.recorder.Recorder`; if the recorder saw nothing a
@@ -21,6 +21,8 @@ import gc
 import types
 import warnings
 import weakref
+
+import numpy as np
 
 from phi.core import DenseTensor
 
@@ -77,7 +79,11 @@ def _signature(value, tensors, parts):
             raise _Unsupported("a tensor argument requires a gradient (stop_gradient=False): its graph "
                                "would extend outside the call")
         tensors.append(value)
-        parts.append((type(array), array.shape, array.dtype))
+        kind = type(array)
+        if kind is np.ndarray:
+            parts.append((kind, array.shape, array.dtype))
+        else:  # a GPU array: which device too (kernels follow their arrays' device)
+            parts.append((kind, array.shape, array.dtype, int(array.device.id)))
     elif t in (int, float, bool, str, type(None)):
         parts.append((t, value))
     elif t is tuple or t is list:
