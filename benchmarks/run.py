@@ -16,6 +16,9 @@ B3  one SGD step (forward, backward, update, clear_grad) of a 784-256-256-10
     forward/backward/update of the same network, and vs PyTorch. "B3 ce" is the
     same step with softmax cross-entropy on integer class labels (the common
     classifier), against a hand-written fused NumPy softmax cross-entropy.
+B3j the B3 step (mean-square loss, gradients cleared to zeros) under
+    eager.jit.to_static: captured once, then replayed as a flat kernel list;
+    vs the same hand-written NumPy step (and B3's eager step, run alongside).
 B4  peak memory allocated during one B3 step (tracemalloc) vs the NumPy step.
 B5  one SGD step of a LeNet-style CNN (two 5x5 convs, 2x2 max pools, three
     linear layers, softmax cross-entropy; 28x28 inputs, batch 64): vs a
@@ -79,6 +82,8 @@ TARGETS = {
     "B2": ("torch", 0.8, "PyTorch 11.6 us/node"),
     "B3 b64": ("numpy", 1.15, "NumPy 1.17 ms"),
     "B3 b512": ("numpy", 1.05, "NumPy 7.8 ms"),
+    "B3j b64": ("numpy", 1.15, ""),
+    "B3j b512": ("numpy", 1.05, ""),
     "B3 ce b64": ("numpy", 1.15, ""),
     "B3 ce b512": ("numpy", 1.05, ""),
     "B4 b64": ("numpy", 1.5, ""),
@@ -407,6 +412,24 @@ class EagerStep:
         return loss
 
 
+class JitStep(EagerStep):
+    """EagerStep's network and optimizer, its step under eager.jit.to_static
+    (captured on the first calls, then replayed as a flat kernel list). The
+    gradients are cleared to zeros (Paddle's default), which keeps the state a
+    replay needs from step to step."""
+
+    def __init__(self, params, loss="mse"):
+        super().__init__(params, loss)
+        self.step = eager.jit.to_static(self._step)
+
+    def _step(self, x, y):
+        loss = self.loss_fn(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.opt.clear_grad(set_to_zero=False)
+        return loss
+
+
 class TorchStep:
     def __init__(self, torch, params, loss="mse"):
         self.torch = torch
@@ -443,6 +466,30 @@ def check_same_training(params, loss="mse"):
             raise AssertionError(f"eager loss {b} differs from the NumPy baseline's {a}")
     for p, q in zip(ref.params, ours.model.parameters()):
         np.testing.assert_allclose(q.numpy(), p, rtol=1e-4, atol=1e-6)
+
+
+def bench_b3j(budget, repeat, seen, batches):
+    """B3j: the B3 step under eager.jit.to_static, against the NumPy step and the
+    eager step (B3's contestants, run again in the same interleaved rounds)."""
+    params = init_weights()
+    x, y = make_batch(8)
+    ref, jit = NumpyMLP(params), JitStep(params)
+    for _ in range(4):
+        a = ref.step(x, y)
+        b = jit.step(eager.to_tensor(x), eager.to_tensor(y)).item()
+        if not np.isclose(a, b, rtol=1e-4):
+            raise AssertionError(f"to_static loss {b} differs from the NumPy baseline's {a}")
+    for batch in batches:
+        x_np, y_np = make_batch(batch)
+        ref, ours, jit = NumpyMLP(params), EagerStep(params), JitStep(params)
+        x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
+        stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y),
+                 "jit": lambda: jit.step(x, y)}
+        t = measure_many(stmts, budget=budget, repeat=repeat)
+        seen[f"B3j numpy step b{batch}"] = (t["numpy"], "ms")
+        seen[f"B3j eager step b{batch}"] = (t["eager"], "ms")
+        row(f"B3j b{batch}", f"MLP SGD step under jit.to_static, batch {batch}", t["jit"], "ms",
+            {"numpy": t["numpy"], "torch": None})
 
 
 def bench_b3(torch, budget, repeat, seen, batches, loss="mse"):
@@ -676,6 +723,7 @@ def main(argv=None):
     if "B3" in only:
         bench_b3(torch, budget, repeat, seen, (64, 512))
         bench_b3(torch, budget, repeat, seen, (64, 512), loss="ce")
+        bench_b3j(budget, repeat, seen, (64, 512))
     if "B4" in only:
         bench_b4(seen, (64, 512))
     if "B5" in only:

@@ -169,6 +169,10 @@ class KernelFactory:
         self._signature_caches.setdefault(name, []).append(cache)
         return cache
 
+    def dispatch_tables(self) -> list:
+        """Every dispatch table made so far (eager.jit wraps their kernels while it captures)."""
+        return list(self._tables.values())
+
     def signature_caches(self) -> list:
         """Every signature cache made by this factory."""
         return [cache for caches in self._signature_caches.values() for cache in caches]
@@ -287,10 +291,25 @@ class DispatchTable(dict):
             direct = None if name is None else getattr(getattr(bound.args[0], "xp", None), name, None)
             if direct is not None:
                 bound = direct
+        hook = BIND_HOOK.hook
+        if hook is not None:  # a recorder is capturing kernel calls (eager.jit)
+            bound = hook(self, key, bound)
         self[key] = bound
         return bound
 
 
+class _BindHook:
+    """``hook(table, key, bound)``: called on every dispatch-table miss while set,
+    returns what the table caches for ``key`` (eager.jit wraps kernels with it
+    while it captures a call; None the rest of the time, so a hit costs nothing)."""
+
+    __slots__ = ("hook",)
+
+    def __init__(self):
+        self.hook = None
+
+
+BIND_HOOK = _BindHook()
 KERNELS = KernelFactory()
 
 

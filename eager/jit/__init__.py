@@ -1,0 +1,97 @@
+"""Paddle's ``paddle.jit`` dynamic-to-static entry points, by trace and replay.
+
+``to_static`` runs the first call of each input signature eagerly while it
+records every phi kernel the call runs (forward, backward, optimizer update,
+in-place writes), then replays that flat kernel list on later calls with the
+same signature and state, skipping the Python of layers, autograd and
+optimizers. Unlike Paddle, which rewrites the function's Python source into a
+static program, Python control flow is specialised to the path the capture
+took (as ``jax.jit`` does); the capture rules (docs/jit.md) make every call
+that could take another path, or that a kernel list cannot express, run
+eagerly instead.
+
+>>> import eager
+>>> net = eager.nn.Linear(3, 1)
+>>> opt = eager.optimizer.SGD(0.1, parameters=net.parameters())
+>>> @eager.jit.to_static
+... def step(x):
+...     loss = net(x).mean()
+...     loss.backward()
+...     opt.step()
+...     opt.clear_grad()
+...     return loss
+>>> for _ in range(3):
+...     loss = step(eager.ones([4, 3]))
+"""
+from __future__ import annotations
+
+import functools
+
+from ..nn.layer import Layer
+from . import recorder as _recorder
+from .static_function import SWITCH, StaticFunction
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
+    """Makes ``function`` (a function, a method, or a Layer, whose ``forward``
+    is converted) capture its kernel calls once per input signature and replay
+    them afterwards (see the module doc and docs/jit.md). Usable as
+    ``@to_static`` or ``@to_static(...)``. ``input_spec``, ``build_strategy``
+    and ``backend`` are accepted for Paddle compatibility; shapes come from
+    each call, so they change nothing here.
+
+    >>> f = to_static(lambda x: x * 2.0)
+    """
+    if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+        raise TypeError(f"to_static: argument 'input_spec' expected a list or tuple of InputSpec, got "
+                        f"{type(input_spec).__name__}")
+    if backend is not None and not isinstance(backend, str):
+        raise TypeError(f"to_static: argument 'backend' expected None or a str, got {type(backend).__name__}")
+
+    def decorate(fn):
+        if isinstance(fn, Layer):
+            forward = fn.forward
+            if not isinstance(forward, StaticFunction):
+                fn.forward = StaticFunction(forward, input_spec, build_strategy, backend, **kwargs)
+            return fn
+        if isinstance(fn, StaticFunction):
+            return fn
+        if getattr(fn, "_not_to_static", False):
+            return fn
+        if not callable(fn):
+            raise TypeError(f"to_static: argument 'function' expected a callable or a Layer, got "
+                            f"{type(fn).__name__}")
+        return StaticFunction(fn, input_spec, build_strategy, backend, **kwargs)
+
+    if function is None:
+        return decorate
+    return decorate(function)
+
+
+def not_to_static(func=None):
+    """Keeps ``func`` eager: ``to_static`` leaves it as it is, and a captured
+    call that runs it is not replayed (its Python must run on every call)."""
+    if func is None:
+        return not_to_static
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        recorder = _recorder._mine()
+        if recorder is not None:
+            recorder.fail(f"it calls {getattr(func, '__qualname__', func)!r}, marked not_to_static")
+        return func(*args, **kwargs)
+
+    wrapper._not_to_static = True
+    return wrapper
+
+
+def enable_to_static(enable_to_static_bool: bool) -> None:
+    """Turns every ``to_static`` function on (True, the default) or off (False:
+    they run eagerly, capturing and replaying nothing)."""
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError(f"enable_to_static: argument 'enable_to_static_bool' expected a bool, got "
+                        f"{type(enable_to_static_bool).__name__}")
+    SWITCH.enabled = enable_to_static_bool
+
+
+__all__ = ["StaticFunction", "enable_to_static", "not_to_static", "to_static"]

@@ -1,0 +1,255 @@
+"""The Python state a captured trace depends on, and how it is compared.
+
+A trace replays kernels on arrays; what made the eager run pick those kernels,
+attributes and arrays is Python state: which Layers and Optimizers the function
+reaches, their flags and hyperparameters, which tensors they hold, each
+tensor's buffer, gradient and hooks. :func:`discover` finds the objects a
+function reaches (its arguments, ``self``, closure cells and the globals its
+code names, one attribute level deep for other objects); a :class:`Guard`
+compiles their state into one boolean expression. A replay runs only while
+the guard built at capture holds, and a capture is used only if the call left
+the state as it found it (apart from the effects a replay repeats: version
+counters and optimizer step counts).
+"""
+from __future__ import annotations
+
+import types
+
+from phi.core import DenseTensor
+
+from ..nn.layer import Layer
+from ..optimizer.lr import LRScheduler
+from ..optimizer.optimizer import Optimizer
+from ..tensor import Tensor
+
+# Attribute values compared by value; anything else by identity.
+SCALARS = (bool, int, float, complex, str, bytes, type(None))
+# Counters a step moves by a fixed amount, which nothing but state_dict reads:
+# a replay adds the captured change. Only eager's own optimizers (a subclass
+# elsewhere may read its step count, so there it is compared like any number).
+COUNTERS = {"eager.optimizer.optimizer": ("_step_count",)}
+
+
+def _counters_of(obj) -> tuple:
+    if isinstance(obj, Optimizer):
+        return COUNTERS.get(type(obj).__module__, ())
+    return ()
+
+
+def discover(fn, args, kwargs) -> tuple:
+    """(roots, layers, optimizers, tensors, schedulers) the call can reach:
+    roots are (kind, holder, key, object) found in the arguments, ``self``, the
+    closure and the globals; layers include every sublayer; schedulers are the
+    optimizers' learning-rate schedulers."""
+    roots = []  # (kind, holder, key, object)
+    seen = set()
+
+    def visit(kind, holder, key, value, depth):
+        if id(value) in seen and kind != "arg":
+            return
+        if isinstance(value, Tensor) and kind in ("arg", "item"):
+            return  # an input: the signature's, not the state's
+        if isinstance(value, (Layer, Optimizer, Tensor, LRScheduler)):
+            seen.add(id(value))
+            roots.append((kind, holder, key, value))
+        elif kind in ("global", "cell") and type(value) in SCALARS:
+            roots.append((kind, holder, key, value))  # a number the code reads: compared by value
+        elif depth == 0 and hasattr(value, "__dict__") and not isinstance(
+                value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)):
+            seen.add(id(value))
+            for name, attr in list(vars(value).items()):
+                visit("attr", value, name, attr, 1)
+        elif isinstance(value, (list, tuple)) and depth == 0:
+            for item in value:
+                if isinstance(item, (Layer, Optimizer, Tensor)):
+                    visit("item" if kind == "arg" else "member", None, None, item, 1)
+
+    func = fn
+    if isinstance(fn, types.MethodType):
+        visit("self", None, None, fn.__self__, 0)
+        func = fn.__func__
+    for value in list(args) + list(kwargs.values()):
+        visit("arg", None, None, value, 0)
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        for name, cell in zip(code.co_freevars, func.__closure__ or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            visit("cell", cell, name, value, 0)
+        names = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            names.update(c.co_names)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        globs = func.__globals__
+        for name in sorted(names):
+            if name in globs:
+                visit("global", globs, name, globs[name], 0)
+    layers, optimizers, tensors = [], [], []
+    known = set()
+    for _, _, _, obj in roots:
+        if isinstance(obj, Layer):
+            for layer in obj.sublayers(include_self=True):
+                if id(layer) not in known:
+                    known.add(id(layer))
+                    layers.append(layer)
+        elif isinstance(obj, Optimizer):
+            if id(obj) not in known:
+                known.add(id(obj))
+                optimizers.append(obj)
+        elif isinstance(obj, Tensor) and id(obj) not in known:
+            known.add(id(obj))
+            tensors.append(obj)
+    for layer in layers:
+        plain = [v for v in vars(layer).values() if isinstance(v, Tensor)]  # a tensor kept as an attribute
+        for t in list(layer._parameters.values()) + list(layer._buffers.values()) + plain:
+            if isinstance(t, Tensor) and id(t) not in known:
+                known.add(id(t))
+                tensors.append(t)
+    for opt in optimizers:
+        held = list(opt._parameter_list) + list(opt._accumulators.values()) + list(opt._master_weights.values())
+        for t in held:
+            if isinstance(t, Tensor) and id(t) not in known:
+                known.add(id(t))
+                tensors.append(t)
+    schedulers = []
+    for obj in [r[3] for r in roots] + [opt._lr_scheduler for opt in optimizers]:
+        if isinstance(obj, LRScheduler) and all(obj is not other for other in schedulers):
+            schedulers.append(obj)
+    return roots, layers, optimizers, tensors, schedulers
+
+
+class Guard:
+    """The state a trace is specialised to, as one compiled boolean expression:
+    each root still where it was found; each Layer's and Optimizer's
+    attributes (scalars by value, containers by the identities they hold,
+    anything else by identity; counters left out); each learning-rate
+    scheduler's current rate; each tensor's buffer, autograd meta, gradient
+    and hooks by identity.
+
+    ``guard()`` is True while the state is as it was when the Guard was built;
+    the objects compared by identity are held here, so their ids stay unique.
+    Built before a captured call, it also tells whether the call left the state
+    as it found it.
+    """
+
+    def __init__(self, roots, layers, optimizers, tensors, schedulers):
+        self.namespace = {"_MISSING": _MISSING}
+        self.terms = []
+        for kind, holder, key, obj in roots:
+            check = self._eq if type(obj) in SCALARS else self._is
+            if kind == "global":
+                check(f"{self._name(holder)}.get({self._name(key)}, _MISSING)", obj)
+            elif kind == "cell":
+                check(f"{self._name(holder)}.cell_contents", obj)
+            elif kind == "attr":
+                self._is(f"vars({self._name(holder)}).get({self._name(key)}, _MISSING)", obj)
+        for obj in list(layers) + list(optimizers):
+            self._attributes(obj)
+        for scheduler in schedulers:  # the rate the next step reads (a step() between calls is fine)
+            self._eq(f"{self._name(scheduler)}()", scheduler())
+        for t in tensors:
+            self._tensor(t)
+        source = ("def guard():\n    try:\n        return (" + "\n                and ".join(self.terms or ["True"])
+                  + ")\n    except Exception:  # a cell emptied, an attribute deleted: not the captured state\n"
+                  "        return False\n")
+        exec(compile(source, "<eager.jit guard>", "exec"), self.namespace)  # noqa: S102  (built above)
+        self.source = source
+        self.guard = self.namespace["guard"]
+
+    def failing(self):
+        """The first term of the guard that does not hold now (its source), or None."""
+        for term in self.terms:
+            if not eval(term, self.namespace):  # noqa: S307  (a term built above)
+                return term
+        return None
+
+    def _name(self, value) -> str:
+        name = f"o{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def _is(self, expr: str, value) -> None:
+        self.terms.append(f"{expr} is {self._name(value)}")
+
+    def _eq(self, expr: str, value) -> None:
+        self.terms.append(f"type(_v := {expr}) is {self._name(type(value))} and _v == {self._name(value)}")
+
+    def _container(self, expr: str, value) -> None:
+        """``expr`` (already checked to be ``value``) holds the same items."""
+        holder = self._name(value)
+        self._eq(f"len({holder})", len(value))
+        if isinstance(value, dict):
+            for k, v in list(value.items()):
+                self._is(f"{holder}.get({self._name(k)}, _MISSING)", v)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                self._is(f"{holder}[{i}]", v)
+
+    def _attributes(self, obj) -> None:
+        skip = _counters_of(obj)
+        d = vars(obj)
+        name = self._name(d)
+        self._is(f"{self._name(obj)}.__dict__", d)
+        self._eq(f"len({name})", len(d))
+        for key, value in list(d.items()):
+            expr = f"{name}.get({self._name(key)}, _MISSING)"
+            if key in skip:
+                continue
+            if type(value) in SCALARS:
+                self._eq(expr, value)
+                continue
+            self._is(expr, value)
+            if isinstance(value, (dict, list, set)) and not isinstance(value, Tensor):
+                self._container(expr, value)
+
+    def _tensor(self, t) -> None:
+        tn = self._name(t)
+        impl = t.impl
+        self._is(f"{tn}.impl", impl)
+        if type(impl) is DenseTensor:
+            self._is(f"{self._name(impl)}.array", impl.array)
+        meta = t._meta
+        self._is(f"{tn}._meta", meta)
+        if meta is None:
+            return
+        mn = self._name(meta)
+        self._eq(f"{mn}.stop_gradient", meta.stop_gradient)
+        self._is(f"{mn}.node", meta.node)
+        self._container(f"{mn}.__dict__", meta.__dict__)
+        for value in list(meta.__dict__.values()):
+            if isinstance(value, dict):  # hooks: a hook added to the same dict changes its length
+                self._container("", value)
+        node = meta.node
+        if node is not None:
+            self._container(f"{self._name(node)}.__dict__", node.__dict__)
+            for value in list(node.__dict__.values()):
+                if isinstance(value, dict):
+                    self._container("", value)
+        grad = meta.__dict__.get("grad")
+        if grad is not None:
+            gn = self._name(grad)
+            self._is(f"{gn}.impl", grad.impl)
+            if type(grad.impl) is DenseTensor:
+                self._is(f"{self._name(grad.impl)}.array", grad.impl.array)
+            self._is(f"{gn}._meta", grad._meta)
+
+
+_MISSING = object()
+
+
+def shallow(obj) -> tuple:
+    """An object's attributes, numbers by value and anything else by identity
+    (a scheduler stepped during a capture changes it)."""
+    return tuple((k, v if type(v) in SCALARS else id(v)) for k, v in vars(obj).items())
+
+
+def counters(optimizers) -> tuple:
+    """The counters a replay moves, per optimizer."""
+    return tuple(tuple(getattr(opt, name) for name in _counters_of(opt)) for opt in optimizers)
+
+
+__all__ = ["Guard", "counters", "discover", "shallow"]

@@ -1,0 +1,421 @@
+"""StaticFunction: a function that captures its kernel calls once per input
+signature and replays them while the signature and the state repeat.
+
+See docs/jit.md for the rules; in short, a call's *signature* is its argument
+tree (each tensor's shape, dtype, array type and GPU; Layers and Optimizers by
+identity; numbers, strings and None by value), the grad mode, the default
+dtype and the current place. The first call of a signature runs eagerly
+under a :class:`~eager.jit.recorder.Recorder`; if the recorder saw nothing a
+kernel list cannot replay, and the call left the state it reaches as it found
+it (apart from in-place writes, version counters and optimizer step counts),
+the kernel list becomes the signature's trace. Later calls whose state still
+passes the trace's :class:`~eager.jit.state.Guard` replay it; any other call
+captures again. A
+signature whose capture is unreplayable, or that has not settled after a few
+captures, runs eagerly from then on, with one warning naming why.
+"""
+from __future__ import annotations
+
+import functools
+import gc
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+from phi.core import DenseTensor
+
+from ..autograd.anomaly import ANOMALY
+from ..autograd.grad_mode import STATE
+from ..framework import current_place, get_default_dtype
+from ..nn.layer import Layer
+from ..optimizer.optimizer import Optimizer
+from ..tensor import Tensor
+from . import recorder as _recorder
+from . import state as _state
+from .trace import build
+
+# Captures of one signature that may fail to settle before it runs eagerly for good.
+MAX_CAPTURES = 4
+# Signatures one StaticFunction remembers; the oldest is forgotten first.
+MAX_SIGNATURES = 64
+
+
+class _Switch:
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+SWITCH = _Switch()
+
+
+class _Eager:
+    """A signature that runs eagerly for good, and why."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _signature(value, tensors, parts):
+    """Appends ``value``'s part of the call signature to ``parts`` and its tensors
+    to ``tensors``; raises _Unsupported for a value a signature cannot hold."""
+    t = type(value)
+    if t is Tensor or isinstance(value, Tensor):
+        impl = value.impl
+        if type(impl) is not DenseTensor:
+            raise _Unsupported("a tensor argument is not dense")
+        array = impl.array
+        meta = value._meta
+        if meta is not None and not meta.stop_gradient:
+            raise _Unsupported("a tensor argument requires a gradient (stop_gradient=False): its graph "
+                               "would extend outside the call")
+        tensors.append(value)
+        kind = type(array)
+        if kind is np.ndarray:
+            parts.append((kind, array.shape, array.dtype))
+        else:  # a GPU array: which device too (kernels follow their arrays' device)
+            parts.append((kind, array.shape, array.dtype, int(array.device.id)))
+    elif t in (int, float, bool, str, type(None)):
+        parts.append((t, value))
+    elif t is tuple or t is list:
+        parts.append((t, len(value)))
+        for item in value:
+            _signature(item, tensors, parts)
+    elif t is dict:
+        parts.append((t, tuple(value)))
+        for item in value.values():
+            _signature(item, tensors, parts)
+    elif isinstance(value, (Layer, Optimizer)):
+        parts.append(id(value))
+    else:
+        raise _Unsupported(f"an argument of type {t.__name__} (not a Tensor, number, string, None, "
+                           f"list, tuple, dict, Layer or Optimizer)")
+
+
+class Trace:
+    """One signature's captured call: the replay function, the state it is
+    specialised to, the effects it repeats and how to build the return value."""
+
+    __slots__ = ("run", "guard", "located_ids", "bumps", "counter_steps", "template", "kept", "replays",
+                 "streak")
+
+    def replay(self, tensors):
+        arrays = self.run([t.impl.array for t in tensors])
+        for impl, count in self.bumps:
+            for _ in range(count):
+                impl.bump_version()
+        for opt, steps in self.counter_steps:
+            for name, step in steps:
+                setattr(opt, name, getattr(opt, name) + step)
+        return _build(self.template, arrays, tensors)
+
+
+def _build(template, arrays, tensors, made=None):
+    kind = template[0]
+    if kind == "t":  # a tensor the call made: (index among results, stop_gradient, version, which)
+        if made is None:
+            made = {}
+        out = made.get(template[4])
+        if out is not None:  # the call returned this tensor more than once
+            return out
+        impl = DenseTensor(arrays[template[1]])
+        for _ in range(template[3]):
+            impl.bump_version()
+        out = Tensor(impl)
+        if not template[2]:
+            out.stop_gradient = False
+        made[template[4]] = out
+        return out
+    if kind == "c":
+        return template[1]
+    if kind == "in":
+        return tensors[template[1]]
+    if kind == "obj":
+        return template[1]
+    if made is None:
+        made = {}
+    items = [_build(t, arrays, tensors, made) for t in template[2]]
+    if template[1] is dict:
+        return dict(zip(template[3], items))
+    return template[1](items)
+
+
+class StaticFunction:
+    """A function under :func:`eager.jit.to_static` (see the module doc).
+
+    Calling it calls the function; ``function`` is the one decorated,
+    ``rollback()`` gives it back, ``reasons`` maps each signature that runs
+    eagerly for good to why, ``captures`` and ``replays`` count the calls that
+    ran under the recorder and those a trace served.
+    """
+
+    def __init__(self, function, input_spec=None, build_strategy=None, backend=None, **kwargs):
+        self._function = function
+        self._input_spec = input_spec
+        self._build_strategy = build_strategy
+        self._backend = backend
+        self._kwargs = kwargs
+        self._cache = {}
+        self._attempts = {}
+        self.replays = 0  # calls served by a replay
+        self.captures = 0  # calls run eagerly under the recorder
+        self._bound = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, function, updated=())
+
+    @property
+    def function(self):
+        """The decorated (plain eager) function."""
+        return self._function
+
+    @property
+    def reasons(self) -> dict:
+        return {key: entry.reason for key, entry in self._cache.items() if type(entry) is _Eager}
+
+    def rollback(self):
+        """The plain function (Paddle's StaticFunction.rollback)."""
+        return self._function
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        # One StaticFunction per instance, kept in the instance's __dict__ (it holds
+        # the bound method, so a weak-keyed table would keep the instance alive).
+        name = f"_to_static_{getattr(self._function, '__name__', 'function')}_{id(self)}"
+        holder = getattr(instance, "__dict__", None)
+        bound = holder.get(name) if holder is not None else self._bound.get(instance)
+        if bound is None:
+            bound = StaticFunction(types.MethodType(self._function, instance), self._input_spec,
+                                   self._build_strategy, self._backend, **self._kwargs)
+            if holder is not None:
+                holder[name] = bound
+            else:
+                self._bound[instance] = bound
+        return bound
+
+    def __call__(self, *args, **kwargs):
+        function = self._function
+        if not SWITCH.enabled or ANOMALY.enabled or _recorder._ACTIVE is not None and _recorder._mine():
+            # off, anomaly checks (they read values on the host), or called inside
+            # another capture, which records these kernels as its own
+            return function(*args, **kwargs)
+        tensors, parts = [], []
+        try:
+            _signature(args, tensors, parts)
+            _signature(kwargs, tensors, parts)
+        except _Unsupported as error:
+            key = ("unsupported", str(error))
+            if key not in self._cache:
+                self._cache[key] = _Eager(str(error))
+                _warn(function, str(error))
+            return function(*args, **kwargs)
+        key = (STATE.enabled, get_default_dtype(), current_place(), tuple(parts))
+        entry = self._cache.get(key)
+        if type(entry) is Trace:
+            if entry.guard.guard():
+                located = entry.located_ids
+                if not any(id(t.impl.array) in located for t in tensors):
+                    self.replays += 1
+                    entry.replays += 1
+                    return entry.replay(tensors)
+                return function(*args, **kwargs)  # an input aliases the state: this call runs eagerly
+            # The state moved: capture again; a trace replaced before it ever
+            # replayed, several times in a row, means the state moves on every call.
+            streak = entry.streak + 1 if entry.replays == 0 else 1
+            return self._capture(key, args, kwargs, tensors, streak)
+        elif type(entry) is _Eager:
+            return function(*args, **kwargs)
+        return self._capture(key, args, kwargs, tensors)
+
+    def _capture(self, key, args, kwargs, tensors, streak=0):
+        function = self._function
+        discovered = _state.discover(function, args, kwargs)
+        roots, layers, optimizers, held, schedulers = discovered
+        located = _located(held, optimizers)
+        guard = _state.Guard(*discovered)
+        counters_before = _state.counters(optimizers)
+        rec = _recorder.Recorder([t.impl for t in tensors], located)
+        self.captures += 1
+        if any(layer._forward_pre_hooks or layer._forward_post_hooks for layer in layers):
+            rec.fail("a forward hook of a Layer it reaches runs Python")
+        metas = [(t._meta, t.impl) for t in tensors]
+        stepped = [_state.shallow(s) for s in schedulers]
+        _recorder.start(rec)
+        try:
+            result = function(*args, **kwargs)
+        finally:
+            _recorder.stop()
+        if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
+            rec.fail("it changes an input tensor's buffer or autograd state (stop_gradient, .grad)")
+        if stepped != [_state.shallow(s) for s in schedulers]:
+            rec.fail("it steps a learning-rate scheduler (Python state a replay does not advance; "
+                     "call scheduler.step() outside the function)")
+        trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
+        while len(self._cache) >= MAX_SIGNATURES:
+            del self._cache[next(iter(self._cache))]
+        if trace is not None and streak >= MAX_CAPTURES:
+            reason = ("the state it depends on (a number in its globals, a Layer attribute, a learning "
+                      "rate, a gradient buffer) changes on every call, so no trace is ever replayed")
+            self._cache[key] = _Eager(reason)
+            _warn(function, reason)
+        elif trace is not None:
+            trace.streak = streak
+            self._cache[key] = trace
+            self._attempts.pop(key, None)
+        elif not settled:
+            attempts = self._attempts.get(key, 0) + 1
+            self._attempts[key] = attempts
+            if attempts >= MAX_CAPTURES:
+                self._cache[key] = _Eager(reason)
+                self._attempts.pop(key, None)
+                _warn(function, reason)
+            else:
+                self._cache.pop(key, None)
+        else:
+            self._cache[key] = _Eager(reason)
+            _warn(function, reason)
+        return result
+
+
+def _warn(function, reason):
+    name = getattr(function, "__qualname__", repr(function))
+    warnings.warn(f"to_static: {name} runs eagerly for this input signature from now on: {reason}",
+                  RuntimeWarning, stacklevel=3)
+
+
+def _located(tensors, optimizers) -> dict:
+    """id(array) -> array for every buffer a trace may read from the state."""
+    located = {}
+    for t in tensors:
+        impl = t.impl
+        if type(impl) is DenseTensor:
+            located[id(impl.array)] = impl.array
+        grad = t.grad
+        if grad is not None and type(grad.impl) is DenseTensor:
+            located[id(grad.impl.array)] = grad.impl.array
+    for opt in optimizers:
+        for _, lr_tensor in list(opt._lr_inputs.values()):
+            located[id(lr_tensor.array)] = lr_tensor.array
+        for state in opt._states.values():
+            for impl in state:
+                if type(impl) is DenseTensor:
+                    located[id(impl.array)] = impl.array
+    return located
+
+
+def _analyse(rec, result, tensors, discovered, guard, counters_before, located):
+    """(trace, reason, settled): a Trace, or None with why and whether trying
+    again later may succeed (settled False: the state was still changing)."""
+    if rec.reason is not None:
+        return None, rec.reason, True
+    if not guard.guard():
+        return None, ("the call changes which tensors, gradients, hooks or settings the state holds "
+                      "(a first step that creates gradients or optimizer state, a learning rate that "
+                      "changed, a Layer attribute it sets) on every capture"), False
+    returned = []
+    try:
+        template = _template(result, rec, tensors, discovered[3], returned)
+    except _Unsupported as error:
+        return None, str(error), True
+    # An array a kernel made that outlives the call (other than a returned one and
+    # the buffers it views) is held by something a replay would not update.
+    allowed = set(located) | {id(t.impl.array) for t in tensors}
+    for value in returned:
+        array = value.impl.array
+        while array is not None:
+            allowed.add(id(array))
+            array = getattr(array, "base", None)
+    gc.collect()
+    for ref in rec.slot_refs:
+        array = ref()
+        if array is not None and id(array) not in allowed:
+            return None, ("a tensor made during the call is still held after it (a graph kept for a "
+                          "backward outside the call, a retained gradient, or state the call stores), "
+                          "which a replay would not update"), False
+    bumps = tuple((impl, count) for impl, count in rec.bumps.values())
+    counters_after = _state.counters(discovered[2])
+    steps = []
+    for opt, was, now in zip(discovered[2], counters_before, counters_after):
+        names = _state._counters_of(opt)
+        moved = tuple((name, b - a) for name, a, b in zip(names, was, now) if b != a)
+        if moved:
+            steps.append((opt, moved))
+    result_slots = []
+    template = _number_results(template, result_slots)
+    slot_types = {}
+    for call in rec.calls:
+        for slot in _out_slots(call.outs):
+            slot_types[slot] = rec.slot_types[slot]
+    trace = Trace()
+    trace.run = build(rec.calls, len(tensors), rec.externals, result_slots, slot_types)
+    trace.guard = guard
+    trace.located_ids = frozenset(located)
+    trace.bumps = bumps
+    trace.counter_steps = tuple(steps)
+    trace.template = template
+    trace.kept = list(located.values())
+    trace.replays = 0
+    trace.streak = 0
+    return trace, None, True
+
+
+def _out_slots(outs):
+    if outs[0] == "a":
+        yield outs[1]
+    elif outs[0] == "l":
+        for o in outs[2]:
+            yield from _out_slots(o)
+
+
+def _template(value, rec, tensors, held, parts):
+    """How to rebuild the call's return value from replayed arrays."""
+    if isinstance(value, Tensor):
+        for index, t in enumerate(tensors):
+            if t is value:
+                return ("in", index)
+        if any(t is value for t in held):
+            return ("obj", value)
+        impl = value.impl
+        if type(impl) is not DenseTensor:
+            raise _Unsupported("it returns a tensor that is not dense")
+        slot = rec.slot(impl.array)
+        if slot is None or slot < len(tensors) or id(impl.array) in rec.located:
+            raise _Unsupported("it returns a tensor that the trace cannot rebuild (not made by the "
+                               "call's kernels, nor an input, parameter or state tensor)")
+        meta = value._meta
+        if meta is not None and meta.__dict__:
+            raise _Unsupported("it returns a tensor with a .grad, hooks or a retained gradient, which "
+                               "a replay does not rebuild")
+        parts.append(value)
+        which = next(i for i, p in enumerate(parts) if p is value)  # the same tensor returned twice: once
+        return ("slot", slot, value.stop_gradient, impl.version, which)
+    if type(value) in (int, float, bool, str, type(None)):
+        return ("c", value)
+    if type(value) in (tuple, list):
+        return ("seq", type(value), [_template(v, rec, tensors, held, parts) for v in value])
+    if type(value) is dict:
+        return ("seq", dict, [_template(v, rec, tensors, held, parts) for v in value.values()], tuple(value))
+    raise _Unsupported(f"it returns a {type(value).__name__}, which a replay cannot rebuild")
+
+
+def _number_results(template, result_slots):
+    """The template with each slot replaced by its index among the replay's results."""
+    kind = template[0]
+    if kind == "slot":
+        result_slots.append(template[1])
+        return ("t", len(result_slots) - 1, template[2], template[3], template[4])
+    if kind == "seq":
+        items = [_number_results(t, result_slots) for t in template[2]]
+        return ("seq", template[1], items) + tuple(template[3:])
+    return template
+
+
+__all__ = ["MAX_CAPTURES", "SWITCH", "StaticFunction", "Trace"]

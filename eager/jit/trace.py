@@ -1,0 +1,113 @@
+"""A captured call as straight-line Python: its kernel calls, replayed.
+
+:func:`compile_trace` turns a recorder's kernel calls into one Python function
+(compiled once with ``exec``: the kernels, constants and external arrays are
+names of its namespace) that takes the input arrays and returns the arrays the
+call's results need. Each result is checked against the shape and dtype it
+had when captured; a difference means the replay left the captured path, which
+the capture rules exclude, and raises :class:`ReplayDiverged` rather than
+return a wrong value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from phi.api.support import as_array
+
+
+class ReplayDiverged(RuntimeError):
+    """A replayed kernel gave a result of another shape or dtype than when captured."""
+
+
+def _fix(value, expected_type, call):
+    """A replayed result as the array type it had when captured (a NumPy scalar
+    becomes a 0-d array, as wrap_result makes it)."""
+    if isinstance(value, np.generic) and expected_type is np.ndarray:
+        return as_array(value, np.ndarray)
+    raise ReplayDiverged(f"replay of kernel {call!r}: got a {type(value).__name__}, captured a "
+                         f"{expected_type.__name__}")
+
+
+def _diverged(call, value, shape, dtype):
+    raise ReplayDiverged(f"replay of kernel {call!r}: result {getattr(value, 'dtype', '?')}"
+                         f"{list(getattr(value, 'shape', ()))}, captured {dtype}{list(shape)}")
+
+
+def compile_trace(calls, n_inputs: int, externals, result_slots):
+    """The replay function ``run(inputs) -> tuple of arrays for result_slots``.
+
+    ``calls`` are recorder KernelCalls; slots 0..n_inputs-1 are the inputs,
+    ``externals`` (slot, array) pairs the arrays read from the state.
+    """
+    namespace = {"_fix": _fix, "_diverged": _diverged}
+    lines = ["def run(inputs):"]
+    if n_inputs:
+        lines.append("    " + "".join(f"s{i}, " for i in range(n_inputs)) + "= inputs")
+    for slot, array in externals:
+        namespace[f"e{slot}"] = array
+        lines.append(f"    s{slot} = e{slot}")
+    constants = []
+
+    def constant(value):
+        constants.append(value)
+        name = f"c{len(constants) - 1}"
+        namespace[name] = value
+        return name
+
+    def arg(plan):
+        kind = plan[0]
+        if kind == "a":
+            return f"s{plan[1]}"
+        if kind == "c":
+            value = plan[1]
+            if value is None or value is True or value is False:
+                return repr(value)
+            return constant(value)
+        inner = ", ".join(arg(p) for p in plan[2])
+        if plan[1] is list:
+            return f"[{inner}]"
+        if plan[1] is tuple:
+            return f"({inner}{',' if len(plan[2]) == 1 else ''})"
+        return f"{constant(plan[1])}(({inner}{',' if len(plan[2]) == 1 else ''}))"
+
+    checks = []
+
+    def target(out):
+        kind = out[0]
+        if kind == "n":
+            return "_"
+        if kind == "a":
+            checks.append(out)
+            return f"s{out[1]}"
+        return "(" + "".join(target(o) + ", " for o in out[2]) + ")"
+
+    for index, call in enumerate(calls):
+        namespace[f"k{index}"] = call.fn
+        namespace[f"n{index}"] = call.name
+        args = [arg(p) for p in call.args] + [f"{k}={arg(p)}" for k, p in call.kwargs.items()]
+        checks.clear()
+        lines.append(f"    {target(call.outs)} = k{index}({', '.join(args)})")
+        for _, slot, shape, dtype in checks:
+            namespace[f"h{slot}"] = shape
+            namespace[f"d{slot}"] = dtype
+            lines.append(f"    if type(s{slot}) is not t{slot}: s{slot} = _fix(s{slot}, t{slot}, n{index})")
+            lines.append(f"    if s{slot}.shape != h{slot} or s{slot}.dtype != d{slot}: "
+                         f"_diverged(n{index}, s{slot}, h{slot}, d{slot})")
+    lines.append("    return (" + "".join(f"s{s}, " for s in result_slots) + ")")
+    return lines, namespace
+
+
+def build(calls, n_inputs: int, externals, result_slots, slot_types):
+    """Compiles the replay function; ``slot_types`` maps each result slot to the
+    array type it had when captured."""
+    lines, namespace = compile_trace(calls, n_inputs, externals, result_slots)
+    for slot, array_type in slot_types.items():
+        namespace[f"t{slot}"] = array_type
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, "<eager.jit replay>", "exec"), namespace)  # noqa: S102  (source built above)
+    run = namespace["run"]
+    run.source = source
+    return run
+
+
+__all__ = ["ReplayDiverged", "build", "compile_trace"]
