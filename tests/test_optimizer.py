@@ -166,7 +166,7 @@ def test_optimizer_argument_errors():
         SGD(0.1, parameters=[p], weight_decay="x")
     with pytest.raises(TypeError, match="AdamW: argument 'lr_ratio' expected a callable or None, got float"):
         AdamW(0.1, parameters=[p], lr_ratio=0.5)
-    with pytest.raises(TypeError, match="Adam: argument 'multi_precision' expected a bool, got 1"):
+    with pytest.raises(TypeError, match="Adam: argument 'multi_precision' expected a bool, got int 1"):
         Adam(0.1, parameters=[p], multi_precision=1)
 
 

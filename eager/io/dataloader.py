@@ -8,9 +8,10 @@ import numpy as np
 from phi.common import CPUPlace, convert_place
 from phi.core.generator import default_generator
 
+from ..arguments import to_bool
 from .collate import default_collate_fn, default_convert_fn, to_host, to_tensors
 from .dataset import IterableDataset
-from .sampler import BatchSampler, _check_bool
+from .sampler import BatchSampler
 from . import worker as _worker
 
 
@@ -49,7 +50,7 @@ class DataLoader:
                  persistent_workers=False):
         self.dataset = dataset
         self.feed_list = feed_list
-        self.return_list = _check_bool("DataLoader", "return_list", return_list)
+        self.return_list = to_bool(return_list, "DataLoader", "return_list")
         if not self.return_list:
             if not feed_list:
                 raise ValueError("DataLoader: return_list=False needs 'feed_list' (the names the batch fields are "
@@ -64,8 +65,8 @@ class DataLoader:
         if not self.dataset_kind_iterable and not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
             raise TypeError(f"DataLoader: argument 'dataset' expected a Dataset (__getitem__ and __len__) or an "
                             f"IterableDataset, got {type(dataset).__name__}")
-        shuffle = _check_bool("DataLoader", "shuffle", shuffle)
-        drop_last = _check_bool("DataLoader", "drop_last", drop_last)
+        shuffle = to_bool(shuffle, "DataLoader", "shuffle")
+        drop_last = to_bool(drop_last, "DataLoader", "drop_last")
         if batch_size is not None:
             if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size <= 0:
                 raise ValueError(f"DataLoader: argument 'batch_size' expected a positive int or None, got {batch_size!r}")
@@ -107,9 +108,9 @@ class DataLoader:
             raise TypeError(f"DataLoader: argument 'worker_init_fn' expected a callable, "
                             f"got {type(worker_init_fn).__name__}")
         self.worker_init_fn = worker_init_fn
-        self.persistent_workers = _check_bool("DataLoader", "persistent_workers", persistent_workers)
-        self.use_buffer_reader = _check_bool("DataLoader", "use_buffer_reader", use_buffer_reader)
-        self.use_shared_memory = _check_bool("DataLoader", "use_shared_memory", use_shared_memory)
+        self.persistent_workers = to_bool(persistent_workers, "DataLoader", "persistent_workers")
+        self.use_buffer_reader = to_bool(use_buffer_reader, "DataLoader", "use_buffer_reader")
+        self.use_shared_memory = to_bool(use_shared_memory, "DataLoader", "use_shared_memory")
         self._pool = None  # the persistent workers, once started
 
     def __len__(self):

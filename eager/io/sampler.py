@@ -10,6 +10,7 @@ import numpy as np
 from phi.common import CPUPlace
 from phi.core.generator import Generator, default_generator
 
+from ..arguments import to_bool
 from ..distributed.env import get_rank, get_world_size
 
 
@@ -17,12 +18,6 @@ def _check_positive_int(func: str, arg: str, value) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{func}: argument '{arg}' expected a positive int, got {value!r}")
     return int(value)
-
-
-def _check_bool(func: str, arg: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{func}: argument '{arg}' expected a bool, got {value!r}")
-    return bool(value)
 
 
 def _check_generator(func: str, generator):
@@ -90,7 +85,7 @@ class RandomSampler(Sampler):
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         super().__init__(data_source)
-        self.replacement = _check_bool("RandomSampler", "replacement", replacement)
+        self.replacement = to_bool(replacement, "RandomSampler", "replacement")
         if num_samples is not None:
             if not self.replacement:
                 raise ValueError("RandomSampler: argument 'num_samples' can only be given with replacement=True "
@@ -175,7 +170,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError("WeightedRandomSampler: argument 'weights' expected finite non-negative numbers "
                              f"with a positive sum, got {w.tolist()}")
         self.num_samples = _check_positive_int("WeightedRandomSampler", "num_samples", num_samples)
-        self.replacement = _check_bool("WeightedRandomSampler", "replacement", replacement)
+        self.replacement = to_bool(replacement, "WeightedRandomSampler", "replacement")
         if not self.replacement and self.num_samples > np.count_nonzero(w):
             raise ValueError(f"WeightedRandomSampler: argument 'num_samples' ({self.num_samples}) exceeds the "
                              f"{np.count_nonzero(w)} indices of positive weight, which replacement=False cannot do")
@@ -205,7 +200,7 @@ class BatchSampler(Sampler):
         if (dataset is None) == (sampler is None):
             raise ValueError("BatchSampler: give exactly one of the arguments 'dataset' and 'sampler', "
                              f"got {'both' if dataset is not None else 'neither'}")
-        shuffle = _check_bool("BatchSampler", "shuffle", shuffle)
+        shuffle = to_bool(shuffle, "BatchSampler", "shuffle")
         if sampler is not None:
             if shuffle:
                 raise ValueError("BatchSampler: argument 'shuffle' must be False when a 'sampler' is given "
@@ -222,7 +217,7 @@ class BatchSampler(Sampler):
         self.sampler = sampler
         self.shuffle = shuffle
         self.batch_size = _check_positive_int("BatchSampler", "batch_size", batch_size)
-        self.drop_last = _check_bool("BatchSampler", "drop_last", drop_last)
+        self.drop_last = to_bool(drop_last, "BatchSampler", "drop_last")
 
     def __iter__(self):
         batch = []
@@ -262,8 +257,8 @@ class DistributedBatchSampler(BatchSampler):
         self.dataset = dataset
         self.data_source = dataset
         self.batch_size = _check_positive_int("DistributedBatchSampler", "batch_size", batch_size)
-        self.shuffle = _check_bool("DistributedBatchSampler", "shuffle", shuffle)
-        self.drop_last = _check_bool("DistributedBatchSampler", "drop_last", drop_last)
+        self.shuffle = to_bool(shuffle, "DistributedBatchSampler", "shuffle")
+        self.drop_last = to_bool(drop_last, "DistributedBatchSampler", "drop_last")
         if num_replicas is None:
             num_replicas = get_world_size()
         self.nranks = _check_positive_int("DistributedBatchSampler", "num_replicas", num_replicas)

@@ -46,6 +46,7 @@ from phi.common import DataType, TensorKind
 from phi.core import PhiError
 from phi.infermeta import optimizer_state_dtype
 
+from ..arguments import to_bool
 from ..autograd.grad_mode import no_grad
 from ..creation import to_tensor
 from ..generated import forward_api as _F
@@ -438,7 +439,7 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._multi_precision = _check_bool("SGD", "multi_precision", multi_precision)
+        self._multi_precision = to_bool(multi_precision, "SGD", "multi_precision")
 
 
 class Momentum(Optimizer):
@@ -464,10 +465,10 @@ class Momentum(Optimizer):
                  use_multi_tensor: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._momentum = _check_finite("Momentum", "momentum", momentum, positive=False)
-        self._use_nesterov = _check_bool("Momentum", "use_nesterov", use_nesterov)
+        self._use_nesterov = to_bool(use_nesterov, "Momentum", "use_nesterov")
         self._rescale_grad = _check_finite("Momentum", "rescale_grad", rescale_grad, positive=True)
-        self._multi_precision = _check_bool("Momentum", "multi_precision", multi_precision)
-        _check_bool("Momentum", "use_multi_tensor", use_multi_tensor)
+        self._multi_precision = to_bool(multi_precision, "Momentum", "multi_precision")
+        to_bool(use_multi_tensor, "Momentum", "use_multi_tensor")
 
     def _regularizer_of(self, param):
         decay = super()._regularizer_of(param)
@@ -519,9 +520,9 @@ class Adam(Optimizer):
                 raise ValueError(f"{who}: argument '{arg}' expected a float in [0, 1), got {value!r}")
         self._beta1, self._beta2 = float(beta1), float(beta2)
         self._epsilon = _check_finite(who, "epsilon", epsilon, positive=False)
-        self._lazy_mode = _check_bool(who, "lazy_mode", lazy_mode)
-        self._multi_precision = _check_bool(who, "multi_precision", multi_precision)
-        _check_bool(who, "use_multi_tensor", use_multi_tensor)
+        self._lazy_mode = to_bool(lazy_mode, who, "lazy_mode")
+        self._multi_precision = to_bool(multi_precision, who, "multi_precision")
+        to_bool(use_multi_tensor, who, "use_multi_tensor")
         # The beta powers start at beta (the correction of step 1), as in Paddle.
 
     def _update(self, param, grad):
@@ -604,7 +605,7 @@ class Adamax(Optimizer):
         self._beta1 = _check_unit("Adamax", "beta1", beta1)
         self._beta2 = _check_unit("Adamax", "beta2", beta2)
         self._epsilon = _check_finite("Adamax", "epsilon", epsilon, positive=False)
-        self._multi_precision = _check_bool("Adamax", "multi_precision", multi_precision)
+        self._multi_precision = to_bool(multi_precision, "Adamax", "multi_precision")
 
     def _update(self, param, grad):
         moment, inf_norm, b1p = self._state(param)
@@ -636,7 +637,7 @@ class Adagrad(Optimizer):
         self._epsilon = _check_finite("Adagrad", "epsilon", epsilon, positive=False)
         self._initial_accumulator_value = _check_finite(
             "Adagrad", "initial_accumulator_value", initial_accumulator_value, positive=False)
-        self._multi_precision = _check_bool("Adagrad", "multi_precision", multi_precision)
+        self._multi_precision = to_bool(multi_precision, "Adagrad", "multi_precision")
         self._accumulator_specs = (("moment", "initial_accumulator_value", False),)
 
     def _update(self, param, grad):
@@ -670,7 +671,7 @@ class Adadelta(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._epsilon = _check_finite("Adadelta", "epsilon", epsilon, positive=False)
         self._rho = _check_rho("Adadelta", "rho", rho)
-        self._multi_precision = _check_bool("Adadelta", "multi_precision", multi_precision)
+        self._multi_precision = to_bool(multi_precision, "Adadelta", "multi_precision")
 
     def _update(self, param, grad):
         asg, asu = self._state(param)
@@ -708,8 +709,8 @@ class RMSProp(Optimizer):
         self._rho = _check_rho("RMSProp", "rho", rho)
         self._epsilon = _check_finite("RMSProp", "epsilon", epsilon, positive=False)
         self._momentum = _check_finite("RMSProp", "momentum", momentum, positive=False)
-        self._centered = _check_bool("RMSProp", "centered", centered)
-        self._multi_precision = _check_bool("RMSProp", "multi_precision", multi_precision)
+        self._centered = to_bool(centered, "RMSProp", "centered")
+        self._multi_precision = to_bool(multi_precision, "RMSProp", "multi_precision")
 
     def _update(self, param, grad):
         moment, mean_square, mean_grad = self._state(param)
@@ -754,7 +755,7 @@ class Lamb(Optimizer):
             raise TypeError(f"Lamb: argument 'exclude_from_weight_decay_fn' expected a callable or "
                             f"None, got {type(exclude_from_weight_decay_fn).__name__}")
         self._exclude_fn = exclude_from_weight_decay_fn
-        self._multi_precision = _check_bool("Lamb", "multi_precision", multi_precision)
+        self._multi_precision = to_bool(multi_precision, "Lamb", "multi_precision")
 
     def _regularizer_of(self, param):
         return getattr(param, "regularizer", None)
@@ -857,12 +858,6 @@ def _param_lr(param) -> float:
     return 1.0 if attr is None else attr["learning_rate"]
 
 
-def _check_bool(who: str, arg: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
-    return value
-
-
 def _check_finite(who: str, arg: str, value, positive: bool) -> float:
     bound = "a positive finite float" if positive else "a finite float >= 0"
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
@@ -955,7 +950,7 @@ def _check_nonneg(who: str, arg: str, value) -> float:
 
 
 def _check_flag(who: str, arg: str, value) -> bool:
-    return _check_bool(who, arg, value)
+    return to_bool(value, who, arg)
 
 
 def _check_parameters(who: str, parameters) -> list:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from ...arguments import to_bool
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float
@@ -34,19 +35,13 @@ def _check_input(fn: str, x, k: int, data_format: str) -> bool:
     return data_format == _FORMATS[k][1]
 
 
-def _check_bool(fn: str, arg: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{fn}: argument '{arg}' expected a bool, got {value!r}")
-    return value
-
-
 def _window(fn, k, x, kernel_size, stride, padding, ceil_mode, data_format):
     """(channel_last, kernel, strides, flat paddings, padding algorithm)."""
     channel_last = _check_input(fn, x, k, data_format)
     kernel = int_tuple(fn, "kernel_size", kernel_size, k)
     strides = kernel if stride is None else int_tuple(fn, "stride", stride, k)
     paddings, algorithm = conv_padding(fn, padding, k, channel_last)
-    _check_bool(fn, "ceil_mode", ceil_mode)
+    to_bool(ceil_mode, fn, "ceil_mode")
     if algorithm == "VALID" and ceil_mode:
         raise ValueError(f"{fn}: argument 'ceil_mode' must be False when padding is 'VALID', got True")
     return channel_last, kernel, strides, paddings, algorithm
@@ -60,7 +55,7 @@ def _as_2d(x, channel_last, kernel, strides, paddings):
 
 def _max_pool(fn, k, x, kernel, strides, paddings, algorithm, ceil_mode, adaptive, return_mask, data_format,
               channel_last):
-    _check_bool(fn, "return_mask", return_mask)
+    to_bool(return_mask, fn, "return_mask")
     if k == 1:
         x, kernel, strides, paddings, data_format = _as_2d(x, channel_last, kernel, strides, paddings)
     op = _F.max_pool3d_with_index if k == 3 else _F.max_pool2d_with_index
@@ -73,7 +68,7 @@ def _max_pool(fn, k, x, kernel, strides, paddings, algorithm, ceil_mode, adaptiv
 
 def _avg_pool(fn, k, x, kernel, strides, paddings, algorithm, ceil_mode, exclusive, adaptive, data_format,
               channel_last):
-    _check_bool(fn, "exclusive", exclusive)
+    to_bool(exclusive, fn, "exclusive")
     if k == 1:
         x, kernel, strides, paddings, data_format = _as_2d(x, channel_last, kernel, strides, paddings)
     op = _F.avg_pool3d if k == 3 else _F.avg_pool2d
