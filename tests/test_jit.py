@@ -155,13 +155,46 @@ def test_graph_leaving_the_call_runs_eagerly_and_backward_works_outside():
     model = _model()
     forward = eager.jit.to_static(lambda x: model(x).sum())
     x = eager.to_tensor(XS[0])
-    with pytest.warns(RuntimeWarning, match="still held after it"):
+    with pytest.warns(RuntimeWarning, match="a backward outside the call would use"):
         for _ in range(5):
             loss = forward(x)
             loss.backward()
     assert _replays(forward) == 0
     expected = model(x).sum()
     assert float(loss) == float(expected)
+
+
+def test_a_decorated_layer_forward_trained_outside_the_call_trains_as_eager():
+    # Paddle's most common use: @to_static on forward, backward and step outside.
+    # A single fused linear saves only its input and its parameters, so nothing the
+    # call made outlives it but the returned output, whose graph backward needs.
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(12, 3)
+
+        @eager.jit.to_static
+        def forward(self, x):
+            return self.fc(x)
+
+    losses = {}
+    for static in (True, False):
+        eager.seed(3)
+        net = Net()
+        call = net.forward if static else net.forward.rollback()
+        opt = eager.optimizer.SGD(0.1, parameters=net.parameters())
+        x = eager.to_tensor(XS[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            losses[static] = []
+            for _ in range(5):
+                loss = call(x).mean()
+                loss.backward()
+                opt.step()
+                opt.clear_grad()
+                losses[static].append(float(loss))
+    assert losses[True] == losses[False]
+    assert len(set(losses[True])) == 5  # it trains: every step changes the loss
 
 
 @pytest.mark.parametrize("body, reason", [

@@ -150,6 +150,9 @@ class Recorder:
         self.located = located
         self.input_impls = inputs
         self.bumps = {}  # id(DenseTensor) -> [DenseTensor, count], for tensors of the state
+        # The grad nodes a backward inside the call ran: a returned tensor whose node
+        # is not among them has a graph a backward outside the call would use.
+        self.backward_ran = weakref.WeakSet()
         for impl in inputs:
             array = impl.array
             if id(array) in self.slot_of or id(array) in located:
@@ -258,6 +261,7 @@ _original_bump = DenseTensor.bump_version
 _original_apply = PyLayer.__dict__["apply"]
 _original_pre_hooks = GradNodeBase.run_pre_hooks
 _original_commit = engine._commit
+_original_walk = engine._walk
 _original_layer_call = Layer.__call__
 _original_saved_enter = saved_tensors_hooks.__enter__
 
@@ -308,6 +312,14 @@ def _commit(leaves, retained, create_graph):
     return _original_commit(leaves, retained, create_graph)
 
 
+def _walk(roots, holders, captures, create_graph, cut):
+    result = _original_walk(roots, holders, captures, create_graph, cut)
+    recorder = _mine()
+    if recorder is not None:
+        recorder.backward_ran.update(result[2])  # (leaves, retained, ran, captured)
+    return result
+
+
 def _layer_call(self, *inputs, **kwargs):
     recorder = _mine()
     if recorder is not None and (self._forward_pre_hooks or self._forward_post_hooks):
@@ -354,6 +366,7 @@ def start(recorder: Recorder) -> None:
         PyLayer.apply = classmethod(_apply)
         GradNodeBase.run_pre_hooks = _pre_hooks
         engine._commit = _commit
+        engine._walk = _walk
         Layer.__call__ = _layer_call
         saved_tensors_hooks.__enter__ = _saved_enter
     except BaseException:
@@ -370,6 +383,7 @@ def stop() -> None:
         saved_tensors_hooks.__enter__ = _original_saved_enter
         Layer.__call__ = _original_layer_call
         engine._commit = _original_commit
+        engine._walk = _original_walk
         GradNodeBase.run_pre_hooks = _original_pre_hooks
         PyLayer.apply = _original_apply
         DenseTensor.bump_version = _original_bump

@@ -390,6 +390,10 @@ def _template(value, rec, tensors, held, parts):
         if slot is None or slot < len(tensors) or id(impl.array) in rec.located:
             raise _Unsupported("it returns a tensor that the trace cannot rebuild (not made by the "
                                "call's kernels, nor an input, parameter or state tensor)")
+        node = value.grad_node
+        if node is not None and node not in rec.backward_ran:
+            raise _Unsupported("it returns a tensor whose graph a backward outside the call would use "
+                               "(a forward-only function: the replay returns no graph)")
         meta = value._meta
         if meta is not None and meta.__dict__:
             raise _Unsupported("it returns a tensor with a .grad, hooks or a retained gradient, which "
