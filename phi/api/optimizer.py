@@ -65,21 +65,32 @@ def _signature(tensors: tuple, attrs: tuple):
             + tuple(map(type, attrs)) + attrs)
 
 
-def _remembered(cache, tensors: tuple, attrs: tuple):
-    """(signature, the metas remembered for it or None); the signature is None
-    for a call that cannot be remembered. Only calls on the host are (the
-    signature does not hold a GPU array's device): ``_remember`` checks that."""
+def _checked_metas(op: str, names: tuple, tensors: tuple, attrs: tuple, infer_meta, count: int,
+                   cache=None, rows_allowed: bool = False) -> tuple:
+    """The ``count`` output metas of a call whose tensors passed the device check
+    and ``infer_meta(*tensors, *attrs, *metas)``; a PhiError is raised naming
+    ``op`` and its arguments. With ``cache``, a host call whose signature passed
+    before skips the checks, and one that passes is remembered (a GPU array's
+    device is not in the signature, so only host calls are; a SelectedRows or an
+    unhashable attribute has no signature and takes every check)."""
+    signature = None
+    if cache is not None:
+        try:
+            signature = _signature(tensors, attrs)
+            metas = cache.get(signature)
+        except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
+            signature = metas = None
+        if metas is not None:
+            return metas
+    metas = tuple(MetaTensor() for _ in range(count))
     try:
-        signature = _signature(tensors, attrs)
-        return signature, cache.get(signature)
-    except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
-        return None, None
-
-
-def _remember(cache, signature, tensors: tuple, metas) -> None:
-    """Remembers the metas of a call that passed every check, if it ran on the host."""
+        _check_dense_on_device(op, names, tensors, rows_allowed=rows_allowed)
+        infer_meta(*tensors, *attrs, *metas)
+    except PhiError as error:
+        raise error.in_op(op, **dict(zip(names, tensors))) from None
     if signature is not None and type(tensors[0].array) is np.ndarray:
         cache.remember(signature, metas)
+    return metas
 
 
 def _check_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allowed: bool = False) -> None:
@@ -139,15 +150,8 @@ def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = 
     made on it and rounded into param.
     """
     tensors = (param, learning_rate, grad, master_param)
-    signature, metas = _remembered(_sgd_seen, tensors, (multi_precision,))
-    if metas is None:
-        metas = (MetaTensor(), MetaTensor())
-        try:
-            _check_dense_on_device("sgd_", _SGD_INPUTS, tensors, rows_allowed=True)
-            _im.sgd_infer_meta(param, learning_rate, grad, master_param, multi_precision, *metas)
-        except PhiError as error:
-            raise error.in_op("sgd_", **dict(zip(_SGD_INPUTS, tensors))) from None
-        _remember(_sgd_seen, signature, tensors, metas)
+    metas = _checked_metas("sgd_", _SGD_INPUTS, tensors, (multi_precision,), _im.sgd_infer_meta, 2,
+                           _sgd_seen, rows_allowed=True)
     p = param.array
     kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
     kernel(p, learning_rate.array, g, _array(master_param), multi_precision)
@@ -167,15 +171,8 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
     (param, velocity, master_param). See phi.kernels.optimizer.momentum_."""
     tensors = (param, grad, velocity, learning_rate, master_param)
     attrs = (mu, use_nesterov, regularization_method, regularization_coeff, multi_precision, rescale_grad)
-    signature, metas = _remembered(_momentum_seen, tensors, attrs)
-    if metas is None:
-        metas = (MetaTensor(), MetaTensor(), MetaTensor())
-        try:
-            _check_dense_on_device("momentum_", _MOMENTUM_INPUTS, tensors)
-            _im.momentum_infer_meta(param, grad, velocity, learning_rate, master_param, *attrs, *metas)
-        except PhiError as error:
-            raise error.in_op("momentum_", **dict(zip(_MOMENTUM_INPUTS, tensors))) from None
-        _remember(_momentum_seen, signature, tensors, metas)
+    metas = _checked_metas("momentum_", _MOMENTUM_INPUTS, tensors, attrs, _im.momentum_infer_meta, 3,
+                           _momentum_seen)
     p = param.array
     _momentum_kernel[type(p), p.dtype](p, grad.array, velocity.array, learning_rate.array,
                                        _array(master_param), mu, use_nesterov, regularization_method,
@@ -205,15 +202,8 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
     too); without, it updates as its dense form would."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     attrs = (beta1, beta2, epsilon, multi_precision)
-    signature, metas = _remembered(_adam_seen, tensors, attrs)
-    if metas is None:
-        metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
-        try:
-            _check_dense_on_device("adam_", _ADAM_INPUTS, tensors, rows_allowed=True)
-            _im.adam_infer_meta(*tensors, *attrs, *metas)
-        except PhiError as error:
-            raise error.in_op("adam_", **dict(zip(_ADAM_INPUTS, tensors))) from None
-        _remember(_adam_seen, signature, tensors, metas)
+    metas = _checked_metas("adam_", _ADAM_INPUTS, tensors, attrs, _im.adam_infer_meta, 6,
+                           _adam_seen, rows_allowed=True)
     p = param.array
     kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
@@ -234,15 +224,8 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
     SelectedRows grad with ``lazy_mode`` decays and moves only its rows."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     attrs = (beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision)
-    signature, metas = _remembered(_adamw_seen, tensors, attrs)
-    if metas is None:
-        metas = (MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor(), MetaTensor())
-        try:
-            _check_dense_on_device("adamw_", _ADAM_INPUTS, tensors, rows_allowed=True)
-            _im.adamw_infer_meta(*tensors, *attrs, *metas)
-        except PhiError as error:
-            raise error.in_op("adamw_", **dict(zip(_ADAM_INPUTS, tensors))) from None
-        _remember(_adamw_seen, signature, tensors, metas)
+    metas = _checked_metas("adamw_", _ADAM_INPUTS, tensors, attrs, _im.adamw_infer_meta, 6,
+                           _adamw_seen, rows_allowed=True)
     p = param.array
     kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
     lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
@@ -266,12 +249,7 @@ from ..infermeta import optimizer as _imo  # noqa: E402
 
 
 def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
-    metas = tuple(MetaTensor() for _ in outs)
-    try:
-        _check_dense_on_device(op, names, tensors)
-        infer_meta(*tensors, *attrs, *metas)
-    except PhiError as error:
-        raise error.in_op(op, **dict(zip(names, tensors))) from None
+    metas = _checked_metas(op, names, tensors, attrs, infer_meta, len(outs))
     p = tensors[0].array
     KERNELS.dispatch_table(op)[type(p), p.dtype](*(_array(t) for t in tensors), *attrs)
     if FLAGS.check_infer_meta:
