@@ -8,7 +8,7 @@ G1  per-op ``a + b`` on float32 (16,) and (4096, 4096) GPU tensors (recording
     1.2x raw CuPy; the small one is reported (it measures Python overhead).
 G3  one SGD step of B3's 784-256-256-10 ReLU MLP (mean-square loss) at batch
     64 and 512 on the GPU, against the same step written by hand in CuPy
-    (:class:`CupyMLP`) and PyTorch CUDA when installed. Target: at most 1.1x
+    (``mlp.HandWrittenMLP`` on CuPy) and PyTorch CUDA when installed. Target: at most 1.1x
     the hand-written CuPy step.
 G5  one SGD step of B5's LeNet CNN (batch 64) on the GPU, against a
     hand-written CuPy im2col step (:class:`CupyLeNet`) and PyTorch CUDA.
@@ -47,11 +47,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import eager  # noqa: E402
 import lenet  # noqa: E402  (benchmarks/lenet.py)
+from mlp import LAYERS, LR, HandWrittenMLP, init_weights, make_batch  # noqa: E402  (benchmarks/mlp.py)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
 
-LAYERS = (784, 256, 256, 10)
-LR = 0.01
 # name -> (against, limit): what `run.py --check` enforces on a GPU.
 TARGETS = {"G1 large": ("cupy", 1.2), "G3 b64": ("cupy", 1.1), "G3 b512": ("cupy", 1.1),
            "G3 xfer": ("count", 0)}
@@ -193,61 +192,6 @@ def bench_g1(cupy, budget, repeat, sizes=((16,), (4096, 4096))):
 
 
 # -- G3: the MLP step ----------------------------------------------------------------
-def init_weights(seed=0, layers=LAYERS):
-    """B3's weights [in, out] and biases, float32, on the host."""
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in zip(layers[:-1], layers[1:]):
-        limit = np.sqrt(6.0 / (fan_in + fan_out))
-        params.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
-        params.append(np.zeros(fan_out, np.float32))
-    return params
-
-
-def make_batch(batch, layers=LAYERS, seed=1):
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((batch, layers[0])).astype(np.float32)
-    labels = rng.integers(0, layers[-1], batch)
-    return x, np.eye(layers[-1], dtype=np.float32)[labels]
-
-
-class CupyMLP:
-    """The baseline: B3's forward, backward and SGD update written by hand in
-    CuPy, in place where CuPy allows; the loss stays on the device."""
-
-    def __init__(self, cupy, params):
-        self.xp = cupy
-        self.params = [cupy.asarray(p) for p in params]
-
-    def step(self, x, y):
-        xp = self.xp
-        w1, b1, w2, b2, w3, b3 = self.params
-        h1 = x @ w1
-        h1 += b1
-        xp.maximum(h1, 0, out=h1)
-        h2 = h1 @ w2
-        h2 += b2
-        xp.maximum(h2, 0, out=h2)
-        diff = h2 @ w3
-        diff += b3
-        diff -= y
-        loss = xp.vdot(diff, diff) / diff.size
-        g3 = diff
-        g3 *= 2.0 / diff.size
-        grads = [None] * 6
-        grads[4], grads[5] = h2.T @ g3, g3.sum(axis=0)
-        g2 = g3 @ w3.T
-        g2 *= h2 > 0
-        grads[2], grads[3] = h1.T @ g2, g2.sum(axis=0)
-        g1 = g2 @ w2.T
-        g1 *= h1 > 0
-        grads[0], grads[1] = x.T @ g1, g1.sum(axis=0)
-        for p, g in zip(self.params, grads):
-            g *= LR
-            p -= g
-        return loss
-
-
 class EagerMLP:
     """B3's network from eager.nn on the GPU, trained with eager.optimizer.SGD."""
 
@@ -295,8 +239,8 @@ class TorchMLP:
 
 def check_same_mlp(cupy, params, batch=8, layers=LAYERS):
     """eager on the GPU and the hand-written CuPy step must agree (losses, weights)."""
-    x_np, y_np = make_batch(batch, layers)
-    ref, ours = CupyMLP(cupy, params), EagerMLP(params)
+    x_np, y_np = make_batch(batch, layers=layers)
+    ref, ours = HandWrittenMLP(params, xp=cupy), EagerMLP(params)
     x, y = cupy.asarray(x_np), cupy.asarray(y_np)
     tx, ty = eager.to_tensor(x_np, place="gpu"), eager.to_tensor(y_np, place="gpu")
     for _ in range(3):
@@ -324,8 +268,8 @@ def bench_g3(cupy, torch, budget, repeat, batches=(64, 512), layers=LAYERS):
     sync = _cupy_sync(cupy)
     rows = []
     for batch in batches:
-        x_np, y_np = make_batch(batch, layers)
-        ref, ours = CupyMLP(cupy, params), EagerMLP(params)
+        x_np, y_np = make_batch(batch, layers=layers)
+        ref, ours = HandWrittenMLP(params, xp=cupy), EagerMLP(params)
         x, y = cupy.asarray(x_np), cupy.asarray(y_np)
         tx, ty = eager.to_tensor(x_np, place="gpu"), eager.to_tensor(y_np, place="gpu")
         stmts = {"eager": lambda: ours.step(tx, ty), "cupy": lambda: ref.step(x, y)}

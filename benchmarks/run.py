@@ -72,6 +72,7 @@ import eager  # noqa: E402
 import dataloader  # noqa: E402  (benchmarks/dataloader.py, beside this script)
 import gpu  # noqa: E402  (benchmarks/gpu.py, beside this script)
 import lenet  # noqa: E402  (benchmarks/lenet.py, beside this script)
+from mlp import LR, HandWrittenMLP, init_weights, make_batch  # noqa: E402  (benchmarks/mlp.py)
 from eager import nn  # noqa: E402
 from eager.nn import functional as F  # noqa: E402
 
@@ -95,8 +96,6 @@ TARGETS = {
 # The targets `--check` enforces (issue #14); the others are printed for information.
 CHECKED = ("B1 on", "B1 off", "B2", "B3 b64", "B3 b512", "B4 b64", "B4 b512", "B5", "B6")
 
-LAYERS = (784, 256, 256, 10)
-LR = 0.01
 
 
 # -- timing ----------------------------------------------------------------------
@@ -307,86 +306,6 @@ def bench_b2(torch, budget, repeat, seen):
 
 
 # -- B3 / B4: one training step ----------------------------------------------------
-def init_weights(seed=0):
-    """Weights [in, out] and biases, float32, shared by all three implementations."""
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in zip(LAYERS[:-1], LAYERS[1:]):
-        limit = np.sqrt(6.0 / (fan_in + fan_out))
-        params.append(rng.uniform(-limit, limit, (fan_in, fan_out)).astype(np.float32))
-        params.append(np.zeros(fan_out, np.float32))
-    return params
-
-
-def make_batch(batch, seed=1, loss="mse"):
-    """Inputs and targets: one-hot float rows for "mse", int64 class labels for "ce"."""
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((batch, LAYERS[0])).astype(np.float32)
-    labels = rng.integers(0, LAYERS[-1], batch)
-    if loss == "ce":
-        return x, labels.astype(np.int64)
-    return x, np.eye(LAYERS[-1], dtype=np.float32)[labels]
-
-
-class NumpyMLP:
-    """The baseline: a hand-written forward, backward and SGD update of the same
-    network, with in-place operations wherever NumPy allows them."""
-
-    def __init__(self, params, loss="mse"):
-        self.params = [p.copy() for p in params]
-        self.loss = loss
-
-    def step(self, x, y):
-        w1, b1, w2, b2, w3, b3 = self.params
-        h1 = x @ w1
-        h1 += b1
-        np.maximum(h1, 0, out=h1)
-        h2 = h1 @ w2
-        h2 += b2
-        np.maximum(h2, 0, out=h2)
-        out = h2 @ w3
-        out += b3
-        if self.loss == "ce":
-            loss, g3 = softmax_cross_entropy(out, y)
-        else:
-            # loss = mean((out - y)^2); d loss / d out = 2 (out - y) / size
-            diff = out
-            diff -= y
-            loss = float(np.vdot(diff, diff)) / diff.size
-            g3 = diff
-            g3 *= 2.0 / diff.size
-        gw3 = h2.T @ g3
-        gb3 = g3.sum(axis=0)
-        g2 = g3 @ w3.T
-        g2 *= h2 > 0
-        gw2 = h1.T @ g2
-        gb2 = g2.sum(axis=0)
-        g1 = g2 @ w2.T
-        g1 *= h1 > 0
-        gw1 = x.T @ g1
-        gb1 = g1.sum(axis=0)
-        for p, g in zip(self.params, (gw1, gb1, gw2, gb2, gw3, gb3)):
-            g *= LR
-            p -= g
-        return loss
-
-
-def softmax_cross_entropy(z, labels):
-    """Mean softmax cross-entropy of logits z [N, C] (overwritten) and its gradient
-    (softmax - onehot) / N, written into z's buffer: a fused NumPy version."""
-    n = len(z)
-    rows = np.arange(n)
-    z -= z.max(axis=1, keepdims=True)
-    picked = z[rows, labels]
-    np.exp(z, out=z)
-    total = z.sum(axis=1, keepdims=True)
-    loss = float(np.log(total).sum() - picked.sum()) / n
-    z /= total
-    z[rows, labels] -= 1.0
-    z /= n
-    return loss, z
-
-
 class EagerStep:
     """The same network built from eager.nn, trained with eager.optimizer.SGD."""
 
@@ -457,7 +376,7 @@ class TorchStep:
 def check_same_training(params, loss="mse"):
     """The implementations must agree, or the timings compare different work."""
     x, y = make_batch(8, loss=loss)
-    ref = NumpyMLP(params, loss)
+    ref = HandWrittenMLP(params, loss)
     ours = EagerStep(params, loss)
     for _ in range(3):
         a = ref.step(x, y)
@@ -473,7 +392,7 @@ def bench_b3j(budget, repeat, seen, batches):
     eager step (B3's contestants, run again in the same interleaved rounds)."""
     params = init_weights()
     x, y = make_batch(8)
-    ref, jit = NumpyMLP(params), JitStep(params)
+    ref, jit = HandWrittenMLP(params), JitStep(params)
     for _ in range(4):
         a = ref.step(x, y)
         b = jit.step(eager.to_tensor(x), eager.to_tensor(y)).item()
@@ -481,7 +400,7 @@ def bench_b3j(budget, repeat, seen, batches):
             raise AssertionError(f"to_static loss {b} differs from the NumPy baseline's {a}")
     for batch in batches:
         x_np, y_np = make_batch(batch)
-        ref, ours, jit = NumpyMLP(params), EagerStep(params), JitStep(params)
+        ref, ours, jit = HandWrittenMLP(params), EagerStep(params), JitStep(params)
         x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
         stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y),
                  "jit": lambda: jit.step(x, y)}
@@ -499,7 +418,7 @@ def bench_b3(torch, budget, repeat, seen, batches, loss="mse"):
     tag, what = ("B3 ce", "MLP SGD step, cross-entropy") if loss == "ce" else ("B3", "MLP SGD step")
     for batch in batches:
         x_np, y_np = make_batch(batch, loss=loss)
-        ref = NumpyMLP(params, loss)
+        ref = HandWrittenMLP(params, loss)
         ours = EagerStep(params, loss)
         x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
         stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y)}
@@ -535,7 +454,7 @@ def bench_b4(seen, batches):
     params = init_weights()
     for batch in batches:
         x_np, y_np = make_batch(batch)
-        ref = NumpyMLP(params)
+        ref = HandWrittenMLP(params)
         base = peak_bytes(lambda: ref.step(x_np, y_np))
         seen[f"B4 numpy peak b{batch}"] = (base, "MiB")
         ours = EagerStep(params)

@@ -12,7 +12,7 @@ without the policy, and gc off; and PyTorch's when it is installed.
 
 MLP: one SGD step of a 784-W-W-10 ReLU MLP with mean-square loss (B3's
 network with hidden width W, 64 to 2048) at batch 64 and 512, against the
-hand-written NumPy step (benchmarks/run.py's NumpyMLP, checked to train the
+hand-written NumPy step (benchmarks/mlp.py's HandWrittenMLP, checked to train the
 same) and PyTorch.
 
 Every contestant is timed interleaved with the others of its configuration
@@ -51,7 +51,8 @@ sys.path.insert(1, HERE)  # benchmarks/run.py, beside this script
 import numpy as np  # noqa: E402
 
 import eager  # noqa: E402
-import run as bench  # noqa: E402  (benchmarks/run.py: B3's network, its NumPy step, timing)
+import mlp  # noqa: E402  (benchmarks/mlp.py: B3's network and its hand-written step)
+import run as bench  # noqa: E402  (benchmarks/run.py: the eager and torch steps, timing)
 from eager.autograd import gc_policy  # noqa: E402
 
 SIZES = (100, 1_000, 10_000, 100_000)
@@ -273,12 +274,12 @@ def measure_interleaved(stmts, budget, rounds):
 def mlp_study(torch, widths, batches, rounds, budget):
     rows = []
     for width in widths:
-        layers = (bench.LAYERS[0], width, width, bench.LAYERS[-1])
+        layers = (mlp.LAYERS[0], width, width, mlp.LAYERS[-1])
         params = init_weights(layers)
         bench.check_same_training(params)  # the contestants do the same work
         for batch in batches:
-            x_np, y_np = bench.make_batch(batch)
-            ref = bench.NumpyMLP(params)
+            x_np, y_np = mlp.make_batch(batch)
+            ref = mlp.HandWrittenMLP(params)
             ours = bench.EagerStep(params)
             x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
             stmts = {"numpy": lambda: ref.step(x_np, y_np), "eager": lambda: ours.step(x, y)}

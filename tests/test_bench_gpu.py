@@ -22,6 +22,7 @@ sys.path.insert(0, str(BENCH))
 
 import gpu  # noqa: E402  (benchmarks/gpu.py)
 import lenet  # noqa: E402  (benchmarks/lenet.py)
+import mlp  # noqa: E402  (benchmarks/mlp.py)
 import run  # noqa: E402  (benchmarks/run.py)
 
 
@@ -83,14 +84,16 @@ def test_transfer_counter_on_real_cupy_wraps_uploads_and_catches_a_synchronisati
     assert cupy.array is to_device and cupy.asarray is to_device  # restored
 
 
-def test_handwritten_cupy_mlp_is_the_numpy_mlp_of_b3():
-    params = run.init_weights()
-    x, y = run.make_batch(16)
-    ref, ours = run.NumpyMLP(params), gpu.CupyMLP(np, params)
+def test_handwritten_mlp_on_the_gpu_is_the_numpy_step_of_b3():
+    cupy = importlib.import_module("cupy")
+    params = mlp.init_weights()
+    x, y = mlp.make_batch(16)
+    ref, ours = mlp.HandWrittenMLP(params), mlp.HandWrittenMLP(params, xp=cupy)
+    x_gpu, y_gpu = cupy.asarray(x), cupy.asarray(y)
     for _ in range(3):
-        assert np.isclose(float(ours.step(x, y)), ref.step(x, y), rtol=1e-5)
+        assert np.isclose(float(ours.step(x_gpu, y_gpu)), ref.step(x, y), rtol=1e-5)
     for p, q in zip(ref.params, ours.params):
-        np.testing.assert_allclose(q, p, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(cupy.asnumpy(q), p, rtol=1e-5, atol=1e-7)
 
 
 def test_handwritten_cupy_lenet_is_the_numpy_lenet_of_b5():
