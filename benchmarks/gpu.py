@@ -11,7 +11,7 @@ G3  one SGD step of B3's 784-256-256-10 ReLU MLP (mean-square loss) at batch
     (``mlp.HandWrittenMLP`` on CuPy) and PyTorch CUDA when installed. Target: at most 1.1x
     the hand-written CuPy step.
 G5  one SGD step of B5's LeNet CNN (batch 64) on the GPU, against a
-    hand-written CuPy im2col step (:class:`CupyLeNet`) and PyTorch CUDA.
+    hand-written CuPy im2col step (``lenet.HandWrittenLeNet`` on CuPy) and PyTorch CUDA.
 Transfers: host<->device copies made during one eager training step (target
     0: the loss stays on the device unless the user asks for its value).
 
@@ -289,110 +289,11 @@ def bench_g3(cupy, torch, budget, repeat, batches=(64, 512), layers=LAYERS):
 
 
 # -- G5: the LeNet step ---------------------------------------------------------------
-class CupyLeNet:
-    """B5's LeNet step written by hand in CuPy: the im2col formulation of
-    benchmarks/lenet.py's NumPy baseline, with the array module as a parameter
-    (so it is checked against that baseline on the host)."""
-
-    def __init__(self, xp, params):
-        self.xp = xp
-        self.p = {k: xp.asarray(v) for k, v in params.items()}
-
-    def _conv(self, x, w, b, pad):
-        xp = self.xp
-        n, c = x.shape[:2]
-        o, _, kh, kw = w.shape
-        padded = xp.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))) if pad else x
-        ho, wo = padded.shape[2] - kh + 1, padded.shape[3] - kw + 1
-        windows = xp.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))
-        cols = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * kh * kw)
-        out = cols @ w.reshape(o, -1).T
-        out += b
-        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2), (cols, padded.shape, pad)
-
-    def _conv_back(self, dout, w, cache, need_dx):
-        xp = self.xp
-        cols, padded_shape, pad = cache
-        o, c, kh, kw = w.shape
-        n, _, ho, wo = dout.shape
-        d2 = dout.transpose(0, 2, 3, 1).reshape(-1, o)
-        dw = (d2.T @ cols).reshape(w.shape)
-        db = d2.sum(axis=0)
-        if not need_dx:
-            return None, dw, db
-        dcols = (d2 @ w.reshape(o, -1)).reshape(n, ho, wo, c, kh, kw)
-        dxp = xp.zeros(padded_shape, xp.float32)
-        for i in range(kh):
-            for j in range(kw):
-                dxp[:, :, i:i + ho, j:j + wo] += dcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
-        h, wd = padded_shape[2] - 2 * pad, padded_shape[3] - 2 * pad
-        return dxp[:, :, pad:pad + h, pad:pad + wd], dw, db
-
-    @staticmethod
-    def _pool(x):
-        n, c, h, w = x.shape
-        r = x.reshape(n, c, h // 2, 2, w // 2, 2)
-        out = r.max(axis=(3, 5))
-        return out, (r, out)
-
-    @staticmethod
-    def _pool_back(dout, cache):
-        r, out = cache
-        mask = r == out[:, :, :, None, :, None]
-        return (mask * dout[:, :, :, None, :, None]).reshape(r.shape[0], r.shape[1], r.shape[2] * 2,
-                                                             r.shape[4] * 2)
-
-    def step(self, x, labels):
-        xp, p = self.xp, self.p
-        n = len(x)
-        rows = xp.arange(n)
-        a1, conv1 = self._conv(x, p["c1w"], p["c1b"], 2)
-        xp.maximum(a1, 0, out=a1)
-        s1, pool1 = self._pool(a1)
-        a2, conv2 = self._conv(s1, p["c2w"], p["c2b"], 0)
-        xp.maximum(a2, 0, out=a2)
-        s2, pool2 = self._pool(a2)
-        flat = s2.reshape(n, -1)
-        h1 = flat @ p["f1w"]
-        h1 += p["f1b"]
-        xp.maximum(h1, 0, out=h1)
-        h2 = h1 @ p["f2w"]
-        h2 += p["f2b"]
-        xp.maximum(h2, 0, out=h2)
-        z = h2 @ p["f3w"]
-        z += p["f3b"]
-        z -= z.max(axis=1, keepdims=True)
-        e = xp.exp(z)
-        prob = e / e.sum(axis=1, keepdims=True)
-        loss = -xp.log(prob[rows, labels]).mean()
-        dz = prob
-        dz[rows, labels] -= 1.0
-        dz /= n
-        g = {"f3w": h2.T @ dz, "f3b": dz.sum(axis=0)}
-        dh2 = dz @ p["f3w"].T
-        dh2 *= h2 > 0
-        g["f2w"], g["f2b"] = h1.T @ dh2, dh2.sum(axis=0)
-        dh1 = dh2 @ p["f2w"].T
-        dh1 *= h1 > 0
-        g["f1w"], g["f1b"] = flat.T @ dh1, dh1.sum(axis=0)
-        dflat = dh1 @ p["f1w"].T
-        da2 = self._pool_back(dflat.reshape(s2.shape), pool2)
-        da2 *= a2 > 0
-        ds1, g["c2w"], g["c2b"] = self._conv_back(da2, p["c2w"], conv2, need_dx=True)
-        da1 = self._pool_back(ds1, pool1)
-        da1 *= a1 > 0
-        _, g["c1w"], g["c1b"] = self._conv_back(da1, p["c1w"], conv1, need_dx=False)
-        for name, grad in g.items():
-            grad *= LR
-            p[name] -= grad
-        return loss
-
-
 def check_same_lenet(cupy, params, batch=8):
     """The CuPy step equals benchmarks/lenet.py's NumPy step (the same code on
     NumPy) and eager's LeNet on the GPU, over three steps."""
     x_np, labels_np = lenet.make_batch(batch)
-    host, ref = lenet.NumpyLeNet(params), CupyLeNet(cupy, params)
+    host, ref = lenet.HandWrittenLeNet(params), lenet.HandWrittenLeNet(params, xp=cupy)
     ours = lenet.EagerLeNet(params)
     ours.model.to("gpu")  # in place: the optimizer keeps the same parameters
     x, labels = cupy.asarray(x_np), cupy.asarray(labels_np)
@@ -409,7 +310,7 @@ def bench_g5(cupy, torch, budget, repeat, batch=64):
     check_same_lenet(cupy, params)
     sync = _cupy_sync(cupy)
     x_np, labels_np = lenet.make_batch(batch)
-    ref = CupyLeNet(cupy, params)
+    ref = lenet.HandWrittenLeNet(params, xp=cupy)
     ours = lenet.EagerLeNet(params)
     ours.model.to("gpu")  # in place: the optimizer keeps the same parameters
     x, labels = cupy.asarray(x_np), cupy.asarray(labels_np)

@@ -4,7 +4,7 @@ conv 1->6 (5x5, padding 2) - ReLU - max pool 2x2 - conv 6->16 (5x5) - ReLU -
 max pool 2x2 - flatten (400) - linear 120 - ReLU - linear 84 - ReLU - linear 10,
 softmax cross-entropy (mean), plain SGD. Inputs are [N, 1, 28, 28] float32.
 
-``NumpyLeNet`` is the baseline the issue asks for: a hand-written forward,
+``HandWrittenLeNet`` on NumPy is the baseline the issue asks for: a hand-written forward,
 backward and update with im2col convolutions (a sliding-window view copied
 into columns, one matmul), the column gradient added back one kernel position
 at a time, and 2x2 pooling by reshaping. ``EagerLeNet`` builds the same network
@@ -15,7 +15,6 @@ same with PyTorch. All three start from the same weights, so
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 LR = 0.01
 # (name, shape): conv filters [O, C, kh, kw]; linear weights [in, out] as Paddle stores them.
@@ -47,19 +46,19 @@ def make_batch(batch, seed=1):
 
 # -- the hand-written NumPy step ---------------------------------------------
 
-def _conv_forward(x, w, b, pad):
+def _conv_forward(xp, x, w, b, pad):
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
-    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))) if pad else x
-    ho, wo = xp.shape[2] - kh + 1, xp.shape[3] - kw + 1
-    windows = sliding_window_view(xp, (kh, kw), axis=(2, 3))          # [N, C, Ho, Wo, kh, kw]
+    padded = xp.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad))) if pad else x
+    ho, wo = padded.shape[2] - kh + 1, padded.shape[3] - kw + 1
+    windows = xp.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))  # [N, C, Ho, Wo, kh, kw]
     cols = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * kh * kw)
     out = cols @ w.reshape(o, -1).T
     out += b
-    return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2), (cols, xp.shape, pad)
+    return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2), (cols, padded.shape, pad)
 
 
-def _conv_backward(dout, w, cache, need_dx):
+def _conv_backward(xp, dout, w, cache, need_dx):
     cols, padded_shape, pad = cache
     o, c, kh, kw = w.shape
     n, _, ho, wo = dout.shape
@@ -69,7 +68,7 @@ def _conv_backward(dout, w, cache, need_dx):
     if not need_dx:
         return None, dw, db
     dcols = (d2 @ w.reshape(o, -1)).reshape(n, ho, wo, c, kh, kw)
-    dxp = np.zeros(padded_shape, np.float32)
+    dxp = xp.zeros(padded_shape, xp.float32)
     for i in range(kh):
         for j in range(kw):
             dxp[:, :, i:i + ho, j:j + wo] += dcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
@@ -92,36 +91,42 @@ def _pool_backward(dout, cache):
     return (mask * dout[:, :, :, None, :, None]).reshape(r.shape[0], r.shape[1], r.shape[2] * 2, r.shape[4] * 2)
 
 
-class NumpyLeNet:
-    """The baseline: forward, backward and SGD update written by hand in NumPy."""
+class HandWrittenLeNet:
+    """The baseline: forward, backward and SGD update written by hand over ``xp``
+    (NumPy for B5, CuPy for G5). On NumPy the loss comes back as a Python float;
+    on CuPy it stays on the device."""
 
-    def __init__(self, params):
-        self.p = {k: v.copy() for k, v in params.items()}
+    def __init__(self, params, xp=np):
+        self.xp = xp
+        self.p = {k: xp.array(v) for k, v in params.items()}  # copies (onto the device for CuPy)
 
     def step(self, x, labels):
-        p = self.p
-        a1, conv1 = _conv_forward(x, p["c1w"], p["c1b"], 2)
-        np.maximum(a1, 0, out=a1)
+        xp, p = self.xp, self.p
+        n = len(x)
+        rows = xp.arange(n)
+        a1, conv1 = _conv_forward(xp, x, p["c1w"], p["c1b"], 2)
+        xp.maximum(a1, 0, out=a1)
         s1, pool1 = _pool_forward(a1)
-        a2, conv2 = _conv_forward(s1, p["c2w"], p["c2b"], 0)
-        np.maximum(a2, 0, out=a2)
+        a2, conv2 = _conv_forward(xp, s1, p["c2w"], p["c2b"], 0)
+        xp.maximum(a2, 0, out=a2)
         s2, pool2 = _pool_forward(a2)
-        flat = s2.reshape(len(x), -1)
+        flat = s2.reshape(n, -1)
         h1 = flat @ p["f1w"]
         h1 += p["f1b"]
-        np.maximum(h1, 0, out=h1)
+        xp.maximum(h1, 0, out=h1)
         h2 = h1 @ p["f2w"]
         h2 += p["f2b"]
-        np.maximum(h2, 0, out=h2)
+        xp.maximum(h2, 0, out=h2)
         z = h2 @ p["f3w"]
         z += p["f3b"]
         z -= z.max(axis=1, keepdims=True)
-        e = np.exp(z)
+        e = xp.exp(z)
         prob = e / e.sum(axis=1, keepdims=True)
-        n = len(x)
-        loss = float(-np.log(prob[np.arange(n), labels]).mean())
+        loss = -xp.log(prob[rows, labels]).mean()
+        if xp is np:
+            loss = float(loss)
         dz = prob
-        dz[np.arange(n), labels] -= 1.0
+        dz[rows, labels] -= 1.0
         dz /= n
         g = {"f3w": h2.T @ dz, "f3b": dz.sum(axis=0)}
         dh2 = dz @ p["f3w"].T
@@ -133,10 +138,10 @@ class NumpyLeNet:
         dflat = dh1 @ p["f1w"].T
         da2 = _pool_backward(dflat.reshape(s2.shape), pool2)
         da2 *= a2 > 0
-        ds1, g["c2w"], g["c2b"] = _conv_backward(da2, p["c2w"], conv2, need_dx=True)
+        ds1, g["c2w"], g["c2b"] = _conv_backward(xp, da2, p["c2w"], conv2, need_dx=True)
         da1 = _pool_backward(ds1, pool1)
         da1 *= a1 > 0
-        _, g["c1w"], g["c1b"] = _conv_backward(da1, p["c1w"], conv1, need_dx=False)
+        _, g["c1w"], g["c1b"] = _conv_backward(xp, da1, p["c1w"], conv1, need_dx=False)
         for name, grad in g.items():
             grad *= LR
             p[name] -= grad
@@ -194,7 +199,7 @@ def check_same_training(params, torch=None):
     """The implementations must agree, or the timings compare different work."""
     import eager
     x, labels = make_batch(8)
-    ref = NumpyLeNet(params)
+    ref = HandWrittenLeNet(params)
     ours = EagerLeNet(params)
     theirs = TorchLeNet(torch, params) if torch is not None else None
     for _ in range(3):

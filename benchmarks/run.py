@@ -469,7 +469,7 @@ def bench_b5(torch, budget, repeat, seen, batch=64):
     params = lenet.init_weights()
     lenet.check_same_training(params, torch)
     x_np, labels_np = lenet.make_batch(batch)
-    ref = lenet.NumpyLeNet(params)
+    ref = lenet.HandWrittenLeNet(params)
     ours = lenet.EagerLeNet(params)
     x, labels = eager.to_tensor(x_np), eager.to_tensor(labels_np)
     stmts = {"numpy": lambda: ref.step(x_np, labels_np), "eager": lambda: ours.step(x, labels)}

@@ -96,14 +96,16 @@ def test_handwritten_mlp_on_the_gpu_is_the_numpy_step_of_b3():
         np.testing.assert_allclose(cupy.asnumpy(q), p, rtol=1e-5, atol=1e-7)
 
 
-def test_handwritten_cupy_lenet_is_the_numpy_lenet_of_b5():
+def test_handwritten_lenet_on_the_gpu_is_the_numpy_step_of_b5():
+    cupy = importlib.import_module("cupy")
     params = lenet.init_weights()
     x, labels = lenet.make_batch(4)
-    ref, ours = lenet.NumpyLeNet(params), gpu.CupyLeNet(np, params)
+    ref, ours = lenet.HandWrittenLeNet(params), lenet.HandWrittenLeNet(params, xp=cupy)
+    x_gpu, labels_gpu = cupy.asarray(x), cupy.asarray(labels)
     for _ in range(2):
-        assert np.isclose(float(ours.step(x, labels)), ref.step(x, labels), rtol=1e-5)
+        assert np.isclose(float(ours.step(x_gpu, labels_gpu)), ref.step(x, labels), rtol=1e-5)
     for name in ref.p:
-        np.testing.assert_allclose(ours.p[name], ref.p[name], rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(cupy.asnumpy(ours.p[name]), ref.p[name], rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.skipif(REAL_GPU, reason="on a real GPU the G rows run instead of being skipped")
