@@ -312,41 +312,42 @@ def copies():
     return fake_cupy.transfers[0] + fake_cupy.uploads[0]
 
 
-def check(name, move_after_wrap=False):
+def check(name, wrap_on="gpu", train_on="gpu"):
+    """DataParallel made on ``wrap_on``, the network then moved to ``train_on``."""
     eager.seed(100 + rank)              # different weights and buffer on every rank
-    net = Net()
-    if not move_after_wrap:
-        net.to("gpu")
+    net = Net().to(wrap_on)
     nccl_on = os.environ.get("EAGER_DISTRIBUTED_NCCL") != "0"
     before, bcasts = copies(), calls["bcast"]
     model = eager.DataParallel(net, comm_buffer_size=2e-4, last_comm_buffer_size=1e-4,
                                find_unused_parameters=True)
-    if not move_after_wrap:
+    if wrap_on == "gpu":
         # Rank 0's parameters and buffer reach every rank by NCCL, in place on the device
         # (the host path, EAGER_DISTRIBUTED_NCCL=0, copies them: the counters see copies).
         assert (copies() == before) == nccl_on, ("broadcast copies", copies() - before)
         assert calls["bcast"] - bcasts == (len(net.parameters()) + len(net.buffers()) if nccl_on else 0)
-    else:
-        model.to("gpu")
+    model.to(train_on)
     start = values(net)
     opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
     reducer = model._reducer
+    on_device = nccl_on and train_on == "gpu"
     for k in range(K):
         reduces, gathers = calls["allReduce"], calls["allGather"]
-        loss = step_loss(model, net, k, slice(lo, hi), "gpu")
+        loss = step_loss(model, net, k, slice(lo, hi), train_on)
         before = copies()
         loss.backward()
         opt.step()
         opt.clear_grad(set_to_zero=False)
-        # Dense, sparse, unused and mixed steps alike: nothing crosses to the host.
-        assert (copies() == before) == nccl_on, (name, k, fake_cupy.transfers[0], fake_cupy.uploads[0])
-        assert all(p.place.is_gpu_place() for p in net.parameters())
-        if nccl_on:
+        # Dense, sparse, unused and mixed steps alike: nothing crosses to the host
+        # (on the CPU there is no device; GPU tensors on the host path are copied).
+        assert (copies() == before) == (on_device or train_on == "cpu"), (name, k, copies() - before)
+        assert all(p.place.is_gpu_place() == (train_on == "gpu") for p in net.parameters())
+        if on_device:
             assert all(b.device == 0 for b in reducer.buckets), (name, "host buckets")
             dense_emb = int(k == 2)   # the embedding averaged densely (one allreduce) when dense somewhere
             assert calls["allReduce"] - reduces == len(reducer.buckets) + dense_emb, (name, k)
             assert calls["allGather"] - gathers == 2 * (1 - dense_emb), (name, k)   # rows, values
         else:
+            assert all(b.device is None for b in reducer.buckets), (name, "device buckets")
             assert (calls["allReduce"], calls["allGather"]) == (reduces, gathers)
         assert net.never.weight.grad is None
     gathered = comm.gather(values(net), root=0)
@@ -380,7 +381,8 @@ if rank == 0:
     print("OK mismatch", flush=True)
 
 check("on the gpu")
-check("moved to the gpu after wrapping", move_after_wrap=True)
+check("moved to the gpu after wrapping", wrap_on="cpu")
+check("moved to the cpu after wrapping", train_on="cpu")
 os.environ["EAGER_DISTRIBUTED_NCCL"] = "0"
 check("host path")
 '''
@@ -388,5 +390,6 @@ check("host path")
 
 def test_data_parallel_on_the_gpu_makes_no_host_copies(tmp_path):
     result = run_ranks(2, DP_SCRIPT, tmp_path, timeout=180)
-    for name in ("mismatch", "on the gpu", "moved to the gpu after wrapping", "host path"):
+    for name in ("mismatch", "on the gpu", "moved to the gpu after wrapping", "moved to the cpu after wrapping",
+                 "host path"):
         assert f"OK {name}\n" in result.stdout, (name, result.stdout, result.stderr)
