@@ -312,10 +312,11 @@ def copies():
     return fake_cupy.transfers[0] + fake_cupy.uploads[0]
 
 
-def check(name, wrap_on="gpu", train_on="gpu"):
-    """DataParallel made on ``wrap_on``, the network then moved to ``train_on``."""
+def check(name, wrap_on="gpu", train_on="gpu", wrap_dtype="float64"):
+    """DataParallel made on ``wrap_on`` in ``wrap_dtype``, the network then moved to
+    ``train_on`` in float64."""
     eager.seed(100 + rank)              # different weights and buffer on every rank
-    net = Net().to(wrap_on)
+    net = Net().to(wrap_on, dtype=wrap_dtype)
     nccl_on = os.environ.get("EAGER_DISTRIBUTED_NCCL") != "0"
     before, bcasts = copies(), calls["bcast"]
     model = eager.DataParallel(net, comm_buffer_size=2e-4, last_comm_buffer_size=1e-4,
@@ -325,7 +326,7 @@ def check(name, wrap_on="gpu", train_on="gpu"):
         # (the host path, EAGER_DISTRIBUTED_NCCL=0, copies them: the counters see copies).
         assert (copies() == before) == nccl_on, ("broadcast copies", copies() - before)
         assert calls["bcast"] - bcasts == (len(net.parameters()) + len(net.buffers()) if nccl_on else 0)
-    model.to(train_on)
+    model.to(train_on, dtype="float64")
     start = values(net)
     opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
     reducer = model._reducer
@@ -343,6 +344,7 @@ def check(name, wrap_on="gpu", train_on="gpu"):
         assert all(p.place.is_gpu_place() == (train_on == "gpu") for p in net.parameters())
         if on_device:
             assert all(b.device == 0 for b in reducer.buckets), (name, "host buckets")
+            assert all(b.buffer.dtype == np.float64 for b in reducer.buckets), (name, "float32 buckets")
             dense_emb = int(k == 2)   # the embedding averaged densely (one allreduce) when dense somewhere
             assert calls["allReduce"] - reduces == len(reducer.buckets) + dense_emb, (name, k)
             assert calls["allGather"] - gathers == 2 * (1 - dense_emb), (name, k)   # rows, values
@@ -383,6 +385,7 @@ if rank == 0:
 check("on the gpu")
 check("moved to the gpu after wrapping", wrap_on="cpu")
 check("moved to the cpu after wrapping", train_on="cpu")
+check("cast to float64 after wrapping", wrap_dtype="float32")
 os.environ["EAGER_DISTRIBUTED_NCCL"] = "0"
 check("host path")
 '''
@@ -391,5 +394,5 @@ check("host path")
 def test_data_parallel_on_the_gpu_makes_no_host_copies(tmp_path):
     result = run_ranks(2, DP_SCRIPT, tmp_path, timeout=180)
     for name in ("mismatch", "on the gpu", "moved to the gpu after wrapping", "moved to the cpu after wrapping",
-                 "host path"):
+                 "cast to float64 after wrapping", "host path"):
         assert f"OK {name}\n" in result.stdout, (name, result.stdout, result.stderr)
