@@ -457,7 +457,10 @@ class DataParallel(Layer):
     """Runs ``layers`` data-parallel (Paddle's ``paddle.DataParallel``): each rank
     computes on its own share of the batch and, during ``backward()``, the
     gradients are averaged across ranks, so every rank's optimizer takes the same
-    step. Rank 0's parameters and buffers are broadcast to every rank here.
+    step. Rank 0's parameters and buffers are broadcast to every rank here (on a
+    GPU by NCCL, in place). The network may be moved or cast afterwards
+    (``model.to("gpu")``), alike on every rank: its next backward rebuilds the
+    buckets where the parameters are.
 
     - ``comm_buffer_size`` (MB): the size of the buckets gradients travel in;
       ``last_comm_buffer_size`` (MB): the size of the last one to be sent (the
