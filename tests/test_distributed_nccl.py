@@ -254,6 +254,7 @@ import eager.distributed as dist
 import fake_nccl
 from eager import nn
 from eager.distributed.env import world_comm
+from phi.common.tensor_kind import TensorKind
 
 dist.init_parallel_env()
 rank, world = dist.get_rank(), dist.get_world_size()
@@ -268,7 +269,7 @@ def _abort(kind, value, tb):  # a failed check on one rank ends every rank at on
 
 sys.excepthook = _abort
 eager.set_default_dtype("float64")
-K, B = 3, 8
+K, B = 3, 7   # shares of 3 and 4 rows: the ranks' sparse gradients have different row counts
 rng = np.random.RandomState(0)
 XS, YS, IDS = rng.randn(K, B, 5), rng.randn(K, B, 3), rng.randint(0, 20, size=(K, B, 4))
 lo, hi = rank * B // world, (rank + 1) * B // world
@@ -290,7 +291,7 @@ class Net(nn.Layer):
 
 
 def step_loss(model, net, k, rows, place, alone=False):
-    """Step k's loss on the batch's ``rows``. Step 1 uses ``extra`` on rank 0's rows
+    """Step k's loss on the batch's ``rows`` (a mean over the full batch). Step 1 uses ``extra`` on rank 0's rows
     only; step 2 also uses the embedding's weight densely on rank 0 (its gradient is
     then dense there and rows elsewhere): one process on the full batch adds that
     term divided by the world size, as the average of the ranks' gradients does."""
@@ -298,7 +299,8 @@ def step_loss(model, net, k, rows, place, alone=False):
     out = model(data(XS[k, rows]), data(IDS[k, rows]))
     if k == 1 and (alone or rank == 0):
         out = out + net.extra(out) * data(EXTRA_ROWS[rows] if alone else np.ones((hi - lo, 1)))
-    loss = ((out - data(YS[k, rows])) ** 2).mean()
+    # The full batch's mean: each rank's sum scaled so that the ranks' average is it.
+    loss = ((out - data(YS[k, rows])) ** 2).sum() * ((1 if alone else world) / (B * 3))
     if k == 2 and (alone or rank == 0):
         loss = loss + 0.01 * net.emb.weight.sum() / (world if alone else 1)
     return loss
@@ -336,6 +338,11 @@ def check(name, wrap_on="gpu", train_on="gpu", wrap_dtype="float64"):
         loss = step_loss(model, net, k, slice(lo, hi), train_on)
         before = copies()
         loss.backward()
+        grad = net.emb.weight.grad
+        if k != 2 and (on_device or train_on == "cpu"):   # every rank's rows, no padding: one per id
+            assert grad.impl.kind is not TensorKind.DENSE and len(grad.impl.rows) == IDS[k].size, (name, k)
+        else:   # dense on rank 0 in step 2; the host path averages a GPU embedding densely
+            assert grad.impl.kind is TensorKind.DENSE, (name, k)
         opt.step()
         opt.clear_grad(set_to_zero=False)
         # Dense, sparse, unused and mixed steps alike: nothing crosses to the host
