@@ -29,7 +29,9 @@ import functools
 
 from ..nn.layer import Layer
 from . import recorder as _recorder
+from .input_spec import InputSpec
 from .static_function import SWITCH, StaticFunction
+from .translated_layer import TranslatedLayer, load, save
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
@@ -94,4 +96,5 @@ def enable_to_static(enable_to_static_bool: bool) -> None:
     SWITCH.enabled = enable_to_static_bool
 
 
-__all__ = ["StaticFunction", "enable_to_static", "not_to_static", "to_static"]
+__all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "load", "not_to_static", "save",
+           "to_static"]
