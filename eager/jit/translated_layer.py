@@ -102,15 +102,15 @@ def _named_state(layer):
     return out
 
 
-def _trace(layer, specs, sizes, state):
-    """One trace of ``layer``'s forward for ``specs`` (a None size taken from
-    ``sizes``): (the JSON program, outputs template, bumps)."""
+def _trace(layer, specs, symbols, sizes, state):
+    """One trace of ``layer``'s forward for ``specs`` (the i-th None size is
+    ``sizes[symbols[i]]``): (the JSON program, outputs template, bumps)."""
     inputs, d = [], 0
     for spec in specs:
         shape = []
         for size in spec.shape:
             if size is None:
-                shape.append(sizes[d])
+                shape.append(sizes[symbols[d]])
                 d += 1
             else:
                 shape.append(size)
@@ -196,12 +196,23 @@ def save(layer, path, input_spec=None, **configs) -> None:
     modes = [(sub, sub.training) for sub in layer.sublayers(include_self=True)]
     try:
         layer.eval()
-        first = [a for a, _ in _TRACE_SIZES[:free]]
-        traced = _trace(layer, specs, first, state)
-        if free:
-            second = [b for _, b in _TRACE_SIZES[:free]]
-            other = _trace(layer, specs, second, state)
-            traced = unify(list(traced), list(other), first, second)
+        # Each None size its own dimension; where the forward cannot run so (two
+        # inputs' batches meet in one op), one dimension shared by every None size.
+        for symbols in ([*range(free)], [0] * free):
+            count = len(set(symbols))
+            first, second = [a for a, _ in _TRACE_SIZES[:count]], [b for _, b in _TRACE_SIZES[:count]]
+            try:
+                traced = _trace(layer, specs, symbols, first, state)
+            except ProgramError:
+                raise
+            except Exception:
+                if free < 2 or count == 1:
+                    raise
+                continue
+            if free:
+                other = _trace(layer, specs, symbols, second, state)
+                traced = unify(list(traced), list(other), first, second)
+            break
     except ProgramError as error:
         raise ValueError(f"{who}: cannot save {type(layer).__name__}.forward as a program: {error}") from None
     finally:
@@ -212,12 +223,12 @@ def save(layer, path, input_spec=None, **configs) -> None:
     for spec in specs:
         shape = []
         for size in spec.shape:
-            shape.append({"dim": d, "times": 1} if size is None else size)
+            shape.append({"dim": symbols[d], "times": 1} if size is None else size)
             d += size is None
         inputs.append({"shape": shape, "dtype": spec.dtype.numpy_dtype.name, "name": spec.name})
     document = {
         "format": FORMAT, "version": VERSION, "layer": type(layer).__name__,
-        "inputs": inputs, "dims": free,
+        "inputs": inputs, "dims": len(set(symbols)),
         "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
                    "trainable": trainable, "persistable": persistable}
                   for name, t, kind, trainable, persistable in state],
