@@ -262,3 +262,29 @@ def test_a_hook_inside_the_forward_or_too_many_outputs_run_eagerly():
     with pytest.warns(RuntimeWarning, match="returns 4 tensors with a graph"):
         outs = many(x)
     assert len(outs) == 4 and outs[3].grad_node is not None
+
+
+def test_tied_weights_frozen_parameters_and_output_hooks_as_eager():
+    x = eager.to_tensor(XS[6][:, :6])
+    results = []
+    for static in (False, True):
+        eager.seed(1)
+        a, b = nn.Linear(6, 6), nn.Linear(6, 2)
+        b.bias.stop_gradient = True
+
+        def forward(x):
+            return b(F.relu(a(F.relu(a(x)))))  # a used twice: its gradients are summed
+
+        fn = eager.jit.to_static(forward) if static else forward
+        for _ in range(4):
+            out = fn(x)
+            out.register_hook(lambda g: g * 3.0)
+            out.retain_grads()
+            out.sum().backward()
+        results.append([a.weight.grad.numpy(), a.bias.grad.numpy(), b.weight.grad.numpy(), b.bias.grad,
+                        out.grad.numpy()])
+        if static:
+            assert fn.replays == 2 and type(out.grad_node) is ReplayGradNode
+            assert out.grad_node.saved is None  # freed by the backward without retain_graph
+    for p, q in zip(*results):
+        assert (p is None and q is None) or np.array_equal(p, q)
