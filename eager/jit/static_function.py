@@ -364,6 +364,9 @@ def _forward_only(rec, result, tensors, held):
     except NotCapturable as error:
         rec.fail(str(error))
         return None
+    except Exception as error:  # a grad node that cannot run on placeholders: the call stays eager
+        rec.fail(f"the backward of its outputs could not be recorded ({type(error).__name__}: {error})")
+        return None
     info.outputs = outputs
     info.origins = origins
     return info
