@@ -190,3 +190,24 @@ def test_input_spec_checks_its_arguments():
         InputSpec([-2, 3])
     with pytest.raises(TypeError, match="'shape' expected a list or tuple"):
         InputSpec("3")
+
+
+def test_save_takes_the_input_spec_given_to_to_static(tmp_path):
+    model = _trained_mlp()
+    eager.jit.to_static(model, input_spec=[InputSpec([None, 6], "float32")])
+    x = eager.to_tensor(RNG.standard_normal((4, 6)).astype("float32"))
+    for _ in range(3):
+        model(x)  # captured and replayed: save traces anew all the same
+    eager.jit.save(model, str(tmp_path / "m"))
+    np.testing.assert_array_equal(eager.jit.load(str(tmp_path / "m"))(x).numpy(), model(x).numpy())
+
+
+@pytest.mark.usefixtures("device")
+def test_a_model_saved_from_the_device_axis_loads_on_the_cpu(tmp_path, device):
+    model = _trained_mlp()
+    x = eager.to_tensor(RNG.standard_normal((4, 6)).astype("float32"))
+    expected = model(x).numpy()
+    eager.jit.save(model, str(tmp_path / "m"), input_spec=[InputSpec([None, 6])])
+    eager.set_device("cpu")
+    layer = eager.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(layer(eager.to_tensor(x.numpy())).numpy(), expected, rtol=1e-6, atol=1e-6)

@@ -8,7 +8,10 @@ optimizers. Unlike Paddle, which rewrites the function's Python source into a
 static program, Python control flow is specialised to the path the capture
 took (as ``jax.jit`` does); the capture rules (docs/jit.md) make every call
 that could take another path, or that a kernel list cannot express, run
-eagerly instead.
+eagerly instead. A call that returns tensors for a backward outside it (a
+converted ``forward``) replays with one grad node that runs the backward
+kernels recorded at capture. ``save`` and ``load`` write a Layer's forward as a
+JSON kernel program beside its parameters, and load it as a TranslatedLayer.
 
 >>> import eager
 >>> net = eager.nn.Linear(3, 1)

@@ -2,7 +2,8 @@
 signature and replays them while the signature and the state repeat.
 
 See docs/jit.md for the rules; in short, a call's *signature* is its argument
-tree (each tensor's shape, dtype, array type and GPU; Layers and Optimizers by
+tree (each tensor's shape, dtype, array type, GPU and whether it requires a
+gradient; Layers and Optimizers by
 identity; numbers, strings and None by value), the grad mode, the default
 dtype and the current place. The first call of a signature runs eagerly
 under a :class:`~eager.jit.recorder.Recorder`; if the recorder saw nothing a
@@ -13,6 +14,10 @@ passes the trace's :class:`~eager.jit.state.Guard` replay it; any other call
 captures again. A
 signature whose capture is unreplayable, or that has not settled after a few
 captures, runs eagerly from then on, with one warning naming why.
+
+A forward-only call (its returned tensors carry a graph that no backward in
+the call ran) also records that graph's backward (see backward.py); its
+replays give the outputs one grad node that runs it.
 """
 from __future__ import annotations
 
