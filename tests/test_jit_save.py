@@ -177,6 +177,10 @@ def test_a_program_naming_an_unknown_kernel_or_a_wrong_shape_does_not_load(tmp_p
     with pytest.raises(ValueError, match="only phi's enums"):
         eager.jit.load(prefix)
     eager.jit.save(model, prefix, input_spec=[InputSpec([None, 6])])
+    _edit(prefix, lambda p: p["calls"][1].pop("args"))
+    with pytest.raises(ValueError, match="not a well-formed program"):
+        eager.jit.load(prefix)
+    eager.jit.save(model, prefix, input_spec=[InputSpec([None, 6])])
     _edit(prefix, lambda p: p.update(version=99))
     with pytest.raises(ValueError, match="program version 99"):
         eager.jit.load(prefix)

@@ -398,24 +398,33 @@ def load(path, **configs) -> TranslatedLayer:
         if key not in document:
             raise ValueError(f"{who}: {model_file!r} lacks its {key!r} entry")
     state = _load_state(path + PARAMS_SUFFIX, return_numpy=True)
+    try:
+        return _translated(who, path, document, state)
+    except ProgramError as error:
+        raise ValueError(f"{who}: {model_file!r}: {error}") from None
+    except (KeyError, IndexError, TypeError, AttributeError) as error:  # an entry missing or of another type
+        raise ValueError(f"{who}: {model_file!r} is not a well-formed program ({type(error).__name__}: "
+                         f"{error})") from None
+
+
+def _translated(who, path, document, state):
+    """The TranslatedLayer of a parsed program and its parameters, checked
+    against each other, with every kernel bound once (so a program naming an
+    unknown kernel fails at load, not at its first call)."""
     tensors = []
     for entry in document["state"]:
         name = entry["name"]
         if name not in state:
-            raise ValueError(f"{who}: the program reads {name!r}, which {path + PARAMS_SUFFIX!r} lacks")
+            raise ProgramError(f"the program reads {name!r}, which {path + PARAMS_SUFFIX!r} lacks")
         array = state[name]
         if list(array.shape) != list(entry["shape"]) or array.dtype.name != entry["dtype"]:
-            raise ValueError(f"{who}: {name!r} is {array.dtype.name}{list(array.shape)} in "
-                             f"{path + PARAMS_SUFFIX!r}, but the program expects "
-                             f"{entry['dtype']}{list(entry['shape'])}")
+            raise ProgramError(f"{name!r} is {array.dtype.name}{list(array.shape)} in "
+                               f"{path + PARAMS_SUFFIX!r}, but the program expects "
+                               f"{entry['dtype']}{list(entry['shape'])}")
         tensors.append(to_tensor(array))
     layer = TranslatedLayer(document, tensors)
-    try:  # bind every kernel now: a program naming an unknown kernel fails at load, not at the first call
-        dims = [1] * document["dims"]
-        layer._program(dims, type(tensors[0].impl.array) if tensors else np.ndarray)
-        layer._compiled.clear()
-    except ProgramError as error:
-        raise ValueError(f"{who}: {model_file!r}: {error}") from None
+    layer._program([1] * document["dims"], type(tensors[0].impl.array) if tensors else np.ndarray)
+    layer._compiled.clear()
     return layer
 
 
