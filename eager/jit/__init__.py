@@ -8,7 +8,10 @@ optimizers. Unlike Paddle, which rewrites the function's Python source into a
 static program, Python control flow is specialised to the path the capture
 took (as ``jax.jit`` does); the capture rules (docs/jit.md) make every call
 that could take another path, or that a kernel list cannot express, run
-eagerly instead.
+eagerly instead. A call that returns tensors for a backward outside it (a
+converted ``forward``) replays with one grad node that runs the backward
+kernels recorded at capture. ``save`` and ``load`` write a Layer's forward as a
+JSON kernel program beside its parameters, and load it as a TranslatedLayer.
 
 >>> import eager
 >>> net = eager.nn.Linear(3, 1)
@@ -29,7 +32,9 @@ import functools
 
 from ..nn.layer import Layer
 from . import recorder as _recorder
+from .input_spec import InputSpec
 from .static_function import SWITCH, StaticFunction
+from .translated_layer import TranslatedLayer, load, save
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
@@ -94,4 +99,5 @@ def enable_to_static(enable_to_static_bool: bool) -> None:
     SWITCH.enabled = enable_to_static_bool
 
 
-__all__ = ["StaticFunction", "enable_to_static", "not_to_static", "to_static"]
+__all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "load", "not_to_static", "save",
+           "to_static"]

@@ -94,26 +94,31 @@ class KernelCall:
     """One recorded kernel call: ``fn(*args, **kwargs)`` where each argument is a
     plan: ("a", slot) an array, ("c", value) a constant, ("l", type, plans) a
     list or tuple; ``outs`` the result: ("a", slot, shape, dtype), ("n",) for
-    None, ("l", type, outs) for a tuple or list."""
+    None, ("l", type, outs) for a tuple or list; ``key`` and ``kind`` where
+    ``fn`` sits in phi's dispatch tables (array type and dtype, tensor kind)."""
 
-    __slots__ = ("fn", "name", "args", "kwargs", "outs")
+    __slots__ = ("fn", "name", "args", "kwargs", "outs", "key", "kind")
 
-    def __init__(self, fn, name, args, kwargs, outs):
+    def __init__(self, fn, name, args, kwargs, outs, key=None, kind=None):
         self.fn = fn
         self.name = name
         self.args = args
         self.kwargs = kwargs
         self.outs = outs
+        self.key = key
+        self.kind = kind
 
 
 class RecordingKernel:
     """A dispatch-table entry during a capture: records the call, then runs it."""
 
-    __slots__ = ("fn", "name")
+    __slots__ = ("fn", "name", "key", "kind")
 
-    def __init__(self, fn, name):
+    def __init__(self, fn, name, key=None, kind=None):
         self.fn = fn
         self.name = name
+        self.key = key
+        self.kind = kind
 
     def __call__(self, *args, **kwargs):
         recorder = _ACTIVE
@@ -124,7 +129,7 @@ class RecordingKernel:
             result = self.fn(*args, **kwargs)
         finally:
             recorder.depth -= 1
-        return recorder.record(self.fn, self.name, args, kwargs, result)
+        return recorder.record(self.fn, self.name, args, kwargs, result, self.key, self.kind)
 
 
 class Recorder:
@@ -210,7 +215,7 @@ class Recorder:
             return ("l", type(value), [p[0] for p in pairs]), type(value)(p[1] for p in pairs)
         raise Unreplayable(f"kernel {name!r} returns a {type(value).__name__}, which a replay cannot rebuild")
 
-    def record(self, fn, name, args, kwargs, result):
+    def record(self, fn, name, args, kwargs, result, key=None, kind=None):
         if self.reason is not None:
             return result
         try:
@@ -225,7 +230,7 @@ class Recorder:
         except Unreplayable as error:
             self.fail(str(error))
             return result
-        self.calls.append(KernelCall(fn, name, plans, kw, outs))
+        self.calls.append(KernelCall(fn, name, plans, kw, outs, key, kind))
         return result
 
     # -- watching the rest of the call -----------------------------------------
@@ -341,7 +346,7 @@ def _wrap_tables() -> None:
     for table in KERNELS.dispatch_tables():
         for key, fn in list(table.items()):
             if type(fn) is not RecordingKernel:
-                table[key] = RecordingKernel(fn, table.name)
+                table[key] = RecordingKernel(fn, table.name, key, table.kind)
 
 
 def _clear_signature_caches():
@@ -359,7 +364,7 @@ def start(recorder: Recorder) -> None:
             recorder.fail("saved_tensors_hooks are active")
         _ACTIVE = recorder
         _wrap_tables()
-        BIND_HOOK.hook = lambda table, key, bound: RecordingKernel(bound, table.name)
+        BIND_HOOK.hook = lambda table, key, bound: RecordingKernel(bound, table.name, key, table.kind)
         _clear_signature_caches()
         Tensor.numpy = _numpy
         DenseTensor.bump_version = _bump

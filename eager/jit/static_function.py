@@ -2,7 +2,8 @@
 signature and replays them while the signature and the state repeat.
 
 See docs/jit.md for the rules; in short, a call's *signature* is its argument
-tree (each tensor's shape, dtype, array type and GPU; Layers and Optimizers by
+tree (each tensor's shape, dtype, array type, GPU and whether it requires a
+gradient; Layers and Optimizers by
 identity; numbers, strings and None by value), the grad mode, the default
 dtype and the current place. The first call of a signature runs eagerly
 under a :class:`~eager.jit.recorder.Recorder`; if the recorder saw nothing a
@@ -13,6 +14,10 @@ passes the trace's :class:`~eager.jit.state.Guard` replay it; any other call
 captures again. A
 signature whose capture is unreplayable, or that has not settled after a few
 captures, runs eagerly from then on, with one warning naming why.
+
+A forward-only call (its returned tensors carry a graph that no backward in
+the call ran) also records that graph's backward (see backward.py); its
+replays give the outputs one grad node that runs it.
 """
 from __future__ import annotations
 
@@ -26,15 +31,18 @@ import numpy as np
 
 from phi.core import DenseTensor
 
+from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
+from ..autograd.meta import AutogradMeta
 from ..framework import current_place, get_default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 from . import recorder as _recorder
 from . import state as _state
-from .trace import build
+from .backward import MAX_GRAD_OUTPUTS, NotCapturable, ReplayGradNode, capture_backward
+from .trace import build, read_slots
 
 # Captures of one signature that may fail to settle before it runs eagerly for good.
 MAX_CAPTURES = 4
@@ -75,15 +83,13 @@ def _signature(value, tensors, parts):
             raise _Unsupported("a tensor argument is not dense")
         array = impl.array
         meta = value._meta
-        if meta is not None and not meta.stop_gradient:
-            raise _Unsupported("a tensor argument requires a gradient (stop_gradient=False): its graph "
-                               "would extend outside the call")
+        grad = meta is not None and not meta.stop_gradient  # its gradient reaches its own graph
         tensors.append(value)
         kind = type(array)
         if kind is np.ndarray:
-            parts.append((kind, array.shape, array.dtype))
+            parts.append((kind, array.shape, array.dtype, grad))
         else:  # a GPU array: which device too (kernels follow their arrays' device)
-            parts.append((kind, array.shape, array.dtype, int(array.device.id)))
+            parts.append((kind, array.shape, array.dtype, grad, int(array.device.id)))
     elif t in (int, float, bool, str, type(None)):
         parts.append((t, value))
     elif t is tuple or t is list:
@@ -106,7 +112,7 @@ class Trace:
     specialised to, the effects it repeats and how to build the return value."""
 
     __slots__ = ("run", "guard", "located_ids", "bumps", "counter_steps", "template", "kept", "replays",
-                 "streak")
+                 "streak", "grad")
 
     def replay(self, tensors):
         arrays = self.run([t.impl.array for t in tensors])
@@ -116,12 +122,39 @@ class Trace:
         for opt, steps in self.counter_steps:
             for name, step in steps:
                 setattr(opt, name, getattr(opt, name) + step)
-        return _build(self.template, arrays, tensors)
+        grad = self.grad
+        if grad is None:
+            return _build(self.template, arrays, tensors)
+        outputs = [None] * grad.num_grad_slots
+        result = _build(self.template, arrays, tensors, {}, outputs)
+        grad.attach(arrays, tensors, outputs)
+        return result
 
 
-def _build(template, arrays, tensors, made=None):
+class _GradPlan:
+    """How a forward-only trace's replay makes its grad node (see backward.py):
+    ``programs`` mask -> compiled backward; ``n_results`` the forward's results
+    before the saved arrays; ``checks`` where the DenseTensors to version-check
+    come from: ("in", input index), ("ext", impl) or ("out", grad slot);
+    ``edges`` one per boundary: ("in", input index) or ("edge", the edge)."""
+
+    __slots__ = ("num_grad_slots", "programs", "n_results", "checks", "edges", "on_create_graph", "saved_slots")
+
+    def attach(self, arrays, tensors, outputs):
+        edges = tuple((edge_of(tensors[where]),) if kind == "in" else (where,) for kind, where in self.edges)
+        checks = []
+        for kind, where in self.checks:
+            impl = tensors[where].impl if kind == "in" else where if kind == "ext" else outputs[where].impl
+            checks.append((impl, impl.version))
+        node = ReplayGradNode(edges, self.num_grad_slots, self.programs, tuple(arrays[self.n_results:]),
+                              tuple(checks), self.on_create_graph)
+        for slot, out in enumerate(outputs):
+            out._meta = AutogradMeta(node, slot)
+
+
+def _build(template, arrays, tensors, made=None, outputs=None):
     kind = template[0]
-    if kind == "t":  # a tensor the call made: (index among results, stop_gradient, version, which)
+    if kind == "t":  # a tensor the call made: (index among results, stop_gradient, version, which, grad slot)
         if made is None:
             made = {}
         out = made.get(template[4])
@@ -131,7 +164,9 @@ def _build(template, arrays, tensors, made=None):
         for _ in range(template[3]):
             impl.bump_version()
         out = Tensor(impl)
-        if not template[2]:
+        if template[5] is not None:  # its history is the replay's grad node (attached by the caller)
+            outputs[template[5]] = out
+        elif not template[2]:
             out.stop_gradient = False
         made[template[4]] = out
         return out
@@ -143,7 +178,7 @@ def _build(template, arrays, tensors, made=None):
         return template[1]
     if made is None:
         made = {}
-    items = [_build(t, arrays, tensors, made) for t in template[2]]
+    items = [_build(t, arrays, tensors, made, outputs) for t in template[2]]
     if template[1] is dict:
         return dict(zip(template[3], items))
     return template[1](items)
@@ -251,6 +286,7 @@ class StaticFunction:
         _recorder.start(rec)
         try:
             result = function(*args, **kwargs)
+            forward = _forward_only(rec, result, tensors, held) if STATE.enabled else None
         finally:
             _recorder.stop()
         if any(t._meta is not meta or t.impl is not impl for t, (meta, impl) in zip(tensors, metas)):
@@ -258,7 +294,10 @@ class StaticFunction:
         if stepped != [_state.shallow(s) for s in schedulers]:
             rec.fail("it steps a learning-rate scheduler (Python state a replay does not advance; "
                      "call scheduler.step() outside the function)")
-        trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located)
+        trace, reason, settled = _analyse(rec, result, tensors, discovered, guard, counters_before, located,
+                                          forward)
+        if trace is not None and trace.grad is not None:
+            trace.grad.on_create_graph = functools.partial(self._refuse_create_graph, key)
         while len(self._cache) >= MAX_SIGNATURES:
             del self._cache[next(iter(self._cache))]
         if trace is not None and streak >= MAX_CAPTURES:
@@ -283,6 +322,75 @@ class StaticFunction:
             self._cache[key] = _Eager(reason)
             _warn(function, reason)
         return result
+
+
+    def _refuse_create_graph(self, key):
+        """A replay's output met backward(create_graph=True): that signature runs eagerly from now on."""
+        if type(self._cache.get(key)) is Trace:
+            reason = ("a backward with create_graph=True went through a replayed call's output "
+                      "(the replay keeps no differentiable graph of its forward)")
+            self._cache[key] = _Eager(reason)
+            _warn(self._function, reason)
+
+
+class _ForwardOnly:
+    """A capture whose outputs carry a graph for a backward outside the call:
+    the outputs (in gradient-slot order), the recorded backward, where each
+    boundary node comes from, and how many calls and slots the forward made."""
+
+    __slots__ = ("outputs", "recorded", "origins", "n_calls", "n_slots")
+
+
+def _forward_only(rec, result, tensors, held):
+    """Records the backward of a forward-only call (see backward.py) while the
+    recorder is still active; None when the result carries no graph that a
+    backward inside the call left unused."""
+    if rec.reason is not None or len(rec.backward_ran):
+        return None
+    outputs = []
+    _graph_outputs(result, tensors, held, outputs)
+    if not outputs:
+        return None
+    info = _ForwardOnly()
+    info.n_calls, info.n_slots = len(rec.calls), len(rec.slot_refs)
+    if len(outputs) > MAX_GRAD_OUTPUTS:
+        rec.fail(f"it returns {len(outputs)} tensors with a graph for a backward outside the call "
+                 f"(at most {MAX_GRAD_OUTPUTS}: a backward is recorded for each subset of them)")
+        return None
+    origins = {}  # boundary node -> ("in", input index) or ("held", tensor)
+    for index, t in enumerate(tensors):
+        if t._meta is not None and t._meta.node is not None:
+            origins.setdefault(t._meta.node, ("in", index))
+    for t in held:
+        if t._meta is not None and t._meta.node is not None:
+            origins.setdefault(t._meta.node, ("held", t))
+    try:
+        info.recorded = capture_backward(rec, outputs, origins)
+    except NotCapturable as error:
+        rec.fail(str(error))
+        return None
+    except Exception as error:  # a grad node that cannot run on placeholders: the call stays eager
+        rec.fail(f"the backward of its outputs could not be recorded ({type(error).__name__}: {error})")
+        return None
+    info.outputs = outputs
+    info.origins = origins
+    return info
+
+
+def _graph_outputs(value, tensors, held, found):
+    """The returned tensors made by the call that carry a graph, each once."""
+    if isinstance(value, Tensor):
+        if any(t is value for t in tensors) or any(t is value for t in held) or any(t is value for t in found):
+            return
+        node = value.grad_node
+        if node is not None and not node.is_accumulation:
+            found.append(value)
+    elif type(value) in (tuple, list):
+        for item in value:
+            _graph_outputs(item, tensors, held, found)
+    elif type(value) is dict:
+        for item in value.values():
+            _graph_outputs(item, tensors, held, found)
 
 
 def _warn(function, reason):
@@ -311,30 +419,40 @@ def _located(tensors, optimizers) -> dict:
     return located
 
 
-def _analyse(rec, result, tensors, discovered, guard, counters_before, located):
+def _analyse(rec, result, tensors, discovered, guard, counters_before, located, forward=None):
     """(trace, reason, settled): a Trace, or None with why and whether trying
-    again later may succeed (settled False: the state was still changing)."""
+    again later may succeed (settled False: the state was still changing).
+    ``forward`` is the _ForwardOnly of a call whose outputs carry a graph."""
     if rec.reason is not None:
         return None, rec.reason, True
+    if len(rec.backward_ran) and any(t._meta is not None and not t._meta.stop_gradient for t in tensors):
+        return None, ("a tensor argument requires a gradient (stop_gradient=False) and the call runs a "
+                      "backward: its gradient would reach the argument's .grad or graph"), True
     if not guard.guard():
         return None, ("the call changes which tensors, gradients, hooks or settings the state holds "
                       "(a first step that creates gradients or optimizer state, a learning rate that "
                       "changed, a Layer attribute it sets) on every capture"), False
     returned = []
     try:
-        template = _template(result, rec, tensors, discovered[3], returned)
+        template = _template(result, rec, tensors, discovered[3], returned, forward)
+        plan = None if forward is None else _grad_plan(rec, forward, tensors, discovered[3])
     except _Unsupported as error:
         return None, str(error), True
-    # An array a kernel made that outlives the call (other than a returned one and
-    # the buffers it views) is held by something a replay would not update.
+    # An array a kernel made that outlives the call (other than a returned one, one
+    # the graph of a forward-only call saves, and the buffers they view) is held by
+    # something a replay would not update.
     allowed = set(located) | {id(t.impl.array) for t in tensors}
-    for value in returned:
-        array = value.impl.array
+    kept = [value.impl.array for value in returned]
+    calls, n_slots = rec.calls, len(rec.slot_refs)
+    if forward is not None:
+        calls, n_slots = rec.calls[:forward.n_calls], forward.n_slots
+        kept += [rec.slot_refs[slot]() for slot in plan.saved_slots]
+    for array in kept:
         while array is not None:
             allowed.add(id(array))
             array = getattr(array, "base", None)
     gc.collect()
-    for ref in rec.slot_refs:
+    for ref in rec.slot_refs[:n_slots]:
         array = ref()
         if array is not None and id(array) not in allowed:
             return None, ("a tensor made during the call is still held after it (a graph kept for a "
@@ -350,12 +468,13 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located):
             steps.append((opt, moved))
     result_slots = []
     template = _number_results(template, result_slots)
-    slot_types = {}
-    for call in rec.calls:
-        for slot in _out_slots(call.outs):
-            slot_types[slot] = rec.slot_types[slot]
     trace = Trace()
-    trace.run = build(rec.calls, len(tensors), rec.externals, result_slots, slot_types)
+    trace.grad = None
+    if plan is not None:
+        trace.grad = plan
+        plan.n_results = len(result_slots)
+        result_slots = result_slots + plan.saved_slots
+    trace.run = build(calls, len(tensors), rec.externals, result_slots, _slot_types(rec, calls))
     trace.guard = guard
     trace.located_ids = frozenset(located)
     trace.bumps = bumps
@@ -367,6 +486,64 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located):
     return trace, None, True
 
 
+def _slot_types(rec, calls) -> dict:
+    slot_types = {}
+    for call in calls:
+        for slot in _out_slots(call.outs):
+            slot_types[slot] = rec.slot_types[slot]
+    return slot_types
+
+
+def _grad_plan(rec, forward, tensors, held):
+    """The _GradPlan of a forward-only capture: its backward programs compiled,
+    what they read from the forward, what to version-check, where each boundary
+    edge leads. Raises _Unsupported for a boundary it cannot rebuild."""
+    recorded = forward.recorded
+    externals = {slot for slot, _ in rec.externals}
+    saved_slots = []
+    for calls, _, _ in recorded.programs.values():
+        for slot in read_slots(calls):
+            if slot < forward.n_slots and slot not in externals and slot not in saved_slots:
+                saved_slots.append(slot)
+    plan = _GradPlan()
+    plan.saved_slots = saved_slots
+    plan.num_grad_slots = len(forward.outputs)
+    plan.programs = {mask: build(calls, saved_slots + seeds, rec.externals, results, _slot_types(rec, calls))
+                     for mask, (calls, seeds, results) in recorded.programs.items()}
+    read = set(saved_slots)
+    for calls, _, _ in recorded.programs.values():
+        read.update(read_slots(calls))
+    impl_of = {id(t.impl.array): t.impl for t in held if type(t.impl) is DenseTensor}
+    checks = []
+    for slot in sorted(read):
+        if slot < len(tensors):
+            checks.append(("in", slot))
+        elif slot in externals:
+            array = rec.slot_refs[slot]()
+            impl = impl_of.get(id(array))
+            if impl is not None:
+                checks.append(("ext", impl))
+    for index, out in enumerate(forward.outputs):
+        if rec.slot(out.impl.array) in read:
+            checks.append(("out", index))
+    plan.checks = tuple(checks)
+    edges = []
+    for node, slot in recorded.boundaries:
+        for index, t in enumerate(tensors):
+            meta = t._meta
+            if meta is not None and meta.node is node and meta.slot == slot:
+                edges.append(("in", index))
+                break
+        else:
+            if not any(t._meta is not None and t._meta.node is node and t._meta.slot == slot for t in held):
+                raise _Unsupported("its graph reaches a tensor made outside the call that is neither an "
+                                   "argument nor a parameter or buffer it reaches")
+            edges.append(("edge", (node, slot)))
+    plan.edges = tuple(edges)
+    plan.on_create_graph = None
+    return plan
+
+
 def _out_slots(outs):
     if outs[0] == "a":
         yield outs[1]
@@ -375,7 +552,7 @@ def _out_slots(outs):
             yield from _out_slots(o)
 
 
-def _template(value, rec, tensors, held, parts):
+def _template(value, rec, tensors, held, parts, forward=None):
     """How to rebuild the call's return value from replayed arrays."""
     if isinstance(value, Tensor):
         for index, t in enumerate(tensors):
@@ -391,7 +568,10 @@ def _template(value, rec, tensors, held, parts):
             raise _Unsupported("it returns a tensor that the trace cannot rebuild (not made by the "
                                "call's kernels, nor an input, parameter or state tensor)")
         node = value.grad_node
-        if node is not None and node not in rec.backward_ran:
+        grad_slot = None
+        if forward is not None:
+            grad_slot = next((i for i, out in enumerate(forward.outputs) if out is value), None)
+        if node is not None and node not in rec.backward_ran and grad_slot is None:
             raise _Unsupported("it returns a tensor whose graph a backward outside the call would use "
                                "(a forward-only function: the replay returns no graph)")
         meta = value._meta
@@ -400,13 +580,14 @@ def _template(value, rec, tensors, held, parts):
                                "a replay does not rebuild")
         parts.append(value)
         which = next(i for i, p in enumerate(parts) if p is value)  # the same tensor returned twice: once
-        return ("slot", slot, value.stop_gradient, impl.version, which)
+        return ("slot", slot, value.stop_gradient, impl.version, which, grad_slot)
     if type(value) in (int, float, bool, str, type(None)):
         return ("c", value)
     if type(value) in (tuple, list):
-        return ("seq", type(value), [_template(v, rec, tensors, held, parts) for v in value])
+        return ("seq", type(value), [_template(v, rec, tensors, held, parts, forward) for v in value])
     if type(value) is dict:
-        return ("seq", dict, [_template(v, rec, tensors, held, parts) for v in value.values()], tuple(value))
+        return ("seq", dict, [_template(v, rec, tensors, held, parts, forward) for v in value.values()],
+                tuple(value))
     raise _Unsupported(f"it returns a {type(value).__name__}, which a replay cannot rebuild")
 
 
@@ -415,7 +596,7 @@ def _number_results(template, result_slots):
     kind = template[0]
     if kind == "slot":
         result_slots.append(template[1])
-        return ("t", len(result_slots) - 1, template[2], template[3], template[4])
+        return ("t", len(result_slots) - 1, template[2], template[3], template[4], template[5])
     if kind == "seq":
         items = [_number_results(t, result_slots) for t in template[2]]
         return ("seq", template[1], items) + tuple(template[3:])

@@ -33,19 +33,24 @@ def _diverged(call, value, shape, dtype):
                          f"{list(getattr(value, 'shape', ()))}, captured {dtype}{list(shape)}")
 
 
-def compile_trace(calls, n_inputs: int, externals, result_slots):
+def compile_trace(calls, n_inputs, externals, result_slots):
     """The replay function ``run(inputs) -> tuple of arrays for result_slots``.
 
-    ``calls`` are recorder KernelCalls; slots 0..n_inputs-1 are the inputs,
-    ``externals`` (slot, array) pairs the arrays read from the state.
+    ``calls`` are recorder KernelCalls; ``n_inputs`` is the number of inputs
+    (slots 0..n_inputs-1) or the list of slots ``inputs`` binds, in order;
+    ``externals`` (slot, array) pairs the arrays read from the state (only those
+    the calls read are bound). A result slot of None returns None.
     """
     namespace = {"_fix": _fix, "_diverged": _diverged}
     lines = ["def run(inputs):"]
-    if n_inputs:
-        lines.append("    " + "".join(f"s{i}, " for i in range(n_inputs)) + "= inputs")
+    input_slots = range(n_inputs) if isinstance(n_inputs, int) else n_inputs
+    if input_slots:
+        lines.append("    " + "".join(f"s{i}, " for i in input_slots) + "= inputs")
+    read = set(read_slots(calls)) | {s for s in result_slots if s is not None}
     for slot, array in externals:
-        namespace[f"e{slot}"] = array
-        lines.append(f"    s{slot} = e{slot}")
+        if slot in read:
+            namespace[f"e{slot}"] = array
+            lines.append(f"    s{slot} = e{slot}")
     constants = []
 
     def constant(value):
@@ -93,11 +98,30 @@ def compile_trace(calls, n_inputs: int, externals, result_slots):
             lines.append(f"    if type(s{slot}) is not t{slot}: s{slot} = _fix(s{slot}, t{slot}, n{index})")
             lines.append(f"    if s{slot}.shape != h{slot} or s{slot}.dtype != d{slot}: "
                          f"_diverged(n{index}, s{slot}, h{slot}, d{slot})")
-    lines.append("    return (" + "".join(f"s{s}, " for s in result_slots) + ")")
+    lines.append("    return (" + "".join("None, " if s is None else f"s{s}, " for s in result_slots) + ")")
     return lines, namespace
 
 
-def build(calls, n_inputs: int, externals, result_slots, slot_types):
+def read_slots(calls):
+    """Every array slot the calls read, in order of first reading."""
+    seen = {}
+
+    def visit(plan):
+        if plan[0] == "a":
+            seen.setdefault(plan[1], None)
+        elif plan[0] == "l":
+            for p in plan[2]:
+                visit(p)
+
+    for call in calls:
+        for plan in call.args:
+            visit(plan)
+        for plan in call.kwargs.values():
+            visit(plan)
+    return list(seen)
+
+
+def build(calls, n_inputs, externals, result_slots, slot_types):
     """Compiles the replay function; ``slot_types`` maps each result slot to the
     array type it had when captured."""
     lines, namespace = compile_trace(calls, n_inputs, externals, result_slots)
@@ -110,4 +134,4 @@ def build(calls, n_inputs: int, externals, result_slots, slot_types):
     return run
 
 
-__all__ = ["ReplayDiverged", "build", "compile_trace"]
+__all__ = ["ReplayDiverged", "build", "compile_trace", "read_slots"]

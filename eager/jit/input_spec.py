@@ -1,0 +1,63 @@
+"""InputSpec: the shape and dtype of a saved program's input (Paddle's
+``paddle.static.InputSpec``), used by :func:`eager.jit.save`."""
+from __future__ import annotations
+
+import numbers
+
+from phi.common import convert_dtype
+
+from ..tensor import Tensor
+
+
+class InputSpec:
+    """Describes one input of a program: ``shape`` (a list or tuple of ints,
+    None or -1 for a size given only at run time, such as the batch), ``dtype``
+    and an optional ``name``.
+
+    >>> spec = InputSpec([None, 784], "float32", name="image")
+    >>> spec.shape, spec.dtype
+    ((None, 784), DataType.FLOAT32)
+    """
+
+    def __init__(self, shape, dtype="float32", name=None, stop_gradient: bool = False):
+        if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+            shape = (shape,)
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError(f"InputSpec: argument 'shape' expected a list or tuple of ints, got "
+                            f"{type(shape).__name__}")
+        dims = []
+        for size in shape:
+            if size is None or (isinstance(size, numbers.Integral) and not isinstance(size, bool) and size == -1):
+                dims.append(None)
+            elif isinstance(size, numbers.Integral) and not isinstance(size, bool) and size >= 0:
+                dims.append(int(size))
+            else:
+                raise ValueError(f"InputSpec: argument 'shape' expected sizes >= 0, or None or -1 for a size "
+                                 f"known at run time, got {list(shape)!r}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"InputSpec: argument 'name' expected a str or None, got {type(name).__name__}")
+        self.shape = tuple(dims)
+        self.dtype = convert_dtype(dtype)
+        self.name = name
+        self.stop_gradient = bool(stop_gradient)
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        """The spec of ``tensor``'s shape and dtype."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"InputSpec.from_tensor: argument 'tensor' expected a Tensor, got "
+                            f"{type(tensor).__name__}")
+        return cls(tuple(tensor.shape), tensor.dtype, name)
+
+    def __repr__(self):
+        return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"
+
+    def __eq__(self, other):
+        return (type(other) is InputSpec and self.shape == other.shape and self.dtype == other.dtype
+                and self.name == other.name)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+
+__all__ = ["InputSpec"]
