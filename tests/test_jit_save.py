@@ -215,3 +215,11 @@ def test_a_model_saved_from_the_device_axis_loads_on_the_cpu(tmp_path, device):
     eager.set_device("cpu")
     layer = eager.jit.load(str(tmp_path / "m"))
     np.testing.assert_allclose(layer(eager.to_tensor(x.numpy())).numpy(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_static_input_spec_is_jit_input_spec():
+    # Paddle scripts write paddle.static.InputSpec for to_static and jit.save.
+    import eager.static
+    spec = eager.static.InputSpec([None, 3], "float64", name="x")
+    assert eager.static.InputSpec is eager.jit.InputSpec
+    assert spec.shape == (None, 3) and spec.dtype == eager.float64 and spec.name == "x"
