@@ -40,6 +40,10 @@ from .scope import SCOPE
 # kernel name -> its dense dispatch table, for GradNodeBase.write_into
 _INTO_KERNELS: dict = {}
 
+# backward op -> leaf_writer(node, grads, dependencies, holders, leaves), filled by
+# accumulation.py (which imports this module): see GradNodeBase.leaf_writer.
+LEAF_WRITERS: dict = {}
+
 
 class GradSlotMeta:
     """Shape and dtype of the gradient a slot expects: used to fill zeros for a
@@ -73,6 +77,15 @@ class GradNodeBase:
     fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
+    # Runs the node in a plain backward when its kernel can write a leaf's gradient
+    # straight into the leaf's zeroed .grad (accumulation.LEAF_WRITERS); None: apply.
+    leaf_writer = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        writer = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
+        if writer is not None:
+            cls.leaf_writer = staticmethod(writer)
 
     def __init__(self, next_edges):
         self.next_edges = next_edges
