@@ -20,7 +20,8 @@ from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
-from .accumulation import ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone
+from .accumulation import (ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone,
+                           undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
@@ -168,28 +169,35 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     if captures is None and cut is None and not ANOMALY.enabled:
         previous_mode = STATE.enabled
         STATE.enabled = create_graph
+        leaves = []
         try:
-            return _walk_plain(roots, holders, create_graph, dependencies) + (None,)
+            return _walk_plain(roots, holders, create_graph, dependencies, leaves) + (None,)
+        except BaseException:
+            undo_leaf_writes(leaves)  # a .grad a leaf writer filled is zeroed again
+            raise
         finally:
             STATE.enabled = previous_mode
     return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
 
 
-def _walk_plain(roots, holders, create_graph: bool, dependencies):
+def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
     """The walk of a plain backward (no inputs to capture, no cut edges, anomaly
     mode off): the same steps as :func:`_walk_general`, in one tight loop.
 
     It also tracks which gradients are exclusively owned (see
     :func:`_exclusive`): a node whose class has ``grad_inplace`` and whose one
     gradient is owned runs ``apply_into``, which may write its result into that
-    gradient's buffer instead of a new one.
+    gradient's buffer instead of a new one. A node with a ``leaf_writer`` runs
+    it instead of ``apply``: it may write a leaf's gradient straight into the
+    leaf's zeroed ``.grad`` and then adds ``(leaf node, None)`` to ``leaves``
+    (the caller's list, so that a failed walk can zero those buffers again).
 
     The node that a node's edges made ready last runs next without a trip
     through the ready stack (it is what the stack would pop next), so a chain
     runs as one inner loop.
     """
     ready = [node for node in roots if not dependencies[node]]
-    leaves, retained, ran = [], [], []
+    retained, ran = [], []
     owned = set()  # nodes whose one gradient, in holders, is exclusively owned
     inplace = not create_graph
     # Locals: this loop runs once per node of the graph.
@@ -215,7 +223,12 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies):
                     if grads[0] is not None:
                         leaves.append((node, grads[0]))
                     break
-                outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
+                if own and node.grad_inplace:
+                    outputs = node.apply_into(grads)
+                elif inplace and node.leaf_writer is not None:  # may write into leaves' .grad (accumulation.py)
+                    outputs = node.leaf_writer(node, grads, dependencies, holders, leaves)
+                else:
+                    outputs = node.apply(grads, create_graph)
                 ran_append(node)
             # One (edge slot, its gradients) pair per edge, as in _walk_general.
             pairs = zip(node.next_edges, outputs)
@@ -410,7 +423,7 @@ def _commit(leaves, retained, create_graph: bool) -> None:
         while leaves:
             node, grad = leaves.pop()
             meta = node.meta
-            if meta is not None:
+            if meta is not None and grad is not None:  # None: a leaf writer filled .grad already
                 # Asked on its own line: as an argument of the call below, grad would
                 # also sit on the call's stack, a reference that makes it look shared.
                 fresh = held_by_caller_alone(grad)
