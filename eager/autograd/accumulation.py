@@ -223,11 +223,16 @@ def _zeroed_grad(slot, dependencies, holders):
     if grad is None or not is_owned_grad(grad):
         return None
     impl = grad.impl
-    mark = grad._meta.__dict__.get("zero_mark")
-    if (mark is None or mark[0] is not impl or mark[1] != impl.version or type(impl) is not DenseTensor
-            or not impl.array.flags.c_contiguous):
+    if not _known_zero(grad) or type(impl) is not DenseTensor or not impl.array.flags.c_contiguous:
         return None
     return grad
+
+
+def _known_zero(grad) -> bool:
+    """Whether ``grad`` (an owned .grad) is as clear_grad() zeroed it (see mark_zeroed)."""
+    impl = grad.impl
+    mark = grad._meta.__dict__.get("zero_mark")
+    return mark is not None and mark[0] is impl and mark[1] == impl.version
 
 
 def _into_arrays(targets, inputs):
@@ -270,14 +275,28 @@ def _run_into(op: str, node, targets, inputs, attrs, out_mask, infer_meta, leave
         except PhiError:
             return None  # node.apply raises it, naming the op
     array = inputs[-1].array
-    results = KERNELS.dispatch_table(op)[type(array), array.dtype](
-        *(t.array for t in inputs), *attrs, out_mask=out_mask, into=into)
+    kernel = KERNELS.dispatch_table(op)[type(array), array.dtype]
+    # Under the lock every other write into a .grad takes (engine._commit): another
+    # thread's backward may have added into one of these buffers since it was checked.
+    with ACCUMULATION_LOCK:
+        if not all(target is None or _known_zero(target) for target in targets):
+            return None
+        try:
+            results = kernel(*(t.array for t in inputs), *attrs, out_mask=out_mask, into=into)
+        except BaseException:  # the buffers may hold part of a result: zeros again
+            for target in targets:
+                if target is not None:
+                    phi_api.zero_(target.impl)
+                    mark_zeroed(target)
+            raise
+        for target, buffer, result in zip(targets, into, results):
+            if target is not None and result is buffer:
+                target.impl.bump_version()
     if metas is not None:
         verify_infer_meta(op, metas, results)
     outputs = []
     for target, buffer, result in zip(targets, into, results):
         if target is not None and result is buffer:
-            target.impl.bump_version()
             leaves.append((node.next_edges[len(outputs)][0][0], None))
             outputs.append((None,))
         else:
@@ -325,13 +344,14 @@ LEAF_WRITERS.update(linear_grad=_write_linear, matmul_grad=_write_matmul)
 def undo_leaf_writes(leaves) -> None:
     """Zeroes again each ``.grad`` a leaf writer filled (a ``(node, None)`` entry
     of a walk that failed): the backward leaves every ``.grad`` as it was."""
-    for node, grad in leaves:
-        if grad is None:
-            meta = node.meta
-            current = None if meta is None else meta.grad
-            if current is not None:
-                phi_api.zero_(current.impl)
-                mark_zeroed(current)
+    with ACCUMULATION_LOCK:
+        for node, grad in leaves:
+            if grad is None:
+                meta = node.meta
+                current = None if meta is None else meta.grad
+                if current is not None:
+                    phi_api.zero_(current.impl)
+                    mark_zeroed(current)
 
 
 __all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "LEAF_WRITERS", "accumulate_into_leaf",
