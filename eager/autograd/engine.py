@@ -20,8 +20,8 @@ from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
-from .accumulation import (ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone,
-                           undo_leaf_writes)
+from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, add_grads, edge_of,
+                           held_by_caller_alone, undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
@@ -166,18 +166,26 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     leaves' gradients are held by the returned list alone.
     """
     dependencies = _count_dependencies(roots)
+    # A plain walk without create_graph lets leaf writers (accumulation.py) fill a
+    # zeroed .grad; they add (leaf node, None) to leaves, undone if the walk fails.
+    previous_walk, leaves = LEAF_WALK.state, []
     if captures is None and cut is None and not ANOMALY.enabled:
         previous_mode = STATE.enabled
         STATE.enabled = create_graph
-        leaves = []
+        LEAF_WALK.state = None if create_graph else (dependencies, holders, leaves)
         try:
             return _walk_plain(roots, holders, create_graph, dependencies, leaves) + (None,)
         except BaseException:
-            undo_leaf_writes(leaves)  # a .grad a leaf writer filled is zeroed again
+            undo_leaf_writes(leaves)
             raise
         finally:
             STATE.enabled = previous_mode
-    return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
+            LEAF_WALK.state = previous_walk
+    LEAF_WALK.state = None
+    try:
+        return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
+    finally:
+        LEAF_WALK.state = previous_walk
 
 
 def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
@@ -187,10 +195,8 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
     It also tracks which gradients are exclusively owned (see
     :func:`_exclusive`): a node whose class has ``grad_inplace`` and whose one
     gradient is owned runs ``apply_into``, which may write its result into that
-    gradient's buffer instead of a new one. A node with a ``leaf_writer`` runs
-    it instead of ``apply``: it may write a leaf's gradient straight into the
-    leaf's zeroed ``.grad`` and then adds ``(leaf node, None)`` to ``leaves``
-    (the caller's list, so that a failed walk can zero those buffers again).
+    gradient's buffer instead of a new one. ``leaves`` is the caller's list
+    (leaf writers add to it during the walk; see :func:`_walk`).
 
     The node that a node's edges made ready last runs next without a trip
     through the ready stack (it is what the stack would pop next), so a chain
@@ -223,12 +229,7 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                     if grads[0] is not None:
                         leaves.append((node, grads[0]))
                     break
-                if own and node.grad_inplace:
-                    outputs = node.apply_into(grads)
-                elif inplace and node.leaf_writer is not None:  # may write into leaves' .grad (accumulation.py)
-                    outputs = node.leaf_writer(node, grads, dependencies, holders, leaves)
-                else:
-                    outputs = node.apply(grads, create_graph)
+                outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
                 ran_append(node)
             # One (edge slot, its gradients) pair per edge, as in _walk_general.
             pairs = zip(node.next_edges, outputs)

@@ -40,8 +40,9 @@ from .scope import SCOPE
 # kernel name -> its dense dispatch table, for GradNodeBase.write_into
 _INTO_KERNELS: dict = {}
 
-# backward op -> leaf_writer(node, grads, dependencies, holders, leaves), filled by
-# accumulation.py (which imports this module): see GradNodeBase.leaf_writer.
+# backward op -> wrap(apply): the apply of that op's grad node class that may write a
+# leaf's gradient straight into its zeroed .grad; filled by accumulation.py (which
+# imports this module), applied by GradNodeBase.__init_subclass__.
 LEAF_WRITERS: dict = {}
 
 
@@ -77,15 +78,11 @@ class GradNodeBase:
     fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
-    # Runs the node in a plain backward when its kernel can write a leaf's gradient
-    # straight into the leaf's zeroed .grad (accumulation.LEAF_WRITERS); None: apply.
-    leaf_writer = None
-
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        writer = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
-        if writer is not None:
-            cls.leaf_writer = staticmethod(writer)
+        wrap = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
+        if wrap is not None and "apply" in cls.__dict__:
+            cls.apply = wrap(cls.__dict__["apply"])
 
     def __init__(self, next_edges):
         self.next_edges = next_edges
