@@ -20,8 +20,10 @@ is known to be zero until its version moves (``mark_zeroed``; tracked, never
 read from the values). In a plain backward (no create_graph, no captured
 inputs, anomaly mode off, no ``eager.jit`` capture running), a node whose
 kernel can write a gradient into a given array (``linear_grad``'s weight and
-bias gradients, ``matmul_grad``'s of 2-D operands) writes the gradient of a
-leaf straight into that zeroed buffer, instead of into a new array that would
+bias gradients, ``matmul_grad``'s of 2-D operands; their grad node classes get
+an ``apply`` that does so, see node.LEAF_WRITERS, active only while the engine
+runs such a walk, LEAF_WALK) writes the gradient of a leaf straight into that
+zeroed buffer, instead of into a new array that would
 then be added into the zeros, when that leaf gets no other gradient in this
 backward and has no gradient hook or retained gradient. The values are the
 same bit for bit, the ``.grad`` tensor and its buffer stay the ones the user
@@ -51,6 +53,17 @@ from .node import LEAF_WRITERS, GradNodeBase
 # One lock for every leaf: accumulation is a short in-place add, and a backward
 # commits all its leaves under it at once (engine._commit).
 ACCUMULATION_LOCK = threading.Lock()
+
+
+class _LeafWalk(threading.local):
+    """Per thread: ``state`` is (dependencies, holders, leaves) of the plain walk
+    without create_graph running now (engine._walk sets it), or None; the leaf
+    writers (LEAF_WRITERS) act only inside such a walk."""
+
+    state = None
+
+
+LEAF_WALK = _LeafWalk()
 
 
 class GradNodeAccumulation(GradNodeBase):
@@ -215,7 +228,7 @@ def _zeroed_grad(slot, dependencies, holders):
     if edge is None:
         return None
     node = edge[0]
-    if (not node.is_accumulation or dependencies[node] != 1 or node in holders
+    if (not node.is_accumulation or dependencies.get(node) != 1 or node in holders
             or node.pre_hooks is not None or node.retain_metas is not None):
         return None
     meta = node.meta
@@ -304,9 +317,10 @@ def _run_into(op: str, node, targets, inputs, attrs, out_mask, infer_meta, leave
     return tuple(outputs)
 
 
-def _write_linear(node, grads, dependencies, holders, leaves):
+def _write_linear(node, grads, apply, dependencies, holders, leaves):
     """LinearGradNode in a plain backward: weight's and bias's gradients straight
-    into their zeroed ``.grad`` where they may go (see the module doc)."""
+    into their zeroed ``.grad`` where they may go (see the module doc); else
+    ``apply``, the generated one."""
     edges = node.next_edges
     weight_grad = _zeroed_grad(edges[1], dependencies, holders)
     bias_grad = _zeroed_grad(edges[2], dependencies, holders)
@@ -317,10 +331,10 @@ def _write_linear(node, grads, dependencies, holders, leaves):
                             _im.linear_grad_infer_meta, leaves)
         if outputs is not None:
             return outputs
-    return node.apply(grads, False)
+    return apply(node, grads, False)
 
 
-def _write_matmul(node, grads, dependencies, holders, leaves):
+def _write_matmul(node, grads, apply, dependencies, holders, leaves):
     """MatmulGradNode in a plain backward of 2-D operands without transposes:
     a leaf operand's gradient straight into its zeroed ``.grad``."""
     edges = node.next_edges
@@ -335,10 +349,27 @@ def _write_matmul(node, grads, dependencies, holders, leaves):
                                 (False, False), out_mask, _im.matmul_grad_infer_meta, leaves)
             if outputs is not None:
                 return outputs
-    return node.apply(grads, False)
+    return apply(node, grads, False)
 
 
-LEAF_WRITERS.update(linear_grad=_write_linear, matmul_grad=_write_matmul)
+def _leaf_writing(writer):
+    """wrap(apply) for LEAF_WRITERS: the grad node's ``apply`` that runs
+    ``writer`` inside a plain walk (LEAF_WALK), and ``apply`` itself elsewhere
+    (create_graph, grad(), anomaly mode, a call outside a backward)."""
+    def wrap(apply):
+        def apply_writing_leaves(self, grads, create_graph):
+            walk = LEAF_WALK.state
+            if walk is None or create_graph:
+                return apply(self, grads, create_graph)
+            return writer(self, grads, apply, *walk)
+
+        apply_writing_leaves.__doc__ = apply.__doc__
+        apply_writing_leaves.__wrapped__ = apply
+        return apply_writing_leaves
+    return wrap
+
+
+LEAF_WRITERS.update(linear_grad=_leaf_writing(_write_linear), matmul_grad=_leaf_writing(_write_matmul))
 
 
 def undo_leaf_writes(leaves) -> None:
@@ -354,6 +385,6 @@ def undo_leaf_writes(leaves) -> None:
                     mark_zeroed(current)
 
 
-__all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "LEAF_WRITERS", "accumulate_into_leaf",
+__all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "LEAF_WALK", "LEAF_WRITERS", "accumulate_into_leaf",
            "add_grads", "edge_of", "held_by_caller_alone", "mark_zeroed", "owned_copy",
            "undo_leaf_writes"]
