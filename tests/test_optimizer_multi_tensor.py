@@ -182,3 +182,25 @@ def test_parameters_without_gradients_or_other_rates_update_on_their_own():
 def test_use_multi_tensor_is_checked():
     with pytest.raises(TypeError, match="use_multi_tensor"):
         eager.optimizer.SGD(parameters=_net().parameters(), use_multi_tensor="yes")
+
+
+@pytest.mark.parametrize("name", ["Momentum", "Adam"])
+def test_a_scheduled_learning_rate_keeps_the_group(name):
+    nets = [_net(), _net()]
+    opts = []
+    for net, multi in zip(nets, (False, True)):
+        kwargs = dict(OPTIMIZERS[name], learning_rate=eager.optimizer.lr.ExponentialDecay(0.05, gamma=0.8))
+        opts.append(getattr(eager.optimizer, name)(parameters=net.parameters(), use_multi_tensor=multi, **kwargs))
+    for i in range(6):
+        x, y = _batch(i)
+        for net, opt in zip(nets, opts):
+            nn.functional.mse_loss(net(x), y).backward()
+            opt.step()
+            opt.clear_grad()
+            opt._lr_scheduler.step()  # a new rate, so a new learning-rate tensor, every step
+        if i >= 1:
+            assert len(opts[1]._flat_groups) == 1 and len(opts[1]._flat_seen) == 0
+    (group,) = opts[1]._flat_groups.values()
+    assert group.param_buffer.intact([p.impl for p in nets[1].parameters()])
+    assert _same(nets[0].parameters(), nets[1].parameters())
+    _same_state(opts[0].state_dict(), opts[1].state_dict(), *nets)

@@ -116,7 +116,7 @@ class Optimizer:
         self._states: dict = {}           # id(param) -> the accumulators' DenseTensors, in spec order
         self._master_weights: dict = {}   # id(param) -> float32 Tensor (multi_precision)
         self._lr_inputs: dict = {}        # (dtype, place, ratio) -> (learning rate, DenseTensor)
-        self._param_lr_inputs: dict = {}  # id(param) -> (learning rate, ratio, DenseTensor, param.impl)
+        self._param_lr_inputs: dict = {}  # id(param) -> (rate, ratio, DenseTensor, param.impl, its key)
         self._step_count = 0
         self._use_multi_tensor = False    # set by the optimizers that take use_multi_tensor
         self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
@@ -165,7 +165,7 @@ class Optimizer:
             shared = self._lr_inputs[key] = (lr, phi_api.full((), lr * ratio, dtype, place))
         # Remembered with param's DenseTensor: Layer.to gives the parameter a new one,
         # perhaps on another device, where the shared one of that place is found.
-        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1], param.impl)
+        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1], param.impl, key)
         return shared[1]
 
     # -- the step -------------------------------------------------------------
@@ -254,6 +254,10 @@ class Optimizer:
                 self._update_one(who, param, grad)
             else:
                 groups.setdefault(key, []).append((param, grad))
+        for key in [k for k in self._flat_groups if k not in groups]:  # settings changed: gone
+            self._flat_groups.pop(key).release()
+        for key in [k for k in self._flat_seen if k not in groups]:
+            del self._flat_seen[key]
         for key, items in groups.items():
             if len(items) < 2 or not self._update_group(key, items):
                 for param, grad in items:
@@ -297,21 +301,23 @@ class Optimizer:
         return True
 
     def _multi_key(self, param):
-        """What a parameter's fused update reads besides its own tensors (the
-        learning-rate tensor first, then the hyperparameters): parameters with
+        """What a parameter's fused update reads besides its own tensors: the
+        learning-rate tensor's (dtype, place, ratio), which stays when an
+        LRScheduler changes the rate, then the hyperparameters. Parameters with
         equal keys update together. None: this one updates on its own (a master
         weight, or a parameter whose state has another dtype)."""
         if self._master_weight(param) is not None or \
                 optimizer_state_dtype(param.impl.dtype) is not param.impl.dtype:
             return None
-        return (self._lr_input(param),) + self._hyper_key(param)
+        self._lr_input(param)
+        return (self._param_lr_inputs[id(param)][4],) + self._hyper_key(param)
 
     def _hyper_key(self, param) -> tuple:
         return ()
 
     def _update_flat(self, group, grad, key: tuple) -> None:
         """The fused op on a group's flat buffers (SGD's: the plain update)."""
-        phi_api.sgd_(group.param_buffer.flat, key[0], grad, None, False)
+        phi_api.sgd_(group.param_buffer.flat, self._lr_input(group.params[0]), grad, None, False)
 
     def _release_flat_groups(self) -> None:
         for group in self._flat_groups.values():
@@ -594,8 +600,8 @@ class Momentum(Optimizer):
 
     def _update_flat(self, group, grad, key: tuple) -> None:
         mu, nesterov, method, coeff, rescale = key[1:]
-        phi_api.momentum_(group.param_buffer.flat, grad, group.state(0), key[0], None, mu, nesterov,
-                          method, coeff, False, rescale)
+        phi_api.momentum_(group.param_buffer.flat, grad, group.state(0), self._lr_input(group.params[0]),
+                          None, mu, nesterov, method, coeff, False, rescale)
 
 
 class Adam(Optimizer):
@@ -652,8 +658,9 @@ class Adam(Optimizer):
 
     def _update_flat(self, group, grad, key: tuple) -> None:
         beta1, beta2, epsilon, lazy_mode = key[1:]
-        phi_api.adam_(group.param_buffer.flat, grad, key[0], group.state(0), group.state(1),
-                      group.state(2), group.state(3), None, beta1, beta2, epsilon, False, lazy_mode)
+        phi_api.adam_(group.param_buffer.flat, grad, self._lr_input(group.params[0]), group.state(0),
+                      group.state(1), group.state(2), group.state(3), None, beta1, beta2, epsilon, False,
+                      lazy_mode)
 
 
 class AdamW(Adam):
@@ -714,9 +721,9 @@ class AdamW(Adam):
 
     def _update_flat(self, group, grad, key: tuple) -> None:
         beta1, beta2, epsilon, lazy_mode, ratio, coeff, with_decay = key[1:]
-        phi_api.adamw_(group.param_buffer.flat, grad, key[0], group.state(0), group.state(1),
-                       group.state(2), group.state(3), None, beta1, beta2, epsilon, ratio, coeff,
-                       with_decay, False, lazy_mode)
+        phi_api.adamw_(group.param_buffer.flat, grad, self._lr_input(group.params[0]), group.state(0),
+                       group.state(1), group.state(2), group.state(3), None, beta1, beta2, epsilon, ratio,
+                       coeff, with_decay, False, lazy_mode)
 
 
 class Adamax(Optimizer):
