@@ -37,6 +37,8 @@ import sys
 import threading
 import weakref
 
+import numpy as np
+
 from phi import api as phi_api
 from phi import infermeta as _im
 from phi.api.support import FLAGS, verify_infer_meta, wrap_result
@@ -250,14 +252,16 @@ def _known_zero(grad) -> bool:
 
 def _into_arrays(targets, inputs):
     """The arrays of ``targets`` (``.grad`` Tensors or None), when every input
-    (DenseTensors) has the targets' array type and dtype; else None."""
+    (DenseTensors) has the targets' array type, dtype and device; else None."""
     array = next(t for t in targets if t is not None).impl.array
     array_type, dtype = type(array), array.dtype
+    device = None if array_type is np.ndarray else array.device
     for tensor in inputs:
         if type(tensor) is not DenseTensor:
             return None
         other = tensor.array
-        if type(other) is not array_type or other.dtype != dtype:
+        if type(other) is not array_type or other.dtype != dtype or (
+                device is not None and other.device != device):
             return None
     arrays = []
     for target in targets:
@@ -265,7 +269,8 @@ def _into_arrays(targets, inputs):
             arrays.append(None)
             continue
         other = target.impl.array
-        if type(other) is not array_type or other.dtype != dtype:
+        if type(other) is not array_type or other.dtype != dtype or (
+                device is not None and other.device != device):
             return None
         arrays.append(other)
     return tuple(arrays)
