@@ -33,17 +33,16 @@ cannot join (a float16 one, one with a master weight, a SelectedRows gradient,
 a gradient of another shape or dtype, which the fused op reports) is updated on
 its own as before.
 
-Views of a parameter taken before its group's first step keep the old buffer
-(Paddle's fused-buffer options behave the same way); ``numpy()`` copies and
-everything the optimizer and Layer APIs do are unaffected.
+Views of a parameter taken before its group's first step, and the arrays
+``numpy()`` returned before it (they share the buffer on the CPU), keep the
+old buffer; everything the optimizer and Layer APIs do is unaffected.
 """
 from __future__ import annotations
 
-from phi import api as phi_api
 from phi.api.optimizer import FlatBuffer, flat_compatible, same_layout, share_equal_, unshare_
-from phi.common import TensorKind
 
 from ..autograd.meta import is_owned_grad
+
 
 def stable_grads(params, grads) -> bool:
     """Whether each gradient is its parameter's own ``.grad``, a dense buffer
