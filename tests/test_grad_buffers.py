@@ -204,3 +204,29 @@ def test_a_to_static_step_with_zeroed_grads_trains_as_eager(rng):
         step(x, y)
     for a, b in zip(expected, net.parameters()):
         assert a.tobytes() == b.numpy().tobytes()
+
+
+def test_backwards_in_two_threads_add_up_in_a_zeroed_grad(rng):
+    import threading
+
+    x_np = _data(rng, 32, 16)
+    x = eager.to_tensor(x_np)
+    w = eager.to_tensor(_data(rng, 16, 8), stop_gradient=False)
+    nn.functional.linear(x, w, None).sum().backward()
+    single = w.grad.numpy().copy()
+    for _ in range(5):
+        w.clear_grad()
+        barrier = threading.Barrier(2)
+
+        def run():
+            loss = nn.functional.linear(x, w, None).sum()
+            barrier.wait()
+            loss.backward()
+
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # One thread wrote into the zeroed buffer, the other added: never one lost.
+        np.testing.assert_allclose(w.grad.numpy(), 2 * single, rtol=1e-5)
