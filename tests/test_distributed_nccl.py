@@ -242,3 +242,164 @@ def test_fake_nccl_refuses_an_overrun_and_a_foreign_address():
         fake_nccl._host(pointer, 5, fake_nccl.NCCL_FLOAT32, "t")
     with pytest.raises(ValueError, match="not that of a live device array"):
         fake_nccl._host(pointer + 4, 1, fake_nccl.NCCL_FLOAT32, "t")
+
+
+DP_SCRIPT = r'''
+import os, sys
+import fake_cupy
+sys.modules["cupy"], sys.modules["cupyx"] = fake_cupy, fake_cupy.cupyx
+import numpy as np
+import eager
+import eager.distributed as dist
+import fake_nccl
+from eager import nn
+from eager.distributed.env import world_comm
+from phi.common.tensor_kind import TensorKind
+
+dist.init_parallel_env()
+rank, world = dist.get_rank(), dist.get_world_size()
+comm, calls = world_comm(), fake_nccl.calls
+
+
+def _abort(kind, value, tb):  # a failed check on one rank ends every rank at once
+    sys.__excepthook__(kind, value, tb)
+    sys.stderr.flush()
+    comm.Abort(1)
+
+
+sys.excepthook = _abort
+eager.set_default_dtype("float64")
+K, B = 3, 7   # shares of 3 and 4 rows: the ranks' sparse gradients have different row counts
+rng = np.random.RandomState(0)
+XS, YS, IDS = rng.randn(K, B, 5), rng.randn(K, B, 3), rng.randint(0, 20, size=(K, B, 4))
+lo, hi = rank * B // world, (rank + 1) * B // world
+EXTRA_ROWS = (np.arange(B) < B // world).astype("float64")[:, None]   # rank 0's rows of the batch
+
+
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(5, 7)
+        self.emb = nn.Embedding(20, 3, sparse=True)
+        self.fc2 = nn.Linear(7, 3)
+        self.extra = nn.Linear(3, 3)   # used on rank 0's rows only, in step 1
+        self.never = nn.Linear(3, 3)   # never used: its gradient stays None everywhere
+        self.register_buffer("scale", eager.rand([3]) + 0.5)
+
+    def forward(self, x, ids):
+        return (self.fc2(nn.functional.tanh(self.fc1(x))) + self.emb(ids).sum(axis=1)) * self.scale
+
+
+def step_loss(model, net, k, rows, place, alone=False):
+    """Step k's loss on the batch's ``rows`` (a mean over the full batch). Step 1 uses ``extra`` on rank 0's rows
+    only; step 2 also uses the embedding's weight densely on rank 0 (its gradient is
+    then dense there and rows elsewhere): one process on the full batch adds that
+    term divided by the world size, as the average of the ranks' gradients does."""
+    data = lambda a: eager.to_tensor(a, place=place)
+    out = model(data(XS[k, rows]), data(IDS[k, rows]))
+    if k == 1 and (alone or rank == 0):
+        out = out + net.extra(out) * data(EXTRA_ROWS[rows] if alone else np.ones((hi - lo, 1)))
+    # The full batch's mean: each rank's sum scaled so that the ranks' average is it.
+    loss = ((out - data(YS[k, rows])) ** 2).sum() * ((1 if alone else world) / (B * 3))
+    if k == 2 and (alone or rank == 0):
+        loss = loss + 0.01 * net.emb.weight.sum() / (world if alone else 1)
+    return loss
+
+
+def values(layer):
+    return {k: v.numpy().copy() for k, v in layer.state_dict().items()}
+
+
+def copies():
+    return fake_cupy.transfers[0] + fake_cupy.uploads[0]
+
+
+def check(name, wrap_on="gpu", train_on="gpu", wrap_dtype="float64"):
+    """DataParallel made on ``wrap_on`` in ``wrap_dtype``, the network then moved to
+    ``train_on`` in float64."""
+    eager.seed(100 + rank)              # different weights and buffer on every rank
+    net = Net().to(wrap_on, dtype=wrap_dtype)
+    nccl_on = os.environ.get("EAGER_DISTRIBUTED_NCCL") != "0"
+    before, bcasts = copies(), calls["bcast"]
+    model = eager.DataParallel(net, comm_buffer_size=2e-4, last_comm_buffer_size=1e-4,
+                               find_unused_parameters=True)
+    if wrap_on == "gpu":
+        # Rank 0's parameters and buffer reach every rank by NCCL, in place on the device
+        # (the host path, EAGER_DISTRIBUTED_NCCL=0, copies them: the counters see copies).
+        assert (copies() == before) == nccl_on, ("broadcast copies", copies() - before)
+        assert calls["bcast"] - bcasts == (len(net.parameters()) + len(net.buffers()) if nccl_on else 0)
+    model.to(train_on, dtype="float64")
+    start = values(net)
+    opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
+    reducer = model._reducer
+    on_device = nccl_on and train_on == "gpu"
+    for k in range(K):
+        reduces, gathers = calls["allReduce"], calls["allGather"]
+        loss = step_loss(model, net, k, slice(lo, hi), train_on)
+        before = copies()
+        loss.backward()
+        grad = net.emb.weight.grad
+        if k != 2 and (on_device or train_on == "cpu"):   # every rank's rows, no padding: one per id
+            assert grad.impl.kind is not TensorKind.DENSE and len(grad.impl.rows) == IDS[k].size, (name, k)
+        else:   # dense on rank 0 in step 2; the host path averages a GPU embedding densely
+            assert grad.impl.kind is TensorKind.DENSE, (name, k)
+        opt.step()
+        opt.clear_grad(set_to_zero=False)
+        # Dense, sparse, unused and mixed steps alike: nothing crosses to the host
+        # (on the CPU there is no device; GPU tensors on the host path are copied).
+        assert (copies() == before) == (on_device or train_on == "cpu"), (name, k, copies() - before)
+        assert all(p.place.is_gpu_place() == (train_on == "gpu") for p in net.parameters())
+        if on_device:
+            assert all(b.device == 0 for b in reducer.buckets), (name, "host buckets")
+            assert all(b.buffer.dtype == np.float64 for b in reducer.buckets), (name, "float32 buckets")
+            dense_emb = int(k == 2)   # the embedding averaged densely (one allreduce) when dense somewhere
+            assert calls["allReduce"] - reduces == len(reducer.buckets) + dense_emb, (name, k)
+            assert calls["allGather"] - gathers == 2 * (1 - dense_emb), (name, k)   # rows, values
+        else:
+            assert all(b.device is None for b in reducer.buckets), (name, "device buckets")
+            assert (calls["allReduce"], calls["allGather"]) == (reduces, gathers)
+        assert net.never.weight.grad is None
+    gathered = comm.gather(values(net), root=0)
+    if rank == 0:
+        alone = Net()
+        alone.set_state_dict(start)
+        opt = eager.optimizer.SGD(0.1, parameters=alone.parameters())
+        for k in range(K):
+            step_loss(alone, alone, k, slice(None), "cpu", alone=True).backward()
+            opt.step()
+            opt.clear_grad(set_to_zero=False)
+        for key, want in values(alone).items():
+            for r, got in enumerate(gathered):
+                np.testing.assert_allclose(got[key], want, rtol=1e-10, atol=1e-12, err_msg=f"{name}: {key} rank {r}")
+        assert not np.array_equal(start["extra.weight"], values(alone)["extra.weight"])   # it did train
+        print(f"OK {name}", flush=True)
+
+
+# Networks that differ across ranks (here: on the GPU on rank 0, on the CPU elsewhere) are
+# refused on every rank before anything is sent, naming what differs.
+mixed = Net().to("gpu" if rank == 0 else "cpu")
+try:
+    eager.DataParallel(mixed)
+except ValueError as error:
+    assert "every rank must wrap the same network" in str(error) and "on rank 0" in str(error) \
+        if rank else "another rank's network differs" in str(error), error
+else:
+    raise AssertionError("networks on different places were accepted")
+assert calls["bcast"] == 0
+if rank == 0:
+    print("OK mismatch", flush=True)
+
+check("on the gpu")
+check("moved to the gpu after wrapping", wrap_on="cpu")
+check("moved to the cpu after wrapping", train_on="cpu")
+check("cast to float64 after wrapping", wrap_dtype="float32")
+os.environ["EAGER_DISTRIBUTED_NCCL"] = "0"
+check("host path")
+'''
+
+
+def test_data_parallel_on_the_gpu_makes_no_host_copies(tmp_path):
+    result = run_ranks(2, DP_SCRIPT, tmp_path, timeout=180)
+    for name in ("mismatch", "on the gpu", "moved to the gpu after wrapping", "moved to the cpu after wrapping",
+                 "cast to float64 after wrapping", "host path"):
+        assert f"OK {name}\n" in result.stdout, (name, result.stdout, result.stderr)

@@ -204,17 +204,22 @@ def reduce(tensor, root: int, op: int, group, plan) -> None:
         _finish(tensor, array, staged)
 
 
-def all_gather(tensor, group):
-    """Every member's ``tensor``, in group rank order: a new device array of
-    shape ``[nranks, *tensor.shape]``."""
+def all_gather_array(array, group, device_id: int):
+    """Every member's device ``array`` (same shape and dtype on every member), in
+    group rank order: a new device array of shape ``[nranks, *array.shape]``."""
     nccl, cupy = nccl_module(), import_cupy()
-    device_id = tensor.place.device_id
     with cupy.cuda.Device(device_id):
-        send = cupy.ascontiguousarray(tensor.impl.array)
+        send = cupy.ascontiguousarray(array)
         receive = cupy.empty((group.world_size, *send.shape), send.dtype)
         communicator(group, device_id).allGather(send.data.ptr, receive.data.ptr, send.nbytes, nccl.NCCL_UINT8,
                                                  _stream())
     return receive
+
+
+def all_gather(tensor, group):
+    """Every member's ``tensor``, in group rank order: a new device array of
+    shape ``[nranks, *tensor.shape]``."""
+    return all_gather_array(tensor.impl.array, group, tensor.place.device_id)
 
 
 def reduce_scatter(tensor, tensor_list, op: int, group, plan) -> None:

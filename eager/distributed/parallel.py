@@ -30,10 +30,16 @@ How the averaging overlaps backward (the ``_Reducer``, Paddle's EagerReducer):
 
 MPI is reached through mpi4py's buffer interface on NumPy arrays
 (``Tensor.numpy()`` shares memory on the CPU), and results go back through
-``Tensor.set_value``. Parameters on a GPU get buckets in device memory, summed
-by NCCL (:mod:`~eager.distributed.nccl`) on the current stream as each bucket
-fills, so no gradient crosses to the host; without NCCL they are staged
-through the host.
+``Tensor.set_value``. On a GPU with NCCL (:mod:`~eager.distributed.nccl`)
+nothing crosses to the host: the first broadcast is NCCL's, in place per
+parameter and buffer; the buckets live in device memory and are summed by NCCL
+on the current stream as each fills; sparse rows and values are all-gathered by
+NCCL, padded to the longest rank's, after an MPI exchange of the row counts
+(shapes, known on the host). What each rank knows without reading the device
+(which parameters got no gradient, how many rows a sparse gradient has) travels
+over MPI. A network moved or cast after ``DataParallel()`` gets its buckets
+rebuilt at its next backward. Without NCCL (or ``EAGER_DISTRIBUTED_NCCL=0``)
+GPU tensors are staged through the host.
 """
 from __future__ import annotations
 
@@ -43,6 +49,7 @@ import weakref
 
 import numpy as np
 
+from phi import api as phi_api
 from phi.backends.gpu_context import import_cupy
 from phi.common.tensor_kind import TensorKind
 from phi.core import DenseTensor, SelectedRows
@@ -168,14 +175,11 @@ class _Reducer:
         self.names = names
         self.params = params
         self.sparse = [i for i in range(len(params)) if sparse[i]]
+        self.dense = [i for i in range(len(params)) if not sparse[i]]
+        self.limits = (last_limit, limit)
         self.find_unused = find_unused
         self.need_sync = True
-        self.buckets = _assign_buckets(params, [i for i in range(len(params)) if not sparse[i]],
-                                       last_limit, limit, group)
-        self.slot_of = {}
-        for bucket in self.buckets:
-            for index, view in zip(bucket.indices, bucket.views):
-                self.slot_of[index] = (bucket, view)
+        self._build()
         self.marked = [False] * len(params)
         self.in_pass = False
         self.committed = False
@@ -187,6 +191,22 @@ class _Reducer:
             handles.append(param.register_post_accumulate_grad_hook(_commit_probe(me)))
         weakref.finalize(self, _remove_hooks, handles)
 
+    def _placement(self) -> list:
+        return [(param.place, param.dtype) for param in self.params]
+
+    def _build(self) -> None:
+        """Buckets (and the sparse parameters' transport) for where the parameters
+        are now: device buckets summed by NCCL for GPU parameters, host buckets
+        for the others. A collective call (it may make NCCL communicators)."""
+        self.places = self._placement()
+        self.buckets = _assign_buckets(self.params, self.dense, *self.limits, self.group)
+        self.slot_of = {}
+        for bucket in self.buckets:
+            for index, view in zip(bucket.indices, bucket.views):
+                self.slot_of[index] = (bucket, view)
+        # Sparse parameters whose gradients are gathered by NCCL on the device.
+        self.sparse_on_device = {i for i in self.sparse if nccl.usable(self.group, self.params[i])}
+
     # -- a backward pass ------------------------------------------------------
     def prepare(self) -> None:
         """Before a forward whose backward will synchronise: drops the state of a
@@ -195,6 +215,11 @@ class _Reducer:
             self._abandon()
 
     def _begin(self) -> None:
+        if self._placement() != self.places:
+            # The network moved or was cast (say .to("gpu") after DataParallel()): every
+            # rank moved it alike and is here, at its first gradient, so rebuilding
+            # (a collective) keeps the ranks in step.
+            self._build()
         self.in_pass = True
         self.committed = False
         self.next_bucket = 0
@@ -298,7 +323,10 @@ class _Reducer:
             self.in_pass = False
 
     def _used_anywhere(self, unused) -> np.ndarray:
-        """Per parameter, whether some rank has a gradient for it (one allreduce)."""
+        """Per parameter, whether some rank has a gradient for it (one allreduce).
+        Whether a gradient exists is known on the host, so the flags go over MPI
+        even for GPU parameters: on the device they would cost an upload, and a
+        read back that waits for the whole backward (NCCL is asynchronous)."""
         flags = np.ones(len(self.params), np.int32)
         for i in unused:
             flags[i] = 0 if self.params[i].grad is None else 1
@@ -309,16 +337,17 @@ class _Reducer:
     def _gather_sparse(self) -> None:
         """All-gathers the SelectedRows gradients (rows and values) of the sparse
         parameters; a parameter whose gradient is dense on some rank is averaged
-        densely instead."""
+        densely instead. What each rank holds (nothing, rows and how many, or a
+        dense gradient) is host metadata, exchanged first in one MPI allgather;
+        the values travel by NCCL on the device where the parameter's group has it."""
         if not self.sparse:
             return
-        mpi = mpi_module()
         header = np.zeros((len(self.sparse), 2), np.int64)  # (kind: 0 none, 1 rows, 2 dense; row count)
         for k, i in enumerate(self.sparse):
             grad = self.params[i].grad
             if grad is not None:
                 is_rows = grad.impl.kind is not _DENSE
-                header[k] = (1, len(grad.impl.rows)) if is_rows else (2, 0)
+                header[k] = (1, len(grad.impl.rows)) if is_rows else (2, 0)  # a shape: no device read
         headers = np.empty((self.world_size,) + header.shape, np.int64)
         self.comm.Allgather(header, headers)
         for k, i in enumerate(self.sparse):
@@ -326,17 +355,38 @@ class _Reducer:
             kinds, counts = headers[:, k, 0], headers[:, k, 1]
             if not kinds.any():
                 continue
-            if (kinds == 2).any() or param.place.is_gpu_place():
-                grad = param.grad
-                values = np.zeros(param.shape, _wire_dtype(param.dtype.numpy_dtype))
-                if grad is not None:
-                    values[...] = _host(grad)
-                self.comm.Allreduce(mpi.IN_PLACE, values, op=mpi.SUM)
-                _write_grad(param, values / self.world_size)
-                continue
-            param.grad = Tensor(self._gathered_rows(param, counts))
+            on_device = i in self.sparse_on_device
+            if (kinds == 2).any() or (param.place.is_gpu_place() and not on_device):
+                self._average_densely(param, on_device)
+            elif on_device:
+                param.grad = Tensor(self._gathered_rows_on_device(param, counts))
+            else:
+                param.grad = Tensor(self._gathered_rows(param, counts))
+
+    def _average_densely(self, param, on_device: bool) -> None:
+        """``param``'s gradient (rows made dense; zeros where it has none) summed
+        over the ranks, by NCCL on the device or by MPI on the host, then averaged."""
+        grad = param.grad
+        wire = _wire_dtype(param.dtype.numpy_dtype)
+        if not on_device:
+            values = np.zeros(param.shape, wire)
+            if grad is not None:
+                values[...] = _host(grad)
+            mpi = mpi_module()
+            self.comm.Allreduce(mpi.IN_PLACE, values, op=mpi.SUM)
+            _write_grad(param, values / self.world_size)
+            return
+        cupy, device = import_cupy(), param.place.device_id
+        with cupy.cuda.Device(device):
+            values = cupy.zeros(param.shape, wire)
+            if grad is not None:
+                dense = grad.impl if grad.impl.kind is _DENSE else phi_api.selected_rows_to_dense(grad.impl)
+                values[...] = dense.array
+            nccl.all_reduce_array(values, 0, self.group, nccl.reduction(0, wire), device)  # ReduceOp.SUM
+            _write_grad(param, values / self.world_size)
 
     def _gathered_rows(self, param, counts) -> SelectedRows:
+        """The ranks' rows and values of ``param``'s gradient, over MPI (a CPU parameter)."""
         grad = param.grad
         row_shape = list(param.shape[1:])
         row_size = int(np.prod(row_shape, dtype=np.int64))
@@ -354,6 +404,31 @@ class _Reducer:
         value = to_tensor(all_values.reshape([len(all_rows)] + row_shape).astype(param.dtype.numpy_dtype,
                                                                                   copy=False), place=param.place)
         return SelectedRows(all_rows, value.impl, param.shape[0])
+
+    def _gathered_rows_on_device(self, param, counts) -> SelectedRows:
+        """The ranks' rows and values of ``param``'s gradient, by NCCL on its GPU:
+        each rank's rows padded to the longest (``counts``, from the header, says
+        how many are real), all-gathered, and the padding cut off on the device."""
+        grad = param.grad
+        cupy, device = import_cupy(), param.place.device_id
+        row_shape = tuple(param.shape[1:])
+        wire = _wire_dtype(param.dtype.numpy_dtype)
+        longest = int(counts.max())
+        with cupy.cuda.Device(device):
+            rows = cupy.zeros(longest, np.int64)
+            values = cupy.zeros((longest,) + row_shape, wire)
+            if longest:
+                if grad is not None and len(grad.impl.rows):
+                    mine = len(grad.impl.rows)
+                    rows[:mine] = grad.impl.rows
+                    values[:mine] = grad.impl.value.array
+                every_rows = nccl.all_gather_array(rows, self.group, device)
+                every_values = nccl.all_gather_array(values, self.group, device)
+                rows = cupy.concatenate([every_rows[r, :n] for r, n in enumerate(counts.tolist())])
+                values = cupy.concatenate([every_values[r, :n] for r, n in enumerate(counts.tolist())])
+            values /= self.world_size
+            value = DenseTensor(values.astype(param.dtype.numpy_dtype, copy=False))
+        return SelectedRows(rows, value, param.shape[0])
 
 
 def _gradient_hook(reducer_ref, index: int):
@@ -382,7 +457,10 @@ class DataParallel(Layer):
     """Runs ``layers`` data-parallel (Paddle's ``paddle.DataParallel``): each rank
     computes on its own share of the batch and, during ``backward()``, the
     gradients are averaged across ranks, so every rank's optimizer takes the same
-    step. Rank 0's parameters and buffers are broadcast to every rank here.
+    step. Rank 0's parameters and buffers are broadcast to every rank here (on a
+    GPU by NCCL, in place). The network may be moved or cast afterwards
+    (``model.to("gpu")``), alike on every rank: its next backward rebuilds the
+    buckets where the parameters are.
 
     - ``comm_buffer_size`` (MB): the size of the buckets gradients travel in;
       ``last_comm_buffer_size`` (MB): the size of the last one to be sent (the
@@ -427,7 +505,7 @@ class DataParallel(Layer):
         self.last_comm_buffer_size = int(last_comm_buffer_size * _MB)
         self._reducer = None
         if comm is not None and comm.Get_size() > 1:
-            _broadcast_state(who, comm, layers)
+            _broadcast_state(who, comm, layers, resolve_group(who, group))
             self._reducer = self._make_reducer(who, comm, layers)
 
     @staticmethod
@@ -515,12 +593,15 @@ class DataParallel(Layer):
     load_dict = set_state_dict
 
 
-def _broadcast_state(who: str, comm, layers) -> None:
-    """Makes every rank's parameters and buffers equal to rank 0's: one broadcast
-    of the raw bytes per dtype, after checking that the networks match."""
+def _broadcast_state(who: str, comm, layers, group) -> None:
+    """Makes every rank's parameters and buffers equal to rank 0's, after checking
+    that the networks match (names, shapes, dtypes, and whether on a GPU): a GPU
+    tensor is broadcast in place by NCCL on its device, the others as one host
+    broadcast of the raw bytes per dtype."""
     tensors = [(name, t) for name, t in layers.named_parameters()]
     tensors += [(name, t) for name, t in layers.named_buffers()]
-    signature = [(name, tuple(t.shape), str(t.dtype)) for name, t in tensors]
+    signature = [(name, tuple(t.shape), str(t.dtype), "gpu" if t.place.is_gpu_place() else "cpu")
+                 for name, t in tensors]
     root = comm.bcast(signature, root=0)
     same = comm.allreduce(int(signature == root), op=mpi_module().MIN)
     if not same:
@@ -530,17 +611,21 @@ def _broadcast_state(who: str, comm, layers) -> None:
         else:
             differ = "another rank's network differs"
         raise ValueError(f"{who}: every rank must wrap the same network (names, shapes, dtypes of the "
-                         f"parameters and buffers); rank {comm.Get_rank()}: {differ}")
+                         f"parameters and buffers, all on a GPU or all on the CPU); rank "
+                         f"{comm.Get_rank()}: {differ}")
     by_dtype: dict = {}
     for _, tensor in tensors:
-        by_dtype.setdefault(tensor.dtype.numpy_dtype, []).append(tensor)
-    for dtype, group in by_dtype.items():
-        packed = np.concatenate([_host(t).reshape(-1) for t in group]) if comm.Get_rank() == 0 else \
-            np.empty(sum(int(np.prod(t.shape, dtype=np.int64)) for t in group), dtype)
+        if nccl.usable(group, tensor):
+            nccl.broadcast(tensor, 0, group)  # queued on the current stream, in place
+        else:
+            by_dtype.setdefault(tensor.dtype.numpy_dtype, []).append(tensor)
+    for dtype, same_dtype in by_dtype.items():
+        packed = np.concatenate([_host(t).reshape(-1) for t in same_dtype]) if comm.Get_rank() == 0 else \
+            np.empty(sum(int(np.prod(t.shape, dtype=np.int64)) for t in same_dtype), dtype)
         comm.Bcast(packed.view(np.uint8), root=0)
         if comm.Get_rank() != 0:
             offset = 0
-            for tensor in group:
+            for tensor in same_dtype:
                 size = int(np.prod(tensor.shape, dtype=np.int64))
                 tensor.set_value(packed[offset:offset + size].reshape(tensor.shape))
                 offset += size
