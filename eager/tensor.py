@@ -153,10 +153,14 @@ class Tensor:
             return
         if not set_to_zero or grad.impl.kind is not TensorKind.DENSE:
             meta.grad = None  # sparse rows have no buffer to keep: the next backward makes one
-        elif is_owned_grad(grad):
-            phi_api.zero_(grad.impl)
         else:
-            meta.grad = own_grad(Tensor(phi_api.full_like(grad.impl, 0, None)))
+            if is_owned_grad(grad):
+                phi_api.zero_(grad.impl)
+            else:
+                meta.grad = grad = own_grad(Tensor(phi_api.full_like(grad.impl, 0, None)))
+            # Known zero until its version moves: the next backward may write its gradient
+            # straight into it (eager.autograd.accumulation.mark_zeroed, LEAF_WRITERS).
+            own_grad(grad)._meta.zero_mark = (grad.impl, grad.impl.version)
 
     clear_gradient = clear_grad
 

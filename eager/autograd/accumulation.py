@@ -13,6 +13,23 @@ A leaf's ``.grad`` owns its buffer: the first gradient to arrive is copied
 later ones are added into it in place by phi's ``accumulate_`` (dense, or
 SelectedRows for sparse gradients), and accumulation into one leaf is atomic
 across threads.
+
+Gradients written straight into ``.grad`` (``LEAF_WRITERS``): after
+``clear_grad()`` (``set_to_zero=True``, Paddle's default) the ``.grad`` buffer
+is known to be zero until its version moves (``mark_zeroed``; tracked, never
+read from the values). In a plain backward (no create_graph, no captured
+inputs, anomaly mode off, no ``eager.jit`` capture running), a node whose
+kernel can write a gradient into a given array (``linear_grad``'s weight and
+bias gradients, ``matmul_grad``'s of 2-D operands; their grad node classes get
+an ``apply`` that does so, see node.LEAF_WRITERS, active only while the engine
+runs such a walk, LEAF_WALK) writes the gradient of a leaf straight into that
+zeroed buffer, instead of into a new array that would
+then be added into the zeros, when that leaf gets no other gradient in this
+backward and has no gradient hook or retained gradient. The values are the
+same bit for bit, the ``.grad`` tensor and its buffer stay the ones the user
+(or a data-parallel bucket) holds, its version moves as an accumulation's
+would, post-accumulate hooks run as usual, and a backward that fails later
+zeroes the buffer again (a backward is a transaction: see engine.py).
 """
 from __future__ import annotations
 
@@ -20,17 +37,35 @@ import sys
 import threading
 import weakref
 
+import numpy as np
+
 from phi import api as phi_api
+from phi import infermeta as _im
+from phi.api.support import FLAGS, verify_infer_meta, wrap_result
 from phi.common.tensor_kind import TensorKind
+from phi.core import KERNELS, DenseTensor, MetaTensor
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL
+from phi.core.errors import PhiError
+from phi.core.kernel_registry import BIND_HOOK
 
 from ..tensor import Tensor
 from .meta import AutogradMeta, is_owned_grad, own_grad
-from .node import GradNodeBase
+from .node import LEAF_WRITERS, GradNodeBase
 
 # One lock for every leaf: accumulation is a short in-place add, and a backward
 # commits all its leaves under it at once (engine._commit).
 ACCUMULATION_LOCK = threading.Lock()
+
+
+class _LeafWalk(threading.local):
+    """Per thread: ``state`` is (dependencies, holders, leaves) of the plain walk
+    without create_graph running now (engine._walk sets it), or None; the leaf
+    writers (LEAF_WRITERS) act only inside such a walk."""
+
+    state = None
+
+
+LEAF_WALK = _LeafWalk()
 
 
 class GradNodeAccumulation(GradNodeBase):
@@ -177,5 +212,184 @@ def accumulate_into_leaf(meta, grad, create_graph: bool, fresh: bool = False) ->
             meta.grad = own_grad(Tensor(result))
 
 
-__all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "accumulate_into_leaf", "add_grads",
-           "edge_of", "held_by_caller_alone", "owned_copy"]
+# -- gradients written straight into a zeroed .grad (see the module doc) ------------
+
+def mark_zeroed(grad) -> None:
+    """Records that ``grad``, an owned dense ``.grad``, was just zeroed in place
+    (clear_grad): known zero until its buffer's version moves."""
+    impl = grad.impl
+    own_grad(grad)._meta.zero_mark = (impl, impl.version)
+
+
+def _zeroed_grad(slot, dependencies, holders):
+    """The ``.grad`` Tensor of the leaf at the end of edge slot ``slot`` when a
+    kernel may write the leaf's gradient straight into it: the leaf gets this
+    gradient only, has no gradient hook nor retained gradient, and its ``.grad``
+    is an owned, C-contiguous dense buffer known to be zero. Else None."""
+    edge = slot[0]
+    if edge is None:
+        return None
+    node = edge[0]
+    if (not node.is_accumulation or dependencies.get(node) != 1 or node in holders
+            or node.pre_hooks is not None or node.retain_metas is not None):
+        return None
+    meta = node.meta
+    grad = None if meta is None else meta.grad
+    if grad is None or not is_owned_grad(grad):
+        return None
+    impl = grad.impl
+    if not _known_zero(grad) or type(impl) is not DenseTensor or not impl.array.flags.c_contiguous:
+        return None
+    return grad
+
+
+def _known_zero(grad) -> bool:
+    """Whether ``grad`` (an owned .grad) is as clear_grad() zeroed it (see mark_zeroed)."""
+    impl = grad.impl
+    mark = grad._meta.__dict__.get("zero_mark")
+    return mark is not None and mark[0] is impl and mark[1] == impl.version
+
+
+def _into_arrays(targets, inputs):
+    """The arrays of ``targets`` (``.grad`` Tensors or None), when every input
+    (DenseTensors) has the targets' array type, dtype and device; else None."""
+    array = next(t for t in targets if t is not None).impl.array
+    array_type, dtype = type(array), array.dtype
+    device = None if array_type is np.ndarray else array.device
+    for tensor in inputs:
+        if type(tensor) is not DenseTensor:
+            return None
+        other = tensor.array
+        if type(other) is not array_type or other.dtype != dtype or (
+                device is not None and other.device != device):
+            return None
+    arrays = []
+    for target in targets:
+        if target is None:
+            arrays.append(None)
+            continue
+        other = target.impl.array
+        if type(other) is not array_type or other.dtype != dtype or (
+                device is not None and other.device != device):
+            return None
+        arrays.append(other)
+    return tuple(arrays)
+
+
+def _run_into(op: str, node, targets, inputs, attrs, out_mask, infer_meta, leaves):
+    """Runs kernel ``op`` on ``inputs`` (DenseTensors) and ``attrs`` with its
+    gradients written into the ``targets``' buffers (None: a new array); returns
+    the node's outputs, None for each gradient written into a ``.grad`` (whose
+    leaf goes to ``leaves`` with None), or None when the op's own checks must
+    run instead (node.apply)."""
+    into = _into_arrays(targets, inputs)
+    if into is None:
+        return None
+    metas = None
+    if FLAGS.check_infer_meta:
+        metas = [MetaTensor() for _ in targets]
+        try:
+            infer_meta(*inputs, *attrs, *metas)
+        except PhiError:
+            return None  # node.apply raises it, naming the op
+    array = inputs[-1].array
+    kernel = KERNELS.dispatch_table(op)[type(array), array.dtype]
+    # Under the lock every other write into a .grad takes (engine._commit): another
+    # thread's backward may have added into one of these buffers since it was checked.
+    with ACCUMULATION_LOCK:
+        if not all(target is None or _known_zero(target) for target in targets):
+            return None
+        try:
+            results = kernel(*(t.array for t in inputs), *attrs, out_mask=out_mask, into=into)
+        except BaseException:  # the buffers may hold part of a result: zeros again
+            for target in targets:
+                if target is not None:
+                    phi_api.zero_(target.impl)
+                    mark_zeroed(target)
+            raise
+        for target, buffer, result in zip(targets, into, results):
+            if target is not None and result is buffer:
+                target.impl.bump_version()
+    if metas is not None:
+        verify_infer_meta(op, metas, results)
+    outputs = []
+    for target, buffer, result in zip(targets, into, results):
+        if target is not None and result is buffer:
+            leaves.append((node.next_edges[len(outputs)][0][0], None))
+            outputs.append((None,))
+        else:
+            outputs.append((None if result is None else Tensor(wrap_result(result, type(array))),))
+    return tuple(outputs)
+
+
+def _write_linear(node, grads, apply, dependencies, holders, leaves):
+    """LinearGradNode in a plain backward: weight's and bias's gradients straight
+    into their zeroed ``.grad`` where they may go (see the module doc); else
+    ``apply``, the generated one."""
+    edges = node.next_edges
+    weight_grad = _zeroed_grad(edges[1], dependencies, holders)
+    bias_grad = _zeroed_grad(edges[2], dependencies, holders)
+    if (weight_grad is not None or bias_grad is not None) and BIND_HOOK.hook is None:
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, edges[2][0] is not None)
+        inputs = (node.x.recover_impl(node), node.weight.recover_impl(node), grads[0].impl)
+        outputs = _run_into("linear_grad", node, (None, weight_grad, bias_grad), inputs, (), out_mask,
+                            _im.linear_grad_infer_meta, leaves)
+        if outputs is not None:
+            return outputs
+    return apply(node, grads, False)
+
+
+def _write_matmul(node, grads, apply, dependencies, holders, leaves):
+    """MatmulGradNode in a plain backward of 2-D operands without transposes:
+    a leaf operand's gradient straight into its zeroed ``.grad``."""
+    edges = node.next_edges
+    x_grad = _zeroed_grad(edges[0], dependencies, holders)
+    y_grad = _zeroed_grad(edges[1], dependencies, holders)
+    if ((x_grad is not None or y_grad is not None) and BIND_HOOK.hook is None
+            and not node.transpose_x and not node.transpose_y):
+        x, y = node.x.recover_impl(node), node.y.recover_impl(node)
+        if len(x.dims) == 2 and len(y.dims) == 2:
+            out_mask = (edges[0][0] is not None, edges[1][0] is not None)
+            outputs = _run_into("matmul_grad", node, (x_grad, y_grad), (x, y, grads[0].impl),
+                                (False, False), out_mask, _im.matmul_grad_infer_meta, leaves)
+            if outputs is not None:
+                return outputs
+    return apply(node, grads, False)
+
+
+def _leaf_writing(writer):
+    """wrap(apply) for LEAF_WRITERS: the grad node's ``apply`` that runs
+    ``writer`` inside a plain walk (LEAF_WALK), and ``apply`` itself elsewhere
+    (create_graph, grad(), anomaly mode, a call outside a backward)."""
+    def wrap(apply):
+        def apply_writing_leaves(self, grads, create_graph):
+            walk = LEAF_WALK.state
+            if walk is None or create_graph:
+                return apply(self, grads, create_graph)
+            return writer(self, grads, apply, *walk)
+
+        apply_writing_leaves.__doc__ = apply.__doc__
+        apply_writing_leaves.__wrapped__ = apply
+        return apply_writing_leaves
+    return wrap
+
+
+LEAF_WRITERS.update(linear_grad=_leaf_writing(_write_linear), matmul_grad=_leaf_writing(_write_matmul))
+
+
+def undo_leaf_writes(leaves) -> None:
+    """Zeroes again each ``.grad`` a leaf writer filled (a ``(node, None)`` entry
+    of a walk that failed): the backward leaves every ``.grad`` as it was."""
+    with ACCUMULATION_LOCK:
+        for node, grad in leaves:
+            if grad is None:
+                meta = node.meta
+                current = None if meta is None else meta.grad
+                if current is not None:
+                    phi_api.zero_(current.impl)
+                    mark_zeroed(current)
+
+
+__all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "LEAF_WALK", "LEAF_WRITERS", "accumulate_into_leaf",
+           "add_grads", "edge_of", "held_by_caller_alone", "mark_zeroed", "owned_copy",
+           "undo_leaf_writes"]

@@ -20,7 +20,8 @@ from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
-from .accumulation import ACCUMULATION_LOCK, accumulate_into_leaf, add_grads, edge_of, held_by_caller_alone
+from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, add_grads, edge_of,
+                           held_by_caller_alone, undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
@@ -165,31 +166,44 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     leaves' gradients are held by the returned list alone.
     """
     dependencies = _count_dependencies(roots)
+    # A plain walk without create_graph lets leaf writers (accumulation.py) fill a
+    # zeroed .grad; they add (leaf node, None) to leaves, undone if the walk fails.
+    previous_walk, leaves = LEAF_WALK.state, []
     if captures is None and cut is None and not ANOMALY.enabled:
         previous_mode = STATE.enabled
         STATE.enabled = create_graph
+        LEAF_WALK.state = None if create_graph else (dependencies, holders, leaves)
         try:
-            return _walk_plain(roots, holders, create_graph, dependencies) + (None,)
+            return _walk_plain(roots, holders, create_graph, dependencies, leaves) + (None,)
+        except BaseException:
+            undo_leaf_writes(leaves)
+            raise
         finally:
             STATE.enabled = previous_mode
-    return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
+            LEAF_WALK.state = previous_walk
+    LEAF_WALK.state = None
+    try:
+        return _walk_general(roots, holders, captures, create_graph, cut, dependencies)
+    finally:
+        LEAF_WALK.state = previous_walk
 
 
-def _walk_plain(roots, holders, create_graph: bool, dependencies):
+def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
     """The walk of a plain backward (no inputs to capture, no cut edges, anomaly
     mode off): the same steps as :func:`_walk_general`, in one tight loop.
 
     It also tracks which gradients are exclusively owned (see
     :func:`_exclusive`): a node whose class has ``grad_inplace`` and whose one
     gradient is owned runs ``apply_into``, which may write its result into that
-    gradient's buffer instead of a new one.
+    gradient's buffer instead of a new one. ``leaves`` is the caller's list
+    (leaf writers add to it during the walk; see :func:`_walk`).
 
     The node that a node's edges made ready last runs next without a trip
     through the ready stack (it is what the stack would pop next), so a chain
     runs as one inner loop.
     """
     ready = [node for node in roots if not dependencies[node]]
-    leaves, retained, ran = [], [], []
+    retained, ran = [], []
     owned = set()  # nodes whose one gradient, in holders, is exclusively owned
     inplace = not create_graph
     # Locals: this loop runs once per node of the graph.
@@ -410,7 +424,7 @@ def _commit(leaves, retained, create_graph: bool) -> None:
         while leaves:
             node, grad = leaves.pop()
             meta = node.meta
-            if meta is not None:
+            if meta is not None and grad is not None:  # None: a leaf writer filled .grad already
                 # Asked on its own line: as an argument of the call below, grad would
                 # also sit on the call's stack, a reference that makes it look shared.
                 fresh = held_by_caller_alone(grad)

@@ -40,6 +40,11 @@ from .scope import SCOPE
 # kernel name -> its dense dispatch table, for GradNodeBase.write_into
 _INTO_KERNELS: dict = {}
 
+# backward op -> wrap(apply): the apply of that op's grad node class that may write a
+# leaf's gradient straight into its zeroed .grad; filled by accumulation.py (which
+# imports this module), applied by GradNodeBase.__init_subclass__.
+LEAF_WRITERS: dict = {}
+
 
 class GradSlotMeta:
     """Shape and dtype of the gradient a slot expects: used to fill zeros for a
@@ -73,6 +78,11 @@ class GradNodeBase:
     fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        wrap = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
+        if wrap is not None and "apply" in cls.__dict__:
+            cls.apply = wrap(cls.__dict__["apply"])
 
     def __init__(self, next_edges):
         self.next_edges = next_edges

@@ -54,6 +54,7 @@ from ..nn.clip import ClipGradBase
 from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 from .lr import LRScheduler
+from .multi_tensor import FlatGroup, stable_grads
 
 # Keys of a state dict that are not accumulators.
 _STEP_KEY, _LR_KEY, _MASTER_KEY, _SCHEDULER_KEY = "@step", "@lr", "master_weights", "LR_Scheduler"
@@ -115,8 +116,11 @@ class Optimizer:
         self._states: dict = {}           # id(param) -> the accumulators' DenseTensors, in spec order
         self._master_weights: dict = {}   # id(param) -> float32 Tensor (multi_precision)
         self._lr_inputs: dict = {}        # (dtype, place, ratio) -> (learning rate, DenseTensor)
-        self._param_lr_inputs: dict = {}  # id(param) -> (learning rate, ratio, DenseTensor)
+        self._param_lr_inputs: dict = {}  # id(param) -> (rate, ratio, DenseTensor, param.impl, its key)
         self._step_count = 0
+        self._use_multi_tensor = False    # set by the optimizers that take use_multi_tensor
+        self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
+        self._flat_seen: dict = {}        # multi-tensor key -> ids of the last step's .grad buffers
 
     # -- learning rate --------------------------------------------------------
     def get_lr(self) -> float:
@@ -151,7 +155,7 @@ class Optimizer:
         remembers its own for the next step."""
         lr, ratio = self._learning_rate, self._param_lr(param)  # _apply_optimize read it for this step
         mine = self._param_lr_inputs.get(id(param))
-        if mine is not None and mine[0] == lr and mine[1] == ratio:
+        if mine is not None and mine[0] == lr and mine[1] == ratio and mine[3] is param.impl:
             return mine[2]
         dtype = optimizer_state_dtype(param.impl.dtype)
         place = param.impl.place
@@ -159,7 +163,9 @@ class Optimizer:
         shared = self._lr_inputs.get(key)
         if shared is None or shared[0] != lr:
             shared = self._lr_inputs[key] = (lr, phi_api.full((), lr * ratio, dtype, place))
-        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1])
+        # Remembered with param's DenseTensor: Layer.to gives the parameter a new one,
+        # perhaps on another device, where the shared one of that place is found.
+        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1], param.impl, key)
         return shared[1]
 
     # -- the step -------------------------------------------------------------
@@ -211,6 +217,7 @@ class Optimizer:
             params_grads = () if first is None else _then(first, pairs)
             first = None
         self._step_count += 1
+        pending = [] if self._use_multi_tensor else None  # (param, grad) for _update_many
         for param, grad in params_grads:
             if grad is None:
                 continue
@@ -222,11 +229,101 @@ class Optimizer:
                 # (without decay, the fused op's InferMeta checks it).
                 _check_grad(who, param, grad)
                 grad = _decayed(regularizer, param, grad)
-            try:
-                self._update(param, grad)
-            except PhiError as error:  # name the parameter the user knows
-                raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
+            if pending is not None and grad.impl.kind is TensorKind.DENSE:
+                pending.append((param, grad))
+            else:
+                self._update_one(who, param, grad)
             grad = None  # a clipped or decayed gradient goes before the next is made
+        if pending:
+            self._update_many(who, pending)
+
+    def _update_one(self, who: str, param, grad) -> None:
+        try:
+            self._update(param, grad)
+        except PhiError as error:  # name the parameter the user knows
+            raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
+
+    # -- the multi-tensor update (use_multi_tensor=True; see multi_tensor.py) ----
+    def _update_many(self, who: str, pairs) -> None:
+        """Updates the parameters that share a multi-tensor key (:meth:`_multi_key`)
+        with one fused call per group, the others one by one."""
+        groups: dict = {}
+        for param, grad in pairs:
+            key = self._multi_key(param)
+            if key is None:
+                self._update_one(who, param, grad)
+            else:
+                groups.setdefault(key, []).append((param, grad))
+        for key in [k for k in self._flat_groups if k not in groups]:  # settings changed: gone
+            self._flat_groups.pop(key).release()
+        for key in [k for k in self._flat_seen if k not in groups]:
+            del self._flat_seen[key]
+        for key, items in groups.items():
+            if len(items) < 2 or not self._update_group(key, items):
+                for param, grad in items:
+                    self._update_one(who, param, grad)
+
+    def _update_group(self, key: tuple, items) -> bool:
+        """One fused call for ``items`` through their FlatGroup; False when they
+        have none (yet) and are updated one by one by the caller. A group is made
+        when the gradients are the same ``.grad`` buffers as at the previous step
+        (see multi_tensor.py), and dropped when its buffers no longer hold."""
+        params = [param for param, _ in items]
+        grads = [grad for _, grad in items]
+        states = [self._state(param) for param in params]
+        group = self._flat_groups.get(key)
+        if group is not None:
+            if group.holds(params, states):
+                grad = group.flat_grad(grads)
+                if grad is not None:
+                    return self._run_group(group, grad, key)
+            group.release()
+            del self._flat_groups[key]
+        seen = tuple(id(grad.impl) for grad in grads) if stable_grads(params, grads) else None
+        if seen is None or seen != self._flat_seen.get(key):
+            self._flat_seen[key] = seen
+            return False
+        del self._flat_seen[key]
+        group = FlatGroup.make(params, states, tuple(s for _, _, s in self._accumulator_specs), grads)
+        if group is None:
+            return False
+        self._flat_groups[key] = group
+        return self._run_group(group, group.flat_grad(grads), key)
+
+    def _run_group(self, group, grad, key: tuple) -> bool:
+        try:
+            self._update_flat(group, grad, key)
+        except PhiError:  # checked before anything is written: the one-by-one update reports it
+            group.release()
+            del self._flat_groups[key]
+            return False
+        group.wrote()
+        return True
+
+    def _multi_key(self, param):
+        """What a parameter's fused update reads besides its own tensors: the
+        learning-rate tensor's (dtype, place, ratio), which stays when an
+        LRScheduler changes the rate, then the hyperparameters. Parameters with
+        equal keys update together. None: this one updates on its own (a master
+        weight, or a parameter whose state has another dtype)."""
+        if self._master_weight(param) is not None or \
+                optimizer_state_dtype(param.impl.dtype) is not param.impl.dtype:
+            return None
+        self._lr_input(param)
+        return (self._param_lr_inputs[id(param)][4],) + self._hyper_key(param)
+
+    def _hyper_key(self, param) -> tuple:
+        return ()
+
+    def _update_flat(self, group, grad, key: tuple) -> None:
+        """The fused op on a group's flat buffers (SGD's: the plain update)."""
+        phi_api.sgd_(group.param_buffer.flat, self._lr_input(group.params[0]), grad, None, False)
+
+    def _release_flat_groups(self) -> None:
+        for group in self._flat_groups.values():
+            group.release()
+        self._flat_groups.clear()
+        self._flat_seen.clear()
 
     def _regularizer_of(self, param):
         """The decay added to param's gradient before the update: its group's
@@ -400,6 +497,7 @@ class Optimizer:
                                       tuple(param.impl.dims), DataType.FLOAT32, param)
                 staged.append((None, param, value))
         # Everything checked and converted: apply.
+        self._release_flat_groups()  # the beta powers of a group share one array
         self._step_count = int(step)
         if scheduler_state is not None:
             self._lr_scheduler._apply(scheduler_state)
@@ -432,14 +530,20 @@ class SGD(Optimizer):
 
     ``multi_precision=True`` keeps a float32 master copy of each float16
     parameter, updates it and rounds it into the parameter.
+    ``use_multi_tensor=True`` (not in Paddle's SGD; its Momentum and Adam have
+    it) updates the parameters that share a dtype, device and learning rate
+    with one fused call on flat buffers (see eager/optimizer/multi_tensor.py);
+    the values are the same bit for bit.
 
     >>> opt = eager.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
     """
 
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
-                 grad_clip=None, multi_precision: bool = False, name=None):
+                 grad_clip=None, multi_precision: bool = False, name=None,
+                 use_multi_tensor: bool = False):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._multi_precision = to_bool(multi_precision, "SGD", "multi_precision")
+        self._use_multi_tensor = to_bool(use_multi_tensor, "SGD", "use_multi_tensor")
 
 
 class Momentum(Optimizer):
@@ -450,9 +554,11 @@ class Momentum(Optimizer):
     param -= lr * (grad + momentum * velocity)    (use_nesterov=True)
 
     ``rescale_grad`` multiplies the gradient first. An L2 ``weight_decay`` (a
-    float or ``L2Decay``) runs inside the fused kernel, as in Paddle;
-    ``use_multi_tensor`` is accepted for Paddle's signature (each parameter is
-    updated by its own kernel; the result is the same).
+    float or ``L2Decay``) runs inside the fused kernel, as in Paddle.
+    ``use_multi_tensor=True`` updates the parameters that share a dtype,
+    device, learning rate and hyperparameters with one fused call on flat
+    buffers (see eager/optimizer/multi_tensor.py); the values are the same bit
+    for bit.
     """
 
     _accumulator_specs = (("velocity", 0.0, False),)
@@ -468,7 +574,7 @@ class Momentum(Optimizer):
         self._use_nesterov = to_bool(use_nesterov, "Momentum", "use_nesterov")
         self._rescale_grad = _check_finite("Momentum", "rescale_grad", rescale_grad, positive=True)
         self._multi_precision = to_bool(multi_precision, "Momentum", "multi_precision")
-        to_bool(use_multi_tensor, "Momentum", "use_multi_tensor")
+        self._use_multi_tensor = to_bool(use_multi_tensor, "Momentum", "use_multi_tensor")
 
     def _regularizer_of(self, param):
         decay = super()._regularizer_of(param)
@@ -485,6 +591,18 @@ class Momentum(Optimizer):
                           decay.coeff if fused else 0.0, self._multi_precision,
                           self._hyper(param, "rescale_grad"))
 
+    def _hyper_key(self, param) -> tuple:
+        decay = Optimizer._regularizer_of(self, param)
+        fused = isinstance(decay, L2Decay)
+        return (self._hyper(param, "momentum"), self._hyper(param, "use_nesterov"),
+                "l2_decay" if fused else "", decay.coeff if fused else 0.0,
+                self._hyper(param, "rescale_grad"))
+
+    def _update_flat(self, group, grad, key: tuple) -> None:
+        mu, nesterov, method, coeff, rescale = key[1:]
+        phi_api.momentum_(group.param_buffer.flat, grad, group.state(0), self._lr_input(group.params[0]),
+                          None, mu, nesterov, method, coeff, False, rescale)
+
 
 class Adam(Optimizer):
     """Adam, with Paddle's formulation (``adam_``; epsilon scaled by the bias
@@ -500,8 +618,10 @@ class Adam(Optimizer):
     gradient; AdamW decays the parameter instead. ``lazy_mode`` matters only
     for sparse (SelectedRows) gradients (``Embedding(sparse=True)``): with it
     only the rows the gradient holds move (their moments too), without it the
-    update is the dense one. ``use_multi_tensor`` is accepted for Paddle's
-    signature.
+    update is the dense one. ``use_multi_tensor=True`` updates the parameters
+    that share a dtype, device, learning rate and hyperparameters with one
+    fused call on flat buffers (see eager/optimizer/multi_tensor.py); the
+    values are the same bit for bit.
     """
 
     _accumulator_specs = (("moment1", 0.0, False), ("moment2", 0.0, False),
@@ -522,7 +642,7 @@ class Adam(Optimizer):
         self._epsilon = _check_finite(who, "epsilon", epsilon, positive=False)
         self._lazy_mode = to_bool(lazy_mode, who, "lazy_mode")
         self._multi_precision = to_bool(multi_precision, who, "multi_precision")
-        to_bool(use_multi_tensor, who, "use_multi_tensor")
+        self._use_multi_tensor = to_bool(use_multi_tensor, who, "use_multi_tensor")
         # The beta powers start at beta (the correction of step 1), as in Paddle.
 
     def _update(self, param, grad):
@@ -531,6 +651,16 @@ class Adam(Optimizer):
                       self._master_weight(param), self._hyper(param, "beta1"),
                       self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
                       self._multi_precision, self._hyper(param, "lazy_mode"))
+
+    def _hyper_key(self, param) -> tuple:
+        return (self._hyper(param, "beta1"), self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
+                self._hyper(param, "lazy_mode"))
+
+    def _update_flat(self, group, grad, key: tuple) -> None:
+        beta1, beta2, epsilon, lazy_mode = key[1:]
+        phi_api.adam_(group.param_buffer.flat, grad, self._lr_input(group.params[0]), group.state(0),
+                      group.state(1), group.state(2), group.state(3), None, beta1, beta2, epsilon, False,
+                      lazy_mode)
 
 
 class AdamW(Adam):
@@ -541,7 +671,10 @@ class AdamW(Adam):
     called with a parameter's name, False exempts it from the decay (biases and
     norms, typically). ``lr_ratio``: called with a parameter, returns a factor
     for its learning rate (decay and step). A parameter's own ``regularizer``
-    is still added to its gradient, as in Paddle.
+    is still added to its gradient, as in Paddle. ``use_multi_tensor=True``
+    (not in Paddle's AdamW) updates the parameters that share a dtype, device,
+    learning rate, decay and hyperparameters with one fused call on flat
+    buffers (see eager/optimizer/multi_tensor.py), bit for bit as one by one.
     """
 
     _group_keys = dict(Adam._group_keys, weight_decay="_check_coeff")
@@ -549,14 +682,14 @@ class AdamW(Adam):
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, lr_ratio=None,
                  apply_decay_param_fun=None, grad_clip=None, lazy_mode: bool = False,
-                 multi_precision: bool = False, name=None):
+                 multi_precision: bool = False, name=None, use_multi_tensor: bool = False):
         _check_coeff("AdamW", weight_decay)
         for arg, fn in (("lr_ratio", lr_ratio), ("apply_decay_param_fun", apply_decay_param_fun)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"AdamW: argument '{arg}' expected a callable or None, got "
                                 f"{type(fn).__name__}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
-                         lazy_mode, multi_precision, name=name)
+                         lazy_mode, multi_precision, use_multi_tensor, name=name)
         self._coeff = float(weight_decay)
         self._lr_ratio = lr_ratio
         self._apply_decay_param_fun = apply_decay_param_fun
@@ -577,6 +710,20 @@ class AdamW(Adam):
                        self._master_weight(param), self._hyper(param, "beta1"),
                        self._hyper(param, "beta2"), self._hyper(param, "epsilon"), ratio, coeff,
                        with_decay, self._multi_precision, self._hyper(param, "lazy_mode"))
+
+    def _hyper_key(self, param) -> tuple:
+        group = self._group_of.get(id(param))
+        coeff = group["weight_decay"] if group is not None and "weight_decay" in group else self._coeff
+        with_decay = coeff > 0 and (self._apply_decay_param_fun is None
+                                    or bool(self._apply_decay_param_fun(param.name)))
+        ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
+        return super()._hyper_key(param) + (ratio, coeff, with_decay)
+
+    def _update_flat(self, group, grad, key: tuple) -> None:
+        beta1, beta2, epsilon, lazy_mode, ratio, coeff, with_decay = key[1:]
+        phi_api.adamw_(group.param_buffer.flat, grad, self._lr_input(group.params[0]), group.state(0),
+                       group.state(1), group.state(2), group.state(3), None, beta1, beta2, epsilon, ratio,
+                       coeff, with_decay, False, lazy_mode)
 
 
 class Adamax(Optimizer):

@@ -30,9 +30,12 @@ array([0., 0., 0.])
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .. import infermeta as _im
+from ..backends.gpu_context import import_cupy
 from ..common.tensor_kind import TensorKind
 from ..core import KERNELS, DenseTensor, MetaTensor, PhiError
 from ..core.selected_rows import SelectedRows
@@ -238,7 +241,137 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
     return _bump_adam_outputs(outs)
 
 
-__all__ = ["adam_", "adamw_", "momentum_", "sgd_"]
+# -- multi-tensor storage ------------------------------------------------------------
+
+def _device(tensor):
+    """A context with the device of ``tensor``'s array current (nothing on the host)."""
+    if type(tensor.array) is np.ndarray:
+        return contextlib.nullcontext()
+    return import_cupy().cuda.Device(tensor.place.device_id)
+
+
+def flat_compatible(members) -> bool:
+    """Whether ``members`` (phi tensors) are dense, C-contiguous and of one array
+    type, dtype and device: what :class:`FlatBuffer` takes."""
+    first = members[0]
+    if type(first) is not DenseTensor:
+        return False
+    array = first.array
+    array_type, dtype, on_host = type(array), array.dtype, type(array) is np.ndarray
+    for member in members:
+        if type(member) is not DenseTensor:
+            return False
+        other = member.array
+        if type(other) is not array_type or other.dtype != dtype or not other.flags.c_contiguous:
+            return False
+        if not on_host and other.device != array.device:
+            return False
+    return True
+
+
+def same_layout(x, like) -> bool:
+    """Whether ``x`` is a dense tensor of ``like``'s array type, dtype and shape."""
+    if type(x) is not DenseTensor:
+        return False
+    a, b = x.array, like.array
+    return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
+
+
+class FlatBuffer:
+    """Dense tensors whose arrays are views of one flat buffer, ``flat``: the
+    storage of a multi-tensor optimizer update (eager.optimizer's
+    ``use_multi_tensor``), which updates them all with one call on ``flat``
+    (every update rule is elementwise, so the values are those of one call per
+    tensor, bit for bit).
+
+    Made from ``members`` (see :func:`flat_compatible`): their values are copied
+    into consecutive slices of a new buffer on their device and each member's
+    array becomes the C-contiguous view of its slice, in its shape; values and
+    versions are unchanged, the DenseTensor objects stay the same.
+
+    >>> a, b = DenseTensor(np.ones((2, 2))), DenseTensor(np.zeros(3))
+    >>> buffer = FlatBuffer([a, b])
+    >>> buffer.flat.array
+    array([1., 1., 1., 1., 0., 0., 0.])
+    >>> a.array.base is buffer.flat.array
+    True
+    """
+
+    __slots__ = ("flat", "members", "views")
+
+    def __init__(self, members):
+        members = tuple(members)
+        if not members or not flat_compatible(members):
+            raise InvalidArgumentError(
+                "FlatBuffer: argument 'members' expected dense, C-contiguous tensors of one array "
+                "type, dtype and device, got " + ", ".join(describe_tensor(m) for m in members))
+        first = members[0].array
+        xp = np if type(first) is np.ndarray else import_cupy()
+        sizes = [m.array.size for m in members]
+        views = []
+        with _device(members[0]):
+            flat = xp.empty(sum(sizes), first.dtype)
+            start = 0
+            for member, size in zip(members, sizes):
+                view = flat[start:start + size].reshape(member.array.shape)
+                view[...] = member.array
+                member.array = view
+                views.append(view)
+                start += size
+        self.flat = DenseTensor(flat)
+        self.members = members
+        self.views = tuple(views)
+
+    def intact(self, members) -> bool:
+        """Whether ``members`` are these tensors, in this order, each still viewing
+        its slice (nothing gave one of them another buffer since)."""
+        if len(members) != len(self.members):
+            return False
+        for member, mine, view in zip(members, self.members, self.views):
+            if member is not mine or member.array is not view:
+                return False
+        return True
+
+    def copy_in(self, index: int, x, adopt: bool = False) -> None:
+        """Slice ``index`` gets ``x``'s values (x: see :func:`same_layout`) unless
+        x already views it; with ``adopt``, x's array becomes the view of that
+        slice (x is a buffer its owner lets go of: a ``.grad`` accumulation owns)."""
+        view = self.views[index]
+        if x.array is view:
+            return
+        with _device(x):
+            view[...] = x.array
+        if adopt:
+            x.array = view
+
+    def bump_versions(self) -> None:
+        """Moves the version of every member: the update wrote them through ``flat``."""
+        for member in self.members:
+            member.bump_version()
+
+
+def share_equal_(members) -> bool:
+    """Makes every one of ``members`` (one-element dense tensors: the beta powers
+    of a multi-tensor group) view the first one's array when all hold the same
+    value (read once, on the host); returns whether they do."""
+    first = members[0].array
+    for member in members[1:]:
+        if not same_layout(member, members[0]) or bool(member.array != first):
+            return False
+    for member in members[1:]:
+        member.array = first
+    return True
+
+
+def unshare_(members) -> None:
+    """Gives each of ``members`` an array of its own again (a copy of its values)."""
+    for member in members:
+        with _device(member):
+            member.array = member.array.copy()
+
+
+__all__ = ["FlatBuffer", "adam_", "adamw_", "flat_compatible", "momentum_", "same_layout", "sgd_",
+           "share_equal_", "unshare_"]
 
 
 # -- adamax_, adagrad_, adadelta_, rmsprop_, lamb_: dense gradients ------------------

@@ -32,14 +32,19 @@ def linear(ctx, x, weight, bias):
 
 
 @register_kernel("linear_grad", ALL_BACKENDS, FLOATS)
-def linear_grad(ctx, x, weight, out_grad, *, out_mask=None):
+def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
+    """``into``: None, or (x_grad, weight_grad, bias_grad) C-contiguous arrays of
+    the gradients' shapes and dtype (None for any) that the gradients are written
+    into instead of new arrays: a leaf's zeroed ``.grad`` buffer (see
+    eager.autograd.accumulation.LEAF_WRITERS). The values are the same bit for bit."""
     xp = ctx.xp
     x_grad = weight_grad = bias_grad = None
+    x_into, weight_into, bias_into = (None, None, None) if into is None else into
     rows = _rows(out_grad)
     if want(out_mask, 0):
-        x_grad = xp.matmul(out_grad, weight.T)
+        x_grad = xp.matmul(out_grad, weight.T, out=x_into)
     if want(out_mask, 1):
-        weight_grad = xp.matmul(_rows(x).T, rows)
+        weight_grad = xp.matmul(_rows(x).T, rows, out=weight_into)
     if want(out_mask, 2):
-        bias_grad = rows.sum(axis=0)
+        bias_grad = rows.sum(axis=0) if bias_into is None else xp.sum(rows, axis=0, out=bias_into)
     return x_grad, weight_grad, bias_grad

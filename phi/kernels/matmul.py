@@ -18,8 +18,18 @@ def matmul(ctx, x, y, transpose_x, transpose_y):
 
 
 @register_kernel("matmul_grad", ALL_BACKENDS, INTS + INEXACT)
-def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None):
+def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None, into=None):
+    """``into``: None, or (x_grad, y_grad) C-contiguous arrays of the gradients'
+    shapes and dtype (None for any) that a gradient of 2-D x and y without
+    transposes is written into instead of a new array (a leaf's zeroed ``.grad``
+    buffer; see eager.autograd.accumulation.LEAF_WRITERS); other cases ignore it.
+    The values are the same bit for bit."""
     xp = ctx.xp
+    if into is not None and x.ndim == 2 and y.ndim == 2 and not transpose_x and not transpose_y \
+            and x.dtype.kind != "c":
+        x_into, y_into = into
+        return (xp.matmul(out_grad, y.T, out=x_into) if want(out_mask, 0) else None,
+                xp.matmul(x.T, out_grad, out=y_into) if want(out_mask, 1) else None)
     # Work on matrices: a 1-D x is a row, a 1-D y a column, and out_grad gets the
     # dimensions that matmul dropped for them back.
     x_vec, y_vec = x.ndim == 1, y.ndim == 1

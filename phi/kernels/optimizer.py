@@ -7,8 +7,12 @@ and never modifies the gradient. On the host a large parameter is updated
 block by block with block-sized scratch (``_update_blockwise``): no update
 allocates a parameter-sized temporary there, except the float32 copy a
 float16 gradient or parameter needs per block, and Lamb, whose trust ratio
-needs the whole update first. On a GPU each rule runs once on the whole arrays
-with one parameter-sized scratch array (two for Momentum and Adadelta).
+needs the whole update first. The host's scratch arrays come from a workspace
+reused from call to call (``_host_scratch``: per thread and dtype, as large as
+the largest request, at most two blocks or SGD's four), so a host update of any
+size allocates nothing at all after the first. On a GPU each rule runs once on
+the whole arrays with one parameter-sized scratch array (two for Momentum and
+Adadelta) from CuPy's memory pool.
 ``learning_rate`` and the beta powers are one-element arrays read on
 the device (no host round trip on a GPU); the beta powers advance in place.
 
@@ -20,6 +24,8 @@ otherwise.
 With a SelectedRows gradient (kind SELECTED_ROWS, below) SGD and lazy Adam
 read and write only the rows the gradient holds.
 """
+import threading
+
 import numpy as np
 
 from ..common.tensor_kind import TensorKind
@@ -30,6 +36,28 @@ from .funcs import scatter_add
 # Elements per block of a host update (see _update_blockwise): 256 KiB of float32,
 # so a block of each array the update reads stays in a core's L2 cache.
 _BLOCK = 1 << 16
+
+# Per thread: numpy dtype -> the flat host array _host_scratch hands out views of.
+_WORKSPACE = threading.local()
+
+
+def _host_scratch(dtype, shape, count: int = 1) -> list:
+    """``count`` host arrays of ``shape`` and ``dtype`` for an update's scratch,
+    views of one workspace array per thread and dtype that grows to the largest
+    request and is reused by every later call (a kernel runs its rule to the end
+    before another runs in the same thread, and never hands scratch out). Callers
+    ask for at most a few blocks (``_BLOCK``), so the workspace stays that small."""
+    size = 1
+    for n in shape:
+        size *= n
+    arrays = getattr(_WORKSPACE, "arrays", None)
+    if arrays is None:
+        arrays = _WORKSPACE.arrays = {}
+    dtype = np.dtype(dtype)
+    buffer = arrays.get(dtype)
+    if buffer is None or buffer.size < size * count:
+        buffer = arrays[dtype] = np.empty(size * count, dtype)
+    return [buffer[i * size:(i + 1) * size].reshape(shape) for i in range(count)]
 
 
 def _scalar(array):
@@ -80,17 +108,17 @@ def _update_blockwise(xp, rule, param, master_param, dtype, grad, states=(), scr
     size = param.size
     if xp is not np or size <= block or not all(a.flags.c_contiguous for a in arrays):
         p = _compute_array(param, master_param, dtype)
-        spare = xp.empty(param.shape, dtype)
-        if scratch == 1:
-            rule(p, _in_dtype(grad, dtype), *states, spare)
+        if xp is np and size <= block:
+            spares = _host_scratch(dtype, param.shape, scratch)
         else:
-            rule(p, _in_dtype(grad, dtype), *states, spare, xp.empty(param.shape, dtype))
+            spares = [xp.empty(param.shape, dtype) for _ in range(scratch)]
+        rule(p, _in_dtype(grad, dtype), *states, *spares)
         _write_back(xp, param, p)
         return
     flat_param, flat_grad = param.reshape(-1), grad.reshape(-1)
     flat_master = None if master_param is None else master_param.reshape(-1)
     flat_states = [s.reshape(-1) for s in states]
-    blocks = [xp.empty(block, dtype) for _ in range(scratch)]
+    blocks = _host_scratch(dtype, (block,), scratch)
     for start in range(0, size, block):
         stop = min(start + block, size)
         part = param_part = flat_param[start:stop]
@@ -112,7 +140,10 @@ def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
     # parameters of more than four blocks (1 MiB of float32) are split.
     block = 4 * _BLOCK
     if master_param is None and param.size <= block and param.dtype == grad.dtype == learning_rate.dtype:
-        xp.subtract(param, xp.multiply(grad, lr), out=param)  # the common small case, in fewest calls
+        # The common small case, in fewest calls; lr * grad into the host workspace
+        # (no parameter-sized temporary), into a new array from CuPy's pool on a GPU.
+        scaled = xp.multiply(grad, lr, out=_host_scratch(grad.dtype, grad.shape)[0] if xp is np else None)
+        xp.subtract(param, scaled, out=param)
         return param, master_param
 
     def rule(p, g, scratch):
