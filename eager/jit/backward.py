@@ -31,6 +31,7 @@ from phi import api as phi_api
 from phi.core import DenseTensor
 
 from ..autograd import engine
+from ..autograd.accumulation import LEAF_WALK
 from ..autograd.grad_mode import STATE
 from ..autograd.node import GradNodeBase
 from ..errors import AutogradError
@@ -149,12 +150,15 @@ def _record_one(rec, outputs, roots_edges, mask, sinks):
         if node not in roots:
             roots.append(node)
     mark = len(rec.calls)
-    previous = STATE.enabled
-    STATE.enabled = False
+    previous, previous_walk = STATE.enabled, LEAF_WALK.state
+    # No leaf writer may write into a .grad during this walk (not even an outer
+    # backward's, should a hook call the function): every boundary gradient
+    # must arrive in ``leaves`` as a sink's.
+    STATE.enabled, LEAF_WALK.state = False, None
     try:
-        leaves, _, _ = engine._walk_plain(roots, holders, False, engine._count_dependencies(roots))
+        leaves, _, _ = engine._walk_plain(roots, holders, False, engine._count_dependencies(roots), [])
     finally:
-        STATE.enabled = previous
+        STATE.enabled, LEAF_WALK.state = previous, previous_walk
     if rec.reason is not None:
         raise NotCapturable(rec.reason)
     arrived = {id(node): grad for node, grad in leaves}
