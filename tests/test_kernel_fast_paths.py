@@ -13,6 +13,7 @@ import types
 import numpy as np
 import pytest
 
+import eager
 import fake_cupy
 from phi.backends.cpu_context import CPU_CONTEXT
 from phi.common.data_type import DataType
@@ -173,3 +174,38 @@ def test_host_factor_remembers_nonzero_floats_only():
     assert len(funcs._FACTORS[f32]) <= funcs._FACTOR_LIMIT
     with pytest.raises(ValueError):
         host_factor(0.25, f32)[...] = 1
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_mse_loss_gives_the_composed_ops_bits(reduction, dtype):
+    """mse_loss is one op now; its loss and both gradients are the bits that subtract,
+    multiply and mean (sum) gave, whose backward added the product rule's two halves."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((8, 10)).astype(dtype), rng.standard_normal((8, 10)).astype(dtype)
+    results = []
+    for fused in (True, False):
+        x, y = eager.to_tensor(a, stop_gradient=False), eager.to_tensor(b, stop_gradient=False)
+        if fused:
+            loss = eager.nn.functional.mse_loss(x, y, reduction)
+            assert loss.grad_node.forward_op == "fused_mse_loss"
+        else:
+            diff = x - y
+            squares = diff * diff
+            loss = {"mean": eager.mean, "sum": eager.sum, "none": lambda t: t}[reduction](squares)
+        (loss.sum() if reduction == "none" else loss).backward()
+        results.append((loss.numpy(), x.grad.numpy(), y.grad.numpy()))
+    for fused, composed in zip(*results):
+        same_bits(fused, composed)
+
+
+def test_fused_mse_loss_label_without_gradient_and_checks():
+    x = eager.to_tensor(np.array([1.0, 2.0, 4.0]), stop_gradient=False)
+    label = eager.to_tensor(np.array([0.0, 2.0, 1.0]))
+    eager.nn.functional.mse_loss(x, label).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 * 1 / 3, 0.0, 2 * 3 / 3])
+    assert label.grad is None
+    with pytest.raises(ValueError, match="fused_mse_loss.*'reduction' expected 'mean', 'sum' or 'none'"):
+        eager.fused_mse_loss(x, label, "max")
+    with pytest.raises(ValueError, match="fused_mse_loss.*'label' expected float64\\[3\\]"):
+        eager.fused_mse_loss(x, eager.to_tensor(np.zeros(2)))
