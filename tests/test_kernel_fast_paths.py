@@ -209,3 +209,43 @@ def test_fused_mse_loss_label_without_gradient_and_checks():
         eager.fused_mse_loss(x, label, "max")
     with pytest.raises(ValueError, match="fused_mse_loss.*'label' expected float64\\[3\\]"):
         eager.fused_mse_loss(x, eager.to_tensor(np.zeros(2)))
+
+
+@pytest.mark.parametrize("transpose_x", [False, True])
+@pytest.mark.parametrize("transpose_y", [False, True])
+def test_matmul_grad_of_two_matrices(transpose_x, transpose_y):
+    """The 2-D path: d op(x) = g op(y)^T and d op(y) = op(x)^T g, transposed back
+    where the op was transposed; checked element by element against sums."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 3))  # op(x)
+    b = rng.standard_normal((3, 2))  # op(y)
+    g = rng.standard_normal((4, 2))
+    x = a.T.copy() if transpose_x else a
+    y = b.T.copy() if transpose_y else b
+    fn = kernel("matmul_grad")
+    x_grad, y_grad = fn(CPU_CONTEXT, x, y, g, transpose_x, transpose_y)
+    da = np.array([[sum(g[i, j] * b[k, j] for j in range(2)) for k in range(3)] for i in range(4)])
+    db = np.array([[sum(a[i, k] * g[i, j] for i in range(4)) for j in range(2)] for k in range(3)])
+    np.testing.assert_allclose(x_grad, da.T if transpose_x else da, rtol=1e-12)
+    np.testing.assert_allclose(y_grad, db.T if transpose_y else db, rtol=1e-12)
+    only_y = fn(CPU_CONTEXT, x, y, g, transpose_x, transpose_y, out_mask=(False, True))
+    assert only_y[0] is None and np.array_equal(only_y[1], y_grad)
+    same_bits(on_fake_gpu(lambda ctx, *args: fn(ctx, *args)[0], x, y, g, transpose_x, transpose_y), x_grad)
+
+
+def test_elementwise_grads_reduce_only_broadcast_inputs():
+    rng = np.random.default_rng(6)
+    x, y, g = rng.standard_normal((3, 4)), rng.standard_normal((4,)), rng.standard_normal((3, 4))
+    x_grad, y_grad = kernel("add_grad")(CPU_CONTEXT, x, y, g)
+    assert x_grad is g  # passed through: nothing to reduce
+    np.testing.assert_allclose(y_grad, [g[0, j] + g[1, j] + g[2, j] for j in range(4)])
+    x_grad, y_grad = kernel("subtract_grad")(CPU_CONTEXT, x, y, g)
+    assert x_grad is g
+    np.testing.assert_allclose(y_grad, [-(g[0, j] + g[1, j] + g[2, j]) for j in range(4)])
+    x_grad, y_grad = kernel("multiply_grad")(CPU_CONTEXT, x, y, g, out_mask=(True, True))
+    same_bits(x_grad, g * y)
+    np.testing.assert_allclose(y_grad, [sum(g[i, j] * x[i, j] for i in range(3)) for j in range(4)])
+    assert kernel("multiply_grad")(CPU_CONTEXT, x, y, g, out_mask=(False, True))[0] is None
+    z = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex128)
+    x_grad, y_grad = kernel("multiply_grad")(CPU_CONTEXT, z, z[::-1].copy(), np.ones(4, np.complex128))
+    same_bits(x_grad, np.conj(z[::-1]))
