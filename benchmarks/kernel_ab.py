@@ -8,7 +8,8 @@ The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
 round then installs one side's kernels into the dense CPU dispatch tables (and
 empties the signature caches, which hold the kernels bound before), and times
-the workload. Both sides share everything else (generated code, engine), so the
+the workload. A to_static step (B3j) replays the kernels it captured, so each
+side has its own, captured with that side's kernels. Both sides share everything else (generated code, engine), so the
 difference is the kernels' own work.
 """
 from __future__ import annotations
@@ -95,28 +96,30 @@ def install(kernels: dict) -> None:
         cache.clear()
 
 
-def workloads(only):
+def workloads(only, sides):
+    """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
+    kernels it captured, so each side gets its own, captured with its kernels installed."""
     import run as R  # benchmarks/run.py: the B2 chain and the B3 steps
     out = {}
-    if "B2" in only:
-        rng = np.random.default_rng(0)
-        x = eager.to_tensor(rng.standard_normal(16).astype(np.float32), stop_gradient=False)
-        c = eager.to_tensor(rng.standard_normal(16).astype(np.float32))
-        out["B2 fwd+bwd per node (us)"] = (functools.partial(R.eager_chain, x, c), 1e6 / R.CHAIN, 3)
     params = init_weights()
-    for batch in (64, 512):
-        if f"B3b{batch}" in only or "B3" in only:
+    for side, kernels in sides.items():
+        install(kernels)
+        if "B2" in only:
+            rng = np.random.default_rng(0)
+            x = eager.to_tensor(rng.standard_normal(16).astype(np.float32), stop_gradient=False)
+            c = eager.to_tensor(rng.standard_normal(16).astype(np.float32))
+            out["B2 fwd+bwd per node (us)", side] = (functools.partial(R.eager_chain, x, c), 1e6 / R.CHAIN, 3)
+        for batch in (64, 512):
             x_np, y_np = make_batch(batch)
-            step = R.EagerStep(params)
             x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
-            out[f"B3 b{batch} step (ms)"] = (functools.partial(step.step, x, y), 1e3, 5 if batch == 64 else 2)
-        if f"B3jb{batch}" in only or "B3j" in only:
-            x_np, y_np = make_batch(batch)
-            jit = R.JitStep(params)
-            x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
-            for _ in range(3):
-                jit.step(x, y)
-            out[f"B3j b{batch} step (ms)"] = (functools.partial(jit.step, x, y), 1e3, 5 if batch == 64 else 2)
+            number = 5 if batch == 64 else 2
+            if "B3" in only:
+                out[f"B3 b{batch} step (ms)", side] = (functools.partial(R.EagerStep(params).step, x, y), 1e3, number)
+            if "B3j" in only:
+                jit = R.JitStep(params)
+                for _ in range(3):
+                    jit.step(x, y)
+                out[f"B3j b{batch} step (ms)", side] = (functools.partial(jit.step, x, y), 1e3, number)
     return out
 
 
@@ -132,19 +135,21 @@ def main(argv=None) -> int:
     sides = {"before": {k: v for k, v in before.items() if k in after}, "after": after}
     if not sides["before"]:
         raise SystemExit("kernel_ab: no kernel of the base revision matches a registered one")
-    loads = workloads(only)
-    best = {(w, s): float("inf") for w in loads for s in sides}
+    loads = workloads(only, sides)
+    names = list(dict.fromkeys(w for w, _ in loads))
+    best = dict.fromkeys(loads, float("inf"))
     for _ in range(args.rounds):
         for side, kernels in sides.items():
             install(kernels)
-            for w, (fn, unit, number) in loads.items():
+            for w in names:
+                fn, unit, number = loads[w, side]
                 fn()  # warm: remember the signatures again
                 start = time.perf_counter()
                 for _ in range(number):
                     fn()
                 best[w, side] = min(best[w, side], (time.perf_counter() - start) / number * unit)
     print(f"{'workload':<28} {'before':>9} {'after':>9} {'after/before':>13}")
-    for w in loads:
+    for w in names:
         b, a = best[w, "before"], best[w, "after"]
         print(f"{w:<28} {b:9.3f} {a:9.3f} {a / b:12.3f}x")
     return 0
