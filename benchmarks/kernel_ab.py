@@ -3,6 +3,7 @@ against the working tree's, interleaved round by round, minimum reported.
 
     python benchmarks/kernel_ab.py --base main                  # B2 chain, B3 steps
     python benchmarks/kernel_ab.py --base main --rounds 40 --only B2
+    python benchmarks/kernel_ab.py --base main --clock wall   # perf_counter, not CPU time
 
 The kernel modules of ``--base`` are read with ``git show`` and executed with a
 registration that collects their functions instead of registering them; each
@@ -128,6 +129,8 @@ def main(argv=None) -> int:
     parser.add_argument("--base", default="main", help="git revision of the 'before' kernels")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--only", default="B2,B3,B3j")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="cpu: this process's CPU time (steadier on a shared machine); wall: perf_counter")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     before = base_kernels(args.base)
@@ -138,16 +141,17 @@ def main(argv=None) -> int:
     loads = workloads(only, sides)
     names = list(dict.fromkeys(w for w, _ in loads))
     best = dict.fromkeys(loads, float("inf"))
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     for _ in range(args.rounds):
         for side, kernels in sides.items():
             install(kernels)
             for w in names:
                 fn, unit, number = loads[w, side]
                 fn()  # warm: remember the signatures again
-                start = time.perf_counter()
+                start = clock()
                 for _ in range(number):
                     fn()
-                best[w, side] = min(best[w, side], (time.perf_counter() - start) / number * unit)
+                best[w, side] = min(best[w, side], (clock() - start) / number * unit)
     print(f"{'workload':<28} {'before':>9} {'after':>9} {'after/before':>13}")
     for w in names:
         b, a = best[w, "before"], best[w, "after"]
