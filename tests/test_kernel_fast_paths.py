@@ -9,6 +9,7 @@ same kernels run on tests/fake_cupy.py (the GPU path: Python numbers, no host
 constant may meet a device array) and must agree with NumPy there too.
 """
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -149,6 +150,11 @@ def test_scale_keeps_integer_and_complex_rules():
     ints = np.arange(-3, 4, dtype=np.int32)
     same_bits(kernel("scale")(CPU_CONTEXT, ints, 0.5, 0.0, True), (ints * 0.5).astype(np.int32))
     same_bits(kernel("scale")(CPU_CONTEXT, ints, 2, 1, True), ints * 2 + 1)
+    floats = sample((6,), np.float32)  # a complex bias: the result's real part, as before the fast path
+    with warnings.catch_warnings():  # NumPy's ComplexWarning for the discarded imaginary part
+        warnings.simplefilter("ignore")
+        same_bits(kernel("scale")(CPU_CONTEXT, floats, 0.5, 1j, True), np.real(floats * 0.5 + 1j).astype(np.float32))
+    same_bits(kernel("scale")(CPU_CONTEXT, floats, 0.5, 2, True), floats * 0.5 + 2)  # an int bias
     z = sample((6,), np.complex64)
     same_bits(kernel("scale")(CPU_CONTEXT, z, 0.5, 0.0, True), (z * 0.5).astype(np.complex64))
     same_bits(kernel("scale_grad")(CPU_CONTEXT, ints, 3), ints * 3)

@@ -47,9 +47,12 @@ def pow_grad(ctx, x, out_grad, y):
     return xp.multiply(out_grad, xp.multiply(xp.power(conj(x), y - 1), y))
 
 
+_REAL_BIAS = frozenset((float, int))  # a bias added in place into a float result (a complex one is not)
+
+
 @register_kernel("scale", ALL_BACKENDS, NUMERIC)
 def scale(ctx, x, scale, bias, bias_after_scale):
-    if ctx.xp is np and type(scale) is float and bias_after_scale and x.ndim:
+    if ctx.xp is np and type(scale) is float and bias_after_scale and x.ndim and type(bias) in _REAL_BIAS:
         # The common case (a float tensor times a Python float: ``y * 0.5``): the
         # factor as a 0-d array of x's dtype, which is what NumPy converts a Python
         # float to anyway (same rounding), without a ufunc's ~300 ns on a Python scalar.
