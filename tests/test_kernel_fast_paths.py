@@ -255,3 +255,18 @@ def test_elementwise_grads_reduce_only_broadcast_inputs():
     z = (rng.standard_normal(4) + 1j * rng.standard_normal(4)).astype(np.complex128)
     x_grad, y_grad = kernel("multiply_grad")(CPU_CONTEXT, z, z[::-1].copy(), np.ones(4, np.complex128))
     same_bits(x_grad, np.conj(z[::-1]))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [np.complex64, np.complex128])
+def test_exp_and_log_grads(dtype):
+    """Real dtypes: exp_grad is called as the ufunc itself (out * out_grad, the same
+    product either way round); complex ones conjugate, as the derivative needs."""
+    x, g = sample((3, 5), dtype, 7, special=False), sample((3, 5), dtype, 8, special=False)
+    with np.errstate(all="ignore"):
+        out = np.exp(x)
+        same_bits(kernel("exp_grad")(CPU_CONTEXT, out, g), g * np.conj(out))
+        same_bits(kernel("log_grad")(CPU_CONTEXT, x, g), g / np.conj(x))
+        same_bits(on_fake_gpu(kernel("exp_grad"), out, g), g * np.conj(out))
+    if np.dtype(dtype).kind == "f":
+        table = KERNELS.dispatch_table("exp_grad")
+        assert table[np.ndarray, np.dtype(dtype)] is np.multiply

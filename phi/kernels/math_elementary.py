@@ -10,7 +10,7 @@ returns the result, which is ``into`` when it wrote there.
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, INEXACT, NUMERIC
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, NUMERIC
 from .funcs import conj, host_factor
 
 
@@ -19,9 +19,16 @@ def exp(ctx, x):
     return ctx.xp.exp(x)
 
 
-@register_kernel("exp_grad", ALL_BACKENDS, INEXACT)
+@register_kernel("exp_grad", ALL_BACKENDS, FLOATS)
 def exp_grad(ctx, out, out_grad):
-    return ctx.xp.multiply(out_grad, conj(out))
+    # out * out_grad (the product is the same either way round): a kernel that only
+    # forwards its arguments is called as np.multiply itself, no frame.
+    return ctx.xp.multiply(out, out_grad)
+
+
+@register_kernel("exp_grad", ALL_BACKENDS, COMPLEX)
+def exp_grad_complex(ctx, out, out_grad):
+    return ctx.xp.multiply(out_grad, ctx.xp.conj(out))
 
 
 @register_kernel("log", ALL_BACKENDS, INEXACT)
@@ -29,9 +36,14 @@ def log(ctx, x):
     return ctx.xp.log(x)
 
 
-@register_kernel("log_grad", ALL_BACKENDS, INEXACT)
+@register_kernel("log_grad", ALL_BACKENDS, FLOATS)
 def log_grad(ctx, x, out_grad):
-    return ctx.xp.divide(out_grad, conj(x))
+    return ctx.xp.divide(out_grad, x)
+
+
+@register_kernel("log_grad", ALL_BACKENDS, COMPLEX)
+def log_grad_complex(ctx, x, out_grad):
+    return ctx.xp.divide(out_grad, ctx.xp.conj(x))
 
 
 @register_kernel("pow", ALL_BACKENDS, INEXACT)
