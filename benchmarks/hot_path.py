@@ -31,7 +31,7 @@ from eager.generated import ops_elementwise  # noqa: E402
 from phi import infermeta  # noqa: E402
 from phi.api import generated_api  # noqa: E402
 from phi.core import DenseTensor, MetaTensor  # noqa: E402
-from phi.core.kernel_registry import set_signature_cache_capacity  # noqa: E402
+from phi.core.kernel_registry import KERNELS, set_signature_cache_capacity  # noqa: E402
 
 
 def pieces():
@@ -43,7 +43,13 @@ def pieces():
     off, b = eager.to_tensor(xa), eager.to_tensor(ya)
     seen = generated_api._add_seen
     recorded = eager.tanh(on)
-    g = dict(G=generated_api, im=infermeta, MetaTensor=MetaTensor, DenseTensor=DenseTensor, np=np,
+    # B2's kernels as the grad nodes and phi call them (bound to their context)
+    tanh_grad = KERNELS.dispatch_table("tanh_grad")[np.ndarray, xa.dtype]
+    scale = KERNELS.dispatch_table("scale")[np.ndarray, xa.dtype]
+    scale_grad = KERNELS.dispatch_table("scale_grad")[np.ndarray, xa.dtype]
+    out, buf = np.tanh(xa), ya.copy()
+    g = dict(G=generated_api, im=infermeta, tanh_grad=tanh_grad, scale=scale, scale_grad=scale_grad,
+             out=out, buf=buf, MetaTensor=MetaTensor, DenseTensor=DenseTensor, np=np,
              x=x, y=y, xa=xa, ya=ya, on=on, off=off, b=b, seen=seen, eager=eager,
              new=object.__new__, AddGradNode=ops_elementwise.AddGradNode, SCOPE=SCOPE,
              AutogradMeta=AutogradMeta, SavedOutput=SavedOutput, recorded=recorded, ndarray=np.ndarray)
@@ -64,6 +70,10 @@ def pieces():
         "AutogradMeta of the output": "m = new(AutogradMeta); m.node, m.slot, m.stop_gradient = None, 0, False",
         "shape-only save (spec tuple)": (
             "s = ((a := x.array).shape, a.dtype, 'cpu' if type(a) is ndarray else a.device)"),
+        # B2's kernels (their own work: ufunc calls and constants)
+        "tanh_grad kernel, into the gradient (B2's backward)": "tanh_grad(out, buf, into=buf)",
+        "scale kernel, y * 0.5 (B2's forward)": "scale(xa, 0.5, 0.0, True)",
+        "scale_grad kernel, into the gradient": "scale_grad(buf, 0.5, into=buf)",
         "saved output (SavedOutput in line)": (
             "s = new(SavedOutput); s._impl = i = recorded.impl; s.slot, s.version = 0, i.version"),
     }, g

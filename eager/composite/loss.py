@@ -11,6 +11,13 @@ from ..generated import forward_api as _F
 from .spine import softmax_grad_rule
 
 
+def fused_mse_loss_grad(input, label, out_grad, reduction):
+    # 2 (input - label) g, g spread over the elements (and / count for 'mean')
+    factor = _F.scale(out_grad, 2.0 / max(math.prod(input.shape), 1) if reduction == "mean" else 2.0, 0.0, True)
+    grad = _F.multiply(_F.subtract(input, label), factor)
+    return grad, _F.scale(grad, -1.0, 0.0, True)
+
+
 def bce_loss_grad(input, label, out_grad):
     # (x - z) / max(x (1 - x), 1e-12)
     denominator = _F.multiply(_F.scale(input, -1.0, 1.0, True), input)

@@ -50,6 +50,7 @@ __all__ = [
     "sigmoid_cross_entropy_with_logits",
     "one_hot",
     "fused_softmax_cross_entropy",
+    "fused_mse_loss",
     "bce_loss",
     "nll_loss",
     "warpctc",
@@ -192,6 +193,35 @@ class FusedSoftmaxCrossEntropyGradNode(GradNodeBase):
             return ((grad,), None, )
         grad = _phi.fused_softmax_cross_entropy_grad(self.label.recover_impl(self), self.softmax.recover_impl(self), None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, self.ignore_index, self.reduction, )
         return ((Tensor(grad),), None, )
+
+
+class FusedMseLossGradNode(GradNodeBase):
+    """Runs fused_mse_loss_grad for fused_mse_loss."""
+
+    __slots__ = ("input", "label", "reduction", )
+    backward_op = "fused_mse_loss_grad"
+    forward_op = "fused_mse_loss"
+    num_grad_slots = 1
+    is_view = False
+    fresh_grads = True
+    saved_names = ("input", "label", )
+    attr_names = ("reduction", )
+
+    def release(self):
+        self.input.release()
+        self.label.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        edges = self.next_edges
+        out_mask = (edges[0][0] is not None, edges[1][0] is not None, )
+        if create_graph:
+            input = self.input.recover(self)
+            label = self.label.recover(self)
+            grad = _composite.fused_mse_loss_grad(input, label, out_grad, self.reduction)
+            return ((grad[0],), (grad[1],), )
+        grad = _phi.fused_mse_loss_grad(self.input.recover_impl(self), self.label.recover_impl(self), out_grad.impl, self.reduction, out_mask=out_mask)
+        return ((None if grad[0] is None else Tensor(grad[0]),), (None if grad[1] is None else Tensor(grad[1]),), )
 
 
 class BceLossGradNode(GradNodeBase):
@@ -484,6 +514,41 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
     return loss
 
 
+def fused_mse_loss(input, label, reduction='mean', name=None):
+    """(input - label)^2 reduced ('mean', 'sum' or 'none') for label shaped and typed like input, in one kernel; the backward writes 2 (input - label) g (/ count) in one pass instead of the product rule's two halves.
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("fused_mse_loss", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("fused_mse_loss", "label", label)
+    reduction = reduction if type(reduction) is str else to_str(reduction, "fused_mse_loss", "reduction")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.fused_mse_loss(input.impl, label.impl, reduction), None, None
+    _input_meta = input._meta
+    _label_meta = label._meta
+    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+        node = _new(FusedMseLossGradNode)  # FusedMseLossGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.input = save_input(input)
+        else:  # SavedInput(input) without the __init__ frame
+            node.input = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = input, input.impl.version
+        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.label = save_input(label)
+        else:  # SavedInput(label) without the __init__ frame
+            node.label = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = label, label.impl.version
+        node.reduction = reduction
+    if _anomaly.active:
+        check_forward("fused_mse_loss", (out, ))
+    return out
+
+
 def bce_loss(input, label, name=None):
     """Binary cross entropy on probabilities, elementwise; each log is clamped at -100 (Paddle's bce_loss).
 
@@ -716,6 +781,28 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
     if _anomaly.active:
         check_forward("fused_softmax_cross_entropy_grad", (logits_grad, ))
     return logits_grad
+
+
+def fused_mse_loss_grad(input, label, out_grad, reduction, out_mask=None, name=None):
+    """2 (input - label) out_grad (/ count for 'mean') for input, its negation for label.
+
+    Differentiable to any order.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("fused_mse_loss_grad", "input", input)
+    if not isinstance(label, Tensor):
+        raise bad_tensor("fused_mse_loss_grad", "label", label)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("fused_mse_loss_grad", "out_grad", out_grad)
+    reduction = reduction if type(reduction) is str else to_str(reduction, "fused_mse_loss_grad", "reduction")
+    if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.fused_mse_loss_grad(input, label, out_grad, reduction)  # recorded through differentiable ops
+    input_grad, label_grad = _phi.fused_mse_loss_grad(input.impl, label.impl, out_grad.impl, reduction, out_mask=out_mask)
+    input_grad = None if input_grad is None else Tensor(input_grad)
+    label_grad = None if label_grad is None else Tensor(label_grad)
+    if _anomaly.active:
+        check_forward("fused_mse_loss_grad", (input_grad, label_grad, ))
+    return input_grad, label_grad
 
 
 def bce_loss_grad(input, label, out_grad, name=None):

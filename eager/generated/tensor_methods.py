@@ -294,6 +294,7 @@ METHODS = {
     "thresholded_relu": _F.thresholded_relu,
     "thresholded_relu_": _F.thresholded_relu_,
     "fused_softmax_cross_entropy": _F.fused_softmax_cross_entropy,
+    "fused_mse_loss": _F.fused_mse_loss,
     "bce_loss": _F.bce_loss,
     "nll_loss": _F.nll_loss,
     "warpctc": _F.warpctc,

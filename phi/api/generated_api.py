@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -9930,6 +9930,55 @@ def fused_softmax_cross_entropy(logits, label, ignore_index, reduction):
     )
 
 
+_fused_mse_loss_kernel = KERNELS.dispatch_table("fused_mse_loss")
+_fused_mse_loss_seen = KERNELS.signature_cache("fused_mse_loss", "fused_mse_loss")
+
+
+def fused_mse_loss(input, label, reduction):
+    """(input - label)^2 reduced ('mean', 'sum' or 'none') for label shaped and typed like input, in one kernel; the backward writes 2 (input - label) g (/ count) in one pass instead of the product rule's two halves."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(input.array), input.array.dtype, input.array.shape, type(label.array), label.array.dtype, label.array.shape, reduction)
+        seen = _fused_mse_loss_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.fused_mse_loss_infer_meta(input, label, reduction, out_meta)
+        except PhiError as error:
+            raise error.in_op("fused_mse_loss", input=input, label=label) from None
+        if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("fused_mse_loss", "fused_mse_loss", input, (input, label, reduction), [out_meta], {"input": input, "label": label})
+        key = (type(input.array), input.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(label.array) is not key[0]:
+                input, label = same_place(("input", "label"), (input, label))
+                key = (type(input.array), input.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fused_mse_loss", input=input, label=label) from None
+        kernel = _fused_mse_loss_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, label.array, reduction)
+    except PhiError as error:
+        raise error.in_op("fused_mse_loss", input=input, label=label) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fused_mse_loss: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fused_mse_loss", metas, [out])
+    if seen is None and signature is not None:
+        _fused_mse_loss_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
 _bce_loss_kernel = KERNELS.dispatch_table("bce_loss")
 _bce_loss_seen = KERNELS.signature_cache("bce_loss", "bce_loss")
 
@@ -17933,6 +17982,63 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
     if seen is None and signature is not None:
         _fused_softmax_cross_entropy_grad_seen.remember(signature, (kernel, array_type, metas))
     return logits_grad
+
+
+_fused_mse_loss_grad_kernel = KERNELS.dispatch_table("fused_mse_loss_grad")
+_fused_mse_loss_grad_seen = KERNELS.signature_cache("fused_mse_loss_grad", "fused_mse_loss_grad")
+
+
+def fused_mse_loss_grad(input, label, out_grad, reduction, *, out_mask=None):
+    """2 (input - label) out_grad (/ count for 'mean') for input, its negation for label."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(input.array), input.array.dtype, input.array.shape, type(label.array), label.array.dtype, label.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape, reduction)
+        seen = _fused_mse_loss_grad_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        input_grad_meta = MetaTensor()
+        label_grad_meta = MetaTensor()
+        try:
+            _im.fused_mse_loss_grad_infer_meta(input, label, out_grad, reduction, input_grad_meta, label_grad_meta)
+        except PhiError as error:
+            raise error.in_op("fused_mse_loss_grad", input=input, label=label, out_grad=out_grad) from None
+        if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("fused_mse_loss_grad", "fused_mse_loss_grad", out_grad, (input, label, out_grad, reduction), [input_grad_meta, label_grad_meta], {"input": input, "label": label, "out_grad": out_grad}, out_mask=out_mask)
+        key = (type(out_grad.array), out_grad.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(input.array) is not key[0] or type(label.array) is not key[0]:
+                out_grad, input, label = same_place(("out_grad", "input", "label"), (out_grad, input, label))
+                key = (type(out_grad.array), out_grad.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("fused_mse_loss_grad", input=input, label=label, out_grad=out_grad) from None
+        kernel = _fused_mse_loss_grad_kernel[key]
+        array_type = key[0]
+        metas = [input_grad_meta, label_grad_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        input_grad, label_grad = kernel(input.array, label.array, out_grad.array, reduction, out_mask=out_mask)
+    except PhiError as error:
+        raise error.in_op("fused_mse_loss_grad", input=input, label=label, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"fused_mse_loss_grad: not enough memory for the result ({error})") from None
+    if type(input_grad) is array_type:  # DenseTensor(input_grad); targets bind left to right
+        input_grad, input_grad.array, input_grad.layout, input_grad.version_counter = _new(DenseTensor), input_grad, _ALL_LAYOUT, None
+    else:
+        input_grad = wrap_result(input_grad, array_type)
+    if type(label_grad) is array_type:  # DenseTensor(label_grad); targets bind left to right
+        label_grad, label_grad.array, label_grad.layout, label_grad.version_counter = _new(DenseTensor), label_grad, _ALL_LAYOUT, None
+    else:
+        label_grad = wrap_result(label_grad, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fused_mse_loss_grad", metas, [input_grad, label_grad])
+    if seen is None and signature is not None:
+        _fused_mse_loss_grad_seen.remember(signature, (kernel, array_type, metas))
+    return (
+        input_grad,
+        label_grad,
+    )
 
 
 _bce_loss_grad_kernel = KERNELS.dispatch_table("bce_loss_grad")

@@ -5,7 +5,8 @@ from ..common.data_type import INTEGER_TYPES
 from ..core.errors import InvalidArgumentError
 from .backward import same_shape_grad_infer_meta
 
-__all__ = ["bce_loss_grad_infer_meta", "bce_loss_infer_meta", "fused_softmax_cross_entropy_grad_infer_meta",
+__all__ = ["bce_loss_grad_infer_meta", "bce_loss_infer_meta", "fused_mse_loss_grad_infer_meta",
+           "fused_mse_loss_infer_meta", "fused_softmax_cross_entropy_grad_infer_meta",
            "fused_softmax_cross_entropy_infer_meta", "nll_loss_grad_infer_meta", "nll_loss_infer_meta",
            "warpctc_grad_infer_meta", "warpctc_infer_meta"]
 
@@ -31,6 +32,32 @@ def bce_loss_infer_meta(input, label, out) -> None:
 
 def bce_loss_grad_infer_meta(input, label, out_grad, input_grad) -> None:
     same_shape_grad_infer_meta(input, out_grad, input_grad)
+
+
+def _same_as_input(input, label, reduction) -> None:
+    _floating("input", input)
+    if tuple(label.dims) != tuple(input.dims) or label.dtype is not input.dtype:
+        raise InvalidArgumentError(f"argument 'label' expected {input.dtype}{list(input.dims)} like input, got "
+                                   f"{label.dtype}{list(label.dims)}")
+    if reduction not in ("mean", "sum", "none"):
+        raise InvalidArgumentError(f"argument 'reduction' expected 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def fused_mse_loss_infer_meta(input, label, reduction, out) -> None:
+    """label shaped and typed like input; out 0-d, or input's shape for reduction 'none'."""
+    _same_as_input(input, label, reduction)
+    out.dims = tuple(input.dims) if reduction == "none" else ()
+    out.dtype, out.layout = input.dtype, input.layout
+
+
+def fused_mse_loss_grad_infer_meta(input, label, out_grad, reduction, input_grad, label_grad) -> None:
+    _same_as_input(input, label, reduction)
+    expected = tuple(input.dims) if reduction == "none" else ()
+    if tuple(out_grad.dims) != expected or out_grad.dtype is not input.dtype:
+        raise InvalidArgumentError(f"argument 'out_grad' expected {input.dtype}{list(expected)}, got "
+                                   f"{out_grad.dtype}{list(out_grad.dims)}")
+    for grad in (input_grad, label_grad):
+        grad.dims, grad.dtype, grad.layout = tuple(input.dims), input.dtype, input.layout
 
 
 def nll_loss_infer_meta(input, label, weight, ignore_index, out) -> None:

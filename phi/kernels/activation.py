@@ -10,19 +10,29 @@ when they wrote there.
 import numpy as np
 
 from ..core.kernel_registry import register_kernel
-from .dtypes import ALL_BACKENDS, FLOATS, INEXACT
-from .funcs import conj
+from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT
+from .funcs import HALVES, ONES, ZEROS
 from .math_unary_special import _erf_and_erfc
 
 
+# relu, tanh and sigmoid and their gradients run on NumPy with 0-d constants of the
+# operand's dtype (funcs.ZEROS, ONES, HALVES) where a Python number would cost a
+# ufunc ~300 ns of type resolution on every call, and compute in one temporary; the
+# results are the same bits as the plain formulas' (tests/test_kernel_fast_paths.py).
+# A 0-d NumPy operand gives scalar results, which take no out=: those use the plain
+# formula.
+
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
 def relu(ctx, x):
-    return ctx.xp.maximum(x, 0)
+    xp = ctx.xp
+    return xp.maximum(x, ZEROS[x.dtype] if xp is np else 0)
 
 
 @register_kernel("relu_grad", ALL_BACKENDS, FLOATS)
 def relu_grad(ctx, out, out_grad, *, into=None):
-    return ctx.xp.multiply(out_grad, out > 0, out=into)
+    # out_grad times (out > 0), as in Paddle: an inf or nan gradient where out <= 0 gives nan.
+    xp = ctx.xp
+    return xp.multiply(out_grad, xp.greater(out, ZEROS[out.dtype] if xp is np else 0), out=into)
 
 
 @register_kernel("tanh", ALL_BACKENDS, INEXACT)
@@ -30,22 +40,47 @@ def tanh(ctx, x):
     return ctx.xp.tanh(x)
 
 
-@register_kernel("tanh_grad", ALL_BACKENDS, INEXACT)
+@register_kernel("tanh_grad", ALL_BACKENDS, FLOATS)
 def tanh_grad(ctx, out, out_grad, *, into=None):
+    # out_grad * (1 - out * out) in one temporary (slope), which also takes the result
+    # when there is no ``into`` (out_grad has out's shape and dtype: same_shape_grad_infer_meta).
     xp = ctx.xp
-    return xp.multiply(out_grad, conj(1 - xp.square(out)), out=into)
+    slope = xp.multiply(out, out)
+    one = ONES[out.dtype] if xp is np else 1
+    if not out.ndim:
+        return xp.multiply(out_grad, one - slope, out=into)
+    xp.subtract(one, slope, out=slope)
+    return xp.multiply(out_grad, slope, out=slope if into is None else into)
+
+
+@register_kernel("tanh_grad", ALL_BACKENDS, COMPLEX)
+def tanh_grad_complex(ctx, out, out_grad, *, into=None):
+    xp = ctx.xp
+    return xp.multiply(out_grad, xp.conj(1 - xp.square(out)), out=into)
 
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
 def sigmoid(ctx, x):
     # 0.5 * (1 + tanh(x / 2)) is sigmoid without the overflow of exp(-x) for large |x|.
     xp = ctx.xp
-    return xp.multiply(xp.tanh(xp.multiply(x, 0.5)) + 1, 0.5)
+    half, one = (HALVES[x.dtype], ONES[x.dtype]) if xp is np else (0.5, 1)
+    out = xp.multiply(x, half)
+    if not x.ndim:
+        return xp.multiply(xp.tanh(out) + one, half)
+    xp.tanh(out, out=out)
+    xp.add(out, one, out=out)
+    return xp.multiply(out, half, out=out)
 
 
 @register_kernel("sigmoid_grad", ALL_BACKENDS, FLOATS)
 def sigmoid_grad(ctx, out, out_grad, *, into=None):
-    return ctx.xp.multiply(out_grad, out * (1 - out), out=into)
+    # out_grad * (out * (1 - out)) in one temporary (see tanh_grad).
+    xp = ctx.xp
+    slope = xp.subtract(ONES[out.dtype] if xp is np else 1, out)
+    if not out.ndim:
+        return xp.multiply(out_grad, out * slope, out=into)
+    xp.multiply(out, slope, out=slope)
+    return xp.multiply(out_grad, slope, out=slope if into is None else into)
 
 
 # -- the activation ops of issue #10 ----------------------------------------------------

@@ -34,6 +34,57 @@ def channel_first(xp, x, channel_last: bool):
     return xp.moveaxis(x, -1, 1) if channel_last else x
 
 
+_HOST_FLOATS = tuple(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+def _host_constants(value) -> dict:
+    """NumPy float dtype -> a read-only 0-d NumPy array holding ``value`` in that dtype."""
+    table = {}
+    for dtype in _HOST_FLOATS:
+        constant = np.full((), value, dtype)
+        constant.flags.writeable = False
+        table[dtype] = constant
+    return table
+
+
+# 0-d host constants of the float dtypes, for NumPy kernels on small arrays: a ufunc
+# meeting a Python number (a weak scalar) resolves its loop and converts the number on
+# every call, ~300 ns at (16,); a 0-d array of the operand's own dtype costs what an
+# array operand does, and rounds the same (NumPy converts the number to that dtype
+# before it computes). Only where ``xp is np`` (a host array must never meet a device
+# array), for float operands:  one = ONES[out.dtype] if xp is np else 1
+ZEROS = _host_constants(0)
+ONES = _host_constants(1)
+HALVES = _host_constants(0.5)
+
+# NumPy float dtype -> {Python float -> its read-only 0-d array}: the factors scale
+# meets (``y * 0.5`` each step), remembered as the constants above are (see host_factor).
+_FACTORS = {dtype: {} for dtype in _HOST_FLOATS}
+_FACTOR_LIMIT = 64  # per dtype; the table is emptied when it grows past this
+
+
+def host_factor(value: float, dtype):
+    """``value`` (a Python float) as a read-only 0-d NumPy array of float ``dtype``,
+    remembered for the next call; None for another dtype. Zeros and NaN are never
+    remembered (0.0 and -0.0 are one dict key, NaN never equals itself).
+
+    >>> float(host_factor(0.5, np.dtype(np.float32)))
+    0.5
+    """
+    factors = _FACTORS.get(dtype)
+    if factors is None:
+        return None
+    factor = factors.get(value)
+    if factor is None:
+        factor = np.asarray(value, dtype)
+        factor.flags.writeable = False
+        if value and value == value:
+            if len(factors) >= _FACTOR_LIMIT:
+                factors.clear()
+            factors[value] = factor
+    return factor
+
+
 def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
 

@@ -14,7 +14,6 @@ import math
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS
-from .funcs import want
 
 
 def _rows(a):
@@ -40,11 +39,11 @@ def linear_grad(ctx, x, weight, out_grad, *, out_mask=None, into=None):
     xp = ctx.xp
     x_grad = weight_grad = bias_grad = None
     x_into, weight_into, bias_into = (None, None, None) if into is None else into
-    rows = _rows(out_grad)
-    if want(out_mask, 0):
+    rows = out_grad if out_grad.ndim == 2 else _rows(out_grad)
+    if out_mask is None or out_mask[0]:
         x_grad = xp.matmul(out_grad, weight.T, out=x_into)
-    if want(out_mask, 1):
-        weight_grad = xp.matmul(_rows(x).T, rows, out=weight_into)
-    if want(out_mask, 2):
+    if out_mask is None or out_mask[1]:
+        weight_grad = xp.matmul((x if x.ndim == 2 else _rows(x)).T, rows, out=weight_into)
+    if out_mask is None or out_mask[2]:
         bias_grad = rows.sum(axis=0) if bias_into is None else xp.sum(rows, axis=0, out=bias_into)
     return x_grad, weight_grad, bias_grad

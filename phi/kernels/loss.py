@@ -12,6 +12,8 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
+from .funcs import want
+from .reduction import mean_over
 
 
 def _shifted(xp, x, axis):
@@ -267,6 +269,41 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
         g = softmax_grad.reshape(p.shape)
         grad += p * (g - (g * p).sum(axis=1, keepdims=True))
     return grad.reshape(softmax.shape).astype(softmax.dtype, copy=False)
+
+
+@register_kernel("fused_mse_loss", ALL_BACKENDS, FLOATS)
+def fused_mse_loss(ctx, input, label, reduction):
+    """(input - label)^2, its mean or sum, squared in the difference's buffer; the
+    same sums as subtract, multiply and mean (or sum) one after the other."""
+    xp = ctx.xp
+    diff = xp.subtract(input, label)
+    squares = xp.multiply(diff, diff, out=diff if diff.ndim else None)  # (NumPy's 0-d result is a scalar)
+    if reduction == "none":
+        return squares
+    if reduction == "sum":
+        return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
+    return mean_over(xp, squares, [], False, None, squares.dtype)
+
+
+@register_kernel("fused_mse_loss_grad", ALL_BACKENDS, FLOATS)
+def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None):
+    """2 (input - label) g (g / count for 'mean'; elementwise for 'none') in one pass
+    over the difference's fresh buffer, and its negation for label. The product rule's
+    two halves g (x - y) + g (x - y) are 2 fl(g (x - y)); here fl(2g (x - y)) is that
+    (doubling is exact), rounded once where it is subnormal."""
+    xp = ctx.xp
+    if reduction == "mean":
+        count = input.size
+        factor = xp.multiply(xp.divide(out_grad, count), 2) if count else out_grad
+    else:
+        factor = xp.multiply(out_grad, 2)
+    diff = xp.subtract(input, label)
+    grad = xp.multiply(diff, factor, out=diff if diff.ndim else None)
+    input_grad = grad if want(out_mask, 0) else None
+    label_grad = None
+    if want(out_mask, 1):
+        label_grad = xp.negative(grad) if input_grad is not None or not grad.ndim else xp.negative(grad, out=grad)
+    return input_grad, label_grad
 
 
 @register_kernel("bce_loss", ALL_BACKENDS, FLOATS)

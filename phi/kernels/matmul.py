@@ -25,11 +25,18 @@ def matmul_grad(ctx, x, y, out_grad, transpose_x, transpose_y, *, out_mask=None,
     buffer; see eager.autograd.accumulation.LEAF_WRITERS); other cases ignore it.
     The values are the same bit for bit."""
     xp = ctx.xp
-    if into is not None and x.ndim == 2 and y.ndim == 2 and not transpose_x and not transpose_y \
-            and x.dtype.kind != "c":
-        x_into, y_into = into
-        return (xp.matmul(out_grad, y.T, out=x_into) if want(out_mask, 0) else None,
-                xp.matmul(x.T, out_grad, out=y_into) if want(out_mask, 1) else None)
+    if x.ndim == 2 and y.ndim == 2 and x.dtype.kind != "c" and y.dtype.kind != "c":
+        # Two real matrices (the common case), as below without the reshapes and checks:
+        # with a = op(x), b = op(y): da = g b^T, db = a^T g, transposed back where op was.
+        x_into, y_into = (None, None) if into is None or transpose_x or transpose_y else into
+        x_grad = y_grad = None
+        if out_mask is None or out_mask[0]:
+            da = xp.matmul(out_grad, y if transpose_y else y.T, out=x_into)
+            x_grad = da.T if transpose_x else da
+        if out_mask is None or out_mask[1]:
+            db = xp.matmul(x if transpose_x else x.T, out_grad, out=y_into)
+            y_grad = db.T if transpose_y else db
+        return x_grad, y_grad
     # Work on matrices: a 1-D x is a row, a 1-D y a column, and out_grad gets the
     # dimensions that matmul dropped for them back.
     x_vec, y_vec = x.ndim == 1, y.ndim == 1

@@ -36,7 +36,7 @@ def sum_grad(ctx, x, out_grad, axis, keepdim):
     return out
 
 
-def _mean(xp, x, axis, keepdim, accumulate, result):
+def mean_over(xp, x, axis, keepdim, accumulate, result):
     """sum(x) / count over axis, summed in ``accumulate`` and returned as ``result``;
     the mean of nothing is NaN, as NumPy says, but without its warning."""
     axes = _axes(axis, x.ndim)
@@ -51,7 +51,7 @@ def _mean(xp, x, axis, keepdim, accumulate, result):
 
 @register_kernel("mean", ALL_BACKENDS, INEXACT)
 def mean(ctx, x, axis, keepdim):
-    return _mean(ctx.xp, x, axis, keepdim, None, x.dtype)
+    return mean_over(ctx.xp, x, axis, keepdim, None, x.dtype)
 
 
 @register_kernel("mean", ALL_BACKENDS, (T.BOOL,) + INTS)
@@ -59,7 +59,7 @@ def mean_of_integers(ctx, x, axis, keepdim):
     """The mean of bool or integer values as float32 (Paddle 3's rule: the
     average of integers is not an integer); summed in float64 so that large
     int64 totals keep their precision until the one rounding at the end."""
-    return _mean(ctx.xp, x, axis, keepdim, ctx.xp.float64, ctx.xp.float32)
+    return mean_over(ctx.xp, x, axis, keepdim, ctx.xp.float64, ctx.xp.float32)
 
 
 @register_kernel("mean_grad", ALL_BACKENDS, INEXACT)

@@ -49,6 +49,31 @@ def ref_bce_grad(x, z, g):
 BCE_CASES = (Case(((3, 4), (3, 4))), Case(((5,), (5,))), Case(((), ())), Case(((0, 2), (0, 2))))
 
 
+# -- fused_mse_loss ----------------------------------------------------------------
+
+def ref_mse(x, z, reduction="mean"):
+    """Squares of the differences, one element at a time, then reduced."""
+    squares = np.array([(a - b) * (a - b) for a, b in zip(x.reshape(-1).tolist(), z.reshape(-1).tolist())])
+    if reduction == "none":
+        return squares.reshape(x.shape).astype(x.dtype)
+    total = sum(squares.tolist())
+    return np.asarray(total / len(squares) if reduction == "mean" else total, dtype=x.dtype)
+
+
+def ref_mse_grad(x, z, g, reduction="mean"):
+    """d/dx of the loss: 2 (x - z) times g (each element's own g for 'none'; / count for 'mean')."""
+    count = x.size if reduction == "mean" else 1
+    g_each = np.broadcast_to(g, x.shape).reshape(-1).tolist()
+    grad = np.array([2 * (a - b) * gi / count for a, b, gi in
+                     zip(x.reshape(-1).tolist(), z.reshape(-1).tolist(), g_each)]).reshape(x.shape)
+    return grad.astype(x.dtype), (-grad).astype(x.dtype)
+
+
+MSE_CASES = (Case(((3, 4), (3, 4))), Case(((5,), (5,)), {"reduction": "sum"}),
+             Case(((2, 3), (2, 3)), {"reduction": "none"}), Case(((), ())),
+             Case(((0, 2), (0, 2)), {"reduction": "sum"}), Case(((0, 2), (0, 2)), {"reduction": "none"}))
+
+
 # -- nll_loss -------------------------------------------------------------------
 
 def _nll(input, label_u, weight, ignore_index=-100):
@@ -239,6 +264,10 @@ SPECS: list = [
            tuple(Case((c.shapes[1], c.shapes[0], sg, ()), c.attrs)
                  for c in FUSED_CE_CASES for sg in (None, c.shapes[0])),
            prepare=_fused_ce_grad_prepare, wrt=(1, 2, 3)),
+    OpSpec("fused_mse_loss", F.fused_mse_loss, ref_mse, ("real", "real"), MSE_CASES),
+    OpSpec("fused_mse_loss_grad", F.fused_mse_loss_grad, ref_mse_grad, ("real", "real", "real"),
+           tuple(Case(c.shapes + (c.shapes[0] if c.attrs.get("reduction") == "none" else (),),
+                      {"reduction": "mean", **c.attrs}) for c in MSE_CASES)),
     OpSpec("bce_loss", F.bce_loss, ref_bce, ("unit", "unit"), BCE_CASES, wrt=(0,)),
     OpSpec("bce_loss_grad", F.bce_loss_grad, ref_bce_grad, ("unit", "unit", "real"),
            tuple(Case(c.shapes + (c.shapes[0],)) for c in BCE_CASES)),

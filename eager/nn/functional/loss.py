@@ -39,6 +39,8 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
                             f"got {label.dtype}")
     else:
         check_same_shape(fn, "input", input, "label", label)
+        check_reduction(fn, reduction)
+        return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)

@@ -1,0 +1,163 @@
+"""A/B of kernel implementations in one process: the kernels of a git revision
+against the working tree's, interleaved round by round, minimum reported.
+
+    python benchmarks/kernel_ab.py --base main                  # B2 chain, B3 steps
+    python benchmarks/kernel_ab.py --base main --rounds 40 --only B2
+    python benchmarks/kernel_ab.py --base main --clock wall   # perf_counter, not CPU time
+
+The kernel modules of ``--base`` are read with ``git show`` and executed with a
+registration that collects their functions instead of registering them; each
+round then installs one side's kernels into the dense CPU dispatch tables (and
+empties the signature caches, which hold the kernels bound before), and times
+the workload. A to_static step (B3j) replays the kernels it captured, so each
+side has its own, captured with that side's kernels. Both sides share everything else (generated code, engine), so the
+difference is the kernels' own work.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import subprocess
+import sys
+import time
+import types
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, _ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+
+import eager  # noqa: E402
+import phi.core.kernel_registry as registry  # noqa: E402
+from phi.backends.cpu_context import CPU_CONTEXT  # noqa: E402
+from phi.common.data_type import DataType  # noqa: E402
+from phi.common.tensor_kind import TensorKind  # noqa: E402
+from phi.core.kernel_registry import KERNELS, forwarded_xp_function  # noqa: E402
+
+from mlp import init_weights, make_batch  # noqa: E402
+
+MODULES = ("activation", "elementwise", "math_elementary", "reduction", "matmul", "fused", "loss")
+
+
+def base_kernels(rev: str) -> dict:
+    """(name, DataType) -> kernel function of revision ``rev``, CPU (or all-backend) keys only."""
+    collected = {}
+
+    def collect(name, backends, dtypes, layout=None, kind=None):
+        def decorate(fn):
+            if kind is None or kind is TensorKind.DENSE:
+                for dtype in dtypes:
+                    collected[(name, DataType(dtype) if not isinstance(dtype, DataType) else dtype)] = fn
+            return fn
+        return decorate
+
+    real = registry.register_kernel
+    registry.register_kernel = collect
+    try:
+        for module in MODULES:
+            try:
+                source = subprocess.run(["git", "show", f"{rev}:phi/kernels/{module}.py"], cwd=_ROOT,
+                                        check=True, capture_output=True, text=True).stdout
+            except subprocess.CalledProcessError:
+                continue
+            mod = types.ModuleType(f"phi.kernels._ab_{module}")
+            mod.__package__ = "phi.kernels"
+            exec(compile(source, f"{rev}:{module}.py", "exec"), mod.__dict__)  # noqa: S102
+    finally:
+        registry.register_kernel = real
+    return collected
+
+
+def current_kernels(names) -> dict:
+    out = {}
+    for name in names:
+        for key, kernel in KERNELS.kernels(name).items():
+            if key.kind is TensorKind.DENSE:
+                out[(name, key.dtype)] = kernel.fn
+    return out
+
+
+def install(kernels: dict) -> None:
+    """Puts ``kernels`` into the dense CPU dispatch tables (float32 and float64) and
+    forgets every remembered signature."""
+    for (name, dtype), fn in kernels.items():
+        if dtype not in (DataType.FLOAT32, DataType.FLOAT64):
+            continue
+        bound = functools.partial(fn, CPU_CONTEXT)
+        direct = forwarded_xp_function(fn)
+        if direct is not None:
+            bound = getattr(np, direct)
+        KERNELS.dispatch_table(name)[(np.ndarray, np.dtype(dtype.numpy_dtype))] = bound
+    for cache in KERNELS.signature_caches():
+        cache.clear()
+
+
+def workloads(only, sides):
+    """(workload, side) -> (fn, unit, calls per timing). A to_static step replays the
+    kernels it captured, so each side gets its own, captured with its kernels installed."""
+    import run as R  # benchmarks/run.py: the B2 chain and the B3 steps
+    out = {}
+    params = init_weights()
+    for side, kernels in sides.items():
+        install(kernels)
+        if "B2" in only:
+            rng = np.random.default_rng(0)
+            x = eager.to_tensor(rng.standard_normal(16).astype(np.float32), stop_gradient=False)
+            c = eager.to_tensor(rng.standard_normal(16).astype(np.float32))
+            out["B2 fwd+bwd per node (us)", side] = (functools.partial(R.eager_chain, x, c), 1e6 / R.CHAIN, 3)
+        for batch in (64, 512):
+            x_np, y_np = make_batch(batch)
+            x, y = eager.to_tensor(x_np), eager.to_tensor(y_np)
+            number = 5 if batch == 64 else 2
+            if "B3" in only:
+                out[f"B3 b{batch} step (ms)", side] = (functools.partial(R.EagerStep(params).step, x, y), 1e3, number)
+            if "B3j" in only:
+                jit = R.JitStep(params)
+                for _ in range(3):
+                    jit.step(x, y)
+                out[f"B3j b{batch} step (ms)", side] = (functools.partial(jit.step, x, y), 1e3, number)
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="main", help="git revision of the 'before' kernels")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--only", default="B2,B3,B3j")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="cpu: this process's CPU time (steadier on a shared machine); wall: perf_counter")
+    args = parser.parse_args(argv)
+    only = set(args.only.split(","))
+    before = base_kernels(args.base)
+    after = current_kernels(sorted({name for name, _ in before}))
+    sides = {"before": {k: v for k, v in before.items() if k in after}, "after": after}
+    if not sides["before"]:
+        raise SystemExit("kernel_ab: no kernel of the base revision matches a registered one")
+    loads = workloads(only, sides)
+    names = list(dict.fromkeys(w for w, _ in loads))
+    best = dict.fromkeys(loads, float("inf"))
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    for _ in range(args.rounds):
+        for side, kernels in sides.items():
+            install(kernels)
+            for w in names:
+                fn, unit, number = loads[w, side]
+                fn()  # warm: remember the signatures again
+                start = clock()
+                for _ in range(number):
+                    fn()
+                best[w, side] = min(best[w, side], (clock() - start) / number * unit)
+    print(f"{'workload':<28} {'before':>9} {'after':>9} {'after/before':>13}")
+    for w in names:
+        b, a = best[w, "before"], best[w, "after"]
+        print(f"{w:<28} {b:9.3f} {a:9.3f} {a / b:12.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
