@@ -81,6 +81,16 @@ def kernel_dtypes(op, everything: dict) -> str:
     return ", ".join(str(dtype) for dtype in DataType if dtype in registered)
 
 
+def into_ops(forward_ops) -> frozenset:
+    """The inplace ops whose twin writes straight into its target: one plain
+    output and a kernel that declares it can write into a given array
+    (KernelFactory.writes_into)."""
+    return frozenset(op.name for op in forward_ops
+                     if op.inplace is not None and op.kernel is not None and op.view is None
+                     and len(op.outputs) == 1 and not op.outputs[0].is_list
+                     and KERNELS.writes_into(op.kernel.func))
+
+
 def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -> dict:
     """Relative path -> generated source, for every generated module."""
     forward_ops, backward_ops = load_specs(ops_yaml, backward_yaml)
@@ -98,6 +108,7 @@ def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -
         "functions": functions,
         "groups": by_group,
         "dtypes": {op.name: kernel_dtypes(op, everything) for op in all_ops},
+        "into_ops": into_ops(forward_ops),
     }
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
@@ -110,6 +121,7 @@ def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -
     for group, group_functions in by_group:
         rendered[GROUP_OUTPUT.format(group=group)] = template.render(
             header=HEADER, bilinear_rule=BILINEAR_RULE, group=group, functions=group_functions,
+            into_ops=context["into_ops"],
             nodes=[n for n in nodes if group_of[n.backward] == group])
     return rendered
 

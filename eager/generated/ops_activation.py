@@ -742,8 +742,11 @@ def tanh_(x, name=None):
         check_inplace_leaf("tanh_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.tanh(x.impl)
-    write_inplace("tanh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.tanh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("tanh_", x, result)
     if recording:
         node = TanhGradNode(edges)
         x._meta = AutogradMeta(node, 0)

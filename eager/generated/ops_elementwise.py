@@ -388,8 +388,11 @@ def add_(x, y, name=None):
         check_inplace_leaf("add_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
-    result = _phi.add(x.impl, y.impl)
-    write_inplace("add_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.add_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("add_", x, result)
     if recording:
         node = AddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -461,8 +464,11 @@ def subtract_(x, y, name=None):
         check_inplace_leaf("subtract_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
-    result = _phi.subtract(x.impl, y.impl)
-    write_inplace("subtract_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.subtract_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("subtract_", x, result)
     if recording:
         node = SubtractGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -551,8 +557,11 @@ def multiply_(x, y, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.multiply(x.impl, y.impl)
-    write_inplace("multiply_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.multiply_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("multiply_", x, result)
     if recording:
         node = MultiplyGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -618,8 +627,11 @@ def divide_(x, y, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.divide(x.impl, y.impl)
-    write_inplace("divide_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.divide_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("divide_", x, result)
     if recording:
         node = DivideGradNode(edges)
         x._meta = AutogradMeta(node, 0)

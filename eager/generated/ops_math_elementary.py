@@ -250,8 +250,11 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         check_inplace_leaf("scale_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.scale(x.impl, scale, bias, bias_after_scale)
-    write_inplace("scale_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.scale_into_(x.impl, scale, bias, bias_after_scale, x.impl)
+    if result is not x.impl:
+        write_inplace("scale_", x, result)
     if recording:
         node = ScaleGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -300,8 +303,11 @@ def exp_(x, name=None):
         check_inplace_leaf("exp_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.exp(x.impl)
-    write_inplace("exp_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.exp_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("exp_", x, result)
     if recording:
         node = ExpGradNode(edges)
         x._meta = AutogradMeta(node, 0)

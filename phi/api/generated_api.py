@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "subtract", "multiply", "divide", "pow", "scale", "matmul", "relu", "tanh", "sigmoid", "exp", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -89,6 +89,61 @@ def add(x, y):
     return out
 
 
+_add_into_kernel = KERNELS.dispatch_table("add", into=True)
+_add_into_seen = KERNELS.signature_cache("add", "add_into_")
+_add_new = add  # an argument may be named like the op (scale)
+
+
+def add_into_(x, y, into):
+    """add written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as add() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _add_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _add_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("add", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("add", "add", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("add", x=x, y=y) from None
+        kernel = _add_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _add_new(x, y)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("add", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("add", metas, [into])
+    if seen is None and signature is not None:
+        _add_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _subtract_kernel = KERNELS.dispatch_table("subtract")
 _subtract_seen = KERNELS.signature_cache("subtract", "subtract")
 
@@ -136,6 +191,61 @@ def subtract(x, y):
     if seen is None and signature is not None:
         _subtract_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_subtract_into_kernel = KERNELS.dispatch_table("subtract", into=True)
+_subtract_into_seen = KERNELS.signature_cache("subtract", "subtract_into_")
+_subtract_new = subtract  # an argument may be named like the op (scale)
+
+
+def subtract_into_(x, y, into):
+    """subtract written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as subtract() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _subtract_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _subtract_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("subtract", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("subtract", "subtract", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("subtract", x=x, y=y) from None
+        kernel = _subtract_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _subtract_new(x, y)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("subtract", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("subtract", metas, [into])
+    if seen is None and signature is not None:
+        _subtract_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _multiply_kernel = KERNELS.dispatch_table("multiply")
@@ -187,6 +297,61 @@ def multiply(x, y):
     return out
 
 
+_multiply_into_kernel = KERNELS.dispatch_table("multiply", into=True)
+_multiply_into_seen = KERNELS.signature_cache("multiply", "multiply_into_")
+_multiply_new = multiply  # an argument may be named like the op (scale)
+
+
+def multiply_into_(x, y, into):
+    """multiply written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as multiply() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _multiply_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _multiply_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("multiply", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("multiply", "multiply", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("multiply", x=x, y=y) from None
+        kernel = _multiply_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _multiply_new(x, y)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("multiply", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("multiply", metas, [into])
+    if seen is None and signature is not None:
+        _multiply_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _divide_kernel = KERNELS.dispatch_table("divide")
 _divide_seen = KERNELS.signature_cache("divide", "divide")
 
@@ -234,6 +399,61 @@ def divide(x, y):
     if seen is None and signature is not None:
         _divide_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_divide_into_kernel = KERNELS.dispatch_table("divide", into=True)
+_divide_into_seen = KERNELS.signature_cache("divide", "divide_into_")
+_divide_new = divide  # an argument may be named like the op (scale)
+
+
+def divide_into_(x, y, into):
+    """divide written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as divide() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _divide_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _divide_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("divide", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("divide", "divide", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("divide", x=x, y=y) from None
+        kernel = _divide_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _divide_new(x, y)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("divide", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("divide", metas, [into])
+    if seen is None and signature is not None:
+        _divide_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _pow_kernel = KERNELS.dispatch_table("pow")
@@ -318,6 +538,54 @@ def scale(x, scale, bias, bias_after_scale):
     if seen is None and signature is not None:
         _scale_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_scale_into_kernel = KERNELS.dispatch_table("scale", into=True)
+_scale_into_seen = KERNELS.signature_cache("scale", "scale_into_")
+_scale_new = scale  # an argument may be named like the op (scale)
+
+
+def scale_into_(x, scale, bias, bias_after_scale, into):
+    """scale written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as scale() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _scale_new(x, scale, bias, bias_after_scale)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _scale_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("scale", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("scale", "scale", x, (x, scale, bias, bias_after_scale), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _scale_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _scale_new(x, scale, bias, bias_after_scale)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, scale, bias, bias_after_scale, into=target)
+    except PhiError as error:
+        raise error.in_op("scale", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scale", metas, [into])
+    if seen is None and signature is not None:
+        _scale_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _matmul_kernel = KERNELS.dispatch_table("matmul")
@@ -453,6 +721,54 @@ def tanh(x):
     return out
 
 
+_tanh_into_kernel = KERNELS.dispatch_table("tanh", into=True)
+_tanh_into_seen = KERNELS.signature_cache("tanh", "tanh_into_")
+_tanh_new = tanh  # an argument may be named like the op (scale)
+
+
+def tanh_into_(x, into):
+    """tanh written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as tanh() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _tanh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _tanh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("tanh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("tanh", "tanh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _tanh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _tanh_new(x)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("tanh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tanh", metas, [into])
+    if seen is None and signature is not None:
+        _tanh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _sigmoid_kernel = KERNELS.dispatch_table("sigmoid")
 _sigmoid_seen = KERNELS.signature_cache("sigmoid", "sigmoid")
 
@@ -535,6 +851,54 @@ def exp(x):
     if seen is None and signature is not None:
         _exp_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_exp_into_kernel = KERNELS.dispatch_table("exp", into=True)
+_exp_into_seen = KERNELS.signature_cache("exp", "exp_into_")
+_exp_new = exp  # an argument may be named like the op (scale)
+
+
+def exp_into_(x, into):
+    """exp written into ``into``'s buffer (a host DenseTensor with the
+    result's dims and dtype, which may be one of the inputs), whose version is
+    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
+    GPU, a result of other dims or dtype) nothing is written and the result comes
+    back in a new tensor, as exp() makes it."""
+    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+        return _exp_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _exp_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("exp", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("exp", "exp", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _exp_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
+        return _exp_new(x)  # the caller says what is wrong
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("exp", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("exp", metas, [into])
+    if seen is None and signature is not None:
+        _exp_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _log_kernel = KERNELS.dispatch_table("log")

@@ -101,8 +101,8 @@ class KernelFactory:
             table[key] = Kernel(name, key, fn, arg_names, keyword_only)
         # The generated code holds this op's DispatchTables from import time on:
         # empty them in place, so the next call selects again and sees the new kernel.
-        for (table_name, _), cached in self._tables.items():
-            if table_name == name:
+        for table_key, cached in self._tables.items():
+            if table_key[0] == name:
                 cached.clear()
         # A remembered signature holds the kernel bound then: forget those too.
         for cache in self._signature_caches.get(name, ()):
@@ -154,13 +154,32 @@ class KernelFactory:
             f"registered keys: {registered}"
         )
 
-    def dispatch_table(self, name: str, kind: TensorKind = TensorKind.DENSE) -> "DispatchTable":
+    def dispatch_table(self, name: str, kind: TensorKind = TensorKind.DENSE,
+                       into: bool = False) -> "DispatchTable":
         """The per-op cache of kernels for inputs of ``kind``, indexed with
-        ``[array_type, numpy_dtype]`` (of the value array, for SelectedRows)."""
-        table = self._tables.get((name, kind))
+        ``[array_type, numpy_dtype]`` (of the value array, for SelectedRows).
+
+        ``into=True``: a table for calls that pass ``into=`` (see
+        :meth:`writes_into`); its kernels are never bound as the bare xp
+        function, whose keyword is ``out``."""
+        table_key = (name, kind, "into") if into else (name, kind)
+        table = self._tables.get(table_key)
         if table is None:
-            table = self._tables[(name, kind)] = DispatchTable(self, name, kind)
+            table = self._tables[table_key] = DispatchTable(self, name, kind, into)
         return table
+
+    def writes_into(self, name: str) -> bool:
+        """Whether every dense kernel ``name`` can write its result into a given
+        array: it declares a keyword-only parameter ``into`` (an array of the
+        result's shape, dtype and array type, which may be, or overlap, an input;
+        the kernel writes the result there and returns it). The code generator
+        gives such an op's inplace twin a path without a temporary result.
+
+        >>> KERNELS.writes_into("add"), KERNELS.writes_into("matmul")
+        (True, False)
+        """
+        dense = [k for key, k in self._kernels.get(name, {}).items() if key.kind is TensorKind.DENSE]
+        return bool(dense) and all("into" in k.keyword_only for k in dense)
 
     def signature_cache(self, name: str, op: str | None = None) -> "SignatureCache":
         """A new, empty :class:`SignatureCache` for op ``op`` (default ``name``),
@@ -242,26 +261,36 @@ def set_signature_cache_capacity(capacity: int, factory: "KernelFactory | None" 
 def forwarded_xp_function(fn: Callable):
     """The name NAME when kernel ``fn`` is exactly ``def k(ctx, a, b, ...):
     return ctx.xp.NAME(a, b, ...)`` (its parameters forwarded in order, nothing
-    else), else None.
+    else), or ``def k(ctx, a, b, ..., *, into=None): return ctx.xp.NAME(a, b,
+    ..., out=into)`` (a ufunc that can write into a given array; called
+    without ``into``, it is the same call), else None.
 
     Decided by comparing ``fn``'s bytecode with that of such a function compiled
     here, so it holds for this interpreter: a kernel that does anything more
     (an ``astype``, a check, a default, a keyword) never matches.
     """
     code = getattr(fn, "__code__", None)
-    if (code is None or fn.__defaults__ or fn.__kwdefaults__ or fn.__closure__
-            or code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    if code is None:
+        return None
+    into = code.co_kwonlyargcount == 1 and fn.__kwdefaults__ == {"into": None}
+    if (fn.__defaults__ or (fn.__kwdefaults__ and not into) or fn.__closure__
+            or (code.co_kwonlyargcount and not into) or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
             or code.co_argcount < 1 or len(code.co_names) != 2 or code.co_names[0] != "xp"):
         return None
     params = code.co_varnames[:code.co_argcount]
     name = code.co_names[1]
     if not name.isidentifier() or not all(p.isidentifier() for p in params):
         return None
-    source = f"def k({', '.join(params)}):\n    return {params[0]}.xp.{name}({', '.join(params[1:])})\n"
+    if into:
+        source = (f"def k({', '.join(params)}, *, into=None):\n"
+                  f"    return {params[0]}.xp.{name}({', '.join(params[1:] + ('out=into',))})\n")
+    else:
+        source = f"def k({', '.join(params)}):\n    return {params[0]}.xp.{name}({', '.join(params[1:])})\n"
     namespace = {}
     exec(compile(source, "<forwarded_xp_function>", "exec"), namespace)  # noqa: S102  (names checked above)
     probe = namespace["k"].__code__
-    if probe.co_code != code.co_code or probe.co_names != code.co_names or code.co_nlocals != probe.co_nlocals:
+    if (probe.co_code != code.co_code or probe.co_names != code.co_names or code.co_nlocals != probe.co_nlocals
+            or probe.co_varnames != code.co_varnames or (into and probe.co_consts != code.co_consts)):
         return None
     return name
 
@@ -275,16 +304,18 @@ class DispatchTable(dict):
     once and caches the result.
     """
 
-    def __init__(self, factory: KernelFactory, name: str, kind: TensorKind = TensorKind.DENSE):
+    def __init__(self, factory: KernelFactory, name: str, kind: TensorKind = TensorKind.DENSE,
+                 into: bool = False):
         super().__init__()
         self.factory = factory
         self.name = name
         self.kind = kind
+        self.into = into  # its callers pass into=: never bound as the bare xp function
 
     def __missing__(self, key):
         array_type, np_dtype = key
         bound = bind_kernel(self.factory, self.name, array_type, np_dtype, self.kind)
-        if type(bound) is functools.partial and len(bound.args) == 1 and not bound.keywords:
+        if not self.into and type(bound) is functools.partial and len(bound.args) == 1 and not bound.keywords:
             # Kernel fn bound to its context: one that only forwards to ctx.xp.NAME
             # is called as that function (np.add for add), one frame fewer.
             name = forwarded_xp_function(bound.func)

@@ -36,8 +36,8 @@ def relu_grad(ctx, out, out_grad, *, into=None):
 
 
 @register_kernel("tanh", ALL_BACKENDS, INEXACT)
-def tanh(ctx, x):
-    return ctx.xp.tanh(x)
+def tanh(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.tanh(x, out=into)
 
 
 @register_kernel("tanh_grad", ALL_BACKENDS, FLOATS)

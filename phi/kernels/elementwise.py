@@ -5,8 +5,8 @@ from .funcs import conj, reduce_to_shape, want
 
 
 @register_kernel("add", ALL_BACKENDS, NUMERIC)
-def add(ctx, x, y):
-    return ctx.xp.add(x, y)
+def add(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.add(x, y, out=into)
 
 
 # The gradients below test ``out_mask`` and whether a gradient needs reducing in line
@@ -24,8 +24,8 @@ def add_grad(ctx, x, y, out_grad, *, out_mask=None):
 
 
 @register_kernel("subtract", ALL_BACKENDS, NUMERIC)
-def subtract(ctx, x, y):
-    return ctx.xp.subtract(x, y)
+def subtract(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.subtract(x, y, out=into)
 
 
 @register_kernel("subtract_grad", ALL_BACKENDS, NUMERIC)
@@ -40,8 +40,8 @@ def subtract_grad(ctx, x, y, out_grad, *, out_mask=None):
 
 
 @register_kernel("multiply", ALL_BACKENDS, NUMERIC)
-def multiply(ctx, x, y):
-    return ctx.xp.multiply(x, y)
+def multiply(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.multiply(x, y, out=into)
 
 
 @register_kernel("multiply_grad", ALL_BACKENDS, NUMERIC)
@@ -62,8 +62,8 @@ def multiply_grad(ctx, x, y, out_grad, *, out_mask=None):
 
 
 @register_kernel("divide", ALL_BACKENDS, INEXACT)
-def divide(ctx, x, y):
-    return ctx.xp.divide(x, y)
+def divide(ctx, x, y, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.divide(x, y, out=into)
 
 
 @register_kernel("divide_grad", ALL_BACKENDS, INEXACT)

@@ -15,8 +15,8 @@ from .funcs import conj, host_factor
 
 
 @register_kernel("exp", ALL_BACKENDS, INEXACT)
-def exp(ctx, x):
-    return ctx.xp.exp(x)
+def exp(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.exp(x, out=into)
 
 
 @register_kernel("exp_grad", ALL_BACKENDS, FLOATS)
@@ -63,14 +63,16 @@ _REAL_BIAS = frozenset((float, int))  # a bias added in place into a float resul
 
 
 @register_kernel("scale", ALL_BACKENDS, NUMERIC)
-def scale(ctx, x, scale, bias, bias_after_scale):
+def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
+    # into (see KernelFactory.writes_into): an array of x's shape and dtype, x's own
+    # buffer for scale_; the fast path writes there, the others copy their result in.
     if ctx.xp is np and type(scale) is float and bias_after_scale and x.ndim and type(bias) in _REAL_BIAS:
         # The common case (a float tensor times a Python float: ``y * 0.5``): the
         # factor as a 0-d array of x's dtype, which is what NumPy converts a Python
         # float to anyway (same rounding), without a ufunc's ~300 ns on a Python scalar.
         factor = host_factor(scale, x.dtype)
         if factor is not None:
-            out = np.multiply(x, factor)
+            out = np.multiply(x, factor, out=into)
             if bias:
                 np.add(out, bias, out=out)
             return out
@@ -79,7 +81,11 @@ def scale(ctx, x, scale, bias, bias_after_scale):
     else:
         out = (x + bias) * scale
     # An integer tensor scaled by a float stays integer, as in Paddle.
-    return out if out.dtype == x.dtype else out.astype(x.dtype)
+    out = out if out.dtype == x.dtype else out.astype(x.dtype)
+    if into is None:
+        return out
+    into[...] = out
+    return into
 
 
 @register_kernel("scale_grad", ALL_BACKENDS, NUMERIC)
