@@ -24,6 +24,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 import traceback
 
 # Launcher variables, most specific first: (rank, world size).
@@ -35,6 +36,8 @@ _ENV_VARIABLES = (
 )
 
 _LOCK = threading.Lock()
+# Seconds a failing rank waits, after printing its report, before it aborts the job.
+ABORT_REPORT_GRACE_S = 0.25
 _STATE = {"comm": None, "initialized": False}
 _MPI: list = []  # mpi4py.MPI once mpi_module() has imported it
 
@@ -130,6 +133,11 @@ def _install_abort_hook() -> None:
             traceback.print_exception(kind, value, tb, file=sys.stderr)
             sys.stderr.write(f"eager.distributed: (the error above is from rank {rank})\n")
             sys.stderr.flush()
+            # MPI_Abort makes the launcher tear down every rank and its output
+            # forwarding at once; a report still in the pipe to the launcher can be
+            # lost (seen in CI: the job ended with an empty stderr). A short pause
+            # lets the launcher forward it first.
+            time.sleep(ABORT_REPORT_GRACE_S)
         finally:
             comm.Abort(1)
 
