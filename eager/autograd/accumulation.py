@@ -256,24 +256,16 @@ def _into_arrays(targets, inputs):
     array = next(t for t in targets if t is not None).impl.array
     array_type, dtype = type(array), array.dtype
     device = None if array_type is np.ndarray else array.device
-    for tensor in inputs:
-        if type(tensor) is not DenseTensor:
-            return None
-        other = tensor.array
-        if type(other) is not array_type or other.dtype != dtype or (
-                device is not None and other.device != device):
-            return None
-    arrays = []
-    for target in targets:
-        if target is None:
-            arrays.append(None)
-            continue
-        other = target.impl.array
-        if type(other) is not array_type or other.dtype != dtype or (
-                device is not None and other.device != device):
-            return None
-        arrays.append(other)
-    return tuple(arrays)
+
+    def alike(other) -> bool:
+        return type(other) is array_type and other.dtype == dtype and (device is None or other.device == device)
+
+    if not all(type(tensor) is DenseTensor and alike(tensor.array) for tensor in inputs):
+        return None
+    arrays = tuple(None if target is None else target.impl.array for target in targets)
+    if not all(other is None or alike(other) for other in arrays):
+        return None
+    return arrays
 
 
 def _run_into(op: str, node, targets, inputs, attrs, out_mask, infer_meta, leaves):
