@@ -65,6 +65,11 @@ _CREATION = {"array", "asarray", "ascontiguousarray", "asanyarray", "zeros", "on
 transfers = [0]
 uploads = [0]
 peer_copies = [0]  # device-to-device copies (array/asarray of an array on another device)
+# Calls into CuPy on device arrays: functions, ufuncs, operators, array methods,
+# indexing. On a real GPU each costs the host ~8-30 us (kernel launch, allocation,
+# argument parsing) however small the array, so a training step's count measures
+# what it pays in launch overhead (benchmarks/gpu.py's G rows).
+calls = [0]
 
 
 class Device:
@@ -204,6 +209,7 @@ def _delegate(fn, name, operands=1):
     operands = 0 if name in _CREATION else operands
 
     def call(*args, **kwargs):
+        calls[0] += 1
         _check_device(_arrays_in(list(kwargs.values()), _arrays_in(args, [])))
         plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
         plain_kw = {k: _unwrap(v, operand=False) for k, v in kwargs.items()}
@@ -245,6 +251,7 @@ class ufunc:
             raise TypeError(f"cupy.{self.name}.at does not support dtype {a.dtype}")
         if isinstance(indices, numpy.ndarray) or isinstance(b, numpy.ndarray):
             _refuse(numpy.ndarray([]))
+        calls[0] += 1
         _check_device(_arrays_in((a, indices, b), []))
         args = () if b is None else (_unwrap(b),)
         self._u.at(a._a, _unwrap(indices, operand=False), *args)
@@ -260,6 +267,7 @@ def _binary(np_fn, reflected=False):
         other_plain = other._a if isinstance(other, ndarray) else other
         if not isinstance(other, (ndarray, int, float, complex, bool, numpy.generic)):
             return NotImplemented
+        calls[0] += 1
         _check_device((self, other) if isinstance(other, ndarray) else (self,))
         return _wrap(np_fn(other_plain, self._a) if reflected else np_fn(self._a, other_plain))
     return op
@@ -269,6 +277,7 @@ def _inplace(np_fn):
     def op(self, other):
         if isinstance(other, (numpy.ndarray, list)):
             _refuse(other)
+        calls[0] += 1
         _check_device((self, other) if isinstance(other, ndarray) else (self,))
         np_fn(self._a, other._a if isinstance(other, ndarray) else other, out=self._a)
         return self
@@ -322,9 +331,12 @@ class ndarray:
         attr = getattr(self._a, name)
         if callable(attr):
             _check_device((self,))
-            return lambda *args, **kwargs: _wrap(
-                attr(*[_unwrap(a, operand=False) for a in args],
-                     **{k: _unwrap(v, operand=False) for k, v in kwargs.items()}), self)
+
+            def method(*args, **kwargs):
+                calls[0] += 1
+                return _wrap(attr(*[_unwrap(a, operand=False) for a in args],
+                                  **{k: _unwrap(v, operand=False) for k, v in kwargs.items()}), self)
+            return method
         return _wrap(attr, self)
 
     # -- attributes ------------------------------------------------------------------
@@ -375,6 +387,7 @@ class ndarray:
 
     # -- indexing ----------------------------------------------------------------------
     def __getitem__(self, key):
+        calls[0] += 1
         _check_device(_arrays_in(key, [self]))
         if _reads_a_count(key):
             transfers[0] += 1
@@ -383,6 +396,7 @@ class ndarray:
     def __setitem__(self, key, value):
         if isinstance(value, (numpy.ndarray, list)):
             _refuse(value)
+        calls[0] += 1
         _check_device(_arrays_in((key, value), [self]))
         self._a[_index(key)] = value._a if isinstance(value, ndarray) else value
 
@@ -423,6 +437,7 @@ class ndarray:
                                       _binary(numpy.greater_equal))
     __eq__, __ne__ = _binary(numpy.equal), _binary(numpy.not_equal)
     def _unary(self, np_fn):
+        calls[0] += 1
         _check_device((self,))
         return _wrap(np_fn(self._a))
 
