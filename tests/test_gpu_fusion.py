@@ -398,3 +398,67 @@ def test_the_g3_step_makes_fewer_cupy_calls_than_the_hand_written_one():
         np.testing.assert_allclose(layer.bias.numpy(), host(b), rtol=1e-5, atol=1e-6)
     ours.opt = eager.optimizer.Adam(learning_rate=0.01, parameters=ours.model.parameters())
     assert calls_per_step(lambda: ours.step(tx, ty)) <= 33  # 186 before: 2 calls per parameter update
+
+
+# -- the seed gradient of loss.backward() ------------------------------------------------------
+
+def _gpu_loss(x):
+    return (x * x).sum()
+
+
+def _leaf(values=(1.0, 2.0, 3.0)):
+    x = eager.to_tensor(np.asarray(values, np.float32), place="gpu")
+    x.stop_gradient = False
+    return x
+
+
+def test_backward_on_the_gpu_reuses_its_seed_without_a_cupy_call():
+    x = _leaf()
+    _gpu_loss(x).backward()
+    loss = _gpu_loss(x)
+    if FAKE:
+        before = cp.calls[0]
+        loss.backward()
+        # the same calls as a backward from a seed given by the caller: the seed costs none
+        assert cp.calls[0] - before == _calls_of_backward_with_a_given_seed(x)
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * 2 * np.array([1.0, 2.0, 3.0], np.float32))  # 3 backwards
+
+
+def _calls_of_backward_with_a_given_seed(x):
+    loss = _gpu_loss(x)
+    seed = eager.ones_like(loss)
+    before = cp.calls[0]
+    loss.backward(seed)
+    return cp.calls[0] - before
+
+
+@pytest.mark.parametrize("write", ["hook writes in place", "grad of the loss kept", "leaf loss .grad zeroed"])
+def test_a_seed_that_was_written_or_kept_is_never_lent_again(write):
+    x = _leaf()
+    kept = []
+    for step in range(3):
+        if write == "hook writes in place":
+            loss = _gpu_loss(x)
+            loss.register_hook(lambda g: g.scale_(5.0) and None)
+            loss.backward()
+        elif write == "grad of the loss kept":
+            loss = _gpu_loss(x)
+            kept.append(eager.grad(loss, [loss])[0])
+            with eager.no_grad():
+                kept[-1].fill_(9.0)  # the caller's now: it may write it
+            loss = _gpu_loss(x)
+            loss.backward()
+        else:
+            leaf = eager.to_tensor(np.float32(4.0), place="gpu")  # a 0-d leaf: its .grad starts from the seed
+            leaf.stop_gradient = False
+            leaf.backward()
+            np.testing.assert_array_equal(leaf.grad.numpy(), 1.0)
+            with eager.no_grad():
+                leaf.grad.fill_(7.0)  # writes the leaf's .grad, never the seed
+            loss = _gpu_loss(x)
+            loss.backward()
+        factor = 5.0 if write == "hook writes in place" else 1.0
+        np.testing.assert_array_equal(x.grad.numpy(), factor * 2 * np.array([1.0, 2.0, 3.0], np.float32))
+        x.clear_grad()
+    for g in kept:
+        np.testing.assert_array_equal(g.numpy(), 9.0)
