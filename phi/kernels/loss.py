@@ -335,9 +335,9 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
         factor = xp.multiply(out_grad, 2)
     diff = xp.subtract(input, label)
     grad = xp.multiply(diff, factor, out=diff if diff.ndim else None)
-    input_grad = grad if want(out_mask, 0) else None
+    input_grad = grad if input_wanted else None
     label_grad = None
-    if want(out_mask, 1):
+    if label_wanted:
         label_grad = xp.negative(grad) if input_grad is not None or not grad.ndim else xp.negative(grad, out=grad)
     return input_grad, label_grad
 
