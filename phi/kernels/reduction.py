@@ -52,7 +52,7 @@ def mean_over(xp, x, axis, keepdim, accumulate, result):
     count = 1
     for a in axes:
         count *= x.shape[a]
-    if xp is not np and count and accumulate is None and x.dtype == result and not keepdim and x.size:
+    if xp is not np and axes and x.size and accumulate is None and x.dtype == result and not keepdim:
         return mean_gpu(xp, x, count, axes=tuple(sorted(a % x.ndim for a in axes)))
     total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=accumulate)
     if count == 0:
