@@ -55,12 +55,13 @@ fi
 sed -n '/^GPU (issue #12)/,$p' "$OUT/bench.txt" | tee -a "$OUT/summary.txt"
 # -- 3. the device-axis suites on the real GPU ---------------------------------------------
 SUITES=$(grep -l 'usefixtures("device")' tests/test_*.py | tr '\n' ' ')
-# -k gpu: the gpu half of the device axis (the cpu half is CI's), and the GPU modules.
+# -k gpu: the gpu half of the device axis (the cpu half is CI's), and the GPU modules. No -q:
+# pyproject's addopts already has one, and -qq drops the "N passed" line read below.
 WORKERS=""
 if "$PY" -c "import xdist" 2>/dev/null; then
     WORKERS="-n $(( $(nproc) < 12 ? $(nproc) : 12 ))"
 fi
-if timeout 360 "$PY" -m pytest -q -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu $SUITES tests/test_gpu.py \
+if timeout 360 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu $SUITES tests/test_gpu.py \
         tests/test_bench_gpu.py > "$OUT/pytest.txt" 2>&1; then
     summary "suites on the GPU: passed ($(tail -1 "$OUT/pytest.txt"))"
 else

@@ -50,7 +50,16 @@ def linspace(ctx, start, stop, num, dtype):
 
 @register_kernel("logspace", ALL_BACKENDS, INTS + FLOATS)
 def logspace(ctx, start, stop, num, base, dtype):
-    return _cast_truncating(ctx.xp, ctx.xp.power(float(base), _linspace(ctx.xp, start, stop, num)), dtype)
+    xp = ctx.xp
+    values = xp.power(float(base), _linspace(xp, start, stop, num))
+    if dtype.is_integer:
+        # CUDA's pow may land an ulp below an exact integer power (3.0 ** 1.0 gave
+        # 2.9999999999999996 on an H200), which truncation would turn into 2: values
+        # within a few ulp of an integer are taken as that integer on every device.
+        nearest = xp.rint(values)
+        values = xp.where(xp.abs(values - nearest) <= 8 * np.finfo(np.float64).eps * xp.abs(nearest),
+                          nearest, values)
+    return _cast_truncating(xp, values, dtype)
 
 
 # -- filled and uninitialized tensors ---------------------------------------------------
