@@ -30,6 +30,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.core.dense_tensor import REFS_OF_ONE_LOCAL, DenseTensor
+from phi.core.kernel_registry import BIND_HOOK
 
 
 class _Cache(threading.local):
@@ -55,12 +56,14 @@ def _untouched(dense) -> bool:
 def ones_like(impl):
     """The seed gradient of a tensor whose value is ``impl``: ones of its shape and
     dtype. A GPU dense tensor gets this thread's cached one when it is untouched
-    (see the module doc); anything else a fresh ``full_like``.
+    (see the module doc); anything else a fresh ``full_like``, and so does every
+    seed while eager.jit captures kernel calls (BIND_HOOK set): a capture must see
+    the seed made by a kernel it records, not an array from before the call.
 
     The result is read-only for whoever receives it: the engine, which never
     writes into a seed.
     """
-    if type(impl) is not DenseTensor or type(impl.array) is np.ndarray:
+    if type(impl) is not DenseTensor or type(impl.array) is np.ndarray or BIND_HOOK.hook is not None:
         return phi_api.full_like(impl, 1, None)
     array = impl.array
     key = (type(array), array.device.id, array.dtype, array.shape)
