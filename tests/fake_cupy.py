@@ -70,6 +70,12 @@ peer_copies = [0]  # device-to-device copies (array/asarray of an array on anoth
 # argument parsing) however small the array, so a training step's count measures
 # what it pays in launch overhead (benchmarks/gpu.py's G rows).
 calls = [0]
+# Inside a fused function (see fuse): how deep, and how many reductions it made.
+_fusing = [0, 0]
+# What a function fused by CuPy may call besides ufuncs and operators: one
+# reduction (these), and these array methods.
+_FUSED_REDUCTIONS = {"sum", "prod", "amax", "amin", "max", "min"}
+_FUSED_METHODS = {"astype", "copy"} | _FUSED_REDUCTIONS
 
 
 class Device:
@@ -204,11 +210,13 @@ def _first_array(args):
     return None
 
 
-def _delegate(fn, name, operands=1):
+def _delegate(fn, name, operands=1, is_ufunc=False):
     """numpy's ``fn`` over fake arrays; its first ``operands`` arguments are operands."""
     operands = 0 if name in _CREATION else operands
 
     def call(*args, **kwargs):
+        if _fusing[0]:
+            _check_fusable(name, kwargs, is_ufunc)
         calls[0] += 1
         _check_device(_arrays_in(list(kwargs.values()), _arrays_in(args, [])))
         plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
@@ -232,7 +240,7 @@ class ufunc:
         self.__name__ = self.name
 
     def __call__(self, *args, **kwargs):
-        return _delegate(self._u, self.name, self.nin)(*args, **kwargs)
+        return _delegate(self._u, self.name, self.nin, is_ufunc=True)(*args, **kwargs)
 
     def reduce(self, array, *args, **kwargs):
         return _delegate(self._u.reduce, self.name + ".reduce")(array, *args, **kwargs)
@@ -331,6 +339,8 @@ class ndarray:
         attr = getattr(self._a, name)
         if callable(attr):
             _check_device((self,))
+            if _fusing[0]:
+                _check_fusable(name, {}, False, method=True)
 
             def method(*args, **kwargs):
                 calls[0] += 1
@@ -340,10 +350,10 @@ class ndarray:
         return _wrap(attr, self)
 
     # -- attributes ------------------------------------------------------------------
-    shape = property(lambda self: self._a.shape)
+    shape = property(lambda self: self._a.shape if not _fusing[0] else _not_in_fuse("shape"))
     dtype = property(lambda self: self._a.dtype)
     ndim = property(lambda self: self._a.ndim)
-    size = property(lambda self: self._a.size)
+    size = property(lambda self: self._a.size if not _fusing[0] else _not_in_fuse("size"))
     nbytes = property(lambda self: self._a.nbytes)
     itemsize = property(lambda self: self._a.itemsize)
     strides = property(lambda self: self._a.strides)
@@ -355,18 +365,26 @@ class ndarray:
     # -- explicit transfers ------------------------------------------------------------
     def get(self, stream=None, order="C", out=None):
         """A NumPy copy of the values (the one way to the host)."""
+        if _fusing[0]:
+            _not_in_fuse("get")
         transfers[0] += 1
         return numpy.array(self._a, copy=True)
 
     def item(self, *args):
+        if _fusing[0]:
+            _not_in_fuse("item")
         transfers[0] += 1
         return self._a.item(*args)
 
     def tolist(self):
+        if _fusing[0]:
+            _not_in_fuse("tolist")
         transfers[0] += 1
         return self._a.tolist()
 
     def _scalar(self, convert):
+        if _fusing[0]:
+            raise TypeError("cupy.fuse: Can't cast to bool (or to a Python number) inside a fused function")
         if self._a.size != 1:
             raise TypeError("only size-1 arrays can be converted to Python scalars")
         return convert(self.item())
@@ -387,6 +405,8 @@ class ndarray:
 
     # -- indexing ----------------------------------------------------------------------
     def __getitem__(self, key):
+        if _fusing[0]:
+            _not_in_fuse("indexing")
         calls[0] += 1
         _check_device(_arrays_in(key, [self]))
         if _reads_a_count(key):
@@ -396,6 +416,8 @@ class ndarray:
     def __setitem__(self, key, value):
         if isinstance(value, (numpy.ndarray, list)):
             _refuse(value)
+        if _fusing[0] and key is not Ellipsis and key != slice(None):
+            raise ValueError("The fusion supports `[...]` or `[:]`.")
         calls[0] += 1
         _check_device(_arrays_in((key, value), [self]))
         self._a[_index(key)] = value._a if isinstance(value, ndarray) else value
@@ -649,6 +671,94 @@ for _name in ("random_sample", "rand", "randn", "standard_normal", "normal", "un
               "permutation", "poisson", "choice"):
     setattr(random, _name, (lambda n: lambda *a, **k: getattr(get_random_state(), n)(*a, **k))(_name))
 random.random = random.random_sample
+
+
+# -- cupy.fuse ----------------------------------------------------------------------------
+
+def _not_in_fuse(what):
+    raise TypeError(f"cupy.fuse: {what} is not available inside a fused function (its variables have "
+                    f"a dtype and an ndim only, no shape, size or values)")
+
+
+def _check_fusable(name, kwargs, is_ufunc, method=False):
+    """What CuPy's fusion refuses inside a fused function: functions other than ufuncs
+    and one reduction, keywords it would drop (a reduction's keepdims or dtype), a
+    second reduction."""
+    base = name.split(".")[0]
+    if method and name not in _FUSED_METHODS or not method and not is_ufunc and base not in _FUSED_REDUCTIONS:
+        raise TypeError(f"cupy.fuse: cupy.{name} cannot be called inside a fused function")
+    if name in _FUSED_REDUCTIONS:
+        unsupported = set(kwargs) - {"axis", "out"}
+        if unsupported:
+            raise TypeError(f"cupy.fuse: {name}() inside a fused function takes axis and out only, "
+                            f"got {sorted(unsupported)}")
+        if _fusing[1]:
+            raise NotImplementedError("Multiple reduction is not implemented yet")
+        _fusing[1] += 1
+    elif "." in name:
+        raise TypeError(f"cupy.fuse: cupy.{name} cannot be called inside a fused function")
+
+
+class _Fusion:
+    """cupy.fuse(func): one kernel made of func's elementwise maths (and at most one
+    reduction), compiled once per argument dtypes and ndims.
+
+    The stand-in runs func on the fake arrays as they are and counts ONE call into
+    CuPy (the fused kernel's launch) for the whole body, and it refuses what the
+    real one refuses: functions whose name is no C identifier (a lambda's
+    "<lambda>": the kernel is named after the function), keyword arguments,
+    arguments other than device arrays, NumPy scalars, Python numbers and None,
+    and inside the body the shape, size, values, indexing (but ``x[...] =``) and
+    calls other than ufuncs, operators and one reduction. What the real kernel
+    returns is always new arrays, never an argument: so here too.
+    """
+
+    def __init__(self, func, kernel_name=None):
+        name = kernel_name or getattr(func, "__name__", "")
+        if not name.isidentifier():
+            raise ValueError(f"cupy.fuse: the kernel name {name!r} is not a C identifier (CUDA compile "
+                             f"error); fuse named functions, not lambdas")
+        self.func, self.name = func, name
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"cupy.fuse: {self.name}() takes positional arguments only, got {sorted(kwargs)}")
+        arrays = [a for a in args if isinstance(a, ndarray)]
+        if not arrays:
+            return self.func(*args)  # no device array: plain Python, as in CuPy
+        for a in args:
+            if not isinstance(a, (ndarray, numpy.generic, int, float, complex, bool, type(None))):
+                raise TypeError(f"Invalid argument type for '{self.name}': ({type(a)})")
+        _check_device(arrays)
+        before = calls[0]
+        saved = _fusing[:]
+        _fusing[:] = [saved[0] + 1, 0]
+        try:
+            result = self.func(*args)
+        finally:
+            _fusing[:] = saved
+            calls[0] = before + 1
+        if result is None:
+            return None
+        results = result if isinstance(result, tuple) else (result,)
+        fresh = []
+        for r in results:
+            if not isinstance(r, ndarray):
+                raise TypeError(f"Fusion function can't return {type(r)}")
+            if builtins.any(numpy.may_share_memory(r._a, a._a) for a in arrays):
+                r = r._copy()
+            fresh.append(r)
+        return tuple(fresh) if isinstance(result, tuple) else fresh[0]
+
+    def __repr__(self):
+        return f"<Fusion '{self.name}'>"
+
+
+def fuse(*args, **kwargs):
+    """cupy.fuse as a decorator, bare (``@fuse``) or with ``kernel_name=``."""
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return _Fusion(args[0])
+    return lambda func: _Fusion(func, *args, **kwargs)
 
 
 # -- cupyx -------------------------------------------------------------------------------

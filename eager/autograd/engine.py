@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import threading
 
-from phi import api as phi_api
 from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
@@ -25,6 +24,7 @@ from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, a
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
+from .seeds import ones_like
 
 # Stands for "no gradient" for every edge of a slot, or every slot of a node.
 _NONES = itertools.repeat(None)
@@ -62,7 +62,7 @@ def _seed(tensor, grad_tensor, position: int, what: str):
     if grad_tensor is None:
         # Ones of the tensor's shape, as Paddle seeds any tensor (PyTorch asks for
         # one unless the tensor has a single element).
-        return Tensor(phi_api.full_like(tensor.impl, 1, None))
+        return Tensor(ones_like(tensor.impl))
     if not isinstance(grad_tensor, Tensor):
         raise TypeError(
             f"{what}: grad_tensor for the {_ordinal(position)} tensor expected a Tensor or "

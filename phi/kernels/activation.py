@@ -12,6 +12,7 @@ import numpy as np
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT
 from .funcs import HALVES, ONES, ZEROS
+from .fusion import fused
 from .math_unary_special import _erf_and_erfc
 
 
@@ -21,6 +22,36 @@ from .math_unary_special import _erf_and_erfc
 # results are the same bits as the plain formulas' (tests/test_kernel_fast_paths.py).
 # A 0-d NumPy operand gives scalar results, which take no out=: those use the plain
 # formula.
+
+# On a GPU the gradients below are each one fused kernel (fusion.py) instead of two
+# or three CuPy calls; written into ``into`` when it is given.
+
+@fused
+def relu_grad_gpu(xp, out, out_grad, into):
+    """out_grad * (out > 0)."""
+    grad = out_grad * (out > 0)
+    if into is None:
+        return grad
+    into[...] = grad
+
+
+@fused
+def tanh_grad_gpu(xp, out, out_grad, into):
+    """out_grad * (1 - out * out)."""
+    grad = out_grad * (1 - out * out)
+    if into is None:
+        return grad
+    into[...] = grad
+
+
+@fused
+def sigmoid_grad_gpu(xp, out, out_grad, into):
+    """out_grad * (out * (1 - out))."""
+    grad = out_grad * (out * (1 - out))
+    if into is None:
+        return grad
+    into[...] = grad
+
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
 def relu(ctx, x):
@@ -32,7 +63,10 @@ def relu(ctx, x):
 def relu_grad(ctx, out, out_grad, *, into=None):
     # out_grad times (out > 0), as in Paddle: an inf or nan gradient where out <= 0 gives nan.
     xp = ctx.xp
-    return xp.multiply(out_grad, xp.greater(out, ZEROS[out.dtype] if xp is np else 0), out=into)
+    if xp is not np:
+        grad = relu_grad_gpu(xp, out, out_grad, into)
+        return into if grad is None else grad
+    return xp.multiply(out_grad, xp.greater(out, ZEROS[out.dtype]), out=into)
 
 
 @register_kernel("tanh", ALL_BACKENDS, INEXACT)
@@ -45,8 +79,11 @@ def tanh_grad(ctx, out, out_grad, *, into=None):
     # out_grad * (1 - out * out) in one temporary (slope), which also takes the result
     # when there is no ``into`` (out_grad has out's shape and dtype: same_shape_grad_infer_meta).
     xp = ctx.xp
+    if xp is not np:
+        grad = tanh_grad_gpu(xp, out, out_grad, into)
+        return into if grad is None else grad
     slope = xp.multiply(out, out)
-    one = ONES[out.dtype] if xp is np else 1
+    one = ONES[out.dtype]
     if not out.ndim:
         return xp.multiply(out_grad, one - slope, out=into)
     xp.subtract(one, slope, out=slope)
@@ -76,7 +113,10 @@ def sigmoid(ctx, x):
 def sigmoid_grad(ctx, out, out_grad, *, into=None):
     # out_grad * (out * (1 - out)) in one temporary (see tanh_grad).
     xp = ctx.xp
-    slope = xp.subtract(ONES[out.dtype] if xp is np else 1, out)
+    if xp is not np:
+        grad = sigmoid_grad_gpu(xp, out, out_grad, into)
+        return into if grad is None else grad
+    slope = xp.subtract(ONES[out.dtype], out)
     if not out.ndim:
         return xp.multiply(out_grad, out * slope, out=into)
     xp.multiply(out, slope, out=slope)

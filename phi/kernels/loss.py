@@ -13,6 +13,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
 from .funcs import want
+from .fusion import fused
 from .reduction import mean_over
 
 
@@ -271,11 +272,38 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
     return grad.reshape(softmax.shape).astype(softmax.dtype, copy=False)
 
 
+@fused
+def mse_loss_gpu(xp, input, label, count, *, reduction):
+    """(input - label)^2, its sum or its sum / count, in one fused kernel."""
+    diff = input - label
+    squares = diff * diff
+    if reduction == "none":
+        return squares
+    total = xp.sum(squares)
+    return total if reduction == "sum" else total / count
+
+
+@fused
+def mse_loss_grad_gpu(xp, input, label, out_grad, count, *, mean, outputs):
+    """fused_mse_loss_grad's 2 (input - label) g (g / count for 'mean') and its
+    negation, in one fused kernel; ``outputs``: "input", "label" or "both"."""
+    factor = out_grad / count * 2 if mean else out_grad * 2
+    grad = (input - label) * factor
+    if outputs == "input":
+        return grad
+    if outputs == "label":
+        return -grad
+    return grad, -grad
+
+
 @register_kernel("fused_mse_loss", ALL_BACKENDS, FLOATS)
 def fused_mse_loss(ctx, input, label, reduction):
     """(input - label)^2, its mean or sum, squared in the difference's buffer; the
-    same sums as subtract, multiply and mean (or sum) one after the other."""
+    same sums as subtract, multiply and mean (or sum) one after the other. On a
+    GPU one fused kernel (fusion.py)."""
     xp = ctx.xp
+    if xp is not np and input.size:
+        return mse_loss_gpu(xp, input, label, input.size, reduction=reduction)
     diff = xp.subtract(input, label)
     squares = xp.multiply(diff, diff, out=diff if diff.ndim else None)  # (NumPy's 0-d result is a scalar)
     if reduction == "none":
@@ -292,6 +320,14 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
     two halves g (x - y) + g (x - y) are 2 fl(g (x - y)); here fl(2g (x - y)) is that
     (doubling is exact), rounded once where it is subnormal."""
     xp = ctx.xp
+    input_wanted, label_wanted = want(out_mask, 0), want(out_mask, 1)
+    if xp is not np and input.size and (input_wanted or label_wanted):
+        outputs = "both" if input_wanted and label_wanted else "input" if input_wanted else "label"
+        grads = mse_loss_grad_gpu(xp, input, label, out_grad, input.size, mean=reduction == "mean",
+                                  outputs=outputs)
+        if outputs == "both":
+            return grads
+        return (grads, None) if input_wanted else (None, grads)
     if reduction == "mean":
         count = input.size
         factor = xp.multiply(xp.divide(out_grad, count), 2) if count else out_grad
@@ -299,9 +335,9 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
         factor = xp.multiply(out_grad, 2)
     diff = xp.subtract(input, label)
     grad = xp.multiply(diff, factor, out=diff if diff.ndim else None)
-    input_grad = grad if want(out_mask, 0) else None
+    input_grad = grad if input_wanted else None
     label_grad = None
-    if want(out_mask, 1):
+    if label_wanted:
         label_grad = xp.negative(grad) if input_grad is not None or not grad.ndim else xp.negative(grad, out=grad)
     return input_grad, label_grad
 

@@ -6,6 +6,7 @@ from ..common.shape_rules import reduced_axes
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, INEXACT, INTS, NUMERIC
 from .funcs import kept_shape
+from .fusion import fused
 
 
 _INT64 = np.dtype("int64")
@@ -36,13 +37,23 @@ def sum_grad(ctx, x, out_grad, axis, keepdim):
     return out
 
 
+@fused
+def mean_gpu(xp, x, count, *, axes):
+    """sum(x) / count over axes (one fused reduction)."""
+    return xp.sum(x, axis=axes) / count
+
+
 def mean_over(xp, x, axis, keepdim, accumulate, result):
     """sum(x) / count over axis, summed in ``accumulate`` and returned as ``result``;
-    the mean of nothing is NaN, as NumPy says, but without its warning."""
+    the mean of nothing is NaN, as NumPy says, but without its warning. On a GPU,
+    a mean of floats in their own dtype is one fused kernel (the reduction's
+    order of additions is CuPy's either way)."""
     axes = _axes(axis, x.ndim)
     count = 1
     for a in axes:
         count *= x.shape[a]
+    if xp is not np and axes and x.size and accumulate is None and x.dtype == result and not keepdim:
+        return mean_gpu(xp, x, count, axes=tuple(sorted(a % x.ndim for a in axes)))
     total = xp.sum(x, axis=axes, keepdims=keepdim, dtype=accumulate)
     if count == 0:
         return xp.full(total.shape, xp.nan, dtype=result)
