@@ -14,7 +14,10 @@ import eager
 import eager.nn.functional as F
 from eager.api_gen.render import into_ops, load_specs, OPS_YAML, BACKWARD_YAML
 import phi.infermeta as infermeta
+from phi.backends import bind_kernel
+from phi.common import Backend, DataType
 from phi.core import KERNELS
+from phi.core.kernel_registry import KernelFactory
 
 from conftest import REAL_GPU
 
@@ -310,3 +313,40 @@ def test_a_result_that_cannot_be_written_runs_infer_meta_once(monkeypatch):
     with pytest.raises(ValueError, match="add_: the result has shape"):
         x.add_(eager.to_tensor(_uniform(0.5, 2, (4, 5))))
     assert len(calls) == 1  # the checks ran once; the result came from the kernel already selected
+
+
+def test_a_target_on_the_second_gpu_is_written_there():
+    cupy = pytest.importorskip("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("needs two GPUs (the fake CuPy has two)")
+    a, b = _uniform(0.5, 2, (6,)), _uniform(0.5, 2, (6,))
+    x, y = eager.to_tensor(a, place="gpu:1"), eager.to_tensor(b, place="gpu:1")
+    buffer = x.impl.array
+    x.sqrt_()
+    x.hypot_(y)
+    assert x.impl.array is buffer and x.place == eager.CUDAPlace(1) and x.inplace_version == 2
+    np.testing.assert_allclose(x.numpy(), np.hypot(np.sqrt(a), b), rtol=1e-6)
+    with pytest.raises(Exception, match="gpu:0|GPU 0"):
+        x.hypot_(eager.to_tensor(b, place="gpu:0"))
+    np.testing.assert_allclose(x.numpy(), np.hypot(np.sqrt(a), b), rtol=1e-6)
+    assert x.inplace_version == 2
+
+
+def test_a_cpu_kernel_serving_the_gpu_writes_into_the_device_array():
+    cupy = pytest.importorskip("cupy")
+    factory = KernelFactory()
+
+    def probe(ctx, x, *, into=None):
+        assert type(x) is np.ndarray and (into is None or type(into) is np.ndarray)
+        return np.sqrt(x, out=into)
+
+    factory.register("probe", probe, (Backend.CPU,), (DataType.FLOAT32,))
+    with pytest.warns(RuntimeWarning, match="probe: no GPU kernel"):
+        kernel = bind_kernel(factory, "probe", cupy.ndarray, np.dtype("float32"))
+    a = np.array([1.0, 4.0, 9.0], "float32")
+    target = cupy.asarray(a)
+    assert kernel(target, into=target) is target  # the host result copied into the device array
+    np.testing.assert_array_equal(cupy.asnumpy(target), [1.0, 2.0, 3.0])
+    fresh = kernel(cupy.asarray(a))
+    assert type(fresh) is cupy.ndarray
+    np.testing.assert_array_equal(cupy.asnumpy(fresh), [1.0, 2.0, 3.0])
