@@ -167,6 +167,21 @@ def test_binary_inplace_writes_into_x_and_broadcasts_y(name, make_x, make_y, ref
         np.testing.assert_array_equal(y.numpy(), other)
 
 
+@pytest.mark.parametrize("scale,bias,after,dtype", [
+    (2.5, 0.0, True, "float32"), (-3, 0, True, "float64"), (0.5, 1.0, False, "float64"),
+    (1.5, -0.0, True, "float16"), (3, 2, True, "int64"), (1.5, 0.0, True, "int32"),
+])
+def test_scale_writes_into_x(scale, bias, after, dtype):
+    a = np.array([[-2.5, -0.0, 0.0, 1.25], [3.5, -7.0, 0.5, 9.0]]).astype(dtype)
+    x = eager.to_tensor(a)
+    expected_bits = eager.scale(eager.to_tensor(a), scale, bias, after).numpy()
+    buffer, version = x.impl.array, x.inplace_version
+    assert x.scale_(scale, bias, after) is x
+    wide = a.astype("float64")
+    reference = (wide * scale + bias if after else (wide + bias) * scale).astype(dtype)
+    _check_written_in_place(x, buffer, version, expected_bits, reference, 0)
+
+
 def test_lerp_writes_into_x_with_broadcast_weight_and_aliasing():
     a, b = _uniform(-2, 2, dtype="float64"), _uniform(-2, 2, dtype="float64")
     w = _uniform(0, 1, (1, 5), "float64")
@@ -290,14 +305,16 @@ def test_gpu_inplace_is_one_cupy_call(device):
     y = eager.to_tensor(_uniform(0.5, 2, (4, 4)))
     x.sqrt_()
     x.hypot_(y)  # the first calls select and remember
-    for op in (lambda: x.sqrt_(), lambda: x.hypot_(y), lambda: x.floor_divide_(y)):
+    x.scale_(0.5)
+    for op in (lambda: x.sqrt_(), lambda: x.hypot_(y), lambda: x.floor_divide_(y), lambda: x.scale_(0.5)):
         before = fake_cupy.calls[0]
         op()
         # one ufunc with out= (floor_divide: divide, then floor in place), no copy back into x
         assert fake_cupy.calls[0] - before <= 2
-    before = fake_cupy.calls[0]
-    x.sqrt_()
-    assert fake_cupy.calls[0] - before == 1
+    for op in (lambda: x.sqrt_(), lambda: x.hypot_(y), lambda: x.scale_(0.5), lambda: F.relu_(x)):
+        before = fake_cupy.calls[0]
+        op()
+        assert fake_cupy.calls[0] - before == 1  # the ufunc, with out= the target
 
 
 def test_a_result_that_cannot_be_written_runs_infer_meta_once(monkeypatch):
