@@ -367,3 +367,17 @@ def test_a_cpu_kernel_serving_the_gpu_writes_into_the_device_array():
     fresh = kernel(cupy.asarray(a))
     assert type(fresh) is cupy.ndarray
     np.testing.assert_array_equal(cupy.asnumpy(fresh), [1.0, 2.0, 3.0])
+
+
+def test_a_strided_view_is_written_through_to_its_base():
+    a = _uniform(0.5, 2, (4, 6), "float64")
+    b = _uniform(0.5, 2, (4, 3), "float64")
+    base = eager.to_tensor(a)
+    view = base[:, ::2]
+    view.sqrt_()
+    view.hypot_(eager.to_tensor(b))
+    F.relu_(view)
+    expected = a.copy()
+    expected[:, ::2] = np.hypot(np.sqrt(a[:, ::2]), b)
+    np.testing.assert_allclose(base.numpy(), expected, rtol=1e-12)
+    assert base.inplace_version == 3 and view.inplace_version == 3
