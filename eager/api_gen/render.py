@@ -81,14 +81,14 @@ def kernel_dtypes(op, everything: dict) -> str:
     return ", ".join(str(dtype) for dtype in DataType if dtype in registered)
 
 
-def into_ops(forward_ops) -> frozenset:
+def into_ops(forward_ops) -> dict:
     """The inplace ops whose twin writes straight into its target: one plain
     output and a kernel that declares it can write into a given array
-    (KernelFactory.writes_into)."""
-    return frozenset(op.name for op in forward_ops
-                     if op.inplace is not None and op.kernel is not None and op.view is None
-                     and len(op.outputs) == 1 and not op.outputs[0].is_list
-                     and KERNELS.writes_into(op.kernel.func))
+    (KernelFactory.writes_into); op name -> the input written into."""
+    return {op.name: op.inplace[0] for op in forward_ops
+            if op.inplace is not None and op.kernel is not None and op.view is None
+            and len(op.outputs) == 1 and not op.outputs[0].is_list
+            and KERNELS.writes_into(op.kernel.func)}
 
 
 def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -> dict:

@@ -692,8 +692,11 @@ def relu_(x, name=None):
         check_inplace_leaf("relu_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.relu(x.impl)
-    write_inplace("relu_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.relu_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("relu_", x, result)
     if recording:
         node = ReluGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -882,8 +885,11 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.leaky_relu(x.impl, negative_slope)
-    write_inplace("leaky_relu_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.leaky_relu_into_(x.impl, negative_slope, x.impl)
+    if result is not x.impl:
+        write_inplace("leaky_relu_", x, result)
     if recording:
         node = LeakyReluGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -936,8 +942,11 @@ def elu_(x, alpha=1.0, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.elu(x.impl, alpha)
-    write_inplace("elu_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.elu_into_(x.impl, alpha, x.impl)
+    if result is not x.impl:
+        write_inplace("elu_", x, result)
     if recording:
         node = EluGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1182,8 +1191,11 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.hardtanh(x.impl, min, max)
-    write_inplace("hardtanh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.hardtanh_into_(x.impl, min, max, x.impl)
+    if result is not x.impl:
+        write_inplace("hardtanh_", x, result)
     if recording:
         node = HardtanhGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1341,8 +1353,11 @@ def thresholded_relu_(x, threshold=1.0, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.thresholded_relu(x.impl, threshold)
-    write_inplace("thresholded_relu_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.thresholded_relu_into_(x.impl, threshold, x.impl)
+    if result is not x.impl:
+        write_inplace("thresholded_relu_", x, result)
     if recording:
         node = ThresholdedReluGradNode(edges)
         x._meta = AutogradMeta(node, 0)

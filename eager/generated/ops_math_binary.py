@@ -349,8 +349,11 @@ def clip_(x, min=None, max=None, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.clip(x.impl, min, max)
-    write_inplace("clip_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.clip_into_(x.impl, min, max, x.impl)
+    if result is not x.impl:
+        write_inplace("clip_", x, result)
     if recording:
         node = ClipGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -388,8 +391,11 @@ def remainder_(x, y, name=None):
         raise bad_tensor("remainder_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("remainder_", "y", y)
-    result = _phi.remainder(x.impl, y.impl)
-    write_inplace("remainder_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.remainder_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("remainder_", x, result)
     if _anomaly.active:
         check_forward("remainder_", (x,))
     return x
@@ -450,8 +456,11 @@ def floor_divide_(x, y, name=None):
         raise bad_tensor("floor_divide_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("floor_divide_", "y", y)
-    result = _phi.floor_divide(x.impl, y.impl)
-    write_inplace("floor_divide_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("floor_divide_", x, result)
     if _anomaly.active:
         check_forward("floor_divide_", (x,))
     return x
@@ -530,8 +539,11 @@ def bitwise_and_(x, y, name=None):
         raise bad_tensor("bitwise_and_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_and_", "y", y)
-    result = _phi.bitwise_and(x.impl, y.impl)
-    write_inplace("bitwise_and_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("bitwise_and_", x, result)
     if _anomaly.active:
         check_forward("bitwise_and_", (x,))
     return x
@@ -562,8 +574,11 @@ def bitwise_or_(x, y, name=None):
         raise bad_tensor("bitwise_or_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_or_", "y", y)
-    result = _phi.bitwise_or(x.impl, y.impl)
-    write_inplace("bitwise_or_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("bitwise_or_", x, result)
     if _anomaly.active:
         check_forward("bitwise_or_", (x,))
     return x
@@ -594,8 +609,11 @@ def bitwise_xor_(x, y, name=None):
         raise bad_tensor("bitwise_xor_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_xor_", "y", y)
-    result = _phi.bitwise_xor(x.impl, y.impl)
-    write_inplace("bitwise_xor_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("bitwise_xor_", x, result)
     if _anomaly.active:
         check_forward("bitwise_xor_", (x,))
     return x
@@ -742,8 +760,11 @@ def hypot_(x, y, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.hypot(x.impl, y.impl)
-    write_inplace("hypot_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.hypot_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("hypot_", x, result)
     if recording:
         node = HypotGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -814,8 +835,11 @@ def lerp_(x, y, weight, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(y),), (edge_of(weight),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.lerp(x.impl, y.impl, weight.impl)
-    write_inplace("lerp_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.lerp_into_(x.impl, y.impl, weight.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("lerp_", x, result)
     if recording:
         node = LerpGradNode(edges)
         x._meta = AutogradMeta(node, 0)

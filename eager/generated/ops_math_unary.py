@@ -480,8 +480,11 @@ def abs_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.abs(x.impl)
-    write_inplace("abs_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.abs_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("abs_", x, result)
     if recording:
         node = AbsGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -550,8 +553,11 @@ def sqrt_(x, name=None):
         check_inplace_leaf("sqrt_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.sqrt(x.impl)
-    write_inplace("sqrt_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.sqrt_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("sqrt_", x, result)
     if recording:
         node = SqrtGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -625,8 +631,11 @@ def rsqrt_(x, name=None):
         check_inplace_leaf("rsqrt_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.rsqrt(x.impl)
-    write_inplace("rsqrt_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.rsqrt_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("rsqrt_", x, result)
     if recording:
         node = RsqrtGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -675,8 +684,11 @@ def reciprocal_(x, name=None):
         check_inplace_leaf("reciprocal_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.reciprocal(x.impl)
-    write_inplace("reciprocal_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.reciprocal_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("reciprocal_", x, result)
     if recording:
         node = ReciprocalGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -725,8 +737,11 @@ def log1p_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.log1p(x.impl)
-    write_inplace("log1p_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.log1p_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("log1p_", x, result)
     if recording:
         node = Log1pGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -775,8 +790,11 @@ def expm1_(x, name=None):
         check_inplace_leaf("expm1_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.expm1(x.impl)
-    write_inplace("expm1_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.expm1_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("expm1_", x, result)
     if recording:
         node = Expm1GradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -819,8 +837,11 @@ def floor_(x, name=None):
         check_inplace_leaf("floor_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.floor(x.impl)
-    write_inplace("floor_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.floor_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("floor_", x, result)
     if recording:
         node = FloorGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -862,8 +883,11 @@ def ceil_(x, name=None):
         check_inplace_leaf("ceil_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.ceil(x.impl)
-    write_inplace("ceil_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.ceil_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("ceil_", x, result)
     if recording:
         node = CeilGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -905,8 +929,11 @@ def round_(x, name=None):
         check_inplace_leaf("round_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.round(x.impl)
-    write_inplace("round_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.round_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("round_", x, result)
     if recording:
         node = RoundGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -979,8 +1006,11 @@ def logical_not_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("logical_not_", "x", x)
-    result = _phi.logical_not(x.impl)
-    write_inplace("logical_not_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.logical_not_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("logical_not_", x, result)
     if _anomaly.active:
         check_forward("logical_not_", (x,))
     return x
@@ -1024,8 +1054,11 @@ def log2_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.log2(x.impl)
-    write_inplace("log2_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.log2_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("log2_", x, result)
     if recording:
         node = Log2GradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1074,8 +1107,11 @@ def log10_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.log10(x.impl)
-    write_inplace("log10_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.log10_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("log10_", x, result)
     if recording:
         node = Log10GradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1118,8 +1154,11 @@ def trunc_(input, name=None):
         check_inplace_leaf("trunc_", input)
         context = before_inplace(input)
         edges = ((edge_of(input),), )
-    result = _phi.trunc(input.impl)
-    write_inplace("trunc_", input, result)
+    # The kernel writes into input's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.trunc_into_(input.impl, input.impl)
+    if result is not input.impl:
+        write_inplace("trunc_", input, result)
     if recording:
         node = TruncGradNode(edges)
         input._meta = AutogradMeta(node, 0)
@@ -1161,8 +1200,11 @@ def frac_(x, name=None):
         check_inplace_leaf("frac_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.frac(x.impl)
-    write_inplace("frac_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.frac_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("frac_", x, result)
     if recording:
         node = FracGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1216,8 +1258,11 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.nan_to_num(x.impl, nan, posinf, neginf)
-    write_inplace("nan_to_num_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.nan_to_num_into_(x.impl, nan, posinf, neginf, x.impl)
+    if result is not x.impl:
+        write_inplace("nan_to_num_", x, result)
     if recording:
         node = NanToNumGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1249,8 +1294,11 @@ def bitwise_not_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bitwise_not_", "x", x)
-    result = _phi.bitwise_not(x.impl)
-    write_inplace("bitwise_not_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.bitwise_not_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("bitwise_not_", x, result)
     if _anomaly.active:
         check_forward("bitwise_not_", (x,))
     return x

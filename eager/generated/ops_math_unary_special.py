@@ -303,8 +303,11 @@ def erf_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.erf(x.impl)
-    write_inplace("erf_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.erf_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("erf_", x, result)
     if recording:
         node = ErfGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -353,8 +356,11 @@ def erfinv_(x, name=None):
         check_inplace_leaf("erfinv_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.erfinv(x.impl)
-    write_inplace("erfinv_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.erfinv_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("erfinv_", x, result)
     if recording:
         node = ErfinvGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -403,8 +409,11 @@ def lgamma_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.lgamma(x.impl)
-    write_inplace("lgamma_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.lgamma_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("lgamma_", x, result)
     if recording:
         node = LgammaGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -453,8 +462,11 @@ def digamma_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.digamma(x.impl)
-    write_inplace("digamma_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.digamma_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("digamma_", x, result)
     if recording:
         node = DigammaGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -591,8 +603,11 @@ def polygamma_(x, n, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.polygamma(x.impl, n)
-    write_inplace("polygamma_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.polygamma_into_(x.impl, n, x.impl)
+    if result is not x.impl:
+        write_inplace("polygamma_", x, result)
     if recording:
         node = PolygammaGradNode(edges)
         x._meta = AutogradMeta(node, 0)

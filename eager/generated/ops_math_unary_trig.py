@@ -382,8 +382,11 @@ def sin_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.sin(x.impl)
-    write_inplace("sin_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.sin_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("sin_", x, result)
     if recording:
         node = SinGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -432,8 +435,11 @@ def cos_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.cos(x.impl)
-    write_inplace("cos_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.cos_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("cos_", x, result)
     if recording:
         node = CosGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -482,8 +488,11 @@ def tan_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.tan(x.impl)
-    write_inplace("tan_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.tan_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("tan_", x, result)
     if recording:
         node = TanGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -532,8 +541,11 @@ def asin_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.asin(x.impl)
-    write_inplace("asin_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.asin_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("asin_", x, result)
     if recording:
         node = AsinGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -582,8 +594,11 @@ def acos_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.acos(x.impl)
-    write_inplace("acos_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.acos_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("acos_", x, result)
     if recording:
         node = AcosGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -632,8 +647,11 @@ def atan_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.atan(x.impl)
-    write_inplace("atan_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.atan_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("atan_", x, result)
     if recording:
         node = AtanGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -682,8 +700,11 @@ def sinh_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.sinh(x.impl)
-    write_inplace("sinh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.sinh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("sinh_", x, result)
     if recording:
         node = SinhGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -732,8 +753,11 @@ def cosh_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.cosh(x.impl)
-    write_inplace("cosh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.cosh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("cosh_", x, result)
     if recording:
         node = CoshGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -782,8 +806,11 @@ def asinh_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.asinh(x.impl)
-    write_inplace("asinh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.asinh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("asinh_", x, result)
     if recording:
         node = AsinhGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -832,8 +859,11 @@ def acosh_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.acosh(x.impl)
-    write_inplace("acosh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.acosh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("acosh_", x, result)
     if recording:
         node = AcoshGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -882,8 +912,11 @@ def atanh_(x, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.atanh(x.impl)
-    write_inplace("atanh_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.atanh_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("atanh_", x, result)
     if recording:
         node = AtanhGradNode(edges)
         x._meta = AutogradMeta(node, 0)

@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "neg", "sqrt", "square", "rsqrt", "reciprocal", "log1p", "expm1", "sin", "cos", "floor", "ceil", "round", "isnan", "isinf", "isfinite", "logical_not", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "erf", "erfinv", "trunc", "frac", "lgamma", "digamma", "nan_to_num", "bitwise_not", "real", "imag", "conj", "angle", "polygamma", "elementwise_pow", "clip", "remainder", "floor_divide", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "isclose", "allclose", "equal_all", "atan2", "hypot", "lerp", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -95,12 +95,13 @@ _add_new = add  # an argument may be named like the op (scale)
 
 
 def add_into_(x, y, into):
-    """add written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as add() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """add written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as add() makes it."""
+    if type(into) is not DenseTensor:
         return _add_new(x, y)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
@@ -130,8 +131,20 @@ def add_into_(x, y, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _add_new(x, y)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as add() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("add", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"add: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("add", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, y.array, into=target)
     except PhiError as error:
@@ -199,12 +212,13 @@ _subtract_new = subtract  # an argument may be named like the op (scale)
 
 
 def subtract_into_(x, y, into):
-    """subtract written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as subtract() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """subtract written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as subtract() makes it."""
+    if type(into) is not DenseTensor:
         return _subtract_new(x, y)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
@@ -234,8 +248,20 @@ def subtract_into_(x, y, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _subtract_new(x, y)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as subtract() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("subtract", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"subtract: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("subtract", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, y.array, into=target)
     except PhiError as error:
@@ -303,12 +329,13 @@ _multiply_new = multiply  # an argument may be named like the op (scale)
 
 
 def multiply_into_(x, y, into):
-    """multiply written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as multiply() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """multiply written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as multiply() makes it."""
+    if type(into) is not DenseTensor:
         return _multiply_new(x, y)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
@@ -338,8 +365,20 @@ def multiply_into_(x, y, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _multiply_new(x, y)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as multiply() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("multiply", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"multiply: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("multiply", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, y.array, into=target)
     except PhiError as error:
@@ -407,12 +446,13 @@ _divide_new = divide  # an argument may be named like the op (scale)
 
 
 def divide_into_(x, y, into):
-    """divide written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as divide() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """divide written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as divide() makes it."""
+    if type(into) is not DenseTensor:
         return _divide_new(x, y)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
@@ -442,8 +482,20 @@ def divide_into_(x, y, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _divide_new(x, y)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as divide() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("divide", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"divide: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("divide", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, y.array, into=target)
     except PhiError as error:
@@ -546,12 +598,13 @@ _scale_new = scale  # an argument may be named like the op (scale)
 
 
 def scale_into_(x, scale, bias, bias_after_scale, into):
-    """scale written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as scale() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """scale written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as scale() makes it."""
+    if type(into) is not DenseTensor:
         return _scale_new(x, scale, bias, bias_after_scale)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
@@ -574,8 +627,20 @@ def scale_into_(x, scale, bias, bias_after_scale, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _scale_new(x, scale, bias, bias_after_scale)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as scale() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, scale, bias, bias_after_scale)
+        except PhiError as error:
+            raise error.in_op("scale", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"scale: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("scale", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, scale, bias, bias_after_scale, into=target)
     except PhiError as error:
@@ -679,6 +744,67 @@ def relu(x):
     return out
 
 
+_relu_into_kernel = KERNELS.dispatch_table("relu", into=True)
+_relu_into_seen = KERNELS.signature_cache("relu", "relu_into_")
+_relu_new = relu  # an argument may be named like the op (scale)
+
+
+def relu_into_(x, into):
+    """relu written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as relu() makes it."""
+    if type(into) is not DenseTensor:
+        return _relu_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _relu_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("relu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("relu", "relu", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _relu_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as relu() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("relu", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"relu: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("relu", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("relu", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("relu", metas, [into])
+    if seen is None and signature is not None:
+        _relu_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _tanh_kernel = KERNELS.dispatch_table("tanh")
 _tanh_seen = KERNELS.signature_cache("tanh", "tanh")
 
@@ -727,12 +853,13 @@ _tanh_new = tanh  # an argument may be named like the op (scale)
 
 
 def tanh_into_(x, into):
-    """tanh written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as tanh() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """tanh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as tanh() makes it."""
+    if type(into) is not DenseTensor:
         return _tanh_new(x)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
@@ -755,8 +882,20 @@ def tanh_into_(x, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _tanh_new(x)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as tanh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("tanh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"tanh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("tanh", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, into=target)
     except PhiError as error:
@@ -859,12 +998,13 @@ _exp_new = exp  # an argument may be named like the op (scale)
 
 
 def exp_into_(x, into):
-    """exp written into ``into``'s buffer (a host DenseTensor with the
-    result's dims and dtype, which may be one of the inputs), whose version is
-    bumped; returns ``into``. Where it cannot (``into`` of another kind or on the
-    GPU, a result of other dims or dtype) nothing is written and the result comes
-    back in a new tensor, as exp() makes it."""
-    if type(into) is not DenseTensor or type(into.array) is not np.ndarray:
+    """exp written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as exp() makes it."""
+    if type(into) is not DenseTensor:
         return _exp_new(x)
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
@@ -887,8 +1027,20 @@ def exp_into_(x, into):
         metas = [out_meta]
     meta = metas[0]
     target = into.array
-    if array_type is not np.ndarray or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype:
-        return _exp_new(x)  # the caller says what is wrong
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as exp() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("exp", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"exp: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("exp", metas, [out])
+        return out
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
         kernel(x.array, into=target)
     except PhiError as error:
@@ -2623,6 +2775,67 @@ def abs(x):
     return out
 
 
+_abs_into_kernel = KERNELS.dispatch_table("abs", into=True)
+_abs_into_seen = KERNELS.signature_cache("abs", "abs_into_")
+_abs_new = abs  # an argument may be named like the op (scale)
+
+
+def abs_into_(x, into):
+    """abs written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as abs() makes it."""
+    if type(into) is not DenseTensor:
+        return _abs_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _abs_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_valued_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("abs", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("abs", "abs", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _abs_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as abs() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("abs", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"abs: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("abs", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("abs", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("abs", metas, [into])
+    if seen is None and signature is not None:
+        _abs_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _neg_kernel = KERNELS.dispatch_table("neg")
 _neg_seen = KERNELS.signature_cache("neg", "neg")
 
@@ -2705,6 +2918,67 @@ def sqrt(x):
     if seen is None and signature is not None:
         _sqrt_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_sqrt_into_kernel = KERNELS.dispatch_table("sqrt", into=True)
+_sqrt_into_seen = KERNELS.signature_cache("sqrt", "sqrt_into_")
+_sqrt_new = sqrt  # an argument may be named like the op (scale)
+
+
+def sqrt_into_(x, into):
+    """sqrt written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as sqrt() makes it."""
+    if type(into) is not DenseTensor:
+        return _sqrt_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _sqrt_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("sqrt", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("sqrt", "sqrt", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _sqrt_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as sqrt() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("sqrt", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"sqrt: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("sqrt", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("sqrt", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sqrt", metas, [into])
+    if seen is None and signature is not None:
+        _sqrt_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _square_kernel = KERNELS.dispatch_table("square")
@@ -2791,6 +3065,67 @@ def rsqrt(x):
     return out
 
 
+_rsqrt_into_kernel = KERNELS.dispatch_table("rsqrt", into=True)
+_rsqrt_into_seen = KERNELS.signature_cache("rsqrt", "rsqrt_into_")
+_rsqrt_new = rsqrt  # an argument may be named like the op (scale)
+
+
+def rsqrt_into_(x, into):
+    """rsqrt written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as rsqrt() makes it."""
+    if type(into) is not DenseTensor:
+        return _rsqrt_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _rsqrt_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("rsqrt", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("rsqrt", "rsqrt", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _rsqrt_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as rsqrt() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("rsqrt", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"rsqrt: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("rsqrt", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("rsqrt", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("rsqrt", metas, [into])
+    if seen is None and signature is not None:
+        _rsqrt_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _reciprocal_kernel = KERNELS.dispatch_table("reciprocal")
 _reciprocal_seen = KERNELS.signature_cache("reciprocal", "reciprocal")
 
@@ -2831,6 +3166,67 @@ def reciprocal(x):
     if seen is None and signature is not None:
         _reciprocal_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_reciprocal_into_kernel = KERNELS.dispatch_table("reciprocal", into=True)
+_reciprocal_into_seen = KERNELS.signature_cache("reciprocal", "reciprocal_into_")
+_reciprocal_new = reciprocal  # an argument may be named like the op (scale)
+
+
+def reciprocal_into_(x, into):
+    """reciprocal written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as reciprocal() makes it."""
+    if type(into) is not DenseTensor:
+        return _reciprocal_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _reciprocal_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("reciprocal", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("reciprocal", "reciprocal", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _reciprocal_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as reciprocal() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("reciprocal", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"reciprocal: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("reciprocal", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("reciprocal", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("reciprocal", metas, [into])
+    if seen is None and signature is not None:
+        _reciprocal_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _log1p_kernel = KERNELS.dispatch_table("log1p")
@@ -2875,6 +3271,67 @@ def log1p(x):
     return out
 
 
+_log1p_into_kernel = KERNELS.dispatch_table("log1p", into=True)
+_log1p_into_seen = KERNELS.signature_cache("log1p", "log1p_into_")
+_log1p_new = log1p  # an argument may be named like the op (scale)
+
+
+def log1p_into_(x, into):
+    """log1p written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as log1p() makes it."""
+    if type(into) is not DenseTensor:
+        return _log1p_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _log1p_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("log1p", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("log1p", "log1p", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _log1p_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as log1p() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("log1p", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"log1p: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("log1p", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("log1p", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log1p", metas, [into])
+    if seen is None and signature is not None:
+        _log1p_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _expm1_kernel = KERNELS.dispatch_table("expm1")
 _expm1_seen = KERNELS.signature_cache("expm1", "expm1")
 
@@ -2915,6 +3372,67 @@ def expm1(x):
     if seen is None and signature is not None:
         _expm1_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_expm1_into_kernel = KERNELS.dispatch_table("expm1", into=True)
+_expm1_into_seen = KERNELS.signature_cache("expm1", "expm1_into_")
+_expm1_new = expm1  # an argument may be named like the op (scale)
+
+
+def expm1_into_(x, into):
+    """expm1 written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as expm1() makes it."""
+    if type(into) is not DenseTensor:
+        return _expm1_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _expm1_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("expm1", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("expm1", "expm1", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _expm1_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as expm1() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("expm1", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"expm1: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("expm1", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("expm1", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("expm1", metas, [into])
+    if seen is None and signature is not None:
+        _expm1_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _sin_kernel = KERNELS.dispatch_table("sin")
@@ -2959,6 +3477,67 @@ def sin(x):
     return out
 
 
+_sin_into_kernel = KERNELS.dispatch_table("sin", into=True)
+_sin_into_seen = KERNELS.signature_cache("sin", "sin_into_")
+_sin_new = sin  # an argument may be named like the op (scale)
+
+
+def sin_into_(x, into):
+    """sin written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as sin() makes it."""
+    if type(into) is not DenseTensor:
+        return _sin_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _sin_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("sin", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("sin", "sin", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _sin_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as sin() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("sin", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"sin: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("sin", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("sin", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sin", metas, [into])
+    if seen is None and signature is not None:
+        _sin_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _cos_kernel = KERNELS.dispatch_table("cos")
 _cos_seen = KERNELS.signature_cache("cos", "cos")
 
@@ -2999,6 +3578,67 @@ def cos(x):
     if seen is None and signature is not None:
         _cos_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_cos_into_kernel = KERNELS.dispatch_table("cos", into=True)
+_cos_into_seen = KERNELS.signature_cache("cos", "cos_into_")
+_cos_new = cos  # an argument may be named like the op (scale)
+
+
+def cos_into_(x, into):
+    """cos written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as cos() makes it."""
+    if type(into) is not DenseTensor:
+        return _cos_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _cos_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("cos", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("cos", "cos", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _cos_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as cos() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("cos", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"cos: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("cos", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("cos", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cos", metas, [into])
+    if seen is None and signature is not None:
+        _cos_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _floor_kernel = KERNELS.dispatch_table("floor")
@@ -3043,6 +3683,67 @@ def floor(x):
     return out
 
 
+_floor_into_kernel = KERNELS.dispatch_table("floor", into=True)
+_floor_into_seen = KERNELS.signature_cache("floor", "floor_into_")
+_floor_new = floor  # an argument may be named like the op (scale)
+
+
+def floor_into_(x, into):
+    """floor written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as floor() makes it."""
+    if type(into) is not DenseTensor:
+        return _floor_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _floor_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("floor", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("floor", "floor", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _floor_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as floor() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("floor", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"floor: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("floor", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("floor", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("floor", metas, [into])
+    if seen is None and signature is not None:
+        _floor_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _ceil_kernel = KERNELS.dispatch_table("ceil")
 _ceil_seen = KERNELS.signature_cache("ceil", "ceil")
 
@@ -3085,6 +3786,67 @@ def ceil(x):
     return out
 
 
+_ceil_into_kernel = KERNELS.dispatch_table("ceil", into=True)
+_ceil_into_seen = KERNELS.signature_cache("ceil", "ceil_into_")
+_ceil_new = ceil  # an argument may be named like the op (scale)
+
+
+def ceil_into_(x, into):
+    """ceil written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as ceil() makes it."""
+    if type(into) is not DenseTensor:
+        return _ceil_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _ceil_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("ceil", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("ceil", "ceil", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _ceil_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as ceil() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("ceil", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"ceil: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("ceil", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("ceil", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("ceil", metas, [into])
+    if seen is None and signature is not None:
+        _ceil_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _round_kernel = KERNELS.dispatch_table("round")
 _round_seen = KERNELS.signature_cache("round", "round")
 
@@ -3125,6 +3887,67 @@ def round(x):
     if seen is None and signature is not None:
         _round_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_round_into_kernel = KERNELS.dispatch_table("round", into=True)
+_round_into_seen = KERNELS.signature_cache("round", "round_into_")
+_round_new = round  # an argument may be named like the op (scale)
+
+
+def round_into_(x, into):
+    """round written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as round() makes it."""
+    if type(into) is not DenseTensor:
+        return _round_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _round_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("round", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("round", "round", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _round_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as round() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("round", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"round: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("round", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("round", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("round", metas, [into])
+    if seen is None and signature is not None:
+        _round_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _isnan_kernel = KERNELS.dispatch_table("isnan")
@@ -3295,6 +4118,67 @@ def logical_not(x):
     return out
 
 
+_logical_not_into_kernel = KERNELS.dispatch_table("logical_not", into=True)
+_logical_not_into_seen = KERNELS.signature_cache("logical_not", "logical_not_into_")
+_logical_not_new = logical_not  # an argument may be named like the op (scale)
+
+
+def logical_not_into_(x, into):
+    """logical_not written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as logical_not() makes it."""
+    if type(into) is not DenseTensor:
+        return _logical_not_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _logical_not_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.predicate_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("logical_not", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("logical_not", "logical_not", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _logical_not_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as logical_not() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("logical_not", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"logical_not: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("logical_not", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("logical_not", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("logical_not", metas, [into])
+    if seen is None and signature is not None:
+        _logical_not_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _tan_kernel = KERNELS.dispatch_table("tan")
 _tan_seen = KERNELS.signature_cache("tan", "tan")
 
@@ -3335,6 +4219,67 @@ def tan(x):
     if seen is None and signature is not None:
         _tan_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_tan_into_kernel = KERNELS.dispatch_table("tan", into=True)
+_tan_into_seen = KERNELS.signature_cache("tan", "tan_into_")
+_tan_new = tan  # an argument may be named like the op (scale)
+
+
+def tan_into_(x, into):
+    """tan written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as tan() makes it."""
+    if type(into) is not DenseTensor:
+        return _tan_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _tan_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("tan", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("tan", "tan", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _tan_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as tan() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("tan", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"tan: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("tan", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("tan", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tan", metas, [into])
+    if seen is None and signature is not None:
+        _tan_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _asin_kernel = KERNELS.dispatch_table("asin")
@@ -3379,6 +4324,67 @@ def asin(x):
     return out
 
 
+_asin_into_kernel = KERNELS.dispatch_table("asin", into=True)
+_asin_into_seen = KERNELS.signature_cache("asin", "asin_into_")
+_asin_new = asin  # an argument may be named like the op (scale)
+
+
+def asin_into_(x, into):
+    """asin written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as asin() makes it."""
+    if type(into) is not DenseTensor:
+        return _asin_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _asin_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("asin", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("asin", "asin", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _asin_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as asin() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("asin", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"asin: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("asin", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("asin", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asin", metas, [into])
+    if seen is None and signature is not None:
+        _asin_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _acos_kernel = KERNELS.dispatch_table("acos")
 _acos_seen = KERNELS.signature_cache("acos", "acos")
 
@@ -3419,6 +4425,67 @@ def acos(x):
     if seen is None and signature is not None:
         _acos_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_acos_into_kernel = KERNELS.dispatch_table("acos", into=True)
+_acos_into_seen = KERNELS.signature_cache("acos", "acos_into_")
+_acos_new = acos  # an argument may be named like the op (scale)
+
+
+def acos_into_(x, into):
+    """acos written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as acos() makes it."""
+    if type(into) is not DenseTensor:
+        return _acos_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _acos_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("acos", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("acos", "acos", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _acos_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as acos() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("acos", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"acos: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("acos", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("acos", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acos", metas, [into])
+    if seen is None and signature is not None:
+        _acos_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _atan_kernel = KERNELS.dispatch_table("atan")
@@ -3463,6 +4530,67 @@ def atan(x):
     return out
 
 
+_atan_into_kernel = KERNELS.dispatch_table("atan", into=True)
+_atan_into_seen = KERNELS.signature_cache("atan", "atan_into_")
+_atan_new = atan  # an argument may be named like the op (scale)
+
+
+def atan_into_(x, into):
+    """atan written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as atan() makes it."""
+    if type(into) is not DenseTensor:
+        return _atan_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _atan_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("atan", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("atan", "atan", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _atan_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as atan() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("atan", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"atan: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("atan", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("atan", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atan", metas, [into])
+    if seen is None and signature is not None:
+        _atan_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _sinh_kernel = KERNELS.dispatch_table("sinh")
 _sinh_seen = KERNELS.signature_cache("sinh", "sinh")
 
@@ -3503,6 +4631,67 @@ def sinh(x):
     if seen is None and signature is not None:
         _sinh_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_sinh_into_kernel = KERNELS.dispatch_table("sinh", into=True)
+_sinh_into_seen = KERNELS.signature_cache("sinh", "sinh_into_")
+_sinh_new = sinh  # an argument may be named like the op (scale)
+
+
+def sinh_into_(x, into):
+    """sinh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as sinh() makes it."""
+    if type(into) is not DenseTensor:
+        return _sinh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _sinh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("sinh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("sinh", "sinh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _sinh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as sinh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("sinh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"sinh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("sinh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("sinh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("sinh", metas, [into])
+    if seen is None and signature is not None:
+        _sinh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _cosh_kernel = KERNELS.dispatch_table("cosh")
@@ -3547,6 +4736,67 @@ def cosh(x):
     return out
 
 
+_cosh_into_kernel = KERNELS.dispatch_table("cosh", into=True)
+_cosh_into_seen = KERNELS.signature_cache("cosh", "cosh_into_")
+_cosh_new = cosh  # an argument may be named like the op (scale)
+
+
+def cosh_into_(x, into):
+    """cosh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as cosh() makes it."""
+    if type(into) is not DenseTensor:
+        return _cosh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _cosh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("cosh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("cosh", "cosh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _cosh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as cosh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("cosh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"cosh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("cosh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("cosh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cosh", metas, [into])
+    if seen is None and signature is not None:
+        _cosh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _asinh_kernel = KERNELS.dispatch_table("asinh")
 _asinh_seen = KERNELS.signature_cache("asinh", "asinh")
 
@@ -3587,6 +4837,67 @@ def asinh(x):
     if seen is None and signature is not None:
         _asinh_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_asinh_into_kernel = KERNELS.dispatch_table("asinh", into=True)
+_asinh_into_seen = KERNELS.signature_cache("asinh", "asinh_into_")
+_asinh_new = asinh  # an argument may be named like the op (scale)
+
+
+def asinh_into_(x, into):
+    """asinh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as asinh() makes it."""
+    if type(into) is not DenseTensor:
+        return _asinh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _asinh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("asinh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("asinh", "asinh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _asinh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as asinh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("asinh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"asinh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("asinh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("asinh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("asinh", metas, [into])
+    if seen is None and signature is not None:
+        _asinh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _acosh_kernel = KERNELS.dispatch_table("acosh")
@@ -3631,6 +4942,67 @@ def acosh(x):
     return out
 
 
+_acosh_into_kernel = KERNELS.dispatch_table("acosh", into=True)
+_acosh_into_seen = KERNELS.signature_cache("acosh", "acosh_into_")
+_acosh_new = acosh  # an argument may be named like the op (scale)
+
+
+def acosh_into_(x, into):
+    """acosh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as acosh() makes it."""
+    if type(into) is not DenseTensor:
+        return _acosh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _acosh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("acosh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("acosh", "acosh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _acosh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as acosh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("acosh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"acosh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("acosh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("acosh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("acosh", metas, [into])
+    if seen is None and signature is not None:
+        _acosh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _atanh_kernel = KERNELS.dispatch_table("atanh")
 _atanh_seen = KERNELS.signature_cache("atanh", "atanh")
 
@@ -3671,6 +5043,67 @@ def atanh(x):
     if seen is None and signature is not None:
         _atanh_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_atanh_into_kernel = KERNELS.dispatch_table("atanh", into=True)
+_atanh_into_seen = KERNELS.signature_cache("atanh", "atanh_into_")
+_atanh_new = atanh  # an argument may be named like the op (scale)
+
+
+def atanh_into_(x, into):
+    """atanh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as atanh() makes it."""
+    if type(into) is not DenseTensor:
+        return _atanh_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _atanh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("atanh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("atanh", "atanh", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _atanh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as atanh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("atanh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"atanh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("atanh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("atanh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("atanh", metas, [into])
+    if seen is None and signature is not None:
+        _atanh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _log2_kernel = KERNELS.dispatch_table("log2")
@@ -3715,6 +5148,67 @@ def log2(x):
     return out
 
 
+_log2_into_kernel = KERNELS.dispatch_table("log2", into=True)
+_log2_into_seen = KERNELS.signature_cache("log2", "log2_into_")
+_log2_new = log2  # an argument may be named like the op (scale)
+
+
+def log2_into_(x, into):
+    """log2 written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as log2() makes it."""
+    if type(into) is not DenseTensor:
+        return _log2_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _log2_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("log2", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("log2", "log2", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _log2_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as log2() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("log2", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"log2: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("log2", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("log2", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log2", metas, [into])
+    if seen is None and signature is not None:
+        _log2_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _log10_kernel = KERNELS.dispatch_table("log10")
 _log10_seen = KERNELS.signature_cache("log10", "log10")
 
@@ -3755,6 +5249,67 @@ def log10(x):
     if seen is None and signature is not None:
         _log10_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_log10_into_kernel = KERNELS.dispatch_table("log10", into=True)
+_log10_into_seen = KERNELS.signature_cache("log10", "log10_into_")
+_log10_new = log10  # an argument may be named like the op (scale)
+
+
+def log10_into_(x, into):
+    """log10 written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as log10() makes it."""
+    if type(into) is not DenseTensor:
+        return _log10_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _log10_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.inexact_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("log10", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("log10", "log10", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _log10_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as log10() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("log10", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"log10: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("log10", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("log10", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("log10", metas, [into])
+    if seen is None and signature is not None:
+        _log10_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _erf_kernel = KERNELS.dispatch_table("erf")
@@ -3799,6 +5354,67 @@ def erf(x):
     return out
 
 
+_erf_into_kernel = KERNELS.dispatch_table("erf", into=True)
+_erf_into_seen = KERNELS.signature_cache("erf", "erf_into_")
+_erf_new = erf  # an argument may be named like the op (scale)
+
+
+def erf_into_(x, into):
+    """erf written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as erf() makes it."""
+    if type(into) is not DenseTensor:
+        return _erf_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _erf_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("erf", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("erf", "erf", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _erf_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as erf() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("erf", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"erf: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("erf", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("erf", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erf", metas, [into])
+    if seen is None and signature is not None:
+        _erf_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _erfinv_kernel = KERNELS.dispatch_table("erfinv")
 _erfinv_seen = KERNELS.signature_cache("erfinv", "erfinv")
 
@@ -3839,6 +5455,67 @@ def erfinv(x):
     if seen is None and signature is not None:
         _erfinv_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_erfinv_into_kernel = KERNELS.dispatch_table("erfinv", into=True)
+_erfinv_into_seen = KERNELS.signature_cache("erfinv", "erfinv_into_")
+_erfinv_new = erfinv  # an argument may be named like the op (scale)
+
+
+def erfinv_into_(x, into):
+    """erfinv written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as erfinv() makes it."""
+    if type(into) is not DenseTensor:
+        return _erfinv_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _erfinv_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("erfinv", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("erfinv", "erfinv", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _erfinv_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as erfinv() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("erfinv", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"erfinv: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("erfinv", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("erfinv", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("erfinv", metas, [into])
+    if seen is None and signature is not None:
+        _erfinv_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _trunc_kernel = KERNELS.dispatch_table("trunc")
@@ -3883,6 +5560,67 @@ def trunc(input):
     return out
 
 
+_trunc_into_kernel = KERNELS.dispatch_table("trunc", into=True)
+_trunc_into_seen = KERNELS.signature_cache("trunc", "trunc_into_")
+_trunc_new = trunc  # an argument may be named like the op (scale)
+
+
+def trunc_into_(input, into):
+    """trunc written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``input``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as trunc() makes it."""
+    if type(into) is not DenseTensor:
+        return _trunc_new(input)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(input.array), input.array.dtype, input.array.shape)
+        seen = _trunc_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.trunc_infer_meta(input, out_meta)
+        except PhiError as error:
+            raise error.in_op("trunc", input=input) from None
+        if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("trunc", "trunc", input, (input,), [out_meta], {"input": input})
+        key = (type(input.array), input.array.dtype)
+        kernel = _trunc_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not input)):
+        # Nothing written: the result as trunc() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(input.array)
+        except PhiError as error:
+            raise error.in_op("trunc", input=input) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"trunc: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("trunc", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(input.array, into=target)
+    except PhiError as error:
+        raise error.in_op("trunc", input=input) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("trunc", metas, [into])
+    if seen is None and signature is not None:
+        _trunc_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _frac_kernel = KERNELS.dispatch_table("frac")
 _frac_seen = KERNELS.signature_cache("frac", "frac")
 
@@ -3923,6 +5661,67 @@ def frac(x):
     if seen is None and signature is not None:
         _frac_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_frac_into_kernel = KERNELS.dispatch_table("frac", into=True)
+_frac_into_seen = KERNELS.signature_cache("frac", "frac_into_")
+_frac_new = frac  # an argument may be named like the op (scale)
+
+
+def frac_into_(x, into):
+    """frac written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as frac() makes it."""
+    if type(into) is not DenseTensor:
+        return _frac_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _frac_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.truncating_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("frac", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("frac", "frac", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _frac_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as frac() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("frac", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"frac: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("frac", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("frac", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("frac", metas, [into])
+    if seen is None and signature is not None:
+        _frac_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _lgamma_kernel = KERNELS.dispatch_table("lgamma")
@@ -3967,6 +5766,67 @@ def lgamma(x):
     return out
 
 
+_lgamma_into_kernel = KERNELS.dispatch_table("lgamma", into=True)
+_lgamma_into_seen = KERNELS.signature_cache("lgamma", "lgamma_into_")
+_lgamma_new = lgamma  # an argument may be named like the op (scale)
+
+
+def lgamma_into_(x, into):
+    """lgamma written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as lgamma() makes it."""
+    if type(into) is not DenseTensor:
+        return _lgamma_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _lgamma_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("lgamma", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("lgamma", "lgamma", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _lgamma_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as lgamma() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("lgamma", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"lgamma: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("lgamma", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("lgamma", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lgamma", metas, [into])
+    if seen is None and signature is not None:
+        _lgamma_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _digamma_kernel = KERNELS.dispatch_table("digamma")
 _digamma_seen = KERNELS.signature_cache("digamma", "digamma")
 
@@ -4007,6 +5867,67 @@ def digamma(x):
     if seen is None and signature is not None:
         _digamma_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_digamma_into_kernel = KERNELS.dispatch_table("digamma", into=True)
+_digamma_into_seen = KERNELS.signature_cache("digamma", "digamma_into_")
+_digamma_new = digamma  # an argument may be named like the op (scale)
+
+
+def digamma_into_(x, into):
+    """digamma written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as digamma() makes it."""
+    if type(into) is not DenseTensor:
+        return _digamma_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _digamma_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("digamma", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("digamma", "digamma", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _digamma_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as digamma() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("digamma", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"digamma: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("digamma", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("digamma", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("digamma", metas, [into])
+    if seen is None and signature is not None:
+        _digamma_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _nan_to_num_kernel = KERNELS.dispatch_table("nan_to_num")
@@ -4051,6 +5972,67 @@ def nan_to_num(x, nan, posinf, neginf):
     return out
 
 
+_nan_to_num_into_kernel = KERNELS.dispatch_table("nan_to_num", into=True)
+_nan_to_num_into_seen = KERNELS.signature_cache("nan_to_num", "nan_to_num_into_")
+_nan_to_num_new = nan_to_num  # an argument may be named like the op (scale)
+
+
+def nan_to_num_into_(x, nan, posinf, neginf, into):
+    """nan_to_num written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as nan_to_num() makes it."""
+    if type(into) is not DenseTensor:
+        return _nan_to_num_new(x, nan, posinf, neginf)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, nan, type(nan), posinf, type(posinf), neginf, type(neginf))
+        seen = _nan_to_num_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.nan_to_num_infer_meta(x, nan, posinf, neginf, out_meta)
+        except PhiError as error:
+            raise error.in_op("nan_to_num", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("nan_to_num", "nan_to_num", x, (x, nan, posinf, neginf), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _nan_to_num_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as nan_to_num() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, nan, posinf, neginf)
+        except PhiError as error:
+            raise error.in_op("nan_to_num", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"nan_to_num: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("nan_to_num", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, nan, posinf, neginf, into=target)
+    except PhiError as error:
+        raise error.in_op("nan_to_num", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nan_to_num", metas, [into])
+    if seen is None and signature is not None:
+        _nan_to_num_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _bitwise_not_kernel = KERNELS.dispatch_table("bitwise_not")
 _bitwise_not_seen = KERNELS.signature_cache("bitwise_not", "bitwise_not")
 
@@ -4091,6 +6073,67 @@ def bitwise_not(x):
     if seen is None and signature is not None:
         _bitwise_not_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_bitwise_not_into_kernel = KERNELS.dispatch_table("bitwise_not", into=True)
+_bitwise_not_into_seen = KERNELS.signature_cache("bitwise_not", "bitwise_not_into_")
+_bitwise_not_new = bitwise_not  # an argument may be named like the op (scale)
+
+
+def bitwise_not_into_(x, into):
+    """bitwise_not written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_not() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_not_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _bitwise_not_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_not_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_not", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_not", "bitwise_not", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _bitwise_not_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_not() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("bitwise_not", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_not: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_not", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_not", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_not", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_not_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _real_kernel = KERNELS.dispatch_table("real")
@@ -4303,6 +6346,67 @@ def polygamma(x, n):
     return out
 
 
+_polygamma_into_kernel = KERNELS.dispatch_table("polygamma", into=True)
+_polygamma_into_seen = KERNELS.signature_cache("polygamma", "polygamma_into_")
+_polygamma_new = polygamma  # an argument may be named like the op (scale)
+
+
+def polygamma_into_(x, n, into):
+    """polygamma written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as polygamma() makes it."""
+    if type(into) is not DenseTensor:
+        return _polygamma_new(x, n)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, n, type(n))
+        seen = _polygamma_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.polygamma_infer_meta(x, n, out_meta)
+        except PhiError as error:
+            raise error.in_op("polygamma", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("polygamma", "polygamma", x, (x, n), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _polygamma_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as polygamma() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, n)
+        except PhiError as error:
+            raise error.in_op("polygamma", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"polygamma: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("polygamma", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, n, into=target)
+    except PhiError as error:
+        raise error.in_op("polygamma", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("polygamma", metas, [into])
+    if seen is None and signature is not None:
+        _polygamma_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _elementwise_pow_kernel = KERNELS.dispatch_table("elementwise_pow")
 _elementwise_pow_seen = KERNELS.signature_cache("elementwise_pow", "elementwise_pow")
 
@@ -4394,6 +6498,67 @@ def clip(x, min, max):
     return out
 
 
+_clip_into_kernel = KERNELS.dispatch_table("clip", into=True)
+_clip_into_seen = KERNELS.signature_cache("clip", "clip_into_")
+_clip_new = clip  # an argument may be named like the op (scale)
+
+
+def clip_into_(x, min, max, into):
+    """clip written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as clip() makes it."""
+    if type(into) is not DenseTensor:
+        return _clip_new(x, min, max)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, min, type(min), max, type(max))
+        seen = _clip_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.clip_infer_meta(x, min, max, out_meta)
+        except PhiError as error:
+            raise error.in_op("clip", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("clip", "clip", x, (x, min, max), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _clip_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as clip() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, min, max)
+        except PhiError as error:
+            raise error.in_op("clip", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"clip: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("clip", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, min, max, into=target)
+    except PhiError as error:
+        raise error.in_op("clip", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("clip", metas, [into])
+    if seen is None and signature is not None:
+        _clip_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _remainder_kernel = KERNELS.dispatch_table("remainder")
 _remainder_seen = KERNELS.signature_cache("remainder", "remainder")
 
@@ -4443,6 +6608,74 @@ def remainder(x, y):
     return out
 
 
+_remainder_into_kernel = KERNELS.dispatch_table("remainder", into=True)
+_remainder_into_seen = KERNELS.signature_cache("remainder", "remainder_into_")
+_remainder_new = remainder  # an argument may be named like the op (scale)
+
+
+def remainder_into_(x, y, into):
+    """remainder written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as remainder() makes it."""
+    if type(into) is not DenseTensor:
+        return _remainder_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _remainder_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("remainder", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("remainder", "remainder", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("remainder", x=x, y=y) from None
+        kernel = _remainder_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as remainder() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("remainder", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"remainder: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("remainder", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("remainder", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("remainder", metas, [into])
+    if seen is None and signature is not None:
+        _remainder_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _floor_divide_kernel = KERNELS.dispatch_table("floor_divide")
 _floor_divide_seen = KERNELS.signature_cache("floor_divide", "floor_divide")
 
@@ -4490,6 +6723,74 @@ def floor_divide(x, y):
     if seen is None and signature is not None:
         _floor_divide_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_floor_divide_into_kernel = KERNELS.dispatch_table("floor_divide", into=True)
+_floor_divide_into_seen = KERNELS.signature_cache("floor_divide", "floor_divide_into_")
+_floor_divide_new = floor_divide  # an argument may be named like the op (scale)
+
+
+def floor_divide_into_(x, y, into):
+    """floor_divide written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as floor_divide() makes it."""
+    if type(into) is not DenseTensor:
+        return _floor_divide_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _floor_divide_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("floor_divide", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("floor_divide", "floor_divide", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("floor_divide", x=x, y=y) from None
+        kernel = _floor_divide_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as floor_divide() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("floor_divide", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"floor_divide: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("floor_divide", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("floor_divide", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("floor_divide", metas, [into])
+    if seen is None and signature is not None:
+        _floor_divide_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _logical_and_kernel = KERNELS.dispatch_table("logical_and")
@@ -4688,6 +6989,74 @@ def bitwise_and(x, y):
     return out
 
 
+_bitwise_and_into_kernel = KERNELS.dispatch_table("bitwise_and", into=True)
+_bitwise_and_into_seen = KERNELS.signature_cache("bitwise_and", "bitwise_and_into_")
+_bitwise_and_new = bitwise_and  # an argument may be named like the op (scale)
+
+
+def bitwise_and_into_(x, y, into):
+    """bitwise_and written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_and() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_and_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _bitwise_and_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_and", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_and", "bitwise_and", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_and", x=x, y=y) from None
+        kernel = _bitwise_and_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_and() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("bitwise_and", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_and: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_and", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_and", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_and", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_and_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _bitwise_or_kernel = KERNELS.dispatch_table("bitwise_or")
 _bitwise_or_seen = KERNELS.signature_cache("bitwise_or", "bitwise_or")
 
@@ -4737,6 +7106,74 @@ def bitwise_or(x, y):
     return out
 
 
+_bitwise_or_into_kernel = KERNELS.dispatch_table("bitwise_or", into=True)
+_bitwise_or_into_seen = KERNELS.signature_cache("bitwise_or", "bitwise_or_into_")
+_bitwise_or_new = bitwise_or  # an argument may be named like the op (scale)
+
+
+def bitwise_or_into_(x, y, into):
+    """bitwise_or written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_or() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_or_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _bitwise_or_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_or", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_or", "bitwise_or", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_or", x=x, y=y) from None
+        kernel = _bitwise_or_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_or() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("bitwise_or", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_or: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_or", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_or", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_or", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_or_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _bitwise_xor_kernel = KERNELS.dispatch_table("bitwise_xor")
 _bitwise_xor_seen = KERNELS.signature_cache("bitwise_xor", "bitwise_xor")
 
@@ -4784,6 +7221,74 @@ def bitwise_xor(x, y):
     if seen is None and signature is not None:
         _bitwise_xor_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_bitwise_xor_into_kernel = KERNELS.dispatch_table("bitwise_xor", into=True)
+_bitwise_xor_into_seen = KERNELS.signature_cache("bitwise_xor", "bitwise_xor_into_")
+_bitwise_xor_new = bitwise_xor  # an argument may be named like the op (scale)
+
+
+def bitwise_xor_into_(x, y, into):
+    """bitwise_xor written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as bitwise_xor() makes it."""
+    if type(into) is not DenseTensor:
+        return _bitwise_xor_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _bitwise_xor_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.bitwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("bitwise_xor", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("bitwise_xor", "bitwise_xor", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("bitwise_xor", x=x, y=y) from None
+        kernel = _bitwise_xor_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as bitwise_xor() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("bitwise_xor", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"bitwise_xor: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("bitwise_xor", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("bitwise_xor", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("bitwise_xor", metas, [into])
+    if seen is None and signature is not None:
+        _bitwise_xor_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _isclose_kernel = KERNELS.dispatch_table("isclose")
@@ -5031,6 +7536,74 @@ def hypot(x, y):
     return out
 
 
+_hypot_into_kernel = KERNELS.dispatch_table("hypot", into=True)
+_hypot_into_seen = KERNELS.signature_cache("hypot", "hypot_into_")
+_hypot_new = hypot  # an argument may be named like the op (scale)
+
+
+def hypot_into_(x, y, into):
+    """hypot written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as hypot() makes it."""
+    if type(into) is not DenseTensor:
+        return _hypot_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _hypot_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("hypot", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("hypot", "hypot", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("hypot", x=x, y=y) from None
+        kernel = _hypot_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as hypot() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("hypot", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"hypot: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("hypot", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("hypot", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hypot", metas, [into])
+    if seen is None and signature is not None:
+        _hypot_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _lerp_kernel = KERNELS.dispatch_table("lerp")
 _lerp_seen = KERNELS.signature_cache("lerp", "lerp")
 
@@ -5078,6 +7651,74 @@ def lerp(x, y, weight):
     if seen is None and signature is not None:
         _lerp_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_lerp_into_kernel = KERNELS.dispatch_table("lerp", into=True)
+_lerp_into_seen = KERNELS.signature_cache("lerp", "lerp_into_")
+_lerp_new = lerp  # an argument may be named like the op (scale)
+
+
+def lerp_into_(x, y, weight, into):
+    """lerp written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as lerp() makes it."""
+    if type(into) is not DenseTensor:
+        return _lerp_new(x, y, weight)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, type(weight.array), weight.array.dtype, weight.array.shape)
+        seen = _lerp_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.lerp_infer_meta(x, y, weight, out_meta)
+        except PhiError as error:
+            raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("lerp", "lerp", x, (x, y, weight), [out_meta], {"x": x, "y": y, "weight": weight})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0] or type(weight.array) is not key[0]:
+                x, y, weight = same_place(("x", "y", "weight"), (x, y, weight))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+        kernel = _lerp_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as lerp() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array, weight.array)
+        except PhiError as error:
+            raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"lerp: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("lerp", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, weight.array, into=target)
+    except PhiError as error:
+        raise error.in_op("lerp", x=x, y=y, weight=weight) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lerp", metas, [into])
+    if seen is None and signature is not None:
+        _lerp_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _fmax_kernel = KERNELS.dispatch_table("fmax")
@@ -9649,6 +12290,67 @@ def leaky_relu(x, negative_slope):
     return out
 
 
+_leaky_relu_into_kernel = KERNELS.dispatch_table("leaky_relu", into=True)
+_leaky_relu_into_seen = KERNELS.signature_cache("leaky_relu", "leaky_relu_into_")
+_leaky_relu_new = leaky_relu  # an argument may be named like the op (scale)
+
+
+def leaky_relu_into_(x, negative_slope, into):
+    """leaky_relu written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as leaky_relu() makes it."""
+    if type(into) is not DenseTensor:
+        return _leaky_relu_new(x, negative_slope)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, negative_slope, type(negative_slope))
+        seen = _leaky_relu_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.leaky_relu_infer_meta(x, negative_slope, out_meta)
+        except PhiError as error:
+            raise error.in_op("leaky_relu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("leaky_relu", "leaky_relu", x, (x, negative_slope), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _leaky_relu_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as leaky_relu() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, negative_slope)
+        except PhiError as error:
+            raise error.in_op("leaky_relu", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"leaky_relu: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("leaky_relu", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, negative_slope, into=target)
+    except PhiError as error:
+        raise error.in_op("leaky_relu", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("leaky_relu", metas, [into])
+    if seen is None and signature is not None:
+        _leaky_relu_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _elu_kernel = KERNELS.dispatch_table("elu")
 _elu_seen = KERNELS.signature_cache("elu", "elu")
 
@@ -9689,6 +12391,67 @@ def elu(x, alpha):
     if seen is None and signature is not None:
         _elu_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_elu_into_kernel = KERNELS.dispatch_table("elu", into=True)
+_elu_into_seen = KERNELS.signature_cache("elu", "elu_into_")
+_elu_new = elu  # an argument may be named like the op (scale)
+
+
+def elu_into_(x, alpha, into):
+    """elu written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as elu() makes it."""
+    if type(into) is not DenseTensor:
+        return _elu_new(x, alpha)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, alpha, type(alpha))
+        seen = _elu_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.elu_infer_meta(x, alpha, out_meta)
+        except PhiError as error:
+            raise error.in_op("elu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("elu", "elu", x, (x, alpha), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _elu_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as elu() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, alpha)
+        except PhiError as error:
+            raise error.in_op("elu", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"elu: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("elu", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, alpha, into=target)
+    except PhiError as error:
+        raise error.in_op("elu", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("elu", metas, [into])
+    if seen is None and signature is not None:
+        _elu_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _selu_kernel = KERNELS.dispatch_table("selu")
@@ -10027,6 +12790,67 @@ def hardtanh(x, min, max):
     return out
 
 
+_hardtanh_into_kernel = KERNELS.dispatch_table("hardtanh", into=True)
+_hardtanh_into_seen = KERNELS.signature_cache("hardtanh", "hardtanh_into_")
+_hardtanh_new = hardtanh  # an argument may be named like the op (scale)
+
+
+def hardtanh_into_(x, min, max, into):
+    """hardtanh written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as hardtanh() makes it."""
+    if type(into) is not DenseTensor:
+        return _hardtanh_new(x, min, max)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, min, type(min), max, type(max))
+        seen = _hardtanh_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.hardtanh_infer_meta(x, min, max, out_meta)
+        except PhiError as error:
+            raise error.in_op("hardtanh", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("hardtanh", "hardtanh", x, (x, min, max), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _hardtanh_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as hardtanh() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, min, max)
+        except PhiError as error:
+            raise error.in_op("hardtanh", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"hardtanh: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("hardtanh", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, min, max, into=target)
+    except PhiError as error:
+        raise error.in_op("hardtanh", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("hardtanh", metas, [into])
+    if seen is None and signature is not None:
+        _hardtanh_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _hardswish_kernel = KERNELS.dispatch_table("hardswish")
 _hardswish_seen = KERNELS.signature_cache("hardswish", "hardswish")
 
@@ -10235,6 +13059,67 @@ def thresholded_relu(x, threshold):
     if seen is None and signature is not None:
         _thresholded_relu_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_thresholded_relu_into_kernel = KERNELS.dispatch_table("thresholded_relu", into=True)
+_thresholded_relu_into_seen = KERNELS.signature_cache("thresholded_relu", "thresholded_relu_into_")
+_thresholded_relu_new = thresholded_relu  # an argument may be named like the op (scale)
+
+
+def thresholded_relu_into_(x, threshold, into):
+    """thresholded_relu written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as thresholded_relu() makes it."""
+    if type(into) is not DenseTensor:
+        return _thresholded_relu_new(x, threshold)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, threshold, type(threshold))
+        seen = _thresholded_relu_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.shrink_infer_meta(x, threshold, out_meta)
+        except PhiError as error:
+            raise error.in_op("thresholded_relu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("thresholded_relu", "thresholded_relu", x, (x, threshold), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _thresholded_relu_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as thresholded_relu() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, threshold)
+        except PhiError as error:
+            raise error.in_op("thresholded_relu", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"thresholded_relu: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("thresholded_relu", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, threshold, into=target)
+    except PhiError as error:
+        raise error.in_op("thresholded_relu", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("thresholded_relu", metas, [into])
+    if seen is None and signature is not None:
+        _thresholded_relu_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _fused_softmax_cross_entropy_kernel = KERNELS.dispatch_table("fused_softmax_cross_entropy")

@@ -131,9 +131,10 @@ def bind_kernel(factory, name: str, array_type, np_dtype, kind: TensorKind = Ten
 
 def _on_the_cpu(cpu_fn, array_type):
     """``cpu_fn`` as a GPU kernel: array arguments to the host, results back to
-    the device of the context it is called with."""
+    the device of the context it is called with (into ``into``, a device array,
+    when an inplace op passes one: KernelFactory.writes_into)."""
 
-    def run_on_cpu(device, *args, **kwargs):
+    def run_on_cpu(device, *args, into=None, **kwargs):
         def to_host(value):
             if type(value) is array_type:
                 return device.to_host(value)
@@ -148,7 +149,11 @@ def _on_the_cpu(cpu_fn, array_type):
                 return type(value)(from_host(v) for v in value)
             return device.from_host(value)
 
-        return from_host(cpu_fn(CPU_CONTEXT, *[to_host(a) for a in args], **kwargs))
+        result = from_host(cpu_fn(CPU_CONTEXT, *[to_host(a) for a in args], **kwargs))
+        if into is None:
+            return result
+        into[...] = result
+        return into
 
     return run_on_cpu
 

@@ -54,9 +54,9 @@ def sigmoid_grad_gpu(xp, out, out_grad, into):
 
 
 @register_kernel("relu", ALL_BACKENDS, FLOATS)
-def relu(ctx, x):
+def relu(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
     xp = ctx.xp
-    return xp.maximum(x, ZEROS[x.dtype] if xp is np else 0)
+    return xp.maximum(x, ZEROS[x.dtype] if xp is np else 0, out=into)
 
 
 @register_kernel("relu_grad", ALL_BACKENDS, FLOATS)
@@ -147,6 +147,17 @@ def _typed(value, like):
     return value if value.dtype == like.dtype else value.astype(like.dtype)
 
 
+def _copied_into(value, into):
+    """``value`` (a result of ``into``'s shape), or ``into`` with ``value`` written in
+    (cast to its dtype, as ``_typed`` casts): for the forward kernels that an inplace
+    op calls with into= (KernelFactory.writes_into) but that compute with ``where``,
+    which has no ``out=``."""
+    if into is None:
+        return value
+    into[...] = value
+    return into
+
+
 def _normal_cdf(xp, x):
     """Phi(x) = P(N(0, 1) <= x) in float64, to a few ulp in both tails: 1 - erfc(x / sqrt 2) / 2
     above 0 and erfc(|x| / sqrt 2) / 2 below, so the lower tail keeps its relative precision
@@ -195,8 +206,8 @@ def silu_grad(ctx, x, out_grad):
 
 
 @register_kernel("leaky_relu", ALL_BACKENDS, FLOATS)
-def leaky_relu(ctx, x, negative_slope):
-    return _typed(ctx.xp.where(x > 0, x, x * negative_slope), x)
+def leaky_relu(ctx, x, negative_slope, *, into=None):
+    return _copied_into(_typed(ctx.xp.where(x > 0, x, x * negative_slope), x), into)
 
 
 @register_kernel("leaky_relu_grad", ALL_BACKENDS, FLOATS)
@@ -214,8 +225,8 @@ def _elu_slope(xp, x, alpha):
 
 
 @register_kernel("elu", ALL_BACKENDS, FLOATS)
-def elu(ctx, x, alpha):
-    return _typed(_elu(ctx.xp, x, alpha), x)
+def elu(ctx, x, alpha, *, into=None):
+    return _copied_into(_typed(_elu(ctx.xp, x, alpha), x), into)
 
 
 @register_kernel("elu_grad", ALL_BACKENDS, FLOATS)
@@ -304,7 +315,9 @@ def tanhshrink_grad(ctx, x, out_grad):
 
 
 @register_kernel("hardtanh", ALL_BACKENDS, FLOATS)
-def hardtanh(ctx, x, min, max):  # noqa: A002  (Paddle's argument names)
+def hardtanh(ctx, x, min, max, *, into=None):  # noqa: A002  (Paddle's argument names)
+    if into is not None:  # clip writes into an array of x's dtype: the cast _typed makes
+        return ctx.xp.clip(x, min, max, out=into)
     return _typed(ctx.xp.clip(x, min, max), x)
 
 
@@ -362,9 +375,9 @@ def log_sigmoid_grad(ctx, x, out_grad):
 
 
 @register_kernel("thresholded_relu", ALL_BACKENDS, FLOATS)
-def thresholded_relu(ctx, x, threshold):
+def thresholded_relu(ctx, x, threshold, *, into=None):
     xp = ctx.xp
-    return xp.where(x > threshold, x, xp.zeros_like(x))
+    return _copied_into(xp.where(x > threshold, x, xp.zeros_like(x)), into)
 
 
 @register_kernel("thresholded_relu_grad", ALL_BACKENDS, FLOATS)

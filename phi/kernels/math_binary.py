@@ -42,11 +42,17 @@ def elementwise_pow_grad(ctx, x, y, out_grad, *, out_mask=None):
 # -- clip ---------------------------------------------------------------------------------
 
 @register_kernel("clip", ALL_BACKENDS, REAL)
-def clip(ctx, x, min, max):  # noqa: A002  (Paddle's argument names)
+def clip(ctx, x, min, max, *, into=None):  # noqa: A002  (Paddle's argument names)
+    # into (KernelFactory.writes_into): each bound is applied there in turn.
     xp = ctx.xp
-    out = x if min is None else xp.maximum(x, xp.asarray(min, dtype=x.dtype))
-    out = out if max is None else xp.minimum(out, xp.asarray(max, dtype=x.dtype))
-    return out.copy() if out is x else out
+    out = x if min is None else xp.maximum(x, xp.asarray(min, dtype=x.dtype), out=into)
+    out = out if max is None else xp.minimum(out, xp.asarray(max, dtype=x.dtype), out=into)
+    if out is not x:
+        return out
+    if into is None:
+        return x.copy()
+    into[...] = x
+    return into
 
 
 @register_kernel("clip_grad", ALL_BACKENDS, REAL)
@@ -71,19 +77,23 @@ def _check_integer_divisor(xp, y) -> None:
 
 
 @register_kernel("remainder", ALL_BACKENDS, REAL)
-def remainder(ctx, x, y):
-    # The sign of the divisor, as Python's %; floats divided by zero give NaN.
+def remainder(ctx, x, y, *, into=None):
+    # The sign of the divisor, as Python's %; floats divided by zero give NaN. The
+    # divisors are checked before anything is written into ``into``.
     _check_integer_divisor(ctx.xp, y)
-    return ctx.xp.remainder(x, y)
+    return ctx.xp.remainder(x, y, out=into)
 
 
 @register_kernel("floor_divide", ALL_BACKENDS, REAL)
-def floor_divide(ctx, x, y):
+def floor_divide(ctx, x, y, *, into=None):
     xp = ctx.xp
     _check_integer_divisor(xp, y)
     if x.dtype.kind in "iu":
-        return xp.floor_divide(x, y)
-    return xp.floor(xp.divide(x, y))
+        return xp.floor_divide(x, y, out=into)
+    quotient = xp.divide(x, y, out=into)
+    if into is None and not quotient.ndim:  # a 0-d quotient is a scalar, which takes no out=
+        return xp.floor(quotient)
+    return xp.floor(quotient, out=quotient)
 
 
 # -- logical and bitwise ---------------------------------------------------------------------
@@ -101,9 +111,24 @@ logical_and = _register_ufunc("logical_and", "logical_and", ALL_TYPES)
 logical_or = _register_ufunc("logical_or", "logical_or", ALL_TYPES)
 logical_xor = _register_ufunc("logical_xor", "logical_xor", ALL_TYPES)
 _BITWISE = (DataType.BOOL,) + INTS
-bitwise_and = _register_ufunc("bitwise_and", "bitwise_and", _BITWISE)
-bitwise_or = _register_ufunc("bitwise_or", "bitwise_or", _BITWISE)
-bitwise_xor = _register_ufunc("bitwise_xor", "bitwise_xor", _BITWISE)
+
+
+# The bitwise ops have inplace twins: written out, each can write into its target
+# (into=, KernelFactory.writes_into) and is bound as the ufunc itself otherwise.
+
+@register_kernel("bitwise_and", ALL_BACKENDS, _BITWISE)
+def bitwise_and(ctx, x, y, *, into=None):
+    return ctx.xp.bitwise_and(x, y, out=into)
+
+
+@register_kernel("bitwise_or", ALL_BACKENDS, _BITWISE)
+def bitwise_or(ctx, x, y, *, into=None):
+    return ctx.xp.bitwise_or(x, y, out=into)
+
+
+@register_kernel("bitwise_xor", ALL_BACKENDS, _BITWISE)
+def bitwise_xor(ctx, x, y, *, into=None):
+    return ctx.xp.bitwise_xor(x, y, out=into)
 
 
 # -- closeness and equality --------------------------------------------------------------------
@@ -144,14 +169,15 @@ def atan2(ctx, x, y):
 
 
 @register_kernel("hypot", ALL_BACKENDS, FLOATS)
-def hypot(ctx, x, y):
-    return ctx.xp.hypot(x, y)
+def hypot(ctx, x, y, *, into=None):
+    return ctx.xp.hypot(x, y, out=into)
 
 
 @register_kernel("lerp", ALL_BACKENDS, FLOATS)
-def lerp(ctx, x, y, weight):
+def lerp(ctx, x, y, weight, *, into=None):
+    # x + weight * (y - x), the sum written into ``into`` (read after the product).
     xp = ctx.xp
-    return xp.add(x, xp.multiply(weight, xp.subtract(y, x)))
+    return xp.add(x, xp.multiply(weight, xp.subtract(y, x)), out=into)
 
 
 @register_kernel("lerp_grad", ALL_BACKENDS, FLOATS)

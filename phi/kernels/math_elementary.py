@@ -76,6 +76,11 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
             if bias:
                 np.add(out, bias, out=out)
             return out
+    if (into is not None and bias_after_scale and not bias and type(bias) in _REAL_BIAS
+            and type(scale) in _REAL_BIAS and x.dtype.kind in "fc"):
+        # The inplace op (on the GPU, or a factor the fast path above does not take):
+        # x * scale is one ufunc whose result has x's dtype, written into the target.
+        return ctx.xp.multiply(x, scale, out=into)
     if bias_after_scale:
         out = x * scale + bias if bias else x * scale
     else:

@@ -39,9 +39,8 @@ def _unary(name, dtypes, ufunc_name, doc):
 # -- abs, neg, powers ------------------------------------------------------------------
 
 @register_kernel("abs", ALL_BACKENDS, NUMERIC)
-def abs(ctx, x):  # noqa: A001  (the op's name)
-    """|x|; the modulus (a real tensor) for complex x."""
-    return ctx.xp.abs(x)
+def abs(ctx, x, *, into=None):  # noqa: A001  (the op's name)
+    return ctx.xp.abs(x, out=into)  # |x|; the modulus (a real tensor) for complex x
 
 
 @register_kernel("abs_grad", ALL_BACKENDS, INEXACT)
@@ -64,7 +63,9 @@ def square_grad(ctx, x, out_grad):
     return ctx.xp.multiply(out_grad, conj(x * 2))
 
 
-sqrt = _unary("sqrt", INEXACT, "sqrt", "The square root of x.")
+@register_kernel("sqrt", ALL_BACKENDS, INEXACT)
+def sqrt(ctx, x, *, into=None):
+    return ctx.xp.sqrt(x, out=into)
 
 
 @register_kernel("sqrt_grad", ALL_BACKENDS, INEXACT)
@@ -73,10 +74,11 @@ def sqrt_grad(ctx, out, out_grad):
 
 
 @register_kernel("rsqrt", ALL_BACKENDS, INEXACT)
-def rsqrt(ctx, x):
-    """1 / sqrt(x)."""
+def rsqrt(ctx, x, *, into=None):
+    """1 / sqrt(x), the reciprocal taken in the square root's array (0-d: a new scalar)."""
     xp = ctx.xp
-    return xp.reciprocal(xp.sqrt(x))
+    root = xp.sqrt(x, out=into)
+    return xp.reciprocal(root, out=root if x.ndim or into is not None else None)
 
 
 @register_kernel("rsqrt_grad", ALL_BACKENDS, INEXACT)
@@ -85,8 +87,8 @@ def rsqrt_grad(ctx, out, out_grad):
 
 
 @register_kernel("reciprocal", ALL_BACKENDS, INEXACT)
-def reciprocal(ctx, x):
-    return ctx.xp.reciprocal(x)
+def reciprocal(ctx, x, *, into=None):
+    return ctx.xp.reciprocal(x, out=into)
 
 
 @register_kernel("reciprocal_grad", ALL_BACKENDS, INEXACT)
@@ -96,7 +98,9 @@ def reciprocal_grad(ctx, out, out_grad):
 
 # -- exponentials and logarithms ---------------------------------------------------------
 
-expm1 = _unary("expm1", INEXACT, "expm1", "exp(x) - 1, accurate for small x.")
+@register_kernel("expm1", ALL_BACKENDS, INEXACT)
+def expm1(ctx, x, *, into=None):
+    return ctx.xp.expm1(x, out=into)  # exp(x) - 1, accurate for small x
 
 
 @register_kernel("expm1_grad", ALL_BACKENDS, INEXACT)
@@ -104,9 +108,19 @@ def expm1_grad(ctx, out, out_grad):
     return ctx.xp.multiply(out_grad, conj(out + 1))
 
 
-log1p = _unary("log1p", INEXACT, "log1p", "log(1 + x), accurate for small x.")
-log2 = _unary("log2", INEXACT, "log2", "The base-2 logarithm.")
-log10 = _unary("log10", INEXACT, "log10", "The base-10 logarithm.")
+@register_kernel("log1p", ALL_BACKENDS, INEXACT)
+def log1p(ctx, x, *, into=None):
+    return ctx.xp.log1p(x, out=into)  # log(1 + x), accurate for small x
+
+
+@register_kernel("log2", ALL_BACKENDS, INEXACT)
+def log2(ctx, x, *, into=None):
+    return ctx.xp.log2(x, out=into)
+
+
+@register_kernel("log10", ALL_BACKENDS, INEXACT)
+def log10(ctx, x, *, into=None):
+    return ctx.xp.log10(x, out=into)
 
 
 @register_kernel("log1p_grad", ALL_BACKENDS, INEXACT)
@@ -126,18 +140,29 @@ def log10_grad(ctx, x, out_grad):
 
 # -- rounding --------------------------------------------------------------------------------
 
-floor = _unary("floor", FLOATS, "floor", "The largest integer <= x.")
-ceil = _unary("ceil", FLOATS, "ceil", "The smallest integer >= x.")
+@register_kernel("floor", ALL_BACKENDS, FLOATS)
+def floor(ctx, x, *, into=None):
+    return ctx.xp.floor(x, out=into)  # the largest integer <= x
+
+
+@register_kernel("ceil", ALL_BACKENDS, FLOATS)
+def ceil(ctx, x, *, into=None):
+    return ctx.xp.ceil(x, out=into)  # the smallest integer >= x
 
 
 @register_kernel("trunc", ALL_BACKENDS, REAL_AND_WIDE_INTS)
-def trunc(ctx, input):  # noqa: A002  (Paddle's argument name)
+def trunc(ctx, input, *, into=None):  # noqa: A002  (Paddle's argument name)
     """input rounded toward zero (integers unchanged)."""
-    return input.copy() if input.dtype.kind in "iu" else ctx.xp.trunc(input)
+    if input.dtype.kind not in "iu":
+        return ctx.xp.trunc(input, out=into)
+    if into is None:
+        return input.copy()
+    into[...] = input
+    return into
 
 
 @register_kernel("round", ALL_BACKENDS, FLOATS)
-def round(ctx, x):  # noqa: A001  (the op's name)
+def round(ctx, x, *, into=None):  # noqa: A001  (the op's name)
     """x rounded to the nearest integer, halves away from zero (Paddle's rule;
     numpy.round sends halves to the even neighbour: round(2.5) is 2 there, 3 here)."""
     xp = ctx.xp
@@ -146,16 +171,23 @@ def round(ctx, x):  # noqa: A001  (the op's name)
     # floor(|x| + 0.5) would round 0.49999999999999994 up).
     with np.errstate(invalid="ignore"):  # inf - inf: the comparison is False and inf stays
         away = xp.abs(x - whole) >= 0.5
-    return xp.where(away, whole + xp.sign(x), whole).astype(x.dtype)
+    out = xp.where(away, whole + xp.sign(x), whole).astype(x.dtype)
+    if into is None:
+        return out
+    into[...] = out  # where has no out=: the result is copied in
+    return into
 
 
 @register_kernel("frac", ALL_BACKENDS, REAL_AND_WIDE_INTS)
-def frac(ctx, x):
+def frac(ctx, x, *, into=None):
     """x - trunc(x): the fractional part with x's sign (0 for integers)."""
     xp = ctx.xp
-    if x.dtype.kind in "iu":
+    if x.dtype.kind not in "iu":
+        return xp.subtract(x, xp.trunc(x), out=into)
+    if into is None:
         return xp.zeros_like(x)
-    return x - xp.trunc(x)
+    into[...] = 0
+    return into
 
 
 # -- predicates and logic ------------------------------------------------------------------
@@ -163,12 +195,20 @@ def frac(ctx, x):
 isnan = _unary("isnan", ALL_TYPES, "isnan", "Whether x is NaN (bool).")
 isinf = _unary("isinf", ALL_TYPES, "isinf", "Whether x is +-inf (bool).")
 isfinite = _unary("isfinite", ALL_TYPES, "isfinite", "Whether x is neither NaN nor infinite (bool).")
-logical_not = _unary("logical_not", ALL_TYPES, "logical_not", "not x, elementwise (bool); non-zero is True.")
-bitwise_not = _unary("bitwise_not", BOOL_AND_INTS, "invert", "~x: the bits flipped (not x for bool).")
+
+
+@register_kernel("logical_not", ALL_BACKENDS, ALL_TYPES)
+def logical_not(ctx, x, *, into=None):
+    return ctx.xp.logical_not(x, out=into)  # not x, elementwise (bool); non-zero is True
+
+
+@register_kernel("bitwise_not", ALL_BACKENDS, BOOL_AND_INTS)
+def bitwise_not(ctx, x, *, into=None):
+    return ctx.xp.invert(x, out=into)  # ~x: the bits flipped (not x for bool)
 
 
 @register_kernel("nan_to_num", ALL_BACKENDS, FLOATS)
-def nan_to_num(ctx, x, nan, posinf, neginf):
+def nan_to_num(ctx, x, nan, posinf, neginf, *, into=None):
     """NaN -> nan, +inf -> posinf, -inf -> neginf (None: the dtype's largest or
     smallest finite value)."""
     xp = ctx.xp
@@ -177,7 +217,11 @@ def nan_to_num(ctx, x, nan, posinf, neginf):
     neginf = info.min if neginf is None else neginf
     out = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)
     out = xp.where(x == xp.inf, xp.asarray(posinf, x.dtype), out)
-    return xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out)
+    out = xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out)
+    if into is None:
+        return out
+    into[...] = out  # where has no out=: the result is copied in
+    return into
 
 
 @register_kernel("nan_to_num_grad", ALL_BACKENDS, FLOATS)

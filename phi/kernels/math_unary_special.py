@@ -75,6 +75,15 @@ def _as_float64(xp, x):
     return x.astype(xp.float64) if x.dtype != xp.float64 else x
 
 
+def _cast_into(value, like, into):
+    """The float64 ``value`` as ``like``'s dtype: a new array, or written (cast) into
+    ``into`` when the inplace op passes its target (into=, KernelFactory.writes_into)."""
+    if into is None:
+        return value.astype(like.dtype)
+    into[...] = value
+    return into
+
+
 def _device_special(xp):
     """cupyx.scipy.special for CuPy arrays when real CuPy has it (its erf, erfc and
     erfinv are single elementwise kernels); None for NumPy and where it is absent
@@ -166,13 +175,13 @@ def _erfc_fraction(xp, far):
 
 
 @register_kernel("erf", ALL_BACKENDS, FLOATS)
-def erf(ctx, x):
+def erf(ctx, x, *, into=None):
     """The error function 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
     xp = ctx.xp
     wide = _as_float64(xp, x)
     with np.errstate(all="ignore"):
         erf_abs, _ = _erf_and_erfc(xp, wide)
-    return xp.where(wide < 0, -erf_abs, erf_abs).astype(x.dtype)
+    return _cast_into(xp.where(wide < 0, -erf_abs, erf_abs), x, into)
 
 
 @register_kernel("erf_grad", ALL_BACKENDS, FLOATS)
@@ -182,7 +191,7 @@ def erf_grad(ctx, x, out_grad):
 
 
 @register_kernel("erfinv", ALL_BACKENDS, FLOATS)
-def erfinv(ctx, x):
+def erfinv(ctx, x, *, into=None):
     """The inverse of erf on [-1, 1]: +-inf at +-1, NaN outside.
 
     Winitzki's closed form (relative error ~2e-3) starts three Halley steps on
@@ -194,7 +203,8 @@ def erfinv(ctx, x):
     xp = ctx.xp
     special = _device_special(xp)
     if special is not None:
-        return special.erfinv(x).astype(x.dtype, copy=False)
+        out = special.erfinv(x)
+        return out.astype(x.dtype, copy=False) if into is None else _cast_into(out, x, into)
     wide = _as_float64(xp, x)
     with np.errstate(all="ignore"):
         a = xp.abs(wide)
@@ -211,7 +221,7 @@ def erfinv(ctx, x):
             step = residual / ((2.0 / _SQRT_PI) * xp.exp(-y * y))
             y = y - step / (1.0 + y * step)
         y = xp.where(a == 1.0, xp.inf, xp.where(inside, y, xp.nan))
-    return xp.where(wide < 0, -y, y).astype(x.dtype)
+    return _cast_into(xp.where(wide < 0, -y, y), x, into)
 
 
 @register_kernel("erfinv_grad", ALL_BACKENDS, FLOATS)
@@ -257,7 +267,7 @@ def _lgamma_positive(xp, x):
 
 
 @register_kernel("lgamma", ALL_BACKENDS, FLOATS)
-def lgamma(ctx, x):
+def lgamma(ctx, x, *, into=None):
     """log |Gamma(x)|; +inf at 0 and the negative integers (poles)."""
     xp = ctx.xp
     wide = _as_float64(xp, x)
@@ -270,7 +280,7 @@ def lgamma(ctx, x):
                      - _lgamma_positive(xp, 1.0 - mirrored))
         out = xp.where(positive, direct, reflected)
         out = xp.where(xp.isinf(wide), xp.inf, out)
-    return out.astype(x.dtype)
+    return _cast_into(out, x, into)
 
 
 @register_kernel("lgamma_grad", ALL_BACKENDS, FLOATS)
@@ -343,10 +353,10 @@ def _polygamma(xp, x, n):
 
 
 @register_kernel("digamma", ALL_BACKENDS, FLOATS)
-def digamma(ctx, x):
+def digamma(ctx, x, *, into=None):
     """psi(x) = d/dx log Gamma(x); +inf at 0 and the negative integers, as Paddle."""
     xp = ctx.xp
-    return _polygamma(xp, _as_float64(xp, x), 0).astype(x.dtype)
+    return _cast_into(_polygamma(xp, _as_float64(xp, x), 0), x, into)
 
 
 @register_kernel("digamma_grad", ALL_BACKENDS, FLOATS)
@@ -356,12 +366,12 @@ def digamma_grad(ctx, x, out_grad):
 
 
 @register_kernel("polygamma", ALL_BACKENDS, FLOATS)
-def polygamma(ctx, x, n):
+def polygamma(ctx, x, n, *, into=None):
     """psi^(n)(x), the n-th derivative of digamma (n = 0 is digamma)."""
     xp = ctx.xp
     if n < 0:
         raise InvalidArgumentError(f"argument 'n' expected an order >= 0, got {n}")
-    return _polygamma(xp, _as_float64(xp, x), n).astype(x.dtype)
+    return _cast_into(_polygamma(xp, _as_float64(xp, x), n), x, into)
 
 
 @register_kernel("polygamma_grad", ALL_BACKENDS, FLOATS)

@@ -8,29 +8,64 @@ from .dtypes import ALL_BACKENDS, INEXACT
 from .funcs import conj
 
 
-def _unary(name, dtypes, ufunc_name, doc):
-    """Registers kernel ``name`` as the array library's ufunc ``ufunc_name``."""
-    def kernel(ctx, x):
-        return getattr(ctx.xp, ufunc_name)(x)
-
-    kernel.__name__ = kernel.__qualname__ = name
-    kernel.__doc__ = doc
-    return register_kernel(name, ALL_BACKENDS, dtypes)(kernel)
-
-
 # -- trigonometric and hyperbolic ----------------------------------------------------------
+# Each is the array library's ufunc, written out (not made by a helper) so that the
+# dispatch table binds the ufunc itself for the out-of-place op (forwarded_xp_function)
+# and the inplace op writes into its target (into=, KernelFactory.writes_into).
 
-sin = _unary("sin", INEXACT, "sin", "The sine.")
-cos = _unary("cos", INEXACT, "cos", "The cosine.")
-tan = _unary("tan", INEXACT, "tan", "The tangent.")
-asin = _unary("asin", INEXACT, "arcsin", "The inverse sine.")
-acos = _unary("acos", INEXACT, "arccos", "The inverse cosine.")
-atan = _unary("atan", INEXACT, "arctan", "The inverse tangent.")
-sinh = _unary("sinh", INEXACT, "sinh", "The hyperbolic sine.")
-cosh = _unary("cosh", INEXACT, "cosh", "The hyperbolic cosine.")
-asinh = _unary("asinh", INEXACT, "arcsinh", "The inverse hyperbolic sine.")
-acosh = _unary("acosh", INEXACT, "arccosh", "The inverse hyperbolic cosine.")
-atanh = _unary("atanh", INEXACT, "arctanh", "The inverse hyperbolic tangent.")
+@register_kernel("sin", ALL_BACKENDS, INEXACT)
+def sin(ctx, x, *, into=None):
+    return ctx.xp.sin(x, out=into)  # the sine
+
+
+@register_kernel("cos", ALL_BACKENDS, INEXACT)
+def cos(ctx, x, *, into=None):
+    return ctx.xp.cos(x, out=into)  # the cosine
+
+
+@register_kernel("tan", ALL_BACKENDS, INEXACT)
+def tan(ctx, x, *, into=None):
+    return ctx.xp.tan(x, out=into)  # the tangent
+
+
+@register_kernel("asin", ALL_BACKENDS, INEXACT)
+def asin(ctx, x, *, into=None):
+    return ctx.xp.arcsin(x, out=into)  # the inverse sine
+
+
+@register_kernel("acos", ALL_BACKENDS, INEXACT)
+def acos(ctx, x, *, into=None):
+    return ctx.xp.arccos(x, out=into)  # the inverse cosine
+
+
+@register_kernel("atan", ALL_BACKENDS, INEXACT)
+def atan(ctx, x, *, into=None):
+    return ctx.xp.arctan(x, out=into)  # the inverse tangent
+
+
+@register_kernel("sinh", ALL_BACKENDS, INEXACT)
+def sinh(ctx, x, *, into=None):
+    return ctx.xp.sinh(x, out=into)  # the hyperbolic sine
+
+
+@register_kernel("cosh", ALL_BACKENDS, INEXACT)
+def cosh(ctx, x, *, into=None):
+    return ctx.xp.cosh(x, out=into)  # the hyperbolic cosine
+
+
+@register_kernel("asinh", ALL_BACKENDS, INEXACT)
+def asinh(ctx, x, *, into=None):
+    return ctx.xp.arcsinh(x, out=into)  # the inverse hyperbolic sine
+
+
+@register_kernel("acosh", ALL_BACKENDS, INEXACT)
+def acosh(ctx, x, *, into=None):
+    return ctx.xp.arccosh(x, out=into)  # the inverse hyperbolic cosine
+
+
+@register_kernel("atanh", ALL_BACKENDS, INEXACT)
+def atanh(ctx, x, *, into=None):
+    return ctx.xp.arctanh(x, out=into)  # the inverse hyperbolic tangent
 
 
 @register_kernel("sin_grad", ALL_BACKENDS, INEXACT)
