@@ -286,3 +286,26 @@ def test_fine_tuning_on_the_device_axis(tmp_path, device):
     eager.jit.save(original, str(tmp_path / "m"), input_spec=[InputSpec([None, 6])])
     layer = eager.jit.load(str(tmp_path / "m")).to(device)
     _same(_steps(layer, dtype="float32"), _steps(original, dtype="float32"))
+
+
+def test_a_forward_whose_backward_was_not_recorded_runs_and_its_backward_raises(tmp_path):
+    class FourOut(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 4)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return h * 1.0, h * 2.0, h * 3.0, h * 4.0  # more than three outputs carry a gradient
+
+    eager.seed(0)
+    net = FourOut()
+    eager.jit.save(net, str(tmp_path / "four"), input_spec=[InputSpec([None, 2])])
+    layer = eager.jit.load(str(tmp_path / "four"))
+    x = eager.to_tensor(RNG.standard_normal((3, 2)).astype("float32"))
+    outs = layer(x)  # train mode with trainable parameters: the forward runs all the same
+    for got, want in zip(outs, net(x)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(AutogradError, match="no backward.*4 tensors with a graph"):
+        outs[0].sum().backward()
+    assert all(p.grad is None for p in layer.parameters())

@@ -32,6 +32,7 @@ from phi.core import DenseTensor
 from ..autograd.accumulation import edge_of
 from ..autograd.grad_mode import STATE
 from ..autograd.meta import AutogradMeta
+from ..autograd.node import GradNodeBase
 from ..creation import to_tensor
 from ..errors import AutogradError
 from ..nn.layer import Layer, Parameter
@@ -61,7 +62,8 @@ class _Compiled:
     (the grad outputs' keys, the backward programs by mask, the boundaries,
     the saved slots)."""
 
-    __slots__ = ("run", "outputs", "keys", "output_slots", "bumps", "grad", "saved_slots", "n_bound")
+    __slots__ = ("run", "outputs", "keys", "output_slots", "bumps", "grad", "saved_slots", "n_bound",
+                 "unrecorded")
 
 
 def _key(node):
@@ -145,6 +147,9 @@ class TranslatedLayer(Layer):
         slot_types = {slot: array_type for slots in made for slot in slots}
         compiled.grad = None
         compiled.saved_slots = []
+        compiled.unrecorded = None
+        if mode is not None and section["backward"] is None:  # save could not record it: say so at backward
+            compiled.unrecorded = ([_key(node) for node in grad_outputs], section["reason"])
         if section["backward"]:
             first_seed = n_bound
             produced = {slot for slots in made for slot in slots}
@@ -211,6 +216,11 @@ class TranslatedLayer(Layer):
                 made[key] = Tensor(DenseTensor(array))
         if compiled.grad is not None and wanted:
             self._attach(compiled, inputs, made, results[n_out:])
+        elif compiled.unrecorded is not None and wanted:
+            keys, reason = compiled.unrecorded
+            node = _UnrecordedGradNode(len(keys), reason)
+            for slot, key in enumerate(keys):
+                made[key]._meta = AutogradMeta(node, slot)
         return _assemble(compiled.outputs, made, inputs, self)
 
     def _mode(self, inputs):
@@ -229,9 +239,6 @@ class TranslatedLayer(Layer):
             raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode}-mode forward (save "
                              f"could not trace it: {section['reason']})" +
                              ("; call eval() for inference" if mode == "train" else ""))
-        if wanted and section["backward"] is None:
-            raise ValueError(f"TranslatedLayer.forward: the saved {mode}-mode program has no backward (save "
-                             f"could not record it: {section['reason']}); run it under no_grad")
         if wanted:
             for i, (t, spec) in enumerate(zip(inputs, document["inputs"])):
                 if not t.stop_gradient and spec.get("stop_gradient", False):
@@ -273,6 +280,24 @@ class TranslatedLayer(Layer):
                               tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
         for slot, out in enumerate(outputs):
             out._meta = AutogradMeta(node, slot)
+
+
+class _UnrecordedGradNode(GradNodeBase):
+    """The grad node of a TranslatedLayer's outputs whose backward save could
+    not record: the forward runs, a backward through it raises naming why."""
+
+    __slots__ = ("reason",)
+    backward_op = "to_static_grad"
+    forward_op = "to_static"
+
+    def __init__(self, num_grad_slots, reason):
+        super().__init__(())
+        self.num_grad_slots = num_grad_slots
+        self.reason = reason
+
+    def apply(self, grads, create_graph: bool):
+        raise AutogradError(f"{self.backward_op}: backward through the output of a TranslatedLayer whose "
+                            f"saved program has no backward (save could not record it: {self.reason})")
 
 
 def _refuse_create_graph():
