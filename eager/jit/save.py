@@ -87,7 +87,6 @@ def _specs(who, target, input_spec):
     for i, spec in enumerate(input_spec):
         if isinstance(spec, Tensor):
             spec = InputSpec.from_tensor(spec)
-            spec.stop_gradient = False
         if not isinstance(spec, InputSpec):
             raise TypeError(f"{who}: input_spec[{i}] expected an InputSpec or a Tensor, got "
                             f"{type(spec).__name__}")
@@ -332,7 +331,7 @@ def save(layer, path, input_spec=None, **configs) -> None:
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
                          f"clip_extra, ... change a static program eager does not build)")
-    specs = _specs(who, layer if isinstance(layer, Layer) else layer, input_spec)
+    specs = _specs(who, layer, input_spec)
     free = sum(size is None for spec in specs for size in spec.shape)
     if free > len(_TRACE_SIZES):
         raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
