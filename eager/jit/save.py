@@ -44,8 +44,13 @@ from .static_function import StaticFunction
 # The sizes a None dimension is traced with (two traces, unified): primes, so that
 # a size that happens to equal another dimension is unlikely.
 _TRACE_SIZES = ((7, 11), (13, 17), (19, 23), (29, 31), (37, 41), (43, 47))
-# The modes a gradient program is traced in (Layer.training True, False).
+# The gradient programs: one per mode (Layer.training True, False), with the
+# inputs' gradients, and ("/params") without them, for the common fine-tuning
+# call whose inputs require none (no input gradient computed, e.g. the first
+# linear's x @ W.T).
 GRAD_MODES = ("train", "eval")
+PARAMS_ONLY = "/params"
+GRAD_PROGRAMS = ("train", "eval", "train" + PARAMS_ONLY, "eval" + PARAMS_ONLY)
 
 
 def check_path(who: str, path) -> str:
@@ -169,7 +174,7 @@ def _graph_outputs(value, inputs, found):
             _graph_outputs(item, inputs, found)
 
 
-def _trace_grad(layer, specs, symbols, sizes, state):
+def _trace_grad(layer, specs, symbols, sizes, state, input_grads=True):
     """The gradient program of ``layer``'s forward in its current mode: a JSON
     dict with the forward (``calls``, ``outputs``, ``bumps``), the outputs that
     carry a gradient (``grad_outputs``), the ``boundaries`` their gradients
@@ -181,7 +186,7 @@ def _trace_grad(layer, specs, symbols, sizes, state):
     Raises ProgramError for a forward that cannot be traced. Runs on copies of
     the state (a train-mode forward writes running statistics) and restores the
     random generators (a dropout draws)."""
-    inputs = _inputs(specs, symbols, sizes, grad=True)
+    inputs = _inputs(specs, symbols, sizes, grad=input_grads)
     saved = [(t.impl, t.impl.array, t.impl.version_counter) for _, t, *_ in state]
     rng = get_rng_state()
     try:
@@ -353,15 +358,16 @@ def save(layer, path, input_spec=None, **configs) -> None:
                     raise
                 continue
             break
-        for mode in GRAD_MODES:
+        for key in GRAD_PROGRAMS:
+            mode, input_grads = key.split("/")[0], not key.endswith(PARAMS_ONLY)
             target.train() if mode == "train" else target.eval()
             try:
-                grad[mode] = _traced_twice(lambda s, sizes: _trace_grad(target, specs, s, sizes, state), free,
-                                           symbols)
+                grad[key] = _traced_twice(lambda s, sizes: _trace_grad(target, specs, s, sizes, state, input_grads),
+                                          free, symbols)
             except ProgramError as error:
-                grad[mode] = {"reason": str(error)}
+                grad[key] = {"reason": str(error)}
             except Exception as error:  # a forward that runs in eval mode only
-                grad[mode] = {"reason": f"the {mode}-mode forward failed ({type(error).__name__}: {error})"}
+                grad[key] = {"reason": f"the {mode}-mode forward failed ({type(error).__name__}: {error})"}
     except ProgramError as error:
         hint = ("" if isinstance(layer, Layer) else " (a function is saved without parameters: wrap it and "
                 "the Layers it uses in a Layer)")
@@ -398,4 +404,4 @@ def save(layer, path, input_spec=None, **configs) -> None:
     os.replace(temporary, path + MODEL_SUFFIX)
 
 
-__all__ = ["GRAD_MODES", "check_path", "save"]
+__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "save"]

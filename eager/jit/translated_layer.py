@@ -42,7 +42,7 @@ from . import recorder as _recorder
 from .backward import ReplayGradNode
 from .input_spec import InputSpec
 from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSIONS, ProgramError, decode, resolve
-from .save import GRAD_MODES, check_path, save
+from .save import GRAD_MODES, GRAD_PROGRAMS, PARAMS_ONLY, check_path, save
 from .trace import build, read_slots
 
 
@@ -229,16 +229,18 @@ class TranslatedLayer(Layer):
         programs cannot give."""
         document = self._document
         grad = document.get("grad")
-        wanted = STATE.enabled and (any(not t.stop_gradient for t in inputs) or
-                                    any(not t.stop_gradient for t in self._state))
+        input_grads = STATE.enabled and any(not t.stop_gradient for t in inputs)
+        wanted = input_grads or STATE.enabled and any(not t.stop_gradient for t in self._state)
         if grad is None or not (wanted or self.training):
             return None, False  # a version 1 program (inference only), or eval mode without gradients
         mode = GRAD_MODES[0] if self.training else GRAD_MODES[1]
+        if not input_grads and mode + PARAMS_ONLY in grad:  # no input's gradient to compute
+            mode += PARAMS_ONLY
         section = grad[mode]
         if "calls" not in section:
-            raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode}-mode forward (save "
-                             f"could not trace it: {section['reason']})" +
-                             ("; call eval() for inference" if mode == "train" else ""))
+            raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode.split('/')[0]}-mode "
+                             f"forward (save could not trace it: {section['reason']})" +
+                             ("; call eval() for inference" if self.training else ""))
         if wanted:
             for i, (t, spec) in enumerate(zip(inputs, document["inputs"])):
                 if not t.stop_gradient and spec.get("stop_gradient", False):
@@ -396,8 +398,8 @@ def _translated(who, path, document, state):
     array_type = type(tensors[0].impl.array) if tensors else np.ndarray
     layer._program([1] * document["dims"], array_type)
     for mode, section in document.get("grad", {}).items():
-        if mode not in GRAD_MODES:
-            raise ProgramError(f"the gradient programs name mode {mode!r}, not one of {GRAD_MODES}")
+        if mode not in GRAD_PROGRAMS:
+            raise ProgramError(f"the gradient programs name {mode!r}, not one of {GRAD_PROGRAMS}")
         if "calls" in section:
             layer._program([1] * document["dims"], array_type, mode)
     layer._compiled.clear()
