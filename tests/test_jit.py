@@ -31,14 +31,25 @@ def _model(kind="plain"):
     return nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 3))
 
 
-def _train(static, kind="plain", optimizer="sgd", scheduler=False, steps=6):
-    """Losses, final state and the StaticFunction (or None) of `steps` steps."""
+def _optimizer(name, lr, params, multi_tensor=False):
+    extra = {"use_multi_tensor": True} if multi_tensor else {}
+    if name == "adam":
+        return eager.optimizer.Adam(lr, parameters=params, **extra)
+    if name == "adamw":
+        return eager.optimizer.AdamW(lr, parameters=params, weight_decay=0.1, **extra)
+    if name == "momentum":
+        return eager.optimizer.Momentum(lr, momentum=0.9, parameters=params, **extra)
+    return eager.optimizer.SGD(lr, parameters=params, **extra)
+
+
+def _train(static, kind="plain", optimizer="sgd", scheduler=False, steps=6, multi_tensor=False, keep=None):
+    """Losses, final state and the StaticFunction (or None) of `steps` steps;
+    ``keep`` (a list) gets the model and the optimizer."""
     model = _model(kind)
     lr = eager.optimizer.lr.StepDecay(0.05, step_size=3, gamma=0.5) if scheduler else 0.05
-    if optimizer == "adam":
-        opt = eager.optimizer.Adam(lr, parameters=model.parameters())
-    else:
-        opt = eager.optimizer.SGD(lr, parameters=model.parameters())
+    opt = _optimizer(optimizer, lr, model.parameters(), multi_tensor)
+    if keep is not None:
+        keep += [model, opt]
 
     def step(x, y):
         loss = F.mse_loss(model(x), y)
@@ -88,6 +99,53 @@ def test_training_replays_bitwise_as_eager(optimizer):
     _assert_same(eager_run, static_run)
     assert _replays(static_run[5]) >= 3  # the first steps capture (gradients, state appear), then replay
     assert not static_run[5].reasons
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam", "adamw"])
+def test_multi_tensor_optimizer_replays_bitwise_as_eager(optimizer):
+    # use_multi_tensor=True: the first step makes the gradients, the second the flat
+    # buffers (parameters, gradients, accumulators move into them), the third is
+    # captured with the fused update reading those buffers, and later steps replay it
+    eager_run = _train(False, optimizer=optimizer, steps=8, multi_tensor=True)
+    keep = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        static_run = _train(True, optimizer=optimizer, steps=8, multi_tensor=True, keep=keep)
+    _assert_same(eager_run, static_run)
+    fn = static_run[5]
+    assert fn.captures == 3 and fn.replays == 5 and not fn.reasons
+    model, opt = keep
+    (group,) = opt._flat_groups.values()  # the replayed update ran on the group's buffers
+    flat = group.param_buffer.flat.array
+    assert all(p.impl.array.base is flat for p in model.parameters())
+    assert all(p.grad.impl.array.base is group.grad_buffer.flat.array for p in model.parameters())
+
+
+def test_multi_tensor_group_dropped_between_replays_is_captured_again():
+    # set_state_dict drops the flat groups: the guard sees it, the next calls capture
+    # again (the one-by-one update, then a new group) and replay; values stay eager's
+    runs = []
+    for static in (False, True):
+        model = _model()
+        opt = _optimizer("momentum", 0.05, model.parameters(), multi_tensor=True)
+
+        def step(x, y):
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        losses = []
+        for i in range(8):
+            if i == 4:
+                opt.set_state_dict(opt.state_dict())
+            losses.append(fn(eager.to_tensor(XS[i]), eager.to_tensor(YS[i])).numpy().copy())
+        runs.append((losses, [p.numpy().copy() for p in model.parameters()], fn))
+    for x, y in zip(runs[0][0] + runs[0][1], runs[1][0] + runs[1][1]):
+        assert np.array_equal(x, y)
+    assert runs[1][2].replays >= 2 and not runs[1][2].reasons
 
 
 def test_dropout_draws_a_new_mask_each_replay():
@@ -445,6 +503,14 @@ def test_a_hook_registered_between_replays_is_honoured():
 def test_training_on_the_device_axis_replays_bitwise(device):
     eager_run = _train(False, optimizer="adam", steps=4)
     static_run = _train(True, optimizer="adam", steps=4)
+    _assert_same(eager_run, static_run)
+    assert _replays(static_run[5]) == 2 and not static_run[5].reasons
+
+
+@pytest.mark.usefixtures("device")
+def test_multi_tensor_training_on_the_device_axis_replays_bitwise(device):
+    eager_run = _train(False, optimizer="adam", steps=5, multi_tensor=True)
+    static_run = _train(True, optimizer="adam", steps=5, multi_tensor=True)
     _assert_same(eager_run, static_run)
     assert _replays(static_run[5]) == 2 and not static_run[5].reasons
 

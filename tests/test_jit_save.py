@@ -54,7 +54,7 @@ def test_a_trained_model_loads_in_a_fresh_process_with_equal_outputs(tmp_path, k
     np.save(tmp_path / "x.npy", x)
     script = textwrap.dedent(f"""
         import numpy as np, eager
-        layer = eager.jit.load({prefix!r})
+        layer = eager.jit.load({prefix!r}).eval()  # as in Paddle, train mode would run dropout
         x = np.load({str(tmp_path / "x.npy")!r})
         np.save({str(tmp_path / "got.npy")!r}, layer(eager.to_tensor(x)).numpy())
         np.save({str(tmp_path / "two.npy")!r}, layer(eager.to_tensor(x[:2])).numpy())
@@ -86,8 +86,17 @@ def test_translated_layer_is_a_layer_with_the_saved_state(tmp_path):
     assert layer.eval() is layer and not layer.training
     assert layer.train() is layer and layer.training
     x = eager.to_tensor(RNG.standard_normal((3, 6)).astype("float32"))
-    out = layer(x)
-    assert out.stop_gradient and out.grad_node is None  # an inference program
+    with eager.no_grad():
+        out = layer(x)
+    assert out.stop_gradient and out.grad_node is None
+    layer.eval()
+    for p in layer.parameters():
+        p.stop_gradient = True
+    out = layer(x)  # eval mode, nothing requires a gradient: the inference program
+    assert out.stop_gradient and out.grad_node is None
+    for p in layer.parameters():
+        p.stop_gradient = False
+    assert layer(x).grad_node.backward_op == "to_static_grad"  # a graph for fine-tuning
     # set_state_dict writes into the parameters the program reads
     layer.set_state_dict({k: v.numpy() * 0 for k, v in layer.state_dict().items()})
     np.testing.assert_array_equal(layer(x).numpy(), np.zeros((3, 3), "float32"))
@@ -147,8 +156,8 @@ def test_wrong_inputs_and_unsaveable_forwards_raise_clear_errors(tmp_path):
     eager.jit.save(BatchScaled(), str(tmp_path / "b"), input_spec=[InputSpec([4, 3])])  # fixed: fine
     np.testing.assert_array_equal(eager.jit.load(str(tmp_path / "b"))(eager.ones([4, 3])).numpy(),
                                   np.full((4, 3), 4.0, "float32"))
-    with pytest.raises(TypeError, match="expected an eager.nn.Layer"):
-        eager.jit.save(lambda x: x, str(tmp_path / "f"), input_spec=[InputSpec([2])])
+    with pytest.raises(TypeError, match="expected an eager.nn.Layer or a function, got int"):
+        eager.jit.save(3, str(tmp_path / "f"), input_spec=[InputSpec([2])])
     with pytest.raises(FileNotFoundError, match="no program at"):
         eager.jit.load(str(tmp_path / "missing"))
 

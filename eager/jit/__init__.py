@@ -10,8 +10,9 @@ took (as ``jax.jit`` does); the capture rules (docs/jit.md) make every call
 that could take another path, or that a kernel list cannot express, run
 eagerly instead. A call that returns tensors for a backward outside it (a
 converted ``forward``) replays with one grad node that runs the backward
-kernels recorded at capture. ``save`` and ``load`` write a Layer's forward as a
-JSON kernel program beside its parameters, and load it as a TranslatedLayer.
+kernels recorded at capture. ``save`` and ``load`` write a Layer's forward (or a
+function) as JSON kernel programs beside its parameters, its backward
+included, and load it as a TranslatedLayer that runs and can be fine-tuned.
 
 >>> import eager
 >>> net = eager.nn.Linear(3, 1)
@@ -34,7 +35,8 @@ from ..nn.layer import Layer
 from . import recorder as _recorder
 from .input_spec import InputSpec
 from .static_function import SWITCH, StaticFunction
-from .translated_layer import TranslatedLayer, load, save
+from .save import save
+from .translated_layer import TranslatedLayer, load
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):

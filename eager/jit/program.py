@@ -5,7 +5,8 @@ names its phi kernel, the dispatch key it was bound with (tensor kind, dtype),
 its arguments and its results' shapes and dtypes. Every array argument says
 where it comes from (its provenance): ``{"in": i}`` the i-th input,
 ``{"state": name}`` a parameter or buffer by its structured name, ``{"call": k,
-"out": j}`` the j-th array result of call k. Other arguments are constants:
+"out": j}`` the j-th array result of call k, and in a backward program
+``{"seed": k}`` the incoming gradient of the forward's k-th gradient output. Other arguments are constants:
 JSON's null, booleans, numbers (ints and floats kept apart, floats exact) and
 strings, or a tagged object (``{"tuple": [...]}``, ``{"list": [...]}``,
 ``{"dtype": "float32"}``, ``{"scalar": "float32", "value": 0.5}``,
@@ -35,7 +36,12 @@ from phi.core import KERNELS, ArraySpec
 from .recorder import KernelCall
 
 FORMAT = "eager.jit.program"
-VERSION = 1
+# Version 2 adds the "grad" entry (the programs a trained TranslatedLayer runs);
+# version 1 files (inference only) still load.
+VERSION = 2
+VERSIONS = (1, 2)
+MODEL_SUFFIX = ".pdmodel"
+PARAMS_SUFFIX = ".pdiparams"
 
 
 class ProgramError(ValueError):
@@ -78,10 +84,12 @@ def _const(value):
     raise ProgramError(f"a kernel argument of type {type(value).__name__} has no JSON form")
 
 
-def encode(calls, n_inputs: int, state_of_slot: dict) -> list:
+def encode(calls, n_inputs: int, state_of_slot: dict, named=None) -> list:
     """The JSON form of ``calls`` (recorder KernelCalls): slots below n_inputs are
-    inputs, ``state_of_slot`` names the external slots."""
+    inputs, ``state_of_slot`` names the external slots, ``named`` maps other
+    slots to their provenance (a backward's incoming gradients: ``{"seed": k}``)."""
     origin = {}  # slot -> provenance node
+    named = named or {}
 
     def arg(plan):
         kind = plan[0]
@@ -91,6 +99,8 @@ def encode(calls, n_inputs: int, state_of_slot: dict) -> list:
                 return {"in": slot}
             if slot in state_of_slot:
                 return {"state": state_of_slot[slot]}
+            if slot in named:
+                return dict(named[slot])
             if slot in origin:
                 return dict(origin[slot])
             raise ProgramError("a kernel reads an array that is neither an input, a parameter or buffer, "
@@ -193,6 +203,9 @@ def _decode_const(node):
         return _enum(node["enum"], node["name"])
     if "complex" in node:
         return complex(_decode_const(node["complex"][0]), _decode_const(node["complex"][1]))
+    if "spec" in node:  # before "place", which an ArraySpec's node holds too
+        place = _decode_const(node["place"])
+        return ArraySpec(tuple(node["spec"]), np.dtype(node["dtype"]), place)
     if "place" in node:
         return CPUPlace() if node["place"] == "cpu" else GPUPlace(int(node["id"]))
     if "slice" in node:
@@ -201,18 +214,18 @@ def _decode_const(node):
         return Ellipsis
     if "type" in node:
         return np.ndarray if node["type"] == "ndarray" else np.dtype(node["type"]).type
-    if "spec" in node:
-        place = _decode_const(node["place"])
-        return ArraySpec(tuple(node["spec"]), np.dtype(node["dtype"]), place)
     raise ProgramError(f"unknown constant {node!r}")
 
 
-def decode(program, n_inputs: int, state_slots: dict, array_type):
+def decode(program, n_inputs: int, state_slots: dict, array_type, seeds: int = 0):
     """KernelCalls (with kernels bound from phi's registry for ``array_type``)
     and the slot of every call result, from a resolved JSON program; slots
-    below n_inputs are the inputs, ``state_slots`` maps state names to slots."""
+    below n_inputs are the inputs, ``state_slots`` maps state names to slots,
+    and ``{"seed": k}`` (k < seeds) is slot ``n_inputs + len(state_slots) + k``;
+    the results' slots follow."""
     calls, result_slots = [], []
-    next_slot = [n_inputs + len(state_slots)]
+    first_seed = n_inputs + len(state_slots)
+    next_slot = [first_seed + seeds]
     for index, entry in enumerate(program):
         name = entry.get("kernel")
         if not isinstance(name, str) or not KERNELS.has(name):
@@ -238,6 +251,10 @@ def decode(program, n_inputs: int, state_slots: dict, array_type):
                         raise ProgramError(f"call {index} reads {node['state']!r}, which is not in the "
                                            f"parameters file")
                     return ("a", state_slots[node["state"]])
+                if "seed" in node:
+                    if type(node["seed"]) is not int or not 0 <= node["seed"] < seeds:
+                        raise ProgramError(f"call {index} reads incoming gradient {node['seed']!r}, of {seeds}")
+                    return ("a", first_seed + node["seed"])
                 if "call" in node:
                     k, j = node["call"], node["out"]
                     if not (0 <= k < index and 0 <= j < len(result_slots[k])):
@@ -267,4 +284,25 @@ def decode(program, n_inputs: int, state_slots: dict, array_type):
     return calls, result_slots
 
 
-__all__ = ["FORMAT", "VERSION", "ProgramError", "decode", "encode", "resolve", "unify"]
+def result_slots(calls, first: int = 0) -> dict:
+    """slot -> ``{"call": k, "out": j}`` for every array result of ``calls`` (call
+    k counted from ``first``): where a program's later reader finds it."""
+    found = {}
+    for index, call in enumerate(calls, first):
+        flat = []
+        _flat_slots(call.outs, flat)
+        for j, slot in enumerate(flat):
+            found[slot] = {"call": index, "out": j}
+    return found
+
+
+def _flat_slots(outs, flat):
+    if outs[0] == "a":
+        flat.append(outs[1])
+    elif outs[0] == "l":
+        for o in outs[2]:
+            _flat_slots(o, flat)
+
+
+__all__ = ["FORMAT", "MODEL_SUFFIX", "PARAMS_SUFFIX", "VERSION", "VERSIONS", "ProgramError", "decode", "encode",
+           "resolve", "result_slots", "unify"]

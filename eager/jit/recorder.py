@@ -87,7 +87,8 @@ def _ref(array):
 
 
 class Unreplayable(Exception):
-    """Raised inside the recorder for a call argument it cannot express."""
+    """Raised inside the recorder for a call argument it cannot express;
+    ``args[1]`` True when the argument is an array the trace cannot locate."""
 
 
 class KernelCall:
@@ -144,6 +145,10 @@ class Recorder:
         self.thread = threading.get_ident()
         self.depth = 0
         self.reason = None  # why the capture cannot be replayed
+        # Whether that is an array the trace cannot locate: one the call itself may
+        # have put into the state (a multi-tensor optimizer's first flat buffers),
+        # which the next capture, finding the state changed, may locate.
+        self.unlocated = False
         self.calls = []
         self.slot_of = {}  # id(array) -> slot
         # slot -> a weak reference to the array seen at capture: a dead one means
@@ -165,9 +170,10 @@ class Recorder:
                           "gradient or optimizer state")
             self._new_slot(array)
 
-    def fail(self, reason: str) -> None:
+    def fail(self, reason: str, unlocated: bool = False) -> None:
         if self.reason is None:
             self.reason = reason
+            self.unlocated = unlocated
 
     def _new_slot(self, array) -> int:
         slot = len(self.slot_refs)
@@ -192,7 +198,7 @@ class Recorder:
                     raise Unreplayable(
                         f"kernel {name!r} reads a tensor the trace cannot locate (made outside the phi "
                         f"kernels, e.g. by to_tensor in the function, or held by an object the function "
-                        f"does not reach through its arguments, closure or globals)")
+                        f"does not reach through its arguments, closure or globals)", True)
                 slot = self._new_slot(value)
                 self.externals.append((slot, value))
             return ("a", slot)
@@ -228,7 +234,7 @@ class Recorder:
             kw = {k: self._plan(v, name) for k, v in kwargs.items()}
             outs, result = self._out(result, name)
         except Unreplayable as error:
-            self.fail(str(error))
+            self.fail(error.args[0], len(error.args) > 1 and error.args[1])
             return result
         self.calls.append(KernelCall(fn, name, plans, kw, outs, key, kind))
         return result
@@ -249,7 +255,7 @@ class Recorder:
             else:
                 entry[1] += 1
         elif array is None or self.slot(array) is None:
-            self.fail("it writes in place into a tensor the trace cannot locate")
+            self.fail("it writes in place into a tensor the trace cannot locate", unlocated=True)
 
 
 def _flat(values):

@@ -416,6 +416,10 @@ def _located(tensors, optimizers) -> dict:
             for impl in state:
                 if type(impl) is DenseTensor:
                     located[id(impl.array)] = impl.array
+        for group in opt._flat_groups.values():  # use_multi_tensor: the flat buffers its update runs on
+            for buffer in [group.param_buffer, group.grad_buffer] + list(group.state_buffers):
+                if buffer is not None:
+                    located[id(buffer.flat.array)] = buffer.flat.array
     return located
 
 
@@ -424,7 +428,9 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located, 
     again later may succeed (settled False: the state was still changing).
     ``forward`` is the _ForwardOnly of a call whose outputs carry a graph."""
     if rec.reason is not None:
-        return None, rec.reason, True
+        # An array it could not locate while the call changed the state (it made
+        # the flat buffers of a multi-tensor optimizer): the next capture may.
+        return None, rec.reason, not (rec.unlocated and not guard.guard())
     if len(rec.backward_ran) and any(t._meta is not None and not t._meta.stop_gradient for t in tensors):
         return None, ("a tensor argument requires a gradient (stop_gradient=False) and the call runs a "
                       "backward: its gradient would reach the argument's .grad or graph"), True

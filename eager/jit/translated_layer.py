@@ -1,20 +1,19 @@
-"""``eager.jit.save`` / ``eager.jit.load`` and the TranslatedLayer that load returns.
+"""``eager.jit.load`` and the TranslatedLayer it returns.
 
-``save(layer, path, input_spec)`` traces the layer's forward in eval mode under
-no_grad (the kernel recorder of to_static) and writes two files:
+``load(path)`` reads what :func:`eager.jit.save` wrote (save.py), checks the
+program against its parameters file and against phi (every kernel must exist,
+every parameter must have the shape and dtype the program names) and returns a
+:class:`TranslatedLayer`: a Layer holding the parameters under the original
+structured names, whose forward runs the programs. Nothing is unpickled and no
+code is imported from the files.
 
-- ``path + ".pdmodel"``: the kernel program as JSON (program.py's format: each
-  phi kernel by name, its attributes, where each array argument comes from,
-  its results' shapes and dtypes), with the inputs' specs, the parameters' and
-  buffers' names, shapes and dtypes, and how to assemble the outputs;
-- ``path + ".pdiparams"``: the parameters and buffers, as :func:`eager.save`
-  writes them (safetensors, keyed by structured name).
-
-``load(path)`` reads both, checks them against each other and against phi
-(every kernel must exist, every parameter must have the shape and dtype the
-program names) and returns a :class:`TranslatedLayer`: a Layer holding the
-parameters under the original structured names, whose forward runs the
-program. Nothing is unpickled and no code is imported from the files.
+A TranslatedLayer can be fine-tuned, as Paddle's: in eval mode without
+gradients it runs the inference program; otherwise the program of its mode
+traced with gradients, whose outputs share one grad node
+(:class:`~eager.jit.backward.ReplayGradNode`) that runs the recorded backward
+for the outputs whose gradients arrive and hands the engine the gradients of
+the inputs and parameters: ``loss.backward()`` fills the parameters' ``.grad``
+as eager would, and an optimizer trains them.
 
 >>> net = eager.nn.Sequential(eager.nn.Linear(4, 3), eager.nn.ReLU())
 >>> eager.jit.save(net, "/tmp/net", input_spec=[InputSpec([None, 4], "float32")])
@@ -25,224 +24,26 @@ program. Nothing is unpickled and no code is imported from the files.
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from phi.core import DenseTensor
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.accumulation import edge_of
+from ..autograd.grad_mode import STATE
+from ..autograd.meta import AutogradMeta
+from ..autograd.node import GradNodeBase
 from ..creation import to_tensor
+from ..errors import AutogradError
 from ..nn.layer import Layer, Parameter
 from ..serialization import load as _load_state
-from ..serialization import save as _save_state
 from ..tensor import Tensor
 from . import recorder as _recorder
+from .backward import ReplayGradNode
 from .input_spec import InputSpec
-from .program import FORMAT, VERSION, ProgramError, decode, encode, resolve, unify
-from .static_function import StaticFunction
-from .trace import build
-
-MODEL_SUFFIX = ".pdmodel"
-PARAMS_SUFFIX = ".pdiparams"
-# The sizes a None dimension is traced with (two traces, unified): primes, so that
-# a size that happens to equal another dimension is unlikely.
-_TRACE_SIZES = ((7, 11), (13, 17), (19, 23), (29, 31), (37, 41), (43, 47))
-
-
-def _check_path(who: str, path) -> str:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{who}: argument 'path' expected a str path prefix (dirname/file_prefix), got "
-                        f"{type(path).__name__}")
-    path = os.fspath(path)
-    if not os.path.basename(path):
-        raise ValueError(f"{who}: argument 'path' must be dirname/file_prefix, got {path!r}, whose file "
-                         f"prefix is empty")
-    return path
-
-
-def _specs(layer, input_spec):
-    if input_spec is None:
-        forward = layer.forward
-        input_spec = forward._input_spec if isinstance(forward, StaticFunction) else None
-        if input_spec is None:
-            raise ValueError("eager.jit.save: argument 'input_spec' is needed (a list of InputSpec or "
-                             "example Tensors): eager traces the forward, so it must know the inputs' "
-                             "shapes and dtypes")
-    if not isinstance(input_spec, (list, tuple)):
-        raise TypeError(f"eager.jit.save: argument 'input_spec' expected a list or tuple of InputSpec or "
-                        f"Tensor, got {type(input_spec).__name__}")
-    specs = []
-    for i, spec in enumerate(input_spec):
-        if isinstance(spec, Tensor):
-            spec = InputSpec.from_tensor(spec)
-        if not isinstance(spec, InputSpec):
-            raise TypeError(f"eager.jit.save: input_spec[{i}] expected an InputSpec or a Tensor, got "
-                            f"{type(spec).__name__}")
-        specs.append(spec)
-    return specs
-
-
-def _named_state(layer):
-    """(name, tensor, kind, trainable, persistable) for every parameter, buffer and
-    Tensor kept as a plain attribute of the layer and its sublayers."""
-    out, seen = [], set()
-    for prefix, sub in layer.named_sublayers(include_self=True):
-        dot = f"{prefix}." if prefix else ""
-        entries = [(k, v, "parameter") for k, v in sub._parameters.items()]
-        entries += [(k, v, "buffer") for k, v in sub._buffers.items()]
-        entries += [(k, v, "attribute") for k, v in vars(sub).items()
-                    if isinstance(v, Tensor) and not k.startswith("__")]
-        for key, tensor, kind in entries:
-            if tensor is None or id(tensor) in seen:
-                continue
-            seen.add(id(tensor))
-            persistable = kind == "parameter" or (kind == "buffer" and key not in sub._non_persistable_buffer_names)
-            out.append((dot + key, tensor, kind, not tensor.stop_gradient, persistable))
-    return out
-
-
-def _trace(layer, specs, symbols, sizes, state):
-    """One trace of ``layer``'s forward for ``specs`` (the i-th None size is
-    ``sizes[symbols[i]]``): (the JSON program, outputs template, bumps)."""
-    inputs, d = [], 0
-    for spec in specs:
-        shape = []
-        for size in spec.shape:
-            if size is None:
-                shape.append(sizes[symbols[d]])
-                d += 1
-            else:
-                shape.append(size)
-        inputs.append(to_tensor(np.ones(shape, dtype=spec.dtype.numpy_dtype)))
-    located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
-    name_of = {id(t.impl.array): name for name, t, *_ in state}
-    rec = _recorder.Recorder([t.impl for t in inputs], located)
-    _recorder.start(rec)
-    try:
-        with no_grad():
-            result = layer(*inputs)
-    finally:
-        _recorder.stop()
-    if rec.reason is not None:
-        raise ProgramError(rec.reason)
-    state_of_slot = {slot: name_of[id(array)] for slot, array in rec.externals}
-    program = encode(rec.calls, len(inputs), state_of_slot)
-    slots = {}
-    for index, call in enumerate(rec.calls):
-        flat = []
-        _flat_slots(call.outs, flat)
-        for j, slot in enumerate(flat):
-            slots[slot] = {"call": index, "out": j}
-    outputs = _outputs(result, rec, inputs, name_of, slots)
-    bumps = sorted([name_of[id(impl.array)], count] for impl, count in rec.bumps.values())
-    return program, outputs, bumps
-
-
-def _flat_slots(outs, flat):
-    if outs[0] == "a":
-        flat.append(outs[1])
-    elif outs[0] == "l":
-        for o in outs[2]:
-            _flat_slots(o, flat)
-
-
-def _outputs(value, rec, inputs, name_of, slots):
-    if isinstance(value, Tensor):
-        for i, t in enumerate(inputs):
-            if t is value:
-                return {"in": i}
-        array = value.impl.array
-        if id(array) in name_of:
-            return {"state": name_of[id(array)]}
-        slot = rec.slot(array)
-        if slot is None or slot not in slots:
-            raise ProgramError("the forward returns a tensor the program cannot rebuild (not made by its "
-                               "kernels, nor an input, parameter or buffer)")
-        return dict(slots[slot])
-    if value is None or type(value) in (bool, int, float, str):
-        return {"const": value}
-    if type(value) in (list, tuple):
-        return {type(value).__name__: [_outputs(v, rec, inputs, name_of, slots) for v in value]}
-    if type(value) is dict and all(isinstance(k, str) for k in value):
-        return {"dict": [[k, _outputs(v, rec, inputs, name_of, slots)] for k, v in value.items()]}
-    raise ProgramError(f"the forward returns a {type(value).__name__}, which a program cannot rebuild")
-
-
-def save(layer, path, input_spec=None, **configs) -> None:
-    """Saves ``layer``'s forward as a kernel program and its parameters (Paddle's
-    ``paddle.jit.save``): ``path + ".pdmodel"`` (JSON) and ``path + ".pdiparams"``
-    (safetensors). ``input_spec`` lists the inputs (InputSpec or example
-    Tensors; a None size, such as the batch, stays free in the program); None
-    takes the ``input_spec`` given to ``to_static`` on the forward. The forward
-    is traced in eval mode under no_grad (the layer's modes are restored
-    afterwards): the saved program is for inference. See docs/jit.md.
-
-    >>> eager.jit.save(net, "out/mlp", input_spec=[InputSpec([None, 784], "float32")])
-    """
-    who = "eager.jit.save"
-    if not isinstance(layer, Layer):
-        raise TypeError(f"{who}: argument 'layer' expected an eager.nn.Layer, got {type(layer).__name__} "
-                        f"(wrap a function in a Layer to save it)")
-    path = _check_path(who, path)
-    if configs:
-        raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
-                         f"clip_extra, ... change a static program eager does not build)")
-    specs = _specs(layer, input_spec)
-    free = sum(size is None for spec in specs for size in spec.shape)
-    if free > len(_TRACE_SIZES):
-        raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
-    state = _named_state(layer)
-    modes = [(sub, sub.training) for sub in layer.sublayers(include_self=True)]
-    try:
-        layer.eval()
-        # Each None size its own dimension; where the forward cannot run so (two
-        # inputs' batches meet in one op), one dimension shared by every None size.
-        for symbols in ([*range(free)], [0] * free):
-            count = len(set(symbols))
-            first, second = [a for a, _ in _TRACE_SIZES[:count]], [b for _, b in _TRACE_SIZES[:count]]
-            try:
-                traced = _trace(layer, specs, symbols, first, state)
-            except ProgramError:
-                raise
-            except Exception:
-                if free < 2 or count == 1:
-                    raise
-                continue
-            if free:
-                other = _trace(layer, specs, symbols, second, state)
-                traced = unify(list(traced), list(other), first, second)
-            break
-    except ProgramError as error:
-        raise ValueError(f"{who}: cannot save {type(layer).__name__}.forward as a program: {error}") from None
-    finally:
-        for sub, training in modes:
-            sub.training = training
-    program, outputs, bumps = traced
-    inputs, d = [], 0
-    for spec in specs:
-        shape = []
-        for size in spec.shape:
-            shape.append({"dim": symbols[d], "times": 1} if size is None else size)
-            d += size is None
-        inputs.append({"shape": shape, "dtype": spec.dtype.numpy_dtype.name, "name": spec.name})
-    document = {
-        "format": FORMAT, "version": VERSION, "layer": type(layer).__name__,
-        "inputs": inputs, "dims": len(set(symbols)),
-        "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
-                   "trainable": trainable, "persistable": persistable}
-                  for name, t, kind, trainable, persistable in state],
-        "calls": program, "outputs": outputs, "bumps": bumps,
-    }
-    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
-    _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    temporary = f"{path}{MODEL_SUFFIX}.tmp"
-    with open(temporary, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(temporary, path + MODEL_SUFFIX)
+from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSIONS, ProgramError, decode, resolve
+from .save import GRAD_MODES, GRAD_PROGRAMS, PARAMS_ONLY, check_path, save
+from .trace import build, read_slots
 
 
 class _Holder(Layer):
@@ -253,12 +54,37 @@ class _Holder(Layer):
         raise RuntimeError("a TranslatedLayer's inner layer holds parameters only; call the TranslatedLayer")
 
 
+class _Compiled:
+    """One program compiled for one size of the None dimensions and one array
+    type: ``run(inputs + state arrays)`` gives the outputs' arrays (by
+    provenance key, in ``keys`` order) and then the ``saved`` arrays the backward
+    programs read; ``grad`` is None for a program without a backward, else
+    (the grad outputs' keys, the backward programs by mask, the boundaries,
+    the saved slots)."""
+
+    __slots__ = ("run", "outputs", "keys", "output_slots", "bumps", "grad", "saved_slots", "n_bound",
+                 "unrecorded")
+
+
+def _key(node):
+    return (node["call"], node["out"])
+
+
 class TranslatedLayer(Layer):
-    """A Layer that runs a program saved by :func:`save` (Paddle's
+    """A Layer that runs the programs saved by :func:`eager.jit.save` (Paddle's
     ``paddle.jit.TranslatedLayer``); made by :func:`load`. Its parameters and
     buffers keep the saved layer's structured names (``state_dict()`` keys
-    match), ``train()``/``eval()`` set its mode, and ``forward`` runs the
-    saved inference program: outputs carry no graph."""
+    match) and are trainable Parameters. In eval mode without gradients
+    (``no_grad``, or nothing requiring one) ``forward`` runs the inference
+    program; otherwise the program of its mode (train: dropout draws, batch
+    norm updates its running statistics) traced with gradients, whose outputs
+    carry a grad node running the recorded backward, so the layer can be
+    fine-tuned and saved again.
+
+    >>> layer = eager.jit.load("out/mlp")
+    >>> opt = eager.optimizer.SGD(0.1, parameters=layer.parameters())
+    >>> loss = layer(x).mean(); loss.backward(); opt.step()
+    """
 
     def __init__(self, programs, persistable_vars):
         super().__init__()
@@ -283,21 +109,68 @@ class TranslatedLayer(Layer):
         self._state_index = {entry["name"]: i for i, entry in enumerate(programs["state"])}
         self._compiled = {}
 
-    def _program(self, dims, array_type):
-        key = (tuple(dims), array_type)
-        compiled = self._compiled.get(key)
+    def _program(self, dims, array_type, mode=None):
+        """The compiled inference program (mode None) or gradient program of
+        ``mode``; compiled afresh (not kept) while a to_static or save trace
+        records, whose kernels are the dispatch tables' recording entries."""
+        key = (tuple(dims), array_type, mode)
+        recording = _recorder._mine() is not None
+        compiled = None if recording else self._compiled.get(key)
         if compiled is None:
-            document = self._document
-            names = {entry["name"]: len(document["inputs"]) + i for i, entry in enumerate(document["state"])}
-            calls, result_slots = decode(resolve(document["calls"], dims), len(document["inputs"]), names,
-                                         array_type)
-            outputs = resolve(document["outputs"], dims)
-            wanted = []
-            _output_slots(outputs, result_slots, wanted)
-            slot_types = {slot: array_type for slots in result_slots for slot in slots}
-            n_bound = len(document["inputs"]) + len(document["state"])
-            run = build(calls, list(range(n_bound)), [], wanted, slot_types)
-            compiled = self._compiled[key] = (run, outputs)
+            compiled = self._compile(dims, array_type, mode)
+            if not recording:
+                self._compiled[key] = compiled
+        return compiled
+
+    def _compile(self, dims, array_type, mode):
+        document = self._document
+        n_inputs = len(document["inputs"])
+        names = {entry["name"]: n_inputs + i for i, entry in enumerate(document["state"])}
+        n_bound = n_inputs + len(names)
+        if mode is None:
+            section = {key: resolve(document[key], dims) for key in ("calls", "outputs", "bumps")}
+            section["grad_outputs"], section["backward"] = [], None
+        else:
+            section = resolve(document["grad"][mode], dims)
+        grad_outputs = section["grad_outputs"]
+        seeds = len(grad_outputs)
+        calls, made = decode(section["calls"], n_inputs, names, array_type, seeds)
+        compiled = _Compiled()
+        compiled.outputs = section["outputs"]
+        compiled.bumps = section["bumps"]
+        compiled.n_bound = n_bound
+        keys = []
+        _output_keys(compiled.outputs, keys)
+        compiled.keys = keys
+        wanted = [made[c][j] for c, j in keys]
+        compiled.output_slots = dict(zip(keys, wanted))
+        slot_types = {slot: array_type for slots in made for slot in slots}
+        compiled.grad = None
+        compiled.saved_slots = []
+        compiled.unrecorded = None
+        if mode is not None and section["backward"] is None:  # save could not record it: say so at backward
+            compiled.unrecorded = ([_key(node) for node in grad_outputs], section["reason"])
+        if section["backward"]:
+            first_seed = n_bound
+            produced = {slot for slots in made for slot in slots}
+            programs, saved = {}, []
+            for entry in section["backward"]:
+                every, results = decode(section["calls"] + entry["calls"], n_inputs, names, array_type, seeds)
+                backward = every[len(calls):]
+                for slot in read_slots(backward):
+                    if (slot < n_bound or slot in produced) and slot not in saved:
+                        saved.append(slot)
+                programs[tuple(entry["mask"])] = (backward, results, entry)
+            compiled.saved_slots = saved
+            built = {}
+            for mask, (backward, results, entry) in programs.items():
+                seed_slots = [first_seed + k for k, wanted_ in enumerate(mask) if wanted_]
+                where = [None if node is None else first_seed + node["seed"] if "seed" in node
+                         else results[node["call"]][node["out"]] for node in entry["results"]]
+                types_ = {slot: array_type for slots in results[len(calls):] for slot in slots}
+                built[mask] = build(backward, saved + seed_slots, [], where, types_)
+            compiled.grad = ([_key(node) for node in grad_outputs], built, section["boundaries"])
+        compiled.run = build(calls, list(range(n_bound)), [], wanted + compiled.saved_slots, slot_types)
         return compiled
 
     def forward(self, *inputs):
@@ -329,29 +202,126 @@ class TranslatedLayer(Layer):
         if any(type(a) is not array_type for a in arrays):
             raise ValueError("TranslatedLayer.forward: the inputs and the parameters are on different "
                              "devices; move them to one place")
-        run, outputs = self._program(dims, array_type)
-        results = run(arrays)
-        for name, count in document["bumps"]:  # a buffer the program writes in place (none in eval)
+        mode, wanted = self._mode(inputs)
+        compiled = self._program(dims, array_type, mode)
+        results = compiled.run(arrays)
+        for name, count in compiled.bumps:  # a buffer the program writes in place (batch norm in train mode)
             impl = self._state[self._state_index[name]].impl
             for _ in range(count):
                 impl.bump_version()
-        return _assemble(outputs, list(results), inputs, self)
+        n_out = len(compiled.keys)
+        made = {}
+        for key, array in zip(compiled.keys, results[:n_out]):
+            if key not in made:
+                made[key] = Tensor(DenseTensor(array))
+        if compiled.grad is not None and wanted:
+            self._attach(compiled, inputs, made, results[n_out:])
+        elif compiled.unrecorded is not None and wanted:
+            keys, reason = compiled.unrecorded
+            node = _UnrecordedGradNode(len(keys), reason)
+            for slot, key in enumerate(keys):
+                made[key]._meta = AutogradMeta(node, slot)
+        return _assemble(compiled.outputs, made, inputs, self)
+
+    def _mode(self, inputs):
+        """(None for the inference program or the mode whose gradient program
+        runs, whether a gradient is wanted); raises for a gradient the saved
+        programs cannot give."""
+        document = self._document
+        grad = document.get("grad")
+        input_grads = STATE.enabled and any(not t.stop_gradient for t in inputs)
+        wanted = input_grads or STATE.enabled and any(not t.stop_gradient for t in self._state)
+        if grad is None or not (wanted or self.training):
+            return None, False  # a version 1 program (inference only), or eval mode without gradients
+        mode = GRAD_MODES[0] if self.training else GRAD_MODES[1]
+        if not input_grads and mode + PARAMS_ONLY in grad:  # no input's gradient to compute
+            mode += PARAMS_ONLY
+        section = grad[mode]
+        if "calls" not in section:
+            raise ValueError(f"TranslatedLayer.forward: the saved program has no {mode.split('/')[0]}-mode "
+                             f"forward (save could not trace it: {section['reason']})" +
+                             ("; call eval() for inference" if self.training else ""))
+        if wanted:
+            for i, (t, spec) in enumerate(zip(inputs, document["inputs"])):
+                if not t.stop_gradient and spec.get("stop_gradient", False):
+                    raise ValueError(f"TranslatedLayer.forward: input {i} requires a gradient, but was "
+                                     f"saved with InputSpec(stop_gradient=True): its program gives it none")
+            for t, entry in zip(self._state, document["state"]):
+                if not t.stop_gradient and entry["kind"] == "parameter" and not entry["trainable"]:
+                    raise ValueError(f"TranslatedLayer.forward: parameter {entry['name']!r} requires a "
+                                     f"gradient, but was saved frozen (stop_gradient=True): its program "
+                                     f"gives it none")
+        return mode, wanted
+
+    def _attach(self, compiled, inputs, made, saved):
+        """Gives the gradient outputs one ReplayGradNode."""
+        grad_keys, programs, boundaries = compiled.grad
+        outputs = [made.get(key) for key in grad_keys]
+        if any(out is None for out in outputs) or len(set(map(id, outputs))) != len(outputs):
+            raise ValueError("TranslatedLayer.forward: the saved program's gradient outputs are not among "
+                             "its outputs (a malformed program)")
+        edges = []
+        for node in boundaries:
+            tensor = inputs[node["in"]] if "in" in node else self._state[self._state_index[node["state"]]]
+            edges.append((edge_of(tensor),))
+        # What the backward reads that the user could write in place before it runs:
+        # the inputs, parameters and buffers, and the returned outputs (not the
+        # forward's intermediate arrays, which no one else holds).
+        n_inputs, n_bound = len(inputs), compiled.n_bound
+        read = set(compiled.saved_slots)
+        checks = []
+        for slot in compiled.saved_slots:
+            if slot < n_inputs:
+                checks.append(inputs[slot].impl)
+            elif slot < n_bound:
+                checks.append(self._state[slot - n_inputs].impl)
+        for key, out in made.items():
+            if compiled.output_slots[key] in read:
+                checks.append(out.impl)
+        node = ReplayGradNode(tuple(edges), len(outputs), programs, tuple(saved),
+                              tuple((impl, impl.version) for impl in checks), _refuse_create_graph)
+        for slot, out in enumerate(outputs):
+            out._meta = AutogradMeta(node, slot)
 
 
-def _output_slots(node, result_slots, wanted):
+class _UnrecordedGradNode(GradNodeBase):
+    """The grad node of a TranslatedLayer's outputs whose backward save could
+    not record: the forward runs, a backward through it raises naming why."""
+
+    __slots__ = ("reason",)
+    backward_op = "to_static_grad"
+    forward_op = "to_static"
+
+    def __init__(self, num_grad_slots, reason):
+        super().__init__(())
+        self.num_grad_slots = num_grad_slots
+        self.reason = reason
+
+    def apply(self, grads, create_graph: bool):
+        raise AutogradError(f"{self.backward_op}: backward through the output of a TranslatedLayer whose "
+                            f"saved program has no backward (save could not record it: {self.reason})")
+
+
+def _refuse_create_graph():
+    raise AutogradError("to_static_grad: backward with create_graph=True through the output of a "
+                        "TranslatedLayer: its saved backward program is not differentiable. Build the "
+                        "model in Python and load its state_dict for double backward.")
+
+
+def _output_keys(node, keys):
     if type(node) is dict:
         if "call" in node:
-            wanted.append(result_slots[node["call"]][node["out"]])
+            keys.append(_key(node))
         for key in ("tuple", "list"):
             for v in node.get(key, ()):
-                _output_slots(v, result_slots, wanted)
+                _output_keys(v, keys)
         for _, v in node.get("dict", ()):
-            _output_slots(v, result_slots, wanted)
+            _output_keys(v, keys)
 
 
-def _assemble(node, results, inputs, layer):
+def _assemble(node, made, inputs, layer):
     if "call" in node:
-        return Tensor(DenseTensor(results.pop(0)))
+        return made[_key(node)]
     if "in" in node:
         return inputs[node["in"]]
     if "state" in node:
@@ -359,10 +329,10 @@ def _assemble(node, results, inputs, layer):
     if "const" in node:
         return node["const"]
     if "tuple" in node:
-        return tuple(_assemble(v, results, inputs, layer) for v in node["tuple"])
+        return tuple(_assemble(v, made, inputs, layer) for v in node["tuple"])
     if "list" in node:
-        return [_assemble(v, results, inputs, layer) for v in node["list"]]
-    return {k: _assemble(v, results, inputs, layer) for k, v in node["dict"]}
+        return [_assemble(v, made, inputs, layer) for v in node["list"]]
+    return {k: _assemble(v, made, inputs, layer) for k, v in node["dict"]}
 
 
 def load(path, **configs) -> TranslatedLayer:
@@ -376,7 +346,7 @@ def load(path, **configs) -> TranslatedLayer:
     >>> layer.eval()(x)
     """
     who = "eager.jit.load"
-    path = _check_path(who, path)
+    path = check_path(who, path)
     if configs:
         raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's "
                          f"model_filename and params_filename name Paddle 1.x files)")
@@ -391,9 +361,11 @@ def load(path, **configs) -> TranslatedLayer:
         raise ValueError(f"{who}: {model_file!r} is not a program eager.jit.save wrote ({error})") from None
     if type(document) is not dict or document.get("format") != FORMAT:
         raise ValueError(f"{who}: {model_file!r} is not a program eager.jit.save wrote")
-    if document.get("version") != VERSION:
+    if document.get("version") not in VERSIONS:
         raise ValueError(f"{who}: {model_file!r} has program version {document.get('version')!r}; this "
-                         f"eager reads version {VERSION}")
+                         f"eager reads versions {', '.join(map(str, VERSIONS))}")
+    if document["version"] == 1:
+        document.pop("grad", None)  # inference only
     for key in ("inputs", "dims", "state", "calls", "outputs", "bumps"):
         if key not in document:
             raise ValueError(f"{who}: {model_file!r} lacks its {key!r} entry")
@@ -423,7 +395,13 @@ def _translated(who, path, document, state):
                                f"{entry['dtype']}{list(entry['shape'])}")
         tensors.append(to_tensor(array))
     layer = TranslatedLayer(document, tensors)
-    layer._program([1] * document["dims"], type(tensors[0].impl.array) if tensors else np.ndarray)
+    array_type = type(tensors[0].impl.array) if tensors else np.ndarray
+    layer._program([1] * document["dims"], array_type)
+    for mode, section in document.get("grad", {}).items():
+        if mode not in GRAD_PROGRAMS:
+            raise ProgramError(f"the gradient programs name {mode!r}, not one of {GRAD_PROGRAMS}")
+        if "calls" in section:
+            layer._program([1] * document["dims"], array_type, mode)
     layer._compiled.clear()
     return layer
 

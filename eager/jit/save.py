@@ -1,0 +1,407 @@
+"""``eager.jit.save``: a Layer's forward (or a function) traced into a JSON
+kernel program beside its parameters.
+
+``save(layer, path, input_spec)`` runs the forward under the kernel recorder of
+to_static on inputs of the specs' shapes and writes two files:
+
+- ``path + ".pdmodel"``: the kernel programs as JSON (program.py's format: each
+  phi kernel by name, its attributes, where each array argument comes from,
+  its results' shapes and dtypes), with the inputs' specs, the parameters' and
+  buffers' names, shapes and dtypes, and how to assemble the outputs;
+- ``path + ".pdiparams"``: the parameters and buffers, as :func:`eager.save`
+  writes them (safetensors, keyed by structured name).
+
+Three traces make the programs: the inference program (eval mode, no_grad),
+and for each of train and eval mode a forward with gradients on whose backward
+is recorded too, as a forward-only ``to_static`` call records it (backward.py):
+one backward program per subset of the outputs that carry a gradient, seeded
+with the incoming gradients, ending at the *boundaries*, the inputs and
+trainable parameters. A TranslatedLayer runs these to be fine-tuned. The
+traces leave the layer as they found it: its modes, the random generators,
+and the values and versions of its parameters and buffers (a train-mode trace
+runs on copies of them).
+"""
+from __future__ import annotations
+
+import json
+import os
+import types
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..creation import to_tensor
+from ..nn.initializer import get_rng_state, set_rng_state
+from ..nn.layer import Layer
+from ..serialization import save as _save_state
+from ..tensor import Tensor
+from . import recorder as _recorder
+from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
+from .input_spec import InputSpec
+from .program import FORMAT, MODEL_SUFFIX, PARAMS_SUFFIX, VERSION, ProgramError, encode, result_slots, unify
+from .static_function import StaticFunction
+
+# The sizes a None dimension is traced with (two traces, unified): primes, so that
+# a size that happens to equal another dimension is unlikely.
+_TRACE_SIZES = ((7, 11), (13, 17), (19, 23), (29, 31), (37, 41), (43, 47))
+# The gradient programs: one per mode (Layer.training True, False), with the
+# inputs' gradients, and ("/params") without them, for the common fine-tuning
+# call whose inputs require none (no input gradient computed, e.g. the first
+# linear's x @ W.T).
+GRAD_MODES = ("train", "eval")
+PARAMS_ONLY = "/params"
+GRAD_PROGRAMS = ("train", "eval", "train" + PARAMS_ONLY, "eval" + PARAMS_ONLY)
+
+
+def check_path(who: str, path) -> str:
+    """``path`` as a str prefix (dirname/file_prefix); TypeError or ValueError otherwise."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{who}: argument 'path' expected a str path prefix (dirname/file_prefix), got "
+                        f"{type(path).__name__}")
+    path = os.fspath(path)
+    if not os.path.basename(path):
+        raise ValueError(f"{who}: argument 'path' must be dirname/file_prefix, got {path!r}, whose file "
+                         f"prefix is empty")
+    return path
+
+
+class _FunctionLayer(Layer):
+    """A function to save, as a Layer without parameters (Paddle saves none of a function's)."""
+
+    def __init__(self, function):
+        super().__init__()
+        self._function = function
+
+    def forward(self, *inputs):
+        return self._function(*inputs)
+
+
+def _specs(who, target, input_spec):
+    if input_spec is None:
+        forward = target.forward if isinstance(target, Layer) else target
+        input_spec = forward._input_spec if isinstance(forward, StaticFunction) else None
+        if input_spec is None:
+            raise ValueError(f"{who}: argument 'input_spec' is needed (a list of InputSpec or example "
+                             f"Tensors), or an input_spec given to to_static: eager traces the "
+                             f"{'forward' if isinstance(target, Layer) else 'function'}, so it must know "
+                             f"the inputs' shapes and dtypes")
+    if not isinstance(input_spec, (list, tuple)):
+        raise TypeError(f"{who}: argument 'input_spec' expected a list or tuple of InputSpec or "
+                        f"Tensor, got {type(input_spec).__name__}")
+    specs = []
+    for i, spec in enumerate(input_spec):
+        if isinstance(spec, Tensor):
+            spec = InputSpec.from_tensor(spec)
+        if not isinstance(spec, InputSpec):
+            raise TypeError(f"{who}: input_spec[{i}] expected an InputSpec or a Tensor, got "
+                            f"{type(spec).__name__}")
+        specs.append(spec)
+    return specs
+
+
+def _named_state(layer):
+    """(name, tensor, kind, trainable, persistable) for every parameter, buffer and
+    Tensor kept as a plain attribute of the layer and its sublayers."""
+    out, seen = [], set()
+    for prefix, sub in layer.named_sublayers(include_self=True):
+        dot = f"{prefix}." if prefix else ""
+        entries = [(k, v, "parameter") for k, v in sub._parameters.items()]
+        entries += [(k, v, "buffer") for k, v in sub._buffers.items()]
+        entries += [(k, v, "attribute") for k, v in vars(sub).items()
+                    if isinstance(v, Tensor) and not k.startswith("__")]
+        for key, tensor, kind in entries:
+            if tensor is None or id(tensor) in seen:
+                continue
+            seen.add(id(tensor))
+            persistable = kind == "parameter" or (kind == "buffer" and key not in sub._non_persistable_buffer_names)
+            out.append((dot + key, tensor, kind, not tensor.stop_gradient, persistable))
+    return out
+
+
+def _inputs(specs, symbols, sizes, grad=False):
+    """Tensors of ones for ``specs`` (the i-th None size is ``sizes[symbols[i]]``);
+    with ``grad``, the floating ones whose spec allows it require a gradient."""
+    inputs, d = [], 0
+    for spec in specs:
+        shape = []
+        for size in spec.shape:
+            if size is None:
+                shape.append(sizes[symbols[d]])
+                d += 1
+            else:
+                shape.append(size)
+        dtype = spec.dtype.numpy_dtype
+        t = to_tensor(np.ones(shape, dtype=dtype))
+        if grad and not spec.stop_gradient and np.issubdtype(dtype, np.inexact):
+            t.stop_gradient = False
+        inputs.append(t)
+    return inputs
+
+
+def _trace(layer, specs, symbols, sizes, state):
+    """The inference trace of ``layer``'s forward (no_grad): (the JSON program,
+    outputs template, bumps)."""
+    inputs = _inputs(specs, symbols, sizes)
+    located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
+    name_of = {id(t.impl.array): name for name, t, *_ in state}
+    rec = _recorder.Recorder([t.impl for t in inputs], located)
+    _recorder.start(rec)
+    try:
+        with no_grad():
+            result = layer(*inputs)
+    finally:
+        _recorder.stop()
+    if rec.reason is not None:
+        raise ProgramError(rec.reason)
+    state_of_slot = {slot: name_of[id(array)] for slot, array in rec.externals}
+    program = encode(rec.calls, len(inputs), state_of_slot)
+    outputs = _outputs(result, rec, inputs, name_of, result_slots(rec.calls))
+    bumps = sorted([name_of[id(impl.array)], count] for impl, count in rec.bumps.values())
+    return program, outputs, bumps
+
+
+def _graph_outputs(value, inputs, found):
+    """The returned tensors the forward's kernels made that carry a graph, each once."""
+    if isinstance(value, Tensor):
+        node = value.grad_node
+        if node is not None and not node.is_accumulation and all(value is not t for t in inputs + found):
+            found.append(value)
+    elif type(value) in (list, tuple):
+        for item in value:
+            _graph_outputs(item, inputs, found)
+    elif type(value) is dict:
+        for item in value.values():
+            _graph_outputs(item, inputs, found)
+
+
+def _trace_grad(layer, specs, symbols, sizes, state, input_grads=True):
+    """The gradient program of ``layer``'s forward in its current mode: a JSON
+    dict with the forward (``calls``, ``outputs``, ``bumps``), the outputs that
+    carry a gradient (``grad_outputs``), the ``boundaries`` their gradients
+    reach (``{"in": i}`` or ``{"state": name}``) and the ``backward`` programs,
+    one per non-empty subset (``mask``) of the incoming gradients, each with
+    its ``calls`` (numbered after the forward's; ``{"seed": k}`` the gradient of
+    output k) and ``results`` (one provenance or None per boundary). A forward
+    whose backward cannot be recorded keeps ``backward`` None and the ``reason``.
+    Raises ProgramError for a forward that cannot be traced. Runs on copies of
+    the state (a train-mode forward writes running statistics) and restores the
+    random generators (a dropout draws)."""
+    inputs = _inputs(specs, symbols, sizes, grad=input_grads)
+    saved = [(t.impl, t.impl.array, t.impl.version_counter) for _, t, *_ in state]
+    rng = get_rng_state()
+    try:
+        for impl, array, _ in saved:
+            impl.array = array.copy()
+            impl.version_counter = None
+        return _record_grad(layer, inputs, state)
+    finally:
+        for impl, array, counter in saved:
+            impl.array = array
+            impl.version_counter = counter
+        set_rng_state(rng)
+
+
+def _record_grad(layer, inputs, state):
+    located = {id(t.impl.array): t.impl.array for _, t, *_ in state}
+    name_of = {id(t.impl.array): name for name, t, *_ in state}
+    rec = _recorder.Recorder([t.impl for t in inputs], located)
+    reason, recorded = None, None
+    _recorder.start(rec)
+    try:
+        with enable_grad():
+            result = layer(*inputs)
+        if rec.reason is not None:
+            raise ProgramError(rec.reason)
+        n_forward = len(rec.calls)
+        outputs = []
+        _graph_outputs(result, inputs, outputs)
+        origins = {}  # boundary node -> its provenance
+        for i, t in enumerate(inputs):
+            if t._meta is not None and t._meta.node is not None:
+                origins[t._meta.node] = {"in": i}
+        for name, t, *_ in state:
+            if t._meta is not None and t._meta.node is not None:
+                origins.setdefault(t._meta.node, {"state": name})
+        if len(outputs) > MAX_GRAD_OUTPUTS:
+            reason = (f"the forward returns {len(outputs)} tensors with a graph (a backward is recorded for "
+                      f"each subset of them, at most {MAX_GRAD_OUTPUTS})")
+        elif outputs:
+            try:
+                recorded = capture_backward(rec, outputs, origins)
+            except NotCapturable as error:
+                reason = str(error)
+            except Exception as error:  # a grad node that cannot run on placeholders
+                reason = f"its backward could not be recorded ({type(error).__name__}: {error})"
+    finally:
+        _recorder.stop()
+    forward = rec.calls[:n_forward]
+    state_of_slot = {slot: name_of[id(array)] for slot, array in rec.externals}
+    made = result_slots(forward)
+    section = {
+        "calls": encode(forward, len(inputs), state_of_slot),
+        "outputs": _outputs(result, rec, inputs, name_of, made),
+        "bumps": sorted([name_of[id(impl.array)], count] for impl, count in rec.bumps.values()),
+        "grad_outputs": [made[rec.slot(t.impl.array)] for t in outputs],
+        "boundaries": [], "backward": None, "reason": reason,
+    }
+    if recorded is not None:
+        try:
+            section["backward"] = _encode_backward(recorded, forward, len(inputs), state_of_slot)
+            section["boundaries"] = [origins[node] for node, _ in recorded.boundaries]
+        except ProgramError as error:
+            section["reason"] = str(error)
+    elif not outputs and reason is None:
+        section["backward"] = []  # no output carries a gradient: nothing to run backward
+    return section
+
+
+def _encode_backward(recorded, forward, n_inputs, state_of_slot):
+    programs = []
+    for mask, (calls, seeds, results) in recorded.programs.items():
+        present = [k for k, wanted in enumerate(mask) if wanted]
+        named = {slot: {"seed": present[j]} for j, slot in enumerate(seeds)}
+        entries = encode(forward + calls, n_inputs, state_of_slot, named)[len(forward):]
+        made = result_slots(calls, len(forward))
+        where = []
+        for slot in results:
+            if slot is None:
+                where.append(None)
+            elif slot in named or slot in made:
+                where.append(dict(named.get(slot) or made[slot]))
+            else:
+                raise ProgramError("a gradient of the backward is neither an incoming gradient nor made by "
+                                   "its kernels")
+        programs.append({"mask": list(mask), "calls": entries, "results": where})
+    return programs
+
+
+def _outputs(value, rec, inputs, name_of, slots):
+    if isinstance(value, Tensor):
+        for i, t in enumerate(inputs):
+            if t is value:
+                return {"in": i}
+        array = value.impl.array
+        if id(array) in name_of:
+            return {"state": name_of[id(array)]}
+        slot = rec.slot(array)
+        if slot is None or slot not in slots:
+            raise ProgramError("the forward returns a tensor the program cannot rebuild (not made by its "
+                               "kernels, nor an input, parameter or buffer)")
+        return dict(slots[slot])
+    if value is None or type(value) in (bool, int, float, str):
+        return {"const": value}
+    if type(value) in (list, tuple):
+        return {type(value).__name__: [_outputs(v, rec, inputs, name_of, slots) for v in value]}
+    if type(value) is dict and all(isinstance(k, str) for k in value):
+        return {"dict": [[k, _outputs(v, rec, inputs, name_of, slots)] for k, v in value.items()]}
+    raise ProgramError(f"the forward returns a {type(value).__name__}, which a program cannot rebuild")
+
+
+def _traced_twice(trace, free, symbols):
+    """``trace(symbols, sizes)`` for the first sizes, unified with a trace for
+    the second sizes when some size is None."""
+    count = len(set(symbols))
+    first, second = [a for a, _ in _TRACE_SIZES[:count]], [b for _, b in _TRACE_SIZES[:count]]
+    traced = trace(symbols, first)
+    if free:
+        traced = unify(traced, trace(symbols, second), first, second)
+    return traced
+
+
+def save(layer, path, input_spec=None, **configs) -> None:
+    """Saves ``layer``'s forward, or a function, as kernel programs with the
+    parameters (Paddle's ``paddle.jit.save``): ``path + ".pdmodel"`` (JSON) and
+    ``path + ".pdiparams"`` (safetensors). ``input_spec`` lists the inputs
+    (InputSpec or example Tensors; a None size, such as the batch, stays free
+    in the program); None takes the ``input_spec`` given to ``to_static``. A
+    function (plain, or decorated with ``to_static``) is saved without
+    parameters, as in Paddle: the tensors it reads must be its inputs. The
+    programs are the inference forward (eval mode, no_grad) and, for train and
+    eval mode, the forward with its recorded backward, which a loaded
+    TranslatedLayer runs to be fine-tuned; the layer's modes and state are
+    left as they were. See docs/jit.md.
+
+    >>> eager.jit.save(net, "out/mlp", input_spec=[InputSpec([None, 784], "float32")])
+    """
+    who = "eager.jit.save"
+    if isinstance(layer, Layer):
+        target, what = layer, f"{type(layer).__name__}.forward"
+    elif isinstance(layer, (StaticFunction, types.FunctionType, types.MethodType)):
+        target = _FunctionLayer(layer)
+        what = f"function {getattr(layer, '__qualname__', type(layer).__name__)}"
+    else:
+        raise TypeError(f"{who}: argument 'layer' expected an eager.nn.Layer or a function, got "
+                        f"{type(layer).__name__}")
+    path = check_path(who, path)
+    if configs:
+        raise ValueError(f"{who}: the configs {sorted(configs)} are not supported (Paddle's output_spec, "
+                         f"clip_extra, ... change a static program eager does not build)")
+    specs = _specs(who, layer, input_spec)
+    free = sum(size is None for spec in specs for size in spec.shape)
+    if free > len(_TRACE_SIZES):
+        raise ValueError(f"{who}: input_spec leaves {free} sizes as None; at most {len(_TRACE_SIZES)}")
+    state = _named_state(target)
+    modes = [(sub, sub.training) for sub in target.sublayers(include_self=True)]
+    grad = {}
+    try:
+        target.eval()
+        # Each None size its own dimension; where the forward cannot run so (two
+        # inputs' batches meet in one op), one dimension shared by every None size.
+        for symbols in ([*range(free)], [0] * free):
+            try:
+                traced = _traced_twice(lambda s, sizes: list(_trace(target, specs, s, sizes, state)), free,
+                                       symbols)
+            except ProgramError:
+                raise
+            except Exception:
+                if free < 2 or len(set(symbols)) == 1:
+                    raise
+                continue
+            break
+        for key in GRAD_PROGRAMS:
+            mode, input_grads = key.split("/")[0], not key.endswith(PARAMS_ONLY)
+            target.train() if mode == "train" else target.eval()
+            try:
+                grad[key] = _traced_twice(lambda s, sizes: _trace_grad(target, specs, s, sizes, state, input_grads),
+                                          free, symbols)
+            except ProgramError as error:
+                grad[key] = {"reason": str(error)}
+            except Exception as error:  # a forward that runs in eval mode only
+                grad[key] = {"reason": f"the {mode}-mode forward failed ({type(error).__name__}: {error})"}
+    except ProgramError as error:
+        hint = ("" if isinstance(layer, Layer) else " (a function is saved without parameters: wrap it and "
+                "the Layers it uses in a Layer)")
+        raise ValueError(f"{who}: cannot save {what} as a program: {error}{hint}") from None
+    finally:
+        for sub, training in modes:
+            sub.training = training
+    program, outputs, bumps = traced
+    inputs, d = [], 0
+    for spec in specs:
+        shape = []
+        for size in spec.shape:
+            shape.append({"dim": symbols[d], "times": 1} if size is None else size)
+            d += size is None
+        inputs.append({"shape": shape, "dtype": spec.dtype.numpy_dtype.name, "name": spec.name,
+                       "stop_gradient": spec.stop_gradient})
+    document = {
+        "format": FORMAT, "version": VERSION,
+        "layer": type(layer).__name__ if isinstance(layer, Layer) else getattr(layer, "__name__", "function"),
+        "inputs": inputs, "dims": len(set(symbols)),
+        "state": [{"name": name, "shape": list(t.shape), "dtype": t.impl.array.dtype.name, "kind": kind,
+                   "trainable": trainable, "persistable": persistable}
+                  for name, t, kind, trainable, persistable in state],
+        "calls": program, "outputs": outputs, "bumps": bumps, "grad": grad,
+    }
+    text = json.dumps(document, allow_nan=False, separators=(",", ":"))
+    _save_state({name: t for name, t, *_ in state}, path + PARAMS_SUFFIX)
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    temporary = f"{path}{MODEL_SUFFIX}.tmp"
+    with open(temporary, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, path + MODEL_SUFFIX)
+
+
+__all__ = ["GRAD_MODES", "GRAD_PROGRAMS", "PARAMS_ONLY", "check_path", "save"]
