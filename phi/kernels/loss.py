@@ -206,9 +206,10 @@ def _label_mask(ctx, label, classes, ignore_index):
         valid = label != ignore_index
         return xp.where(valid, label, 0), valid, None
     _check_labels(ctx, label, classes, ignore_index)
+    inside = label.view(np.dtype(f"u{label.dtype.itemsize}")) < classes   # a negative label wraps above C
     valid = label != ignore_index
-    bad = valid & ((label < 0) | (label >= classes))
-    return xp.clip(xp.where(valid, label, 0), 0, classes - 1), valid, bad
+    bad = valid > inside                                                  # counts, but is no class
+    return xp.where(inside, label, 0), valid, bad
 
 
 def _count(xp, valid, rows, dtype):
