@@ -197,10 +197,25 @@ def _col2im_gather(xp, gout, filter, x_shape, kernel, strides, pads, dilations, 
     padded_filter[:, :, :taps] = filter.reshape(o, per_group_in, taps)
     matrix = padded_filter.reshape(groups, per_group_out, per_group_in * (taps + 1)).swapaxes(1, 2)
     cols = xp.matmul(matrix, gout.reshape(n, groups, per_group_out, positions))   # [N, g, C/g*(K+1), P]
-    index = on_device(xp, _col2im_index(tuple(x_shape[2:]), tuple(kernel), tuple(strides),
-                                        tuple(b for b, _ in pads), tuple(dilations), tuple(outs)))
+    index = _col2im_index_on_device(xp, tuple(x_shape[2:]), tuple(kernel), tuple(strides),
+                                    tuple(b for b, _ in pads), tuple(dilations), tuple(outs))
     picked = xp.take(cols.reshape(n, c, (taps + 1) * positions), index, axis=2)     # [N, C, T*K]
     return picked.reshape(n, c, math.prod(x_shape[2:]), taps).sum(axis=3).reshape(x_shape)
+
+
+_INDEX_ON_DEVICE: dict = {}  # (device, geometry) -> _col2im_index on that device
+
+
+def _col2im_index_on_device(xp, *geometry):
+    """_col2im_index on the current device, looked up by its geometry (on_device
+    alone would hash the index's bytes, up to megabytes, on every call)."""
+    key = (xp.cuda.runtime.getDevice(),) + geometry
+    found = _INDEX_ON_DEVICE.get(key)
+    if found is None:
+        if len(_INDEX_ON_DEVICE) >= 64:
+            _INDEX_ON_DEVICE.clear()
+        found = _INDEX_ON_DEVICE[key] = on_device(xp, _col2im_index(*geometry))
+    return found
 
 
 @functools.lru_cache(maxsize=64)
