@@ -186,7 +186,16 @@ def _class_rows(logits, label):
     """logits [..., C] as rows [N, C] and the labels ([...] or [..., 1]) as [N]."""
     classes = logits.shape[-1]
     rows = logits.shape[0] if logits.ndim == 2 else math.prod(logits.shape[:-1])
-    return logits.reshape(rows, classes), label.reshape(rows)
+    # (no reshape call when the shapes already fit: a GPU pays the host for each call)
+    return (logits if logits.ndim == 2 else logits.reshape(rows, classes),
+            label if label.shape == (rows,) else label.reshape(rows))
+
+
+def _as_shaped(xp, array, shape, dtype):
+    """array with ``shape`` and ``dtype`` (no call for what already fits)."""
+    if array.shape != shape:
+        array = array.reshape(shape)
+    return array if array.dtype == dtype else array.astype(dtype)
 
 
 def _label_mask(ctx, label, classes, ignore_index):
@@ -207,9 +216,10 @@ def _label_mask(ctx, label, classes, ignore_index):
         valid = label != ignore_index
         return xp.where(valid, label, 0), valid, None
     _check_labels(ctx, label, classes, ignore_index)
+    inside = label.view(np.dtype(f"u{label.dtype.itemsize}")) < classes   # a negative label wraps above C
     valid = label != ignore_index
-    bad = valid & ((label < 0) | (label >= classes))
-    return xp.clip(xp.where(valid, label, 0), 0, classes - 1), valid, bad
+    bad = valid > inside                                                  # counts, but is no class
+    return xp.where(inside, label, 0), valid, bad
 
 
 def _count(xp, valid, rows, dtype):
@@ -244,7 +254,9 @@ def fused_softmax_cross_entropy(ctx, logits, label, ignore_index, reduction):
     loss = row_loss.sum()
     if reduction == "mean":
         loss = loss / _count(xp, valid, rows, logits.dtype)
-    return work.reshape(logits.shape), xp.asarray(loss, dtype=logits.dtype)
+    if not isinstance(loss, xp.ndarray) or loss.dtype != logits.dtype:  # NumPy's sum gives a scalar
+        loss = xp.asarray(loss, dtype=logits.dtype)
+    return _as_shaped(xp, work, logits.shape, logits.dtype), loss
 
 
 @register_kernel("fused_softmax_cross_entropy_grad", ALL_BACKENDS, FLOATS)
@@ -269,7 +281,7 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
     if softmax_grad is not None:
         g = softmax_grad.reshape(p.shape)
         grad += p * (g - (g * p).sum(axis=1, keepdims=True))
-    return grad.reshape(softmax.shape).astype(softmax.dtype, copy=False)
+    return _as_shaped(xp, grad, softmax.shape, softmax.dtype)
 
 
 @fused

@@ -22,6 +22,7 @@ kernel loops over the kernel's positions, never over pixels:
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -120,6 +121,9 @@ def max_pool_nd(ctx, x, kernel_size, strides, paddings, padding_algorithm, ceil_
         arg = xp.argmax(flat, axis=-1)[..., None]
         best = xp.take_along_axis(flat, arg, axis=-1).reshape(x.shape[:2] + w.outs)
         arg = arg.astype(np.int32).reshape(best.shape)
+    elif xp is not np and _tiled(w):
+        best, mask = _tiled_max(xp, x, w)
+        return (_restore(xp, best, channel_last), _restore(xp, mask, channel_last)) if channel_last else (best, mask)
     elif w.regular:
         best, arg = _regular_max(xp, w.padded(xp, x, -np.inf), w)
     else:
@@ -154,6 +158,69 @@ def _flat_index(xp, best, arg, w):
             coordinate = xp.clip(coordinate, 0, w.size[axis] - 1)
             mask = coordinate if mask is None else mask * np.int32(w.size[axis]) + coordinate
     return mask.astype(np.int32, copy=False)
+
+
+def _tiled(w):
+    """Whether the windows tile the input exactly: stride = kernel, no padding,
+    every size a multiple of the kernel's (2x2 pooling with stride 2, adaptive
+    pooling to a divisor of the size)."""
+    return (w.regular and w.strides == w.kernel and not any(w.before)
+            and all(o * ks == n for o, ks, n in zip(w.outs, w.kernel, w.size)))
+
+
+def _tile_order(k):
+    """The axes of x [N, C, o1, k1, o2, k2, ...] as [N, C, o1, o2, ..., k1, k2, ...]."""
+    return (0, 1) + tuple(range(2, 2 + 2 * k, 2)) + tuple(range(3, 3 + 2 * k, 2))
+
+
+@functools.lru_cache(maxsize=64)
+def _tile_indices(size, kernel):
+    """(offsets [prod(kernel)], starts [*outs], positions [*outs, prod(kernel)]) of
+    tiles: the flat index in the plane of each position of a tile relative to its
+    first, of each tile's first position, and their sum (read-only, int32)."""
+    k = len(size)
+    outs = tuple(n // ks for n, ks in zip(size, kernel))
+    plane = np.arange(math.prod(size), dtype=np.int32).reshape(sum(zip(outs, kernel), ()))
+    starts = np.ascontiguousarray(plane[(slice(None), 0) * k])
+    offsets = np.ascontiguousarray(plane[(0, slice(None)) * k].reshape(-1))
+    positions = np.ascontiguousarray(starts[..., None] + offsets)
+    for array in (offsets, starts, positions):
+        array.flags.writeable = False
+    return offsets, starts, positions
+
+
+def _tiled_max(xp, x, w):
+    """(maximum, flat plane index of the first maximum) of tiling windows in a
+    dozen calls whatever the kernel (the GPU's path: the CPU's per-position loop
+    costs the host 4 calls per position there): the tiles copied out as rows
+    [N, C, *outs, prod(kernel)], one argmax and one max over them. NaN never
+    wins (it reads as -inf), a window of NaN only gives NaN at its last
+    position, as the CPU's loop does."""
+    k = len(w.size)
+    n, c = x.shape[:2]
+    taps = math.prod(w.kernel)
+    tiles = x.reshape((n, c) + sum(zip(w.outs, w.kernel), ()))
+    rows = xp.transpose(tiles, _tile_order(k)).reshape((n, c) + w.outs + (taps,))
+    clean = xp.fmax(rows, -np.inf)
+    arg = xp.argmax(clean, axis=-1)
+    best = clean.max(axis=-1)
+    all_nan = xp.isnan(rows).all(axis=-1)
+    xp.copyto(best, np.nan, where=all_nan)
+    arg = xp.where(all_nan, taps - 1, arg)
+    offsets, starts, _ = (on_device(xp, a) for a in _tile_indices(w.size, w.kernel))
+    return best, offsets[arg] + starts
+
+
+def _tiled_max_grad(xp, mask, out_grad, shape, w):
+    """out_grad put at the mask's positions of tiling windows: each tile's
+    positions compared with its winner's (a one-hot row), times out_grad, the
+    rows put back in the input's layout (no scatter)."""
+    k = len(w.size)
+    positions = on_device(xp, _tile_indices(w.size, w.kernel)[2])     # [*outs, prod(kernel)]
+    rows = xp.multiply(mask[..., None] == positions, out_grad[..., None])
+    tiles = rows.reshape(shape[:2] + w.outs + w.kernel)
+    inverse = tuple(np.argsort(_tile_order(k)))
+    return xp.transpose(tiles, inverse).reshape(shape)
 
 
 def _regular_max(xp, source, w):
@@ -239,6 +306,11 @@ def max_pool_nd_grad(ctx, x, mask, out_grad, kernel_size, strides, paddings, pad
     shape = _first_shape(x.shape, channel_last)
     mask = channel_first(xp, mask, channel_last)
     out_grad = channel_first(xp, out_grad, channel_last)
+    if xp is not np:
+        w = _Windows(shape[2:], kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive)
+        if _tiled(w):
+            grad = _tiled_max_grad(xp, mask, out_grad, shape, w).astype(x.dtype, copy=False)
+            return _restore(xp, grad, channel_last) if channel_last else grad
     rows = shape[:2]
     flat = rows + (math.prod(mask.shape[2:]),)
     grad = scatter_back(xp, rows + (math.prod(shape[2:]),), mask.reshape(flat), out_grad.reshape(flat), 2)
