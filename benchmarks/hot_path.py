@@ -48,11 +48,16 @@ def pieces():
     scale = KERNELS.dispatch_table("scale")[np.ndarray, xa.dtype]
     scale_grad = KERNELS.dispatch_table("scale_grad")[np.ndarray, xa.dtype]
     out, buf = np.tanh(xa), ya.copy()
+    # a tanh grad node of tanh(0) (slope 1: its gradient keeps its value round after round)
+    # and an owned gradient for its apply_into
+    zero_node = eager.tanh(eager.to_tensor(np.zeros(16, np.float32), stop_gradient=False)).grad_node
+    owned = [eager.Tensor(DenseTensor(np.ones(16, np.float32)))]
     g = dict(G=generated_api, im=infermeta, tanh_grad=tanh_grad, scale=scale, scale_grad=scale_grad,
              out=out, buf=buf, MetaTensor=MetaTensor, DenseTensor=DenseTensor, np=np,
              x=x, y=y, xa=xa, ya=ya, on=on, off=off, b=b, seen=seen, eager=eager,
              new=object.__new__, AddGradNode=ops_elementwise.AddGradNode, SCOPE=SCOPE,
-             AutogradMeta=AutogradMeta, SavedOutput=SavedOutput, recorded=recorded, ndarray=np.ndarray)
+             AutogradMeta=AutogradMeta, SavedOutput=SavedOutput, recorded=recorded, ndarray=np.ndarray,
+             zero_node=zero_node, owned=owned)
     return {
         "np.add(xa, ya) (the kernel)": "np.add(xa, ya)",
         "DenseTensor(result) (wrapping)": "DenseTensor(xa)",
@@ -64,6 +69,9 @@ def pieces():
         "phi add, every check (capacity 0)": "G.add(x, y)",
         "eager a + b, recording off (no_grad)": "off + b",
         "eager a + b, recording on": "on + b",
+        # a Python float operand: scale, run in the operator's own frame (B2's y * 0.5)
+        "eager a * 0.5, recording on": "on * 0.5",
+        "eager 0.5 * a, recording on (reflected)": "0.5 * on",
         # what recording adds, piece by piece, as the generated code writes it
         "grad node (object.__new__, edges, scope)": (
             "n = new(AddGradNode); n.next_edges, n.scope = ((None,), (None,)), SCOPE.current"),
@@ -74,6 +82,7 @@ def pieces():
         "tanh_grad kernel, into the gradient (B2's backward)": "tanh_grad(out, buf, into=buf)",
         "scale kernel, y * 0.5 (B2's forward)": "scale(xa, 0.5, 0.0, True)",
         "scale_grad kernel, into the gradient": "scale_grad(buf, 0.5, into=buf)",
+        "tanh grad node apply_into (checks + kernel)": "zero_node.apply_into(owned)",
         "saved output (SavedOutput in line)": (
             "s = new(SavedOutput); s._impl = i = recorded.impl; s.slot, s.version = 0, i.version"),
     }, g

@@ -102,11 +102,13 @@ class TensorMethods:
     # integer or bool tensor float32, a complex scalar makes any real tensor
     # complex, an int scalar makes a bool tensor int64; a scalar the result
     # dtype cannot hold is an error naming the operator.
+    # Tensor's +, -, * (and reflected + and *) are the generated operators
+    # (ops.yaml's operator, scalar_operator, reflected_operator): two tensors,
+    # and a plain int or float on a floating tensor (scale), run in their one
+    # frame; they hand every other operand to the methods below.
     def __add__(self, other):
-        if isinstance(other, Tensor):  # the common case first: one call
+        if isinstance(other, Tensor):
             return _F.add(self, other)
-        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
-            return _F.scale(self, 1.0, other, True)
         return _binary(_F.add, self, other, "add")
 
     def __radd__(self, other):
@@ -115,8 +117,6 @@ class TensorMethods:
     def __sub__(self, other):
         if isinstance(other, Tensor):
             return _F.subtract(self, other)
-        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
-            return _F.scale(self, 1.0, -other, True)
         return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
@@ -127,8 +127,6 @@ class TensorMethods:
     def __mul__(self, other):
         if isinstance(other, Tensor):
             return _F.multiply(self, other)
-        if type(other) in _PLAIN_REALS and self.impl.dtype in _FLOAT_DTYPES:
-            return _F.scale(self, other, 0.0, True)
         return _binary(_F.multiply, self, other, "multiply")
 
     def __rmul__(self, other):

@@ -574,3 +574,39 @@ def test_every_grad_node_class_has_a_backward_op():
     expected = {f"{camel(b)}Node" for b, *_ in grad_node_expectations()}
     nodes = {name for name, cls in generated_node_classes().items() if "GradNodeBase" in cls["bases"]}
     assert nodes == expected
+
+
+# -- scalar_operator / reflected_operator: an operator's number case in its own frame ------------
+
+def test_scalar_operator_needs_an_operator(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : divide", "  doc :", "  scalar_operator : scale(x, y, 0.0, True)\n  doc :")
+    assert_points_at(rejected(ops, bwd), ops, line, "op 'divide': scalar_operator needs an operator")
+
+
+@pytest.mark.parametrize("call, problem", [
+    ("add(x, y)", "scalar_operator's op add must take one tensor x first"),
+    ("no_such_op(x, y)", "scalar_operator calls 'no_such_op', which is not a forward op"),
+    ("scale(x, y, 0.0)", "scalar_operator passes x and then every attribute of scale (4 arguments), got 3"),
+    ("scale(y, x, 0.0, True)", "scalar_operator passes x and then every attribute of scale"),
+])
+def test_scalar_operator_must_call_a_one_tensor_op_with_every_attribute(tmp_path, call, problem):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : multiply", "  scalar_operator : scale(x, y, 0.0, True)",
+                      f"  scalar_operator : {call}")
+    assert_points_at(rejected(ops, bwd), ops, line, "multiply: ", problem)
+
+
+def test_reflected_operator_must_be_a_reflected_name(tmp_path):
+    ops, bwd = copy_yaml(tmp_path)
+    line = edit_entry(ops, "- op : multiply", "  reflected_operator : __rmul__", "  reflected_operator : __mul__")
+    assert_points_at(rejected(ops, bwd), ops, line, "reflected_operator must be a reflected Tensor operator")
+
+
+def test_scalar_operator_converts_only_what_is_not_already_its_fast_type(tmp_path):
+    forward_ops, backward_ops = load_specs(OPS_YAML, BACKWARD_YAML)
+    everything = {op.name: op for op in forward_ops + backward_ops}
+    plan = plan_forward(everything["subtract"], everything).scalar_operator
+    assert plan.target.name == "scale"
+    assert [(a.name, expr, convert) for a, expr, convert in plan.values] == [
+        ("scale", "1.0", False), ("bias", "-y", True), ("bias_after_scale", "True", False)]

@@ -38,18 +38,31 @@ def _op(name, h):
 OPS = ["relu", "tanh", "sigmoid", "scale"]
 
 
+def _classes_with_apply_into():
+    found, stack = [], [GradNodeBase]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if "apply_into" in cls.__dict__:
+            found.append(cls)
+    return found
+
+
 @pytest.fixture
 def writes(monkeypatch):
-    """Records each in-place attempt: (kernel, whether it wrote into the gradient)."""
+    """Records each in-place attempt (the engine calling a node's apply_into):
+    (kernel, whether it wrote into the gradient)."""
     seen = []
-    original = GradNodeBase.write_into
+    classes = _classes_with_apply_into()
+    assert {cls.into_kernel for cls in classes} >= {f"{name}_grad" for name in OPS}
 
-    def spy(self, kernel, grad, tensors, attrs):
-        result = original(self, kernel, grad, tensors, attrs)
-        seen.append((kernel, result is grad))
-        return result
+    for cls in classes:
+        def spy(self, grads, original=cls.__dict__["apply_into"]):
+            result = original(self, grads)
+            seen.append((self.into_kernel, result[0][0] is grads[0]))
+            return result
 
-    monkeypatch.setattr(GradNodeBase, "write_into", spy)
+        monkeypatch.setattr(cls, "apply_into", spy)
     return seen
 
 

@@ -63,6 +63,8 @@ def check_all(forward_ops: list, backward_ops: list, infermeta_module, kernel_fa
             _check_bilinear(op, everything, composites)
         if op.invoke is not None:
             _check_invoke(op, everything)
+        if op.scalar_operator is not None:
+            _check_scalar_operator(op, ops)
         if op.backward is not None:
             if op.backward not in backwards:
                 raise SpecError(op.where("backward"), f"{op.name}: backward op {op.backward!r} is not in backward.yaml")
@@ -225,6 +227,25 @@ def _check_invoke(op: OpSpec, everything: dict) -> None:
     if len(op.invoke.args) > len(target.args):
         raise SpecError(op.where("invoke"), f"{op.name}: invoke passes {len(op.invoke.args)} arguments, "
                                             f"{target.name} takes {len(target.args)}")
+
+
+def _check_scalar_operator(op: OpSpec, ops: dict) -> None:
+    """``scalar_operator: scale(x, y, 0.0, True)``: a forward op with a kernel, one
+    output and one tensor input ``x`` (passed as ``x``); its attributes get
+    Python expressions of ``y``, the number, or constants."""
+    call = op.scalar_operator
+    where = op.where("scalar_operator")
+    target = ops.get(call.func)
+    if target is None or target.kernel is None or target.composite is not None:
+        raise SpecError(where, f"{op.name}: scalar_operator calls {call.func!r}, which is not a forward op "
+                               f"with a kernel and no composite")
+    if [a.name for a in target.tensor_args] != ["x"] or target.args[0].name != "x" or len(target.outputs) != 1 \
+            or target.outputs[0].is_list or target.intermediate or target.returned_if or target.view:
+        raise SpecError(where, f"{op.name}: scalar_operator's op {target.name} must take one tensor x first "
+                               f"and return one tensor")
+    if len(call.args) != len(target.args) or call.args[0] != "x":
+        raise SpecError(where, f"{op.name}: scalar_operator passes x and then every attribute of "
+                               f"{target.name} ({len(target.args)} arguments), got {len(call.args)}")
 
 
 def _check_backward_pair(fwd: OpSpec, bwd: OpSpec) -> None:

@@ -214,6 +214,8 @@ class OpSpec:
     composite: CallSpec | None = None
     bilinear: str | None = None  # the bilinear forward op whose gradient this differentiates
     operator: str | None = None  # the Tensor operator ("__add__") generated as this op in one frame
+    scalar_operator: CallSpec | None = None  # the op the operator runs for a number y on a floating x
+    reflected_operator: str | None = None  # the reflected operator ("__radd__") that is the same function
     doc: str = ""
     key_lines: dict = field(default_factory=dict, compare=False, hash=False)
 
@@ -414,7 +416,7 @@ def _sub_mapping(entry, key: str, allowed: tuple, where: Location) -> dict:
 
 _FORWARD_KEYS = ("op", "args", "output", "infer_meta", "kernel", "backward", "inplace", "view",
                  "scalar_tensor", "optional", "intermediate", "no_grad_outputs", "returned_if", "invoke",
-                 "operator", "doc")
+                 "operator", "scalar_operator", "reflected_operator", "doc")
 _BACKWARD_KEYS = ("backward_op", "forward", "args", "output", "infer_meta", "kernel", "backward",
                   "composite", "bilinear", "no_need_buffer", "optional", "inplace", "pass_through", "doc")
 
@@ -478,6 +480,9 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
         composite=parse_call(entry["composite"], at("composite"), "composite") if "composite" in entry else None,
         bilinear=_optional_str(entry, "bilinear", at),
         operator=_optional_str(entry, "operator", at),
+        scalar_operator=(parse_call(entry["scalar_operator"], at("scalar_operator"), "scalar_operator")
+                         if "scalar_operator" in entry else None),
+        reflected_operator=_optional_str(entry, "reflected_operator", at),
         doc=_optional_str(entry, "doc", at) or "",
         key_lines=dict(entry.key_lines),
     )
@@ -496,6 +501,12 @@ def parse_entry(entry, file: str, is_backward: bool) -> OpSpec:
             or spec.kernel is None or spec.composite is not None):
         raise SpecError(at("operator"), f"op {name!r}: operator {spec.operator!r} must be a Tensor operator "
                                         f"('__add__') of an op (x: Tensor, y: Tensor) with a kernel and no composite")
+    if spec.operator is None and (spec.scalar_operator is not None or spec.reflected_operator is not None):
+        key = "scalar_operator" if spec.scalar_operator is not None else "reflected_operator"
+        raise SpecError(at(key), f"op {name!r}: {key} needs an operator")
+    if spec.reflected_operator is not None and not re.fullmatch(r"__r[a-z]+__", spec.reflected_operator):
+        raise SpecError(at("reflected_operator"), f"op {name!r}: reflected_operator must be a reflected Tensor "
+                                                  f"operator ('__radd__'), got {spec.reflected_operator!r}")
     if spec.invoke is not None and (spec.kernel or spec.infer_meta or spec.backward):
         raise SpecError(at("invoke"), f"op {name!r} uses invoke, so it takes no kernel, infer_meta or backward")
     return spec

@@ -6,6 +6,8 @@ is made here, once, in named functions.
 """
 from __future__ import annotations
 
+import ast
+
 import math
 from dataclasses import dataclass
 
@@ -84,6 +86,16 @@ class CallPlan:
 
     func: str
     args: tuple
+
+
+@dataclass(frozen=True)
+class ScalarOperatorPlan:
+    """What an operator runs for a Python int or float ``y`` on a floating-point
+    tensor ``x`` (ops.yaml's ``scalar_operator``): the op ``target`` (scale), its
+    attributes set from ``values`` ((attribute, Python expression of y), ...)."""
+
+    target: "ForwardPlan"
+    values: tuple  # (ArgPlan of the attribute, Python expression, whether it needs the conversion)
 
 
 @dataclass(frozen=True)
@@ -444,6 +456,8 @@ class ForwardPlan:
     method: bool
     view_source: str | None  # the input whose buffer the output views (``view:``)
     operator: str | None = None  # the Tensor operator (``__add__``) that runs this op in one frame
+    scalar_operator: ScalarOperatorPlan | None = None  # the operator's number case, in the same frame
+    reflected_operator: str | None = None  # the reflected operator (``__radd__``) that is the same function
 
     @property
     def list_output(self) -> bool:
@@ -497,4 +511,24 @@ def plan_forward(op: OpSpec, everything: dict) -> ForwardPlan:
         method=not op.is_backward and bool(op.args) and op.args[0].is_tensor,
         view_source=op.view[0] if op.view else None,
         operator=op.operator,
+        scalar_operator=None if op.scalar_operator is None else plan_scalar_operator(op, everything),
+        reflected_operator=op.reflected_operator,
     )
+
+
+def plan_scalar_operator(op: OpSpec, everything: dict) -> ScalarOperatorPlan:
+    """ops.yaml's ``scalar_operator``: the target op's plan and each attribute's value.
+    A constant already of the type its converter passes through untouched (``0.0``
+    for a Scalar, ``True`` for a bool) skips the conversion; an expression of y
+    (``-y``) gets the target's own conversion, as a call of the target would."""
+    target = plan_forward(everything[op.scalar_operator.func], everything)
+    values = []
+    for arg, expr in zip(target.args[1:], op.scalar_operator.args[1:]):
+        try:
+            constant = ast.literal_eval(expr)
+        except (ValueError, SyntaxError):
+            convert = True
+        else:
+            convert = type(constant).__name__ != arg.fast_type
+        values.append((arg, expr, convert))
+    return ScalarOperatorPlan(target, tuple(values))

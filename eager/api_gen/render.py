@@ -121,9 +121,17 @@ def render_all(ops_yaml: Path = OPS_YAML, backward_yaml: Path = BACKWARD_YAML) -
     for group, group_functions in by_group:
         rendered[GROUP_OUTPUT.format(group=group)] = template.render(
             header=HEADER, bilinear_rule=BILINEAR_RULE, group=group, functions=group_functions,
-            into_ops=context["into_ops"],
+            into_ops=context["into_ops"], foreign_nodes=_foreign_nodes(group, group_functions, group_of),
             nodes=[n for n in nodes if group_of[n.backward] == group])
     return rendered
+
+
+def _foreign_nodes(group: str, functions: list, group_of: dict) -> list:
+    """(group, grad node class) that a group's operators record from another group
+    (multiply's ``x * 0.5`` records scale's node): the group module imports them."""
+    return sorted({(group_of[f.scalar_operator.target.name], f.scalar_operator.target.node.class_name)
+                   for f in functions if f.scalar_operator is not None
+                   and group_of[f.scalar_operator.target.name] != group})
 
 
 def write_all(root: Path = ROOT) -> list:

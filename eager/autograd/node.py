@@ -30,15 +30,12 @@ from __future__ import annotations
 
 from phi import api as phi_api
 from phi.api.support import FLAGS, verify_infer_meta, wrap_result
-from phi.core import KERNELS, DenseTensor, MetaTensor
+from phi.core import DenseTensor, MetaTensor
 
 from ..tensor import Tensor
 from .meta import AutogradMeta
 from .scope import SCOPE
 
-
-# kernel name -> its dense dispatch table, for GradNodeBase.write_into
-_INTO_KERNELS: dict = {}
 
 # backward op -> wrap(apply): the apply of that op's grad node class that may write a
 # leaf's gradient straight into its zeroed .grad; filled by accumulation.py (which
@@ -78,6 +75,7 @@ class GradNodeBase:
     fresh_grads = False  # its results are new buffers, views or its incoming gradients (generated nodes)
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
+    into_kernel = ""  # with grad_inplace: the kernel apply_into calls (generated with into_kernels, its dispatch table)
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         wrap = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
@@ -98,52 +96,19 @@ class GradNodeBase:
         module doc): it may write its result into that gradient's buffer."""
         return self.apply(grads, False)
 
-    def write_into(self, kernel: str, grad, tensors: tuple, attrs: tuple):
-        """Runs phi kernel ``kernel`` on ``tensors`` (phi tensors, ``grad``'s among
-        them) and ``attrs`` with ``into=`` grad's array, for ``apply_into`` of a
-        backward op with ``inplace``; returns the gradient Tensor (``grad`` itself
-        when the kernel wrote there), or None where the op's checks must run
-        instead: a tensor that is not dense, or differs from ``grad`` in shape,
-        dtype or array type (what the op's InferMeta would reject). The result
-        has grad's shape and dtype (the op's InferMeta: same as out_grad), which
-        ``FLAGS.check_infer_meta`` verifies."""
+    def into_result(self, grad, result):
+        """The gradient Tensor for what ``apply_into``'s kernel (``into_kernel``)
+        returned when it was called with ``into=`` grad's array: ``grad`` itself
+        when the kernel wrote there, else the result wrapped. With
+        ``FLAGS.check_infer_meta`` it first checks that the result has grad's
+        shape and dtype (the op's InferMeta: same as out_grad)."""
         into = grad.impl
-        if type(into) is not DenseTensor:
-            return None
-        array = into.array
-        array_type = type(array)
-        arrays = []
-        for tensor in tensors:
-            if tensor is into:  # the gradient itself (tanh_grad reads out and out_grad)
-                arrays.append(array)
-                continue
-            if type(tensor) is not DenseTensor:
-                return None
-            other = tensor.array
-            if other is not array:
-                if type(other) is not array_type or other.shape != array.shape:
-                    return None
-                other_dtype = other.dtype
-                if other_dtype is not array.dtype and other_dtype != array.dtype:
-                    return None
-            arrays.append(other)
-        table = _INTO_KERNELS.get(kernel)
-        if table is None:
-            table = _INTO_KERNELS[kernel] = KERNELS.dispatch_table(kernel)
-        kernel_fn = table[array_type, array.dtype]
-        # The two common shapes of call spelled out: a call with *args builds an
-        # argument tuple and a keyword dict (~100 ns) on every backward node.
-        if not attrs and len(arrays) == 2:  # out and out_grad (tanh, sigmoid, relu)
-            result = kernel_fn(arrays[0], arrays[1], into=array)
-        elif len(arrays) == 1 and len(attrs) == 1:  # out_grad and one attribute (scale)
-            result = kernel_fn(arrays[0], attrs[0], into=array)
-        else:
-            result = kernel_fn(*arrays, *attrs, into=array)
         if FLAGS.check_infer_meta:
-            verify_infer_meta(kernel, [MetaTensor(into.dims, into.dtype)], [result])
+            verify_infer_meta(self.into_kernel, [MetaTensor(into.dims, into.dtype)], [result])
+        array = into.array
         if result is array:
             return grad
-        return Tensor(wrap_result(result, array_type))
+        return Tensor(wrap_result(result, type(array)))
 
     def pass_through(self, grad, specs: tuple, out_mask: tuple):
         """apply's result for an identity backward (backward.yaml's pass_through:

@@ -16,7 +16,10 @@ from builtins import object as _object
 from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
+from phi.api.support import FLAGS as _FLAGS
 from phi.common import DataType  # noqa: F401  (defaults)
+from phi.core import KERNELS as _KERNELS
+from phi.core import DenseTensor as _DenseTensor
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -84,6 +87,8 @@ class ReluGradNode(GradNodeBase):
     fresh_grads = True
     tracks_ownership = True
     grad_inplace = True
+    into_kernel = "relu_grad"
+    into_kernels = _KERNELS.dispatch_table(into_kernel)  # apply_into's kernels, by (array type, dtype)
     saved_names = ("out", )
     attr_names = ()
 
@@ -100,11 +105,21 @@ class ReluGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
     def apply_into(self, grads):
+        # The kernel writes its result into the incoming gradient's array where
+        # every tensor argument is dense and alike (array type, shape, dtype: what
+        # the op's InferMeta would accept); else apply runs the op's checks.
         out_grad = grads[0]
-        grad = self.write_into("relu_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
-        if grad is None:
-            return self.apply(grads, False)
-        return ((grad,), )
+        into = out_grad.impl
+        _out = self.out.recover_impl(self)
+        if type(into) is _DenseTensor and type(_out) is _DenseTensor:
+            array = into.array
+            _out_array = _out.array
+            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
+                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+                if result is array and not _FLAGS.check_infer_meta:
+                    return ((out_grad,), )
+                return ((self.into_result(out_grad, result),), )
+        return self.apply(grads, False)
 
 
 class TanhGradNode(GradNodeBase):
@@ -118,6 +133,8 @@ class TanhGradNode(GradNodeBase):
     fresh_grads = True
     tracks_ownership = True
     grad_inplace = True
+    into_kernel = "tanh_grad"
+    into_kernels = _KERNELS.dispatch_table(into_kernel)  # apply_into's kernels, by (array type, dtype)
     saved_names = ("out", )
     attr_names = ()
 
@@ -134,11 +151,21 @@ class TanhGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
     def apply_into(self, grads):
+        # The kernel writes its result into the incoming gradient's array where
+        # every tensor argument is dense and alike (array type, shape, dtype: what
+        # the op's InferMeta would accept); else apply runs the op's checks.
         out_grad = grads[0]
-        grad = self.write_into("tanh_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
-        if grad is None:
-            return self.apply(grads, False)
-        return ((grad,), )
+        into = out_grad.impl
+        _out = self.out.recover_impl(self)
+        if type(into) is _DenseTensor and type(_out) is _DenseTensor:
+            array = into.array
+            _out_array = _out.array
+            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
+                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+                if result is array and not _FLAGS.check_infer_meta:
+                    return ((out_grad,), )
+                return ((self.into_result(out_grad, result),), )
+        return self.apply(grads, False)
 
 
 class TanhDoubleGradNode(GradNodeBase):
@@ -178,6 +205,8 @@ class SigmoidGradNode(GradNodeBase):
     fresh_grads = True
     tracks_ownership = True
     grad_inplace = True
+    into_kernel = "sigmoid_grad"
+    into_kernels = _KERNELS.dispatch_table(into_kernel)  # apply_into's kernels, by (array type, dtype)
     saved_names = ("out", )
     attr_names = ()
 
@@ -194,11 +223,21 @@ class SigmoidGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
     def apply_into(self, grads):
+        # The kernel writes its result into the incoming gradient's array where
+        # every tensor argument is dense and alike (array type, shape, dtype: what
+        # the op's InferMeta would accept); else apply runs the op's checks.
         out_grad = grads[0]
-        grad = self.write_into("sigmoid_grad", out_grad, (self.out.recover_impl(self), out_grad.impl, ), ())
-        if grad is None:
-            return self.apply(grads, False)
-        return ((grad,), )
+        into = out_grad.impl
+        _out = self.out.recover_impl(self)
+        if type(into) is _DenseTensor and type(_out) is _DenseTensor:
+            array = into.array
+            _out_array = _out.array
+            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
+                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+                if result is array and not _FLAGS.check_infer_meta:
+                    return ((out_grad,), )
+                return ((self.into_result(out_grad, result),), )
+        return self.apply(grads, False)
 
 
 class SigmoidDoubleGradNode(GradNodeBase):

@@ -38,8 +38,15 @@ from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedS
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
+from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
+
+# An operator's number case (ops.yaml's scalar_operator) runs for a plain Python int
+# or float on a tensor of these dtypes (float32 first: ``in`` tries members in order).
+_PLAIN_REALS = frozenset({int, float})
+_FLOATING = tuple(sorted((dtype for dtype in DataType if dtype.is_floating_point),
+                         key=lambda dtype: dtype is not DataType.FLOAT32))
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
 # Backward ops are here too, reachable as eager.ops.<name>.
@@ -354,9 +361,25 @@ def add(x, y, name=None):
 
 
 def add_operator(x, y):
-    """Tensor.__add__: add(x, y) in one frame when y is a Tensor; a number or
-    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    """Tensor.__add__ and Tensor.__radd__: add(x, y) in one frame when y is a Tensor, and
+    scale(x, 1.0, y, True) when y is a Python int or float and x is floating-point;
+    anything else goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
     if not isinstance(y, Tensor):
+        if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
+            scale, bias, bias_after_scale = 1.0, y, True
+            bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
+            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+            _x_meta = x._meta
+            if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                node.scale = scale
+            if _anomaly.active:
+                check_forward("scale", (out, ))
+            return out
         return OPERATOR_FALLBACKS["__add__"](x, y)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
@@ -430,9 +453,25 @@ def subtract(x, y, name=None):
 
 
 def subtract_operator(x, y):
-    """Tensor.__sub__: subtract(x, y) in one frame when y is a Tensor; a number or
-    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    """Tensor.__sub__: subtract(x, y) in one frame when y is a Tensor, and
+    scale(x, 1.0, -y, True) when y is a Python int or float and x is floating-point;
+    anything else goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
     if not isinstance(y, Tensor):
+        if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
+            scale, bias, bias_after_scale = 1.0, -y, True
+            bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
+            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+            _x_meta = x._meta
+            if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                node.scale = scale
+            if _anomaly.active:
+                check_forward("scale", (out, ))
+            return out
         return OPERATOR_FALLBACKS["__sub__"](x, y)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
@@ -514,9 +553,25 @@ def multiply(x, y, name=None):
 
 
 def multiply_operator(x, y):
-    """Tensor.__mul__: multiply(x, y) in one frame when y is a Tensor; a number or
-    an array goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
+    """Tensor.__mul__ and Tensor.__rmul__: multiply(x, y) in one frame when y is a Tensor, and
+    scale(x, y, 0.0, True) when y is a Python int or float and x is floating-point;
+    anything else goes to the operator rules of eager.tensor_api (Paddle's scalar promotion)."""
     if not isinstance(y, Tensor):
+        if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
+            scale, bias, bias_after_scale = y, 0.0, True
+            scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
+            out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+            out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
+            _x_meta = x._meta
+            if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+                node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
+                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+                meta.node, meta.slot, meta.stop_gradient = node, 0, False
+                node.scale = scale
+            if _anomaly.active:
+                check_forward("scale", (out, ))
+            return out
         return OPERATOR_FALLBACKS["__mul__"](x, y)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None

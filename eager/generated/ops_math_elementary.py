@@ -16,7 +16,10 @@ from builtins import object as _object
 from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_of without reading it
 
 from phi import api as _phi
+from phi.api.support import FLAGS as _FLAGS
 from phi.common import DataType  # noqa: F401  (defaults)
+from phi.core import KERNELS as _KERNELS
+from phi.core import DenseTensor as _DenseTensor
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -89,6 +92,8 @@ class ScaleGradNode(GradNodeBase):
     fresh_grads = True
     tracks_ownership = True
     grad_inplace = True
+    into_kernel = "scale_grad"
+    into_kernels = _KERNELS.dispatch_table(into_kernel)  # apply_into's kernels, by (array type, dtype)
     saved_names = ()
     attr_names = ("scale", )
 
@@ -101,11 +106,18 @@ class ScaleGradNode(GradNodeBase):
         return ((Tensor(grad),), )
 
     def apply_into(self, grads):
+        # The kernel writes its result into the incoming gradient's array where
+        # every tensor argument is dense and alike (array type, shape, dtype: what
+        # the op's InferMeta would accept); else apply runs the op's checks.
         out_grad = grads[0]
-        grad = self.write_into("scale_grad", out_grad, (out_grad.impl, ), (self.scale, ))
-        if grad is None:
-            return self.apply(grads, False)
-        return ((grad,), )
+        into = out_grad.impl
+        if type(into) is _DenseTensor:
+            array = into.array
+            result = self.into_kernels[type(array), array.dtype](array, self.scale, into=array)
+            if result is array and not _FLAGS.check_infer_meta:
+                return ((out_grad,), )
+            return ((self.into_result(out_grad, result),), )
+        return self.apply(grads, False)
 
 
 class ExpGradNode(GradNodeBase):

@@ -331,6 +331,8 @@ METHODS = {
 # their fallbacks for an operand that is not a Tensor.
 OPERATORS = {
     "__add__": _F.add_operator,
+    "__radd__": _F.add_operator,  # number (op) x is x (op) number: add commutes
     "__sub__": _F.subtract_operator,
     "__mul__": _F.multiply_operator,
+    "__rmul__": _F.multiply_operator,  # number (op) x is x (op) number: multiply commutes
 }
