@@ -204,89 +204,12 @@ def test_momentum_is_one_call_and_matches_the_maths(dtype, nesterov, method, res
     one_call(calls)
 
 
-@pytest.mark.parametrize("dtype,with_master", [("float32", False), ("float64", False), ("float16", True),
-                                               ("float16", False)])
-@pytest.mark.parametrize("op", ["adam_", "adamw_"])
-@pytest.mark.parametrize("shape", [(3, 4), ()])
-def test_adam_is_two_calls_and_matches_the_maths(dtype, with_master, op, shape):
-    rng = np.random.default_rng(5)
-    state = np.float32 if dtype == "float16" else np.dtype(dtype).type
-    p = np.array(rng.normal(size=shape), dtype)
-    g = np.array(rng.normal(size=shape), dtype)
-    m1 = np.array(rng.normal(size=shape), state)
-    m2 = np.array(np.abs(rng.normal(size=shape)), state)
-    lr, b1p, b2p = (np.full((1,), v, state) for v in (0.01, 0.9 ** 3, 0.999 ** 3))
-    master = p.astype(np.float32) if with_master else None
-    beta1, beta2, eps, ratio, coeff = 0.9, 0.999, 1e-8, 0.5, 0.01
-
-    def run(ctx, arrays):
-        p_, g_, m1_, m2_, lr_, b1p_, b2p_, master_ = arrays
-        if op == "adam_":
-            optimizer.adam_(ctx, p_, g_, lr_, m1_, m2_, b1p_, b2p_, master_, beta1, beta2, eps, with_master)
-        else:
-            optimizer.adamw_(ctx, p_, g_, lr_, m1_, m2_, b1p_, b2p_, master_, beta1, beta2, eps, ratio, coeff,
-                             True, with_master)
-
-    cpu = [a if a is None else a.copy() for a in (p, g, m1, m2, lr, b1p, b2p, master)]
-    run(CPU, cpu)
-    # The maths, in float64: Paddle's Adam (AdamW: lr * ratio, decoupled decay first).
-    x, gd = (master if with_master else p).astype(np.float64), g.astype(np.float64)
-    lr_ = 0.01 * (ratio if op == "adamw_" else 1.0)
-    if op == "adamw_":
-        x = x * (1 - lr_ * coeff)
-    want_m1 = beta1 * m1 + (1 - beta1) * gd
-    want_m2 = beta2 * m2 + (1 - beta2) * gd * gd
-    c2 = np.sqrt(1 - 0.999 ** 3)
-    x = x - lr_ * c2 / (1 - 0.9 ** 3) * want_m1 / (np.sqrt(want_m2) + eps * c2)
-    tol = 2e-3 if dtype == "float16" else 1e-5
-    np.testing.assert_allclose(cpu[0].astype(np.float64), x, rtol=tol, atol=tol)
-    np.testing.assert_allclose(cpu[2], want_m1, rtol=1e-5)
-    np.testing.assert_allclose(cpu[5], [0.9 ** 4], rtol=1e-6)
-    gpu = _to_gpu(p, g, m1, m2, lr, b1p, b2p, master)
-    _, calls = counted(lambda: run(GPU, gpu))
-    for got, want in zip(gpu, cpu):
-        if want is not None:
-            same(got, want, want.dtype)
-    one_call(calls, 2 if shape else 5)  # the step and the beta powers (+ 3 reshapes for a 0-d param)
-
-
-def test_adam_propagates_nan_and_inf_gradients_as_the_cpu_does():
-    p = np.ones(4, np.float32)
-    g = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
-    arrays = [p, g, np.zeros(4, np.float32), np.zeros(4, np.float32), np.full(1, 0.1, np.float32),
-              np.full(1, 0.9, np.float32), np.full(1, 0.999, np.float32)]
-    cpu = [a.copy() for a in arrays]
-    optimizer.adam_(CPU, *cpu[:2], *cpu[4:5], *cpu[2:4], *cpu[5:], None, 0.9, 0.999, 1e-8, False)
-    gpu = _to_gpu(*arrays)
-    optimizer.adam_(GPU, *gpu[:2], *gpu[4:5], *gpu[2:4], *gpu[5:], None, 0.9, 0.999, 1e-8, False)
-    assert np.isnan(cpu[0][:3]).all()
-    for got, want in zip(gpu, cpu):
-        same(got, want, want.dtype)
-
-
-def _other_optimizer(name, centered=False):
-    """(kernel call on a ctx and arrays, the arrays' dtype roles, calls on a GPU)."""
-    if name == "adamax_":
-        return (lambda ctx, a: optimizer.adamax_(ctx, a[0], a[1], a[2], a[3], a[4], a[5], a[6], 0.9, 0.999, 1e-8,
-                                                  a[6] is not None),
-                ("p", "g", "lr", "s", "pos", "pow", "master"), 2)
-    if name == "adagrad_":
-        return (lambda ctx, a: optimizer.adagrad_(ctx, a[0], a[1], a[2], a[3], a[4], 1e-6, a[4] is not None),
-                ("p", "g", "pos", "lr", "master"), 1)
-    if name == "adadelta_":
-        return (lambda ctx, a: optimizer.adadelta_(ctx, a[0], a[1], a[2], a[3], a[4], a[5], 0.95, 1e-6,
-                                                    a[5] is not None),
-                ("p", "g", "pos", "pos", "lr", "master"), 1)
-    return (lambda ctx, a: optimizer.rmsprop_(ctx, a[0], a[1], a[2], a[3], a[4], a[5], a[6], 1e-6, 0.9, 0.5,
-                                              centered, a[6] is not None),
-            ("p", "pos", "g", "s", "lr", "s", "master"), 1)
-
-
-@pytest.mark.parametrize("name,centered", [("adamax_", False), ("adagrad_", False), ("adadelta_", False),
-                                           ("rmsprop_", False), ("rmsprop_", True)])
 @pytest.mark.parametrize("dtype,with_master", [("float32", False), ("float64", False), ("float16", True)])
-def test_the_other_optimizers_are_fused_too(name, centered, dtype, with_master):
-    run, roles, expected_calls = _other_optimizer(name, centered)
+def test_adagrad_is_fused_too(dtype, with_master):
+    def run(ctx, a):
+        optimizer.adagrad_(ctx, a[0], a[1], a[2], a[3], a[4], 1e-6, a[4] is not None)
+
+    roles, expected_calls = ("p", "g", "pos", "lr", "master"), 1
     rng = np.random.default_rng(17)
     state = np.float32 if dtype == "float16" else np.dtype(dtype).type
     p = rng.normal(size=(3, 4)).astype(dtype)
@@ -439,8 +362,6 @@ def test_the_g3_step_makes_fewer_cupy_calls_than_the_hand_written_one():
     for layer, (w, b) in zip(ours.model[::2], zip(ref.params[::2], ref.params[1::2])):  # same 3 steps
         np.testing.assert_allclose(layer.weight.numpy(), host(w), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(layer.bias.numpy(), host(b), rtol=1e-5, atol=1e-6)
-    ours.opt = eager.optimizer.Adam(learning_rate=0.01, parameters=ours.model.parameters())
-    assert calls_per_step(lambda: ours.step(tx, ty)) <= 32  # 186 before: 2 calls per parameter update
 
 
 # -- the seed gradient of loss.backward() ------------------------------------------------------
