@@ -184,11 +184,19 @@ def _has_array(value):
     return isinstance(value, (list, tuple)) and builtins.any(_has_array(v) for v in value)
 
 
+def _plain_number(value):
+    """A fused function's Python float argument as the plain float NumPy takes as a
+    weak scalar (NumPy types a float subclass as float64)."""
+    return float(value) if type(value) is _FusedPythonFloat else value
+
+
 def _unwrap(value, operand=True):
     """An argument as NumPy sees it. ``operand``: it is an array operand, where CuPy
     takes arrays and scalars only. Shapes and axes (tuples of ints) pass."""
     if isinstance(value, ndarray):
         return value._a
+    if type(value) is _FusedPythonFloat:
+        return float(value)
     if isinstance(value, numpy.ndarray):
         _refuse(value)
     if isinstance(value, (list, tuple)):
@@ -217,6 +225,8 @@ def _delegate(fn, name, operands=1, is_ufunc=False):
     def call(*args, **kwargs):
         if _fusing[0]:
             _check_fusable(name, kwargs, is_ufunc)
+            if not _arrays_in(args, []) and builtins.any(isinstance(a, _FusedPythonFloat) for a in args):
+                _FusedPythonFloat.refuse(name)
         calls[0] += 1
         _check_device(_arrays_in(list(kwargs.values()), _arrays_in(args, [])))
         plain = [_unwrap(a, operand=i < operands) for i, a in enumerate(args)]
@@ -272,7 +282,7 @@ def _binary(np_fn, reflected=False):
     def op(self, other):
         if isinstance(other, (numpy.ndarray, list)):
             _refuse(other)
-        other_plain = other._a if isinstance(other, ndarray) else other
+        other_plain = other._a if isinstance(other, ndarray) else _plain_number(other)
         if not isinstance(other, (ndarray, int, float, complex, bool, numpy.generic)):
             return NotImplemented
         calls[0] += 1
@@ -287,7 +297,7 @@ def _inplace(np_fn):
             _refuse(other)
         calls[0] += 1
         _check_device((self, other) if isinstance(other, ndarray) else (self,))
-        np_fn(self._a, other._a if isinstance(other, ndarray) else other, out=self._a)
+        np_fn(self._a, other._a if isinstance(other, ndarray) else _plain_number(other), out=self._a)
         return self
     return op
 
@@ -699,6 +709,36 @@ def _check_fusable(name, kwargs, is_ufunc, method=False):
         raise TypeError(f"cupy.fuse: cupy.{name} cannot be called inside a fused function")
 
 
+def _scalar_only(name):
+    def op(self, other):
+        if isinstance(other, (int, float, complex, numpy.generic)):
+            _FusedPythonFloat.refuse(name)
+        return getattr(float, name)(self, other)
+    return op
+
+
+class _FusedPythonFloat(float):
+    """A Python float argument inside a fused function. With an array it is a weak
+    scalar, as in CuPy; arithmetic of it with another scalar is refused, because
+    cupy.fuse does that in the smallest dtype that holds the value: on an H200
+    (CuPy 14.2) ``1.0 - s`` with s = 0.9 gave 0.10009765625 (float16), which moved
+    fused Adam's updates by ~1e-4 relative."""
+
+    @staticmethod
+    def refuse(what):
+        raise TypeError(f"cupy.fuse: {what} of a Python float argument and another scalar runs in the "
+                        f"smallest dtype holding the value (float16 for 0.9) on a real GPU; compute it "
+                        f"outside the kernel or pass a NumPy float64 scalar")
+
+    for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                  "__rtruediv__", "__pow__", "__rpow__"):
+        locals()[_name] = _scalar_only(_name)
+    del _name
+
+    def __neg__(self):
+        return _FusedPythonFloat(-float(self))
+
+
 class _Fusion:
     """cupy.fuse(func): one kernel made of func's elementwise maths (and at most one
     reduction), compiled once per argument dtypes and ndims.
@@ -730,6 +770,7 @@ class _Fusion:
             if not isinstance(a, (ndarray, numpy.generic, int, float, complex, bool, type(None))):
                 raise TypeError(f"Invalid argument type for '{self.name}': ({type(a)})")
         _check_device(arrays)
+        args = [_FusedPythonFloat(a) if type(a) is float else a for a in args]
         before = calls[0]
         saved = _fusing[:]
         _fusing[:] = [saved[0] + 1, 0]

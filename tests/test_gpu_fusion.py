@@ -121,6 +121,34 @@ def test_the_fake_fuse_refuses_what_cupy_fuse_cannot_compile():
     assert cp.fuse(identity)(a) is not a  # a fused kernel's result is a new array
 
 
+def _one_minus(x, s):
+    x *= 1.0 - s
+
+
+def _sqrt_of(x, s):
+    x *= cp.sqrt(s)
+
+
+def _negated_plus_one(x, s):
+    x *= -s + 1.0
+
+
+def _scaled(x, s):
+    x *= s
+
+
+@pytest.mark.skipif(not FAKE, reason="pins the fake's strictness")
+@pytest.mark.parametrize("body", [_one_minus, _sqrt_of, _negated_plus_one])
+def test_the_fake_fuse_refuses_scalar_arithmetic_on_a_python_float_argument(body):
+    # On an H200, cupy.fuse gave 1.0 - 0.9 = 0.10009765625 (float16) for a Python
+    # float argument, and the exact value for a NumPy float64 one.
+    x = cp.ones(3)
+    with pytest.raises(TypeError, match="smallest dtype"):
+        cp.fuse(body)(x, 0.9)
+    cp.fuse(body)(x, np.float64(0.9))
+    cp.fuse(_scaled)(x, 0.9)  # a Python float with an array is a weak scalar: fine
+
+
 # -- optimizers -----------------------------------------------------------------------
 
 def _arrays(dtype, shape=(3, 4), seed=0, lr_shape=()):

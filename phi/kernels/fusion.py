@@ -27,6 +27,10 @@ refuses the rest, so CI catches a body the GPU could not compile):
   values (no branch on data: a Python ``if`` only on static switches and None).
 - in-place updates of operands (``p -= lr * g``) write the arrays given; the
   results returned are new arrays (never an operand itself).
+- no arithmetic between a Python float operand and another scalar (``1.0 - beta1``,
+  ``sqrt(beta)``): cupy.fuse does it in the smallest dtype holding the value, so on
+  an H200 (CuPy 14.2) ``1.0 - 0.9`` came out 0.10009765625 (float16). Compute such
+  coefficients before the call, or pass a NumPy float64 scalar (exact there).
 
 The GPU compiler contracts ``a * b + c`` into a fused multiply-add, so a fused
 result may differ from the unfused formula's in the last bit; NumPy runs the
