@@ -30,8 +30,10 @@ one CuPy call per update instead of one per elementwise step, as the host pays
 the same order as the host's rule; the GPU compiler may contract a multiply and
 an add into one rounding (FMA). Adam, AdamW, Adamax, Adadelta and RMSProp had
 fused bodies too (merge of gpu-fusion), which matched the host on
-tests/fake_cupy.py but moved updates by ~1e-4 relative on a real H200 (CuPy 14.2);
-until that is understood they run the host's rule on the GPU, one call per step.
+tests/fake_cupy.py but moved updates by ~1e-4 relative on a real H200 (CuPy 14.2):
+cupy.fuse computed ``1.0 - beta1`` of a Python float argument in float16 (see
+fusion.py's rules; the stand-in now refuses that). Until they are rewritten with
+those coefficients computed outside the kernel, they run the host's rule on a GPU.
 """
 import threading
 
