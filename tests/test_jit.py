@@ -42,6 +42,18 @@ def _optimizer(name, lr, params, multi_tensor=False):
     return eager.optimizer.SGD(lr, parameters=params, **extra)
 
 
+def _mse_step(model, opt, static):
+    """One MSE training step of ``model`` with ``opt``, under to_static when ``static``."""
+    def step(x, y):
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    return eager.jit.to_static(step) if static else step
+
+
 def _train(static, kind="plain", optimizer="sgd", scheduler=False, steps=6, multi_tensor=False, keep=None):
     """Losses, final state and the StaticFunction (or None) of `steps` steps;
     ``keep`` (a list) gets the model and the optimizer."""
@@ -50,15 +62,7 @@ def _train(static, kind="plain", optimizer="sgd", scheduler=False, steps=6, mult
     opt = _optimizer(optimizer, lr, model.parameters(), multi_tensor)
     if keep is not None:
         keep += [model, opt]
-
-    def step(x, y):
-        loss = F.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-
-    fn = eager.jit.to_static(step) if static else step
+    fn = _mse_step(model, opt, static)
     eager.seed(11)
     losses = []
     for x, y in zip(XS[:steps], YS[:steps]):
@@ -128,15 +132,7 @@ def test_multi_tensor_group_dropped_between_replays_is_captured_again():
     for static in (False, True):
         model = _model()
         opt = _optimizer("momentum", 0.05, model.parameters(), multi_tensor=True)
-
-        def step(x, y):
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
-
-        fn = eager.jit.to_static(step) if static else step
+        fn = _mse_step(model, opt, static)
         losses = []
         for i in range(8):
             if i == 4:
