@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT
-from .funcs import HALVES, ONES, ZEROS
+from .funcs import HALVES, ONES, ZEROS, copied_into
 from .fusion import fused
 from .math_unary_special import _erf_and_erfc
 
@@ -147,17 +147,6 @@ def _typed(value, like):
     return value if value.dtype == like.dtype else value.astype(like.dtype)
 
 
-def _copied_into(value, into):
-    """``value`` (a result of ``into``'s shape), or ``into`` with ``value`` written in
-    (cast to its dtype, as ``_typed`` casts): for the forward kernels that an inplace
-    op calls with into= (KernelFactory.writes_into) but that compute with ``where``,
-    which has no ``out=``."""
-    if into is None:
-        return value
-    into[...] = value
-    return into
-
-
 def _normal_cdf(xp, x):
     """Phi(x) = P(N(0, 1) <= x) in float64, to a few ulp in both tails: 1 - erfc(x / sqrt 2) / 2
     above 0 and erfc(|x| / sqrt 2) / 2 below, so the lower tail keeps its relative precision
@@ -207,7 +196,7 @@ def silu_grad(ctx, x, out_grad):
 
 @register_kernel("leaky_relu", ALL_BACKENDS, FLOATS)
 def leaky_relu(ctx, x, negative_slope, *, into=None):
-    return _copied_into(_typed(ctx.xp.where(x > 0, x, x * negative_slope), x), into)
+    return copied_into(_typed(ctx.xp.where(x > 0, x, x * negative_slope), x), into)
 
 
 @register_kernel("leaky_relu_grad", ALL_BACKENDS, FLOATS)
@@ -226,7 +215,7 @@ def _elu_slope(xp, x, alpha):
 
 @register_kernel("elu", ALL_BACKENDS, FLOATS)
 def elu(ctx, x, alpha, *, into=None):
-    return _copied_into(_typed(_elu(ctx.xp, x, alpha), x), into)
+    return copied_into(_typed(_elu(ctx.xp, x, alpha), x), into)
 
 
 @register_kernel("elu_grad", ALL_BACKENDS, FLOATS)
@@ -377,7 +366,7 @@ def log_sigmoid_grad(ctx, x, out_grad):
 @register_kernel("thresholded_relu", ALL_BACKENDS, FLOATS)
 def thresholded_relu(ctx, x, threshold, *, into=None):
     xp = ctx.xp
-    return _copied_into(xp.where(x > threshold, x, xp.zeros_like(x)), into)
+    return copied_into(xp.where(x > threshold, x, xp.zeros_like(x)), into)
 
 
 @register_kernel("thresholded_relu_grad", ALL_BACKENDS, FLOATS)

@@ -89,6 +89,16 @@ def want(out_mask, index: int) -> bool:
     return out_mask is None or out_mask[index]
 
 
+def copied_into(value, into):
+    """``value``, or ``into`` with ``value`` written in (cast to its dtype) when an
+    inplace op passed its target (into=, KernelFactory.writes_into): for kernels
+    whose last step (``where``, ``astype``) has no ``out=``."""
+    if into is None:
+        return value
+    into[...] = value
+    return into
+
+
 def conj(array):
     """The complex conjugate, and the array itself when it is real.
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, COMPLEX, FLOATS, INEXACT, NUMERIC
-from .funcs import conj, host_factor
+from .funcs import conj, copied_into, host_factor
 
 
 @register_kernel("exp", ALL_BACKENDS, INEXACT)
@@ -86,11 +86,7 @@ def scale(ctx, x, scale, bias, bias_after_scale, *, into=None):
     else:
         out = (x + bias) * scale
     # An integer tensor scaled by a float stays integer, as in Paddle.
-    out = out if out.dtype == x.dtype else out.astype(x.dtype)
-    if into is None:
-        return out
-    into[...] = out
-    return into
+    return copied_into(out if out.dtype == x.dtype else out.astype(x.dtype), into)
 
 
 @register_kernel("scale_grad", ALL_BACKENDS, NUMERIC)

@@ -17,7 +17,7 @@ from ..common.data_type import DataType as T
 from ..core.kernel_registry import register_kernel
 from . import math_unary_special, math_unary_trig  # noqa: F401  (registers the group's other kernels)
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INEXACT, INTS, NUMERIC
-from .funcs import conj
+from .funcs import conj, copied_into
 
 REAL_AND_WIDE_INTS = FLOATS + (T.INT32, T.INT64)  # trunc and frac, as Paddle registers them
 BOOL_AND_INTS = (T.BOOL,) + INTS
@@ -171,11 +171,7 @@ def round(ctx, x, *, into=None):  # noqa: A001  (the op's name)
     # floor(|x| + 0.5) would round 0.49999999999999994 up).
     with np.errstate(invalid="ignore"):  # inf - inf: the comparison is False and inf stays
         away = xp.abs(x - whole) >= 0.5
-    out = xp.where(away, whole + xp.sign(x), whole).astype(x.dtype)
-    if into is None:
-        return out
-    into[...] = out  # where has no out=: the result is copied in
-    return into
+    return copied_into(xp.where(away, whole + xp.sign(x), whole).astype(x.dtype), into)
 
 
 @register_kernel("frac", ALL_BACKENDS, REAL_AND_WIDE_INTS)
@@ -217,11 +213,7 @@ def nan_to_num(ctx, x, nan, posinf, neginf, *, into=None):
     neginf = info.min if neginf is None else neginf
     out = xp.where(xp.isnan(x), xp.asarray(nan, x.dtype), x)
     out = xp.where(x == xp.inf, xp.asarray(posinf, x.dtype), out)
-    out = xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out)
-    if into is None:
-        return out
-    into[...] = out  # where has no out=: the result is copied in
-    return into
+    return copied_into(xp.where(x == -xp.inf, xp.asarray(neginf, x.dtype), out), into)
 
 
 @register_kernel("nan_to_num_grad", ALL_BACKENDS, FLOATS)
