@@ -230,3 +230,84 @@ def test_backwards_in_two_threads_add_up_in_a_zeroed_grad(rng):
             t.join()
         # One thread wrote into the zeroed buffer, the other added: never one lost.
         np.testing.assert_allclose(w.grad.numpy(), 2 * single, rtol=1e-5)
+
+
+def _conv_weight_grad_loops(x, g, kernel, stride, pad):
+    """d loss / d weight of a 2-D convolution (one group), by its definition:
+    dW[o, c, i, j] = sum over n, y, x of g[n, o, y, x] * xpad[n, c, y*s + i, x*s + j]."""
+    n, c = x.shape[:2]
+    xp_ = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    o, oh, ow = g.shape[1:]
+    dw = np.zeros((o, c) + kernel)
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            window = xp_[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            dw[:, :, i, j] = np.einsum("noyx,ncyx->oc", g.astype(np.float64), window)
+    return dw
+
+
+@pytest.mark.parametrize("case", [
+    dict(k=2, groups=1, data_format="NCHW", bias=True),
+    dict(k=2, groups=2, data_format="NHWC", bias=False),
+    dict(k=3, groups=1, data_format="NCDHW", bias=True),
+])
+def test_conv_writes_its_filter_gradient_into_the_zeroed_grad(rng, writes, case):
+    """conv2d/conv3d write the filter's gradient into its zeroed .grad: the values
+    of a fresh gradient bit for bit, the buffer and tensor the user holds, the
+    version moved; the bias (added through a reshape) and the input are added."""
+    k, groups = case["k"], case["groups"]
+    channel_last = case["data_format"] in ("NHWC", "NDHWC")
+    spatial = (5,) * k
+    x_np = _data(rng, *((2,) + spatial + (4,) if channel_last else (2, 4) + spatial))
+    w_np = _data(rng, *((6, 4 // groups) + (3,) * k))
+    x = eager.to_tensor(x_np, stop_gradient=False)
+    w = eager.to_tensor(w_np, stop_gradient=False)
+    b = eager.to_tensor(_data(rng, 6), stop_gradient=False) if case["bias"] else None
+    conv = nn.functional.conv2d if k == 2 else nn.functional.conv3d
+
+    def backward():
+        out = conv(x, w, b, stride=2, padding=1, groups=groups, data_format=case["data_format"])
+        (out * out).sum().backward()
+
+    backward()
+    fresh = [t.grad.numpy().copy() for t in (x, w, b) if t is not None]
+    assert writes["written"] == 0
+    for t in (x, w, b):
+        if t is not None:
+            t.clear_grad()
+    held, buffer, version = w.grad, w.grad.impl.array, w.grad.impl.version
+    backward()
+    assert writes["written"] == 1 and writes["added"] == (2 if case["bias"] else 1)
+    assert w.grad is held and w.grad.impl.array is buffer and held.impl.version == version + 1
+    for a, e in zip([t.grad.numpy() for t in (x, w, b) if t is not None], fresh):
+        assert a.tobytes() == e.tobytes()
+    if k == 2 and groups == 1 and not channel_last:
+        out = conv(x, w, b, stride=2, padding=1).numpy()
+        expected = _conv_weight_grad_loops(x_np, 2 * out, (3, 3), 2, 1)
+        np.testing.assert_allclose(held.numpy(), expected, rtol=1e-4, atol=1e-4)
+    backward()  # no longer known zero: added into
+    assert writes["written"] == 1
+    assert w.grad is held and np.array_equal(held.numpy(), fresh[1] + fresh[1])
+
+
+def test_conv_filter_with_a_hook_or_two_uses_is_added_into(rng, writes):
+    x = eager.to_tensor(_data(rng, 2, 3, 6, 6))
+    w = eager.to_tensor(_data(rng, 4, 3, 3, 3), stop_gradient=False)
+    nn.functional.conv2d(x, w).sum().backward()
+    expected = w.grad.numpy().copy()
+    w.clear_grad()
+    (nn.functional.conv2d(x, w) + nn.functional.conv2d(x, w)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * expected, rtol=1e-5)
+    w.clear_grad()
+    seen = []
+    handle = w.register_hook(lambda g: seen.append(g.numpy().copy()))
+    nn.functional.conv2d(x, w).sum().backward()
+    handle.remove()
+    np.testing.assert_array_equal(seen[0], expected)
+    np.testing.assert_array_equal(w.grad.numpy(), expected)
+    w.clear_grad()  # conv1d: the filter reaches conv2d through an unsqueeze, so it is added
+    x1, w1 = eager.to_tensor(_data(rng, 2, 3, 8)), eager.to_tensor(_data(rng, 4, 3, 3), stop_gradient=False)
+    nn.functional.conv1d(x1, w1).sum().backward()
+    w1.clear_grad()
+    nn.functional.conv1d(x1, w1).sum().backward()
+    assert writes["written"] == 0

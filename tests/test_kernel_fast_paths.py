@@ -205,6 +205,29 @@ def test_fused_mse_loss_gives_the_composed_ops_bits(reduction, dtype):
         same_bits(fused, composed)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape, order", [((512, 10), "C"), ((3, 4, 5), "F"), ((7,), "C"), ((1,), "C"), ((2, 0), "C")])
+def test_fused_mse_loss_host_reduction_is_numpys_sum_and_mean(dtype, shape, order):
+    """The host kernel's 'sum' is NumPy's sum of the squared differences bit for bit
+    (same dtype, same value), C- or F-ordered, empty included (0), and 'mean' that
+    sum divided by the count (NumPy's mean for float32/64; NumPy's float16 mean
+    sums in float32, the kernel in float16 as the composed ops do); the mean of
+    nothing is NaN."""
+    from phi.kernels import loss
+    rng = np.random.default_rng(11)
+    a = np.asarray((rng.standard_normal(shape) * 3).astype(dtype), order=order)
+    b = np.asarray(rng.standard_normal(shape).astype(dtype), order=order)
+    squares = (a - b) * (a - b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected_mean = np.divide(np.sum(squares), squares.size) if squares.size else np.array(np.nan, dtype)
+        if dtype is not np.float16 and squares.size:
+            same_bits(expected_mean, np.mean(squares))
+    same_bits(loss.fused_mse_loss(CPU_CONTEXT, a, b, "mean"), expected_mean)
+    same_bits(loss.fused_mse_loss(CPU_CONTEXT, a, b, "sum"), np.sum(squares, dtype=dtype))
+    same_bits(loss.fused_mse_loss(CPU_CONTEXT, a, b, "none"), squares)
+
+
 def test_fused_mse_loss_label_without_gradient_and_checks():
     x = eager.to_tensor(np.array([1.0, 2.0, 4.0]), stop_gradient=False)
     label = eager.to_tensor(np.array([0.0, 2.0, 1.0]))

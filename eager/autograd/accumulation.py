@@ -20,7 +20,8 @@ is known to be zero until its version moves (``mark_zeroed``; tracked, never
 read from the values). In a plain backward (no create_graph, no captured
 inputs, anomaly mode off, no ``eager.jit`` capture running), a node whose
 kernel can write a gradient into a given array (``linear_grad``'s weight and
-bias gradients, ``matmul_grad``'s of 2-D operands; their grad node classes get
+bias gradients, ``matmul_grad``'s of 2-D operands, ``conv2d_grad``'s and
+``conv3d_grad``'s filter gradient; their grad node classes get
 an ``apply`` that does so, see node.LEAF_WRITERS, active only while the engine
 runs such a walk, LEAF_WALK) writes the gradient of a leaf straight into that
 zeroed buffer, instead of into a new array that would
@@ -349,6 +350,24 @@ def _write_matmul(node, grads, apply, dependencies, holders, leaves):
     return apply(node, grads, False)
 
 
+def _write_conv(node, grads, apply, dependencies, holders, leaves):
+    """Conv2dGradNode / Conv3dGradNode in a plain backward: the filter's gradient
+    straight into its zeroed ``.grad`` (the kernel's matmul writes it there);
+    the input's gradient is a new array as always."""
+    edges = node.next_edges
+    filter_grad = _zeroed_grad(edges[1], dependencies, holders)
+    if filter_grad is not None and BIND_HOOK.hook is None:
+        op = node.backward_op
+        out_mask = (edges[0][0] is not None, True)
+        inputs = (node.input.recover_impl(node), node.filter.recover_impl(node), grads[0].impl)
+        attrs = (node.strides, node.paddings, node.padding_algorithm, node.dilations, node.groups, node.data_format)
+        outputs = _run_into(op, node, (None, filter_grad), inputs, attrs, out_mask,
+                            getattr(_im, f"{op}_infer_meta"), leaves)
+        if outputs is not None:
+            return outputs
+    return apply(node, grads, False)
+
+
 def _leaf_writing(writer):
     """wrap(apply) for LEAF_WRITERS: the grad node's ``apply`` that runs
     ``writer`` inside a plain walk (LEAF_WALK), and ``apply`` itself elsewhere
@@ -366,7 +385,8 @@ def _leaf_writing(writer):
     return wrap
 
 
-LEAF_WRITERS.update(linear_grad=_leaf_writing(_write_linear), matmul_grad=_leaf_writing(_write_matmul))
+LEAF_WRITERS.update(linear_grad=_leaf_writing(_write_linear), matmul_grad=_leaf_writing(_write_matmul),
+                    conv2d_grad=_leaf_writing(_write_conv), conv3d_grad=_leaf_writing(_write_conv))
 
 
 def undo_leaf_writes(leaves) -> None:

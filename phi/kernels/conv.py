@@ -131,7 +131,13 @@ def _from_matrix(xp, mat, n, outs, o, groups):
 
 
 def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups,
-                 data_format, *, out_mask=None):
+                 data_format, *, out_mask=None, into=None):
+    """(input_grad, filter_grad). ``into``: None, or (None, filter_into) with
+    filter_into a C-contiguous array of the filter's shape and dtype that the
+    filter's gradient is written into (its matmul's ``out``) instead of a new
+    array: a leaf's zeroed ``.grad`` buffer (see
+    eager.autograd.accumulation.LEAF_WRITERS); the values are the same bit for
+    bit. The input's gradient is always a new array."""
     xp = ctx.xp
     want_input, want_filter = out_mask or (True, True)
     channel_last = data_format in ("NHWC", "NDHWC", "NLC")
@@ -143,7 +149,13 @@ def conv_nd_grad(ctx, input, filter, out_grad, strides, paddings, padding_algori
     input_grad = filter_grad = None
     if want_filter:
         cols = _columns(xp, x, kernel, strides, pads, dilations, outs, groups)
-        filter_grad = xp.matmul(g_mat.swapaxes(1, 2), cols).reshape(filter.shape).astype(filter.dtype, copy=False)
+        filter_into = None if into is None else into[1]
+        if filter_into is None:
+            filter_grad = xp.matmul(g_mat.swapaxes(1, 2), cols).reshape(filter.shape).astype(filter.dtype, copy=False)
+        else:  # [g, O/g, C/g * K] is a view of the contiguous [O, C/g, *kernel] buffer
+            matrix = filter_into.reshape(groups, filter.shape[0] // groups, math.prod(filter.shape[1:]))
+            xp.matmul(g_mat.swapaxes(1, 2), cols, out=matrix)
+            filter_grad = filter_into
     if want_input:
         input_grad = _col2im(xp, gout, filter, x.shape, kernel, strides, pads, dilations, outs, groups, g_mat)
         input_grad = xp.moveaxis(input_grad, 1, -1) if channel_last else input_grad

@@ -16,6 +16,8 @@ from .funcs import want
 from .fusion import fused
 from .reduction import mean_over
 
+_ADD_REDUCE = np.add.reduce
+
 
 def _shifted(xp, x, axis):
     """x minus its maximum along axis; a row with no finite maximum is left alone."""
@@ -320,6 +322,12 @@ def fused_mse_loss(ctx, input, label, reduction):
     squares = xp.multiply(diff, diff, out=diff if diff.ndim else None)  # (NumPy's 0-d result is a scalar)
     if reduction == "none":
         return squares
+    if xp is np and squares.size:
+        # The calls np.sum and mean_over make, without their Python: add.reduce over
+        # every axis (axis=None is that reduction), then one division by the count.
+        if reduction == "sum":
+            return _ADD_REDUCE(squares, None, squares.dtype)
+        return np.divide(_ADD_REDUCE(squares, None), squares.size).astype(squares.dtype, copy=False)
     if reduction == "sum":
         return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
     return mean_over(xp, squares, [], False, None, squares.dtype)
