@@ -178,3 +178,22 @@ def test_mse_loss_errors_after_a_call_that_passed():
         assert F.mse_loss(a, tensor(np.ones((3,), "float32")), "none").shape == [2, 3]
     big_endian = tensor(np.ones((2, 3), ">f4"))
     assert float(F.mse_loss(big_endian, big_endian)) == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (0, 3), (7,), (3, 5, 2)])
+def test_mse_loss_mean_is_sum_then_division_bit_for_bit(dtype, shape):
+    """The mean of fused_mse_loss on the host: NumPy's sum of the squares over every
+    axis divided by their count, in the input's dtype; NaN for no elements, warning-free."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss = F.mse_loss(tensor(a), tensor(b))
+    assert loss.dtype == tensor(a).dtype and loss.shape == []
+    squares = np.multiply(a - b, a - b)
+    expected = np.full((), np.nan, dtype) if not squares.size else \
+        np.divide(np.sum(squares, axis=tuple(range(squares.ndim))), squares.size).astype(dtype)
+    assert loss.numpy().tobytes() == np.asarray(expected).tobytes()

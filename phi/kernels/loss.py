@@ -322,6 +322,11 @@ def fused_mse_loss(ctx, input, label, reduction):
         return squares
     if reduction == "sum":
         return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
+    if xp is np and squares.ndim and squares.size:
+        # mean_over's sum and division (the same ufunc calls), into one 0-d array: no
+        # np.sum wrapper, no NumPy scalar for the phi layer to convert
+        total = np.add.reduce(squares, axis=tuple(range(squares.ndim)), out=np.empty((), squares.dtype))
+        return np.divide(total, squares.size, out=total)
     return mean_over(xp, squares, [], False, None, squares.dtype)
 
 
