@@ -197,3 +197,23 @@ def test_mse_loss_mean_is_sum_then_division_bit_for_bit(dtype, shape):
     expected = np.full((), np.nan, dtype) if not squares.size else \
         np.divide(np.sum(squares, axis=tuple(range(squares.ndim))), squares.size).astype(dtype)
     assert loss.numpy().tobytes() == np.asarray(expected).tobytes()
+
+
+# -- the generated forward frame: one pack-hook check per node ----------------------------
+def test_a_nodes_saves_reach_the_pack_hook_in_order_and_unhooked_saves_keep_versions():
+    from eager.autograd.saved_hooks import PackedSaved
+    from eager.autograd.tensor_wrapper import SavedInput
+
+    packed = []
+    x = tensor(np.ones((2, 3), "float32"), stop_gradient=False)
+    w = tensor(np.full((3, 4), 0.5, "float32"), stop_gradient=False)
+    b = tensor(np.zeros(4, "float32"), stop_gradient=False)
+    with eager.autograd.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = F.linear(x, w, b)
+        gelu = eager.nn.functional.gelu(out)  # saves its input, then its output
+    assert [id(t.impl) for t in packed] == [id(x.impl), id(w.impl), id(out.impl), id(gelu.impl)]  # each buffer
+    assert type(out.grad_node.x) is PackedSaved and type(gelu.grad_node.out) is PackedSaved
+    w.impl.bump_version()
+    out = F.linear(x, w, b)
+    assert type(out.grad_node.weight) is SavedInput and out.grad_node.weight.version == 1
+    assert out.grad_node.x.version == 0
