@@ -217,3 +217,18 @@ def test_a_nodes_saves_reach_the_pack_hook_in_order_and_unhooked_saves_keep_vers
     out = F.linear(x, w, b)
     assert type(out.grad_node.weight) is SavedInput and out.grad_node.weight.version == 1
     assert out.grad_node.x.version == 0
+
+
+# -- Tensor operators ----------------------------------------------------------------------
+def test_true_division_of_two_tensors_floating_or_not():
+    a, b = np.array([1.0, 3.0], "float32"), np.array([2.0, 4.0], "float32")
+    out = tensor(a, stop_gradient=False) / tensor(b)
+    assert out.dtype == eager.float32 and out.grad_node.forward_op == "divide"
+    np.testing.assert_array_equal(out.numpy(), a / b)
+    ints = tensor(np.array([1, 3], "int32")) / tensor(np.array([2, 4], "int32"))
+    assert ints.dtype == eager.float32 and ints.numpy().tolist() == [0.5, 0.75]
+    with pytest.raises((TypeError, ValueError), match="divide"):
+        tensor(a) / tensor(b.astype("float64"))
+    w = np.arange(4, dtype="float32").reshape(2, 2)
+    np.testing.assert_array_equal((tensor(a) @ tensor(w)).numpy(), a @ w)
+    np.testing.assert_array_equal((tensor(a) @ w).numpy(), a @ w)
