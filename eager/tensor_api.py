@@ -134,6 +134,8 @@ class TensorMethods:
 
     def __truediv__(self, other):
         if isinstance(other, Tensor):
+            if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
+                return _F.divide(self, other)  # both floating already: no _to_floating frames
             return _F.divide(_to_floating(self), _to_floating(other))
         return _binary(_F.divide, _to_floating(self), other, "divide")
 
@@ -187,10 +189,12 @@ class TensorMethods:
         return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
-        return _F.matmul(self, _operand(self, other, "matmul"), False, False)
+        return _F.matmul(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul"),
+                         False, False)
 
     def __rmatmul__(self, other):
-        return _F.matmul(_operand(self, other, "matmul"), self, False, False)
+        return _F.matmul(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self,
+                         False, False)
 
     def __neg__(self):
         return _F.scale(self, -1.0, 0.0, True)

@@ -91,12 +91,12 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DropoutGradNode)  # DropoutGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
-        else:  # SavedInput(mask) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, mask.impl.version
         node.p = p

@@ -313,12 +313,10 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.filter = save_input(filter)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
@@ -358,12 +356,10 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.filter = save_input(filter)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
@@ -405,12 +401,10 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.filter = save_input(filter)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
@@ -454,12 +448,10 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.filter = save_input(filter)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
         node.strides = strides
@@ -508,17 +500,13 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.filter = save_input(filter)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
@@ -592,17 +580,13 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.filter = save_input(filter)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
@@ -678,17 +662,13 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.filter = save_input(filter)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides
@@ -768,17 +748,13 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.filter = save_input(filter)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.filter = save_input(filter)
-        else:  # SavedInput(filter) without the __init__ frame
             node.filter = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = filter, filter.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.strides = strides

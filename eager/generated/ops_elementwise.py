@@ -373,7 +373,7 @@ def add_operator(x, y):
             _x_meta = x._meta
             if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
                 node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
@@ -465,7 +465,7 @@ def subtract_operator(x, y):
             _x_meta = x._meta
             if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
                 node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
@@ -539,12 +539,10 @@ def multiply(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -565,7 +563,7 @@ def multiply_operator(x, y):
             _x_meta = x._meta
             if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
                 node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-                node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+                node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
@@ -584,12 +582,10 @@ def multiply_operator(x, y):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -648,20 +644,16 @@ def divide(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+            node.out = save_output(out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
     if _anomaly.active:
         check_forward("divide", (out, ))
     return out
@@ -840,7 +832,7 @@ def sign(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SignGradNode)  # SignGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -869,12 +861,10 @@ def maximum(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -902,12 +892,10 @@ def minimum(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -984,17 +972,13 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
     if _anomaly.active:

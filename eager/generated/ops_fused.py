@@ -100,12 +100,10 @@ def linear(x, weight, bias, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.weight = save_input(weight)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.weight = save_input(weight)
-        else:  # SavedInput(weight) without the __init__ frame
             node.weight = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight, weight.impl.version
     if _anomaly.active:

@@ -872,7 +872,7 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
@@ -1115,7 +1115,7 @@ def gather_grad(x, index, out_grad, axis, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
-        else:  # SavedInput(index) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, index.impl.version
         node.axis = axis
@@ -1165,7 +1165,7 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
-        else:  # SavedInput(indices) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.indices = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = indices, indices.impl.version
         node.axis = axis
@@ -1238,7 +1238,7 @@ def masked_select_grad(x, mask, out_grad, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
-        else:  # SavedInput(mask) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, mask.impl.version
     if _anomaly.active:
@@ -1347,7 +1347,7 @@ def gather_nd_grad(x, index, out_grad, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
-        else:  # SavedInput(index) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, index.impl.version
     if _anomaly.active:

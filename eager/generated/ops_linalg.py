@@ -619,12 +619,10 @@ def bmm(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -652,12 +650,10 @@ def dot(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -685,12 +681,10 @@ def mv(x, vec, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.vec = save_input(vec)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.vec = save_input(vec)
-        else:  # SavedInput(vec) without the __init__ frame
             node.vec = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = vec, vec.impl.version
     if _anomaly.active:
@@ -718,12 +712,10 @@ def outer(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -751,12 +743,10 @@ def inner(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -785,12 +775,10 @@ def cross(x, y, axis=9, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
         node.axis = axis
@@ -819,12 +807,10 @@ def kron(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
     if _anomaly.active:
@@ -868,7 +854,7 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TraceGradNode)  # TraceGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -895,7 +881,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DiagonalGradNode)  # DiagonalGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -920,12 +906,12 @@ def matrix_power(x, n, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(MatrixPowerGradNode)  # MatrixPowerGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.n = n
@@ -946,15 +932,15 @@ def inverse(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(InverseGradNode)  # InverseGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
     if _anomaly.active:
         check_forward("inverse", (out, ))
     return out
@@ -972,20 +958,18 @@ def det(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DetGradNode)  # DetGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.out = save_output(out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
     if _anomaly.active:
         check_forward("det", (out, ))
     return out
@@ -1003,12 +987,12 @@ def slogdet(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SlogdetGradNode)  # SlogdetGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
@@ -1036,20 +1020,16 @@ def solve(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+            node.out = save_output(out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
     if _anomaly.active:
         check_forward("solve", (out, ))
     return out
@@ -1068,15 +1048,15 @@ def cholesky(x, upper=False, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CholeskyGradNode)  # CholeskyGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.upper = upper
     if _anomaly.active:
         check_forward("cholesky", (out, ))
@@ -1097,7 +1077,7 @@ def qr(x, mode='reduced', name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(QrGradNode)  # QrGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if q is not None:
             q._meta = AutogradMeta(node, 0)
         if r is not None:
@@ -1105,18 +1085,14 @@ def qr(x, mode='reduced', name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (q, r, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.q = save_output(q)
+            node.r = save_output(r)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.q = save_output(q)
-        else:  # SavedOutput(q, its slot) without the __init__ frames
             node.q = _saved = _new(SavedOutput)
             _saved._impl = _impl = q.impl
             _saved.slot, _saved.version = q._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.r = save_output(r)
-        else:  # SavedOutput(r, its slot) without the __init__ frames
             node.r = _saved = _new(SavedOutput)
             _saved._impl = _impl = r.impl
             _saved.slot, _saved.version = r._meta.slot, _impl.version
@@ -1141,7 +1117,7 @@ def svd(x, full_matrices=False, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SvdGradNode)  # SvdGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if u is not None:
             u._meta = AutogradMeta(node, 0)
         if s is not None:
@@ -1151,24 +1127,18 @@ def svd(x, full_matrices=False, name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (u, s, vh, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.u = save_output(u)
+            node.s = save_output(s)
+            node.vh = save_output(vh)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.u = save_output(u)
-        else:  # SavedOutput(u, its slot) without the __init__ frames
             node.u = _saved = _new(SavedOutput)
             _saved._impl = _impl = u.impl
             _saved.slot, _saved.version = u._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.s = save_output(s)
-        else:  # SavedOutput(s, its slot) without the __init__ frames
             node.s = _saved = _new(SavedOutput)
             _saved._impl = _impl = s.impl
             _saved.slot, _saved.version = s._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.vh = save_output(vh)
-        else:  # SavedOutput(vh, its slot) without the __init__ frames
             node.vh = _saved = _new(SavedOutput)
             _saved._impl = _impl = vh.impl
             _saved.slot, _saved.version = vh._meta.slot, _impl.version
@@ -1192,7 +1162,7 @@ def eigh(x, UPLO='L', name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(EighGradNode)  # EighGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         if out_w is not None:
             out_w._meta = AutogradMeta(node, 0)
         if out_v is not None:
@@ -1200,13 +1170,11 @@ def eigh(x, UPLO='L', name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out_w, out_v, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out_w = save_output(out_w)
-        else:  # SavedOutput(out_w, its slot) without the __init__ frames
+            node.out_v = save_output(out_v)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out_w = _saved = _new(SavedOutput)
             _saved._impl = _impl = out_w.impl
             _saved.slot, _saved.version = out_w._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out_v = save_output(out_v)
-        else:  # SavedOutput(out_v, its slot) without the __init__ frames
             node.out_v = _saved = _new(SavedOutput)
             _saved._impl = _impl = out_v.impl
             _saved.slot, _saved.version = out_v._meta.slot, _impl.version
@@ -1230,20 +1198,18 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(PinvGradNode)  # PinvGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.out = save_output(out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.rcond = rcond
         node.hermitian = hermitian
     if _anomaly.active:

@@ -325,15 +325,15 @@ def softmax(x, axis=-1, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SoftmaxGradNode)  # SoftmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("softmax", (out, ))
@@ -353,15 +353,15 @@ def log_softmax(x, axis=-1, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(LogSoftmaxGradNode)  # LogSoftmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.axis = axis
     if _anomaly.active:
         check_forward("log_softmax", (out, ))
@@ -397,12 +397,10 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
-        else:  # SavedInput(label) without the __init__ frame
+            node.softmax = save_output(softmax)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, label.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.softmax = save_output(softmax)
-        else:  # SavedOutput(softmax, its slot) without the __init__ frames
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
             _saved.slot, _saved.version = softmax._meta.slot, _impl.version
@@ -498,12 +496,10 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
-        else:  # SavedInput(label) without the __init__ frame
+            node.softmax = save_output(softmax)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, label.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.softmax = save_output(softmax)
-        else:  # SavedOutput(softmax, its slot) without the __init__ frames
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
             _saved.slot, _saved.version = softmax._meta.slot, _impl.version
@@ -535,12 +531,10 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.label = save_input(label)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.label = save_input(label)
-        else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, label.impl.version
         node.reduction = reduction
@@ -569,12 +563,10 @@ def bce_loss(input, label, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
-        else:  # SavedInput(input) without the __init__ frame
+            node.label = save_input(label)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = input, input.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.label = save_input(label)
-        else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, label.impl.version
     if _anomaly.active:
@@ -645,22 +637,16 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.logits = save_input(logits)
-        else:  # SavedInput(logits) without the __init__ frame
+            node.label = save_input(label)
+            node.logits_length = save_input(logits_length)
+            node.labels_length = save_input(labels_length)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.logits = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = logits, logits.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.label = save_input(label)
-        else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, label.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.logits_length = save_input(logits_length)
-        else:  # SavedInput(logits_length) without the __init__ frame
             node.logits_length = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = logits_length, logits_length.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.labels_length = save_input(labels_length)
-        else:  # SavedInput(labels_length) without the __init__ frame
             node.labels_length = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = labels_length, labels_length.impl.version
         node.blank = blank

@@ -209,12 +209,12 @@ def pow(x, y=1.0, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(PowGradNode)  # PowGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.y = y
@@ -238,7 +238,7 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.scale = scale
@@ -289,15 +289,15 @@ def exp(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ExpGradNode)  # ExpGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
-        else:  # SavedOutput(out, its slot) without the __init__ frames
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
     if _anomaly.active:
         check_forward("exp", (out, ))
     return out
@@ -342,12 +342,12 @@ def log(x, name=None):
     _x_meta = x._meta
     if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(LogGradNode)  # LogGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
     if _anomaly.active:
@@ -411,12 +411,10 @@ def exp_grad(out, out_grad, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_input(out)
-        else:  # SavedInput(out) without the __init__ frame
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out, out.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
     if _anomaly.active:

@@ -129,12 +129,10 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
         node.transpose_x = transpose_x
@@ -173,17 +171,13 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, y_grad, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
-        else:  # SavedInput(x) without the __init__ frame
+            node.y = save_input(y)
+            node.grad_out = save_input(out_grad)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.y = save_input(y)
-        else:  # SavedInput(y) without the __init__ frame
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, y.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.grad_out = save_input(out_grad)
-        else:  # SavedInput(out_grad) without the __init__ frame
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, out_grad.impl.version
         node.transpose_x = transpose_x

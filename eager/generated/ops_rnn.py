@@ -307,22 +307,16 @@ def lstm_cell(x, h, c, weight_hh, name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, c_out, gates, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
-        else:  # SavedInput(h) without the __init__ frame
+            node.c = save_input(c)
+            node.weight_hh = save_input(weight_hh)
+            node.gates = save_output(gates)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h, h.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.c = save_input(c)
-        else:  # SavedInput(c) without the __init__ frame
             node.c = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = c, c.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.weight_hh = save_input(weight_hh)
-        else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.gates = save_output(gates)
-        else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, _impl.version
@@ -361,17 +355,13 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, gates, )]
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
-        else:  # SavedInput(h) without the __init__ frame
+            node.weight_hh = save_input(weight_hh)
+            node.gates = save_output(gates)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h, h.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.weight_hh = save_input(weight_hh)
-        else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.gates = save_output(gates)
-        else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, _impl.version
@@ -404,20 +394,16 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
-        else:  # SavedInput(h) without the __init__ frame
+            node.weight_hh = save_input(weight_hh)
+            node.h_out = save_output(h_out)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h, h.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.weight_hh = save_input(weight_hh)
-        else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.h_out = save_output(h_out)
-        else:  # SavedOutput(h_out, its slot) without the __init__ frames
             node.h_out = _saved = _new(SavedOutput)
             _saved._impl = _impl = h_out.impl
-            _saved.slot, _saved.version = h_out._meta.slot, _impl.version
+            _saved.slot, _saved.version = 0, _impl.version
         node.activation = activation
     if _anomaly.active:
         check_forward("simple_rnn_cell", (h_out, ))

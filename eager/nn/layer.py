@@ -23,7 +23,7 @@ from phi.core import DenseTensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
-from ..autograd.scope import name_scope
+from ..autograd.scope import SCOPE as _SCOPE
 from ..creation import to_tensor
 from ..framework import current_place, default_dtype, parse_device
 from ..regularizer import WeightDecayRegularizer
@@ -211,36 +211,57 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__}.forward is not implemented")
 
     def __call__(self, *inputs, **kwargs):
-        if "_parameters" not in self.__dict__:
+        try:  # a layer without hooks: this check and the one after forward
+            pre_hooks = self._forward_pre_hooks
+        except AttributeError:  # no hook table: Layer.__init__ never ran
+            if "_parameters" in self.__dict__:
+                raise
             raise RuntimeError(
                 f"{type(self).__name__}: Layer.__init__ was not called; call "
                 f"super().__init__() first in {type(self).__name__}.__init__"
-            )
-        if self._forward_pre_hooks:
-            for key, hook in list(self._forward_pre_hooks.items()):
-                if key in self._hooks_with_kwargs:
-                    result = hook(self, inputs, kwargs)
-                    if result is not None:
-                        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)):
-                            raise TypeError(f"forward pre-hook {getattr(hook, '__qualname__', hook)} "
-                                            f"registered with_kwargs=True must return None or "
-                                            f"(inputs, kwargs), got {type(result).__name__}")
-                        inputs, kwargs = result
-                        inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-                    continue
-                result = hook(self, inputs)
-                if result is not None:
-                    inputs = result if isinstance(result, tuple) else (result,)
-        with name_scope(self._full_name):
+            ) from None
+        if pre_hooks:
+            inputs, kwargs = self._run_pre_hooks(inputs, kwargs)
+        # name_scope(self._full_name) written in line: every layer call enters one
+        scope = _SCOPE
+        previous = scope.current
+        scope.current = previous + (self._full_name,)
+        try:
             outputs = self.forward(*inputs, **kwargs)
+        finally:
+            scope.current = previous
         if self._forward_post_hooks:
-            for key, hook in list(self._forward_post_hooks.items()):
-                if key in self._hooks_with_kwargs:
-                    result = hook(self, inputs, kwargs, outputs)
-                else:
-                    result = hook(self, inputs, outputs)
+            return self._run_post_hooks(inputs, kwargs, outputs)
+        return outputs
+
+    def _run_pre_hooks(self, inputs: tuple, kwargs: dict) -> tuple:
+        """The forward pre-hooks in order, each of which may replace the inputs
+        (and, registered with_kwargs, the keyword arguments): (inputs, kwargs)."""
+        for key, hook in list(self._forward_pre_hooks.items()):
+            if key in self._hooks_with_kwargs:
+                result = hook(self, inputs, kwargs)
                 if result is not None:
-                    outputs = result
+                    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)):
+                        raise TypeError(f"forward pre-hook {getattr(hook, '__qualname__', hook)} "
+                                        f"registered with_kwargs=True must return None or "
+                                        f"(inputs, kwargs), got {type(result).__name__}")
+                    inputs, kwargs = result
+                    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+                continue
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        return inputs, kwargs
+
+    def _run_post_hooks(self, inputs: tuple, kwargs: dict, outputs):
+        """The forward post-hooks in order, each of which may replace the outputs."""
+        for key, hook in list(self._forward_post_hooks.items()):
+            if key in self._hooks_with_kwargs:
+                result = hook(self, inputs, kwargs, outputs)
+            else:
+                result = hook(self, inputs, outputs)
+            if result is not None:
+                outputs = result
         return outputs
 
     def register_forward_pre_hook(self, hook, with_kwargs: bool = False):

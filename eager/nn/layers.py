@@ -49,11 +49,20 @@ class Linear(Layer):
         """x @ weight (+ bias); x has shape [..., in_features]."""
         if not isinstance(x, Tensor):
             F.checks.check_tensor(f"Linear({self._full_name})", "x", x)
-        if not x.shape or x.shape[-1] != self.in_features:
+        dims = x.impl.dims
+        if not dims or dims[-1] != self.in_features:
             raise ValueError(
                 f"Linear({self._full_name}): argument 'x' expected a last dimension of "
                 f"{self.in_features} (in_features), got shape {x.shape}")
-        return _F.linear(x, self.weight, self.bias)  # one fused op: product, bias, one grad node
+        if type(self) is Linear:  # read from _parameters without the __getattr__ frame
+            params = self._parameters
+            try:
+                weight, bias = params["weight"], params["bias"]
+            except KeyError:  # no longer parameters (weight_norm): wherever the attributes are
+                weight, bias = self.weight, self.bias
+        else:  # a subclass may define them otherwise
+            weight, bias = self.weight, self.bias
+        return _F.linear(x, weight, bias)  # one fused op: product, bias, one grad node
 
     def extra_repr(self) -> str:
         """Sizes and dtype, shown by repr."""
@@ -69,7 +78,7 @@ class ReLU(Layer):
 
     def forward(self, x):
         """relu(x)."""
-        return F.relu(x)
+        return _F.relu(x) if isinstance(x, Tensor) else F.relu(x)
 
 
 class Tanh(Layer):

@@ -324,10 +324,10 @@ def fused_mse_loss(ctx, input, label, reduction):
         return squares
     if xp is np and squares.size:
         # The calls np.sum and mean_over make, without their Python: add.reduce over
-        # every axis (axis=None is that reduction), then one division by the count.
-        if reduction == "sum":
-            return _ADD_REDUCE(squares, None, squares.dtype)
-        return np.divide(_ADD_REDUCE(squares, None), squares.size).astype(squares.dtype, copy=False)
+        # every axis (axis=None is that reduction) into one 0-d array (no NumPy scalar
+        # for the phi layer to convert), then one division by the count.
+        total = _ADD_REDUCE(squares, None, squares.dtype, np.empty((), squares.dtype))
+        return total if reduction == "sum" else np.divide(total, squares.size, out=total)
     if reduction == "sum":
         return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
     return mean_over(xp, squares, [], False, None, squares.dtype)

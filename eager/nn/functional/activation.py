@@ -11,7 +11,7 @@ from .checks import check_axis, check_float, check_number, check_positive_int, c
 
 def relu(x: Tensor, name=None) -> Tensor:
     """max(x, 0) elementwise."""
-    return _F.relu(check_tensor("relu", "x", x))
+    return _F.relu(x if isinstance(x, Tensor) else check_tensor("relu", "x", x))
 
 
 def sigmoid(x: Tensor, name=None) -> Tensor:

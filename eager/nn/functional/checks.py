@@ -13,6 +13,11 @@ from ...generated import forward_api as _F
 from ...tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
+REDUCTIONS = _REDUCTIONS  # what check_reduction accepts, for the functionals' in-line checks
+
+# The NumPy dtypes (native byte order) of the floating-point DataTypes: an array
+# whose dtype is in here is what check_float accepts, read without the DataType lookup.
+FLOAT_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in FLOATING_TYPES)
 
 
 def check_tensor(fn: str, arg: str, value) -> Tensor:

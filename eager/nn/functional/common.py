@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.core import DenseTensor
+
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_axis, check_float
@@ -28,6 +30,9 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
     >>> eager.nn.functional.linear(x, w, b).tolist()
     [[5.0, 3.0], [5.0, 3.0], [5.0, 3.0]]
     """
+    signature = _linear_signature(x, weight, bias)
+    if signature in _LINEAR_CHECKED:  # these dtypes and shapes passed every check below before
+        return _F.linear(x, weight, bias)
     check_float("linear", "x", x)
     check_float("linear", "weight", weight)
     _same_dtype("linear", "x", x, "weight", weight)
@@ -43,7 +48,32 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
         if bias.shape != [weight.shape[1]]:
             raise ValueError(f"linear: argument 'bias' expected shape [{weight.shape[1]}] (out_features), got "
                              f"{bias.shape}")
+    if signature is not None:
+        if len(_LINEAR_CHECKED) >= _LINEAR_CHECKED_CAPACITY:
+            _LINEAR_CHECKED.clear()
+        _LINEAR_CHECKED.add(signature)
     return _F.linear(x, weight, bias)
+
+
+# What linear's checks read, for calls that passed them: x's dtype and last
+# dimension, weight's and bias's dtypes and shapes. Bounded: emptied when full.
+_LINEAR_CHECKED: set = set()
+_LINEAR_CHECKED_CAPACITY = 256
+
+
+def _linear_signature(x, weight, bias):
+    """(x dtype, x's last dimension, weight dtype and shape, bias dtype and shape or
+    None) for Tensors over DenseTensors; None for anything else (every check runs)."""
+    if isinstance(x, Tensor) and isinstance(weight, Tensor):
+        xi, wi = x.impl, weight.impl
+        if type(xi) is DenseTensor and type(wi) is DenseTensor:
+            xa, wa = xi.array, wi.array
+            if bias is None:
+                return xa.dtype, xa.shape[-1:], wa.dtype, wa.shape, None
+            if isinstance(bias, Tensor) and type(bias.impl) is DenseTensor:
+                ba = bias.impl.array
+                return xa.dtype, xa.shape[-1:], wa.dtype, wa.shape, (ba.dtype, ba.shape)
+    return None
 
 
 def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:

@@ -7,11 +7,12 @@ import warnings
 import numpy as np
 
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
+from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
+from .checks import FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
 
 
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
@@ -21,6 +22,13 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
     >>> float(eager.nn.functional.mse_loss(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])))
     2.5
     """
+    if isinstance(input, Tensor) and isinstance(label, Tensor):  # the common case, checked in line
+        a, b = input.impl, label.impl
+        if type(a) is DenseTensor and type(b) is DenseTensor:
+            a, b = a.array, b.array
+            if (a.shape == b.shape and a.dtype in FLOAT_ARRAY_DTYPES and a.dtype == b.dtype
+                    and reduction in REDUCTIONS):
+                return _F.fused_mse_loss(input, label, reduction)  # one op; its backward is one pass
     fn = "mse_loss"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
