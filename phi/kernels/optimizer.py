@@ -49,27 +49,50 @@ from .fusion import fused
 # so a block of each array the update reads stays in a core's L2 cache.
 _BLOCK = 1 << 16
 
-# Per thread: numpy dtype -> the flat host array _host_scratch hands out views of.
+# Per thread: ``arrays``, numpy dtype -> the flat host array _host_scratch hands out
+# views of; ``views``, (dtype, shape, count) -> the views it handed out for that
+# request, valid while ``arrays`` keeps those buffers.
 _WORKSPACE = threading.local()
 
+# Requests whose views a thread remembers (beyond that it forgets them all and
+# starts again), so a workload whose shapes keep changing holds a bounded amount.
+_VIEWS_KEPT = 256
 
-def _host_scratch(dtype, shape, count: int = 1) -> list:
+
+def _host_scratch(dtype, shape, count: int = 1) -> tuple:
     """``count`` host arrays of ``shape`` and ``dtype`` for an update's scratch,
     views of one workspace array per thread and dtype that grows to the largest
     request and is reused by every later call (a kernel runs its rule to the end
     before another runs in the same thread, and never hands scratch out). Callers
-    ask for at most a few blocks (``_BLOCK``), so the workspace stays that small."""
+    ask for at most a few blocks (``_BLOCK``), so the workspace stays that small.
+    A repeated request (the same dtype, shape and count) gets the views made for
+    the first one: one dict lookup."""
+    try:
+        return _WORKSPACE.views[dtype, shape, count]
+    except (AttributeError, KeyError):
+        return _new_scratch(dtype, shape, count)
+
+
+def _new_scratch(dtype, shape, count: int) -> tuple:
+    """_host_scratch's miss: the views of a request not seen since the workspace
+    last grew (growing it forgets every view of the old buffer)."""
     size = 1
     for n in shape:
         size *= n
     arrays = getattr(_WORKSPACE, "arrays", None)
     if arrays is None:
         arrays = _WORKSPACE.arrays = {}
+    views = getattr(_WORKSPACE, "views", None)
+    if views is None or len(views) >= _VIEWS_KEPT:
+        views = _WORKSPACE.views = {}
+    key = (dtype, shape, count)
     dtype = np.dtype(dtype)
     buffer = arrays.get(dtype)
     if buffer is None or buffer.size < size * count:
         buffer = arrays[dtype] = np.empty(size * count, dtype)
-    return [buffer[i * size:(i + 1) * size].reshape(shape) for i in range(count)]
+        views.clear()
+    hit = views[key] = tuple(buffer[i * size:(i + 1) * size].reshape(shape) for i in range(count))
+    return hit
 
 
 def _scalar(array):
@@ -211,15 +234,15 @@ def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
     if xp is not np:
         sgd_step(xp, param, master_param, grad, _operand(learning_rate, param))
         return param, master_param
-    lr = _scalar(learning_rate)
+    lr = learning_rate[()] if learning_rate.ndim == 0 else _scalar(learning_rate)
     # Two passes: blocks save memory but little time, and cost calls, so only
     # parameters of more than four blocks (1 MiB of float32) are split.
     block = 4 * _BLOCK
-    if master_param is None and param.size <= block and param.dtype == grad.dtype == learning_rate.dtype:
-        # The common small case, in fewest calls; lr * grad into the host workspace
-        # (no parameter-sized temporary), into a new array from CuPy's pool on a GPU.
-        scaled = xp.multiply(grad, lr, out=_host_scratch(grad.dtype, grad.shape)[0] if xp is np else None)
-        xp.subtract(param, scaled, out=param)
+    dtype = grad.dtype
+    if master_param is None and param.size <= block and param.dtype == dtype == learning_rate.dtype:
+        # The common small case, in fewest calls: lr * grad into the host workspace
+        # (no parameter-sized temporary), then param -= it.
+        xp.subtract(param, xp.multiply(grad, lr, out=_host_scratch(dtype, grad.shape)[0]), out=param)
         return param, master_param
 
     def rule(p, g, scratch):
