@@ -140,13 +140,15 @@ _ADAM_INPUTS = ("param", "grad", "learning_rate", "moment1", "moment2", "beta1_p
 def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = False):
     """param -= learning_rate * grad, in place; returns (param, master_param).
 
-    A SelectedRows grad updates only its rows (repeats add up). With ``master_param`` (the float32 copy of a float16 param) the update is
-    made on it and rounded into param.
+    A SelectedRows grad updates only its rows (repeats add up). With
+    ``master_param`` (the float32 copy of a float16 param) the update is made
+    on it and rounded into param.
     """
     try:  # what the checks read (see _checked_metas); a remembered host call passed them
         p, lr, g = param.array, learning_rate.array, grad.array
         signature = (type(param), type(p), p.dtype, p.shape, type(learning_rate), type(lr), lr.dtype, lr.shape,
-                     type(grad), type(g), g.dtype, g.shape, _tensor_key(master_param),
+                     type(grad), type(g), g.dtype, g.shape,
+                     None if master_param is None else _tensor_key(master_param),
                      type(multi_precision), multi_precision)
         seen = _sgd_seen.get(signature)
     except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
@@ -179,10 +181,10 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
         p, g, v, lr = param.array, grad.array, velocity.array, learning_rate.array
         signature = (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
                      type(velocity), type(v), v.dtype, v.shape, type(learning_rate), type(lr), lr.dtype,
-                     lr.shape, _tensor_key(master_param), type(mu), type(use_nesterov),
-                     type(regularization_method), type(regularization_coeff), type(multi_precision),
-                     type(rescale_grad), mu, use_nesterov, regularization_method, regularization_coeff,
-                     multi_precision, rescale_grad)
+                     lr.shape, None if master_param is None else _tensor_key(master_param), type(mu),
+                     type(use_nesterov), type(regularization_method), type(regularization_coeff),
+                     type(multi_precision), type(rescale_grad), mu, use_nesterov, regularization_method,
+                     regularization_coeff, multi_precision, rescale_grad)
         seen = _momentum_seen.get(signature)
     except (AttributeError, TypeError, PhiError):
         signature = seen = None
@@ -224,8 +226,8 @@ def _adam_signature(param, grad, learning_rate, moment1, moment2, beta1_pow, bet
     return (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
             type(learning_rate), type(lr), lr.dtype, lr.shape, type(moment1), type(m1), m1.dtype, m1.shape,
             type(moment2), type(m2), m2.dtype, m2.shape, type(beta1_pow), type(b1), b1.dtype, b1.shape,
-            type(beta2_pow), type(b2), b2.dtype, b2.shape, _tensor_key(master_param),
-            *map(type, attrs), *attrs)
+            type(beta2_pow), type(b2), b2.dtype, b2.shape,
+            None if master_param is None else _tensor_key(master_param), *map(type, attrs), *attrs)
 
 
 def _bump_adam_outputs(outs) -> tuple:
