@@ -227,14 +227,8 @@ class Optimizer:
         """Updates every parameter that has a gradient, in place. Parameters
         without a gradient (unused in the loss) or with stop_gradient=True are
         skipped."""
-        params_grads = []
-        for param in self._parameter_list:
-            if param.stop_gradient:
-                continue
-            grad = param.grad
-            if grad is not None:
-                params_grads.append((param, grad))
-        self._apply_optimize(params_grads)
+        self._apply_optimize([(param, grad) for param in self._parameter_list
+                              if not param.stop_gradient and (grad := param.grad) is not None])
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
         """Applies the gradients already computed (Paddle's dygraph ``minimize``:
