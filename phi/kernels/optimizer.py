@@ -642,7 +642,7 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     xp = ctx.xp
     p = _compute_array(param, master_param, moment1.dtype)
     g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, 1.0 - beta1)
+    scratch = xp.multiply(g, 1.0 - beta1, out=xp.empty_like(g))  # an array for a 0-d param too
     xp.multiply(moment1, beta1, out=moment1)
     xp.add(moment1, scratch, out=moment1)
     xp.multiply(g, g, out=scratch)
