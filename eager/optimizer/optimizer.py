@@ -23,6 +23,11 @@ with Adam's ``lazy_mode`` only their moments). Clipping, weight decay and
 Momentum need every row: for them the gradient is made dense first, which is
 exact (a missing row is a zero row) but costs the table's memory.
 
+Each parameter's update is worked out once into a plan (plan.py: its
+regularizer, learning-rate tensor and the fused op with its arguments bound,
+each subclass's ``_updater``) and reused while nothing it rests on changes;
+what the step used to look up per parameter is still read when it can change.
+
 The optimizer's state lives in tensors made by phi ops on each parameter's
 device: the accumulators (``velocity``; ``moment1``, ``moment2``,
 ``beta1_pow_acc``, ``beta2_pow_acc``), the float32 master weights of float16
