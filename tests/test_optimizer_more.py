@@ -457,3 +457,16 @@ def test_phi_api_checks_before_writing():
                          DenseTensor(np.zeros(3)), DenseTensor(np.array(0.1)), centered=True)
     np.testing.assert_array_equal(param.array, np.ones(3))
     np.testing.assert_array_equal(moment.array, np.zeros(4))
+
+
+@pytest.mark.parametrize("cls", [SGD, Momentum, Adam, AdamW, Adamax, Adagrad, Adadelta, RMSProp, Lamb])
+def test_a_zero_dimensional_parameter_updates_as_its_one_element_form(cls):
+    # A 0-d update must not turn a scratch array into a NumPy scalar (Lamb's did).
+    scalar, vector = nn.Parameter(np.array(0.7)), nn.Parameter(np.array([0.7]))
+    kwargs = {"learning_rate": 0.05}
+    opts = [cls(parameters=[scalar], **kwargs), cls(parameters=[vector], **kwargs)]
+    for g in (0.3, -1.2, 0.4):
+        scalar.grad, vector.grad = eager.to_tensor(np.array(g)), eager.to_tensor(np.array([g]))
+        for opt in opts:
+            opt.step()
+        assert scalar.shape == [] and scalar.numpy().tobytes() == vector.numpy().tobytes()

@@ -88,3 +88,27 @@ def test_threads_have_their_own_workspace():
         for _ in range(20):
             s = s - g * np.float32(0.01)
         assert p.array.tobytes() == s.tobytes()
+
+
+def test_a_repeated_scratch_request_gets_the_same_views_until_the_workspace_grows():
+    found = {}
+
+    def run():  # a new thread: a workspace of its own, empty at the start
+        f32 = np.dtype(np.float32)
+        first = kernels._host_scratch(f32, (4, 5), 2)
+        found["same"] = kernels._host_scratch(f32, (4, 5), 2) is first
+        found["shapes"] = [a.shape for a in first]
+        found["disjoint"] = not np.shares_memory(first[0], first[1])
+        big = kernels._host_scratch(f32, (1000,))  # grows the buffer: the old views are forgotten
+        again = kernels._host_scratch(f32, (4, 5), 2)
+        found["renewed"] = again is not first and again[0].base is big[0].base
+        for n in range(kernels._VIEWS_KEPT + 10):  # shapes that keep changing hold a bounded amount
+            kernels._host_scratch(f32, (n + 1,))
+        found["kept"] = len(kernels._WORKSPACE.views)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert found["same"] and found["disjoint"] and found["renewed"]
+    assert found["shapes"] == [(4, 5), (4, 5)]
+    assert found["kept"] <= kernels._VIEWS_KEPT

@@ -23,6 +23,11 @@ with Adam's ``lazy_mode`` only their moments). Clipping, weight decay and
 Momentum need every row: for them the gradient is made dense first, which is
 exact (a missing row is a zero row) but costs the table's memory.
 
+Each parameter's update is worked out once into a plan (plan.py: its
+regularizer, learning-rate tensor and the fused op with its arguments bound,
+each subclass's ``_updater``) and reused while nothing it rests on changes;
+what the step used to look up per parameter is still read when it can change.
+
 The optimizer's state lives in tensors made by phi ops on each parameter's
 device: the accumulators (``velocity``; ``moment1``, ``moment2``,
 ``beta1_pow_acc``, ``beta2_pow_acc``), the float32 master weights of float16
@@ -55,6 +60,7 @@ from ..regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 from ..tensor import Tensor
 from .lr import LRScheduler
 from .multi_tensor import FlatGroup, stable_grads
+from .plan import ParamPlan, lr_ratio
 
 # Keys of a state dict that are not accumulators.
 _STEP_KEY, _LR_KEY, _MASTER_KEY, _SCHEDULER_KEY = "@step", "@lr", "master_weights", "LR_Scheduler"
@@ -96,6 +102,11 @@ class Optimizer:
     # only its rows are read); otherwise it is made dense first.
     _takes_rows = True
 
+    # The optimizer's attributes its updates read besides the parameters' own
+    # (see plan.py): every step reads them into one tuple, and the parameters'
+    # plans are made again when it differs from the last step's.
+    _plan_reads: tuple = ("_multi_precision", "regularization")
+
     def __init__(self, learning_rate: float = 0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None):
         who = type(self).__name__
@@ -116,7 +127,8 @@ class Optimizer:
         self._states: dict = {}           # id(param) -> the accumulators' DenseTensors, in spec order
         self._master_weights: dict = {}   # id(param) -> float32 Tensor (multi_precision)
         self._lr_inputs: dict = {}        # (dtype, place, ratio) -> (learning rate, DenseTensor)
-        self._param_lr_inputs: dict = {}  # id(param) -> (rate, ratio, DenseTensor, param.impl, its key)
+        self._plans: dict = {}            # id(param) -> its ParamPlan (plan.py)
+        self._plan_settings = None        # what the plans were made for (_settings)
         self._step_count = 0
         self._use_multi_tensor = False    # set by the optimizers that take use_multi_tensor
         self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
@@ -151,22 +163,68 @@ class Optimizer:
         """The one-element learning-rate tensor the kernels read for ``param``:
         the optimizer's rate times the parameter's ratio, in the state dtype, on
         param's device. Made once per (dtype, device, ratio) and again only when
-        the rate changes, so a step allocates nothing for it; each parameter
-        remembers its own for the next step."""
-        lr, ratio = self._learning_rate, self._param_lr(param)  # _apply_optimize read it for this step
-        mine = self._param_lr_inputs.get(id(param))
-        if mine is not None and mine[0] == lr and mine[1] == ratio and mine[3] is param.impl:
-            return mine[2]
-        dtype = optimizer_state_dtype(param.impl.dtype)
-        place = param.impl.place
+        the rate changes, so a step allocates nothing for it; each parameter's
+        plan remembers its own for the next step."""
+        return self._plan_of(param).lr_input
+
+    def _plan_lr(self, plan: ParamPlan, lr: float, ratio: float) -> None:
+        """Gives ``plan`` the learning-rate tensor of rate ``lr`` times ``ratio``
+        (the shared one of its dtype, device and ratio, made when missing or of
+        another rate). Keyed by param's DenseTensor's device: after Layer.to the
+        plan is new, and finds the shared one of that place."""
+        impl = plan.impl
+        dtype = optimizer_state_dtype(impl.dtype)
+        place = impl.place
         key = (dtype, place, ratio)
         shared = self._lr_inputs.get(key)
         if shared is None or shared[0] != lr:
             shared = self._lr_inputs[key] = (lr, phi_api.full((), lr * ratio, dtype, place))
-        # Remembered with param's DenseTensor: Layer.to gives the parameter a new one,
-        # perhaps on another device, where the shared one of that place is found.
-        self._param_lr_inputs[id(param)] = (lr, ratio, shared[1], param.impl, key)
-        return shared[1]
+        plan.lr, plan.ratio, plan.lr_key, plan.lr_input = lr, ratio, key, shared[1]
+
+    # -- step plans (plan.py) -----------------------------------------------------
+    def _settings(self) -> tuple:
+        """The optimizer-wide values the plans rest on: the ``_plan_reads``
+        attributes, then each parameter group's values (not its parameters)."""
+        values = tuple([getattr(self, name) for name in self._plan_reads])
+        if self._param_groups:
+            values += tuple([tuple([(k, v) for k, v in group.items() if k != "params"])
+                             for group in self._param_groups])
+        return values
+
+    def _check_plans(self) -> None:
+        """Drops every plan when the settings differ from those they were made for
+        (once per step, before any plan is used)."""
+        settings = self._settings()
+        if settings != self._plan_settings:
+            self._plans.clear()
+            self._plan_settings = settings
+
+    def _new_plan(self, param) -> ParamPlan:
+        """A new plan for param (its regularizer and group factor; the update and
+        the learning rate come on its first use: _plan_ready)."""
+        group = self._group_of.get(id(param))
+        group_ratio = group["learning_rate"] if group is not None and "learning_rate" in group else None
+        plan = self._plans[id(param)] = ParamPlan(param.impl, getattr(param, "regularizer", None),
+                                                  group_ratio, self._regularizer_of(param))
+        return plan
+
+    def _plan_of(self, param) -> ParamPlan:
+        """param's plan, checked (made again if it no longer holds) and ready to run."""
+        impl = param.impl
+        plan = self._plans.get(id(param))
+        if plan is None or not plan.holds(param, impl):
+            plan = self._new_plan(param)
+        self._plan_ready(plan, param)
+        return plan
+
+    def _plan_ready(self, plan: ParamPlan, param) -> None:
+        """Refreshes plan's learning rate when the rate or param's ratio changed,
+        and makes its update on first use."""
+        lr, ratio = self._learning_rate, lr_ratio(param, plan)
+        if plan.lr != lr or plan.ratio != ratio:
+            self._plan_lr(plan, lr, ratio)
+        if plan.run is None:
+            plan.run = self._updater(param)
 
     # -- the step -------------------------------------------------------------
     @no_grad()
@@ -174,14 +232,8 @@ class Optimizer:
         """Updates every parameter that has a gradient, in place. Parameters
         without a gradient (unused in the loss) or with stop_gradient=True are
         skipped."""
-        params_grads = []
-        for param in self._parameter_list:
-            if param.stop_gradient:
-                continue
-            grad = param.grad
-            if grad is not None:
-                params_grads.append((param, grad))
-        self._apply_optimize(params_grads)
+        self._apply_optimize([(param, grad) for param in self._parameter_list
+                              if not param.stop_gradient and (grad := param.grad) is not None])
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
         """Applies the gradients already computed (Paddle's dygraph ``minimize``:
@@ -217,12 +269,20 @@ class Optimizer:
             params_grads = () if first is None else _then(first, pairs)
             first = None
         self._step_count += 1
+        self._check_plans()
+        plans, lr, dense_only = self._plans, self._learning_rate, not self._takes_rows
         pending = [] if self._use_multi_tensor else None  # (param, grad) for _update_many
         for param, grad in params_grads:
             if grad is None:
                 continue
-            regularizer = self._regularizer_of(param)
-            if regularizer is not None or not self._takes_rows:
+            # _plan_of, inline: this loop is the step's per-parameter Python.
+            impl = param.impl
+            plan = plans.get(id(param))
+            if plan is None or plan.impl is not impl or plan.array is not impl.array \
+                    or plan.own is not getattr(param, "regularizer", None):
+                plan = self._new_plan(param)
+            regularizer = plan.regularizer
+            if regularizer is not None or dense_only:
                 grad = _dense(grad)
             if regularizer is not None:
                 # The sum would broadcast a gradient of the wrong shape: check first
@@ -232,7 +292,16 @@ class Optimizer:
             if pending is not None and grad.impl.kind is TensorKind.DENSE:
                 pending.append((param, grad))
             else:
-                self._update_one(who, param, grad)
+                ratio = plan.group_ratio
+                if ratio is None:
+                    attr = getattr(param, "optimize_attr", None)
+                    ratio = 1.0 if attr is None else attr["learning_rate"]
+                if plan.lr != lr or plan.ratio != ratio or plan.run is None:
+                    self._plan_ready(plan, param)
+                try:
+                    plan.run(grad.impl, plan.lr_input)
+                except PhiError as error:  # name the parameter the user knows
+                    raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
             grad = None  # a clipped or decayed gradient goes before the next is made
         if pending:
             self._update_many(who, pending)
@@ -288,6 +357,10 @@ class Optimizer:
         if group is None:
             return False
         self._flat_groups[key] = group
+        for param in params:  # their arrays are views of the group's buffer now, same dtype and device
+            plan = self._plans.get(id(param))
+            if plan is not None and plan.impl is param.impl:
+                plan.array = param.impl.array
         return self._run_group(group, group.flat_grad(grads), key)
 
     def _run_group(self, group, grad, key: tuple) -> bool:
@@ -309,8 +382,7 @@ class Optimizer:
         if self._master_weight(param) is not None or \
                 optimizer_state_dtype(param.impl.dtype) is not param.impl.dtype:
             return None
-        self._lr_input(param)
-        return (self._param_lr_inputs[id(param)][4],) + self._hyper_key(param)
+        return (self._plan_of(param).lr_key,) + self._hyper_key(param)
 
     def _hyper_key(self, param) -> tuple:
         return ()
@@ -372,10 +444,18 @@ class Optimizer:
             self._group_of[id(p)] = groups[0]
 
     def _update(self, param: Tensor, grad: Tensor) -> None:
-        """Writes the new value of ``param`` (and its state) in place through a
-        fused phi op; never modifies ``grad``. SGD's is the plain update."""
-        phi_api.sgd_(param.impl, self._lr_input(param), grad.impl, self._master_weight(param),
-                     self._multi_precision)
+        """Writes the new value of ``param`` (and its state) in place through its
+        plan's fused phi op; never modifies ``grad``."""
+        plan = self._plan_of(param)
+        plan.run(grad.impl, plan.lr_input)
+
+    def _updater(self, param):
+        """param's update as ``run(grad, learning_rate)`` (phi tensors), with every
+        other argument of the fused op bound: its DenseTensor, accumulators,
+        master weight and hyperparameters as they are now (plan.py says when it
+        is made again). SGD's is the plain update."""
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        return lambda grad, lr: phi_api.sgd_(impl, lr, grad, master, multi)
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Resets the gradients of all parameters: to zeros (default, as Paddle), or to
@@ -564,6 +644,7 @@ class Momentum(Optimizer):
     _accumulator_specs = (("velocity", 0.0, False),)
     _takes_rows = False
     _group_keys = {"momentum": "_check_nonneg", "use_nesterov": "_check_flag", "rescale_grad": "_check_nonneg"}
+    _plan_reads = Optimizer._plan_reads + ("_momentum", "_use_nesterov", "_rescale_grad")
 
     def __init__(self, learning_rate: float = 0.001, momentum: float = 0.9, parameters=None,
                  use_nesterov: bool = False, weight_decay=None, grad_clip=None,
@@ -581,15 +662,17 @@ class Momentum(Optimizer):
         # L2 runs inside the kernel (regularization_method="l2_decay"): g + coeff * param.
         return None if isinstance(decay, L2Decay) else decay
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         decay = Optimizer._regularizer_of(self, param)
-        fused = isinstance(decay, L2Decay)
         (velocity,) = self._state(param)
-        phi_api.momentum_(param.impl, grad.impl, velocity, self._lr_input(param),
-                          self._master_weight(param), self._hyper(param, "momentum"),
-                          self._hyper(param, "use_nesterov"), "l2_decay" if fused else "",
-                          decay.coeff if fused else 0.0, self._multi_precision,
-                          self._hyper(param, "rescale_grad"))
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        mu, nesterov = self._hyper(param, "momentum"), self._hyper(param, "use_nesterov")
+        rescale = self._hyper(param, "rescale_grad")
+        if isinstance(decay, L2Decay):  # its coeff read at each step, as before plans
+            return lambda grad, lr: phi_api.momentum_(impl, grad, velocity, lr, master, mu, nesterov,
+                                                      "l2_decay", decay.coeff, multi, rescale)
+        return lambda grad, lr: phi_api.momentum_(impl, grad, velocity, lr, master, mu, nesterov, "", 0.0,
+                                                  multi, rescale)
 
     def _hyper_key(self, param) -> tuple:
         decay = Optimizer._regularizer_of(self, param)
@@ -628,6 +711,7 @@ class Adam(Optimizer):
                           ("beta1_pow_acc", "beta1", True), ("beta2_pow_acc", "beta2", True))
     _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
                    "lazy_mode": "_check_flag"}
+    _plan_reads = Optimizer._plan_reads + ("_beta1", "_beta2", "_epsilon", "_lazy_mode")
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
@@ -645,12 +729,12 @@ class Adam(Optimizer):
         self._use_multi_tensor = to_bool(use_multi_tensor, who, "use_multi_tensor")
         # The beta powers start at beta (the correction of step 1), as in Paddle.
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         m1, m2, b1p, b2p = self._state(param)
-        phi_api.adam_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
-                      self._master_weight(param), self._hyper(param, "beta1"),
-                      self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
-                      self._multi_precision, self._hyper(param, "lazy_mode"))
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        beta1, beta2, epsilon, lazy_mode = Adam._hyper_key(self, param)
+        return lambda grad, lr: phi_api.adam_(impl, grad, lr, m1, m2, b1p, b2p, master, beta1, beta2, epsilon,
+                                              multi, lazy_mode)
 
     def _hyper_key(self, param) -> tuple:
         return (self._hyper(param, "beta1"), self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
@@ -678,6 +762,7 @@ class AdamW(Adam):
     """
 
     _group_keys = dict(Adam._group_keys, weight_decay="_check_coeff")
+    _plan_reads = Adam._plan_reads + ("_coeff", "_lr_ratio", "_apply_decay_param_fun")
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay: float = 0.01, lr_ratio=None,
@@ -699,17 +784,20 @@ class AdamW(Adam):
         # only a parameter's own regularizer is added to its gradient.
         return getattr(param, "regularizer", None)
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         m1, m2, b1p, b2p = self._state(param)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        beta1, beta2, epsilon, lazy_mode = Adam._hyper_key(self, param)
         group = self._group_of.get(id(param))
         coeff = group["weight_decay"] if group is not None and "weight_decay" in group else self._coeff
-        with_decay = coeff > 0 and (self._apply_decay_param_fun is None
-                                          or bool(self._apply_decay_param_fun(param.name)))
-        ratio = 1.0 if self._lr_ratio is None else self._lr_ratio(param)
-        phi_api.adamw_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
-                       self._master_weight(param), self._hyper(param, "beta1"),
-                       self._hyper(param, "beta2"), self._hyper(param, "epsilon"), ratio, coeff,
-                       with_decay, self._multi_precision, self._hyper(param, "lazy_mode"))
+        decays, ratio_of = self._apply_decay_param_fun, self._lr_ratio
+
+        def run(grad, lr):  # the two callables are asked at every step, as Paddle's AdamW does
+            with_decay = coeff > 0 and (decays is None or bool(decays(param.name)))
+            ratio = 1.0 if ratio_of is None else ratio_of(param)
+            phi_api.adamw_(impl, grad, lr, m1, m2, b1p, b2p, master, beta1, beta2, epsilon, ratio, coeff,
+                           with_decay, multi, lazy_mode)
+        return run
 
     def _hyper_key(self, param) -> tuple:
         group = self._group_of.get(id(param))
@@ -744,6 +832,7 @@ class Adamax(Optimizer):
                           ("beta1_pow_acc", "beta1", True))
     _takes_rows = False
     _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg"}
+    _plan_reads = Optimizer._plan_reads + ("_beta1", "_beta2", "_epsilon")
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
@@ -754,12 +843,13 @@ class Adamax(Optimizer):
         self._epsilon = _check_finite("Adamax", "epsilon", epsilon, positive=False)
         self._multi_precision = to_bool(multi_precision, "Adamax", "multi_precision")
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         moment, inf_norm, b1p = self._state(param)
-        phi_api.optimizer.adamax_(param.impl, grad.impl, self._lr_input(param), moment, inf_norm, b1p,
-                                  self._master_weight(param), self._hyper(param, "beta1"),
-                                  self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
-                                  self._multi_precision)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        beta1, beta2 = self._hyper(param, "beta1"), self._hyper(param, "beta2")
+        epsilon = self._hyper(param, "epsilon")
+        return lambda grad, lr: phi_api.optimizer.adamax_(impl, grad, lr, moment, inf_norm, b1p, master, beta1,
+                                                          beta2, epsilon, multi)
 
 
 class Adagrad(Optimizer):
@@ -776,6 +866,7 @@ class Adagrad(Optimizer):
 
     _takes_rows = False
     _group_keys = {"epsilon": "_check_nonneg", "initial_accumulator_value": "_check_nonneg"}
+    _plan_reads = Optimizer._plan_reads + ("_epsilon",)
 
     def __init__(self, learning_rate: float, epsilon: float = 1e-6, parameters=None,
                  weight_decay=None, grad_clip=None, name=None, initial_accumulator_value: float = 0.0,
@@ -787,11 +878,11 @@ class Adagrad(Optimizer):
         self._multi_precision = to_bool(multi_precision, "Adagrad", "multi_precision")
         self._accumulator_specs = (("moment", "initial_accumulator_value", False),)
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         (moment,) = self._state(param)
-        phi_api.optimizer.adagrad_(param.impl, grad.impl, moment, self._lr_input(param),
-                                   self._master_weight(param), self._hyper(param, "epsilon"),
-                                   self._multi_precision)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        epsilon = self._hyper(param, "epsilon")
+        return lambda grad, lr: phi_api.optimizer.adagrad_(impl, grad, moment, lr, master, epsilon, multi)
 
 
 class Adadelta(Optimizer):
@@ -811,6 +902,7 @@ class Adadelta(Optimizer):
     _accumulator_specs = (("avg_squared_grad", 0.0, False), ("avg_squared_update", 0.0, False))
     _takes_rows = False
     _group_keys = {"epsilon": "_check_nonneg", "rho": "_check_rho"}
+    _plan_reads = Optimizer._plan_reads + ("_epsilon", "_rho")
 
     def __init__(self, learning_rate: float = 0.001, epsilon: float = 1e-6, rho: float = 0.95,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -820,11 +912,11 @@ class Adadelta(Optimizer):
         self._rho = _check_rho("Adadelta", "rho", rho)
         self._multi_precision = to_bool(multi_precision, "Adadelta", "multi_precision")
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         asg, asu = self._state(param)
-        phi_api.optimizer.adadelta_(param.impl, grad.impl, asg, asu, self._lr_input(param),
-                                    self._master_weight(param), self._hyper(param, "rho"),
-                                    self._hyper(param, "epsilon"), self._multi_precision)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        rho, epsilon = self._hyper(param, "rho"), self._hyper(param, "epsilon")
+        return lambda grad, lr: phi_api.optimizer.adadelta_(impl, grad, asg, asu, lr, master, rho, epsilon, multi)
 
 
 class RMSProp(Optimizer):
@@ -848,6 +940,7 @@ class RMSProp(Optimizer):
     _takes_rows = False
     _group_keys = {"rho": "_check_rho", "epsilon": "_check_nonneg", "momentum": "_check_nonneg",
                    "centered": "_check_flag"}
+    _plan_reads = Optimizer._plan_reads + ("_rho", "_epsilon", "_momentum", "_centered")
 
     def __init__(self, learning_rate: float, rho: float = 0.95, epsilon: float = 1e-6,
                  momentum: float = 0.0, centered: bool = False, parameters=None, weight_decay=None,
@@ -859,12 +952,13 @@ class RMSProp(Optimizer):
         self._centered = to_bool(centered, "RMSProp", "centered")
         self._multi_precision = to_bool(multi_precision, "RMSProp", "multi_precision")
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         moment, mean_square, mean_grad = self._state(param)
-        phi_api.optimizer.rmsprop_(param.impl, mean_square, grad.impl, moment, self._lr_input(param),
-                                   mean_grad, self._master_weight(param), self._hyper(param, "epsilon"),
-                                   self._hyper(param, "rho"), self._hyper(param, "momentum"),
-                                   self._hyper(param, "centered"), self._multi_precision)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
+        epsilon, rho = self._hyper(param, "epsilon"), self._hyper(param, "rho")
+        momentum, centered = self._hyper(param, "momentum"), self._hyper(param, "centered")
+        return lambda grad, lr: phi_api.optimizer.rmsprop_(impl, mean_square, grad, moment, lr, mean_grad, master,
+                                                           epsilon, rho, momentum, centered, multi)
 
 
 class Lamb(Optimizer):
@@ -887,6 +981,7 @@ class Lamb(Optimizer):
     _takes_rows = False
     _group_keys = {"beta1": "_check_unit", "beta2": "_check_unit", "epsilon": "_check_nonneg",
                    "lamb_weight_decay": "_check_nonneg"}
+    _plan_reads = Optimizer._plan_reads + ("_lamb_weight_decay", "_beta1", "_beta2", "_epsilon", "_exclude_fn")
 
     def __init__(self, learning_rate: float = 0.001, lamb_weight_decay: float = 0.01,
                  beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6, parameters=None,
@@ -907,15 +1002,18 @@ class Lamb(Optimizer):
     def _regularizer_of(self, param):
         return getattr(param, "regularizer", None)
 
-    def _update(self, param, grad):
+    def _updater(self, param):
         m1, m2, b1p, b2p = self._state(param)
+        impl, master, multi = param.impl, self._master_weight(param), self._multi_precision
         decay = self._hyper(param, "lamb_weight_decay")
-        if self._exclude_fn is not None and self._exclude_fn(param):
-            decay = 0.0
-        phi_api.optimizer.lamb_(param.impl, grad.impl, self._lr_input(param), m1, m2, b1p, b2p,
-                                self._master_weight(param), decay, self._hyper(param, "beta1"),
-                                self._hyper(param, "beta2"), self._hyper(param, "epsilon"),
-                                self._multi_precision)
+        beta1, beta2 = self._hyper(param, "beta1"), self._hyper(param, "beta2")
+        epsilon, excluded = self._hyper(param, "epsilon"), self._exclude_fn
+
+        def run(grad, lr):  # exclude_from_weight_decay_fn is asked at every step
+            phi_api.optimizer.lamb_(impl, grad, lr, m1, m2, b1p, b2p, master,
+                                    0.0 if excluded is not None and excluded(param) else decay,
+                                    beta1, beta2, epsilon, multi)
+        return run
 
 
 def _check_rho(who: str, arg: str, value) -> float:

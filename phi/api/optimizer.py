@@ -58,41 +58,32 @@ _adam_seen = KERNELS.signature_cache("adam_")
 _adamw_seen = KERNELS.signature_cache("adamw_")
 
 
-def _signature(tensors: tuple, attrs: tuple):
-    """What the checks of a call read: each tensor's type and its array's type,
-    dtype and shape (None for a tensor not given), and each attribute's type
-    and value (1, 1.0 and True compare equal). Raises for a tensor without an
-    array (a SelectedRows), and TypeError at lookup for an unhashable
-    attribute: such calls take every check."""
-    return (tuple([None if t is None else (type(t), type(a := t.array), a.dtype, a.shape) for t in tensors])
-            + tuple(map(type, attrs)) + attrs)
+def _tensor_key(t):
+    """What the checks read of one tensor: its type and its array's type, dtype
+    and shape (raises AttributeError or PhiError for a tensor without an array)."""
+    return None if t is None else (type(t), type(a := t.array), a.dtype, a.shape)
 
 
 def _checked_metas(op: str, names: tuple, tensors: tuple, attrs: tuple, infer_meta, count: int,
-                   cache=None, rows_allowed: bool = False) -> tuple:
+                   rows_allowed: bool = False) -> tuple:
     """The ``count`` output metas of a call whose tensors passed the device check
     and ``infer_meta(*tensors, *attrs, *metas)``; a PhiError is raised naming
-    ``op`` and its arguments. With ``cache``, a host call whose signature passed
-    before skips the checks, and one that passes is remembered (a GPU array's
-    device is not in the signature, so only host calls are; a SelectedRows or an
-    unhashable attribute has no signature and takes every check)."""
-    signature = None
-    if cache is not None:
-        try:
-            signature = _signature(tensors, attrs)
-            metas = cache.get(signature)
-        except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
-            signature = metas = None
-        if metas is not None:
-            return metas
+    ``op`` and its arguments.
+
+    ``sgd_``, ``momentum_``, ``adam_`` and ``adamw_`` call this only for a call
+    whose signature they do not remember: what the checks read, built inline
+    as one flat tuple -- each tensor's type and its array's type, dtype and
+    shape (None for a tensor not given), each attribute's type and value (1,
+    1.0 and True compare equal) -- and remembered (with the kernel and these
+    metas) once the checks pass on the host. A GPU array's device is not in the
+    signature, so GPU calls are never remembered; a SelectedRows has no array
+    and an unhashable attribute no hash, so those calls take every check."""
     metas = tuple(MetaTensor() for _ in range(count))
     try:
         _check_dense_on_device(op, names, tensors, rows_allowed=rows_allowed)
         infer_meta(*tensors, *attrs, *metas)
     except PhiError as error:
         raise error.in_op(op, **dict(zip(names, tensors))) from None
-    if signature is not None and type(tensors[0].array) is np.ndarray:
-        cache.remember(signature, metas)
     return metas
 
 
@@ -149,15 +140,29 @@ _ADAM_INPUTS = ("param", "grad", "learning_rate", "moment1", "moment2", "beta1_p
 def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = False):
     """param -= learning_rate * grad, in place; returns (param, master_param).
 
-    A SelectedRows grad updates only its rows (repeats add up). With ``master_param`` (the float32 copy of a float16 param) the update is
-    made on it and rounded into param.
+    A SelectedRows grad updates only its rows (repeats add up). With
+    ``master_param`` (the float32 copy of a float16 param) the update is made
+    on it and rounded into param.
     """
-    tensors = (param, learning_rate, grad, master_param)
-    metas = _checked_metas("sgd_", _SGD_INPUTS, tensors, (multi_precision,), _im.sgd_infer_meta, 2,
-                           _sgd_seen, rows_allowed=True)
-    p = param.array
-    kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
-    kernel(p, learning_rate.array, g, _array(master_param), multi_precision)
+    try:  # what the checks read (see _checked_metas); a remembered host call passed them
+        p, lr, g = param.array, learning_rate.array, grad.array
+        signature = (type(param), type(p), p.dtype, p.shape, type(learning_rate), type(lr), lr.dtype, lr.shape,
+                     type(grad), type(g), g.dtype, g.shape,
+                     None if master_param is None else _tensor_key(master_param),
+                     type(multi_precision), multi_precision)
+        seen = _sgd_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
+        signature = seen = None
+    if seen is not None:
+        kernel, metas = seen
+    else:
+        metas = _checked_metas("sgd_", _SGD_INPUTS, (param, learning_rate, grad, master_param),
+                               (multi_precision,), _im.sgd_infer_meta, 2, rows_allowed=True)
+        p, lr = param.array, learning_rate.array
+        kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
+        if signature is not None and type(p) is np.ndarray:
+            _sgd_seen.remember(signature, (kernel, metas))
+    kernel(p, lr, g, None if master_param is None else master_param.array, multi_precision)
     if FLAGS.check_infer_meta:
         verify_infer_meta("sgd_", metas, [p, _array(master_param)])
     param.bump_version()
@@ -172,21 +177,57 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
               rescale_grad: float = 1.0):
     """Paddle's momentum update of param and velocity, in place; returns
     (param, velocity, master_param). See phi.kernels.optimizer.momentum_."""
-    tensors = (param, grad, velocity, learning_rate, master_param)
-    attrs = (mu, use_nesterov, regularization_method, regularization_coeff, multi_precision, rescale_grad)
-    metas = _checked_metas("momentum_", _MOMENTUM_INPUTS, tensors, attrs, _im.momentum_infer_meta, 3,
-                           _momentum_seen)
-    p = param.array
-    _momentum_kernel[type(p), p.dtype](p, grad.array, velocity.array, learning_rate.array,
-                                       _array(master_param), mu, use_nesterov, regularization_method,
-                                       regularization_coeff, multi_precision, rescale_grad)
+    try:  # what the checks read (see _checked_metas); a remembered host call passed them
+        p, g, v, lr = param.array, grad.array, velocity.array, learning_rate.array
+        signature = (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
+                     type(velocity), type(v), v.dtype, v.shape, type(learning_rate), type(lr), lr.dtype,
+                     lr.shape, None if master_param is None else _tensor_key(master_param), type(mu),
+                     type(use_nesterov), type(regularization_method), type(regularization_coeff),
+                     type(multi_precision), type(rescale_grad), mu, use_nesterov, regularization_method,
+                     regularization_coeff, multi_precision, rescale_grad)
+        seen = _momentum_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):
+        signature = seen = None
+    if seen is not None:
+        kernel, metas = seen
+    else:
+        metas = _checked_metas("momentum_", _MOMENTUM_INPUTS, (param, grad, velocity, learning_rate, master_param),
+                               (mu, use_nesterov, regularization_method, regularization_coeff, multi_precision,
+                                rescale_grad), _im.momentum_infer_meta, 3)
+        p, g, v, lr = param.array, grad.array, velocity.array, learning_rate.array
+        kernel = _momentum_kernel[type(p), p.dtype]
+        if signature is not None and type(p) is np.ndarray:
+            _momentum_seen.remember(signature, (kernel, metas))
+    master = None if master_param is None else master_param.array
+    kernel(p, g, v, lr, master, mu, use_nesterov, regularization_method, regularization_coeff,
+           multi_precision, rescale_grad)
     if FLAGS.check_infer_meta:
-        verify_infer_meta("momentum_", metas, [p, velocity.array, _array(master_param)])
+        verify_infer_meta("momentum_", metas, [p, v, master])
     param.bump_version()
     velocity.bump_version()
     if master_param is not None:
         master_param.bump_version()
     return param, velocity, master_param
+
+
+def _bump_adam_outputs(outs) -> tuple:
+    for tensor in outs:
+        if tensor is not None:
+            tensor.bump_version()
+    return outs
+
+
+def _adam_signature(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param,
+                    attrs: tuple):
+    """The signature (see _checked_metas) of an adam_ or adamw_ call, built flat;
+    raises for a tensor without an array and, at lookup, for an unhashable attribute."""
+    p, g, lr, m1, m2, b1, b2 = (param.array, grad.array, learning_rate.array, moment1.array, moment2.array,
+                                beta1_pow.array, beta2_pow.array)
+    return (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
+            type(learning_rate), type(lr), lr.dtype, lr.shape, type(moment1), type(m1), m1.dtype, m1.shape,
+            type(moment2), type(m2), m2.dtype, m2.shape, type(beta1_pow), type(b1), b1.dtype, b1.shape,
+            type(beta2_pow), type(b2), b2.dtype, b2.shape,
+            None if master_param is None else _tensor_key(master_param), *map(type, attrs), *attrs)
 
 
 def _bump_adam_outputs(outs) -> tuple:
@@ -205,13 +246,25 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
     too); without, it updates as its dense form would."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     attrs = (beta1, beta2, epsilon, multi_precision)
-    metas = _checked_metas("adam_", _ADAM_INPUTS, tensors, attrs, _im.adam_infer_meta, 6,
-                           _adam_seen, rows_allowed=True)
-    p = param.array
-    kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
-    lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
-    kernel(p, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array, beta2_pow.array,
-           _array(master_param), beta1, beta2, epsilon, multi_precision, **lazy)
+    try:  # a remembered host call passed the checks (lazy_mode is read only for a SelectedRows)
+        signature = _adam_signature(*tensors, attrs)
+        seen = _adam_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):
+        signature = seen = None
+    lazy = {}
+    if seen is not None:
+        kernel, metas = seen
+        g = grad.array
+    else:
+        metas = _checked_metas("adam_", _ADAM_INPUTS, tensors, attrs, _im.adam_infer_meta, 6, rows_allowed=True)
+        p = param.array
+        kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
+        if g is grad:
+            lazy["lazy_mode"] = bool(lazy_mode)
+        elif signature is not None and type(p) is np.ndarray:
+            _adam_seen.remember(signature, (kernel, metas))
+    kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
+           beta2_pow.array, _array(master_param), beta1, beta2, epsilon, multi_precision, **lazy)
     outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
     if FLAGS.check_infer_meta:
         verify_infer_meta("adam_", metas, [_array(t) for t in outs])
@@ -227,12 +280,25 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
     SelectedRows grad with ``lazy_mode`` decays and moves only its rows."""
     tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
     attrs = (beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision)
-    metas = _checked_metas("adamw_", _ADAM_INPUTS, tensors, attrs, _im.adamw_infer_meta, 6,
-                           _adamw_seen, rows_allowed=True)
-    p = param.array
-    kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
-    lazy = {} if g is not grad else {"lazy_mode": bool(lazy_mode)}
-    kernel(p, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
+    try:  # a remembered host call passed the checks (lazy_mode is read only for a SelectedRows)
+        signature = _adam_signature(*tensors, attrs)
+        seen = _adamw_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):
+        signature = seen = None
+    lazy = {}
+    if seen is not None:
+        kernel, metas = seen
+        g = grad.array
+    else:
+        metas = _checked_metas("adamw_", _ADAM_INPUTS, tensors, attrs, _im.adamw_infer_meta, 6,
+                               rows_allowed=True)
+        p = param.array
+        kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
+        if g is grad:
+            lazy["lazy_mode"] = bool(lazy_mode)
+        elif signature is not None and type(p) is np.ndarray:
+            _adamw_seen.remember(signature, (kernel, metas))
+    kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
            beta2_pow.array, _array(master_param), beta1, beta2, epsilon, lr_ratio, coeff,
            with_decay, multi_precision, **lazy)
     outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)

@@ -49,27 +49,50 @@ from .fusion import fused
 # so a block of each array the update reads stays in a core's L2 cache.
 _BLOCK = 1 << 16
 
-# Per thread: numpy dtype -> the flat host array _host_scratch hands out views of.
+# Per thread: ``arrays``, numpy dtype -> the flat host array _host_scratch hands out
+# views of; ``views``, (dtype, shape, count) -> the views it handed out for that
+# request, valid while ``arrays`` keeps those buffers.
 _WORKSPACE = threading.local()
 
+# Requests whose views a thread remembers (beyond that it forgets them all and
+# starts again), so a workload whose shapes keep changing holds a bounded amount.
+_VIEWS_KEPT = 256
 
-def _host_scratch(dtype, shape, count: int = 1) -> list:
+
+def _host_scratch(dtype, shape, count: int = 1) -> tuple:
     """``count`` host arrays of ``shape`` and ``dtype`` for an update's scratch,
     views of one workspace array per thread and dtype that grows to the largest
     request and is reused by every later call (a kernel runs its rule to the end
     before another runs in the same thread, and never hands scratch out). Callers
-    ask for at most a few blocks (``_BLOCK``), so the workspace stays that small."""
+    ask for at most a few blocks (``_BLOCK``), so the workspace stays that small.
+    A repeated request (the same dtype, shape and count) gets the views made for
+    the first one: one dict lookup."""
+    try:
+        return _WORKSPACE.views[dtype, shape, count]
+    except (AttributeError, KeyError):
+        return _new_scratch(dtype, shape, count)
+
+
+def _new_scratch(dtype, shape, count: int) -> tuple:
+    """_host_scratch's miss: the views of a request not seen since the workspace
+    last grew (growing it forgets every view of the old buffer)."""
     size = 1
     for n in shape:
         size *= n
     arrays = getattr(_WORKSPACE, "arrays", None)
     if arrays is None:
         arrays = _WORKSPACE.arrays = {}
+    views = getattr(_WORKSPACE, "views", None)
+    if views is None or len(views) >= _VIEWS_KEPT:
+        views = _WORKSPACE.views = {}
+    key = (dtype, shape, count)
     dtype = np.dtype(dtype)
     buffer = arrays.get(dtype)
     if buffer is None or buffer.size < size * count:
         buffer = arrays[dtype] = np.empty(size * count, dtype)
-    return [buffer[i * size:(i + 1) * size].reshape(shape) for i in range(count)]
+        views.clear()
+    hit = views[key] = tuple(buffer[i * size:(i + 1) * size].reshape(shape) for i in range(count))
+    return hit
 
 
 def _scalar(array):
@@ -77,6 +100,39 @@ def _scalar(array):
     a NumPy scalar on the host, a 0-d array on a GPU (so nothing waits for the
     device)."""
     return array[(0,) * array.ndim]
+
+
+# (dtype, values) -> those values as read-only 0-d host arrays of dtype (_host_constants).
+_CONSTANTS: dict = {}
+_CONSTANTS_KEPT = 256
+
+
+def _host_constants(dtype, *values) -> tuple:
+    """``values`` (Python floats) as 0-d host arrays of ``dtype``, made once per
+    (dtype, values) and reused. A ufunc takes a 0-d array operand about three
+    times faster than a Python or NumPy scalar (which it converts to one on
+    every call: ~0.7 us of a small update's ~1 us per ufunc), and the values
+    are the same: a Python float meets arrays of ``dtype`` in the rules, which
+    convert it to ``dtype`` exactly as ``np.array(value, dtype)`` does."""
+    key = (dtype, values)
+    found = _CONSTANTS.get(key)
+    if found is None:
+        if len(_CONSTANTS) >= _CONSTANTS_KEPT:  # hyperparameters that keep changing: bounded
+            _CONSTANTS.clear()
+        arrays = []
+        for value in values:
+            array = np.array(value, dtype)
+            array.flags.writeable = False
+            arrays.append(array)
+        found = _CONSTANTS[key] = tuple(arrays)
+    return found
+
+
+def _host_operand(array):
+    """A one-element host array (shape [] or [1]) as a 0-d array: the operand a
+    ufunc takes fastest (see _host_constants), with the value and dtype of the
+    NumPy scalar _scalar gives (both are strongly typed for NumPy's promotion)."""
+    return array if array.ndim == 0 else array.reshape(())
 
 
 def _compute_array(param, master_param, state_dtype):
@@ -116,8 +172,12 @@ def _update_blockwise(xp, rule, param, master_param, dtype, grad, states=(), scr
     whole arrays.
     """
     block = _BLOCK if block is None else block
-    arrays = (param, grad, *states) if master_param is None else (param, grad, master_param, *states)
     size = param.size
+    if xp is np and size <= block and master_param is None and param.dtype == dtype == grad.dtype:
+        # The common small host case: the rule on param and grad themselves, in fewest calls.
+        rule(param, grad, *states, *_host_scratch(dtype, param.shape, scratch))
+        return
+    arrays = (param, grad, *states) if master_param is None else (param, grad, master_param, *states)
     if xp is not np or size <= block or not all(a.flags.c_contiguous for a in arrays):
         p = _compute_array(param, master_param, dtype)
         if xp is np and size <= block:
@@ -211,15 +271,15 @@ def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
     if xp is not np:
         sgd_step(xp, param, master_param, grad, _operand(learning_rate, param))
         return param, master_param
-    lr = _scalar(learning_rate)
+    lr = _host_operand(learning_rate)
     # Two passes: blocks save memory but little time, and cost calls, so only
     # parameters of more than four blocks (1 MiB of float32) are split.
     block = 4 * _BLOCK
-    if master_param is None and param.size <= block and param.dtype == grad.dtype == learning_rate.dtype:
-        # The common small case, in fewest calls; lr * grad into the host workspace
-        # (no parameter-sized temporary), into a new array from CuPy's pool on a GPU.
-        scaled = xp.multiply(grad, lr, out=_host_scratch(grad.dtype, grad.shape)[0] if xp is np else None)
-        xp.subtract(param, scaled, out=param)
+    dtype = grad.dtype
+    if master_param is None and param.size <= block and param.dtype == dtype == learning_rate.dtype:
+        # The common small case, in fewest calls: lr * grad into the host workspace
+        # (no parameter-sized temporary), then param -= it.
+        xp.subtract(param, xp.multiply(grad, lr, out=_host_scratch(dtype, grad.shape)[0]), out=param)
         return param, master_param
 
     def rule(p, g, scratch):
@@ -247,19 +307,20 @@ def momentum_(ctx, param, grad, velocity, learning_rate, master_param, mu, use_n
                       rescale_grad, regularization_coeff, rescale=rescale_grad != 1.0, decay=bool(decay),
                       nesterov=bool(use_nesterov))
         return param, velocity, master_param
-    lr = _scalar(learning_rate)
+    lr = _host_operand(learning_rate)
+    rescale, coeff, mu_ = _host_constants(velocity.dtype, rescale_grad, regularization_coeff, mu)
 
     def rule(p, g, velocity, scratch, spare):
         if rescale_grad != 1.0:
-            g = xp.multiply(g, rescale_grad, out=scratch)
+            g = xp.multiply(g, rescale, out=scratch)
         if decay:
-            xp.multiply(p, regularization_coeff, out=spare)
+            xp.multiply(p, coeff, out=spare)
             g = xp.add(spare, g, out=spare)
-        xp.multiply(velocity, mu, out=velocity)
+        xp.multiply(velocity, mu_, out=velocity)
         xp.add(velocity, g, out=velocity)
         if use_nesterov:
             step = spare if g is scratch else scratch
-            xp.multiply(velocity, mu, out=step)
+            xp.multiply(velocity, mu_, out=step)
             xp.add(step, g, out=step)
             xp.multiply(step, lr, out=step)
         else:
@@ -289,16 +350,23 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
     lr_t = lr * correction2 / (1.0 - b1p)
     eps_t = epsilon * correction2
     shrink = 1.0 - lr * coeff if coeff else None
+    if xp is np:  # 0-d operands (see _host_constants): the scalars above keep their dtype
+        c1, b1, c2, b2 = _host_constants(moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
+        lr_t, eps_t = np.asarray(lr_t), np.asarray(eps_t)
+        if shrink is not None:
+            shrink = np.asarray(shrink)
+    else:
+        c1, b1, c2, b2 = 1.0 - beta1, beta1, 1.0 - beta2, beta2
 
     def rule(p, g, moment1, moment2, scratch):
         if shrink is not None:
             xp.multiply(p, shrink, out=p)
-        xp.multiply(g, 1.0 - beta1, out=scratch)
-        xp.multiply(moment1, beta1, out=moment1)
+        xp.multiply(g, c1, out=scratch)
+        xp.multiply(moment1, b1, out=moment1)
         xp.add(moment1, scratch, out=moment1)
         xp.multiply(g, g, out=scratch)
-        xp.multiply(scratch, 1.0 - beta2, out=scratch)
-        xp.multiply(moment2, beta2, out=moment2)
+        xp.multiply(scratch, c2, out=scratch)
+        xp.multiply(moment2, b2, out=moment2)
         xp.add(moment2, scratch, out=moment2)
         xp.sqrt(moment2, out=scratch)
         xp.add(scratch, eps_t, out=scratch)
@@ -574,7 +642,7 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     xp = ctx.xp
     p = _compute_array(param, master_param, moment1.dtype)
     g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, 1.0 - beta1)
+    scratch = xp.multiply(g, 1.0 - beta1, out=xp.empty_like(g))  # an array for a 0-d param too
     xp.multiply(moment1, beta1, out=moment1)
     xp.add(moment1, scratch, out=moment1)
     xp.multiply(g, g, out=scratch)
