@@ -101,9 +101,10 @@ def zero(ctx, x, *, into=None):
 # -- triangles and diagonals --------------------------------------------------------------
 
 def _triangle_mask(xp, rows, columns, diagonal, lower):
-    # True where row - column relates to diagonal as the triangle keeps.
-    offsets = xp.arange(columns)[None, :] - xp.arange(rows)[:, None]
-    return offsets <= diagonal if lower else offsets >= diagonal
+    # True where column - row relates to diagonal as the triangle keeps, compared as
+    # column against row + diagonal: one boolean (rows, columns) array, no int64 one.
+    column, shifted_row = xp.arange(columns)[None, :], xp.arange(rows)[:, None] + diagonal
+    return column <= shifted_row if lower else column >= shifted_row
 
 
 def _triangle(xp, x, diagonal, lower, into):
