@@ -415,3 +415,30 @@ def test_apart_copies_exactly_what_may_share_the_targets_memory():
     assert apart(np, base, other) is other  # two arrays that own their memory: no check, no copy
     view = base[2:]  # views of one buffer that do not overlap
     assert apart(np, base[:1], view) is view
+
+
+def test_set_value_from_a_host_array_is_one_copy_into_the_buffer(device):
+    w = _t(A)
+    buffer, version = w.impl.array, w.inplace_version
+    new = RNG.uniform(size=A.shape)
+    assert w.set_value(new) is w
+    assert w.impl.array is buffer and w.inplace_version == version + 1
+    np.testing.assert_array_equal(w.numpy(), new)
+    kept = new.copy()
+    new[0, 0] = 7.0  # the tensor holds a copy, not the caller's array
+    np.testing.assert_array_equal(w.numpy(), kept)
+    if device != "cpu":
+        return
+    w.set_value(w.numpy()[::-1])  # the buffer itself, reversed: read before it is written
+    np.testing.assert_array_equal(w.numpy(), kept[::-1])
+    big = _t(np.zeros((256, 512)))
+    fresh = RNG.uniform(size=(256, 512))
+    big.set_value(fresh)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        big.set_value(fresh)
+        assert tracemalloc.get_traced_memory()[1] < fresh.nbytes // 8  # no copy of the array on the way in
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(big.numpy(), fresh)
