@@ -470,13 +470,33 @@ def _put_index(ctx, shape, indices):
     return tuple(out)
 
 
+def _put_region(xp, x, where):
+    """The shape of x[where], without gathering it: the index arrays broadcast together
+    (a bool mask stands for its count of True, read back on a GPU as x[where] would),
+    then x's dimensions after the indexed ones. A 0-d mask: NumPy's own answer."""
+    shapes, consumed = [], 0
+    for index in where:
+        if index.dtype != bool:
+            shapes.append(index.shape)
+            consumed += 1
+        elif index.ndim == 0:
+            return x[where].shape
+        else:
+            shapes.append((int(xp.count_nonzero(index)),))
+            consumed += index.ndim
+    try:
+        return np.broadcast_shapes(*shapes) + tuple(x.shape[consumed:])
+    except ValueError:  # a mask's count that does not broadcast: NumPy's own error, as before
+        return x[where].shape
+
+
 @register_kernel("index_put", ALL_BACKENDS, ALL_TYPES)
 def index_put(ctx, x, indices, value, accumulate, *, into=None):
     """A copy of x with x[indices] assigned (or added, accumulate) from value (into x
     itself when ``into`` is x: see the module docstring)."""
     xp = ctx.xp
     where = _put_index(ctx, x.shape, indices)
-    region = x[where].shape
+    region = _put_region(xp, x, where)
     if into is x:
         out, where, value = into, tuple(apart(xp, into, w) for w in where), apart(xp, into, value)
     else:
