@@ -16,6 +16,7 @@ import numpy as np
 
 from phi import api as phi_api
 from phi.common import DataType, convert_dtype
+from phi.core.dense_tensor import DenseTensor
 from phi.core.errors import PhiError
 from phi.infermeta.checks import check_representable
 
@@ -371,8 +372,14 @@ def set_value(self, value) -> "Tensor":
         raise ValueError(f"set_value: argument 'value' expected shape {self.shape}, got {dims}")
     if dtype is not self.impl.dtype:
         raise TypeError(f"set_value: argument 'value' expected dtype {self.impl.dtype}, got {dtype}")
-    source = value.impl if isinstance(value, Tensor) and value.place == self.place \
-        else to_tensor(value, place=self.place).impl  # a conversion point: data to a tensor
+    if isinstance(value, Tensor) and value.place == self.place:
+        source = value.impl
+    elif type(value) is np.ndarray and type(self.impl.array) is np.ndarray:
+        # A host array into a host buffer: read in place, one copy (to_tensor would make
+        # a second); NumPy's assignment copies first a value that overlaps the buffer.
+        source = DenseTensor(value)
+    else:
+        source = to_tensor(value, place=self.place).impl  # a conversion point: data to a tensor
     phi_api.assign_out_(source, self.impl)
     return self
 

@@ -509,8 +509,11 @@ def tril_(x, diagonal=0, name=None):
         check_inplace_leaf("tril_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.tril(x.impl, diagonal)
-    write_inplace("tril_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.tril_into_(x.impl, diagonal, x.impl)
+    if result is not x.impl:
+        write_inplace("tril_", x, result)
     if recording:
         node = TrilGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -556,8 +559,11 @@ def triu_(x, diagonal=0, name=None):
         check_inplace_leaf("triu_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.triu(x.impl, diagonal)
-    write_inplace("triu_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.triu_into_(x.impl, diagonal, x.impl)
+    if result is not x.impl:
+        write_inplace("triu_", x, result)
     if recording:
         node = TriuGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -694,8 +700,11 @@ def fill_(x, value, name=None):
         check_inplace_leaf("fill_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.fill(x.impl, value)
-    write_inplace("fill_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.fill_into_(x.impl, value, x.impl)
+    if result is not x.impl:
+        write_inplace("fill_", x, result)
     if recording:
         node = FillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -737,8 +746,11 @@ def zero_(x, name=None):
         check_inplace_leaf("zero_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.zero(x.impl)
-    write_inplace("zero_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.zero_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("zero_", x, result)
     if recording:
         node = ZeroGradNode(edges)
         x._meta = AutogradMeta(node, 0)

@@ -632,8 +632,11 @@ def masked_fill_(x, mask, value, name=None):
         check_inplace_leaf("masked_fill_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(mask),), (edge_of(value),), )
-    result = _phi.masked_fill(x.impl, mask.impl, value.impl)
-    write_inplace("masked_fill_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.masked_fill_into_(x.impl, mask.impl, value.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("masked_fill_", x, result)
     if recording:
         node = MaskedFillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -726,8 +729,11 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         check_inplace_leaf("scatter_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(index),), (edge_of(updates),), )
-    result = _phi.scatter(x.impl, index.impl, updates.impl, overwrite)
-    write_inplace("scatter_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.scatter_into_(x.impl, index.impl, updates.impl, overwrite, x.impl)
+    if result is not x.impl:
+        write_inplace("scatter_", x, result)
     if recording:
         node = ScatterGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -901,8 +907,11 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         check_inplace_leaf("put_along_axis_", arr)
         context = before_inplace(arr)
         edges = ((edge_of(arr),), (edge_of(indices),), (edge_of(values),), )
-    result = _phi.put_along_axis(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast)
-    write_inplace("put_along_axis_", arr, result)
+    # The kernel writes into arr's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.put_along_axis_into_(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast, arr.impl)
+    if result is not arr.impl:
+        write_inplace("put_along_axis_", arr, result)
     if recording:
         node = PutAlongAxisGradNode(edges)
         arr._meta = AutogradMeta(node, 0)
@@ -970,8 +979,11 @@ def index_add_(x, index, value, axis=0, name=None):
         check_inplace_leaf("index_add_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(index),), (edge_of(value),), )
-    result = _phi.index_add(x.impl, index.impl, value.impl, axis)
-    write_inplace("index_add_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.index_add_into_(x.impl, index.impl, value.impl, axis, x.impl)
+    if result is not x.impl:
+        write_inplace("index_add_", x, result)
     if recording:
         node = IndexAddGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -1043,8 +1055,11 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         check_inplace_leaf("index_put_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), tuple([edge_of(t) for t in indices]), (edge_of(value),), )
-    result = _phi.index_put(x.impl, [t.impl for t in indices], value.impl, accumulate)
-    write_inplace("index_put_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.index_put_into_(x.impl, [t.impl for t in indices], value.impl, accumulate, x.impl)
+    if result is not x.impl:
+        write_inplace("index_put_", x, result)
     if recording:
         node = IndexPutGradNode(edges)
         x._meta = AutogradMeta(node, 0)

@@ -185,8 +185,11 @@ def setitem_(x, value, index, name=None):
         check_inplace_leaf("setitem_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), (edge_of(value),), )
-    result = _phi.setitem(x.impl, value.impl, index)
-    write_inplace("setitem_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.setitem_into_(x.impl, value.impl, index, x.impl)
+    if result is not x.impl:
+        write_inplace("setitem_", x, result)
     if recording:
         node = SetitemGradNode(edges)
         x._meta = AutogradMeta(node, 0)

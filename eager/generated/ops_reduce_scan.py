@@ -593,8 +593,11 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         check_inplace_leaf("cumsum_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.cumsum(x.impl, axis, dtype)
-    write_inplace("cumsum_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.cumsum_into_(x.impl, axis, dtype, x.impl)
+    if result is not x.impl:
+        write_inplace("cumsum_", x, result)
     if recording:
         node = CumsumGradNode(edges)
         x._meta = AutogradMeta(node, 0)
@@ -883,8 +886,11 @@ def cumprod_(x, dim=None, dtype=None, name=None):
         context = before_inplace(x)
         edges = ((edge_of(x),), )
         x_saved = save_input(snapshot(x))
-    result = _phi.cumprod(x.impl, dim, dtype)
-    write_inplace("cumprod_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.cumprod_into_(x.impl, dim, dtype, x.impl)
+    if result is not x.impl:
+        write_inplace("cumprod_", x, result)
     if recording:
         node = CumprodGradNode(edges)
         x._meta = AutogradMeta(node, 0)

@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_select", "scatter", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "index_add", "nonzero", "index_put", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "zero", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -1854,6 +1854,63 @@ def setitem(x, value, index):
     if FLAGS.check_infer_meta:
         verify_infer_meta("setitem", metas, [out])
     return out
+
+
+_setitem_into_kernel = KERNELS.dispatch_table("setitem", into=True)
+_setitem_into_seen = KERNELS.signature_cache("setitem", "setitem_into_")
+_setitem_new = setitem  # an argument may be named like the op (scale)
+
+
+def setitem_into_(x, value, index, into):
+    """setitem written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as setitem() makes it."""
+    if type(into) is not DenseTensor:
+        return _setitem_new(x, value, index)
+    out_meta = MetaTensor()
+    try:
+        _im.setitem_infer_meta(x, value, index, out_meta)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
+    if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+        return call_kernel_of_kind("setitem", "setitem", x, (x, value, index), [out_meta], {"x": x, "value": value})
+    key = (type(x.array), x.array.dtype)
+    try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+        if type(value.array) is not key[0]:
+            x, value = same_place(("x", "value"), (x, value))
+            key = (type(x.array), x.array.dtype)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
+    kernel = _setitem_into_kernel[key]
+    array_type = key[0]
+    metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as setitem() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, value.array, index)
+        except PhiError as error:
+            raise error.in_op("setitem", x=x, value=value) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"setitem: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("setitem", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, value.array, index, into=target)
+    except PhiError as error:
+        raise error.in_op("setitem", x=x, value=value) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("setitem", metas, [into])
+    return into
 
 
 _concat_kernel = KERNELS.dispatch_table("concat")
@@ -7987,6 +8044,67 @@ def cumsum(x, axis, dtype):
     return out
 
 
+_cumsum_into_kernel = KERNELS.dispatch_table("cumsum", into=True)
+_cumsum_into_seen = KERNELS.signature_cache("cumsum", "cumsum_into_")
+_cumsum_new = cumsum  # an argument may be named like the op (scale)
+
+
+def cumsum_into_(x, axis, dtype, into):
+    """cumsum written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as cumsum() makes it."""
+    if type(into) is not DenseTensor:
+        return _cumsum_new(x, axis, dtype)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, axis, type(axis), dtype)
+        seen = _cumsum_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.scan_infer_meta(x, axis, dtype, out_meta)
+        except PhiError as error:
+            raise error.in_op("cumsum", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("cumsum", "cumsum", x, (x, axis, dtype), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _cumsum_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as cumsum() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, axis, dtype)
+        except PhiError as error:
+            raise error.in_op("cumsum", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"cumsum: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("cumsum", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, axis, dtype, into=target)
+    except PhiError as error:
+        raise error.in_op("cumsum", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumsum", metas, [into])
+    if seen is None and signature is not None:
+        _cumsum_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _all_kernel = KERNELS.dispatch_table("all")
 _all_seen = KERNELS.signature_cache("all", "all")
 
@@ -8363,6 +8481,67 @@ def cumprod(x, dim, dtype):
     if seen is None and signature is not None:
         _cumprod_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_cumprod_into_kernel = KERNELS.dispatch_table("cumprod", into=True)
+_cumprod_into_seen = KERNELS.signature_cache("cumprod", "cumprod_into_")
+_cumprod_new = cumprod  # an argument may be named like the op (scale)
+
+
+def cumprod_into_(x, dim, dtype, into):
+    """cumprod written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as cumprod() makes it."""
+    if type(into) is not DenseTensor:
+        return _cumprod_new(x, dim, dtype)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, dim, type(dim), dtype)
+        seen = _cumprod_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.cumprod_infer_meta(x, dim, dtype, out_meta)
+        except PhiError as error:
+            raise error.in_op("cumprod", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("cumprod", "cumprod", x, (x, dim, dtype), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _cumprod_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as cumprod() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, dim, dtype)
+        except PhiError as error:
+            raise error.in_op("cumprod", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"cumprod: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("cumprod", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, dim, dtype, into=target)
+    except PhiError as error:
+        raise error.in_op("cumprod", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("cumprod", metas, [into])
+    if seen is None and signature is not None:
+        _cumprod_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _nansum_kernel = KERNELS.dispatch_table("nansum")
@@ -9810,6 +9989,74 @@ def masked_fill(x, mask, value):
     return out
 
 
+_masked_fill_into_kernel = KERNELS.dispatch_table("masked_fill", into=True)
+_masked_fill_into_seen = KERNELS.signature_cache("masked_fill", "masked_fill_into_")
+_masked_fill_new = masked_fill  # an argument may be named like the op (scale)
+
+
+def masked_fill_into_(x, mask, value, into):
+    """masked_fill written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as masked_fill() makes it."""
+    if type(into) is not DenseTensor:
+        return _masked_fill_new(x, mask, value)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(mask.array), mask.array.dtype, mask.array.shape, type(value.array), value.array.dtype, value.array.shape)
+        seen = _masked_fill_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.masked_fill_infer_meta(x, mask, value, out_meta)
+        except PhiError as error:
+            raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("masked_fill", "masked_fill", x, (x, mask, value), [out_meta], {"x": x, "mask": mask, "value": value})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(mask.array) is not key[0] or type(value.array) is not key[0]:
+                x, mask, value = same_place(("x", "mask", "value"), (x, mask, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+        kernel = _masked_fill_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as masked_fill() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, mask.array, value.array)
+        except PhiError as error:
+            raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"masked_fill: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("masked_fill", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, mask.array, value.array, into=target)
+    except PhiError as error:
+        raise error.in_op("masked_fill", x=x, mask=mask, value=value) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("masked_fill", metas, [into])
+    if seen is None and signature is not None:
+        _masked_fill_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _masked_select_kernel = KERNELS.dispatch_table("masked_select")
 _masked_select_seen = KERNELS.signature_cache("masked_select", "masked_select")
 
@@ -9906,6 +10153,74 @@ def scatter(x, index, updates, overwrite):
     if seen is None and signature is not None:
         _scatter_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_scatter_into_kernel = KERNELS.dispatch_table("scatter", into=True)
+_scatter_into_seen = KERNELS.signature_cache("scatter", "scatter_into_")
+_scatter_new = scatter  # an argument may be named like the op (scale)
+
+
+def scatter_into_(x, index, updates, overwrite, into):
+    """scatter written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as scatter() makes it."""
+    if type(into) is not DenseTensor:
+        return _scatter_new(x, index, updates, overwrite)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(index.array), index.array.dtype, index.array.shape, type(updates.array), updates.array.dtype, updates.array.shape, overwrite, type(overwrite))
+        seen = _scatter_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.scatter_infer_meta(x, index, updates, overwrite, out_meta)
+        except PhiError as error:
+            raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("scatter", "scatter", x, (x, index, updates, overwrite), [out_meta], {"x": x, "index": index, "updates": updates})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0] or type(updates.array) is not key[0]:
+                x, index, updates = same_place(("x", "index", "updates"), (x, index, updates))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+        kernel = _scatter_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as scatter() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, index.array, updates.array, overwrite)
+        except PhiError as error:
+            raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"scatter: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("scatter", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, index.array, updates.array, overwrite, into=target)
+    except PhiError as error:
+        raise error.in_op("scatter", x=x, index=index, updates=updates) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("scatter", metas, [into])
+    if seen is None and signature is not None:
+        _scatter_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _scatter_nd_add_kernel = KERNELS.dispatch_table("scatter_nd_add")
@@ -10104,6 +10419,74 @@ def put_along_axis(arr, indices, values, axis, reduce, include_self, broadcast):
     return out
 
 
+_put_along_axis_into_kernel = KERNELS.dispatch_table("put_along_axis", into=True)
+_put_along_axis_into_seen = KERNELS.signature_cache("put_along_axis", "put_along_axis_into_")
+_put_along_axis_new = put_along_axis  # an argument may be named like the op (scale)
+
+
+def put_along_axis_into_(arr, indices, values, axis, reduce, include_self, broadcast, into):
+    """put_along_axis written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``arr``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as put_along_axis() makes it."""
+    if type(into) is not DenseTensor:
+        return _put_along_axis_new(arr, indices, values, axis, reduce, include_self, broadcast)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(arr.array), arr.array.dtype, arr.array.shape, type(indices.array), indices.array.dtype, indices.array.shape, type(values.array), values.array.dtype, values.array.shape, axis, type(axis), reduce, include_self, type(include_self), broadcast, type(broadcast))
+        seen = _put_along_axis_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.put_along_axis_infer_meta(arr, indices, values, axis, reduce, include_self, broadcast, out_meta)
+        except PhiError as error:
+            raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+        if type(arr) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("put_along_axis", "put_along_axis", arr, (arr, indices, values, axis, reduce, include_self, broadcast), [out_meta], {"arr": arr, "indices": indices, "values": values})
+        key = (type(arr.array), arr.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(indices.array) is not key[0] or type(values.array) is not key[0]:
+                arr, indices, values = same_place(("arr", "indices", "values"), (arr, indices, values))
+                key = (type(arr.array), arr.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+        kernel = _put_along_axis_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not arr)):
+        # Nothing written: the result as put_along_axis() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(arr.array, indices.array, values.array, axis, reduce, include_self, broadcast)
+        except PhiError as error:
+            raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"put_along_axis: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("put_along_axis", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(arr.array, indices.array, values.array, axis, reduce, include_self, broadcast, into=target)
+    except PhiError as error:
+        raise error.in_op("put_along_axis", arr=arr, indices=indices, values=values) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("put_along_axis", metas, [into])
+    if seen is None and signature is not None:
+        _put_along_axis_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _index_add_kernel = KERNELS.dispatch_table("index_add")
 _index_add_seen = KERNELS.signature_cache("index_add", "index_add")
 
@@ -10151,6 +10534,74 @@ def index_add(x, index, value, axis):
     if seen is None and signature is not None:
         _index_add_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_index_add_into_kernel = KERNELS.dispatch_table("index_add", into=True)
+_index_add_into_seen = KERNELS.signature_cache("index_add", "index_add_into_")
+_index_add_new = index_add  # an argument may be named like the op (scale)
+
+
+def index_add_into_(x, index, value, axis, into):
+    """index_add written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as index_add() makes it."""
+    if type(into) is not DenseTensor:
+        return _index_add_new(x, index, value, axis)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(index.array), index.array.dtype, index.array.shape, type(value.array), value.array.dtype, value.array.shape, axis, type(axis))
+        seen = _index_add_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.index_add_infer_meta(x, index, value, axis, out_meta)
+        except PhiError as error:
+            raise error.in_op("index_add", x=x, index=index, value=value) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("index_add", "index_add", x, (x, index, value, axis), [out_meta], {"x": x, "index": index, "value": value})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(index.array) is not key[0] or type(value.array) is not key[0]:
+                x, index, value = same_place(("x", "index", "value"), (x, index, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_add", x=x, index=index, value=value) from None
+        kernel = _index_add_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as index_add() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, index.array, value.array, axis)
+        except PhiError as error:
+            raise error.in_op("index_add", x=x, index=index, value=value) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"index_add: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("index_add", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, index.array, value.array, axis, into=target)
+    except PhiError as error:
+        raise error.in_op("index_add", x=x, index=index, value=value) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_add", metas, [into])
+    if seen is None and signature is not None:
+        _index_add_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _nonzero_kernel = KERNELS.dispatch_table("nonzero")
@@ -10242,6 +10693,74 @@ def index_put(x, indices, value, accumulate):
     if seen is None and signature is not None:
         _index_put_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_index_put_into_kernel = KERNELS.dispatch_table("index_put", into=True)
+_index_put_into_seen = KERNELS.signature_cache("index_put", "index_put_into_")
+_index_put_new = index_put  # an argument may be named like the op (scale)
+
+
+def index_put_into_(x, indices, value, accumulate, into):
+    """index_put written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as index_put() makes it."""
+    if type(into) is not DenseTensor:
+        return _index_put_new(x, indices, value, accumulate)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, tuple([(type(t.array), t.array.dtype, t.array.shape) for t in indices]), type(value.array), value.array.dtype, value.array.shape, accumulate, type(accumulate))
+        seen = _index_put_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.index_put_infer_meta(x, indices, value, accumulate, out_meta)
+        except PhiError as error:
+            raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("index_put", "index_put", x, (x, indices, value, accumulate), [out_meta], {"x": x, "indices": indices, "value": value})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if off_place(indices, key[0]) or type(value.array) is not key[0]:
+                x, indices, value = same_place(("x", "indices", "value"), (x, indices, value))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+        kernel = _index_put_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as index_put() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, [t.array for t in indices], value.array, accumulate)
+        except PhiError as error:
+            raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"index_put: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("index_put", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, [t.array for t in indices], value.array, accumulate, into=target)
+    except PhiError as error:
+        raise error.in_op("index_put", x=x, indices=indices, value=value) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("index_put", metas, [into])
+    if seen is None and signature is not None:
+        _index_put_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _masked_scatter_kernel = KERNELS.dispatch_table("masked_scatter")
@@ -10542,6 +11061,67 @@ def tril(x, diagonal):
     return out
 
 
+_tril_into_kernel = KERNELS.dispatch_table("tril", into=True)
+_tril_into_seen = KERNELS.signature_cache("tril", "tril_into_")
+_tril_new = tril  # an argument may be named like the op (scale)
+
+
+def tril_into_(x, diagonal, into):
+    """tril written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as tril() makes it."""
+    if type(into) is not DenseTensor:
+        return _tril_new(x, diagonal)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, diagonal, type(diagonal))
+        seen = _tril_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.tril_triu_infer_meta(x, diagonal, out_meta)
+        except PhiError as error:
+            raise error.in_op("tril", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("tril", "tril", x, (x, diagonal), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _tril_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as tril() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, diagonal)
+        except PhiError as error:
+            raise error.in_op("tril", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"tril: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("tril", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, diagonal, into=target)
+    except PhiError as error:
+        raise error.in_op("tril", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("tril", metas, [into])
+    if seen is None and signature is not None:
+        _tril_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _triu_kernel = KERNELS.dispatch_table("triu")
 _triu_seen = KERNELS.signature_cache("triu", "triu")
 
@@ -10582,6 +11162,67 @@ def triu(x, diagonal):
     if seen is None and signature is not None:
         _triu_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_triu_into_kernel = KERNELS.dispatch_table("triu", into=True)
+_triu_into_seen = KERNELS.signature_cache("triu", "triu_into_")
+_triu_new = triu  # an argument may be named like the op (scale)
+
+
+def triu_into_(x, diagonal, into):
+    """triu written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as triu() makes it."""
+    if type(into) is not DenseTensor:
+        return _triu_new(x, diagonal)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, diagonal, type(diagonal))
+        seen = _triu_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.tril_triu_infer_meta(x, diagonal, out_meta)
+        except PhiError as error:
+            raise error.in_op("triu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("triu", "triu", x, (x, diagonal), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _triu_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as triu() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, diagonal)
+        except PhiError as error:
+            raise error.in_op("triu", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"triu: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("triu", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, diagonal, into=target)
+    except PhiError as error:
+        raise error.in_op("triu", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("triu", metas, [into])
+    if seen is None and signature is not None:
+        _triu_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _diag_kernel = KERNELS.dispatch_table("diag")
@@ -10798,6 +11439,67 @@ def fill(x, value):
     return out
 
 
+_fill_into_kernel = KERNELS.dispatch_table("fill", into=True)
+_fill_into_seen = KERNELS.signature_cache("fill", "fill_into_")
+_fill_new = fill  # an argument may be named like the op (scale)
+
+
+def fill_into_(x, value, into):
+    """fill written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as fill() makes it."""
+    if type(into) is not DenseTensor:
+        return _fill_new(x, value)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, value, type(value))
+        seen = _fill_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.fill_infer_meta(x, value, out_meta)
+        except PhiError as error:
+            raise error.in_op("fill", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("fill", "fill", x, (x, value), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _fill_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as fill() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, value)
+        except PhiError as error:
+            raise error.in_op("fill", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"fill: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("fill", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, value, into=target)
+    except PhiError as error:
+        raise error.in_op("fill", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("fill", metas, [into])
+    if seen is None and signature is not None:
+        _fill_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
 _zero_kernel = KERNELS.dispatch_table("zero")
 _zero_seen = KERNELS.signature_cache("zero", "zero")
 
@@ -10838,6 +11540,67 @@ def zero(x):
     if seen is None and signature is not None:
         _zero_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_zero_into_kernel = KERNELS.dispatch_table("zero", into=True)
+_zero_into_seen = KERNELS.signature_cache("zero", "zero_into_")
+_zero_new = zero  # an argument may be named like the op (scale)
+
+
+def zero_into_(x, into):
+    """zero written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as zero() makes it."""
+    if type(into) is not DenseTensor:
+        return _zero_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _zero_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("zero", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("zero", "zero", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _zero_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as zero() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("zero", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"zero: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("zero", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("zero", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("zero", metas, [into])
+    if seen is None and signature is not None:
+        _zero_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
 
 
 _complex_kernel = KERNELS.dispatch_table("complex")

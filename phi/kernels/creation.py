@@ -5,7 +5,7 @@ from ..core.kernel_registry import register_kernel
 from ..infermeta.creation import arange_bounds, diagonal_length
 from ..common.data_type import DataType as T
 from .dtypes import ALL_BACKENDS, ALL_TYPES, COMPLEX, FLOATS, INTS
-from .funcs import reduce_to_shape, want
+from .funcs import copied_into, reduce_to_shape, want
 
 
 @register_kernel("full", ALL_BACKENDS, ALL_TYPES)
@@ -80,33 +80,55 @@ def eye(ctx, num_rows, num_columns, dtype):
 
 
 @register_kernel("fill", ALL_BACKENDS, ALL_TYPES)
-def fill(ctx, x, value):
-    return ctx.xp.full(x.shape, value, dtype=x.dtype)
+def fill(ctx, x, value, *, into=None):
+    """An array like x of value; with ``into`` (the inplace op's target,
+    KernelFactory.writes_into) value is written there, cast as ``full`` casts it."""
+    if into is None:
+        return ctx.xp.full(x.shape, value, dtype=x.dtype)
+    ctx.xp.copyto(into, value, casting="unsafe")
+    return into
 
 
 @register_kernel("zero", ALL_BACKENDS, ALL_TYPES)
-def zero(ctx, x):
-    return ctx.xp.zeros(x.shape, dtype=x.dtype)
+def zero(ctx, x, *, into=None):
+    """Zeros like x; with ``into`` (the inplace op's target) zeros written there."""
+    if into is None:
+        return ctx.xp.zeros(x.shape, dtype=x.dtype)
+    into.fill(0)
+    return into
 
 
 # -- triangles and diagonals --------------------------------------------------------------
 
 def _triangle_mask(xp, rows, columns, diagonal, lower):
-    # True where row - column relates to diagonal as the triangle keeps.
-    offsets = xp.arange(columns)[None, :] - xp.arange(rows)[:, None]
-    return offsets <= diagonal if lower else offsets >= diagonal
+    # True where column - row relates to diagonal as the triangle keeps, compared as
+    # column against row + diagonal: one boolean (rows, columns) array, no int64 one.
+    column, shifted_row = xp.arange(columns)[None, :], xp.arange(rows)[:, None] + diagonal
+    return column <= shifted_row if lower else column >= shifted_row
+
+
+def _triangle(xp, x, diagonal, lower, into):
+    """x with the elements outside its triangle zeroed. With ``into`` x itself (the
+    inplace op's target, KernelFactory.writes_into) only those elements are written,
+    through the mask of the other triangle; another ``into`` gets the new result."""
+    rows, columns = x.shape[-2], x.shape[-1]
+    if into is not x:
+        mask = _triangle_mask(xp, rows, columns, diagonal, lower)
+        return copied_into(xp.where(mask, x, xp.zeros((), x.dtype)), into)
+    # Outside the lower triangle of diagonal d lies the upper one of d + 1, and vice versa.
+    outside = _triangle_mask(xp, rows, columns, diagonal + 1 if lower else diagonal - 1, not lower)
+    xp.copyto(into, xp.zeros((), x.dtype), where=outside)
+    return into
 
 
 @register_kernel("tril", ALL_BACKENDS, ALL_TYPES)
-def tril(ctx, x, diagonal):
-    mask = _triangle_mask(ctx.xp, x.shape[-2], x.shape[-1], diagonal, lower=True)
-    return ctx.xp.where(mask, x, ctx.xp.zeros((), x.dtype))
+def tril(ctx, x, diagonal, *, into=None):  # into: see _triangle
+    return _triangle(ctx.xp, x, diagonal, True, into)
 
 
 @register_kernel("triu", ALL_BACKENDS, ALL_TYPES)
-def triu(ctx, x, diagonal):
-    mask = _triangle_mask(ctx.xp, x.shape[-2], x.shape[-1], diagonal, lower=False)
-    return ctx.xp.where(mask, x, ctx.xp.zeros((), x.dtype))
+def triu(ctx, x, diagonal, *, into=None):  # into: see _triangle
+    return _triangle(ctx.xp, x, diagonal, False, into)
 
 
 def diagonal_indices(xp, length, offset):

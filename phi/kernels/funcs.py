@@ -99,6 +99,18 @@ def copied_into(value, into):
     return into
 
 
+def apart(xp, into, array):
+    """``array``, or a copy of it when it may share memory with ``into``, the
+    target an inplace kernel writes into (``x.scatter_(index, x[:2])``): what a
+    kernel reads while it writes must not change under its writes. Two arrays
+    that own their memory (``base`` None) never overlap, so the common case
+    skips ``may_share_memory`` (~0.4 us)."""
+    if array is into or ((into.base is not None or array.base is not None)
+                         and xp.may_share_memory(into, array)):
+        return array.copy()
+    return array
+
+
 def conj(array):
     """The complex conjugate, and the array itself when it is real.
 

@@ -9,6 +9,13 @@ GPU kernels assert on the device instead. An out-of-range value
 raises OutOfRangeError (an IndexError) naming the argument, the range and the
 value; the generated API prefixes the op's name.
 
+Inplace ops (``x.scatter_(...)``, ``masked_fill_``, ``index_add_``, ``index_put_``,
+``put_along_axis_``) pass their target as ``into`` (KernelFactory.writes_into), and
+these kernels then write only the places the op changes, into that buffer, after
+every check (a failed call leaves the target as it was); an input that may share
+memory with the target is copied first (funcs.apart). Another ``into`` gets the
+new result written in.
+
 Repeated indices: gathers' gradients add up (each read sends its gradient back);
 ``scatter(overwrite=True)`` and ``put_along_axis(reduce='assign')`` keep the
 last write, as Paddle's CPU kernels do.
@@ -18,7 +25,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
-from .funcs import reduce_to_shape, scatter_add, want
+from .funcs import apart, copied_into, reduce_to_shape, scatter_add, want
 
 
 def _check_range(ctx, index, low: int, high: int, arg: str, detail: str = "") -> None:
@@ -87,7 +94,7 @@ def _multiply_at(xp, target, where, values):
         flat_place = flat_place + xp.broadcast_to(where[d], shape).astype(xp.int64) * stride
         stride *= target.shape[d]
     places, factors = flat_place.reshape(-1), values.reshape(-1)
-    flat = target.reshape(-1)  # a view: target is a fresh contiguous array
+    flat = target.reshape(-1)  # a view: target is contiguous (a fresh copy, or checked by the caller)
     while places.size:
         unique, first = xp.unique(places, return_index=True)
         flat[unique] *= factors[first]
@@ -149,15 +156,26 @@ def take_along_axis_grad(ctx, arr, indices, out_grad, axis, broadcast):
 
 
 @register_kernel("put_along_axis", ALL_BACKENDS, NUMERIC)
-def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadcast):
-    """A copy of arr with values assigned, added or multiplied in at indices along axis."""
+def put_along_axis(ctx, arr, indices, values, axis, reduce, include_self, broadcast, *, into=None):
+    """A copy of arr with values assigned, added or multiplied in at indices along axis
+    (into arr itself when ``into`` is arr: see the module docstring)."""
     xp = ctx.xp
     _, idx, a = _along_axis_operands(xp, arr.shape, indices, axis, broadcast)
     n = arr.shape[a]
     _check_range(ctx, idx, -n, n, "indices")
     where = _positions(xp, _wrapped(idx, n), a)
-    values = xp.broadcast_to(values, idx.shape)
-    out = arr.copy()
+    if into is not arr:
+        return copied_into(_put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce), into)
+    if reduce in ("mul", "multiply") and not into.flags.c_contiguous:
+        # _multiply_at works on a flat view, which only a contiguous array has
+        into[...] = _put_along(xp, arr.copy(), where, xp.broadcast_to(values, idx.shape), reduce)
+        return into
+    # where is new arrays (the wrapped indices, aranges): only values may overlap into
+    return _put_along(xp, into, where, xp.broadcast_to(apart(xp, into, values), idx.shape), reduce)
+
+
+def _put_along(xp, out, where, values, reduce):
+    """out with values assigned, added or multiplied in at ``where`` (out contiguous for mul)."""
     if reduce == "assign":
         out[where] = values
     elif reduce == "add":
@@ -200,9 +218,14 @@ def put_along_axis_grad(ctx, arr, indices, values, out, out_grad, axis, reduce, 
 # -- masked ops ------------------------------------------------------------------------
 
 @register_kernel("masked_fill", ALL_BACKENDS, ALL_TYPES)
-def masked_fill(ctx, x, mask, value):
-    """value where mask is True, x elsewhere."""
-    return ctx.xp.where(mask, value, x).astype(x.dtype, copy=False)
+def masked_fill(ctx, x, mask, value, *, into=None):
+    """value where mask is True, x elsewhere (into x itself when ``into`` is x: see
+    the module docstring; mask and value broadcast to x, value has x's dtype)."""
+    xp = ctx.xp
+    if into is not x:
+        return copied_into(xp.where(mask, value, x).astype(x.dtype, copy=False), into)
+    xp.copyto(into, apart(xp, into, value), where=apart(xp, into, mask))
+    return into
 
 
 @register_kernel("masked_fill_grad", ALL_BACKENDS, NUMERIC)
@@ -292,16 +315,24 @@ def masked_scatter_grad(ctx, x, mask, value, out_grad, *, out_mask=None):
 # -- scatter, index_add ----------------------------------------------------------------
 
 @register_kernel("scatter", ALL_BACKENDS, ALL_TYPES)
-def scatter(ctx, x, index, updates, overwrite):
-    """A copy of x with rows replaced (overwrite) or zeroed and summed into."""
+def scatter(ctx, x, index, updates, overwrite, *, into=None):
+    """A copy of x with rows replaced (overwrite) or zeroed and summed into (into x
+    itself when ``into`` is x: see the module docstring)."""
+    xp = ctx.xp
     flat = _flat_index(index)
     _check_range(ctx, flat, 0, x.shape[0], "index")
-    out = x.copy()
+    if into is not x:
+        return copied_into(_scatter_rows(xp, x.copy(), flat, updates, overwrite), into)
+    return _scatter_rows(xp, into, apart(xp, into, flat), apart(xp, into, updates), overwrite)
+
+
+def _scatter_rows(xp, out, flat, updates, overwrite):
+    """out with the rows at flat replaced by updates (overwrite), or zeroed and summed into."""
     if overwrite:
         out[flat] = updates
     else:  # Paddle: the indexed rows are zeroed, then every update adds into its row
         out[flat] = 0
-        scatter_add(ctx.xp, out, flat, updates)
+        scatter_add(xp, out, flat, updates)
     return out
 
 
@@ -322,13 +353,18 @@ def scatter_grad(ctx, index, updates, out_grad, overwrite, *, out_mask=None):
 
 
 @register_kernel("index_add", ALL_BACKENDS, NUMERIC)
-def index_add(ctx, x, index, value, axis):
-    """A copy of x with value's slices added at index along axis."""
+def index_add(ctx, x, index, value, axis, *, into=None):
+    """A copy of x with value's slices added at index along axis (into x itself when
+    ``into`` is x: see the module docstring)."""
+    xp = ctx.xp
     a = axis % x.ndim
     _check_range(ctx, index, 0, x.shape[a], "index")
-    out = x.copy()
-    scatter_add(ctx.xp, out, _axis_slot(x.ndim, a, index), value)
-    return out
+    if into is not x:
+        out = x.copy()
+        scatter_add(xp, out, _axis_slot(x.ndim, a, index), value)
+        return copied_into(out, into)
+    scatter_add(xp, into, _axis_slot(x.ndim, a, apart(xp, into, index)), apart(xp, into, value))
+    return into
 
 
 @register_kernel("index_add_grad", ALL_BACKENDS, NUMERIC)
@@ -434,19 +470,43 @@ def _put_index(ctx, shape, indices):
     return tuple(out)
 
 
+def _put_region(xp, x, where):
+    """The shape of x[where], without gathering it: the index arrays broadcast together
+    (a bool mask stands for its count of True, read back on a GPU as x[where] would),
+    then x's dimensions after the indexed ones. A 0-d mask: NumPy's own answer."""
+    shapes, consumed = [], 0
+    for index in where:
+        if index.dtype != bool:
+            shapes.append(index.shape)
+            consumed += 1
+        elif index.ndim == 0:
+            return x[where].shape
+        else:
+            shapes.append((int(xp.count_nonzero(index)),))
+            consumed += index.ndim
+    try:
+        return np.broadcast_shapes(*shapes) + tuple(x.shape[consumed:])
+    except ValueError:  # a mask's count that does not broadcast: NumPy's own error, as before
+        return x[where].shape
+
+
 @register_kernel("index_put", ALL_BACKENDS, ALL_TYPES)
-def index_put(ctx, x, indices, value, accumulate):
-    """A copy of x with x[indices] assigned (or added, accumulate) from value."""
+def index_put(ctx, x, indices, value, accumulate, *, into=None):
+    """A copy of x with x[indices] assigned (or added, accumulate) from value (into x
+    itself when ``into`` is x: see the module docstring)."""
     xp = ctx.xp
     where = _put_index(ctx, x.shape, indices)
-    region = x[where].shape
+    region = _put_region(xp, x, where)
+    if into is x:
+        out, where, value = into, tuple(apart(xp, into, w) for w in where), apart(xp, into, value)
+    else:
+        out = x.copy()
     value = xp.broadcast_to(value, region) if value.shape != region else value
-    out = x.copy()
     if accumulate:
         scatter_add(xp, out, where, value)
     else:
         out[where] = value
-    return out
+    return out if into is x else copied_into(out, into)
 
 
 @register_kernel("index_put_grad", ALL_BACKENDS, NUMERIC)

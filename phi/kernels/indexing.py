@@ -1,7 +1,7 @@
 """Indexing kernels: x[index], x with x[index] = value, and their gradients."""
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
-from .funcs import device_index, reduce_to_shape, scatter_add, want
+from .funcs import apart, copied_into, device_index, reduce_to_shape, scatter_add, want
 
 
 def _has_array(index) -> bool:
@@ -33,10 +33,22 @@ def getitem_grad(ctx, x, out_grad, index):
 
 
 @register_kernel("setitem", ALL_BACKENDS, ALL_TYPES)
-def setitem(ctx, x, value, index):
-    out = x.copy()
-    out[device_index(ctx.xp, index)] = value
-    return out
+def setitem(ctx, x, value, index, *, into=None):
+    """A copy of x with x[index] = value. With ``into`` x itself (the inplace op's
+    target, KernelFactory.writes_into: Tensor.__setitem__) the assignment is made
+    there, after InferMeta checked the index and value; a value or index array that
+    may share x's memory (``x[1:] = x[:-1]``, an index that is x's own buffer) is
+    copied first. Another ``into`` gets the new result written in."""
+    xp = ctx.xp
+    index = device_index(xp, index)
+    if into is not x:
+        out = x.copy()
+        out[index] = value
+        return copied_into(out, into)
+    if _has_array(index):
+        index = tuple(apart(xp, into, item) if hasattr(item, "dtype") else item for item in index)
+    into[index] = apart(xp, into, value)
+    return into
 
 
 @register_kernel("setitem_grad", ALL_BACKENDS, NUMERIC)

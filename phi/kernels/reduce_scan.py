@@ -386,10 +386,23 @@ def _scan_ready(x, axis):
     return x.reshape(1) if x.ndim == 0 else x
 
 
-@register_kernel("cumsum", ALL_BACKENDS, REAL)
-def cumsum(ctx, x, axis, dtype):
+def _scan_into(scan, x, axis, dtype, into):
+    """``scan`` (xp.cumsum or xp.cumprod) of x along axis (flattened when None, cast to
+    dtype); with ``into`` (an array of the result's shape and dtype: the inplace op's
+    target, KernelFactory.writes_into) the scan runs with ``out=`` there. ``into``
+    reshaped to the scanned array is a view of it: the result's shape is the scanned
+    one, but for a 0-d x, whose one element scans as a 1-vector."""
     values, along = _scan_input(x, axis, dtype)
-    return ctx.xp.cumsum(_scan_ready(values, along), axis=along, dtype=values.dtype).reshape(values.shape)
+    scanned = _scan_ready(values, along)
+    if into is None:
+        return scan(scanned, axis=along, dtype=values.dtype).reshape(values.shape)
+    scan(scanned, axis=along, dtype=values.dtype, out=into.reshape(scanned.shape))
+    return into
+
+
+@register_kernel("cumsum", ALL_BACKENDS, REAL)
+def cumsum(ctx, x, axis, dtype, *, into=None):  # into: see _scan_into
+    return _scan_into(ctx.xp.cumsum, x, axis, dtype, into)
 
 
 @register_kernel("cumsum_grad", ALL_BACKENDS, FLOATS)
@@ -403,9 +416,8 @@ def cumsum_grad(ctx, x, out_grad, axis, dtype):
 
 
 @register_kernel("cumprod", ALL_BACKENDS, REAL)
-def cumprod(ctx, x, dim, dtype):
-    values, along = _scan_input(x, dim, dtype)
-    return ctx.xp.cumprod(_scan_ready(values, along), axis=along, dtype=values.dtype).reshape(values.shape)
+def cumprod(ctx, x, dim, dtype, *, into=None):  # into: see _scan_into
+    return _scan_into(ctx.xp.cumprod, x, dim, dtype, into)
 
 
 def _lines_last(xp, a, axis):
