@@ -76,8 +76,15 @@ class GradNodeBase:
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
     into_kernel = ""  # with grad_inplace: the kernel apply_into calls (generated with into_kernels, its dispatch table)
+    # What the engine's walk reads first: True where it must take the general steps
+    # (pre_hooks, retain_metas, is_accumulation, not single_edge_slots). Set per class
+    # below, and on a node by hooks.py when it gets a hook or retains a gradient.
+    special = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "special" not in cls.__dict__:
+            cls.special = bool(cls.is_accumulation or not cls.single_edge_slots)
         wrap = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
         if wrap is not None and "apply" in cls.__dict__:
             cls.apply = wrap(cls.__dict__["apply"])
