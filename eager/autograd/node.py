@@ -117,27 +117,6 @@ class GradNodeBase:
             return grad
         return Tensor(wrap_result(result, type(array)))
 
-    def pass_through(self, grad, specs: tuple, out_mask: tuple):
-        """apply's result for an identity backward (backward.yaml's pass_through:
-        add's gradient reaches an input of the output's shape unchanged): the
-        incoming ``grad`` itself for each wanted input whose saved shape spec
-        (``specs``, None for an input that is not pass-through) has grad's shape;
-        None when some wanted input needs the kernel (a broadcast input), grad
-        is not dense, or the graph was released (the kernel path says so)."""
-        impl = grad.impl
-        if type(impl) is not DenseTensor:
-            return None
-        shape = impl.array.shape
-        result = []
-        for spec, wanted in zip(specs, out_mask):
-            if not wanted:
-                result.append(None)
-            elif spec is None or spec[0] != shape:
-                return None
-            else:
-                result.append((grad,))
-        return tuple(result)
-
     def release(self) -> None:
         """Frees the saved tensors (after a backward without retain_graph)."""
         for name in self.saved_names:
