@@ -19,8 +19,8 @@ from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
-from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, add_grads, edge_of,
-                           held_by_caller_alone, undo_leaf_writes)
+from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, accumulate_leaves, add_grads,
+                           edge_of, undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
@@ -435,14 +435,7 @@ def _commit(leaves, retained, create_graph: bool) -> None:
                 meta = meta_ref()
                 if meta is not None and grads[slot] is not None:
                     accumulate_into_leaf(meta, grads[slot], False)
-        while leaves:
-            node, grad = leaves.pop()
-            meta = node.meta
-            if meta is not None and grad is not None:  # None: a leaf writer filled .grad already
-                # Asked on its own line: as an argument of the call below, grad would
-                # also sit on the call's stack, a reference that makes it look shared.
-                fresh = held_by_caller_alone(grad)
-                accumulate_into_leaf(meta, grad, create_graph, fresh)
+        accumulate_leaves(leaves, create_graph)
     for node in hooked:
         tensor = node.tensor
         for hook in list(node.post_hooks.values()):

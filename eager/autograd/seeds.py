@@ -10,7 +10,7 @@ it and its version counter never moved:
 - the engine never writes into a seed (``engine._exclusive``: the seed is never
   exclusively owned, so no kernel gets it as ``into``), and a leaf's ``.grad`` is
   a copy of it (the cache's reference makes it look shared to
-  ``held_by_caller_alone``);
+  ``accumulation.accumulate_leaves``);
 - anything that could write into it or keep it goes through a Tensor: an
   in-place op (a hook that breaks the contract and modifies its argument) moves
   its version counter, which views share; a tensor kept past the backward (a
