@@ -220,6 +220,7 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                 outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
                 ran_append(node)
                 pairs = zip(node.next_edges, outputs)
+                single = True
             else:
                 if grads is None:  # nothing arrived (every gradient into it was None)
                     outputs = _NONES
@@ -241,7 +242,8 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                     ran_append(node)
                 # One (edge slot, its gradients) pair per edge, as in _walk_general.
                 pairs = zip(node.next_edges, outputs)
-                if not node.single_edge_slots:
+                single = node.single_edge_slots
+                if not single:
                     pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
                              for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
             # The node made ready last runs next (the stack would pop it next), its
@@ -284,11 +286,13 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                         if nxt.num_grad_slots == 1:
                             holder = [grad]
                             if inplace and nxt.tracks_ownership and node.fresh_grads:
-                                # A node's one result that is its one incoming gradient
-                                # (written into or passed through): owned if it was owned
-                                # at the node (_exclusive's answer, without the call).
-                                if grad is grads[0] and len(outputs) == 1 and len(outputs[0]) == 1:
-                                    next_own = own
+                                if grad is grads[0]:
+                                    # Its incoming gradient, written into or passed through:
+                                    # owned if it was owned at the node and is the node's one
+                                    # result (_exclusive's answer, mostly without the call).
+                                    next_own = own and (
+                                        single and len(grads_) == 1 and outputs.count(None) == len(outputs) - 1
+                                        or _exclusive(grads, outputs, grad, own))
                                 else:
                                     next_own = _exclusive(grads, outputs, grad, own)
                         else:
