@@ -8,6 +8,7 @@ import pytest
 import eager
 from eager.autograd import AutogradError, accumulation
 from eager.autograd.accumulation import GradNodeAccumulation
+from eager.autograd.meta import GradBufferMeta
 from eager.autograd.node import GradNodeBase
 from eager.generated import forward_api  # noqa: F401  (every generated grad node class)
 
@@ -85,7 +86,13 @@ def test_a_fresh_gradient_becomes_the_grad_without_a_copy(copies):
     t = np.tanh(np.array([[1.0, -1.0]]) @ w.numpy() + b.numpy())
     np.testing.assert_allclose(b.grad.numpy(), (1 - t * t)[0], rtol=1e-15)
     np.testing.assert_allclose(w.grad.numpy(), np.array([[1.0], [-1.0]]) @ (1 - t * t), rtol=1e-15)
-    assert not w.grad.stop_gradient and w.grad.is_leaf  # an owned .grad, as Paddle's
+    # made without __init__: the same object Tensor(impl, GradBufferMeta()) would be
+    made = eager.Tensor(w.grad.impl, GradBufferMeta())
+    for taken in (w.grad, b.grad):
+        assert type(taken._meta) is GradBufferMeta and taken._name is None
+        assert [getattr(taken._meta, name) for name in ("node", "slot", "stop_gradient", "__dict__")] == \
+            [getattr(made._meta, name) for name in ("node", "slot", "stop_gradient", "__dict__")]
+        assert not taken.stop_gradient and taken.is_leaf  # an owned .grad, as Paddle's
 
 
 def test_a_gradient_someone_else_holds_is_copied(copies):
@@ -121,3 +128,15 @@ def test_a_saved_tensor_modified_in_place_still_raises(op, saves):
     with pytest.raises(AutogradError, match="modified by an inplace operation.*saved at version 0 and is now at version 1"):
         y.sum().backward()
     assert x.grad is None  # the failed backward left .grad as it was
+
+
+# -- the seed ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_the_default_seed_is_ones_of_the_tensors_shape_and_dtype(dtype, shape):
+    x = eager.to_tensor(np.full(shape, 0.5, dtype=dtype), stop_gradient=False)
+    y = x * 1.0
+    y.backward()
+    assert x.grad.numpy().dtype == np.dtype(dtype) and x.grad.shape == list(shape)
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(shape, dtype=dtype))

@@ -52,6 +52,8 @@ from ..tensor import Tensor
 from .meta import AutogradMeta, GradBufferMeta, is_owned_grad, own_grad
 from .node import LEAF_WRITERS, GradNodeBase
 
+_new = object.__new__  # an object whose slots the code sets itself (no __init__ frame)
+
 # One lock for every leaf: accumulation is a short in-place add, and a backward
 # commits all its leaves under it at once (engine._commit).
 ACCUMULATION_LOCK = threading.Lock()
@@ -190,9 +192,17 @@ def accumulate_leaves(leaves, create_graph: bool) -> None:
             continue
         if meta.grad is None and not create_graph and refs is not None:
             impl = grad.impl
-            # grad: the local `grad`; impl: grad's slot and the local `impl`
-            if getrefcount(grad) == refs and getrefcount(impl) == refs + 1 and impl.owns_buffer_alone():
-                meta.grad = Tensor(impl, GradBufferMeta())
+            # grad: the local `grad`; impl: grad's slot and the local `impl`; a dense
+            # array not a view: impl's slot (the common case asked without a frame)
+            if getrefcount(grad) == refs and getrefcount(impl) == refs + 1 and (
+                    type(impl) is DenseTensor and impl.array.base is None and getrefcount(impl.array) == refs
+                    or impl.owns_buffer_alone()):
+                # Tensor(impl, GradBufferMeta()) without the two __init__ frames
+                owner = _new(GradBufferMeta)
+                owner.node, owner.slot, owner.stop_gradient = None, 0, False
+                taken = _new(Tensor)
+                taken.impl, taken._meta, taken._name = impl, owner, None
+                meta.grad = taken
                 continue
         accumulate_into_leaf(meta, grad, create_graph)
 
