@@ -24,7 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 import eager  # noqa: E402
+from eager.autograd import engine  # noqa: E402
 from eager.autograd.meta import AutogradMeta  # noqa: E402
+from eager.autograd.node import GradNodeBase  # noqa: E402
 from eager.autograd.scope import SCOPE  # noqa: E402
 from eager.autograd.tensor_wrapper import SavedOutput  # noqa: E402
 from eager.generated import ops_elementwise  # noqa: E402
@@ -108,6 +110,45 @@ def backward_per_node(rounds: int, length: int = 1000) -> float:
     return best
 
 
+class _PassGradNode(GradNodeBase):
+    """A grad node that passes its one gradient on unchanged (no kernel, nothing
+    saved): a chain of them times the engine alone."""
+
+    __slots__ = ()
+    fresh_grads = True
+    tracks_ownership = True
+
+    def apply(self, grads, create_graph):
+        return ((grads[0],),)
+
+
+def engine_per_node(rounds: int, length: int = 1000) -> dict:
+    """Seconds per node of the engine alone: a retained backward over a chain of
+    pass-through nodes (dependency count, walk, ownership, one apply call each),
+    and the dependency count by itself over B2's chain; minima over the rounds."""
+    x = eager.to_tensor(np.ones(16, np.float32), stop_gradient=False)
+    c = eager.to_tensor(np.ones(16, np.float32))
+    y = x * 1.0
+    for _ in range(length):
+        y = eager.Tensor(y.impl, AutogradMeta(_PassGradNode((((y.grad_node, 0),),)), 0))
+    seed = eager.to_tensor(np.ones(16, np.float32))
+    chain = x
+    for i in range(length):
+        chain = eager.tanh(chain) if i % 3 == 0 else chain * 0.5 if i % 3 == 1 else chain + c
+    roots = [chain.grad_node]
+    walk = count = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        y.backward(seed, retain_graph=True)
+        walk = min(walk, (time.perf_counter() - start) / length)
+        x.clear_grad(set_to_zero=False)
+        start = time.perf_counter()
+        engine._count_dependencies(roots)
+        count = min(count, (time.perf_counter() - start) / length)
+    return {"engine per node: pass-through chain, retained": walk,
+            "dependency count per node (B2's chain)": count}
+
+
 def measure(rounds: int, number: int) -> dict:
     stmts, g = pieces()
     best = {name: float("inf") for name in stmts}
@@ -134,6 +175,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     best = measure(args.rounds, args.number)
     best["backward per node, 1,000-op chain (B2's)"] = backward_per_node(args.rounds)
+    best.update(engine_per_node(args.rounds))
     print(f"{'piece':<52} {'ns':>8}")
     for name, seconds in best.items():
         print(f"{name:<52} {seconds * 1e9:8.0f}")

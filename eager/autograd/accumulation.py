@@ -50,8 +50,10 @@ from phi.core.errors import PhiError
 from phi.core.kernel_registry import BIND_HOOK
 
 from ..tensor import Tensor
-from .meta import AutogradMeta, is_owned_grad, own_grad
+from .meta import AutogradMeta, GradBufferMeta, is_owned_grad, own_grad
 from .node import LEAF_WRITERS, GradNodeBase
+
+_new = object.__new__  # an object whose slots the code sets itself (no __init__ frame)
 
 # One lock for every leaf: accumulation is a short in-place add, and a backward
 # commits all its leaves under it at once (engine._commit).
@@ -168,40 +170,57 @@ def owned_copy(grad, create_graph: bool):
     return copy
 
 
-def held_by_caller_alone(tensor) -> bool:
-    """Whether nothing but the caller's one local name refers to ``tensor``, its
-    DenseTensor or its buffer: then the buffer is fresh and may become a
-    ``.grad`` without a copy (PyTorch steals a gradient on the same grounds).
+def accumulate_leaves(leaves, create_graph: bool) -> None:
+    """Adds each ``(leaf node, gradient)`` of a finished walk into its leaf's
+    ``.grad`` (the caller holds ACCUMULATION_LOCK), emptying ``leaves``; an
+    entry with gradient None was written into ``.grad`` by a leaf writer.
 
-    Any other holder (the user's seed, a tensor a hook kept, another gradient
-    sharing the buffer, a view) adds a reference and makes this False, which
-    only costs a copy.
+    A gradient that becomes a leaf's first ``.grad`` is taken without a copy when
+    it is fresh: nothing but this function's one local name refers to the
+    Tensor, its DenseTensor or its buffer (PyTorch steals a gradient on the same
+    grounds). Any other holder (the user's seed, a tensor a hook kept, another
+    gradient sharing the buffer, a retained gradient, a view) adds a reference
+    and makes it a copy. Every other case goes through :func:`accumulate_into_leaf`.
     """
-    if REFS_OF_ONE_LOCAL is None:
-        return False
-    impl = tensor.impl
-    # tensor: the caller's local and this parameter; impl: tensor's slot and `impl`
-    return (sys.getrefcount(tensor) == REFS_OF_ONE_LOCAL + 1
-            and sys.getrefcount(impl) == REFS_OF_ONE_LOCAL + 1
-            and impl.owns_buffer_alone())
+    refs = REFS_OF_ONE_LOCAL
+    getrefcount = sys.getrefcount
+    while leaves:
+        node, grad = leaves.pop()  # the list's tuple dies here: `grad` is this frame's only reference
+        if grad is None:
+            continue
+        meta = node.meta
+        if meta is None:
+            continue
+        if meta.grad is None and not create_graph and refs is not None:
+            impl = grad.impl
+            # grad: the local `grad`; impl: grad's slot and the local `impl`; a dense
+            # array not a view: impl's slot (the common case asked without a frame)
+            if getrefcount(grad) == refs and getrefcount(impl) == refs + 1 and (
+                    type(impl) is DenseTensor and impl.array.base is None and getrefcount(impl.array) == refs
+                    or impl.owns_buffer_alone()):
+                # Tensor(impl, GradBufferMeta()) without the two __init__ frames
+                owner = _new(GradBufferMeta)
+                owner.node, owner.slot, owner.stop_gradient = None, 0, False
+                taken = _new(Tensor)
+                taken.impl, taken._meta, taken._name = impl, owner, None
+                meta.grad = taken
+                continue
+        accumulate_into_leaf(meta, grad, create_graph)
 
 
-def accumulate_into_leaf(meta, grad, create_graph: bool, fresh: bool = False) -> None:
+def accumulate_into_leaf(meta, grad, create_graph: bool) -> None:
     """Adds ``grad`` into the leaf's ``.grad`` (the caller holds ACCUMULATION_LOCK).
 
     In place when the current ``.grad`` is a buffer accumulation owns (see
     GradBufferMeta); out of place (and recorded) under create_graph, as the sum
     must then be differentiable, and out of place over a trainable tensor the
-    user assigned to ``.grad``. A ``fresh`` gradient (see
-    :func:`held_by_caller_alone`) is taken without a copy.
+    user assigned to ``.grad``. A first ``.grad`` is a copy (see
+    :func:`accumulate_leaves` for the fresh gradient taken as it is).
     """
     current = meta.grad
     if current is None:
-        if fresh and not create_graph:
-            meta.grad = own_grad(Tensor(grad.impl))
-        else:
-            copy = owned_copy(grad, create_graph)
-            meta.grad = copy if create_graph else own_grad(copy)
+        copy = owned_copy(grad, create_graph)
+        meta.grad = copy if create_graph else own_grad(copy)
     elif create_graph or not is_owned_grad(current):
         total = add_grads(current, grad, create_graph)
         meta.grad = total if create_graph else own_grad(total)
@@ -231,12 +250,12 @@ def _zeroed_grad(slot, dependencies, holders):
     if edge is None:
         return None
     node = edge[0]
-    if (not node.is_accumulation or dependencies.get(node) != 1 or node in holders
-            or node.pre_hooks is not None or node.retain_metas is not None):
+    if not node.is_accumulation:
         return None
     meta = node.meta
-    grad = None if meta is None else meta.grad
-    if grad is None or not is_owned_grad(grad):
+    grad = None if meta is None else meta.grad  # None after clear_grad(set_to_zero=False): asked first
+    if (grad is None or dependencies.get(node) != 1 or node in holders
+            or node.pre_hooks is not None or node.retain_metas is not None or not is_owned_grad(grad)):
         return None
     impl = grad.impl
     if not _known_zero(grad) or type(impl) is not DenseTensor or not impl.array.flags.c_contiguous:
@@ -403,5 +422,5 @@ def undo_leaf_writes(leaves) -> None:
 
 
 __all__ = ["ACCUMULATION_LOCK", "GradNodeAccumulation", "LEAF_WALK", "LEAF_WRITERS", "accumulate_into_leaf",
-           "add_grads", "edge_of", "held_by_caller_alone", "mark_zeroed", "owned_copy",
+           "accumulate_leaves", "add_grads", "edge_of", "mark_zeroed", "owned_copy",
            "undo_leaf_writes"]

@@ -19,8 +19,8 @@ from phi.core.dense_tensor import DenseTensor
 
 from ..errors import AutogradError
 from ..tensor import Tensor
-from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, add_grads, edge_of,
-                           held_by_caller_alone, undo_leaf_writes)
+from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, accumulate_leaves, add_grads,
+                           edge_of, undo_leaf_writes)
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
@@ -200,7 +200,9 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
 
     The node that a node's edges made ready last runs next without a trip
     through the ready stack (it is what the stack would pop next), so a chain
-    runs as one inner loop.
+    runs as one inner loop. A node that is not ``special`` (no hooks, no
+    retained gradient, not a leaf's, one edge per slot: nearly every node) is
+    run after one attribute read; the others take the general steps.
     """
     ready = [node for node in roots if not dependencies[node]]
     retained, ran = [], []
@@ -214,28 +216,36 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
         grads = pop_holder(node, None)
         own = node in owned
         while True:
-            if grads is None:  # nothing arrived (every gradient into it was None)
-                outputs = _NONES
-            else:
-                # A gradient a hook saw or a retained one is never owned: the hook
-                # may keep it, the retained one becomes a .grad.
-                if node.pre_hooks is not None:
-                    grads = node.run_pre_hooks(grads)
-                    own = False
-                if node.retain_metas is not None:
-                    retained.append((node, grads))
-                    own = False
-                if node.is_accumulation:
-                    if grads[0] is not None:
-                        leaves.append((node, grads[0]))
-                    break
+            if grads is not None and not node.special:
                 outputs = node.apply_into(grads) if own and node.grad_inplace else node.apply(grads, create_graph)
                 ran_append(node)
-            # One (edge slot, its gradients) pair per edge, as in _walk_general.
-            pairs = zip(node.next_edges, outputs)
-            if not node.single_edge_slots:
-                pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
-                         for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
+                pairs = zip(node.next_edges, outputs)
+                single = True
+            else:
+                if grads is None:  # nothing arrived (every gradient into it was None)
+                    outputs = _NONES
+                else:
+                    # A gradient a hook saw or a retained one is never owned: the hook
+                    # may keep it, the retained one becomes a .grad.
+                    if node.pre_hooks is not None:
+                        grads = node.run_pre_hooks(grads)
+                        own = False
+                    if node.retain_metas is not None:
+                        retained.append((node, grads))
+                        own = False
+                    if node.is_accumulation:
+                        if grads[0] is not None:
+                            leaves.append((node, grads[0]))
+                        break
+                    outputs = (node.apply_into(grads) if own and node.grad_inplace
+                               else node.apply(grads, create_graph))
+                    ran_append(node)
+                # One (edge slot, its gradients) pair per edge, as in _walk_general.
+                pairs = zip(node.next_edges, outputs)
+                single = node.single_edge_slots
+                if not single:
+                    pairs = [((edge,), None if grads_ is None else (grad,)) for slot, grads_ in pairs
+                             for edge, grad in zip(slot, _NONES if grads_ is None else grads_)]
             # The node made ready last runs next (the stack would pop it next), its
             # gradients and ownership kept in locals rather than in holders/owned.
             following = None
@@ -269,14 +279,22 @@ def _walk_plain(roots, holders, create_graph: bool, dependencies, leaves):
                                     owned.add(nxt)  # the sum is a new buffer, held here alone
                     continue
                 # nxt is ready: its last gradient arrives here
-                holder = pop_holder(nxt, None)
+                holder = pop_holder(nxt, None) if holders else None
                 if holder is None:
                     next_own = False
                     if grad is not None:
                         if nxt.num_grad_slots == 1:
                             holder = [grad]
-                            next_own = (inplace and nxt.tracks_ownership and node.fresh_grads
-                                        and _exclusive(grads, outputs, grad, own))
+                            if inplace and nxt.tracks_ownership and node.fresh_grads:
+                                if grad is grads[0]:
+                                    # Its incoming gradient, written into or passed through:
+                                    # owned if it was owned at the node and is the node's one
+                                    # result (_exclusive's answer, mostly without the call).
+                                    next_own = own and (
+                                        single and len(grads_) == 1 and outputs.count(None) == len(outputs) - 1
+                                        or _exclusive(grads, outputs, grad, own))
+                                else:
+                                    next_own = _exclusive(grads, outputs, grad, own)
                         else:
                             holder = [None] * nxt.num_grad_slots
                             holder[edge[1]] = grad
@@ -421,14 +439,7 @@ def _commit(leaves, retained, create_graph: bool) -> None:
                 meta = meta_ref()
                 if meta is not None and grads[slot] is not None:
                     accumulate_into_leaf(meta, grads[slot], False)
-        while leaves:
-            node, grad = leaves.pop()
-            meta = node.meta
-            if meta is not None and grad is not None:  # None: a leaf writer filled .grad already
-                # Asked on its own line: as an argument of the call below, grad would
-                # also sit on the call's stack, a reference that makes it look shared.
-                fresh = held_by_caller_alone(grad)
-                accumulate_into_leaf(meta, grad, create_graph, fresh)
+        accumulate_leaves(leaves, create_graph)
     for node in hooked:
         tensor = node.tensor
         for hook in list(node.post_hooks.values()):

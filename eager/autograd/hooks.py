@@ -67,6 +67,7 @@ def register_hook(tensor, hook) -> RemovableHandle:
     _, node, slot = _node_and_slot(tensor, "register_hook")
     if node.pre_hooks is None:
         node.pre_hooks = {}
+        node.special = True  # the engine runs the hooks (see GradNodeBase.special)
     hooks = node.pre_hooks.setdefault(slot, {})
     handle = RemovableHandle(hooks)
     hooks[handle.id] = hook
@@ -82,6 +83,7 @@ def retain_grads(tensor) -> None:
     meta.retain_grads = True
     if node.retain_metas is None:
         node.retain_metas = {}
+        node.special = True
     node.retain_metas[slot] = weakref.ref(meta)
 
 

@@ -76,8 +76,15 @@ class GradNodeBase:
     tracks_ownership = False  # the engine says (apply_into) when its one gradient is exclusively owned
     grad_inplace = False  # apply_into writes the result into that gradient's buffer
     into_kernel = ""  # with grad_inplace: the kernel apply_into calls (generated with into_kernels, its dispatch table)
+    # What the engine's walk reads first: True where it must take the general steps
+    # (pre_hooks, retain_metas, is_accumulation, not single_edge_slots). Set per class
+    # below, and on a node by hooks.py when it gets a hook or retains a gradient.
+    special = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "special" not in cls.__dict__:
+            cls.special = bool(cls.is_accumulation or not cls.single_edge_slots)
         wrap = LEAF_WRITERS.get(cls.__dict__.get("backward_op"))
         if wrap is not None and "apply" in cls.__dict__:
             cls.apply = wrap(cls.__dict__["apply"])
@@ -109,27 +116,6 @@ class GradNodeBase:
         if result is array:
             return grad
         return Tensor(wrap_result(result, type(array)))
-
-    def pass_through(self, grad, specs: tuple, out_mask: tuple):
-        """apply's result for an identity backward (backward.yaml's pass_through:
-        add's gradient reaches an input of the output's shape unchanged): the
-        incoming ``grad`` itself for each wanted input whose saved shape spec
-        (``specs``, None for an input that is not pass-through) has grad's shape;
-        None when some wanted input needs the kernel (a broadcast input), grad
-        is not dense, or the graph was released (the kernel path says so)."""
-        impl = grad.impl
-        if type(impl) is not DenseTensor:
-            return None
-        shape = impl.array.shape
-        result = []
-        for spec, wanted in zip(specs, out_mask):
-            if not wanted:
-                result.append(None)
-            elif spec is None or spec[0] != shape:
-                return None
-            else:
-                result.append((grad,))
-        return tuple(result)
 
     def release(self) -> None:
         """Frees the saved tensors (after a backward without retain_graph)."""

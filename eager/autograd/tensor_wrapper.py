@@ -115,8 +115,11 @@ class SavedInput(TensorWrapper):
     def recover_impl(self, node):
         tensor = self.tensor
         impl = None if tensor is None else tensor.impl
-        if impl is None or impl.version != self.version:
-            self._check(node, impl, None if tensor is None else tensor._name)
+        if type(impl) is DenseTensor:  # the version read without the property's frame
+            counter = impl.version_counter
+            if (0 if counter is None else counter.value) == self.version:
+                return impl
+        self._check(node, impl, None if tensor is None else tensor._name)
         return impl
 
     def release(self) -> None:
@@ -146,8 +149,11 @@ class SavedOutput(TensorWrapper):
 
     def recover_impl(self, node):
         impl = self._impl
-        if impl is None or impl.version != self.version:
-            self._check(node, impl)
+        if type(impl) is DenseTensor:  # the version read without the property's frame
+            counter = impl.version_counter
+            if (0 if counter is None else counter.value) == self.version:
+                return impl
+        self._check(node, impl)
         return impl
 
     def release(self) -> None:

@@ -113,9 +113,10 @@ class ReluGradNode(GradNodeBase):
         _out = self.out.recover_impl(self)
         if type(into) is _DenseTensor and type(_out) is _DenseTensor:
             array = into.array
+            array_type, dtype = type(array), array.dtype
             _out_array = _out.array
-            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
-                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+            if (_out_array is array or (type(_out_array) is array_type and _out_array.shape == array.shape and _out_array.dtype == dtype)):
+                result = self.into_kernels[array_type, dtype](_out_array, array, into=array)
                 if result is array and not _FLAGS.check_infer_meta:
                     return ((out_grad,), )
                 return ((self.into_result(out_grad, result),), )
@@ -159,9 +160,10 @@ class TanhGradNode(GradNodeBase):
         _out = self.out.recover_impl(self)
         if type(into) is _DenseTensor and type(_out) is _DenseTensor:
             array = into.array
+            array_type, dtype = type(array), array.dtype
             _out_array = _out.array
-            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
-                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+            if (_out_array is array or (type(_out_array) is array_type and _out_array.shape == array.shape and _out_array.dtype == dtype)):
+                result = self.into_kernels[array_type, dtype](_out_array, array, into=array)
                 if result is array and not _FLAGS.check_infer_meta:
                     return ((out_grad,), )
                 return ((self.into_result(out_grad, result),), )
@@ -231,9 +233,10 @@ class SigmoidGradNode(GradNodeBase):
         _out = self.out.recover_impl(self)
         if type(into) is _DenseTensor and type(_out) is _DenseTensor:
             array = into.array
+            array_type, dtype = type(array), array.dtype
             _out_array = _out.array
-            if (_out_array is array or (type(_out_array) is type(array) and _out_array.shape == array.shape and _out_array.dtype == array.dtype)):
-                result = self.into_kernels[type(array), array.dtype](_out_array, array, into=array)
+            if (_out_array is array or (type(_out_array) is array_type and _out_array.shape == array.shape and _out_array.dtype == dtype)):
+                result = self.into_kernels[array_type, dtype](_out_array, array, into=array)
                 if result is array and not _FLAGS.check_infer_meta:
                     return ((out_grad,), )
                 return ((self.into_result(out_grad, result),), )

@@ -113,7 +113,8 @@ class ScaleGradNode(GradNodeBase):
         into = out_grad.impl
         if type(into) is _DenseTensor:
             array = into.array
-            result = self.into_kernels[type(array), array.dtype](array, self.scale, into=array)
+            array_type, dtype = type(array), array.dtype
+            result = self.into_kernels[array_type, dtype](array, self.scale, into=array)
             if result is array and not _FLAGS.check_infer_meta:
                 return ((out_grad,), )
             return ((self.into_result(out_grad, result),), )
