@@ -204,3 +204,43 @@ def test_a_scheduled_learning_rate_keeps_the_group(name):
     assert group.param_buffer.intact([p.impl for p in nets[1].parameters()])
     assert _same(nets[0].parameters(), nets[1].parameters())
     _same_state(opts[0].state_dict(), opts[1].state_dict(), *nets)
+
+
+def test_the_multi_tensor_key_is_kept_in_the_plans(monkeypatch):
+    """The hyperparameter part of the key is worked out once per parameter plan,
+    and again for every parameter when a setting changes (plans dropped)."""
+    net = _net()
+    opt = _optimizer("Momentum", net, True)
+    asked = []
+    hyper_key = type(opt)._hyper_key
+    monkeypatch.setattr(type(opt), "_hyper_key", lambda self, p: asked.append(p.name) or hyper_key(self, p))
+    _train(net, opt, 3)
+    names = [p.name for p in net.parameters()]
+    assert sorted(asked) == sorted(names)
+    ref_net = _net()
+    ref = _optimizer("Momentum", ref_net, False)
+    _train(ref_net, ref, 3)
+    opt._momentum = ref._momentum = 0.5  # a setting the plans rest on
+    _train(net, opt, 2, first=3)
+    _train(ref_net, ref, 2, first=3)
+    assert sorted(asked) == sorted(names * 2)
+    assert _same(ref_net.parameters(), net.parameters()) and opt._flat_groups
+
+
+def test_adamw_callables_are_asked_at_every_multi_tensor_step():
+    """AdamW's lr_ratio is read per parameter at every step: a ratio that changes
+    between steps moves parameters between groups, bit for bit the one-by-one update."""
+    def make(multi):
+        net = _net()
+        step = [0]
+        ratio = (lambda p: 1.0 if step[0] < 3 or "bias" in p.name else 0.5)
+        opt = eager.optimizer.AdamW(learning_rate=0.01, parameters=net.parameters(), weight_decay=0.05,
+                                    lr_ratio=ratio, use_multi_tensor=multi)
+        return net, opt, step
+    runs = [make(False), make(True)]
+    for net, opt, step in runs:
+        for i in range(6):
+            step[0] = i
+            _train(net, opt, 1, first=i)
+    assert _same(runs[0][0].parameters(), runs[1][0].parameters())
+    _same_state(runs[0][1].state_dict(), runs[1][1].state_dict(), runs[0][0], runs[1][0])

@@ -1,4 +1,5 @@
-"""The phi optimizer ops (sgd_, momentum_, adam_, adamw_) remember the
+"""The phi optimizer ops (sgd_, momentum_, adam_, adamw_, adamax_, adagrad_,
+adadelta_, rmsprop_, lamb_) remember the
 signatures of host calls that passed their checks and skip the checks on a
 repeat: a call that differs in anything the checks read is checked in full
 (same errors, nothing written), GPU calls and SelectedRows gradients are never
@@ -26,7 +27,8 @@ def adam_inputs(dtype="float32"):
 
 @pytest.fixture(autouse=True)
 def fresh_caches():
-    for cache in (phi_opt._sgd_seen, phi_opt._momentum_seen, phi_opt._adam_seen, phi_opt._adamw_seen):
+    for cache in (phi_opt._sgd_seen, phi_opt._momentum_seen, phi_opt._adam_seen, phi_opt._adamw_seen,
+                  *phi_opt._FUSED_SEEN.values()):
         cache.clear()
 
 
@@ -105,3 +107,48 @@ def test_an_unhashable_attribute_is_checked_every_time():
         with pytest.raises(InvalidTypeError, match="sgd_: argument 'multi_precision' expected a bool"):
             phi_api.sgd_(p, lr, g, None, [True])
     assert len(phi_opt._sgd_seen) == 0 and p.version == 0
+
+
+def _others(dtype="float32"):
+    """(op, its tensors) for the five ops of _run_fused, on fresh host tensors."""
+    p, g = dense([1.0, 2.0], dtype), dense([0.5, -0.5], dtype)
+    lr, state = dense(0.1, dtype), (lambda: dense([0.25, 0.5], dtype))
+    return {
+        "adamax_": (p, g, lr, state(), state(), dense([0.9], dtype)),
+        "adagrad_": (p, g, state(), lr),
+        "adadelta_": (p, g, state(), state(), lr),
+        "rmsprop_": (p, state(), g, state(), lr, state()),
+        "lamb_": (p, g, lr, state(), state(), dense([0.9], dtype), dense([0.999], dtype)),
+    }
+
+
+@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_"])
+def test_the_other_ops_remember_a_repeat_and_update_as_the_checked_path(op):
+    checked, remembered = _others()[op], _others()[op]
+    fn = getattr(phi_opt, op)
+    fn(*remembered)
+    assert len(phi_opt._FUSED_SEEN[op]) == 1
+    fn(*remembered)  # a hit
+    assert len(phi_opt._FUSED_SEEN[op]) == 1
+    for _ in range(2):
+        phi_opt._FUSED_SEEN[op].clear()  # the checked path both times
+        fn(*checked)
+    for a, b in zip(checked, remembered):
+        assert a.array.tobytes() == b.array.tobytes() and a.version == b.version
+    assert remembered[0].version == 2
+
+
+@pytest.mark.parametrize("op", ["adamax_", "adagrad_", "adadelta_", "rmsprop_", "lamb_"])
+def test_the_other_ops_check_a_changed_call_in_full(op):
+    tensors = _others()[op]
+    fn = getattr(phi_opt, op)
+    fn(*tensors)
+    before = [t.array.copy() for t in tensors]
+    with pytest.raises(InvalidArgumentError, match=rf"{op}: argument 'grad' expected float32\[2\]"):
+        grad_at = 2 if op == "rmsprop_" else 1
+        fn(*tensors[:grad_at], dense([1.0, 1.0, 1.0]), *tensors[grad_at + 1:])
+    with pytest.raises(InvalidArgumentError, match=rf"{op}: argument 'epsilon' expected a finite float >= 0"):
+        fn(*tensors, epsilon=-1.0)
+    for t, b in zip(tensors, before):  # the failed calls wrote nothing
+        np.testing.assert_array_equal(t.array, b)
+    assert tensors[0].version == 1

@@ -271,7 +271,7 @@ class Optimizer:
         self._step_count += 1
         self._check_plans()
         plans, lr, dense_only = self._plans, self._learning_rate, not self._takes_rows
-        pending = [] if self._use_multi_tensor else None  # (param, grad) for _update_many
+        pending = [] if self._use_multi_tensor else None  # (param, grad, plan) for _update_many
         for param, grad in params_grads:
             if grad is None:
                 continue
@@ -290,7 +290,7 @@ class Optimizer:
                 _check_grad(who, param, grad)
                 grad = _decayed(regularizer, param, grad)
             if pending is not None and grad.impl.kind is TensorKind.DENSE:
-                pending.append((param, grad))
+                pending.append((param, grad, plan))
             else:
                 ratio = plan.group_ratio
                 if ratio is None:
@@ -313,16 +313,35 @@ class Optimizer:
             raise type(error)(f"{who}.step: parameter {param.name!r}: {error}") from None
 
     # -- the multi-tensor update (use_multi_tensor=True; see multi_tensor.py) ----
-    def _update_many(self, who: str, pairs) -> None:
-        """Updates the parameters that share a multi-tensor key (:meth:`_multi_key`)
-        with one fused call per group, the others one by one."""
+    def _update_many(self, who: str, items) -> None:
+        """Updates the parameters (``items``: (param, grad, its checked plan)) that
+        share a multi-tensor key (:meth:`_multi_hyper`) with one fused call per
+        group, the others one by one. The key's hyperparameter part is kept in
+        the plan (``multi``: it rests on what the plan rests on) unless the
+        optimizer calls a callable for it (:meth:`_multi_hyper_kept`)."""
         groups: dict = {}
-        for param, grad in pairs:
-            key = self._multi_key(param)
-            if key is None:
+        lr, kept = self._learning_rate, self._multi_hyper_kept()
+        for param, grad, plan in items:
+            hyper = plan.multi if kept else None
+            if hyper is None:
+                hyper = self._multi_hyper(param)
+                if kept:
+                    plan.multi = hyper
+            if hyper is False:
                 self._update_one(who, param, grad)
+                continue
+            ratio = plan.group_ratio  # _plan_of's refresh, inline
+            if ratio is None:
+                attr = getattr(param, "optimize_attr", None)
+                ratio = 1.0 if attr is None else attr["learning_rate"]
+            if plan.lr != lr or plan.ratio != ratio or plan.run is None:
+                self._plan_ready(plan, param)
+            key = (plan.lr_key,) + hyper
+            found = groups.get(key)
+            if found is None:
+                groups[key] = [(param, grad)]
             else:
-                groups.setdefault(key, []).append((param, grad))
+                found.append((param, grad))
         for key in [k for k in self._flat_groups if k not in groups]:  # settings changed: gone
             self._flat_groups.pop(key).release()
         for key in [k for k in self._flat_seen if k not in groups]:
@@ -373,16 +392,22 @@ class Optimizer:
         group.wrote()
         return True
 
-    def _multi_key(self, param):
-        """What a parameter's fused update reads besides its own tensors: the
-        learning-rate tensor's (dtype, place, ratio), which stays when an
-        LRScheduler changes the rate, then the hyperparameters. Parameters with
-        equal keys update together. None: this one updates on its own (a master
-        weight, or a parameter whose state has another dtype)."""
+    def _multi_hyper(self, param):
+        """The hyperparameter part of param's multi-tensor key, or False when
+        param updates on its own (a master weight, or a state of another dtype).
+        The whole key (_update_many) is the learning-rate tensor's (dtype, place,
+        ratio), which stays when an LRScheduler changes the rate, then this part
+        (_hyper_key); parameters with equal keys update together."""
         if self._master_weight(param) is not None or \
                 optimizer_state_dtype(param.impl.dtype) is not param.impl.dtype:
-            return None
-        return (self._plan_of(param).lr_key,) + self._hyper_key(param)
+            return False
+        return self._hyper_key(param)
+
+    def _multi_hyper_kept(self) -> bool:
+        """Whether a plan may keep its _multi_hyper: True when the key reads only
+        what the plans rest on (settings, groups, the parameter's own
+        regularizer, dtype and multi_precision)."""
+        return True
 
     def _hyper_key(self, param) -> tuple:
         return ()
@@ -798,6 +823,10 @@ class AdamW(Adam):
             phi_api.adamw_(impl, grad, lr, m1, m2, b1p, b2p, master, beta1, beta2, epsilon, ratio, coeff,
                            with_decay, multi, lazy_mode)
         return run
+
+    def _multi_hyper_kept(self) -> bool:
+        # lr_ratio and apply_decay_param_fun are asked at every step (as its update does)
+        return self._lr_ratio is None and self._apply_decay_param_fun is None
 
     def _hyper_key(self, param) -> tuple:
         group = self._group_of.get(id(param))

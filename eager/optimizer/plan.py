@@ -12,6 +12,9 @@ small parameter. A :class:`ParamPlan` keeps the answers:
   (the parameter's DenseTensor, its accumulators, its master weight and the
   hyperparameters), made by the optimizer's ``_updater`` on the parameter's
   first update;
+- ``multi``: the hyperparameter part of the parameter's multi-tensor key
+  (``use_multi_tensor=True``; ``Optimizer._multi_hyper``), not kept when the
+  key calls a callable (AdamW's ``lr_ratio``, ``apply_decay_param_fun``);
 - ``lr_input``: the one-element learning-rate tensor for the rate ``lr`` times
   ``ratio`` (the optimizer's shared one for that dtype, device and ratio, see
   ``Optimizer._lr_input``).
@@ -42,10 +45,12 @@ class ParamPlan:
     are what it was made for; ``group_ratio`` is the group's learning-rate
     factor, or None when the parameter's ``optimize_attr`` gives it; ``lr``,
     ``ratio`` and ``lr_key`` are what ``lr_input`` was made for (``lr`` None:
-    not yet); ``run`` is None until the first update."""
+    not yet); ``run`` is None until the first update; ``multi`` is the
+    hyperparameter part of its multi-tensor key (False: it updates on its own),
+    None until the multi-tensor update asks (Optimizer._update_many)."""
 
     __slots__ = ("impl", "array", "own", "group_ratio", "regularizer", "lr", "ratio", "lr_key",
-                 "lr_input", "run")
+                 "lr_input", "run", "multi")
 
     def __init__(self, impl, own, group_ratio, regularizer):
         self.impl = impl
@@ -53,7 +58,7 @@ class ParamPlan:
         self.own = own
         self.group_ratio = group_ratio
         self.regularizer = regularizer
-        self.lr = self.ratio = self.lr_key = self.lr_input = self.run = None
+        self.lr = self.ratio = self.lr_key = self.lr_input = self.run = self.multi = None
 
     def holds(self, param, impl) -> bool:
         """Whether the plan is still param's (``impl``: param.impl, read by the caller)."""

@@ -70,7 +70,8 @@ def _checked_metas(op: str, names: tuple, tensors: tuple, attrs: tuple, infer_me
     and ``infer_meta(*tensors, *attrs, *metas)``; a PhiError is raised naming
     ``op`` and its arguments.
 
-    ``sgd_``, ``momentum_``, ``adam_`` and ``adamw_`` call this only for a call
+    ``sgd_``, ``momentum_``, ``adam_``, ``adamw_`` and the ops of ``_run_fused``
+    (adamax_, adagrad_, adadelta_, rmsprop_, lamb_) call this only for a call
     whose signature they do not remember: what the checks read, built inline
     as one flat tuple -- each tensor's type and its array's type, dtype and
     shape (None for a tensor not given), each attribute's type and value (1,
@@ -447,10 +448,35 @@ __all__ = ["FlatBuffer", "adam_", "adamw_", "flat_compatible", "momentum_", "sam
 from ..infermeta import optimizer as _imo  # noqa: E402
 
 
+_FUSED_SEEN = {op: KERNELS.signature_cache(op) for op in ("adamax_", "adagrad_", "adadelta_", "rmsprop_",
+                                                             "lamb_")}
+
+
 def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
-    metas = _checked_metas(op, names, tensors, attrs, infer_meta, len(outs))
-    p = tensors[0].array
-    KERNELS.dispatch_table(op)[type(p), p.dtype](*(_array(t) for t in tensors), *attrs)
+    """Checks (unless the host call's signature is remembered, see _checked_metas),
+    runs ``op``'s kernel on the tensors' arrays, verifies and bumps the outputs."""
+    cache = _FUSED_SEEN[op]
+    try:  # what the checks read, flat; a remembered host call passed them
+        signature = []
+        for t in tensors:
+            if t is None:
+                signature.append(None)
+            else:
+                a = t.array
+                signature += (type(t), type(a), a.dtype, a.shape)
+        signature = (*signature, *map(type, attrs), *attrs)
+        seen = cache.get(signature)
+    except (AttributeError, TypeError, PhiError):
+        signature = seen = None
+    if seen is not None:
+        kernel, metas = seen
+    else:
+        metas = _checked_metas(op, names, tensors, attrs, infer_meta, len(outs))
+        p = tensors[0].array
+        kernel = KERNELS.dispatch_table(op)[type(p), p.dtype]
+        if signature is not None and type(p) is np.ndarray:
+            cache.remember(signature, (kernel, metas))
+    kernel(*[None if t is None else t.array for t in tensors], *attrs)
     if FLAGS.check_infer_meta:
         verify_infer_meta(op, metas, [_array(t) for t in outs])
     return _bump_adam_outputs(outs)

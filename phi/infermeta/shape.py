@@ -93,8 +93,59 @@ def getitem_infer_meta(x, index, out) -> None:
     out.layout = x.layout
 
 
+# Calls of setitem_infer_meta that passed, by _setitem_signature (bounded: cleared when full).
+_SETITEM_PASSED: dict = {}
+_SETITEM_KEPT = 256
+
+
+def _setitem_signature(x, value, index):
+    """What setitem_infer_meta reads, as one hashable tuple: x's and value's dims
+    and dtypes, and each index item's type and value (a slice's fields with
+    their types: 1 and True, or 1 and 1.0, index differently). None when the
+    index is not a tuple or holds an array (or anything unhashable): such a call
+    is checked in full."""
+    if type(index) is not tuple:  # a list is a fancy index, not these items
+        return None
+    key = [tuple(x.dims), x.dtype, tuple(value.dims), value.dtype]
+    for item in index:
+        kind = type(item)
+        if kind is slice:
+            start, stop, step = item.start, item.stop, item.step
+            key += (slice, type(start), start, type(stop), stop, type(step), step)
+        elif kind is int or kind is bool or item is None or item is Ellipsis:
+            key += (kind, item)
+        else:
+            return None
+    return tuple(key)
+
+
 def setitem_infer_meta(x, value, index, out) -> None:
-    """x with x[index] = value: value must broadcast to x[index] and share x's dtype."""
+    """x with x[index] = value: value must broadcast to x[index] and share x's dtype.
+
+    A call whose index holds only ints, slices, None and Ellipsis is remembered
+    once it passed (_setitem_signature); a repeat of it (same dims, dtypes and
+    index) sets ``out`` without checking again. Anything else is checked in
+    full, with the same errors."""
+    try:
+        signature = _setitem_signature(x, value, index)
+        if signature is not None and signature in _SETITEM_PASSED:
+            out.dims, out.dtype, out.layout = tuple(x.dims), x.dtype, x.layout
+            return
+    except TypeError:  # an unhashable slice field: checked in full
+        signature = None
+    _check_setitem(x, value, index)
+    out.dims = tuple(x.dims)
+    out.dtype = x.dtype
+    out.layout = x.layout
+    if signature is not None:
+        if len(_SETITEM_PASSED) >= _SETITEM_KEPT:
+            _SETITEM_PASSED.clear()
+        _SETITEM_PASSED[signature] = True
+
+
+def _check_setitem(x, value, index) -> None:
+    """setitem_infer_meta's checks: the index fits x, value broadcasts to x[index]
+    and shares x's dtype."""
     target = indexed_dims("index", x.dims, index)
     if value.dtype is not x.dtype:
         raise InvalidArgumentError(
@@ -112,9 +163,6 @@ def setitem_infer_meta(x, value, index, out) -> None:
             f"argument 'value' of shape {list(value.dims)} cannot be broadcast to the indexed "
             f"region of shape {list(target)}"
         )
-    out.dims = tuple(x.dims)
-    out.dtype = x.dtype
-    out.layout = x.layout
 
 
 def setitem_grad_infer_meta(value, out_grad, x_grad, value_grad) -> None:

@@ -513,13 +513,18 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
     """
     xp = ctx.xp
     lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
+    if xp is np:  # 0-d operands (see _host_constants), the same values
+        c1, b1, b2, eps = _host_constants(moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+        lr_t = np.asarray(lr_t)
+    else:
+        c1, b1, b2, eps = 1.0 - beta1, beta1, beta2, epsilon
 
     def rule(p, g, moment, inf_norm, scratch):
-        xp.multiply(g, 1.0 - beta1, out=scratch)
-        xp.multiply(moment, beta1, out=moment)
+        xp.multiply(g, c1, out=scratch)
+        xp.multiply(moment, b1, out=moment)
         xp.add(moment, scratch, out=moment)
-        xp.multiply(inf_norm, beta2, out=inf_norm)
-        xp.add(inf_norm, epsilon, out=inf_norm)
+        xp.multiply(inf_norm, b2, out=inf_norm)
+        xp.add(inf_norm, eps, out=inf_norm)
         xp.abs(g, out=scratch)
         xp.maximum(inf_norm, scratch, out=inf_norm)
         xp.divide(moment, inf_norm, out=scratch)
@@ -538,13 +543,14 @@ def adagrad_(ctx, param, grad, moment, learning_rate, master_param, epsilon, mul
     if xp is not np:
         adagrad_step(xp, param, master_param, grad, moment, _operand(learning_rate, param), epsilon)
         return param, moment, master_param
-    lr = _scalar(learning_rate)
+    lr = _host_operand(learning_rate)  # 0-d operands (see _host_constants), the same values
+    eps, = _host_constants(moment.dtype, epsilon)
 
     def rule(p, g, moment, scratch):
         xp.multiply(g, g, out=scratch)
         xp.add(moment, scratch, out=moment)
         xp.sqrt(moment, out=scratch)
-        xp.add(scratch, epsilon, out=scratch)
+        xp.add(scratch, eps, out=scratch)
         xp.divide(g, scratch, out=scratch)
         xp.multiply(scratch, lr, out=scratch)
         xp.subtract(p, scratch, out=p)
@@ -564,21 +570,26 @@ def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_r
         param -= lr * update
     """
     xp = ctx.xp
-    lr = _scalar(learning_rate)
+    if xp is np:  # 0-d operands (see _host_constants), the same values
+        lr = _host_operand(learning_rate)
+        c, r, eps = _host_constants(avg_squared_grad.dtype, 1.0 - rho, rho, epsilon)
+    else:
+        lr = _scalar(learning_rate)
+        c, r, eps = 1.0 - rho, rho, epsilon
 
     def rule(p, g, avg_squared_grad, avg_squared_update, scratch, denom):
         xp.multiply(g, g, out=scratch)
-        xp.multiply(scratch, 1.0 - rho, out=scratch)
-        xp.multiply(avg_squared_grad, rho, out=avg_squared_grad)
+        xp.multiply(scratch, c, out=scratch)
+        xp.multiply(avg_squared_grad, r, out=avg_squared_grad)
         xp.add(avg_squared_grad, scratch, out=avg_squared_grad)
-        xp.add(avg_squared_grad, epsilon, out=denom)
-        xp.add(avg_squared_update, epsilon, out=scratch)
+        xp.add(avg_squared_grad, eps, out=denom)
+        xp.add(avg_squared_update, eps, out=scratch)
         xp.divide(scratch, denom, out=scratch)
         xp.sqrt(scratch, out=scratch)
         xp.multiply(scratch, g, out=scratch)          # update
         xp.multiply(scratch, scratch, out=denom)
-        xp.multiply(denom, 1.0 - rho, out=denom)
-        xp.multiply(avg_squared_update, rho, out=avg_squared_update)
+        xp.multiply(denom, c, out=denom)
+        xp.multiply(avg_squared_update, r, out=avg_squared_update)
         xp.add(avg_squared_update, denom, out=avg_squared_update)
         xp.multiply(scratch, lr, out=scratch)
         xp.subtract(p, scratch, out=p)
@@ -601,26 +612,31 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
         param -= moment
     """
     xp = ctx.xp
-    lr = _scalar(learning_rate)
+    if xp is np:  # 0-d operands (see _host_constants), the same values
+        lr = _host_operand(learning_rate)
+        c, rho, eps, mu = _host_constants(mean_square.dtype, 1.0 - decay, decay, epsilon, momentum)
+    else:
+        lr = _scalar(learning_rate)
+        c, rho, eps, mu = 1.0 - decay, decay, epsilon, momentum
 
     def rule(p, g, mean_square, moment, mean_grad, scratch):
         xp.multiply(g, g, out=scratch)
-        xp.multiply(scratch, 1.0 - decay, out=scratch)
-        xp.multiply(mean_square, decay, out=mean_square)
+        xp.multiply(scratch, c, out=scratch)
+        xp.multiply(mean_square, rho, out=mean_square)
         xp.add(mean_square, scratch, out=mean_square)
         if centered:
-            xp.multiply(g, 1.0 - decay, out=scratch)
-            xp.multiply(mean_grad, decay, out=mean_grad)
+            xp.multiply(g, c, out=scratch)
+            xp.multiply(mean_grad, rho, out=mean_grad)
             xp.add(mean_grad, scratch, out=mean_grad)
             xp.multiply(mean_grad, mean_grad, out=scratch)
             xp.subtract(mean_square, scratch, out=scratch)
-            xp.add(scratch, epsilon, out=scratch)
+            xp.add(scratch, eps, out=scratch)
         else:
-            xp.add(mean_square, epsilon, out=scratch)
+            xp.add(mean_square, eps, out=scratch)
         xp.sqrt(scratch, out=scratch)
         xp.divide(g, scratch, out=scratch)
         xp.multiply(scratch, lr, out=scratch)
-        xp.multiply(moment, momentum, out=moment)
+        xp.multiply(moment, mu, out=moment)
         xp.add(moment, scratch, out=moment)
         xp.subtract(p, moment, out=p)
 
@@ -642,19 +658,24 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     xp = ctx.xp
     p = _compute_array(param, master_param, moment1.dtype)
     g = _in_dtype(grad, p.dtype)
-    scratch = xp.multiply(g, 1.0 - beta1, out=xp.empty_like(g))  # an array for a 0-d param too
-    xp.multiply(moment1, beta1, out=moment1)
+    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
+    c1, b1, c2, b2, eps = 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon
+    d1, d2 = 1.0 - b1p, 1.0 - b2p
+    if xp is np:  # 0-d operands (see _host_constants), the same values
+        c1, b1, c2, b2, eps = _host_constants(moment1.dtype, c1, b1, c2, b2, eps)
+        d1, d2 = np.asarray(d1), np.asarray(d2)
+    scratch = xp.multiply(g, c1, out=xp.empty_like(g))  # an array for a 0-d param too
+    xp.multiply(moment1, b1, out=moment1)
     xp.add(moment1, scratch, out=moment1)
     xp.multiply(g, g, out=scratch)
-    xp.multiply(scratch, 1.0 - beta2, out=scratch)
-    xp.multiply(moment2, beta2, out=moment2)
+    xp.multiply(scratch, c2, out=scratch)
+    xp.multiply(moment2, b2, out=moment2)
     xp.add(moment2, scratch, out=moment2)
-    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
-    xp.divide(moment2, 1.0 - b2p, out=scratch)
+    xp.divide(moment2, d2, out=scratch)
     xp.sqrt(scratch, out=scratch)
-    xp.add(scratch, epsilon, out=scratch)
+    xp.add(scratch, eps, out=scratch)
     xp.divide(moment1, scratch, out=scratch)
-    xp.divide(scratch, 1.0 - b1p, out=scratch)
+    xp.divide(scratch, d1, out=scratch)
     if weight_decay:
         decay = xp.multiply(p, weight_decay)
         xp.add(scratch, decay, out=scratch)
