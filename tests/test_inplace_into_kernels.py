@@ -447,3 +447,24 @@ def test_set_value_from_a_host_array_is_one_copy_into_the_buffer(device):
     finally:
         tracemalloc.stop()
     np.testing.assert_array_equal(big.numpy(), fresh)
+
+
+@pytest.mark.parametrize("index,value_shape", [((0, 0), [1]), ((0, 0), [1, 1]), ((1,), [1, 1, 3]),
+                                               ((slice(0, 1), 2), [1, 1])])
+def test_a_value_with_extra_leading_ones_is_assigned_as_paddle_does(device, index, value_shape):
+    # InferMeta lets a value's leading size-1 dimensions drop (x[0, 0] = ones([1]));
+    # NumPy itself refuses a value of rank > 0 into one element.
+    x = eager.to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3), place=device)
+    value = np.full(value_shape, 7.0, np.float32)
+    ref = x.numpy().copy()
+    ref[index] = value.reshape(value.shape[value.ndim - ref[index].ndim:]) if ref[index].ndim else value.item()
+    x[index] = eager.to_tensor(value, place=device)
+    np.testing.assert_array_equal(x.numpy(), ref)
+    out = eager.zeros([2, 3])
+    out.stop_gradient = False
+    y = out * 1.0
+    v = eager.to_tensor(value, stop_gradient=False)
+    y[index] = v
+    y.sum().backward()
+    assert v.grad.shape == value_shape
+    np.testing.assert_array_equal(v.grad.numpy(), np.full(value_shape, ref[index].size / value.size))

@@ -32,6 +32,20 @@ def getitem_grad(ctx, x, out_grad, index):
     return x_grad
 
 
+def _without_leading_ones(value):
+    """value without its leading size-1 dimensions. InferMeta lets them drop, as
+    Paddle does (``x[0, 0] = ones([1])``); NumPy and CuPy drop them only down to the
+    indexed region's rank and refuse a value of rank > 0 into one element.
+    Broadcasting puts them back, so the assignment is the same."""
+    shape = value.shape
+    if not shape or shape[0] != 1:
+        return value
+    kept = 1
+    while kept < len(shape) and shape[kept] == 1:
+        kept += 1
+    return value.reshape(shape[kept:])
+
+
 @register_kernel("setitem", ALL_BACKENDS, ALL_TYPES)
 def setitem(ctx, x, value, index, *, into=None):
     """A copy of x with x[index] = value. With ``into`` x itself (the inplace op's
@@ -41,6 +55,7 @@ def setitem(ctx, x, value, index, *, into=None):
     copied first. Another ``into`` gets the new result written in."""
     xp = ctx.xp
     index = device_index(xp, index)
+    value = _without_leading_ones(value)
     if into is not x:
         out = x.copy()
         out[index] = value
