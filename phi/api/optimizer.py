@@ -211,7 +211,9 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
     return param, velocity, master_param
 
 
-def _bump_adam_outputs(outs) -> tuple:
+def _bumped(outs) -> tuple:
+    """``outs`` after bumping the version of each that is not None (the tensors an
+    optimizer op wrote)."""
     for tensor in outs:
         if tensor is not None:
             tensor.bump_version()
@@ -231,11 +233,35 @@ def _adam_signature(param, grad, learning_rate, moment1, moment2, beta1_pow, bet
             None if master_param is None else _tensor_key(master_param), *map(type, attrs), *attrs)
 
 
-def _bump_adam_outputs(outs) -> tuple:
-    for tensor in outs:
-        if tensor is not None:
-            tensor.bump_version()
-    return outs
+def _adam_family(op, seen_cache, dense_kernel, rows_kernel, infer_meta, tensors, attrs, lazy_mode):
+    """adam_'s and adamw_'s call: the remembered host signature or the full checks,
+    the kernel, the InferMeta check under the flag and the outputs' version bumps.
+    ``attrs`` are the op's attributes after master_param, in its order; lazy_mode is
+    read only for a SelectedRows gradient."""
+    param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param = tensors
+    try:  # a remembered host call passed the checks
+        signature = _adam_signature(*tensors, attrs)
+        seen = seen_cache.get(signature)
+    except (AttributeError, TypeError, PhiError):
+        signature = seen = None
+    lazy = {}
+    if seen is not None:
+        kernel, metas = seen
+        g = grad.array
+    else:
+        metas = _checked_metas(op, _ADAM_INPUTS, tensors, attrs, infer_meta, 6, rows_allowed=True)
+        p = param.array
+        kernel, g = _grad_input(grad, dense_kernel, rows_kernel, p)
+        if g is grad:
+            lazy["lazy_mode"] = bool(lazy_mode)
+        elif signature is not None and type(p) is np.ndarray:
+            seen_cache.remember(signature, (kernel, metas))
+    kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
+           beta2_pow.array, _array(master_param), *attrs, **lazy)
+    outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta(op, metas, [_array(t) for t in outs])
+    return _bumped(outs)
 
 
 def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
@@ -245,31 +271,9 @@ def adam_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
     returns them and master_param. See phi.kernels.optimizer._adam_update. A
     SelectedRows grad with ``lazy_mode`` moves only its rows (their moments
     too); without, it updates as its dense form would."""
-    tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    attrs = (beta1, beta2, epsilon, multi_precision)
-    try:  # a remembered host call passed the checks (lazy_mode is read only for a SelectedRows)
-        signature = _adam_signature(*tensors, attrs)
-        seen = _adam_seen.get(signature)
-    except (AttributeError, TypeError, PhiError):
-        signature = seen = None
-    lazy = {}
-    if seen is not None:
-        kernel, metas = seen
-        g = grad.array
-    else:
-        metas = _checked_metas("adam_", _ADAM_INPUTS, tensors, attrs, _im.adam_infer_meta, 6, rows_allowed=True)
-        p = param.array
-        kernel, g = _grad_input(grad, _adam_kernel, _adam_rows_kernel, p)
-        if g is grad:
-            lazy["lazy_mode"] = bool(lazy_mode)
-        elif signature is not None and type(p) is np.ndarray:
-            _adam_seen.remember(signature, (kernel, metas))
-    kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
-           beta2_pow.array, _array(master_param), beta1, beta2, epsilon, multi_precision, **lazy)
-    outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("adam_", metas, [_array(t) for t in outs])
-    return _bump_adam_outputs(outs)
+    return _adam_family("adam_", _adam_seen, _adam_kernel, _adam_rows_kernel, _im.adam_infer_meta,
+                        (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param),
+                        (beta1, beta2, epsilon, multi_precision), lazy_mode)
 
 
 def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param=None,
@@ -279,33 +283,9 @@ def adamw_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, m
     """Paddle's AdamW: adam_ after param *= 1 - learning_rate * lr_ratio * coeff
     (when with_decay), the step taken with learning_rate * lr_ratio. A
     SelectedRows grad with ``lazy_mode`` decays and moves only its rows."""
-    tensors = (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    attrs = (beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision)
-    try:  # a remembered host call passed the checks (lazy_mode is read only for a SelectedRows)
-        signature = _adam_signature(*tensors, attrs)
-        seen = _adamw_seen.get(signature)
-    except (AttributeError, TypeError, PhiError):
-        signature = seen = None
-    lazy = {}
-    if seen is not None:
-        kernel, metas = seen
-        g = grad.array
-    else:
-        metas = _checked_metas("adamw_", _ADAM_INPUTS, tensors, attrs, _im.adamw_infer_meta, 6,
-                               rows_allowed=True)
-        p = param.array
-        kernel, g = _grad_input(grad, _adamw_kernel, _adamw_rows_kernel, p)
-        if g is grad:
-            lazy["lazy_mode"] = bool(lazy_mode)
-        elif signature is not None and type(p) is np.ndarray:
-            _adamw_seen.remember(signature, (kernel, metas))
-    kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
-           beta2_pow.array, _array(master_param), beta1, beta2, epsilon, lr_ratio, coeff,
-           with_decay, multi_precision, **lazy)
-    outs = (param, moment1, moment2, beta1_pow, beta2_pow, master_param)
-    if FLAGS.check_infer_meta:
-        verify_infer_meta("adamw_", metas, [_array(t) for t in outs])
-    return _bump_adam_outputs(outs)
+    return _adam_family("adamw_", _adamw_seen, _adamw_kernel, _adamw_rows_kernel, _im.adamw_infer_meta,
+                        (param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param),
+                        (beta1, beta2, epsilon, lr_ratio, coeff, with_decay, multi_precision), lazy_mode)
 
 
 # -- multi-tensor storage ------------------------------------------------------------
@@ -479,7 +459,7 @@ def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple,
     kernel(*[None if t is None else t.array for t in tensors], *attrs)
     if FLAGS.check_infer_meta:
         verify_infer_meta(op, metas, [_array(t) for t in outs])
-    return _bump_adam_outputs(outs)
+    return _bumped(outs)
 
 
 def adamax_(param, grad, learning_rate, moment, inf_norm, beta1_pow, master_param=None,
