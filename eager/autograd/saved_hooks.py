@@ -7,18 +7,14 @@ to offload saved tensors, compress them, or count their bytes.
 """
 from __future__ import annotations
 
-import threading
-
 from ..tensor import Tensor
 from .meta import AutogradMeta
 from .tensor_wrapper import SavedInput, SavedOutput, TensorWrapper
+from .thread_state import THREAD
 
-
-class _HookState(threading.local):
-    stack: tuple = ()
-
-
-HOOKS = _HookState()
+# The thread-local hook stack, ``stack`` ((pack, unpack) pairs, innermost last); the
+# same object as grad mode's, so a recorded op reads one thread-local object.
+HOOKS = THREAD
 
 
 class saved_tensors_hooks:
