@@ -1,7 +1,7 @@
 """One thread-local object for the per-thread autograd switches a recorded op reads.
 
 Grad mode (``enabled`` and the ``saved`` modes of open ``with`` blocks), the name
-scope (``current``) and the saved-tensor hook stack (``stack``) all live on
+scope (``current``) and the saved-tensor hook stack (``pack_hooks``) all live on
 ``THREAD``; grad_mode.STATE, scope.SCOPE and saved_hooks.HOOKS are this same
 object under their old names, so every reader and writer keeps working.
 
@@ -29,7 +29,7 @@ class _ThreadState(threading.local):
         # thread: one no_grad() object may be entered from several threads at once.
         self.saved = []
         self.current = ()  # the name-scope path (scope)
-        self.stack = ()  # (pack_hook, unpack_hook) pairs, innermost last (saved_hooks)
+        self.pack_hooks = ()  # (pack_hook, unpack_hook) pairs, innermost last (saved_hooks)
 
 
 THREAD = _ThreadState()

@@ -311,7 +311,7 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
         node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -355,7 +355,7 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
         node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -401,7 +401,7 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -449,7 +449,7 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -502,7 +502,7 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
@@ -583,7 +583,7 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
@@ -666,7 +666,7 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
@@ -753,7 +753,7 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)

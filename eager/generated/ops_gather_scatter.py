@@ -523,7 +523,7 @@ def gather(x, index, axis=0, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -572,7 +572,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -607,7 +607,7 @@ def masked_fill(x, mask, value, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
@@ -671,7 +671,7 @@ def masked_select(x, mask, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
@@ -704,7 +704,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -772,7 +772,7 @@ def scatter_nd_add(x, index, updates, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -803,7 +803,7 @@ def scatter_nd(index, updates, shape, name=None):
         node.next_edges, node.scope = ((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -834,7 +834,7 @@ def gather_nd(x, index, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -871,17 +871,17 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = indices, indices.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.values = save_input(values)
         else:  # SavedInput(values) without the __init__ frame
             node.values = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = values, values.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
@@ -959,7 +959,7 @@ def index_add(x, index, value, axis=0, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
@@ -1106,7 +1106,7 @@ def masked_scatter(x, mask, value, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
@@ -1140,7 +1140,7 @@ def gather_grad(x, index, out_grad, axis, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
@@ -1191,7 +1191,7 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
         node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         arr_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.indices = _saved = _new(SavedInput)
@@ -1265,7 +1265,7 @@ def masked_select_grad(x, mask, out_grad, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
@@ -1375,7 +1375,7 @@ def gather_nd_grad(x, index, out_grad, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)

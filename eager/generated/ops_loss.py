@@ -328,7 +328,7 @@ def softmax(x, axis=-1, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
@@ -357,7 +357,7 @@ def log_softmax(x, axis=-1, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
@@ -397,7 +397,7 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -440,12 +440,12 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
@@ -498,7 +498,7 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -534,7 +534,7 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
         node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -567,7 +567,7 @@ def bce_loss(input, label, name=None):
         node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
@@ -604,7 +604,7 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
@@ -643,7 +643,7 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
         node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ), _ts["current"]
         loss._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.logits = save_input(logits)
             node.label = save_input(label)
             node.logits_length = save_input(logits_length)

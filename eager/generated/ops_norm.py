@@ -224,19 +224,19 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mean, mean.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)
@@ -286,19 +286,19 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
@@ -340,19 +340,19 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
@@ -391,19 +391,19 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, x.impl.version
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mean, mean.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)

@@ -305,7 +305,7 @@ def lstm_cell(x, h, c, weight_hh, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 2)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, c_out, gates, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.c = save_input(c)
             node.weight_hh = save_input(weight_hh)
@@ -354,7 +354,7 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, gates, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.weight_hh = save_input(weight_hh)
             node.gates = save_output(gates)
@@ -394,7 +394,7 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ), _ts["current"]
         h_out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.weight_hh = save_input(weight_hh)
             node.h_out = save_output(h_out)
@@ -451,35 +451,35 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 3)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, cs, gates, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h0, h0.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.c0 = save_input(c0)
         else:  # SavedInput(c0) without the __init__ frame
             node.c0 = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = c0, c0.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
         node.mask = None if mask is None else save_input(mask)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, _impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
             _saved.slot, _saved.version = hs._meta.slot, _impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.cs = save_output(cs)
         else:  # SavedOutput(cs, its slot) without the __init__ frames
             node.cs = _saved = _new(SavedOutput)
@@ -527,24 +527,24 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 2)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, gates, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h0, h0.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
         node.mask = None if mask is None else save_input(mask)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, _impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
@@ -587,24 +587,24 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
         if hs is not None:
             hs._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, )]
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = h0, h0.impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
         node.mask = None if mask is None else save_input(mask)
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = out._meta.slot, _impl.version
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)

@@ -275,7 +275,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -310,7 +310,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -361,7 +361,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -394,7 +394,7 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -426,7 +426,7 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
@@ -458,7 +458,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)

@@ -548,7 +548,7 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
         node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _grid_meta is None or _grid_meta.stop_gradient else edge_of(grid) if _grid_meta.node is None else (_grid_meta.node, _grid_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["stack"]:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.grid = save_input(grid)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
