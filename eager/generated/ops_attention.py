@@ -98,7 +98,7 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.p = p
         node.is_test = is_test
         node.mode = mode

@@ -316,9 +316,9 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -360,9 +360,9 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -406,9 +406,9 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -454,9 +454,9 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -508,11 +508,11 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -589,11 +589,11 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -672,11 +672,11 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -759,11 +759,11 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding

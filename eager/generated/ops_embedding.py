@@ -121,7 +121,7 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.weight = ((_array := weight.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.padding_idx = padding_idx
         node.sparse = sparse
@@ -158,7 +158,7 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse, name=None):
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.padding_idx = padding_idx
     if _anomaly.active:
         check_forward("embedding_grad", (weight_grad, ))

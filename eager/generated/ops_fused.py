@@ -103,9 +103,9 @@ def linear(x, weight, bias, name=None):
             node.weight = save_input(weight)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight, weight.impl.version
+            _saved.tensor, _saved.version = weight, 0 if (_c := weight.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("linear", (out, ))
     return out

@@ -527,7 +527,7 @@ def gather(x, index, axis=0, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("gather", (out, ))
@@ -576,7 +576,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -611,7 +611,7 @@ def masked_fill(x, mask, value, name=None):
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
@@ -675,7 +675,7 @@ def masked_select(x, mask, name=None):
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("masked_select", (out, ))
     return out
@@ -708,7 +708,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
@@ -776,7 +776,7 @@ def scatter_nd_add(x, index, updates, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
@@ -807,7 +807,7 @@ def scatter_nd(index, updates, shape, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
@@ -838,7 +838,7 @@ def gather_nd(x, index, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
     return out
@@ -875,18 +875,18 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.values = save_input(values)
         else:  # SavedInput(values) without the __init__ frame
             node.values = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = values, values.impl.version
+            _saved.tensor, _saved.version = values, 0 if (_c := values.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
@@ -963,7 +963,7 @@ def index_add(x, index, value, axis=0, name=None):
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
@@ -1110,7 +1110,7 @@ def masked_scatter(x, mask, value, name=None):
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
@@ -1144,7 +1144,7 @@ def gather_grad(x, index, out_grad, axis, name=None):
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("gather_grad", (x_grad, ))
@@ -1195,7 +1195,7 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -1269,7 +1269,7 @@ def masked_select_grad(x, mask, out_grad, name=None):
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("masked_select_grad", (x_grad, ))
     return x_grad
@@ -1379,7 +1379,7 @@ def gather_nd_grad(x, index, out_grad, name=None):
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("gather_nd_grad", (x_grad, ))
     return x_grad

@@ -622,9 +622,9 @@ def bmm(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("bmm", (out, ))
     return out
@@ -654,9 +654,9 @@ def dot(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("dot", (out, ))
     return out
@@ -686,9 +686,9 @@ def mv(x, vec, name=None):
             node.vec = save_input(vec)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.vec = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = vec, vec.impl.version
+            _saved.tensor, _saved.version = vec, 0 if (_c := vec.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("mv", (out, ))
     return out
@@ -718,9 +718,9 @@ def outer(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("outer", (out, ))
     return out
@@ -750,9 +750,9 @@ def inner(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("inner", (out, ))
     return out
@@ -783,9 +783,9 @@ def cross(x, y, axis=9, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("cross", (out, ))
@@ -816,9 +816,9 @@ def kron(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("kron", (out, ))
     return out
@@ -923,7 +923,7 @@ def matrix_power(x, n, name=None):
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.n = n
     if _anomaly.active:
         check_forward("matrix_power", (out, ))
@@ -951,7 +951,7 @@ def inverse(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("inverse", (out, ))
     return out
@@ -978,10 +978,10 @@ def det(x, name=None):
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("det", (out, ))
     return out
@@ -1007,7 +1007,7 @@ def slogdet(x, name=None):
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("slogdet", (out, ))
     return out
@@ -1038,12 +1038,12 @@ def solve(x, y, name=None):
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("solve", (out, ))
     return out
@@ -1071,7 +1071,7 @@ def cholesky(x, upper=False, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.upper = upper
     if _anomaly.active:
         check_forward("cholesky", (out, ))
@@ -1105,13 +1105,13 @@ def qr(x, mode='reduced', name=None):
             node.r = save_output(r)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.q = _saved = _new(SavedOutput)
             _saved._impl = _impl = q.impl
-            _saved.slot, _saved.version = q._meta.slot, _impl.version
+            _saved.slot, _saved.version = q._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
             node.r = _saved = _new(SavedOutput)
             _saved._impl = _impl = r.impl
-            _saved.slot, _saved.version = r._meta.slot, _impl.version
+            _saved.slot, _saved.version = r._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.mode = mode
     if _anomaly.active:
         check_forward("qr", (q, r, ))
@@ -1149,16 +1149,16 @@ def svd(x, full_matrices=False, name=None):
             node.vh = save_output(vh)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.u = _saved = _new(SavedOutput)
             _saved._impl = _impl = u.impl
-            _saved.slot, _saved.version = u._meta.slot, _impl.version
+            _saved.slot, _saved.version = u._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
             node.s = _saved = _new(SavedOutput)
             _saved._impl = _impl = s.impl
-            _saved.slot, _saved.version = s._meta.slot, _impl.version
+            _saved.slot, _saved.version = s._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
             node.vh = _saved = _new(SavedOutput)
             _saved._impl = _impl = vh.impl
-            _saved.slot, _saved.version = vh._meta.slot, _impl.version
+            _saved.slot, _saved.version = vh._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.full_matrices = full_matrices
     if _anomaly.active:
         check_forward("svd", (u, s, vh, ))
@@ -1192,10 +1192,10 @@ def eigh(x, UPLO='L', name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out_w = _saved = _new(SavedOutput)
             _saved._impl = _impl = out_w.impl
-            _saved.slot, _saved.version = out_w._meta.slot, _impl.version
+            _saved.slot, _saved.version = out_w._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
             node.out_v = _saved = _new(SavedOutput)
             _saved._impl = _impl = out_v.impl
-            _saved.slot, _saved.version = out_v._meta.slot, _impl.version
+            _saved.slot, _saved.version = out_v._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.UPLO = UPLO
     if _anomaly.active:
         check_forward("eigh", (out_w, out_v, ))
@@ -1225,10 +1225,10 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.rcond = rcond
         node.hermitian = hermitian
     if _anomaly.active:

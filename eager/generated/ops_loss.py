@@ -333,7 +333,7 @@ def softmax(x, axis=-1, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("softmax", (out, ))
@@ -362,7 +362,7 @@ def log_softmax(x, axis=-1, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("log_softmax", (out, ))
@@ -402,10 +402,10 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
-            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
+            _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.soft_label = soft_label
         node.use_softmax = use_softmax
         node.numeric_stable_mode = numeric_stable_mode
@@ -444,12 +444,12 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
         node.normalize = normalize
         node.ignore_index = ignore_index
@@ -503,10 +503,10 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
-            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
+            _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.ignore_index = ignore_index
         node.reduction = reduction
     if _anomaly.active:
@@ -539,9 +539,9 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.reduction = reduction
     if _anomaly.active:
         check_forward("fused_mse_loss", (out, ))
@@ -572,9 +572,9 @@ def bce_loss(input, label, name=None):
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("bce_loss", (out, ))
     return out
@@ -608,7 +608,7 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.weight = None if weight is None else save_input(weight)
         node.ignore_index = ignore_index
     if _anomaly.active:
@@ -650,13 +650,13 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
             node.labels_length = save_input(labels_length)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.logits = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = logits, logits.impl.version
+            _saved.tensor, _saved.version = logits, 0 if (_c := logits.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.logits_length = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = logits_length, logits_length.impl.version
+            _saved.tensor, _saved.version = logits_length, 0 if (_c := logits_length.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.labels_length = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = labels_length, labels_length.impl.version
+            _saved.tensor, _saved.version = labels_length, 0 if (_c := labels_length.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.blank = blank
         node.norm_by_times = norm_by_times
     if _anomaly.active:

@@ -295,9 +295,9 @@ def elementwise_pow(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("elementwise_pow", (out, ))
     return out
@@ -325,7 +325,7 @@ def clip(x, min=None, max=None, name=None):
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.min = min
         node.max = max
     if _anomaly.active:
@@ -696,9 +696,9 @@ def atan2(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("atan2", (out, ))
     return out
@@ -729,12 +729,12 @@ def hypot(x, y, name=None):
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("hypot", (out, ))
     return out
@@ -800,11 +800,11 @@ def lerp(x, y, weight, name=None):
             node.weight = save_input(weight)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight, weight.impl.version
+            _saved.tensor, _saved.version = weight, 0 if (_c := weight.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("lerp", (out, ))
     return out
@@ -868,9 +868,9 @@ def fmax(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("fmax", (out, ))
     return out
@@ -900,9 +900,9 @@ def fmin(x, y, name=None):
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("fmin", (out, ))
     return out

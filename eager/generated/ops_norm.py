@@ -228,19 +228,19 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mean, mean.impl.version
+            _saved.tensor, _saved.version = mean, 0 if (_c := mean.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = variance, variance.impl.version
+            _saved.tensor, _saved.version = variance, 0 if (_c := variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.begin_norm_axis = begin_norm_axis
     if _anomaly.active:
@@ -290,19 +290,19 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
+            _saved.tensor, _saved.version = saved_mean, 0 if (_c := saved_mean.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
+            _saved.tensor, _saved.version = saved_variance, 0 if (_c := saved_variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.momentum = momentum
         node.epsilon = epsilon
         node.data_format = data_format
@@ -344,19 +344,19 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
+            _saved.tensor, _saved.version = saved_mean, 0 if (_c := saved_mean.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
+            _saved.tensor, _saved.version = saved_variance, 0 if (_c := saved_variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.data_format = data_format
     if _anomaly.active:
@@ -395,19 +395,19 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mean, mean.impl.version
+            _saved.tensor, _saved.version = mean, 0 if (_c := mean.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = variance, variance.impl.version
+            _saved.tensor, _saved.version = variance, 0 if (_c := variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.groups = groups
         node.data_format = data_format

@@ -305,7 +305,7 @@ def max_pool2d_with_index(x, kernel_size, strides=(1, 1), paddings=(0, 0), paddi
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -385,7 +385,7 @@ def max_pool3d_with_index(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0),
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -529,7 +529,7 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings
@@ -658,7 +658,7 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.kernel_size = kernel_size
         node.strides = strides
         node.paddings = paddings

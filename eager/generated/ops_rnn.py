@@ -312,14 +312,14 @@ def lstm_cell(x, h, c, weight_hh, name=None):
             node.gates = save_output(gates)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.c = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = c, c.impl.version
+            _saved.tensor, _saved.version = c, 0 if (_c := c.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("lstm_cell", (h_out, c_out, gates, ))
     return h_out, c_out
@@ -360,12 +360,12 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
             node.gates = save_output(gates)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("gru_cell", (h_out, gates, ))
     return h_out
@@ -400,12 +400,12 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
             node.h_out = save_output(h_out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.h_out = _saved = _new(SavedOutput)
             _saved._impl = _impl = h_out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
     if _anomaly.active:
         check_forward("simple_rnn_cell", (h_out, ))
@@ -455,36 +455,36 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.c0 = save_input(c0)
         else:  # SavedInput(c0) without the __init__ frame
             node.c0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = c0, c0.impl.version
+            _saved.tensor, _saved.version = c0, 0 if (_c := c0.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.cs = save_output(cs)
         else:  # SavedOutput(cs, its slot) without the __init__ frames
             node.cs = _saved = _new(SavedOutput)
             _saved._impl = _impl = cs.impl
-            _saved.slot, _saved.version = cs._meta.slot, _impl.version
+            _saved.slot, _saved.version = cs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
     if _anomaly.active:
         check_forward("lstm_sequence", (out, hs, cs, gates, ))
@@ -531,25 +531,25 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
     if _anomaly.active:
         check_forward("gru_sequence", (out, hs, gates, ))
@@ -591,25 +591,25 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
+            _saved.slot, _saved.version = out._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
         node.is_reverse = is_reverse
     if _anomaly.active:

@@ -279,7 +279,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.k = k
         node.axis = axis
         node.largest = largest
@@ -314,7 +314,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.descending = descending
         node.stable = stable
@@ -365,7 +365,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.k = k
         node.axis = axis
         node.keepdim = keepdim
@@ -398,7 +398,7 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -430,7 +430,7 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -462,7 +462,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:

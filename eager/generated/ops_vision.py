@@ -553,9 +553,9 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
             node.grid = save_input(grid)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grid = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = grid, grid.impl.version
+            _saved.tensor, _saved.version = grid, 0 if (_c := grid.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mode = mode
         node.padding_mode = padding_mode
         node.align_corners = align_corners
