@@ -27,8 +27,8 @@ import eager  # noqa: E402
 from eager.autograd import engine  # noqa: E402
 from eager.autograd.meta import AutogradMeta  # noqa: E402
 from eager.autograd.node import GradNodeBase  # noqa: E402
-from eager.autograd.scope import SCOPE  # noqa: E402
 from eager.autograd.tensor_wrapper import SavedOutput  # noqa: E402
+from eager.autograd.thread_state import THREAD  # noqa: E402
 from eager.generated import ops_elementwise  # noqa: E402
 from phi import infermeta  # noqa: E402
 from phi.api import generated_api  # noqa: E402
@@ -57,7 +57,7 @@ def pieces():
     g = dict(G=generated_api, im=infermeta, tanh_grad=tanh_grad, scale=scale, scale_grad=scale_grad,
              out=out, buf=buf, MetaTensor=MetaTensor, DenseTensor=DenseTensor, np=np,
              x=x, y=y, xa=xa, ya=ya, on=on, off=off, b=b, seen=seen, eager=eager,
-             new=object.__new__, AddGradNode=ops_elementwise.AddGradNode, SCOPE=SCOPE,
+             new=object.__new__, AddGradNode=ops_elementwise.AddGradNode, THREAD=THREAD, ts=THREAD.__dict__,
              AutogradMeta=AutogradMeta, SavedOutput=SavedOutput, recorded=recorded, ndarray=np.ndarray,
              zero_node=zero_node, owned=owned)
     return {
@@ -75,8 +75,11 @@ def pieces():
         "eager a * 0.5, recording on": "on * 0.5",
         "eager 0.5 * a, recording on (reflected)": "0.5 * on",
         # what recording adds, piece by piece, as the generated code writes it
+        # grad mode, name scope and pack hooks: one thread-local read, then its dict
+        "thread state (THREAD.__dict__, 3 keys)": (
+            "t = THREAD.__dict__; t['enabled']; t['current']; t['pack_hooks']"),
         "grad node (object.__new__, edges, scope)": (
-            "n = new(AddGradNode); n.next_edges, n.scope = ((None,), (None,)), SCOPE.current"),
+            "n = new(AddGradNode); n.next_edges, n.scope = ((None,), (None,)), ts['current']"),
         "AutogradMeta of the output": "m = new(AutogradMeta); m.node, m.slot, m.stop_gradient = None, 0, False",
         "shape-only save (spec tuple)": (
             "s = ((a := x.array).shape, a.dtype, 'cpu' if type(a) is ndarray else a.device)"),
@@ -86,7 +89,8 @@ def pieces():
         "scale_grad kernel, into the gradient": "scale_grad(buf, 0.5, into=buf)",
         "tanh grad node apply_into (checks + kernel)": "zero_node.apply_into(owned)",
         "saved output (SavedOutput in line)": (
-            "s = new(SavedOutput); s._impl = i = recorded.impl; s.slot, s.version = 0, i.version"),
+            "s = new(SavedOutput); s._impl = i = recorded.impl; "
+            "s.slot, s.version = 0, 0 if (c := i.version_counter) is None else c.value"),
     }, g
 
 

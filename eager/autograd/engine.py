@@ -82,27 +82,38 @@ def _ordinal(i: int) -> str:
 
 def _count_dependencies(roots) -> dict:
     """node -> number of edges into it from nodes reachable from the roots (a
-    root no edge reaches has 0: it is ready at once)."""
+    root no edge reaches has 0: it is ready at once).
+
+    The node an edge reached first goes next without a trip through the stack
+    (the others found at that node are pushed), so a chain is counted in one
+    inner loop: no push and pop per node."""
     dependencies = dict.fromkeys(roots, 0)  # a root is on the stack already
     get = dependencies.get
     stack = list(dependencies)
     push, pop = stack.append, stack.pop
     while stack:
         node = pop()
-        if node.single_edge_slots:  # one edge per slot: unpacked, no inner loop
-            edges = node.next_edges
-        else:
-            edges = [(edge,) for slot in node.next_edges for edge in slot]
-        for (edge,) in edges:
-            if edge is None:
-                continue
-            nxt = edge[0]
-            count = get(nxt)
-            if count is None:
-                dependencies[nxt] = 1
-                push(nxt)
+        while True:
+            if node.single_edge_slots:  # one edge per slot: unpacked, no inner loop
+                edges = node.next_edges
             else:
-                dependencies[nxt] = count + 1
+                edges = [(edge,) for slot in node.next_edges for edge in slot]
+            following = None  # a node first reached from this one, counted next
+            for (edge,) in edges:
+                if edge is None:
+                    continue
+                nxt = edge[0]
+                count = get(nxt)
+                if count is None:
+                    dependencies[nxt] = 1
+                    if following is not None:
+                        push(following)
+                    following = nxt
+                else:
+                    dependencies[nxt] = count + 1
+            if following is None:
+                break
+            node = following
     return dependencies
 
 

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 
+from .thread_state import THREAD
 
-class _GradState(threading.local):
-    # Class attributes are each thread's defaults: a new thread starts recording.
-    enabled = True
-
-    def __init__(self):
-        # The modes to restore, one per open `with` block of this thread: one
-        # no_grad() object may be entered from several threads at once.
-        self.saved = []
-
-
-STATE = _GradState()
+# The thread-local grad mode: ``enabled``, and ``saved`` (the modes to restore, one per
+# open `with` block of this thread). Shared with the name scope and the saved-tensor
+# hooks, so a recorded op reads one thread-local object (see thread_state).
+STATE = THREAD
 
 
 def is_grad_enabled() -> bool:

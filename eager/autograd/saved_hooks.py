@@ -7,18 +7,14 @@ to offload saved tensors, compress them, or count their bytes.
 """
 from __future__ import annotations
 
-import threading
-
 from ..tensor import Tensor
 from .meta import AutogradMeta
 from .tensor_wrapper import SavedInput, SavedOutput, TensorWrapper
+from .thread_state import THREAD
 
-
-class _HookState(threading.local):
-    stack: tuple = ()
-
-
-HOOKS = _HookState()
+# The thread-local hook stack, ``pack_hooks`` ((pack, unpack) pairs, innermost last); the
+# same object as grad mode's, so a recorded op reads one thread-local object.
+HOOKS = THREAD
 
 
 class saved_tensors_hooks:
@@ -41,11 +37,11 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
-        HOOKS.stack = HOOKS.stack + ((self.pack_hook, self.unpack_hook),)
+        HOOKS.pack_hooks = HOOKS.pack_hooks + ((self.pack_hook, self.unpack_hook),)
         return self
 
     def __exit__(self, *exc):
-        HOOKS.stack = HOOKS.stack[:-1]
+        HOOKS.pack_hooks = HOOKS.pack_hooks[:-1]
         return False
 
 
@@ -56,7 +52,7 @@ class PackedSaved(TensorWrapper):
                  "_shape", "_dtype", "_nbytes")
 
     def __init__(self, tensor, slot, is_output: bool):
-        pack_hook, self.unpack_hook = HOOKS.stack[-1]
+        pack_hook, self.unpack_hook = HOOKS.pack_hooks[-1]
         impl = tensor.impl
         if impl.version_counter is None:
             impl.bump_version()  # make a counter, so later inplace ops are seen
@@ -117,7 +113,7 @@ class PackedSaved(TensorWrapper):
 
 def save_input(tensor):
     """What a grad node keeps of a forward input its backward op reads."""
-    if HOOKS.stack:
+    if HOOKS.pack_hooks:
         return PackedSaved(tensor, None, False)
     return SavedInput(tensor)
 
@@ -126,7 +122,7 @@ def save_output(tensor):
     """What a grad node keeps of one of its own forward outputs (whose history,
     the node and its gradient slot, is already set)."""
     slot = tensor._meta.slot
-    if HOOKS.stack:
+    if HOOKS.pack_hooks:
         return PackedSaved(tensor, slot, True)
     return SavedOutput(tensor, slot)
 

@@ -5,14 +5,11 @@ thread-local stack; each grad node made inside remembers the tuple of names.
 """
 from __future__ import annotations
 
-import threading
+from .thread_state import THREAD
 
-
-class _ScopeState(threading.local):
-    current: tuple = ()
-
-
-SCOPE = _ScopeState()
+# The thread-local name-scope path, ``current`` (a tuple of names); the same object as
+# grad mode's, so a recorded op reads one thread-local object (see thread_state).
+SCOPE = THREAD
 
 
 class name_scope:

@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -306,19 +305,20 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
     out.impl, out._meta, out._name = _phi.conv2d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
     _input_meta = input._meta
     _filter_meta = filter._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
         node = _new(Conv2dGradNode)  # Conv2dGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -349,19 +349,20 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
     out.impl, out._meta, out._name = _phi.conv3d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
     _input_meta = input._meta
     _filter_meta = filter._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
         node = _new(Conv3dGradNode)  # Conv3dGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -394,19 +395,20 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
     out.impl, out._meta, out._name = _phi.conv2d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
     _x_meta = x._meta
     _filter_meta = filter._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
         node = _new(Conv2dTransposeGradNode)  # Conv2dTransposeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -441,19 +443,20 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
     out.impl, out._meta, out._name = _phi.conv3d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
     _x_meta = x._meta
     _filter_meta = filter._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient)):
         node = _new(Conv3dTransposeGradNode)  # Conv3dTransposeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -490,25 +493,26 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     _input_meta = input._meta
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(Conv2dDoubleGradNode)  # Conv2dDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -570,25 +574,26 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     _input_meta = input._meta
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(Conv3dDoubleGradNode)  # Conv3dDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         if input_grad is not None:
             input_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (input_grad, filter_grad, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.padding_algorithm = padding_algorithm
@@ -652,25 +657,26 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     _x_meta = x._meta
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(Conv2dTransposeDoubleGradNode)  # Conv2dTransposeDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding
@@ -738,25 +744,26 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     _x_meta = x._meta
     _filter_meta = filter._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_filter_meta is not None and not _filter_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(Conv3dTransposeDoubleGradNode)  # Conv3dTransposeDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _filter_meta is None or _filter_meta.stop_gradient else edge_of(filter) if _filter_meta.node is None else (_filter_meta.node, _filter_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         if x_grad is not None:
             x_grad._meta = AutogradMeta(node, 0)
         if filter_grad is not None:
             filter_grad._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (x_grad, filter_grad, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.filter = save_input(filter)
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.filter = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = filter, filter.impl.version
+            _saved.tensor, _saved.version = filter, 0 if (_c := filter.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.strides = strides
         node.paddings = paddings
         node.output_padding = output_padding

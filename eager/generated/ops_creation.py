@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -485,9 +484,10 @@ def tril(x, diagonal=0, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tril(x.impl, diagonal), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TrilGradNode)  # TrilGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
@@ -535,9 +535,10 @@ def triu(x, diagonal=0, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.triu(x.impl, diagonal), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TriuGradNode)  # TriuGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
@@ -586,9 +587,10 @@ def diag(x, offset=0, padding_value=0, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diag(x.impl, offset, padding_value), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DiagGradNode)  # DiagGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -609,9 +611,10 @@ def diagflat(x, offset=0, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diagflat(x.impl, offset), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DiagflatGradNode)  # DiagflatGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -634,9 +637,10 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diag_embed(input.impl, offset, dim1, dim2), None, None
     _input_meta = input._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient)):
         node = _new(DiagEmbedGradNode)  # DiagEmbedGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -655,9 +659,10 @@ def meshgrid(x, name=None):
     """
     x = check_tensor_list("meshgrid", "x", x, Tensor)
     out = [Tensor(t) for t in _phi.meshgrid([t.impl for t in x])]
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = _new(MeshgridGradNode)  # MeshgridGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _scope.current
+        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _ts["current"]
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.x = SavedList([SavedShape(t) for t in x])
@@ -677,9 +682,10 @@ def fill(x, value, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fill(x.impl, value), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(FillGradNode)  # FillGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -724,9 +730,10 @@ def zero(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.zero(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ZeroGradNode)  # ZeroGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -773,9 +780,10 @@ def complex(real, imag, name=None):
     out.impl, out._meta, out._name = _phi.complex(real.impl, imag.impl), None, None
     _real_meta = real._meta
     _imag_meta = imag._meta
-    if _grad_state.enabled and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient)):
         node = _new(ComplexGradNode)  # ComplexGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -919,9 +927,10 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
     _real_meta = real._meta
     _imag_meta = imag._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_real_meta is not None and not _real_meta.stop_gradient) or (_imag_meta is not None and not _imag_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(ComplexDoubleGradNode)  # ComplexDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _real_meta is None or _real_meta.stop_gradient else edge_of(real) if _real_meta.node is None else (_real_meta.node, _real_meta.slot),), (None if _imag_meta is None or _imag_meta.stop_gradient else edge_of(imag) if _imag_meta.node is None else (_imag_meta.node, _imag_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         if real_grad is not None:
             real_grad._meta = AutogradMeta(node, 0)
         if imag_grad is not None:

@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -517,17 +516,18 @@ def gather(x, index, axis=0, name=None):
     out.impl, out._meta, out._name = _phi.gather(x.impl, index.impl, axis), None, None
     _x_meta = x._meta
     _index_meta = index._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
         node = _new(GatherGradNode)  # GatherGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("gather", (out, ))
@@ -565,17 +565,18 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     out.impl, out._meta, out._name = _phi.take_along_axis(arr.impl, indices.impl, axis, broadcast), None, None
     _arr_meta = arr._meta
     _indices_meta = indices._meta
-    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient)):
         node = _new(TakeAlongAxisGradNode)  # TakeAlongAxisGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -599,17 +600,18 @@ def masked_fill(x, mask, value, name=None):
     _x_meta = x._meta
     _mask_meta = mask._meta
     _value_meta = value._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
         node = _new(MaskedFillGradNode)  # MaskedFillGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_fill", (out, ))
@@ -662,17 +664,18 @@ def masked_select(x, mask, name=None):
     out.impl, out._meta, out._name = _phi.masked_select(x.impl, mask.impl), None, None
     _x_meta = x._meta
     _mask_meta = mask._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
         node = _new(MaskedSelectGradNode)  # MaskedSelectGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("masked_select", (out, ))
     return out
@@ -695,16 +698,17 @@ def scatter(x, index, updates, overwrite=True, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     _updates_meta = updates._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
         node = _new(ScatterGradNode)  # ScatterGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
     if _anomaly.active:
@@ -762,16 +766,17 @@ def scatter_nd_add(x, index, updates, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     _updates_meta = updates._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
         node = _new(ScatterNdAddGradNode)  # ScatterNdAddGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd_add", (out, ))
@@ -792,16 +797,17 @@ def scatter_nd(index, updates, shape, name=None):
     out.impl, out._meta, out._name = _phi.scatter_nd(index.impl, updates.impl, shape), None, None
     _index_meta = index._meta
     _updates_meta = updates._meta
-    if _grad_state.enabled and ((_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_index_meta is not None and not _index_meta.stop_gradient) or (_updates_meta is not None and not _updates_meta.stop_gradient)):
         node = _new(ScatterNdGradNode)  # ScatterNdGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _updates_meta is None or _updates_meta.stop_gradient else edge_of(updates) if _updates_meta.node is None else (_updates_meta.node, _updates_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("scatter_nd", (out, ))
@@ -821,17 +827,18 @@ def gather_nd(x, index, name=None):
     out.impl, out._meta, out._name = _phi.gather_nd(x.impl, index.impl), None, None
     _x_meta = x._meta
     _index_meta = index._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient)):
         node = _new(GatherNdGradNode)  # GatherNdGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("gather_nd", (out, ))
     return out
@@ -857,28 +864,29 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
     _arr_meta = arr._meta
     _indices_meta = indices._meta
     _values_meta = values._meta
-    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_values_meta is not None and not _values_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_values_meta is not None and not _values_meta.stop_gradient)):
         node = _new(PutAlongAxisGradNode)  # PutAlongAxisGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _values_meta is None or _values_meta.stop_gradient else edge_of(values) if _values_meta.node is None else (_values_meta.node, _values_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.arr = ((_array := arr.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.values = save_input(values)
         else:  # SavedInput(values) without the __init__ frame
             node.values = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = values, values.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = values, 0 if (_c := values.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
@@ -945,16 +953,17 @@ def index_add(x, index, value, axis=0, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     _value_meta = value._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
         node = _new(IndexAddGradNode)  # IndexAddGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
     if _anomaly.active:
@@ -1025,9 +1034,10 @@ def index_put(x, indices, value, accumulate=False, name=None):
     out.impl, out._meta, out._name = _phi.index_put(x.impl, [t.impl for t in indices], value.impl, accumulate), None, None
     _x_meta = x._meta
     _value_meta = value._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (_value_meta is not None and not _value_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (_value_meta is not None and not _value_meta.stop_gradient)):
         node = _new(IndexPutGradNode)  # IndexPutGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), tuple([edge_of(t) for t in indices]), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -1089,17 +1099,18 @@ def masked_scatter(x, mask, value, name=None):
     _x_meta = x._meta
     _mask_meta = mask._meta
     _value_meta = value._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_value_meta is not None and not _value_meta.stop_gradient)):
         node = _new(MaskedScatterGradNode)  # MaskedScatterGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _value_meta is None or _value_meta.stop_gradient else edge_of(value) if _value_meta.node is None else (_value_meta.node, _value_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
@@ -1123,16 +1134,17 @@ def gather_grad(x, index, out_grad, axis, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(GatherDoubleGradNode)  # GatherDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("gather_grad", (x_grad, ))
@@ -1173,16 +1185,17 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
     _arr_meta = arr._meta
     _indices_meta = indices._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_arr_meta is not None and not _arr_meta.stop_gradient) or (_indices_meta is not None and not _indices_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(TakeAlongAxisDoubleGradNode)  # TakeAlongAxisDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _arr_meta is None or _arr_meta.stop_gradient else edge_of(arr) if _arr_meta.node is None else (_arr_meta.node, _arr_meta.slot),), (None if _indices_meta is None or _indices_meta.stop_gradient else edge_of(indices) if _indices_meta.node is None else (_indices_meta.node, _indices_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         arr_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
     if _anomaly.active:
@@ -1246,16 +1259,17 @@ def masked_select_grad(x, mask, out_grad, name=None):
     _x_meta = x._meta
     _mask_meta = mask._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(MaskedSelectDoubleGradNode)  # MaskedSelectDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mask = save_input(mask)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mask, mask.impl.version
+            _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("masked_select_grad", (x_grad, ))
     return x_grad
@@ -1355,16 +1369,17 @@ def gather_nd_grad(x, index, out_grad, name=None):
     _x_meta = x._meta
     _index_meta = index._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_index_meta is not None and not _index_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(GatherNdDoubleGradNode)  # GatherNdDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _index_meta is None or _index_meta.stop_gradient else edge_of(index) if _index_meta.node is None else (_index_meta.node, _index_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.index = save_input(index)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = index, index.impl.version
+            _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("gather_nd_grad", (x_grad, ))
     return x_grad

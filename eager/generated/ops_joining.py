@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -143,9 +142,10 @@ def concat(x, axis=0, name=None):
     axis = to_int(axis, "concat", "axis")
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.concat([t.impl for t in x], axis), None, None
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = _new(ConcatGradNode)  # ConcatGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _scope.current
+        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
@@ -164,9 +164,10 @@ def stack(x, axis=0, name=None):
     axis = to_int(axis, "stack", "axis")
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.stack([t.impl for t in x], axis), None, None
-    if _grad_state.enabled and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
         node = _new(StackGradNode)  # StackGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _scope.current
+        node.next_edges, node.scope = (tuple([edge_of(t) for t in x]), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
@@ -187,9 +188,10 @@ def split(x, num_or_sections, axis=0, name=None):
     axis = to_int(axis, "split", "axis")
     out = [Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SplitGradNode)  # SplitGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
@@ -210,9 +212,10 @@ def unbind(x, axis=0, name=None):
     axis = to_int(axis, "unbind", "axis")
     out = [Tensor(t) for t in _phi.unbind(x.impl, axis)]
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(UnbindGradNode)  # UnbindGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis

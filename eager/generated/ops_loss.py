@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -323,17 +322,18 @@ def softmax(x, axis=-1, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.softmax(x.impl, axis), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SoftmaxGradNode)  # SoftmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("softmax", (out, ))
@@ -351,17 +351,18 @@ def log_softmax(x, axis=-1, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log_softmax(x.impl, axis), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(LogSoftmaxGradNode)  # LogSoftmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
     if _anomaly.active:
         check_forward("log_softmax", (out, ))
@@ -387,23 +388,24 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
     loss = None if loss is None else Tensor(loss)
     _logits_meta = logits._meta
     _label_meta = label._meta
-    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
         node = _new(CrossEntropyWithSoftmaxGradNode)  # CrossEntropyWithSoftmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
-            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
+            _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.soft_label = soft_label
         node.use_softmax = use_softmax
         node.numeric_stable_mode = numeric_stable_mode
@@ -432,21 +434,22 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
     _x_meta = x._meta
     _label_meta = label._meta
     _pos_weight_meta = None if pos_weight is None else pos_weight._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_pos_weight_meta is not None and not _pos_weight_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_pos_weight_meta is not None and not _pos_weight_meta.stop_gradient)):
         node = _new(SigmoidCrossEntropyWithLogitsGradNode)  # SigmoidCrossEntropyWithLogitsGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _pos_weight_meta is None or _pos_weight_meta.stop_gradient else edge_of(pos_weight) if _pos_weight_meta.node is None else (_pos_weight_meta.node, _pos_weight_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
         node.normalize = normalize
         node.ignore_index = ignore_index
@@ -486,23 +489,24 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
     loss = None if loss is None else Tensor(loss)
     _logits_meta = logits._meta
     _label_meta = label._meta
-    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
         node = _new(FusedSoftmaxCrossEntropyGradNode)  # FusedSoftmaxCrossEntropyGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         if softmax is not None:
             softmax._meta = AutogradMeta(node, 0)
         if loss is not None:
             loss._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (softmax, loss, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
             node.softmax = save_output(softmax)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.softmax = _saved = _new(SavedOutput)
             _saved._impl = _impl = softmax.impl
-            _saved.slot, _saved.version = softmax._meta.slot, _impl.version
+            _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.ignore_index = ignore_index
         node.reduction = reduction
     if _anomaly.active:
@@ -524,19 +528,20 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
     out.impl, out._meta, out._name = _phi.fused_mse_loss(input.impl, label.impl, reduction), None, None
     _input_meta = input._meta
     _label_meta = label._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
         node = _new(FusedMseLossGradNode)  # FusedMseLossGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.reduction = reduction
     if _anomaly.active:
         check_forward("fused_mse_loss", (out, ))
@@ -556,19 +561,20 @@ def bce_loss(input, label, name=None):
     out.impl, out._meta, out._name = _phi.bce_loss(input.impl, label.impl), None, None
     _input_meta = input._meta
     _label_meta = label._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient)):
         node = _new(BceLossGradNode)  # BceLossGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.input = save_input(input)
             node.label = save_input(label)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.input = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = input, input.impl.version
+            _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("bce_loss", (out, ))
     return out
@@ -591,17 +597,18 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
     _input_meta = input._meta
     _label_meta = label._meta
     _weight_meta = None if weight is None else weight._meta
-    if _grad_state.enabled and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_input_meta is not None and not _input_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
         node = _new(NllLossGradNode)  # NllLossGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _input_meta is None or _input_meta.stop_gradient else edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.input = ((_array := input.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.label = save_input(label)
         else:  # SavedInput(label) without the __init__ frame
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.weight = None if weight is None else save_input(weight)
         node.ignore_index = ignore_index
     if _anomaly.active:
@@ -630,25 +637,26 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
     _label_meta = label._meta
     _logits_length_meta = logits_length._meta
     _labels_length_meta = labels_length._meta
-    if _grad_state.enabled and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_logits_length_meta is not None and not _logits_length_meta.stop_gradient) or (_labels_length_meta is not None and not _labels_length_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_logits_meta is not None and not _logits_meta.stop_gradient) or (_label_meta is not None and not _label_meta.stop_gradient) or (_logits_length_meta is not None and not _logits_length_meta.stop_gradient) or (_labels_length_meta is not None and not _labels_length_meta.stop_gradient)):
         node = _new(WarpctcGradNode)  # WarpctcGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _logits_meta is None or _logits_meta.stop_gradient else edge_of(logits) if _logits_meta.node is None else (_logits_meta.node, _logits_meta.slot),), (None if _label_meta is None or _label_meta.stop_gradient else edge_of(label) if _label_meta.node is None else (_label_meta.node, _label_meta.slot),), (None if _logits_length_meta is None or _logits_length_meta.stop_gradient else edge_of(logits_length) if _logits_length_meta.node is None else (_logits_length_meta.node, _logits_length_meta.slot),), (None if _labels_length_meta is None or _labels_length_meta.stop_gradient else edge_of(labels_length) if _labels_length_meta.node is None else (_labels_length_meta.node, _labels_length_meta.slot),), ), _ts["current"]
         loss._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.logits = save_input(logits)
             node.label = save_input(label)
             node.logits_length = save_input(logits_length)
             node.labels_length = save_input(labels_length)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.logits = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = logits, logits.impl.version
+            _saved.tensor, _saved.version = logits, 0 if (_c := logits.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = label, label.impl.version
+            _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.logits_length = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = logits_length, logits_length.impl.version
+            _saved.tensor, _saved.version = logits_length, 0 if (_c := logits_length.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.labels_length = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = labels_length, labels_length.impl.version
+            _saved.tensor, _saved.version = labels_length, 0 if (_c := labels_length.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.blank = blank
         node.norm_by_times = norm_by_times
     if _anomaly.active:

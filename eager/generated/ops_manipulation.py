@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -254,9 +253,10 @@ def reshape(x, shape, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.reshape(x.impl, shape), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ReshapeGradNode)  # ReshapeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -277,9 +277,10 @@ def transpose(x, perm, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.transpose(x.impl, perm), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TransposeGradNode)  # TransposeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.perm = perm
@@ -300,9 +301,10 @@ def cast(x, dtype, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cast(x.impl, dtype), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CastGradNode)  # CastGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -322,9 +324,10 @@ def squeeze(x, axis=None, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.squeeze(x.impl, axis), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SqueezeGradNode)  # SqueezeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -345,9 +348,10 @@ def unsqueeze(x, axis, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.unsqueeze(x.impl, axis), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(UnsqueezeGradNode)  # UnsqueezeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -369,9 +373,10 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.flatten(x.impl, start_axis, stop_axis), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(FlattenGradNode)  # FlattenGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
@@ -391,9 +396,10 @@ def assign(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.assign(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AssignGradNode)  # AssignGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -412,9 +418,10 @@ def expand(x, shape, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.expand(x.impl, shape), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ExpandGradNode)  # ExpandGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of

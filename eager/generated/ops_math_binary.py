@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -285,19 +284,20 @@ def elementwise_pow(x, y, name=None):
     out.impl, out._meta, out._name = _phi.elementwise_pow(x.impl, y.impl), None, None
     _x_meta = x._meta
     _y_meta = y._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
         node = _new(ElementwisePowGradNode)  # ElementwisePowGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("elementwise_pow", (out, ))
     return out
@@ -315,16 +315,17 @@ def clip(x, min=None, max=None, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.clip(x.impl, min, max), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ClipGradNode)  # ClipGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.min = min
         node.max = max
     if _anomaly.active:
@@ -684,19 +685,20 @@ def atan2(x, y, name=None):
     out.impl, out._meta, out._name = _phi.atan2(x.impl, y.impl), None, None
     _x_meta = x._meta
     _y_meta = y._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
         node = _new(Atan2GradNode)  # Atan2GradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("atan2", (out, ))
     return out
@@ -715,23 +717,24 @@ def hypot(x, y, name=None):
     out.impl, out._meta, out._name = _phi.hypot(x.impl, y.impl), None, None
     _x_meta = x._meta
     _y_meta = y._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
         node = _new(HypotGradNode)  # HypotGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("hypot", (out, ))
     return out
@@ -785,22 +788,23 @@ def lerp(x, y, weight, name=None):
     _x_meta = x._meta
     _y_meta = y._meta
     _weight_meta = weight._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient) or (_weight_meta is not None and not _weight_meta.stop_gradient)):
         node = _new(LerpGradNode)  # LerpGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), (None if _weight_meta is None or _weight_meta.stop_gradient else edge_of(weight) if _weight_meta.node is None else (_weight_meta.node, _weight_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
             node.weight = save_input(weight)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight, weight.impl.version
+            _saved.tensor, _saved.version = weight, 0 if (_c := weight.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("lerp", (out, ))
     return out
@@ -853,19 +857,20 @@ def fmax(x, y, name=None):
     out.impl, out._meta, out._name = _phi.fmax(x.impl, y.impl), None, None
     _x_meta = x._meta
     _y_meta = y._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
         node = _new(FmaxGradNode)  # FmaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("fmax", (out, ))
     return out
@@ -884,19 +889,20 @@ def fmin(x, y, name=None):
     out.impl, out._meta, out._name = _phi.fmin(x.impl, y.impl), None, None
     _x_meta = x._meta
     _y_meta = y._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
         node = _new(FminGradNode)  # FminGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
             node.y = save_input(y)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, y.impl.version
+            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("fmin", (out, ))
     return out

@@ -34,10 +34,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -208,16 +207,17 @@ def pow(x, y=1.0, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.pow(x.impl, y), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(PowGradNode)  # PowGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.y = y
     if _anomaly.active:
         check_forward("pow", (out, ))
@@ -237,9 +237,10 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ScaleGradNode)  # ScaleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.scale = scale
@@ -288,17 +289,18 @@ def exp(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.exp(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ExpGradNode)  # ExpGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("exp", (out, ))
     return out
@@ -341,16 +343,17 @@ def log(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(LogGradNode)  # LogGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("log", (out, ))
     return out
@@ -405,19 +408,20 @@ def exp_grad(out, out_grad, name=None):
     x_grad.impl, x_grad._meta, x_grad._name = _phi.exp_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
     _out_grad_meta = out_grad._meta
-    if _grad_state.enabled and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_out_meta is not None and not _out_meta.stop_gradient) or (_out_grad_meta is not None and not _out_grad_meta.stop_gradient)):
         node = _new(ExpDoubleGradNode)  # ExpDoubleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _out_meta is None or _out_meta.stop_gradient else edge_of(out) if _out_meta.node is None else (_out_meta.node, _out_meta.slot),), (None if _out_grad_meta is None or _out_grad_meta.stop_gradient else edge_of(out_grad) if _out_grad_meta.node is None else (_out_grad_meta.node, _out_grad_meta.slot),), ), _ts["current"]
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_input(out)
             node.grad_out = save_input(out_grad)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out, out.impl.version
+            _saved.tensor, _saved.version = out, 0 if (_c := out.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = out_grad, out_grad.impl.version
+            _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("exp_grad", (x_grad, ))
     return x_grad

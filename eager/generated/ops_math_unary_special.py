@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -275,16 +274,17 @@ def erf(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.erf(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ErfGradNode)  # ErfGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("erf", (out, ))
     return out
@@ -328,17 +328,18 @@ def erfinv(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.erfinv(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ErfinvGradNode)  # ErfinvGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("erfinv", (out, ))
     return out
@@ -381,16 +382,17 @@ def lgamma(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.lgamma(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(LgammaGradNode)  # LgammaGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("lgamma", (out, ))
     return out
@@ -434,16 +436,17 @@ def digamma(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.digamma(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(DigammaGradNode)  # DigammaGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("digamma", (out, ))
     return out
@@ -487,9 +490,10 @@ def real(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.real(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(RealGradNode)  # RealGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -507,9 +511,10 @@ def imag(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.imag(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ImagGradNode)  # ImagGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -527,9 +532,10 @@ def conj(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conj(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ConjGradNode)  # ConjGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
     if _anomaly.active:
@@ -547,16 +553,17 @@ def angle(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.angle(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AngleGradNode)  # AngleGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("angle", (out, ))
     return out
@@ -573,16 +580,17 @@ def polygamma(x, n, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.polygamma(x.impl, n), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(PolygammaGradNode)  # PolygammaGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.n = n
     if _anomaly.active:
         check_forward("polygamma", (out, ))

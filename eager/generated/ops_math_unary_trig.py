@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -354,16 +353,17 @@ def sin(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sin(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SinGradNode)  # SinGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("sin", (out, ))
     return out
@@ -407,16 +407,17 @@ def cos(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cos(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CosGradNode)  # CosGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("cos", (out, ))
     return out
@@ -460,16 +461,17 @@ def tan(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tan(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TanGradNode)  # TanGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("tan", (out, ))
     return out
@@ -513,16 +515,17 @@ def asin(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.asin(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AsinGradNode)  # AsinGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("asin", (out, ))
     return out
@@ -566,16 +569,17 @@ def acos(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.acos(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AcosGradNode)  # AcosGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("acos", (out, ))
     return out
@@ -619,16 +623,17 @@ def atan(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.atan(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AtanGradNode)  # AtanGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("atan", (out, ))
     return out
@@ -672,16 +677,17 @@ def sinh(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sinh(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SinhGradNode)  # SinhGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("sinh", (out, ))
     return out
@@ -725,16 +731,17 @@ def cosh(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cosh(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CoshGradNode)  # CoshGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("cosh", (out, ))
     return out
@@ -778,16 +785,17 @@ def asinh(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.asinh(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AsinhGradNode)  # AsinhGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("asinh", (out, ))
     return out
@@ -831,16 +839,17 @@ def acosh(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.acosh(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AcoshGradNode)  # AcoshGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("acosh", (out, ))
     return out
@@ -884,16 +893,17 @@ def atanh(x, name=None):
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.atanh(x.impl), None, None
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(AtanhGradNode)  # AtanhGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
     if _anomaly.active:
         check_forward("atanh", (out, ))
     return out

@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -219,28 +218,29 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
     _x_meta = x._meta
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
         node = _new(LayerNormGradNode)  # LayerNormGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mean, mean.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = mean, 0 if (_c := mean.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = variance, variance.impl.version
+            _saved.tensor, _saved.version = variance, 0 if (_c := variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.begin_norm_axis = begin_norm_axis
     if _anomaly.active:
@@ -280,28 +280,29 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
     _variance_meta = variance._meta
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mean_meta is not None and not _mean_meta.stop_gradient) or (_variance_meta is not None and not _variance_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_mean_meta is not None and not _mean_meta.stop_gradient) or (_variance_meta is not None and not _variance_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
         node = _new(BatchNormGradNode)  # BatchNormGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _mean_meta is None or _mean_meta.stop_gradient else edge_of(mean) if _mean_meta.node is None else (_mean_meta.node, _mean_meta.slot),), (None if _variance_meta is None or _variance_meta.stop_gradient else edge_of(variance) if _variance_meta.node is None else (_variance_meta.node, _variance_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = saved_mean, 0 if (_c := saved_mean.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
+            _saved.tensor, _saved.version = saved_variance, 0 if (_c := saved_variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.momentum = momentum
         node.epsilon = epsilon
         node.data_format = data_format
@@ -333,28 +334,29 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
     _x_meta = x._meta
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
         node = _new(InstanceNormGradNode)  # InstanceNormGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_mean = save_input(saved_mean)
         else:  # SavedInput(saved_mean) without the __init__ frame
             node.saved_mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_mean, saved_mean.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = saved_mean, 0 if (_c := saved_mean.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.saved_variance = save_input(saved_variance)
         else:  # SavedInput(saved_variance) without the __init__ frame
             node.saved_variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = saved_variance, saved_variance.impl.version
+            _saved.tensor, _saved.version = saved_variance, 0 if (_c := saved_variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.data_format = data_format
     if _anomaly.active:
@@ -383,28 +385,29 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
     _x_meta = x._meta
     _scale_meta = None if scale is None else scale._meta
     _bias_meta = None if bias is None else bias._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_scale_meta is not None and not _scale_meta.stop_gradient) or (_bias_meta is not None and not _bias_meta.stop_gradient)):
         node = _new(GroupNormGradNode)  # GroupNormGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _scale_meta is None or _scale_meta.stop_gradient else edge_of(scale) if _scale_meta.node is None else (_scale_meta.node, _scale_meta.slot),), (None if _bias_meta is None or _bias_meta.stop_gradient else edge_of(bias) if _bias_meta.node is None else (_bias_meta.node, _bias_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.x = save_input(x)
         else:  # SavedInput(x) without the __init__ frame
             node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, x.impl.version
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = None if scale is None else save_input(scale)
         node.bias = None if bias is None else save_input(bias)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.mean = save_input(mean)
         else:  # SavedInput(mean) without the __init__ frame
             node.mean = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = mean, mean.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = mean, 0 if (_c := mean.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.variance = save_input(variance)
         else:  # SavedInput(variance) without the __init__ frame
             node.variance = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = variance, variance.impl.version
+            _saved.tensor, _saved.version = variance, 0 if (_c := variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.groups = groups
         node.data_format = data_format

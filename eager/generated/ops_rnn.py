@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -295,9 +294,10 @@ def lstm_cell(x, h, c, weight_hh, name=None):
     _h_meta = h._meta
     _c_meta = c._meta
     _weight_hh_meta = weight_hh._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_c_meta is not None and not _c_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_c_meta is not None and not _c_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
         node = _new(LstmCellGradNode)  # LstmCellGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _c_meta is None or _c_meta.stop_gradient else edge_of(c) if _c_meta.node is None else (_c_meta.node, _c_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _c_meta is None or _c_meta.stop_gradient else edge_of(c) if _c_meta.node is None else (_c_meta.node, _c_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ), _ts["current"]
         if h_out is not None:
             h_out._meta = AutogradMeta(node, 0)
         if c_out is not None:
@@ -305,21 +305,21 @@ def lstm_cell(x, h, c, weight_hh, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 2)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, c_out, gates, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.c = save_input(c)
             node.weight_hh = save_input(weight_hh)
             node.gates = save_output(gates)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.c = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = c, c.impl.version
+            _saved.tensor, _saved.version = c, 0 if (_c := c.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("lstm_cell", (h_out, c_out, gates, ))
     return h_out, c_out
@@ -345,26 +345,27 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
     _h_meta = h._meta
     _weight_hh_meta = weight_hh._meta
     _bias_hh_meta = bias_hh._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient)):
         node = _new(GruCellGradNode)  # GruCellGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), ), _ts["current"]
         if h_out is not None:
             h_out._meta = AutogradMeta(node, 0)
         if gates is not None:
             gates._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (h_out, gates, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.weight_hh = save_input(weight_hh)
             node.gates = save_output(gates)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("gru_cell", (h_out, gates, ))
     return h_out
@@ -387,23 +388,24 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
     _x_meta = x._meta
     _h_meta = h._meta
     _weight_hh_meta = weight_hh._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h_meta is not None and not _h_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient)):
         node = _new(SimpleRnnCellGradNode)  # SimpleRnnCellGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h_meta is None or _h_meta.stop_gradient else edge_of(h) if _h_meta.node is None else (_h_meta.node, _h_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), ), _ts["current"]
         h_out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h = save_input(h)
             node.weight_hh = save_input(weight_hh)
             node.h_out = save_output(h_out)
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.h = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h, h.impl.version
+            _saved.tensor, _saved.version = h, 0 if (_c := h.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.h_out = _saved = _new(SavedOutput)
             _saved._impl = _impl = h_out.impl
-            _saved.slot, _saved.version = 0, _impl.version
+            _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
     if _anomaly.active:
         check_forward("simple_rnn_cell", (h_out, ))
@@ -436,9 +438,10 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
     _c0_meta = c0._meta
     _weight_hh_meta = weight_hh._meta
     _mask_meta = None if mask is None else mask._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_c0_meta is not None and not _c0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_c0_meta is not None and not _c0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
         node = _new(LstmSequenceGradNode)  # LstmSequenceGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _c0_meta is None or _c0_meta.stop_gradient else edge_of(c0) if _c0_meta.node is None else (_c0_meta.node, _c0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _c0_meta is None or _c0_meta.stop_gradient else edge_of(c0) if _c0_meta.node is None else (_c0_meta.node, _c0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
@@ -448,40 +451,40 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 3)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, cs, gates, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.c0 = save_input(c0)
         else:  # SavedInput(c0) without the __init__ frame
             node.c0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = c0, c0.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = c0, 0 if (_c := c0.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.cs = save_output(cs)
         else:  # SavedOutput(cs, its slot) without the __init__ frames
             node.cs = _saved = _new(SavedOutput)
             _saved._impl = _impl = cs.impl
-            _saved.slot, _saved.version = cs._meta.slot, _impl.version
+            _saved.slot, _saved.version = cs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
     if _anomaly.active:
         check_forward("lstm_sequence", (out, hs, cs, gates, ))
@@ -513,9 +516,10 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
     _weight_hh_meta = weight_hh._meta
     _bias_hh_meta = bias_hh._meta
     _mask_meta = None if mask is None else mask._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_bias_hh_meta is not None and not _bias_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
         node = _new(GruSequenceGradNode)  # GruSequenceGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _bias_hh_meta is None or _bias_hh_meta.stop_gradient else edge_of(bias_hh) if _bias_hh_meta.node is None else (_bias_hh_meta.node, _bias_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
@@ -523,29 +527,29 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
         if gates is not None:
             gates._meta = AutogradMeta(node, 2)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, gates, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.gates = save_output(gates)
         else:  # SavedOutput(gates, its slot) without the __init__ frames
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
-            _saved.slot, _saved.version = gates._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
     if _anomaly.active:
         check_forward("gru_sequence", (out, hs, gates, ))
@@ -574,37 +578,38 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
     _h0_meta = h0._meta
     _weight_hh_meta = weight_hh._meta
     _mask_meta = None if mask is None else mask._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_h0_meta is not None and not _h0_meta.stop_gradient) or (_weight_hh_meta is not None and not _weight_hh_meta.stop_gradient) or (_mask_meta is not None and not _mask_meta.stop_gradient)):
         node = _new(SimpleRnnSequenceGradNode)  # SimpleRnnSequenceGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _h0_meta is None or _h0_meta.stop_gradient else edge_of(h0) if _h0_meta.node is None else (_h0_meta.node, _h0_meta.slot),), (None if _weight_hh_meta is None or _weight_hh_meta.stop_gradient else edge_of(weight_hh) if _weight_hh_meta.node is None else (_weight_hh_meta.node, _weight_hh_meta.slot),), (None if _mask_meta is None or _mask_meta.stop_gradient else edge_of(mask) if _mask_meta.node is None else (_mask_meta.node, _mask_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         if hs is not None:
             hs._meta = AutogradMeta(node, 1)
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out, hs, )]
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.h0 = save_input(h0)
         else:  # SavedInput(h0) without the __init__ frame
             node.h0 = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = h0, h0.impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.tensor, _saved.version = h0, 0 if (_c := h0.impl.version_counter) is None else _c.value  # .impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.weight_hh = save_input(weight_hh)
         else:  # SavedInput(weight_hh) without the __init__ frame
             node.weight_hh = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = weight_hh, weight_hh.impl.version
+            _saved.tensor, _saved.version = weight_hh, 0 if (_c := weight_hh.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.mask = None if mask is None else save_input(mask)
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.out = save_output(out)
         else:  # SavedOutput(out, its slot) without the __init__ frames
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
-            _saved.slot, _saved.version = out._meta.slot, _impl.version
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+            _saved.slot, _saved.version = out._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.hs = save_output(hs)
         else:  # SavedOutput(hs, its slot) without the __init__ frames
             node.hs = _saved = _new(SavedOutput)
             _saved._impl = _impl = hs.impl
-            _saved.slot, _saved.version = hs._meta.slot, _impl.version
+            _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
         node.is_reverse = is_reverse
     if _anomaly.active:

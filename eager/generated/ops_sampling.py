@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor

@@ -31,10 +31,9 @@ from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # no
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
 from ..autograd.order_limit import limit_order  # noqa: F401
-from ..autograd.saved_hooks import HOOKS as _saved_hooks
 from ..autograd.saved_hooks import save_input, save_output
-from ..autograd.scope import SCOPE as _scope
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
+from ..autograd.thread_state import THREAD as _thread_state
 from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: F401
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
@@ -269,17 +268,18 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(TopkGradNode)  # TopkGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.k = k
         node.axis = axis
         node.largest = largest
@@ -303,17 +303,18 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(SortGradNode)  # SortGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.descending = descending
         node.stable = stable
@@ -353,17 +354,18 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(KthvalueGradNode)  # KthvalueGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.k = k
         node.axis = axis
         node.keepdim = keepdim
@@ -385,17 +387,18 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CummaxGradNode)  # CummaxGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -416,17 +419,18 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(CumminGradNode)  # CumminGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
     if _anomaly.active:
@@ -447,17 +451,18 @@ def mode(x, axis=-1, keepdim=False, name=None):
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     _x_meta = x._meta
-    if _grad_state.enabled and ((_x_meta is not None and not _x_meta.stop_gradient)):
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
         node = _new(ModeGradNode)  # ModeGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _scope.current
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         if out is not None:
             out._meta = AutogradMeta(node, 0)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        if _saved_hooks.stack:  # saved_tensors_hooks: the pack hook decides what is kept
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
             node.indices = save_input(indices)
         else:  # SavedInput(indices) without the __init__ frame
             node.indices = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = indices, indices.impl.version
+            _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
     if _anomaly.active:

@@ -366,7 +366,7 @@ def start(recorder: Recorder) -> None:
     global _ACTIVE
     _LOCK.acquire()
     try:
-        if HOOKS.stack:
+        if HOOKS.pack_hooks:
             recorder.fail("saved_tensors_hooks are active")
         _ACTIVE = recorder
         _wrap_tables()
