@@ -140,10 +140,10 @@ def test_linear_checks_every_call_that_differs_from_one_that_passed():
 
 def test_linear_remembers_a_bounded_number_of_signatures():
     w = tensor(np.ones((2, 3), "float32"))
-    for width in range(1, F_common._LINEAR_CHECKED_CAPACITY + 20):
+    for width in range(1, F_common._LINEAR_CHECKED.capacity + 20):
         weight = tensor(np.ones((2, width), "float32"))
         assert F.linear(tensor(np.ones((1, 2), "float32")), weight).shape == [1, width]
-        assert len(F_common._LINEAR_CHECKED) <= F_common._LINEAR_CHECKED_CAPACITY
+        assert len(F_common._LINEAR_CHECKED) <= F_common._LINEAR_CHECKED.capacity
     assert F.linear(tensor(np.ones((1, 2), "float32")), w).shape == [1, 3]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InvalidArgumentError, OutOfRangeError
+from ..core.kernel_registry import SignatureCache
 from .checks import MAX_DIMS, normalize_axes, normalize_axis
 
 
@@ -93,9 +94,8 @@ def getitem_infer_meta(x, index, out) -> None:
     out.layout = x.layout
 
 
-# Calls of setitem_infer_meta that passed, by _setitem_signature (bounded: cleared when full).
-_SETITEM_PASSED: dict = {}
-_SETITEM_KEPT = 256
+# Calls of setitem_infer_meta that passed, by _setitem_signature (bounded, oldest dropped first).
+_SETITEM_PASSED = SignatureCache("setitem_infer_meta")
 
 
 def _setitem_signature(x, value, index):
@@ -138,9 +138,7 @@ def setitem_infer_meta(x, value, index, out) -> None:
     out.dtype = x.dtype
     out.layout = x.layout
     if signature is not None:
-        if len(_SETITEM_PASSED) >= _SETITEM_KEPT:
-            _SETITEM_PASSED.clear()
-        _SETITEM_PASSED[signature] = True
+        _SETITEM_PASSED.remember(signature, True)
 
 
 def _check_setitem(x, value, index) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numbers
 
 from phi.core import DenseTensor
+from phi.core.kernel_registry import SignatureCache
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
@@ -49,16 +50,13 @@ def linear(x: Tensor, weight: Tensor, bias=None, name=None) -> Tensor:
             raise ValueError(f"linear: argument 'bias' expected shape [{weight.shape[1]}] (out_features), got "
                              f"{bias.shape}")
     if signature is not None:
-        if len(_LINEAR_CHECKED) >= _LINEAR_CHECKED_CAPACITY:
-            _LINEAR_CHECKED.clear()
-        _LINEAR_CHECKED.add(signature)
+        _LINEAR_CHECKED.remember(signature, True)
     return _F.linear(x, weight, bias)
 
 
 # What linear's checks read, for calls that passed them: x's dtype and last
-# dimension, weight's and bias's dtypes and shapes. Bounded: emptied when full.
-_LINEAR_CHECKED: set = set()
-_LINEAR_CHECKED_CAPACITY = 256
+# dimension, weight's and bias's dtypes and shapes (bounded, oldest dropped first).
+_LINEAR_CHECKED = SignatureCache("nn.functional.linear")
 
 
 def _linear_signature(x, weight, bias):
