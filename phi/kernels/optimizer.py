@@ -128,6 +128,12 @@ def _host_constants(dtype, *values) -> tuple:
     return found
 
 
+def _rule_constants(xp, dtype, *values) -> tuple:
+    """``values`` as a rule's scalar operands: 0-d host arrays of ``dtype`` on the
+    host (_host_constants), the Python floats themselves on a GPU."""
+    return _host_constants(dtype, *values) if xp is np else values
+
+
 def _host_operand(array):
     """A one-element host array (shape [] or [1]) as a 0-d array: the operand a
     ufunc takes fastest (see _host_constants), with the value and dtype of the
@@ -350,13 +356,11 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
     lr_t = lr * correction2 / (1.0 - b1p)
     eps_t = epsilon * correction2
     shrink = 1.0 - lr * coeff if coeff else None
+    c1, b1, c2, b2 = _rule_constants(xp, moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
     if xp is np:  # 0-d operands (see _host_constants): the scalars above keep their dtype
-        c1, b1, c2, b2 = _host_constants(moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
         lr_t, eps_t = np.asarray(lr_t), np.asarray(eps_t)
         if shrink is not None:
             shrink = np.asarray(shrink)
-    else:
-        c1, b1, c2, b2 = 1.0 - beta1, beta1, 1.0 - beta2, beta2
 
     def rule(p, g, moment1, moment2, scratch):
         if shrink is not None:
@@ -513,11 +517,9 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
     """
     xp = ctx.xp
     lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
-    if xp is np:  # 0-d operands (see _host_constants), the same values
-        c1, b1, b2, eps = _host_constants(moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+    c1, b1, b2, eps = _rule_constants(xp, moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+    if xp is np:  # a 0-d operand (see _host_constants), the same value
         lr_t = np.asarray(lr_t)
-    else:
-        c1, b1, b2, eps = 1.0 - beta1, beta1, beta2, epsilon
 
     def rule(p, g, moment, inf_norm, scratch):
         xp.multiply(g, c1, out=scratch)
@@ -570,12 +572,8 @@ def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_r
         param -= lr * update
     """
     xp = ctx.xp
-    if xp is np:  # 0-d operands (see _host_constants), the same values
-        lr = _host_operand(learning_rate)
-        c, r, eps = _host_constants(avg_squared_grad.dtype, 1.0 - rho, rho, epsilon)
-    else:
-        lr = _scalar(learning_rate)
-        c, r, eps = 1.0 - rho, rho, epsilon
+    lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
+    c, r, eps = _rule_constants(xp, avg_squared_grad.dtype, 1.0 - rho, rho, epsilon)
 
     def rule(p, g, avg_squared_grad, avg_squared_update, scratch, denom):
         xp.multiply(g, g, out=scratch)
@@ -612,12 +610,8 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
         param -= moment
     """
     xp = ctx.xp
-    if xp is np:  # 0-d operands (see _host_constants), the same values
-        lr = _host_operand(learning_rate)
-        c, rho, eps, mu = _host_constants(mean_square.dtype, 1.0 - decay, decay, epsilon, momentum)
-    else:
-        lr = _scalar(learning_rate)
-        c, rho, eps, mu = 1.0 - decay, decay, epsilon, momentum
+    lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
+    c, rho, eps, mu = _rule_constants(xp, mean_square.dtype, 1.0 - decay, decay, epsilon, momentum)
 
     def rule(p, g, mean_square, moment, mean_grad, scratch):
         xp.multiply(g, g, out=scratch)
@@ -659,10 +653,9 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     p = _compute_array(param, master_param, moment1.dtype)
     g = _in_dtype(grad, p.dtype)
     b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
-    c1, b1, c2, b2, eps = 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon
+    c1, b1, c2, b2, eps = _rule_constants(xp, moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon)
     d1, d2 = 1.0 - b1p, 1.0 - b2p
     if xp is np:  # 0-d operands (see _host_constants), the same values
-        c1, b1, c2, b2, eps = _host_constants(moment1.dtype, c1, b1, c2, b2, eps)
         d1, d2 = np.asarray(d1), np.asarray(d2)
     scratch = xp.multiply(g, c1, out=xp.empty_like(g))  # an array for a 0-d param too
     xp.multiply(moment1, b1, out=moment1)
