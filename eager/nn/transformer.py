@@ -230,6 +230,25 @@ def _clones(who: str, layer: Layer, num_layers) -> LayerList:
     return LayerList([layer] + others)
 
 
+def _block_settings(layer: Layer, who: str, n_attrs: int, settings: dict) -> tuple:
+    """The checks and settings an encoder or decoder block shares: keeps the
+    constructor's arguments in ``layer._config`` (what _clones rebuilds from),
+    checks the sizes and rates, and returns (dropout, attn_dropout, act_dropout,
+    weight_attrs, bias_attrs) with the None rates defaulted to ``dropout`` and
+    the attributes split into ``n_attrs`` (one per attention, one for the
+    feed-forward)."""
+    layer._config = dict(settings)
+    layer.d_model = check_positive_int(who, "d_model", settings["d_model"], ValueError)
+    check_positive_int(who, "nhead", settings["nhead"], ValueError)
+    check_positive_int(who, "dim_feedforward", settings["dim_feedforward"], ValueError)
+    dropout = _check_p(who, settings["dropout"])
+    attn_dropout, act_dropout = (dropout if settings[name] is None else _check_p(who, settings[name])
+                                 for name in ("attn_dropout", "act_dropout"))
+    layer.normalize_before = bool(settings["normalize_before"])
+    return (dropout, attn_dropout, act_dropout, _param_attrs(settings["weight_attr"], n_attrs, who, "weight_attr"),
+            _param_attrs(settings["bias_attr"], n_attrs, who, "bias_attr"))
+
+
 class TransformerEncoderLayer(Layer):
     """One encoder block (Paddle's ``paddle.nn.TransformerEncoderLayer``):
     self-attention and a feed-forward network (linear1, activation, dropout,
@@ -250,20 +269,13 @@ class TransformerEncoderLayer(Layer):
                  activation: str = "relu", attn_dropout=None, act_dropout=None, normalize_before: bool = False,
                  weight_attr=None, bias_attr=None, layer_norm_eps: float = 1e-5):
         super().__init__()
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
         who = "TransformerEncoderLayer"
-        self.d_model = check_positive_int(who, "d_model", d_model, ValueError)
-        check_positive_int(who, "nhead", nhead, ValueError)
-        check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
-        dropout = _check_p(who, dropout)
-        attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
-        act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
-        self.normalize_before = bool(normalize_before)
-        weight_attrs = _param_attrs(weight_attr, 2, who, "weight_attr")
-        bias_attrs = _param_attrs(bias_attr, 2, who, "bias_attr")
+        dropout, attn_dropout, act_dropout, weight_attrs, bias_attrs = _block_settings(
+            self, who, 2, dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+                               dropout=dropout, activation=activation, attn_dropout=attn_dropout,
+                               act_dropout=act_dropout, normalize_before=normalize_before,
+                               weight_attr=weight_attr, bias_attr=bias_attr,
+                               layer_norm_eps=layer_norm_eps))
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
                                             bias_attr=bias_attrs[0])
         self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
@@ -362,20 +374,13 @@ class TransformerDecoderLayer(Layer):
                  activation: str = "relu", attn_dropout=None, act_dropout=None, normalize_before: bool = False,
                  weight_attr=None, bias_attr=None, layer_norm_eps: float = 1e-5):
         super().__init__()
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward, dropout=dropout,
-                            activation=activation, attn_dropout=attn_dropout, act_dropout=act_dropout,
-                            normalize_before=normalize_before, weight_attr=weight_attr, bias_attr=bias_attr,
-                            layer_norm_eps=layer_norm_eps)
         who = "TransformerDecoderLayer"
-        self.d_model = check_positive_int(who, "d_model", d_model, ValueError)
-        check_positive_int(who, "nhead", nhead, ValueError)
-        check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
-        dropout = _check_p(who, dropout)
-        attn_dropout = dropout if attn_dropout is None else _check_p(who, attn_dropout)
-        act_dropout = dropout if act_dropout is None else _check_p(who, act_dropout)
-        self.normalize_before = bool(normalize_before)
-        weight_attrs = _param_attrs(weight_attr, 3, who, "weight_attr")
-        bias_attrs = _param_attrs(bias_attr, 3, who, "bias_attr")
+        dropout, attn_dropout, act_dropout, weight_attrs, bias_attrs = _block_settings(
+            self, who, 3, dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+                               dropout=dropout, activation=activation, attn_dropout=attn_dropout,
+                               act_dropout=act_dropout, normalize_before=normalize_before,
+                               weight_attr=weight_attr, bias_attr=bias_attr,
+                               layer_norm_eps=layer_norm_eps))
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
                                             bias_attr=bias_attrs[0])
         self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[1],
