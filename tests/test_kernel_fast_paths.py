@@ -240,6 +240,73 @@ def test_fused_mse_loss_label_without_gradient_and_checks():
         eager.fused_mse_loss(x, eager.to_tensor(np.zeros(2)))
 
 
+
+def _mse_grad_by_formula(a, b, g, reduction):
+    """2 (a - b) g (g / n for 'mean'), written the plain way: Python numbers, which
+    NumPy converts to the operand's dtype, and a product per step."""
+    factor = np.multiply(np.divide(g, a.size), 2) if reduction == "mean" else np.multiply(g, 2)
+    grad = np.multiply(np.subtract(a, b), factor)
+    return np.asarray(grad), np.asarray(np.negative(grad))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (8, 10), (3, 4, 5)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reduction):
+    """The host kernels (an array operand for the count, 2g as g + g, the squares and
+    the gradient each in one fresh buffer) give the plain formulas' bits for every
+    incoming gradient, subnormal and overflowing factors included, for each subset
+    of wanted gradients; every result of an n-d input is an ndarray (no NumPy
+    scalar for the phi layer to wrap), and the inputs are left as they were."""
+    from phi.kernels import loss
+    rng = np.random.default_rng(17)
+    a = (rng.standard_normal(shape) * 3).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    a0, b0 = a.copy(), b.copy()
+    squares = np.asarray(np.multiply(np.subtract(a, b), np.subtract(a, b)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = {"none": squares, "sum": np.sum(squares, dtype=dtype),
+                    "mean": np.divide(np.sum(squares, dtype=dtype), squares.size)}[reduction]
+        out = loss.fused_mse_loss(CPU_CONTEXT, a, b, reduction)
+        assert type(out) is np.ndarray or not a.ndim
+        same_bits(out, expected)
+        tiny, huge = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max
+        for value in (1.0, 0.37, -3e-3, tiny, huge / 4, -huge, np.inf, np.nan):
+            g = np.full(shape if reduction == "none" else (), value, dtype)
+            if reduction == "none":
+                g = g * rng.standard_normal(shape).astype(dtype)
+            want_input, want_label = _mse_grad_by_formula(a, b, g, reduction)
+            for mask in (None, (True, False), (False, True), (True, True), (False, False)):
+                got_input, got_label = loss.fused_mse_loss_grad(CPU_CONTEXT, a, b, g, reduction, out_mask=mask)
+                wanted = (True, True) if mask is None else mask
+                for got, want, is_wanted in ((got_input, want_input, wanted[0]), (got_label, want_label, wanted[1])):
+                    if is_wanted:
+                        assert type(got) is np.ndarray or not a.ndim  # (0-d: the phi layer wraps a scalar)
+                        same_bits(got, want)
+                    else:
+                        assert got is None
+    same_bits(a, a0)
+    same_bits(b, b0)
+
+
+def test_fused_mse_loss_host_count_is_numpys_conversion_cached_read_only():
+    """The count operand is the 0-d array NumPy makes of the Python int (float16:
+    rounded, and inf past 65504 with NumPy's overflow warning), never writable, and
+    the cache stays bounded."""
+    from phi.kernels import loss
+    for size, dtype in ((640, np.float32), (2049, np.float16), (16777217, np.float32), (3, np.float64)):
+        count = loss._host_count(size, np.dtype(dtype))
+        same_bits(count, np.asarray(np.add(np.zeros((), dtype), size)))
+        assert loss._host_count(size, np.dtype(dtype)) is count
+        with pytest.raises(ValueError):
+            count[...] = 1
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        assert np.isinf(loss._host_count(70001, np.dtype(np.float16)))
+    for size in range(loss._COUNTS_LIMIT + 5):
+        loss._host_count(size + 1, np.dtype(np.float64))
+    assert len(loss._COUNTS) <= loss._COUNTS_LIMIT
+
 @pytest.mark.parametrize("transpose_x", [False, True])
 @pytest.mark.parametrize("transpose_y", [False, True])
 def test_matmul_grad_of_two_matrices(transpose_x, transpose_y):

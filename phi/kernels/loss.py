@@ -12,11 +12,30 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
-from .funcs import want
 from .fusion import fused
 from .reduction import mean_over
 
 _ADD_REDUCE = np.add.reduce
+_ADD, _SUBTRACT, _MULTIPLY, _DIVIDE, _NEGATIVE = np.add, np.subtract, np.multiply, np.divide, np.negative
+_EMPTY, _as_0d = np.empty, np.asarray
+_COUNTS: dict = {}  # (size, dtype) -> read-only 0-d array; emptied past _COUNTS_LIMIT entries
+_COUNTS_LIMIT = 64
+
+
+def _host_count(size, dtype):
+    """``size`` as a read-only 0-d NumPy array of ``dtype``: the operand NumPy makes
+    of a Python int beside an array of that dtype (the same conversion, warnings
+    included: float16 overflows past 65504), made once. An array operand keeps a
+    ufunc on its quick path; a Python int costs each 0-d division ~0.6 us more."""
+    key = (size, dtype)
+    count = _COUNTS.get(key)
+    if count is None:
+        if len(_COUNTS) >= _COUNTS_LIMIT:
+            _COUNTS.clear()
+        count = np.array(size, dtype)
+        count.flags.writeable = False
+        _COUNTS[key] = count
+    return count
 
 
 def _shifted(xp, x, axis):
@@ -316,18 +335,29 @@ def fused_mse_loss(ctx, input, label, reduction):
     same sums as subtract, multiply and mean (or sum) one after the other. On a
     GPU one fused kernel (fusion.py)."""
     xp = ctx.xp
-    if xp is not np and input.size:
+    if xp is np:
+        if input.ndim and input.size:  # (a 0-d difference is a NumPy scalar; nothing to sum: below)
+            # Four NumPy calls, each on arrays (the ufuncs' quick path): the squares in
+            # the difference's buffer, add.reduce over every axis (what np.sum and
+            # mean_over call: the same pairwise sums), the division by the count as
+            # a 0-d array of the dtype (what NumPy makes of a Python int, cached).
+            squares = _SUBTRACT(input, label)
+            _MULTIPLY(squares, squares, squares)
+            if reduction == "none":
+                return squares
+            total = _ADD_REDUCE(squares, None)  # a NumPy scalar of the dtype
+            if reduction == "sum":
+                return _as_0d(total)
+            return _DIVIDE(total, _host_count(squares.size, squares.dtype), _EMPTY((), squares.dtype))
+    elif input.size:
         return mse_loss_gpu(xp, input, label, input.size, reduction=reduction)
     diff = xp.subtract(input, label)
     squares = xp.multiply(diff, diff, out=diff if diff.ndim else None)  # (NumPy's 0-d result is a scalar)
     if reduction == "none":
         return squares
-    if xp is np and squares.size:
-        # The calls np.sum and mean_over make, without their Python: add.reduce over
-        # every axis (axis=None is that reduction) into one 0-d array (no NumPy scalar
-        # for the phi layer to convert), then one division by the count.
-        total = _ADD_REDUCE(squares, None, squares.dtype, np.empty((), squares.dtype))
-        return total if reduction == "sum" else np.divide(total, squares.size, out=total)
+    if xp is np and squares.size:  # 0-d: a NumPy scalar, reduced into one 0-d array
+        total = _ADD_REDUCE(squares, None, squares.dtype, _EMPTY((), squares.dtype))
+        return total if reduction == "sum" else _DIVIDE(total, squares.size, out=total)
     if reduction == "sum":
         return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
     return mean_over(xp, squares, [], False, None, squares.dtype)
@@ -340,8 +370,25 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
     two halves g (x - y) + g (x - y) are 2 fl(g (x - y)); here fl(2g (x - y)) is that
     (doubling is exact), rounded once where it is subnormal."""
     xp = ctx.xp
-    input_wanted, label_wanted = want(out_mask, 0), want(out_mask, 1)
-    if xp is not np and input.size and (input_wanted or label_wanted):
+    input_wanted = out_mask is None or out_mask[0]
+    label_wanted = out_mask is None or out_mask[1]
+    if xp is np:
+        if input.ndim and input.size:
+            # 2g/count (2g: the exact doubling g + g) on a NumPy scalar, then two calls
+            # on the arrays: the difference, scaled in its fresh buffer.
+            if reduction == "mean":
+                half = _DIVIDE(out_grad, _host_count(input.size, out_grad.dtype))
+                factor = half + half
+            else:
+                factor = _ADD(out_grad, out_grad)
+            grad = _SUBTRACT(input, label)
+            _MULTIPLY(grad, factor, grad)
+            if not label_wanted:
+                return grad if input_wanted else None, None
+            if input_wanted:
+                return grad, _NEGATIVE(grad)
+            return None, _NEGATIVE(grad, grad)
+    elif input.size and (input_wanted or label_wanted):
         outputs = "both" if input_wanted and label_wanted else "input" if input_wanted else "label"
         grads = mse_loss_grad_gpu(xp, input, label, out_grad, input.size, mean=reduction == "mean",
                                   outputs=outputs)
