@@ -360,3 +360,25 @@ def test_exp_and_log_grads(dtype):
     if np.dtype(dtype).kind == "f":
         table = KERNELS.dispatch_table("exp_grad")
         assert table[np.ndarray, np.dtype(dtype)] is np.multiply
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int64, np.bool_])
+def test_host_seed_of_a_0d_tensor_is_a_fresh_writable_one(dtype):
+    """loss.backward()'s host seed for a 0-d tensor (a copy of a read-only 0-d one per
+    dtype) is ones of the dtype, a new writable array each time: writing into one
+    seed changes neither the template nor the next seed; n-d seeds are ones too."""
+    from eager.autograd import seeds
+    from phi.core.dense_tensor import DenseTensor
+    first = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
+    second = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
+    assert first is not second and first.flags.writeable and not np.shares_memory(first, second)
+    same_bits(first, np.ones((), dtype))
+    first[...] = 0
+    same_bits(second, np.ones((), dtype))
+    same_bits(seeds.ones_like(DenseTensor(np.zeros((), dtype))).array, np.ones((), dtype))
+    same_bits(seeds.ones_like(DenseTensor(np.zeros((2, 3), dtype))).array, np.ones((2, 3), dtype))
+    x = eager.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    for _ in range(2):
+        x.clear_grad()
+        (x * x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
