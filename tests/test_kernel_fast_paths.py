@@ -382,3 +382,74 @@ def test_host_seed_of_a_0d_tensor_is_a_fresh_writable_one(dtype):
         x.clear_grad()
         (x * x).sum().backward()
         np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+
+
+def _softmax_ce_by_formula(z, labels, ignore_index, reduction):
+    """Softmax cross entropy of rows z [N, C] written the plain row-wise way: the
+    row maximum subtracted, exp, the row sums, log(sum) - the label's shifted
+    logit, 0 on ignored rows, summed (/ the rows that count, at least 1)."""
+    shifted = z - z.max(axis=1, keepdims=True)
+    exps = np.exp(shifted)
+    sums = exps.sum(axis=1)
+    valid = labels != ignore_index
+    safe = np.where(valid, labels, 0)
+    rows = np.where(valid, np.log(sums) - shifted[np.arange(len(z)), safe], 0)
+    loss = rows.sum()
+    if reduction == "mean":
+        loss = loss / max(int(valid.sum()), 1)
+    return exps / sums[:, None], np.asarray(loss, z.dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows, classes", [(64, 10), (512, 10), (40, 10), (39, 10), (8, 2), (3, 4), (1, 1), (16, 100)])
+def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, rows, classes):
+    """The host forward (row maxima through a transposed copy for many short rows,
+    a cached row index, direct reductions, the count as a 0-d array) gives the
+    plain row-wise formula's bits, with ignored rows, masked (-inf) and NaN
+    logits and rows of signed zeros; the backward gives (softmax - onehot) g / count
+    written the plain way, bit for bit."""
+    from phi.kernels import loss
+    rng = np.random.default_rng(23)
+    for variant in ("plain", "ignored", "masked", "nan", "zeros"):
+        z = (rng.standard_normal((rows, classes)) * 3).astype(dtype)
+        labels = rng.integers(0, classes, rows)
+        if variant == "ignored":
+            labels[::3] = -100
+        elif variant == "masked":
+            z[:, ::4] = -np.inf
+            labels = np.where(labels % 4 == 0, (labels + 1) % classes, labels)
+        elif variant == "nan":
+            z.reshape(-1)[5::17] = np.nan
+        elif variant == "zeros":
+            z[...] = 0.0
+            z.reshape(-1)[::2] = -0.0
+        z0 = z.copy()
+        for reduction in ("mean", "sum"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want_softmax, want_loss = _softmax_ce_by_formula(z, labels, -100, reduction)
+                softmax, value = loss.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, -100, reduction)
+                same_bits(softmax, want_softmax)
+                same_bits(value, want_loss)
+                g = np.asarray(0.37, dtype)
+                valid = labels != -100
+                scale = g / max(int(valid.sum()), 1) if reduction == "mean" else g
+                want_grad = softmax * (valid * scale)[:, None] if variant == "ignored" else softmax * scale
+                want_grad[np.arange(rows), np.where(valid, labels, 0)] -= valid * scale if variant == "ignored" else scale
+                got = loss.fused_softmax_cross_entropy_grad(CPU_CONTEXT, labels, softmax, None, g, -100, reduction)
+                same_bits(got, want_grad)
+        same_bits(z, z0)
+
+
+def test_fused_softmax_cross_entropy_row_index_is_cached_read_only():
+    """The host's row index (np.arange(rows)) is one read-only array per row count,
+    in a bounded cache."""
+    from phi.kernels import loss
+    index = loss._row_index(np, 7)
+    assert loss._row_index(np, 7) is index
+    np.testing.assert_array_equal(index, np.arange(7))
+    with pytest.raises(ValueError):
+        index[0] = 3
+    for rows in range(loss._COUNTS_LIMIT + 5):
+        loss._row_index(np, rows + 1)
+    assert len(loss._ROWS) <= loss._COUNTS_LIMIT
