@@ -16,11 +16,15 @@ import pytest
 
 import eager
 import fake_cupy
+from eager.autograd import seeds
 from phi.backends.cpu_context import CPU_CONTEXT
 from phi.common.data_type import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS
+from phi.core.dense_tensor import DenseTensor
+from phi.core.errors import InvalidArgumentError
 from phi.kernels import funcs
+from phi.kernels import loss as loss_kernels
 from phi.kernels.funcs import HALVES, ONES, ZEROS, host_factor
 
 FAKE_GPU = types.SimpleNamespace(xp=fake_cupy)
@@ -258,7 +262,6 @@ def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reducti
     incoming gradient, subnormal and overflowing factors included, for each subset
     of wanted gradients; every result of an n-d input is an ndarray (no NumPy
     scalar for the phi layer to wrap), and the inputs are left as they were."""
-    from phi.kernels import loss
     rng = np.random.default_rng(17)
     a = (rng.standard_normal(shape) * 3).astype(dtype)
     b = rng.standard_normal(shape).astype(dtype)
@@ -268,7 +271,7 @@ def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reducti
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = {"none": squares, "sum": np.sum(squares, dtype=dtype),
                     "mean": np.divide(np.sum(squares, dtype=dtype), squares.size)}[reduction]
-        out = loss.fused_mse_loss(CPU_CONTEXT, a, b, reduction)
+        out = loss_kernels.fused_mse_loss(CPU_CONTEXT, a, b, reduction)
         assert type(out) is np.ndarray or not a.ndim
         same_bits(out, expected)
         tiny, huge = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max
@@ -278,7 +281,7 @@ def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reducti
                 g = g * rng.standard_normal(shape).astype(dtype)
             want_input, want_label = _mse_grad_by_formula(a, b, g, reduction)
             for mask in (None, (True, False), (False, True), (True, True), (False, False)):
-                got_input, got_label = loss.fused_mse_loss_grad(CPU_CONTEXT, a, b, g, reduction, out_mask=mask)
+                got_input, got_label = loss_kernels.fused_mse_loss_grad(CPU_CONTEXT, a, b, g, reduction, out_mask=mask)
                 wanted = (True, True) if mask is None else mask
                 for got, want, is_wanted in ((got_input, want_input, wanted[0]), (got_label, want_label, wanted[1])):
                     if is_wanted:
@@ -294,18 +297,17 @@ def test_fused_mse_loss_host_count_is_numpys_conversion_cached_read_only():
     """The count operand is the 0-d array NumPy makes of the Python int (float16:
     rounded, and inf past 65504 with NumPy's overflow warning), never writable, and
     the cache stays bounded."""
-    from phi.kernels import loss
     for size, dtype in ((640, np.float32), (2049, np.float16), (16777217, np.float32), (3, np.float64)):
-        count = loss._host_count(size, np.dtype(dtype))
+        count = loss_kernels._host_count(size, np.dtype(dtype))
         same_bits(count, np.asarray(np.add(np.zeros((), dtype), size)))
-        assert loss._host_count(size, np.dtype(dtype)) is count
+        assert loss_kernels._host_count(size, np.dtype(dtype)) is count
         with pytest.raises(ValueError):
             count[...] = 1
     with pytest.warns(RuntimeWarning, match="overflow"):
-        assert np.isinf(loss._host_count(70001, np.dtype(np.float16)))
-    for size in range(loss._COUNTS_LIMIT + 5):
-        loss._host_count(size + 1, np.dtype(np.float64))
-    assert len(loss._COUNTS) <= loss._COUNTS_LIMIT
+        assert np.isinf(loss_kernels._host_count(70001, np.dtype(np.float16)))
+    for size in range(loss_kernels._COUNTS_LIMIT + 5):
+        loss_kernels._host_count(size + 1, np.dtype(np.float64))
+    assert len(loss_kernels._COUNTS) <= loss_kernels._COUNTS_LIMIT
 
 @pytest.mark.parametrize("transpose_x", [False, True])
 @pytest.mark.parametrize("transpose_y", [False, True])
@@ -367,8 +369,6 @@ def test_host_seed_of_a_0d_tensor_is_a_fresh_writable_one(dtype):
     """loss.backward()'s host seed for a 0-d tensor (a copy of a read-only 0-d one per
     dtype) is ones of the dtype, a new writable array each time: writing into one
     seed changes neither the template nor the next seed; n-d seeds are ones too."""
-    from eager.autograd import seeds
-    from phi.core.dense_tensor import DenseTensor
     first = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
     second = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
     assert first is not second and first.flags.writeable and not np.shares_memory(first, second)
@@ -408,7 +408,6 @@ def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, r
     plain row-wise formula's bits, with ignored rows, masked (-inf) and NaN
     logits and rows of signed zeros; the backward gives (softmax - onehot) g / count
     written the plain way, bit for bit."""
-    from phi.kernels import loss
     rng = np.random.default_rng(23)
     for variant in ("plain", "ignored", "masked", "nan", "zeros"):
         z = (rng.standard_normal((rows, classes)) * 3).astype(dtype)
@@ -428,7 +427,7 @@ def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, r
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 want_softmax, want_loss = _softmax_ce_by_formula(z, labels, -100, reduction)
-                softmax, value = loss.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, -100, reduction)
+                softmax, value = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, -100, reduction)
                 same_bits(softmax, want_softmax)
                 same_bits(value, want_loss)
                 g = np.asarray(0.37, dtype)
@@ -436,7 +435,7 @@ def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, r
                 scale = g / max(int(valid.sum()), 1) if reduction == "mean" else g
                 want_grad = softmax * (valid * scale)[:, None] if variant == "ignored" else softmax * scale
                 want_grad[np.arange(rows), np.where(valid, labels, 0)] -= valid * scale if variant == "ignored" else scale
-                got = loss.fused_softmax_cross_entropy_grad(CPU_CONTEXT, labels, softmax, None, g, -100, reduction)
+                got = loss_kernels.fused_softmax_cross_entropy_grad(CPU_CONTEXT, labels, softmax, None, g, -100, reduction)
                 same_bits(got, want_grad)
         same_bits(z, z0)
 
@@ -444,12 +443,36 @@ def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, r
 def test_fused_softmax_cross_entropy_row_index_is_cached_read_only():
     """The host's row index (np.arange(rows)) is one read-only array per row count,
     in a bounded cache."""
-    from phi.kernels import loss
-    index = loss._row_index(np, 7)
-    assert loss._row_index(np, 7) is index
+    index = loss_kernels._row_index(np, 7)
+    assert loss_kernels._row_index(np, 7) is index
     np.testing.assert_array_equal(index, np.arange(7))
     with pytest.raises(ValueError):
         index[0] = 3
-    for rows in range(loss._COUNTS_LIMIT + 5):
-        loss._row_index(np, rows + 1)
-    assert len(loss._ROWS) <= loss._COUNTS_LIMIT
+    for rows in range(loss_kernels._COUNTS_LIMIT + 5):
+        loss_kernels._row_index(np, rows + 1)
+    assert len(loss_kernels._ROWS) <= loss_kernels._COUNTS_LIMIT
+
+
+@pytest.mark.parametrize("label_dtype", [np.int8, np.int32, np.int64, np.uint8])
+def test_fused_softmax_cross_entropy_host_label_check_for_every_integer_dtype(label_dtype):
+    """The host's one-reduction label check (the labels' unsigned view below C, with
+    ignore_index outside [0, C)) lets only classes through: a label below 0 or at C
+    raises naming 'label', whatever the integer dtype; an ignore_index inside [0, C)
+    still drops its rows."""
+    rng = np.random.default_rng(29)
+    z = rng.standard_normal((40, 10))
+    labels = rng.integers(0, 10, 40).astype(label_dtype)
+    bad_values = (10, 255) if label_dtype is np.uint8 else (-1, 10, 127)
+    for bad in bad_values:
+        wrong = labels.copy()
+        wrong[7] = bad
+        for ignore_index in (-100, 3, 200):
+            with pytest.raises(InvalidArgumentError, match=f"argument 'label'.*got {bad}"):
+                loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, wrong, ignore_index, "mean")
+            with pytest.raises(InvalidArgumentError, match=f"argument 'label'.*got {bad}"):
+                loss_kernels.fused_softmax_cross_entropy_grad(CPU_CONTEXT, wrong, z, None, np.asarray(1.0), ignore_index, "mean")
+    kept = labels != 3
+    _, dropped = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, 3, "sum")
+    _, only_kept = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z[kept], labels[kept], -100, "sum")
+    np.testing.assert_allclose(dropped, only_kept, rtol=1e-14)
+    assert kept.sum() < len(labels)

@@ -22,6 +22,7 @@ _COUNTS: dict = {}  # (size, dtype) -> read-only 0-d array; emptied past _COUNTS
 _COUNTS_LIMIT = 64
 _ROWS: dict = {}  # rows -> read-only np.arange(rows); emptied past _COUNTS_LIMIT entries
 _MIN_REDUCE, _MAX_REDUCE, _ascontiguous = np.minimum.reduce, np.maximum.reduce, np.ascontiguousarray
+_UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer label's itemsize -> its unsigned view
 
 
 def _host_count(size, dtype):
@@ -230,6 +231,11 @@ def _label_mask(ctx, label, classes, ignore_index):
     xp = ctx.xp
     if xp is np:
         if label.size == 0:
+            return label, None, None
+        if ((ignore_index < 0 or ignore_index >= classes)
+                and int(_MAX_REDUCE(label.view(_UNSIGNED[label.dtype.itemsize]), None)) < classes):
+            # One reduction for the common case: every label a class (a negative one
+            # wraps above C in the unsigned view) and ignore_index none of them.
             return label, None, None
         low, high = int(_MIN_REDUCE(label, None)), int(_MAX_REDUCE(label, None))
         if low < 0 or high >= classes:  # out of range, or ignore_index rows, or both
