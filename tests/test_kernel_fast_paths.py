@@ -401,9 +401,10 @@ def _softmax_ce_by_formula(z, labels, ignore_index, reduction):
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("rows, classes", [(64, 10), (512, 10), (40, 10), (39, 10), (8, 2), (3, 4), (1, 1), (16, 100)])
+@pytest.mark.parametrize("rows, classes", [(64, 10), (512, 10), (7000, 10), (40, 10), (39, 10), (8, 2), (3, 4), (1, 1), (16, 100)])
 def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, rows, classes):
     """The host forward (row maxima through a transposed copy for many short rows,
+    block by block past _MAX_BLOCK elements (7000 x 10),
     a cached row index, direct reductions, the count as a 0-d array) gives the
     plain row-wise formula's bits, with ignored rows, masked (-inf) and NaN
     logits and rows of signed zeros; the backward gives (softmax - onehot) g / count

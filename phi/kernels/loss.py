@@ -22,6 +22,7 @@ _COUNTS: dict = {}  # (size, dtype) -> read-only 0-d array; emptied past _COUNTS
 _COUNTS_LIMIT = 64
 _ROWS: dict = {}  # rows -> read-only np.arange(rows); emptied past _COUNTS_LIMIT entries
 _MIN_REDUCE, _MAX_REDUCE, _ascontiguous = np.minimum.reduce, np.maximum.reduce, np.ascontiguousarray
+_MAX_BLOCK = 1 << 16  # elements of logits transposed at a time for their row maxima
 _UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer label's itemsize -> its unsigned view
 
 
@@ -288,11 +289,18 @@ def _row_max(xp, z):
     NumPy's inner loop once per row (23 us at (512, 10)), C passes over a column
     of N cost 4 us with the copy. A maximum is exact, so the values are the same
     either way (NaN included; a row's maximum of 0.0 and -0.0 may take either
-    zero's sign, which neither exp nor the loss can tell apart)."""
+    zero's sign, which neither exp nor the loss can tell apart). The copy is made
+    _MAX_BLOCK elements at a time, so it adds at most that much memory."""
     rows, classes = z.shape
-    if xp is np and rows >= 4 * classes:
+    if xp is not np or rows < 4 * classes:
+        return z.max(axis=1, keepdims=True)
+    block = max(_MAX_BLOCK // classes, 1)  # rows per copy: the copy stays small (in cache)
+    if rows <= block:
         return _MAX_REDUCE(_ascontiguous(z.T), 0)[:, None]
-    return z.max(axis=1, keepdims=True)
+    peaks = _EMPTY((rows, 1), z.dtype)
+    for start in range(0, rows, block):
+        peaks[start:start + block, 0] = _MAX_REDUCE(_ascontiguous(z[start:start + block].T), 0)
+    return peaks
 
 
 @register_kernel("fused_softmax_cross_entropy", ALL_BACKENDS, FLOATS)
