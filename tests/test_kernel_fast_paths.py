@@ -16,11 +16,15 @@ import pytest
 
 import eager
 import fake_cupy
+from eager.autograd import seeds
 from phi.backends.cpu_context import CPU_CONTEXT
 from phi.common.data_type import DataType
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS
+from phi.core.dense_tensor import DenseTensor
+from phi.core.errors import InvalidArgumentError
 from phi.kernels import funcs
+from phi.kernels import loss as loss_kernels
 from phi.kernels.funcs import HALVES, ONES, ZEROS, host_factor
 
 FAKE_GPU = types.SimpleNamespace(xp=fake_cupy)
@@ -240,6 +244,71 @@ def test_fused_mse_loss_label_without_gradient_and_checks():
         eager.fused_mse_loss(x, eager.to_tensor(np.zeros(2)))
 
 
+
+def _mse_grad_by_formula(a, b, g, reduction):
+    """2 (a - b) g (g / n for 'mean'), written the plain way: Python numbers, which
+    NumPy converts to the operand's dtype, and a product per step."""
+    factor = np.multiply(np.divide(g, a.size), 2) if reduction == "mean" else np.multiply(g, 2)
+    grad = np.multiply(np.subtract(a, b), factor)
+    return np.asarray(grad), np.asarray(np.negative(grad))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (8, 10), (3, 4, 5)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reduction):
+    """The host kernels (an array operand for the count, 2g as g + g, the squares and
+    the gradient each in one fresh buffer) give the plain formulas' bits for every
+    incoming gradient, subnormal and overflowing factors included, for each subset
+    of wanted gradients; every result of an n-d input is an ndarray (no NumPy
+    scalar for the phi layer to wrap), and the inputs are left as they were."""
+    rng = np.random.default_rng(17)
+    a = (rng.standard_normal(shape) * 3).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    a0, b0 = a.copy(), b.copy()
+    squares = np.asarray(np.multiply(np.subtract(a, b), np.subtract(a, b)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = {"none": squares, "sum": np.sum(squares, dtype=dtype),
+                    "mean": np.divide(np.sum(squares, dtype=dtype), squares.size)}[reduction]
+        out = loss_kernels.fused_mse_loss(CPU_CONTEXT, a, b, reduction)
+        assert type(out) is np.ndarray or not a.ndim
+        same_bits(out, expected)
+        tiny, huge = np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max
+        for value in (1.0, 0.37, -3e-3, tiny, huge / 4, -huge, np.inf, np.nan):
+            g = np.full(shape if reduction == "none" else (), value, dtype)
+            if reduction == "none":
+                g = g * rng.standard_normal(shape).astype(dtype)
+            want_input, want_label = _mse_grad_by_formula(a, b, g, reduction)
+            for mask in (None, (True, False), (False, True), (True, True), (False, False)):
+                got_input, got_label = loss_kernels.fused_mse_loss_grad(CPU_CONTEXT, a, b, g, reduction, out_mask=mask)
+                wanted = (True, True) if mask is None else mask
+                for got, want, is_wanted in ((got_input, want_input, wanted[0]), (got_label, want_label, wanted[1])):
+                    if is_wanted:
+                        assert type(got) is np.ndarray or not a.ndim  # (0-d: the phi layer wraps a scalar)
+                        same_bits(got, want)
+                    else:
+                        assert got is None
+    same_bits(a, a0)
+    same_bits(b, b0)
+
+
+def test_fused_mse_loss_host_count_is_numpys_conversion_cached_read_only():
+    """The count operand is the 0-d array NumPy makes of the Python int (float16:
+    rounded, and inf past 65504 with NumPy's overflow warning), never writable, and
+    the cache stays bounded."""
+    for size, dtype in ((640, np.float32), (2049, np.float16), (16777217, np.float32), (3, np.float64)):
+        count = loss_kernels._host_count(size, np.dtype(dtype))
+        same_bits(count, np.asarray(np.add(np.zeros((), dtype), size)))
+        assert loss_kernels._host_count(size, np.dtype(dtype)) is count
+        with pytest.raises(ValueError):
+            count[...] = 1
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        assert np.isinf(loss_kernels._host_count(70001, np.dtype(np.float16)))
+    for size in range(loss_kernels._COUNTS_LIMIT + 5):
+        loss_kernels._host_count(size + 1, np.dtype(np.float64))
+    assert len(loss_kernels._COUNTS) <= loss_kernels._COUNTS_LIMIT
+
 @pytest.mark.parametrize("transpose_x", [False, True])
 @pytest.mark.parametrize("transpose_y", [False, True])
 def test_matmul_grad_of_two_matrices(transpose_x, transpose_y):
@@ -293,3 +362,118 @@ def test_exp_and_log_grads(dtype):
     if np.dtype(dtype).kind == "f":
         table = KERNELS.dispatch_table("exp_grad")
         assert table[np.ndarray, np.dtype(dtype)] is np.multiply
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.int64, np.bool_])
+def test_host_seed_of_a_0d_tensor_is_a_fresh_writable_one(dtype):
+    """loss.backward()'s host seed for a 0-d tensor (a copy of a read-only 0-d one per
+    dtype) is ones of the dtype, a new writable array each time: writing into one
+    seed changes neither the template nor the next seed; n-d seeds are ones too."""
+    first = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
+    second = seeds.ones_like(DenseTensor(np.zeros((), dtype))).array
+    assert first is not second and first.flags.writeable and not np.shares_memory(first, second)
+    same_bits(first, np.ones((), dtype))
+    first[...] = 0
+    same_bits(second, np.ones((), dtype))
+    same_bits(seeds.ones_like(DenseTensor(np.zeros((), dtype))).array, np.ones((), dtype))
+    same_bits(seeds.ones_like(DenseTensor(np.zeros((2, 3), dtype))).array, np.ones((2, 3), dtype))
+    x = eager.to_tensor(np.array([1.0, 2.0]), stop_gradient=False)
+    for _ in range(2):
+        x.clear_grad()
+        (x * x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+
+
+def _softmax_ce_by_formula(z, labels, ignore_index, reduction):
+    """Softmax cross entropy of rows z [N, C] written the plain row-wise way: the
+    row maximum subtracted, exp, the row sums, log(sum) - the label's shifted
+    logit, 0 on ignored rows, summed (/ the rows that count, at least 1)."""
+    shifted = z - z.max(axis=1, keepdims=True)
+    exps = np.exp(shifted)
+    sums = exps.sum(axis=1)
+    valid = labels != ignore_index
+    safe = np.where(valid, labels, 0)
+    rows = np.where(valid, np.log(sums) - shifted[np.arange(len(z)), safe], 0)
+    loss = rows.sum()
+    if reduction == "mean":
+        loss = loss / max(int(valid.sum()), 1)
+    return exps / sums[:, None], np.asarray(loss, z.dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("rows, classes", [(64, 10), (512, 10), (7000, 10), (40, 10), (39, 10), (8, 2), (3, 4), (1, 1), (16, 100)])
+def test_fused_softmax_cross_entropy_host_kernels_are_the_formulas_bits(dtype, rows, classes):
+    """The host forward (row maxima through a transposed copy for many short rows,
+    block by block past _MAX_BLOCK elements (7000 x 10),
+    a cached row index, direct reductions, the count as a 0-d array) gives the
+    plain row-wise formula's bits, with ignored rows, masked (-inf) and NaN
+    logits and rows of signed zeros; the backward gives (softmax - onehot) g / count
+    written the plain way, bit for bit."""
+    rng = np.random.default_rng(23)
+    for variant in ("plain", "ignored", "masked", "nan", "zeros"):
+        z = (rng.standard_normal((rows, classes)) * 3).astype(dtype)
+        labels = rng.integers(0, classes, rows)
+        if variant == "ignored":
+            labels[::3] = -100
+        elif variant == "masked":
+            z[:, ::4] = -np.inf
+            labels = np.where(labels % 4 == 0, (labels + 1) % classes, labels)
+        elif variant == "nan":
+            z.reshape(-1)[5::17] = np.nan
+        elif variant == "zeros":
+            z[...] = 0.0
+            z.reshape(-1)[::2] = -0.0
+        z0 = z.copy()
+        for reduction in ("mean", "sum"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want_softmax, want_loss = _softmax_ce_by_formula(z, labels, -100, reduction)
+                softmax, value = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, -100, reduction)
+                same_bits(softmax, want_softmax)
+                same_bits(value, want_loss)
+                g = np.asarray(0.37, dtype)
+                valid = labels != -100
+                scale = g / max(int(valid.sum()), 1) if reduction == "mean" else g
+                want_grad = softmax * (valid * scale)[:, None] if variant == "ignored" else softmax * scale
+                want_grad[np.arange(rows), np.where(valid, labels, 0)] -= valid * scale if variant == "ignored" else scale
+                got = loss_kernels.fused_softmax_cross_entropy_grad(CPU_CONTEXT, labels, softmax, None, g, -100, reduction)
+                same_bits(got, want_grad)
+        same_bits(z, z0)
+
+
+def test_fused_softmax_cross_entropy_row_index_is_cached_read_only():
+    """The host's row index (np.arange(rows)) is one read-only array per row count,
+    in a bounded cache."""
+    index = loss_kernels._row_index(np, 7)
+    assert loss_kernels._row_index(np, 7) is index
+    np.testing.assert_array_equal(index, np.arange(7))
+    with pytest.raises(ValueError):
+        index[0] = 3
+    for rows in range(loss_kernels._COUNTS_LIMIT + 5):
+        loss_kernels._row_index(np, rows + 1)
+    assert len(loss_kernels._ROWS) <= loss_kernels._COUNTS_LIMIT
+
+
+@pytest.mark.parametrize("label_dtype", [np.int8, np.int32, np.int64, np.uint8])
+def test_fused_softmax_cross_entropy_host_label_check_for_every_integer_dtype(label_dtype):
+    """The host's one-reduction label check (the labels' unsigned view below C, with
+    ignore_index outside [0, C)) lets only classes through: a label below 0 or at C
+    raises naming 'label', whatever the integer dtype; an ignore_index inside [0, C)
+    still drops its rows."""
+    rng = np.random.default_rng(29)
+    z = rng.standard_normal((40, 10))
+    labels = rng.integers(0, 10, 40).astype(label_dtype)
+    bad_values = (10, 255) if label_dtype is np.uint8 else (-1, 10, 127)
+    for bad in bad_values:
+        wrong = labels.copy()
+        wrong[7] = bad
+        for ignore_index in (-100, 3, 200):
+            with pytest.raises(InvalidArgumentError, match=f"argument 'label'.*got {bad}"):
+                loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, wrong, ignore_index, "mean")
+            with pytest.raises(InvalidArgumentError, match=f"argument 'label'.*got {bad}"):
+                loss_kernels.fused_softmax_cross_entropy_grad(CPU_CONTEXT, wrong, z, None, np.asarray(1.0), ignore_index, "mean")
+    kept = labels != 3
+    _, dropped = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z, labels, 3, "sum")
+    _, only_kept = loss_kernels.fused_softmax_cross_entropy(CPU_CONTEXT, z[kept], labels[kept], -100, "sum")
+    np.testing.assert_allclose(dropped, only_kept, rtol=1e-14)
+    assert kept.sum() < len(labels)

@@ -125,6 +125,31 @@ def test_cross_entropy_label_with_trailing_one_and_gradients():
                          (t(x, True),))
 
 
+@pytest.mark.parametrize("label_dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_cross_entropy_common_case_is_one_op_for_every_integer_label(label_dtype, device):
+    """Hard labels of any integer dtype, [N] or [N, 1], classes last, take the one
+    fused op (read from the arrays in line); its label error names cross_entropy;
+    float labels, another class axis or a 0-d input take the general path, which
+    takes uint8 labels with the default ignore_index -100 too."""
+    x = rng.normal(size=(6, 4))
+    labels = rng.integers(0, 4, 6)
+    for shaped in (labels, labels[:, None]):
+        loss = F.cross_entropy(t(x, True), t(shaped.astype(label_dtype)))
+        assert loss.grad_node.forward_op == "fused_softmax_cross_entropy"
+        close(loss, ref_cross_entropy(x, labels))
+    wrong = labels.copy()
+    wrong[2] = 4
+    with value_checks(device), pytest.raises(ValueError, match=r"^cross_entropy: argument 'label' .*got 4"):
+        F.cross_entropy(t(x, True), t(wrong.astype(label_dtype)))
+    with pytest.raises(TypeError, match="cross_entropy: argument 'label' expected an integer Tensor"):
+        F.cross_entropy(t(x, True), t(labels.astype("float64")))
+    general = F.cross_entropy(t(x.T, True), t(labels.astype(label_dtype)), axis=0)  # (-100: no uint8 label)
+    assert general.grad_node.forward_op != "fused_softmax_cross_entropy"
+    close(general, ref_cross_entropy(x, labels))
+    with pytest.raises(ValueError, match="cross_entropy: argument 'input' expected at least 1 dimension"):
+        F.cross_entropy(t(np.float64(1.0), True), t(np.int64(0)))
+
+
 def test_cross_entropy_masked_logit_gives_no_nan():
     x = t(np.array([[2.0, 0.5, -np.inf], [-np.inf, 1.0, 0.0]]), grad=True)
     loss = F.cross_entropy(x, t([0, 1]))

@@ -40,6 +40,16 @@ class _Cache(threading.local):
 
 _CACHE = _Cache()
 _LIMIT = 64  # (device, dtype, shape) entries per thread: the cache is emptied past this
+_HOST_ONE: dict = {}  # NumPy dtype -> its read-only 0-d one, which host 0-d seeds copy
+
+
+def _host_one(dtype):
+    """The read-only 0-d one of ``dtype`` that host seeds of a 0-d tensor copy
+    (a copy: the seed's owner may write into it; nothing writes this one)."""
+    one = np.ones((), dtype)
+    one.flags.writeable = False
+    _HOST_ONE[dtype] = one
+    return one
 
 
 def _untouched(dense) -> bool:
@@ -63,14 +73,19 @@ def ones_like(impl):
     The result is read-only for whoever receives it: the engine, which never
     writes into a seed. On the host, outside a capture, the fresh ones are made
     by NumPy directly (what the full_like kernel computes, without the phi
-    call's frames: a third of the time).
+    call's frames: a third of the time); a 0-d seed, a loss's, is a copy of a
+    read-only 0-d one per dtype (0.10 us against 0.30 for empty and fill).
     """
     if type(impl) is not DenseTensor or BIND_HOOK.hook is not None:
         return phi_api.full_like(impl, 1, None)
     array = impl.array
     if type(array) is np.ndarray:
-        ones = np.empty(array.shape, array.dtype)
-        ones.fill(1)
+        if array.ndim:
+            ones = np.empty(array.shape, array.dtype)
+            ones.fill(1)
+        else:  # a loss: a copy of this dtype's read-only 0-d one (one call instead of two)
+            one = _HOST_ONE.get(array.dtype)
+            ones = (one if one is not None else _host_one(array.dtype)).copy()
         return DenseTensor(ones)
     key = (type(array), array.device.id, array.dtype, array.shape)
     ones = _CACHE.ones

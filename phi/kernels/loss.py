@@ -12,11 +12,34 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
-from .funcs import want
 from .fusion import fused
 from .reduction import mean_over
 
 _ADD_REDUCE = np.add.reduce
+_ADD, _SUBTRACT, _MULTIPLY, _DIVIDE, _NEGATIVE = np.add, np.subtract, np.multiply, np.divide, np.negative
+_EMPTY, _as_0d = np.empty, np.asarray
+_COUNTS: dict = {}  # (size, dtype) -> read-only 0-d array; emptied past _COUNTS_LIMIT entries
+_COUNTS_LIMIT = 64
+_ROWS: dict = {}  # rows -> read-only np.arange(rows); emptied past _COUNTS_LIMIT entries
+_MIN_REDUCE, _MAX_REDUCE, _ascontiguous = np.minimum.reduce, np.maximum.reduce, np.ascontiguousarray
+_MAX_BLOCK = 1 << 16  # elements of logits transposed at a time for their row maxima
+_UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer label's itemsize -> its unsigned view
+
+
+def _host_count(size, dtype):
+    """``size`` as a read-only 0-d NumPy array of ``dtype``: the operand NumPy makes
+    of a Python int beside an array of that dtype (the same conversion, warnings
+    included: float16 overflows past 65504), made once. An array operand keeps a
+    ufunc on its quick path; a Python int costs each 0-d division ~0.6 us more."""
+    key = (size, dtype)
+    count = _COUNTS.get(key)
+    if count is None:
+        if len(_COUNTS) >= _COUNTS_LIMIT:
+            _COUNTS.clear()
+        count = np.array(size, dtype)
+        count.flags.writeable = False
+        _COUNTS[key] = count
+    return count
 
 
 def _shifted(xp, x, axis):
@@ -210,7 +233,12 @@ def _label_mask(ctx, label, classes, ignore_index):
     if xp is np:
         if label.size == 0:
             return label, None, None
-        low, high = int(label.min()), int(label.max())
+        if ((ignore_index < 0 or ignore_index >= classes)
+                and int(_MAX_REDUCE(label.view(_UNSIGNED[label.dtype.itemsize]), None)) < classes):
+            # One reduction for the common case: every label a class (a negative one
+            # wraps above C in the unsigned view) and ignore_index none of them.
+            return label, None, None
+        low, high = int(_MIN_REDUCE(label, None)), int(_MAX_REDUCE(label, None))
         if low < 0 or high >= classes:  # out of range, or ignore_index rows, or both
             _check_labels(ctx, label, classes, ignore_index)
         if ignore_index < low or ignore_index > high:
@@ -230,8 +258,49 @@ def _count(xp, valid, rows, dtype):
     if valid is None:
         return max(rows, 1)
     if xp is np:
-        return max(int(valid.sum()), 1)
+        return max(int(_ADD_REDUCE(valid, None)), 1)
     return xp.maximum(valid.sum(), 1).astype(dtype)
+
+
+def _host_divisor(xp, count, dtype):
+    """_count's Python int as the host's cached 0-d array of ``dtype`` (the same
+    conversion, one ufunc quick path); on a GPU unchanged."""
+    return _host_count(count, dtype) if xp is np and type(count) is int else count
+
+
+def _row_index(xp, rows):
+    """arange(rows), for picking each row's class; on the host one cached
+    read-only array per row count (an index is only read)."""
+    if xp is not np:
+        return xp.arange(rows)
+    index = _ROWS.get(rows)
+    if index is None:
+        if len(_ROWS) >= _COUNTS_LIMIT:
+            _ROWS.clear()
+        index = np.arange(rows)
+        index.flags.writeable = False
+        _ROWS[rows] = index
+    return index
+
+
+def _row_max(xp, z):
+    """The maxima of z's rows [N, C] as [N, 1]. On the host, many short rows are
+    reduced through a transposed copy: a reduction along rows of C elements runs
+    NumPy's inner loop once per row (23 us at (512, 10)), C passes over a column
+    of N cost 4 us with the copy. A maximum is exact, so the values are the same
+    either way (NaN included; a row's maximum of 0.0 and -0.0 may take either
+    zero's sign, which neither exp nor the loss can tell apart). The copy is made
+    _MAX_BLOCK elements at a time, so it adds at most that much memory."""
+    rows, classes = z.shape
+    if xp is not np or rows < 4 * classes:
+        return z.max(axis=1, keepdims=True)
+    block = max(_MAX_BLOCK // classes, 1)  # rows per copy: the copy stays small (in cache)
+    if rows <= block:
+        return _MAX_REDUCE(_ascontiguous(z.T), 0)[:, None]
+    peaks = _EMPTY((rows, 1), z.dtype)
+    for start in range(0, rows, block):
+        peaks[start:start + block, 0] = _MAX_REDUCE(_ascontiguous(z[start:start + block].T), 0)
+    return peaks
 
 
 @register_kernel("fused_softmax_cross_entropy", ALL_BACKENDS, FLOATS)
@@ -242,10 +311,10 @@ def fused_softmax_cross_entropy(ctx, logits, label, ignore_index, reduction):
     safe, valid, bad = _label_mask(ctx, labels, classes, ignore_index)
     if rows == 0:
         return xp.empty_like(logits), xp.zeros((), dtype=logits.dtype)
-    work = z - z.max(axis=1, keepdims=True)     # the one buffer: shifted, exp, softmax
-    picked = work[xp.arange(rows), safe]
+    work = xp.subtract(z, _row_max(xp, z))      # the one buffer: shifted, exp, softmax
+    picked = work[_row_index(xp, rows), safe]
     xp.exp(work, out=work)
-    total = work.sum(axis=1)
+    total = _ADD_REDUCE(work, 1) if xp is np else work.sum(axis=1)
     work /= total[:, None]
     row_loss = xp.log(total)
     row_loss -= picked
@@ -253,9 +322,9 @@ def fused_softmax_cross_entropy(ctx, logits, label, ignore_index, reduction):
         row_loss = xp.where(valid, row_loss, 0)
     if bad is not None:
         row_loss = xp.where(bad, xp.nan, row_loss)
-    loss = row_loss.sum()
+    loss = _ADD_REDUCE(row_loss, 0) if xp is np else row_loss.sum()
     if reduction == "mean":
-        loss = loss / _count(xp, valid, rows, logits.dtype)
+        loss = loss / _host_divisor(xp, _count(xp, valid, rows, logits.dtype), logits.dtype)
     if not isinstance(loss, xp.ndarray) or loss.dtype != logits.dtype:  # NumPy's sum gives a scalar
         loss = xp.asarray(loss, dtype=logits.dtype)
     return _as_shaped(xp, work, logits.shape, logits.dtype), loss
@@ -271,7 +340,7 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
     safe, valid, bad = _label_mask(ctx, labels, classes, ignore_index)
     scale = loss_grad
     if reduction == "mean":
-        scale = scale / _count(xp, valid, rows, softmax.dtype)
+        scale = scale / _host_divisor(xp, _count(xp, valid, rows, softmax.dtype), loss_grad.dtype)
     if valid is not None:
         scale = valid * scale
         if bad is not None:
@@ -279,7 +348,7 @@ def fused_softmax_cross_entropy_grad(ctx, label, softmax, softmax_grad, loss_gra
         grad = p * scale[:, None]
     else:
         grad = p * scale
-    grad[xp.arange(rows), safe] -= scale
+    grad[_row_index(xp, rows), safe] -= scale
     if softmax_grad is not None:
         g = softmax_grad.reshape(p.shape)
         grad += p * (g - (g * p).sum(axis=1, keepdims=True))
@@ -316,18 +385,29 @@ def fused_mse_loss(ctx, input, label, reduction):
     same sums as subtract, multiply and mean (or sum) one after the other. On a
     GPU one fused kernel (fusion.py)."""
     xp = ctx.xp
-    if xp is not np and input.size:
+    if xp is np:
+        if input.ndim and input.size:  # (a 0-d difference is a NumPy scalar; nothing to sum: below)
+            # Four NumPy calls, each on arrays (the ufuncs' quick path): the squares in
+            # the difference's buffer, add.reduce over every axis (what np.sum and
+            # mean_over call: the same pairwise sums), the division by the count as
+            # a 0-d array of the dtype (what NumPy makes of a Python int, cached).
+            squares = _SUBTRACT(input, label)
+            _MULTIPLY(squares, squares, squares)
+            if reduction == "none":
+                return squares
+            total = _ADD_REDUCE(squares, None)  # a NumPy scalar of the dtype
+            if reduction == "sum":
+                return _as_0d(total)
+            return _DIVIDE(total, _host_count(squares.size, squares.dtype), _EMPTY((), squares.dtype))
+    elif input.size:
         return mse_loss_gpu(xp, input, label, input.size, reduction=reduction)
     diff = xp.subtract(input, label)
     squares = xp.multiply(diff, diff, out=diff if diff.ndim else None)  # (NumPy's 0-d result is a scalar)
     if reduction == "none":
         return squares
-    if xp is np and squares.size:
-        # The calls np.sum and mean_over make, without their Python: add.reduce over
-        # every axis (axis=None is that reduction) into one 0-d array (no NumPy scalar
-        # for the phi layer to convert), then one division by the count.
-        total = _ADD_REDUCE(squares, None, squares.dtype, np.empty((), squares.dtype))
-        return total if reduction == "sum" else np.divide(total, squares.size, out=total)
+    if xp is np and squares.size:  # 0-d: a NumPy scalar, reduced into one 0-d array
+        total = _ADD_REDUCE(squares, None, squares.dtype, _EMPTY((), squares.dtype))
+        return total if reduction == "sum" else _DIVIDE(total, squares.size, out=total)
     if reduction == "sum":
         return xp.sum(squares, axis=tuple(range(squares.ndim)), dtype=squares.dtype)
     return mean_over(xp, squares, [], False, None, squares.dtype)
@@ -340,8 +420,25 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
     two halves g (x - y) + g (x - y) are 2 fl(g (x - y)); here fl(2g (x - y)) is that
     (doubling is exact), rounded once where it is subnormal."""
     xp = ctx.xp
-    input_wanted, label_wanted = want(out_mask, 0), want(out_mask, 1)
-    if xp is not np and input.size and (input_wanted or label_wanted):
+    input_wanted = out_mask is None or out_mask[0]
+    label_wanted = out_mask is None or out_mask[1]
+    if xp is np:
+        if input.ndim and input.size:
+            # 2g/count (2g: the exact doubling g + g) on a NumPy scalar, then two calls
+            # on the arrays: the difference, scaled in its fresh buffer.
+            if reduction == "mean":
+                half = _DIVIDE(out_grad, _host_count(input.size, out_grad.dtype))
+                factor = half + half
+            else:
+                factor = _ADD(out_grad, out_grad)
+            grad = _SUBTRACT(input, label)
+            _MULTIPLY(grad, factor, grad)
+            if not label_wanted:
+                return grad if input_wanted else None, None
+            if input_wanted:
+                return grad, _NEGATIVE(grad)
+            return None, _NEGATIVE(grad, grad)
+    elif input.size and (input_wanted or label_wanted):
         outputs = "both" if input_wanted and label_wanted else "input" if input_wanted else "label"
         grads = mse_loss_grad_gpu(xp, input, label, out_grad, input.size, mean=reduction == "mean",
                                   outputs=outputs)

@@ -6,13 +6,15 @@ import warnings
 
 import numpy as np
 
-from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES
+from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
+
+_INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
 
 
 def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
@@ -170,6 +172,8 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, kept)
 
     label_kept = _hard_label(fn, input, label, axis, kept)
+    if label_kept.dtype != DataType.INT64:  # an ignore_index (-100) that, say, uint8 cannot hold
+        label_kept = _F.cast(label_kept, DataType.INT64)
     valid_mask = _F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None))
     valid = _F.cast(valid_mask, input.dtype)
     if label_smoothing > 0:
@@ -199,17 +203,27 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
 def _fused_cross_entropy(fn: str, input: Tensor, label: Tensor, ignore_index: int, reduction: str, axis: int):
     """The common case as one op (fused_softmax_cross_entropy), or None when the
     call is not that case (and the general path checks it and does the rest).
-    The caller has checked the Python arguments' types and values."""
-    dims = input.impl.dims
+    The caller has checked the Python arguments' types and values. Dense
+    tensors' shapes and dtypes are read from their arrays, in line."""
+    a, b = input.impl, label.impl
+    if type(a) is DenseTensor and type(b) is DenseTensor:
+        a, b = a.array, b.array
+        if a.dtype not in FLOAT_ARRAY_DTYPES or b.dtype not in _INTEGER_ARRAY_DTYPES:
+            return None
+        dims, label_dims = a.shape, b.shape
+    else:
+        if input.dtype not in FLOATING_TYPES or label.dtype not in INTEGER_TYPES:
+            return None
+        dims, label_dims = a.dims, b.dims
     ndim = len(dims)
-    if (not ndim or (axis != -1 and axis != ndim - 1) or input.dtype not in FLOATING_TYPES
-            or label.dtype not in INTEGER_TYPES):
+    if not ndim or (axis != -1 and axis != ndim - 1):
         return None
-    label_dims = label.impl.dims
     if label_dims != dims[:-1] and label_dims != dims[:-1] + (1,):
         return None
-    return _renamed(fn, "fused_softmax_cross_entropy", lambda: _F.fused_softmax_cross_entropy(
-        input, label, ignore_index, reduction))
+    try:  # (_renamed's rule, without its frame and closure)
+        return _F.fused_softmax_cross_entropy(input, label, ignore_index, reduction)
+    except PhiError as error:
+        raise type(error)(str(error).replace("fused_softmax_cross_entropy:", f"{fn}:", 1)) from None
 
 
 def _check_int(fn: str, arg: str, value) -> int:
