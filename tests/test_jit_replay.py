@@ -1,0 +1,86 @@
+"""eager.jit's generated replay step (eager/jit/replay.py): the value a replay
+returns is built as eager builds it, for every kind of result (a tensor the
+call made, with its stop_gradient and in-place version; an input returned; a
+constant; tuples, lists and dicts; one tensor returned twice), the effects
+outside the kernels (version bumps of the state, the optimizer's step count)
+are repeated, and an input that aliases the state makes the call run eagerly.
+"""
+import numpy as np
+
+import eager
+from eager import nn
+from eager.nn import functional as F
+
+RNG = np.random.default_rng(2)
+XS = [RNG.standard_normal((4, 6)).astype("float32") for _ in range(5)]
+
+
+def _describe(value):
+    """A comparable picture of a returned value: structure, tensor values and flags."""
+    if isinstance(value, eager.Tensor):
+        return ("tensor", value.numpy().tobytes(), value.shape, str(value.dtype), value.stop_gradient,
+                value.inplace_version, value.grad_node is None)
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, [_describe(v) for v in value])
+    if isinstance(value, dict):
+        return ("dict", list(value), [_describe(v) for v in value.values()])
+    return ("value", value)
+
+
+def test_every_kind_of_result_is_rebuilt_as_eager_builds_it():
+    def body(x, tag):
+        made = x * 2.0
+        bumped = x + 1.0
+        bumped.scale_(3.0)  # an in-place write: version 1
+        bumped.add_(x)  # version 2
+        leaf = x - 1.0
+        leaf.stop_gradient = False  # a leaf of its own
+        return {"made": made, "pair": (bumped, [leaf, tag]), "input": x, "none": None, "twice": (made, made)}
+
+    fn = eager.jit.to_static(body)
+    for i in range(4):
+        x = eager.to_tensor(XS[i])
+        got, expected = fn(x, "t"), body(x, "t")
+        assert _describe(got) == _describe(expected)
+        assert got["input"] is x
+        assert got["twice"][0] is got["twice"][1] is got["made"]
+        assert got["pair"][1][0].is_leaf and not got["pair"][1][0].stop_gradient
+    assert fn.replays == 3  # the first capture leaves the state as it found it
+
+
+def test_state_versions_and_step_counts_move_as_eager():
+    def run(static):
+        eager.seed(4)
+        model = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 2))
+        opt = eager.optimizer.Momentum(0.1, momentum=0.9, parameters=model.parameters())
+
+        def step(x):
+            loss = F.relu(model(x)).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        fn = eager.jit.to_static(step) if static else step
+        losses = [float(fn(eager.to_tensor(x))) for x in XS]
+        versions = [p.inplace_version for p in model.parameters()]
+        grad_versions = [p.grad.inplace_version for p in model.parameters()]
+        return losses, versions, grad_versions, opt._step_count, fn
+
+    eager_run, static_run = run(False), run(True)
+    assert eager_run[:4] == static_run[:4]
+    assert static_run[4].replays == 3
+
+
+def test_an_input_aliasing_a_parameter_runs_eagerly_and_is_not_counted_as_a_replay():
+    layer = nn.Linear(6, 6)
+    fn = eager.jit.to_static(lambda x: layer(x))
+    with eager.no_grad():
+        for i in range(3):
+            fn(eager.to_tensor(XS[i]))
+        assert fn.replays == 2
+        weight_as_input = layer.weight  # (6, 6): the same signature, but the buffer is state
+        weight_as_input.stop_gradient = True
+        out = fn(weight_as_input)
+        np.testing.assert_array_equal(out.numpy(), layer(weight_as_input).numpy())
+    assert fn.replays == 2
