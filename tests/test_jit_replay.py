@@ -84,3 +84,35 @@ def test_an_input_aliasing_a_parameter_runs_eagerly_and_is_not_counted_as_a_repl
         out = fn(weight_as_input)
         np.testing.assert_array_equal(out.numpy(), layer(weight_as_input).numpy())
     assert fn.replays == 2
+
+
+def test_positional_tensor_calls_are_told_apart_by_shape_dtype_gradient_and_mode():
+    # All-tensor positional calls take a short signature path: each of these
+    # differences must still make its own trace, replayed as eager computes it.
+    fn = eager.jit.to_static(lambda a, b: a * 2.0 + b)
+    a32, b32 = XS[0], XS[1]
+    variants = [
+        lambda: (eager.to_tensor(a32), eager.to_tensor(b32)),
+        lambda: (eager.to_tensor(a32[:3]), eager.to_tensor(b32[:3])),  # shape
+        lambda: (eager.to_tensor(a32.astype("float64")), eager.to_tensor(b32.astype("float64"))),  # dtype
+        lambda: (eager.to_tensor(a32, stop_gradient=False), eager.to_tensor(b32)),  # requires a gradient
+    ]
+    for n, make in enumerate(variants, 1):
+        for _ in range(3):
+            a, b = make()
+            out = fn(a, b)
+            np.testing.assert_array_equal(out.numpy(), (a * 2.0 + b).numpy())
+            assert out.stop_gradient == a.stop_gradient
+        assert len(fn._cache) == n
+    a, b = variants[3]()
+    fn(a, b).sum().backward()  # the replay's grad node reaches the input
+    np.testing.assert_array_equal(a.grad.numpy(), np.full_like(a32, 2.0))
+    with eager.no_grad():  # the grad mode
+        for _ in range(3):
+            out = fn(*variants[3]())
+            assert out.stop_gradient and out.grad_node is None
+    assert len(fn._cache) == 5
+    mixed = eager.jit.to_static(lambda a, k: a * k)  # a number among the tensors: the general signature
+    for k in (2.0, 2.0, 3.0, 3.0):
+        np.testing.assert_array_equal(mixed(eager.to_tensor(a32), k).numpy(), a32 * np.float32(k))
+    assert len(mixed._cache) == 2 and mixed.replays == 2

@@ -35,7 +35,7 @@ from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
 from ..autograd.meta import AutogradMeta
-from ..framework import current_place, get_default_dtype
+from ..framework import current_place, default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
@@ -72,6 +72,10 @@ class _Eager:
 
 class _Unsupported(Exception):
     pass
+
+
+# Marks the signature of a call whose arguments are all host tensors, positional.
+_POSITIONAL = "positional host tensors"
 
 
 def _signature(value, tensors, parts):
@@ -199,17 +203,35 @@ class StaticFunction:
             # off, anomaly checks (they read values on the host), or called inside
             # another capture, which records these kernels as its own
             return function(*args, **kwargs)
-        tensors, parts = [], []
-        try:
-            _signature(args, tensors, parts)
-            _signature(kwargs, tensors, parts)
-        except _Unsupported as error:
-            key = ("unsupported", str(error))
-            if key not in self._cache:
-                self._cache[key] = _Eager(str(error))
-                _warn(function, str(error))
-            return function(*args, **kwargs)
-        key = (STATE.enabled, get_default_dtype(), current_place(), tuple(parts))
+        key = None
+        if not kwargs:  # the common call, tensors on the host only: its signature without the tree walk
+            parts = []
+            for value in args:
+                if type(value) is not Tensor:
+                    break
+                impl = value.impl
+                if type(impl) is not DenseTensor:
+                    break
+                array = impl.array
+                if type(array) is not np.ndarray:
+                    break
+                meta = value._meta
+                parts.append((array.shape, array.dtype, meta is not None and not meta.stop_gradient))
+            else:  # (a key of five items: it never equals one of the general form's four)
+                tensors = args
+                key = (STATE.enabled, default_dtype(), current_place(), _POSITIONAL, tuple(parts))
+        if key is None:
+            tensors, parts = [], []
+            try:
+                _signature(args, tensors, parts)
+                _signature(kwargs, tensors, parts)
+            except _Unsupported as error:
+                key = ("unsupported", str(error))
+                if key not in self._cache:
+                    self._cache[key] = _Eager(str(error))
+                    _warn(function, str(error))
+                return function(*args, **kwargs)
+            key = (STATE.enabled, default_dtype(), current_place(), tuple(parts))
         entry = self._cache.get(key)
         if type(entry) is Trace:
             if entry.check():
