@@ -6,9 +6,11 @@ outside the kernels (version bumps of the state, the optimizer's step count)
 are repeated, and an input that aliases the state makes the call run eagerly.
 """
 import numpy as np
+import pytest
 
 import eager
 from eager import nn
+from eager.jit.trace import ReplayDiverged
 from eager.nn import functional as F
 
 RNG = np.random.default_rng(2)
@@ -116,3 +118,42 @@ def test_positional_tensor_calls_are_told_apart_by_shape_dtype_gradient_and_mode
     for k in (2.0, 2.0, 3.0, 3.0):
         np.testing.assert_array_equal(mixed(eager.to_tensor(a32), k).numpy(), a32 * np.float32(k))
     assert len(mixed._cache) == 2 and mixed.replays == 2
+
+
+def test_bincount_whose_length_follows_the_values_runs_eagerly():
+    fn = eager.jit.to_static(lambda x: eager.bincount(x))
+    with pytest.warns(RuntimeWarning, match="shape depends on the values"):
+        for values in ([0, 1, 1, 3], [0, 1, 1, 3], [0, 1, 1, 3], [0, 5, 1, 1]):
+            out = fn(eager.to_tensor(np.array(values, "int64")))
+            np.testing.assert_array_equal(out.numpy(), np.bincount(values))
+    assert fn.replays == 0
+
+
+def _traced_times_two():
+    fn = eager.jit.to_static(lambda x: x * 2.0)
+    for i in range(3):
+        fn(eager.to_tensor(XS[i]))
+    assert fn.replays == 2
+    (trace,) = fn._cache.values()
+    return fn, trace.run.__globals__
+
+
+@pytest.mark.parametrize("made, captured", [
+    (lambda *a, **k: np.zeros((4, 6), "float64"), "float32"),
+    (lambda *a, **k: np.zeros((4, 5), "float32"), r"\[4, 6\]"),
+])
+def test_a_replayed_kernel_leaving_the_captured_shape_or_dtype_raises(made, captured):
+    fn, namespace = _traced_times_two()
+    namespace["k0"] = made  # as a kernel whose result followed something the capture did not see
+    with pytest.raises(ReplayDiverged, match=f"replay of kernel .*captured.*{captured}"):
+        fn(eager.to_tensor(XS[3]))
+
+
+def test_a_replayed_kernel_giving_a_numpy_scalar_gives_a_0d_tensor():
+    fn = eager.jit.to_static(lambda x: x.sum())
+    for i in range(3):
+        fn(eager.to_tensor(XS[i]))
+    (trace,) = fn._cache.values()
+    trace.run.__globals__["k0"] = lambda *a, **k: np.float32(4.5)  # as NumPy reductions may give
+    out = fn(eager.to_tensor(XS[3]))
+    assert out.shape == [] and type(out.impl.array) is np.ndarray and float(out) == 4.5
