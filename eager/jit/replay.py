@@ -15,8 +15,10 @@ from __future__ import annotations
 from phi.core import DenseTensor
 from phi.core.dense_tensor import VersionCounter
 
+from ..autograd.accumulation import edge_of
 from ..autograd.meta import AutogradMeta
 from ..tensor import Tensor
+from .backward import ReplayGradNode
 
 # What a replay returns when an input tensor's array is a buffer the trace reads
 # from the state: the call runs eagerly instead.
@@ -45,7 +47,7 @@ def compile_replay(run, n_inputs, located_ids, bumps, counter_steps, template, g
     """
     namespace = {"_run": run, "_located": located_ids, "_ALIASED": ALIASED, "_bump": _bump,
                  "_VC": VersionCounter, "_D": DenseTensor, "_T": Tensor, "_AM": AutogradMeta,
-                 "_counted": _counted, "_grad": grad}
+                 "_counted": _counted, "_grad": grad, "_Node": ReplayGradNode, "_edge_of": edge_of}
     lines = ["def replay(tensors):"]
 
     def name(value):
@@ -73,9 +75,8 @@ def compile_replay(run, n_inputs, located_ids, bumps, counter_steps, template, g
                 lines.append(f"    {n}.{attribute} = {n}.{attribute} + {name(step)}")
             else:
                 lines.append(f"    setattr({n}, {name(attribute)}, getattr({n}, {name(attribute)}) + {name(step)})")
-    if grad is not None:
-        lines.append(f"    outputs = [None] * {grad.num_grad_slots!r}")
     made = set()
+    slots = {}  # grad slot -> the variable of the output tensor that has it
 
     def build(t):
         kind = t[0]
@@ -88,7 +89,7 @@ def compile_replay(run, n_inputs, located_ids, bumps, counter_steps, template, g
             if t[3]:
                 lines.append(f"    {var}.impl.version_counter = _counted({t[3]!r})")
             if t[5] is not None:  # its history is the replay's grad node (attached below)
-                lines.append(f"    outputs[{t[5]!r}] = {var}")
+                slots[t[5]] = var
             elif not t[2]:  # stop_gradient False: a leaf of its own, as eager's setter makes it
                 lines.append(f"    {var}._meta = _AM()")
             return var
@@ -106,13 +107,36 @@ def compile_replay(run, n_inputs, located_ids, bumps, counter_steps, template, g
     result = build(template)
     lines.append(f"    result = {result}")
     if grad is not None:
-        lines.append("    _grad.attach(arrays, tensors, outputs)")
+        _attach(grad, lines, name, slots)
     lines.append("    return result")
     source = "\n".join(lines) + "\n"
     exec(compile(source, "<eager.jit replay step>", "exec"), namespace)  # noqa: S102  (source built above)
     replay = namespace["replay"]
     replay.source = source
     return replay
+
+
+def _attach(grad, lines, name, slots):
+    """The lines that give the outputs of a forward-only replay their grad node
+    (static_function._GradPlan says what it reads; see backward.py): its edges
+    (an input's, taken when the call runs, or a boundary's, the same every call),
+    the versions its backward checks, the arrays it keeps, and each output's meta."""
+    edges = []
+    for kind, where in grad.edges:
+        edges.append(f"(_edge_of(tensors[{where!r}]),)" if kind == "in" else name((where,)))
+    checks = []
+    for kind, where in grad.checks:
+        impl = (f"tensors[{where!r}].impl" if kind == "in" else name(where) if kind == "ext"
+                else f"{slots[where]}.impl")
+        checks.append(f"({impl}, {impl}.version)")
+    if all(kind != "in" for kind, _ in grad.edges):
+        edges_expr = name(tuple((where,) for _, where in grad.edges))  # one tuple for every call
+    else:
+        edges_expr = "(" + "".join(f"{e}, " for e in edges) + ")"
+    lines.append(f"    node = _Node({edges_expr}, {grad.num_grad_slots!r}, _grad.programs, arrays[{grad.n_results!r}:], "
+                 f"({''.join(f'{c}, ' for c in checks)}), _grad.on_create_graph)")
+    for slot in range(grad.num_grad_slots):
+        lines.append(f"    {slots[slot]}._meta = _AM(node, {slot!r})")
 
 
 __all__ = ["ALIASED", "compile_replay"]

@@ -31,17 +31,15 @@ import numpy as np
 
 from phi.core import DenseTensor
 
-from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
-from ..autograd.meta import AutogradMeta
 from ..framework import current_place, default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 from . import recorder as _recorder
 from . import state as _state
-from .backward import MAX_GRAD_OUTPUTS, NotCapturable, ReplayGradNode, capture_backward
+from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
 from .replay import ALIASED, compile_replay
 from .trace import build, read_slots
 
@@ -129,20 +127,10 @@ class _GradPlan:
     ``programs`` mask -> compiled backward; ``n_results`` the forward's results
     before the saved arrays; ``checks`` where the DenseTensors to version-check
     come from: ("in", input index), ("ext", impl) or ("out", grad slot);
-    ``edges`` one per boundary: ("in", input index) or ("edge", the edge)."""
+    ``edges`` one per boundary: ("in", input index) or ("edge", the edge).
+    replay.py writes the code that makes the node from it."""
 
     __slots__ = ("num_grad_slots", "programs", "n_results", "checks", "edges", "on_create_graph", "saved_slots")
-
-    def attach(self, arrays, tensors, outputs):
-        edges = tuple((edge_of(tensors[where]),) if kind == "in" else (where,) for kind, where in self.edges)
-        checks = []
-        for kind, where in self.checks:
-            impl = tensors[where].impl if kind == "in" else where if kind == "ext" else outputs[where].impl
-            checks.append((impl, impl.version))
-        node = ReplayGradNode(edges, self.num_grad_slots, self.programs, tuple(arrays[self.n_results:]),
-                              tuple(checks), self.on_create_graph)
-        for slot, out in enumerate(outputs):
-            out._meta = AutogradMeta(node, slot)
 
 
 class StaticFunction:
