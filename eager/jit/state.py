@@ -154,16 +154,12 @@ class Guard:
             self._eq(f"{self._name(scheduler)}()", scheduler())
         for t in tensors:
             self._tensor(t)
-        # The guard reads the objects it compares as closure cells (cheaper than globals).
-        names = ", ".join(self.namespace)
-        source = (f"def _make({names}):\n"
-                  "    def guard():\n        try:\n            return (" + "\n                    and ".join(self.terms or ["True"])
-                  + ")\n        except Exception:  # a cell emptied, an attribute deleted: not the captured state\n"
-                  "            return False\n    return guard\n")
-        scope = {}
-        exec(compile(source, "<eager.jit guard>", "exec"), scope)  # noqa: S102  (built above)
+        source = ("def guard():\n    try:\n        return (" + "\n                and ".join(self.terms or ["True"])
+                  + ")\n    except Exception:  # a cell emptied, an attribute deleted: not the captured state\n"
+                  "        return False\n")
+        exec(compile(source, "<eager.jit guard>", "exec"), self.namespace)  # noqa: S102  (built above)
         self.source = source
-        self.guard = scope["_make"](**self.namespace)
+        self.guard = self.namespace["guard"]
 
     def failing(self):
         """The first term of the guard that does not hold now (its source), or None."""
