@@ -5,11 +5,15 @@ constant; tuples, lists and dicts; one tensor returned twice), the effects
 outside the kernels (version bumps of the state, the optimizer's step count)
 are repeated, and an input that aliases the state makes the call run eagerly.
 """
+import gc
+import sys
+
 import numpy as np
 import pytest
 
 import eager
 from eager import nn
+from eager.jit.backward import ReplayGradNode
 from eager.jit.trace import ReplayDiverged
 from eager.nn import functional as F
 
@@ -157,3 +161,19 @@ def test_a_replayed_kernel_giving_a_numpy_scalar_gives_a_0d_tensor():
     trace.run.__globals__["k0"] = lambda *a, **k: np.float32(4.5)  # as NumPy reductions may give
     out = fn(eager.to_tensor(XS[3]))
     assert out.shape == [] and type(out.impl.array) is np.ndarray and float(out) == 4.5
+
+
+def test_a_trace_holds_no_reference_to_the_grad_node_class():
+    # gc_policy counts live grad nodes as their classes' reference counts above a
+    # baseline: a trace referring to ReplayGradNode itself would count as a node.
+    layer = nn.Linear(6, 3)
+    fn = eager.jit.to_static(lambda x: layer(x))
+    gc.collect()  # other tests' traces (a StaticFunction and its traces form cycles)
+    baseline = sys.getrefcount(ReplayGradNode)  # before any trace exists
+    for i in range(5):
+        out = fn(eager.to_tensor(XS[i]))
+        out.sum().backward()
+    assert fn.replays == 3 and type(out.grad_node) is ReplayGradNode
+    del out
+    gc.collect()
+    assert sys.getrefcount(ReplayGradNode) == baseline  # the trace alive, no node alive

@@ -30,6 +30,12 @@ def _bump(impl, count):
         impl.bump_version()
 
 
+def _node(*args):
+    """A ReplayGradNode. (Through this function: a replay's namespace must not hold
+    the class itself, whose reference count gc_policy reads as live nodes.)"""
+    return ReplayGradNode(*args)
+
+
 def _counted(count):
     """A VersionCounter that already counts ``count`` in-place writes."""
     counter = VersionCounter()
@@ -47,7 +53,7 @@ def compile_replay(run, n_inputs, located_ids, bumps, counter_steps, template, g
     """
     namespace = {"_run": run, "_located": located_ids, "_ALIASED": ALIASED, "_bump": _bump,
                  "_VC": VersionCounter, "_D": DenseTensor, "_T": Tensor, "_AM": AutogradMeta,
-                 "_counted": _counted, "_grad": grad, "_Node": ReplayGradNode, "_edge_of": edge_of}
+                 "_counted": _counted, "_grad": grad, "_node": _node, "_edge_of": edge_of}
     lines = ["def replay(tensors):"]
 
     def name(value):
@@ -133,7 +139,7 @@ def _attach(grad, lines, name, slots):
         edges_expr = name(tuple((where,) for _, where in grad.edges))  # one tuple for every call
     else:
         edges_expr = "(" + "".join(f"{e}, " for e in edges) + ")"
-    lines.append(f"    node = _Node({edges_expr}, {grad.num_grad_slots!r}, _grad.programs, arrays[{grad.n_results!r}:], "
+    lines.append(f"    node = _node({edges_expr}, {grad.num_grad_slots!r}, _grad.programs, arrays[{grad.n_results!r}:], "
                  f"({''.join(f'{c}, ' for c in checks)}), _grad.on_create_graph)")
     for slot in range(grad.num_grad_slots):
         lines.append(f"    {slots[slot]}._meta = _AM(node, {slot!r})")
