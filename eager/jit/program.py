@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from phi.common.place import CPUPlace, GPUPlace, Place
+from phi.common.place import CPUPlace, GPUPlace
 from phi.common.tensor_kind import TensorKind
 from phi.core import KERNELS, ArraySpec
 

@@ -46,7 +46,7 @@ from ..tensor import Tensor
 
 # Kernels whose results' shapes depend on the input values, not only on shapes.
 DATA_DEPENDENT = frozenset({"nonzero", "masked_select", "masked_select_grad", "unique",
-                            "unique_consecutive", "masked_scatter", "masked_scatter_grad"})
+                            "unique_consecutive", "masked_scatter", "masked_scatter_grad", "bincount"})
 # Kernels whose result shape depends on the values when an index is a boolean mask.
 MASK_INDEXED = frozenset({"getitem", "getitem_grad", "setitem", "setitem_grad", "index_put",
                           "index_put_grad"})

@@ -13,6 +13,7 @@ counters and optimizer step counts).
 """
 from __future__ import annotations
 
+import collections
 import types
 
 from phi.core import DenseTensor
@@ -142,7 +143,7 @@ class Guard:
         for kind, holder, key, obj in roots:
             check = self._eq if type(obj) in SCALARS else self._is
             if kind == "global":
-                check(f"{self._name(holder)}.get({self._name(key)}, _MISSING)", obj)
+                check(self._item(self._name(holder), holder, key), obj)
             elif kind == "cell":
                 check(f"{self._name(holder)}.cell_contents", obj)
             elif kind == "attr":
@@ -172,19 +173,48 @@ class Guard:
         self.namespace[name] = value
         return name
 
+    # The terms are written in the cheapest form that means the same (the guard runs
+    # before every replay): None, True and False as literals, compared by identity
+    # (for them `is` is exactly "same type and equal"); other numbers and strings
+    # first by identity, then by type and value; a plain dict's string keys as
+    # literals in a subscript (a missing key raises KeyError: the guard is False);
+    # a length as an int literal, and an empty builtin container as `not c`.
+    def _ref(self, value) -> str:
+        """``value`` in a term: a literal for None/True/False, else a namespace name."""
+        if value is None or value is True or value is False:
+            return repr(value)
+        return self._name(value)
+
     def _is(self, expr: str, value) -> None:
-        self.terms.append(f"{expr} is {self._name(value)}")
+        self.terms.append(f"{expr} is {self._ref(value)}")
 
     def _eq(self, expr: str, value) -> None:
-        self.terms.append(f"type(_v := {expr}) is {self._name(type(value))} and _v == {self._name(value)}")
+        if value is None or value is True or value is False:
+            self._is(expr, value)  # the singletons: identity is type and value
+            return
+        name = self._name(value)
+        self.terms.append(f"((_v := {expr}) is {name} or type(_v) is {self._name(type(value))} and _v == {name})")
+
+    def _len(self, holder: str, value) -> None:
+        if not len(value) and type(value) in _BUILTIN_CONTAINERS:
+            self.terms.append(f"not {holder}")
+        else:
+            self.terms.append(f"len({holder}) == {len(value)!r}")
+
+    def _item(self, holder: str, mapping, key) -> str:
+        """The expression reading ``mapping[key]`` (``holder`` names ``mapping``):
+        a missing key makes it raise, or give _MISSING."""
+        if type(mapping) in _PLAIN_DICTS and type(key) is str:
+            return f"{holder}[{key!r}]"
+        return f"{holder}.get({self._name(key)}, _MISSING)"
 
     def _container(self, expr: str, value) -> None:
         """``expr`` (already checked to be ``value``) holds the same items."""
         holder = self._name(value)
-        self._eq(f"len({holder})", len(value))
+        self._len(holder, value)
         if isinstance(value, dict):
             for k, v in list(value.items()):
-                self._is(f"{holder}.get({self._name(k)}, _MISSING)", v)
+                self._is(self._item(holder, value, k), v)
         elif isinstance(value, (list, tuple)):
             for i, v in enumerate(value):
                 self._is(f"{holder}[{i}]", v)
@@ -194,9 +224,9 @@ class Guard:
         d = vars(obj)
         name = self._name(d)
         self._is(f"{self._name(obj)}.__dict__", d)
-        self._eq(f"len({name})", len(d))
+        self._len(name, d)
         for key, value in list(d.items()):
-            expr = f"{name}.get({self._name(key)}, _MISSING)"
+            expr = self._item(name, d, key)
             if key in skip:
                 continue
             if type(value) in SCALARS:
@@ -239,6 +269,10 @@ class Guard:
 
 
 _MISSING = object()
+# Containers whose truth is their length (no __bool__ or __len__ of a subclass).
+_BUILTIN_CONTAINERS = (dict, list, tuple, set, frozenset, collections.OrderedDict)
+# Mappings whose subscript of a missing key raises (no __missing__ to run).
+_PLAIN_DICTS = (dict, collections.OrderedDict)
 
 
 def shallow(obj) -> tuple:

@@ -31,17 +31,16 @@ import numpy as np
 
 from phi.core import DenseTensor
 
-from ..autograd.accumulation import edge_of
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
-from ..autograd.meta import AutogradMeta
-from ..framework import current_place, get_default_dtype
+from ..framework import current_place, default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
 from ..tensor import Tensor
 from . import recorder as _recorder
 from . import state as _state
-from .backward import MAX_GRAD_OUTPUTS, NotCapturable, ReplayGradNode, capture_backward
+from .backward import MAX_GRAD_OUTPUTS, NotCapturable, capture_backward
+from .replay import ALIASED, compile_replay
 from .trace import build, read_slots
 
 # Captures of one signature that may fail to settle before it runs eagerly for good.
@@ -71,6 +70,10 @@ class _Eager:
 
 class _Unsupported(Exception):
     pass
+
+
+# Marks the signature of a call whose arguments are all host tensors, positional.
+_POSITIONAL = "positional host tensors"
 
 
 def _signature(value, tensors, parts):
@@ -111,24 +114,12 @@ class Trace:
     """One signature's captured call: the replay function, the state it is
     specialised to, the effects it repeats and how to build the return value."""
 
-    __slots__ = ("run", "guard", "located_ids", "bumps", "counter_steps", "template", "kept", "replays",
-                 "streak", "grad")
+    __slots__ = ("run", "guard", "check", "replay", "located_ids", "bumps", "counter_steps", "template", "kept",
+                 "replays", "streak", "grad")
 
-    def replay(self, tensors):
-        arrays = self.run([t.impl.array for t in tensors])
-        for impl, count in self.bumps:
-            for _ in range(count):
-                impl.bump_version()
-        for opt, steps in self.counter_steps:
-            for name, step in steps:
-                setattr(opt, name, getattr(opt, name) + step)
-        grad = self.grad
-        if grad is None:
-            return _build(self.template, arrays, tensors)
-        outputs = [None] * grad.num_grad_slots
-        result = _build(self.template, arrays, tensors, {}, outputs)
-        grad.attach(arrays, tensors, outputs)
-        return result
+    # ``check()`` is the guard's compiled expression; ``replay(tensors)`` the
+    # whole replay (replay.py): the result, or ALIASED when an input tensor's
+    # array is a buffer of the state.
 
 
 class _GradPlan:
@@ -136,52 +127,10 @@ class _GradPlan:
     ``programs`` mask -> compiled backward; ``n_results`` the forward's results
     before the saved arrays; ``checks`` where the DenseTensors to version-check
     come from: ("in", input index), ("ext", impl) or ("out", grad slot);
-    ``edges`` one per boundary: ("in", input index) or ("edge", the edge)."""
+    ``edges`` one per boundary: ("in", input index) or ("edge", the edge).
+    replay.py writes the code that makes the node from it."""
 
     __slots__ = ("num_grad_slots", "programs", "n_results", "checks", "edges", "on_create_graph", "saved_slots")
-
-    def attach(self, arrays, tensors, outputs):
-        edges = tuple((edge_of(tensors[where]),) if kind == "in" else (where,) for kind, where in self.edges)
-        checks = []
-        for kind, where in self.checks:
-            impl = tensors[where].impl if kind == "in" else where if kind == "ext" else outputs[where].impl
-            checks.append((impl, impl.version))
-        node = ReplayGradNode(edges, self.num_grad_slots, self.programs, tuple(arrays[self.n_results:]),
-                              tuple(checks), self.on_create_graph)
-        for slot, out in enumerate(outputs):
-            out._meta = AutogradMeta(node, slot)
-
-
-def _build(template, arrays, tensors, made=None, outputs=None):
-    kind = template[0]
-    if kind == "t":  # a tensor the call made: (index among results, stop_gradient, version, which, grad slot)
-        if made is None:
-            made = {}
-        out = made.get(template[4])
-        if out is not None:  # the call returned this tensor more than once
-            return out
-        impl = DenseTensor(arrays[template[1]])
-        for _ in range(template[3]):
-            impl.bump_version()
-        out = Tensor(impl)
-        if template[5] is not None:  # its history is the replay's grad node (attached by the caller)
-            outputs[template[5]] = out
-        elif not template[2]:
-            out.stop_gradient = False
-        made[template[4]] = out
-        return out
-    if kind == "c":
-        return template[1]
-    if kind == "in":
-        return tensors[template[1]]
-    if kind == "obj":
-        return template[1]
-    if made is None:
-        made = {}
-    items = [_build(t, arrays, tensors, made, outputs) for t in template[2]]
-    if template[1] is dict:
-        return dict(zip(template[3], items))
-    return template[1](items)
 
 
 class StaticFunction:
@@ -242,26 +191,44 @@ class StaticFunction:
             # off, anomaly checks (they read values on the host), or called inside
             # another capture, which records these kernels as its own
             return function(*args, **kwargs)
-        tensors, parts = [], []
-        try:
-            _signature(args, tensors, parts)
-            _signature(kwargs, tensors, parts)
-        except _Unsupported as error:
-            key = ("unsupported", str(error))
-            if key not in self._cache:
-                self._cache[key] = _Eager(str(error))
-                _warn(function, str(error))
-            return function(*args, **kwargs)
-        key = (STATE.enabled, get_default_dtype(), current_place(), tuple(parts))
+        key = None
+        if not kwargs:  # the common call, tensors on the host only: its signature without the tree walk
+            parts = []
+            for value in args:
+                if type(value) is not Tensor:
+                    break
+                impl = value.impl
+                if type(impl) is not DenseTensor:
+                    break
+                array = impl.array
+                if type(array) is not np.ndarray:
+                    break
+                meta = value._meta
+                parts.append((array.shape, array.dtype, meta is not None and not meta.stop_gradient))
+            else:  # (a key of five items: it never equals one of the general form's four)
+                tensors = args
+                key = (STATE.enabled, default_dtype(), current_place(), _POSITIONAL, tuple(parts))
+        if key is None:
+            tensors, parts = [], []
+            try:
+                _signature(args, tensors, parts)
+                _signature(kwargs, tensors, parts)
+            except _Unsupported as error:
+                key = ("unsupported", str(error))
+                if key not in self._cache:
+                    self._cache[key] = _Eager(str(error))
+                    _warn(function, str(error))
+                return function(*args, **kwargs)
+            key = (STATE.enabled, default_dtype(), current_place(), tuple(parts))
         entry = self._cache.get(key)
         if type(entry) is Trace:
-            if entry.guard.guard():
-                located = entry.located_ids
-                if not any(id(t.impl.array) in located for t in tensors):
-                    self.replays += 1
-                    entry.replays += 1
-                    return entry.replay(tensors)
-                return function(*args, **kwargs)  # an input aliases the state: this call runs eagerly
+            if entry.check():
+                result = entry.replay(tensors)
+                if result is ALIASED:  # an input aliases the state: this call runs eagerly
+                    return function(*args, **kwargs)
+                self.replays += 1
+                entry.replays += 1
+                return result
             # The state moved: capture again; a trace replaced before it ever
             # replayed, several times in a row, means the state moves on every call.
             streak = entry.streak + 1 if entry.replays == 0 else 1
@@ -482,10 +449,13 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located, 
         result_slots = result_slots + plan.saved_slots
     trace.run = build(calls, len(tensors), rec.externals, result_slots, _slot_types(rec, calls))
     trace.guard = guard
+    trace.check = guard.guard
     trace.located_ids = frozenset(located)
     trace.bumps = bumps
     trace.counter_steps = tuple(steps)
     trace.template = template
+    trace.replay = compile_replay(trace.run, len(tensors), trace.located_ids, bumps, trace.counter_steps, template,
+                                  trace.grad)
     trace.kept = list(located.values())
     trace.replays = 0
     trace.streak = 0

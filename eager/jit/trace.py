@@ -96,7 +96,9 @@ def compile_trace(calls, n_inputs, externals, result_slots):
             namespace[f"h{slot}"] = shape
             namespace[f"d{slot}"] = dtype
             lines.append(f"    if type(s{slot}) is not t{slot}: s{slot} = _fix(s{slot}, t{slot}, n{index})")
-            lines.append(f"    if s{slot}.shape != h{slot} or s{slot}.dtype != d{slot}: "
+            # (a dtype is first compared by identity: NumPy's builtin dtypes are
+            # singletons, so the usual case skips the comparison method)
+            lines.append(f"    if s{slot}.shape != h{slot} or s{slot}.dtype is not d{slot} and s{slot}.dtype != d{slot}: "
                          f"_diverged(n{index}, s{slot}, h{slot}, d{slot})")
     lines.append("    return (" + "".join("None, " if s is None else f"s{s}, " for s in result_slots) + ")")
     return lines, namespace
