@@ -7,8 +7,18 @@ call's results need. Each result is checked against the shape and dtype it
 had when captured; a difference means the replay left the captured path, which
 the capture rules exclude, and raises :class:`ReplayDiverged` rather than
 return a wrong value.
+
+A kernel that declares a keyword-only ``donated`` parameter may reuse the
+buffers of arguments its caller never reads again (SGD scales a dead gradient
+in place instead of into scratch). The replay donates an argument when the
+kernel list shows it dead (made by an earlier call of this trace, read by no
+later call, not returned) and, at run time, nothing else holds or views it: a
+buffer of its own (``base`` None) whose only reference is the replay's local.
 """
 from __future__ import annotations
+
+import inspect
+import sys
 
 import numpy as np
 
@@ -28,6 +38,27 @@ def _fix(value, expected_type, call):
                          f"{expected_type.__name__}")
 
 
+def _only_local() -> int:
+    """What sys.getrefcount gives for an object a function's local alone holds."""
+    held = object()
+    return sys.getrefcount(held)
+
+
+_ONLY_LOCAL = _only_local()
+
+
+def _donatable_names(fn):
+    """The names of ``fn``'s positional kernel arguments (ctx excluded) if the
+    kernel behind it (a bound partial) takes ``donated``, else None."""
+    kernel = getattr(fn, "func", fn)
+    if "donated" not in (getattr(kernel, "__kwdefaults__", None) or {}):
+        return None
+    params = [p for p in inspect.signature(kernel).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    bound = len(getattr(fn, "args", ()))  # the context a partial binds
+    return [p.name for p in params[bound:]]
+
+
 def _diverged(call, value, shape, dtype):
     raise ReplayDiverged(f"replay of kernel {call!r}: result {getattr(value, 'dtype', '?')}"
                          f"{list(getattr(value, 'shape', ()))}, captured {dtype}{list(shape)}")
@@ -41,7 +72,7 @@ def compile_trace(calls, n_inputs, externals, result_slots):
     ``externals`` (slot, array) pairs the arrays read from the state (only those
     the calls read are bound). A result slot of None returns None.
     """
-    namespace = {"_fix": _fix, "_diverged": _diverged}
+    namespace = {"_fix": _fix, "_diverged": _diverged, "_refs": sys.getrefcount, "_ONLY_LOCAL": _ONLY_LOCAL}
     lines = ["def run(inputs):"]
     input_slots = range(n_inputs) if isinstance(n_inputs, int) else n_inputs
     if input_slots:
@@ -86,13 +117,29 @@ def compile_trace(calls, n_inputs, externals, result_slots):
             return f"s{out[1]}"
         return "(" + "".join(target(o) + ", " for o in out[2]) + ")"
 
+    made = set()  # slots an earlier call of this list made
+    last_read = _last_reads(calls)
+    returned = set(result_slots)
     for index, call in enumerate(calls):
         namespace[f"k{index}"] = call.fn
         namespace[f"n{index}"] = call.name
         args = [arg(p) for p in call.args] + [f"{k}={arg(p)}" for k, p in call.kwargs.items()]
+        names = _donatable_names(call.fn)
+        if names is not None:
+            dead = [(name, plan[1]) for name, plan in zip(names, call.args)
+                    if plan[0] == "a" and plan[1] in made and plan[1] not in returned
+                    and last_read[plan[1]] == index]
+            if dead:
+                # Decided before the call line: there the arguments on the stack
+                # would add to the count.
+                lines.append(f"    g{index} = " + " + ".join(
+                    f"(({name!r},) if s{slot}.base is None and _refs(s{slot}) == _ONLY_LOCAL else ())"
+                    for name, slot in dead))
+                args.append(f"donated=g{index}")
         checks.clear()
         lines.append(f"    {target(call.outs)} = k{index}({', '.join(args)})")
         for _, slot, shape, dtype in checks:
+            made.add(slot)
             namespace[f"h{slot}"] = shape
             namespace[f"d{slot}"] = dtype
             lines.append(f"    if type(s{slot}) is not t{slot}: s{slot} = _fix(s{slot}, t{slot}, n{index})")
@@ -102,6 +149,25 @@ def compile_trace(calls, n_inputs, externals, result_slots):
                          f"_diverged(n{index}, s{slot}, h{slot}, d{slot})")
     lines.append("    return (" + "".join("None, " if s is None else f"s{s}, " for s in result_slots) + ")")
     return lines, namespace
+
+
+def _last_reads(calls) -> dict:
+    """slot -> the index of the last call that reads it."""
+    last = {}
+
+    def visit(plan, index):
+        if plan[0] == "a":
+            last[plan[1]] = index
+        elif plan[0] == "l":
+            for p in plan[2]:
+                visit(p, index)
+
+    for index, call in enumerate(calls):
+        for plan in call.args:
+            visit(plan, index)
+        for plan in call.kwargs.values():
+            visit(plan, index)
+    return last
 
 
 def read_slots(calls):

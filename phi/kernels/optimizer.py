@@ -3,7 +3,10 @@
 
 Each kernel writes the new parameter and its state into the existing buffers
 (the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
-and never modifies the gradient. On the host a large parameter is updated
+and never modifies the gradient, unless the caller donates it: SGD's
+``donated=("grad",)`` says the caller never reads the gradient again (an
+``eager.jit`` replay whose gradient dies with the update), so the host scales it
+in place, as a hand-written step does, instead of into scratch. On the host a large parameter is updated
 block by block with block-sized scratch (``_update_blockwise``): no update
 allocates a parameter-sized temporary there, except the float32 copy a
 float16 gradient or parameter needs per block, and Lamb, whose trust ratio
@@ -271,13 +274,20 @@ def adagrad_step(xp, param, master, grad, moment, lr, epsilon):
 
 
 @register_kernel("sgd_", ALL_BACKENDS, FLOATS)
-def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision):
-    """param -= learning_rate * grad."""
+def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision, *, donated=()):
+    """param -= learning_rate * grad. ``donated``: the names of arguments the
+    caller will never read again (see the module doc); with "grad" the host
+    writes learning_rate * grad into grad itself. Same bits either way."""
     xp = ctx.xp
     if xp is not np:
         sgd_step(xp, param, master_param, grad, _operand(learning_rate, param))
         return param, master_param
     lr = _host_operand(learning_rate)
+    if donated and "grad" in donated and master_param is None and param.dtype == grad.dtype == lr.dtype:
+        # One pass less than the scratch below: the scratch, cold after the
+        # backward's large matmuls, costs its own reads and write-backs.
+        xp.subtract(param, xp.multiply(grad, lr, out=grad), out=param)
+        return param, master_param
     # Two passes: blocks save memory but little time, and cost calls, so only
     # parameters of more than four blocks (1 MiB of float32) are split.
     block = 4 * _BLOCK
