@@ -71,21 +71,25 @@ def _xy(i):
             eager.to_tensor(rng.standard_normal((5, 3)).astype("float32")))
 
 
+def _training(clear_inside: bool):
+    """(model, optimizer, step): an MSE SGD step that clears its gradients to
+    None inside (they die with the step) or leaves them in .grad."""
+    model = _mlp()
+    opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
+
+    def step(x, y):
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        if clear_inside:
+            opt.clear_grad(set_to_zero=False)
+        return loss
+    return model, opt, step
+
+
 def test_a_step_whose_gradients_die_donates_them_and_trains_bit_for_bit_as_eager():
-    def make():
-        model = _mlp()
-        opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
-
-        def step(x, y):
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad(set_to_zero=False)  # the gradients die with the step
-            return loss
-        return model, step
-
-    model, step = make()
-    twin, eager_step = make()
+    model, _, step = _training(clear_inside=True)
+    twin, _, eager_step = _training(clear_inside=True)
     static = eager.jit.to_static(step)
     for i in range(3):
         static(*_xy(i)), eager_step(*_xy(i))
@@ -103,19 +107,8 @@ def test_gradients_that_outlive_the_step_are_never_written():
     """.grad kept (cleared outside the call), and gradients read by kernels after
     the update: each is the gradient, not learning_rate times it. (A gradient
     returned is a result: tests below.)"""
-    def make():
-        model = _mlp()
-        opt = eager.optimizer.SGD(0.1, parameters=model.parameters())
-
-        def step(x, y):
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-        return model, opt, step
-
-    model, opt, step = make()
-    twin, twin_opt, eager_step = make()
+    model, opt, step = _training(clear_inside=False)
+    twin, twin_opt, eager_step = _training(clear_inside=False)
     static = eager.jit.to_static(step)
     seen = None
     for i in range(6):
