@@ -111,15 +111,14 @@ def _signature(value, tensors, parts):
 
 
 class Trace:
-    """One signature's captured call: the replay function, the state it is
-    specialised to, the effects it repeats and how to build the return value."""
+    """One signature's captured call: ``run`` its compiled kernel list (trace.py),
+    ``guard`` the state it is specialised to and ``check()`` the guard's
+    compiled expression, ``replay(tensors)`` the whole replay (replay.py, which
+    holds the effects it repeats and how it builds the return value): the
+    result, or ALIASED when an input tensor's array is a buffer of the state.
+    ``kept`` holds the located arrays, so their ids stay theirs."""
 
-    __slots__ = ("run", "guard", "check", "replay", "located_ids", "bumps", "counter_steps", "template", "kept",
-                 "replays", "streak", "grad")
-
-    # ``check()`` is the guard's compiled expression; ``replay(tensors)`` the
-    # whole replay (replay.py): the result, or ALIASED when an input tensor's
-    # array is a buffer of the state.
+    __slots__ = ("run", "guard", "check", "replay", "kept", "replays", "streak", "grad")
 
 
 class _GradPlan:
@@ -450,11 +449,7 @@ def _analyse(rec, result, tensors, discovered, guard, counters_before, located, 
     trace.run = build(calls, len(tensors), rec.externals, result_slots, _slot_types(rec, calls))
     trace.guard = guard
     trace.check = guard.guard
-    trace.located_ids = frozenset(located)
-    trace.bumps = bumps
-    trace.counter_steps = tuple(steps)
-    trace.template = template
-    trace.replay = compile_replay(trace.run, len(tensors), trace.located_ids, bumps, trace.counter_steps, template,
+    trace.replay = compile_replay(trace.run, len(tensors), frozenset(located), bumps, tuple(steps), template,
                                   trace.grad)
     trace.kept = list(located.values())
     trace.replays = 0
