@@ -220,10 +220,10 @@ def _fused_cross_entropy(fn: str, input: Tensor, label: Tensor, ignore_index: in
         return None
     if label_dims != dims[:-1] and label_dims != dims[:-1] + (1,):
         return None
-    try:  # (_renamed's rule, without its frame and closure)
+    try:  # (what _renamed does, without its frame and closure on the way)
         return _F.fused_softmax_cross_entropy(input, label, ignore_index, reduction)
     except PhiError as error:
-        raise type(error)(str(error).replace("fused_softmax_cross_entropy:", f"{fn}:", 1)) from None
+        raise _renamed_error(fn, "fused_softmax_cross_entropy", error) from None
 
 
 def _check_int(fn: str, arg: str, value) -> int:
@@ -237,7 +237,12 @@ def _renamed(fn: str, op: str, call):
     try:
         return call()
     except PhiError as error:
-        raise type(error)(str(error).replace(f"{op}:", f"{fn}:", 1)) from None
+        raise _renamed_error(fn, op, error) from None
+
+
+def _renamed_error(fn: str, op: str, error: PhiError) -> PhiError:
+    """``error`` of phi op ``op`` as the same error of the function ``fn`` the user called."""
+    return type(error)(str(error).replace(f"{op}:", f"{fn}:", 1))
 
 
 def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tensor:
