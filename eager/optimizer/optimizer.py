@@ -320,7 +320,7 @@ class Optimizer:
         the plan (``multi``: it rests on what the plan rests on) unless the
         optimizer calls a callable for it (:meth:`_multi_hyper_kept`)."""
         groups: dict = {}
-        lr, kept = self._learning_rate, self._multi_hyper_kept()
+        kept = self._multi_hyper_kept()
         for param, grad, plan in items:
             hyper = plan.multi if kept else None
             if hyper is None:
@@ -330,12 +330,7 @@ class Optimizer:
             if hyper is False:
                 self._update_one(who, param, grad)
                 continue
-            ratio = plan.group_ratio  # _plan_of's refresh, inline
-            if ratio is None:
-                attr = getattr(param, "optimize_attr", None)
-                ratio = 1.0 if attr is None else attr["learning_rate"]
-            if plan.lr != lr or plan.ratio != ratio or plan.run is None:
-                self._plan_ready(plan, param)
+            self._plan_ready(plan, param)
             key = (plan.lr_key,) + hyper
             found = groups.get(key)
             if found is None:
