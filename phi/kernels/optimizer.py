@@ -283,20 +283,20 @@ def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision, *, dona
         sgd_step(xp, param, master_param, grad, _operand(learning_rate, param))
         return param, master_param
     lr = _host_operand(learning_rate)
-    if donated and "grad" in donated and master_param is None and param.dtype == grad.dtype == lr.dtype:
-        # One pass less than the scratch below: the scratch, cold after the
-        # backward's large matmuls, costs its own reads and write-backs.
-        xp.subtract(param, xp.multiply(grad, lr, out=grad), out=param)
-        return param, master_param
     # Two passes: blocks save memory but little time, and cost calls, so only
     # parameters of more than four blocks (1 MiB of float32) are split.
     block = 4 * _BLOCK
     dtype = grad.dtype
-    if master_param is None and param.size <= block and param.dtype == dtype == learning_rate.dtype:
-        # The common small case, in fewest calls: lr * grad into the host workspace
-        # (no parameter-sized temporary), then param -= it.
-        xp.subtract(param, xp.multiply(grad, lr, out=_host_scratch(dtype, grad.shape)[0]), out=param)
-        return param, master_param
+    if master_param is None and param.dtype == dtype == lr.dtype:
+        grad_donated = "grad" in donated
+        if grad_donated or param.size <= block:
+            # The common case, in fewest calls: lr * grad into the donated gradient
+            # (the scratch, cold after the backward's large matmuls, costs its own
+            # reads and write-backs) or else into the host workspace (no
+            # parameter-sized temporary), then param -= it.
+            scaled = grad if grad_donated else _host_scratch(dtype, grad.shape)[0]
+            xp.subtract(param, xp.multiply(grad, lr, out=scaled), out=param)
+            return param, master_param
 
     def rule(p, g, scratch):
         xp.multiply(g, lr, out=scratch)
