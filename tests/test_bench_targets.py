@@ -47,3 +47,18 @@ def test_every_checked_target_has_a_limit(run):
         assert against in ("numpy", "torch") and limit > 0
     assert run.TARGETS["B3 b64"][1] == 1.15 and run.TARGETS["B3 b512"][1] == 1.05
     assert run.TARGETS["B5"][1] == 1.2 and run.TARGETS["B6"][1] == 1.5 and run.TARGETS["B2"][1] == 0.8
+
+
+def test_host_figures_use_the_chosen_clock(run, monkeypatch):
+    ticks = iter(range(0, 1000, 3))  # a clock that moves 3 per read
+    monkeypatch.setattr(run, "CLOCK", lambda: next(ticks))
+    assert run._timer(lambda: None).timeit(5) == 3
+    assert run._timer("pass").timeit(5) == 3
+    assert run.CLOCKS["cpu"] is __import__("time").process_time
+
+
+def test_an_unknown_clock_is_refused(run, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        run.main(["--clock", "sundial", "--only", "B1"])
+    assert exit_info.value.code == 2
+    assert "--clock" in capsys.readouterr().err
