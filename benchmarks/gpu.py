@@ -10,6 +10,9 @@ G3  one SGD step of B3's 784-256-256-10 ReLU MLP (mean-square loss) at batch
     64 and 512 on the GPU, against the same step written by hand in CuPy
     (``mlp.HandWrittenMLP`` on CuPy) and PyTorch CUDA when installed. Target: at most 1.1x
     the hand-written CuPy step.
+G3j the G3 step under ``eager.jit.to_static`` (captured once, then replayed as
+    a flat list of CuPy kernel calls), timed in the same rounds as G3: the
+    issue's route (b) to G3's target, as B3j is on the host, and held to it.
 G5  one SGD step of B5's LeNet CNN (batch 64) on the GPU, against a
     hand-written CuPy im2col step (``lenet.HandWrittenLeNet`` on CuPy) and PyTorch CUDA.
 Transfers: host<->device copies made during one eager training step (target
@@ -53,7 +56,14 @@ from eager.nn import functional as F  # noqa: E402
 
 # name -> (against, limit): what `run.py --check` enforces on a GPU.
 TARGETS = {"G1 large": ("cupy", 1.2), "G3 b64": ("cupy", 1.1), "G3 b512": ("cupy", 1.1),
-           "G3 xfer": ("count", 0)}
+           "G3j b64": ("cupy", 1.1), "G3j b512": ("cupy", 1.1), "G3 xfer": ("count", 0),
+           "G3j xfer": ("count", 0)}
+
+
+def bench_of(target: str) -> str:
+    """The benchmark (G1, G3 or G5) whose run measures ``target``: G3j's rows
+    come from G3's rounds."""
+    return target.split()[0].removesuffix("j")
 
 
 # -- the device ------------------------------------------------------------------
@@ -237,18 +247,33 @@ class TorchMLP:
         return loss
 
 
+class JitMLP(EagerMLP):
+    """EagerMLP with its step under eager.jit.to_static: captured on the first
+    calls, then replayed while shapes and dtypes repeat."""
+
+    def __init__(self, params):
+        super().__init__(params)
+        self.step = eager.jit.to_static(super().step)
+
+
 def check_same_mlp(cupy, params, batch=8, layers=LAYERS):
-    """eager on the GPU and the hand-written CuPy step must agree (losses, weights)."""
+    """eager on the GPU, its to_static replay and the hand-written CuPy step must
+    agree (losses, weights; the replay bit for bit with eager)."""
     x_np, y_np = make_batch(batch, layers=layers)
-    ref, ours = HandWrittenMLP(params, xp=cupy), EagerMLP(params)
+    ref, ours, replayed = HandWrittenMLP(params, xp=cupy), EagerMLP(params), JitMLP(params)
     x, y = cupy.asarray(x_np), cupy.asarray(y_np)
     tx, ty = eager.to_tensor(x_np, place="gpu"), eager.to_tensor(y_np, place="gpu")
-    for _ in range(3):
-        a, b = float(ref.step(x, y)), ours.step(tx, ty).item()
+    for _ in range(4):  # the replay's first calls capture; the last ones replay
+        a, b, c = float(ref.step(x, y)), ours.step(tx, ty).item(), replayed.step(tx, ty).item()
         if not np.isclose(a, b, rtol=1e-4):
             raise AssertionError(f"G3: eager loss {b} differs from the hand-written CuPy step's {a}")
-    for p, q in zip(ref.params, ours.model.parameters()):
+        if b != c:
+            raise AssertionError(f"G3j: the to_static step's loss {c} differs from eager's {b}")
+    if not replayed.step.replays:
+        raise AssertionError(f"G3j: the to_static step never replayed (why: {replayed.step.reasons})")
+    for p, q, r in zip(ref.params, ours.model.parameters(), replayed.model.parameters()):
         np.testing.assert_allclose(q.numpy(), cupy.asnumpy(p), rtol=1e-4, atol=1e-6)
+        np.testing.assert_array_equal(r.numpy(), q.numpy())
 
 
 def step_transfers(cupy, step, steps=2):
@@ -262,18 +287,19 @@ def step_transfers(cupy, step, steps=2):
 
 
 def bench_g3(cupy, torch, budget, repeat, batches=(64, 512), layers=LAYERS):
-    """G3 rows, and the transfers row of the eager step."""
+    """G3 and G3j rows, and the transfers rows of the eager and replayed steps."""
     params = init_weights(layers=layers)
     check_same_mlp(cupy, params, layers=layers)
     sync = _cupy_sync(cupy)
     rows = []
     for batch in batches:
         x_np, y_np = make_batch(batch, layers=layers)
-        ref, ours = HandWrittenMLP(params, xp=cupy), EagerMLP(params)
+        ref, ours, replayed = HandWrittenMLP(params, xp=cupy), EagerMLP(params), JitMLP(params)
         x, y = cupy.asarray(x_np), cupy.asarray(y_np)
         tx, ty = eager.to_tensor(x_np, place="gpu"), eager.to_tensor(y_np, place="gpu")
-        stmts = {"eager": lambda: ours.step(tx, ty), "cupy": lambda: ref.step(x, y)}
-        syncs = {"eager": sync, "cupy": sync}
+        stmts = {"eager": lambda: ours.step(tx, ty), "cupy": lambda: ref.step(x, y),
+                 "jit": lambda: replayed.step(tx, ty)}
+        syncs = {"eager": sync, "cupy": sync, "jit": sync}
         if torch is not None:
             theirs = TorchMLP(torch, params)
             gx, gy = torch.from_numpy(x_np).cuda(), torch.from_numpy(y_np).cuda()
@@ -281,10 +307,13 @@ def bench_g3(cupy, torch, budget, repeat, batches=(64, 512), layers=LAYERS):
         runs = measure(stmts, syncs, budget=budget, repeat=repeat)
         rows.append((f"G3 b{batch}", f"MLP SGD step, batch {batch}", runs["eager"],
                      {"cupy": runs["cupy"], "torch": runs.get("torch")}))
+        rows.append((f"G3j b{batch}", f"MLP SGD step under jit.to_static, batch {batch}", runs["jit"],
+                     {"cupy": runs["cupy"], "torch": runs.get("torch")}))
         if batch == batches[0]:
-            down, up = step_transfers(cupy, lambda: ours.step(tx, ty))
-            rows.append(("G3 xfer", f"host<->device copies per step (b{batch})", down + up,
-                         {"down": down, "up": up}))
+            for name, step in (("G3 xfer", ours.step), ("G3j xfer", replayed.step)):
+                down, up = step_transfers(cupy, lambda: step(tx, ty))
+                rows.append((name, f"host<->device copies per step (b{batch})", down + up,
+                             {"down": down, "up": up}))
     return rows
 
 

@@ -34,7 +34,7 @@ B6  one training step (forward, backward of the outputs' mean, clear_grad) of
 B7  one epoch of a DataLoader over a dataset whose samples cost real NumPy work
     (benchmarks/dataloader.py), with 2 worker processes; its "numpy" baseline is
     the same epoch read in-process (num_workers=0), so below 1.0x the workers win.
-G1, G3, G5 and "G3 xfer" (issue #12) run on the GPU only where CuPy sees one
+G1, G3, G3j, G5 and "G3 xfer" (issue #12) run on the GPU only where CuPy sees one
     (otherwise the GPU table says "skipped: no GPU" and --check ignores them):
     eager on CuPy against raw CuPy, hand-written CuPy steps and PyTorch CUDA,
     and the host<->device copies of a training step. benchmarks/gpu.py says how.
@@ -588,7 +588,7 @@ def gpu_target_results(asked):
     measured = {name: (value, baselines) for name, _what, value, baselines in GPU_ROWS}
     results = []
     for name, (against, limit) in gpu.TARGETS.items():
-        if name.split()[0] not in asked:
+        if gpu.bench_of(name) not in asked:
             results.append((name, "not run", ""))
         elif GPU_SKIPPED:
             results.append((name, "skipped", GPU_SKIPPED[0]))

@@ -33,12 +33,13 @@ def cupy():
 
 def test_every_g_benchmark_runs_at_tiny_sizes_and_a_step_moves_nothing(cupy):
     rows = {name: (value, baselines) for name, _what, value, baselines in gpu.run(cupy, smoke=True)}
-    assert set(rows) == {"G1 small", "G1 large", "G3 b4", "G3 xfer", "G5"}
-    for name in ("G1 small", "G1 large", "G3 b4", "G5"):
+    assert set(rows) == {"G1 small", "G1 large", "G3 b4", "G3j b4", "G3 xfer", "G3j xfer", "G5"}
+    for name in ("G1 small", "G1 large", "G3 b4", "G3j b4", "G5"):
         value, baselines = rows[name]
         assert len(value) == 1 and value[0] > 0 and min(baselines["cupy"]) > 0, name
-    count, split = rows["G3 xfer"]
-    assert (count, split["down"], split["up"]) == (0, 0, 0)
+    for name in ("G3 xfer", "G3j xfer"):
+        count, split = rows[name]
+        assert (count, split["down"], split["up"]) == (0, 0, 0), name
     assert eager.get_device() == "cpu"  # the benchmarks place tensors explicitly
 
 
@@ -125,9 +126,13 @@ def test_a_missed_gpu_target_fails_the_check(monkeypatch):
         ("G1 large", "a + b", [1.1e-3], {"cupy": fast}),
         ("G3 b64", "step", slow, {"cupy": fast, "torch": None}),
         ("G3 b512", "step", fast, {"cupy": fast, "torch": None}),
+        ("G3j b64", "replayed step", fast, {"cupy": fast, "torch": None}),
+        ("G3j b512", "replayed step", slow, {"cupy": fast, "torch": None}),
         ("G3 xfer", "copies", 1, {"down": 1, "up": 0}),
+        ("G3j xfer", "copies", 0, {"down": 0, "up": 0}),
     ])
     results = {name: status for name, status, _ in run.gpu_target_results(("G1", "G3"))}
-    assert results == {"G1 large": "met", "G3 b64": "missed", "G3 b512": "met", "G3 xfer": "missed"}
+    assert results == {"G1 large": "met", "G3 b64": "missed", "G3 b512": "met", "G3j b64": "met",
+                       "G3j b512": "missed", "G3 xfer": "missed", "G3j xfer": "met"}
     assert run.exit_status(run.gpu_target_results(("G1", "G3")), check=True) == 1
     assert run.exit_status(run.gpu_target_results(("G1", "G3")), check=False) == 0
