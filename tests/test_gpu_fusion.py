@@ -258,6 +258,152 @@ def test_adagrad_is_fused_too(dtype, with_master):
     one_call(calls, expected_calls)
 
 
+# -- Adam, AdamW, Adamax, Adadelta, RMSProp ----------------------------------------------------
+# Fused again (reverted in 5177711: on an H200 cupy.fuse computed 1.0 - beta1 of a Python
+# float argument in float16). Their hyperparameters now reach the bodies as NumPy scalars
+# of the state dtype, their scalar-only coefficients computed before the call.
+
+def _adam(ctx, a, ratio=1.0, decay=False, op="adam_"):
+    p, g, lr, m1, m2, b1p, b2p, master = a
+    if op == "adam_":
+        optimizer.adam_(ctx, p, g, lr, m1, m2, b1p, b2p, master, 0.9, 0.999, 1e-8, master is not None)
+    else:
+        optimizer.adamw_(ctx, p, g, lr, m1, m2, b1p, b2p, master, 0.9, 0.999, 1e-8, ratio, 0.01, decay,
+                         master is not None)
+
+
+# name -> (run(ctx, arrays, **switches), the arrays' roles, fused calls per step, one-element operands)
+_FUSED_OPTIMIZERS = {
+    "adam_": (_adam, ("p", "g", "lr", "s", "pos", "pow1", "pow2", "master"), 2, 3),
+    "adamw_": (lambda ctx, a, **k: _adam(ctx, a, op="adamw_", **k),
+               ("p", "g", "lr", "s", "pos", "pow1", "pow2", "master"), 2, 3),
+    "adamax_": (lambda ctx, a: optimizer.adamax_(ctx, *a, 0.9, 0.999, 1e-8, a[-1] is not None),
+                ("p", "g", "lr", "s", "pos", "pow1", "master"), 2, 2),
+    "adadelta_": (lambda ctx, a: optimizer.adadelta_(ctx, *a, 0.95, 1e-6, a[-1] is not None),
+                  ("p", "g", "pos", "pos", "lr", "master"), 1, 1),
+    "rmsprop_": (lambda ctx, a, centered: optimizer.rmsprop_(ctx, *a, 1e-6, 0.9, 0.5, centered, a[-1] is not None),
+                 ("p", "pos", "g", "s", "lr", "small", "master"), 1, 1),
+}
+_SWITCHES = [("adam_", {}), ("adamw_", {"ratio": 1.0, "decay": False}), ("adamw_", {"ratio": 0.5, "decay": True}),
+             ("adamw_", {"ratio": 0.5, "decay": False}), ("adamw_", {"ratio": 1.0, "decay": True}),
+             ("adamax_", {}), ("adadelta_", {}), ("rmsprop_", {"centered": False}),
+             ("rmsprop_", {"centered": True})]
+
+
+def _optimizer_arrays(roles, dtype, with_master, shape, lr_dtype=None, seed=23):
+    rng = np.random.default_rng(seed)
+    state = np.float32 if dtype == "float16" else np.dtype(dtype).type
+    scalar = state if lr_dtype is None else np.dtype(lr_dtype).type
+    p = np.asarray(rng.normal(size=shape)).astype(dtype)
+    make = {"p": lambda: p.copy(), "g": lambda: np.asarray(rng.normal(size=shape)).astype(dtype),
+            "s": lambda: np.asarray(rng.normal(size=shape)).astype(state),
+            "small": lambda: np.asarray(0.1 * rng.normal(size=shape)).astype(state),
+            "pos": lambda: np.asarray(np.abs(rng.normal(size=shape)) + 0.5).astype(state),
+            "lr": lambda: np.full((1,), 0.01, scalar), "pow1": lambda: np.full((1,), 0.9 ** 3, scalar),
+            "pow2": lambda: np.full((1,), 0.999 ** 3, scalar),
+            "master": lambda: p.astype(np.float32) if with_master else None}
+    return [make[role]() for role in roles]
+
+
+@pytest.fixture
+def fused_operands(monkeypatch):
+    """(kernel name, operand) of every fused call made while the test runs."""
+    seen = []
+    call = FusedKernel.__call__
+
+    def recording(self, xp, *operands, **static):
+        seen.extend((self.name, operand) for operand in operands)
+        return call(self, xp, *operands, **static)
+
+    monkeypatch.setattr(FusedKernel, "__call__", recording)
+    return seen
+
+
+@pytest.mark.parametrize("dtype,with_master", [("float32", False), ("float64", False), ("float16", True),
+                                               ("float16", False)])
+@pytest.mark.parametrize("name,switches", _SWITCHES, ids=[f"{n}{''.join(f'-{k}={v}' for k, v in s.items())}"
+                                                          for n, s in _SWITCHES])
+@pytest.mark.parametrize("shape", [(3, 4), ()])
+def test_adam_adamax_adadelta_rmsprop_are_fused_and_match_the_cpu_kernel_bit_for_bit(
+        name, switches, dtype, with_master, shape, fused_operands):
+    run, roles, fused_calls, one_element = _FUSED_OPTIMIZERS[name]
+    arrays = _optimizer_arrays(roles, dtype, with_master, shape)
+    grads = _optimizer_arrays(("g",) * 3, dtype, False, shape, seed=29)
+    at = roles.index("g")
+    cpu = [None if a is None else a.copy() for a in arrays]
+    gpu = _to_gpu(*arrays)
+    state = np.dtype(np.float32 if dtype == "float16" else dtype)
+    for grad in grads:  # several steps: the moments and beta powers carry over
+        cpu[at], gpu[at] = grad, cp.asarray(grad)
+        run(CPU, cpu, **switches)
+        transfers = cp.transfers[0] if FAKE else 0
+        _, calls = counted(lambda: run(GPU, gpu, **switches))
+        # one fused call (Adam, Adamax: + one for the beta powers), + a reshape per
+        # one-element operand of a 0-d param
+        one_call(calls, fused_calls + (0 if shape else one_element))
+        if FAKE:
+            assert cp.transfers[0] == transfers  # nothing read back
+        for got, want in zip(gpu, cpu):
+            if want is not None:
+                same(got, want, want.dtype)
+    if shape:  # (a 0-d float16 param may not move by a few small steps)
+        assert not np.array_equal(cpu[0], arrays[0])
+    # No Python float reaches a body (cupy.fuse types one by its value: float16 for 0.9):
+    # every scalar operand is a NumPy scalar of the state dtype.
+    assert fused_operands and all(kernel.endswith(("_step", "_pow", "_pows")) for kernel, _ in fused_operands)
+    scalars = [operand for _, operand in fused_operands if not isinstance(operand, cp.ndarray) and operand is not None]
+    assert scalars and all(isinstance(s, np.generic) and s.dtype == state for s in scalars), scalars
+
+
+@pytest.mark.parametrize("name,switches", [("adam_", {}), ("adamw_", {"ratio": 0.5, "decay": True}),
+                                           ("adamax_", {}), ("adadelta_", {}), ("rmsprop_", {"centered": True})])
+def test_a_learning_rate_of_another_dtype_runs_the_host_rule_unfused(name, switches):
+    # The fused bodies compute in the state dtype; a float64 rate with float32 state
+    # (never made by the optimizers) takes the host's rule, whose bits are the CPU's.
+    run, roles, _, _ = _FUSED_OPTIMIZERS[name]
+    arrays = _optimizer_arrays(roles, "float32", False, (3, 4), lr_dtype="float64")
+    cpu = [None if a is None else a.copy() for a in arrays]
+    gpu = _to_gpu(*arrays)
+    run(CPU, cpu, **switches)
+    _, calls = counted(lambda: run(GPU, gpu, **switches))
+    for got, want in zip(gpu, cpu):
+        if want is not None:
+            same(got, want, want.dtype)
+    if FAKE:
+        assert calls > 5
+
+
+@fused
+def reverted_adam_step(xp, param, master, grad, moment1, moment2, lr, b1p, b2p, beta1, beta2, epsilon,
+                       lr_ratio, coeff, *, ratio, decay):
+    """The fused Adam body reverted by 5177711, verbatim: it computes 1.0 - beta1 of a
+    Python float inside the kernel, which an H200 did in float16."""
+    dtype = moment1.dtype
+    p = param if master is None else master
+    g = grad.astype(dtype, copy=False)
+    if ratio:
+        lr = lr * lr_ratio
+    correction2 = xp.sqrt(1.0 - b2p)
+    lr_t = lr * correction2 / (1.0 - b1p)
+    eps_t = epsilon * correction2
+    if decay:
+        p *= 1.0 - lr * coeff
+    moment1 *= beta1
+    moment1 += g * (1.0 - beta1)
+    moment2 *= beta2
+    moment2 += g * g * (1.0 - beta2)
+    p -= moment1 / (xp.sqrt(moment2) + eps_t) * lr_t
+
+
+@pytest.mark.skipif(not FAKE, reason="pins the fake's strictness")
+def test_the_fake_refuses_the_reverted_adam_body_that_moved_updates_on_the_h200():
+    p, g, m1, m2, lr, b1p, b2p = (cp.asarray(np.full(s, v, np.float32)) for s, v in
+                                  (((3,), 1.0), ((3,), 0.5), ((3,), 0.0), ((3,), 0.0), ((1,), 0.01),
+                                   ((1,), 0.9), ((1,), 0.999)))
+    with pytest.raises(TypeError, match="smallest dtype"):
+        reverted_adam_step(cp, p, None, g, m1, m2, lr, b1p, b2p, 0.9, 0.999, 1e-8, 1.0, 0.0, ratio=False,
+                           decay=False)
+
 # -- activation gradients ---------------------------------------------------------------
 
 GRADS = {"relu_grad": lambda out, g: g * (out > 0),
@@ -390,6 +536,8 @@ def test_the_g3_step_makes_fewer_cupy_calls_than_the_hand_written_one():
     for layer, (w, b) in zip(ours.model[::2], zip(ref.params[::2], ref.params[1::2])):  # same 3 steps
         np.testing.assert_allclose(layer.weight.numpy(), host(w), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(layer.bias.numpy(), host(b), rtol=1e-5, atol=1e-6)
+    ours.opt = eager.optimizer.Adam(learning_rate=0.01, parameters=ours.model.parameters())
+    assert calls_per_step(lambda: ours.step(tx, ty)) <= 32  # 176 with Adam's rule unfused: 2 per parameter now
 
 
 # -- the seed gradient of loss.backward() ------------------------------------------------------

@@ -30,7 +30,10 @@ refuses the rest, so CI catches a body the GPU could not compile):
 - no arithmetic between a Python float operand and another scalar (``1.0 - beta1``,
   ``sqrt(beta)``): cupy.fuse does it in the smallest dtype holding the value, so on
   an H200 (CuPy 14.2) ``1.0 - 0.9`` came out 0.10009765625 (float16). Compute such
-  coefficients before the call, or pass a NumPy float64 scalar (exact there).
+  coefficients before the call, or pass a NumPy float64 scalar (exact there). To
+  match a host rule that computes in float32, pass NumPy scalars of float32: a
+  float64 one widens a float32 expression (``g * c``) to float64 under NumPy's
+  promotion, where the host rounds the constant to float32 first.
 
 The GPU compiler contracts ``a * b + c`` into a fused multiply-add, so a fused
 result may differ from the unfused formula's in the last bit; NumPy runs the

@@ -27,16 +27,18 @@ otherwise.
 With a SelectedRows gradient (kind SELECTED_ROWS, below) SGD and lazy Adam
 read and write only the rows the gradient holds.
 
-On a GPU, SGD, Momentum and Adagrad run as fused kernels (phi/kernels/fusion.py):
-one CuPy call per update instead of one per elementwise step, as the host pays
-8-30 us per call whatever the size. Each fused body does the same operations in
-the same order as the host's rule; the GPU compiler may contract a multiply and
-an add into one rounding (FMA). Adam, AdamW, Adamax, Adadelta and RMSProp had
-fused bodies too (merge of gpu-fusion), which matched the host on
-tests/fake_cupy.py but moved updates by ~1e-4 relative on a real H200 (CuPy 14.2):
-cupy.fuse computed ``1.0 - beta1`` of a Python float argument in float16 (see
-fusion.py's rules; the stand-in now refuses that). Until they are rewritten with
-those coefficients computed outside the kernel, they run the host's rule on a GPU.
+On a GPU, SGD, Momentum, Adam, AdamW, Adamax, Adagrad, Adadelta and RMSProp run
+as fused kernels (phi/kernels/fusion.py): one CuPy call per update (Adam, AdamW
+and Adamax: a second one advances the beta powers) instead of one per
+elementwise step, as the host pays 8-30 us per call whatever the size. Each
+fused body does the same operations in the same order as the host's rule; the
+GPU compiler may contract a multiply and an add into one rounding (FMA). The
+first fused Adam, Adamax, Adadelta and RMSProp moved updates by ~1e-4 relative
+on a real H200 (CuPy 14.2; reverted in 5177711): cupy.fuse computed ``1.0 - beta1``
+of a Python float argument in float16 (see fusion.py's rules; the stand-in now
+refuses that). Their bodies now take ``1 - beta1`` and the like computed on the
+host and every hyperparameter as a NumPy scalar of the state dtype, the values
+of the host's constants (see _state_scalars); they await a run on a real GPU.
 """
 import threading
 
@@ -273,6 +275,122 @@ def adagrad_step(xp, param, master, grad, moment, lr, epsilon):
     _round_into(param, p)
 
 
+# Adam, AdamW, Adamax, Adadelta and RMSProp: every hyperparameter reaches the body as a
+# NumPy scalar of the state dtype (_state_scalars), never a Python float, and any
+# coefficient that is arithmetic on hyperparameters alone (1 - beta1, ...) is computed
+# on the host before the call: cupy.fuse does scalar-only arithmetic on a Python float
+# argument in the smallest dtype that holds it (float16 for 0.9, see fusion.py), which
+# moved the first fused versions of these updates by ~1e-4 on an H200. The host's rule
+# holds the same constants as 0-d arrays of the state dtype (_host_constants), so each
+# operation below meets operands of the same dtypes and values as the host's. Scalar
+# maths left in a body is on the device's one-element operands (learning rate, beta
+# powers): array arithmetic, as the host does it on NumPy scalars of the same dtype.
+
+def _state_scalars(dtype, *values) -> tuple:
+    """``values`` (Python floats) as a fused body's operands: NumPy scalars of the
+    state dtype, typed as such by cupy.fuse (a float32 one stays float32 with a
+    float32 array, a float64 one float64), and rounded from the same Python float
+    as the host's 0-d constant, ``np.array(value, dtype)``: the same value."""
+    kind = np.dtype(dtype).type
+    return tuple([kind(value) for value in values])
+
+
+def _fusable(dtype, *scalars) -> bool:
+    """Whether the one-element operands (learning rate, beta powers) are of the state
+    dtype, as the optimizers make them: the fused bodies match the host's rule bit
+    for bit only then (the host rounds each step into a state-dtype buffer, where a
+    wider scalar would widen a fused expression). Otherwise the host's rule runs."""
+    return all(scalar.dtype == dtype for scalar in scalars)
+
+
+@fused
+def adam_step(xp, param, master, grad, moment1, moment2, lr, b1p, b2p, c1, b1, c2, b2, epsilon, lr_ratio,
+              coeff, *, ratio, decay):
+    """_adam_update's rule (see there) on whole arrays, the beta powers read only;
+    c1, c2 = 1 - beta1, 1 - beta2 and the other hyperparameters as _state_scalars."""
+    dtype = moment1.dtype
+    p = _computed(param, master, dtype)
+    g = grad.astype(dtype, copy=False)
+    if ratio:
+        lr = lr * lr_ratio
+    correction2 = xp.sqrt(1.0 - b2p)
+    lr_t = lr * correction2 / (1.0 - b1p)
+    eps_t = correction2 * epsilon
+    if decay:
+        p *= 1.0 - lr * coeff
+    moment1 *= b1
+    moment1 += g * c1
+    moment2 *= b2
+    moment2 += g * g * c2
+    p -= moment1 / (xp.sqrt(moment2) + eps_t) * lr_t
+    _round_into(param, p)
+
+
+@fused
+def adamax_step(xp, param, master, grad, moment, inf_norm, lr, beta1_pow, c1, b1, b2, epsilon):
+    """adamax_'s rule (see there) on whole arrays, beta1_pow read only; c1 = 1 - beta1."""
+    dtype = moment.dtype
+    p = _computed(param, master, dtype)
+    g = grad.astype(dtype, copy=False)
+    lr_t = lr / (1.0 - beta1_pow)
+    moment *= b1
+    moment += g * c1
+    inf_norm *= b2
+    inf_norm += epsilon
+    xp.maximum(inf_norm, xp.abs(g), out=inf_norm)
+    p -= moment / inf_norm * lr_t
+    _round_into(param, p)
+
+
+@fused
+def adadelta_step(xp, param, master, grad, avg_squared_grad, avg_squared_update, lr, c, rho, epsilon):
+    """adadelta_'s rule (see there) on whole arrays; c = 1 - rho."""
+    dtype = avg_squared_grad.dtype
+    p = _computed(param, master, dtype)
+    g = grad.astype(dtype, copy=False)
+    avg_squared_grad *= rho
+    avg_squared_grad += g * g * c
+    update = xp.sqrt((avg_squared_update + epsilon) / (avg_squared_grad + epsilon)) * g
+    avg_squared_update *= rho
+    avg_squared_update += update * update * c
+    p -= update * lr
+    _round_into(param, p)
+
+
+@fused
+def rmsprop_step(xp, param, master, grad, mean_square, moment, mean_grad, lr, c, rho, epsilon, momentum, *,
+                 centered):
+    """rmsprop_'s rule (see there) on whole arrays; c = 1 - rho (rho: rmsprop_'s decay)."""
+    dtype = mean_square.dtype
+    p = _computed(param, master, dtype)
+    g = grad.astype(dtype, copy=False)
+    mean_square *= rho
+    mean_square += g * g * c
+    if centered:
+        mean_grad *= rho
+        mean_grad += g * c
+        denom = mean_square - mean_grad * mean_grad + epsilon
+    else:
+        denom = mean_square + epsilon
+    moment *= momentum
+    moment += g / xp.sqrt(denom) * lr
+    p -= moment
+    _round_into(param, p)
+
+
+@fused
+def advance_pow(xp, beta_pow, beta):
+    """beta_pow *= beta (after the step that read it); beta a _state_scalars one."""
+    beta_pow *= beta
+
+
+@fused
+def advance_pows(xp, beta1_pow, beta2_pow, beta1, beta2):
+    """beta1_pow *= beta1; beta2_pow *= beta2 (after the step that read them)."""
+    beta1_pow *= beta1
+    beta2_pow *= beta2
+
+
 @register_kernel("sgd_", ALL_BACKENDS, FLOATS)
 def sgd_(ctx, param, learning_rate, grad, master_param, multi_precision, *, donated=()):
     """param -= learning_rate * grad. ``donated``: the names of arguments the
@@ -358,6 +476,20 @@ def _adam_update(xp, param, grad, learning_rate, moment1, moment2, beta1_pow, be
                  * m1 / (sqrt(m2) + epsilon * sqrt(1 - beta2_pow))
         beta1_pow *= beta1;  beta2_pow *= beta2
     """
+    if xp is not np and _fusable(moment1.dtype, learning_rate, beta1_pow, beta2_pow):
+        # One fused call for the step, one for the beta powers (they advance after
+        # every element has read them, so not in the step's kernel).
+        c1, b1, c2, b2, eps, ratio, decay = _state_scalars(moment1.dtype, 1.0 - beta1, beta1, 1.0 - beta2,
+                                                           beta2, epsilon, lr_ratio, coeff)
+        adam_step(xp, param, master_param, grad, moment1, moment2, _operand(learning_rate, param),
+                  _operand(beta1_pow, param), _operand(beta2_pow, param), c1, b1, c2, b2, eps, ratio, decay,
+                  ratio=lr_ratio != 1.0, decay=bool(coeff))
+        if beta1_pow.shape == beta2_pow.shape:
+            advance_pows(xp, beta1_pow, beta2_pow, b1, b2)
+        else:  # one fused kernel writes arrays of one shape
+            advance_pow(xp, beta1_pow, b1)
+            advance_pow(xp, beta2_pow, b2)
+        return
     lr = _scalar(learning_rate)
     if lr_ratio != 1.0:
         lr = lr * lr_ratio
@@ -526,6 +658,12 @@ def adamax_(ctx, param, grad, learning_rate, moment, inf_norm, beta1_pow, master
         beta1_pow *= beta1
     """
     xp = ctx.xp
+    if xp is not np and _fusable(moment.dtype, learning_rate, beta1_pow):
+        c1, b1, b2, eps = _state_scalars(moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
+        adamax_step(xp, param, master_param, grad, moment, inf_norm, _operand(learning_rate, param),
+                    _operand(beta1_pow, param), c1, b1, b2, eps)
+        advance_pow(xp, beta1_pow, b1)
+        return param, moment, inf_norm, beta1_pow, master_param
     lr_t = _scalar(learning_rate) / (1.0 - _scalar(beta1_pow))
     c1, b1, b2, eps = _rule_constants(xp, moment.dtype, 1.0 - beta1, beta1, beta2, epsilon)
     if xp is np:  # a 0-d operand (see _host_constants), the same value
@@ -582,6 +720,11 @@ def adadelta_(ctx, param, grad, avg_squared_grad, avg_squared_update, learning_r
         param -= lr * update
     """
     xp = ctx.xp
+    if xp is not np and _fusable(avg_squared_grad.dtype, learning_rate):
+        adadelta_step(xp, param, master_param, grad, avg_squared_grad, avg_squared_update,
+                      _operand(learning_rate, param), *_state_scalars(avg_squared_grad.dtype, 1.0 - rho, rho,
+                                                                      epsilon))
+        return param, avg_squared_grad, avg_squared_update, master_param
     lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
     c, r, eps = _rule_constants(xp, avg_squared_grad.dtype, 1.0 - rho, rho, epsilon)
 
@@ -620,6 +763,12 @@ def rmsprop_(ctx, param, mean_square, grad, moment, learning_rate, mean_grad, ma
         param -= moment
     """
     xp = ctx.xp
+    if xp is not np and _fusable(mean_square.dtype, learning_rate):
+        rmsprop_step(xp, param, master_param, grad, mean_square, moment, mean_grad if centered else None,
+                     _operand(learning_rate, param), *_state_scalars(mean_square.dtype, 1.0 - decay, decay,
+                                                                     epsilon, momentum),
+                     centered=bool(centered))
+        return param, moment, mean_square, mean_grad, master_param
     lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
     c, rho, eps, mu = _rule_constants(xp, mean_square.dtype, 1.0 - decay, decay, epsilon, momentum)
 
