@@ -13,9 +13,10 @@ float16 gradient or parameter needs per block, and Lamb, whose trust ratio
 needs the whole update first. The host's scratch arrays come from a workspace
 reused from call to call (``_host_scratch``: per thread and dtype, as large as
 the largest request, at most two blocks or SGD's four), so a host update of any
-size allocates nothing at all after the first. On a GPU each rule runs once on
-the whole arrays with one parameter-sized scratch array (two for Momentum and
-Adadelta) from CuPy's memory pool.
+size allocates nothing at all after the first. On a GPU each update is a fused
+kernel (below), whose temporaries live in registers; Lamb, the SelectedRows
+updates and a learning rate or beta power of another dtype than the state's
+run the rule once on the whole arrays, with scratch from CuPy's memory pool.
 ``learning_rate`` and the beta powers are one-element arrays read on
 the device (no host round trip on a GPU); the beta powers advance in place.
 
