@@ -1,12 +1,13 @@
 """The phi optimizer ops (sgd_, momentum_, adam_, adamw_, adamax_, adagrad_,
 adadelta_, rmsprop_, lamb_) remember the
-signatures of host calls that passed their checks and skip the checks on a
-repeat: a call that differs in anything the checks read is checked in full
-(same errors, nothing written), GPU calls and SelectedRows gradients are never
-remembered, and the updates are those of the checked path."""
+signatures of calls that passed their checks and skip the checks on a
+repeat: a call that differs in anything the checks read (on a GPU, a tensor's
+device too) is checked in full (same errors, nothing written), SelectedRows
+gradients are never remembered, and the updates are those of the checked path."""
 import numpy as np
 import pytest
 
+import eager
 from phi import api as phi_api
 from phi.api import optimizer as phi_opt
 from phi.common import DataType
@@ -84,14 +85,60 @@ def test_momentum_attributes_are_part_of_the_signature():
     assert p.version == 1 and v.version == 1
 
 
-def test_gpu_calls_and_selected_rows_are_not_remembered():
-    lr = dense(0.5)
-    p = phi_api.full([2], 1.0, DataType.FLOAT32, GPUPlace(0))
-    phi_api.sgd_(p, phi_api.full([], 0.5, DataType.FLOAT32, GPUPlace(0)),
-                 phi_api.full([2], 1.0, DataType.FLOAT32, GPUPlace(0)))
-    assert len(phi_opt._sgd_seen) == 0
+def on_host(tensor):
+    return eager.Tensor(tensor).numpy()
+
+
+def gpu_full(shape, value, device=0):
+    return phi_api.full(shape, value, DataType.FLOAT32, GPUPlace(device))
+
+
+def test_gpu_calls_are_remembered_with_their_devices():
+    p, lr, g = gpu_full([2], 1.0), gpu_full([], 0.5), gpu_full([2], 1.0)
+    phi_api.sgd_(p, lr, g)
+    phi_api.sgd_(p, lr, g)  # a hit
+    assert len(phi_opt._sgd_seen) == 1 and p.version == 2
+    np.testing.assert_array_equal(on_host(p), np.float32([0.0, 0.0]))
     with pytest.raises(InvalidArgumentError, match="sgd_: argument 'learning_rate' expected a tensor on"):
-        phi_api.sgd_(p, lr, phi_api.full([2], 1.0, DataType.FLOAT32, GPUPlace(0)))
+        phi_api.sgd_(p, dense(0.5), g)  # on the host: another signature, checked in full
+    # The same types, dtypes and shapes with the gradient on another GPU: the device
+    # is part of a GPU call's signature, so the remembered call does not cover it.
+    with pytest.raises(InvalidArgumentError, match=r"sgd_: argument 'grad' expected a tensor on Place\(gpu:0\)"):
+        phi_api.sgd_(p, lr, gpu_full([2], 1.0, device=1))
+    assert p.version == 2 and len(phi_opt._sgd_seen) == 1
+    np.testing.assert_array_equal(on_host(p), np.float32([0.0, 0.0]))
+
+
+@pytest.mark.parametrize("op", ["momentum_", "adam_", "adamw_", "adamax_", "adagrad_", "adadelta_", "rmsprop_",
+                                "lamb_"])
+def test_every_optimizer_op_remembers_a_gpu_call_and_refuses_a_tensor_on_another_gpu(op):
+    def tensors(odd=None):
+        host = {"momentum_": (dense([1.0, 2.0]), dense([0.5, -0.5]), dense([0.0, 0.0]), dense(0.1)),
+                "adam_": tuple(adam_inputs()), "adamw_": tuple(adam_inputs())}.get(op) or _others()[op]
+        return [eager.to_tensor(t.array, place=f"gpu:{1 if i == odd else 0}").impl for i, t in enumerate(host)]
+
+    caches = {"momentum_": phi_opt._momentum_seen, "adam_": phi_opt._adam_seen, "adamw_": phi_opt._adamw_seen}
+    fn, cache = getattr(phi_opt, op), caches[op] if op in caches else phi_opt._FUSED_SEEN[op]
+    checked, remembered = tensors(), tensors()
+    fn(*remembered)
+    fn(*remembered)  # a hit
+    assert len(cache) == 1
+    cache.clear()
+    for _ in range(2):
+        cache.clear()  # the checked path both times
+        fn(*checked)
+    for a, b in zip(checked, remembered):
+        np.testing.assert_array_equal(on_host(a), on_host(b))
+        assert a.version == b.version
+    fn(*remembered)
+    elsewhere = tensors(odd=1)
+    with pytest.raises(InvalidArgumentError, match=f"{op}: argument '.*' expected a tensor on Place\\(gpu:0\\)"):
+        fn(*elsewhere)
+    assert all(t.version == 0 for t in elsewhere)
+
+
+def test_selected_rows_are_not_remembered():
+    lr = dense(0.5)
     table = dense(np.ones((4, 2)))
     rows = SelectedRows(np.array([1, 1]), dense(np.ones((2, 2))), height=4)
     phi_api.sgd_(table, lr, rows)

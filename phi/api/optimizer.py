@@ -12,10 +12,10 @@ updates several tensors in place, which the generated API's one inplace
 output does not express.
 
 Each function checks every argument (InferMeta) and that every tensor lives
-on param's device before anything is written (a call on host DenseTensors
-whose signature -- every tensor's type, dtype and shape, every attribute's
-type and value -- already passed those checks skips them, as the generated
-API does; with ``FLAGS.check_infer_meta`` its result is still verified), runs the kernel on the existing
+on param's device before anything is written (a call whose signature --
+every tensor's type, dtype and shape, on a GPU its device too, every
+attribute's type and value -- already passed those checks skips them, as the
+generated API does; with ``FLAGS.check_infer_meta`` its result is still verified), runs the kernel on the existing
 buffers, bumps the version of every buffer it changed (a graph that saved the
 old parameter then refuses to run backward) and returns the updated tensors,
 which are the tensors it was given.
@@ -75,9 +75,9 @@ def _checked_metas(op: str, names: tuple, tensors: tuple, attrs: tuple, infer_me
     whose signature they do not remember: what the checks read, built inline
     as one flat tuple -- each tensor's type and its array's type, dtype and
     shape (None for a tensor not given), each attribute's type and value (1,
-    1.0 and True compare equal) -- and remembered (with the kernel and these
-    metas) once the checks pass on the host. A GPU array's device is not in the
-    signature, so GPU calls are never remembered; a SelectedRows has no array
+    1.0 and True compare equal), and for a call on a GPU every tensor's device
+    (_device_ids), which the device check reads too -- and remembered (with the
+    kernel and these metas) once the checks pass. A SelectedRows has no array
     and an unhashable attribute no hash, so those calls take every check."""
     metas = tuple(MetaTensor() for _ in range(count))
     try:
@@ -120,6 +120,14 @@ def _raise_not_dense_on_device(op: str, names: tuple, tensors: tuple, rows_allow
                 f"one on {tensor.place}")
 
 
+def _device_ids(tensors) -> tuple:
+    """The device id of each tensor's array (None for a tensor not given or on
+    the host): the part of a GPU call's signature that _check_dense_on_device
+    reads, so that a remembered GPU call implies its tensors share a device.
+    The host's signatures leave it out (their arrays have no device to tell)."""
+    return tuple([None if t is None or type(a := t.array) is np.ndarray else a.device.id for t in tensors])
+
+
 def _array(tensor):
     return None if tensor is None else tensor.array
 
@@ -145,12 +153,14 @@ def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = 
     ``master_param`` (the float32 copy of a float16 param) the update is made
     on it and rounded into param.
     """
-    try:  # what the checks read (see _checked_metas); a remembered host call passed them
+    try:  # what the checks read (see _checked_metas); a remembered call passed them
         p, lr, g = param.array, learning_rate.array, grad.array
         signature = (type(param), type(p), p.dtype, p.shape, type(learning_rate), type(lr), lr.dtype, lr.shape,
                      type(grad), type(g), g.dtype, g.shape,
                      None if master_param is None else _tensor_key(master_param),
                      type(multi_precision), multi_precision)
+        if type(p) is not np.ndarray:
+            signature += _device_ids((param, learning_rate, grad, master_param))
         seen = _sgd_seen.get(signature)
     except (AttributeError, TypeError, PhiError):  # a SelectedRows' .array raises PhiError
         signature = seen = None
@@ -161,7 +171,7 @@ def sgd_(param, learning_rate, grad, master_param=None, multi_precision: bool = 
                                (multi_precision,), _im.sgd_infer_meta, 2, rows_allowed=True)
         p, lr = param.array, learning_rate.array
         kernel, g = _grad_input(grad, _sgd_kernel, _sgd_rows_kernel, p)
-        if signature is not None and type(p) is np.ndarray:
+        if signature is not None:
             _sgd_seen.remember(signature, (kernel, metas))
     kernel(p, lr, g, None if master_param is None else master_param.array, multi_precision)
     if FLAGS.check_infer_meta:
@@ -178,7 +188,7 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
               rescale_grad: float = 1.0):
     """Paddle's momentum update of param and velocity, in place; returns
     (param, velocity, master_param). See phi.kernels.optimizer.momentum_."""
-    try:  # what the checks read (see _checked_metas); a remembered host call passed them
+    try:  # what the checks read (see _checked_metas); a remembered call passed them
         p, g, v, lr = param.array, grad.array, velocity.array, learning_rate.array
         signature = (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
                      type(velocity), type(v), v.dtype, v.shape, type(learning_rate), type(lr), lr.dtype,
@@ -186,6 +196,8 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
                      type(use_nesterov), type(regularization_method), type(regularization_coeff),
                      type(multi_precision), type(rescale_grad), mu, use_nesterov, regularization_method,
                      regularization_coeff, multi_precision, rescale_grad)
+        if type(p) is not np.ndarray:
+            signature += _device_ids((param, grad, velocity, learning_rate, master_param))
         seen = _momentum_seen.get(signature)
     except (AttributeError, TypeError, PhiError):
         signature = seen = None
@@ -197,7 +209,7 @@ def momentum_(param, grad, velocity, learning_rate, master_param=None, mu: float
                                 rescale_grad), _im.momentum_infer_meta, 3)
         p, g, v, lr = param.array, grad.array, velocity.array, learning_rate.array
         kernel = _momentum_kernel[type(p), p.dtype]
-        if signature is not None and type(p) is np.ndarray:
+        if signature is not None:
             _momentum_seen.remember(signature, (kernel, metas))
     master = None if master_param is None else master_param.array
     kernel(p, g, v, lr, master, mu, use_nesterov, regularization_method, regularization_coeff,
@@ -226,20 +238,24 @@ def _adam_signature(param, grad, learning_rate, moment1, moment2, beta1_pow, bet
     raises for a tensor without an array and, at lookup, for an unhashable attribute."""
     p, g, lr, m1, m2, b1, b2 = (param.array, grad.array, learning_rate.array, moment1.array, moment2.array,
                                 beta1_pow.array, beta2_pow.array)
-    return (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
-            type(learning_rate), type(lr), lr.dtype, lr.shape, type(moment1), type(m1), m1.dtype, m1.shape,
-            type(moment2), type(m2), m2.dtype, m2.shape, type(beta1_pow), type(b1), b1.dtype, b1.shape,
-            type(beta2_pow), type(b2), b2.dtype, b2.shape,
-            None if master_param is None else _tensor_key(master_param), *map(type, attrs), *attrs)
+    signature = (type(param), type(p), p.dtype, p.shape, type(grad), type(g), g.dtype, g.shape,
+                 type(learning_rate), type(lr), lr.dtype, lr.shape, type(moment1), type(m1), m1.dtype, m1.shape,
+                 type(moment2), type(m2), m2.dtype, m2.shape, type(beta1_pow), type(b1), b1.dtype, b1.shape,
+                 type(beta2_pow), type(b2), b2.dtype, b2.shape,
+                 None if master_param is None else _tensor_key(master_param), *map(type, attrs), *attrs)
+    if type(p) is not np.ndarray:
+        signature += _device_ids((param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
+                                  master_param))
+    return signature
 
 
 def _adam_family(op, seen_cache, dense_kernel, rows_kernel, infer_meta, tensors, attrs, lazy_mode):
-    """adam_'s and adamw_'s call: the remembered host signature or the full checks,
+    """adam_'s and adamw_'s call: the remembered signature or the full checks,
     the kernel, the InferMeta check under the flag and the outputs' version bumps.
     ``attrs`` are the op's attributes after master_param, in its order; lazy_mode is
     read only for a SelectedRows gradient."""
     param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, master_param = tensors
-    try:  # a remembered host call passed the checks
+    try:  # a remembered call passed the checks
         signature = _adam_signature(*tensors, attrs)
         seen = seen_cache.get(signature)
     except (AttributeError, TypeError, PhiError):
@@ -254,7 +270,7 @@ def _adam_family(op, seen_cache, dense_kernel, rows_kernel, infer_meta, tensors,
         kernel, g = _grad_input(grad, dense_kernel, rows_kernel, p)
         if g is grad:
             lazy["lazy_mode"] = bool(lazy_mode)
-        elif signature is not None and type(p) is np.ndarray:
+        elif signature is not None:
             seen_cache.remember(signature, (kernel, metas))
     kernel(param.array, g, learning_rate.array, moment1.array, moment2.array, beta1_pow.array,
            beta2_pow.array, _array(master_param), *attrs, **lazy)
@@ -433,10 +449,10 @@ _FUSED_SEEN = {op: KERNELS.signature_cache(op) for op in ("adamax_", "adagrad_",
 
 
 def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
-    """Checks (unless the host call's signature is remembered, see _checked_metas),
+    """Checks (unless the call's signature is remembered, see _checked_metas),
     runs ``op``'s kernel on the tensors' arrays, verifies and bumps the outputs."""
     cache = _FUSED_SEEN[op]
-    try:  # what the checks read, flat; a remembered host call passed them
+    try:  # what the checks read, flat; a remembered call passed them
         signature = []
         for t in tensors:
             if t is None:
@@ -445,6 +461,8 @@ def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple,
                 a = t.array
                 signature += (type(t), type(a), a.dtype, a.shape)
         signature = (*signature, *map(type, attrs), *attrs)
+        if type(tensors[0].array) is not np.ndarray:
+            signature += _device_ids(tensors)
         seen = cache.get(signature)
     except (AttributeError, TypeError, PhiError):
         signature = seen = None
@@ -454,7 +472,7 @@ def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple,
         metas = _checked_metas(op, names, tensors, attrs, infer_meta, len(outs))
         p = tensors[0].array
         kernel = KERNELS.dispatch_table(op)[type(p), p.dtype]
-        if signature is not None and type(p) is np.ndarray:
+        if signature is not None:
             cache.remember(signature, (kernel, metas))
     kernel(*[None if t is None else t.array for t in tensors], *attrs)
     if FLAGS.check_infer_meta:
