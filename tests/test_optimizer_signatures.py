@@ -4,6 +4,8 @@ signatures of calls that passed their checks and skip the checks on a
 repeat: a call that differs in anything the checks read (on a GPU, a tensor's
 device too) is checked in full (same errors, nothing written), SelectedRows
 gradients are never remembered, and the updates are those of the checked path."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,16 @@ def test_momentum_attributes_are_part_of_the_signature():
     assert p.version == 1 and v.version == 1
 
 
+def _gpu_count():
+    try:
+        return importlib.import_module("cupy").cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001  (no CuPy or no driver)
+        return 0
+
+
+two_gpus = pytest.mark.skipif(_gpu_count() < 2, reason="needs two GPUs (the fake CuPy has two)")
+
+
 def on_host(tensor):
     return eager.Tensor(tensor).numpy()
 
@@ -93,6 +105,7 @@ def gpu_full(shape, value, device=0):
     return phi_api.full(shape, value, DataType.FLOAT32, GPUPlace(device))
 
 
+@two_gpus
 def test_gpu_calls_are_remembered_with_their_devices():
     p, lr, g = gpu_full([2], 1.0), gpu_full([], 0.5), gpu_full([2], 1.0)
     phi_api.sgd_(p, lr, g)
@@ -109,6 +122,7 @@ def test_gpu_calls_are_remembered_with_their_devices():
     np.testing.assert_array_equal(on_host(p), np.float32([0.0, 0.0]))
 
 
+@two_gpus
 @pytest.mark.parametrize("op", ["momentum_", "adam_", "adamw_", "adamax_", "adagrad_", "adadelta_", "rmsprop_",
                                 "lamb_"])
 def test_every_optimizer_op_remembers_a_gpu_call_and_refuses_a_tensor_on_another_gpu(op):
