@@ -10,8 +10,9 @@
 # 3. The device-axis suites on real CuPy (in parallel workers when
 #    pytest-xdist is installed): tests/conftest.py uses real CuPy by
 #    itself whenever it sees a device (no switch needed); the gpu half of the
-#    axis (-k gpu), tests/test_gpu.py (its real-GPU smoke test included) and
-#    the G benchmarks' smoke test run on the GPU. A first run compiles CuPy's
+#    axis (-k gpu), tests/test_gpu.py (its real-GPU smoke test included),
+#    tests/test_gpu_fusion.py (every fused kernel against the CPU kernel, within
+#    a few ulps there) and the G benchmarks' smoke test run on the GPU. A first run compiles CuPy's
 #    kernels (cached in ~/.cupy afterwards), so it is the slowest.
 # 4. With two GPUs or more: all_reduce of GPU tensors on 2 MPI ranks, one GPU
 #    each, through real NCCL (one GPU: skipped, NCCL needs a GPU per rank).
@@ -62,7 +63,7 @@ if "$PY" -c "import xdist" 2>/dev/null; then
     WORKERS="-n $(( $(nproc) < 12 ? $(nproc) : 12 ))"
 fi
 if timeout 360 "$PY" -m pytest -p no:warnings --maxfail=20 -rfEs $WORKERS -k gpu $SUITES tests/test_gpu.py \
-        tests/test_bench_gpu.py > "$OUT/pytest.txt" 2>&1; then
+        tests/test_gpu_fusion.py tests/test_bench_gpu.py > "$OUT/pytest.txt" 2>&1; then
     summary "suites on the GPU: passed ($(tail -1 "$OUT/pytest.txt"))"
 else
     summary "suites on the GPU: FAILED ($(tail -1 "$OUT/pytest.txt")); see $OUT/pytest.txt"
