@@ -151,42 +151,30 @@ def compile_trace(calls, n_inputs, externals, result_slots):
     return lines, namespace
 
 
-def _last_reads(calls) -> dict:
-    """slot -> the index of the last call that reads it."""
-    last = {}
-
-    def visit(plan, index):
+def _reads(calls):
+    """(call index, array slot) for every array argument of the calls, in order
+    (the arrays inside list arguments included)."""
+    def slots(plan):
         if plan[0] == "a":
-            last[plan[1]] = index
+            yield plan[1]
         elif plan[0] == "l":
             for p in plan[2]:
-                visit(p, index)
+                yield from slots(p)
 
     for index, call in enumerate(calls):
-        for plan in call.args:
-            visit(plan, index)
-        for plan in call.kwargs.values():
-            visit(plan, index)
-    return last
+        for plan in (*call.args, *call.kwargs.values()):
+            for slot in slots(plan):
+                yield index, slot
+
+
+def _last_reads(calls) -> dict:
+    """slot -> the index of the last call that reads it."""
+    return {slot: index for index, slot in _reads(calls)}
 
 
 def read_slots(calls):
     """Every array slot the calls read, in order of first reading."""
-    seen = {}
-
-    def visit(plan):
-        if plan[0] == "a":
-            seen.setdefault(plan[1], None)
-        elif plan[0] == "l":
-            for p in plan[2]:
-                visit(p)
-
-    for call in calls:
-        for plan in call.args:
-            visit(plan)
-        for plan in call.kwargs.values():
-            visit(plan)
-    return list(seen)
+    return list(dict.fromkeys(slot for _, slot in _reads(calls)))
 
 
 def build(calls, n_inputs, externals, result_slots, slot_types):
