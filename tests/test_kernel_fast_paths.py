@@ -293,21 +293,21 @@ def test_fused_mse_loss_host_kernels_are_the_formulas_bits(dtype, shape, reducti
     same_bits(b, b0)
 
 
-def test_fused_mse_loss_host_count_is_numpys_conversion_cached_read_only():
-    """The count operand is the 0-d array NumPy makes of the Python int (float16:
-    rounded, and inf past 65504 with NumPy's overflow warning), never writable, and
-    the cache stays bounded."""
+def test_the_losses_count_operand_is_numpys_conversion_cached_read_only():
+    """The losses divide by their count as host_factor(count, dtype): the 0-d array
+    NumPy makes of the Python int (float16: rounded, and inf past 65504 with
+    NumPy's overflow warning), never writable, and the cache stays bounded."""
     for size, dtype in ((640, np.float32), (2049, np.float16), (16777217, np.float32), (3, np.float64)):
-        count = loss_kernels._host_count(size, np.dtype(dtype))
+        count = host_factor(size, np.dtype(dtype))
         same_bits(count, np.asarray(np.add(np.zeros((), dtype), size)))
-        assert loss_kernels._host_count(size, np.dtype(dtype)) is count
+        assert host_factor(size, np.dtype(dtype)) is count
         with pytest.raises(ValueError):
             count[...] = 1
     with pytest.warns(RuntimeWarning, match="overflow"):
-        assert np.isinf(loss_kernels._host_count(70001, np.dtype(np.float16)))
-    for size in range(loss_kernels._COUNTS_LIMIT + 5):
-        loss_kernels._host_count(size + 1, np.dtype(np.float64))
-    assert len(loss_kernels._COUNTS) <= loss_kernels._COUNTS_LIMIT
+        assert np.isinf(host_factor(70001, np.dtype(np.float16)))
+    for size in range(funcs._FACTOR_LIMIT + 5):
+        host_factor(size + 1, np.dtype(np.float64))
+    assert len(funcs._FACTORS[np.dtype(np.float64)]) <= funcs._FACTOR_LIMIT
 
 @pytest.mark.parametrize("transpose_x", [False, True])
 @pytest.mark.parametrize("transpose_y", [False, True])
@@ -449,9 +449,9 @@ def test_fused_softmax_cross_entropy_row_index_is_cached_read_only():
     np.testing.assert_array_equal(index, np.arange(7))
     with pytest.raises(ValueError):
         index[0] = 3
-    for rows in range(loss_kernels._COUNTS_LIMIT + 5):
+    for rows in range(loss_kernels._ROWS_LIMIT + 5):
         loss_kernels._row_index(np, rows + 1)
-    assert len(loss_kernels._ROWS) <= loss_kernels._COUNTS_LIMIT
+    assert len(loss_kernels._ROWS) <= loss_kernels._ROWS_LIMIT
 
 
 @pytest.mark.parametrize("label_dtype", [np.int8, np.int32, np.int64, np.uint8])

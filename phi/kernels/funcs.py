@@ -64,7 +64,7 @@ _FACTOR_LIMIT = 64  # per dtype; the table is emptied when it grows past this
 
 
 def host_factor(value: float, dtype):
-    """``value`` (a Python float) as a read-only 0-d NumPy array of float ``dtype``,
+    """``value`` (a Python float or int) as a read-only 0-d NumPy array of float ``dtype``,
     remembered for the next call; None for another dtype. Zeros and NaN are never
     remembered (0.0 and -0.0 are one dict key, NaN never equals itself).
 

@@ -12,34 +12,18 @@ import numpy as np
 from ..core.errors import InvalidArgumentError
 from ..core.kernel_registry import register_kernel
 from .dtypes import ALL_BACKENDS, FLOATS, INTS
+from .funcs import host_factor
 from .fusion import fused
 from .reduction import mean_over
 
 _ADD_REDUCE = np.add.reduce
 _ADD, _SUBTRACT, _MULTIPLY, _DIVIDE, _NEGATIVE = np.add, np.subtract, np.multiply, np.divide, np.negative
 _EMPTY, _as_0d = np.empty, np.asarray
-_COUNTS: dict = {}  # (size, dtype) -> read-only 0-d array; emptied past _COUNTS_LIMIT entries
-_COUNTS_LIMIT = 64
-_ROWS: dict = {}  # rows -> read-only np.arange(rows); emptied past _COUNTS_LIMIT entries
+_ROWS: dict = {}  # rows -> read-only np.arange(rows); emptied past _ROWS_LIMIT entries
+_ROWS_LIMIT = 64
 _MIN_REDUCE, _MAX_REDUCE, _ascontiguous = np.minimum.reduce, np.maximum.reduce, np.ascontiguousarray
 _MAX_BLOCK = 1 << 16  # elements of logits transposed at a time for their row maxima
 _UNSIGNED = {size: np.dtype(f"u{size}") for size in (1, 2, 4, 8)}  # an integer label's itemsize -> its unsigned view
-
-
-def _host_count(size, dtype):
-    """``size`` as a read-only 0-d NumPy array of ``dtype``: the operand NumPy makes
-    of a Python int beside an array of that dtype (the same conversion, warnings
-    included: float16 overflows past 65504), made once. An array operand keeps a
-    ufunc on its quick path; a Python int costs each 0-d division ~0.6 us more."""
-    key = (size, dtype)
-    count = _COUNTS.get(key)
-    if count is None:
-        if len(_COUNTS) >= _COUNTS_LIMIT:
-            _COUNTS.clear()
-        count = np.array(size, dtype)
-        count.flags.writeable = False
-        _COUNTS[key] = count
-    return count
 
 
 def _shifted(xp, x, axis):
@@ -263,9 +247,10 @@ def _count(xp, valid, rows, dtype):
 
 
 def _host_divisor(xp, count, dtype):
-    """_count's Python int as the host's cached 0-d array of ``dtype`` (the same
-    conversion, one ufunc quick path); on a GPU unchanged."""
-    return _host_count(count, dtype) if xp is np and type(count) is int else count
+    """_count's Python int as the host's cached read-only 0-d array of ``dtype``
+    (funcs.host_factor: the operand NumPy makes of the int, so the same
+    conversion, on a ufunc's quick path); on a GPU unchanged."""
+    return host_factor(count, dtype) if xp is np and type(count) is int else count
 
 
 def _row_index(xp, rows):
@@ -275,7 +260,7 @@ def _row_index(xp, rows):
         return xp.arange(rows)
     index = _ROWS.get(rows)
     if index is None:
-        if len(_ROWS) >= _COUNTS_LIMIT:
+        if len(_ROWS) >= _ROWS_LIMIT:
             _ROWS.clear()
         index = np.arange(rows)
         index.flags.writeable = False
@@ -398,7 +383,7 @@ def fused_mse_loss(ctx, input, label, reduction):
             total = _ADD_REDUCE(squares, None)  # a NumPy scalar of the dtype
             if reduction == "sum":
                 return _as_0d(total)
-            return _DIVIDE(total, _host_count(squares.size, squares.dtype), _EMPTY((), squares.dtype))
+            return _DIVIDE(total, host_factor(squares.size, squares.dtype), _EMPTY((), squares.dtype))
     elif input.size:
         return mse_loss_gpu(xp, input, label, input.size, reduction=reduction)
     diff = xp.subtract(input, label)
@@ -427,7 +412,7 @@ def fused_mse_loss_grad(ctx, input, label, out_grad, reduction, *, out_mask=None
             # 2g/count (2g: the exact doubling g + g) on a NumPy scalar, then two calls
             # on the arrays: the difference, scaled in its fresh buffer.
             if reduction == "mean":
-                half = _DIVIDE(out_grad, _host_count(input.size, out_grad.dtype))
+                half = _DIVIDE(out_grad, host_factor(input.size, out_grad.dtype))
                 factor = half + half
             else:
                 factor = _ADD(out_grad, out_grad)
