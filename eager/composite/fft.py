@@ -16,9 +16,16 @@ with the same scale, which is the other direction under the swapped norm string
 """
 from __future__ import annotations
 
+from phi.infermeta.fft import fft_axes as _fft_axes
+
 from ..generated import forward_api as _F
 
 _OTHER_DIRECTION = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _other(normalization):
+    # An unknown string passes on unchanged, for the op to refuse by name.
+    return _OTHER_DIRECTION.get(normalization, normalization)
 
 
 def _mirrored_bins_scaled(spectrum, axis: int, n: int, factor: float):
@@ -35,20 +42,20 @@ def _mirrored_bins_scaled(spectrum, axis: int, n: int, factor: float):
 
 
 def fft_c2c_grad(out_grad, axes, normalization, forward):
-    return _F.fft_c2c(out_grad, axes, _OTHER_DIRECTION[normalization], not forward)
+    return _F.fft_c2c(out_grad, axes, _other(normalization), not forward)
 
 
 def fft_r2c_grad(x, out_grad, axes, normalization, forward, onesided):
-    norm = _OTHER_DIRECTION[normalization]
+    norm = _other(normalization)
     if not onesided:
         return _F.real(_F.fft_c2c(out_grad, axes, norm, not forward))
-    axis = axes[-1] % len(x.shape)
+    axis = _fft_axes(axes, tuple(x.shape))[-1]
     n = x.shape[axis]
     return _F.fft_c2r(_mirrored_bins_scaled(out_grad, axis, n, 0.5), axes, norm, not forward, n)
 
 
 def fft_c2r_grad(out_grad, axes, normalization, forward):
-    axis = axes[-1] % len(out_grad.shape)
+    axis = _fft_axes(axes, tuple(out_grad.shape))[-1]
     n = out_grad.shape[axis]
-    spectrum = _F.fft_r2c(out_grad, axes, _OTHER_DIRECTION[normalization], not forward, True)
+    spectrum = _F.fft_r2c(out_grad, axes, _other(normalization), not forward, True)
     return _mirrored_bins_scaled(spectrum, axis, n, 2.0)
