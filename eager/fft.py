@@ -15,8 +15,8 @@ of the transformed axes (of the real output, for irfft and hfft).
 >>> import numpy as np, eager
 >>> x = eager.to_tensor([0.0, 1.0, 0.0, 0.0])
 >>> spectrum = eager.fft.rfft(x)
->>> spectrum.dtype, spectrum.shape
-(eager.complex64, [3])
+>>> str(spectrum.dtype), spectrum.shape
+('complex64', [3])
 >>> np.round(eager.fft.irfft(spectrum, n=4).numpy(), 6).tolist()
 [0.0, 1.0, 0.0, 0.0]
 """
@@ -407,8 +407,8 @@ def fftshift(x, axes=None, name=None):
     the zero frequency moves to the centre.
 
     >>> import eager
-    >>> eager.fft.fftshift(eager.fft.fftfreq(5)).numpy().round(2).tolist()
-    [-0.4, -0.2, 0.0, 0.2, 0.4]
+    >>> eager.fft.fftshift(eager.fft.fftfreq(4)).numpy().tolist()
+    [-0.5, -0.25, 0.0, 0.25]
     """
     axes = _shift_axes("fftshift", x, axes)
     if not axes:

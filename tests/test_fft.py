@@ -5,6 +5,8 @@ through their real and imaginary parts), Parseval's identity as an independent
 gradient check, and the errors of bad arguments."""
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,9 @@ def test_bad_arguments_raise_clear_errors(call, error, message):
     with pytest.raises(error, match=message):
         call(x, z)
     assert x.grad is None and np.array_equal(x.numpy(), np.ones((2, 3)))
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(E, extraglobs={"eager": eager, "np": np}, optionflags=doctest.NORMALIZE_WHITESPACE,
+                             report=False)
+    assert result.attempted >= 10 and result.failed == 0, result
