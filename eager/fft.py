@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numbers
 
+from phi.common import convert_dtype
+
 from .framework import get_default_dtype
 from .generated import forward_api as _F
 from .tensor import Tensor
@@ -362,9 +364,10 @@ def _freq_args(fn: str, n, d, dtype) -> str:
         raise ValueError(f"fft.{fn}: argument 'n' expected a positive integer, got {n!r}")
     if isinstance(d, bool) or not isinstance(d, numbers.Real) or d == 0 or d != d:
         raise ValueError(f"fft.{fn}: argument 'd' expected a non-zero real number, got {d!r}")
-    dtype = get_default_dtype() if dtype is None else dtype
-    name = str(getattr(dtype, "name", dtype))
-    name = name.replace("paddle.", "")
+    try:
+        name = get_default_dtype() if dtype is None else str(convert_dtype(dtype))
+    except (TypeError, ValueError):
+        name = None
     if name not in _COMPLEX_OF:
         raise TypeError(f"fft.{fn}: argument 'dtype' expected float32 or float64, got {dtype!r}")
     return name

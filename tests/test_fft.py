@@ -61,8 +61,10 @@ ND_CASES = [(None, None), ((3, 8), None), (None, (1, 0)), ((5, 2), (1, 0)), ((3,
 @pytest.mark.parametrize("s, axes", ND_CASES)
 def test_n_d_transforms_match_numpy(name, norm, s, axes, signals, device):
     real, cplx = signals
+    # numpy is given the axes Paddle defaults to (its own default for s without axes is deprecated).
+    numpy_axes = axes if axes is not None or s is None else tuple(range(real.ndim - len(s), real.ndim))
     for x in ((real,) if name in REAL_ONLY else (real, cplx)):
-        _close(getattr(E, name)(_t(x), s, axes, norm), getattr(np.fft, name)(x, s, axes, norm))
+        _close(getattr(E, name)(_t(x), s, axes, norm), getattr(np.fft, name)(x, s, numpy_axes, norm))
 
 
 def _hfftn_reference(x, s, axes, norm):
@@ -251,6 +253,8 @@ def test_frequencies_match_numpy(n, device):
     _close(E.rfftfreq(n, 2, "float64"), np.fft.rfftfreq(n, 2))
     assert str(E.fftfreq(n).dtype) == "float32" and str(E.rfftfreq(n, dtype="float64").dtype) == "float64"
     _close(E.fftfreq(n, 0.3), np.fft.fftfreq(n, 0.3).astype(np.float32), 1e-6)
+    for dtype in (eager.float64, np.float64, "float64"):
+        assert str(E.fftfreq(n, dtype=dtype).dtype) == "float64"
 
 
 @pytest.mark.parametrize("axes", [None, 0, 1, (1,), [0, 1], (-1, 0)])
@@ -295,6 +299,7 @@ def test_shift_is_differentiable():
     (lambda x, z: E.fftfreq(0), ValueError, r"fft.fftfreq: argument 'n' expected a positive integer"),
     (lambda x, z: E.rfftfreq(4, d=0), ValueError, r"fft.rfftfreq: argument 'd' expected a non-zero real"),
     (lambda x, z: E.fftfreq(4, dtype="int32"), TypeError, r"fft.fftfreq: argument 'dtype' expected float32 or"),
+    (lambda x, z: E.rfftfreq(4, dtype="nonsense"), TypeError, r"fft.rfftfreq: argument 'dtype' expected float32"),
     (lambda x, z: E.fftshift(x, axes=5), ValueError, r"fft.fftshift: argument 'axes' expected an axis"),
     (lambda x, z: eager.ops.fft_c2r(z, [1], "backward", False, 9), ValueError,
      r"fft_c2r: argument 'x' expected 5 bins \(n//2\+1 for last_dim_size n=9\) along axis 1, got 3"),
