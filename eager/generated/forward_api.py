@@ -251,6 +251,7 @@ from .ops_linalg import (  # noqa: F401
 )
 from .ops_loss import (  # noqa: F401
     softmax,
+    softmax_,
     log_softmax,
     cross_entropy_with_softmax,
     sigmoid_cross_entropy_with_logits,
@@ -684,6 +685,7 @@ __all__ = [
     "maximum",
     "minimum",
     "softmax",
+    "softmax_",
     "log_softmax",
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
