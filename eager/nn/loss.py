@@ -196,6 +196,35 @@ class TripletMarginLoss(_Loss):
                                          self.swap, self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.triplet_margin_with_distance_loss`.
+
+    >>> loss = eager.nn.TripletMarginWithDistanceLoss(margin=0.5)
+    >>> a = eager.to_tensor([[0.0, 0.0]])
+    >>> round(float(loss(a, a + 3.0, a + 4.0)), 4)      # distances sqrt(18), sqrt(32): max(0, -1.4142 + 0.5)
+    0.0
+    """
+
+    def __init__(self, distance_function=None, margin: float = 1.0, swap: bool = False, reduction: str = "mean",
+                 name=None):
+        super().__init__(reduction, name)
+        fn = "TripletMarginWithDistanceLoss"
+        self.margin = _loss._check_real(fn, "margin", margin)
+        if self.margin < 0:
+            raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {self.margin}")
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"{fn}: argument 'distance_function' expected a callable or None, got "
+                            f"{type(distance_function).__name__}")
+        if not isinstance(swap, bool):
+            raise TypeError(f"{fn}: argument 'swap' expected a bool, got {swap!r}")
+        self.distance_function, self.swap = distance_function, swap
+
+    def forward(self, input, positive, negative):
+        """The loss of the triplet."""
+        return _loss.triplet_margin_with_distance_loss(input, positive, negative, self.distance_function,
+                                                       self.margin, self.swap, self.reduction)
+
+
 class SoftMarginLoss(_Loss):
     """Layer form of :func:`eager.nn.functional.soft_margin_loss`.
 
@@ -228,6 +257,26 @@ class MultiLabelSoftMarginLoss(_Loss):
         return _loss.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
 
 
+class MultiMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.multi_margin_loss` (input [N, C], label [N]).
+
+    >>> loss = eager.nn.MultiMarginLoss(p=2)
+    >>> round(float(loss(eager.to_tensor([[0.1, 0.2, 0.4, 0.8]]), eager.to_tensor([3]))), 4)
+    0.1525
+    """
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        fn = "MultiMarginLoss"
+        if isinstance(p, bool) or p not in (1, 2):
+            raise ValueError(f"{fn}: argument 'p' expected 1 or 2, got {p!r}")
+        self.p, self.margin, self.weight = int(p), _loss._check_real(fn, "margin", margin), weight
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.multi_margin_loss(input, label, self.p, self.margin, self.weight, self.reduction)
+
+
 class CTCLoss(_Loss):
     """Layer form of :func:`eager.nn.functional.ctc_loss` (softmax applied inside, as Paddle).
 
@@ -246,6 +295,29 @@ class CTCLoss(_Loss):
         """The CTC loss of the padded logit sequences against the padded labels."""
         return _loss.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction,
                               norm_by_times)
+
+
+class GaussianNLLLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.gaussian_nll_loss`; called as
+    ``loss(input, label, variance)``.
+
+    >>> loss = eager.nn.GaussianNLLLoss(reduction="sum")
+    >>> round(float(loss(eager.to_tensor([1.0]), eager.to_tensor([3.0]), eager.to_tensor([2.0]))), 4)
+    1.3466
+    """
+
+    def __init__(self, full: bool = False, epsilon: float = 1e-6, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        fn = "GaussianNLLLoss"
+        if not isinstance(full, bool):
+            raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
+        self.full, self.epsilon = full, _loss._check_real(fn, "epsilon", epsilon)
+        if not self.epsilon > 0:
+            raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {self.epsilon}")
+
+    def forward(self, input, label, variance):
+        """The loss of label under N(input, variance)."""
+        return _loss.gaussian_nll_loss(input, label, variance, self.full, self.epsilon, self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -272,3 +344,4 @@ class PoissonNLLLoss(_Loss):
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
            "SoftMarginLoss", "TripletMarginLoss"]
+__all__ += ["GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]
