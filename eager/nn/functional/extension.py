@@ -14,7 +14,7 @@ from phi.common.data_type import INTEGER_TYPES
 from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float, check_tensor
+from .checks import check_float, check_tensor, reads_values
 
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
@@ -102,8 +102,8 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     chosen at each step and the beam it extended. ``out[T-1] = ids[T-1]``; going
     back, ``out[t, b, k] = ids[t, b, p]`` with p the beam that ``out[t+1, b, k]``
     came from (p = parents[T-1, b, k] at first, then parents[t, b, p]).
-    Parents outside [0, beam_size) raise on the CPU (on a GPU they are not
-    checked, which would wait for the device).
+    Parents outside [0, beam_size) raise on the CPU (on a GPU in anomaly mode
+    only: elsewhere the check would wait for the device).
 
     >>> ids = eager.to_tensor([[[2, 3]], [[4, 5]]])          # T = 2, batch 1, beam 2
     >>> parents = eager.to_tensor([[[0, 0]], [[1, 0]]])
@@ -125,7 +125,7 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     if steps == 0 or 0 in ids.shape:
         return _F.assign(ids)
     beam = ids.shape[2]
-    if steps > 1 and ids.place.is_cpu_place():  # checked on the CPU only: on a GPU it would wait for the device
+    if steps > 1 and reads_values(parents):
         low, high = int(_F.min(parents[1:]).numpy()), int(_F.max(parents[1:]).numpy())
         if low < 0 or high >= beam:
             raise ValueError(f"{fn}: argument 'parents' expected values in [0, {beam}) (the beam size), got values "

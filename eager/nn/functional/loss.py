@@ -12,7 +12,8 @@ from phi.core.errors import PhiError
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
+from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape,
+                     check_tensor, reads_values, reduce_loss)
 from .common import pairwise_distance
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
@@ -735,6 +736,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     """Multi-class hinge loss: per sample i of input [N, C] with class y = label[i],
     ``sum_{j != y} weight[y] * max(0, margin - x[i, y] + x[i, j]) ** p / C``.
     ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: 1 or 2.
+    Labels out of range raise on the CPU (on a GPU in anomaly mode only).
 
     >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
     >>> round(float(eager.nn.functional.multi_margin_loss(x, eager.to_tensor([3]))), 4)
@@ -761,7 +763,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
         if weight.shape != [classes] or weight.dtype != input.dtype:
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
-    if label.place.is_cpu_place() and rows:  # on a GPU this would wait for the device: not checked there
+    if rows and reads_values(label):
         low, high = int(_F.min(label).numpy()), int(_F.max(label).numpy())
         if low < 0 or high >= classes:
             raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}), got values in "
@@ -854,8 +856,9 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     ``0.5 * (log(v) + (input - label) ** 2 / v)`` with v = max(variance, epsilon),
     plus ``0.5 * log(2 pi)`` when ``full``. ``label`` is shaped like input (or with
     a last dimension of 1); ``variance`` too, or shaped like input without its last
-    dimension. Negative variances raise on the CPU (not checked on a GPU, which
-    would wait for the device). Below epsilon the variance gets no gradient.
+    dimension. Negative variances raise on the CPU (on a GPU in anomaly mode only:
+    elsewhere the check would wait for the device). Below epsilon the variance
+    gets no gradient.
 
     >>> x = eager.to_tensor([[1.0, 2.0]])
     >>> loss = eager.nn.functional.gaussian_nll_loss(x, eager.to_tensor([[2.0, 2.0]]), eager.to_tensor([[1.0, 4.0]]))
@@ -883,7 +886,7 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     elif variance.shape != shape and not (input.ndim and variance.shape == shape[:-1] + [1]):
         raise ValueError(f"{fn}: argument 'variance' expected shape {shape}, that with a last dimension of 1, or "
                          f"{shape[:-1]}, got {variance.shape}")
-    if variance.place.is_cpu_place() and variance.numel() and float(_F.min(variance).numpy()) < 0:
+    if variance.numel() and reads_values(variance) and float(_F.min(variance).numpy()) < 0:
         raise ValueError(f"{fn}: argument 'variance' expected non-negative values, got a minimum of "
                          f"{float(_F.min(variance).numpy())}")
     v = _F.maximum(variance, _F.full_like(variance, epsilon, None))
