@@ -268,8 +268,8 @@ class MultiMarginLoss(_Loss):
     def __init__(self, p: int = 1, margin: float = 1.0, weight=None, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         fn = "MultiMarginLoss"
-        if isinstance(p, bool) or p not in (1, 2):
-            raise ValueError(f"{fn}: argument 'p' expected 1 or 2, got {p!r}")
+        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+            raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
         self.p, self.margin, self.weight = int(p), _loss._check_real(fn, "margin", margin), weight
 
     def forward(self, input, label):

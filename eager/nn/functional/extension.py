@@ -20,8 +20,8 @@ from .checks import check_float, check_tensor, reads_values
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
     """The mask of sequences of lengths ``x``: ``out[..., j] = j < x[...]``, of shape
     ``x.shape + [maxlen]`` and dtype ``dtype``. ``maxlen`` (an int or a 1-element
-    Tensor) defaults to the largest length in x, which reads x's values (on a GPU,
-    a wait for the device, as in Paddle).
+    Tensor) defaults to the largest length in x (also when negative), which reads
+    x's values (on a GPU, a wait for the device, as in Paddle).
 
     >>> eager.nn.functional.sequence_mask(eager.to_tensor([1, 3]), maxlen=4).numpy()
     array([[1, 0, 0, 0],
@@ -37,11 +37,10 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
             raise TypeError(f"{fn}: argument 'maxlen' expected an int or an integer Tensor of one element, got "
                             f"{maxlen.dtype}{maxlen.shape}")
         maxlen = int(maxlen.numpy().reshape(-1)[0])
-    elif maxlen is None:
-        maxlen = int(_F.max(x).numpy()) if x.numel() else 0
-    elif isinstance(maxlen, bool) or not isinstance(maxlen, numbers.Integral):
+    elif maxlen is not None and (isinstance(maxlen, bool) or not isinstance(maxlen, numbers.Integral)):
         raise TypeError(f"{fn}: argument 'maxlen' expected an int, a Tensor or None, got {describe(maxlen)}")
-    maxlen = max(int(maxlen), 0)  # Paddle: a negative maxlen means max(x); here it is only ever >= 0
+    if maxlen is None or maxlen < 0:  # as Paddle's op: a negative maxlen means the largest length
+        maxlen = max(int(_F.max(x).numpy()), 0) if x.numel() else 0
     positions = _F.arange(0, maxlen, 1, x.dtype, x.place)
     return _F.cast(_F.less_than(positions, _F.unsqueeze(x, [-1])), out_dtype)
 

@@ -735,7 +735,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                       reduction: str = "mean", name=None) -> Tensor:
     """Multi-class hinge loss: per sample i of input [N, C] with class y = label[i],
     ``sum_{j != y} weight[y] * max(0, margin - x[i, y] + x[i, j]) ** p / C``.
-    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: 1 or 2.
+    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive int.
     Labels out of range raise on the CPU (on a GPU in anomaly mode only).
 
     >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
@@ -746,8 +746,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_reduction(fn, reduction)
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p not in (1, 2):
-        raise ValueError(f"{fn}: argument 'p' expected 1 or 2, got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
+        raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
     margin = _check_real(fn, "margin", margin)
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C], got shape {input.shape}")
@@ -773,6 +773,8 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     hinge = _F.relu(_F.add(_F.scale(input, 1.0, margin, True), _F.neg(target)))
     if p == 2:
         hinge = _F.multiply(hinge, hinge)
+    elif p > 2:
+        hinge = _F.pow(hinge, float(p))
     others = _F.not_equal(_F.unsqueeze(_F.arange(0, classes, 1, DataType.INT64, input.place), [0]), column)
     hinge = _F.where(others, hinge, _zeros(hinge))
     if weight is not None:
