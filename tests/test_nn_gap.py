@@ -448,3 +448,58 @@ def test_new_names_are_exported_and_examples_run():
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+# -- SpectralNorm ------------------------------------------------------------------------
+
+def spectral_norm_reference(weight, u, v, dim, iters, eps):
+    """(weight / sigma, u, v, sigma) by the power iteration written out."""
+    matrix = np.moveaxis(weight, dim, 0).reshape(weight.shape[dim], -1)
+    for _ in range(iters):
+        v = matrix.T @ u
+        v = v / (np.linalg.norm(v) + eps)
+        u = matrix @ v
+        u = u / (np.linalg.norm(u) + eps)
+    sigma = u @ matrix @ v
+    return weight / sigma, u, v, sigma
+
+
+@pytest.mark.parametrize("dim, iters", [(0, 1), (1, 3), (2, 0)])
+def test_spectral_norm(dim, iters):
+    shape = [3, 4, 2]
+    layer = eager.nn.SpectralNorm(shape, dim=dim, power_iters=iters, eps=1e-12, dtype="float64")
+    u0, v0 = layer.weight_u.numpy().copy(), layer.weight_v.numpy().copy()
+    assert u0.shape == (shape[dim],) and v0.shape == (24 // shape[dim],)
+    weight = rng.normal(size=shape)
+    want, u, v, sigma = spectral_norm_reference(weight, u0, v0, dim, iters, 1e-12)
+    w = t(weight, True)
+    out = layer(w)
+    close(out, want, rtol=1e-9)
+    close(layer.weight_u, u0)                                      # not written back, as Paddle
+    assert layer.weight_u.stop_gradient and layer.weight_v.stop_gradient
+    assert sorted(layer.state_dict()) == ["weight_u", "weight_v"]
+    # Paddle's gradient holds u and v fixed: g / sigma - sum(g * W) / sigma^2 * u v^T (moved back to dim)
+    g = rng.normal(size=shape)
+    (out * t(g)).sum().backward()
+    outer = np.moveaxis(np.outer(u, v).reshape([shape[dim]] + [d for i, d in enumerate(shape) if i != dim]), 0, dim)
+    close(w.grad, g / sigma - (g * weight).sum() / sigma ** 2 * outer, rtol=1e-9)
+    if iters == 0:                                                 # then u, v do not depend on W at all
+        assert gradcheck(lambda a: layer(a), (t(weight, True),))
+    # many iterations: sigma is the largest singular value, so the result's is 1
+    many = eager.nn.SpectralNorm(shape, dim=dim, power_iters=60, dtype="float64")
+    top = np.linalg.svd(np.moveaxis(many(t(weight)).numpy(), dim, 0).reshape(shape[dim], -1), compute_uv=False)[0]
+    np.testing.assert_allclose(top, 1.0, rtol=1e-6)
+
+
+def test_spectral_norm_bad_input():
+    with pytest.raises(ValueError, match=r"SpectralNorm: argument 'weight_shape' expected a list of at least 2"):
+        eager.nn.SpectralNorm([4])
+    with pytest.raises(ValueError, match=r"SpectralNorm: argument 'dim' expected an int in \[-2, 2\)"):
+        eager.nn.SpectralNorm([2, 3], dim=2)
+    with pytest.raises(ValueError, match=r"SpectralNorm: argument 'power_iters' expected an int >= 0"):
+        eager.nn.SpectralNorm([2, 3], power_iters=-1)
+    layer = eager.nn.SpectralNorm([2, 3])
+    with pytest.raises(ValueError, match=r"SpectralNorm.*argument 'weight' expected shape \[2, 3\]"):
+        layer(t(np.ones((3, 2), np.float32)))
+    with pytest.raises(TypeError, match=r"SpectralNorm.*argument 'weight' expected dtype float32"):
+        layer(t(np.ones((2, 3))))
