@@ -2,7 +2,8 @@
 AttributeError: softmax_with_cross_entropy, square_error_cost, log_loss,
 sequence_mask, gumbel_softmax, softmax_, zeropad2d, Silu, gaussian_nll_loss,
 multi_margin_loss, triplet_margin_with_distance_loss, max_unpool1d/2d/3d,
-channel_shuffle, temporal_shift, gather_tree and their layers.
+channel_shuffle, temporal_shift, gather_tree, hsigmoid_loss, their layers and
+SpectralNorm.
 
 Each against a NumPy reference written from the formula (loops where the
 formula is a loop), gradients by finite differences in float64, bad input by
@@ -437,14 +438,14 @@ def test_new_names_are_exported_and_examples_run():
     for name in ("softmax_with_cross_entropy", "square_error_cost", "log_loss", "sequence_mask", "gumbel_softmax",
                  "softmax_", "zeropad2d", "gaussian_nll_loss", "multi_margin_loss",
                  "triplet_margin_with_distance_loss", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-                 "channel_shuffle", "temporal_shift", "gather_tree"):
+                 "channel_shuffle", "temporal_shift", "gather_tree", "hsigmoid_loss"):
         assert name in F.__all__ and callable(getattr(F, name)), name
     for name in ("Silu", "ZeroPad2D", "GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
-                 "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D", "ChannelShuffle"):
+                 "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D", "ChannelShuffle", "SpectralNorm", "HSigmoidLoss"):
         assert name in eager.nn.__all__ and issubclass(getattr(eager.nn, name), eager.nn.Layer), name
-    from eager.nn import loss as loss_layers, pooling as pooling_layers
+    from eager.nn import loss as loss_layers, norm as norm_layers, pooling as pooling_layers
     from eager.nn.functional import extension, loss, pooling
-    for module in (loss, extension, pooling, loss_layers, pooling_layers):
+    for module in (loss, extension, pooling, loss_layers, pooling_layers, norm_layers):
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
         assert result.failed == 0 and result.attempted > 0, module.__name__
@@ -503,3 +504,76 @@ def test_spectral_norm_bad_input():
         layer(t(np.ones((3, 2), np.float32)))
     with pytest.raises(TypeError, match=r"SpectralNorm.*argument 'weight' expected dtype float32"):
         layer(t(np.ones((2, 3))))
+
+
+# -- hsigmoid_loss -----------------------------------------------------------------------
+
+def softplus(p):
+    return np.logaddexp(0.0, p)
+
+
+def hsigmoid_reference(x, labels, num_classes, weight, bias, table=None, code=None):
+    """Per sample, the path's binary cross entropies; log(2) per padding slot (Paddle's kernel)."""
+    rows = x.shape[0]
+    slots = table.shape[1] if table is not None else max((num_classes - 1).bit_length(), 1)
+    out = np.zeros((rows, 1))
+    for i in range(rows):
+        if table is None:
+            c = int(labels[i]) + num_classes                      # the default tree's code
+            path = [((c >> (j + 1)) - 1, (c >> j) & 1) for j in range(c.bit_length() - 1)]
+        else:
+            path = []
+            for node, bit in zip(table[i], code[i]):
+                if node < 0:
+                    break
+                path.append((node, bit))
+        for node, bit in path:
+            p = np.clip(x[i] @ weight[node] + (bias[node, 0] if bias is not None else 0.0), -40, 40)
+            out[i, 0] += softplus(p) - bit * p
+        out[i, 0] += (slots - len(path)) * np.log(2.0)
+    return out
+
+
+@pytest.mark.parametrize("num_classes", [2, 5, 8])
+def test_hsigmoid_loss_default_tree(num_classes):
+    x = rng.normal(size=(6, 3))
+    labels = rng.integers(0, num_classes, size=6)
+    weight, bias = rng.normal(size=(num_classes - 1, 3)), rng.normal(size=(num_classes - 1, 1))
+    want = hsigmoid_reference(x, labels, num_classes, weight, bias)
+    close(F.hsigmoid_loss(t(x), t(labels), num_classes, t(weight), t(bias)), want)
+    close(F.hsigmoid_loss(t(x), t(labels[:, None]), num_classes, t(weight)),
+          hsigmoid_reference(x, labels, num_classes, weight, None))
+    assert gradcheck(lambda a, w, b: F.hsigmoid_loss(a, t(labels), num_classes, w, b),
+                     (t(x, True), t(weight, True), t(bias, True)))
+    layer = eager.nn.HSigmoidLoss(3, num_classes)
+    layer.weight.set_value(weight.astype(np.float32))
+    layer.bias.set_value(bias.astype(np.float32))
+    close(layer(t(x.astype(np.float32)), t(labels)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_hsigmoid_loss_custom_tree():
+    x = rng.normal(size=(3, 4))
+    table = np.array([[0, 1, 3], [0, 2, -1], [0, 1, 4]])
+    code = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0]])
+    weight, bias = rng.normal(size=(5, 4)), rng.normal(size=(5, 1))
+    labels = np.array([0, 1, 2])
+    want = hsigmoid_reference(x, labels, 5, weight, bias, table, code)
+    close(F.hsigmoid_loss(t(x), t(labels), 5, t(weight), t(bias), t(table), t(code)), want)
+    assert gradcheck(lambda a, w: F.hsigmoid_loss(a, t(labels), 5, w, t(bias), t(table), t(code)),
+                     (t(x, True), t(weight, True)))
+    layer = eager.nn.HSigmoidLoss(4, 5, is_custom=True)
+    assert layer.weight.shape == [5, 4] and layer.bias.shape == [5, 1]
+
+
+def test_hsigmoid_loss_bad_input(device):
+    x, w = t(np.zeros((2, 3))), t(np.zeros((3, 3)))
+    with value_checks(device), pytest.raises(ValueError, match=r"hsigmoid_loss: argument 'label' expected classes in"):
+        F.hsigmoid_loss(x, t(np.array([0, 4])), 4, w)
+    with pytest.raises(ValueError, match=r"hsigmoid_loss: argument 'weight' expected shape \[3, 3\]"):
+        F.hsigmoid_loss(x, t(np.array([0, 1])), 4, t(np.zeros((2, 3))))
+    with pytest.raises(ValueError, match=r"hsigmoid_loss: argument 'num_classes' expected an int >= 2"):
+        F.hsigmoid_loss(x, t(np.array([0, 0])), 1, t(np.zeros((0, 3))))
+    with pytest.raises(TypeError, match=r"hsigmoid_loss: argument 'path_code' expected a Tensor, got NoneType"):
+        F.hsigmoid_loss(x, t(np.array([0, 1])), 4, w, None, t(np.zeros((2, 2), np.int64)), None)
+    with value_checks(device), pytest.raises(ValueError, match=r"hsigmoid_loss: argument 'path_table' expected node"):
+        F.hsigmoid_loss(x, t(np.array([0, 1])), 4, w, None, t(np.array([[0, 3], [1, -1]])), t(np.ones((2, 2), np.int64)))

@@ -7,7 +7,7 @@ there for the formulas); options are checked when the layer is built. A
 from __future__ import annotations
 
 from .functional import loss as _loss
-from .functional.checks import check_reduction
+from .functional.checks import check_positive_int, check_reduction
 from .layer import Layer
 
 
@@ -277,6 +277,41 @@ class MultiMarginLoss(_Loss):
         return _loss.multi_margin_loss(input, label, self.p, self.margin, self.weight, self.reduction)
 
 
+class HSigmoidLoss(Layer):
+    """Layer form of :func:`eager.nn.functional.hsigmoid_loss`, holding the node
+    weights [num_classes - 1, feature_size] and biases [num_classes - 1, 1]
+    ([num_classes, ...] with ``is_custom=True``, where num_classes counts the
+    tree's inner nodes); called as ``loss(input, label, path_table=None,
+    path_code=None)``.
+
+    >>> loss = eager.nn.HSigmoidLoss(feature_size=4, num_classes=5)
+    >>> loss.weight.shape, loss(eager.ones([2, 4]), eager.to_tensor([0, 4])).shape
+    ([4, 4], [2, 1])
+    """
+
+    def __init__(self, feature_size: int, num_classes: int, weight_attr=None, bias_attr=None, is_custom: bool = False,
+                 is_sparse: bool = False, name=None):
+        super().__init__(name_scope=name)
+        fn = "HSigmoidLoss"
+        feature_size = check_positive_int(fn, "feature_size", feature_size, ValueError)
+        num_classes = check_positive_int(fn, "num_classes", num_classes, ValueError)
+        for flag, value in (("is_custom", is_custom), ("is_sparse", is_sparse)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
+        if not is_custom and num_classes < 2:
+            raise ValueError(f"{fn}: argument 'num_classes' expected an int >= 2 with the default tree, got "
+                             f"{num_classes}")
+        self._num_classes, self._is_custom, self._is_sparse = num_classes, is_custom, is_sparse
+        nodes = num_classes if is_custom else num_classes - 1
+        self.weight = self.create_parameter([nodes, feature_size], weight_attr)
+        self.bias = self.create_parameter([nodes, 1], bias_attr, is_bias=True)
+
+    def forward(self, input, label, path_table=None, path_code=None):
+        """The loss of each sample, [N, 1]."""
+        return _loss.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias, path_table, path_code,
+                                   self._is_sparse)
+
+
 class CTCLoss(_Loss):
     """Layer form of :func:`eager.nn.functional.ctc_loss` (softmax applied inside, as Paddle).
 
@@ -344,4 +379,4 @@ class PoissonNLLLoss(_Loss):
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
            "SoftMarginLoss", "TripletMarginLoss"]
-__all__ += ["GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]
+__all__ += ["GaussianNLLLoss", "HSigmoidLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]

@@ -10,6 +10,7 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
+from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape,
@@ -899,6 +900,110 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     return reduce_loss(fn, loss, reduction)
 
 
+def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor, bias=None, path_table=None,
+                  path_code=None, is_sparse: bool = False, name=None) -> Tensor:
+    """Hierarchical sigmoid loss, [N, 1]: per sample, the binary cross entropies of
+    the decisions on its class's path through a tree of sigmoid nodes.
+
+    Node j on the path of sample i has the logit ``p = input[i] . weight[node] +
+    bias[node]`` (clipped to [-40, 40]) and the target bit b; the loss is the sum
+    of ``softplus(p) - b * p`` over the path. Without ``path_table`` the tree is
+    Paddle's default complete binary tree over ``num_classes`` classes (class c
+    has code c + num_classes; weight [num_classes - 1, D], bias
+    [num_classes - 1, 1]); with ``path_table``/``path_code`` [N, L] (node
+    indices padded with -1, and bits) the path is given per sample. As Paddle's
+    kernel does, each of the L - len(path) padding slots adds log(2) (the loss of
+    a zero logit), which does not change the gradient. ``is_sparse`` is accepted;
+    the weight gradient is dense.
+
+    >>> x = eager.to_tensor([[1.0, 2.0]])
+    >>> w = eager.to_tensor([[0.5, -0.5], [0.0, 1.0]])       # 3 classes: 2 inner nodes
+    >>> loss = eager.nn.functional.hsigmoid_loss(x, eager.to_tensor([1]), 3, w)
+    >>> round(float(loss), 4)          # class 1: code 4 = 0b100, nodes 1 and 0, bits 0 and 0
+    2.601
+    """
+    fn = "hsigmoid_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_tensor(fn, "weight", weight)
+    if input.ndim != 2:
+        raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, D], got shape {input.shape}")
+    rows, features = input.shape
+    if label.dtype not in INTEGER_TYPES or label.shape not in ([rows], [rows, 1]):
+        raise ValueError(f"{fn}: argument 'label' expected an integer tensor of shape [{rows}] or [{rows}, 1], "
+                         f"got {label.dtype}{label.shape}")
+    num_classes = _check_int(fn, "num_classes", num_classes)
+    if not isinstance(is_sparse, bool):
+        raise TypeError(f"{fn}: argument 'is_sparse' expected a bool, got {is_sparse!r}")
+    custom = path_table is not None or path_code is not None
+    if custom:
+        for arg, value in (("path_table", path_table), ("path_code", path_code)):
+            check_tensor(fn, arg, value)
+            if value.dtype not in INTEGER_TYPES or value.ndim != 2 or value.shape[0] != rows:
+                raise ValueError(f"{fn}: argument '{arg}' expected an integer tensor [{rows}, L], got "
+                                 f"{value.dtype}{value.shape}")
+        if path_code.shape != path_table.shape:
+            raise ValueError(f"{fn}: argument 'path_code' expected the shape of 'path_table' {path_table.shape}, "
+                             f"got {path_code.shape}")
+        nodes = weight.shape[0] if weight.ndim else 0
+    else:
+        if num_classes < 2:
+            raise ValueError(f"{fn}: argument 'num_classes' expected an int >= 2 with the default tree, got "
+                             f"{num_classes}")
+        nodes = num_classes - 1
+    if weight.ndim != 2 or weight.shape[1] != features or (not custom and weight.shape[0] != nodes):
+        rows_text = "num_nodes" if custom else str(nodes)
+        raise ValueError(f"{fn}: argument 'weight' expected shape [{rows_text}, {features}], got {weight.shape}")
+    if weight.dtype != input.dtype:
+        raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
+    if bias is not None:
+        check_tensor(fn, "bias", bias)
+        if bias.shape not in ([nodes, 1], [nodes]) or bias.dtype != input.dtype:
+            raise ValueError(f"{fn}: argument 'bias' expected {input.dtype}[{nodes}, 1], got "
+                             f"{bias.dtype}{bias.shape}")
+    labels = _F.reshape(label, [rows, 1])
+    if labels.dtype != DataType.INT64:
+        labels = _F.cast(labels, DataType.INT64)
+    if custom:
+        index = path_table if path_table.dtype == DataType.INT64 else _F.cast(path_table, DataType.INT64)
+        bits = _F.cast(path_code, input.dtype)
+        # the path ends at its first negative entry
+        on_path = _F.cast(_F.cumprod(_F.cast(_F.greater_equal(index, _F.zeros_like(index)), DataType.INT64), 1),
+                          DataType.BOOL)
+        checked = index
+    else:
+        if reads_values(labels) and rows:
+            low, high = int(_F.min(labels).numpy()), int(_F.max(labels).numpy())
+            if low < 0 or high >= num_classes:
+                raise ValueError(f"{fn}: argument 'label' expected classes in [0, {num_classes}), got values in "
+                                 f"[{low}, {high}]")
+        length = max(int(num_classes - 1).bit_length(), 1)
+        powers = to_tensor(np.array([[2 ** j for j in range(length)]], dtype=np.int64), place=labels.place)
+        code = _F.add(labels, _F.full_like(labels, num_classes, None))           # c + num_classes, [N, 1]
+        # node of step j: (code >> (j + 1)) - 1, its bit (code >> j) & 1; -1 past the path's end
+        index = _F.subtract(_F.floor_divide(code, _F.add(powers, powers)), _F.ones_like(powers))
+        bits = _F.cast(_F.remainder(_F.floor_divide(code, powers), _F.full_like(powers, 2, None)), input.dtype)
+        on_path = _F.greater_equal(index, _F.zeros_like(index))
+        checked = None
+    if checked is not None and reads_values(checked) and checked.numel():
+        high = int(_F.max(checked).numpy())
+        if high >= nodes:
+            raise ValueError(f"{fn}: argument 'path_table' expected node indices below {nodes} (weight's rows), "
+                             f"got {high}")
+    steps = index.shape[1]
+    safe = _F.where(on_path, index, _F.zeros_like(index))
+    flat = _F.reshape(safe, [rows * steps])
+    picked = _F.reshape(_F.gather(weight, flat, 0), [rows, steps, features])
+    logits = _F.sum(_F.multiply(picked, _F.unsqueeze(input, [1])), [-1])    # [N, L]
+    if bias is not None:
+        logits = _F.add(logits, _F.reshape(_F.gather(_F.reshape(bias, [nodes]), flat, 0), [rows, steps]))
+    # clipped to [-40, 40] in value; the gradient is taken at the clipped logit, as Paddle's
+    logits = _F.add(logits, _F.subtract(_F.clip(logits, -40.0, 40.0), logits).detach())
+    per_node = _F.subtract(_softplus(logits), _F.multiply(bits, logits))
+    padding = _F.full_like(per_node, float(np.log(2.0)), None)
+    return _F.sum(_F.where(on_path, per_node, padding), [1], None, True)
+
+
 def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_lengths: Tensor,
              blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Tensor:
     """Connectionist Temporal Classification loss (Paddle's, after warp-ctc).
@@ -952,4 +1057,4 @@ __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_e
            "multi_label_soft_margin_loss", "nll_loss", "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss",
            "soft_margin_loss", "triplet_margin_loss"]
 __all__ += ["gaussian_nll_loss", "log_loss", "multi_margin_loss", "softmax_with_cross_entropy", "square_error_cost",
-            "triplet_margin_with_distance_loss"]
+            "triplet_margin_with_distance_loss", "hsigmoid_loss"]
