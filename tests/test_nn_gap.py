@@ -2,8 +2,8 @@
 AttributeError: softmax_with_cross_entropy, square_error_cost, log_loss,
 sequence_mask, gumbel_softmax, softmax_, zeropad2d, Silu, gaussian_nll_loss,
 multi_margin_loss, triplet_margin_with_distance_loss, max_unpool1d/2d/3d,
-channel_shuffle, temporal_shift, gather_tree, hsigmoid_loss, their layers and
-SpectralNorm.
+channel_shuffle, temporal_shift, gather_tree, hsigmoid_loss, their layers,
+SpectralNorm, BeamSearchDecoder and dynamic_decode.
 
 Each against a NumPy reference written from the formula (loops where the
 formula is a loop), gradients by finite differences in float64, bad input by
@@ -443,9 +443,10 @@ def test_new_names_are_exported_and_examples_run():
     for name in ("Silu", "ZeroPad2D", "GaussianNLLLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss",
                  "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D", "ChannelShuffle", "SpectralNorm", "HSigmoidLoss"):
         assert name in eager.nn.__all__ and issubclass(getattr(eager.nn, name), eager.nn.Layer), name
-    from eager.nn import loss as loss_layers, norm as norm_layers, pooling as pooling_layers
+    assert "BeamSearchDecoder" in eager.nn.__all__ and "dynamic_decode" in eager.nn.__all__
+    from eager.nn import decode, loss as loss_layers, norm as norm_layers, pooling as pooling_layers
     from eager.nn.functional import extension, loss, pooling
-    for module in (loss, extension, pooling, loss_layers, pooling_layers, norm_layers):
+    for module in (loss, extension, pooling, loss_layers, pooling_layers, norm_layers, decode):
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
         assert result.failed == 0 and result.attempted > 0, module.__name__
@@ -577,3 +578,87 @@ def test_hsigmoid_loss_bad_input(device):
         F.hsigmoid_loss(x, t(np.array([0, 1])), 4, w, None, t(np.zeros((2, 2), np.int64)), None)
     with value_checks(device), pytest.raises(ValueError, match=r"hsigmoid_loss: argument 'path_table' expected node"):
         F.hsigmoid_loss(x, t(np.array([0, 1])), 4, w, None, t(np.array([[0, 3], [1, -1]])), t(np.ones((2, 2), np.int64)))
+
+
+# -- BeamSearchDecoder and dynamic_decode ---------------------------------------------------
+
+class ToyCell(eager.nn.Layer):
+    """state' = tanh(state + E[token]); logits = state' @ W (float64, so the reference can match)."""
+
+    def __init__(self, embedding, projection):
+        super().__init__()
+        self.embedding, self.projection = t(embedding), t(projection)
+
+    def forward(self, inputs, states):
+        new = eager.tanh(states + eager.gather(self.embedding, inputs.reshape([-1])))
+        return eager.matmul(new, self.projection), new
+
+
+def beam_search_reference(embedding, projection, init, start, end, beam, max_step_num):
+    """Per batch entry, the hypotheses by the algorithm written out with lists; all entries
+    step together until every hypothesis is finished or max_step_num is passed."""
+    vocab = projection.shape[1]
+    hyps = [[dict(score=0.0 if k == 0 else -1e9, tokens=[], state=init[b], done=False, length=0, token=start)
+             for k in range(beam)] for b in range(init.shape[0])]
+    step = 0
+    while True:
+        for b, beams in enumerate(hyps):
+            candidates = []
+            for k, h in enumerate(beams):
+                state = np.tanh(h["state"] + embedding[h["token"]])
+                logp = np_log_softmax(state @ projection, -1)
+                if h["done"]:
+                    logp = np.full(vocab, -1e9)
+                    logp[end] = 0.0
+                for v in range(vocab):
+                    candidates.append((h["score"] + logp[v], k * vocab + v, k, v, state))
+            candidates.sort(key=lambda c: (-c[0], c[1]))
+            hyps[b] = [dict(score=s, tokens=beams[k]["tokens"] + [v], state=state, token=v,
+                            done=beams[k]["done"] or v == end, length=beams[k]["length"] + (not beams[k]["done"]))
+                       for s, _, k, v, state in candidates[:beam]]
+        step += 1
+        if all(h["done"] for beams in hyps for h in beams) or (max_step_num is not None and step > max_step_num):
+            return hyps
+
+
+@pytest.mark.parametrize("beam, max_step_num", [(3, 6), (1, 4), (4, None)])
+def test_beam_search_decoder(beam, max_step_num):
+    vocab, hidden, batch = 6, 5, 2
+    local = np.random.default_rng(beam)
+    embedding, projection = local.normal(size=(vocab, hidden)), local.normal(size=(hidden, vocab)) * 2
+    init = local.normal(size=(batch, hidden))
+    decoder = eager.nn.BeamSearchDecoder(ToyCell(embedding, projection), start_token=0, end_token=1, beam_size=beam)
+    limit = 20 if max_step_num is None else max_step_num
+    ids, states, lengths = eager.nn.dynamic_decode(decoder, inits=t(init), max_step_num=limit, return_length=True)
+    hyps = beam_search_reference(embedding, projection, init, 0, 1, beam, limit)
+    steps = len(hyps[0][0]["tokens"])
+    assert ids.shape == [batch, steps, beam]
+    for b in range(batch):
+        for k in range(beam):
+            assert ids.numpy()[b, :, k].tolist() == hyps[b][k]["tokens"]
+            assert lengths.numpy()[b, k] == hyps[b][k]["length"]
+            assert states.finished.numpy()[b, k] == hyps[b][k]["done"]
+            np.testing.assert_allclose(states.log_probs.numpy()[b, k], hyps[b][k]["score"], rtol=1e-9)
+            np.testing.assert_allclose(states.cell_states.numpy()[b, k], hyps[b][k]["state"], rtol=1e-9)
+    time_major, _ = eager.nn.dynamic_decode(decoder, inits=t(init), max_step_num=limit, output_time_major=True)
+    np.testing.assert_array_equal(time_major.numpy(), ids.numpy().transpose(1, 0, 2))
+
+
+def test_beam_search_decoder_embedding_output_fn_and_errors():
+    cell = eager.nn.GRUCell(4, 8)
+    embed, project = eager.nn.Embedding(7, 4), eager.nn.Linear(8, 7)
+    decoder = eager.nn.BeamSearchDecoder(cell, 0, 6, 3, embedding_fn=embed, output_fn=project)
+    ids, states = eager.nn.dynamic_decode(decoder, inits=cell.get_initial_states(eager.zeros([2, 4])),
+                                          max_step_num=5)
+    assert ids.shape[0] == 2 and ids.shape[2] == 3 and ids.shape[1] <= 6
+    assert ids.dtype == eager.int64 and ((ids.numpy() >= 0) & (ids.numpy() < 7)).all()
+    tiled = eager.nn.BeamSearchDecoder.tile_beam_merge_with_batch(t(np.array([[1.0], [2.0]])), 2)
+    close(tiled, np.array([[1.0], [1.0], [2.0], [2.0]]))
+    with pytest.raises(ValueError, match=r"BeamSearchDecoder: argument 'beam_size' expected a positive int"):
+        eager.nn.BeamSearchDecoder(cell, 0, 6, 0)
+    with pytest.raises(TypeError, match=r"BeamSearchDecoder: argument 'end_token' expected a non-negative int"):
+        eager.nn.BeamSearchDecoder(cell, 0, -1, 2)
+    with pytest.raises(TypeError, match=r"dynamic_decode: argument 'decoder' expected a Decoder"):
+        eager.nn.dynamic_decode(cell, inits=eager.zeros([2, 8]))
+    with pytest.raises(ValueError, match=r"dynamic_decode: argument 'max_step_num' expected None or an int >= 0"):
+        eager.nn.dynamic_decode(decoder, inits=eager.zeros([2, 8]), max_step_num=-1)
