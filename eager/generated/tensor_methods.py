@@ -197,6 +197,8 @@ METHODS = {
     "mode": _F.mode,
     "unique": _F.unique,
     "bincount": _F.bincount,
+    "searchsorted": _F.searchsorted,
+    "histogram": _F.histogram,
     "tile": _F.tile,
     "flip": _F.flip,
     "slice": _F.slice,
