@@ -7,7 +7,8 @@ norm), so its gradient, double gradient and GPU path are those ops', and the
 checks here only turn a wrong argument into an error naming the function.
 ``is_tensor`` sits here too, the one Tensor method of this kind that is not
 arithmetic. :data:`METHODS` lists the ones Paddle also has as Tensor methods
-(``eager.tensor_api`` attaches them).
+(:func:`install` attaches them when this module loads), with those of eager.linalg's
+compositions (cov, corrcoef, cond, lstsq, multi_dot, triangular_solve).
 
 >>> import eager
 >>> eager.diff(eager.to_tensor([1, 4, 5, 2])).numpy()
@@ -22,6 +23,7 @@ import numbers
 from phi.common import DataType
 from phi.core.errors import PhiError
 
+from . import linalg as _linalg
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -257,6 +259,19 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
     return _F.norm(differences, float(p), [-1])
 
 
-# Paddle's Tensor methods among these (searchsorted is not one).
+# Paddle's Tensor methods among these (searchsorted is not one), and those of eager.linalg's compositions.
 METHODS = {name: globals()[name] for name in
            ("is_tensor", "bucketize", "index_sample", "diff", "trapezoid", "cumulative_trapezoid", "cdist")}
+METHODS.update((name, getattr(_linalg, name)) for name in
+               ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve"))
+
+
+def install() -> None:
+    """Attaches :data:`METHODS` to Tensor (idempotent). Runs when this module
+    loads, which ``import eager``'s API does; eager.tensor_api cannot import this
+    module (it is loaded by the generated code this module calls)."""
+    for name, function in METHODS.items():
+        setattr(Tensor, name, function)
+
+
+install()

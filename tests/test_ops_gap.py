@@ -6,6 +6,7 @@ their rows are in tests/op_specs/search_sort.py).
 References are written from the maths with loops over elements; gradients are
 checked against finite differences in float64; errors by type and message.
 """
+import contextlib
 import itertools
 
 import numpy as np
@@ -303,3 +304,232 @@ def test_composed_ops_on_the_gpu_stand_in(device):
     assert x.grad.place == x.place
     np.testing.assert_array_equal(eager.bucketize(t([0.5, 4.0]), t([1.0, 2.0, 4.0])).numpy(), [0, 2])
     np.testing.assert_array_equal(eager.histogram(t([1.0, 2.0, 2.5]), bins=2).numpy(), [1, 2])
+
+
+# -- linalg: multi_dot, cov, corrcoef, cond, triangular_solve, lstsq --------------------
+
+L = eager.linalg
+
+
+def ref_chain(arrays):
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = np.array([[sum(out[i, k] * a[k, j] for k in range(a.shape[0])) for j in range(a.shape[1])]
+                        for i in range(out.shape[0])])
+    return out
+
+
+@pytest.mark.parametrize("shapes", [[(2, 3), (3, 4)], [(3,), (3, 5), (5, 2), (2,)], [(6, 2), (2, 5), (5, 1)],
+                                    [(1, 4), (4, 3), (3, 6), (6, 2)]])
+def test_multi_dot_values_and_gradient(rng, shapes):
+    arrays = [rng.normal(size=s) for s in shapes]
+    as_2d = [a.reshape(1, -1) if i == 0 and a.ndim == 1 else a.reshape(-1, 1) if a.ndim == 1 else a
+             for i, a in enumerate(arrays)]
+    want = ref_chain(as_2d)
+    want = want.reshape([d for d, keep in zip(want.shape, (len(shapes[0]) == 2, len(shapes[-1]) == 2)) if keep])
+    got = L.multi_dot([t(a) for a in arrays])
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    assert gradcheck(lambda *xs: L.multi_dot(list(xs)), [t(a, grad=True) for a in arrays])
+    assert t(arrays[0]).multi_dot is not None
+
+
+def test_multi_dot_errors():
+    with pytest.raises(ValueError, match="multi_dot: argument 'x' expected a list of at least 2"):
+        L.multi_dot([t(np.ones((2, 2)))])
+    with pytest.raises(ValueError, match="multi_dot: x\\[0\\] \\[2, 3\\] and x\\[1\\] \\[2, 2\\] cannot be multiplied"):
+        L.multi_dot([t(np.ones((2, 3))), t(np.ones((2, 2)))])
+    with pytest.raises(ValueError, match="multi_dot: argument 'x\\[1\\]' expected a 2-D tensor"):
+        L.multi_dot([t(np.ones((2, 3))), t(np.ones(3)), t(np.ones((1, 2)))])
+    with pytest.raises(TypeError, match="multi_dot: argument 'x\\[1\\]' expected the dtype of x\\[0\\]"):
+        L.multi_dot([t(np.ones((2, 3))), t(np.ones((3, 2), "float32"))])
+
+
+def ref_cov(x, rowvar=True, ddof=True, fweights=None, aweights=None):
+    """Weighted covariance by loops: mean, then sums of weighted products."""
+    x = np.atleast_2d(x) if rowvar or x.ndim == 1 else x.T
+    n = x.shape[1]
+    w = np.ones(n)
+    if fweights is not None:
+        w = w * fweights
+    if aweights is not None:
+        w = w * aweights
+    total = w.sum()
+    mean = [sum(w[k] * x[i, k] for k in range(n)) / total for i in range(x.shape[0])]
+    if not ddof:
+        fact = total
+    elif aweights is None:
+        fact = total - 1
+    else:
+        fact = total - sum(w[k] * aweights[k] for k in range(n)) / total
+    out = np.array([[sum(w[k] * (x[i, k] - mean[i]) * (x[j, k] - mean[j]) for k in range(n)) / fact
+                     for j in range(x.shape[0])] for i in range(x.shape[0])])
+    return out.squeeze()
+
+
+@pytest.mark.parametrize("shape, rowvar, ddof, weights", [
+    ((3, 6), True, True, None), ((6, 3), False, True, None), ((5,), True, False, None),
+    ((2, 5), True, True, "f"), ((2, 5), True, True, "a"), ((3, 5), True, True, "fa"), ((3, 5), True, False, "fa"),
+])
+def test_cov_and_corrcoef(rng, shape, rowvar, ddof, weights):
+    x = rng.normal(size=shape)
+    count = shape[-1] if rowvar or len(shape) == 1 else shape[0]
+    fw = rng.integers(0, 4, count) if "f" in (weights or "") else None
+    aw = rng.uniform(0.2, 2.0, count) if "a" in (weights or "") else None
+    if fw is not None:
+        fw[0] = 2
+    kwargs = {"fweights": None if fw is None else t(fw), "aweights": None if aw is None else t(aw)}
+    got = L.cov(t(x), rowvar, ddof, **kwargs)
+    np.testing.assert_allclose(got.numpy(), ref_cov(x, rowvar, ddof, fw, aw), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.numpy(), np.cov(x, rowvar=rowvar, ddof=int(ddof), fweights=fw, aweights=aw),
+                               rtol=1e-10, atol=1e-12)
+    inputs = [t(x, grad=True)] + ([t(aw, grad=True)] if aw is not None else [])
+    assert gradcheck(lambda a, *b: L.cov(a, rowvar, ddof, kwargs["fweights"], b[0] if b else None), inputs)
+    if weights is None and len(shape) == 2:
+        c = ref_cov(x, rowvar, True)
+        d = np.sqrt(np.diag(c))
+        want = np.clip(c / d[:, None] / d[None, :], -1, 1)
+        np.testing.assert_allclose(t(x).corrcoef(rowvar).numpy(), want, rtol=1e-10, atol=1e-12)
+        assert gradcheck(lambda a: L.corrcoef(a, rowvar), [t(x, grad=True)])
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: L.cov(t(np.ones((2, 2, 2)))), ValueError, "cov: argument 'x' expected a 1-D or 2-D tensor"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1.0, 2.0, 3.0])), TypeError, "cov: argument 'fweights'"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1, 2])), ValueError, "cov: argument 'fweights' expected a 1-D"),
+    (lambda: L.cov(t(np.ones((2, 3))), fweights=t([1, -2, 1])), ValueError, "non-negative"),
+    (lambda: L.cov(t(np.ones((2, 3))), aweights=t([1, 2, 3])), TypeError, "cov: argument 'aweights'"),
+    (lambda: L.cov(t(np.ones((2, 3))), ddof=1), TypeError, "cov: argument 'ddof' expected a bool"),
+    (lambda: L.corrcoef(t(np.ones((2, 3), "int64"))), TypeError, "corrcoef: argument 'x'"),
+])
+def test_cov_bad_input(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def ref_matrix_norm(a, p):
+    if p == "fro":
+        return np.sqrt(sum(v * v for v in a.ravel()))
+    if p == "nuc":
+        return np.linalg.svd(a, compute_uv=False).sum()
+    sums = np.abs(a).sum(axis=0 if abs(p) == 1 else 1)
+    return sums.max() if p > 0 else sums.min()
+
+
+@pytest.mark.parametrize("p", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+def test_cond(rng, p):
+    x = rng.normal(size=(2, 3, 3)) + 3 * np.eye(3)
+    if p in (None, 2, -2):
+        s = [np.linalg.svd(m, compute_uv=False) for m in x]
+        want = [v.min() / v.max() if p == -2 else v.max() / v.min() for v in s]
+    else:
+        want = [ref_matrix_norm(m, p) * ref_matrix_norm(np.linalg.inv(m), p) for m in x]
+    np.testing.assert_allclose(L.cond(t(x), p).numpy(), want, rtol=1e-10)
+    np.testing.assert_allclose(t(x).cond(p).numpy(), np.linalg.cond(x, p), rtol=1e-10)
+    assert gradcheck(lambda a: L.cond(a, p), [t(x, grad=True)])
+
+
+def test_cond_rectangular_and_errors(rng):
+    x = rng.normal(size=(4, 2))
+    s = np.linalg.svd(x, compute_uv=False)
+    np.testing.assert_allclose(float(L.cond(t(x))), s.max() / s.min(), rtol=1e-10)
+    with pytest.raises(ValueError, match="cond: argument 'x' expected square matrices"):
+        L.cond(t(x), "fro")
+    with pytest.raises(ValueError, match="cond: argument 'p' expected one of"):
+        L.cond(t(np.eye(2)), 3)
+    with pytest.raises(ValueError, match="cond: argument 'x' expected matrices"):
+        L.cond(t(np.ones(3)))
+
+
+def ref_triangular_solve(a, b, upper, transpose, unit):
+    """Substitution, one column at a time."""
+    n = a.shape[0]
+    tri = np.triu(a) if upper else np.tril(a)
+    if unit:
+        tri = tri - np.diag(np.diag(tri)) + np.eye(n)
+    if transpose:
+        tri, upper = tri.T, not upper
+    out = np.zeros(b.shape)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for k in range(b.shape[1]):
+        for i in order:
+            known = sum(tri[i, j] * out[j, k] for j in range(n) if j != i)
+            out[i, k] = (b[i, k] - known) / tri[i, i]
+    return out
+
+
+@pytest.mark.parametrize("upper, transpose, unit", list(itertools.product([True, False], repeat=3)))
+def test_triangular_solve(rng, upper, transpose, unit):
+    a = rng.normal(size=(2, 4, 4)) + 4 * np.eye(4)
+    b = rng.normal(size=(4, 3))
+    want = np.stack([ref_triangular_solve(m, b, upper, transpose, unit) for m in a])
+    got = L.triangular_solve(t(a), t(b), upper, transpose, unit)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+    assert gradcheck(lambda u, v: L.triangular_solve(u, v, upper, transpose, unit), [t(a, grad=True), t(b, grad=True)])
+    xs = t(a, grad=True)
+    L.triangular_solve(xs, t(b), upper, transpose, unit).sum().backward()
+    untouched = np.tril(np.ones((4, 4)), -1) if upper else np.triu(np.ones((4, 4)), 1)
+    if unit:
+        untouched += np.eye(4)
+    assert np.all(xs.grad.numpy()[:, untouched == 1] == 0)
+
+
+def test_triangular_solve_errors():
+    with pytest.raises(ValueError, match="triangular_solve: argument 'x' expected square matrices"):
+        L.triangular_solve(t(np.ones((2, 3))), t(np.ones((2, 1))))
+    with pytest.raises(ValueError, match="triangular_solve: argument 'y' expected 2 rows"):
+        L.triangular_solve(t(np.eye(2)), t(np.ones((3, 1))))
+    with pytest.raises(TypeError, match="triangular_solve: argument 'upper' expected a bool"):
+        L.triangular_solve(t(np.eye(2)), t(np.ones((2, 1))), upper=1)
+
+
+@pytest.mark.parametrize("shape, driver", [((5, 3), None), ((5, 3), "gels"), ((2, 6, 3), "gelsd"),
+                                           ((3, 5), "gelss"), ((4, 4), "gelsy")])
+def test_lstsq(rng, shape, driver):
+    x = rng.normal(size=shape)
+    y = rng.normal(size=shape[:-1] + (2,))
+    solution, residuals, rank, singular = L.lstsq(t(x), t(y), driver=driver)
+    mats = x.reshape((-1,) + shape[-2:])
+    rhs = y.reshape((-1,) + y.shape[-2:])
+    want = np.stack([np.linalg.lstsq(m, r, rcond=None)[0] for m, r in zip(mats, rhs)]).reshape(solution.shape)
+    np.testing.assert_allclose(solution.numpy(), want, rtol=1e-9, atol=1e-10)
+    rows, cols = shape[-2:]
+    if rows > cols:
+        err = np.einsum("...ij,...jk->...ik", x, want) - y
+        np.testing.assert_allclose(residuals.numpy(), (err ** 2).sum(axis=-2), rtol=1e-9)
+    else:
+        assert residuals.shape == [0]
+    if driver in (None, "gelsy", "gelsd", "gelss"):
+        assert rank.dtype == eager.int32 and rank.shape == list(shape[:-2])
+        np.testing.assert_array_equal(rank.numpy(), min(rows, cols))
+    else:
+        assert rank.shape == [0]
+    if driver in ("gelsd", "gelss"):
+        np.testing.assert_allclose(singular.numpy(), np.linalg.svd(x, compute_uv=False), rtol=1e-10)
+    else:
+        assert singular.shape == [0]
+    assert gradcheck(lambda a, b: L.lstsq(a, b, driver=driver)[0], [t(x, grad=True), t(y, grad=True)])
+
+
+def test_lstsq_rank_deficient_and_errors():
+    x = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    solution, residuals, rank, _ = L.lstsq(t(x), t(np.ones((3, 1))))
+    assert int(rank) == 1 and residuals.shape == [0]
+    np.testing.assert_allclose(solution.numpy(), np.linalg.pinv(x) @ np.ones((3, 1)), rtol=1e-10)
+    with pytest.raises(ValueError, match="lstsq: argument 'driver' expected one of"):
+        L.lstsq(t(x), t(np.ones((3, 1))), driver="lu")
+    with pytest.raises(ValueError, match="lstsq: argument 'y' expected 3 rows"):
+        L.lstsq(t(x), t(np.ones((2, 1))))
+    with pytest.raises(TypeError, match="lstsq: argument 'y' expected the dtype of x"):
+        L.lstsq(t(x), t(np.ones((3, 1), "float32")))
+
+
+def test_linalg_compositions_on_the_gpu_stand_in(device):
+    a = t(np.array([[3.0, 1.0], [0.5, 2.0]]), grad=True)
+    b = t(np.array([[1.0], [2.0]]))
+    out = L.cond(a) + L.cov(a).sum() + L.corrcoef(a).sum() + L.triangular_solve(a, b).sum() \
+        + L.multi_dot([a, a, b]).sum() + L.lstsq(a, b, driver="gels")[0].sum()
+    out.backward()
+    assert a.grad.place == a.place
+    with pytest.raises(ValueError, match="lstsq: argument 'driver' expected 'gels'") if device == "gpu" else \
+            contextlib.nullcontext():
+        L.lstsq(a, b, driver="gelsd")
