@@ -533,3 +533,89 @@ def test_linalg_compositions_on_the_gpu_stand_in(device):
     with pytest.raises(ValueError, match="lstsq: argument 'driver' expected 'gels'") if device == "gpu" else \
             contextlib.nullcontext():
         L.lstsq(a, b, driver="gelsd")
+
+
+# -- nn: label_smooth, dice_loss, npair_loss, Softmax2D ----------------------------------
+
+NF = eager.nn.functional
+
+
+def test_label_smooth(rng):
+    label = np.eye(4)[rng.integers(0, 4, 5)]
+    np.testing.assert_allclose(NF.label_smooth(t(label), epsilon=0.2).numpy(), label * 0.8 + 0.2 / 4, rtol=1e-12)
+    prior = rng.uniform(size=(1, 4))
+    np.testing.assert_allclose(NF.label_smooth(t(label), t(prior), 0.3).numpy(), label * 0.7 + 0.3 * prior,
+                               rtol=1e-12)
+    assert gradcheck(lambda a, b: NF.label_smooth(a, b, 0.3), [t(label, grad=True), t(prior, grad=True)])
+    with pytest.raises(ValueError, match="label_smooth: argument 'epsilon' expected a value in \\[0, 1\\]"):
+        NF.label_smooth(t(label), epsilon=1.5)
+    with pytest.raises(ValueError, match="label_smooth: argument 'prior_dist' expected shape \\[1, 4\\]"):
+        NF.label_smooth(t(label), t(np.ones(4)))
+    with pytest.raises(TypeError, match="label_smooth: argument 'label' expected a floating-point Tensor"):
+        NF.label_smooth(t([[0, 1]]))
+
+
+def ref_dice(probs, label, epsilon):
+    n, classes = probs.shape[0], probs.shape[-1]
+    losses = []
+    for i in range(n):
+        p = probs[i].reshape(-1, classes)
+        lab = label[i].reshape(-1)
+        overlap = sum(p[k, lab[k]] for k in range(len(lab)))
+        losses.append(1 - 2 * overlap / (p.sum() + len(lab) + epsilon))
+    return np.mean(losses)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 5, 3), (2, 3, 4, 2)])
+def test_dice_loss(rng, shape):
+    probs = rng.dirichlet(np.ones(shape[-1]), size=shape[:-1])
+    label = rng.integers(0, shape[-1], shape[:-1] + (1,))
+    got = NF.dice_loss(t(probs), t(label), 1e-3)
+    np.testing.assert_allclose(float(got), ref_dice(probs, label, 1e-3), rtol=1e-12)
+    assert gradcheck(lambda a: NF.dice_loss(a, t(label)), [t(probs, grad=True)])
+
+
+def test_dice_loss_errors():
+    with pytest.raises(ValueError, match="dice_loss: argument 'label' expected shape \\[2, 1\\]"):
+        NF.dice_loss(t(np.ones((2, 3))), t([0, 1]))
+    with pytest.raises(TypeError, match="dice_loss: argument 'label' expected an int32 or int64"):
+        NF.dice_loss(t(np.ones((2, 3))), t([[0.0], [1.0]]))
+    with pytest.raises(ValueError, match="dice_loss: .*3"):
+        NF.dice_loss(t(np.ones((2, 3))), t([[0], [3]]))
+
+
+def ref_npair(anchor, positive, labels, l2_reg):
+    b = anchor.shape[0]
+    sim = np.array([[sum(anchor[i, k] * positive[j, k] for k in range(anchor.shape[1])) for j in range(b)]
+                    for i in range(b)])
+    ce = []
+    for i in range(b):
+        same = [float(labels[i] == labels[j]) for j in range(b)]
+        log_norm = np.log(sum(np.exp(sim[i, j]) for j in range(b)))
+        ce.append(-sum(same[j] / sum(same) * (sim[i, j] - log_norm) for j in range(b)))
+    reg = np.mean((anchor ** 2).sum(1)) + np.mean((positive ** 2).sum(1))
+    return np.mean(ce) + 0.25 * l2_reg * reg
+
+
+def test_npair_loss(rng):
+    anchor, positive = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    labels = np.array([0, 1, 0, 2, 1])
+    got = NF.npair_loss(t(anchor), t(positive), t(labels), l2_reg=0.01)
+    np.testing.assert_allclose(float(got), ref_npair(anchor, positive, labels, 0.01), rtol=1e-12)
+    assert gradcheck(lambda a, p: NF.npair_loss(a, p, t(labels)), [t(anchor, grad=True), t(positive, grad=True)])
+    with pytest.raises(ValueError, match="npair_loss: argument 'labels' expected shape \\[5\\] or \\[5, 1\\]"):
+        NF.npair_loss(t(anchor), t(positive), t(labels[:3]))
+    with pytest.raises(ValueError, match="npair_loss: argument 'positive' expected the shape of 'anchor'"):
+        NF.npair_loss(t(anchor), t(positive[:4]), t(labels))
+
+
+def test_softmax2d(rng):
+    x = rng.normal(size=(2, 3, 4, 5))
+    e = np.exp(x)
+    want = e / e.sum(axis=1, keepdims=True)
+    layer = eager.nn.Softmax2D()
+    np.testing.assert_allclose(layer(t(x)).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(layer(t(x[0])).numpy(), want[0], rtol=1e-12)
+    assert gradcheck(lambda a: layer(a), [t(x[:, :, :2, :2], grad=True)])
+    with pytest.raises(ValueError, match="Softmax2D: argument 'x' expected a 3-D"):
+        layer(t(np.ones((2, 3))))
