@@ -227,6 +227,9 @@ from .ops_linalg import (  # noqa: F401
     eigh,
     pinv,
     matrix_rank,
+    eig,
+    lu,
+    lu_unpack,
     bmm_grad,
     dot_grad,
     mv_grad,
@@ -248,6 +251,8 @@ from .ops_linalg import (  # noqa: F401
     svd_grad,
     eigh_grad,
     pinv_grad,
+    lu_grad,
+    lu_unpack_grad,
 )
 from .ops_loss import (  # noqa: F401
     softmax,
@@ -915,6 +920,9 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "eig",
+    "lu",
+    "lu_unpack",
     "gelu",
     "silu",
     "leaky_relu",
