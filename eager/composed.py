@@ -8,7 +8,8 @@ checks here only turn a wrong argument into an error naming the function.
 ``is_tensor`` sits here too, the one Tensor method of this kind that is not
 arithmetic. :data:`METHODS` lists the ones Paddle also has as Tensor methods
 (:func:`install` attaches them when this module loads), with those of eager.linalg's
-compositions (cov, corrcoef, cond, lstsq, multi_dot, triangular_solve).
+compositions (cov, corrcoef, cond, lstsq, multi_dot, triangular_solve, eigvals,
+and lu over the generated Tensor.lu: Paddle's returns infos only when asked).
 
 >>> import eager
 >>> eager.diff(eager.to_tensor([1, 4, 5, 2])).numpy()
@@ -263,7 +264,7 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
 METHODS = {name: globals()[name] for name in
            ("is_tensor", "bucketize", "index_sample", "diff", "trapezoid", "cumulative_trapezoid", "cdist")}
 METHODS.update((name, getattr(_linalg, name)) for name in
-               ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve"))
+               ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu"))
 
 
 def install() -> None:

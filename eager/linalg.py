@@ -30,6 +30,7 @@ __all__ = [
     "solve", "svd",
     # ops-gap: written over the ops above (see each docstring)
     "cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve",
+    "eig", "eigvals", "lu", "lu_unpack",
 ]
 
 inv = _F.inverse
@@ -42,6 +43,8 @@ eigh = _F.eigh
 pinv = _F.pinv
 matrix_rank = _F.matrix_rank
 matrix_power = _F.matrix_power
+eig = _F.eig
+lu_unpack = _F.lu_unpack
 
 
 def norm(x, p="fro", axis=None, keepdim=False, name=None):
@@ -415,3 +418,37 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     return (solution, residuals,
             rank if driver != "gels" else _F.zeros([0], DataType.INT32, x.place),
             singular if driver in ("gelsd", "gelss") else empty)
+
+
+def eigvals(x, name=None) -> Tensor:
+    """The eigenvalues of general square matrices x [..., N, N], complex
+    (complex64 for float32, complex128 for float64), in LAPACK's order; not
+    differentiable (the eigenvalues of :func:`eig`).
+
+    >>> import numpy as np, eager
+    >>> eager.linalg.eigvals(eager.to_tensor([[0.0, -1.0], [1.0, 0.0]])).numpy()
+    array([0.+1.j, 0.-1.j], dtype=complex64)
+    """
+    return _F.eig(x)[0]
+
+
+def lu(x, pivot: bool = True, get_infos: bool = False, name=None):
+    """LU factorization of matrices x [..., M, N] (Paddle's ``paddle.linalg.lu``):
+    ``(LU, pivots)``, or ``(LU, pivots, infos)`` with ``get_infos``. LU packs the
+    unit lower L (below the diagonal) and U; pivots are the 1-based int32 row
+    swaps (partial pivoting, none when ``pivot`` is False); infos is int32, k > 0
+    where U[k-1, k-1] is zero. :func:`lu_unpack` gives P, L, U with
+    ``x = P @ L @ U``. Differentiable in x through LU (for a nonsingular
+    leading square part).
+
+    >>> import numpy as np, eager
+    >>> x = eager.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> packed, pivots = eager.linalg.lu(x)
+    >>> p, l, u = eager.linalg.lu_unpack(packed, pivots)
+    >>> np.allclose((p @ l @ u).numpy(), x.numpy()), pivots.numpy().tolist()
+    (True, [2, 2])
+    """
+    if not isinstance(get_infos, bool):
+        raise TypeError(f"lu: argument 'get_infos' expected a bool, got {get_infos!r}")
+    out, pivots, infos = _F.lu(x, pivot)
+    return (out, pivots, infos) if get_infos else (out, pivots)

@@ -619,3 +619,79 @@ def test_softmax2d(rng):
     assert gradcheck(lambda a: layer(a), [t(x[:, :, :2, :2], grad=True)])
     with pytest.raises(ValueError, match="Softmax2D: argument 'x' expected a 3-D"):
         layer(t(np.ones((2, 3))))
+
+
+# -- linalg: lu / lu_unpack / eig / eigvals (the YAML ops' rows are in tests/op_specs/linalg.py) ----
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 3), (3, 6)])
+def test_lu_reconstructs_and_differentiates(rng, shape):
+    x = rng.normal(size=shape)
+    packed, pivots = L.lu(t(x))
+    assert pivots.dtype == eager.int32 and pivots.shape == list(shape[:-2]) + [min(shape[-2:])]
+    p, lower, upper = L.lu_unpack(packed, pivots)
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.tril(lower.numpy(), -1), lower.numpy() - np.eye(*lower.shape[-2:]))
+    np.testing.assert_array_equal(np.triu(upper.numpy()), upper.numpy())
+    for index in np.ndindex(shape[:-2]):  # partial pivoting: every multiplier at most 1 in magnitude
+        assert np.all(np.abs(lower.numpy()[index]) <= 1 + 1e-12)
+
+    def through_unpack(a):
+        _, low, up = L.lu_unpack(*L.lu(a))
+        return low, up
+    assert gradcheck(through_unpack, [t(x, grad=True)])
+    assert gradgradcheck(lambda a: L.lu(a)[0], [t(x, grad=True)])
+
+
+def test_lu_infos_method_and_paddle_example():
+    x = t([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    packed, pivots, infos = x.lu(get_infos=True)
+    np.testing.assert_array_equal(pivots.numpy(), [3, 3])
+    np.testing.assert_allclose(packed.numpy(), [[5.0, 6.0], [0.2, 0.8], [0.6, 0.5]], rtol=1e-6)
+    assert int(infos) == 0 and infos.dtype == eager.int32
+    singular = L.lu(t(np.array([[1.0, 2.0], [2.0, 4.0]])), get_infos=True)
+    assert int(singular[2]) == 2
+    assert len(x.lu()) == 2
+    with pytest.raises(TypeError, match="lu: argument 'get_infos' expected a bool"):
+        L.lu(x, get_infos=1)
+    with pytest.raises(ValueError, match="lu: argument 'x' expected a float32 or float64 tensor"):
+        L.lu(t([[1, 2], [3, 4]]))
+
+
+def test_lu_unpack_errors():
+    packed, pivots = L.lu(t(np.eye(3)))
+    with pytest.raises(ValueError, match="lu_unpack: argument 'y' expected shape \\[3\\]"):
+        L.lu_unpack(packed, t(np.array([1, 2], "int32")))
+    with pytest.raises(ValueError, match="lu_unpack: argument 'y' expected pivots in \\[1, 3\\]"):
+        L.lu_unpack(packed, t(np.array([1, 4, 3], "int32")))
+    p, lower, upper = L.lu_unpack(packed, pivots, unpack_ludata=False)
+    assert p.shape == [3, 3] and lower.shape == [0] and upper.shape == [0]
+
+
+def test_eig_and_eigvals(rng):
+    x = rng.normal(size=(2, 4, 4))
+    w, v = L.eig(t(x))
+    assert w.dtype == eager.complex128 and v.dtype == eager.complex128
+    for i in range(2):  # x v = v diag(w)
+        np.testing.assert_allclose(x[i] @ v.numpy()[i], v.numpy()[i] * w.numpy()[i][None, :], atol=1e-10)
+    np.testing.assert_array_equal(t(x).eigvals().numpy(), w.numpy())
+    rotation = L.eigvals(t(np.array([[0.0, -1.0], [1.0, 0.0]], "float32")))
+    assert rotation.dtype == eager.complex64
+    np.testing.assert_allclose(sorted(rotation.numpy(), key=lambda z: z.imag), [-1j, 1j], atol=1e-6)
+    with pytest.raises(ValueError, match="eig: argument 'x' expected square matrices"):
+        L.eig(t(np.ones((2, 3))))
+    with pytest.raises(ValueError, match="eig: argument 'x' expected a float32, float64, complex64 or complex128"):
+        L.eigvals(t([[1, 2], [3, 4]]))
+    with pytest.raises(ValueError, match="eig: argument 'x' expected finite values"):
+        L.eig(t(np.array([[1.0, np.nan], [0.0, 1.0]])))
+
+
+def test_lu_and_eig_on_the_gpu_stand_in(device):
+    x = t(np.array([[2.0, 1.0, 0.0], [4.0, 3.0, 1.0], [0.0, 1.0, 5.0]]), grad=True)
+    packed, pivots = L.lu(x)
+    p, lower, upper = L.lu_unpack(packed, pivots)
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), x.numpy(), atol=1e-12)
+    (lower.sum() + upper.sum()).backward()
+    assert x.grad.place == x.place
+    w, _ = L.eig(x)
+    assert w.place == x.place
+    np.testing.assert_allclose(w.numpy().sum(), 10.0, atol=1e-10)
