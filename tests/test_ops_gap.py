@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import eager
+from conftest import REAL_GPU
 from eager.autograd import gradcheck, gradgradcheck
 
 
@@ -695,3 +696,25 @@ def test_lu_and_eig_on_the_gpu_stand_in(device):
     w, _ = L.eig(x)
     assert w.place == x.place
     np.testing.assert_allclose(w.numpy().sum(), 10.0, atol=1e-10)
+
+
+@pytest.mark.parametrize("name, call, reads", [
+    ("histogram", lambda: eager.histogram(eager.to_tensor([1.0, 2.0, 2.5, 4.0], place="gpu"), bins=3), 0),
+    ("histogram_range", lambda: eager.histogram(eager.to_tensor([1, 2, 9], place="gpu"), 2, 0, 4), 0),
+    ("searchsorted", lambda: eager.searchsorted(eager.to_tensor([[1.0, 3.0], [2.0, 4.0]], place="gpu"),
+                                                eager.to_tensor([[2.0], [5.0]], place="gpu")), 0),
+    ("bucketize", lambda: eager.bucketize(eager.to_tensor([0.5, 3.0], place="gpu"),
+                                          eager.to_tensor([1.0, 2.0], place="gpu")), 0),
+    ("lu", lambda: eager.linalg.lu(eager.to_tensor(np.eye(3) + 1.0, place="gpu")), 0),
+    # lu_unpack reads the pivots' smallest and largest value together, to check them
+    ("lu_unpack", lambda: eager.linalg.lu_unpack(*eager.linalg.lu(eager.to_tensor(np.eye(3) + 1.0, place="gpu"))), 1),
+])
+@pytest.mark.skipif(REAL_GPU, reason="counts transfers with tests/fake_cupy.py's counters")
+def test_gpu_reads_of_the_search_and_lu_kernels(name, call, reads):
+    import fake_cupy
+
+    call()  # caches
+    down = fake_cupy.transfers[0]
+    out = call()
+    assert fake_cupy.transfers[0] - down == reads, f"{name}: {fake_cupy.transfers[0] - down} device reads"
+    assert all(o.place.is_gpu_place() for o in (out if isinstance(out, tuple) else (out,)))
