@@ -1052,9 +1052,100 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     return reduce_loss(fn, loss, reduction)
 
 
+def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None) -> Tensor:
+    """Label smoothing: ``(1 - epsilon) * label + epsilon * prior_dist`` over the
+    last axis (the classes), the prior uniform (1 / classes) when ``prior_dist``
+    is None; a given prior is [1, classes]. Differentiable in label and prior.
+
+    >>> out = eager.nn.functional.label_smooth(eager.to_tensor([[0.0, 1.0]]), epsilon=0.2)
+    >>> out.numpy().round(4)
+    array([[0.1, 0.9]], dtype=float32)
+    """
+    fn = "label_smooth"
+    check_float(fn, "label", label)
+    if label.ndim == 0:
+        raise ValueError(f"{fn}: argument 'label' expected at least 1 dimension (the classes), got a 0-d tensor")
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"{fn}: argument 'epsilon' expected a value in [0, 1], got {epsilon}")
+    kept = _F.scale(label, 1.0 - epsilon)
+    if prior_dist is None:
+        return _F.scale(kept, 1.0, epsilon / label.shape[-1])
+    check_float(fn, "prior_dist", prior_dist)
+    if prior_dist.shape != [1, label.shape[-1]]:
+        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] (one weight per "
+                         f"class), got {prior_dist.shape}")
+    if prior_dist.dtype != label.dtype:
+        raise TypeError(f"{fn}: argument 'prior_dist' expected the dtype of label ({label.dtype}), "
+                        f"got {prior_dist.dtype}")
+    return _F.add(kept, _F.scale(prior_dist, epsilon))
+
+
+def dice_loss(input: Tensor, label: Tensor, epsilon: float = 1e-5, name=None) -> Tensor:
+    """Dice loss of class probabilities ``input`` [N, ..., C] (a softmax output)
+    against integer labels [N, ..., 1]: the mean over samples of
+    ``1 - 2 * sum(input * onehot) / (sum(input) + sum(onehot) + epsilon)``, the
+    sums over every axis but the first. Differentiable in input.
+
+    >>> probs = eager.to_tensor([[[0.9, 0.1], [0.2, 0.8]]])
+    >>> round(float(eager.nn.functional.dice_loss(probs, eager.to_tensor([[[0], [1]]]))), 4)
+    0.15
+    """
+    fn = "dice_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    if label.dtype not in (DataType.INT32, DataType.INT64):
+        raise TypeError(f"{fn}: argument 'label' expected an int32 or int64 tensor, got {label.dtype}")
+    if input.ndim < 2:
+        raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, ..., C], got {input.shape}")
+    if label.ndim != input.ndim or label.shape[-1] != 1 or label.shape[:-1] != input.shape[:-1]:
+        raise ValueError(f"{fn}: argument 'label' expected shape {input.shape[:-1] + [1]} (input's with 1 class "
+                         f"axis), got {label.shape}")
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    onehot = _F.cast(_renamed(fn, "one_hot", lambda: _F.one_hot(_F.squeeze(label, [-1]), input.shape[-1])),
+                     input.dtype)
+    axes = list(range(1, input.ndim))
+    overlap = _F.sum(_F.multiply(input, onehot), axes)
+    total = _F.add(_F.sum(input, axes), _F.sum(onehot, axes))
+    score = _F.divide(_F.scale(overlap, 2.0), _F.scale(total, 1.0, epsilon))
+    return _F.mean(_F.scale(score, -1.0, 1.0))
+
+
+def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float = 0.002, name=None) -> Tensor:
+    """N-pair loss (Sohn, 2016) of embeddings anchor [B, D] and positive [B, D]
+    with class labels [B] (or [B, 1]): the mean over anchors of the cross
+    entropy between ``softmax(anchor @ positive.T)`` and the row-normalized
+    same-label matrix, plus ``l2_reg * 0.25 * (mean |anchor|^2 + mean |positive|^2)``.
+    Differentiable in anchor and positive.
+
+    >>> a = eager.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+    >>> round(float(eager.nn.functional.npair_loss(a, a, eager.to_tensor([0, 1]), l2_reg=0.0)), 4)
+    0.3133
+    """
+    fn = "npair_loss"
+    check_float(fn, "anchor", anchor)
+    check_float(fn, "positive", positive)
+    check_tensor(fn, "labels", labels)
+    if anchor.ndim != 2:
+        raise ValueError(f"{fn}: argument 'anchor' expected a 2-D tensor [batch, dim], got {anchor.shape}")
+    check_same_shape(fn, "anchor", anchor, "positive", positive)
+    batch = anchor.shape[0]
+    if labels.shape not in ([batch], [batch, 1]):
+        raise ValueError(f"{fn}: argument 'labels' expected shape [{batch}] or [{batch}, 1], got {labels.shape}")
+    l2_reg = _check_real(fn, "l2_reg", l2_reg)
+    column = _F.reshape(labels, [batch, 1])
+    same = _F.cast(_F.equal(column, _F.reshape(labels, [1, batch])), anchor.dtype)
+    targets = _F.divide(same, _F.sum(same, [1], None, True))
+    squares = _F.add(_F.mean(_F.sum(_F.multiply(anchor, anchor), [1])),
+                     _F.mean(_F.sum(_F.multiply(positive, positive), [1])))
+    similarity = _F.matmul(anchor, positive, False, True)
+    cross_entropy = _F.scale(_F.sum(_F.multiply(targets, _F.log_softmax(similarity, 1)), [1]), -1.0)
+    return _F.add(_F.scale(squares, 0.25 * l2_reg), _F.mean(cross_entropy))
+
+
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
-           "ctc_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
-           "multi_label_soft_margin_loss", "nll_loss", "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss",
-           "soft_margin_loss", "triplet_margin_loss"]
+           "ctc_loss", "dice_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "label_smooth",
+           "margin_ranking_loss", "mse_loss", "multi_label_soft_margin_loss", "nll_loss", "npair_loss",
+           "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss"]
 __all__ += ["gaussian_nll_loss", "log_loss", "multi_margin_loss", "softmax_with_cross_entropy", "square_error_cost",
             "triplet_margin_with_distance_loss", "hsigmoid_loss"]
