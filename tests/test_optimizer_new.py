@@ -402,3 +402,51 @@ def test_large_parameter_updates_block_by_block_as_a_whole():
         else:
             want = ref()[-1]
         np.testing.assert_allclose(p.numpy(), want, rtol=1e-12, atol=1e-14, err_msg=cls.__name__)
+
+
+def _new_ops():
+    """(op, its tensors, a bad keyword and its message) for the four ops, on fresh
+    float32 host tensors."""
+    from phi.core import DenseTensor
+
+    def dense(values, dtype="float32"):
+        return DenseTensor(np.array(values, dtype))
+
+    p, g, lr = dense([1.0, 2.0]), dense([0.5, -0.5]), dense(0.1)
+    state, one = (lambda: dense([0.25, 0.5])), (lambda: dense([1.0]))
+    return {
+        "nadam_": ((p, g, lr, one(), one(), one(), state(), state()), {"momentum_decay": -1.0},
+                   "argument 'momentum_decay' expected a finite float >= 0"),
+        "radam_": ((p, g, lr, one(), one(), one(), state(), state()), {"epsilon": -1.0},
+                   "argument 'epsilon' expected a finite float >= 0"),
+        "asgd_": ((p, g, lr, state(), dense([[0.0, 0.0]]), dense([0], "int64")), {"batch_num": 2},
+                  "argument 'ys' expected float32\\[2, 2\\]"),
+        "rprop_": ((p, g, state(), state()), {"learning_rate_range": (0.5, 0.1)},
+                   "argument 'learning_rate_range' expected a pair"),
+    }
+
+
+@pytest.mark.parametrize("op", ["nadam_", "radam_", "asgd_", "rprop_"])
+def test_the_ops_remember_a_checked_signature_and_check_a_changed_call_in_full(op, device):
+    from phi.api import optimizer as phi_opt
+    from phi.core.errors import InvalidArgumentError
+    if device == "gpu":
+        pytest.skip("host tensors: the signature cache is the same code on both places")
+    checked, remembered = _new_ops()[op][0], _new_ops()[op][0]
+    fn = getattr(phi_opt, op)
+    phi_opt._FUSED_SEEN[op].clear()
+    fn(*remembered)
+    assert len(phi_opt._FUSED_SEEN[op]) == 1
+    fn(*remembered)  # a hit: nothing new remembered
+    assert len(phi_opt._FUSED_SEEN[op]) == 1
+    for _ in range(2):
+        phi_opt._FUSED_SEEN[op].clear()  # the checked path both times
+        fn(*checked)
+    for a, b in zip(checked, remembered):
+        assert a.array.tobytes() == b.array.tobytes() and a.version == b.version
+    _, bad, message = _new_ops()[op]
+    before = [t.array.copy() for t in remembered]
+    with pytest.raises(InvalidArgumentError, match=f"{op}: {message}"):
+        fn(*remembered, **bad)
+    for t, b in zip(remembered, before):  # the failed call wrote nothing
+        np.testing.assert_array_equal(t.array, b)

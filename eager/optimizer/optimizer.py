@@ -1,5 +1,6 @@
 """Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW,
-Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py).
+Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py; NAdam, RAdam, ASGD,
+Rprop: nadam.py, radam.py, asgd.py, rprop.py, on this base class).
 
 ``step()`` runs under ``no_grad`` and updates every parameter in its own
 buffer through Paddle's fused phi ops (``phi.api.sgd_``, ``momentum_``,
