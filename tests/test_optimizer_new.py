@@ -450,3 +450,24 @@ def test_the_ops_remember_a_checked_signature_and_check_a_changed_call_in_full(o
         fn(*remembered, **bad)
     for t, b in zip(remembered, before):  # the failed call wrote nothing
         np.testing.assert_array_equal(t.array, b)
+
+
+@pytest.mark.parametrize("cls, reads", [(NAdam, 0), (RAdam, 0), (Rprop, 0), (ASGD, 1)],
+                         ids=["NAdam", "RAdam", "Rprop", "ASGD"])
+def test_a_gpu_step_reads_nothing_back_but_asgds_slot(cls, reads, device):
+    # On the GPU the per-step scalars stay 0-d device arrays (RAdam's branch is an
+    # xp.where); ASGD reads its step count, one int per parameter, as Paddle's .item().
+    from conftest import REAL_GPU
+    if device != "gpu" or REAL_GPU:
+        pytest.skip("counts transfers with tests/fake_cupy.py's counters, on the gpu axis")
+    import fake_cupy
+    params = [nn.Parameter(start(0)), nn.Parameter(start(1))]
+    opt = cls(parameters=params, learning_rate=0.01)
+    grads = [eager.to_tensor(g) for g in grads_sequence(2)]
+    for step in range(8):  # past RAdam's switch to the rectified step
+        for p, g in zip(params, grads):
+            p.grad = g
+        down, up = fake_cupy.transfers[0], fake_cupy.uploads[0]
+        opt.step()
+        if step > 0:  # the first step makes the accumulators
+            assert (fake_cupy.transfers[0] - down, fake_cupy.uploads[0] - up) == (reads * len(params), 0)
