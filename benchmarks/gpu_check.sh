@@ -7,6 +7,9 @@
 #    or sees no device; stops (exit 2) if it still sees none.
 # 2. The G benchmarks first, on a quiet machine: python benchmarks/run.py
 #    --only G --check (the G rows and their targets).
+# 2b. Where a GPU step's host time goes: benchmarks/gpu_profile.py (cProfile of the
+#    hand-written, eager and replayed G3 steps; the cost of each CuPy read eager makes)
+#    into profile.txt, for the G3 target's next change. Reports only; never fails the check.
 # 3. The device-axis suites on real CuPy (in parallel workers when
 #    pytest-xdist is installed): tests/conftest.py uses real CuPy by
 #    itself whenever it sees a device (no switch needed); the gpu half of the
@@ -54,6 +57,13 @@ else
     failed=$((failed + 1))
 fi
 sed -n '/^GPU (issue #12)/,$p' "$OUT/bench.txt" | tee -a "$OUT/summary.txt"
+# -- 2b. the host profile of a GPU step (a report: it fails nothing) ----------------------
+if timeout 90 "$PY" benchmarks/gpu_profile.py > "$OUT/profile.txt" 2>&1; then
+    summary "host profile of the G3 step: $OUT/profile.txt"
+    sed -n '/^== G3 step/,/^== cProfile/p' "$OUT/profile.txt" | sed '$d' | tee -a "$OUT/summary.txt"
+else
+    summary "host profile of the G3 step: did not finish; see $OUT/profile.txt"
+fi
 # -- 3. the device-axis suites on the real GPU ---------------------------------------------
 SUITES=$(grep -l 'usefixtures("device")' tests/test_*.py | tr '\n' ' ')
 # -k gpu: the gpu half of the device axis (the cpu half is CI's), and the GPU modules. No -q:

@@ -136,3 +136,18 @@ def test_a_missed_gpu_target_fails_the_check(monkeypatch):
                        "G3j b512": "missed", "G3 xfer": "missed", "G3j xfer": "met"}
     assert run.exit_status(run.gpu_target_results(("G1", "G3")), check=True) == 1
     assert run.exit_status(run.gpu_target_results(("G1", "G3")), check=False) == 0
+
+
+def test_gpu_profile_reports_every_step_and_attribute(cupy):
+    # benchmarks/gpu_profile.py (what gpu_check.sh runs on a real GPU) at tiny sizes.
+    import gpu_profile  # benchmarks/gpu_profile.py
+
+    lines = []
+    gpu_profile.report(cupy, smoke=True, out=lines.append)
+    text = "\n".join(lines)
+    for step in ("hand-written CuPy", "eager", "eager to_static replay"):
+        assert f"== cProfile of 2 steps: {step}\n" in text + "\n"
+    assert "function calls" in text  # the profiles themselves
+    for what in ("a.shape", "a.device.id", "sgd_step fused (1 kernel)"):
+        line = next(line for line in lines if line.strip().startswith(what))
+        assert float(line.split()[-1]) > 0

@@ -31,6 +31,7 @@ from . import pooling
 from . import norm
 from . import vision
 from . import embedding
+from . import fft
 from . import rnn
 from . import attention
 from . import fused
@@ -52,6 +53,7 @@ MODULES = (
     norm,
     vision,
     embedding,
+    fft,
     rnn,
     attention,
     fused,

@@ -145,6 +145,14 @@ from .ops_embedding import (  # noqa: F401
     embedding_grad,
     embedding_double_grad,
 )
+from .ops_fft import (  # noqa: F401
+    fft_c2c,
+    fft_r2c,
+    fft_c2r,
+    fft_c2c_grad,
+    fft_r2c_grad,
+    fft_c2r_grad,
+)
 from .ops_fused import (  # noqa: F401
     linear,
     linear_grad,
@@ -963,4 +971,7 @@ __all__ = [
     "simple_rnn_sequence",
     "dropout",
     "linear",
+    "fft_c2c",
+    "fft_r2c",
+    "fft_c2r",
 ]

@@ -324,6 +324,9 @@ METHODS = {
     "simple_rnn_sequence": _F.simple_rnn_sequence,
     "dropout": _F.dropout,
     "linear": _F.linear,
+    "fft_c2c": _F.fft_c2c,
+    "fft_r2c": _F.fft_r2c,
+    "fft_c2r": _F.fft_c2r,
 }
 
 # Tensor operators generated as their op's body in one frame (``operator:`` in

@@ -36,6 +36,7 @@ from . import attention
 from . import conv
 from . import creation
 from . import embedding
+from . import fft
 from . import fused
 from . import gather_scatter
 from . import linalg
@@ -54,6 +55,7 @@ from .attention import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .embedding import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403
 from .fused import *  # noqa: F401,F403
 from .gather_scatter import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
@@ -74,6 +76,7 @@ GROUPS = (
     conv,
     creation,
     embedding,
+    fft,
     fused,
     gather_scatter,
     linalg,

@@ -19,6 +19,7 @@ from . import (  # noqa: E402,F401  (after the filter, which the kernel modules 
     creation,
     elementwise,
     embedding,
+    fft,
     fused,
     gather_scatter,
     indexing,

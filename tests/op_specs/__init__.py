@@ -14,6 +14,7 @@ from . import attention
 from . import conv
 from . import creation
 from . import embedding
+from . import fft
 from . import fused
 from . import gather_scatter
 from . import linalg
@@ -50,6 +51,7 @@ GROUPS = (
     rnn,
     attention,
     fused,
+    fft,
 )
 SPECS = [spec for group in GROUPS for spec in group.SPECS]
 SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
