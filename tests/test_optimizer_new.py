@@ -147,7 +147,7 @@ def test_float32_parameters_follow_the_rule(cls, kwargs, ref):
 def test_asgd_with_one_batch_is_sgd_and_its_slots_cycle():
     grads = grads_sequence(4)
     got, opt, p = run(ASGD, grads, learning_rate=0.1, batch_num=1)
-    want, p_sgd = start(), start()
+    p_sgd = start()
     for g in grads:
         p_sgd = p_sgd - 0.1 * g
     np.testing.assert_allclose(got[-1], p_sgd, rtol=1e-13)
