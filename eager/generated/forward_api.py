@@ -259,6 +259,7 @@ from .ops_linalg import (  # noqa: F401
 )
 from .ops_loss import (  # noqa: F401
     softmax,
+    softmax_,
     log_softmax,
     cross_entropy_with_softmax,
     sigmoid_cross_entropy_with_logits,
@@ -692,6 +693,7 @@ __all__ = [
     "maximum",
     "minimum",
     "softmax",
+    "softmax_",
     "log_softmax",
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",

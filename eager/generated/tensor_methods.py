@@ -57,6 +57,7 @@ METHODS = {
     "maximum": _F.maximum,
     "minimum": _F.minimum,
     "softmax": _F.softmax,
+    "softmax_": _F.softmax_,
     "log_softmax": _F.log_softmax,
     "cross_entropy_with_softmax": _F.cross_entropy_with_softmax,
     "sigmoid_cross_entropy_with_logits": _F.sigmoid_cross_entropy_with_logits,

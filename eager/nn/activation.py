@@ -20,6 +20,7 @@ __all__ = [
     "LogSoftmax", "Maxout", "Mish", "PReLU", "ReLU6", "RReLU", "SELU", "SiLU", "Softplus", "Softshrink", "Softsign",
     "Swish", "Tanhshrink", "ThresholdedReLU",
 ]
+__all__ += ["Silu"]
 
 
 class _Elementwise(Layer):
@@ -65,6 +66,14 @@ class SiLU(_Elementwise):
     """
 
     _fn = staticmethod(F.silu)
+
+
+class Silu(SiLU):
+    """x * sigmoid(x): Paddle's name for this layer (:class:`SiLU` is the same layer).
+
+    >>> eager.nn.Silu()(eager.to_tensor([1.0])).numpy().round(4)
+    array([0.7311], dtype=float32)
+    """
 
 
 class Swish(_Elementwise):
