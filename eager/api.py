@@ -19,6 +19,10 @@ from .serialization import load, save  # Paddle's paddle.save / paddle.load (saf
 from .tensor import Tensor
 from .hapi.model import Model  # Paddle's paddle.Model (hapi)
 from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
+# Paddle's paddle.is_compiled_with_* (eager.device.build: 'cuda' means a usable CuPy GPU)
+from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_with_custom_device,
+                     is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
+                     is_compiled_with_xpu)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 # Paddle functions that close gaps a training script meets (ops-gap): compositions and helpers.

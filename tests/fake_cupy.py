@@ -39,6 +39,7 @@ from __future__ import annotations
 import builtins
 import sys
 import types
+import weakref
 
 import numpy
 
@@ -80,6 +81,12 @@ _FUSED_METHODS = {"astype", "copy"} | _FUSED_REDUCTIONS
 
 class Device:
     """A CUDA device by id; a context manager that makes it current."""
+
+    @property
+    def compute_capability(self) -> str:
+        """Major and minor version digits joined, as CuPy gives them ('80')."""
+        props = _device_properties(self.id)
+        return f"{props['major']}{props['minor']}"
 
     def __init__(self, device=None):
         self.id = _current[0] if device is None else int(device)
@@ -165,6 +172,7 @@ def _wrap(value, like=None):
         out._a = value
         out.base = None
         out._dev = _current[0] if like is None else like._dev
+        _live(out)
         if like is not None and value is not like._a and value.base is not None and \
                 numpy.may_share_memory(value, like._a):
             out.base = like if like.base is None else like.base  # a view: CuPy's base is the owner
@@ -334,6 +342,7 @@ class ndarray:
         _check_dtype(self._a.dtype)
         self.base = None
         self._dev = _current[0]
+        _live(self)
 
     # -- what CuPy refuses -----------------------------------------------------------
     def __array__(self, *args, **kwargs):
@@ -599,12 +608,73 @@ cuda = types.ModuleType("cupy.cuda")
 cuda.Device, cuda.Stream = Device, Stream
 cuda.get_current_stream = lambda device_id=-1: _stream[0]
 cuda.is_available = lambda: _DEVICE_COUNT[0] > 0
+
+
+def _device_properties(device_id):
+    """cudaGetDeviceProperties as CuPy returns it (a dict with str keys; the name
+    is bytes), for a made-up device: compute capability 8.0, 16 GiB, 108 SMs."""
+    Device(device_id)  # an invalid ordinal raises, as in CUDA
+    return {"name": b"Fake CUDA Device", "totalGlobalMem": 16 * 1024 ** 3, "major": 8, "minor": 0,
+            "multiProcessorCount": 108}
+
+
 cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: _DEVICE_COUNT[0], getDevice=lambda: _current[0],
-                                     setDevice=_set_device,
+                                     setDevice=_set_device, getDeviceProperties=_device_properties,
                                      deviceSynchronize=lambda: None, CUDARuntimeError=RuntimeError)
 cuda.curand = types.SimpleNamespace(CURAND_RNG_PSEUDO_DEFAULT=100, CURAND_RNG_PSEUDO_XORWOW=101,
                                     CURAND_RNG_PSEUDO_PHILOX4_32_10=161)
 is_available = cuda.is_available
+
+
+# -- the memory pool (cupy.get_default_memory_pool) -------------------------------------
+# Every device array made here (id -> weak reference), so that the pool can count the
+# live ones; weak, so that an array dies as it would. (A WeakSet needs hashable items;
+# an array's == is elementwise.)
+_LIVE: dict = {}
+
+
+def _live(array) -> None:
+    key = id(array)
+    _LIVE[key] = weakref.ref(array, lambda _, key=key: _LIVE.pop(key, None))
+_ALLOCATION_UNIT = 512  # CuPy rounds each allocation up to a multiple of 512 bytes
+
+
+class MemoryPool:
+    """cupy.cuda.MemoryPool's statistics for the current device: ``used_bytes``
+    (the live arrays' buffers, each rounded up to 512 bytes), ``total_bytes``
+    (what the pool holds: it keeps every block it served until
+    ``free_all_blocks``), ``free_bytes`` (their difference). The fake counts
+    at each call, so it sees only the peaks that a call catches."""
+
+    def __init__(self):
+        self._total = {}
+
+    def used_bytes(self) -> int:
+        owners = {}
+        for ref in list(_LIVE.values()):
+            array = ref()
+            if array is not None and array._dev == _current[0]:
+                root = array._a
+                while isinstance(root.base, numpy.ndarray):
+                    root = root.base
+                owners[id(root)] = root.nbytes
+        return builtins.sum(-(-n // _ALLOCATION_UNIT) * _ALLOCATION_UNIT for n in owners.values())
+
+    def total_bytes(self) -> int:
+        used = self.used_bytes()
+        total = self._total[_current[0]] = builtins.max(self._total.get(_current[0], 0), used)
+        return total
+
+    def free_bytes(self) -> int:
+        return self.total_bytes() - self.used_bytes()
+
+    def free_all_blocks(self, stream=None) -> None:
+        self._total[_current[0]] = self.used_bytes()
+
+
+_memory_pool = MemoryPool()
+cuda.MemoryPool = MemoryPool
+get_default_memory_pool = lambda: _memory_pool  # noqa: E731
 
 
 # -- cupy.random (the legacy RandomState API, which real CuPy has in full) --------------

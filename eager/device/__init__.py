@@ -1,4 +1,5 @@
-"""``eager.device``: Paddle's ``paddle.device``: the default device and the GPUs.
+"""``eager.device``: Paddle's ``paddle.device``: the default device, the GPUs, and
+what this build can run on (build.py).
 
 >>> eager.device.set_device("cpu")
 Place(cpu)
@@ -9,5 +10,10 @@ True
 """
 from ..framework import get_device, set_device
 from . import cuda
+from .build import (get_all_device_type, get_available_device, is_compiled_with_cinn, is_compiled_with_cuda,
+                    is_compiled_with_custom_device, is_compiled_with_distribute, is_compiled_with_ipu,
+                    is_compiled_with_rocm, is_compiled_with_xpu)
 
-__all__ = ["cuda", "get_device", "set_device"]
+__all__ = ["cuda", "get_all_device_type", "get_available_device", "get_device", "is_compiled_with_cinn",
+           "is_compiled_with_cuda", "is_compiled_with_custom_device", "is_compiled_with_distribute",
+           "is_compiled_with_ipu", "is_compiled_with_rocm", "is_compiled_with_xpu", "set_device"]

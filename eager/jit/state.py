@@ -28,7 +28,9 @@ SCALARS = (bool, int, float, complex, str, bytes, type(None))
 # Counters a step moves by a fixed amount, which nothing but state_dict reads:
 # a replay adds the captured change. Only eager's own optimizers (a subclass
 # elsewhere may read its step count, so there it is compared like any number).
-COUNTERS = {"eager.optimizer.optimizer": ("_step_count",)}
+COUNTERS = {"eager.optimizer.optimizer": ("_step_count",), "eager.optimizer.nadam": ("_step_count",),
+            "eager.optimizer.radam": ("_step_count",), "eager.optimizer.asgd": ("_step_count",),
+            "eager.optimizer.rprop": ("_step_count",)}
 
 
 def _counters_of(obj) -> tuple:

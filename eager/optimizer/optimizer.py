@@ -1,5 +1,6 @@
 """Optimizers (Paddle 2.x's ``paddle.optimizer``): SGD, Momentum, Adam, AdamW,
-Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py).
+Adamax, Adagrad, Adadelta, RMSProp, Lamb (LBFGS: lbfgs.py; NAdam, RAdam, ASGD,
+Rprop: nadam.py, radam.py, asgd.py, rprop.py, on this base class).
 
 ``step()`` runs under ``no_grad`` and updates every parameter in its own
 buffer through Paddle's fused phi ops (``phi.api.sgd_``, ``momentum_``,
@@ -502,11 +503,16 @@ class Optimizer:
             fill, scalar = next((f, s) for n, f, s in self._accumulator_specs if n == name)
             if isinstance(fill, str):  # a hyperparameter (a beta power starts at beta)
                 fill = self._hyper(param, fill)
-            dtype = optimizer_state_dtype(param.impl.dtype)
-            dims = (1,) if scalar else tuple(param.impl.dims)
+            dims, dtype = self._accumulator_meta(name, param, scalar)
             acc = self._accumulators[key] = Tensor(phi_api.full(dims, fill, dtype, param.impl.place))
             acc.name = f"{param.name}_{name}_0"  # Paddle's accumulator names
         return acc
+
+    def _accumulator_meta(self, name: str, param, scalar: bool) -> tuple:
+        """(dims, dtype) of param's accumulator ``name``: one element (``scalar``) or
+        param's dims, in the state dtype. ASGD's stored gradients and step count
+        differ (eager/optimizer/asgd.py)."""
+        return ((1,) if scalar else tuple(param.impl.dims)), optimizer_state_dtype(param.impl.dtype)
 
     def _master_weight(self, param):
         """The float32 copy a float16 parameter is updated on under
@@ -580,13 +586,13 @@ class Optimizer:
         staged = []  # (accumulator key or id of a master weight's param, param, DenseTensor)
         for param in self._parameter_list:
             name = names[id(param)]
-            dtype = optimizer_state_dtype(param.impl.dtype)
             for acc_name, _, scalar in self._accumulator_specs:
                 key = f"{name}_{acc_name}_0"
                 if key in state_dict:
-                    dims = (1,) if scalar else tuple(param.impl.dims)
+                    dims, dtype = self._accumulator_meta(acc_name, param, scalar)
                     value = _staged_value(who, key, state_dict[key], dims, dtype, param,
-                                          unit_interval=acc_name.endswith("_pow_acc"))
+                                          unit_interval=acc_name.endswith(("_pow_acc", "_pow"))
+                                          or acc_name == "mu_product")
                     staged.append((acc_name, param, value))
             if name in masters:
                 if self._master_weight(param) is None:

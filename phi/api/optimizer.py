@@ -1,5 +1,6 @@
 """phi API of the fused optimizer ops: ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
-``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``.
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``nadam_``, ``radam_``,
+``asgd_``, ``rprop_``.
 
 Paddle's ops of these names, with Paddle's argument order and semantics (the
 arguments only Paddle's static graph reads, such as ``skip_update`` and
@@ -445,7 +446,7 @@ from ..infermeta import optimizer as _imo  # noqa: E402
 
 
 _FUSED_SEEN = {op: KERNELS.signature_cache(op) for op in ("adamax_", "adagrad_", "adadelta_", "rmsprop_",
-                                                             "lamb_")}
+                                                             "lamb_", "nadam_", "radam_", "asgd_", "rprop_")}
 
 
 def _run_fused(op: str, names: tuple, tensors: tuple, attrs: tuple, outs: tuple, infer_meta):
@@ -541,3 +542,58 @@ def lamb_(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow, ma
 
 
 __all__ += ["adadelta_", "adagrad_", "adamax_", "lamb_", "rmsprop_"]
+
+
+# -- nadam_, radam_, asgd_, rprop_: dense gradients, through _run_fused ------------------
+
+def nadam_(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2,
+           master_param=None, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+           momentum_decay: float = 0.004, multi_precision: bool = False):
+    """Paddle's NAdam update of param, its three one-element accumulators
+    (momentum_decay_pow = 0.96^t, beta2_pow, mu_product) and both moments, in place;
+    returns them and master_param. See phi.kernels.optimizer.nadam_."""
+    tensors = (param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2,
+               master_param)
+    return _run_fused("nadam_", ("param", "grad", "learning_rate", "momentum_decay_pow", "beta2_pow",
+                                 "mu_product", "moment1", "moment2", "master_param"), tensors,
+                      (beta1, beta2, epsilon, momentum_decay, multi_precision),
+                      (param, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2, master_param),
+                      _imo.nadam_infer_meta)
+
+
+def radam_(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2, master_param=None,
+           beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, multi_precision: bool = False):
+    """Paddle's RAdam update of param, its three one-element accumulators (beta1_pow,
+    beta2_pow, rho) and both moments, in place; returns them and master_param. See
+    phi.kernels.optimizer.radam_."""
+    tensors = (param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2, master_param)
+    return _run_fused("radam_", ("param", "grad", "learning_rate", "beta1_pow", "beta2_pow", "rho", "moment1",
+                                 "moment2", "master_param"), tensors, (beta1, beta2, epsilon, multi_precision),
+                      (param, beta1_pow, beta2_pow, rho, moment1, moment2, master_param), _imo.radam_infer_meta)
+
+
+def asgd_(param, grad, learning_rate, d, ys, m, master_param=None, batch_num: int = 1,
+          multi_precision: bool = False):
+    """Paddle's ASGD update of param, d, the stored gradients ``ys`` ([batch_num] +
+    param's shape) and the int64 step count ``m``, in place; returns them and
+    master_param. Paddle's op takes the one slot of ys and n = min(m, batch_num)
+    worked out by its optimizer; this one picks them itself. See
+    phi.kernels.optimizer.asgd_."""
+    tensors = (param, grad, learning_rate, d, ys, m, master_param)
+    return _run_fused("asgd_", ("param", "grad", "learning_rate", "d", "ys", "m", "master_param"), tensors,
+                      (batch_num, multi_precision), (param, d, ys, m, master_param), _imo.asgd_infer_meta)
+
+
+def rprop_(param, grad, prev, learning_rate, master_param=None, learning_rate_range=(1e-5, 50.0),
+           etas=(0.5, 1.2), multi_precision: bool = False):
+    """Paddle's Rprop update of param, prev (the last gradient used) and the
+    per-element ``learning_rate``, in place; returns them and master_param.
+    ``learning_rate_range`` and ``etas`` are (min, max) and (eta_minus, eta_plus)
+    tuples of floats (Paddle passes them as tensors). See phi.kernels.optimizer.rprop_."""
+    tensors = (param, grad, prev, learning_rate, master_param)
+    return _run_fused("rprop_", ("param", "grad", "prev", "learning_rate", "master_param"), tensors,
+                      (learning_rate_range, etas, multi_precision), (param, prev, learning_rate, master_param),
+                      _imo.rprop_infer_meta)
+
+
+__all__ += ["asgd_", "nadam_", "radam_", "rprop_"]

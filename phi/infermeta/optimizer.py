@@ -241,3 +241,92 @@ def lamb_infer_meta(param, grad, learning_rate, moment1, moment2, beta1_pow, bet
                     beta1, beta2, epsilon, multi_precision, param_out, moment1_out, moment2_out,
                     beta1_pow_out, beta2_pow_out, master_param_out)
     _check_non_negative("weight_decay", weight_decay)
+
+
+def nadam_infer_meta(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1,
+                     moment2, master_param, beta1, beta2, epsilon, momentum_decay, multi_precision,
+                     param_out, momentum_decay_pow_out, beta2_pow_out, mu_product_out, moment1_out,
+                     moment2_out, master_param_out) -> None:
+    """The outputs are param, the three one-element accumulators, both moments and
+    master_param, updated; beta1, beta2 in [0, 1), epsilon and momentum_decay >= 0."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_scalar("momentum_decay_pow", momentum_decay_pow, dtype)
+    _check_scalar("beta2_pow", beta2_pow, dtype)
+    _check_scalar("mu_product", mu_product, dtype)
+    _check_state("moment1", moment1, param, dtype)
+    _check_state("moment2", moment2, param, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_unit_interval("beta1", beta1)
+    _check_unit_interval("beta2", beta2)
+    _check_non_negative("epsilon", epsilon)
+    _check_non_negative("momentum_decay", momentum_decay)
+    _share((param_out, momentum_decay_pow_out, beta2_pow_out, mu_product_out, moment1_out, moment2_out,
+            master_param_out),
+           (param, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2, master_param))
+
+
+def radam_infer_meta(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2, master_param,
+                     beta1, beta2, epsilon, multi_precision, param_out, beta1_pow_out, beta2_pow_out,
+                     rho_out, moment1_out, moment2_out, master_param_out) -> None:
+    """The outputs are param, the three one-element accumulators, both moments and
+    master_param, updated; beta1, beta2 in [0, 1), epsilon >= 0."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_scalar("beta1_pow", beta1_pow, dtype)
+    _check_scalar("beta2_pow", beta2_pow, dtype)
+    _check_scalar("rho", rho, dtype)
+    _check_state("moment1", moment1, param, dtype)
+    _check_state("moment2", moment2, param, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    _check_unit_interval("beta1", beta1)
+    _check_unit_interval("beta2", beta2)
+    _check_non_negative("epsilon", epsilon)
+    _share((param_out, beta1_pow_out, beta2_pow_out, rho_out, moment1_out, moment2_out, master_param_out),
+           (param, beta1_pow, beta2_pow, rho, moment1, moment2, master_param))
+
+
+def asgd_infer_meta(param, grad, learning_rate, d, ys, m, master_param, batch_num, multi_precision,
+                    param_out, d_out, ys_out, m_out, master_param_out) -> None:
+    """The outputs are param, d, ys (the ``batch_num`` stored gradients, shape
+    [batch_num] + param's), m (the int64 step count, one element) and
+    master_param, updated; batch_num a positive int."""
+    dtype = _check_param(param, grad)
+    _check_scalar("learning_rate", learning_rate, dtype)
+    _check_state("d", d, param, dtype)
+    if isinstance(batch_num, bool) or not isinstance(batch_num, int) or batch_num < 1:
+        raise InvalidArgumentError(f"argument 'batch_num' expected a positive int, got {batch_num!r}")
+    expected = (batch_num, *tuple(param.dims))
+    if ys.dtype is not dtype or tuple(ys.dims) != expected:
+        raise InvalidArgumentError(
+            f"argument 'ys' expected {dtype}{list(expected)} ([batch_num] + param's shape, the state "
+            f"dtype), got {_describe(ys)}")
+    if m.dtype is not DataType.INT64 or tuple(m.dims) not in ((), (1,)):
+        raise InvalidArgumentError(f"argument 'm' expected one int64 element (shape [] or [1]), got "
+                                   f"{_describe(m)}")
+    _check_master(param, master_param, multi_precision, dtype)
+    _share((param_out, d_out, ys_out, m_out, master_param_out), (param, d, ys, m, master_param))
+
+
+def rprop_infer_meta(param, grad, prev, learning_rate, master_param, learning_rate_range, etas,
+                     multi_precision, param_out, prev_out, learning_rate_out, master_param_out) -> None:
+    """The outputs are param, prev and learning_rate (per element: param's shape, the
+    state dtype) and master_param, updated; learning_rate_range a pair
+    0 < min <= max, etas a pair 0 < eta_minus < 1 < eta_plus."""
+    dtype = _check_param(param, grad)
+    _check_state("prev", prev, param, dtype)
+    _check_state("learning_rate", learning_rate, param, dtype)
+    _check_master(param, master_param, multi_precision, dtype)
+    if not _pair_of_floats(learning_rate_range) or not 0 < learning_rate_range[0] <= learning_rate_range[1] \
+            or not math.isfinite(learning_rate_range[1]):
+        raise InvalidArgumentError(f"argument 'learning_rate_range' expected a pair (min, max) of finite "
+                                   f"floats with 0 < min <= max, got {learning_rate_range!r}")
+    if not _pair_of_floats(etas) or not 0 < etas[0] < 1 < etas[1] or not math.isfinite(etas[1]):
+        raise InvalidArgumentError(f"argument 'etas' expected a pair (eta_minus, eta_plus) of finite "
+                                   f"floats with 0 < eta_minus < 1 < eta_plus, got {etas!r}")
+    _share((param_out, prev_out, learning_rate_out, master_param_out), (param, prev, learning_rate, master_param))
+
+
+def _pair_of_floats(value) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(
+        type(v) is float or (isinstance(v, int) and not isinstance(v, bool)) for v in value)

@@ -1,5 +1,6 @@
 """Fused optimizer updates: Paddle's ``sgd_``, ``momentum_``, ``adam_``, ``adamw_``,
-``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_`` and ``lamb_``.
+``adamax_``, ``adagrad_``, ``adadelta_``, ``rmsprop_``, ``lamb_``, ``nadam_``, ``radam_``,
+``asgd_`` and ``rprop_``.
 
 Each kernel writes the new parameter and its state into the existing buffers
 (the outputs *are* the inputs, as Paddle's ``inplace: (param -> param_out)``)
@@ -31,7 +32,9 @@ read and write only the rows the gradient holds.
 On a GPU, SGD, Momentum, Adam, AdamW, Adamax, Adagrad, Adadelta and RMSProp run
 as fused kernels (phi/kernels/fusion.py): one CuPy call per update (Adam, AdamW
 and Adamax: a second one advances the beta powers) instead of one per
-elementwise step, as the host pays 8-30 us per call whatever the size. Each
+elementwise step, as the host pays 8-30 us per call whatever the size.
+NAdam, RAdam, ASGD and Rprop have no fused body (none has been checked on a
+real GPU): on a GPU their rule runs as plain CuPy calls on the whole arrays. Each
 fused body does the same operations in the same order as the host's rule; the
 GPU compiler may contract a multiply and an add into one rounding (FMA). The
 first fused Adam, Adamax, Adadelta and RMSProp moved updates by ~1e-4 relative
@@ -844,3 +847,196 @@ def lamb_(ctx, param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_po
     _advance_pow(beta2_pow, beta2)
     _write_back(xp, param, p)
     return param, moment1, moment2, beta1_pow, beta2_pow, master_param
+
+
+# -- nadam_, radam_, asgd_, rprop_ ----------------------------------------------------
+# Plain ufunc calls over ``ctx.xp`` (no fused bodies): on the host block by block with
+# reused scratch (_update_blockwise), on a GPU once on the whole arrays. Their
+# one-element state (learning rate, powers, products) is read on the device: on a GPU
+# the per-step scalars are 0-d device arrays, so nothing waits for the device.
+
+def _scalar_operand(xp, value):
+    """A per-step scalar computed from one-element state, as a rule's operand: a 0-d
+    host array on the host (see _host_constants), the 0-d device array on a GPU."""
+    return np.asarray(value) if xp is np else value
+
+
+@register_kernel("nadam_", ALL_BACKENDS, FLOATS)
+def nadam_(ctx, param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2,
+           master_param, beta1, beta2, epsilon, momentum_decay, multi_precision):
+    """Paddle's NAdam, with psi = ``momentum_decay``:
+
+        momentum_decay_pow *= 0.96;  beta2_pow *= beta2           (0.96^t, beta2^t)
+        mu_t = beta1 * (1 - 0.5 * momentum_decay_pow^psi)
+        mu_next = beta1 * (1 - 0.5 * momentum_decay_pow^psi * 0.96^psi)
+        mu_product *= mu_t                                        (prod of mu_1..mu_t)
+        m1 = beta1 * m1 + (1 - beta1) * g;  m2 = beta2 * m2 + (1 - beta2) * g * g
+        m1_hat = mu_next * m1 / (1 - mu_product * mu_next) + (1 - mu_t) * g / (1 - mu_product)
+        param -= lr * m1_hat / (sqrt(m2 / (1 - beta2_pow)) + epsilon)
+    """
+    xp = ctx.xp
+    dtype = moment1.dtype
+    index = (0,) * momentum_decay_pow.ndim
+    momentum_decay_pow[index] = momentum_decay_pow[index] * dtype.type(0.96)
+    _advance_pow(beta2_pow, dtype.type(beta2))
+    decay_pow, b2p = _scalar(momentum_decay_pow), _scalar(beta2_pow)
+    b1, psi = dtype.type(beta1), dtype.type(momentum_decay)
+    half_pow = dtype.type(0.5) * decay_pow ** psi
+    mu_t = b1 * (dtype.type(1) - half_pow)
+    mu_next = b1 * (dtype.type(1) - half_pow * dtype.type(0.96) ** psi)
+    index = (0,) * mu_product.ndim
+    mu_product[index] = mu_product[index] * mu_t
+    product = _scalar(mu_product)
+    one = dtype.type(1)
+    a = _scalar_operand(xp, mu_next / (one - product * mu_next))
+    b = _scalar_operand(xp, (one - mu_t) / (one - product))
+    c = _scalar_operand(xp, one / (one - b2p))
+    lr = _host_operand(learning_rate) if xp is np else _scalar(learning_rate)
+    c1, cb1, c2, cb2, eps = _rule_constants(xp, dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2, epsilon)
+
+    def rule(p, g, moment1, moment2, s1, s2):
+        xp.multiply(g, c1, out=s1)
+        xp.multiply(moment1, cb1, out=moment1)
+        xp.add(moment1, s1, out=moment1)
+        xp.multiply(g, g, out=s1)
+        xp.multiply(s1, c2, out=s1)
+        xp.multiply(moment2, cb2, out=moment2)
+        xp.add(moment2, s1, out=moment2)
+        xp.multiply(moment1, a, out=s2)
+        xp.multiply(g, b, out=s1)
+        xp.add(s2, s1, out=s2)                         # m1_hat
+        xp.multiply(moment2, c, out=s1)
+        xp.sqrt(s1, out=s1)
+        xp.add(s1, eps, out=s1)
+        xp.divide(s2, s1, out=s2)
+        xp.multiply(s2, lr, out=s2)
+        xp.subtract(p, s2, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, dtype, grad, (moment1, moment2), scratch=2)
+    return param, momentum_decay_pow, beta2_pow, mu_product, moment1, moment2, master_param
+
+
+@register_kernel("radam_", ALL_BACKENDS, FLOATS)
+def radam_(ctx, param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2, master_param,
+           beta1, beta2, epsilon, multi_precision):
+    """Paddle's RAdam (rectified Adam); ``rho`` holds t * beta2^t / (1 - beta2^t):
+
+        beta1_pow *= beta1;  beta2_pow *= beta2
+        rho = (rho * (beta2 - beta2_pow) + beta2_pow) / (1 - beta2_pow)
+        m1 = beta1 * m1 + (1 - beta1) * g;  m2 = beta2 * m2 + (1 - beta2) * g * g
+        rho_inf = 2 / (1 - beta2) - 1;  rho_t = rho_inf - 2 * rho
+        rho_t > 5: r = sqrt((rho_t - 4) (rho_t - 2) rho_inf / ((rho_inf - 4) (rho_inf - 2) rho_t))
+                   param -= lr * m1 / (1 - beta1_pow) * r * sqrt(1 - beta2_pow) / (sqrt(m2) + epsilon)
+        otherwise: param -= lr * m1 / (1 - beta1_pow)
+    """
+    xp = ctx.xp
+    dtype = moment1.dtype
+    one, two = dtype.type(1), dtype.type(2)
+    b2 = dtype.type(beta2)
+    _advance_pow(beta1_pow, dtype.type(beta1))
+    _advance_pow(beta2_pow, b2)
+    b1p, b2p = _scalar(beta1_pow), _scalar(beta2_pow)
+    index = (0,) * rho.ndim
+    rho[index] = (rho[index] * (b2 - b2p) + b2p) / (one - b2p)
+    rho_inf = two / (one - b2) - one
+    rho_t = rho_inf - two * _scalar(rho)
+    # The step divides by (sqrt(m2) + epsilon) * scale + shift: (1/(r sqrt(1 - beta2_pow)), epsilon
+    # times that) when rectified, (0, 1) otherwise. rho_t <= rho_inf, so beta2 with rho_inf <= 5
+    # never rectifies (and its r would divide by zero).
+    if rho_inf > 5:
+        ratio = (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+        if xp is np:
+            rectified = bool(rho_t > 5)
+            scale = one / (np.sqrt(ratio) * np.sqrt(one - b2p)) if rectified else dtype.type(0)
+        else:  # chosen on the device: no host read
+            rectified = rho_t > 5
+            root = xp.sqrt(xp.where(rectified, ratio, one) * (one - b2p))
+            scale = xp.where(rectified, one / root, dtype.type(0))
+    else:
+        scale = dtype.type(0) if xp is np else xp.zeros((), dtype)
+    eps = dtype.type(epsilon)
+    shift = (scale * eps if scale > 0 else one) if xp is np else xp.where(scale > 0, scale * eps, one)
+    scale, shift = _scalar_operand(xp, scale), _scalar_operand(xp, shift)
+    step = _scalar_operand(xp, _scalar(learning_rate) / (one - b1p))
+    c1, cb1, c2, cb2 = _rule_constants(xp, dtype, 1.0 - beta1, beta1, 1.0 - beta2, beta2)
+
+    def rule(p, g, moment1, moment2, s):
+        xp.multiply(g, c1, out=s)
+        xp.multiply(moment1, cb1, out=moment1)
+        xp.add(moment1, s, out=moment1)
+        xp.multiply(g, g, out=s)
+        xp.multiply(s, c2, out=s)
+        xp.multiply(moment2, cb2, out=moment2)
+        xp.add(moment2, s, out=moment2)
+        xp.sqrt(moment2, out=s)
+        xp.multiply(s, scale, out=s)
+        xp.add(s, shift, out=s)
+        xp.divide(moment1, s, out=s)
+        xp.multiply(s, step, out=s)
+        xp.subtract(p, s, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, dtype, grad, (moment1, moment2))
+    return param, beta1_pow, beta2_pow, rho, moment1, moment2, master_param
+
+
+@register_kernel("asgd_", ALL_BACKENDS, FLOATS)
+def asgd_(ctx, param, grad, learning_rate, d, ys, m, master_param, batch_num, multi_precision):
+    """Paddle's ASGD (stochastic average gradient over ``batch_num`` slots): with
+    k = m (the steps taken so far), y = ys[k % batch_num] and n = min(k + 1, batch_num),
+
+        d = d - y + g;  y = g;  param -= lr / n * d;  m = k + 1
+
+    The slot index is read from m on the host (on a GPU one small read per
+    update, as Paddle's ``.item()``)."""
+    xp = ctx.xp
+    dtype = d.dtype
+    k = int(m[(0,) * m.ndim])
+    y = ys[k % batch_num, ...]  # a view, also of a 0-d param's slot
+    n = dtype.type(min(k + 1, batch_num))
+    factor = _scalar_operand(xp, _scalar(learning_rate) / n)
+
+    def rule(p, g, d, y, s):
+        xp.subtract(d, y, out=d)
+        xp.add(d, g, out=d)
+        xp.copyto(y, g)
+        xp.multiply(d, factor, out=s)
+        xp.subtract(p, s, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, dtype, grad, (d, y))
+    m[(0,) * m.ndim] = k + 1
+    return param, d, ys, m, master_param
+
+
+@register_kernel("rprop_", ALL_BACKENDS, FLOATS)
+def rprop_(ctx, param, grad, prev, learning_rate, master_param, learning_rate_range, etas, multi_precision):
+    """Paddle's Rprop, element by element, with ``learning_rate`` a per-element step size:
+
+        g * prev > 0: eta = eta_plus;  g * prev < 0: eta = eta_minus, g = 0;  else eta = 1
+        learning_rate = clip(learning_rate * eta, *learning_rate_range)
+        param -= sign(g) * learning_rate;  prev = g
+    """
+    xp = ctx.xp
+    dtype = prev.dtype
+    lo, hi, eta_minus, eta_plus, one, zero = _rule_constants(
+        xp, dtype, float(learning_rate_range[0]), float(learning_rate_range[1]), float(etas[0]),
+        float(etas[1]), 1.0, 0.0)
+
+    def rule(p, g, prev, rates, product, eta):
+        mask = _host_scratch(np.bool_, p.shape)[0] if xp is np else xp.empty(p.shape, np.bool_)
+        xp.multiply(g, prev, out=product)
+        xp.copyto(eta, one)
+        xp.greater(product, 0, out=mask)
+        xp.copyto(eta, eta_plus, where=mask)
+        xp.less(product, 0, out=mask)
+        xp.copyto(eta, eta_minus, where=mask)
+        xp.copyto(prev, g)
+        xp.copyto(prev, zero, where=mask)
+        xp.multiply(rates, eta, out=rates)
+        xp.minimum(rates, hi, out=rates)
+        xp.maximum(rates, lo, out=rates)
+        xp.sign(prev, out=product)
+        xp.multiply(product, rates, out=product)
+        xp.subtract(p, product, out=p)
+
+    _update_blockwise(xp, rule, param, master_param, dtype, grad, (prev, learning_rate), scratch=2)
+    return param, prev, learning_rate, master_param
