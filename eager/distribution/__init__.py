@@ -14,10 +14,25 @@ reparameterized ``rsample`` where one exists, differentiable ``log_prob``,
 [0.5]
 """
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .independent import Independent
 from .kl_registry import kl_divergence, register_kl
+from .laplace import Laplace
+from .lognormal import LogNormal
+from .multinomial import Multinomial
 from .normal import Normal
+from .poisson import Poisson
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "Uniform", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
+           "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
+           "Multinomial", "Normal", "Poisson", "Uniform", "kl_divergence", "register_kl"]
