@@ -120,7 +120,7 @@ def check_positive(owner: str, name: str, tensor: Tensor, strict: bool = True) -
     bad = ~(values > 0) if strict else ~(values >= 0)
     if bad.any():
         raise ValueError(f"{owner}: argument '{name}' expected values {'>' if strict else '>='} 0, "
-                         f"got {values[bad].ravel()[0]!r}")
+                         f"got {float(values[bad].ravel()[0])}")
 
 
 def check_unit(owner: str, name: str, tensor: Tensor, low_open: bool = False) -> None:
@@ -131,7 +131,7 @@ def check_unit(owner: str, name: str, tensor: Tensor, low_open: bool = False) ->
     if bad.any():
         interval = "(0, 1]" if low_open else "[0, 1]"
         raise ValueError(f"{owner}: argument '{name}' expected probabilities in {interval}, "
-                         f"got {values[bad].ravel()[0]!r}")
+                         f"got {float(values[bad].ravel()[0])}")
 
 
 def sample_shape(owner: str, shape) -> tuple:

@@ -1,0 +1,554 @@
+"""eager.distribution against independent references.
+
+Densities are checked against the formulas written in NumPy/math here;
+entropy, mean, variance and KL divergence against numerical integration (or
+summation) of the density, which shares nothing with the closed forms the
+package uses; gradients against finite differences (gradcheck, float64);
+draws by their moments with a fixed seed.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import eager
+import eager.distribution as D
+from eager.autograd import gradcheck
+
+F64 = "float64"
+
+
+def t64(values, grad=False):
+    return eager.to_tensor(np.asarray(values, dtype=F64), stop_gradient=not grad)
+
+
+def np_of(x):
+    return np.asarray(x.numpy(), dtype=F64)
+
+
+lgamma = np.vectorize(math.lgamma)
+
+
+def integrate(f, lo, hi, n=400001):
+    x = np.linspace(lo, hi, n)
+    return np.trapezoid(f(x), x) if hasattr(np, "trapezoid") else np.trapz(f(x), x)
+
+
+# --- continuous distributions: (factory, NumPy density, integration range) ---
+
+CONTINUOUS = {
+    "Normal": (lambda: D.Normal(t64(0.7), t64(1.3)),
+               lambda x: np.exp(-0.5 * ((x - 0.7) / 1.3) ** 2) / (1.3 * math.sqrt(2 * math.pi)), (-15, 16)),
+    "Uniform": (lambda: D.Uniform(t64(-1.0), t64(2.5)),
+                lambda x: np.where((x >= -1) & (x < 2.5), 1 / 3.5, 0.0), (-1, 2.5)),
+    "Exponential": (lambda: D.Exponential(t64(1.7)), lambda x: 1.7 * np.exp(-1.7 * x), (0, 40)),
+    "Laplace": (lambda: D.Laplace(t64(0.3), t64(0.8)),
+                lambda x: np.exp(-np.abs(x - 0.3) / 0.8) / 1.6, (-30, 30)),
+    "Gumbel": (lambda: D.Gumbel(t64(0.5), t64(2.0)),
+               lambda x: np.exp(-((x - 0.5) / 2 + np.exp(-(x - 0.5) / 2))) / 2.0, (-15, 120)),
+    "LogNormal": (lambda: D.LogNormal(t64(0.2), t64(0.5)),
+                  lambda x: np.exp(-0.5 * ((np.log(x) - 0.2) / 0.5) ** 2) / (x * 0.5 * math.sqrt(2 * math.pi)),
+                  (1e-9, 60)),
+    "Gamma": (lambda: D.Gamma(t64(2.5), t64(1.5)),
+              lambda x: np.exp(2.5 * math.log(1.5) + 1.5 * np.log(x) - 1.5 * x - math.lgamma(2.5)), (1e-12, 60)),
+    "Beta": (lambda: D.Beta(t64(2.0), t64(3.5)),
+             lambda x: x ** 1.0 * (1 - x) ** 2.5 * math.exp(math.lgamma(5.5) - math.lgamma(2.0) - math.lgamma(3.5)),
+             (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTINUOUS))
+def test_log_prob_matches_the_density_written_in_numpy(name):
+    make, density, (lo, hi) = CONTINUOUS[name]
+    d = make()
+    grid = np.linspace(lo, hi, 20001)[1:-1]
+    grid = grid[density(grid) > 1e-6]
+    x = grid[np.linspace(0, len(grid) - 1, 7).astype(int)]
+    np.testing.assert_allclose(np_of(d.log_prob(t64(x))), np.log(density(x)), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np_of(d.prob(t64(x))), density(x), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CONTINUOUS))
+def test_entropy_mean_variance_match_numerical_integration(name):
+    make, density, (lo, hi) = CONTINUOUS[name]
+    d = make()
+
+    def plogp(x):
+        p = density(x)
+        return np.where(p > 0, -p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+
+    np.testing.assert_allclose(float(d.entropy()), integrate(plogp, lo, hi), rtol=2e-4, atol=2e-4)
+    mean = integrate(lambda x: x * density(x), lo, hi)
+    np.testing.assert_allclose(float(d.mean), mean, rtol=2e-4, atol=2e-4)
+    var = integrate(lambda x: (x - mean) ** 2 * density(x), lo, hi)
+    np.testing.assert_allclose(float(d.variance), var, rtol=2e-3, atol=2e-4)
+
+
+def test_cauchy_against_its_density_and_has_no_mean():
+    c = D.Cauchy(t64(0.5), t64(2.0))
+    x = np.array([-3.0, 0.0, 0.5, 7.0])
+    ref = 1 / (math.pi * 2.0 * (1 + ((x - 0.5) / 2.0) ** 2))
+    np.testing.assert_allclose(np_of(c.log_prob(t64(x))), np.log(ref), rtol=1e-12)
+    np.testing.assert_allclose(np_of(c.cdf(t64(x))), np.arctan((x - 0.5) / 2) / math.pi + 0.5, rtol=1e-12)
+    # entropy: -int p log p over a wide range plus the analytic tails is log(4 pi scale)
+    lo, hi = -2e4, 2e4
+    p = lambda v: 1 / (math.pi * 2.0 * (1 + ((v - 0.5) / 2.0) ** 2))
+    numeric = integrate(lambda v: -p(v) * np.log(p(v)), lo, hi, 4000001)
+    assert abs(float(c.entropy()) - numeric) < 2e-3
+    with pytest.raises(ValueError, match="Cauchy has no mean"):
+        c.mean
+    with pytest.raises(ValueError, match="Cauchy has no variance"):
+        c.variance
+
+
+KL_PAIRS = {
+    "Normal": (lambda: D.Normal(t64(0.3), t64(0.9)), lambda: D.Normal(t64(-0.5), t64(1.7)), (-20, 20)),
+    "Uniform": (lambda: D.Uniform(t64(0.0), t64(1.0)), lambda: D.Uniform(t64(-1.0), t64(3.0)), (0, 1)),
+    "Exponential": (lambda: D.Exponential(t64(2.0)), lambda: D.Exponential(t64(0.7)), (0, 60)),
+    "Laplace": (lambda: D.Laplace(t64(0.0), t64(1.0)), lambda: D.Laplace(t64(1.5), t64(2.0)), (-60, 60)),
+    "LogNormal": (lambda: D.LogNormal(t64(0.0), t64(0.5)), lambda: D.LogNormal(t64(0.4), t64(0.8)), (1e-6, 40)),
+    "Gamma": (lambda: D.Gamma(t64(2.0), t64(1.0)), lambda: D.Gamma(t64(3.0), t64(2.0)), (1e-9, 60)),
+    "Beta": (lambda: D.Beta(t64(2.0), t64(3.0)), lambda: D.Beta(t64(1.5), t64(1.2)), (1e-9, 1 - 1e-9)),
+    "Cauchy": (lambda: D.Cauchy(t64(0.0), t64(1.0)), lambda: D.Cauchy(t64(1.0), t64(2.0)), (-3e4, 3e4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KL_PAIRS))
+def test_kl_divergence_matches_the_integral_of_p_log_p_over_q(name):
+    make_p, make_q, (lo, hi) = KL_PAIRS[name]
+    p, q = make_p(), make_q()
+    n = 4000001 if name == "Cauchy" else 400001
+
+    def integrand(x):
+        xs = t64(x)
+        lp, lq = np_of(p.log_prob(xs)), np_of(q.log_prob(xs))
+        return np.where(np.isfinite(lp), np.exp(lp) * (lp - lq), 0.0)
+
+    expected = integrate(integrand, lo, hi, n)
+    got = float(D.kl_divergence(p, q))
+    assert abs(got - expected) < 5e-4 * max(1.0, abs(expected)), (got, expected)
+    assert float(p.kl_divergence(p)) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_uniform_kl_is_inf_when_q_does_not_cover_p():
+    kl = D.kl_divergence(D.Uniform(0.0, 2.0), D.Uniform(0.5, 3.0))
+    assert np.isinf(kl.numpy())
+
+
+# --- discrete distributions: sums over the support ---
+
+def pmf_sum(d, ks, f):
+    lp = np_of(d.log_prob(t64(ks)))
+    return np.sum(np.exp(lp) * f(ks, lp))
+
+
+DISCRETE = {
+    "Poisson": (lambda: D.Poisson(t64(3.5)), np.arange(0, 80),
+                lambda k: k * math.log(3.5) - 3.5 - lgamma(k + 1)),
+    "Geometric": (lambda: D.Geometric(t64(0.3)), np.arange(0, 400), lambda k: k * math.log(0.7) + math.log(0.3)),
+    "Binomial": (lambda: D.Binomial(12, t64(0.35)), np.arange(0, 13),
+                 lambda k: lgamma(13) - lgamma(k + 1) - lgamma(13 - k) + k * math.log(0.35) + (12 - k) * math.log(0.65)),
+    "Bernoulli": (lambda: D.Bernoulli(t64(0.2)), np.array([0.0, 1.0]), lambda k: np.log(np.where(k == 1, 0.2, 0.8))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISCRETE))
+def test_discrete_log_prob_entropy_mean_variance_against_sums(name):
+    make, ks, log_pmf = DISCRETE[name]
+    d = make()
+    ks = ks.astype(F64)
+    np.testing.assert_allclose(np_of(d.log_prob(t64(ks))), log_pmf(ks), rtol=1e-9, atol=1e-9)
+    assert pmf_sum(d, ks, lambda k, lp: np.ones_like(k)) == pytest.approx(1.0, abs=1e-9)
+    mean = pmf_sum(d, ks, lambda k, lp: k)
+    np.testing.assert_allclose(float(d.mean), mean, rtol=1e-8)
+    np.testing.assert_allclose(float(d.variance), pmf_sum(d, ks, lambda k, lp: (k - mean) ** 2), rtol=1e-7)
+    np.testing.assert_allclose(float(d.entropy()), pmf_sum(d, ks, lambda k, lp: -lp), rtol=1e-8)
+
+
+DISCRETE_KL = {
+    "Poisson": (lambda: D.Poisson(t64(2.0)), lambda: D.Poisson(t64(5.0)), np.arange(0, 80)),
+    "Geometric": (lambda: D.Geometric(t64(0.4)), lambda: D.Geometric(t64(0.1)), np.arange(0, 300)),
+    "Binomial": (lambda: D.Binomial(9, t64(0.3)), lambda: D.Binomial(9, t64(0.6)), np.arange(0, 10)),
+    "Bernoulli": (lambda: D.Bernoulli(t64(0.3)), lambda: D.Bernoulli(t64(0.75)), np.array([0, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISCRETE_KL))
+def test_discrete_kl_divergence_against_sums(name):
+    make_p, make_q, ks = DISCRETE_KL[name]
+    p, q = make_p(), make_q()
+    lp, lq = np_of(p.log_prob(t64(ks.astype(F64)))), np_of(q.log_prob(t64(ks.astype(F64))))
+    np.testing.assert_allclose(float(D.kl_divergence(p, q)), np.sum(np.exp(lp) * (lp - lq)), rtol=1e-8)
+
+
+def test_categorical_matches_paddles_documented_values():
+    # Paddle's docs: probs and log_prob read logits / sum; entropy and kl read softmax(logits)
+    x = np.array([0.55355281, 0.20714243, 0.01162981, 0.51577556, 0.36369765, 0.26091650], "float32")
+    y = np.array([0.77663314, 0.90824795, 0.15685187, 0.04279523, 0.34468332, 0.79557180], "float32")
+    cat, cat2 = D.Categorical(eager.to_tensor(x)), D.Categorical(eager.to_tensor(y))
+    value = eager.to_tensor([2, 1, 3])
+    np.testing.assert_allclose(cat.probs(value).numpy(), [0.00608027, 0.10829761, 0.26965630], rtol=1e-5)
+    np.testing.assert_allclose(cat.log_prob(value).numpy(), [-5.1027074, -2.2228723, -1.3106071], rtol=1e-5)
+    assert cat.entropy().shape == [] and float(cat.entropy()) == pytest.approx(1.77528250, rel=1e-6)
+    kl = cat.kl_divergence(cat2)
+    assert kl.shape == [1] and float(kl[0]) == pytest.approx(0.07195196, rel=1e-5)
+
+
+def test_categorical_entropy_and_kl_against_loops():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
+    p = np.exp(a) / np.exp(a).sum(-1, keepdims=True)
+    q = np.exp(b) / np.exp(b).sum(-1, keepdims=True)
+    ca, cb = D.Categorical(t64(a)), D.Categorical(t64(b))
+    for row in range(3):
+        ent = -sum(p[row, k] * math.log(p[row, k]) for k in range(5))
+        kl = sum(p[row, k] * math.log(p[row, k] / q[row, k]) for k in range(5))
+        assert np_of(ca.entropy())[row] == pytest.approx(ent, rel=1e-12)
+        assert np_of(D.kl_divergence(ca, cb))[row, 0] == pytest.approx(kl, rel=1e-12)
+
+
+def test_categorical_probs_layouts_follow_paddle():
+    w = np.array([[1.0, 2.0, 1.0], [3.0, 1.0, 0.0]])
+    c = D.Categorical(t64(w))
+    probs = w / w.sum(-1, keepdims=True)
+    # a 1-d value is looked up in every batch row
+    np.testing.assert_allclose(np_of(c.probs(eager.to_tensor([0, 1]))), probs[:, [0, 1]])
+    # a value of batch_shape + [n] row by row
+    got = np_of(c.probs(eager.to_tensor([[2], [0]])))
+    np.testing.assert_allclose(got, [[probs[0, 2]], [probs[1, 0]]])
+
+
+def test_dirichlet_and_multinomial_against_formulas():
+    c = np.array([1.5, 2.0, 3.0])
+    d = D.Dirichlet(t64(c))
+    x = np.array([0.2, 0.3, 0.5])
+    ref = np.sum((c - 1) * np.log(x)) + math.lgamma(c.sum()) - np.sum(lgamma(c))
+    assert float(d.log_prob(t64(x))) == pytest.approx(ref, rel=1e-12)
+    s = c.sum()
+    np.testing.assert_allclose(np_of(d.mean), c / s)
+    np.testing.assert_allclose(np_of(d.variance), c * (s - c) / (s * s * (s + 1)))
+    # entropy by Monte Carlo on exact log densities at many draws would be noisy; check the
+    # Beta special case: Dirichlet([a, b]) is Beta(a, b) on its first coordinate
+    d2, b = D.Dirichlet(t64([2.0, 3.5])), D.Beta(t64(2.0), t64(3.5))
+    ent_beta = integrate(lambda v: -CONTINUOUS["Beta"][1](v) * np.log(np.maximum(CONTINUOUS["Beta"][1](v), 1e-300)), 0, 1)
+    assert float(d2.entropy()) == pytest.approx(ent_beta, abs=2e-4)
+    assert float(b.entropy()) == pytest.approx(ent_beta, abs=2e-4)
+    kl_ref = integrate(lambda v: _beta_kl_integrand(v), 1e-9, 1 - 1e-9)
+    kl = D.kl_divergence(D.Dirichlet(t64([2.0, 3.0])), D.Dirichlet(t64([1.5, 1.2])))
+    assert float(kl) == pytest.approx(kl_ref, abs=5e-4)
+
+    m = D.Multinomial(4, t64([0.2, 0.3, 0.5]))
+    p = np.array([0.2, 0.3, 0.5])
+    support = [(i, j, 4 - i - j) for i in range(5) for j in range(5 - i)]
+    log_pmf = {}
+    for v in support:
+        log_pmf[v] = math.lgamma(5) - sum(math.lgamma(k + 1) for k in v) + sum(k * math.log(pk) for k, pk in zip(v, p))
+        assert float(m.log_prob(t64(v))) == pytest.approx(log_pmf[v], rel=1e-10)
+    assert sum(math.exp(v) for v in log_pmf.values()) == pytest.approx(1.0)
+    assert float(m.entropy()) == pytest.approx(-sum(math.exp(v) * v for v in log_pmf.values()), rel=1e-10)
+    np.testing.assert_allclose(np_of(m.mean), 4 * p)
+    np.testing.assert_allclose(np_of(m.variance), 4 * p * (1 - p))
+
+
+def _beta_kl_integrand(v):
+    lp = np.log(v) * 1.0 + np.log1p(-v) * 2.0 - (math.lgamma(2) + math.lgamma(3) - math.lgamma(5))
+    lq = np.log(v) * 0.5 + np.log1p(-v) * 0.2 - (math.lgamma(1.5) + math.lgamma(1.2) - math.lgamma(2.7))
+    return np.exp(lp) * (lp - lq)
+
+
+# --- gradients against finite differences ---
+
+GRADS = {
+    "Normal.log_prob": (lambda a, b: D.Normal(a, b).log_prob(t64([0.1, -0.4])), [0.3, 1.2]),
+    "Normal.entropy": (lambda a, b: D.Normal(a, b).entropy(), [0.3, 1.2]),
+    "Normal.kl": (lambda a, b: D.kl_divergence(D.Normal(a, b), D.Normal(t64(0.5), t64(0.8))), [0.3, 1.2]),
+    "Uniform.log_prob": (lambda a, b: D.Uniform(a, b).log_prob(t64([0.5])), [0.1, 2.0]),
+    "Uniform.kl": (lambda a, b: D.kl_divergence(D.Uniform(a, b), D.Uniform(t64(-1.0), t64(3.0))), [0.1, 2.0]),
+    "Laplace.log_prob": (lambda a, b: D.Laplace(a, b).log_prob(t64([0.9, -1.0])), [0.3, 0.7]),
+    "Laplace.kl": (lambda a, b: D.kl_divergence(D.Laplace(a, b), D.Laplace(t64(0.0), t64(1.5))), [0.3, 0.7]),
+    "LogNormal.log_prob": (lambda a, b: D.LogNormal(a, b).log_prob(t64([0.9, 2.0])), [0.3, 0.7]),
+    "Gumbel.log_prob": (lambda a, b: D.Gumbel(a, b).log_prob(t64([0.9, -1.0])), [0.3, 0.7]),
+    "Cauchy.kl": (lambda a, b: D.kl_divergence(D.Cauchy(a, b), D.Cauchy(t64(1.0), t64(2.0))), [0.3, 0.7]),
+    "Gamma.log_prob": (lambda a, b: D.Gamma(a, b).log_prob(t64([0.9, 2.0])), [1.3, 0.7]),
+    "Gamma.entropy": (lambda a, b: D.Gamma(a, b).entropy(), [1.3, 0.7]),
+    "Gamma.kl": (lambda a, b: D.kl_divergence(D.Gamma(a, b), D.Gamma(t64(2.0), t64(1.5))), [1.3, 0.7]),
+    "Beta.log_prob": (lambda a, b: D.Beta(a, b).log_prob(t64([0.2, 0.7])), [1.3, 0.7]),
+    "Beta.kl": (lambda a, b: D.kl_divergence(D.Beta(a, b), D.Beta(t64(2.0), t64(1.5))), [1.3, 0.7]),
+    "Exponential.kl": (lambda a, b: D.kl_divergence(D.Exponential(a), D.Exponential(b)), [1.3, 0.7]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADS))
+def test_gradients_match_finite_differences(name):
+    fn, values = GRADS[name]
+    a, b = t64(values[0], grad=True), t64(values[1], grad=True)
+    assert gradcheck(fn, (a, b), eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Laplace", "LogNormal", "Gumbel", "Cauchy", "Exponential"])
+def test_rsample_gradients_match_finite_differences(name):
+    make = {
+        "Normal": lambda a, b: D.Normal(a, b), "Uniform": lambda a, b: D.Uniform(a, a + b),
+        "Laplace": lambda a, b: D.Laplace(a, b), "LogNormal": lambda a, b: D.LogNormal(a, b),
+        "Gumbel": lambda a, b: D.Gumbel(a, b), "Cauchy": lambda a, b: D.Cauchy(a, b),
+        "Exponential": lambda a, b: D.Exponential(a * b),
+    }[name]
+
+    def draw(a, b):
+        eager.seed(7)  # the same noise at every evaluation
+        return make(a, b).rsample([4])
+
+    a, b = t64(0.4, grad=True), t64(0.9, grad=True)
+    assert gradcheck(draw, (a, b), eps=1e-6, atol=1e-6, rtol=1e-4)
+    assert not draw(a, b).stop_gradient
+
+
+def test_dirichlet_multinomial_categorical_bernoulli_gradients():
+    c = t64([1.5, 2.0, 3.0], grad=True)
+    assert gradcheck(lambda c: D.Dirichlet(c).log_prob(t64([0.2, 0.3, 0.5])), (c,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda c: D.Dirichlet(c).entropy(), (c,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda c: D.kl_divergence(D.Dirichlet(c), D.Dirichlet(t64([1.0, 1.0, 2.0]))), (c,),
+                     atol=1e-6, rtol=1e-4)
+    p = t64([0.2, 0.3, 0.5], grad=True)
+    assert gradcheck(lambda p: D.Multinomial(5, p).log_prob(t64([1.0, 1.0, 3.0])), (p,), atol=1e-6, rtol=1e-4)
+    logits = t64([[0.3, -1.0, 2.0]], grad=True)
+    assert gradcheck(lambda l: D.Categorical(l).entropy(), (logits,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda l: D.Categorical(l).kl_divergence(D.Categorical(t64([[1.0, 0.0, 0.5]]))), (logits,),
+                     atol=1e-6, rtol=1e-4)
+    w = t64([0.2, 0.5, 0.3], grad=True)
+    assert gradcheck(lambda w: D.Categorical(w).log_prob(eager.to_tensor([2, 0])), (w,), atol=1e-6, rtol=1e-4)
+    pb = t64([0.3, 0.8], grad=True)
+    assert gradcheck(lambda p: D.Bernoulli(p).log_prob(t64([1.0, 0.0])), (pb,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda p: D.Bernoulli(p).entropy(), (pb,), atol=1e-6, rtol=1e-4)
+    pois = t64([2.5], grad=True)
+    assert gradcheck(lambda r: D.Poisson(r).log_prob(t64([3.0])), (pois,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda r: D.Poisson(r).entropy(), (pois,), atol=1e-6, rtol=1e-4)
+
+
+def test_bernoulli_relaxed_rsample_carries_gradient_to_probs():
+    p = t64([0.3, 0.8], grad=True)
+
+    def draw(p):
+        eager.seed(3)
+        return D.Bernoulli(p).rsample([5], temperature=0.5)
+
+    assert gradcheck(draw, (p,), atol=1e-6, rtol=1e-4)
+    values = draw(p).numpy()
+    assert np.all((values > 0) & (values < 1))
+
+
+# --- sampling: moments, shapes, seeds ---
+
+MOMENTS = {
+    "Normal": lambda: D.Normal(t64([0.5, -1.0]), t64([1.0, 2.0])),
+    "Uniform": lambda: D.Uniform(t64([0.0, -2.0]), t64([1.0, 3.0])),
+    "Exponential": lambda: D.Exponential(t64([0.5, 3.0])),
+    "Laplace": lambda: D.Laplace(t64([0.0, 1.0]), t64([1.0, 0.5])),
+    "LogNormal": lambda: D.LogNormal(t64([0.0, 0.3]), t64([0.3, 0.5])),
+    "Gumbel": lambda: D.Gumbel(t64([0.0, 1.0]), t64([1.0, 0.5])),
+    "Gamma": lambda: D.Gamma(t64([0.3, 4.0]), t64([1.0, 2.0])),
+    "Beta": lambda: D.Beta(t64([0.5, 2.0]), t64([0.5, 5.0])),
+    "Poisson": lambda: D.Poisson(t64([0.7, 6.0])),
+    "Geometric": lambda: D.Geometric(t64([0.3, 0.8])),
+    "Binomial": lambda: D.Binomial(np.array([5, 20]), t64([0.3, 0.6])),
+    "Bernoulli": lambda: D.Bernoulli(t64([0.1, 0.6])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOMENTS))
+def test_sample_moments_match_mean_and_variance(name):
+    d = MOMENTS[name]()
+    eager.seed(123)
+    n = 40000
+    draws = np_of(d.sample([n]))
+    assert draws.shape == (n, 2)
+    mean, var = np_of(d.mean), np_of(d.variance)
+    # the sample mean is within 5 standard errors; the variance within 10%
+    assert np.all(np.abs(draws.mean(0) - mean) < 5 * np.sqrt(var / n)), (draws.mean(0), mean)
+    np.testing.assert_allclose(draws.var(0), var, rtol=0.1)
+
+
+def test_categorical_dirichlet_multinomial_sample_frequencies():
+    eager.seed(5)
+    probs = np.array([[0.1, 0.6, 0.3], [0.5, 0.25, 0.25]])
+    draws = D.Categorical(t64(probs)).sample([20000]).numpy()
+    assert draws.shape == (20000, 2) and draws.dtype == np.int64
+    for row in range(2):
+        freq = np.bincount(draws[:, row], minlength=3) / 20000
+        np.testing.assert_allclose(freq, probs[row], atol=0.015)
+    dr = np_of(D.Dirichlet(t64([1.0, 2.0, 5.0])).sample([20000]))
+    np.testing.assert_allclose(dr.sum(-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(dr.mean(0), [1 / 8, 2 / 8, 5 / 8], atol=0.01)
+    mu = np_of(D.Multinomial(6, t64([0.2, 0.3, 0.5])).sample([20000]))
+    assert np.all(mu.sum(-1) == 6)
+    np.testing.assert_allclose(mu.mean(0), [1.2, 1.8, 3.0], atol=0.05)
+
+
+@pytest.mark.parametrize("make, batch, event", [
+    (lambda: D.Normal(np.zeros((2, 3)), 1.0), (2, 3), ()),
+    (lambda: D.Uniform(0.0, [1.0, 2.0]), (2,), ()),
+    (lambda: D.Categorical(np.ones((4, 5))), (4,), ()),
+    (lambda: D.Bernoulli([[0.5], [0.2]]), (2, 1), ()),
+    (lambda: D.Dirichlet(np.ones((2, 3))), (2,), (3,)),
+    (lambda: D.Multinomial(3, np.ones((2, 4))), (2,), (4,)),
+    (lambda: D.Gamma(np.ones(3), 2.0), (3,), ()),
+    (lambda: D.Independent(D.Normal(np.zeros((2, 3)), 1.0), 1), (2,), (3,)),
+])
+def test_sample_shape_is_sample_shape_plus_batch_plus_event(make, batch, event):
+    d = make()
+    assert d.batch_shape == batch and d.event_shape == event
+    for shape in ([], [5], (2, 3)):
+        assert tuple(d.sample(shape).shape) == tuple(shape) + batch + event
+
+
+def test_independent_sums_log_prob_over_reinterpreted_dims():
+    base = D.Normal(t64(np.zeros((2, 3))), t64(np.ones((2, 3))))
+    ind = D.Independent(base, 1)
+    x = np.arange(6.0).reshape(2, 3) / 10
+    np.testing.assert_allclose(np_of(ind.log_prob(t64(x))), np_of(base.log_prob(t64(x))).sum(-1))
+    np.testing.assert_allclose(np_of(ind.entropy()), np_of(base.entropy()).sum(-1))
+    beta = D.Independent(D.Beta(t64([0.5, 0.5]), t64([0.5, 0.5])), 1)
+    assert float(beta.log_prob(t64([0.2, 0.2]))) == pytest.approx(-0.45687842, rel=1e-6)  # Paddle's doc value
+
+
+@pytest.mark.parametrize("name", sorted(MOMENTS) + ["Categorical", "Dirichlet", "Multinomial"])
+def test_eager_seed_makes_draws_reproducible(name):
+    make = MOMENTS.get(name) or {
+        "Categorical": lambda: D.Categorical(t64([0.2, 0.8])),
+        "Dirichlet": lambda: D.Dirichlet(t64([0.5, 2.0])),
+        "Multinomial": lambda: D.Multinomial(5, t64([0.2, 0.8])),
+    }[name]
+    d = make()
+    eager.seed(99)
+    first = d.sample([50]).numpy()
+    eager.seed(99)
+    np.testing.assert_array_equal(d.sample([50]).numpy(), first)
+    eager.seed(100)
+    assert not np.array_equal(d.sample([50]).numpy(), first)
+
+
+def test_sample_has_no_gradient_and_rsample_has_one():
+    loc = eager.to_tensor([0.0], stop_gradient=False)
+    d = D.Normal(loc, 1.0)
+    assert d.sample([3]).stop_gradient
+    out = d.rsample([3])
+    out.sum().backward()
+    np.testing.assert_allclose(loc.grad.numpy(), [3.0])
+
+
+# --- parameters, kl dispatch, errors ---
+
+def test_parameter_kinds_and_dtypes():
+    assert D.Normal(0.0, 1.0).batch_shape == () and str(D.Normal(0.0, 1.0).loc.dtype) == "float32"
+    assert str(D.Normal([0.0], [1.0]).loc.dtype) == "float32"
+    assert str(D.Normal(np.zeros(2), 1.0).loc.dtype) == "float64"
+    assert str(D.Normal(np.zeros(2, "float32"), 1.0).scale.dtype) == "float32"
+    assert str(D.Normal(np.zeros(2, "int64"), 1).loc.dtype) == "float32"
+    d = D.Normal(t64([1.0, 2.0]), 3.0)
+    assert str(d.scale.dtype) == "float64" and d.scale.shape == [2]
+    assert D.Normal(np.zeros((3, 1)), np.ones(4)).batch_shape == (3, 4)
+
+
+def test_kl_dispatch_picks_the_most_specific_registration():
+    class Wide(D.Normal):
+        pass
+
+    class Wider(Wide):
+        pass
+
+    @D.register_kl(Wide, D.Normal)
+    def _wide(p, q):
+        return "wide"
+
+    try:
+        n = D.Normal(0.0, 1.0)
+        assert D.kl_divergence(Wider(0.0, 1.0), n) == "wide"  # (Wide, Normal) beats (Normal, Normal)
+        assert float(D.kl_divergence(n, Wider(0.0, 1.0))) == 0.0  # only (Normal, Normal) matches
+    finally:
+        from eager.distribution import kl_registry
+        del kl_registry._REGISTRY[Wide, D.Normal]
+    with pytest.raises(NotImplementedError, match="no KL divergence is registered for p of type Normal "
+                                                  "and q of type Uniform"):
+        D.kl_divergence(D.Normal(0.0, 1.0), D.Uniform(0.0, 1.0))
+    with pytest.raises(TypeError, match="register_kl: argument 'cls_q' expected a Distribution class"):
+        D.register_kl(D.Normal, "Normal")
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: D.Normal("0", 1.0), TypeError, r"Normal: argument 'loc' expected a number, list, tuple, NumPy array or Tensor, got str"),
+    (lambda: D.Normal(True, 1.0), TypeError, r"Normal: argument 'loc' expected .* got bool"),
+    (lambda: D.Normal(eager.to_tensor([1, 2]), 1.0), TypeError, r"Normal: argument 'loc' expected a float32 or float64 Tensor, got a Tensor of dtype int64"),
+    (lambda: D.Normal([0.0, 1.0], [1.0, 1.0, 1.0]), ValueError, r"Normal: the parameters' shapes cannot be broadcast together: loc \[2\], scale \[3\]"),
+    (lambda: D.Normal(t64(0.0), eager.to_tensor(1.0)), TypeError, r"Normal: the Tensor parameters expected one dtype"),
+    (lambda: D.Gamma(0.0, 1.0), ValueError, r"Gamma: argument 'concentration' expected values > 0, got 0.0"),
+    (lambda: D.Gamma(1.0, [1.0, -2.0]), ValueError, r"Gamma: argument 'rate' expected values > 0, got -2.0"),
+    (lambda: D.Exponential(-1.0), ValueError, r"Exponential: argument 'rate' expected values > 0"),
+    (lambda: D.Laplace(0.0, 0.0), ValueError, r"Laplace: argument 'scale' expected values > 0"),
+    (lambda: D.Cauchy(0.0, -1.0), ValueError, r"Cauchy: argument 'scale' expected values > 0"),
+    (lambda: D.Beta(1.0, 0.0), ValueError, r"Beta: argument 'beta' expected values > 0"),
+    (lambda: D.Dirichlet(1.0), ValueError, r"Dirichlet: argument 'concentration' expected at least 1 dimension"),
+    (lambda: D.Poisson(0.0), ValueError, r"Poisson: argument 'rate' expected values > 0"),
+    (lambda: D.Bernoulli(1.5), ValueError, r"Bernoulli: argument 'probs' expected probabilities in \[0, 1\], got 1.5"),
+    (lambda: D.Geometric(0.0), ValueError, r"Geometric: argument 'probs' expected probabilities in \(0, 1\]"),
+    (lambda: D.Binomial(0, 0.5), ValueError, r"Binomial: argument 'total_count' expected integers > 0, got 0"),
+    (lambda: D.Binomial(2.5, 0.5), TypeError, r"Binomial: argument 'total_count' expected an int or an integer Tensor, got float"),
+    (lambda: D.Multinomial(0, [0.5, 0.5]), ValueError, r"Multinomial: argument 'total_count' expected an int >= 1, got 0"),
+    (lambda: D.Categorical(1.0), ValueError, r"Categorical: argument 'logits' expected at least 1 dimension"),
+    (lambda: D.Categorical([0.5, 0.5]).probs([0]), TypeError, r"Categorical.probs: argument 'value' expected an integer Tensor, got list"),
+    (lambda: D.Normal(0.0, 1.0).sample(3), TypeError, r"Normal.sample: argument 'shape' expected a list or tuple of ints, got int"),
+    (lambda: D.Normal(0.0, 1.0).sample([2.5]), TypeError, r"Normal.sample: argument 'shape' expected non-negative ints"),
+    (lambda: D.Normal(0.0, 1.0).log_prob("x"), TypeError, r"Normal.log_prob: argument 'value' expected a number, list, NumPy array or Tensor, got str"),
+    (lambda: D.Bernoulli(0.5).rsample([2], temperature=0), ValueError, r"Bernoulli.rsample: argument 'temperature' expected a number > 0"),
+    (lambda: D.Independent(D.Normal(0.0, 1.0), 1), ValueError, r"Independent: argument 'reinterpreted_batch_rank' expected an int in \[1, 0\]"),
+    (lambda: D.Independent("normal", 1), TypeError, r"Independent: argument 'base' expected a Distribution, got str"),
+    (lambda: D.Categorical([0.5, 0.5]).rsample([2]), NotImplementedError, r"Categorical has no rsample"),
+    (lambda: D.Gamma(1.0, 1.0).rsample([2]), NotImplementedError, r"Gamma has no rsample"),
+    (lambda: D.kl_divergence(D.Binomial(3, 0.5), D.Binomial(4, 0.5)), ValueError, r"different total_count"),
+])
+def test_bad_arguments_raise_clear_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_a_failed_construction_leaves_the_parameters_untouched():
+    rate = eager.to_tensor([1.0, -1.0], stop_gradient=False)
+    with pytest.raises(ValueError):
+        D.Gamma(1.0, rate)
+    np.testing.assert_array_equal(rate.numpy(), [1.0, -1.0])
+    assert rate.grad is None
+
+
+def test_the_package_is_reachable_as_paddle_distribution():
+    paddle = eager
+    assert paddle.distribution.Normal is D.Normal
+    assert set(D.__all__) >= {"Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta",
+                              "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal", "Gumbel", "Cauchy",
+                              "Geometric", "Multinomial", "Poisson", "Binomial", "Independent",
+                              "kl_divergence", "register_kl"}
+
+
+# --- the GPU (tests/fake_cupy.py without a real one) ---
+
+@pytest.mark.usefixtures("device")
+@pytest.mark.parametrize("name", ["Normal", "Uniform", "Gamma", "Beta", "Poisson", "Bernoulli", "Laplace"])
+def test_sampling_and_log_prob_run_on_the_current_device(name, device):
+    make = MOMENTS[name]
+    eager.seed(1)
+    d = make()
+    draws = d.sample([8])
+    assert ("gpu" in str(draws.place).lower()) == (device == "gpu")
+    lp = d.log_prob(draws)
+    assert lp.shape == [8, 2] and np.all(np.isfinite(lp.numpy()))
+    if name in ("Normal", "Uniform", "Laplace"):
+        assert "gpu" in str(d.rsample([2]).place).lower() or device == "cpu"
+
+
+@pytest.mark.usefixtures("device")
+def test_categorical_and_dirichlet_on_the_current_device(device):
+    eager.seed(2)
+    c = D.Categorical(eager.to_tensor([[0.2, 0.8], [0.6, 0.4]]))
+    s = c.sample([6])
+    assert s.shape == [6, 2] and ("gpu" in str(s.place).lower()) == (device == "gpu")
+    assert D.Dirichlet(eager.to_tensor([1.0, 2.0])).sample([3]).shape == [3, 2]
+    kl = D.kl_divergence(D.Normal(eager.to_tensor([0.0]), 1.0), D.Normal(1.0, 1.0))
+    assert float(kl[0]) == pytest.approx(0.5)
