@@ -524,7 +524,11 @@ def test_the_package_is_reachable_as_paddle_distribution():
     assert set(D.__all__) >= {"Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta",
                               "Dirichlet", "Exponential", "Gamma", "Laplace", "LogNormal", "Gumbel", "Cauchy",
                               "Geometric", "Multinomial", "Poisson", "Binomial", "Independent",
-                              "kl_divergence", "register_kl"}
+                              "kl_divergence", "register_kl", "TransformedDistribution", "Transform",
+                              "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
+                              "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+                              "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform"}
+    assert all(hasattr(D, name) for name in D.__all__)
 
 
 # --- the GPU (tests/fake_cupy.py without a real one) ---
@@ -552,3 +556,119 @@ def test_categorical_and_dirichlet_on_the_current_device(device):
     assert D.Dirichlet(eager.to_tensor([1.0, 2.0])).sample([3]).shape == [3, 2]
     kl = D.kl_divergence(D.Normal(eager.to_tensor([0.0]), 1.0), D.Normal(1.0, 1.0))
     assert float(kl[0]) == pytest.approx(0.5)
+
+
+# --- transforms and TransformedDistribution ---
+
+ELEMENTWISE = {
+    "Exp": (lambda: D.ExpTransform(), np.exp, np.array([-1.0, 0.3, 2.0])),
+    "Sigmoid": (lambda: D.SigmoidTransform(), lambda x: 1 / (1 + np.exp(-x)), np.array([-3.0, 0.3, 2.0])),
+    "Tanh": (lambda: D.TanhTransform(), np.tanh, np.array([-2.0, 0.3, 1.5])),
+    "Affine": (lambda: D.AffineTransform(t64(1.5), t64(-2.0)), lambda x: 1.5 - 2.0 * x, np.array([-1.0, 0.3, 2.0])),
+    "Power": (lambda: D.PowerTransform(t64(2.5)), lambda x: x ** 2.5, np.array([0.2, 1.0, 3.0])),
+    "Chain": (lambda: D.ChainTransform([D.AffineTransform(t64(0.5), t64(2.0)), D.TanhTransform()]),
+              lambda x: np.tanh(0.5 + 2 * x), np.array([-0.5, 0.1, 0.4])),
+    "Stack": (lambda: D.StackTransform([D.ExpTransform(), D.SigmoidTransform(), D.TanhTransform()], 0),
+              lambda x: np.array([np.exp(x[0]), 1 / (1 + np.exp(-x[1])), np.tanh(x[2])]), np.array([0.2, -1.0, 0.7])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_transforms_forward_inverse_and_log_det_against_numpy(name):
+    make, f, x = ELEMENTWISE[name]
+    t = make()
+    y = t.forward(t64(x))
+    np.testing.assert_allclose(np_of(y), f(x), rtol=1e-12)
+    np.testing.assert_allclose(np_of(t.inverse(y)), x, rtol=1e-9, atol=1e-12)
+    h = 1e-6
+    slope = (f(x + h) - f(x - h)) / (2 * h)
+    np.testing.assert_allclose(np_of(t.forward_log_det_jacobian(t64(x))), np.log(np.abs(slope)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(np_of(t.inverse_log_det_jacobian(y)), -np.log(np.abs(slope)), rtol=1e-6, atol=1e-7)
+    assert tuple(t.forward_shape((4, 3))) == (4, 3)
+
+
+def test_stick_breaking_maps_onto_the_simplex_with_the_numerical_log_det():
+    t = D.StickBreakingTransform()
+    x = np.array([0.3, -1.2, 0.8])
+    y = np_of(t.forward(t64(x)))
+    assert y.shape == (4,) and y.sum() == pytest.approx(1.0) and np.all(y > 0)
+    np.testing.assert_allclose(np_of(t.inverse(t64(y))), x, rtol=1e-9)
+    h = 1e-6
+    jac = np.stack([(np_of(t.forward(t64(x + h * e)))[:-1] - np_of(t.forward(t64(x - h * e)))[:-1]) / (2 * h)
+                    for e in np.eye(3)], axis=1)
+    assert float(t.forward_log_det_jacobian(t64(x))) == pytest.approx(np.log(abs(np.linalg.det(jac))), rel=1e-6)
+    assert t.forward_shape((5, 3)) == (5, 4) and t.inverse_shape((5, 4)) == (5, 3)
+
+
+def test_other_transforms():
+    x = t64([[0.5, -2.0, 1.0]])
+    sm = np_of(D.SoftmaxTransform().forward(x))
+    np.testing.assert_allclose(sm, np.exp([[0.5, -2.0, 1.0]]) / np.exp([[0.5, -2.0, 1.0]]).sum())
+    neg, pos = D.AbsTransform().inverse(t64([1.5]))
+    assert np_of(neg).tolist() == [-1.5] and np_of(pos).tolist() == [1.5]
+    r = D.ReshapeTransform((2, 3), (3, 2))
+    assert r.forward(t64(np.ones((4, 2, 3)))).shape == [4, 3, 2] and r.forward_shape((4, 2, 3)) == (4, 3, 2)
+    assert r.forward_log_det_jacobian(t64(np.ones((4, 2, 3)))).shape == [4]
+    ind = D.IndependentTransform(D.ExpTransform(), 1)
+    assert float(ind.forward_log_det_jacobian(t64([0.5, 1.5]))) == pytest.approx(2.0)
+    chain = D.ExpTransform()(D.AffineTransform(0.0, 2.0))  # a Transform called on a Transform chains them
+    assert isinstance(chain, D.ChainTransform)
+    assert float(chain.forward(t64(0.5))) == pytest.approx(2 * math.exp(0.5))
+
+
+def test_transformed_distribution_matches_closed_forms():
+    x = t64([0.3, 1.0, 2.5])
+    log_normal = D.TransformedDistribution(D.Normal(t64(0.2), t64(0.5)), [D.ExpTransform()])
+    np.testing.assert_allclose(np_of(log_normal.log_prob(x)), np_of(D.LogNormal(t64(0.2), t64(0.5)).log_prob(x)),
+                               rtol=1e-12)
+    affine = D.AffineTransform(t64(1.0), t64(3.0))(D.Normal(t64(0.5), t64(2.0)))
+    assert isinstance(affine, D.TransformedDistribution)
+    np.testing.assert_allclose(np_of(affine.log_prob(x)), np_of(D.Normal(t64(2.5), t64(6.0)).log_prob(x)), rtol=1e-12)
+    # a logit-normal on (0, 1): the density integrates to one
+    logit = D.TransformedDistribution(D.Normal(t64(0.3), t64(1.1)), [D.SigmoidTransform()])
+    total = integrate(lambda v: np.exp(np_of(logit.log_prob(t64(v)))), 1e-9, 1 - 1e-9, 200001)
+    assert total == pytest.approx(1.0, abs=1e-4)
+    eager.seed(4)
+    draws = np_of(logit.sample([20000]))
+    assert np.all((draws > 0) & (draws < 1))
+    mean = integrate(lambda v: v * np.exp(np_of(logit.log_prob(t64(v)))), 1e-9, 1 - 1e-9, 200001)
+    assert abs(draws.mean() - mean) < 0.01
+
+
+def test_transformed_distribution_shapes_and_gradients():
+    base = D.Independent(D.Normal(t64(np.zeros((5, 2))), t64(np.ones((5, 2)))), 1)
+    simplex = D.TransformedDistribution(base, [D.StickBreakingTransform()])
+    assert simplex.batch_shape == (5,) and simplex.event_shape == (3,)
+    draws = simplex.sample([4])
+    assert draws.shape == [4, 5, 3]
+    np.testing.assert_allclose(np_of(draws).sum(-1), 1.0)
+    assert simplex.log_prob(draws).shape == [4, 5]
+    # a batch Normal through a 1-event-rank transform is made Independent first
+    assert D.TransformedDistribution(D.Normal(t64(np.zeros(2)), t64(1.0)),
+                                     [D.StickBreakingTransform()]).event_shape == (3,)
+    loc = t64(0.3, grad=True)
+
+    def draw(loc):
+        eager.seed(8)
+        return D.TransformedDistribution(D.Normal(loc, t64(0.5)), [D.TanhTransform()]).rsample([3])
+
+    assert gradcheck(draw, (loc,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda l: D.TransformedDistribution(D.Normal(l, t64(0.5)), [D.TanhTransform()])
+                     .log_prob(t64([0.2, -0.4])), (loc,), atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: D.ExpTransform().forward([1.0]), TypeError, r"ExpTransform.forward: argument 'x' expected a Tensor, got list"),
+    (lambda: D.ReshapeTransform((2, 3), (4,)), ValueError, r"ReshapeTransform: in_event_shape \[2, 3\] and out_event_shape \[4\] expected the same number of elements"),
+    (lambda: D.ReshapeTransform((2,), (2,)).forward(t64([1.0, 2.0, 3.0])), ValueError, r"ReshapeTransform.forward: expected a shape ending in \[2\], got \[3\]"),
+    (lambda: D.ChainTransform([D.ExpTransform(), "tanh"]), TypeError, r"ChainTransform: argument 'transforms' expected a list of Transforms"),
+    (lambda: D.IndependentTransform(D.ExpTransform(), 0), ValueError, r"IndependentTransform: argument 'reinterpreted_batch_rank' expected an int > 0, got 0"),
+    (lambda: D.StackTransform([D.ExpTransform()], 0).forward(t64([1.0, 2.0])), ValueError, r"StackTransform: axis 0 of the input has size 2, expected one slice per transform \(1\)"),
+    (lambda: D.TransformedDistribution("normal", [D.ExpTransform()]), TypeError, r"TransformedDistribution: argument 'base' expected a Distribution, got str"),
+    (lambda: D.TransformedDistribution(D.Normal(0.0, 1.0), [D.StickBreakingTransform()]), ValueError, r"TransformedDistribution: the base's shape \[\] has fewer dimensions than the transforms' event rank 1"),
+    (lambda: D.TransformedDistribution(D.Normal(0.0, 1.0), [D.ExpTransform()]).log_prob(1.0), TypeError, r"TransformedDistribution.log_prob: argument 'value' expected a Tensor, got float"),
+    (lambda: D.SoftmaxTransform().forward_log_det_jacobian(t64([1.0, 2.0])), NotImplementedError, r"SoftmaxTransform has no log det Jacobian"),
+])
+def test_bad_transform_arguments_raise_clear_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -31,8 +31,16 @@ from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .normal import Normal
 from .poisson import Poisson
+from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform, IndependentTransform,
+                        PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, StackTransform,
+                        StickBreakingTransform, TanhTransform, Transform)
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
-           "Multinomial", "Normal", "Poisson", "Uniform", "kl_divergence", "register_kl"]
+           "Multinomial", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
+           "register_kl",
+           "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform", "IndependentTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "StackTransform",
+           "StickBreakingTransform", "TanhTransform", "Transform"]
