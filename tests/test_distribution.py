@@ -427,12 +427,17 @@ def test_eager_seed_makes_draws_reproducible(name):
     assert not np.array_equal(d.sample([50]).numpy(), first)
 
 
-def test_sample_has_no_gradient_and_rsample_has_one():
+def test_which_draws_carry_gradients():
+    # Paddle's Normal, Uniform and LogNormal sample() are reparameterized (scripts such as
+    # SAC actors backpropagate through them); the others' sample() are not, rsample() is
     loc = eager.to_tensor([0.0], stop_gradient=False)
-    d = D.Normal(loc, 1.0)
-    assert d.sample([3]).stop_gradient
-    out = d.rsample([3])
-    out.sum().backward()
+    for d in (D.Normal(loc, 1.0), D.Uniform(loc, 1.0), D.LogNormal(loc, 1.0)):
+        assert not d.sample([3]).stop_gradient
+        assert not d.rsample([3]).stop_gradient
+    for d in (D.Laplace(loc, 1.0), D.Exponential(loc + 1.0), D.Gumbel(loc, 1.0), D.Cauchy(loc, 1.0),
+              D.Bernoulli(loc + 0.5), D.Gamma(loc + 1.0, 1.0)):
+        assert d.sample([3]).stop_gradient
+    D.Normal(loc, 1.0).sample([3]).sum().backward()
     np.testing.assert_allclose(loc.grad.numpy(), [3.0])
 
 

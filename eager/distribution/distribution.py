@@ -58,7 +58,8 @@ class Distribution:
         return sample_shape(type(self).__name__, shape) + self._batch_shape + self._event_shape
 
     def sample(self, shape=()):
-        """Draws of shape ``shape + batch_shape + event_shape``, without gradient."""
+        """Draws of shape ``shape + batch_shape + event_shape``, without gradient
+        (Normal, Uniform and LogNormal override it: as in Paddle, theirs carry gradients)."""
         with no_grad():
             return self.rsample(shape)
 

@@ -36,6 +36,10 @@ class LogNormal(Distribution):
         s2 = self.scale * self.scale
         return _F.expm1(s2) * _F.exp(self.loc * 2.0 + s2)
 
+    def sample(self, shape=()):
+        """``exp`` of the normal's draws: as in Paddle, they carry gradients like ``rsample``."""
+        return _F.exp(self._base.sample(shape))
+
     def rsample(self, shape=()):
         """``exp(loc + scale * eps)``: gradients reach loc and scale."""
         return _F.exp(self._base.rsample(shape))

@@ -49,9 +49,10 @@ class Normal(Distribution):
         return self.scale
 
     def sample(self, shape=(), seed=0):
-        """Draws of shape ``shape + batch_shape`` without gradient (``seed`` != 0:
-        a generator of its own, as the gaussian op)."""
-        return super().sample(shape) if seed == 0 else self._draw(shape, seed).detach()
+        """Draws of shape ``shape + batch_shape``, ``loc + scale * eps``: as in Paddle,
+        they carry gradients to loc and scale like ``rsample`` (``seed`` != 0: a
+        generator of its own, as the gaussian op)."""
+        return self._draw(shape, seed)
 
     def rsample(self, shape=()):
         """``loc + scale * eps`` with standard normal ``eps``: gradients reach loc and scale."""

@@ -38,8 +38,9 @@ class Uniform(Distribution):
         return width * width / 12.0
 
     def sample(self, shape=(), seed=0):
-        """Draws of shape ``shape + batch_shape`` without gradient."""
-        return super().sample(shape) if seed == 0 else self._draw(shape, seed).detach()
+        """Draws of shape ``shape + batch_shape``, ``low + (high - low) * u``: as in
+        Paddle, they carry gradients to low and high like ``rsample``."""
+        return self._draw(shape, seed)
 
     def rsample(self, shape=()):
         """``low + (high - low) * u`` with ``u`` uniform on [0, 1): gradients reach low and high."""
