@@ -19,7 +19,7 @@ class Cauchy(Distribution):
     >>> from eager.distribution import Cauchy
     >>> c = Cauchy(0.0, 1.0)
     >>> round(float(c.cdf(1.0)), 4), round(float(c.entropy()), 4)
-    (0.75, 2.5310)
+    (0.75, 2.531)
     """
 
     def __init__(self, loc, scale, name=None):
