@@ -10,7 +10,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
 from .kl_registry import register_kl
-from ._params import as_params, as_value, check_positive, check_unit
+from ._params import as_params, as_value, check_unit
 
 
 def _xlogy(x, y, dtype):
