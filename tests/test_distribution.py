@@ -182,7 +182,7 @@ def test_discrete_kl_divergence_against_sums(name):
 
 
 def test_categorical_matches_paddles_documented_values():
-    # Paddle's docs: probs and log_prob read logits / sum; entropy and kl read softmax(logits)
+    # Paddle's docs: probs and log_prob read logits / sum; sample, entropy and kl read softmax(logits)
     x = np.array([0.55355281, 0.20714243, 0.01162981, 0.51577556, 0.36369765, 0.26091650], "float32")
     y = np.array([0.77663314, 0.90824795, 0.15685187, 0.04279523, 0.34468332, 0.79557180], "float32")
     cat, cat2 = D.Categorical(eager.to_tensor(x)), D.Categorical(eager.to_tensor(y))
@@ -371,7 +371,8 @@ def test_sample_moments_match_mean_and_variance(name):
 def test_categorical_dirichlet_multinomial_sample_frequencies():
     eager.seed(5)
     probs = np.array([[0.1, 0.6, 0.3], [0.5, 0.25, 0.25]])
-    draws = D.Categorical(t64(probs)).sample([20000]).numpy()
+    # sample() reads its argument as logits (softmax), as Paddle's does
+    draws = D.Categorical(t64(np.log(probs) + 3.0)).sample([20000]).numpy()
     assert draws.shape == (20000, 2) and draws.dtype == np.int64
     for row in range(2):
         freq = np.bincount(draws[:, row], minlength=3) / 20000

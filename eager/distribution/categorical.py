@@ -1,8 +1,8 @@
 """``Categorical``: Paddle's ``paddle.distribution.Categorical`` (and its KL divergence).
 
-As in Paddle, the ``logits`` argument plays two parts: ``sample``, ``probs``
-and ``log_prob`` read it as unnormalized probabilities (``logits / sum``),
-while ``entropy`` and ``kl_divergence`` read it as logits (``softmax``).
+As in Paddle, the ``logits`` argument plays two parts: ``probs`` and
+``log_prob`` read it as unnormalized probabilities (``logits / sum``), while
+``sample``, ``entropy`` and ``kl_divergence`` read it as logits (``softmax``).
 """
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ class Categorical(Distribution):
     """A distribution over the categories ``0 .. K-1`` along the last axis of ``logits``.
 
     ``logits`` has shape ``batch_shape + [K]``. ``sample`` draws category
-    indices (int64) with probabilities ``logits / logits.sum(-1)``;
-    ``entropy`` and ``kl_divergence`` use ``softmax(logits)``, as Paddle.
+    indices (int64) with probabilities ``softmax(logits)``, as ``entropy`` and
+    ``kl_divergence`` read them, while ``probs`` and ``log_prob`` use
+    ``logits / logits.sum(-1)``: Paddle's two readings, kept as they are.
 
     >>> import eager
     >>> from eager.distribution import Categorical
@@ -42,11 +43,12 @@ class Categorical(Distribution):
         super().__init__(self.logits.shape[:-1])
 
     def sample(self, shape=()):
-        """Category indices (int64) of shape ``shape + batch_shape``."""
+        """Category indices (int64) of shape ``shape + batch_shape``, drawn with
+        probabilities ``softmax(logits)`` (as Paddle)."""
         shape = self._extend_shape(shape)
         n = int(math.prod(shape[:len(shape) - len(self.batch_shape)]))
         k = self.logits.shape[-1]
-        prob = _F.reshape(self._prob.detach(), [-1, k])
+        prob = _F.softmax(_F.reshape(self.logits.detach(), [-1, k]), -1)
         if n == 0 or prob.shape[0] == 0:
             return _F.zeros(list(shape), "int64")
         draws = _F.multinomial(prob, n, True)                 # [batch, n]
