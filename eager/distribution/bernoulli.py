@@ -17,8 +17,8 @@ class Bernoulli(Distribution):
     """1 with probability ``probs``, else 0.
 
     ``sample`` returns 0./1. in ``probs``' dtype; ``rsample(shape, temperature)``
-    is the relaxed (Gumbel-sigmoid) draw in (0, 1) whose gradients reach
-    ``probs``. ``log_prob`` is computed from the logits of ``probs`` clipped
+    is the relaxed (binary Concrete) draw as a logit, as Paddle's: follow it
+    with ``sigmoid`` for a value in (0, 1); its gradients reach ``probs``. ``log_prob`` is computed from the logits of ``probs`` clipped
     to ``[eps, 1 - eps]``, so 0 and 1 give finite values.
 
     >>> from eager.distribution import Bernoulli
@@ -54,14 +54,16 @@ class Bernoulli(Distribution):
         return _F.bernoulli(probs)
 
     def rsample(self, shape=(), temperature=1.0):
-        """Relaxed draws ``sigmoid((logits + log u - log(1 - u)) / temperature)``."""
+        """Relaxed draws as logits, ``(logits + log u - log(1 - u)) / temperature``
+        (as Paddle's; ``sigmoid`` of them lies in (0, 1) and tends to a 0/1 draw as
+        the temperature goes to 0)."""
         if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or temperature <= 0:
             raise ValueError(f"Bernoulli.rsample: argument 'temperature' expected a number > 0, "
                              f"got {temperature!r}")
         shape = list(self._extend_shape(shape))
         eps = _eps(self.dtype)
         u = _F.uniform(shape, self.dtype, eps, 1.0 - eps, 0, self.probs.place)
-        return _F.sigmoid((self.logits + _F.log(u) - _F.log1p(-u)) / float(temperature))
+        return (self.logits + _F.log(u) - _F.log1p(-u)) / float(temperature)
 
     def log_prob(self, value):
         """``value * log(p) + (1 - value) * log(1 - p)``, from the logits."""
