@@ -110,6 +110,7 @@ KL_PAIRS = {
     "Gamma": (lambda: D.Gamma(t64(2.0), t64(1.0)), lambda: D.Gamma(t64(3.0), t64(2.0)), (1e-9, 60)),
     "Beta": (lambda: D.Beta(t64(2.0), t64(3.0)), lambda: D.Beta(t64(1.5), t64(1.2)), (1e-9, 1 - 1e-9)),
     "Cauchy": (lambda: D.Cauchy(t64(0.0), t64(1.0)), lambda: D.Cauchy(t64(1.0), t64(2.0)), (-3e4, 3e4)),
+    "Gumbel": (lambda: D.Gumbel(t64(0.5), t64(1.0)), lambda: D.Gumbel(t64(-0.3), t64(1.6)), (-10, 60)),
 }
 
 
@@ -268,6 +269,7 @@ GRADS = {
     "Laplace.kl": (lambda a, b: D.kl_divergence(D.Laplace(a, b), D.Laplace(t64(0.0), t64(1.5))), [0.3, 0.7]),
     "LogNormal.log_prob": (lambda a, b: D.LogNormal(a, b).log_prob(t64([0.9, 2.0])), [0.3, 0.7]),
     "Gumbel.log_prob": (lambda a, b: D.Gumbel(a, b).log_prob(t64([0.9, -1.0])), [0.3, 0.7]),
+    "Gumbel.kl": (lambda a, b: D.kl_divergence(D.Gumbel(a, b), D.Gumbel(t64(1.0), t64(2.0))), [0.3, 0.7]),
     "Cauchy.kl": (lambda a, b: D.kl_divergence(D.Cauchy(a, b), D.Cauchy(t64(1.0), t64(2.0))), [0.3, 0.7]),
     "Gamma.log_prob": (lambda a, b: D.Gamma(a, b).log_prob(t64([0.9, 2.0])), [1.3, 0.7]),
     "Gamma.entropy": (lambda a, b: D.Gamma(a, b).entropy(), [1.3, 0.7]),
@@ -544,27 +546,45 @@ def test_the_package_is_reachable_as_paddle_distribution():
 
 # --- the GPU (tests/fake_cupy.py without a real one) ---
 
+def on_device(tensor, device):
+    return ("gpu" in str(tensor.place).lower()) == (device == "gpu")
+
+
 @pytest.mark.usefixtures("device")
-@pytest.mark.parametrize("name", ["Normal", "Uniform", "Gamma", "Beta", "Poisson", "Bernoulli", "Laplace"])
-def test_sampling_and_log_prob_run_on_the_current_device(name, device):
-    make = MOMENTS[name]
+@pytest.mark.parametrize("name", sorted(MOMENTS))
+def test_every_method_runs_on_the_current_device(name, device):
     eager.seed(1)
-    d = make()
+    d, other = MOMENTS[name](), MOMENTS[name]()
     draws = d.sample([8])
-    assert ("gpu" in str(draws.place).lower()) == (device == "gpu")
+    assert draws.shape == [8, 2] and on_device(draws, device)
     lp = d.log_prob(draws)
-    assert lp.shape == [8, 2] and np.all(np.isfinite(lp.numpy()))
-    if name in ("Normal", "Uniform", "Laplace"):
-        assert "gpu" in str(d.rsample([2]).place).lower() or device == "cpu"
+    assert on_device(lp, device) and np.all(np.isfinite(lp.numpy()))
+    for value in (d.entropy(), d.mean, d.variance, D.kl_divergence(d, other)):
+        assert on_device(value, device) and np.all(np.isfinite(value.numpy()))
+    np.testing.assert_allclose(D.kl_divergence(d, other).numpy(), 0.0, atol=1e-9)
+    if name in ("Normal", "Uniform", "Laplace", "LogNormal", "Gumbel", "Exponential"):
+        assert on_device(d.rsample([2]), device)
 
 
 @pytest.mark.usefixtures("device")
-def test_categorical_and_dirichlet_on_the_current_device(device):
+def test_vector_distributions_and_transforms_on_the_current_device(device):
     eager.seed(2)
     c = D.Categorical(eager.to_tensor([[0.2, 0.8], [0.6, 0.4]]))
     s = c.sample([6])
-    assert s.shape == [6, 2] and ("gpu" in str(s.place).lower()) == (device == "gpu")
-    assert D.Dirichlet(eager.to_tensor([1.0, 2.0])).sample([3]).shape == [3, 2]
+    assert s.shape == [6, 2] and on_device(s, device)
+    assert on_device(c.log_prob(s[0]), device) and on_device(c.entropy(), device)
+    dirichlet = D.Dirichlet(eager.to_tensor([1.0, 2.0]))
+    draws = dirichlet.sample([3])
+    assert draws.shape == [3, 2] and on_device(draws, device) and on_device(dirichlet.log_prob(draws), device)
+    m = D.Multinomial(4, eager.to_tensor([0.3, 0.7]))
+    counts = m.sample([5])
+    assert on_device(counts, device) and np.all(counts.numpy().sum(-1) == 4)
+    assert on_device(m.log_prob(counts), device) and on_device(m.entropy(), device)
+    simplex = D.TransformedDistribution(D.Normal(eager.zeros([2]), 1.0), [D.StickBreakingTransform()])
+    y = simplex.rsample([4])
+    assert y.shape == [4, 3] and on_device(y, device) and on_device(simplex.log_prob(y), device)
+    ind = D.Independent(D.Cauchy(eager.zeros([3]), 1.0), 1)
+    assert on_device(ind.log_prob(ind.sample([2])), device)
     kl = D.kl_divergence(D.Normal(eager.to_tensor([0.0]), 1.0), D.Normal(1.0, 1.0))
     assert float(kl[0]) == pytest.approx(0.5)
 

@@ -1,4 +1,4 @@
-"""``Gumbel``: Paddle's ``paddle.distribution.Gumbel``."""
+"""``Gumbel``: Paddle's ``paddle.distribution.Gumbel`` (and its KL divergence)."""
 from __future__ import annotations
 
 import math
@@ -7,6 +7,7 @@ import numpy as np
 
 from ..generated import forward_api as _F
 from .distribution import Distribution
+from .kl_registry import register_kl
 from ._params import as_params, as_value, check_positive
 
 _EULER = 0.57721566490153286060
@@ -62,6 +63,15 @@ class Gumbel(Distribution):
     def entropy(self):
         """``log(scale) + 1 + euler_gamma``."""
         return _F.log(self.scale) + (1.0 + _EULER)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E_p[log p] = -log b1 - euler - 1; E_p[log q] from E[exp(-t Z)] = Gamma(1 + t), Z standard Gumbel
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return (_F.log(q.scale) - _F.log(p.scale) - _EULER - 1.0 + shift + ratio * _EULER
+            + _F.exp(_F.lgamma(ratio + 1.0) - shift))
 
 
 __all__ = ["Gumbel"]
