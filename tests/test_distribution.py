@@ -703,3 +703,90 @@ def test_transformed_distribution_shapes_and_gradients():
 def test_bad_transform_arguments_raise_clear_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# --- MultivariateNormal ---
+
+COV = np.array([[1.0, 0.5, 0.0], [0.5, 2.0, -0.3], [0.0, -0.3, 0.7]])
+
+
+def mvn_log_density(x, mean, cov):
+    diff = x - mean
+    sol = np.linalg.solve(cov, diff[..., None])[..., 0]
+    k = mean.shape[-1]
+    return -0.5 * (np.sum(diff * sol, -1) + k * math.log(2 * math.pi) + np.log(np.linalg.det(cov)))
+
+
+@pytest.mark.parametrize("kind", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_multivariate_normal_against_numpy(kind):
+    mean = np.array([[0.5, -1.0, 0.2], [0.0, 0.3, 1.0]])        # a batch of two
+    matrix = {"covariance_matrix": COV, "precision_matrix": np.linalg.inv(COV),
+              "scale_tril": np.linalg.cholesky(COV)}[kind]
+    d = D.MultivariateNormal(t64(mean), **{kind: t64(matrix)})
+    assert d.batch_shape == (2,) and d.event_shape == (3,)
+    x = np.random.default_rng(1).normal(size=(4, 2, 3))
+    np.testing.assert_allclose(np_of(d.log_prob(t64(x))), mvn_log_density(x, mean, COV), rtol=1e-10)
+    np.testing.assert_allclose(np_of(d.entropy()), [0.5 * np.log(np.linalg.det(2 * math.pi * math.e * COV))] * 2,
+                               rtol=1e-10)
+    np.testing.assert_allclose(np_of(d.mean), mean)
+    np.testing.assert_allclose(np_of(d.variance), np.broadcast_to(np.diag(COV), (2, 3)), rtol=1e-10)
+
+
+def test_multivariate_normal_kl_and_moments():
+    cov_q = np.array([[2.0, -0.4, 0.1], [-0.4, 1.0, 0.0], [0.1, 0.0, 0.5]])
+    mp, mq = np.array([0.5, -1.0, 0.2]), np.array([0.0, 0.3, 1.0])
+    p = D.MultivariateNormal(t64(mp), covariance_matrix=t64(COV))
+    q = D.MultivariateNormal(t64(mq), covariance_matrix=t64(cov_q))
+    inv_q = np.linalg.inv(cov_q)
+    ref = 0.5 * (np.trace(inv_q @ COV) + (mq - mp) @ inv_q @ (mq - mp) - 3
+                 + np.log(np.linalg.det(cov_q) / np.linalg.det(COV)))
+    assert float(D.kl_divergence(p, q)) == pytest.approx(ref, rel=1e-10)
+    assert float(p.kl_divergence(p)) == pytest.approx(0.0, abs=1e-12)
+    eager.seed(6)
+    draws = np_of(p.sample([40000]))
+    assert draws.shape == (40000, 3)
+    np.testing.assert_allclose(draws.mean(0), mp, atol=5 * np.sqrt(np.diag(COV).max() / 40000))
+    np.testing.assert_allclose(np.cov(draws.T), COV, atol=0.05)
+
+
+def test_multivariate_normal_gradients():
+    tril = t64(np.linalg.cholesky(COV), grad=True)
+    loc = t64([0.5, -1.0, 0.2], grad=True)
+    x = t64([[0.1, 0.2, -0.3], [1.0, -1.0, 0.5]])
+    assert gradcheck(lambda m, l: D.MultivariateNormal(m, scale_tril=l).log_prob(x), (loc, tril),
+                     atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda m, l: D.MultivariateNormal(m, scale_tril=l).entropy(), (loc, tril),
+                     atol=1e-6, rtol=1e-4)
+    q = D.MultivariateNormal(t64([0.0, 0.0, 1.0]), covariance_matrix=t64(np.eye(3) * 1.5))
+    assert gradcheck(lambda m, l: D.kl_divergence(D.MultivariateNormal(m, scale_tril=l), q), (loc, tril),
+                     atol=1e-6, rtol=1e-4)
+
+    def draw(m, l):
+        eager.seed(9)
+        return D.MultivariateNormal(m, scale_tril=l).rsample([2])
+
+    assert gradcheck(draw, (loc, tril), atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: D.MultivariateNormal([0.0, 0.0]), ValueError, r"MultivariateNormal: expected exactly one of covariance_matrix, precision_matrix or scale_tril, got 0"),
+    (lambda: D.MultivariateNormal([0.0, 0.0], covariance_matrix=np.eye(2), scale_tril=np.eye(2)), ValueError, r"expected exactly one .* got 2"),
+    (lambda: D.MultivariateNormal([0.0, 0.0], covariance_matrix=np.eye(3)), ValueError, r"MultivariateNormal: argument 'covariance_matrix' expected matrices \[\.\.\., 2, 2\] matching loc's last axis, got shape \[3, 3\]"),
+    (lambda: D.MultivariateNormal([0.0, 0.0], covariance_matrix=np.array([[1.0, 2.0], [2.0, 1.0]])), ValueError, r"MultivariateNormal: argument 'covariance_matrix' expected symmetric positive-definite matrices"),
+    (lambda: D.MultivariateNormal([0.0, 0.0], scale_tril=np.array([[1.0, 0.0], [0.5, -1.0]])), ValueError, r"MultivariateNormal: argument 'scale_tril' expected a positive diagonal, got -1.0"),
+    (lambda: D.MultivariateNormal(0.0, covariance_matrix=np.eye(1)), ValueError, r"MultivariateNormal: argument 'loc' expected at least 1 dimension"),
+    (lambda: D.MultivariateNormal(np.zeros((2, 2)), covariance_matrix=np.eye(2)[None].repeat(3, 0)), ValueError, r"MultivariateNormal: the batch shapes of loc \[2\] and covariance_matrix \[3\] cannot be broadcast together"),
+])
+def test_multivariate_normal_bad_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+@pytest.mark.usefixtures("device")
+def test_multivariate_normal_on_the_current_device(device):
+    eager.seed(3)
+    d = D.MultivariateNormal(eager.to_tensor([0.0, 1.0]), covariance_matrix=eager.to_tensor([[1.0, 0.2], [0.2, 0.5]]))
+    x = d.sample([4])
+    assert x.shape == [4, 2] and on_device(x, device)
+    for value in (d.log_prob(x), d.entropy(), D.kl_divergence(d, d), d.rsample([2])):
+        assert on_device(value, device)

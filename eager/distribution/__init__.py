@@ -29,6 +29,7 @@ from .kl_registry import kl_divergence, register_kl
 from .laplace import Laplace
 from .lognormal import LogNormal
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson import Poisson
 from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform, IndependentTransform,
@@ -39,7 +40,7 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
-           "Multinomial", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
+           "Multinomial", "MultivariateNormal", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl",
            "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform", "IndependentTransform",
            "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "StackTransform",
