@@ -14,6 +14,7 @@ import pytest
 import eager
 import eager.distribution as D
 from eager.autograd import gradcheck
+from eager.distribution import kl_registry
 
 F64 = "float64"
 
@@ -478,7 +479,6 @@ def test_kl_dispatch_picks_the_most_specific_registration():
         assert D.kl_divergence(Wider(0.0, 1.0), n) == "wide"  # (Wide, Normal) beats (Normal, Normal)
         assert float(D.kl_divergence(n, Wider(0.0, 1.0))) == 0.0  # only (Normal, Normal) matches
     finally:
-        from eager.distribution import kl_registry
         del kl_registry._REGISTRY[Wide, D.Normal]
     with pytest.raises(NotImplementedError, match="no KL divergence is registered for p of type Normal "
                                                   "and q of type Uniform"):
@@ -790,3 +790,60 @@ def test_multivariate_normal_on_the_current_device(device):
     assert x.shape == [4, 2] and on_device(x, device)
     for value in (d.log_prob(x), d.entropy(), D.kl_divergence(d, d), d.rsample([2])):
         assert on_device(value, device)
+
+
+# --- ExponentialFamily: entropy and KL from the log normalizer ---
+
+EXP_FAMILY = {
+    "Exponential": (lambda: D.Exponential(t64(2.0)), lambda: D.Exponential(t64(0.7))),
+    "Gamma": (lambda: D.Gamma(t64(2.0), t64(1.0)), lambda: D.Gamma(t64(3.0), t64(2.0))),
+    "Beta": (lambda: D.Beta(t64([2.0, 0.5]), t64(3.0)), lambda: D.Beta(t64(1.5), t64([1.2, 4.0]))),
+    "Dirichlet": (lambda: D.Dirichlet(t64([1.0, 2.0, 3.0])), lambda: D.Dirichlet(t64([2.0, 1.0, 1.0]))),
+    "Bernoulli": (lambda: D.Bernoulli(t64([0.3, 0.6])), lambda: D.Bernoulli(t64([0.7, 0.2]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXP_FAMILY))
+def test_exponential_family_bregman_entropy_and_kl_match_the_closed_forms(name):
+    make_p, make_q = EXP_FAMILY[name]
+    p, q = make_p(), make_q()
+    assert isinstance(p, D.ExponentialFamily)
+    np.testing.assert_allclose(np_of(D.ExponentialFamily.entropy(p)), np_of(p.entropy()), rtol=1e-10, atol=1e-12)
+    bregman = kl_registry._REGISTRY[D.ExponentialFamily, D.ExponentialFamily]
+    np.testing.assert_allclose(np_of(bregman(p, q)), np_of(D.kl_divergence(p, q)), rtol=1e-9, atol=1e-12)
+
+
+class _RateFamily(D.ExponentialFamily):
+    """A user's exponential-family class with no KL of its own: density rate exp(-rate x)."""
+
+    def __init__(self, rate):
+        self.rate = rate
+        super().__init__(rate.shape)
+
+    @property
+    def _natural_parameters(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -eager.log(-x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
+
+
+def test_a_users_exponential_family_gets_entropy_and_kl_with_gradients():
+    rate = t64([0.5, 2.0], grad=True)
+    d = _RateFamily(rate)
+    np.testing.assert_allclose(np_of(d.entropy()), 1 - np.log([0.5, 2.0]), rtol=1e-12)
+    kl = D.kl_divergence(d, _RateFamily(t64([1.0, 1.0])))
+    ratio = 1.0 / np.array([0.5, 2.0])
+    np.testing.assert_allclose(np_of(kl), ratio - np.log(ratio) - 1, rtol=1e-10)
+    assert gradcheck(lambda r: _RateFamily(r).entropy(), (rate,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda r: D.kl_divergence(_RateFamily(r), _RateFamily(t64([1.0, 3.0]))), (rate,),
+                     atol=1e-6, rtol=1e-4)
+    with eager.no_grad():
+        assert d.entropy().stop_gradient
+    with pytest.raises(NotImplementedError, match="no KL divergence is registered for p of type _RateFamily "
+                                                  "and q of type Exponential"):
+        D.kl_divergence(d, D.Exponential(t64([1.0, 1.0])))

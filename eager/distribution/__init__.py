@@ -21,6 +21,7 @@ from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .exponential_family import ExponentialFamily
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -39,7 +40,7 @@ from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
-           "Exponential", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
            "Multinomial", "MultivariateNormal", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl",
            "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform", "IndependentTransform",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..generated import forward_api as _F
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .kl_registry import register_kl
 from ._params import as_params, as_value, check_unit
 
@@ -13,7 +13,7 @@ def _eps(dtype) -> float:
     return float(np.finfo(str(dtype)).eps)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """1 with probability ``probs``, else 0.
 
     ``sample`` returns 0./1. in ``probs``' dtype; ``rsample(shape, temperature)``
@@ -46,6 +46,17 @@ class Bernoulli(Distribution):
     def variance(self):
         """``probs * (1 - probs)``."""
         return self.probs * (1.0 - self.probs)
+
+    @property
+    def _natural_parameters(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return _F.softplus(x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
 
     def sample(self, shape=()):
         """0./1. draws of shape ``shape + batch_shape`` in ``probs``' dtype, without gradient."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .kl_registry import register_kl
 from ._gamma_sampler import standard_gamma
 from ._params import as_params, as_value, check_positive
@@ -14,7 +14,7 @@ def _log_beta(a, b):
     return _F.lgamma(a) + _F.lgamma(b) - _F.lgamma(a + b)
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1]: density ``x^(a-1) (1-x)^(b-1) / B(a, b)``, alpha and beta > 0.
 
     ``sample`` draws without gradient (from two gamma draws), as Paddle.
@@ -42,6 +42,19 @@ class Beta(Distribution):
         """``alpha beta / ((alpha + beta)^2 (alpha + beta + 1))``."""
         s = self.alpha + self.beta
         return self.alpha * self.beta / (s * s * (s + 1.0))
+
+    @property
+    def _natural_parameters(self):
+        return (self.alpha, self.beta)
+
+    def _log_normalizer(self, x, y):
+        return _log_beta(x, y)
+
+    @property
+    def _mean_carrier_measure(self):
+        # h(x) = 1 / (x (1 - x)): E[log h] = -(E[log x] + E[log(1 - x)])
+        a, b = self.alpha, self.beta
+        return 2.0 * _F.digamma(a + b) - _F.digamma(a) - _F.digamma(b)
 
     def sample(self, shape=()):
         """Draws in [0, 1] of shape ``shape + batch_shape``, without gradient."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..generated import forward_api as _F
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .kl_registry import register_kl
 from ._gamma_sampler import standard_gamma
 from ._params import as_params, as_value, check_positive
@@ -12,7 +12,7 @@ def _log_beta(c):
     return _F.sum(_F.lgamma(c), axis=-1) - _F.lgamma(_F.sum(c, axis=-1))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the simplex, concentration ``c`` (> 0) of shape
     ``batch_shape + [K]``; one draw has shape ``[K]`` (the event shape).
 
@@ -45,6 +45,20 @@ class Dirichlet(Distribution):
         c = self.concentration
         s = _F.sum(c, axis=-1, keepdim=True)
         return c * (s - c) / (s * s * (s + 1.0))
+
+    @property
+    def _natural_parameters(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return _log_beta(x)
+
+    @property
+    def _mean_carrier_measure(self):
+        # h(x) = 1 / prod(x): E[log h] = -sum(digamma(c) - digamma(sum c))
+        c = self.concentration
+        s = _F.sum(c, axis=-1, keepdim=True)
+        return -_F.sum(_F.digamma(c) - _F.digamma(s), axis=-1)
 
     def sample(self, shape=()):
         """Draws on the simplex of shape ``shape + batch_shape + [K]``, without gradient."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .kl_registry import register_kl
 from ._params import as_params, as_value, check_positive
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """The exponential distribution with rate ``rate`` (> 0): density ``rate * exp(-rate x)``.
 
     >>> from eager.distribution import Exponential
@@ -33,6 +33,17 @@ class Exponential(Distribution):
     def variance(self):
         """``1 / rate^2``."""
         return 1.0 / (self.rate * self.rate)
+
+    @property
+    def _natural_parameters(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -_F.log(-x)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
 
     def rsample(self, shape=()):
         """``-log(1 - u) / rate``: gradients reach ``rate``."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
-from .distribution import Distribution
+from .exponential_family import ExponentialFamily
 from .kl_registry import register_kl
 from ._gamma_sampler import standard_gamma
 from ._params import as_params, as_value, check_positive
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """The gamma distribution: density ``rate^c x^(c-1) exp(-rate x) / Gamma(c)``, c and rate > 0.
 
     ``sample`` draws without gradient (as Paddle; there is no ``rsample``).
@@ -37,6 +37,17 @@ class Gamma(Distribution):
     def variance(self):
         """``concentration / rate^2``."""
         return self.concentration / (self.rate * self.rate)
+
+    @property
+    def _natural_parameters(self):
+        return (self.concentration - 1.0, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return _F.lgamma(x + 1.0) - (x + 1.0) * _F.log(-y)
+
+    @property
+    def _mean_carrier_measure(self):
+        return 0.0
 
     def sample(self, shape=()):
         """Draws of shape ``shape + batch_shape``, without gradient."""
