@@ -847,3 +847,66 @@ def test_a_users_exponential_family_gets_entropy_and_kl_with_gradients():
     with pytest.raises(NotImplementedError, match="no KL divergence is registered for p of type _RateFamily "
                                                   "and q of type Exponential"):
         D.kl_divergence(d, D.Exponential(t64([1.0, 1.0])))
+
+
+# --- ContinuousBernoulli ---
+
+def cb_density(x, lam):
+    norm = 0.5 if lam == 0.5 else (2 * lam - 1) / (2 * math.atanh(2 * lam - 1))   # int_0^1 lam^x (1-lam)^(1-x) dx
+    return lam ** x * (1 - lam) ** (1 - x) / norm
+
+
+@pytest.mark.parametrize("lam", [0.03, 0.2, 0.4995, 0.5, 0.5008, 0.7, 0.97])
+def test_continuous_bernoulli_against_numerical_integration(lam):
+    d = D.ContinuousBernoulli(t64(lam))
+    grid = np.linspace(0.0, 1.0, 200001)
+    x = np.array([0.0, 0.1, 0.5, 0.93, 1.0])
+    np.testing.assert_allclose(np_of(d.log_prob(t64(x))), np.log(cb_density(x, lam)), rtol=1e-7, atol=1e-9)
+    dens = cb_density(grid, lam)
+    assert integrate(lambda v: cb_density(v, lam), 0, 1, 200001) == pytest.approx(1.0, abs=1e-9)
+    mean = integrate(lambda v: v * cb_density(v, lam), 0, 1, 200001)
+    assert float(d.mean) == pytest.approx(mean, abs=1e-8)
+    assert float(d.variance) == pytest.approx(integrate(lambda v: (v - mean) ** 2 * cb_density(v, lam), 0, 1, 200001),
+                                              abs=1e-8)
+    assert float(d.entropy()) == pytest.approx(-np.trapezoid(dens * np.log(dens), grid) if hasattr(np, "trapezoid")
+                                               else -np.trapz(dens * np.log(dens), grid), abs=1e-8)
+    cdf = integrate(lambda v: cb_density(v, lam), 0, 0.3, 200001)
+    # inside lims (0.499, 0.501] the cdf is the uniform one, as Paddle's: off by O(|lam - 1/2|)
+    assert float(d.cdf(t64(0.3))) == pytest.approx(cdf, abs=1e-8 if abs(lam - 0.5) > 1e-3 else 1e-3)
+    assert float(d.icdf(d.cdf(t64(0.3)))) == pytest.approx(0.3, abs=1e-9)
+
+
+def test_continuous_bernoulli_matches_paddles_documented_values_and_kl_integral():
+    rv = D.ContinuousBernoulli(eager.to_tensor([0.2, 0.5]))
+    np.testing.assert_allclose(rv.mean.numpy(), [0.38801414, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(rv.variance.numpy(), [0.07589778, 0.08333334], rtol=1e-6)
+    np.testing.assert_allclose(rv.entropy().numpy(), [-0.07641457, 0.0], atol=1e-6)
+    np.testing.assert_allclose(rv.cdf(eager.to_tensor(0.1)).numpy(), [0.17259926, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(rv.icdf(eager.to_tensor(0.1)).numpy(), [0.05623737, 0.1], rtol=1e-5)
+    p, q = D.ContinuousBernoulli(t64([0.2, 0.8])), D.ContinuousBernoulli(t64([0.7, 0.5]))
+    for i, (a, b) in enumerate([(0.2, 0.7), (0.8, 0.5)]):
+        ref = integrate(lambda v: cb_density(v, a) * np.log(cb_density(v, a) / cb_density(v, b)), 0, 1, 200001)
+        assert np_of(D.kl_divergence(p, q))[i] == pytest.approx(ref, abs=1e-8)
+
+
+def test_continuous_bernoulli_sampling_and_gradients():
+    eager.seed(10)
+    d = D.ContinuousBernoulli(t64([0.1, 0.5, 0.85]))
+    draws = np_of(d.sample([40000]))
+    assert draws.shape == (40000, 3) and np.all((draws >= 0) & (draws <= 1))
+    np.testing.assert_allclose(draws.mean(0), np_of(d.mean), atol=5 * np.sqrt(np_of(d.variance).max() / 40000))
+    probs = t64([0.1, 0.3, 0.85], grad=True)
+
+    def draw(p):
+        eager.seed(11)
+        return D.ContinuousBernoulli(p).rsample([3])
+
+    assert gradcheck(draw, (probs,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda p: D.ContinuousBernoulli(p).log_prob(t64([0.2, 0.9, 0.5])), (probs,), atol=1e-6, rtol=1e-4)
+    assert gradcheck(lambda p: D.ContinuousBernoulli(p).entropy(), (probs,), atol=1e-6, rtol=1e-4)
+    with pytest.raises(ValueError, match=r"ContinuousBernoulli.log_prob: argument 'value' expected values in \[0, 1\], got 1.5"):
+        d.log_prob(t64([0.2, 1.5, 0.3]))
+    with pytest.raises(ValueError, match=r"ContinuousBernoulli: argument 'probs' expected probabilities in \[0, 1\]"):
+        D.ContinuousBernoulli(1.2)
+    with pytest.raises(ValueError, match=r"ContinuousBernoulli: argument 'lims' expected two numbers"):
+        D.ContinuousBernoulli(0.3, lims=(0.6, 0.7))

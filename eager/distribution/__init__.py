@@ -18,6 +18,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
@@ -39,7 +40,7 @@ from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransf
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Dirichlet", "Distribution",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli", "Dirichlet", "Distribution",
            "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
            "Multinomial", "MultivariateNormal", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl",
