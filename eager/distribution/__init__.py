@@ -27,7 +27,7 @@ from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
-from .kl_registry import kl_divergence, register_kl
+from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .lognormal import LogNormal
 from .multinomial import Multinomial

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..generated import forward_api as _F
 from .distribution import Distribution
-from .kl_registry import register_kl
+from .kl import register_kl
 from ._params import as_params, as_value, check_positive
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..autograd import no_grad
 from ..generated import forward_api as _F
-from . import kl_registry
+from . import kl
 from ._params import sample_shape
 
 
@@ -85,7 +85,7 @@ class Distribution:
 
     def kl_divergence(self, other):
         """KL(self || other), by ``eager.distribution.kl_divergence``."""
-        return kl_registry.kl_divergence(self, other)
+        return kl.kl_divergence(self, other)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(batch_shape={list(self.batch_shape)}, event_shape={list(self.event_shape)})"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..autograd import enable_grad, grad, is_grad_enabled
 from .distribution import Distribution
-from .kl_registry import register_kl
+from .kl import register_kl
 from .transform import sum_rightmost
 
 

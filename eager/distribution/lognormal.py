@@ -5,7 +5,7 @@ import math
 
 from ..generated import forward_api as _F
 from .distribution import Distribution
-from .kl_registry import register_kl
+from .kl import register_kl
 from .normal import Normal, _kl_normal_normal
 from ._params import as_value
 

@@ -9,7 +9,7 @@ from ..autograd import no_grad
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .distribution import Distribution
-from .kl_registry import register_kl
+from .kl import register_kl
 from ._params import as_params, as_value
 
 _MATRICES = ("covariance_matrix", "precision_matrix", "scale_tril")
