@@ -43,7 +43,7 @@ class TransformedDistribution(Distribution):
         super().__init__(shape[:split], shape[split:])
 
     def sample(self, shape=()):
-        """The base's draws pushed through the transforms, without gradient."""
+        """The base's ``sample`` pushed through the transforms (a gradient flows where the base's does)."""
         x = self._base.sample(shape)
         for t in self._transforms:
             x = t.forward(x)
