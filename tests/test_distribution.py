@@ -910,3 +910,72 @@ def test_continuous_bernoulli_sampling_and_gradients():
         D.ContinuousBernoulli(1.2)
     with pytest.raises(ValueError, match=r"ContinuousBernoulli: argument 'lims' expected two numbers"):
         D.ContinuousBernoulli(0.3, lims=(0.6, 0.7))
+
+
+# --- LKJCholesky ---
+
+@pytest.mark.parametrize("method", ["onion", "cvine"])
+def test_lkj_cholesky_draws_are_cholesky_factors_with_the_lkj_marginals(method):
+    eager.seed(12)
+    eta = 1.5
+    d = D.LKJCholesky(4, t64([eta, 3.0]), method)
+    assert d.batch_shape == (2,) and d.event_shape == (4, 4)
+    draws = np_of(d.sample([10000]))
+    assert draws.shape == (10000, 2, 4, 4)
+    assert np.all(np.triu(draws, 1) == 0) and np.all(np.diagonal(draws, 0, -2, -1) > 0)
+    corr = draws @ np.swapaxes(draws, -1, -2)
+    np.testing.assert_allclose(np.diagonal(corr, 0, -2, -1), 1.0, atol=1e-12)
+    # every correlation r has (r + 1) / 2 ~ Beta(a, a), a = eta - 1 + dim / 2: variance 1 / (2a + 1)
+    for b, e in enumerate([eta, 3.0]):
+        expected = 1 / (2 * (e - 1 + 2) + 1)
+        for i, j in [(0, 1), (1, 2), (0, 3), (2, 3)]:
+            assert corr[:, b, i, j].var() == pytest.approx(expected, rel=0.06)
+            assert abs(corr[:, b, i, j].mean()) < 0.02
+
+
+def test_lkj_cholesky_log_prob_is_a_normalized_density():
+    # dim 2: one free entry r = L_21, density on (-1, 1)
+    eta = 2.3
+    r = np.linspace(-1 + 1e-12, 1 - 1e-12, 200001)
+    L = np.zeros((len(r), 2, 2))
+    L[:, 0, 0], L[:, 1, 0], L[:, 1, 1] = 1.0, r, np.sqrt(1 - r * r)
+    assert integrate(lambda _: np.exp(np_of(D.LKJCholesky(2, t64(eta)).log_prob(t64(L)))), -1, 1, 200001) \
+        == pytest.approx(1.0, abs=1e-6)
+    # dim 3: the free entries a = L_21 and (b, c) = (L_31, L_32) in the unit disk; the unnormalized
+    # density (1 - a^2)^(eta - 1/2) (1 - b^2 - c^2)^(eta - 1) integrates to
+    # [int (1 - a^2)^(eta - 1/2) da] * pi / eta
+    for eta in (0.8, 1.5, 4.0):
+        z = integrate(lambda a: (1 - a * a) ** (eta - 0.5), -1, 1, 400001) * math.pi / eta
+        point = np.array([[1.0, 0, 0], [0.3, math.sqrt(1 - 0.09), 0], [-0.2, 0.5, math.sqrt(1 - 0.04 - 0.25)]])
+        unnormalized = (eta - 0.5) * math.log(1 - 0.09) + (eta - 1) * math.log(1 - 0.04 - 0.25)
+        lp = float(D.LKJCholesky(3, t64(eta)).log_prob(t64(point)))
+        assert lp == pytest.approx(unnormalized - math.log(z), abs=1e-6)
+
+
+def test_lkj_cholesky_gradients_seed_and_errors():
+    point = t64([[1.0, 0, 0], [0.3, math.sqrt(1 - 0.09), 0], [-0.2, 0.5, math.sqrt(1 - 0.04 - 0.25)]])
+    eta = t64([1.5], grad=True)
+    assert gradcheck(lambda e: D.LKJCholesky(3, e).log_prob(point), (eta,), atol=1e-6, rtol=1e-4)
+    value = t64(np.asarray(point.numpy()), grad=True)
+    assert gradcheck(lambda v: D.LKJCholesky(3, t64(2.0)).log_prob(v), (value,), atol=1e-6, rtol=1e-4)
+    d = D.LKJCholesky(3, 0.7, "cvine")
+    eager.seed(4)
+    first = d.sample([5]).numpy()
+    eager.seed(4)
+    np.testing.assert_array_equal(d.sample([5]).numpy(), first)
+    for call, error, message in [
+        (lambda: D.LKJCholesky(1), ValueError, r"LKJCholesky: argument 'dim' expected an int >= 2, got 1"),
+        (lambda: D.LKJCholesky(3, 0.0), ValueError, r"LKJCholesky: argument 'concentration' expected values > 0"),
+        (lambda: D.LKJCholesky(3, 1.0, "vine"), ValueError, r"LKJCholesky: argument 'sample_method' expected 'onion' or 'cvine', got 'vine'"),
+        (lambda: D.LKJCholesky(3).log_prob(np.eye(2)), ValueError, r"LKJCholesky.log_prob: argument 'value' expected shape \[\.\.\., 3, 3\], got \[2, 2\]"),
+    ]:
+        with pytest.raises(error, match=message):
+            call()
+
+
+@pytest.mark.usefixtures("device")
+def test_lkj_cholesky_on_the_current_device(device):
+    eager.seed(13)
+    d = D.LKJCholesky(3, 2.0)
+    x = d.sample([4])
+    assert x.shape == [4, 3, 3] and on_device(x, device) and on_device(d.log_prob(x), device)

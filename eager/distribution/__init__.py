@@ -29,6 +29,7 @@ from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -41,7 +42,7 @@ from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli", "Dirichlet", "Distribution",
-           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal",
+           "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "Independent", "LKJCholesky", "Laplace", "LogNormal",
            "Multinomial", "MultivariateNormal", "Normal", "Poisson", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl",
            "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform", "IndependentTransform",
