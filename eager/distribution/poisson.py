@@ -1,0 +1,71 @@
+"""``Poisson``: Paddle's ``paddle.distribution.Poisson`` (and its KL divergence)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd import no_grad
+from ..generated import forward_api as _F
+from .distribution import Distribution
+from .kl import register_kl
+from ._params import as_params, as_value, check_positive
+
+
+class Poisson(Distribution):
+    """The Poisson distribution with rate ``rate`` (> 0): ``P(k) = rate^k exp(-rate) / k!``.
+
+    Draws are float counts in ``rate``'s dtype. ``entropy`` sums ``-P(k) log P(k)``
+    over k from 0 to well past the largest rate (``rate + 30 sqrt(rate) + 30``),
+    as Paddle sums over a bounded support.
+
+    >>> from eager.distribution import Poisson
+    >>> p = Poisson(2.0)
+    >>> round(float(p.log_prob(3.0)), 4)
+    -1.7123
+    """
+
+    def __init__(self, rate):
+        (self.rate,) = as_params("Poisson", rate=rate)
+        check_positive("Poisson", "rate", self.rate)
+        self.dtype = self.rate.dtype
+        super().__init__(self.rate.shape)
+
+    @property
+    def mean(self):
+        """``rate``."""
+        return self.rate
+
+    @property
+    def variance(self):
+        """``rate``."""
+        return self.rate
+
+    def sample(self, shape=()):
+        """Counts of shape ``shape + batch_shape`` in ``rate``'s dtype, without gradient."""
+        shape = list(self._extend_shape(shape))
+        return _F.poisson(_F.broadcast_to(self.rate.detach(), shape))
+
+    def log_prob(self, value):
+        """``value log(rate) - rate - lgamma(value + 1)``."""
+        value = as_value("Poisson.log_prob", value, self.rate)
+        lp = value * _F.log(self.rate) - self.rate - _F.lgamma(value + 1.0)
+        return _F.where(value < 0.0, _F.full_like(lp, -math.inf), lp)
+
+    def entropy(self):
+        """``-sum_k P(k) log P(k)`` over a support wide enough for every rate."""
+        with no_grad():
+            top = float(np.max(self.rate.numpy())) if self.rate.size else 0.0
+        upper = int(math.ceil(top + 30.0 * math.sqrt(top) + 30.0))
+        k = _F.arange(0, upper + 1, 1, self.dtype, self.rate.place)
+        k = _F.reshape(k, [upper + 1] + [1] * len(self.batch_shape))
+        lp = self.log_prob(k)
+        return -_F.sum(_F.exp(lp) * lp, axis=0)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (_F.log(p.rate) - _F.log(q.rate)) - p.rate + q.rate
+
+
+__all__ = ["Poisson"]
