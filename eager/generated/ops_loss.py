@@ -354,8 +354,11 @@ def softmax_(x, axis=-1, name=None):
         check_inplace_leaf("softmax_", x)
         context = before_inplace(x)
         edges = ((edge_of(x),), )
-    result = _phi.softmax(x.impl, axis)
-    write_inplace("softmax_", x, result)
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.softmax_into_(x.impl, axis, x.impl)
+    if result is not x.impl:
+        write_inplace("softmax_", x, result)
     if recording:
         node = SoftmaxGradNode(edges)
         x._meta = AutogradMeta(node, 0)

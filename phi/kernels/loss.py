@@ -33,12 +33,12 @@ def _shifted(xp, x, axis):
 
 
 @register_kernel("softmax", ALL_BACKENDS, FLOATS)
-def softmax(ctx, x, axis):
+def softmax(ctx, x, axis, *, into=None):  # into: see KernelFactory.writes_into (softmax_)
     xp = ctx.xp
     if x.size == 0:
-        return xp.empty_like(x)
-    e = xp.exp(_shifted(xp, x, axis))
-    return e / e.sum(axis=axis, keepdims=True)
+        return xp.empty_like(x) if into is None else into
+    e = xp.exp(_shifted(xp, x, axis))  # a new buffer: x may be into
+    return xp.divide(e, e.sum(axis=axis, keepdims=True), out=into)
 
 
 @register_kernel("softmax_grad", ALL_BACKENDS, FLOATS)
