@@ -33,6 +33,7 @@ from .composite import rearrange as _rearrange
 from .composite import reduce_scan as _reduce_scan
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
+from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor import Tensor
 from .tensor_queries import TensorFills, increment, index_fill_
 
@@ -500,6 +501,10 @@ _COMPOSED_METHODS = {
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
     "increment": increment,
     "index_fill_": index_fill_,
+    "reshape_": reshape_,
+    "squeeze_": squeeze_,
+    "unsqueeze_": unsqueeze_,
+    "flatten_": flatten_,
 }
 
 

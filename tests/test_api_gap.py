@@ -634,3 +634,52 @@ def test_host_index_paths_run_on_the_default_device():
     assert paddle.combinations(paddle.to_tensor([1, 2, 3])).shape == [3, 2]
     np.testing.assert_array_equal(paddle.diagonal_scatter(paddle.zeros([2, 2]), paddle.ones([2])).numpy(), np.eye(2))
     assert paddle.tril_indices(2, 2).place == x.place
+
+
+# -- inplace shape changes ------------------------------------------------------------------
+
+def test_inplace_shape_changes_keep_the_tensor_and_its_buffer():
+    x = paddle.to_tensor(np.arange(6.0))
+    buffer, version = x.impl.buffer_id, x.inplace_version
+    assert paddle.reshape_(x, [2, -1]) is x and x.shape == [2, 3]
+    assert x.unsqueeze_(0) is x and x.shape == [1, 2, 3]
+    assert x.squeeze_() is x and x.shape == [2, 3]
+    assert x.flatten_() is x and x.shape == [6]
+    assert paddle.unsqueeze_(x, [0, 2]).shape == [1, 6, 1] and paddle.squeeze_(x, [2]).shape == [1, 6]
+    assert paddle.flatten_(x).shape == [6]
+    assert x.impl.buffer_id == buffer and x.inplace_version > version
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0))
+
+
+def test_inplace_shape_changes_record_the_reshape():
+    w = _var(np.arange(6.0))
+    y = w * 2
+    y.reshape_([2, 3])
+    weights = _t(np.arange(6.0).reshape(2, 3))
+    (y * weights).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), 2 * np.arange(6.0))
+    y = w * 2
+    saved = w * y  # multiply saved y in its old shape: backward refuses rather than read it reshaped
+    y.reshape_([2, 3])
+    with pytest.raises(AutogradError, match="saved for backward by multiply was modified by an inplace operation"):
+        saved.sum().backward()
+    assert gradcheck(lambda t: (t * 1.0).reshape_([3, 2]).unsqueeze_(1).flatten_(), (_var(np.arange(6.0)),))
+
+
+def test_inplace_shape_changes_refuse_what_would_break_gradients():
+    leaf = _var(np.arange(6.0))
+    with pytest.raises(AutogradError, match="reshape_: a leaf tensor with stop_gradient=False"):
+        leaf.reshape_([2, 3])
+    with paddle.no_grad():
+        assert leaf.reshape_([2, 3]).shape == [2, 3]
+    y = _var(np.arange(6.0)) * 1.0
+    part = y[0:2]
+    with pytest.raises(RuntimeError, match=r"squeeze_: x is a view of another tensor's buffer or has views"):
+        y.squeeze_()
+    assert y.shape == [6] and part.shape == [2]
+    z = paddle.zeros([6])
+    with pytest.raises(ValueError, match=r"reshape_: argument 'shape' \[4, 2\] has 8 elements but x of shape \[6\]"):
+        z.reshape_([4, 2])
+    assert z.shape == [6]
+    with pytest.raises(TypeError, match="flatten_: argument 'x' expected a Tensor, got list"):
+        paddle.flatten_([1.0])
