@@ -21,6 +21,7 @@ from .arguments import as_called
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .composite.gather_scatter import index_fill
+from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -82,12 +83,7 @@ def shape(input) -> Tensor:  # noqa: A002  (Paddle's argument name)
     array([2, 3], dtype=int32)
     """
     _check.tensor("shape", "input", input)
-    dims = input.shape
-    out = _F.full([len(dims)], 0, "int32", input.place)
-    for i, size in enumerate(dims):
-        if size:
-            out[i] = size
-    return out
+    return to_tensor(np.array(input.shape, dtype=np.int32), place=input.place)
 
 
 def rank(input) -> Tensor:  # noqa: A002

@@ -634,6 +634,11 @@ def test_host_index_paths_run_on_the_default_device():
     assert paddle.combinations(paddle.to_tensor([1, 2, 3])).shape == [3, 2]
     np.testing.assert_array_equal(paddle.diagonal_scatter(paddle.zeros([2, 2]), paddle.ones([2])).numpy(), np.eye(2))
     assert paddle.tril_indices(2, 2).place == x.place
+    assert paddle.shape(x).place == x.place and paddle.shape(x).numpy().tolist() == [3, 4]
+    assert int(paddle.numel(x)) == 12 and paddle.numel(x).place == x.place
+    assert paddle.gcd(paddle.to_tensor([12, 9]), paddle.to_tensor([8, 6])).numpy().tolist() == [4, 3]
+    z = paddle.zeros([4])
+    assert z.bernoulli_(1.0).numpy().tolist() == [1.0] * 4 and z.place == x.place
 
 
 # -- inplace shape changes ------------------------------------------------------------------
