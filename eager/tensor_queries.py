@@ -1,5 +1,5 @@
 """Paddle's questions about a tensor (``paddle.is_floating_point``, ``numel``,
-``shape``, ``rank``, ``broadcast_shape``, ...) and the inplace fills of its
+``shape``, ``rank``, ``broadcast_shape``, ``Tensor.is_contiguous``, ...) and the inplace fills of its
 Tensor class (``uniform_``, ``normal_``, ``exponential_``, ``bernoulli_``,
 ``fill_diagonal_``, ``increment``, ``index_fill_``, ``detach_``).
 
@@ -289,6 +289,25 @@ class TensorFills:
             base_views[:] = [ref for ref in base_views if ref() is not self]
         self._meta = fresh
         return self
+
+    def is_contiguous(self) -> bool:
+        """Whether this tensor's buffer is laid out row-major without gaps: False for a
+        transposed or strided view of another tensor's buffer.
+
+        >>> x = eager.ones([2, 3])
+        >>> x.is_contiguous(), x.transpose([1, 0]).is_contiguous()
+        (True, False)
+        """
+        return bool(getattr(self.impl, "is_contiguous", True))
+
+    def contiguous(self):
+        """This tensor if its buffer is row-major without gaps, else a row-major copy
+        (differentiable, as ``clone``).
+
+        >>> eager.ones([2, 3]).transpose([1, 0]).contiguous().is_contiguous()
+        True
+        """
+        return self if self.is_contiguous() else _F.clone(self)
 
     def ndimension(self) -> int:
         """The number of dimensions (``Tensor.ndim``).

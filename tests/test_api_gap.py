@@ -688,3 +688,16 @@ def test_inplace_shape_changes_refuse_what_would_break_gradients():
     assert z.shape == [6]
     with pytest.raises(TypeError, match="flatten_: argument 'x' expected a Tensor, got list"):
         paddle.flatten_([1.0])
+
+
+@pytest.mark.usefixtures("device")
+def test_contiguous_copies_only_a_strided_view():
+    x = paddle.to_tensor(np.arange(6.0).reshape(2, 3))
+    assert x.is_contiguous() and x.contiguous() is x
+    t = x.transpose([1, 0])
+    assert not t.is_contiguous() and not x[:, ::2].is_contiguous()
+    c = t.contiguous()
+    assert c.is_contiguous() and c.impl.buffer_id != x.impl.buffer_id
+    np.testing.assert_array_equal(c.numpy(), np.arange(6.0).reshape(2, 3).T)
+    leaf = paddle.to_tensor(np.arange(6.0).reshape(2, 3), stop_gradient=False)
+    assert gradcheck(lambda v: v.transpose([1, 0]).contiguous() * 2.0, (leaf,))
