@@ -100,3 +100,12 @@ def choice(op: str, arg: str, value, options: tuple) -> str:
         raise ValueError(f"{op}: argument '{arg}' expected one of {', '.join(map(repr, options))}, "
                          f"got {value!r}")
     return value
+
+
+def index_dtype(op: str, value) -> str:
+    """'int32' or 'int64' from a name or an eager dtype, else TypeError."""
+    name = getattr(value, "value", value)
+    name = name.lower() if isinstance(name, str) else name
+    if name not in ("int32", "int64"):
+        raise TypeError(f"{op}: argument 'dtype' expected 'int32' or 'int64', got {value!r}")
+    return name

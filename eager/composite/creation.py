@@ -85,20 +85,12 @@ def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad):
 
 # -- Paddle API functions composed of the ops above (eager.tril_indices, eager.polar, ...) --
 
-def _index_dtype(op: str, dtype) -> str:
-    name = getattr(dtype, "value", dtype)
-    name = name.lower() if isinstance(name, str) else name
-    if name not in ("int32", "int64"):
-        raise TypeError(f"{op}: argument 'dtype' expected 'int32' or 'int64', got {dtype!r}")
-    return name
-
-
 def _triangle_indices(op: str, pick, row, col, offset, dtype):
     row = _check.integer(op, "row", row, minimum=0)
     col = _check.integer(op, "col", col, minimum=0)
     offset = _check.integer(op, "offset", offset)
     rows, cols = pick(row, offset, col)
-    return to_tensor(np.stack([rows, cols]).astype(_index_dtype(op, dtype)))
+    return to_tensor(np.stack([rows, cols]).astype(_check.index_dtype(op, dtype)))
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):

@@ -361,9 +361,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, 
     for arg, value in (("return_inverse", return_inverse), ("return_counts", return_counts)):
         if not isinstance(value, bool):
             raise TypeError(f"unique_consecutive: argument '{arg}' expected a bool, got {value!r}")
-    _check.choice("unique_consecutive", "dtype", str(dtype).lower().replace("datatype.", "").replace("paddle.", ""),
-                  ("int32", "int64"))
-    index_dtype = "int32" if "32" in str(dtype) else "int64"
+    index_dtype = _check.index_dtype("unique_consecutive", dtype)
     if axis is None:
         rows = _F.reshape(x, [-1])
         moved, axis_ = rows, 0
