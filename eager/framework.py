@@ -270,8 +270,8 @@ def get_flags(flags) -> dict:
     as a dict, as Paddle's ``paddle.get_flags``. eager's flags are phi's debug
     switches; an unknown name raises ValueError listing the known ones.
 
-    >>> eager.get_flags("FLAGS_check_infer_meta")
-    {'FLAGS_check_infer_meta': False}
+    >>> list(eager.get_flags(["FLAGS_check_infer_meta"]))
+    ['FLAGS_check_infer_meta']
     """
     names = [flags] if isinstance(flags, str) else flags
     if not isinstance(names, (list, tuple)):
@@ -284,8 +284,9 @@ def set_flags(flags) -> None:
     """Sets flags from a dict ``{'FLAGS_<name>': value}``, as Paddle's
     ``paddle.set_flags``; every name and value is checked before any is set.
 
+    >>> before = eager.get_flags("FLAGS_check_infer_meta")
     >>> eager.set_flags({"FLAGS_check_infer_meta": True})
-    >>> eager.set_flags({"FLAGS_check_infer_meta": False})
+    >>> eager.set_flags(before)
     """
     if not isinstance(flags, dict):
         raise TypeError(f"set_flags: argument 'flags' expected a dict {{name: value}}, got "

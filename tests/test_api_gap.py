@@ -4,6 +4,8 @@ against finite differences (float64), errors by type and message, the inplace
 rules for the fills, buffer sharing for the views, and the GPU path (on
 tests/fake_cupy.py where no GPU is present) for the functions that touch index
 values on the host."""
+import doctest
+import importlib
 import itertools
 import math
 
@@ -701,3 +703,14 @@ def test_contiguous_copies_only_a_strided_view():
     np.testing.assert_array_equal(c.numpy(), np.arange(6.0).reshape(2, 3).T)
     leaf = paddle.to_tensor(np.arange(6.0).reshape(2, 3), stop_gradient=False)
     assert gradcheck(lambda v: v.transpose([1, 0]).contiguous() * 2.0, (leaf,))
+
+
+@pytest.mark.parametrize("module", ["eager.framework", "eager.tensor_queries", "eager.inplace_shape",
+                                    "eager.composite.math_unary", "eager.composite.math_binary",
+                                    "eager.composite.linalg", "eager.composite.gather_scatter",
+                                    "eager.composite.reduce_scan", "eager.composite.rearrange",
+                                    "eager.composite.creation"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": paddle, "np": np, "math": math},
+                             optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+    assert result.attempted >= 3 and result.failed == 0, result
