@@ -317,6 +317,15 @@ class TensorFills:
         """
         return len(self.shape)
 
+    def dim(self) -> int:
+        """The number of dimensions, as Paddle's ``Tensor.dim()`` (a method; ``ndim`` is
+        the property).
+
+        >>> eager.zeros([2, 3]).dim()
+        2
+        """
+        return len(self.shape)
+
     def element_size(self) -> int:
         """Bytes per element of this tensor's dtype.
 

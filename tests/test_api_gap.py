@@ -80,7 +80,7 @@ def test_size_queries_return_paddle_tensors():
     assert paddle.shape(paddle.to_tensor(1.0)).shape == [0]
     r = paddle.rank(paddle.zeros([2, 3, 4]))
     assert r.shape == [] and r.dtype == paddle.int32 and int(r) == 3 and int(x.rank()) == 3
-    assert x.ndimension() == 3
+    assert x.ndimension() == 3 and x.dim() == 3 and x.ndim == 3
     assert paddle.zeros([1], dtype="float64").element_size() == 8 and _t([1], "int16").element_size() == 2
     assert paddle.tolist(_t([[1, 2], [3, 4]], "int64")) == [[1, 2], [3, 4]]
 
