@@ -36,6 +36,9 @@ from .hapi.model import Model  # Paddle's paddle.Model (hapi)
 from .distributed.parallel import DataParallel  # Paddle's paddle.DataParallel
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
+# Paddle functions that close gaps a training script meets (ops-gap): compositions and helpers.
+from .composed import bucketize, cdist, cumulative_trapezoid, diff, index_sample, is_tensor, trapezoid
+from .parameter import create_parameter
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
@@ -43,4 +46,3 @@ int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64
 float16, float32, float64 = DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64
 complex64, complex128 = DataType.COMPLEX64, DataType.COMPLEX128
-

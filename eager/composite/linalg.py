@@ -10,13 +10,12 @@ lower-triangle mask built from diagonal/diagonal_grad.
 """
 from __future__ import annotations
 
+import math
+import numbers
 import string
 
 from phi.core.errors import InvalidArgumentError
 from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
-
-import math
-import numbers
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
@@ -345,6 +344,68 @@ def qr_grad(x, q, r, q_grad, r_grad, mode):
                                 r_grad[..., :m])
     return _F.concat([square_grad, right_grad], -1)
 
+
+# -- lu, lu_unpack ---------------------------------------------------------------------------
+
+def _solve_left_transposed(a, b):
+    """a^-T b for square a (a triangle here)."""
+    return _F.solve(_mT(a), b)
+
+
+def _solve_right_transposed(b, a):
+    """b a^-T for square a: (a^-1 b^T)^T."""
+    return _mT(_F.solve(a, _mT(b)))
+
+
+def lu_grad(out, pivots, out_grad):
+    # A = P L U. With X = L^-1 P^T dA U^-1 (strictly lower part L^-1 dL, upper part dU U^-1),
+    # a square A gets gA = P L^-T (tril_-1(L^T gL) + triu(gU U^T)) U^-T. The rows of a tall A
+    # below the square part solve L2 = A2 U^-1, the columns of a wide one U2 = L^-1 A2, which
+    # add -L2^T gL2 to the gU term (tall) or -gU2 U2^T to the gL term (wide).
+    pmat, lower, upper = _F.lu_unpack(out, pivots, True, True)
+    m, n = out.shape[-2:]
+    k = min(m, n)
+    g_lower = _F.tril(out_grad[..., :, :k], -1)
+    g_upper = _F.triu(out_grad[..., :k, :])
+    if m > n:
+        l1, l2 = lower[..., :k, :], lower[..., k:, :]
+        g1, g2 = g_lower[..., :k, :], g_lower[..., k:, :]
+        middle = _F.add(_F.tril(_F.matmul(l1, g1, True, False), -1),
+                        _F.triu(_F.subtract(_F.matmul(g_upper, upper, False, True), _F.matmul(l2, g2, True, False))))
+        top = _solve_right_transposed(_solve_left_transposed(l1, middle), upper)
+        grad = _F.concat([top, _solve_right_transposed(g2, upper)], -2)
+    elif m < n:
+        u1, u2 = upper[..., :, :k], upper[..., :, k:]
+        gu1, gu2 = g_upper[..., :, :k], g_upper[..., :, k:]
+        middle = _F.add(_F.tril(_F.subtract(_F.matmul(lower, g_lower, True, False), _F.matmul(gu2, u2, False, True)),
+                                -1),
+                        _F.triu(_F.matmul(gu1, u1, False, True)))
+        left = _solve_right_transposed(_solve_left_transposed(lower, middle), u1)
+        grad = _F.concat([left, _solve_left_transposed(lower, gu2)], -1)
+    else:
+        middle = _F.add(_F.tril(_F.matmul(lower, g_lower, True, False), -1),
+                        _F.triu(_F.matmul(g_upper, upper, False, True)))
+        grad = _solve_right_transposed(_solve_left_transposed(lower, middle), upper)
+    return _F.matmul(pmat, grad)
+
+
+def lu_unpack_grad(x, l_grad, u_grad):
+    # L = tril_-1(x)[:, :K] + I and U = triu(x)[:K]: each entry of x reaches one of them.
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = list(x.shape[:-2])
+    grad = _F.zeros(list(x.shape), x.dtype, x.place)
+    if l_grad is not None and len(l_grad.shape) > 1:
+        lower = _F.tril(l_grad, -1)
+        if n > k:
+            lower = _F.concat([lower, _F.zeros(batch + [m, n - k], x.dtype, x.place)], -1)
+        grad = _F.add(grad, lower)
+    if u_grad is not None and len(u_grad.shape) > 1:
+        upper = _F.triu(u_grad)
+        if m > k:
+            upper = _F.concat([upper, _F.zeros(batch + [m - k, n], x.dtype, x.place)], -2)
+        grad = _F.add(grad, upper)
+    return grad
 
 
 # -- Paddle API functions composed of the ops above (eager.mm, eager.tensordot, ...) ---------

@@ -64,6 +64,9 @@ __all__ = [
     "eigh",
     "pinv",
     "matrix_rank",
+    "eig",
+    "lu",
+    "lu_unpack",
 ]
 
 
@@ -596,6 +599,54 @@ class PinvGradNode(GradNodeBase):
         out = self.out.recover(self)
         grad = _composite.pinv_grad(x, out, out_grad)
         return ((grad,), )
+
+
+class LuGradNode(GradNodeBase):
+    """Runs lu_grad for lu."""
+
+    __slots__ = ("out", "pivots", "pivot", )
+    backward_op = "lu_grad"
+    forward_op = "lu"
+    num_grad_slots = 1
+    is_view = False
+    fresh_grads = True
+    saved_names = ("out", "pivots", )
+    attr_names = ("pivot", )
+
+    def release(self):
+        self.out.release()
+        self.pivots.release()
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        out = self.out.recover(self)
+        pivots = self.pivots.recover(self)
+        grad = _composite.lu_grad(out, pivots, out_grad)
+        return ((grad,), )
+
+
+class LuUnpackGradNode(GradNodeBase):
+    """Runs lu_unpack_grad for lu_unpack."""
+
+    __slots__ = ("x", "unpack_ludata", "unpack_pivots", )
+    backward_op = "lu_unpack_grad"
+    forward_op = "lu_unpack"
+    num_grad_slots = 2
+    is_view = False
+    fresh_grads = True
+    saved_names = ("x", )
+    attr_names = ("unpack_ludata", "unpack_pivots", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, (0, 1, ))
+        l_grad = grads[0]
+        u_grad = grads[1]
+        x = Tensor(saved_shape(self, self.x))
+        grad = _composite.lu_unpack_grad(x, l_grad, u_grad)
+        return ((grad,), None, )
 
 
 def bmm(x, y, name=None):
@@ -1252,6 +1303,89 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
     return out
 
 
+def eig(x, name=None):
+    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); not differentiable. A GPU tensor is decomposed on the host (no GPU eig in CuPy).
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("eig", "x", x)
+    out_w, out_v = _phi.eig(x.impl)
+    out_w = None if out_w is None else Tensor(out_w)
+    out_v = None if out_v is None else Tensor(out_v)
+    if _anomaly.active:
+        check_forward("eig", (out_w, out_v, ))
+    return out_w, out_v
+
+
+def lu(x, pivot=True, name=None):
+    """LU factorization of matrices [..., M, N] with partial pivoting (none when pivot is false), packed as L - I + U, the 1-based int32 row swaps (LAPACK's getrf) and an int32 info (k > 0 when U[k-1, k-1] is 0).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("lu", "x", x)
+    pivot = pivot if type(pivot) is bool else to_bool(pivot, "lu", "pivot")
+    out, pivots, infos = _phi.lu(x.impl, pivot)
+    out = None if out is None else Tensor(out)
+    pivots = None if pivots is None else Tensor(pivots)
+    infos = None if infos is None else Tensor(infos)
+    _x_meta = x._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = _new(LuGradNode)  # LuGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+        if out is not None:
+            out._meta = AutogradMeta(node, 0)
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.out = save_output(out)
+            node.pivots = save_input(pivots)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
+            node.out = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out.impl
+            _saved.slot, _saved.version = out._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+            node.pivots = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = pivots, 0 if (_c := pivots.impl.version_counter) is None else _c.value  # .impl.version inlined
+        node.pivot = pivot
+    if _anomaly.active:
+        check_forward("lu", (out, pivots, infos, ))
+    return out, pivots, infos
+
+
+def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+    """The permutation P, unit lower L [..., M, K] and upper U [..., K, N] (K = min(M, N)) of lu's packed x and pivots y, so that P @ L @ U is the factored matrix; each part empty ([0]) when its flag is false.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("lu_unpack", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("lu_unpack", "y", y)
+    unpack_ludata = unpack_ludata if type(unpack_ludata) is bool else to_bool(unpack_ludata, "lu_unpack", "unpack_ludata")
+    unpack_pivots = unpack_pivots if type(unpack_pivots) is bool else to_bool(unpack_pivots, "lu_unpack", "unpack_pivots")
+    pmat, l, u = _phi.lu_unpack(x.impl, y.impl, unpack_ludata, unpack_pivots)
+    pmat = None if pmat is None else Tensor(pmat)
+    l = None if l is None else Tensor(l)
+    u = None if u is None else Tensor(u)
+    _x_meta = x._meta
+    _y_meta = y._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+        node = _new(LuUnpackGradNode)  # LuUnpackGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+        if l is not None:
+            l._meta = AutogradMeta(node, 0)
+        if u is not None:
+            u._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (l, u, )]
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.unpack_ludata = unpack_ludata
+        node.unpack_pivots = unpack_pivots
+    if _anomaly.active:
+        check_forward("lu_unpack", (pmat, l, u, ))
+    return pmat, l, u
+
+
 def bmm_grad(x, y, out_grad, out_mask=None, name=None):
     """bmm_grad
 
@@ -1646,3 +1780,40 @@ def pinv_grad(x, out, out_grad, rcond, hermitian, name=None):
         return _composite.pinv_grad(x, out, out_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "pinv_grad") from None
+
+
+def lu_grad(out, pivots, out_grad, pivot, name=None):
+    """lu_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(out, Tensor):
+        raise bad_tensor("lu_grad", "out", out)
+    if not isinstance(pivots, Tensor):
+        raise bad_tensor("lu_grad", "pivots", pivots)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("lu_grad", "out_grad", out_grad)
+    pivot = pivot if type(pivot) is bool else to_bool(pivot, "lu_grad", "pivot")
+    try:
+        return _composite.lu_grad(out, pivots, out_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "lu_grad") from None
+
+
+def lu_unpack_grad(x, l_grad, u_grad, unpack_ludata, unpack_pivots, name=None):
+    """lu_unpack_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("lu_unpack_grad", "x", x)
+    if l_grad is not None and not isinstance(l_grad, Tensor):
+        raise bad_tensor("lu_unpack_grad", "l_grad", l_grad)
+    if u_grad is not None and not isinstance(u_grad, Tensor):
+        raise bad_tensor("lu_unpack_grad", "u_grad", u_grad)
+    unpack_ludata = unpack_ludata if type(unpack_ludata) is bool else to_bool(unpack_ludata, "lu_unpack_grad", "unpack_ludata")
+    unpack_pivots = unpack_pivots if type(unpack_pivots) is bool else to_bool(unpack_pivots, "lu_unpack_grad", "unpack_pivots")
+    try:
+        return _composite.lu_unpack_grad(x, l_grad, u_grad)
+    except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
+        raise in_called(error, "lu_unpack_grad") from None

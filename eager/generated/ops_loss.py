@@ -44,6 +44,7 @@ _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a save
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
     "softmax",
+    "softmax_",
     "log_softmax",
     "cross_entropy_with_softmax",
     "sigmoid_cross_entropy_with_logits",
@@ -338,6 +339,32 @@ def softmax(x, axis=-1, name=None):
     if _anomaly.active:
         check_forward("softmax", (out, ))
     return out
+
+
+def softmax_(x, axis=-1, name=None):
+    """Inplace softmax: writes the result into x and returns it. exp(x) / sum(exp(x)) along axis, computed without overflow.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("softmax_", "x", x)
+    axis = to_int(axis, "softmax_", "axis")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("softmax_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    result = _phi.softmax(x.impl, axis)
+    write_inplace("softmax_", x, result)
+    if recording:
+        node = SoftmaxGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.out = save_output(x)
+        node.axis = axis
+    if _anomaly.active:
+        check_forward("softmax_", (x,))
+    return x
 
 
 def log_softmax(x, axis=-1, name=None):

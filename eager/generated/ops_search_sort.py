@@ -54,6 +54,8 @@ __all__ = [
     "mode",
     "unique",
     "bincount",
+    "searchsorted",
+    "histogram",
 ]
 
 
@@ -514,6 +516,41 @@ def bincount(x, weights=None, minlength=0, name=None):
     out.impl, out._meta, out._name = _phi.bincount(x.impl, None if weights is None else weights.impl, minlength), None, None
     if _anomaly.active:
         check_forward("bincount", (out, ))
+    return out
+
+
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
+    """Where each of values would go in the last axis of sorted_sequence to keep it sorted (the first such place, or the last when right); sorted_sequence 1-D or with values' leading axes; int64, or int32 when out_int32.
+
+    Not differentiable.
+    """
+    if not isinstance(sorted_sequence, Tensor):
+        raise bad_tensor("searchsorted", "sorted_sequence", sorted_sequence)
+    if not isinstance(values, Tensor):
+        raise bad_tensor("searchsorted", "values", values)
+    out_int32 = out_int32 if type(out_int32) is bool else to_bool(out_int32, "searchsorted", "out_int32")
+    right = right if type(right) is bool else to_bool(right, "searchsorted", "right")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.searchsorted(sorted_sequence.impl, values.impl, out_int32, right), None, None
+    if _anomaly.active:
+        check_forward("searchsorted", (out, ))
+    return out
+
+
+def histogram(input, bins=100, min=0.0, max=0.0, name=None):
+    """How many elements of input fall in each of bins equal-width bins over [min, max] (the data's own range when both are 0); values outside are left out, max goes to the last bin; int64.
+
+    Not differentiable.
+    """
+    if not isinstance(input, Tensor):
+        raise bad_tensor("histogram", "input", input)
+    bins = to_int(bins, "histogram", "bins")
+    min = min if type(min) is float else to_float(min, "histogram", "min")
+    max = max if type(max) is float else to_float(max, "histogram", "max")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.histogram(input.impl, bins, min, max), None, None
+    if _anomaly.active:
+        check_forward("histogram", (out, ))
     return out
 
 

@@ -7,6 +7,7 @@ from . import clip
 from . import common
 from . import container
 from . import conv
+from . import decode
 from . import dropout
 from . import embedding
 from . import layer
@@ -23,6 +24,7 @@ from .clip import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .decode import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .embedding import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
@@ -43,6 +45,7 @@ for _module in (
     common,
     container,
     conv,
+    decode,
     dropout,
     embedding,
     layer,

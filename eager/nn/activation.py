@@ -18,8 +18,9 @@ from .layer import Layer, ParamAttr
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
     "LogSoftmax", "Maxout", "Mish", "PReLU", "ReLU6", "RReLU", "SELU", "SiLU", "Softplus", "Softshrink", "Softsign",
-    "Swish", "Tanhshrink", "ThresholdedReLU",
+    "Swish", "Tanhshrink", "ThresholdedReLU", "Softmax2D",
 ]
+__all__ += ["Silu"]
 
 
 class _Elementwise(Layer):
@@ -65,6 +66,14 @@ class SiLU(_Elementwise):
     """
 
     _fn = staticmethod(F.silu)
+
+
+class Silu(SiLU):
+    """x * sigmoid(x): Paddle's name for this layer (:class:`SiLU` is the same layer).
+
+    >>> eager.nn.Silu()(eager.to_tensor([1.0])).numpy().round(4)
+    array([0.7311], dtype=float32)
+    """
 
 
 class Swish(_Elementwise):
@@ -442,6 +451,26 @@ class LogSoftmax(Layer):
     def extra_repr(self):
         """The axis, shown by repr."""
         return f"axis={self._axis}"
+
+
+class Softmax2D(Layer):
+    """softmax over the channels of [C, H, W] or [N, C, H, W] input (axis -3),
+    Paddle's ``paddle.nn.Softmax2D``.
+
+    >>> out = eager.nn.Softmax2D()(eager.to_tensor(np.zeros((1, 2, 1, 1), "float32")))
+    >>> out.numpy().ravel()
+    array([0.5, 0.5], dtype=float32)
+    """
+
+    def __init__(self, name=None):
+        super().__init__(name_scope=name)
+
+    def forward(self, x):
+        """softmax(x) along axis -3."""
+        if getattr(x, "ndim", None) not in (3, 4):
+            raise ValueError(f"Softmax2D: argument 'x' expected a 3-D [C, H, W] or 4-D [N, C, H, W] Tensor, got "
+                             f"{describe(x) if not hasattr(x, 'shape') else x.shape}")
+        return F.softmax(x, -3)
 
 
 class PReLU(Layer):

@@ -7,7 +7,7 @@ there for the formulas); options are checked when the layer is built. A
 from __future__ import annotations
 
 from .functional import loss as _loss
-from .functional.checks import check_reduction
+from .functional.checks import check_positive_int, check_reduction
 from .layer import Layer
 
 
@@ -196,6 +196,35 @@ class TripletMarginLoss(_Loss):
                                          self.swap, self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.triplet_margin_with_distance_loss`.
+
+    >>> loss = eager.nn.TripletMarginWithDistanceLoss(margin=0.5)
+    >>> a = eager.to_tensor([[0.0, 0.0]])
+    >>> round(float(loss(a, a + 3.0, a + 4.0)), 4)      # distances sqrt(18), sqrt(32): max(0, -1.4142 + 0.5)
+    0.0
+    """
+
+    def __init__(self, distance_function=None, margin: float = 1.0, swap: bool = False, reduction: str = "mean",
+                 name=None):
+        super().__init__(reduction, name)
+        fn = "TripletMarginWithDistanceLoss"
+        self.margin = _loss._check_real(fn, "margin", margin)
+        if self.margin < 0:
+            raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {self.margin}")
+        if distance_function is not None and not callable(distance_function):
+            raise TypeError(f"{fn}: argument 'distance_function' expected a callable or None, got "
+                            f"{type(distance_function).__name__}")
+        if not isinstance(swap, bool):
+            raise TypeError(f"{fn}: argument 'swap' expected a bool, got {swap!r}")
+        self.distance_function, self.swap = distance_function, swap
+
+    def forward(self, input, positive, negative):
+        """The loss of the triplet."""
+        return _loss.triplet_margin_with_distance_loss(input, positive, negative, self.distance_function,
+                                                       self.margin, self.swap, self.reduction)
+
+
 class SoftMarginLoss(_Loss):
     """Layer form of :func:`eager.nn.functional.soft_margin_loss`.
 
@@ -228,6 +257,61 @@ class MultiLabelSoftMarginLoss(_Loss):
         return _loss.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
 
 
+class MultiMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.multi_margin_loss` (input [N, C], label [N]).
+
+    >>> loss = eager.nn.MultiMarginLoss(p=2)
+    >>> round(float(loss(eager.to_tensor([[0.1, 0.2, 0.4, 0.8]]), eager.to_tensor([3]))), 4)
+    0.1525
+    """
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        fn = "MultiMarginLoss"
+        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
+            raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
+        self.p, self.margin, self.weight = int(p), _loss._check_real(fn, "margin", margin), weight
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.multi_margin_loss(input, label, self.p, self.margin, self.weight, self.reduction)
+
+
+class HSigmoidLoss(Layer):
+    """Layer form of :func:`eager.nn.functional.hsigmoid_loss`, holding the node
+    weights [num_classes - 1, feature_size] and biases [num_classes - 1, 1]
+    ([num_classes, ...] with ``is_custom=True``, where num_classes counts the
+    tree's inner nodes); called as ``loss(input, label, path_table=None,
+    path_code=None)``.
+
+    >>> loss = eager.nn.HSigmoidLoss(feature_size=4, num_classes=5)
+    >>> loss.weight.shape, loss(eager.ones([2, 4]), eager.to_tensor([0, 4])).shape
+    ([4, 4], [2, 1])
+    """
+
+    def __init__(self, feature_size: int, num_classes: int, weight_attr=None, bias_attr=None, is_custom: bool = False,
+                 is_sparse: bool = False, name=None):
+        super().__init__(name_scope=name)
+        fn = "HSigmoidLoss"
+        feature_size = check_positive_int(fn, "feature_size", feature_size, ValueError)
+        num_classes = check_positive_int(fn, "num_classes", num_classes, ValueError)
+        for flag, value in (("is_custom", is_custom), ("is_sparse", is_sparse)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
+        if not is_custom and num_classes < 2:
+            raise ValueError(f"{fn}: argument 'num_classes' expected an int >= 2 with the default tree, got "
+                             f"{num_classes}")
+        self._num_classes, self._is_custom, self._is_sparse = num_classes, is_custom, is_sparse
+        nodes = num_classes if is_custom else num_classes - 1
+        self.weight = self.create_parameter([nodes, feature_size], weight_attr)
+        self.bias = self.create_parameter([nodes, 1], bias_attr, is_bias=True)
+
+    def forward(self, input, label, path_table=None, path_code=None):
+        """The loss of each sample, [N, 1]."""
+        return _loss.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias, path_table, path_code,
+                                   self._is_sparse)
+
+
 class CTCLoss(_Loss):
     """Layer form of :func:`eager.nn.functional.ctc_loss` (softmax applied inside, as Paddle).
 
@@ -246,6 +330,29 @@ class CTCLoss(_Loss):
         """The CTC loss of the padded logit sequences against the padded labels."""
         return _loss.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction,
                               norm_by_times)
+
+
+class GaussianNLLLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.gaussian_nll_loss`; called as
+    ``loss(input, label, variance)``.
+
+    >>> loss = eager.nn.GaussianNLLLoss(reduction="sum")
+    >>> round(float(loss(eager.to_tensor([1.0]), eager.to_tensor([3.0]), eager.to_tensor([2.0]))), 4)
+    1.3466
+    """
+
+    def __init__(self, full: bool = False, epsilon: float = 1e-6, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        fn = "GaussianNLLLoss"
+        if not isinstance(full, bool):
+            raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
+        self.full, self.epsilon = full, _loss._check_real(fn, "epsilon", epsilon)
+        if not self.epsilon > 0:
+            raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {self.epsilon}")
+
+    def forward(self, input, label, variance):
+        """The loss of label under N(input, variance)."""
+        return _loss.gaussian_nll_loss(input, label, variance, self.full, self.epsilon, self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
@@ -272,3 +379,4 @@ class PoissonNLLLoss(_Loss):
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
            "SoftMarginLoss", "TripletMarginLoss"]
+__all__ += ["GaussianNLLLoss", "HSigmoidLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..creation import to_tensor
 from ..framework import get_default_dtype
+from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import functional
 from . import initializer as _init
@@ -331,6 +332,78 @@ class GroupNorm(Layer):
         return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
 
 
+class SpectralNorm(Layer):
+    """Spectral normalization of a weight (Paddle's ``paddle.nn.SpectralNorm``):
+    ``forward(weight)`` returns ``weight / sigma``, sigma its largest singular value
+    estimated by ``power_iters`` power iterations.
+
+    The weight is seen as a matrix [h, w] with h = weight_shape[dim] (that axis
+    moved first, the rest flattened). From the vectors ``weight_u`` [h] and
+    ``weight_v`` [w] (parameters drawn from N(0, 1), with stop_gradient), each
+    iteration sets ``v = W^T u / (||W^T u|| + eps)``, ``u = W v / (||W v|| + eps)``;
+    then ``sigma = u^T W v``. As in Paddle, the iterations start from the stored
+    vectors at every call (the layer does not write them back) and the gradient
+    treats u and v as constants.
+
+    >>> sn = eager.nn.SpectralNorm([2, 3], power_iters=20)
+    >>> w = eager.to_tensor([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> sn(w).numpy().round(4)
+    array([[1.    , 0.    , 0.    ],
+           [0.    , 0.3333, 0.    ]], dtype=float32)
+    """
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32"):
+        super().__init__()
+        who = type(self).__name__
+        if (not isinstance(weight_shape, (list, tuple)) or len(weight_shape) < 2
+                or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d <= 0 for d in weight_shape)):
+            raise ValueError(f"{who}: argument 'weight_shape' expected a list of at least 2 positive ints, got "
+                             f"{weight_shape!r}")
+        self._weight_shape = [int(d) for d in weight_shape]
+        rank = len(self._weight_shape)
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not -rank <= dim < rank:
+            raise ValueError(f"{who}: argument 'dim' expected an int in [{-rank}, {rank}), got {dim!r}")
+        self._dim = int(dim) % rank
+        if isinstance(power_iters, bool) or not isinstance(power_iters, numbers.Integral) or power_iters < 0:
+            raise ValueError(f"{who}: argument 'power_iters' expected an int >= 0, got {power_iters!r}")
+        self._power_iters = int(power_iters)
+        self._eps = _epsilon(who, eps)
+        h = self._weight_shape[self._dim]
+        w = int(np.prod(self._weight_shape)) // h
+        self._dtype = dtype
+        self.weight_u = self.create_parameter([h], dtype=dtype, default_initializer=_init.Normal(0.0, 1.0))
+        self.weight_v = self.create_parameter([w], dtype=dtype, default_initializer=_init.Normal(0.0, 1.0))
+        self.weight_u.stop_gradient = True
+        self.weight_v.stop_gradient = True
+
+    def forward(self, weight: Tensor) -> Tensor:
+        """weight divided by its estimated largest singular value."""
+        fn = f"{type(self).__name__}({self._full_name})"
+        check_tensor(fn, "weight", weight)
+        if weight.shape != self._weight_shape:
+            raise ValueError(f"{fn}: argument 'weight' expected shape {self._weight_shape} (weight_shape), got "
+                             f"{weight.shape}")
+        if weight.dtype != self.weight_u.dtype:
+            raise TypeError(f"{fn}: argument 'weight' expected dtype {self.weight_u.dtype}, got {weight.dtype}")
+        h = self._weight_shape[self._dim]
+        matrix = _F.reshape(_F.moveaxis(weight, [self._dim], [0]), [h, -1])         # [h, w]
+        fixed = matrix.detach()
+        u, v = self.weight_u.detach(), self.weight_v.detach()
+
+        def normalized(x):
+            return _F.divide(x, _F.scale(_F.sqrt(_F.sum(_F.multiply(x, x))), 1.0, self._eps, True))
+
+        for _ in range(self._power_iters):
+            v = normalized(_F.matmul(fixed, u, True, False))
+            u = normalized(_F.matmul(fixed, v, False, False))
+        sigma = _F.sum(_F.multiply(u, _F.matmul(matrix, v, False, False)))           # u^T W v, through W only
+        return _F.divide(weight, sigma)
+
+    def extra_repr(self) -> str:
+        """The settings, shown by repr."""
+        return f"weight_shape={self._weight_shape}, dim={self._dim}, power_iters={self._power_iters}, eps={self._eps}"
+
+
 class LocalResponseNorm(Layer):
     """Local response normalization across channels (Paddle's
     ``paddle.nn.LocalResponseNorm``); see eager.nn.functional.local_response_norm.
@@ -360,3 +433,4 @@ class LocalResponseNorm(Layer):
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm", "InstanceNorm1D",
            "InstanceNorm2D", "InstanceNorm3D", "LayerNorm", "LocalResponseNorm"]
+__all__ += ["SpectralNorm"]

@@ -71,6 +71,67 @@ class MaxPool3D(_Pool):
                          ceil_mode=ceil_mode, data_format=data_format)
 
 
+class _Unpool(Layer):
+    """A max-unpooling layer: forward(x, indices) calls its functional with the kept arguments."""
+
+    _function = None
+
+    def __init__(self, kernel_size, stride, padding, data_format, output_size):
+        super().__init__()
+        self._kwargs = dict(kernel_size=kernel_size, stride=stride, padding=padding, data_format=data_format,
+                            output_size=output_size)
+
+    def forward(self, x: Tensor, indices: Tensor):
+        """x written at indices (the mask of the matching max pooling) into zeros."""
+        return type(self)._function(x, indices, **self._kwargs)
+
+    def extra_repr(self) -> str:
+        """The arguments, shown by repr."""
+        return ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+
+
+class MaxUnPool1D(_Unpool):
+    """max_unpool1d as a layer.
+
+    >>> out, mask = eager.nn.MaxPool1D(2, return_mask=True)(eager.ones([1, 1, 4]))
+    >>> eager.nn.MaxUnPool1D(2)(out, mask).tolist()
+    [[[1.0, 0.0, 1.0, 0.0]]]
+    """
+
+    _function = staticmethod(P.max_unpool1d)
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+
+class MaxUnPool2D(_Unpool):
+    """max_unpool2d as a layer.
+
+    >>> out, mask = eager.nn.MaxPool2D(2, return_mask=True)(eager.ones([1, 3, 4, 4]))
+    >>> eager.nn.MaxUnPool2D(2)(out, mask).shape
+    [1, 3, 4, 4]
+    """
+
+    _function = staticmethod(P.max_unpool2d)
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCHW", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+
+class MaxUnPool3D(_Unpool):
+    """max_unpool3d as a layer.
+
+    >>> out, mask = eager.nn.MaxPool3D(2, return_mask=True)(eager.ones([1, 1, 4, 4, 4]))
+    >>> eager.nn.MaxUnPool3D(2)(out, mask).shape
+    [1, 1, 4, 4, 4]
+    """
+
+    _function = staticmethod(P.max_unpool3d)
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW", output_size=None, name=None):
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+
 class AvgPool1D(_Pool):
     """avg_pool1d as a layer.
 
@@ -226,3 +287,4 @@ class Fold(_Pool):
 __all__ = ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
            "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "Fold", "MaxPool1D", "MaxPool2D", "MaxPool3D",
            "Unfold"]
+__all__ += ["MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]

@@ -178,6 +178,30 @@ class PixelShuffle(Layer):
         return f"upscale_factor={self._factor}, data_format={self._data_format}"
 
 
+class ChannelShuffle(Layer):
+    """Interleaves the channel groups (see :func:`eager.nn.functional.channel_shuffle`).
+
+    >>> eager.nn.ChannelShuffle(3)(eager.ones([1, 6, 2, 2])).shape
+    [1, 6, 2, 2]
+    """
+
+    def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
+        who = type(self).__name__
+        self._groups = _V._factor(who, "groups", groups)
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError(f"{who}: argument 'data_format' expected 'NCHW' or 'NHWC', got {data_format!r}")
+        self._data_format = data_format
+
+    def forward(self, x: Tensor) -> Tensor:
+        """x with its channels shuffled."""
+        return _V.channel_shuffle(x, self._groups, self._data_format)
+
+    def extra_repr(self) -> str:
+        """The settings, shown by repr."""
+        return f"groups={self._groups}, data_format={self._data_format}"
+
+
 class PixelUnshuffle(Layer):
     """[N, C, H*r, W*r] to [N, C*r*r, H, W] (see :func:`eager.nn.functional.pixel_unshuffle`).
 
@@ -204,3 +228,4 @@ class PixelUnshuffle(Layer):
 
 __all__ = ["Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Upsample", "UpsamplingNearest2D", "UpsamplingBilinear2D",
            "PixelShuffle", "PixelUnshuffle"]
+__all__ += ["ChannelShuffle"]

@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -9291,6 +9291,97 @@ def bincount(x, weights, minlength):
     return out
 
 
+_searchsorted_kernel = KERNELS.dispatch_table("searchsorted")
+_searchsorted_seen = KERNELS.signature_cache("searchsorted", "searchsorted")
+
+
+def searchsorted(sorted_sequence, values, out_int32, right):
+    """Where each of values would go in the last axis of sorted_sequence to keep it sorted (the first such place, or the last when right); sorted_sequence 1-D or with values' leading axes; int64, or int32 when out_int32."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(sorted_sequence.array), sorted_sequence.array.dtype, sorted_sequence.array.shape, type(values.array), values.array.dtype, values.array.shape, out_int32, type(out_int32), right, type(right))
+        seen = _searchsorted_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.searchsorted_infer_meta(sorted_sequence, values, out_int32, right, out_meta)
+        except PhiError as error:
+            raise error.in_op("searchsorted", sorted_sequence=sorted_sequence, values=values) from None
+        if type(sorted_sequence) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("searchsorted", "searchsorted", sorted_sequence, (sorted_sequence, values, out_int32, right), [out_meta], {"sorted_sequence": sorted_sequence, "values": values})
+        key = (type(sorted_sequence.array), sorted_sequence.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(values.array) is not key[0]:
+                sorted_sequence, values = same_place(("sorted_sequence", "values"), (sorted_sequence, values))
+                key = (type(sorted_sequence.array), sorted_sequence.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("searchsorted", sorted_sequence=sorted_sequence, values=values) from None
+        kernel = _searchsorted_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(sorted_sequence.array, values.array, out_int32, right)
+    except PhiError as error:
+        raise error.in_op("searchsorted", sorted_sequence=sorted_sequence, values=values) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"searchsorted: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("searchsorted", metas, [out])
+    if seen is None and signature is not None:
+        _searchsorted_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_histogram_kernel = KERNELS.dispatch_table("histogram")
+_histogram_seen = KERNELS.signature_cache("histogram", "histogram")
+
+
+def histogram(input, bins, min, max):
+    """How many elements of input fall in each of bins equal-width bins over [min, max] (the data's own range when both are 0); values outside are left out, max goes to the last bin; int64."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(input.array), input.array.dtype, input.array.shape, bins, type(bins), min, type(min), max, type(max))
+        seen = _histogram_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.histogram_infer_meta(input, bins, min, max, out_meta)
+        except PhiError as error:
+            raise error.in_op("histogram", input=input) from None
+        if type(input) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("histogram", "histogram", input, (input, bins, min, max), [out_meta], {"input": input})
+        key = (type(input.array), input.array.dtype)
+        kernel = _histogram_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(input.array, bins, min, max)
+    except PhiError as error:
+        raise error.in_op("histogram", input=input) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"histogram: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("histogram", metas, [out])
+    if seen is None and signature is not None:
+        _histogram_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
 _tile_kernel = KERNELS.dispatch_table("tile")
 _tile_seen = KERNELS.signature_cache("tile", "tile")
 
@@ -12925,6 +13016,175 @@ def matrix_rank(x, tol, hermitian):
     if seen is None and signature is not None:
         _matrix_rank_seen.remember(signature, (kernel, array_type, metas))
     return out
+
+
+_eig_kernel = KERNELS.dispatch_table("eig")
+_eig_seen = KERNELS.signature_cache("eig", "eig")
+
+
+def eig(x):
+    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); not differentiable. A GPU tensor is decomposed on the host (no GPU eig in CuPy)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _eig_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_w_meta = MetaTensor()
+        out_v_meta = MetaTensor()
+        try:
+            _im.eig_infer_meta(x, out_w_meta, out_v_meta)
+        except PhiError as error:
+            raise error.in_op("eig", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("eig", "eig", x, (x,), [out_w_meta, out_v_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _eig_kernel[key]
+        array_type = key[0]
+        metas = [out_w_meta, out_v_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out_w, out_v = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("eig", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eig: not enough memory for the result ({error})") from None
+    if type(out_w) is array_type:  # DenseTensor(out_w); targets bind left to right
+        out_w, out_w.array, out_w.layout, out_w.version_counter = _new(DenseTensor), out_w, _ALL_LAYOUT, None
+    else:
+        out_w = wrap_result(out_w, array_type)
+    if type(out_v) is array_type:  # DenseTensor(out_v); targets bind left to right
+        out_v, out_v.array, out_v.layout, out_v.version_counter = _new(DenseTensor), out_v, _ALL_LAYOUT, None
+    else:
+        out_v = wrap_result(out_v, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eig", metas, [out_w, out_v])
+    if seen is None and signature is not None:
+        _eig_seen.remember(signature, (kernel, array_type, metas))
+    return (
+        out_w,
+        out_v,
+    )
+
+
+_lu_kernel = KERNELS.dispatch_table("lu")
+_lu_seen = KERNELS.signature_cache("lu", "lu")
+
+
+def lu(x, pivot):
+    """LU factorization of matrices [..., M, N] with partial pivoting (none when pivot is false), packed as L - I + U, the 1-based int32 row swaps (LAPACK's getrf) and an int32 info (k > 0 when U[k-1, k-1] is 0)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, pivot, type(pivot))
+        seen = _lu_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        pivots_meta = MetaTensor()
+        infos_meta = MetaTensor()
+        try:
+            _im.lu_infer_meta(x, pivot, out_meta, pivots_meta, infos_meta)
+        except PhiError as error:
+            raise error.in_op("lu", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("lu", "lu", x, (x, pivot), [out_meta, pivots_meta, infos_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _lu_kernel[key]
+        array_type = key[0]
+        metas = [out_meta, pivots_meta, infos_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out, pivots, infos = kernel(x.array, pivot)
+    except PhiError as error:
+        raise error.in_op("lu", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lu: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if type(pivots) is array_type:  # DenseTensor(pivots); targets bind left to right
+        pivots, pivots.array, pivots.layout, pivots.version_counter = _new(DenseTensor), pivots, _ALL_LAYOUT, None
+    else:
+        pivots = wrap_result(pivots, array_type)
+    if type(infos) is array_type:  # DenseTensor(infos); targets bind left to right
+        infos, infos.array, infos.layout, infos.version_counter = _new(DenseTensor), infos, _ALL_LAYOUT, None
+    else:
+        infos = wrap_result(infos, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lu", metas, [out, pivots, infos])
+    if seen is None and signature is not None:
+        _lu_seen.remember(signature, (kernel, array_type, metas))
+    return (
+        out,
+        pivots,
+        infos,
+    )
+
+
+_lu_unpack_kernel = KERNELS.dispatch_table("lu_unpack")
+_lu_unpack_seen = KERNELS.signature_cache("lu_unpack", "lu_unpack")
+
+
+def lu_unpack(x, y, unpack_ludata, unpack_pivots):
+    """The permutation P, unit lower L [..., M, K] and upper U [..., K, N] (K = min(M, N)) of lu's packed x and pivots y, so that P @ L @ U is the factored matrix; each part empty ([0]) when its flag is false."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape, unpack_ludata, type(unpack_ludata), unpack_pivots, type(unpack_pivots))
+        seen = _lu_unpack_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        pmat_meta = MetaTensor()
+        l_meta = MetaTensor()
+        u_meta = MetaTensor()
+        try:
+            _im.lu_unpack_infer_meta(x, y, unpack_ludata, unpack_pivots, pmat_meta, l_meta, u_meta)
+        except PhiError as error:
+            raise error.in_op("lu_unpack", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("lu_unpack", "lu_unpack", x, (x, y, unpack_ludata, unpack_pivots), [pmat_meta, l_meta, u_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("lu_unpack", x=x, y=y) from None
+        kernel = _lu_unpack_kernel[key]
+        array_type = key[0]
+        metas = [pmat_meta, l_meta, u_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        pmat, l, u = kernel(x.array, y.array, unpack_ludata, unpack_pivots)
+    except PhiError as error:
+        raise error.in_op("lu_unpack", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"lu_unpack: not enough memory for the result ({error})") from None
+    if type(pmat) is array_type:  # DenseTensor(pmat); targets bind left to right
+        pmat, pmat.array, pmat.layout, pmat.version_counter = _new(DenseTensor), pmat, _ALL_LAYOUT, None
+    else:
+        pmat = wrap_result(pmat, array_type)
+    if type(l) is array_type:  # DenseTensor(l); targets bind left to right
+        l, l.array, l.layout, l.version_counter = _new(DenseTensor), l, _ALL_LAYOUT, None
+    else:
+        l = wrap_result(l, array_type)
+    if type(u) is array_type:  # DenseTensor(u); targets bind left to right
+        u, u.array, u.layout, u.version_counter = _new(DenseTensor), u, _ALL_LAYOUT, None
+    else:
+        u = wrap_result(u, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("lu_unpack", metas, [pmat, l, u])
+    if seen is None and signature is not None:
+        _lu_unpack_seen.remember(signature, (kernel, array_type, metas))
+    return (
+        pmat,
+        l,
+        u,
+    )
 
 
 _gelu_kernel = KERNELS.dispatch_table("gelu")

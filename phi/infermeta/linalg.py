@@ -21,6 +21,7 @@ __all__ = [
     "cholesky_infer_meta", "kron_infer_meta", "cross_infer_meta", "matrix_power_infer_meta",
     "qr_infer_meta", "svd_infer_meta", "eigh_infer_meta", "pinv_infer_meta", "matrix_rank_infer_meta",
     "matrix_grad_infer_meta",
+    "eig_infer_meta", "lu_infer_meta", "lu_unpack_infer_meta",
 ]
 
 _FLOAT_DTYPES = (DataType.FLOAT32, DataType.FLOAT64)
@@ -468,3 +469,49 @@ def matrix_rank_infer_meta(x, tol, hermitian, out) -> None:
     if tol is not None and not tol >= 0:
         raise InvalidArgumentError(f"argument 'tol' expected a non-negative number or None, got {tol!r}")
     _set(out, x.dims[:-2], DataType.INT64, x.layout)
+
+
+_COMPLEX_OF = {DataType.FLOAT32: DataType.COMPLEX64, DataType.FLOAT64: DataType.COMPLEX128,
+               DataType.COMPLEX64: DataType.COMPLEX64, DataType.COMPLEX128: DataType.COMPLEX128}
+
+
+def eig_infer_meta(x, out_w, out_v) -> None:
+    """General square matrices [..., N, N] (float32/64, complex64/128): complex
+    eigenvalues [..., N] and eigenvectors [..., N, N]."""
+    if x.dtype not in _COMPLEX_OF:
+        raise InvalidArgumentError(
+            f"argument 'x' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}")
+    _require_matrix("x", x, square=True)
+    dtype = _COMPLEX_OF[x.dtype]
+    _set(out_w, x.dims[:-1], dtype, x.layout)
+    _set(out_v, x.dims, dtype, x.layout)
+
+
+def lu_infer_meta(x, pivot, out, pivots, infos) -> None:
+    """Matrices [..., M, N] (float32/64): the packed factors [..., M, N], int32
+    pivots [..., min(M, N)] and int32 infos [...]."""
+    _require_float("x", x)
+    _require_matrix("x", x)
+    dims = tuple(x.dims)
+    _set(out, dims, x.dtype, x.layout)
+    _set(pivots, dims[:-2] + (min(dims[-2:]),), DataType.INT32, x.layout)
+    _set(infos, dims[:-2], DataType.INT32, x.layout)
+
+
+def lu_unpack_infer_meta(x, y, unpack_ludata, unpack_pivots, pmat, l, u) -> None:  # noqa: E741  (Paddle's name)
+    """lu's packed x [..., M, N] and int32 pivots y [..., min(M, N)]: P [..., M, M],
+    L [..., M, K], U [..., K, N]; a part not asked for is [0]."""
+    _require_float("x", x)
+    _require_matrix("x", x)
+    dims = tuple(x.dims)
+    m, n = dims[-2:]
+    k = min(m, n)
+    if y.dtype not in (DataType.INT32, DataType.INT64):
+        raise InvalidArgumentError(f"argument 'y' expected an int32 or int64 tensor (lu's pivots), got {y.dtype}")
+    if tuple(y.dims) != dims[:-2] + (k,):
+        raise InvalidArgumentError(
+            f"argument 'y' expected shape {list(dims[:-2] + (k,))} (lu's pivots of x {list(dims)}), "
+            f"got {list(y.dims)}")
+    _set(pmat, dims[:-2] + (m, m) if unpack_pivots else (0,), x.dtype, x.layout)
+    _set(l, dims[:-2] + (m, k) if unpack_ludata else (0,), x.dtype, x.layout)
+    _set(u, dims[:-2] + (k, n) if unpack_ludata else (0,), x.dtype, x.layout)

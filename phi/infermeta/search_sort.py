@@ -22,6 +22,8 @@ __all__ = [
     "topk_infer_meta",
     "scatter_back_grad_infer_meta",
     "unique_infer_meta",
+    "searchsorted_infer_meta",
+    "histogram_infer_meta",
 ]
 
 _INDEX_TYPES = (DataType.INT32, DataType.INT64)
@@ -229,3 +231,40 @@ def unique_infer_meta(x, return_index, return_inverse, return_counts, axis, dtyp
     for meta, dtype_of in ((out, x.dtype), (indices, index_dtype), (counts, index_dtype)):
         meta.dims, meta.dtype, meta.layout = None, dtype_of, x.layout
     _set(inverse, inverse_dims, index_dtype, x)
+
+
+_SEARCH_TYPES = (DataType.FLOAT32, DataType.FLOAT64, DataType.INT32, DataType.INT64)
+
+
+def searchsorted_infer_meta(sorted_sequence, values, out_int32, right, out) -> None:
+    """searchsorted: both tensors float32/float64/int32/int64 (Paddle's four);
+    sorted_sequence 1-D (any values) or N-D with values' leading axes; out is
+    values-shaped, int32 when out_int32 (its last axis must then fit an int32)."""
+    for arg, tensor in (("sorted_sequence", sorted_sequence), ("values", values)):
+        if tensor.dtype not in _SEARCH_TYPES:
+            raise InvalidArgumentError(
+                f"argument '{arg}' expected a float32, float64, int32 or int64 tensor, got {tensor.dtype}")
+    seq_dims, value_dims = tuple(sorted_sequence.dims), tuple(values.dims)
+    if not seq_dims:
+        raise InvalidArgumentError("argument 'sorted_sequence' expected at least 1 dimension, got a 0-d tensor")
+    if len(seq_dims) > 1 and seq_dims[:-1] != value_dims[:-1]:
+        raise InvalidArgumentError(
+            f"argument 'values' expected the leading axes of sorted_sequence {list(seq_dims[:-1])} "
+            f"(sorted_sequence is not 1-D), got shape {list(value_dims)}")
+    if out_int32 and seq_dims[-1] >= 2 ** 31 - 1:
+        raise InvalidArgumentError(
+            f"argument 'out_int32' is True, but sorted_sequence's last axis ({seq_dims[-1]}) "
+            "does not fit an int32 index")
+    _set(out, value_dims, DataType.INT32 if out_int32 else DataType.INT64, values)
+
+
+def histogram_infer_meta(input, bins, min, max, out) -> None:  # noqa: A002  (Paddle's names)
+    """histogram: a float32/float64/int32/int64 input, bins >= 1, max >= min; out is int64 [bins]."""
+    if input.dtype not in _SEARCH_TYPES:
+        raise InvalidArgumentError(
+            f"argument 'input' expected a float32, float64, int32 or int64 tensor, got {input.dtype}")
+    if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
+        raise InvalidArgumentError(f"argument 'bins' expected an int >= 1, got {bins!r}")
+    if max < min:
+        raise InvalidArgumentError(f"argument 'max' expected a value >= min ({min}), got {max}")
+    _set(out, (bins,), DataType.INT64, input)

@@ -1,6 +1,6 @@
 """Linear-algebra kernels (bmm, dot, mv, outer, inner, cross, kron, einsum, trace,
 diagonal, matrix_power, inverse, det, slogdet, solve, cholesky, qr, svd, eigh,
-pinv, matrix_rank) and the backward kernels of the decompositions.
+pinv, matrix_rank, eig, lu, lu_unpack) and the backward kernels of the decompositions.
 
 Matrices are batched, ``[..., M, N]``. Only functions that numpy.linalg and
 cupy.linalg both provide are used. The gradients of the simple ops are
@@ -407,3 +407,101 @@ def matrix_rank(ctx, x, tol, hermitian):
     else:
         cutoff = tol
     return (s > cutoff).sum(axis=-1).astype(xp.int64)
+
+
+# -- eig, lu, lu_unpack --------------------------------------------------------------------
+
+_COMPLEX_OF = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128,
+               np.dtype("complex64"): np.complex64, np.dtype("complex128"): np.complex128}
+
+
+@register_kernel("eig", ALL_BACKENDS, LINALG_FLOATS + (T.COMPLEX64, T.COMPLEX128))
+def eig(ctx, x):
+    """numpy.linalg.eig (LAPACK geev: unit eigenvectors), cast to the complex dtype
+    even where every eigenvalue is real. CuPy has no general eig, so a GPU x is
+    copied to the host, decomposed there and the results copied back."""
+    xp = ctx.xp
+    dtype = _COMPLEX_OF[x.dtype]
+    if x.size == 0:
+        return xp.zeros(x.shape[:-1], dtype=dtype), xp.zeros(x.shape, dtype=dtype)
+    host = x if xp is np else xp.asnumpy(x)
+    if not np.isfinite(host).all():
+        raise InvalidArgumentError("argument 'x' expected finite values (eig of inf or nan is undefined)")
+    w, v = np.linalg.eig(host)
+    w, v = w.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    return (w, v) if xp is np else (xp.asarray(w), xp.asarray(v))
+
+
+@register_kernel("lu", ALL_BACKENDS, LINALG_FLOATS)
+def lu(ctx, x, pivot):
+    """Gaussian elimination column by column, every matrix of the batch at once
+    (so it runs on either backend): with ``pivot`` the row of largest magnitude
+    in the column is swapped up first (LAPACK getrf's partial pivoting); a zero
+    pivot leaves its column unscaled (its multipliers 0) and is reported, 1-based,
+    in infos, as getrf does."""
+    xp = ctx.xp
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    a = x.reshape((-1, m, n)).copy()
+    count = a.shape[0]
+    pivots = xp.empty((count, k), dtype=np.int32)
+    rows = xp.arange(count)
+    for j in range(k):
+        if pivot:
+            p = j + xp.argmax(xp.abs(a[:, j:, j]), axis=1)
+            upper, lower = a[rows, j, :].copy(), a[rows, p, :].copy()
+            a[rows, p, :] = upper
+            a[rows, j, :] = lower
+        else:
+            p = xp.full((count,), j, dtype=np.int64)
+        pivots[:, j] = (p + 1).astype(np.int32)
+        d = a[:, j, j]
+        zero = d == 0
+        multipliers = a[:, j + 1:, j] / xp.where(zero, xp.ones_like(d), d)[:, None]
+        multipliers = xp.where(zero[:, None], xp.zeros_like(multipliers), multipliers)
+        a[:, j + 1:, j] = multipliers
+        a[:, j + 1:, j + 1:] -= multipliers[:, :, None] * a[:, j, None, j + 1:]
+    if k:
+        diagonal = xp.diagonal(a[:, :k, :k], 0, 1, 2) == 0
+        first = xp.argmax(diagonal, axis=1)
+        infos = xp.where(diagonal.any(axis=1), first + 1, 0).astype(np.int32)
+    else:
+        infos = xp.zeros((count,), dtype=np.int32)
+    return a.reshape(x.shape), pivots.reshape(batch + (k,)), infos.reshape(batch)
+
+
+@register_kernel("lu_unpack", ALL_BACKENDS, LINALG_FLOATS)
+def lu_unpack(ctx, x, y, unpack_ludata, unpack_pivots):
+    """P from the row swaps y (applied in order to the identity's rows, P's
+    column i is the original row that ended in place i), L the unit lower
+    triangle and U the upper one of x."""
+    xp = ctx.xp
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    empty = xp.zeros((0,), dtype=x.dtype)
+    pmat = l_out = u_out = empty
+    if unpack_pivots:
+        swaps = y.reshape((-1, k)).astype(np.int64) - 1
+        if swaps.size:
+            low, high = (int(v) for v in (xp.stack([swaps.min(), swaps.max()]).tolist() if xp is not np
+                                          else (swaps.min(), swaps.max())))
+            if low < 0 or high >= m:
+                raise InvalidArgumentError(
+                    f"argument 'y' expected pivots in [1, {m}] (1-based rows of x), got {low + 1 if low < 0 else high + 1}")
+        count = swaps.shape[0]
+        rows = xp.arange(count)
+        perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
+        for j in range(k):
+            target = swaps[:, j]
+            here, there = perm[:, j].copy(), perm[rows, target].copy()
+            perm[:, j] = there
+            perm[rows, target] = here
+        pmat = xp.zeros((count, m, m), dtype=x.dtype)
+        pmat[rows[:, None], perm, xp.arange(m)[None, :]] = 1
+        pmat = pmat.reshape(batch + (m, m))
+    if unpack_ludata:
+        l_out = xp.tril(x[..., :, :k], -1) + xp.eye(m, k, dtype=x.dtype)
+        u_out = xp.triu(x[..., :k, :])
+    return pmat, l_out, u_out

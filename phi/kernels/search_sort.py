@@ -1,5 +1,5 @@
 """Search and sort kernels (argmax/argmin, topk, sort, argsort, kthvalue, mode,
-cummax/cummin, bincount) and their gradients.
+cummax/cummin, bincount, searchsorted, histogram) and their gradients.
 
 Orders are stable: equal values keep their index order (ascending), and a
 descending order lists equal values by increasing index too, so which of
@@ -338,3 +338,48 @@ def _bincount_on_device(xp, x, weights, minlength):
     out = xp.zeros(length, dtype=wide)
     scatter_add(xp, out, x, weights.astype(wide, copy=False))
     return out.astype(weights.dtype if weights.dtype.kind == "f" else _INDEX, copy=False)
+
+
+# -- searchsorted / histogram ------------------------------------------------------------
+
+@register_kernel("searchsorted", ALL_BACKENDS, (INTS[3], INTS[4]) + FLOATS[1:])
+def searchsorted(ctx, sorted_sequence, values, out_int32, right):
+    """Insertion points along the last axis: one xp.searchsorted for a 1-D
+    sequence, else one per row of the leading axes (each row is its own search)."""
+    xp = ctx.xp
+    side = "right" if right else "left"
+    dtype = np.int32 if out_int32 else _INDEX
+    if sorted_sequence.ndim == 1:
+        return xp.searchsorted(sorted_sequence, values, side=side).astype(dtype, copy=False)
+    out = xp.empty(values.shape, dtype=dtype)
+    rows = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    wanted = values.reshape(-1, values.shape[-1])
+    flat = out.reshape(-1, values.shape[-1])
+    for row in range(rows.shape[0]):
+        flat[row] = xp.searchsorted(rows[row], wanted[row], side=side)
+    return out
+
+
+@register_kernel("histogram", ALL_BACKENDS, (INTS[3], INTS[4]) + FLOATS[1:])
+def histogram(ctx, input, bins, min, max):  # noqa: A002  (Paddle's names)
+    """Counts over bins equal-width bins of [min, max] (the data's range when both
+    are 0; widened by 1 each way when that range is a single value, as Paddle
+    does). Element v goes to bin floor((v - min) * bins / (max - min)), max to the
+    last bin; elements outside [min, max] are not counted. On a GPU the range is
+    read from the data without a host read, and the bins filled by scatter-add."""
+    xp = ctx.xp
+    data = input.reshape(-1).astype(np.float64, copy=False)
+    out = xp.zeros(bins, dtype=_INDEX)
+    if data.size == 0:
+        return out
+    if min == 0 and max == 0:
+        low, high = data.min(), data.max()
+    else:
+        low, high = xp.asarray(np.float64(min)), xp.asarray(np.float64(max))
+    same = high == low
+    low, high = xp.where(same, low - 1.0, low), xp.where(same, high + 1.0, high)
+    inside = (data >= low) & (data <= high)
+    index = xp.floor((data - low) * bins / (high - low)).astype(_INDEX)
+    index = xp.minimum(xp.maximum(index, 0), bins - 1)
+    scatter_add(xp, out, index, inside.astype(_INDEX))
+    return out

@@ -575,6 +575,137 @@ def _qr_grad_prepare(arrays, attrs):
     return [x, q.astype(x.dtype), r.astype(x.dtype), gq, gr]
 
 
+
+# -- eig, lu, lu_unpack -------------------------------------------------------------------------
+
+def ref_eig(x):
+    """Only the dtypes and shapes: eigenvectors are unique up to a phase, so the
+    values are checked by check_eig's properties."""
+    dtype = np.complex64 if x.dtype == np.float32 else np.complex128
+    return np.zeros(x.shape[:-1], dtype), np.zeros(x.shape, dtype)
+
+
+def check_eig(got, x):
+    """Eigenvalues: their sum, product and sum of squares are the trace, the
+    determinant and trace(x @ x). Eigenvectors: unit columns v with x v parallel
+    to v (Cauchy-Schwarz with equality), which needs no eigenvalue."""
+    tol = 1e-4 if x.dtype == np.float32 else 1e-9
+    a = x.astype(np.complex128)
+    for index in np.ndindex(x.shape[:-2]):
+        m, g = a[index], got[index].astype(np.complex128)
+        n = m.shape[-1]
+        if g.ndim == 1:
+            trace = sum(m[i, i] for i in range(n))
+            square = sum(m[i, j] * m[j, i] for i in range(n) for j in range(n))
+            np.testing.assert_allclose(g.sum(), trace, rtol=tol, atol=tol)
+            np.testing.assert_allclose((g ** 2).sum(), square, rtol=tol, atol=tol)
+            np.testing.assert_allclose(np.prod(g), np.linalg.det(m), rtol=tol, atol=tol)
+            continue
+        for j in range(n):
+            v = g[:, j]
+            image = m @ v
+            np.testing.assert_allclose(np.vdot(v, v).real, 1.0, rtol=tol)
+            np.testing.assert_allclose(abs(np.vdot(v, image)) ** 2, np.vdot(image, image).real * np.vdot(v, v).real,
+                                       rtol=tol, atol=tol)
+
+
+def _ref_lu_one(a, pivot):
+    """Doolittle elimination with partial pivoting, a loop per entry."""
+    a = a.astype(np.float64).copy()
+    m, n = a.shape
+    swaps = []
+    for j in range(min(m, n)):
+        p = j
+        if pivot:
+            for i in range(j + 1, m):
+                if abs(a[i, j]) > abs(a[p, j]):
+                    p = i
+        swaps.append(p + 1)
+        a[[j, p]] = a[[p, j]]
+        for i in range(j + 1, m):
+            factor = a[i, j] / a[j, j] if a[j, j] != 0 else 0.0
+            a[i, j] = factor
+            for c in range(j + 1, n):
+                a[i, c] -= factor * a[j, c]
+    info = next((j + 1 for j in range(min(m, n)) if a[j, j] == 0), 0)
+    return a, swaps, info
+
+
+def ref_lu(x, pivot=True):
+    m, n = x.shape[-2:]
+    out = np.zeros(x.shape, x.dtype)
+    pivots = np.zeros(x.shape[:-2] + (min(m, n),), np.int32)
+    infos = np.zeros(x.shape[:-2], np.int32)
+    for index in np.ndindex(x.shape[:-2]):
+        out[index], pivots[index], infos[index] = _ref_lu_one(x[index], pivot)
+    return out, pivots, infos
+
+
+def ref_lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True):
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    pmat, lower, upper = (np.zeros(batch + s, x.dtype) for s in ((m, m), (m, k), (k, n)))
+    for index in np.ndindex(batch):
+        order = list(range(m))
+        for j, p in enumerate(y[index]):
+            order[j], order[p - 1] = order[p - 1], order[j]
+        for i in range(m):
+            pmat[index][order[i], i] = 1
+            for j in range(k):
+                lower[index][i, j] = 1 if i == j else x[index][i, j] if i > j else 0
+        for i in range(k):
+            for j in range(n):
+                upper[index][i, j] = x[index][i, j] if i <= j else 0
+    empty = np.zeros((0,), x.dtype)
+    return (pmat if unpack_pivots else empty, lower if unpack_ludata else empty,
+            upper if unpack_ludata else empty)
+
+
+def _lu_unpack_prepare(arrays, attrs):
+    x = arrays[0]
+    packed, pivots, _ = ref_lu(x)
+    return [packed, pivots]
+
+
+def ref_lu_grad(out, pivots, g, pivot):
+    # The JVP of square A = P L U: X = L^-1 P^T dA U^-1, d(packed) = L tril_-1(X) + triu(X) U.
+    pmat, lower, upper = ref_lu_unpack(out, pivots)
+
+    def jvp(da):
+        x = np.linalg.solve(lower, _t(pmat) @ da) @ np.linalg.inv(upper)
+        return lower @ np.tril(x, -1) + np.triu(x) @ upper
+    return linear_vjp(jvp, out.shape, g, out.dtype) if out.ndim == 2 else np.stack(
+        [linear_vjp(lambda da, i=i: (lambda x: lower[i] @ np.tril(x, -1) + np.triu(x) @ upper[i])(
+            np.linalg.solve(lower[i], _t(pmat[i]) @ da) @ np.linalg.inv(upper[i])), out.shape[1:], g[i], out.dtype)
+         for i in range(out.shape[0])])
+
+
+def _lu_grad_prepare(arrays, attrs):
+    x, _, g = arrays
+    packed, pivots, _ = ref_lu(x, attrs["pivot"])
+    return [packed, pivots, g]
+
+
+def ref_lu_unpack_grad(x, l_grad, u_grad, unpack_ludata, unpack_pivots):
+    m, n = x.shape[-2:]
+    grad = np.zeros(x.shape, x.dtype)
+    for index in np.ndindex(x.shape[:-2]):
+        for i in range(m):
+            for j in range(n):
+                grad[index][i, j] = l_grad[index][i, j] if i > j else u_grad[index][i, j]
+    return grad
+
+
+LU_CASES = (Case(((3, 3),), {"pivot": True}), Case(((2, 4, 3),), {"pivot": True}), Case(((3, 5),), {"pivot": True}),
+            Case(((3, 3),), {"pivot": False}), Case(((1, 1),), {"pivot": True}),
+            Case(((0, 2, 2),), {"pivot": True}, grad=False))
+EIG_CASES = (Case(((3, 3),)), Case(((2, 4, 4),)), Case(((1, 1),)), Case(((0, 2, 2),)))
+LU_UNPACK_CASES = tuple(Case((c.shapes[0], c.shapes[0][:-2] + (min(c.shapes[0][-2:]),)),
+                             {"unpack_ludata": True, "unpack_pivots": True}) for c in LU_CASES[:3]) + (
+    Case(((3, 3), (3,)), {"unpack_ludata": False, "unpack_pivots": True}, grad=False),
+    Case(((3, 3), (3,)), {"unpack_ludata": True, "unpack_pivots": False}))
+
 SPECS = [
     OpSpec("bmm", F.bmm, np.matmul, ("real", "real"), BMM_CASES, dtypes=PRODUCTS),
     OpSpec("dot", F.dot, ref_dot, ("real", "real"), DOT_CASES, dtypes=PRODUCTS),
@@ -602,6 +733,10 @@ SPECS = [
     OpSpec("pinv", _pinv_fn, ref_pinv, ("real",), PINV_CASES),
     OpSpec("matrix_rank", F.matrix_rank, ref_matrix_rank, ("real",), RANK_CASES, grad=False,
            prepare=_rank_prepare),
+    OpSpec("eig", F.eig, ref_eig, ("real",), EIG_CASES, grad=False, check=check_eig),
+    OpSpec("lu", F.lu, ref_lu, ("real",), LU_CASES),
+    OpSpec("lu_unpack", F.lu_unpack, ref_lu_unpack, ("real", "real"), LU_UNPACK_CASES, prepare=_lu_unpack_prepare,
+           wrt=(0,)),
     # -- backward ops ------------------------------------------------------------------------
     _product_grad_spec("bmm_grad", F.bmm_grad, np.matmul, BMM_CASES),
     _product_grad_spec("dot_grad", F.dot_grad, ref_dot, DOT_CASES),
@@ -652,6 +787,13 @@ SPECS = [
             Case(((3, 5), (3, 3), (3,), (3, 5), (3, 3), (3,), (3, 5)), {"full_matrices": False}),
             Case(((2, 3, 3), (2, 3, 3), (2, 3), (2, 3, 3), (2, 3, 3), (2, 3), (2, 3, 3)), {"full_matrices": False})),
            prepare=_svd_grad_prepare, grad=False),
+    OpSpec("lu_grad", F.lu_grad, ref_lu_grad, ("real",) * 3,
+           (Case(((3, 3), (3,), (3, 3)), {"pivot": True}), Case(((2, 4, 4), (2, 4), (2, 4, 4)), {"pivot": False})),
+           prepare=_lu_grad_prepare, wrt=(0, 2)),
+    OpSpec("lu_unpack_grad", F.lu_unpack_grad, ref_lu_unpack_grad, ("real",) * 3,
+           (Case(((3, 3), (3, 3), (3, 3)), {"unpack_ludata": True, "unpack_pivots": True}),
+            Case(((2, 4, 3), (2, 4, 3), (2, 3, 3)), {"unpack_ludata": True, "unpack_pivots": True}),
+            Case(((3, 5), (3, 3), (3, 5)), {"unpack_ludata": True, "unpack_pivots": False})), wrt=(1, 2)),
     OpSpec("eigh_grad", F.eigh_grad, ref_eigh_grad, ("real",) * 5,
            (Case(((3, 3), (3,), (3, 3), (3,), (3, 3)), {"UPLO": "L"}),
             Case(((2, 4, 4), (2, 4), (2, 4, 4), (2, 4), (2, 4, 4)), {"UPLO": "L"})),

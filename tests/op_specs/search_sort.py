@@ -360,6 +360,57 @@ BINCOUNT_CASES = (
 )
 
 
+
+# -- searchsorted / histogram ----------------------------------------------------------------
+
+def _sorted_last_axis(arrays, attrs):
+    """The sequence sorted along its last axis (drawn coarse, so values repeat)."""
+    sequence, values = arrays
+    return [np.sort(sequence, axis=-1), values]
+
+
+def ref_searchsorted(sorted_sequence, values, out_int32=False, right=False):
+    """A count per value: the sequence entries below it (or at most it, for right)."""
+    out = np.zeros(values.shape, dtype=np.int32 if out_int32 else np.int64)
+    for index in np.ndindex(values.shape):
+        row = sorted_sequence if sorted_sequence.ndim == 1 else sorted_sequence[index[:-1]]
+        v = values[index]
+        out[index] = sum(1 for s in row if (s <= v if right else s < v))
+    return out
+
+
+def ref_histogram(input, bins=100, min=0.0, max=0.0):  # noqa: A002  (Paddle's names)
+    """Each element placed by the bin formula, in a loop; the range from the data when min == max == 0."""
+    data = [float(v) for v in input.reshape(-1)]
+    low, high = float(min), float(max)
+    if low == 0 and high == 0 and data:
+        low, high = sorted(data)[0], sorted(data)[-1]
+    if low == high:
+        low, high = low - 1, high + 1
+    out = np.zeros(bins, dtype=np.int64)
+    for v in data:
+        if low <= v <= high:
+            index = int((v - low) * bins / (high - low))
+            out[index if index < bins else bins - 1] += 1
+    return out
+
+
+SEARCHSORTED_CASES = (
+    Case(((6,), (3, 4))),
+    Case(((6,), (3, 4)), {"right": True}),
+    Case(((2, 3, 5), (2, 3, 4)), {"out_int32": True}),
+    Case(((2, 5), (2, 4)), {"right": True}),
+    Case(((5,), ())),
+    Case(((4,), (0,))),
+)
+HISTOGRAM_CASES = (
+    Case(((3, 4),), {"bins": 5}),
+    Case(((10,),), {"bins": 4, "min": -1.0, "max": 1.0}),
+    Case(((7,),), {"bins": 3, "min": 0.5, "max": 0.5}),
+    Case(((6,),)),
+    Case(((0,),), {"bins": 2}),
+)
+
 SPECS: list = [
     OpSpec("argmax", eager.argmax, _ref_arg(True), ("real",), ARG_CASES, REAL, grad=False),
     OpSpec("argmin", eager.argmin, _ref_arg(False), ("real",), ARG_CASES, REAL, grad=False),
@@ -392,4 +443,7 @@ SPECS: list = [
            dtypes=GRAD_FLOATS, wrt=(2,)),
     OpSpec("unique", eager.unique, ref_unique, ("real",), UNIQUE_CASES, REAL, grad=False),
     OpSpec("bincount", eager.bincount, ref_bincount, ("positive", "real"), BINCOUNT_CASES, INTS, grad=False),
+    OpSpec("searchsorted", eager.searchsorted, ref_searchsorted, ("coarse", "coarse"), SEARCHSORTED_CASES,
+           FLOATS + INTS, grad=False, prepare=_sorted_last_axis),
+    OpSpec("histogram", eager.histogram, ref_histogram, ("real",), HISTOGRAM_CASES, FLOATS + INTS, grad=False),
 ]

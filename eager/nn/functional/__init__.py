@@ -17,6 +17,7 @@ from . import common
 from . import conv
 from . import dropout
 from . import dropout as _dropout_module  # `dropout` becomes the function below
+from . import extension
 from . import input
 from . import loss
 from . import norm
@@ -27,6 +28,7 @@ from .attention import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
+from .extension import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
@@ -40,6 +42,7 @@ for _module in (
     common,
     conv,
     _dropout_module,
+    extension,
     input,
     loss,
     norm,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...arguments import describe
+from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor
@@ -42,6 +42,55 @@ def log_softmax(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
     if dtype is not None:
         x = x.astype(dtype)
     return _F.log_softmax(x, check_axis("log_softmax", x, axis))
+
+
+def softmax_(x: Tensor, axis: int = -1, dtype=None, name=None) -> Tensor:
+    """Inplace :func:`softmax`: writes softmax(x) along ``axis`` into x and returns it.
+    ``dtype``, if given, must be x's own (an inplace result cannot change dtype).
+
+    >>> x = eager.to_tensor([0.0, 0.0])
+    >>> eager.nn.functional.softmax_(x) is x, x.numpy()
+    (True, array([0.5, 0.5], dtype=float32))
+    """
+    check_float("softmax_", "x", x)
+    if dtype is not None and to_dtype(dtype, "softmax_", "dtype") != x.dtype:
+        raise TypeError(f"softmax_: argument 'dtype' expected None or x's dtype {x.dtype} (an inplace "
+                        f"softmax keeps x's dtype), got {dtype!r}")
+    return _F.softmax_(x, check_axis("softmax_", x, axis))
+
+
+def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1, name=None) -> Tensor:
+    """A sample of the Gumbel-softmax (concrete) distribution over ``axis``:
+    ``softmax((x + g) / temperature)`` with g = -log(-log(U)), U uniform on
+    (0, 1) from the global generator (``eager.seed``). With ``hard=True`` the
+    value is the one-hot vector of that sample's largest entry, and the gradient
+    is the soft sample's (the straight-through estimator).
+
+    >>> _ = eager.seed(0)
+    >>> y = eager.nn.functional.gumbel_softmax(eager.zeros([2, 3]), hard=True)
+    >>> y.sum(axis=-1).numpy(), sorted(set(y.numpy().ravel().tolist()))
+    (array([1., 1.], dtype=float32), [0.0, 1.0])
+    """
+    fn = "gumbel_softmax"
+    check_float(fn, "x", x)
+    temperature = check_number(fn, "temperature", temperature)
+    if not temperature > 0:
+        raise ValueError(f"{fn}: argument 'temperature' expected a number > 0, got {temperature}")
+    if not isinstance(hard, (bool, np.bool_)):
+        raise TypeError(f"{fn}: argument 'hard' expected a bool, got {describe(hard)}")
+    axis = check_axis(fn, x, axis)
+    tiny = float(np.finfo(x.dtype.numpy_dtype).tiny)  # U > 0, so log(U) is finite
+    draws = _F.uniform(x.shape, x.dtype, tiny, 1.0, 0, x.place)
+    gumbel = _F.neg(_F.log(_F.neg(_F.log(draws))))
+    soft = _F.softmax(_F.scale(_F.add(x, gumbel), 1.0 / temperature, 0.0, True), axis)
+    if not hard:
+        return soft
+    if x.ndim == 0:
+        return _F.add(_F.ones_like(soft), _F.subtract(soft, soft.detach()))
+    first = _F.argmax(soft, axis, True)
+    one_hot = _F.put_along_axis(_F.zeros_like(soft), first, _F.ones_like(first).astype(x.dtype), axis)
+    # one_hot + (soft - soft): exactly one-hot in value, the soft sample's gradient
+    return _F.add(one_hot.detach(), _F.subtract(soft, soft.detach()))
 
 
 # -- issue #10: the activations beyond the spine's -----------------------------------------
@@ -423,3 +472,4 @@ __all__ = [
     "relu_", "rrelu", "selu", "sigmoid", "silu", "softmax", "softplus", "softshrink", "softsign", "swish",
     "tanh", "tanh_", "tanhshrink", "thresholded_relu", "thresholded_relu_",
 ]
+__all__ += ["gumbel_softmax", "softmax_"]

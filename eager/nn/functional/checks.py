@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES
 
 from ...arguments import describe
@@ -78,6 +79,13 @@ def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) ->
     if a.dtype != b.dtype:
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+def reads_values(x: Tensor) -> bool:
+    """Whether a functional may read x's values to check them: always on the CPU;
+    on a GPU only in anomaly mode (elsewhere the read would wait for the device),
+    as the kernels' ``ctx.check_values``."""
+    return x.place.is_cpu_place() or VALUE_CHECKS.on
 
 
 def reduce_loss(fn: str, loss: Tensor, reduction: str) -> Tensor:

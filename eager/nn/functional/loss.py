@@ -10,9 +10,12 @@ from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 from phi.core import DenseTensor
 from phi.core.errors import PhiError
 
+from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape, check_tensor, reduce_loss
+from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape,
+                     check_tensor, reads_values, reduce_loss)
+from .common import pairwise_distance
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
 
@@ -54,6 +57,27 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
     check_reduction(fn, reduction)
     diff = _F.subtract(input, label)
     return reduce_loss(fn, _F.multiply(diff, diff), reduction)
+
+
+def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
+    """``(input - label) ** 2`` elementwise, with no reduction; the two broadcast
+    together, as Paddle's subtraction does.
+
+    >>> eager.nn.functional.square_error_cost(eager.to_tensor([1.0, 3.0]), eager.to_tensor([2.0, 1.0])).numpy()
+    array([1., 4.], dtype=float32)
+    """
+    fn = "square_error_cost"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    if label.dtype != input.dtype:
+        raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
+    try:
+        np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
+    except ValueError:
+        raise ValueError(f"{fn}: argument 'label' of shape {label.shape} cannot be broadcast with 'input' of "
+                         f"shape {input.shape}") from None
+    diff = _F.subtract(input, label)
+    return _F.multiply(diff, diff)
 
 
 def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
@@ -226,6 +250,46 @@ def _fused_cross_entropy(fn: str, input: Tensor, label: Tensor, ignore_index: in
         raise _renamed_error(fn, "fused_softmax_cross_entropy", error) from None
 
 
+def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False, ignore_index: int = -100,
+                               numeric_stable_mode: bool = True, return_softmax: bool = False, axis: int = -1):
+    """Softmax cross entropy per sample, unreduced (Paddle's older loss API).
+
+    ``logits``: unscaled scores, classes along ``axis``. ``label``: integer class
+    indices shaped like logits with the class axis of size 1 (or without it), or
+    with ``soft_label=True`` a float distribution shaped like logits. The loss
+    has logits' shape with the class axis of size 1; a sample whose label is
+    ``ignore_index`` has loss 0 and no gradient. With ``return_softmax=True``
+    the result is ``(loss, softmax(logits))``. ``numeric_stable_mode`` is
+    accepted for compatibility: the kernel is stable for any magnitude.
+
+    >>> logits = eager.to_tensor([[2.0, 0.5, 1.0]])
+    >>> loss, prob = eager.nn.functional.softmax_with_cross_entropy(logits, eager.to_tensor([[0]]), return_softmax=True)
+    >>> loss.shape, round(float(loss), 4), prob.numpy().round(3)
+    ([1, 1], 0.4644, array([[0.629, 0.14 , 0.231]], dtype=float32))
+    """
+    fn = "softmax_with_cross_entropy"
+    check_float(fn, "logits", logits)
+    check_tensor(fn, "label", label)
+    for flag, value in (("soft_label", soft_label), ("numeric_stable_mode", numeric_stable_mode),
+                        ("return_softmax", return_softmax)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{fn}: argument '{flag}' expected a bool, got {value!r}")
+    ignore_index = _check_int(fn, "ignore_index", ignore_index)
+    if logits.ndim < 1:
+        raise ValueError(f"{fn}: argument 'logits' expected at least 1 dimension, got shape {logits.shape}")
+    axis = check_axis(fn, logits, axis)
+    kept = logits.shape[:axis] + [1] + logits.shape[axis + 1:]
+    if soft_label:
+        check_same_shape(fn, "logits", logits, "label", label)
+    else:
+        label = _hard_label(fn, logits, label, axis, kept)
+    loss = _renamed(fn, "cross_entropy_with_softmax", lambda: _F.cross_entropy_with_softmax(
+        logits, label, soft_label, True, numeric_stable_mode, ignore_index, axis))
+    if return_softmax:
+        return loss, _F.softmax(logits, axis)
+    return loss
+
+
 def _check_int(fn: str, arg: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
@@ -386,6 +450,26 @@ def binary_cross_entropy(input: Tensor, label: Tensor, weight=None, reduction: s
     check_reduction(fn, reduction)
     loss = _renamed(fn, "bce_loss", lambda: _F.bce_loss(input, label))
     return reduce_loss(fn, _scaled_by(fn, loss, weight, input), reduction)
+
+
+def log_loss(input: Tensor, label: Tensor, epsilon: float = 1e-4, name=None) -> Tensor:
+    """Negative log likelihood of probabilities, unreduced:
+    ``-label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon)``.
+    ``input`` and ``label`` share shape (Paddle's [N, 1]) and dtype.
+
+    >>> p = eager.to_tensor([[0.9], [0.2]])
+    >>> eager.nn.functional.log_loss(p, eager.to_tensor([[1.0], [0.0]])).numpy().round(4)
+    array([[0.1052],
+           [0.223 ]], dtype=float32)
+    """
+    fn = "log_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_same_shape(fn, "input", input, "label", label)
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    hit = _F.multiply(label, _F.log(_F.scale(input, 1.0, epsilon, True)))
+    miss = _F.multiply(_F.scale(label, -1.0, 1.0, True), _F.log(_F.scale(input, -1.0, 1.0 + epsilon, True)))
+    return _F.neg(_F.add(hit, miss))
 
 
 def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -562,6 +646,55 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
     return reduce_loss(fn, _F.relu(_F.scale(_F.subtract(near, far), 1.0, margin, True)), reduction)
 
 
+def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative: Tensor, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean",
+                                      name=None) -> Tensor:
+    """``max(d(input, positive) - d(input, negative) + margin, 0)`` per sample, with
+    d = ``distance_function`` (a callable of two tensors returning one distance per
+    sample; default :func:`pairwise_distance`, the 2-norm of x - y + 1e-6 along the
+    last axis). ``swap`` uses ``min(d(input, negative), d(positive, negative))``
+    as the negative distance. ``margin`` must be >= 0.
+
+    >>> a = eager.to_tensor([[0.0, 0.0]])
+    >>> l1 = lambda x, y: (x - y).abs().sum(-1)
+    >>> float(eager.nn.functional.triplet_margin_with_distance_loss(a, a + 1.0, a + 0.5, distance_function=l1))
+    2.0
+    """
+    fn = "triplet_margin_with_distance_loss"
+    check_float(fn, "input", input)
+    for arg, other in (("positive", positive), ("negative", negative)):
+        check_tensor(fn, arg, other)
+        check_same_shape(fn, "input", input, arg, other)
+    check_reduction(fn, reduction)
+    margin = _check_real(fn, "margin", margin)
+    if margin < 0:
+        raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
+    if not isinstance(swap, bool):
+        raise TypeError(f"{fn}: argument 'swap' expected a bool, got {swap!r}")
+    if distance_function is None:
+        if input.ndim < 1:
+            raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
+        distance_function = pairwise_distance
+    elif not callable(distance_function):
+        raise TypeError(f"{fn}: argument 'distance_function' expected a callable or None, got "
+                        f"{type(distance_function).__name__}")
+
+    def distance(x, y, arg):
+        value = distance_function(x, y)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{fn}: argument 'distance_function' expected to return a Tensor, got "
+                            f"{type(value).__name__} for ({arg})")
+        return value
+
+    near, far = distance(input, positive, "input, positive"), distance(input, negative, "input, negative")
+    if swap:
+        far = _F.minimum(far, distance(positive, negative, "positive, negative"))
+    if near.shape != far.shape:
+        raise ValueError(f"{fn}: argument 'distance_function' returned distances of shapes {near.shape} and "
+                         f"{far.shape}; expected one shape")
+    return reduce_loss(fn, _F.relu(_F.scale(_F.subtract(near, far), 1.0, margin, True)), reduction)
+
+
 def soft_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
     """``log(1 + exp(-label * input))``, stable for any magnitude; label is 1 or -1
     (cast to input's dtype).
@@ -596,6 +729,58 @@ def multi_label_soft_margin_loss(input: Tensor, label: Tensor, weight=None, redu
         raise ValueError(f"{fn}: argument 'input' expected shape [N, C], got {input.shape}")
     loss = _F.sigmoid_cross_entropy_with_logits(input, label, None, False, -100)
     loss = _F.mean(_scaled_by(fn, loss, weight, input), [-1])
+    return reduce_loss(fn, loss, reduction)
+
+
+def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 1.0, weight=None,
+                      reduction: str = "mean", name=None) -> Tensor:
+    """Multi-class hinge loss: per sample i of input [N, C] with class y = label[i],
+    ``sum_{j != y} weight[y] * max(0, margin - x[i, y] + x[i, j]) ** p / C``.
+    ``label``: integer [N]; ``weight``: per-class [C] (default all 1); ``p``: a positive int.
+    Labels out of range raise on the CPU (on a GPU in anomaly mode only).
+
+    >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> round(float(eager.nn.functional.multi_margin_loss(x, eager.to_tensor([3]))), 4)
+    0.325
+    """
+    fn = "multi_margin_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_reduction(fn, reduction)
+    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
+        raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
+    margin = _check_real(fn, "margin", margin)
+    if input.ndim != 2:
+        raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C], got shape {input.shape}")
+    if label.dtype not in INTEGER_TYPES:
+        raise TypeError(f"{fn}: argument 'label' expected an integer Tensor of class indices, got "
+                        f"{label.dtype}{label.shape}")
+    rows, classes = input.shape
+    if label.shape != [rows]:
+        raise ValueError(f"{fn}: argument 'label' expected shape [{rows}] for input of shape {input.shape}, got "
+                         f"{label.shape}")
+    if weight is not None:
+        check_tensor(fn, "weight", weight)
+        if weight.shape != [classes] or weight.dtype != input.dtype:
+            raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
+                             f"{weight.dtype}{weight.shape}")
+    if rows and reads_values(label):
+        low, high = int(_F.min(label).numpy()), int(_F.max(label).numpy())
+        if low < 0 or high >= classes:
+            raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}), got values in "
+                             f"[{low}, {high}]")
+    column = _F.unsqueeze(label.astype("int64") if label.dtype != DataType.INT64 else label, [1])   # [N, 1]
+    target = _F.take_along_axis(input, column, 1)                                                   # x[i, y]
+    hinge = _F.relu(_F.add(_F.scale(input, 1.0, margin, True), _F.neg(target)))
+    if p == 2:
+        hinge = _F.multiply(hinge, hinge)
+    elif p > 2:
+        hinge = _F.pow(hinge, float(p))
+    others = _F.not_equal(_F.unsqueeze(_F.arange(0, classes, 1, DataType.INT64, input.place), [0]), column)
+    hinge = _F.where(others, hinge, _zeros(hinge))
+    if weight is not None:
+        hinge = _F.multiply(hinge, _F.take_along_axis(_F.unsqueeze(weight, [0]), column, 1))
+    loss = _F.scale(_F.sum(hinge, [1]), 1.0 / max(classes, 1), 0.0, True)
     return reduce_loss(fn, loss, reduction)
 
 
@@ -668,6 +853,157 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     return reduce_loss(fn, loss, reduction)
 
 
+def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool = False, epsilon: float = 1e-6,
+                      reduction: str = "mean", name=None) -> Tensor:
+    """Gaussian negative log likelihood of ``label`` under N(input, variance):
+    ``0.5 * (log(v) + (input - label) ** 2 / v)`` with v = max(variance, epsilon),
+    plus ``0.5 * log(2 pi)`` when ``full``. ``label`` is shaped like input (or with
+    a last dimension of 1); ``variance`` too, or shaped like input without its last
+    dimension. Negative variances raise on the CPU (on a GPU in anomaly mode only:
+    elsewhere the check would wait for the device). Below epsilon the variance
+    gets no gradient.
+
+    >>> x = eager.to_tensor([[1.0, 2.0]])
+    >>> loss = eager.nn.functional.gaussian_nll_loss(x, eager.to_tensor([[2.0, 2.0]]), eager.to_tensor([[1.0, 4.0]]))
+    >>> round(float(loss), 4)
+    0.5966
+    """
+    fn = "gaussian_nll_loss"
+    check_float(fn, "input", input)
+    check_reduction(fn, reduction)
+    for arg, value in (("label", label), ("variance", variance)):
+        check_tensor(fn, arg, value)
+        if value.dtype != input.dtype:
+            raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
+    if not isinstance(full, bool):
+        raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    if not epsilon > 0:
+        raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
+    shape = input.shape
+    if label.shape != shape and not (input.ndim and label.shape == shape[:-1] + [1]):
+        raise ValueError(f"{fn}: argument 'label' expected shape {shape} (or with a last dimension of 1), got "
+                         f"{label.shape}")
+    if input.ndim and variance.shape == shape[:-1] and variance.shape != shape:
+        variance = _F.unsqueeze(variance, [-1])
+    elif variance.shape != shape and not (input.ndim and variance.shape == shape[:-1] + [1]):
+        raise ValueError(f"{fn}: argument 'variance' expected shape {shape}, that with a last dimension of 1, or "
+                         f"{shape[:-1]}, got {variance.shape}")
+    if variance.numel() and reads_values(variance) and float(_F.min(variance).numpy()) < 0:
+        raise ValueError(f"{fn}: argument 'variance' expected non-negative values, got a minimum of "
+                         f"{float(_F.min(variance).numpy())}")
+    v = _F.maximum(variance, _F.full_like(variance, epsilon, None))
+    diff = _F.subtract(input, label)
+    loss = _F.scale(_F.add(_F.log(v), _F.divide(_F.multiply(diff, diff), v)), 0.5, 0.0, True)
+    if full:
+        loss = _F.scale(loss, 1.0, 0.5 * float(np.log(2.0 * np.pi)), True)
+    return reduce_loss(fn, loss, reduction)
+
+
+def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor, bias=None, path_table=None,
+                  path_code=None, is_sparse: bool = False, name=None) -> Tensor:
+    """Hierarchical sigmoid loss, [N, 1]: per sample, the binary cross entropies of
+    the decisions on its class's path through a tree of sigmoid nodes.
+
+    Node j on the path of sample i has the logit ``p = input[i] . weight[node] +
+    bias[node]`` (clipped to [-40, 40]) and the target bit b; the loss is the sum
+    of ``softplus(p) - b * p`` over the path. Without ``path_table`` the tree is
+    Paddle's default complete binary tree over ``num_classes`` classes (class c
+    has code c + num_classes; weight [num_classes - 1, D], bias
+    [num_classes - 1, 1]); with ``path_table``/``path_code`` [N, L] (node
+    indices padded with -1, and bits) the path is given per sample. As Paddle's
+    kernel does, each of the L - len(path) padding slots adds log(2) (the loss of
+    a zero logit), which does not change the gradient. ``is_sparse`` is accepted;
+    the weight gradient is dense.
+
+    >>> x = eager.to_tensor([[1.0, 2.0]])
+    >>> w = eager.to_tensor([[0.5, -0.5], [0.0, 1.0]])       # 3 classes: 2 inner nodes
+    >>> loss = eager.nn.functional.hsigmoid_loss(x, eager.to_tensor([1]), 3, w)
+    >>> round(float(loss), 4)          # class 1: code 4 = 0b100, nodes 1 and 0, bits 0 and 0
+    2.601
+    """
+    fn = "hsigmoid_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    check_tensor(fn, "weight", weight)
+    if input.ndim != 2:
+        raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, D], got shape {input.shape}")
+    rows, features = input.shape
+    if label.dtype not in INTEGER_TYPES or label.shape not in ([rows], [rows, 1]):
+        raise ValueError(f"{fn}: argument 'label' expected an integer tensor of shape [{rows}] or [{rows}, 1], "
+                         f"got {label.dtype}{label.shape}")
+    num_classes = _check_int(fn, "num_classes", num_classes)
+    if not isinstance(is_sparse, bool):
+        raise TypeError(f"{fn}: argument 'is_sparse' expected a bool, got {is_sparse!r}")
+    custom = path_table is not None or path_code is not None
+    if custom:
+        for arg, value in (("path_table", path_table), ("path_code", path_code)):
+            check_tensor(fn, arg, value)
+            if value.dtype not in INTEGER_TYPES or value.ndim != 2 or value.shape[0] != rows:
+                raise ValueError(f"{fn}: argument '{arg}' expected an integer tensor [{rows}, L], got "
+                                 f"{value.dtype}{value.shape}")
+        if path_code.shape != path_table.shape:
+            raise ValueError(f"{fn}: argument 'path_code' expected the shape of 'path_table' {path_table.shape}, "
+                             f"got {path_code.shape}")
+        nodes = weight.shape[0] if weight.ndim else 0
+    else:
+        if num_classes < 2:
+            raise ValueError(f"{fn}: argument 'num_classes' expected an int >= 2 with the default tree, got "
+                             f"{num_classes}")
+        nodes = num_classes - 1
+    if weight.ndim != 2 or weight.shape[1] != features or (not custom and weight.shape[0] != nodes):
+        rows_text = "num_nodes" if custom else str(nodes)
+        raise ValueError(f"{fn}: argument 'weight' expected shape [{rows_text}, {features}], got {weight.shape}")
+    if weight.dtype != input.dtype:
+        raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
+    if bias is not None:
+        check_tensor(fn, "bias", bias)
+        if bias.shape not in ([nodes, 1], [nodes]) or bias.dtype != input.dtype:
+            raise ValueError(f"{fn}: argument 'bias' expected {input.dtype}[{nodes}, 1], got "
+                             f"{bias.dtype}{bias.shape}")
+    labels = _F.reshape(label, [rows, 1])
+    if labels.dtype != DataType.INT64:
+        labels = _F.cast(labels, DataType.INT64)
+    if custom:
+        index = path_table if path_table.dtype == DataType.INT64 else _F.cast(path_table, DataType.INT64)
+        bits = _F.cast(path_code, input.dtype)
+        # the path ends at its first negative entry
+        on_path = _F.cast(_F.cumprod(_F.cast(_F.greater_equal(index, _F.zeros_like(index)), DataType.INT64), 1),
+                          DataType.BOOL)
+        checked = index
+    else:
+        if reads_values(labels) and rows:
+            low, high = int(_F.min(labels).numpy()), int(_F.max(labels).numpy())
+            if low < 0 or high >= num_classes:
+                raise ValueError(f"{fn}: argument 'label' expected classes in [0, {num_classes}), got values in "
+                                 f"[{low}, {high}]")
+        length = max(int(num_classes - 1).bit_length(), 1)
+        powers = to_tensor(np.array([[2 ** j for j in range(length)]], dtype=np.int64), place=labels.place)
+        code = _F.add(labels, _F.full_like(labels, num_classes, None))           # c + num_classes, [N, 1]
+        # node of step j: (code >> (j + 1)) - 1, its bit (code >> j) & 1; -1 past the path's end
+        index = _F.subtract(_F.floor_divide(code, _F.add(powers, powers)), _F.ones_like(powers))
+        bits = _F.cast(_F.remainder(_F.floor_divide(code, powers), _F.full_like(powers, 2, None)), input.dtype)
+        on_path = _F.greater_equal(index, _F.zeros_like(index))
+        checked = None
+    if checked is not None and reads_values(checked) and checked.numel():
+        high = int(_F.max(checked).numpy())
+        if high >= nodes:
+            raise ValueError(f"{fn}: argument 'path_table' expected node indices below {nodes} (weight's rows), "
+                             f"got {high}")
+    steps = index.shape[1]
+    safe = _F.where(on_path, index, _F.zeros_like(index))
+    flat = _F.reshape(safe, [rows * steps])
+    picked = _F.reshape(_F.gather(weight, flat, 0), [rows, steps, features])
+    logits = _F.sum(_F.multiply(picked, _F.unsqueeze(input, [1])), [-1])    # [N, L]
+    if bias is not None:
+        logits = _F.add(logits, _F.reshape(_F.gather(_F.reshape(bias, [nodes]), flat, 0), [rows, steps]))
+    # clipped to [-40, 40] in value; the gradient is taken at the clipped logit, as Paddle's
+    logits = _F.add(logits, _F.subtract(_F.clip(logits, -40.0, 40.0), logits).detach())
+    per_node = _F.subtract(_softplus(logits), _F.multiply(bits, logits))
+    padding = _F.full_like(per_node, float(np.log(2.0)), None)
+    return _F.sum(_F.where(on_path, per_node, padding), [1], None, True)
+
+
 def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_lengths: Tensor,
              blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Tensor:
     """Connectionist Temporal Classification loss (Paddle's, after warp-ctc).
@@ -716,7 +1052,100 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     return reduce_loss(fn, loss, reduction)
 
 
+def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None) -> Tensor:
+    """Label smoothing: ``(1 - epsilon) * label + epsilon * prior_dist`` over the
+    last axis (the classes), the prior uniform (1 / classes) when ``prior_dist``
+    is None; a given prior is [1, classes]. Differentiable in label and prior.
+
+    >>> out = eager.nn.functional.label_smooth(eager.to_tensor([[0.0, 1.0]]), epsilon=0.2)
+    >>> out.numpy().round(4)
+    array([[0.1, 0.9]], dtype=float32)
+    """
+    fn = "label_smooth"
+    check_float(fn, "label", label)
+    if label.ndim == 0:
+        raise ValueError(f"{fn}: argument 'label' expected at least 1 dimension (the classes), got a 0-d tensor")
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"{fn}: argument 'epsilon' expected a value in [0, 1], got {epsilon}")
+    kept = _F.scale(label, 1.0 - epsilon)
+    if prior_dist is None:
+        return _F.scale(kept, 1.0, epsilon / label.shape[-1])
+    check_float(fn, "prior_dist", prior_dist)
+    if prior_dist.shape != [1, label.shape[-1]]:
+        raise ValueError(f"{fn}: argument 'prior_dist' expected shape [1, {label.shape[-1]}] (one weight per "
+                         f"class), got {prior_dist.shape}")
+    if prior_dist.dtype != label.dtype:
+        raise TypeError(f"{fn}: argument 'prior_dist' expected the dtype of label ({label.dtype}), "
+                        f"got {prior_dist.dtype}")
+    return _F.add(kept, _F.scale(prior_dist, epsilon))
+
+
+def dice_loss(input: Tensor, label: Tensor, epsilon: float = 1e-5, name=None) -> Tensor:
+    """Dice loss of class probabilities ``input`` [N, ..., C] (a softmax output)
+    against integer labels [N, ..., 1]: the mean over samples of
+    ``1 - 2 * sum(input * onehot) / (sum(input) + sum(onehot) + epsilon)``, the
+    sums over every axis but the first. Differentiable in input.
+
+    >>> probs = eager.to_tensor([[[0.9, 0.1], [0.2, 0.8]]])
+    >>> round(float(eager.nn.functional.dice_loss(probs, eager.to_tensor([[[0], [1]]]))), 4)
+    0.15
+    """
+    fn = "dice_loss"
+    check_float(fn, "input", input)
+    check_tensor(fn, "label", label)
+    if label.dtype not in (DataType.INT32, DataType.INT64):
+        raise TypeError(f"{fn}: argument 'label' expected an int32 or int64 tensor, got {label.dtype}")
+    if input.ndim < 2:
+        raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, ..., C], got {input.shape}")
+    if label.ndim != input.ndim or label.shape[-1] != 1 or label.shape[:-1] != input.shape[:-1]:
+        raise ValueError(f"{fn}: argument 'label' expected shape {input.shape[:-1] + [1]} (input's with 1 class "
+                         f"axis), got {label.shape}")
+    epsilon = _check_real(fn, "epsilon", epsilon)
+    onehot = _F.cast(_renamed(fn, "one_hot", lambda: _F.one_hot(_F.squeeze(label, [-1]), input.shape[-1])),
+                     input.dtype)
+    axes = list(range(1, input.ndim))
+    overlap = _F.sum(_F.multiply(input, onehot), axes)
+    total = _F.add(_F.sum(input, axes), _F.sum(onehot, axes))
+    score = _F.divide(_F.scale(overlap, 2.0), _F.scale(total, 1.0, epsilon))
+    return _F.mean(_F.scale(score, -1.0, 1.0))
+
+
+def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float = 0.002, name=None) -> Tensor:
+    """N-pair loss (Sohn, 2016) of embeddings anchor [B, D] and positive [B, D]
+    with class labels [B] (or [B, 1]): the mean over anchors of the cross
+    entropy between ``softmax(anchor @ positive.T)`` and the row-normalized
+    same-label matrix, plus ``l2_reg * 0.25 * (mean |anchor|^2 + mean |positive|^2)``.
+    Differentiable in anchor and positive.
+
+    >>> a = eager.to_tensor([[1.0, 0.0], [0.0, 1.0]])
+    >>> round(float(eager.nn.functional.npair_loss(a, a, eager.to_tensor([0, 1]), l2_reg=0.0)), 4)
+    0.3133
+    """
+    fn = "npair_loss"
+    check_float(fn, "anchor", anchor)
+    check_float(fn, "positive", positive)
+    check_tensor(fn, "labels", labels)
+    if anchor.ndim != 2:
+        raise ValueError(f"{fn}: argument 'anchor' expected a 2-D tensor [batch, dim], got {anchor.shape}")
+    check_same_shape(fn, "anchor", anchor, "positive", positive)
+    batch = anchor.shape[0]
+    if labels.shape not in ([batch], [batch, 1]):
+        raise ValueError(f"{fn}: argument 'labels' expected shape [{batch}] or [{batch}, 1], got {labels.shape}")
+    l2_reg = _check_real(fn, "l2_reg", l2_reg)
+    column = _F.reshape(labels, [batch, 1])
+    same = _F.cast(_F.equal(column, _F.reshape(labels, [1, batch])), anchor.dtype)
+    targets = _F.divide(same, _F.sum(same, [1], None, True))
+    squares = _F.add(_F.mean(_F.sum(_F.multiply(anchor, anchor), [1])),
+                     _F.mean(_F.sum(_F.multiply(positive, positive), [1])))
+    similarity = _F.matmul(anchor, positive, False, True)
+    cross_entropy = _F.scale(_F.sum(_F.multiply(targets, _F.log_softmax(similarity, 1)), [1]), -1.0)
+    return _F.add(_F.scale(squares, 0.25 * l2_reg), _F.mean(cross_entropy))
+
+
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
-           "ctc_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
-           "multi_label_soft_margin_loss", "nll_loss", "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss",
-           "soft_margin_loss", "triplet_margin_loss"]
+           "ctc_loss", "dice_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "label_smooth",
+           "margin_ranking_loss", "mse_loss", "multi_label_soft_margin_loss", "nll_loss", "npair_loss",
+           "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss"]
+__all__ += ["gaussian_nll_loss", "log_loss", "multi_margin_loss", "softmax_with_cross_entropy", "square_error_cost",
+            "triplet_margin_with_distance_loss", "hsigmoid_loss"]

@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 import numbers
 
+from phi.common.data_type import DataType
+
 from ...arguments import to_bool
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float
+from .checks import check_float, reads_values
 from .conv import conv_padding, int_tuple
 
 _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
@@ -132,6 +134,99 @@ def max_pool3d(x: Tensor, kernel_size, stride=None, padding=0, return_mask: bool
                                                                  ceil_mode, data_format)
     return _max_pool("max_pool3d", 3, x, kernel, strides, paddings, algorithm, ceil_mode, False, return_mask,
                      data_format, channel_last)
+
+
+def _max_unpool(fn, k, x, indices, kernel_size, stride, padding, data_format, output_size):
+    """Scatters x into zeros at the flat indices of max_pool*d's mask: per (n, c), out.flat[indices] = x."""
+    check_float(fn, "x", x)
+    if data_format != _FORMATS[k][0]:
+        raise ValueError(f"{fn}: argument 'data_format' expected {_FORMATS[k][0]!r} (channels first), got "
+                         f"{data_format!r}")
+    if x.ndim != k + 2:
+        raise ValueError(f"{fn}: argument 'x' expected a {k + 2}-d tensor ({data_format}), got shape {x.shape}")
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"{fn}: argument 'indices' expected a Tensor (max_pool{k}d's mask), got "
+                        f"{type(indices).__name__}")
+    if indices.dtype not in (DataType.INT32, DataType.INT64) or indices.shape != x.shape:
+        raise ValueError(f"{fn}: argument 'indices' expected an int32 or int64 tensor of x's shape {x.shape}, got "
+                         f"{indices.dtype}{indices.shape}")
+    kernel = int_tuple(fn, "kernel_size", kernel_size, k)
+    strides = kernel if stride is None else int_tuple(fn, "stride", stride, k)
+    pads = int_tuple(fn, "padding", padding, k, minimum=0)
+    spatial_in = x.shape[2:]
+    default = [(n - 1) * s - 2 * p + q for n, s, p, q in zip(spatial_in, strides, pads, kernel)]
+    if output_size is None:
+        spatial_out = default
+    else:
+        if isinstance(output_size, Tensor):
+            output_size = [int(v) for v in output_size.numpy().reshape(-1)]
+        sizes = list(output_size) if isinstance(output_size, (list, tuple)) else None
+        if sizes is not None and len(sizes) == k + 2:
+            sizes = sizes[2:]
+        if (sizes is None or len(sizes) != k
+                or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in sizes)):
+            raise TypeError(f"{fn}: argument 'output_size' expected {k} ints (or {k + 2}), got {output_size!r}")
+        spatial_out = [int(v) for v in sizes]
+        for size, low in zip(spatial_out, default):
+            if not low - max(strides) < size < low + max(strides):
+                raise ValueError(f"{fn}: argument 'output_size' {spatial_out} must lie within one stride of the "
+                                 f"default output size {default}")
+    if any(v <= 0 for v in spatial_out):
+        raise ValueError(f"{fn}: the output size {spatial_out} (from kernel_size, stride and padding) must be "
+                         f"positive for x of shape {x.shape}")
+    n, c = x.shape[:2]
+    length_in, length_out = math.prod(spatial_in), math.prod(spatial_out)
+    if indices.numel() and reads_values(indices):  # on a GPU in anomaly mode only (a wait for the device)
+        low, high = int(_F.min(indices).numpy()), int(_F.max(indices).numpy())
+        if low < 0 or high >= length_out:
+            raise ValueError(f"{fn}: argument 'indices' expected flat indices in [0, {length_out}) (the output "
+                             f"plane {spatial_out}), got values in [{low}, {high}]")
+    if x.numel() == 0:
+        return _F.zeros([n, c] + spatial_out, x.dtype, x.place)
+    flat_index = _F.reshape(indices, [n, c, length_in])
+    if flat_index.dtype != DataType.INT64:
+        flat_index = _F.cast(flat_index, DataType.INT64)
+    zeros = _F.zeros([n, c, length_out], x.dtype, x.place)
+    out = _F.put_along_axis(zeros, flat_index, _F.reshape(x, [n, c, length_in]), 2, "assign", True, True)
+    return _F.reshape(out, [n, c] + spatial_out)
+
+
+def max_unpool1d(x: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, data_format: str = "NCL",
+                 output_size=None, name=None) -> Tensor:
+    """The partial inverse of :func:`max_pool1d`: x [N, C, L] written at ``indices``
+    (the pooling's ``return_mask`` output) into zeros of length ``output_size`` or
+    (L - 1) * stride - 2 * padding + kernel_size.
+
+    >>> x = eager.to_tensor([[[1.0, 3.0, 2.0, 5.0]]])
+    >>> out, mask = eager.nn.functional.max_pool1d(x, 2, return_mask=True)
+    >>> eager.nn.functional.max_unpool1d(out, mask, 2).tolist()
+    [[[0.0, 3.0, 0.0, 5.0]]]
+    """
+    return _max_unpool("max_unpool1d", 1, x, indices, kernel_size, stride, padding, data_format, output_size)
+
+
+def max_unpool2d(x: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, data_format: str = "NCHW",
+                 output_size=None, name=None) -> Tensor:
+    """The partial inverse of :func:`max_pool2d`: x [N, C, H, W] written at the flat
+    indices h * W_out + w of ``indices`` into zeros of [N, C, H_out, W_out].
+
+    >>> x = eager.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+    >>> out, mask = eager.nn.functional.max_pool2d(x, 2, return_mask=True)
+    >>> eager.nn.functional.max_unpool2d(out, mask, 2)[0, 0].tolist()
+    [[0.0, 0.0, 0.0, 0.0], [0.0, 5.0, 0.0, 7.0], [0.0, 0.0, 0.0, 0.0], [0.0, 13.0, 0.0, 15.0]]
+    """
+    return _max_unpool("max_unpool2d", 2, x, indices, kernel_size, stride, padding, data_format, output_size)
+
+
+def max_unpool3d(x: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, data_format: str = "NCDHW",
+                 output_size=None, name=None) -> Tensor:
+    """The partial inverse of :func:`max_pool3d`, as :func:`max_unpool2d` with a depth axis.
+
+    >>> out, mask = eager.nn.functional.max_pool3d(eager.ones([1, 1, 2, 2, 2]), 2, return_mask=True)
+    >>> eager.nn.functional.max_unpool3d(out, mask, 2).sum().item()
+    1.0
+    """
+    return _max_unpool("max_unpool3d", 3, x, indices, kernel_size, stride, padding, data_format, output_size)
 
 
 def avg_pool1d(x: Tensor, kernel_size, stride=None, padding=0, exclusive: bool = True, ceil_mode: bool = False,
@@ -334,3 +429,4 @@ def fold(x: Tensor, output_sizes, kernel_sizes, strides=1, paddings=0, dilations
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "fold",
            "max_pool1d", "max_pool2d", "max_pool3d", "unfold"]
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]

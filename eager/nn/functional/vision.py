@@ -263,6 +263,50 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
     return _F.reshape(y, [n, c * r * r, h // r, w // r])
 
 
+def zeropad2d(x: Tensor, padding, data_format: str = "NCHW", name=None) -> Tensor:
+    """x [N, C, H, W] (or NHWC) padded with zeros by ``padding`` = [left, right,
+    top, bottom] (or one int for all four); :func:`pad` in mode 'constant'.
+
+    >>> eager.nn.functional.zeropad2d(eager.ones([1, 1, 2, 2]), [1, 0, 0, 2]).shape
+    [1, 1, 4, 3]
+    """
+    fn = "zeropad2d"
+    _check_4d(fn, x, data_format)
+    if isinstance(padding, Tensor):
+        padding = [int(v) for v in padding.numpy().reshape(-1)]
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        padding = [int(padding)] * 4
+    if (not isinstance(padding, (list, tuple)) or len(padding) != 4
+            or any(isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 0 for p in padding)):
+        raise ValueError(f"{fn}: argument 'padding' expected a non-negative int or 4 of them [left, right, top, "
+                         f"bottom], got {padding!r}")
+    return pad(x, [int(p) for p in padding], "constant", 0.0, data_format)
+
+
+def channel_shuffle(x: Tensor, groups: int, data_format: str = "NCHW", name=None) -> Tensor:
+    """The channels of x [N, C, H, W] (or NHWC) split into ``groups`` groups and
+    interleaved (ShuffleNet): output channel ``j * groups + i`` is input channel
+    ``i * (C // groups) + j``.
+
+    >>> x = eager.arange(4, dtype="float32").reshape([1, 4, 1, 1])
+    >>> eager.nn.functional.channel_shuffle(x, 2).reshape([4]).numpy()
+    array([0., 2., 1., 3.], dtype=float32)
+    """
+    fn = "channel_shuffle"
+    channel_last = _check_4d(fn, x, data_format)
+    g = _factor(fn, "groups", groups)
+    n, c, h, w = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if channel_last else x.shape
+    if c % g:
+        raise ValueError(f"{fn}: argument 'groups' ({g}) must divide the {c} channels of x (shape {x.shape})")
+    if 0 in x.shape:  # reshape reads a 0 as "keep this dimension": nothing to move
+        return _F.assign(x)
+    if channel_last:
+        y = _F.transpose(_F.reshape(x, [n, h, w, g, c // g]), [0, 1, 2, 4, 3])
+        return _F.reshape(y, [n, h, w, c])
+    y = _F.transpose(_F.reshape(x, [n, g, c // g, h, w]), [0, 2, 1, 3, 4])
+    return _F.reshape(y, [n, c, h, w])
+
+
 def _base_axis(size: int, align_corners: bool) -> np.ndarray:
     """The normalised pixel-centre coordinates of one axis in [-1, 1]."""
     if size == 1:
@@ -321,3 +365,4 @@ def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: s
 
 
 __all__ = ["pad", "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "affine_grid", "grid_sample"]
+__all__ += ["channel_shuffle", "zeropad2d"]

@@ -1,0 +1,49 @@
+"""Paddle's ``paddle.create_parameter``: a Parameter made outside any Layer."""
+from __future__ import annotations
+
+import numbers
+
+from phi.common import convert_dtype
+
+from .nn import initializer as _init
+from .nn.layer import Parameter, ParamAttr
+from .utils import unique_name
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, default_initializer=None):
+    """A new trainable Parameter of ``shape`` and floating ``dtype``, as a
+    Layer's ``create_parameter`` makes it: initialized by ``attr.initializer``,
+    else ``default_initializer``, else Constant(0) for a bias and XavierUniform
+    for a weight. ``name`` is used when ``attr`` is None; without either the
+    parameter is named as in Paddle, ``create_parameter_<n>.w_0`` (``.b_0`` for
+    a bias).
+
+    >>> import eager
+    >>> w = eager.create_parameter([2, 3], "float32")
+    >>> w.shape, w.stop_gradient
+    ([2, 3], False)
+    """
+    if isinstance(shape, numbers.Integral) or not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise TypeError(f"create_parameter: argument 'shape' expected a list of non-negative ints, got {shape!r}")
+    try:
+        resolved = convert_dtype(dtype)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating dtype, got {dtype!r}") from error
+    if not resolved.is_floating_point:
+        raise TypeError(f"create_parameter: argument 'dtype' expected a floating dtype, got {resolved}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"create_parameter: argument 'name' expected a str or None, got {name!r}")
+    if default_initializer is not None and not isinstance(default_initializer, _init.Initializer):
+        raise TypeError(f"create_parameter: argument 'default_initializer' expected an initializer, got "
+                        f"{type(default_initializer).__name__}")
+    attr = ParamAttr(name=name) if attr is None else ParamAttr.from_argument(attr, "create_parameter", "attr")
+    if attr is False:
+        raise TypeError("create_parameter: argument 'attr' expected None, a ParamAttr, a name or an initializer, "
+                        "got False")
+    init = attr.initializer or default_initializer or (_init.Constant(0.0) if is_bias else _init.XavierUniform())
+    array = init([int(d) for d in shape], resolved)
+    param_name = attr.name or unique_name.generate(
+        f"{unique_name.generate('create_parameter')}.{'b' if is_bias else 'w'}")
+    return Parameter(array, trainable=attr.trainable, name=param_name, learning_rate=attr.learning_rate,
+                     need_clip=attr.need_clip, regularizer=attr.regularizer)
