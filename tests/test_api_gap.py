@@ -714,3 +714,28 @@ def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": paddle, "np": np, "math": math},
                              optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
     assert result.attempted >= 3 and result.failed == 0, result
+
+
+def test_cross_check_with_torch(rng):
+    torch = pytest.importorskip("torch")
+    x = rng.normal(size=(3, 4, 5)) * 2
+    y = rng.normal(size=(4, 5))
+    np.testing.assert_allclose(paddle.renorm(_t(x), 1.5, 1, 3.0).numpy(),
+                               torch.renorm(torch.tensor(x), 1.5, 1, 3.0).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(paddle.logaddexp(_t(x), _t(y)).numpy(),
+                               torch.logaddexp(torch.tensor(x), torch.tensor(y)).numpy())
+    np.testing.assert_allclose(paddle.tensordot(_t(x), _t(y), 2).numpy(),
+                               torch.tensordot(torch.tensor(x), torch.tensor(y), 2).numpy(), atol=1e-12)
+    holey = x.copy()
+    holey[0, 1, :3] = np.nan
+    for method in ("linear", "lower", "higher", "midpoint"):
+        np.testing.assert_allclose(
+            paddle.nanquantile(_t(holey), [0.25, 0.6], axis=2, interpolation=method).numpy(),
+            torch.nanquantile(torch.tensor(holey), torch.tensor([0.25, 0.6], dtype=torch.float64), dim=2,
+                              interpolation=method).numpy())
+    m, e = paddle.frexp(_t(x))
+    tm, te = torch.frexp(torch.tensor(x))
+    np.testing.assert_array_equal(m.numpy(), tm.numpy())
+    np.testing.assert_array_equal(e.numpy(), te.numpy())
+    np.testing.assert_array_equal(paddle.block_diag([_t(x[0]), _t(y)]).numpy(),
+                                  torch.block_diag(torch.tensor(x[0]), torch.tensor(y)).numpy())
