@@ -234,7 +234,9 @@ def disable_static(place=None) -> None:
     True
     """
     if place is not None:
-        set_device(place)
+        chosen = parse_device("disable_static", place)
+        with _LOCK:
+            _place[0] = chosen
 
 
 def enable_static() -> None:

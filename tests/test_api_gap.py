@@ -33,6 +33,9 @@ def test_dynamic_mode_is_the_only_mode():
     assert paddle.disable_static() is None
     paddle.disable_static("cpu")
     assert paddle.get_device() == "cpu"
+    with pytest.raises(ValueError, match="disable_static: argument 'device' expected 'cpu', 'gpu' or 'gpu:N'"):
+        paddle.disable_static("tpu")
+    assert paddle.get_device() == "cpu"
     with pytest.raises(RuntimeError, match=r"enable_static: .*eager.jit.to_static"):
         paddle.enable_static()
     assert paddle.in_dynamic_mode() is True
