@@ -143,7 +143,7 @@ def take(x, index, mode="raise", name=None):
     return _F.reshape(_F.index_select(_F.reshape(x, [-1]), flat_index, 0), index.shape)
 
 
-def _where_along(x, axis: int, positions):
+def _where_along(axis: int, positions):
     """The index tuple selecting ``positions`` along ``axis`` and everything elsewhere."""
     return (slice(None),) * axis + (positions,)
 
@@ -176,7 +176,7 @@ def index_fill(x, index, axis, value, name=None):
         value = _F.full([], value, x.dtype, x.place)
     out = _F.clone(x)
     if positions.size:
-        out[_where_along(out, axis, positions % size)] = value
+        out[_where_along(axis, positions % size)] = value
     return out
 
 
@@ -230,7 +230,7 @@ def select_scatter(x, values, axis, index, name=None):
     if values.dtype != x.dtype:
         raise TypeError(f"select_scatter: argument 'values' expected dtype {x.dtype}, got {values.dtype}")
     out = _F.clone(x)
-    out[_where_along(out, axis, index % size)] = values
+    out[_where_along(axis, index % size)] = values
     return out
 
 

@@ -8,12 +8,12 @@ region again). Their second derivatives are therefore the ops themselves.
 """
 from __future__ import annotations
 
-from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
-
 import itertools
 import math
 
 import numpy as np
+
+from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check

@@ -6,10 +6,10 @@ nothing and stay exact with zeros; they run only under create_graph.
 """
 from __future__ import annotations
 
-from phi.common.shape_rules import inverse_permutation, reduced_axes
-
 import math
 import numbers
+
+from phi.common.shape_rules import inverse_permutation, reduced_axes
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
