@@ -742,3 +742,31 @@ def test_cross_check_with_torch(rng):
     np.testing.assert_array_equal(e.numpy(), te.numpy())
     np.testing.assert_array_equal(paddle.block_diag([_t(x[0]), _t(y)]).numpy(),
                                   torch.block_diag(torch.tensor(x[0]), torch.tensor(y)).numpy())
+
+
+@pytest.mark.usefixtures("device")
+def test_every_composed_function_runs_on_the_default_device():
+    x = paddle.to_tensor(np.linspace(0.1, 0.9, 6).reshape(2, 3))
+    place = x.place
+    outs = [
+        paddle.logit(x), paddle.sgn(x), paddle.signbit(x), paddle.sinc(x), paddle.stanh(x), paddle.deg2rad(x),
+        paddle.rad2deg(x), paddle.frexp(x)[0], paddle.logaddexp(x, x), paddle.heaviside(x, x),
+        paddle.ldexp(x, paddle.to_tensor([1, 2, 3])), paddle.add_n([x, x]), paddle.mm(x, x.t()),
+        paddle.addmm(x, x, paddle.ones([3, 3], dtype="float64")), paddle.tensordot(x, x, 2), paddle.dist(x, x),
+        paddle.renorm(x, 2.0, 0, 0.5), paddle.select_scatter(x, x[0], 0, 1),
+        paddle.slice_scatter(x, x[:, :1], [1], [0], [1], [1]), paddle.diagonal_scatter(x, x[0, :2]),
+        paddle.nanquantile(x, 0.5, 1), paddle.nanmedian(x), paddle.hstack([x, x]), paddle.vstack([x, x]),
+        paddle.dstack([x, x]), paddle.column_stack([x, x]), paddle.atleast_3d(x), paddle.hsplit(x, 3)[0],
+        paddle.vsplit(x, 2)[0], paddle.unflatten(x, 1, [3, 1]), paddle.view(x, [3, 2]), paddle.view_as(x, x),
+        paddle.combinations(x[0]), paddle.cartesian_prod([x[0], x[1]]), paddle.block_diag([x, x]),
+        paddle.vander(x[0]), paddle.polar(x, x), paddle.as_real(paddle.as_complex(paddle.stack([x, x], -1))),
+        paddle.triu_indices(3, 3), paddle.gcd(paddle.to_tensor([4]), paddle.to_tensor([6])),
+        paddle.lcm(paddle.to_tensor([4]), paddle.to_tensor([6])), paddle.is_empty(x), paddle.rank(x),
+    ]
+    assert all(out.place == place for out in outs)
+    y = paddle.to_tensor(np.zeros((2, 3)))
+    y.uniform_().normal_().exponential_()
+    assert y.reshape_([3, 2]).flatten_().unsqueeze_(0).squeeze_().shape == [6] and y.place == place
+    assert y.detach_() is y and y.contiguous() is y
+    np.testing.assert_allclose(paddle.quantile(x, [0.25, 0.75], axis=None).numpy(),
+                               np.quantile(np.linspace(0.1, 0.9, 6), [0.25, 0.75]))
