@@ -7,6 +7,21 @@ from . import fft  # noqa: F401  (Paddle's paddle.fft)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
+# Paddle 2.x functions a training script meets: the framework switches, tensor queries and
+# inplace helpers, and the functions composed of differentiable ops in eager.composite.
+from .framework import disable_static, enable_static, get_flags, in_dynamic_mode, set_flags
+from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
+from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
+                             is_floating_point, is_integer, numel, rank, shape, tolist)
+from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
+from .composite.math_binary import add_n, gcd, heaviside, lcm, ldexp, logaddexp
+from .composite.linalg import addmm, dist, mm, renorm, tensordot
+from .composite.gather_scatter import diagonal_scatter, index_fill, isin, select_scatter, slice_scatter, take
+from .composite.reduce_scan import nanmedian, nanquantile, quantile
+from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
+                                  combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten,
+                                  unique_consecutive, view, view_as, vsplit, vstack)
+from .composite.creation import as_complex, as_real, polar, tril_indices, triu_indices, vander
 from .creation import to_tensor
 from .nn import ParamAttr  # Paddle's paddle.ParamAttr
 from .nn.initializer import get_rng_state, seed, set_rng_state  # Paddle's paddle.seed and its state

@@ -19,10 +19,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from phi.api.support import FLAGS
 from phi.common import CPUPlace, DataType, GPUPlace, Place
 from phi.common.data_type import default_float_dtype, set_default_float_dtype
 
-__all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device", "set_printoptions"]
+__all__ = ["get_default_dtype", "set_default_dtype", "get_device", "set_device", "set_printoptions",
+           "disable_static", "enable_static", "in_dynamic_mode", "get_flags", "set_flags"]
 
 _LOCK = threading.Lock()
 _FLOATS = {"float16": DataType.FLOAT16, "float32": DataType.FLOAT32, "float64": DataType.FLOAT64}
@@ -209,3 +211,97 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
 def print_options() -> PrintOptions:
     """The current print options (read by Tensor's repr)."""
     return _print_options[0]
+
+
+# -- execution mode ----------------------------------------------------------------------
+
+def in_dynamic_mode() -> bool:
+    """True: eager runs every op as it is called (Paddle's dynamic graph mode), always.
+
+    >>> eager.in_dynamic_mode()
+    True
+    """
+    return True
+
+
+def disable_static(place=None) -> None:
+    """Paddle's switch back to dynamic mode. Dynamic mode is the only mode, so this
+    changes nothing but the default device when ``place`` ('cpu', 'gpu', 'gpu:N'
+    or a Place) is given, as Paddle's ``disable_static(place)`` does.
+
+    >>> eager.disable_static()
+    >>> eager.in_dynamic_mode()
+    True
+    """
+    if place is not None:
+        chosen = parse_device("disable_static", place)
+        with _LOCK:
+            _place[0] = chosen
+
+
+def enable_static() -> None:
+    """Refused: eager has no static graph mode (no Program, Executor or
+    ``paddle.static.data``), so this raises RuntimeError rather than let a script
+    go on as if its graph were being built. To compile a function or layer, keep
+    dynamic mode and wrap it with ``eager.jit.to_static``.
+    """
+    raise RuntimeError("enable_static: eager has only the dynamic graph mode, so static mode cannot "
+                       "be enabled; remove the call and use eager.jit.to_static(layer_or_function) "
+                       "to trace and compile a model")
+
+
+# -- flags -------------------------------------------------------------------------------
+
+def _flag_names() -> dict:
+    """Paddle-style names ('FLAGS_check_infer_meta') of phi's FLAGS, to the attribute."""
+    return {f"FLAGS_{name}": name for name in type(FLAGS).__slots__}
+
+
+def _flag_attribute(op: str, name) -> str:
+    names = _flag_names()
+    if not isinstance(name, str):
+        raise TypeError(f"{op}: a flag name must be a str such as 'FLAGS_check_infer_meta', "
+                        f"got {type(name).__name__} {name!r}")
+    if name not in names:
+        raise ValueError(f"{op}: unknown flag {name!r}; eager has the flags {sorted(names)}")
+    return names[name]
+
+
+def get_flags(flags) -> dict:
+    """The values of the named flags ('FLAGS_<name>', a str or a list/tuple of them)
+    as a dict, as Paddle's ``paddle.get_flags``. eager's flags are phi's debug
+    switches; an unknown name raises ValueError listing the known ones.
+
+    >>> list(eager.get_flags(["FLAGS_check_infer_meta"]))
+    ['FLAGS_check_infer_meta']
+    """
+    names = [flags] if isinstance(flags, str) else flags
+    if not isinstance(names, (list, tuple)):
+        raise TypeError(f"get_flags: argument 'flags' expected a str or a list/tuple of str, got "
+                        f"{type(flags).__name__} {flags!r}")
+    return {name: getattr(FLAGS, _flag_attribute("get_flags", name)) for name in names}
+
+
+def set_flags(flags) -> None:
+    """Sets flags from a dict ``{'FLAGS_<name>': value}``, as Paddle's
+    ``paddle.set_flags``; every name and value is checked before any is set.
+
+    >>> before = eager.get_flags("FLAGS_check_infer_meta")
+    >>> eager.set_flags({"FLAGS_check_infer_meta": True})
+    >>> eager.set_flags(before)
+    """
+    if not isinstance(flags, dict):
+        raise TypeError(f"set_flags: argument 'flags' expected a dict {{name: value}}, got "
+                        f"{type(flags).__name__} {flags!r}")
+    updates = {}
+    for name, value in flags.items():
+        attribute = _flag_attribute("set_flags", name)
+        current = getattr(FLAGS, attribute)
+        if isinstance(current, bool):
+            if not isinstance(value, (bool, np.bool_)) and value not in (0, 1):
+                raise TypeError(f"set_flags: flag {name!r} expected a bool, got {value!r}")
+            value = bool(value)
+        updates[attribute] = value
+    with _LOCK:
+        for attribute, value in updates.items():
+            setattr(FLAGS, attribute, value)

@@ -24,9 +24,18 @@ from .arguments import OPERATOR_FALLBACKS
 from .autograd import hooks
 from .autograd.engine import run_backward
 from .creation import to_tensor
+from .composite import creation as _creation
+from .composite import gather_scatter as _gather_scatter
+from .composite import linalg as _linalg
+from .composite import math_binary as _math_binary
+from .composite import math_unary as _math_unary
+from .composite import rearrange as _rearrange
+from .composite import reduce_scan as _reduce_scan
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
+from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor import Tensor
+from .tensor_queries import TensorFills, increment, index_fill_
 
 
 class TensorMethods:
@@ -477,6 +486,28 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
     )
 
 
+# Paddle's Tensor methods for the functions composed in eager.composite (x.mm(y) is
+# eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries.
+_COMPOSED_METHODS = {
+    **{name: getattr(_math_unary, name) for name in (
+        "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
+    **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
+    **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm")},
+    **{name: getattr(_gather_scatter, name) for name in (
+        "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter")},
+    **{name: getattr(_reduce_scan, name) for name in ("quantile", "nanquantile", "nanmedian")},
+    **{name: getattr(_rearrange, name) for name in (
+        "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
+    **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
+    "increment": increment,
+    "index_fill_": index_fill_,
+    "reshape_": reshape_,
+    "squeeze_": squeeze_,
+    "unsqueeze_": unsqueeze_,
+    "flatten_": flatten_,
+}
+
+
 # What every class body defines for itself: not methods to copy.
 _CLASS_MACHINERY = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
                               "__firstlineno__", "__static_attributes__"})
@@ -491,6 +522,11 @@ def install() -> None:
         setattr(Tensor, name, function)
     for name, function in _DISPATCHING_METHODS.items():
         setattr(Tensor, name, function)
+    for name, function in _COMPOSED_METHODS.items():
+        setattr(Tensor, name, function)
+    for name, value in vars(TensorFills).items():
+        if name not in _CLASS_MACHINERY:
+            setattr(Tensor, name, value)
     # x + y of two Tensors in one frame: the generated operator runs the op's body
     # itself and hands any other operand to the method above (its fallback).
     for name, function in OPERATORS.items():

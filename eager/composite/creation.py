@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..creation import to_tensor
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import _reshape  # reshape that also reaches shapes holding zeros
 
 
@@ -79,3 +81,103 @@ def complex_double_grad(real, imag, grad_real_grad, grad_imag_grad):
     if grad_imag_grad is None:
         grad_imag_grad = _F.full(imag.shape, 0, imag.dtype, present.place)
     return _F.complex(grad_real_grad, grad_imag_grad)
+
+
+# -- Paddle API functions composed of the ops above (eager.tril_indices, eager.polar, ...) --
+
+def _triangle_indices(op: str, pick, row, col, offset, dtype):
+    row = _check.integer(op, "row", row, minimum=0)
+    col = _check.integer(op, "col", col, minimum=0)
+    offset = _check.integer(op, "offset", offset)
+    rows, cols = pick(row, offset, col)
+    return to_tensor(np.stack([rows, cols]).astype(_check.index_dtype(op, dtype)))
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    """The (row, column) coordinates of the lower triangle (on and below diagonal
+    ``offset``) of a row x col matrix, as a [2, N] tensor in row-major order.
+
+    >>> eager.tril_indices(3, 3).numpy()
+    array([[0, 1, 1, 2, 2, 2],
+           [0, 0, 1, 0, 1, 2]])
+    """
+    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype)
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    """The (row, column) coordinates of the upper triangle (on and above diagonal
+    ``offset``) of a row x col matrix (col defaults to row), as a [2, N] tensor.
+
+    >>> eager.triu_indices(2, 3, 1).numpy()
+    array([[0, 0, 1],
+           [1, 2, 2]])
+    """
+    return _triangle_indices("triu_indices", np.triu_indices, row, row if col is None else col, offset, dtype)
+
+
+@_check.composed
+def vander(x, n=None, increasing=False, name=None):
+    """The Vandermonde matrix of a 1-d x: column j holds x ** (n - 1 - j), or x ** j
+    when ``increasing``; ``n`` columns (default len(x)). Built by repeated
+    multiplication, so differentiable everywhere (also at x = 0).
+
+    >>> eager.vander(eager.to_tensor([1.0, 2.0, 3.0])).numpy()
+    array([[1., 1., 1.],
+           [4., 2., 1.],
+           [9., 3., 1.]], dtype=float32)
+    """
+    _check.tensor("vander", "x", x)
+    if len(x.shape) != 1:
+        raise ValueError(f"vander: argument 'x' expected a 1-d tensor, got shape {x.shape}")
+    n = x.shape[0] if n is None else _check.integer("vander", "n", n, minimum=0)
+    if n == 0:
+        return _F.full([x.shape[0], 0], 0, x.dtype, x.place)
+    columns = [_F.ones_like(x)]
+    for _ in range(n - 1):
+        columns.append(_F.multiply(columns[-1], x))
+    if not increasing:
+        columns.reverse()
+    return _F.stack(columns, 1)
+
+
+@_check.composed
+def polar(abs, angle, name=None):  # noqa: A002  (Paddle's argument name)
+    """The complex numbers abs * (cos(angle) + i sin(angle)) (float32 gives
+    complex64, float64 complex128). Differentiable in both.
+
+    >>> eager.polar(eager.to_tensor([2.0]), eager.to_tensor([0.0])).numpy()
+    array([2.+0.j], dtype=complex64)
+    """
+    _check.floating("polar", "abs", abs)
+    _check.floating("polar", "angle", angle)
+    if abs.dtype != angle.dtype:
+        raise TypeError(f"polar: arguments 'abs' and 'angle' expected the same dtype, got {abs.dtype} and {angle.dtype}")
+    return _F.complex(_F.multiply(abs, _F.cos(angle)), _F.multiply(abs, _F.sin(angle)))
+
+
+@_check.composed
+def as_complex(x, name=None):
+    """A real tensor whose last axis has size 2 (real, imaginary) as a complex tensor
+    of the leading shape. Differentiable.
+
+    >>> eager.as_complex(eager.to_tensor([[1.0, 2.0]])).numpy()
+    array([1.+2.j], dtype=complex64)
+    """
+    _check.floating("as_complex", "x", x)
+    if not x.shape or x.shape[-1] != 2:
+        raise ValueError(f"as_complex: argument 'x' expected a last axis of size 2, got shape {x.shape}")
+    return _F.complex(x[..., 0], x[..., 1])
+
+
+@_check.composed
+def as_real(x, name=None):
+    """A complex tensor as a real one with a last axis of size 2 (real, imaginary).
+    Differentiable.
+
+    >>> eager.as_real(eager.to_tensor([1.0 + 2.0j])).numpy()
+    array([[1., 2.]], dtype=float32)
+    """
+    _check.tensor("as_real", "x", x)
+    if not x.dtype.is_complex:
+        raise TypeError(f"as_real: argument 'x' expected a complex Tensor, got {x.dtype}")
+    return _F.stack([_F.real(x), _F.imag(x)], -1)

@@ -7,7 +7,10 @@ was written.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import sum_to_shape
 
 
@@ -97,3 +100,204 @@ def masked_scatter_grad(x, mask, value, out_grad):
     unused = size - picked.shape[0]
     flat = _F.concat([picked, _zeros((unused,), out_grad)], 0) if unused else picked
     return x_grad, _F.reshape(flat, list(value.shape)) if 0 not in value.shape else _zeros(value.shape, out_grad)
+
+
+# -- Paddle API functions composed of the ops above (eager.take, eager.index_fill, ...) -----
+
+def _index_array(op: str, arg: str, index) -> np.ndarray:
+    """An integer index tensor's values on the host (they decide shapes or are range-checked)."""
+    _check.integral(op, arg, index)
+    return index.numpy()  # a conversion point: index values
+
+
+@_check.composed
+def take(x, index, mode="raise", name=None):
+    """The elements of x, read as a flat 1-d tensor, at ``index`` (an integer tensor);
+    the result has index's shape. ``mode`` says what an index outside [-n, n) does:
+    'raise' (an error; negative indices count from the end), 'wrap' (taken modulo
+    n) or 'clip' (clipped to [0, n - 1], so negative indices read element 0).
+    Differentiable in x.
+
+    >>> eager.take(eager.arange(12).reshape([3, 4]), eager.to_tensor([[0, -1], [5, 6]])).numpy()
+    array([[ 0, 11],
+           [ 5,  6]])
+    """
+    _check.tensor("take", "x", x)
+    _check.integral("take", "index", index)
+    _check.choice("take", "mode", mode, ("raise", "wrap", "clip"))
+    n = x.size
+    flat_index = _F.reshape(_F.cast(index, "int64"), [-1])
+    if n == 0 and index.size:
+        raise IndexError("take: argument 'x' is empty, so no index can be taken")
+    if mode == "raise":
+        values = _index_array("take", "index", index)
+        if values.size and (values.min() < -n or values.max() >= n):
+            bad = values[(values < -n) | (values >= n)].flat[0]
+            raise IndexError(f"take: argument 'index' holds {bad}, outside [{-n}, {n}) for x of {n} elements")
+        flat_index = _F.where(_F.less_than(flat_index, _F.zeros_like(flat_index)),
+                              _F.scale(flat_index, 1.0, float(n), True), flat_index)
+    elif mode == "wrap":
+        flat_index = _F.remainder(flat_index, _F.full_like(flat_index, n, None))
+    else:
+        flat_index = _F.clip(flat_index, 0, n - 1)
+    return _F.reshape(_F.index_select(_F.reshape(x, [-1]), flat_index, 0), index.shape)
+
+
+def _where_along(axis: int, positions):
+    """The index tuple selecting ``positions`` along ``axis`` and everything elsewhere."""
+    return (slice(None),) * axis + (positions,)
+
+
+@_check.composed
+def index_fill(x, index, axis, value, name=None):
+    """A copy of x whose slices at ``index`` (a 1-d integer tensor) along ``axis`` are
+    ``value`` (a number or a 0-d tensor). Differentiable in x (0 where filled) and
+    in a tensor value.
+
+    >>> eager.index_fill(eager.zeros([2, 3]), eager.to_tensor([0, 2]), 1, 5.0).numpy()
+    array([[5., 0., 5.],
+           [5., 0., 5.]], dtype=float32)
+    """
+    _check.tensor("index_fill", "x", x)
+    positions = _index_array("index_fill", "index", index)
+    if positions.ndim != 1:
+        raise ValueError(f"index_fill: argument 'index' expected a 1-d tensor, got shape {list(positions.shape)}")
+    axis = _check.axis("index_fill", "axis", axis, len(x.shape))
+    size = x.shape[axis] if x.shape else 1
+    if positions.size and (positions.min() < -size or positions.max() >= size):
+        raise IndexError(f"index_fill: argument 'index' holds values outside [{-size}, {size}) for axis "
+                         f"{axis} of x's shape {x.shape}")
+    if isinstance(value, type(x)):
+        if value.size != 1 or len(value.shape) > 1:
+            raise ValueError(f"index_fill: argument 'value' expected a number or a 0-d tensor, got shape {value.shape}")
+        value = _F.cast(_F.reshape(value, []), x.dtype) if value.dtype != x.dtype else _F.reshape(value, [])
+    else:
+        _check.number("index_fill", "value", value)
+        value = _F.full([], value, x.dtype, x.place)
+    out = _F.clone(x)
+    if positions.size:
+        out[_where_along(axis, positions % size)] = value
+    return out
+
+
+@_check.composed
+def isin(x, test_x, assume_unique=False, invert=False, name=None):
+    """True where an element of x occurs in test_x (a bool tensor of x's shape; with
+    ``invert`` the opposite). ``assume_unique`` is accepted for Paddle's signature
+    and changes nothing. Not differentiable.
+
+    >>> eager.isin(eager.to_tensor([1, 2, 3, 4]), eager.to_tensor([2, 4, 6])).numpy()
+    array([False,  True, False,  True])
+    """
+    _check.tensor("isin", "x", x)
+    _check.tensor("isin", "test_x", test_x)
+    if not isinstance(assume_unique, bool) or not isinstance(invert, bool):
+        raise TypeError(f"isin: arguments 'assume_unique' and 'invert' expected bools, got "
+                        f"{assume_unique!r} and {invert!r}")
+    if x.dtype != test_x.dtype:
+        raise TypeError(f"isin: arguments 'x' and 'test_x' expected the same dtype, got {x.dtype} and {test_x.dtype}")
+    flat = _F.unsqueeze(_F.reshape(x, [-1]), [1])
+    tests = _F.reshape(test_x, [-1])
+    found = _F.full([x.size], False, "bool", x.place)
+    # x against test_x a block at a time, so the comparison table stays near 2**22 entries.
+    block = max(1, (1 << 22) // max(x.size, 1))
+    for start in range(0, test_x.size, block):
+        part = _F.unsqueeze(tests[start:start + block], [0])
+        found = _F.logical_or(found, _F.any(_F.equal(flat, part), [1]))
+    found = _F.reshape(found, x.shape)
+    return _F.logical_not(found) if invert else found
+
+
+@_check.composed
+def select_scatter(x, values, axis, index, name=None):
+    """A copy of x whose slice at ``index`` along ``axis`` is ``values`` (x's shape
+    without that axis; broadcast). Differentiable in x and values.
+
+    >>> eager.select_scatter(eager.zeros([2, 3]), eager.ones([2]), 1, 1).numpy()
+    array([[0., 1., 0.],
+           [0., 1., 0.]], dtype=float32)
+    """
+    _check.tensor("select_scatter", "x", x)
+    _check.tensor("select_scatter", "values", values)
+    axis = _check.axis("select_scatter", "axis", axis, len(x.shape))
+    index = _check.integer("select_scatter", "index", index)
+    if not x.shape:
+        raise ValueError("select_scatter: argument 'x' expected at least 1 dimension, got a 0-d tensor")
+    size = x.shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"select_scatter: argument 'index' expected a position in [{-size}, {size}) along "
+                         f"axis {axis}, got {index}")
+    if values.dtype != x.dtype:
+        raise TypeError(f"select_scatter: argument 'values' expected dtype {x.dtype}, got {values.dtype}")
+    out = _F.clone(x)
+    out[_where_along(axis, index % size)] = values
+    return out
+
+
+@_check.composed
+def slice_scatter(x, value, axes=(0,), starts=(0,), ends=None, strides=(1,), name=None):
+    """A copy of x whose slice ``starts[i]:ends[i]:strides[i]`` along each of ``axes``
+    is ``value`` (the slice's shape; broadcast). ``ends`` defaults to the axes' sizes.
+    Differentiable in x and value.
+
+    >>> eager.slice_scatter(eager.zeros([2, 4]), eager.ones([2, 2]), axes=[1], starts=[0], ends=[4], strides=[2]).numpy()
+    array([[1., 0., 1., 0.],
+           [1., 0., 1., 0.]], dtype=float32)
+    """
+    _check.tensor("slice_scatter", "x", x)
+    _check.tensor("slice_scatter", "value", value)
+    lists = {}
+    for arg, given in (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides)):
+        if given is None:
+            continue
+        if not isinstance(given, (list, tuple)):
+            raise TypeError(f"slice_scatter: argument '{arg}' expected a list of ints, got "
+                            f"{type(given).__name__} {given!r}")
+        lists[arg] = [_check.integer("slice_scatter", arg, v) for v in given]
+    axes_ = [_check.axis("slice_scatter", "axes", a, len(x.shape)) for a in lists["axes"]]
+    ends_ = lists.get("ends", [x.shape[a] for a in axes_])
+    if not len(axes_) == len(lists["starts"]) == len(ends_) == len(lists["strides"]):
+        raise ValueError(f"slice_scatter: arguments 'axes', 'starts', 'ends' and 'strides' expected one length, "
+                         f"got {len(axes_)}, {len(lists['starts'])}, {len(ends_)} and {len(lists['strides'])}")
+    if any(step <= 0 for step in lists["strides"]):
+        raise ValueError(f"slice_scatter: argument 'strides' expected positive ints, got {lists['strides']}")
+    if value.dtype != x.dtype:
+        raise TypeError(f"slice_scatter: argument 'value' expected dtype {x.dtype}, got {value.dtype}")
+    index = [slice(None)] * len(x.shape)
+    for a, start, end, step in zip(axes_, lists["starts"], ends_, lists["strides"]):
+        index[a] = slice(start, end, step)
+    out = _F.clone(x)
+    out[tuple(index)] = value
+    return out
+
+
+@_check.composed
+def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
+    """A copy of x whose diagonal (as ``eager.diagonal(x, offset, axis1, axis2)``
+    reads it) is y. Differentiable in x and y.
+
+    >>> eager.diagonal_scatter(eager.zeros([2, 3]), eager.ones([2]), offset=1).numpy()
+    array([[0., 1., 0.],
+           [0., 0., 1.]], dtype=float32)
+    """
+    _check.tensor("diagonal_scatter", "x", x)
+    _check.tensor("diagonal_scatter", "y", y)
+    offset = _check.integer("diagonal_scatter", "offset", offset)
+    if len(x.shape) < 2:
+        raise ValueError(f"diagonal_scatter: argument 'x' expected at least 2 dimensions, got shape {x.shape}")
+    axis1 = _check.axis("diagonal_scatter", "axis1", axis1, len(x.shape))
+    axis2 = _check.axis("diagonal_scatter", "axis2", axis2, len(x.shape))
+    if axis1 == axis2:
+        raise ValueError(f"diagonal_scatter: arguments 'axis1' and 'axis2' must differ, both are {axis1}")
+    expected = _F.diagonal(x, offset, axis1, axis2).shape
+    if y.shape != expected:
+        raise ValueError(f"diagonal_scatter: argument 'y' expected the diagonal's shape {expected}, got {y.shape}")
+    if y.dtype != x.dtype:
+        raise TypeError(f"diagonal_scatter: argument 'y' expected dtype {x.dtype}, got {y.dtype}")
+    rows, cols = x.shape[axis1], x.shape[axis2]
+    length = max(0, min(rows - max(-offset, 0), cols - max(offset, 0)))
+    steps = np.arange(length)
+    out = _F.clone(_F.moveaxis(x, [axis1, axis2], [-2, -1]))
+    if length:
+        out[..., steps + max(-offset, 0), steps + max(offset, 0)] = y
+    return _F.moveaxis(out, [-2, -1], [axis1, axis2])

@@ -10,12 +10,15 @@ lower-triangle mask built from diagonal/diagonal_grad.
 """
 from __future__ import annotations
 
+import math
+import numbers
 import string
 
 from phi.core.errors import InvalidArgumentError
 from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import sum_to_shape
 
 _LETTERS = string.ascii_letters
@@ -403,3 +406,155 @@ def lu_unpack_grad(x, l_grad, u_grad):
             upper = _F.concat([upper, _F.zeros(batch + [m - k, n], x.dtype, x.place)], -2)
         grad = _F.add(grad, upper)
     return grad
+
+
+# -- Paddle API functions composed of the ops above (eager.mm, eager.tensordot, ...) ---------
+
+@_check.composed
+def mm(input, mat2, name=None):  # noqa: A002  (Paddle's argument name)
+    """The matrix product of input and mat2: ``eager.matmul(input, mat2)`` (batched
+    and broadcast as matmul is), Paddle's ``paddle.mm``.
+
+    >>> eager.mm(eager.ones([2, 3]), eager.ones([3, 4])).shape
+    [2, 4]
+    """
+    _check.tensor("mm", "input", input)
+    _check.tensor("mm", "mat2", mat2)
+    return _F.matmul(input, mat2)
+
+
+@_check.composed
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
+    """beta * input + alpha * (x @ y): x [M, K], y [K, N], input broadcastable to
+    [M, N]. Differentiable in all three.
+
+    >>> eager.addmm(eager.ones([2, 2]), eager.ones([2, 3]), eager.ones([3, 2]), beta=0.5, alpha=2.0).numpy()
+    array([[6.5, 6.5],
+           [6.5, 6.5]], dtype=float32)
+    """
+    _check.tensor("addmm", "input", input)
+    _check.tensor("addmm", "x", x)
+    _check.tensor("addmm", "y", y)
+    beta = _check.number("addmm", "beta", beta)
+    alpha = _check.number("addmm", "alpha", alpha)
+    if len(x.shape) != 2 or len(y.shape) != 2:
+        raise ValueError(f"addmm: arguments 'x' and 'y' expected 2-d tensors, got shapes {x.shape} and {y.shape}")
+    if x.shape[1] != y.shape[0]:
+        raise ValueError(f"addmm: x's columns must equal y's rows, got shapes {x.shape} and {y.shape}")
+    if input.dtype != x.dtype or y.dtype != x.dtype:
+        raise TypeError(f"addmm: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
+    product = [x.shape[0], y.shape[1]]
+    if len(input.shape) > 2 or any(a not in (1, b) for a, b in zip(input.shape[::-1], product[::-1])):
+        raise ValueError(f"addmm: argument 'input' expected a shape that broadcasts to {product}, got {input.shape}")
+    return _F.add(_F.scale(_F.expand(input, product), beta, 0.0, True),
+                  _F.scale(_F.matmul(x, y), alpha, 0.0, True))
+
+
+def _tensordot_axes(axes, x, y):
+    """tensordot's ``axes`` as two lists of axes of x and of y (Paddle's forms)."""
+    if hasattr(axes, "numpy") and not isinstance(axes, (list, tuple)):
+        axes = axes.numpy().tolist()  # a conversion point: a Tensor of axes
+    if isinstance(axes, numbers.Integral) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(len(x.shape), len(y.shape)):
+            raise ValueError(f"tensordot: argument 'axes' as an int expected 0 to "
+                             f"{min(len(x.shape), len(y.shape))} for shapes {x.shape} and {y.shape}, got {axes}")
+        return list(range(len(x.shape) - axes, len(x.shape))), list(range(axes))
+    if not isinstance(axes, (list, tuple)):
+        raise TypeError(f"tensordot: argument 'axes' expected an int, a list/tuple or a Tensor, got "
+                        f"{type(axes).__name__} {axes!r}")
+    axes = list(axes)
+    if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in axes):
+        x_axes, y_axes = axes, axes                      # one list: the same axes of both
+    elif len(axes) in (1, 2) and all(isinstance(a, (list, tuple)) for a in axes):
+        x_axes, y_axes = list(axes[0]), list(axes[-1])
+        # Paddle completes the shorter list with the longer one's entries.
+        if len(x_axes) < len(y_axes):
+            x_axes += y_axes[len(x_axes):]
+        elif len(y_axes) < len(x_axes):
+            y_axes += x_axes[len(y_axes):]
+    else:
+        raise TypeError(f"tensordot: argument 'axes' expected a list of ints or two lists of ints, got {axes!r}")
+    x_axes = [_check.axis("tensordot", "axes", a, len(x.shape)) for a in x_axes]
+    y_axes = [_check.axis("tensordot", "axes", a, len(y.shape)) for a in y_axes]
+    if len(set(x_axes)) != len(x_axes) or len(set(y_axes)) != len(y_axes):
+        raise ValueError(f"tensordot: argument 'axes' names an axis twice: {x_axes}, {y_axes}")
+    for a, b in zip(x_axes, y_axes):
+        if x.shape[a] != y.shape[b]:
+            raise ValueError(f"tensordot: axis {a} of x (size {x.shape[a]}) and axis {b} of y "
+                             f"(size {y.shape[b]}) are contracted but differ in size")
+    return x_axes, y_axes
+
+
+@_check.composed
+def tensordot(x, y, axes=2, name=None):
+    """Sums the products of x's and y's elements over the contracted axes: ``axes``
+    an int k (x's last k with y's first k), a list of axes (the same of both), two
+    lists ([x's], [y's]) or a Tensor of them. The result's axes are x's free ones,
+    then y's. Differentiable in x and y.
+
+    >>> eager.tensordot(eager.ones([2, 3, 4]), eager.ones([3, 4, 5]), axes=2).shape
+    [2, 5]
+    """
+    _check.tensor("tensordot", "x", x)
+    _check.tensor("tensordot", "y", y)
+    if x.dtype != y.dtype:
+        raise TypeError(f"tensordot: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+    x_axes, y_axes = _tensordot_axes(axes, x, y)
+    x_free = [a for a in range(len(x.shape)) if a not in x_axes]
+    y_free = [a for a in range(len(y.shape)) if a not in y_axes]
+    contracted = math.prod(x.shape[a] for a in x_axes)
+    left = _F.reshape(_F.transpose(x, x_free + x_axes), [math.prod(x.shape[a] for a in x_free), contracted])
+    right = _F.reshape(_F.transpose(y, y_axes + y_free), [contracted, math.prod(y.shape[a] for a in y_free)])
+    out_shape = [x.shape[a] for a in x_free] + [y.shape[a] for a in y_free]
+    return _F.reshape(_F.matmul(left, right), out_shape)
+
+
+@_check.composed
+def dist(x, y, p=2, name=None):
+    """The p-norm of x - y (broadcast) as a 0-d tensor: (sum |x - y|^p)^(1/p); p = 0
+    counts the non-zero differences, inf takes the largest |x - y|, -inf the smallest.
+
+    >>> eager.dist(eager.to_tensor([3.0, 0.0]), eager.to_tensor([0.0, 4.0])).numpy()
+    array(5., dtype=float32)
+    """
+    _check.floating("dist", "x", x)
+    _check.floating("dist", "y", y)
+    p = _check.number("dist", "p", p)
+    if x.dtype != y.dtype:
+        raise TypeError(f"dist: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+    size = _F.abs(_F.subtract(x, y))
+    if p == 0:
+        return _F.cast(_F.count_nonzero(size), x.dtype)
+    if p == math.inf:
+        return _F.max(size)
+    if p == -math.inf:
+        return _F.min(size)
+    return _F.pow(_F.sum(_F.pow(size, p)), 1.0 / p)
+
+
+@_check.composed
+def renorm(x, p, axis, max_norm, name=None):
+    """x with each slice along ``axis`` scaled down so that its p-norm (over the other
+    axes) is at most ``max_norm``; slices within the limit are unchanged. A slice
+    above it is scaled by max_norm / (norm + 1e-7). Differentiable in x.
+
+    >>> eager.renorm(eager.to_tensor([[3.0, 4.0], [0.3, 0.4]]), 2.0, 0, 1.0).numpy().round(4)
+    array([[0.6, 0.8],
+           [0.3, 0.4]], dtype=float32)
+    """
+    _check.floating("renorm", "x", x)
+    p = _check.number("renorm", "p", p)
+    max_norm = _check.number("renorm", "max_norm", max_norm)
+    axis = _check.axis("renorm", "axis", axis, len(x.shape))
+    if p <= 0:
+        raise ValueError(f"renorm: argument 'p' expected a positive number, got {p}")
+    if max_norm < 0:
+        raise ValueError(f"renorm: argument 'max_norm' expected a number >= 0, got {max_norm}")
+    others = [a for a in range(len(x.shape)) if a != axis]
+    if not others:
+        norms = _F.abs(x)
+    else:
+        norms = _F.pow(_F.sum(_F.pow(_F.abs(x), p), others, None, True), 1.0 / p)
+    factor = _F.divide(_F.full_like(norms, max_norm, None), _F.scale(norms, 1.0, 1e-7, True))
+    return _F.multiply(x, _F.where(_F.greater_than(norms, _F.full_like(norms, max_norm, None)), factor,
+                                   _F.ones_like(norms)))

@@ -1,7 +1,10 @@
 """Composite rules of the math binary ops (see eager/composite/__init__.py)."""
 from __future__ import annotations
 
+import math
+
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import sum_to_shape, where_grad
 
 
@@ -49,3 +52,130 @@ def fmax_grad(x, y, out_grad):
 
 def fmin_grad(x, y, out_grad):
     return where_grad(_F.logical_or(_F.less_equal(x, y), _F.not_equal(y, y)), x, y, out_grad)
+
+
+# -- Paddle API functions composed of the ops above (eager.logaddexp, eager.gcd, ...) ------
+
+def _same_dtype(op: str, x, y) -> None:
+    if x.dtype != y.dtype:
+        raise TypeError(f"{op}: arguments 'x' and 'y' expected the same dtype, got {x.dtype} and {y.dtype}")
+
+
+@_check.composed
+def logaddexp(x, y, name=None):
+    """log(exp(x) + exp(y)) elementwise (broadcasting), computed without overflow:
+    max(x, y) + log1p(exp(-|x - y|)). Ties split the gradient evenly.
+
+    >>> out = eager.logaddexp(eager.to_tensor([0.0, 1000.0]), eager.to_tensor([0.0, 1000.0]))
+    >>> [round(v, 3) for v in out.tolist()]
+    [0.693, 1000.693]
+    """
+    _check.floating("logaddexp", "x", x)
+    _check.floating("logaddexp", "y", y)
+    _same_dtype("logaddexp", x, y)
+    both_finite = _F.logical_and(_F.isfinite(x), _F.isfinite(y))
+    zero = _F.zeros_like(x)
+    # Finite: max = (x + y + |x - y|) / 2, whose gradient splits evenly at a tie;
+    # an infinite operand goes through maximum, with an infinite spread (inf - inf is kept out).
+    spread = _F.abs(_F.where(both_finite, _F.subtract(x, y), _F.full_like(x, math.inf, None)))
+    finite_spread = _F.where(both_finite, spread, zero)
+    halves = _F.scale(_F.add(_F.add(_F.where(both_finite, x, zero), _F.where(both_finite, y, zero)),
+                             finite_spread), 0.5, 0.0, True)
+    larger = _F.where(both_finite, halves, _F.maximum(x, y))
+    return _F.add(larger, _F.log1p(_F.exp(_F.scale(spread, -1.0, 0.0, True))))
+
+
+@_check.composed
+def heaviside(x, y, name=None):
+    """The Heaviside step of x (broadcasting): 0 where x < 0, y where x == 0, 1
+    where x > 0. The gradient reaches y only where x == 0, x never (Paddle's).
+
+    >>> eager.heaviside(eager.to_tensor([-1.0, 0.0, 2.0]), eager.to_tensor(0.5)).numpy()
+    array([0. , 0.5, 1. ], dtype=float32)
+    """
+    _check.tensor("heaviside", "x", x)
+    _check.tensor("heaviside", "y", y)
+    _same_dtype("heaviside", x, y)
+    if x.dtype.is_complex or x.dtype.name == "BOOL":
+        raise TypeError(f"heaviside: arguments 'x' and 'y' expected a real numeric dtype, got {x.dtype}")
+    step = _F.cast(_F.greater_than(x, _F.zeros_like(x)), x.dtype)
+    shape = list(_F.add(_F.zeros_like(x), _F.zeros_like(y)).shape)  # the broadcast shape
+    return _F.where(_F.expand(_F.equal(x, _F.zeros_like(x)), shape), _F.expand(y, shape), _F.expand(step, shape))
+
+
+def _gcd_of(op: str, x, y):
+    _check.integral(op, "x", x)
+    _check.integral(op, "y", y)
+    _same_dtype(op, x, y)
+    a, b = _F.abs(x), _F.abs(y)
+    shape = list(_F.add(a, b).shape)
+    a, b = _F.expand(a, shape), _F.expand(b, shape)
+    zero = _F.zeros_like(b)
+    while bool(_F.any(_F.not_equal(b, zero))):  # Euclid, all elements at once
+        nonzero = _F.not_equal(b, zero)
+        safe = _F.where(nonzero, b, _F.ones_like(b))
+        a, b = _F.where(nonzero, b, a), _F.where(nonzero, _F.remainder(a, safe), zero)
+    return a
+
+
+@_check.composed
+def gcd(x, y, name=None):
+    """The greatest common divisor of |x| and |y| elementwise (integers, broadcasting);
+    gcd(0, 0) is 0.
+
+    >>> eager.gcd(eager.to_tensor([12, 0, -9]), eager.to_tensor([18, 5, 6])).numpy()
+    array([6, 5, 3])
+    """
+    return _gcd_of("gcd", x, y)
+
+
+@_check.composed
+def lcm(x, y, name=None):
+    """The least common multiple of |x| and |y| elementwise (integers, broadcasting);
+    0 where either is 0.
+
+    >>> eager.lcm(eager.to_tensor([4, 0, -6]), eager.to_tensor([6, 5, 4])).numpy()
+    array([12,  0, 12])
+    """
+    divisor = _gcd_of("lcm", x, y)
+    zero = _F.equal(divisor, _F.zeros_like(divisor))
+    safe = _F.where(zero, _F.ones_like(divisor), divisor)
+    return _F.where(zero, divisor, _F.abs(_F.multiply(_F.floor_divide(x, safe), y)))
+
+
+@_check.composed
+def ldexp(x, y, name=None):
+    """x * 2 ** y elementwise (broadcasting); y an integer tensor. An integer x gives
+    float32, as in Paddle. Differentiable in x.
+
+    >>> eager.ldexp(eager.to_tensor([1.0, 3.0]), eager.to_tensor([3, -1])).numpy()
+    array([8. , 1.5], dtype=float32)
+    """
+    _check.tensor("ldexp", "x", x)
+    _check.integral("ldexp", "y", y)
+    if x.dtype.is_complex:
+        raise TypeError(f"ldexp: argument 'x' expected a real Tensor, got {x.dtype}")
+    if not x.dtype.is_floating_point:
+        x = _F.cast(x, "float32")
+    exponent = _F.cast(y, x.dtype)
+    return _F.multiply(x, _F.elementwise_pow(_F.full_like(exponent, 2.0, None), exponent))
+
+
+@_check.composed
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors of one shape and dtype (or of one
+    tensor, which comes back as a copy). Differentiable in every input.
+
+    >>> eager.add_n([eager.ones([2]), eager.ones([2]), eager.ones([2])]).numpy()
+    array([3., 3.], dtype=float32)
+    """
+    inputs = _check.tensor_list("add_n", "inputs", inputs, allow_one=True)
+    first = inputs[0]
+    for i, item in enumerate(inputs[1:], 1):
+        if item.shape != first.shape or item.dtype != first.dtype:
+            raise ValueError(f"add_n: argument 'inputs' expected tensors of one shape and dtype, element 0 "
+                             f"is {first.dtype}{first.shape} and element {i} is {item.dtype}{item.shape}")
+    total = _F.assign(first) if len(inputs) == 1 else _F.add(inputs[0], inputs[1])
+    for item in inputs[2:]:
+        total = _F.add(total, item)
+    return total

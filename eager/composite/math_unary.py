@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
@@ -191,3 +192,143 @@ def angle_grad(x, out_grad):
     turned = _F.multiply(x, _F.full_like(x, 1j, None))
     grad = _F.divide(_F.multiply(_as_complex(out_grad), turned), safe)
     return _F.where(at_zero, _zeros_like(x), grad)
+
+
+# -- Paddle API functions composed of the ops above (eager.logit, eager.sinc, ...) ---------
+
+def _as_float(x):
+    """x, or x cast to float32 when it is an integer or bool tensor (Paddle's rule for
+    deg2rad/rad2deg/ldexp on integers)."""
+    return x if x.dtype.is_floating_point or x.dtype.is_complex else _F.cast(x, "float32")
+
+
+@_check.composed
+def logit(x, eps=None, name=None):
+    """log(x / (1 - x)) elementwise, x clipped to [eps, 1 - eps] first when ``eps``
+    is given (outside [0, 1] without it: NaN, as in Paddle). The gradient is 0
+    where the clip bites.
+
+    >>> eager.logit(eager.to_tensor([0.5, 0.0]), eps=1e-6).numpy()
+    array([  0.     , -13.81551], dtype=float32)
+    """
+    _check.floating("logit", "x", x)
+    if eps is not None:
+        eps = _check.number("logit", "eps", eps)
+        if not 0.0 <= eps <= 0.5:
+            raise ValueError(f"logit: argument 'eps' expected a number in [0, 0.5], got {eps}")
+        x = _F.clip(x, eps, 1.0 - eps)
+    return _F.log(_F.divide(x, _F.scale(x, -1.0, 1.0, True)))
+
+
+@_check.composed
+def sgn(x, name=None):
+    """The sign of x: -1, 0 or 1 for real x; x / |x| (0 at 0) for complex x.
+
+    >>> eager.sgn(eager.to_tensor([-2.0, 0.0, 3.0])).numpy()
+    array([-1.,  0.,  1.], dtype=float32)
+    """
+    _check.tensor("sgn", "x", x)
+    if not x.dtype.is_complex:
+        return _F.sign(x)
+    magnitude = _F.abs(x)
+    zero = _F.equal(magnitude, _F.zeros_like(magnitude))
+    safe = _F.where(zero, _F.ones_like(magnitude), magnitude)
+    return _F.where(_F.cast(zero, "bool"), _F.zeros_like(x),
+                    _F.divide(x, _F.complex(safe, _F.zeros_like(safe))))
+
+
+@_check.composed
+def signbit(x, name=None):
+    """True where x's sign bit is set: x < 0, and -0.0 (a bool tensor; not differentiable).
+
+    >>> eager.signbit(eager.to_tensor([-1.0, -0.0, 0.0, 2.0])).numpy()
+    array([ True,  True, False, False])
+    """
+    _check.tensor("signbit", "x", x)
+    if x.dtype.is_complex:
+        raise TypeError(f"signbit: argument 'x' expected a real Tensor, got {x.dtype}")
+    zero = _F.zeros_like(x)
+    negative = _F.less_than(x, zero)
+    if not x.dtype.is_floating_point:
+        return negative
+    # -0.0 is the zero whose reciprocal is -inf.
+    negative_zero = _F.logical_and(_F.equal(x, zero), _F.less_than(_F.reciprocal(x), zero))
+    return _F.logical_or(negative, negative_zero)
+
+
+@_check.composed
+def sinc(x, name=None):
+    """sin(pi x) / (pi x) elementwise, 1 at x = 0 (the normalized sinc).
+
+    >>> eager.sinc(eager.to_tensor([0.0, 0.5])).numpy().round(4)
+    array([1.    , 0.6366], dtype=float32)
+    """
+    _check.floating("sinc", "x", x)
+    zero = _F.equal(x, _F.zeros_like(x))
+    safe = _F.scale(_F.where(zero, _F.ones_like(x), x), math.pi, 0.0, True)  # no 0/0 in value or gradient
+    return _F.where(zero, _F.ones_like(x), _F.divide(_F.sin(safe), safe))
+
+
+@_check.composed
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """scale_b * tanh(scale_a * x) elementwise (Paddle's scaled tanh).
+
+    >>> eager.stanh(eager.to_tensor([0.0, 1.0])).numpy().round(4)
+    array([0.    , 1.0038], dtype=float32)
+    """
+    _check.floating("stanh", "x", x)
+    scale_a = _check.number("stanh", "scale_a", scale_a)
+    scale_b = _check.number("stanh", "scale_b", scale_b)
+    return _F.scale(_F.tanh(_F.scale(x, scale_a, 0.0, True)), scale_b, 0.0, True)
+
+
+@_check.composed
+def deg2rad(x, name=None):
+    """Degrees to radians, x * pi / 180 (an integer x gives float32).
+
+    >>> eager.deg2rad(eager.to_tensor([180.0])).numpy()
+    array([3.1415927], dtype=float32)
+    """
+    _check.tensor("deg2rad", "x", x)
+    return _F.scale(_as_float(x), math.pi / 180.0, 0.0, True)
+
+
+@_check.composed
+def rad2deg(x, name=None):
+    """Radians to degrees, x * 180 / pi (an integer x gives float32).
+
+    >>> eager.rad2deg(eager.to_tensor([math.pi])).numpy()
+    array([180.], dtype=float32)
+    """
+    _check.tensor("rad2deg", "x", x)
+    return _F.scale(_as_float(x), 180.0 / math.pi, 0.0, True)
+
+
+@_check.composed
+def frexp(x, name=None):
+    """x split into a mantissa in [0.5, 1) (by magnitude) and a power of two:
+    x == mantissa * 2 ** exponent; both in x's dtype, as Paddle returns them.
+    0, inf and NaN give (x, 0). Differentiable in the mantissa.
+
+    >>> m, e = eager.frexp(eager.to_tensor([8.0, -3.0]))
+    >>> m.numpy(), e.numpy()
+    (array([ 0.5 , -0.75], dtype=float32), array([4., 2.], dtype=float32))
+    """
+    _check.floating("frexp", "x", x)
+    special = _F.logical_or(_F.equal(x, _F.zeros_like(x)), _F.logical_not(_F.isfinite(x)))
+    safe = _F.where(special, _F.ones_like(x), x)
+    magnitude = _F.abs(safe)
+    exponent = _F.scale(_F.floor(_F.log2(magnitude)), 1.0, 1.0, True)
+    # log2 may round across an integer: move the exponent by one where the mantissa left [0.5, 1).
+    scaled = _divide_by_power_of_two(magnitude, exponent)
+    exponent = _F.add(exponent, _F.cast(_F.greater_equal(scaled, _F.ones_like(x)), x.dtype))
+    exponent = _F.subtract(exponent, _F.cast(_F.less_than(scaled, _F.full_like(x, 0.5, None)), x.dtype))
+    exponent = _F.where(special, _F.zeros_like(x), exponent)
+    mantissa = _F.where(special, x, _divide_by_power_of_two(safe, exponent))
+    return mantissa, exponent
+
+
+def _divide_by_power_of_two(x, exponent):
+    # x / 2**exponent as (x / 2**(exponent - 1)) / 2, so that 2**1024 (beyond float64) is never formed.
+    power = _F.elementwise_pow(_F.full_like(x, 2.0, None), _F.scale(exponent, 1.0, -1.0, True))
+    return _F.scale(_F.divide(x, power), 0.5, 0.0, True)

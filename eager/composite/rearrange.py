@@ -8,9 +8,15 @@ region again). Their second derivatives are therefore the ops themselves.
 """
 from __future__ import annotations
 
+import itertools
+import math
+
+import numpy as np
+
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import _reshape, sum_to_shape
 
 
@@ -114,3 +120,349 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
         summed = _F.concat([_F.sum(p, [0], out_grad.dtype, True) for p in pieces], 0)
     summed = _F.moveaxis(summed, [0], [a]) if a else summed
     return _reshape(summed, x.shape)
+
+
+# -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------
+
+def _at_least(op: str, inputs, ndim: int):
+    tensors = [_check.tensor(op, "inputs", x) for x in inputs]
+    if not tensors:
+        raise TypeError(f"{op}: expected at least one Tensor, got none")
+    out = []
+    for x in tensors:
+        shape = x.shape
+        if len(shape) >= ndim:
+            out.append(x)
+        elif ndim == 1 or len(shape) == 0:
+            out.append(_F.reshape(x, [1] * (ndim - len(shape)) + shape))
+        elif ndim == 2 or len(shape) == 2:             # [n] -> [1, n]; [m, n] -> [m, n, 1]
+            out.append(_F.reshape(x, shape + [1]) if len(shape) == 2 else _F.reshape(x, [1] + shape))
+        else:                                          # [n] -> [1, n, 1]
+            out.append(_F.reshape(x, [1] + shape + [1]))
+    return out[0] if len(out) == 1 else out
+
+
+@_check.composed
+def atleast_1d(*inputs, name=None):
+    """Each input with at least 1 dimension (a 0-d tensor becomes [1]); one input
+    gives a Tensor, several a list. Views of the inputs.
+
+    >>> eager.atleast_1d(eager.to_tensor(3.0)).shape
+    [1]
+    """
+    return _at_least("atleast_1d", inputs, 1)
+
+
+@_check.composed
+def atleast_2d(*inputs, name=None):
+    """Each input with at least 2 dimensions: 0-d becomes [1, 1], [n] becomes [1, n].
+
+    >>> eager.atleast_2d(eager.ones([3])).shape
+    [1, 3]
+    """
+    return _at_least("atleast_2d", inputs, 2)
+
+
+@_check.composed
+def atleast_3d(*inputs, name=None):
+    """Each input with at least 3 dimensions: 0-d becomes [1, 1, 1], [n] becomes
+    [1, n, 1], [m, n] becomes [m, n, 1] (NumPy's rule).
+
+    >>> eager.atleast_3d(eager.ones([2, 3])).shape
+    [2, 3, 1]
+    """
+    return _at_least("atleast_3d", inputs, 3)
+
+
+def _as_list(op: str, value, ndim: int) -> list:
+    tensors = _check.tensor_list(op, "x", value)
+    made = _at_least(op, tensors, ndim)
+    return made if isinstance(made, list) else [made]
+
+
+@_check.composed
+def hstack(x, name=None):
+    """The tensors joined column-wise: along axis 1, or axis 0 when all are 1-d
+    (0-d ones count as [1]). Differentiable.
+
+    >>> eager.hstack([eager.ones([2, 1]), eager.zeros([2, 2])]).shape
+    [2, 3]
+    """
+    tensors = _as_list("hstack", x, 1)
+    return _F.concat(tensors, 0 if all(len(t.shape) == 1 for t in tensors) else 1)
+
+
+@_check.composed
+def vstack(x, name=None):
+    """The tensors joined row-wise (along axis 0), 0-d and 1-d ones first made
+    [1, n]. Differentiable.
+
+    >>> eager.vstack([eager.ones([3]), eager.zeros([3])]).shape
+    [2, 3]
+    """
+    return _F.concat(_as_list("vstack", x, 2), 0)
+
+
+@_check.composed
+def row_stack(x, name=None):
+    """The same as :func:`vstack`.
+
+    >>> eager.row_stack([eager.ones([3]), eager.zeros([3])]).shape
+    [2, 3]
+    """
+    return _F.concat(_as_list("row_stack", x, 2), 0)
+
+
+@_check.composed
+def dstack(x, name=None):
+    """The tensors joined depth-wise (along axis 2), each first made at least 3-d
+    as :func:`atleast_3d` does. Differentiable.
+
+    >>> eager.dstack([eager.ones([2, 3]), eager.zeros([2, 3])]).shape
+    [2, 3, 2]
+    """
+    return _F.concat(_as_list("dstack", x, 3), 2)
+
+
+@_check.composed
+def column_stack(x, name=None):
+    """The tensors joined as columns (along axis 1): a 1-d tensor [n] is a column
+    [n, 1], a 0-d one [1, 1]. Differentiable.
+
+    >>> eager.column_stack([eager.ones([3]), eager.zeros([3, 2])]).shape
+    [3, 3]
+    """
+    tensors = _check.tensor_list("column_stack", "x", x)
+    columns = [_F.reshape(t, [t.size, 1]) if len(t.shape) < 2 else t for t in tensors]
+    return _F.concat(columns, 1)
+
+
+def _split_along(op: str, x, num_or_indices, axis: int, least: int):
+    _check.tensor(op, "x", x)
+    if len(x.shape) < least:
+        raise ValueError(f"{op}: argument 'x' expected at least {least} dimension(s), got shape {x.shape}")
+    if isinstance(num_or_indices, int) and not isinstance(num_or_indices, bool):
+        if num_or_indices <= 0 or x.shape[axis] % num_or_indices:
+            raise ValueError(f"{op}: argument 'num_or_indices' as an int must divide axis {axis}'s size "
+                             f"{x.shape[axis]} into equal parts, got {num_or_indices}")
+    elif not isinstance(num_or_indices, (list, tuple)):
+        raise TypeError(f"{op}: argument 'num_or_indices' expected an int or a list of indices, got "
+                        f"{type(num_or_indices).__name__} {num_or_indices!r}")
+    return list(_F.tensor_split(x, num_or_indices, axis))
+
+
+@_check.composed
+def hsplit(x, num_or_indices, name=None):
+    """x split column-wise (along axis 1; axis 0 for a 1-d x): into ``num_or_indices``
+    equal parts, or at the listed indices. Returns a list of views.
+
+    >>> [t.shape for t in eager.hsplit(eager.ones([2, 6]), 3)]
+    [[2, 2], [2, 2], [2, 2]]
+    """
+    _check.tensor("hsplit", "x", x)
+    return _split_along("hsplit", x, num_or_indices, 0 if len(x.shape) == 1 else 1, 1)
+
+
+@_check.composed
+def vsplit(x, num_or_indices, name=None):
+    """x split row-wise (along axis 0; x at least 2-d), as :func:`hsplit`.
+
+    >>> [t.shape for t in eager.vsplit(eager.ones([4, 3]), [1])]
+    [[1, 3], [3, 3]]
+    """
+    return _split_along("vsplit", x, num_or_indices, 0, 2)
+
+
+@_check.composed
+def dsplit(x, num_or_indices, name=None):
+    """x split depth-wise (along axis 2; x at least 3-d), as :func:`hsplit`.
+
+    >>> [t.shape for t in eager.dsplit(eager.ones([1, 2, 4]), 2)]
+    [[1, 2, 2], [1, 2, 2]]
+    """
+    return _split_along("dsplit", x, num_or_indices, 2, 3)
+
+
+@_check.composed
+def unflatten(x, axis, shape, name=None):
+    """x with ``axis`` expanded into ``shape`` (a list/tuple whose product is that
+    axis's size; one entry may be -1). A view of x.
+
+    >>> eager.unflatten(eager.ones([2, 6]), 1, [2, 3]).shape
+    [2, 2, 3]
+    """
+    _check.tensor("unflatten", "x", x)
+    axis = _check.axis("unflatten", "axis", axis, len(x.shape))
+    if hasattr(shape, "numpy") and not isinstance(shape, (list, tuple)):
+        shape = shape.numpy().tolist()  # a conversion point: a Tensor of sizes
+    if not isinstance(shape, (list, tuple)) or not shape:
+        raise TypeError(f"unflatten: argument 'shape' expected a non-empty list or tuple of ints, got {shape!r}")
+    sizes = [_check.integer("unflatten", "shape", s, minimum=-1) for s in shape]
+    size = x.shape[axis] if x.shape else 1
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) > 1 or (-1 in sizes and (known == 0 or size % known)) or \
+            (-1 not in sizes and known != size):
+        raise ValueError(f"unflatten: argument 'shape' {list(shape)} does not split axis {axis} of size {size}")
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = size // known
+    return _F.reshape(x, x.shape[:axis] + sizes + x.shape[axis + 1:])
+
+
+@_check.composed
+def view(x, shape_or_dtype, name=None):
+    """x in another shape (a list/tuple; one entry may be -1), sharing its buffer and
+    version counter as reshape's view does. Reinterpreting the bytes as another
+    dtype (``shape_or_dtype`` a dtype) is not supported: use ``x.astype``.
+
+    >>> eager.view(eager.ones([2, 3]), [3, 2]).shape
+    [3, 2]
+    """
+    _check.tensor("view", "x", x)
+    if not isinstance(shape_or_dtype, (list, tuple)):
+        raise TypeError(f"view: argument 'shape_or_dtype' expected a list or tuple of ints (eager cannot "
+                        f"reinterpret a buffer as another dtype; use x.astype(dtype) to convert), got "
+                        f"{type(shape_or_dtype).__name__} {shape_or_dtype!r}")
+    sizes = [_check.integer("view", "shape_or_dtype", s, minimum=-1) for s in shape_or_dtype]
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) > 1 or (-1 in sizes and (known == 0 or x.size % known)) or \
+            (-1 not in sizes and known != x.size):
+        raise ValueError(f"view: shape {sizes} does not hold x's {x.size} elements (shape {x.shape})")
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = x.size // known
+    return _F.reshape(x, sizes)
+
+
+@_check.composed
+def view_as(x, other, name=None):
+    """x in ``other``'s shape (a view, as :func:`view`); the sizes must match.
+
+    >>> eager.view_as(eager.ones([6]), eager.zeros([2, 3])).shape
+    [2, 3]
+    """
+    _check.tensor("view_as", "x", x)
+    _check.tensor("view_as", "other", other)
+    if other.size != x.size:
+        raise ValueError(f"view_as: argument 'other' has {other.size} elements (shape {other.shape}), x has "
+                         f"{x.size} (shape {x.shape})")
+    return _F.reshape(x, other.shape)
+
+
+@_check.composed
+def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    """x with each run of equal consecutive elements (or slices along ``axis``)
+    collapsed to one; ``axis`` None flattens x first. With ``return_inverse``
+    also where each input element went, with ``return_counts`` each run's length
+    (in ``dtype``), returned as (out, inverse, counts). Not differentiable.
+
+    >>> eager.unique_consecutive(eager.to_tensor([1, 1, 2, 2, 3, 1]), return_counts=True)[1].numpy()
+    array([2, 2, 1, 1])
+    """
+    _check.tensor("unique_consecutive", "x", x)
+    for arg, value in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(value, bool):
+            raise TypeError(f"unique_consecutive: argument '{arg}' expected a bool, got {value!r}")
+    index_dtype = _check.index_dtype("unique_consecutive", dtype)
+    if axis is None:
+        rows = _F.reshape(x, [-1])
+        moved, axis_ = rows, 0
+    else:
+        axis_ = _check.axis("unique_consecutive", "axis", axis, len(x.shape))
+        moved = _F.moveaxis(x, [axis_], [0])
+        rows = moved
+    n = rows.shape[0] if rows.shape else 1
+    if n == 0:
+        empty = _F.full([0], 0, index_dtype, x.place)
+        out = [rows if axis is None else x] + ([empty] if return_inverse else []) + ([empty] if return_counts else [])
+        return out[0] if len(out) == 1 else tuple(out)
+    flat = _F.reshape(rows, [n, -1])
+    differs = _F.any(_F.not_equal(flat[1:], flat[:-1]), [1])
+    starts = _F.concat([_F.full([1], True, "bool", x.place), differs], 0)
+    positions = _F.reshape(_F.nonzero(starts), [-1])
+    if axis is None:
+        out = _F.index_select(rows, positions, 0)
+    else:
+        out = _F.moveaxis(_F.index_select(moved, positions, 0), [0], [axis_])
+    results = [out]
+    if return_inverse:
+        results.append(_F.cast(_F.scale(_F.cumsum(_F.cast(starts, "int64"), 0), 1.0, -1.0, True), index_dtype))
+    if return_counts:
+        ends = _F.concat([positions[1:], _F.full([1], n, "int64", x.place)], 0)
+        results.append(_F.cast(_F.subtract(ends, positions), index_dtype))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+@_check.composed
+def combinations(x, r=2, with_replacement=False, name=None):
+    """The r-element combinations of a 1-d x's elements, in lexicographic order of
+    positions, as rows of an [N, r] tensor (``with_replacement``: an element may
+    repeat). Differentiable in x.
+
+    >>> eager.combinations(eager.to_tensor([1, 2, 3])).numpy()
+    array([[1, 2],
+           [1, 3],
+           [2, 3]])
+    """
+    _check.tensor("combinations", "x", x)
+    if len(x.shape) != 1:
+        raise ValueError(f"combinations: argument 'x' expected a 1-d tensor, got shape {x.shape}")
+    r = _check.integer("combinations", "r", r, minimum=0)
+    if not isinstance(with_replacement, bool):
+        raise TypeError(f"combinations: argument 'with_replacement' expected a bool, got {with_replacement!r}")
+    if r == 0:
+        return _F.full([0], 0, x.dtype, x.place)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    table = np.array(list(pick(range(x.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if table.shape[0] == 0:
+        return _F.full([0, r], 0, x.dtype, x.place)
+    return _F.getitem(x, table)  # gathers rows of positions; differentiable in x
+
+
+@_check.composed
+def cartesian_prod(x, name=None):
+    """The Cartesian product of a list of 1-d tensors as rows of an [N, len(x)]
+    tensor (the last input varying fastest); one tensor comes back as itself.
+    Differentiable.
+
+    >>> eager.cartesian_prod([eager.to_tensor([1, 2]), eager.to_tensor([3, 4, 5])]).shape
+    [6, 2]
+    """
+    tensors = _check.tensor_list("cartesian_prod", "x", x)
+    for i, t in enumerate(tensors):
+        if len(t.shape) != 1:
+            raise ValueError(f"cartesian_prod: argument 'x' expected 1-d tensors, element {i} has shape {t.shape}")
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"cartesian_prod: argument 'x' expected one dtype, got {tensors[0].dtype} and {t.dtype}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _F.meshgrid(tensors)
+    return _F.stack([_F.reshape(g, [-1]) for g in grids], 1)
+
+
+@_check.composed
+def block_diag(inputs, name=None):
+    """The tensors (0-d, 1-d as a row, or 2-d) placed along the diagonal of one
+    matrix, zeros elsewhere. Differentiable.
+
+    >>> eager.block_diag([eager.ones([1, 2]), eager.ones([2, 1])]).numpy()
+    array([[1., 1., 0.],
+           [0., 0., 1.],
+           [0., 0., 1.]], dtype=float32)
+    """
+    tensors = _check.tensor_list("block_diag", "inputs", inputs)
+    matrices = []
+    for i, t in enumerate(tensors):
+        if len(t.shape) > 2:
+            raise ValueError(f"block_diag: argument 'inputs' expected tensors of at most 2 dimensions, element "
+                             f"{i} has shape {t.shape}")
+        if t.dtype != tensors[0].dtype:
+            raise TypeError(f"block_diag: argument 'inputs' expected one dtype, got {tensors[0].dtype} and {t.dtype}")
+        matrices.append(_F.reshape(t, [1, t.size]) if len(t.shape) < 2 else t)
+    width = sum(m.shape[1] for m in matrices)
+    bands, left = [], 0
+    for m in matrices:
+        rows, cols = m.shape
+        parts = [_F.full([rows, left], 0, m.dtype, m.place), m,
+                 _F.full([rows, width - left - cols], 0, m.dtype, m.place)]
+        bands.append(_F.concat(parts, 1))
+        left += cols
+    return _F.concat(bands, 0)

@@ -6,9 +6,13 @@ nothing and stay exact with zeros; they run only under create_graph.
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 from phi.common.shape_rules import inverse_permutation, reduced_axes
 
 from ..generated import forward_api as _F
+from . import _paddle_api as _check
 from .spine import _broadcast_like, _reshape
 
 
@@ -247,3 +251,122 @@ def median_grad(x, out_grad, axis, keepdim):
     reduced = None if axis is None else [axis]
     # median's result is float32 for float16 input (Paddle): the gradient comes back in x's dtype.
     return _F.multiply(weights, _spread(_as_dtype(out_grad, x.dtype), x.shape, reduced))
+
+
+# -- Paddle API functions composed of the ops above (eager.quantile, ...) -------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_levels(op: str, q) -> tuple:
+    """q as a list of floats in [0, 1], and whether it was one number."""
+    if hasattr(q, "numpy") and not isinstance(q, (list, tuple)):
+        values = q.numpy()  # a conversion point: the levels decide the computation
+        if values.ndim > 1:
+            raise ValueError(f"{op}: argument 'q' expected a number, a list or a 0-d/1-d Tensor, got shape "
+                             f"{list(values.shape)}")
+        q = values.item() if values.ndim == 0 else values.tolist()
+    single = not isinstance(q, (list, tuple))
+    levels = [q] if single else list(q)
+    if not levels:
+        raise ValueError(f"{op}: argument 'q' expected at least one quantile, got an empty list")
+    for level in levels:
+        if isinstance(level, bool) or not isinstance(level, numbers.Real):
+            raise TypeError(f"{op}: argument 'q' expected numbers in [0, 1], got {type(level).__name__} {level!r}")
+        if not 0.0 <= level <= 1.0:
+            raise ValueError(f"{op}: argument 'q' expected numbers in [0, 1], got {level}")
+    return [float(level) for level in levels], single
+
+
+def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool):
+    _check.tensor(op, "x", x)
+    if x.dtype.is_integer:
+        x = _F.cast(x, "float32")
+    _check.floating(op, "x", x)
+    levels, single = _quantile_levels(op, q)
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"{op}: argument 'keepdim' expected a bool, got {keepdim!r}")
+    _check.choice(op, "interpolation", interpolation, _INTERPOLATIONS)
+    ndim = len(x.shape)
+    if axis is None:
+        axes = list(range(ndim))
+    else:
+        given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        axes = sorted({_check.axis(op, "axis", a, ndim) for a in given})
+    if ndim == 0:
+        x, axes, ndim = _F.reshape(x, [1]), [0], 1
+    others = [a for a in range(ndim) if a not in axes]
+    kept = [x.shape[a] for a in others]
+    count = math.prod(x.shape[a] for a in axes)
+    if count == 0:
+        raise ValueError(f"{op}: the reduced axes {axes} of x's shape {x.shape} hold no element")
+    rows = _F.reshape(_F.transpose(x, others + axes), kept + [count])
+    ordered = _F.sort(rows, -1)  # NaN sorts last
+    missing = _F.isnan(rows)
+    index_dtype = "float64"
+    if ignore_nan:
+        valid = _F.cast(_F.sum(_F.cast(_F.logical_not(missing), "int64"), [-1], None, True), index_dtype)
+    else:
+        valid = _F.full(kept + [1], float(count), index_dtype, x.place)
+    results = []
+    for level in levels:
+        position = _F.scale(valid, level, -level, True)        # (valid - 1) * q
+        position = _F.clip(position, 0.0, float(count - 1))
+        below, above = _F.floor(position), _F.ceil(position)
+        if interpolation == "nearest":  # half away from zero, as Paddle's round
+            below = above = _F.floor(_F.scale(position, 1.0, 0.5, True))
+        low = _F.take_along_axis(ordered, _F.cast(below, "int64"), -1)
+        high = _F.take_along_axis(ordered, _F.cast(above, "int64"), -1)
+        if interpolation in ("lower", "nearest"):
+            value = low
+        elif interpolation == "higher":
+            value = high
+        elif interpolation == "midpoint":
+            value = _F.scale(_F.add(low, high), 0.5, 0.0, True)
+        else:
+            weight = _F.cast(_F.subtract(position, below), x.dtype)
+            value = _F.add(low, _F.multiply(_F.subtract(high, low), weight))
+        undefined = (_F.equal(valid, _F.zeros_like(valid)) if ignore_nan
+                     else _F.any(missing, [-1], True))
+        value = _F.where(undefined, _F.full_like(value, math.nan, None), value)
+        shape = [1 if a in axes else size for a, size in enumerate(x.shape)] if keepdim else kept
+        results.append(_F.reshape(value, shape))
+    return results[0] if single else _F.stack(results, 0)
+
+
+@_check.composed
+def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """The q-th quantiles of x over ``axis`` (None: all elements; an int or a list),
+    ``q`` a number in [0, 1] or a list of them (then stacked along a new first
+    axis). Between two sorted elements ``interpolation`` picks 'linear' (default),
+    'lower', 'higher', 'midpoint' or 'nearest'. A slice holding NaN gives NaN.
+    Integers are computed in float32. Differentiable in x.
+
+    >>> eager.quantile(eager.to_tensor([[0.0, 1.0, 2.0, 3.0]]), [0.25, 0.5], axis=1).numpy()
+    array([[0.75],
+           [1.5 ]], dtype=float32)
+    """
+    return _quantile("quantile", x, q, axis, keepdim, interpolation, ignore_nan=False)
+
+
+@_check.composed
+def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """:func:`quantile` ignoring NaN: each slice's quantile is taken over its other
+    elements; a slice of NaN only gives NaN. Differentiable in x.
+
+    >>> eager.nanquantile(eager.to_tensor([1.0, float("nan"), 3.0]), 0.5).numpy()
+    array(2., dtype=float32)
+    """
+    return _quantile("nanquantile", x, q, axis, keepdim, interpolation, ignore_nan=True)
+
+
+@_check.composed
+def nanmedian(x, axis=None, keepdim=False, name=None):
+    """The median of x over ``axis`` (None: all elements; an int or a list) ignoring
+    NaN; with an even count, the mean of the two middle elements. A slice of NaN
+    only gives NaN. Differentiable in x.
+
+    >>> eager.nanmedian(eager.to_tensor([[float("nan"), 2.0, 3.0], [0.0, 1.0, 2.0]]), axis=0).numpy()
+    array([0. , 1.5, 2.5], dtype=float32)
+    """
+    return _quantile("nanmedian", x, 0.5, axis, keepdim, "linear", ignore_nan=True)

@@ -106,6 +106,12 @@ class DenseTensor(TensorBase):
         return self.array.nbytes
 
     @property
+    def is_contiguous(self) -> bool:
+        """Whether the buffer is laid out row-major without gaps (a transposed or
+        strided view is not)."""
+        return bool(self.array.flags.c_contiguous)
+
+    @property
     def version(self) -> int:
         counter = self.version_counter
         return 0 if counter is None else counter.value
