@@ -99,3 +99,141 @@ def test_folder_datasets_errors(tree, tmp_path):
 
 def test_names_reachable_as_in_paddle():
     assert eager.vision.DatasetFolder is D.DatasetFolder and eager.vision.ImageFolder is D.ImageFolder
+
+
+# ---- models --------------------------------------------------------------------------------------------------------
+
+from eager.vision import models as M  # noqa: E402
+
+
+def count(model):
+    return sum(int(np.prod(p.shape)) for p in model.parameters())
+
+
+def _mobilenet_v3_count(rows, last_out, last_exp, classes=1000, last_channel=1280):
+    """Hand count from the paper's tables: conv+BN (no bias) layers, SE convs with bias, 1x1 head, Linear."""
+    total = 3 * 16 * 9 + 2 * 16
+    for cin, k, exp, out, se, _, _ in rows:
+        total += cin * exp + 2 * exp + exp * k * k + 2 * exp + exp * out + 2 * out
+        if se:
+            total += 2 * exp * (exp // 4) + exp // 4 + exp
+    return total + last_out * last_exp + 2 * last_exp + last_exp * last_channel + last_channel * classes + classes
+
+
+@pytest.mark.parametrize("build, expected", [
+    (lambda: M.mobilenet_v2(), 3_504_872),
+    (lambda: M.squeezenet1_0(), 1_248_424),
+    (lambda: M.squeezenet1_1(), 1_235_496),
+    (lambda: M.shufflenet_v2_x0_5(), 1_366_792),
+    (lambda: M.shufflenet_v2_x1_0(), 2_278_604),
+    (lambda: M.shufflenet_v2_x1_5(), 3_503_624),
+    (lambda: M.shufflenet_v2_swish(), 2_278_604),
+    (lambda: M.mobilenet_v3_small(), _mobilenet_v3_count(M.mobilenetv3._SMALL, 96, 576)),
+    (lambda: M.mobilenet_v3_large(), _mobilenet_v3_count(M.mobilenetv3._LARGE, 160, 960)),
+], ids=["mobilenet_v2", "squeezenet1_0", "squeezenet1_1", "shufflenet_x0_5", "shufflenet_x1_0", "shufflenet_x1_5",
+        "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large"])
+def test_parameter_counts_are_paddles(build, expected):
+    assert count(build()) == expected
+
+
+def test_mobilenet_v3_counts_round_to_paddleclas_published_millions():
+    assert round(count(M.mobilenet_v3_small()) / 1e6, 2) == 2.94
+    assert round(count(M.mobilenet_v3_large()) / 1e6, 1) == 5.5
+
+
+def test_alexnet_parameter_count():
+    # 61,100,840 in all (as the paper's network with 64/192/384/256/256 channels); the three Linear layers
+    # (58.6M, seconds to initialise) are counted from their shapes.
+    linear = (256 * 6 * 6 * 4096 + 4096) + (4096 * 4096 + 4096) + (4096 * 1000 + 1000)
+    assert count(M.alexnet(num_classes=0)) + linear == 61_100_840
+
+
+def test_shufflenet_v2_channels_per_scale():
+    # Paddle's table (not torchvision's: x2_0's first stage has 224 channels here, 244 there).
+    for scale, last in [(0.25, 512), (0.33, 512), (2.0, 2048)]:
+        model = M.ShuffleNetV2(scale=scale, num_classes=0)
+        assert model._last_conv[0].weight.shape[0] == last
+    assert M.shufflenet_v2_x2_0(num_classes=0)._block_list[0]._conv_linear_1[0].weight.shape[0] == 112
+
+
+def test_state_dict_names_are_paddles():
+    keys = set(M.mobilenet_v2(scale=0.35, num_classes=4).state_dict())
+    assert {"features.0.0.weight", "features.0.1._mean", "features.1.conv.0.0.weight", "features.2.conv.3.weight",
+            "features.18.0.weight", "classifier.1.weight"} <= keys
+    keys = set(M.mobilenet_v3_small(scale=0.35, num_classes=4).state_dict())
+    assert {"conv.conv.weight", "conv.bn._variance", "blocks.0.mid_se.conv1.bias", "blocks.10.linear_conv.bn.weight",
+            "last_second_conv.conv.weight", "last_conv.weight", "fc.bias"} <= keys
+    assert "last_conv.bias" not in keys
+    keys = set(M.shufflenet_v2_x0_25(num_classes=4).state_dict())
+    assert {"_conv1.0.weight", "_conv1.1._mean", "2_1._conv_dw_1.0.weight", "2_2._conv_pw.1.bias",
+            "4_4._conv_linear.0.weight", "_last_conv.0.weight", "_fc.weight"} <= keys
+    keys = set(M.squeezenet1_1(num_classes=4).state_dict())
+    assert {"_conv.weight", "_conv.bias", "_conv1._conv._conv.weight", "_conv8._conv_path2._conv.bias",
+            "_conv9.weight"} <= keys
+    keys = set(M.alexnet(num_classes=0).state_dict())
+    assert keys == {f"_conv{i}.{'_conv.' if i in (1, 2, 5) else ''}{p}" for i in range(1, 6) for p in ("weight", "bias")}
+
+
+@pytest.mark.parametrize("build, size, shape", [
+    (lambda: M.mobilenet_v2(scale=0.35, num_classes=4), 32, [2, 4]),
+    (lambda: M.MobileNetV2(scale=0.35, num_classes=0, with_pool=False), 32, [2, 1280, 1, 1]),
+    (lambda: M.mobilenet_v3_small(scale=0.35, num_classes=4), 32, [2, 4]),
+    (lambda: M.MobileNetV3Large(scale=0.35, num_classes=0, with_pool=False), 64, [2, 336, 2, 2]),
+    (lambda: M.squeezenet1_0(num_classes=4), 35, [2, 4]),
+    (lambda: M.SqueezeNet("1.1", num_classes=4, with_pool=False), 32, [2, 4, 1, 1]),
+    (lambda: M.shufflenet_v2_x0_25(num_classes=4), 32, [2, 4]),
+    (lambda: M.ShuffleNetV2(scale=0.33, act="swish", num_classes=0), 32, [2, 512, 1, 1]),
+    (lambda: M.alexnet(num_classes=0), 67, [2, 256, 1, 1]),
+], ids=["mobilenet_v2", "mobilenet_v2_features", "mobilenet_v3_small", "mobilenet_v3_large_features",
+        "squeezenet1_0", "squeezenet1_1_nopool", "shufflenet_x0_25", "shufflenet_swish_features", "alexnet_features"])
+def test_forward_shape_and_backward_reaches_every_parameter(build, size, shape):
+    eager.seed(0)
+    model = build()
+    out = model(eager.rand([2, 3, size, size]))
+    assert out.shape == shape
+    (out * out).sum().backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and np.isfinite(p.grad.numpy()).all(), name
+    assert any(float(np.abs(p.grad.numpy()).max()) > 0 for p in model.parameters())
+
+
+def test_alexnet_full_head_at_224():
+    model = M.AlexNet(num_classes=3)
+    model.eval()
+    assert model(eager.rand([1, 3, 224, 224])).shape == [1, 3]
+
+
+def test_channel_shuffle_against_a_loop():
+    x = np.arange(2 * 6 * 2 * 1, dtype=np.float32).reshape(2, 6, 2, 1)
+    out = M.shufflenetv2.channel_shuffle(eager.to_tensor(x), 3).numpy()
+    expected = np.empty_like(x)
+    for c in range(6):  # output channel c = group c % 3, member c // 3
+        expected[:, c] = x[:, (c % 3) * 2 + c // 3]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_residual_blocks_add_their_input():
+    eager.seed(0)
+    block = M.mobilenetv2.InvertedResidual(8, 8, 1, 6)
+    block.eval()
+    x = eager.rand([1, 8, 4, 4])
+    np.testing.assert_allclose(block(x).numpy(), x.numpy() + block.conv(x).numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("build", [M.mobilenet_v2, M.mobilenet_v3_small, M.mobilenet_v3_large, M.alexnet,
+                                   M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish],
+                         ids=lambda f: f.__name__)
+def test_pretrained_is_a_clear_error(build):
+    with pytest.raises(ValueError, match=f"{build.__name__}: pretrained=True is not available"):
+        build(pretrained=True)
+
+
+def test_bad_model_arguments():
+    with pytest.raises(ValueError, match=r"ShuffleNetV2: argument 'scale' expected one of \[0.25, 0.33, 0.5, 1.0"):
+        M.ShuffleNetV2(scale=0.75)
+    with pytest.raises(ValueError, match="ShuffleNetV2: argument 'act' expected 'relu' or 'swish', got 'gelu'"):
+        M.ShuffleNetV2(act="gelu")
+    with pytest.raises(ValueError, match="SqueezeNet: argument 'version' expected '1.0' or '1.1', got '1.2'"):
+        M.SqueezeNet("1.2")
+    with pytest.raises(TypeError, match="MobileNetV2: argument 'num_classes' expected an int"):
+        M.MobileNetV2(num_classes=2.0)
