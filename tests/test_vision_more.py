@@ -237,3 +237,249 @@ def test_bad_model_arguments():
         M.SqueezeNet("1.2")
     with pytest.raises(TypeError, match="MobileNetV2: argument 'num_classes' expected an int"):
         M.MobileNetV2(num_classes=2.0)
+
+
+# ---- ops -----------------------------------------------------------------------------------------------------------
+
+from eager.vision import ops as O  # noqa: E402
+
+
+def _bilinear_loop(img, y, x):
+    """One bilinear sample of a 2-D image, written from the maths with Paddle's border rule."""
+    h, w = img.shape
+    if y < -1.0 or y > h or x < -1.0 or x > w:
+        return 0.0
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    if y0 >= h - 1:
+        y0 = y1 = h - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= w - 1:
+        x0 = x1 = w - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * img[y0, x0] + (1 - ly) * lx * img[y0, x1] + ly * (1 - lx) * img[y1, x0]
+            + ly * lx * img[y1, x1])
+
+
+def _roi_align_loop(x, boxes, image_of, out_hw, scale, ratio, aligned):
+    ph_n, pw_n = out_hw
+    out = np.zeros((len(boxes), x.shape[1], ph_n, pw_n))
+    off = 0.5 if aligned else 0.0
+    for r, (x1, y1, x2, y2) in enumerate(boxes):
+        xmin, ymin, xmax, ymax = x1 * scale - off, y1 * scale - off, x2 * scale - off, y2 * scale - off
+        rw, rh = xmax - xmin, ymax - ymin
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / ph_n, rw / pw_n
+        gh = ratio if ratio > 0 else int(np.ceil(rh / ph_n))
+        gw = ratio if ratio > 0 else int(np.ceil(rw / pw_n))
+        for c in range(x.shape[1]):
+            for ph in range(ph_n):
+                for pw in range(pw_n):
+                    total = 0.0
+                    for iy in range(gh):
+                        for ix in range(gw):
+                            yy = ymin + ph * bh + (iy + 0.5) * bh / gh
+                            xx = xmin + pw * bw + (ix + 0.5) * bw / gw
+                            total += _bilinear_loop(x[image_of[r], c], yy, xx)
+                    out[r, c, ph, pw] = total / max(gh * gw, 1)
+    return out
+
+
+def _roi_pool_loop(x, boxes, image_of, out_hw, scale):
+    ph_n, pw_n = out_hw
+    h, w = x.shape[2:]
+    out = np.zeros((len(boxes), x.shape[1], ph_n, pw_n))
+    rnd = lambda v: int(np.floor(v + 0.5)) if v >= 0 else -int(np.floor(-v + 0.5))  # noqa: E731  C's round
+    for r, (x1, y1, x2, y2) in enumerate(boxes):
+        sw, sh, ew, eh = rnd(x1 * scale), rnd(y1 * scale), rnd(x2 * scale), rnd(y2 * scale)
+        bh, bw = max(eh - sh + 1, 1) / ph_n, max(ew - sw + 1, 1) / pw_n
+        for ph in range(ph_n):
+            for pw in range(pw_n):
+                h0 = min(max(int(np.floor(ph * bh)) + sh, 0), h)
+                h1 = min(max(int(np.ceil((ph + 1) * bh)) + sh, 0), h)
+                w0 = min(max(int(np.floor(pw * bw)) + sw, 0), w)
+                w1 = min(max(int(np.ceil((pw + 1) * bw)) + sw, 0), w)
+                if h1 > h0 and w1 > w0:
+                    out[r, :, ph, pw] = x[image_of[r], :, h0:h1, w0:w1].max(axis=(1, 2))
+    return out
+
+
+def _nms_loop(boxes, threshold):
+    keep = []
+    for i in range(len(boxes)):
+        ok = True
+        for j in keep:
+            a, b = boxes[i], boxes[j]
+            iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+            ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+            inter = iw * ih
+            union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+            if union > 0 and inter / union > threshold:
+                ok = False
+                break
+        if ok:
+            keep.append(i)
+    return keep
+
+
+@pytest.fixture
+def rois():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 9, 11))
+    boxes = np.array([[0.3, 0.7, 6.2, 5.1], [2.0, 1.0, 2.4, 8.8], [-1.5, -0.5, 3.0, 2.0],
+                      [4.0, 3.0, 12.5, 10.0], [1.0, 1.0, 1.0, 1.0]])
+    return x, boxes, np.array([2, 3], np.int32), np.array([0, 0, 1, 1, 1])
+
+
+@pytest.mark.parametrize("out_hw, scale, ratio, aligned", [
+    ((2, 3), 1.0, -1, True), ((3, 2), 0.5, 2, False), ((1, 1), 1.0, -1, False), ((2, 2), 0.8, 1, True)])
+def test_roi_align_against_a_loop(rois, out_hw, scale, ratio, aligned):
+    x, boxes, num, image_of = rois
+    out = O.roi_align(eager.to_tensor(x), eager.to_tensor(boxes), eager.to_tensor(num), out_hw, scale, ratio,
+                      aligned)
+    assert out.shape == [5, 3, *out_hw] and out.dtype == eager.float64
+    np.testing.assert_allclose(out.numpy(), _roi_align_loop(x, boxes, image_of, out_hw, scale, ratio, aligned),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_roi_align_gradient_is_the_transposed_sampling(rois):
+    x, boxes, num, image_of = rois
+    xt = eager.to_tensor(x, stop_gradient=False)
+    upstream = np.random.default_rng(2).standard_normal((5, 3, 2, 2))
+    out = O.roi_align(xt, eager.to_tensor(boxes), eager.to_tensor(num), 2, sampling_ratio=2)
+    (out * eager.to_tensor(upstream)).sum().backward()
+    # roi_align is linear in x: d<upstream, out>/dx[k] = <upstream, roi_align(e_k)>, checked on a few pixels.
+    for k in [(0, 1, 2, 3), (1, 0, 4, 5), (1, 2, 8, 10), (0, 2, 0, 0)]:
+        e = np.zeros_like(x)
+        e[k] = 1.0
+        expected = (upstream * _roi_align_loop(e, boxes, image_of, (2, 2), 1.0, 2, True)).sum()
+        assert xt.grad.numpy()[k] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("out_hw, scale", [((2, 3), 1.0), ((3, 3), 0.5), ((1, 1), 1.0), ((4, 2), 1.3)])
+def test_roi_pool_against_a_loop(rois, out_hw, scale):
+    x, boxes, num, image_of = rois
+    out = O.roi_pool(eager.to_tensor(x), eager.to_tensor(boxes), eager.to_tensor(num), out_hw, scale)
+    assert out.shape == [5, 3, *out_hw]
+    np.testing.assert_array_equal(out.numpy(), _roi_pool_loop(x, boxes, image_of, out_hw, scale))
+
+
+def test_roi_pool_gradient_goes_to_each_bins_maximum():
+    x = np.random.default_rng(3).permutation(2 * 6 * 6).reshape(1, 2, 6, 6).astype(np.float32)
+    xt = eager.to_tensor(x, stop_gradient=False)
+    out = O.roi_pool(xt, eager.to_tensor([[0.0, 0.0, 3.0, 3.0], [1.0, 2.0, 5.0, 5.0]]),
+                     eager.to_tensor([2]), 2)
+    out.sum().backward()
+    expected = np.zeros_like(x)
+    for box in [(0, 0, 3, 3), (1, 2, 5, 5)]:
+        x0, y0, x1, y1 = box
+        hb, wb = (y1 - y0 + 1) / 2, (x1 - x0 + 1) / 2
+        for c in range(2):
+            for ph in range(2):
+                for pw in range(2):
+                    hs, he = y0 + int(np.floor(ph * hb)), y0 + int(np.ceil((ph + 1) * hb))
+                    ws, we = x0 + int(np.floor(pw * wb)), x0 + int(np.ceil((pw + 1) * wb))
+                    patch = x[0, c, hs:he, ws:we]
+                    i, j = np.unravel_index(patch.argmax(), patch.shape)
+                    expected[0, c, hs + i, ws + j] += 1
+    np.testing.assert_array_equal(xt.grad.numpy(), expected)
+
+
+def test_roi_layers():
+    rng = np.random.default_rng(4)
+    x = eager.to_tensor(rng.standard_normal((1, 2, 8, 8)).astype(np.float32))
+    boxes, num = eager.to_tensor([[1.0, 1.0, 6.0, 5.0]]), eager.to_tensor([1])
+    np.testing.assert_array_equal(O.RoIAlign((2, 3), 0.5)(x, boxes, num, aligned=False).numpy(),
+                                  O.roi_align(x, boxes, num, (2, 3), 0.5, aligned=False).numpy())
+    np.testing.assert_array_equal(O.RoIPool(2, 0.5)(x, boxes, num).numpy(), O.roi_pool(x, boxes, num, 2, 0.5).numpy())
+
+
+def test_roi_errors_leave_inputs_untouched(rois):
+    x, boxes, num, _ = rois
+    xt, bt = eager.to_tensor(x), eager.to_tensor(boxes)
+    with pytest.raises(ValueError, match=r"roi_align: argument 'boxes_num' \[2, 2\] must be non-negative and sum to"):
+        O.roi_align(xt, bt, eager.to_tensor([2, 2]), 2)
+    with pytest.raises(ValueError, match=r"roi_pool: argument 'boxes_num' expected one count per image \(2\), got 1"):
+        O.roi_pool(xt, bt, eager.to_tensor([5]), 2)
+    with pytest.raises(ValueError, match=r"roi_align: argument 'boxes' expected shape \[..., 4\], got \[5, 3\]"):
+        O.roi_align(xt, eager.to_tensor(boxes[:, :3]), eager.to_tensor(num), 2)
+    with pytest.raises(ValueError, match=r"roi_pool: argument 'x' expected a 4-D Tensor, got shape \[3, 9, 11\]"):
+        O.roi_pool(eager.to_tensor(x[0]), bt, eager.to_tensor(num), 2)
+    with pytest.raises(ValueError, match="roi_align: argument 'output_size' expected a positive int or a pair"):
+        O.roi_align(xt, bt, eager.to_tensor(num), (2, 0))
+    with pytest.raises(TypeError, match="roi_pool: argument 'boxes_num' expected an int32 or int64 Tensor"):
+        O.roi_pool(xt, bt, eager.to_tensor([2.0, 3.0]), 2)
+    with pytest.raises(TypeError, match="roi_align: argument 'x' expected a Tensor, got ndarray"):
+        O.roi_align(x, bt, eager.to_tensor(num), 2)
+    np.testing.assert_array_equal(xt.numpy(), x)
+
+
+def test_nms_against_a_loop():
+    rng = np.random.default_rng(5)
+    xy = rng.uniform(0, 10, (40, 2))
+    boxes = np.concatenate([xy, xy + rng.uniform(1, 5, (40, 2))], 1)
+    scores = rng.uniform(0, 1, 40)
+    bt = eager.to_tensor(boxes.astype(np.float32))
+    # without scores: the given order
+    kept = O.nms(bt, 0.3)
+    assert kept.dtype == eager.int64
+    assert kept.numpy().tolist() == _nms_loop(boxes.astype(np.float32).astype(np.float64), 0.3)
+    # with scores: ranked, then suppressed, in score order; top_k cuts
+    order = np.argsort(-scores, kind="stable")
+    expected = [int(order[i]) for i in _nms_loop(boxes[order].astype(np.float32).astype(np.float64), 0.5)]
+    assert O.nms(bt, 0.5, scores=eager.to_tensor(scores)).numpy().tolist() == expected
+    assert O.nms(bt, 0.5, scores=eager.to_tensor(scores), top_k=3).numpy().tolist() == expected[:3]
+    # per category: suppression only within a category, merged by score
+    labels = rng.integers(0, 3, 40)
+    merged = []
+    for c in range(3):
+        members = [int(i) for i in order if labels[i] == c]
+        merged += [members[i] for i in _nms_loop(boxes[members].astype(np.float32).astype(np.float64), 0.4)]
+    merged.sort(key=lambda i: -scores[i])
+    got = O.nms(bt, 0.4, scores=eager.to_tensor(scores), category_idxs=eager.to_tensor(labels), categories=[0, 1, 2])
+    assert got.numpy().tolist() == merged
+
+
+def test_nms_threshold_is_strict_and_errors():
+    boxes = eager.to_tensor([[0.0, 0.0, 2.0, 1.0], [1.0, 0.0, 3.0, 1.0]])  # IoU exactly 1/3
+    assert O.nms(boxes, 1 / 3).numpy().tolist() == [0, 1]
+    assert O.nms(boxes, 0.33).numpy().tolist() == [0]
+    with pytest.raises(ValueError, match=r"nms: argument 'scores' expected 2 scores \(one per box\), got 3"):
+        O.nms(boxes, scores=eager.to_tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="nms: 'category_idxs' needs 'categories'"):
+        O.nms(boxes, scores=eager.to_tensor([1.0, 2.0]), category_idxs=eager.to_tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"nms: argument 'boxes' expected shape \[..., 4\], got \[2, 2\]"):
+        O.nms(eager.to_tensor([[0.0, 1.0], [1.0, 2.0]]))
+
+
+def test_conv_norm_activation():
+    block = O.ConvNormActivation(3, 4, 3, stride=2)
+    assert [type(layer).__name__ for layer in block] == ["Conv2D", "BatchNorm2D", "ReLU"]
+    assert block[0].bias is None and block(eager.rand([1, 3, 8, 8])).shape == [1, 4, 4, 4]
+    plain = O.ConvNormActivation(3, 4, 5, norm_layer=None, activation_layer=None)
+    assert len(plain) == 1 and plain[0].bias is not None and plain(eager.rand([1, 3, 8, 8])).shape == [1, 4, 8, 8]
+
+
+@pytest.mark.usefixtures("device")
+def test_ops_run_on_the_default_device(rois):
+    x, boxes, num, image_of = rois
+    xt = eager.to_tensor(x, stop_gradient=False)
+    bt, nt = eager.to_tensor(boxes), eager.to_tensor(num)
+    out = O.roi_align(xt, bt, nt, 2)
+    assert out.place == xt.place
+    np.testing.assert_allclose(out.numpy(), _roi_align_loop(x, boxes, image_of, (2, 2), 1.0, -1, True), atol=1e-12)
+    pooled = O.roi_pool(xt, bt, nt, 2)
+    assert pooled.place == xt.place
+    np.testing.assert_array_equal(pooled.numpy(), _roi_pool_loop(x, boxes, image_of, (2, 2), 1.0))
+    (out.sum() + pooled.sum()).backward()
+    assert xt.grad.place == xt.place and np.isfinite(xt.grad.numpy()).all()
+    kept = O.nms(bt, 0.1, scores=eager.to_tensor(np.arange(5.0)))
+    assert kept.place == bt.place and kept.numpy().tolist() == [4 - i for i in _nms_loop(boxes[::-1], 0.1)]
+    shuffled = M.shufflenetv2.channel_shuffle(eager.arange(4, dtype="float32").reshape([1, 4, 1, 1]), 2)
+    assert shuffled.place == xt.place and shuffled.flatten().numpy().tolist() == [0.0, 2.0, 1.0, 3.0]

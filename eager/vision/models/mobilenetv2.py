@@ -3,7 +3,8 @@ inverted residual blocks with linear bottlenecks, Paddle's layer names."""
 from __future__ import annotations
 
 from ... import nn
-from ._layers import ConvNormActivation, make_divisible
+from ..ops import ConvNormActivation
+from ._layers import make_divisible
 from ._utils import check_num_classes, check_pretrained
 
 

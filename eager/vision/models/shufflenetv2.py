@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import nn
 from ...generated import forward_api as _F
-from ._layers import ConvNormActivation
+from ..ops import ConvNormActivation
 from ._utils import check_num_classes, check_pretrained
 
 # Output channels of conv1, the three stages and the last conv, per scale.

@@ -1,0 +1,351 @@
+"""Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``roi_align`` /
+``RoIAlign``, ``roi_pool`` / ``RoIPool`` and the ``ConvNormActivation`` block.
+
+Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
+what weights, depends only on the boxes (which get no gradient, as in Paddle), so
+it is worked out on the host from the boxes' values; the pixels are then gathered
+from ``x`` with differentiable ops on ``x``'s device, so gradients reach ``x``
+(roi_align: through the bilinear weights; roi_pool: to the maximum of each bin).
+
+>>> x = eager.rand([1, 2, 8, 8])
+>>> boxes = eager.to_tensor([[0.0, 0.0, 4.0, 4.0]])
+>>> eager.vision.ops.roi_align(x, boxes, eager.to_tensor([1], dtype="int32"), 2).shape
+[1, 2, 2, 2]
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import nn
+from ..creation import to_tensor
+from ..generated import forward_api as _F
+from ..tensor import Tensor
+
+# ---- argument checks ---------------------------------------------------------------------------------------------
+
+
+def _tensor(fn, arg, value, ndim=None, last=None, floating=False):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
+    if ndim is not None and len(value.shape) != ndim:
+        raise ValueError(f"{fn}: argument '{arg}' expected a {ndim}-D Tensor, got shape {value.shape}")
+    if last is not None and value.shape[-1] != last:
+        raise ValueError(f"{fn}: argument '{arg}' expected shape [..., {last}], got {value.shape}")
+    if floating and str(value.dtype).split(".")[-1] not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError(f"{fn}: argument '{arg}' expected a floating Tensor, got {value.dtype}")
+    return value
+
+
+def _output_size(fn, output_size):
+    size = (output_size, output_size) if isinstance(output_size, numbers.Integral) else output_size
+    if (not isinstance(size, (list, tuple)) or len(size) != 2
+            or not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0 for s in size)):
+        raise ValueError(f"{fn}: argument 'output_size' expected a positive int or a pair of them, got "
+                         f"{output_size!r}")
+    return int(size[0]), int(size[1])
+
+
+def _regions(fn, x, boxes, boxes_num):
+    """The boxes as float64 NumPy rows and each box's image index."""
+    _tensor(fn, "x", x, ndim=4, floating=True)
+    _tensor(fn, "boxes", boxes, ndim=2, last=4, floating=True)
+    _tensor(fn, "boxes_num", boxes_num, ndim=1)
+    counts = boxes_num.numpy()
+    if counts.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: argument 'boxes_num' expected an int32 or int64 Tensor, got {boxes_num.dtype}")
+    if counts.shape[0] != x.shape[0]:
+        raise ValueError(f"{fn}: argument 'boxes_num' expected one count per image ({x.shape[0]}), got "
+                         f"{counts.shape[0]}")
+    if (counts < 0).any() or int(counts.sum()) != boxes.shape[0]:
+        raise ValueError(f"{fn}: argument 'boxes_num' {counts.tolist()} must be non-negative and sum to the "
+                         f"number of boxes ({boxes.shape[0]})")
+    return boxes.numpy().astype(np.float64), np.repeat(np.arange(len(counts)), counts)
+
+
+def _gather_pixels(x, image, flat):
+    """``x``'s channel vectors at pixels ``flat`` (indices into H*W) of images
+    ``image`` (both int arrays of one shape S): a Tensor of shape S + [C]."""
+    n, c, h, w = x.shape
+    rows = np.asarray(image, np.int64) * (h * w) + np.asarray(flat, np.int64)
+    table = _F.reshape(_F.transpose(x, [0, 2, 3, 1]), [n * h * w, c])
+    index = to_tensor(rows.reshape(-1), place=x.place)
+    return _F.reshape(_F.gather(table, index, axis=0), list(rows.shape) + [c])
+
+
+def _to_nchw(values, regions, pooled):
+    """[R, ph*pw, C] -> [R, C, ph, pw]."""
+    return _F.transpose(_F.reshape(values, [regions, pooled[0], pooled[1], values.shape[-1]]), [0, 3, 1, 2])
+
+
+# ---- roi_align ---------------------------------------------------------------------------------------------------
+
+
+def _bilinear_taps(ys, xs, height, width):
+    """Four (pixel, weight) taps per sample point, Paddle's border rule: a point
+    more than one pixel outside reads 0, others are clamped to the image."""
+    outside = (ys < -1.0) | (ys > height) | (xs < -1.0) | (xs > width)
+    ys, xs = np.maximum(ys, 0.0), np.maximum(xs, 0.0)
+    y0, x0 = ys.astype(np.int64), xs.astype(np.int64)
+    top, left = y0 >= height - 1, x0 >= width - 1
+    y0, x0 = np.where(top, height - 1, y0), np.where(left, width - 1, x0)
+    y1, x1 = np.where(top, y0, y0 + 1), np.where(left, x0, x0 + 1)
+    ly, lx = np.where(top, 0.0, ys - y0), np.where(left, 0.0, xs - x0)
+    hy, hx = 1.0 - ly, 1.0 - lx
+    pixels = np.stack([y0 * width + x0, y0 * width + x1, y1 * width + x0, y1 * width + x1], -1)
+    weights = np.stack([hy * hx, hy * lx, ly * hx, ly * lx], -1)
+    weights[outside] = 0.0
+    return pixels, weights
+
+
+def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=True, name=None):
+    """Region of interest align: each box (in input coordinates, scaled by
+    ``spatial_scale``) is cut into ``output_size`` bins and each bin is the mean
+    of bilinear samples of ``x`` on a regular grid (``sampling_ratio`` points per
+    side, or ``ceil(bin size)`` when it is <= 0). ``aligned`` shifts the box by
+    half a pixel (pixel centres at +0.5); without it boxes are at least 1x1.
+
+    ``x``: [N, C, H, W]; ``boxes``: [R, 4] of all images in order;
+    ``boxes_num``: [N], how many boxes belong to each image. Returns
+    [R, C, out_h, out_w]; differentiable in ``x``.
+
+    >>> x = eager.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+    >>> eager.vision.ops.roi_align(x, eager.to_tensor([[0.5, 0.5, 2.5, 2.5]]),
+    ...                            eager.to_tensor([1]), 1).flatten().tolist()
+    [5.0]
+    """
+    fn = "roi_align"
+    pooled = _output_size(fn, output_size)
+    rois, image = _regions(fn, x, boxes, boxes_num)
+    if not isinstance(sampling_ratio, numbers.Integral) or isinstance(sampling_ratio, bool):
+        raise TypeError(f"{fn}: argument 'sampling_ratio' expected an int, got {sampling_ratio!r}")
+    height, width = x.shape[2], x.shape[3]
+    offset = 0.5 if aligned else 0.0
+    per_region = []
+    for x1, y1, x2, y2 in rois:
+        xmin, ymin = x1 * spatial_scale - offset, y1 * spatial_scale - offset
+        roi_w, roi_h = x2 * spatial_scale - offset - xmin, y2 * spatial_scale - offset - ymin
+        if not aligned:
+            roi_w, roi_h = max(roi_w, 1.0), max(roi_h, 1.0)
+        bin_h, bin_w = roi_h / pooled[0], roi_w / pooled[1]
+        grid_h = sampling_ratio if sampling_ratio > 0 else int(math.ceil(roi_h / pooled[0]))
+        grid_w = sampling_ratio if sampling_ratio > 0 else int(math.ceil(roi_w / pooled[1]))
+        count = max(grid_h * grid_w, 1)
+        ph, iy = np.arange(pooled[0]), (np.arange(grid_h) + 0.5) / max(grid_h, 1)
+        pw, ix = np.arange(pooled[1]), (np.arange(grid_w) + 0.5) / max(grid_w, 1)
+        ys = ymin + (ph[:, None] + iy[None, :]) * bin_h            # [ph, grid_h]
+        xs = xmin + (pw[:, None] + ix[None, :]) * bin_w            # [pw, grid_w]
+        ys = np.broadcast_to(ys[:, None, :, None], (pooled[0], pooled[1], grid_h, grid_w))
+        xs = np.broadcast_to(xs[None, :, None, :], (pooled[0], pooled[1], grid_h, grid_w))
+        pixels, weights = _bilinear_taps(ys, xs, height, width)
+        per_region.append((pixels.reshape(pooled[0] * pooled[1], -1), weights.reshape(pooled[0] * pooled[1], -1)
+                           / count))
+    regions, bins = len(rois), pooled[0] * pooled[1]
+    taps = max([p.shape[1] for p, _ in per_region] + [1])
+    pixels = np.zeros((regions, bins, taps), np.int64)
+    weights = np.zeros((regions, bins, taps), np.float64)
+    for r, (p, wt) in enumerate(per_region):
+        pixels[r, :, :p.shape[1]], weights[r, :, :p.shape[1]] = p, wt
+    images = np.broadcast_to(image[:, None, None], pixels.shape)
+    values = _gather_pixels(x, images, pixels)                                  # [R, bins, taps, C]
+    scale = to_tensor(weights[..., None].astype(str(x.dtype).split(".")[-1]), place=x.place)
+    return _to_nchw(_F.sum(values * scale, axis=2), regions, pooled)
+
+
+class RoIAlign(nn.Layer):
+    """:func:`roi_align` as a layer holding ``output_size`` and ``spatial_scale``.
+
+    >>> layer = eager.vision.ops.RoIAlign(output_size=2)
+    >>> layer(eager.rand([1, 3, 8, 8]), eager.to_tensor([[1.0, 1.0, 6.0, 6.0]]), eager.to_tensor([1])).shape
+    [1, 3, 2, 2]
+    """
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self._output_size = _output_size("RoIAlign", output_size)
+        self._spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num, aligned=True):
+        return roi_align(x, boxes, boxes_num, self._output_size, self._spatial_scale, aligned=aligned)
+
+
+# ---- roi_pool ----------------------------------------------------------------------------------------------------
+
+
+def _round_half_away(value):
+    return math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
+
+
+def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+    """Region of interest max pooling: each box (scaled by ``spatial_scale``,
+    rounded to whole pixels, at least 1x1) is cut into ``output_size`` bins and
+    each bin is the maximum of ``x`` over its pixels (0 for a bin that falls
+    outside the image). Arguments and shapes as :func:`roi_align`; the
+    gradient goes to each bin's maximum.
+
+    >>> x = eager.arange(16, dtype="float32").reshape([1, 1, 4, 4])
+    >>> eager.vision.ops.roi_pool(x, eager.to_tensor([[0.0, 0.0, 3.0, 3.0]]),
+    ...                           eager.to_tensor([1]), 2).flatten().tolist()
+    [5.0, 7.0, 13.0, 15.0]
+    """
+    fn = "roi_pool"
+    pooled = _output_size(fn, output_size)
+    rois, image = _regions(fn, x, boxes, boxes_num)
+    height, width = x.shape[2], x.shape[3]
+    per_region = []
+    for x1, y1, x2, y2 in rois:
+        start_w, start_h = _round_half_away(x1 * spatial_scale), _round_half_away(y1 * spatial_scale)
+        end_w, end_h = _round_half_away(x2 * spatial_scale), _round_half_away(y2 * spatial_scale)
+        bin_h = max(end_h - start_h + 1, 1) / pooled[0]
+        bin_w = max(end_w - start_w + 1, 1) / pooled[1]
+        bins = []
+        for ph in range(pooled[0]):
+            h0 = min(max(math.floor(ph * bin_h) + start_h, 0), height)
+            h1 = min(max(math.ceil((ph + 1) * bin_h) + start_h, 0), height)
+            for pw in range(pooled[1]):
+                w0 = min(max(math.floor(pw * bin_w) + start_w, 0), width)
+                w1 = min(max(math.ceil((pw + 1) * bin_w) + start_w, 0), width)
+                bins.append((np.arange(h0, h1)[:, None] * width + np.arange(w0, w1)[None, :]).ravel())
+        per_region.append(bins)
+    regions, nbins = len(rois), pooled[0] * pooled[1]
+    taps = max([len(b) for bins in per_region for b in bins] + [1])
+    pixels = np.zeros((regions, nbins, taps), np.int64)
+    valid = np.zeros((regions, nbins, taps), bool)
+    for r, bins in enumerate(per_region):
+        for b, found in enumerate(bins):
+            pixels[r, b, :len(found)], valid[r, b, :len(found)] = found, True
+    images = np.broadcast_to(image[:, None, None], pixels.shape)
+    values = _gather_pixels(x, images, pixels)                                  # [R, bins, taps, C]
+    dtype = str(x.dtype).split(".")[-1]
+    mask = to_tensor(np.where(valid, 0.0, -np.inf)[..., None].astype(dtype), place=x.place)
+    where_max = _F.argmax(values + mask, axis=2, keepdim=True)                  # no gradient: a choice
+    best = _F.squeeze(_F.take_along_axis(values, where_max, axis=2), axis=[2])  # [R, bins, C]
+    keep = to_tensor(valid.any(axis=2)[..., None].astype(dtype), place=x.place)
+    return _to_nchw(best * keep, regions, pooled)
+
+
+class RoIPool(nn.Layer):
+    """:func:`roi_pool` as a layer holding ``output_size`` and ``spatial_scale``.
+
+    >>> layer = eager.vision.ops.RoIPool(output_size=(2, 3))
+    >>> layer(eager.rand([1, 3, 8, 8]), eager.to_tensor([[1.0, 1.0, 6.0, 6.0]]), eager.to_tensor([1])).shape
+    [1, 3, 2, 3]
+    """
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self._output_size = _output_size("RoIPool", output_size)
+        self._spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num):
+        return roi_pool(x, boxes, boxes_num, self._output_size, self._spatial_scale)
+
+
+# ---- nms ---------------------------------------------------------------------------------------------------------
+
+
+def _greedy_nms(rows, threshold):
+    """Positions (into ``rows``, taken in order) kept by greedy suppression."""
+    areas = (rows[:, 2] - rows[:, 0]) * (rows[:, 3] - rows[:, 1])
+    suppressed = np.zeros(len(rows), bool)
+    kept = []
+    for i in range(len(rows)):
+        if suppressed[i]:
+            continue
+        kept.append(i)
+        rest = np.arange(i + 1, len(rows))
+        iw = np.clip(np.minimum(rows[i, 2], rows[rest, 2]) - np.maximum(rows[i, 0], rows[rest, 0]), 0, None)
+        ih = np.clip(np.minimum(rows[i, 3], rows[rest, 3]) - np.maximum(rows[i, 1], rows[rest, 1]), 0, None)
+        inter = iw * ih
+        union = areas[i] + areas[rest] - inter
+        with np.errstate(divide="ignore", invalid="ignore"):
+            iou = np.where(union > 0, inter / union, 0.0)
+        suppressed[rest[iou > threshold]] = True
+    return np.asarray(kept, np.int64)
+
+
+def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None, top_k=None):
+    """Non-maximum suppression: the indices of the boxes kept when every box
+    whose IoU with a kept, higher-ranked box exceeds ``iou_threshold`` is dropped.
+
+    Without ``scores`` the boxes are taken in the given order and the kept
+    indices come back in that order. With ``scores`` they are ranked by score
+    (highest first) and the kept indices come back in that order; with
+    ``category_idxs`` and ``categories`` too, suppression runs within each
+    category only. ``top_k`` keeps the first k. Returns an int64 Tensor.
+
+    >>> boxes = eager.to_tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0]])
+    >>> eager.vision.ops.nms(boxes, 0.5, scores=eager.to_tensor([0.5, 0.9, 0.7])).tolist()
+    [1, 2]
+    """
+    fn = "nms"
+    _tensor(fn, "boxes", boxes, ndim=2, last=4, floating=True)
+    if not isinstance(iou_threshold, numbers.Real) or isinstance(iou_threshold, bool):
+        raise TypeError(f"{fn}: argument 'iou_threshold' expected a float, got {iou_threshold!r}")
+    rows = boxes.numpy().astype(np.float64)
+    count = rows.shape[0]
+    if top_k is not None and (not isinstance(top_k, numbers.Integral) or isinstance(top_k, bool) or top_k < 0):
+        raise ValueError(f"{fn}: argument 'top_k' expected a non-negative int or None, got {top_k!r}")
+    if scores is None:
+        if category_idxs is not None:
+            raise ValueError(f"{fn}: 'category_idxs' needs 'scores' (the boxes are ranked by score per category)")
+        kept = _greedy_nms(rows, float(iou_threshold))
+    else:
+        _tensor(fn, "scores", scores, ndim=1)
+        values = scores.numpy().astype(np.float64)
+        if values.shape[0] != count:
+            raise ValueError(f"{fn}: argument 'scores' expected {count} scores (one per box), got {values.shape[0]}")
+        order = np.argsort(-values, kind="stable")
+        if category_idxs is None:
+            kept = order[_greedy_nms(rows[order], float(iou_threshold))]
+        else:
+            _tensor(fn, "category_idxs", category_idxs, ndim=1)
+            labels = category_idxs.numpy()
+            if labels.shape[0] != count:
+                raise ValueError(f"{fn}: argument 'category_idxs' expected {count} entries (one per box), got "
+                                 f"{labels.shape[0]}")
+            if categories is None:
+                raise ValueError(f"{fn}: 'category_idxs' needs 'categories' (the list of category ids)")
+            chosen = []
+            for category in categories:
+                members = order[labels[order] == category]
+                chosen.append(members[_greedy_nms(rows[members], float(iou_threshold))])
+            kept = np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
+            kept = kept[np.argsort(-values[kept], kind="stable")]
+    if top_k is not None:
+        kept = kept[:top_k]
+    return to_tensor(kept.astype(np.int64), place=boxes.place)
+
+
+# ---- building blocks ---------------------------------------------------------------------------------------------
+
+
+class ConvNormActivation(nn.Sequential):
+    """Conv2D, then ``norm_layer`` (default BatchNorm2D; None leaves it out),
+    then ``activation_layer`` (default ReLU; None leaves it out). ``padding``
+    None keeps the size at stride 1; ``bias`` None means a bias only without a
+    norm layer.
+
+    >>> block = eager.vision.ops.ConvNormActivation(3, 8, kernel_size=3, stride=2)
+    >>> block(eager.rand([1, 3, 8, 8])).shape
+    [1, 8, 4, 4]
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None, groups=1,
+                 norm_layer=nn.BatchNorm2D, activation_layer=nn.ReLU, dilation=1, bias=None):
+        if padding is None:
+            padding = (kernel_size - 1) // 2 * dilation
+        if bias is None:
+            bias = norm_layer is None
+        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding, dilation=dilation,
+                            groups=groups, bias_attr=None if bias else False)]
+        if norm_layer is not None:
+            layers.append(norm_layer(out_channels))
+        if activation_layer is not None:
+            layers.append(activation_layer())
+        super().__init__(*layers)
+
+
+__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "nms", "roi_align", "roi_pool"]
