@@ -130,8 +130,10 @@ def _mobilenet_v3_count(rows, last_out, last_exp, classes=1000, last_channel=128
     (lambda: M.shufflenet_v2_swish(), 2_278_604),
     (lambda: M.mobilenet_v3_small(), _mobilenet_v3_count(M.mobilenetv3._SMALL, 96, 576)),
     (lambda: M.mobilenet_v3_large(), _mobilenet_v3_count(M.mobilenetv3._LARGE, 160, 960)),
+    (lambda: M.densenet121(), 7_978_856),
+    (lambda: M.densenet169(), 14_149_480),
 ], ids=["mobilenet_v2", "squeezenet1_0", "squeezenet1_1", "shufflenet_x0_5", "shufflenet_x1_0", "shufflenet_x1_5",
-        "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large"])
+        "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large", "densenet121", "densenet169"])
 def test_parameter_counts_are_paddles(build, expected):
     assert count(build()) == expected
 
@@ -170,6 +172,10 @@ def test_state_dict_names_are_paddles():
     keys = set(M.squeezenet1_1(num_classes=4).state_dict())
     assert {"_conv.weight", "_conv.bias", "_conv1._conv._conv.weight", "_conv8._conv_path2._conv.bias",
             "_conv9.weight"} <= keys
+    keys = set(M.densenet121(num_classes=4).state_dict())
+    assert {"conv1_func._conv.weight", "conv1_func._batch_norm._mean", "db_conv_2.conv2_6.bn_ac_func2._conv.weight",
+            "tr_conv4_blk.conv_ac_func._batch_norm.bias", "db_conv_5.conv5_16.bn_ac_func1._batch_norm.weight",
+            "batch_norm._variance", "out.weight", "out.bias"} <= keys
     keys = set(M.alexnet(num_classes=0).state_dict())
     assert keys == {f"_conv{i}.{'_conv.' if i in (1, 2, 5) else ''}{p}" for i in range(1, 6) for p in ("weight", "bias")}
 
@@ -184,8 +190,10 @@ def test_state_dict_names_are_paddles():
     (lambda: M.shufflenet_v2_x0_25(num_classes=4), 32, [2, 4]),
     (lambda: M.ShuffleNetV2(scale=0.33, act="swish", num_classes=0), 32, [2, 512, 1, 1]),
     (lambda: M.alexnet(num_classes=0), 67, [2, 256, 1, 1]),
+    (lambda: M.DenseNet(121, dropout=0.1, num_classes=4), 32, [2, 4]),
 ], ids=["mobilenet_v2", "mobilenet_v2_features", "mobilenet_v3_small", "mobilenet_v3_large_features",
-        "squeezenet1_0", "squeezenet1_1_nopool", "shufflenet_x0_25", "shufflenet_swish_features", "alexnet_features"])
+        "squeezenet1_0", "squeezenet1_1_nopool", "shufflenet_x0_25", "shufflenet_swish_features", "alexnet_features",
+        "densenet121"])
 def test_forward_shape_and_backward_reaches_every_parameter(build, size, shape):
     eager.seed(0)
     model = build()
@@ -221,7 +229,8 @@ def test_residual_blocks_add_their_input():
 
 
 @pytest.mark.parametrize("build", [M.mobilenet_v2, M.mobilenet_v3_small, M.mobilenet_v3_large, M.alexnet,
-                                   M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish],
+                                   M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish,
+                                   M.densenet121, M.densenet264],
                          ids=lambda f: f.__name__)
 def test_pretrained_is_a_clear_error(build):
     with pytest.raises(ValueError, match=f"{build.__name__}: pretrained=True is not available"):
@@ -235,6 +244,8 @@ def test_bad_model_arguments():
         M.ShuffleNetV2(act="gelu")
     with pytest.raises(ValueError, match="SqueezeNet: argument 'version' expected '1.0' or '1.1', got '1.2'"):
         M.SqueezeNet("1.2")
+    with pytest.raises(ValueError, match=r"DenseNet: argument 'layers' expected one of \[121, 161, 169, 201, 264\]"):
+        M.DenseNet(layers=100)
     with pytest.raises(TypeError, match="MobileNetV2: argument 'num_classes' expected an int"):
         M.MobileNetV2(num_classes=2.0)
 
