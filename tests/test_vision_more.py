@@ -205,6 +205,29 @@ def test_forward_shape_and_backward_reaches_every_parameter(build, size, shape):
     assert any(float(np.abs(p.grad.numpy()).max()) > 0 for p in model.parameters())
 
 
+def _googlenet_count(classes=1000):
+    """Hand count from the paper's Table 1: bias-free convs, three Linear heads with bias."""
+    total = 3 * 64 * 49 + 64 * 64 + 64 * 192 * 9
+    for _, cin, _, f1, f3r, f3, f5r, f5, proj in M.googlenet._INCEPTIONS:
+        total += cin * (f1 + f3r + f5r + proj) + f3r * f3 * 9 + f5r * f5 * 25
+    heads = 1024 * classes + classes
+    for cin in (512, 528):
+        heads += cin * 128 + 1152 * 1024 + 1024 + 1024 * classes + classes
+    return total + heads
+
+
+def test_googlenet_parameter_count_and_three_outputs():
+    assert count(M.googlenet()) == _googlenet_count() == 11_535_736
+    eager.seed(0)
+    model = M.GoogLeNet(num_classes=3)
+    outs = model(eager.rand([1, 3, 224, 224]))
+    assert isinstance(outs, list) and [o.shape for o in outs] == [[1, 3]] * 3
+    sum(o.sum() for o in outs).backward()
+    assert all(p.grad is not None for p in model.parameters())
+    feats = M.GoogLeNet(num_classes=0, with_pool=False)(eager.rand([1, 3, 64, 64]))
+    assert [f.shape for f in feats] == [[1, 1024, 1, 1], [1, 512, 3, 3], [1, 528, 3, 3]]
+
+
 def test_alexnet_full_head_at_224():
     model = M.AlexNet(num_classes=3)
     model.eval()
@@ -230,7 +253,7 @@ def test_residual_blocks_add_their_input():
 
 @pytest.mark.parametrize("build", [M.mobilenet_v2, M.mobilenet_v3_small, M.mobilenet_v3_large, M.alexnet,
                                    M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish,
-                                   M.densenet121, M.densenet264],
+                                   M.densenet121, M.densenet264, M.googlenet],
                          ids=lambda f: f.__name__)
 def test_pretrained_is_a_clear_error(build):
     with pytest.raises(ValueError, match=f"{build.__name__}: pretrained=True is not available"):
