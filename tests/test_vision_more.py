@@ -133,8 +133,10 @@ def _mobilenet_v3_count(rows, last_out, last_exp, classes=1000, last_channel=128
     (lambda: M.mobilenet_v3_large(), _mobilenet_v3_count(M.mobilenetv3._LARGE, 160, 960)),
     (lambda: M.densenet121(), 7_978_856),
     (lambda: M.densenet169(), 14_149_480),
+    (lambda: M.inception_v3(), 23_834_568),
 ], ids=["mobilenet_v2", "squeezenet1_0", "squeezenet1_1", "shufflenet_x0_5", "shufflenet_x1_0", "shufflenet_x1_5",
-        "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large", "densenet121", "densenet169"])
+        "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large", "densenet121", "densenet169",
+        "inception_v3"])
 def test_parameter_counts_are_paddles(build, expected):
     assert count(build()) == expected
 
@@ -177,6 +179,13 @@ def test_state_dict_names_are_paddles():
     assert {"conv1_func._conv.weight", "conv1_func._batch_norm._mean", "db_conv_2.conv2_6.bn_ac_func2._conv.weight",
             "tr_conv4_blk.conv_ac_func._batch_norm.bias", "db_conv_5.conv5_16.bn_ac_func1._batch_norm.weight",
             "batch_norm._variance", "out.weight", "out.bias"} <= keys
+    keys = set(M.inception_v3(num_classes=4).state_dict())
+    assert {"inception_stem.conv_1a_3x3.0.weight", "inception_stem.conv_4a_3x3.1._mean",
+            "inception_block_list.0.branch_pool_conv.0.weight", "inception_block_list.7.branch7x7dbl_5.1.bias",
+            "inception_block_list.10.branch3x3dbl_3b.0.weight", "fc.weight"} <= keys
+    keys = set(M.googlenet(num_classes=4).state_dict())
+    assert {"_conv._conv.weight", "_ince3a._conv5._conv.weight", "_ince5b._convprj._conv.weight", "_fc_out.bias",
+            "_conv_o1._conv.weight", "_fc_o2.weight", "_out2.bias"} <= keys
     keys = set(M.alexnet(num_classes=0).state_dict())
     assert keys == {f"_conv{i}.{'_conv.' if i in (1, 2, 5) else ''}{p}" for i in range(1, 6) for p in ("weight", "bias")}
 
@@ -192,9 +201,10 @@ def test_state_dict_names_are_paddles():
     (lambda: M.ShuffleNetV2(scale=0.33, act="swish", num_classes=0), 32, [2, 512, 1, 1]),
     (lambda: M.alexnet(num_classes=0), 67, [2, 256, 1, 1]),
     (lambda: M.DenseNet(121, dropout=0.1, num_classes=4), 32, [2, 4]),
+    (lambda: M.InceptionV3(num_classes=4), 75, [2, 4]),
 ], ids=["mobilenet_v2", "mobilenet_v2_features", "mobilenet_v3_small", "mobilenet_v3_large_features",
         "squeezenet1_0", "squeezenet1_1_nopool", "shufflenet_x0_25", "shufflenet_swish_features", "alexnet_features",
-        "densenet121"])
+        "densenet121", "inception_v3"])
 def test_forward_shape_and_backward_reaches_every_parameter(build, size, shape):
     eager.seed(0)
     model = build()
@@ -254,7 +264,7 @@ def test_residual_blocks_add_their_input():
 
 @pytest.mark.parametrize("build", [M.mobilenet_v2, M.mobilenet_v3_small, M.mobilenet_v3_large, M.alexnet,
                                    M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish,
-                                   M.densenet121, M.densenet264, M.googlenet],
+                                   M.densenet121, M.densenet264, M.googlenet, M.inception_v3],
                          ids=lambda f: f.__name__)
 def test_pretrained_is_a_clear_error(build):
     with pytest.raises(ValueError, match=f"{build.__name__}: pretrained=True is not available"):
