@@ -526,5 +526,89 @@ def test_ops_run_on_the_default_device(rois):
     assert xt.grad.place == xt.place and np.isfinite(xt.grad.numpy()).all()
     kept = O.nms(bt, 0.1, scores=eager.to_tensor(np.arange(5.0)))
     assert kept.place == bt.place and kept.numpy().tolist() == [4 - i for i in _nms_loop(boxes[::-1], 0.1)]
+    code = O.box_coder(bt[:2], [0.1, 0.1, 0.2, 0.2], bt[2:4])
+    assert code.place == bt.place
+    np.testing.assert_allclose(code.numpy(), _box_coder_loop(boxes[:2], [0.1, 0.1, 0.2, 0.2], boxes[2:4],
+                                                             "encode_center_size", True, 0), rtol=1e-12)
     shuffled = M.shufflenetv2.channel_shuffle(eager.arange(4, dtype="float32").reshape([1, 4, 1, 1]), 2)
     assert shuffled.place == xt.place and shuffled.flatten().numpy().tolist() == [0.0, 2.0, 1.0, 3.0]
+
+
+def _box_coder_loop(prior, var, target, code_type, normalized, axis):
+    """Paddle's box_coder, element by element from its formulas."""
+    norm = 0.0 if normalized else 1.0
+
+    def centre(b):
+        w, h = b[2] - b[0] + norm, b[3] - b[1] + norm
+        return b[0] + w / 2, b[1] + h / 2, w, h
+
+    def variance(j):
+        if var is None:
+            return np.ones(4)
+        return np.asarray(var[j] if np.ndim(var) == 2 else var, np.float64)
+
+    if code_type == "encode_center_size":
+        out = np.zeros((len(target), len(prior), 4))
+        for i, t in enumerate(target):
+            tcx, tcy, tw, th = (t[0] + t[2]) / 2, (t[1] + t[3]) / 2, t[2] - t[0] + norm, t[3] - t[1] + norm
+            for j, p in enumerate(prior):
+                pcx, pcy, pw, ph = centre(p)
+                code = [(tcx - pcx) / pw, (tcy - pcy) / ph, np.log(abs(tw / pw)), np.log(abs(th / ph))]
+                out[i, j] = np.array(code) / variance(j)
+        return out
+    out = np.zeros(target.shape)
+    for i in range(target.shape[0]):
+        for j in range(target.shape[1]):
+            k = j if axis == 0 else i
+            pcx, pcy, pw, ph = centre(prior[k])
+            v, t = variance(k), target[i, j]
+            cx, cy = v[0] * t[0] * pw + pcx, v[1] * t[1] * ph + pcy
+            w, h = np.exp(v[2] * t[2]) * pw, np.exp(v[3] * t[3]) * ph
+            out[i, j] = [cx - w / 2, cy - h / 2, cx + w / 2 - norm, cy + h / 2 - norm]
+    return out
+
+
+@pytest.mark.parametrize("var_kind", ["none", "list", "tensor"])
+@pytest.mark.parametrize("normalized", [True, False])
+def test_box_coder_against_a_loop(var_kind, normalized):
+    rng = np.random.default_rng(6)
+
+    def corners(n):
+        xy = rng.uniform(0, 5, (n, 2))
+        return np.concatenate([xy, xy + rng.uniform(0.5, 3, (n, 2))], 1)
+
+    prior, target = corners(3), corners(4)
+    var = {"none": None, "list": [0.1, 0.1, 0.2, 0.2], "tensor": rng.uniform(0.1, 1, (3, 4))}[var_kind]
+    var_arg = eager.to_tensor(var) if var_kind == "tensor" else var
+    encoded = O.box_coder(eager.to_tensor(prior), var_arg, eager.to_tensor(target), box_normalized=normalized)
+    assert encoded.shape == [4, 3, 4]
+    np.testing.assert_allclose(encoded.numpy(), _box_coder_loop(prior, var, target, "encode_center_size", normalized,
+                                                                0), rtol=1e-12, atol=1e-12)
+    offsets = rng.standard_normal((4, 3, 4)) * 0.5
+    for axis, priors in [(0, prior), (1, corners(4))]:
+        pv = var if var_kind != "tensor" else rng.uniform(0.1, 1, (len(priors), 4))
+        pv_arg = eager.to_tensor(pv) if var_kind == "tensor" else pv
+        decoded = O.box_coder(eager.to_tensor(priors), pv_arg, eager.to_tensor(offsets), "decode_center_size",
+                              normalized, axis=axis)
+        np.testing.assert_allclose(decoded.numpy(), _box_coder_loop(priors, pv, offsets, "decode_center_size",
+                                                                    normalized, axis), rtol=1e-12, atol=1e-12)
+    # normalised boxes: decoding the encoding gives the targets back (each against each prior); pixel boxes come
+    # back half a pixel up-left, as in Paddle (the encoder's target centre leaves out the +1 its width has)
+    back = O.box_coder(eager.to_tensor(prior), var_arg, encoded, "decode_center_size", normalized)
+    shift = 0.0 if normalized else 0.5
+    np.testing.assert_allclose(back.numpy(), np.broadcast_to(target[:, None, :] - shift, (4, 3, 4)), rtol=1e-10,
+                               atol=1e-10)
+
+
+def test_box_coder_errors():
+    prior = eager.to_tensor([[0.0, 0.0, 2.0, 2.0]])
+    with pytest.raises(ValueError, match="box_coder: argument 'code_type' expected 'encode_center_size' or"):
+        O.box_coder(prior, None, prior, "encode")
+    with pytest.raises(ValueError, match=r"box_coder: argument 'target_box' expected a 3-D Tensor, got shape \[1, 4\]"):
+        O.box_coder(prior, None, prior, "decode_center_size")
+    with pytest.raises(ValueError, match=r"box_coder: with axis=0, target_box \[2, 2, 4\] expected dimension 1"):
+        O.box_coder(prior, None, eager.zeros([2, 2, 4]), "decode_center_size")
+    with pytest.raises(TypeError, match="box_coder: argument 'prior_box_var' expected None, 4 floats or a Tensor"):
+        O.box_coder(prior, [1.0, 1.0], prior)
+    with pytest.raises(ValueError, match=r"box_coder: argument 'prior_box_var' expected shape \[1, 4\]"):
+        O.box_coder(prior, eager.ones([2, 4]), prior)

@@ -1,5 +1,6 @@
-"""Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``roi_align`` /
-``RoIAlign``, ``roi_pool`` / ``RoIPool`` and the ``ConvNormActivation`` block.
+"""Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
+``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool`` and the
+``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
 what weights, depends only on the boxes (which get no gradient, as in Paddle), so
@@ -319,6 +320,86 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     return to_tensor(kept.astype(np.int64), place=boxes.place)
 
 
+# ---- box_coder ---------------------------------------------------------------------------------------------------
+
+
+def _centre_size(boxes, norm):
+    """[..., 4] corner boxes -> (cx, cy, w, h), each [...]; ``norm`` (0 or 1) is
+    added to the sizes of pixel boxes (``box_normalized=False``)."""
+    w = boxes[..., 2] - boxes[..., 0] + norm
+    h = boxes[..., 3] - boxes[..., 1] + norm
+    return boxes[..., 0] + w * 0.5, boxes[..., 1] + h * 0.5, w, h
+
+
+def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size", box_normalized=True,
+              name=None, axis=0):
+    """Encodes boxes as offsets from prior (anchor) boxes, or decodes offsets
+    back to boxes (Paddle's ``box_coder``).
+
+    'encode_center_size': ``target_box`` [N, 4] against ``prior_box`` [M, 4]
+    gives [N, M, 4]: ((tx - px) / pw, (ty - py) / ph, log|tw / pw|, log|th / ph|),
+    each divided by its variance. 'decode_center_size': ``target_box`` [N, M, 4]
+    of offsets with ``prior_box`` [M, 4] (``axis=0``) or [N, 4] (``axis=1``)
+    gives corner boxes [N, M, 4]. Centres and sizes come from the corners;
+    ``box_normalized=False`` counts pixel boxes inclusively (size + 1).
+    ``prior_box_var``: None, 4 floats for every prior, or a Tensor shaped like
+    ``prior_box``. Built from differentiable ops.
+
+    >>> prior = eager.to_tensor([[0.0, 0.0, 2.0, 2.0]])
+    >>> code = eager.vision.ops.box_coder(prior, [1.0, 1.0, 1.0, 1.0], eager.to_tensor([[1.0, 1.0, 3.0, 5.0]]))
+    >>> eager.vision.ops.box_coder(prior, [1.0, 1.0, 1.0, 1.0], code, "decode_center_size").tolist()
+    [[[1.0, 1.0, 3.0, 5.0]]]
+    """
+    fn = "box_coder"
+    if code_type not in ("encode_center_size", "decode_center_size"):
+        raise ValueError(f"{fn}: argument 'code_type' expected 'encode_center_size' or 'decode_center_size', got "
+                         f"{code_type!r}")
+    if axis not in (0, 1):
+        raise ValueError(f"{fn}: argument 'axis' expected 0 or 1, got {axis!r}")
+    _tensor(fn, "prior_box", prior_box, ndim=2, last=4, floating=True)
+    encode = code_type == "encode_center_size"
+    _tensor(fn, "target_box", target_box, ndim=2 if encode else 3, last=4, floating=True)
+    if not encode and target_box.shape[1 - axis] != prior_box.shape[0]:
+        raise ValueError(f"{fn}: with axis={axis}, target_box {target_box.shape} expected dimension {1 - axis} "
+                         f"to match the {prior_box.shape[0]} prior boxes")
+    dtype = str(prior_box.dtype).split(".")[-1]
+    if prior_box_var is None:
+        variance = None
+    elif isinstance(prior_box_var, Tensor):
+        if prior_box_var.shape != prior_box.shape:
+            raise ValueError(f"{fn}: argument 'prior_box_var' expected shape {prior_box.shape} (one row per prior "
+                             f"box), got {prior_box_var.shape}")
+        variance = prior_box_var
+    elif (isinstance(prior_box_var, (list, tuple)) and len(prior_box_var) == 4
+          and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in prior_box_var)):
+        variance = to_tensor(np.asarray(prior_box_var, dtype=dtype), place=prior_box.place)
+    else:
+        raise TypeError(f"{fn}: argument 'prior_box_var' expected None, 4 floats or a Tensor, got "
+                        f"{prior_box_var!r}")
+    norm = 0.0 if box_normalized else 1.0
+    if encode:
+        pcx, pcy, pw, ph = (_F.unsqueeze(v, [0]) for v in _centre_size(prior_box, norm))     # [1, M]
+        tw = _F.unsqueeze(target_box[:, 2] - target_box[:, 0] + norm, [1])                # [N, 1]
+        th = _F.unsqueeze(target_box[:, 3] - target_box[:, 1] + norm, [1])
+        tcx = _F.unsqueeze((target_box[:, 0] + target_box[:, 2]) * 0.5, [1])
+        tcy = _F.unsqueeze((target_box[:, 1] + target_box[:, 3]) * 0.5, [1])
+        out = _F.stack([(tcx - pcx) / pw, (tcy - pcy) / ph, _F.log(_F.abs(tw / pw)), _F.log(_F.abs(th / ph))],
+                       axis=-1)
+        if variance is not None:
+            out = out / (_F.unsqueeze(variance, [0]) if len(variance.shape) == 2 else variance)
+        return out
+    expand = [0] if axis == 0 else [1]
+    pcx, pcy, pw, ph = (_F.unsqueeze(v, expand) for v in _centre_size(prior_box, norm))
+    offsets = target_box
+    if variance is not None:
+        offsets = offsets * (_F.unsqueeze(variance, expand) if len(variance.shape) == 2 else variance)
+    cx = offsets[..., 0] * pw + pcx
+    cy = offsets[..., 1] * ph + pcy
+    w = _F.exp(offsets[..., 2]) * pw
+    h = _F.exp(offsets[..., 3]) * ph
+    return _F.stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], axis=-1)
+
+
 # ---- building blocks ---------------------------------------------------------------------------------------------
 
 
@@ -348,4 +429,4 @@ class ConvNormActivation(nn.Sequential):
         super().__init__(*layers)
 
 
-__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "nms", "roi_align", "roi_pool"]
+__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "box_coder", "nms", "roi_align", "roi_pool"]
