@@ -612,3 +612,85 @@ def test_box_coder_errors():
         O.box_coder(prior, [1.0, 1.0], prior)
     with pytest.raises(ValueError, match=r"box_coder: argument 'prior_box_var' expected shape \[1, 4\]"):
         O.box_coder(prior, eager.ones([2, 4]), prior)
+
+
+# ---- Flowers and VOC2012 from local archives ----------------------------------------------------------------------
+
+def _png_bytes(array):
+    import io
+    buffer = io.BytesIO()
+    PIL_Image.fromarray(array).save(buffer, format="PNG")  # lossless, whatever the member's name says
+    return buffer.getvalue()
+
+
+def _tar(path, members, mode="w:gz"):
+    import io
+    import tarfile
+    with tarfile.open(path, mode) as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def test_flowers_reads_the_archive_and_paddles_split(tmp_path):
+    scipy_io = pytest.importorskip("scipy.io")
+    rng = np.random.default_rng(7)
+    images = {i: rng.integers(0, 256, (6, 5, 3), dtype=np.uint8) for i in range(1, 7)}
+    _tar(tmp_path / "102flowers.tgz", {f"jpg/image_{i:05d}.jpg": _png_bytes(a) for i, a in images.items()})
+    labels = np.array([[3, 1, 102, 7, 7, 2]])
+    scipy_io.savemat(tmp_path / "imagelabels.mat", {"labels": labels})
+    scipy_io.savemat(tmp_path / "setid.mat", {"trnid": np.array([[1, 2]]), "valid": np.array([[3]]),
+                                             "tstid": np.array([[6, 4, 5]])})
+    files = [str(tmp_path / n) for n in ("102flowers.tgz", "imagelabels.mat", "setid.mat")]
+    train = D.Flowers(*files)  # Paddle's 'train' is the official test split (tstid)
+    assert len(train) == 3
+    image, label = train[0]
+    assert label.dtype == np.int64 and label.tolist() == [2]
+    np.testing.assert_array_equal(np.asarray(image), images[6])
+    test = D.Flowers(*files, mode="test", backend="cv2")
+    image, label = test[1]
+    assert image.dtype == np.float32 and label.tolist() == [1]
+    np.testing.assert_array_equal(image, images[2])
+    import pickle
+    again = pickle.loads(pickle.dumps(train))
+    np.testing.assert_array_equal(np.asarray(again[2][0]), images[5])
+    assert D.Flowers(*files, mode="valid", transform=eager.vision.transforms.ToTensor())[0][0].shape == [3, 6, 5]
+    with pytest.raises(ValueError, match="Flowers: argument 'mode' expected 'train', 'valid' or 'test', got 'val'"):
+        D.Flowers(*files, mode="val")
+    with pytest.raises(ValueError, match="Flowers: argument 'data_file' is not set and download is False"):
+        D.Flowers(None, files[1], files[2], download=False)
+    with pytest.raises(ValueError, match="Flowers: cannot read .* as a MATLAB file"):
+        D.Flowers(files[0], files[0], files[2])
+
+
+def test_voc2012_reads_the_segmentation_pairs(tmp_path):
+    rng = np.random.default_rng(8)
+    root = "VOCdevkit/VOC2012/"
+    members, pairs = {}, {}
+    for n in ["2007_000032", "2007_000039", "2008_000001"]:
+        image = rng.integers(0, 256, (4, 6, 3), dtype=np.uint8)
+        label = rng.integers(0, 21, (4, 6), dtype=np.uint8)
+        pairs[n] = (image, label)
+        members[f"{root}JPEGImages/{n}.jpg"] = _png_bytes(image)
+        members[f"{root}SegmentationClass/{n}.png"] = _png_bytes(label)
+    members[f"{root}ImageSets/Segmentation/trainval.txt"] = b"2007_000032\n2007_000039\n2008_000001\n"
+    members[f"{root}ImageSets/Segmentation/train.txt"] = b"2007_000039\n"
+    members[f"{root}ImageSets/Segmentation/val.txt"] = b"2008_000001\n2007_000032\n"
+    _tar(tmp_path / "voc.tar", members, mode="w")
+    ds = D.VOC2012(str(tmp_path / "voc.tar"))
+    assert len(ds) == 3
+    image, label = ds[1]
+    np.testing.assert_array_equal(np.asarray(image), pairs["2007_000039"][0])
+    np.testing.assert_array_equal(np.asarray(label), pairs["2007_000039"][1])
+    ds = D.VOC2012(str(tmp_path / "voc.tar"), mode="valid", backend="cv2")
+    image, label = ds[0]
+    assert image.dtype == np.float32 and label.dtype == np.float32 and label.shape == (4, 6)
+    np.testing.assert_array_equal(label, pairs["2008_000001"][1])
+    assert len(D.VOC2012(str(tmp_path / "voc.tar"), mode="test")) == 1
+    _tar(tmp_path / "bad.tar", {"x.txt": b"x"}, mode="w")
+    with pytest.raises(ValueError, match=r"VOC2012: .*bad.tar' has no member 'VOCdevkit/VOC2012/ImageSets/Segment"):
+        D.VOC2012(str(tmp_path / "bad.tar"))
+    (tmp_path / "junk.tar").write_bytes(b"not a tar")
+    with pytest.raises(ValueError, match="VOC2012: cannot read .* as a tar archive"):
+        D.VOC2012(str(tmp_path / "junk.tar"))
