@@ -187,7 +187,8 @@ def test_state_dict_names_are_paddles():
     assert {"_conv._conv.weight", "_ince3a._conv5._conv.weight", "_ince5b._convprj._conv.weight", "_fc_out.bias",
             "_conv_o1._conv.weight", "_fc_o2.weight", "_out2.bias"} <= keys
     keys = set(M.alexnet(num_classes=0).state_dict())
-    assert keys == {f"_conv{i}.{'_conv.' if i in (1, 2, 5) else ''}{p}" for i in range(1, 6) for p in ("weight", "bias")}
+    assert keys == {f"_conv{i}.{'_conv.' if i in (1, 2, 5) else ''}{p}" for i in range(1, 6)
+                    for p in ("weight", "bias")}
 
 
 @pytest.mark.parametrize("build, size, shape", [
@@ -694,3 +695,14 @@ def test_voc2012_reads_the_segmentation_pairs(tmp_path):
     (tmp_path / "junk.tar").write_bytes(b"not a tar")
     with pytest.raises(ValueError, match="VOC2012: cannot read .* as a tar archive"):
         D.VOC2012(str(tmp_path / "junk.tar"))
+
+
+@pytest.mark.parametrize("module", ["eager.vision.ops", "eager.vision.models._layers", "eager.vision.models.mobilenetv2",
+                                    "eager.vision.models.mobilenetv3", "eager.vision.models.shufflenetv2",
+                                    "eager.vision.models.squeezenet"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": eager, "np": np},
+                             optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+    assert result.failed == 0 and result.attempted > 0
