@@ -23,7 +23,7 @@ class ConvPoolLayer(nn.Layer):
     """Conv2D (uniformly initialised), ReLU when ``act='relu'``, then a 3x3
     stride-2 max pool.
 
-    >>> layer = eager.vision.models.alexnet.ConvPoolLayer(3, 8, 3, 1, 1, act="relu")
+    >>> layer = ConvPoolLayer(3, 8, 3, 1, 1, act="relu")
     >>> layer(eager.rand([1, 3, 9, 9])).shape
     [1, 8, 4, 4]
     """

@@ -16,7 +16,7 @@ def _xavier(channels, filter_size):
 class ConvLayer(nn.Layer):
     """Conv2D without bias, padded to keep the size at stride 1 (no norm, no activation).
 
-    >>> eager.vision.models.googlenet.ConvLayer(3, 8, 7, 2)(eager.rand([1, 3, 8, 8])).shape
+    >>> ConvLayer(3, 8, 7, 2)(eager.rand([1, 3, 8, 8])).shape
     [1, 8, 4, 4]
     """
 
@@ -34,7 +34,7 @@ class Inception(nn.Layer):
     concatenated, then ReLU. ``output_channels`` is accepted as in Paddle; the
     output has ``filter1 + filter3 + filter5 + proj`` channels.
 
-    >>> block = eager.vision.models.googlenet.Inception(8, 16, 4, 2, 4, 2, 4, 4)
+    >>> block = Inception(8, 16, 4, 2, 4, 2, 4, 4)
     >>> block(eager.rand([1, 8, 5, 5])).shape
     [1, 16, 5, 5]
     """
