@@ -697,12 +697,40 @@ def test_voc2012_reads_the_segmentation_pairs(tmp_path):
         D.VOC2012(str(tmp_path / "junk.tar"))
 
 
-@pytest.mark.parametrize("module", ["eager.vision.ops", "eager.vision.models._layers", "eager.vision.models.mobilenetv2",
-                                    "eager.vision.models.mobilenetv3", "eager.vision.models.shufflenetv2",
+@pytest.mark.parametrize("module", ["eager.vision.ops", "eager.vision.models._layers",
+                                    "eager.vision.models.mobilenetv2", "eager.vision.models.mobilenetv3", "eager.vision.models.shufflenetv2",
                                     "eager.vision.models.squeezenet"])
-def test_docstring_examples_run(module):
+def test_docstring_examples_run(module, tmp_path):
     import doctest
     import importlib
-    result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": eager, "np": np},
+    jpeg = tmp_path / "example.jpg"
+    PIL_Image.fromarray(np.zeros((4, 5, 3), np.uint8)).save(jpeg)
+    result = doctest.testmod(importlib.import_module(module),
+                             extraglobs={"eager": eager, "np": np, "path_to_jpeg": str(jpeg)},
                              optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.usefixtures("device")
+def test_read_file_and_decode_jpeg(tmp_path):
+    rng = np.random.default_rng(9)
+    rgb = rng.integers(0, 256, (6, 7, 3), dtype=np.uint8)
+    PIL_Image.fromarray(rgb).save(tmp_path / "a.png")                  # lossless: exact pixels
+    PIL_Image.fromarray(rgb).save(tmp_path / "a.jpg", quality=95)
+    data = O.read_file(str(tmp_path / "a.png"))
+    assert data.dtype == eager.uint8 and data.numpy().tobytes() == (tmp_path / "a.png").read_bytes()
+    image = O.decode_jpeg(data)
+    assert image.shape == [3, 6, 7] and image.dtype == eager.uint8 and image.place == data.place
+    np.testing.assert_array_equal(image.numpy(), rgb.transpose(2, 0, 1))
+    gray = O.decode_jpeg(data, mode="gray").numpy()
+    np.testing.assert_array_equal(gray[0], np.asarray(PIL_Image.fromarray(rgb).convert("L")))
+    jpeg = O.decode_jpeg(O.read_file(tmp_path / "a.jpg"), mode="rgb").numpy()
+    np.testing.assert_array_equal(jpeg, np.asarray(PIL_Image.open(tmp_path / "a.jpg")).transpose(2, 0, 1))
+    with pytest.raises(FileNotFoundError, match="read_file: argument 'filename': no file at"):
+        O.read_file(str(tmp_path / "none.jpg"))
+    with pytest.raises(ValueError, match="decode_jpeg: argument 'mode' expected one of"):
+        O.decode_jpeg(data, mode="bgr")
+    with pytest.raises(ValueError, match="decode_jpeg: argument 'x' does not hold a decodable image"):
+        O.decode_jpeg(eager.to_tensor(np.arange(10, dtype=np.uint8)))
+    with pytest.raises(TypeError, match="decode_jpeg: argument 'x' expected a uint8 Tensor of file bytes"):
+        O.decode_jpeg(eager.to_tensor(np.arange(10.0)))

@@ -1,6 +1,6 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
-``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool`` and the
-``ConvNormActivation`` block.
+``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``read_file`` /
+``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
 what weights, depends only on the boxes (which get no gradient, as in Paddle), so
@@ -15,8 +15,11 @@ from ``x`` with differentiable ops on ``x``'s device, so gradients reach ``x``
 """
 from __future__ import annotations
 
+import importlib
+import io
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -400,6 +403,58 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     return _F.stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], axis=-1)
 
 
+# ---- image files -------------------------------------------------------------------------------------------------
+
+
+def read_file(filename, name=None):
+    """The bytes of the file ``filename`` as a 1-D uint8 Tensor (for :func:`decode_jpeg`).
+
+    >>> data = eager.vision.ops.read_file(path_to_jpeg)
+    >>> data.dtype == eager.uint8, data.shape == [os.path.getsize(path_to_jpeg)]
+    (True, True)
+    """
+    if not isinstance(filename, (str, os.PathLike)):
+        raise TypeError(f"read_file: argument 'filename' expected a path, got {type(filename).__name__}")
+    if not os.path.isfile(filename):
+        raise FileNotFoundError(f"read_file: argument 'filename': no file at {os.fspath(filename)!r}")
+    with open(filename, "rb") as f:
+        return to_tensor(np.frombuffer(f.read(), np.uint8).copy())
+
+
+_DECODE_MODES = {"unchanged": None, "gray": "L", "rgb": "RGB"}
+
+
+def decode_jpeg(x, mode="unchanged", name=None):
+    """Decodes the JPEG bytes in ``x`` (a 1-D uint8 Tensor, as :func:`read_file`
+    gives) into a uint8 Tensor [C, H, W] on ``x``'s device; ``mode`` 'gray' or
+    'rgb' converts the colours, 'unchanged' keeps the file's. Decoded with Pillow.
+
+    >>> image = eager.vision.ops.decode_jpeg(eager.vision.ops.read_file(path_to_jpeg), mode="rgb")
+    >>> image.shape[0]
+    3
+    """
+    fn = "decode_jpeg"
+    _tensor(fn, "x", x, ndim=1)
+    if str(x.dtype).split(".")[-1] != "uint8":
+        raise TypeError(f"{fn}: argument 'x' expected a uint8 Tensor of file bytes, got {x.dtype}")
+    if mode not in _DECODE_MODES:
+        raise ValueError(f"{fn}: argument 'mode' expected one of {list(_DECODE_MODES)}, got {mode!r}")
+    try:
+        image_module = importlib.import_module("PIL.Image")
+    except ImportError:
+        raise ImportError(f"{fn}: decoding needs Pillow; install it") from None
+    try:
+        image = image_module.open(io.BytesIO(x.numpy().tobytes()))
+        image.load()
+    except Exception as error:  # Pillow raises several kinds for bytes that are not an image
+        raise ValueError(f"{fn}: argument 'x' does not hold a decodable image: {error}") from None
+    if _DECODE_MODES[mode] is not None and image.mode != _DECODE_MODES[mode]:
+        image = image.convert(_DECODE_MODES[mode])
+    array = np.asarray(image, dtype=np.uint8)
+    array = array[None] if array.ndim == 2 else array.transpose(2, 0, 1)
+    return to_tensor(np.ascontiguousarray(array), place=x.place)
+
+
 # ---- building blocks ---------------------------------------------------------------------------------------------
 
 
@@ -429,4 +484,5 @@ class ConvNormActivation(nn.Sequential):
         super().__init__(*layers)
 
 
-__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "box_coder", "nms", "roi_align", "roi_pool"]
+__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg", "nms", "read_file", "roi_align",
+           "roi_pool"]
