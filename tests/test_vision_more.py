@@ -734,3 +734,55 @@ def test_read_file_and_decode_jpeg(tmp_path):
         O.decode_jpeg(eager.to_tensor(np.arange(10, dtype=np.uint8)))
     with pytest.raises(TypeError, match="decode_jpeg: argument 'x' expected a uint8 Tensor of file bytes"):
         O.decode_jpeg(eager.to_tensor(np.arange(10.0)))
+
+
+def _psroi_pool_loop(x, boxes, image_of, out_hw, scale):
+    ph_n, pw_n = out_hw
+    h, w = x.shape[2:]
+    out_c = x.shape[1] // (ph_n * pw_n)
+    out = np.zeros((len(boxes), out_c, ph_n, pw_n))
+    rnd = lambda v: float(np.floor(v + 0.5)) if v >= 0 else -float(np.floor(-v + 0.5))  # noqa: E731  C's round
+    for r, (x1, y1, x2, y2) in enumerate(boxes):
+        sw, sh = rnd(x1) * scale, rnd(y1) * scale
+        ew, eh = (rnd(x2) + 1) * scale, (rnd(y2) + 1) * scale
+        bh, bw = max(eh - sh, 0.1) / ph_n, max(ew - sw, 0.1) / pw_n
+        for c in range(out_c):
+            for ph in range(ph_n):
+                for pw in range(pw_n):
+                    h0 = min(max(int(np.floor(bh * ph + sh)), 0), h)
+                    h1 = min(max(int(np.ceil(bh * (ph + 1) + sh)), 0), h)
+                    w0 = min(max(int(np.floor(bw * pw + sw)), 0), w)
+                    w1 = min(max(int(np.ceil(bw * (pw + 1) + sw)), 0), w)
+                    if h1 > h0 and w1 > w0:
+                        channel = (c * ph_n + ph) * pw_n + pw
+                        out[r, c, ph, pw] = x[image_of[r], channel, h0:h1, w0:w1].mean()
+    return out
+
+
+@pytest.mark.parametrize("out_hw, scale", [((2, 3), 1.0), ((2, 2), 0.5), ((1, 1), 1.0)])
+def test_psroi_pool_against_a_loop(out_hw, scale):
+    rng = np.random.default_rng(10)
+    channels = 2 * out_hw[0] * out_hw[1]
+    x = rng.standard_normal((2, channels, 9, 11))
+    boxes = np.array([[0.3, 0.7, 6.2, 5.1], [2.0, 1.0, 2.4, 8.8], [-1.5, -0.5, 3.0, 2.0], [4.0, 3.0, 12.5, 10.0]])
+    xt = eager.to_tensor(x, stop_gradient=False)
+    out = O.psroi_pool(xt, eager.to_tensor(boxes), eager.to_tensor(np.array([1, 3], np.int32)), out_hw, scale)
+    expected = _psroi_pool_loop(x, boxes, [0, 1, 1, 1], out_hw, scale)
+    assert out.shape == list(expected.shape)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-12)
+    upstream = rng.standard_normal(expected.shape)
+    (out * eager.to_tensor(upstream)).sum().backward()
+    # linear in x: the gradient at a pixel is <upstream, the output's response to that pixel>; the last channel
+    # of image 1, pixel by pixel
+    expected_grad = np.zeros((9, 11))
+    for i in range(9):
+        for j in range(11):
+            e = np.zeros_like(x)
+            e[1, channels - 1, i, j] = 1.0
+            expected_grad[i, j] = (upstream * _psroi_pool_loop(e, boxes, [0, 1, 1, 1], out_hw, scale)).sum()
+    assert np.abs(expected_grad).max() > 0
+    np.testing.assert_allclose(xt.grad.numpy()[1, channels - 1], expected_grad, atol=1e-12)
+    layer = O.PSRoIPool(out_hw, scale)
+    np.testing.assert_array_equal(layer(xt, eager.to_tensor(boxes), eager.to_tensor([1, 3])).numpy(), out.numpy())
+    with pytest.raises(ValueError, match=r"psroi_pool: the channels of x \(5\) must be a multiple of"):
+        O.psroi_pool(eager.rand([1, 5, 4, 4]), eager.to_tensor([[0.0, 0.0, 2.0, 2.0]]), eager.to_tensor([1]), 2)

@@ -1,5 +1,6 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
-``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``read_file`` /
+``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
+``PSRoIPool``, ``read_file`` /
 ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
@@ -247,6 +248,80 @@ class RoIPool(nn.Layer):
         return roi_pool(x, boxes, boxes_num, self._output_size, self._spatial_scale)
 
 
+# ---- psroi_pool --------------------------------------------------------------------------------------------------
+
+
+def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+    """Position-sensitive region of interest pooling (R-FCN): ``x`` has
+    ``C = out_c * out_h * out_w`` channels and bin (i, j) of output channel c is
+    the mean of input channel ``(c * out_h + i) * out_w + j`` over the bin.
+    Box corners are rounded to whole pixels, the far corner inclusive, then
+    scaled by ``spatial_scale``; an empty bin is 0. Returns
+    [R, out_c, out_h, out_w]; differentiable in ``x``.
+
+    >>> x = eager.ones([1, 8, 6, 6])
+    >>> eager.vision.ops.psroi_pool(x, eager.to_tensor([[0.0, 0.0, 3.0, 3.0]]), eager.to_tensor([1]), 2).shape
+    [1, 2, 2, 2]
+    """
+    fn = "psroi_pool"
+    pooled = _output_size(fn, output_size)
+    rois, image = _regions(fn, x, boxes, boxes_num)
+    nbins = pooled[0] * pooled[1]
+    if x.shape[1] % nbins:
+        raise ValueError(f"{fn}: the channels of x ({x.shape[1]}) must be a multiple of output_size's "
+                         f"{pooled[0]}x{pooled[1]} = {nbins} bins")
+    out_c = x.shape[1] // nbins
+    height, width = x.shape[2], x.shape[3]
+    per_region = []
+    for x1, y1, x2, y2 in rois:
+        start_w, start_h = _round_half_away(x1) * spatial_scale, _round_half_away(y1) * spatial_scale
+        end_w, end_h = (_round_half_away(x2) + 1.0) * spatial_scale, (_round_half_away(y2) + 1.0) * spatial_scale
+        bin_h, bin_w = max(end_h - start_h, 0.1) / pooled[0], max(end_w - start_w, 0.1) / pooled[1]
+        bins = []
+        for ph in range(pooled[0]):
+            h0 = min(max(math.floor(bin_h * ph + start_h), 0), height)
+            h1 = min(max(math.ceil(bin_h * (ph + 1) + start_h), 0), height)
+            for pw in range(pooled[1]):
+                w0 = min(max(math.floor(bin_w * pw + start_w), 0), width)
+                w1 = min(max(math.ceil(bin_w * (pw + 1) + start_w), 0), width)
+                bins.append((np.arange(h0, h1)[:, None] * width + np.arange(w0, w1)[None, :]).ravel())
+        per_region.append(bins)
+    regions = len(rois)
+    taps = max([len(b) for bins in per_region for b in bins] + [1])
+    pixels = np.zeros((regions, nbins, taps), np.int64)
+    weights = np.zeros((regions, nbins, taps), np.float64)
+    for r, bins in enumerate(per_region):
+        for b, found in enumerate(bins):
+            pixels[r, b, :len(found)] = found
+            weights[r, b, :len(found)] = 1.0 / max(len(found), 1)
+    images = np.broadcast_to(image[:, None, None], pixels.shape)
+    values = _gather_pixels(x, images, pixels)                                  # [R, bins, taps, C]
+    dtype = str(x.dtype).split(".")[-1]
+    scale = to_tensor(weights[..., None].astype(dtype), place=x.place)
+    means = _F.reshape(_F.sum(values * scale, axis=2), [regions, nbins, out_c, nbins])
+    own_bin = np.broadcast_to(np.arange(nbins)[None, :, None, None], (regions, nbins, out_c, 1))
+    picked = _F.take_along_axis(means, to_tensor(np.ascontiguousarray(own_bin), place=x.place), axis=3)
+    picked = _F.transpose(_F.squeeze(picked, axis=[3]), [0, 2, 1])           # [R, out_c, bins]
+    return _F.reshape(picked, [regions, out_c, pooled[0], pooled[1]])
+
+
+class PSRoIPool(nn.Layer):
+    """:func:`psroi_pool` as a layer holding ``output_size`` and ``spatial_scale``.
+
+    >>> layer = eager.vision.ops.PSRoIPool(2, 1.0)
+    >>> layer(eager.rand([1, 12, 6, 6]), eager.to_tensor([[0.0, 0.0, 4.0, 4.0]]), eager.to_tensor([1])).shape
+    [1, 3, 2, 2]
+    """
+
+    def __init__(self, output_size, spatial_scale=1.0):
+        super().__init__()
+        self.output_size = _output_size("PSRoIPool", output_size)
+        self.spatial_scale = spatial_scale
+
+    def forward(self, x, boxes, boxes_num):
+        return psroi_pool(x, boxes, boxes_num, self.output_size, self.spatial_scale)
+
+
 # ---- nms ---------------------------------------------------------------------------------------------------------
 
 
@@ -484,5 +559,5 @@ class ConvNormActivation(nn.Sequential):
         super().__init__(*layers)
 
 
-__all__ = ["ConvNormActivation", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg", "nms", "read_file", "roi_align",
-           "roi_pool"]
+__all__ = ["ConvNormActivation", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg", "nms", "psroi_pool",
+           "read_file", "roi_align", "roi_pool"]
