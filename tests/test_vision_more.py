@@ -698,8 +698,8 @@ def test_voc2012_reads_the_segmentation_pairs(tmp_path):
 
 
 @pytest.mark.parametrize("module", ["eager.vision.ops", "eager.vision.models._layers",
-                                    "eager.vision.models.mobilenetv2", "eager.vision.models.mobilenetv3", "eager.vision.models.shufflenetv2",
-                                    "eager.vision.models.squeezenet"])
+                                    "eager.vision.models.mobilenetv2", "eager.vision.models.mobilenetv3",
+                                    "eager.vision.models.shufflenetv2", "eager.vision.models.squeezenet"])
 def test_docstring_examples_run(module, tmp_path):
     import doctest
     import importlib
