@@ -134,9 +134,10 @@ def _mobilenet_v3_count(rows, last_out, last_exp, classes=1000, last_channel=128
     (lambda: M.densenet121(), 7_978_856),
     (lambda: M.densenet169(), 14_149_480),
     (lambda: M.inception_v3(), 23_834_568),
+    (lambda: M.resnext50_32x4d(), 25_028_904),
 ], ids=["mobilenet_v2", "squeezenet1_0", "squeezenet1_1", "shufflenet_x0_5", "shufflenet_x1_0", "shufflenet_x1_5",
         "shufflenet_swish", "mobilenet_v3_small", "mobilenet_v3_large", "densenet121", "densenet169",
-        "inception_v3"])
+        "inception_v3", "resnext50_32x4d"])
 def test_parameter_counts_are_paddles(build, expected):
     assert count(build()) == expected
 
@@ -246,6 +247,15 @@ def test_alexnet_full_head_at_224():
     assert model(eager.rand([1, 3, 224, 224])).shape == [1, 3]
 
 
+def test_resnext_and_wide_resnet_widths():
+    # ResNeXt 32x4d: 3x3 convs of 32 groups, 128 channels in the first stage; wide ResNet: twice ResNet-50's
+    block = M.resnext50_32x4d(num_classes=0).layer1[0]
+    assert block.conv2.weight.shape == [128, 4, 3, 3] and block.conv3.weight.shape == [256, 128, 1, 1]
+    wide = M.wide_resnet50_2(num_classes=0)
+    assert wide.layer1[0].conv2.weight.shape == [128, 128, 3, 3] and wide.layer4[2].conv2.weight.shape[0] == 1024
+    assert count(wide) + 2048 * 1000 + 1000 == 68_883_240
+
+
 def test_channel_shuffle_against_a_loop():
     x = np.arange(2 * 6 * 2 * 1, dtype=np.float32).reshape(2, 6, 2, 1)
     out = M.shufflenetv2.channel_shuffle(eager.to_tensor(x), 3).numpy()
@@ -265,7 +275,8 @@ def test_residual_blocks_add_their_input():
 
 @pytest.mark.parametrize("build", [M.mobilenet_v2, M.mobilenet_v3_small, M.mobilenet_v3_large, M.alexnet,
                                    M.squeezenet1_0, M.squeezenet1_1, M.shufflenet_v2_x0_25, M.shufflenet_v2_swish,
-                                   M.densenet121, M.densenet264, M.googlenet, M.inception_v3],
+                                   M.densenet121, M.densenet264, M.googlenet, M.inception_v3,
+                                   M.resnext101_64x4d, M.wide_resnet101_2],
                          ids=lambda f: f.__name__)
 def test_pretrained_is_a_clear_error(build):
     with pytest.raises(ValueError, match=f"{build.__name__}: pretrained=True is not available"):
