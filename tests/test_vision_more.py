@@ -542,6 +542,15 @@ def test_ops_run_on_the_default_device(rois):
     assert code.place == bt.place
     np.testing.assert_allclose(code.numpy(), _box_coder_loop(boxes[:2], [0.1, 0.1, 0.2, 0.2], boxes[2:4],
                                                              "encode_center_size", True, 0), rtol=1e-12)
+    r = np.random.default_rng(13)
+    xs, ws, offs = r.standard_normal((1, 2, 4, 4)), r.standard_normal((2, 2, 2, 2)), r.uniform(-1.5, 1.5, (1, 8, 3, 3))
+    xd = eager.to_tensor(xs, stop_gradient=False)
+    deformed = O.deform_conv2d(xd, eager.to_tensor(offs), eager.to_tensor(ws))
+    assert deformed.place == xd.place
+    np.testing.assert_allclose(deformed.numpy(), _deform_conv_loop(xs, offs, ws, None, 1, 0, 1, 1, 1, None),
+                               rtol=1e-10, atol=1e-10)
+    deformed.sum().backward()
+    assert xd.grad.place == xd.place
     shuffled = M.shufflenetv2.channel_shuffle(eager.arange(4, dtype="float32").reshape([1, 4, 1, 1]), 2)
     assert shuffled.place == xt.place and shuffled.flatten().numpy().tolist() == [0.0, 2.0, 1.0, 3.0]
 
@@ -797,3 +806,93 @@ def test_psroi_pool_against_a_loop(out_hw, scale):
     np.testing.assert_array_equal(layer(xt, eager.to_tensor(boxes), eager.to_tensor([1, 3])).numpy(), out.numpy())
     with pytest.raises(ValueError, match=r"psroi_pool: the channels of x \(5\) must be a multiple of"):
         O.psroi_pool(eager.rand([1, 5, 4, 4]), eager.to_tensor([[0.0, 0.0, 2.0, 2.0]]), eager.to_tensor([1]), 2)
+
+
+def _deform_conv_loop(x, offset, weight, bias, stride, padding, dilation, dg, groups, mask):
+    """Deformable convolution from its definition, one output value at a time."""
+    n, cin, h, w = x.shape
+    cout, cpg, kh, kw = weight.shape
+    oh, ow = offset.shape[2:]
+
+    def sample(img, y, xx):
+        if y <= -1 or y >= h or xx <= -1 or xx >= w:
+            return 0.0
+        y0, x0 = int(np.floor(y)), int(np.floor(xx))
+        total = 0.0
+        for yy, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+            for xc, wx in ((x0, 1 - (xx - x0)), (x0 + 1, xx - x0)):
+                if 0 <= yy < h and 0 <= xc < w:
+                    total += wy * wx * img[yy, xc]
+        return total
+
+    out = np.zeros((n, cout, oh, ow))
+    for b in range(n):
+        for co in range(cout):
+            g = co // (cout // groups)
+            for i in range(oh):
+                for j in range(ow):
+                    acc = 0.0 if bias is None else bias[co]
+                    for cl in range(cpg):
+                        c = g * cpg + cl
+                        d = c // (cin // dg)
+                        for ki in range(kh):
+                            for kj in range(kw):
+                                k = ki * kw + kj
+                                dy = offset[b, 2 * (d * kh * kw + k), i, j]
+                                dx = offset[b, 2 * (d * kh * kw + k) + 1, i, j]
+                                y = i * stride - padding + ki * dilation + dy
+                                xx = j * stride - padding + kj * dilation + dx
+                                m = 1.0 if mask is None else mask[b, d * kh * kw + k, i, j]
+                                acc += weight[co, cl, ki, kj] * m * sample(x[b, c], y, xx)
+                    out[b, co, i, j] = acc
+    return out
+
+
+@pytest.mark.parametrize("stride, padding, dilation, dg, groups, with_mask", [
+    (1, 1, 1, 1, 1, False), (2, 1, 1, 2, 1, True), (1, 2, 2, 2, 2, True)])
+def test_deform_conv2d_against_a_loop(stride, padding, dilation, dg, groups, with_mask):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 4, 6, 5))
+    weight = rng.standard_normal((6, 4 // groups, 3, 3))
+    bias = rng.standard_normal(6)
+    oh = (6 + 2 * padding - (dilation * 2 + 1)) // stride + 1
+    ow = (5 + 2 * padding - (dilation * 2 + 1)) // stride + 1
+    offset = rng.uniform(-2.5, 2.5, (2, 2 * dg * 9, oh, ow))
+    mask = rng.uniform(0, 1, (2, dg * 9, oh, ow)) if with_mask else None
+    out = O.deform_conv2d(eager.to_tensor(x), eager.to_tensor(offset), eager.to_tensor(weight), eager.to_tensor(bias),
+                          stride, padding, dilation, dg, groups, None if mask is None else eager.to_tensor(mask))
+    expected = _deform_conv_loop(x, offset, weight, bias, stride, padding, dilation, dg, groups, mask)
+    assert out.shape == list(expected.shape)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10, atol=1e-10)
+
+
+def test_deform_conv2d_gradients_match_finite_differences():
+    from eager.autograd import gradcheck
+    rng = np.random.default_rng(12)
+    # offsets kept away from whole numbers, where the bilinear sampling has kinks
+    offset = rng.integers(-2, 2, (1, 2 * 4, 3, 3)) + rng.uniform(0.2, 0.8, (1, 8, 3, 3))
+
+    def var(a):
+        return eager.to_tensor(a, stop_gradient=False)
+
+    assert gradcheck(lambda x, off, w, b, m: O.deform_conv2d(x, off, w, b, padding=0, mask=m),
+                     (var(rng.standard_normal((1, 2, 4, 4))), var(offset), var(rng.standard_normal((3, 2, 2, 2))),
+                      var(rng.standard_normal(3)), var(rng.uniform(0, 1, (1, 4, 3, 3)))))
+
+
+def test_deform_conv2d_layer_and_errors():
+    layer = O.DeformConv2D(4, 6, 3, padding=1, deformable_groups=2, groups=2)
+    assert layer.weight.shape == [6, 2, 3, 3] and layer.bias.shape == [6]
+    x = eager.rand([1, 4, 5, 5])
+    out = layer(x, eager.zeros([1, 36, 5, 5]), eager.ones([1, 18, 5, 5]))
+    np.testing.assert_allclose(out.numpy(), eager.nn.functional.conv2d(x, layer.weight, layer.bias, padding=1,
+                                                                       groups=2).numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"deform_conv2d: argument 'offset' expected shape \[1, 18, 5, 5\], got"):
+        O.deform_conv2d(x, eager.zeros([1, 18, 4, 4]), eager.rand([6, 4, 3, 3]), padding=1)
+    with pytest.raises(ValueError, match=r"deform_conv2d: argument 'mask' expected shape \[1, 9, 5, 5\]"):
+        O.deform_conv2d(x, eager.zeros([1, 18, 5, 5]), eager.rand([6, 4, 3, 3]), padding=1,
+                        mask=eager.ones([1, 9, 4, 4]))
+    with pytest.raises(ValueError, match="deform_conv2d: weight .* with groups=1 expected x to have 2 channels"):
+        O.deform_conv2d(x, eager.zeros([1, 18, 5, 5]), eager.rand([6, 2, 3, 3]), padding=1)
+    with pytest.raises(ValueError, match="deform_conv2d: argument 'stride' expected an int >= 1"):
+        O.deform_conv2d(x, eager.zeros([1, 18, 5, 5]), eager.rand([6, 4, 3, 3]), stride=0)

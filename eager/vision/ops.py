@@ -1,6 +1,6 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
-``PSRoIPool``, ``read_file`` /
+``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``read_file`` /
 ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
@@ -398,6 +398,135 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     return to_tensor(kept.astype(np.int64), place=boxes.place)
 
 
+# ---- deform_conv2d -----------------------------------------------------------------------------------------------
+
+
+def _pair(fn, arg, value, minimum):
+    pair = (value, value) if isinstance(value, numbers.Integral) else value
+    if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+            or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= minimum for v in pair)):
+        raise ValueError(f"{fn}: argument '{arg}' expected an int >= {minimum} or a pair of them, got {value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1, deformable_groups=1, groups=1,
+                  mask=None, name=None):
+    """Deformable convolution (v1; v2 with ``mask``): each kernel tap of each
+    output position reads ``x`` bilinearly at its regular place plus a learned
+    ``offset`` (dy, dx), times ``mask`` when given, then the taps are weighted
+    as a convolution. A sample more than one pixel outside ``x`` reads 0, and
+    so does each of its corners outside ``x``.
+
+    ``x``: [N, C, H, W]; ``offset``: [N, 2 * deformable_groups * kh * kw,
+    out_h, out_w] (dy then dx per tap); ``mask``: [N, deformable_groups * kh *
+    kw, out_h, out_w]; ``weight``: [C_out, C / groups, kh, kw]. Built from
+    differentiable ops: gradients reach ``x``, ``offset``, ``mask``, ``weight``
+    and ``bias``.
+
+    >>> x = eager.rand([1, 4, 5, 5])
+    >>> offset = eager.zeros([1, 18, 5, 5])      # zero offsets: a plain convolution
+    >>> out = eager.vision.ops.deform_conv2d(x, offset, eager.rand([6, 4, 3, 3]), padding=1)
+    >>> out.shape
+    [1, 6, 5, 5]
+    """
+    fn = "deform_conv2d"
+    _tensor(fn, "x", x, ndim=4, floating=True)
+    _tensor(fn, "weight", weight, ndim=4, floating=True)
+    _tensor(fn, "offset", offset, ndim=4, floating=True)
+    stride, padding, dilation = (_pair(fn, "stride", stride, 1), _pair(fn, "padding", padding, 0),
+                                 _pair(fn, "dilation", dilation, 1))
+    for arg, value in (("deformable_groups", deformable_groups), ("groups", groups)):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{fn}: argument '{arg}' expected a positive int, got {value!r}")
+    n, channels, height, width = x.shape
+    out_c, per_group, kh, kw = weight.shape
+    if channels % groups or out_c % groups or per_group * groups != channels:
+        raise ValueError(f"{fn}: weight {weight.shape} with groups={groups} expected x to have "
+                         f"{per_group * groups} channels, got {channels}")
+    if channels % deformable_groups:
+        raise ValueError(f"{fn}: the channels of x ({channels}) must be a multiple of deformable_groups "
+                         f"({deformable_groups})")
+    out_h = (height + 2 * padding[0] - (dilation[0] * (kh - 1) + 1)) // stride[0] + 1
+    out_w = (width + 2 * padding[1] - (dilation[1] * (kw - 1) + 1)) // stride[1] + 1
+    taps, dg = kh * kw, deformable_groups
+    if out_h < 1 or out_w < 1:
+        raise ValueError(f"{fn}: the output would be empty ({out_h}x{out_w}) for x {x.shape} and a {kh}x{kw} kernel")
+    if offset.shape != [n, 2 * dg * taps, out_h, out_w]:
+        raise ValueError(f"{fn}: argument 'offset' expected shape {[n, 2 * dg * taps, out_h, out_w]}, got "
+                         f"{offset.shape}")
+    if mask is not None:
+        _tensor(fn, "mask", mask, ndim=4, floating=True)
+        if mask.shape != [n, dg * taps, out_h, out_w]:
+            raise ValueError(f"{fn}: argument 'mask' expected shape {[n, dg * taps, out_h, out_w]}, got {mask.shape}")
+    if bias is not None:
+        _tensor(fn, "bias", bias, ndim=1, floating=True)
+        if bias.shape[0] != out_c:
+            raise ValueError(f"{fn}: argument 'bias' expected shape [{out_c}], got {bias.shape}")
+    dtype = str(x.dtype).split(".")[-1]
+    # the regular sampling grid of every tap: [1, 1, taps, out_h, out_w]
+    rows = (np.arange(out_h) * stride[0] - padding[0])[None, :] + (np.arange(kh) * dilation[0])[:, None]
+    cols = (np.arange(out_w) * stride[1] - padding[1])[None, :] + (np.arange(kw) * dilation[1])[:, None]
+    base_h = np.broadcast_to(rows[:, None, :, None], (kh, kw, out_h, out_w)).reshape(1, 1, taps, out_h, out_w)
+    base_w = np.broadcast_to(cols[None, :, None, :], (kh, kw, out_h, out_w)).reshape(1, 1, taps, out_h, out_w)
+    shifts = _F.reshape(offset, [n, dg, taps, 2, out_h, out_w])
+    h = shifts[:, :, :, 0] + to_tensor(base_h.astype(dtype), place=x.place)        # [N, dg, taps, oh, ow]
+    w = shifts[:, :, :, 1] + to_tensor(base_w.astype(dtype), place=x.place)
+    inside = _F.logical_and(_F.logical_and(h > -1.0, h < float(height)), _F.logical_and(w > -1.0, w < float(width)))
+    h0, w0 = _F.floor(h), _F.floor(w)
+    lh, lw = h - h0, w - w0
+    plane = _F.reshape(x, [n, dg, channels // dg, height * width])
+    sampled = None
+    for dy, dx, weight_h, weight_w in ((0, 0, 1.0 - lh, 1.0 - lw), (0, 1, 1.0 - lh, lw), (1, 0, lh, 1.0 - lw),
+                                       (1, 1, lh, lw)):
+        hi, wi = h0 + float(dy), w0 + float(dx)
+        valid = _F.logical_and(inside, _F.logical_and(_F.logical_and(hi >= 0.0, hi <= height - 1.0),
+                                                      _F.logical_and(wi >= 0.0, wi <= width - 1.0)))
+        flat = _F.clip(hi, 0.0, height - 1.0) * float(width) + _F.clip(wi, 0.0, width - 1.0)
+        index = _F.cast(_F.reshape(flat, [n, dg, 1, taps * out_h * out_w]), "int64")
+        values = _F.take_along_axis(plane, index, axis=3)                             # [N, dg, C/dg, taps*L]
+        corner = weight_h * weight_w * _F.cast(valid, dtype)
+        term = values * _F.reshape(corner, [n, dg, 1, taps * out_h * out_w])
+        sampled = term if sampled is None else sampled + term
+    if mask is not None:
+        sampled = sampled * _F.reshape(mask, [n, dg, 1, taps * out_h * out_w])
+    columns = _F.reshape(sampled, [n, groups, (channels // groups) * taps, out_h * out_w])
+    kernel = _F.reshape(weight, [1, groups, out_c // groups, per_group * taps])
+    out = _F.reshape(_F.matmul(kernel, columns), [n, out_c, out_h, out_w])
+    if bias is not None:
+        out = out + _F.reshape(bias, [1, out_c, 1, 1])
+    return out
+
+
+class DeformConv2D(nn.Layer):
+    """A deformable convolution layer (:func:`deform_conv2d`) owning ``weight``
+    [out_channels, in_channels / groups, kh, kw] and ``bias``, initialised as
+    Conv2D's; ``forward(x, offset, mask=None)``.
+
+    >>> layer = eager.vision.ops.DeformConv2D(4, 6, 3, padding=1)
+    >>> layer(eager.rand([1, 4, 5, 5]), eager.zeros([1, 18, 5, 5])).shape
+    [1, 6, 5, 5]
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, deformable_groups=1,
+                 groups=1, weight_attr=None, bias_attr=None):
+        super().__init__()
+        who = "DeformConv2D"
+        kernel = _pair(who, "kernel_size", kernel_size, 1)
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+                             f"multiples of groups ({groups})")
+        self._stride, self._padding, self._dilation = stride, padding, dilation
+        self._deformable_groups, self._groups = deformable_groups, groups
+        std = (2.0 / (kernel[0] * kernel[1] * in_channels)) ** 0.5
+        self.weight = self.create_parameter([out_channels, in_channels // groups, *kernel], weight_attr,
+                                            default_initializer=nn.initializer.Normal(0.0, std))
+        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+
+    def forward(self, x, offset, mask=None):
+        return deform_conv2d(x, offset, self.weight, self.bias, self._stride, self._padding, self._dilation,
+                             self._deformable_groups, self._groups, mask)
+
+
 # ---- box_coder ---------------------------------------------------------------------------------------------------
 
 
@@ -559,5 +688,5 @@ class ConvNormActivation(nn.Sequential):
         super().__init__(*layers)
 
 
-__all__ = ["ConvNormActivation", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg", "nms", "psroi_pool",
-           "read_file", "roi_align", "roi_pool"]
+__all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
+           "deform_conv2d", "nms", "psroi_pool", "read_file", "roi_align", "roi_pool"]
