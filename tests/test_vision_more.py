@@ -551,6 +551,9 @@ def test_ops_run_on_the_default_device(rois):
                                rtol=1e-10, atol=1e-10)
     deformed.sum().backward()
     assert xd.grad.place == xd.place
+    priors, prior_vars = O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [4.0])
+    assert priors.place == xt.place and prior_vars.place == xt.place
+    assert priors.numpy()[1, 1, 0].tolist() == [0.5, 0.5, 1.0, 1.0]
     shuffled = M.shufflenetv2.channel_shuffle(eager.arange(4, dtype="float32").reshape([1, 4, 1, 1]), 2)
     assert shuffled.place == xt.place and shuffled.flatten().numpy().tolist() == [0.0, 2.0, 1.0, 3.0]
 
@@ -896,3 +899,62 @@ def test_deform_conv2d_layer_and_errors():
         O.deform_conv2d(x, eager.zeros([1, 18, 5, 5]), eager.rand([6, 2, 3, 3]), padding=1)
     with pytest.raises(ValueError, match="deform_conv2d: argument 'stride' expected an int >= 1"):
         O.deform_conv2d(x, eager.zeros([1, 18, 5, 5]), eager.rand([6, 4, 3, 3]), stride=0)
+
+
+def _prior_box_loop(fh, fw, ih, iw, mins, maxs, ars, flip, clip, steps, offset, mm_order):
+    ratios = [1.0]
+    for ar in ars:
+        if not any(abs(ar - r) < 1e-6 for r in ratios):
+            ratios += [ar, 1.0 / ar] if flip else [ar]
+    sw, sh = steps if steps[0] and steps[1] else (iw / fw, ih / fh)
+    out = []
+    for h in range(fh):
+        row = []
+        for w in range(fw):
+            cx, cy = (w + offset) * sw, (h + offset) * sh
+            cell = []
+
+            def push(bw, bh):
+                cell.append([(cx - bw / 2) / iw, (cy - bh / 2) / ih, (cx + bw / 2) / iw, (cy + bh / 2) / ih])
+            for i, mn in enumerate(mins):
+                if mm_order:
+                    push(mn, mn)
+                    if maxs:
+                        push(np.sqrt(mn * maxs[i]), np.sqrt(mn * maxs[i]))
+                    for ar in ratios:
+                        if abs(ar - 1.0) >= 1e-6:
+                            push(mn * np.sqrt(ar), mn / np.sqrt(ar))
+                else:
+                    for ar in ratios:
+                        push(mn * np.sqrt(ar), mn / np.sqrt(ar))
+                    if maxs:
+                        push(np.sqrt(mn * maxs[i]), np.sqrt(mn * maxs[i]))
+            row.append(cell)
+        out.append(row)
+    out = np.array(out)
+    return np.clip(out, 0, 1) if clip else out
+
+
+@pytest.mark.parametrize("maxs, ars, flip, clip, steps, offset, mm_order", [
+    (None, [1.0], False, False, [0.0, 0.0], 0.5, False),
+    ([3.0, 6.0], [2.0, 3.0, 2.0], True, True, [0.0, 0.0], 0.5, False),
+    ([3.0, 6.0], [2.0], True, False, [4.0, 3.0], 0.0, True)])
+def test_prior_box_against_a_loop(maxs, ars, flip, clip, steps, offset, mm_order):
+    feature, image = eager.rand([1, 2, 3, 2]), eager.rand([1, 3, 9, 8])
+    boxes, variances = O.prior_box(feature, image, [2.0, 4.0], maxs, ars, [0.1, 0.2, 0.3, 0.4], flip, clip, steps,
+                                   offset, mm_order)
+    expected = _prior_box_loop(3, 2, 9, 8, [2.0, 4.0], maxs, ars, flip, clip, steps, offset, mm_order)
+    assert boxes.shape == list(expected.shape) and variances.shape == boxes.shape
+    np.testing.assert_allclose(boxes.numpy(), expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(variances.numpy()[2, 1, -1], [0.1, 0.2, 0.3, 0.4], rtol=1e-6)
+
+
+def test_prior_box_by_hand_and_errors():
+    # one 4x4 square per cell of a 2x2 grid over an 8x8 image: centres at 2 and 6
+    boxes, _ = O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [4.0])
+    np.testing.assert_allclose(boxes.numpy()[:, :, 0], [[[0, 0, .5, .5], [.5, 0, 1, .5]],
+                                                        [[0, .5, .5, 1], [.5, .5, 1, 1]]])
+    with pytest.raises(ValueError, match=r"prior_box: argument 'max_sizes' expected 2 sizes \(one per min size\)"):
+        O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [2.0, 4.0], [5.0])
+    with pytest.raises(ValueError, match="prior_box: argument 'variance' expected 4 floats"):
+        O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [2.0], variance=[0.1])

@@ -1,6 +1,6 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
-``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``read_file`` /
+``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``, ``read_file`` /
 ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
@@ -607,6 +607,87 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     return _F.stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], axis=-1)
 
 
+# ---- prior_box ---------------------------------------------------------------------------------------------------
+
+
+def _floats(fn, arg, value, length=None, allow_empty=False):
+    values = [value] if isinstance(value, numbers.Real) and not isinstance(value, bool) else value
+    if (not isinstance(values, (list, tuple)) or (not values and not allow_empty)
+            or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
+            or (length is not None and len(values) != length)):
+        what = f"{length} floats" if length is not None else "a float or a list of floats"
+        raise ValueError(f"{fn}: argument '{arg}' expected {what}, got {value!r}")
+    return [float(v) for v in values]
+
+
+def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], variance=[0.1, 0.1, 0.2, 0.2],
+              flip=False, clip=False, steps=[0.0, 0.0], offset=0.5, min_max_aspect_ratios_order=False, name=None):
+    """SSD prior (anchor) boxes for each cell of the feature map ``input``
+    [N, C, H, W] over the image ``image`` [N, C, H_img, W_img]: returns
+    ``(boxes, variances)``, both [H, W, num_priors, 4], boxes as normalised
+    (xmin, ymin, xmax, ymax).
+
+    Per cell (centre ``((w + offset) * step_w, (h + offset) * step_h)``; steps
+    of 0 mean image size / feature size) and per ``min_sizes[i]``: one box per
+    aspect ratio (1 first, then each given ratio, and its inverse with
+    ``flip``; near-duplicates dropped), width ``min * sqrt(ar)`` and height
+    ``min / sqrt(ar)``, then with ``max_sizes`` a square of side
+    ``sqrt(min * max)``. ``min_max_aspect_ratios_order`` puts the min square,
+    the max square, then the other ratios (Caffe's order). ``clip`` clamps to [0, 1].
+
+    >>> boxes, variances = eager.vision.ops.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [4.0])
+    >>> boxes.shape, boxes[0, 0, 0].tolist()
+    ([2, 2, 1, 4], [0.0, 0.0, 0.5, 0.5])
+    """
+    fn = "prior_box"
+    _tensor(fn, "input", input, ndim=4)
+    _tensor(fn, "image", image, ndim=4)
+    mins = _floats(fn, "min_sizes", min_sizes)
+    maxs = [] if max_sizes is None else _floats(fn, "max_sizes", max_sizes, allow_empty=True)
+    if maxs and len(maxs) != len(mins):
+        raise ValueError(f"{fn}: argument 'max_sizes' expected {len(mins)} sizes (one per min size), got {len(maxs)}")
+    if any(m <= 0 for m in mins) or any(mx < mn for mn, mx in zip(mins, maxs)):
+        raise ValueError(f"{fn}: min_sizes must be positive and each max size at least its min size, got "
+                         f"min_sizes={min_sizes!r}, max_sizes={max_sizes!r}")
+    given = _floats(fn, "aspect_ratios", aspect_ratios)
+    var = _floats(fn, "variance", variance, length=4)
+    step = _floats(fn, "steps", steps, length=2)
+    ratios = [1.0]
+    for ar in given:
+        if all(abs(ar - r) >= 1e-6 for r in ratios):
+            ratios.append(ar)
+            if flip:
+                ratios.append(1.0 / ar)
+    feat_h, feat_w = input.shape[2], input.shape[3]
+    img_h, img_w = image.shape[2], image.shape[3]
+    step_w, step_h = step[0], step[1]
+    if step_w == 0 or step_h == 0:
+        step_w, step_h = img_w / feat_w, img_h / feat_h
+    sizes = []                                                  # (half width, half height) per prior, in order
+    for i, mn in enumerate(mins):
+        square_max = [(math.sqrt(mn * maxs[i]) / 2,) * 2] if maxs else []
+        ratio_boxes = [(mn * math.sqrt(ar) / 2, mn / math.sqrt(ar) / 2) for ar in ratios]
+        if min_max_aspect_ratios_order:
+            sizes += [(mn / 2, mn / 2)] + square_max + [b for ar, b in zip(ratios, ratio_boxes)
+                                                       if abs(ar - 1.0) >= 1e-6]
+        else:
+            sizes += ratio_boxes + square_max
+    half = np.asarray(sizes, np.float64)                         # [P, 2]
+    cx = (np.arange(feat_w) + offset) * step_w
+    cy = (np.arange(feat_h) + offset) * step_h
+    cx = np.broadcast_to(cx[None, :, None], (feat_h, feat_w, len(half)))
+    cy = np.broadcast_to(cy[:, None, None], (feat_h, feat_w, len(half)))
+    boxes = np.stack([(cx - half[:, 0]) / img_w, (cy - half[:, 1]) / img_h, (cx + half[:, 0]) / img_w,
+                      (cy + half[:, 1]) / img_h], axis=-1)
+    if clip:
+        boxes = np.clip(boxes, 0.0, 1.0)
+    variances = np.broadcast_to(np.asarray(var), boxes.shape)
+    dtype = str(input.dtype).split(".")[-1]
+    dtype = dtype if dtype in ("float32", "float64") else "float32"
+    return (to_tensor(boxes.astype(dtype), place=input.place),
+            to_tensor(np.ascontiguousarray(variances, dtype=dtype), place=input.place))
+
+
 # ---- image files -------------------------------------------------------------------------------------------------
 
 
@@ -689,4 +770,4 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "nms", "psroi_pool", "read_file", "roi_align", "roi_pool"]
+           "deform_conv2d", "nms", "prior_box", "psroi_pool", "read_file", "roi_align", "roi_pool"]
