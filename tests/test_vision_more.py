@@ -554,6 +554,8 @@ def test_ops_run_on_the_default_device(rois):
     priors, prior_vars = O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [4.0])
     assert priors.place == xt.place and prior_vars.place == xt.place
     assert priors.numpy()[1, 1, 0].tolist() == [0.5, 0.5, 1.0, 1.0]
+    yolo_boxes, _ = O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64, 64]]), [10, 13, 16, 30], 2, 0.01, 32)
+    assert yolo_boxes.place == xt.place and yolo_boxes.numpy()[0, 0].tolist() == [11.0, 9.5, 21.0, 22.5]
     shuffled = M.shufflenetv2.channel_shuffle(eager.arange(4, dtype="float32").reshape([1, 4, 1, 1]), 2)
     assert shuffled.place == xt.place and shuffled.flatten().numpy().tolist() == [0.0, 2.0, 1.0, 3.0]
 
@@ -958,3 +960,57 @@ def test_prior_box_by_hand_and_errors():
         O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [2.0, 4.0], [5.0])
     with pytest.raises(ValueError, match="prior_box: argument 'variance' expected 4 floats"):
         O.prior_box(eager.rand([1, 2, 2, 2]), eager.rand([1, 3, 8, 8]), [2.0], variance=[0.1])
+
+
+def _yolo_box_loop(x, img_size, anchors, class_num, conf_thresh, ratio, clip, scale, iou_aware, factor):
+    sig = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
+    n, _, h, w = x.shape
+    a = len(anchors) // 2
+    boxes = np.zeros((n, a * h * w, 4))
+    scores = np.zeros((n, a * h * w, class_num))
+    for i in range(n):
+        ih, iw = img_size[i]
+        for j in range(a):
+            base = a + j * (5 + class_num) if iou_aware else j * (5 + class_num)
+            for k in range(h):
+                for m in range(w):
+                    conf = sig(x[i, base + 4, k, m])
+                    if iou_aware:
+                        conf = conf ** (1 - factor) * sig(x[i, j, k, m]) ** factor
+                    if conf < conf_thresh:
+                        continue
+                    cx = (m + sig(x[i, base, k, m]) * scale - 0.5 * (scale - 1)) * iw / w
+                    cy = (k + sig(x[i, base + 1, k, m]) * scale - 0.5 * (scale - 1)) * ih / h
+                    bw = np.exp(x[i, base + 2, k, m]) * anchors[2 * j] * iw / (ratio * w)
+                    bh = np.exp(x[i, base + 3, k, m]) * anchors[2 * j + 1] * ih / (ratio * h)
+                    box = [cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2]
+                    if clip:
+                        box = [max(box[0], 0), max(box[1], 0), min(box[2], iw - 1), min(box[3], ih - 1)]
+                    row = j * h * w + k * w + m
+                    boxes[i, row] = box
+                    scores[i, row] = [conf * sig(x[i, base + 5 + c, k, m]) for c in range(class_num)]
+    return boxes, scores
+
+
+@pytest.mark.parametrize("clip, scale, iou_aware", [(True, 1.0, False), (False, 1.2, False), (True, 1.05, True)])
+def test_yolo_box_against_a_loop(clip, scale, iou_aware):
+    rng = np.random.default_rng(14)
+    anchors, classes = [10, 13, 16, 30, 33, 23], 3
+    x = rng.standard_normal((2, 3 * (5 + classes) + (3 if iou_aware else 0), 4, 5)) * 2
+    sizes = np.array([[320, 416], [200, 150]])
+    boxes, scores = O.yolo_box(eager.to_tensor(x), eager.to_tensor(sizes), anchors, classes, 0.4, 32, clip,
+                               scale_x_y=scale, iou_aware=iou_aware, iou_aware_factor=0.4)
+    eb, es = _yolo_box_loop(x, sizes, anchors, classes, 0.4, 32, clip, scale, iou_aware, 0.4)
+    assert boxes.shape == [2, 60, 4] and scores.shape == [2, 60, 3]
+    assert (es == 0).any() and (es > 0).any()           # the threshold drops some boxes and keeps others
+    np.testing.assert_allclose(boxes.numpy(), eb, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(scores.numpy(), es, rtol=1e-10, atol=1e-12)
+
+
+def test_yolo_box_errors():
+    with pytest.raises(ValueError, match=r"yolo_box: x has 14 channels; 2 anchors and 3 classes need 16"):
+        O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64, 64]]), [10, 13, 16, 30], 3, 0.01, 32)
+    with pytest.raises(ValueError, match=r"yolo_box: argument 'img_size' expected an int Tensor \[1, 2\]"):
+        O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64.0, 64.0]]), [10, 13, 16, 30], 2, 0.01, 32)
+    with pytest.raises(ValueError, match="yolo_box: argument 'anchors' expected .width, height. pairs, got 3"):
+        O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64, 64]]), [10, 13, 16], 2, 0.01, 32)

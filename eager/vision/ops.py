@@ -1,7 +1,7 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
-``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``, ``read_file`` /
-``decode_jpeg`` and the ``ConvNormActivation`` block.
+``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``,
+``yolo_box``, ``read_file`` / ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
 what weights, depends only on the boxes (which get no gradient, as in Paddle), so
@@ -688,6 +688,82 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0], vari
             to_tensor(np.ascontiguousarray(variances, dtype=dtype), place=input.place))
 
 
+# ---- yolo_box ----------------------------------------------------------------------------------------------------
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True, name=None,
+             scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    """Decodes a YOLOv3 head into boxes and class scores (inference; no gradient).
+
+    ``x``: [N, A * (5 + class_num), H, W] for the A anchors ``anchors``
+    ([w0, h0, w1, h1, ...] in input pixels), per anchor (tx, ty, tw, th,
+    objectness, class logits); with ``iou_aware`` A IoU logits come first and
+    the confidence is ``obj^(1 - f) * iou^f``. ``img_size``: [N, 2] int (height,
+    width) of the original images. Returns ``(boxes, scores)``: [N, A*H*W, 4]
+    corners in image pixels (clipped to the image with ``clip_bbox``) and
+    [N, A*H*W, class_num] = confidence * sigmoid(class logit); both are 0 where
+    the confidence is below ``conf_thresh``.
+
+    >>> boxes, scores = eager.vision.ops.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64, 64]]),
+    ...                                           [10, 13, 16, 30], 2, 0.01, 32)
+    >>> boxes.shape, scores.shape
+    ([1, 8, 4], [1, 8, 2])
+    """
+    fn = "yolo_box"
+    _tensor(fn, "x", x, ndim=4, floating=True)
+    _tensor(fn, "img_size", img_size, ndim=2, last=2)
+    sizes = img_size.numpy()
+    if sizes.dtype.kind not in "iu" or sizes.shape[0] != x.shape[0]:
+        raise ValueError(f"{fn}: argument 'img_size' expected an int Tensor [{x.shape[0]}, 2] (height, width), got "
+                         f"{img_size.dtype} {img_size.shape}")
+    pairs = _floats(fn, "anchors", anchors)
+    if len(pairs) % 2:
+        raise ValueError(f"{fn}: argument 'anchors' expected (width, height) pairs, got {len(pairs)} numbers")
+    if isinstance(class_num, bool) or not isinstance(class_num, numbers.Integral) or class_num < 1:
+        raise ValueError(f"{fn}: argument 'class_num' expected a positive int, got {class_num!r}")
+    n, channels, height, width = x.shape
+    count = len(pairs) // 2
+    per_anchor = 5 + class_num
+    expected = count * (per_anchor + (1 if iou_aware else 0))
+    if channels != expected:
+        raise ValueError(f"{fn}: x has {channels} channels; {count} anchors and {class_num} classes"
+                         f"{' (iou_aware)' if iou_aware else ''} need {expected}")
+    values = x.numpy().astype(np.float64)
+    iou = None
+    if iou_aware:
+        iou, values = _sigmoid(values[:, :count]), values[:, count:]
+    values = values.reshape(n, count, per_anchor, height, width)
+    conf = _sigmoid(values[:, :, 4])                                              # [N, A, H, W]
+    if iou is not None:
+        conf = conf ** (1.0 - iou_aware_factor) * iou ** iou_aware_factor
+    img_h = sizes[:, 0].astype(np.float64)[:, None, None, None]
+    img_w = sizes[:, 1].astype(np.float64)[:, None, None, None]
+    grid_x = np.arange(width)[None, None, None, :]
+    grid_y = np.arange(height)[None, None, :, None]
+    bias = -0.5 * (scale_x_y - 1.0)
+    anchor_w = np.asarray(pairs[0::2])[None, :, None, None]
+    anchor_h = np.asarray(pairs[1::2])[None, :, None, None]
+    cx = (grid_x + _sigmoid(values[:, :, 0]) * scale_x_y + bias) * img_w / width
+    cy = (grid_y + _sigmoid(values[:, :, 1]) * scale_x_y + bias) * img_h / height
+    bw = np.exp(values[:, :, 2]) * anchor_w * img_w / (downsample_ratio * width)
+    bh = np.exp(values[:, :, 3]) * anchor_h * img_h / (downsample_ratio * height)
+    x1, y1, x2, y2 = cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2
+    if clip_bbox:
+        x1, y1 = np.maximum(x1, 0.0), np.maximum(y1, 0.0)
+        x2, y2 = np.minimum(x2, img_w - 1.0), np.minimum(y2, img_h - 1.0)
+    keep = conf >= conf_thresh
+    boxes = np.stack([x1, y1, x2, y2], axis=-1) * keep[..., None]                 # [N, A, H, W, 4]
+    scores = (conf[:, :, None] * _sigmoid(values[:, :, 5:])) * keep[:, :, None]   # [N, A, C, H, W]
+    boxes = boxes.reshape(n, count * height * width, 4)
+    scores = scores.transpose(0, 1, 3, 4, 2).reshape(n, count * height * width, class_num)
+    dtype = str(x.dtype).split(".")[-1]
+    return to_tensor(boxes.astype(dtype), place=x.place), to_tensor(scores.astype(dtype), place=x.place)
+
+
 # ---- image files -------------------------------------------------------------------------------------------------
 
 
@@ -770,4 +846,5 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "nms", "prior_box", "psroi_pool", "read_file", "roi_align", "roi_pool"]
+           "deform_conv2d", "nms", "prior_box", "psroi_pool", "read_file", "roi_align", "roi_pool",
+           "yolo_box"]
