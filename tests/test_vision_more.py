@@ -1014,3 +1014,31 @@ def test_yolo_box_errors():
         O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64.0, 64.0]]), [10, 13, 16, 30], 2, 0.01, 32)
     with pytest.raises(ValueError, match="yolo_box: argument 'anchors' expected .width, height. pairs, got 3"):
         O.yolo_box(eager.zeros([1, 14, 2, 2]), eager.to_tensor([[64, 64]]), [10, 13, 16], 2, 0.01, 32)
+
+
+def test_distribute_fpn_proposals_against_a_loop():
+    rng = np.random.default_rng(15)
+    xy = rng.uniform(0, 100, (12, 2))
+    rois = np.concatenate([xy, xy + rng.uniform(1, 600, (12, 2))], 1)
+    counts = np.array([5, 0, 7], np.int32)
+    rt = eager.to_tensor(rois, stop_gradient=False)
+    multi, restore, per_level = O.distribute_fpn_proposals(rt, 2, 5, 4, 224, pixel_offset=True,
+                                                           rois_num=eager.to_tensor(counts))
+    levels = []
+    for x1, y1, x2, y2 in rois:   # by hand: sqrt of the inclusive area, log2 against the reference, clamped
+        scale = np.sqrt((x2 - x1 + 1) * (y2 - y1 + 1))
+        levels.append(min(max(int(np.floor(np.log2(scale / 224 + 1e-8) + 4)), 2), 5))
+    levels = np.array(levels)
+    assert len(multi) == 4 and len(set(levels)) > 1
+    for i, lv in enumerate(range(2, 6)):
+        np.testing.assert_array_equal(multi[i].numpy(), rois[levels == lv])
+        image = np.repeat([0, 1, 2], counts)
+        assert per_level[i].numpy().tolist() == [int(((levels == lv) & (image == b)).sum()) for b in range(3)]
+    stacked = np.concatenate([m.numpy() for m in multi])
+    assert restore.shape == [12, 1] and restore.dtype == eager.int32
+    np.testing.assert_array_equal(stacked[restore.numpy()[:, 0]], rois)
+    eager.concat(multi).sum().backward()
+    np.testing.assert_array_equal(rt.grad.numpy(), np.ones_like(rois))
+    assert O.distribute_fpn_proposals(rt, 2, 5, 4, 224)[2] is None
+    with pytest.raises(ValueError, match=r"distribute_fpn_proposals: argument 'rois_num' \[5\] must be non-negative"):
+        O.distribute_fpn_proposals(rt, 2, 5, 4, 224, rois_num=eager.to_tensor([5]))

@@ -1,7 +1,8 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
 ``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``,
-``yolo_box``, ``read_file`` / ``decode_jpeg`` and the ``ConvNormActivation`` block.
+``yolo_box``, ``distribute_fpn_proposals``, ``read_file`` / ``decode_jpeg`` and
+the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
 what weights, depends only on the boxes (which get no gradient, as in Paddle), so
@@ -764,6 +765,61 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     return to_tensor(boxes.astype(dtype), place=x.place), to_tensor(scores.astype(dtype), place=x.place)
 
 
+# ---- distribute_fpn_proposals ------------------------------------------------------------------------------------
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale, pixel_offset=False,
+                             rois_num=None, name=None):
+    """Assigns each region to an FPN level by its size: level
+    ``floor(log2(sqrt(area) / refer_scale + 1e-8) + refer_level)`` clamped to
+    [``min_level``, ``max_level``] (``pixel_offset`` counts pixel boxes
+    inclusively, +1 per side).
+
+    Returns ``(multi_rois, restore_ind, rois_num_per_level)``: the regions of
+    each level (a list, lowest level first, each in the input order),
+    ``restore_ind`` [R, 1] int32 with ``concat(multi_rois)[restore_ind[:, 0]]``
+    the input order back, and, when ``rois_num`` ([N] regions per image) is
+    given, each level's regions per image (else None). The regions keep their
+    gradient (they are gathered).
+
+    >>> rois = eager.to_tensor([[0.0, 0.0, 10.0, 10.0], [0.0, 0.0, 200.0, 200.0]])
+    >>> multi, restore, _ = eager.vision.ops.distribute_fpn_proposals(rois, 2, 5, 4, 224)
+    >>> [m.shape[0] for m in multi], restore.flatten().tolist()
+    ([1, 1, 0, 0], [0, 1])
+    """
+    fn = "distribute_fpn_proposals"
+    _tensor(fn, "fpn_rois", fpn_rois, ndim=2, last=4, floating=True)
+    for arg, value in (("min_level", min_level), ("max_level", max_level), ("refer_level", refer_level)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
+    if min_level > max_level:
+        raise ValueError(f"{fn}: min_level ({min_level}) must not exceed max_level ({max_level})")
+    rows = fpn_rois.numpy().astype(np.float64)
+    extra = 1.0 if pixel_offset else 0.0
+    widths, heights = rows[:, 2] - rows[:, 0] + extra, rows[:, 3] - rows[:, 1] + extra
+    area = np.where((widths > 0) & (heights > 0), widths * heights, 0.0)
+    level = np.floor(np.log2(np.sqrt(area) / refer_scale + 1e-8) + refer_level)
+    level = np.clip(level, min_level, max_level).astype(np.int64)
+    order = np.concatenate([np.nonzero(level == lv)[0] for lv in range(min_level, max_level + 1)]).astype(np.int64)
+    restore = np.empty(len(order), np.int32)
+    restore[order] = np.arange(len(order), dtype=np.int32)
+    multi_rois = []
+    for lv in range(min_level, max_level + 1):
+        picked = np.nonzero(level == lv)[0].astype(np.int64)
+        multi_rois.append(_F.gather(fpn_rois, to_tensor(picked, place=fpn_rois.place), axis=0))
+    per_level = None
+    if rois_num is not None:
+        _tensor(fn, "rois_num", rois_num, ndim=1)
+        counts = rois_num.numpy()
+        if counts.dtype.kind not in "iu" or (counts < 0).any() or int(counts.sum()) != len(rows):
+            raise ValueError(f"{fn}: argument 'rois_num' {counts.tolist()} must be non-negative ints summing to "
+                             f"the number of regions ({len(rows)})")
+        image = np.repeat(np.arange(len(counts)), counts)
+        per_level = [to_tensor(np.bincount(image[level == lv], minlength=len(counts)).astype(np.int32),
+                               place=fpn_rois.place) for lv in range(min_level, max_level + 1)]
+    return multi_rois, to_tensor(restore.reshape(-1, 1), place=fpn_rois.place), per_level
+
+
 # ---- image files -------------------------------------------------------------------------------------------------
 
 
@@ -846,5 +902,5 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "nms", "prior_box", "psroi_pool", "read_file", "roi_align", "roi_pool",
-           "yolo_box"]
+           "deform_conv2d", "distribute_fpn_proposals", "nms", "prior_box", "psroi_pool", "read_file", "roi_align",
+           "roi_pool", "yolo_box"]
