@@ -1042,3 +1042,66 @@ def test_distribute_fpn_proposals_against_a_loop():
     assert O.distribute_fpn_proposals(rt, 2, 5, 4, 224)[2] is None
     with pytest.raises(ValueError, match=r"distribute_fpn_proposals: argument 'rois_num' \[5\] must be non-negative"):
         O.distribute_fpn_proposals(rt, 2, 5, 4, 224, rois_num=eager.to_tensor([5]))
+
+
+def _matrix_nms_loop(boxes, scores, st, pt, top_k, keep_top_k, gaussian, sigma, background, normalized):
+    def iou(a, b):
+        e = 0.0 if normalized else 1.0
+        iw = max(0.0, min(a[2], b[2]) - max(a[0], b[0]) + e)
+        ih = max(0.0, min(a[3], b[3]) - max(a[1], b[1]) + e)
+        inter = iw * ih
+        union = (a[2] - a[0] + e) * (a[3] - a[1] + e) + (b[2] - b[0] + e) * (b[3] - b[1] + e) - inter
+        return inter / union if union > 0 else 0.0
+
+    rows, nums, index = [], [], []
+    for b in range(boxes.shape[0]):
+        found = []
+        for c in range(scores.shape[1]):
+            if c == background:
+                continue
+            s = scores[b, c]
+            order = sorted([i for i in range(len(s)) if s[i] > st], key=lambda i: -s[i])
+            if top_k > -1:
+                order = order[:top_k]
+            best_iou = [max([iou(boxes[b, order[i]], boxes[b, order[j]]) for j in range(i)], default=0.0)
+                        for i in range(len(order))]
+            for i, m in enumerate(order):
+                decay = 1.0
+                for j in range(i):
+                    o = iou(boxes[b, m], boxes[b, order[j]])
+                    d = np.exp((best_iou[j] ** 2 - o ** 2) * sigma) if gaussian else (1 - o) / (1 - best_iou[j])
+                    decay = min(decay, d)
+                if s[m] * decay > pt:
+                    found.append((s[m] * decay, c, m))
+        found.sort(key=lambda f: -f[0])
+        found = found[:keep_top_k] if keep_top_k > -1 else found
+        nums.append(len(found))
+        rows += [[c, v, *boxes[b, m]] for v, c, m in found]
+        index += [b * boxes.shape[1] + m for _, _, m in found]
+    return np.array(rows).reshape(-1, 6), nums, index
+
+
+@pytest.mark.parametrize("gaussian, normalized, top_k, keep_top_k", [
+    (False, True, -1, -1), (True, True, 6, 5), (False, False, 8, -1)])
+def test_matrix_nms_against_a_loop(gaussian, normalized, top_k, keep_top_k):
+    rng = np.random.default_rng(16)
+    xy = rng.uniform(0, 4, (2, 10, 2))
+    boxes = np.concatenate([xy, xy + rng.uniform(1, 4, (2, 10, 2))], -1)
+    scores = rng.uniform(0, 1, (2, 3, 10))
+    out, nums, index = O.matrix_nms(eager.to_tensor(boxes), eager.to_tensor(scores), 0.2, 0.1, top_k, keep_top_k,
+                                    gaussian, 2.0, 0, normalized, return_index=True)
+    rows, enums, eindex = _matrix_nms_loop(boxes, scores, 0.2, 0.1, top_k, keep_top_k, gaussian, 2.0, 0, normalized)
+    assert len(rows) > 0 and nums.numpy().tolist() == enums
+    np.testing.assert_allclose(out.numpy(), rows, rtol=1e-12, atol=1e-12)
+    assert index.numpy()[:, 0].tolist() == eindex
+
+
+def test_matrix_nms_options_and_errors():
+    boxes = eager.to_tensor(np.array([[[0.0, 0.0, 1.0, 1.0]]]))
+    out, nums, index = O.matrix_nms(boxes, eager.to_tensor(np.array([[[0.9], [0.3]]])), 0.5, 0.1, -1, -1,
+                                    background_label=-1, return_rois_num=False)
+    assert out.numpy().tolist() == [[0.0, 0.9, 0.0, 0.0, 1.0, 1.0]] and nums is None and index is None
+    out, nums, _ = O.matrix_nms(boxes, eager.to_tensor(np.array([[[0.9]]])), 0.5, 0.1, -1, -1)  # only background
+    assert out.shape == [0, 6] and nums.numpy().tolist() == [0]
+    with pytest.raises(ValueError, match=r"matrix_nms: argument 'scores' expected shape \[1, C, 1\]"):
+        O.matrix_nms(boxes, eager.zeros([1, 2, 3]), 0.5, 0.1, -1, -1)

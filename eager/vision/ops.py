@@ -1,8 +1,8 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
 ``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``,
-``yolo_box``, ``distribute_fpn_proposals``, ``read_file`` / ``decode_jpeg`` and
-the ``ConvNormActivation`` block.
+``yolo_box``, ``distribute_fpn_proposals``, ``matrix_nms``, ``read_file`` /
+``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
 what weights, depends only on the boxes (which get no gradient, as in Paddle), so
@@ -608,6 +608,99 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     return _F.stack([cx - w * 0.5, cy - h * 0.5, cx + w * 0.5 - norm, cy + h * 0.5 - norm], axis=-1)
 
 
+# ---- matrix_nms --------------------------------------------------------------------------------------------------
+
+
+def _pairwise_iou(rows, normalized):
+    """IoU of every pair of ``rows`` (corner boxes); pixel boxes count inclusively."""
+    extra = 0.0 if normalized else 1.0
+    area = np.clip(rows[:, 2] - rows[:, 0] + extra, 0, None) * np.clip(rows[:, 3] - rows[:, 1] + extra, 0, None)
+    iw = np.minimum(rows[:, None, 2], rows[None, :, 2]) - np.maximum(rows[:, None, 0], rows[None, :, 0]) + extra
+    ih = np.minimum(rows[:, None, 3], rows[None, :, 3]) - np.maximum(rows[:, None, 1], rows[None, :, 1]) + extra
+    inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+    union = area[:, None] + area[None, :] - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / union, 0.0)
+
+
+def _matrix_decay(rows, values, score_threshold, post_threshold, top_k, use_gaussian, sigma, normalized):
+    """Indices (into ``rows``) kept by matrix NMS in one class, and their decayed scores."""
+    candidates = np.nonzero(values > score_threshold)[0]
+    candidates = candidates[np.argsort(-values[candidates], kind="stable")]
+    if top_k > -1:
+        candidates = candidates[:top_k]
+    if len(candidates) == 0:
+        return candidates, values[candidates]
+    iou = np.triu(_pairwise_iou(rows[candidates], normalized), k=1)    # iou[j, i]: j ranked above i
+    compensate = iou.max(axis=0)                                         # each box's largest IoU with a better one
+    if use_gaussian:
+        decay = np.exp((compensate[:, None] ** 2 - iou ** 2) * sigma)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            decay = (1.0 - iou) / (1.0 - compensate[:, None])
+    decay = np.where(np.triu(np.ones_like(iou, bool), k=1), decay, np.inf)
+    factor = np.minimum(decay.min(axis=0), 1.0)
+    decayed = values[candidates] * factor
+    keep = decayed > post_threshold
+    return candidates[keep], decayed[keep]
+
+
+def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k, use_gaussian=False,
+               gaussian_sigma=2.0, background_label=0, normalized=True, return_index=False, return_rois_num=True,
+               name=None):
+    """Matrix NMS (SOLOv2): per image and class, the boxes scoring above
+    ``score_threshold`` (the best ``nms_top_k``; -1 for all) have their scores
+    decayed by their overlap with better boxes, linearly ((1 - iou) / (1 -
+    that box's own largest iou)) or, with ``use_gaussian``, by
+    ``exp((max_iou^2 - iou^2) * gaussian_sigma)``; those still above
+    ``post_threshold`` are kept, and each image keeps its ``keep_top_k`` best
+    (-1 for all) over all classes but ``background_label``.
+
+    ``bboxes``: [N, M, 4]; ``scores``: [N, C, M]. Returns ``(out, rois_num,
+    index)``: ``out`` [K, 6] rows (label, score, x1, y1, x2, y2) image by image,
+    best first; ``rois_num`` [N] int32 rows per image (None unless
+    ``return_rois_num``); ``index`` [K, 1] the boxes' flat indices ``n * M + m``
+    (None unless ``return_index``).
+
+    >>> boxes = eager.to_tensor([[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.9], [2.0, 2.0, 3.0, 3.0]]])
+    >>> out, num, _ = eager.vision.ops.matrix_nms(boxes, eager.to_tensor([[[0.0, 0.0, 0.0], [0.9, 0.8, 0.7]]]),
+    ...                                         0.1, 0.5, -1, -1)
+    >>> [[round(v, 4) for v in row] for row in out[:, :2].tolist()], num.tolist()
+    ([[1.0, 0.9], [1.0, 0.7]], [2])
+    """
+    fn = "matrix_nms"
+    _tensor(fn, "bboxes", bboxes, ndim=3, last=4, floating=True)
+    _tensor(fn, "scores", scores, ndim=3, floating=True)
+    n, count = bboxes.shape[0], bboxes.shape[1]
+    if scores.shape[0] != n or scores.shape[2] != count:
+        raise ValueError(f"{fn}: argument 'scores' expected shape [{n}, C, {count}] for bboxes {bboxes.shape}, got "
+                         f"{scores.shape}")
+    for arg, value in (("nms_top_k", nms_top_k), ("keep_top_k", keep_top_k), ("background_label", background_label)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
+    rows_all, values_all = bboxes.numpy().astype(np.float64), scores.numpy().astype(np.float64)
+    out_rows, indices, per_image = [], [], []
+    for b in range(n):
+        found = []                                                           # (score, label, box index)
+        for label in range(values_all.shape[1]):
+            if label == background_label:
+                continue
+            kept, decayed = _matrix_decay(rows_all[b], values_all[b, label], score_threshold, post_threshold,
+                                          nms_top_k, use_gaussian, gaussian_sigma, normalized)
+            found += [(float(v), label, int(k)) for k, v in zip(kept, decayed)]
+        found.sort(key=lambda item: -item[0])
+        if keep_top_k > -1:
+            found = found[:keep_top_k]
+        per_image.append(len(found))
+        out_rows += [[label, v, *rows_all[b, k]] for v, label, k in found]
+        indices += [b * count + k for _, _, k in found]
+    dtype = str(bboxes.dtype).split(".")[-1]
+    out = to_tensor(np.asarray(out_rows, np.float64).reshape(-1, 6).astype(dtype), place=bboxes.place)
+    rois_num = to_tensor(np.asarray(per_image, np.int32), place=bboxes.place) if return_rois_num else None
+    index = to_tensor(np.asarray(indices, np.int32).reshape(-1, 1), place=bboxes.place) if return_index else None
+    return out, rois_num, index
+
+
 # ---- prior_box ---------------------------------------------------------------------------------------------------
 
 
@@ -902,5 +995,5 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "distribute_fpn_proposals", "nms", "prior_box", "psroi_pool", "read_file", "roi_align",
-           "roi_pool", "yolo_box"]
+           "deform_conv2d", "distribute_fpn_proposals", "matrix_nms", "nms", "prior_box", "psroi_pool", "read_file",
+           "roi_align", "roi_pool", "yolo_box"]
