@@ -1,8 +1,6 @@
 """Vision helpers (Paddle's ``paddle.vision``): ``transforms`` for NumPy/PIL
 images and Tensors, ``datasets`` (MNIST, FashionMNIST, Cifar10/100 from local
-files; DatasetFolder, ImageFolder), ``models`` (LeNet, ResNet, VGG, MobileNetV1,
-MobileNetV2/V3, AlexNet, SqueezeNet, ShuffleNetV2), ``ops`` (nms, roi_align,
-roi_pool) and the image backend.
+files), ``models`` (LeNet, ResNet, VGG, MobileNetV1) and the image backend.
 As in Paddle, their names are also reachable here (``eager.vision.LeNet``).
 
 >>> import numpy as np, eager
@@ -10,11 +8,11 @@ As in Paddle, their names are also reachable here (``eager.vision.LeNet``).
 >>> eager.vision.models.LeNet()(t(np.zeros((28, 28), np.uint8)).unsqueeze(0)).shape
 [1, 10]
 """
-from . import datasets, models, ops, transforms
+from . import datasets, models, transforms
 from .datasets import *  # noqa: F401,F403
 from .image import get_image_backend, set_image_backend
 from .models import *  # noqa: F401,F403
 from .transforms import *  # noqa: F401,F403
 
-__all__ = ["datasets", "get_image_backend", "models", "ops", "set_image_backend", "transforms",
+__all__ = ["datasets", "get_image_backend", "models", "set_image_backend", "transforms",
            *datasets.__all__, *models.__all__, *[n for n in transforms.__all__ if n != "functional"]]
