@@ -6,8 +6,20 @@ gradient fails here."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import eager as paddle
+
+
+@pytest.fixture
+def startup_state():
+    """The script's start-up calls change process-wide state: put it back afterwards
+    (under the suite's CuPy stand-in, is_compiled_with_cuda() is True and the script
+    moves to the GPU)."""
+    device, flags = paddle.get_device(), paddle.get_flags(["FLAGS_cudnn_deterministic"])
+    yield
+    paddle.set_device(device)
+    paddle.set_flags(flags)
 
 
 def _blobs(n, classes, seed):
@@ -18,7 +30,7 @@ def _blobs(n, classes, seed):
     return (centres[labels] + rng.normal(0.0, 1.0, (n, 4))).astype("float32"), labels.astype("int64")
 
 
-def test_a_classification_script_with_the_startup_calls_and_label_smoothing_learns():
+def test_a_classification_script_with_the_startup_calls_and_label_smoothing_learns(startup_state):
     paddle.disable_static()
     paddle.set_device("gpu" if paddle.is_compiled_with_cuda() else "cpu")
     paddle.seed(2024)
@@ -51,6 +63,7 @@ def test_a_classification_script_with_the_startup_calls_and_label_smoothing_lear
         scheduler.step()
     with paddle.no_grad():
         predicted = paddle.argmax(model(paddle.to_tensor(features)), axis=-1)
+    assert predicted.place.is_gpu_place() == paddle.is_compiled_with_cuda()
     accuracy = float(paddle.mean(paddle.cast(predicted == paddle.to_tensor(labels), "float32")))
     assert accuracy > 0.95, accuracy
     assert paddle.numel(predicted).item() == 256 and paddle.is_tensor(predicted)
