@@ -27,6 +27,7 @@ def composed(function):
         except (TypeError, ValueError, IndexError) as error:
             raise in_called(error, name) from None
 
+    run.paddle_api = True  # an API function, not a backward rule (eager.composite skips it)
     return run
 
 
