@@ -4,12 +4,15 @@ passing against hand-written loops, gradients against float64 finite differences
 the full gradient), out_size semantics, and errors. Runs on both device axes."""
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 
 import eager
 from eager import geometric as G
 from eager.autograd import gradcheck
+from eager.geometric import math as G_math, message_passing as G_mp, reindex as G_reindex, sampling as G_sampling
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -216,3 +219,108 @@ def test_failed_call_leaves_gradients_alone():
     with pytest.raises(IndexError):
         G.send_u_recv(x, _t(np.array([0, 9])), _t(np.array([1, 1])))
     np.testing.assert_array_equal(x.grad.numpy(), before)
+
+
+# -- reindexing and sampling -------------------------------------------------------------------
+
+def _loop_reindex(x, neighbor_lists, count_lists):
+    out_nodes = list(x)
+    src, dst = [], []
+    for neighbors, counts in zip(neighbor_lists, count_lists):
+        k = 0
+        for center, c in enumerate(counts):
+            for _ in range(c):
+                if neighbors[k] not in out_nodes:
+                    out_nodes.append(neighbors[k])
+                src.append(out_nodes.index(neighbors[k]))
+                dst.append(center)
+                k += 1
+    return src, dst, out_nodes
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_reindex_graph_matches_loop(rng, dtype):
+    x = np.array([5, 0, 9, 2])
+    counts = np.array([3, 0, 2, 4], "int32")
+    neighbors = rng.integers(0, 12, counts.sum())
+    out = G.reindex_graph(_t(x.astype(dtype)), _t(neighbors.astype(dtype)), _t(counts))
+    for got, want in zip(out, _loop_reindex(list(x), [list(neighbors)], [list(counts)])):
+        assert got.dtype == _t(x.astype(dtype)).dtype and got.place == _t(x).place
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_reindex_heter_graph_matches_loop(rng):
+    x = np.array([1, 4, 7])
+    counts = [np.array([2, 1, 3], "int32"), np.array([0, 2, 1], "int32")]
+    neighbors = [rng.integers(0, 10, c.sum()) for c in counts]
+    out = G.reindex_heter_graph(_t(x), [_t(n) for n in neighbors], [_t(c) for c in counts])
+    for got, want in zip(out, _loop_reindex(list(x), [list(n) for n in neighbors], [list(c) for c in counts])):
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+_ROW = np.array([3, 7, 0, 9, 1, 4, 2, 9, 3, 9, 1, 9, 7])
+_COLPTR = np.array([0, 2, 4, 5, 6, 7, 9, 11, 11, 13, 13])
+
+
+def test_sample_neighbors_all_and_subsets():
+    nodes = np.array([0, 8, 1, 7, 5, 6])
+    neighbors, count = G.sample_neighbors(_t(_ROW), _t(_COLPTR), _t(nodes))
+    assert count.dtype == eager.int32
+    np.testing.assert_array_equal(count.numpy(), [2, 2, 2, 0, 2, 2])
+    np.testing.assert_array_equal(neighbors.numpy(), np.concatenate([_ROW[_COLPTR[v]:_COLPTR[v + 1]] for v in nodes]))
+    eids = np.arange(100, 113)
+    neighbors, count, out_eids = G.sample_neighbors(_t(_ROW), _t(_COLPTR), _t(nodes), sample_size=1,
+                                                    eids=_t(eids), return_eids=True)
+    np.testing.assert_array_equal(count.numpy(), [1, 1, 1, 0, 1, 1])
+    picked = out_eids.numpy() - 100
+    np.testing.assert_array_equal(neighbors.numpy(), _ROW[picked])  # each id names its neighbor's edge
+    for v, e in zip(nodes[nodes != 7], picked):
+        assert _COLPTR[v] <= e < _COLPTR[v + 1]  # ... and the edge is one of v's
+
+
+def test_sample_neighbors_is_uniform_and_reproducible_under_seed():
+    row, colptr = _t(np.arange(4)), _t(np.array([0, 4]))
+    eager.seed(7)
+    first = G.sample_neighbors(row, colptr, _t(np.zeros(400, "int64")), sample_size=2)[0].numpy()
+    eager.seed(7)
+    again = G.sample_neighbors(row, colptr, _t(np.zeros(400, "int64")), sample_size=2)[0].numpy()
+    np.testing.assert_array_equal(first, again)
+    pairs = first.reshape(-1, 2)
+    assert (pairs[:, 0] < pairs[:, 1]).all()  # without replacement, in CSC order
+    frequency = np.bincount(first, minlength=4) / 400  # each of 4 neighbors kept with p = 1/2
+    assert np.abs(frequency - 0.5).max() < 0.1
+
+
+def test_reindex_and_sampling_errors():
+    x, neighbors, count = _t(np.array([0, 1])), _t(np.array([3, 4, 5])), _t(np.array([1, 2], "int32"))
+    with pytest.raises(ValueError, match="reindex_graph: argument 'x' expected unique node ids"):
+        G.reindex_graph(_t(np.array([0, 0])), neighbors, count)
+    with pytest.raises(TypeError, match="reindex_graph: argument 'count' expected an int32 Tensor, got int64"):
+        G.reindex_graph(x, neighbors, _t(np.array([1, 2])))
+    with pytest.raises(ValueError, match="reindex_graph: argument 'count' expected non-negative counts summing to the 3"):
+        G.reindex_graph(x, neighbors, _t(np.array([1, 1], "int32")))
+    with pytest.raises(TypeError, match="reindex_graph: argument 'neighbors' expected x's dtype int64, got int32"):
+        G.reindex_graph(x, _t(np.array([3, 4, 5], "int32")), count)
+    with pytest.raises(ValueError, match="reindex_heter_graph: arguments 'neighbors' and 'count' expected lists of the same length"):
+        G.reindex_heter_graph(x, [neighbors, neighbors], [count])
+    row, colptr = _t(_ROW), _t(_COLPTR)
+    with pytest.raises(IndexError, match=r"sample_neighbors: argument 'input_nodes' holds 10, outside \[0, 10\)"):
+        G.sample_neighbors(row, colptr, _t(np.array([10])))
+    with pytest.raises(ValueError, match="sample_neighbors: argument 'eids' is needed when return_eids is True"):
+        G.sample_neighbors(row, colptr, _t(np.array([0])), return_eids=True)
+    with pytest.raises(ValueError, match="sample_neighbors: argument 'colptr' expected non-decreasing offsets"):
+        G.sample_neighbors(row, _t(np.array([0, 5, 2, 13])), _t(np.array([0])))
+    with pytest.raises(ValueError, match="sample_neighbors: argument 'sample_size' expected -1"):
+        G.sample_neighbors(row, colptr, _t(np.array([0])), sample_size=-2)
+    with pytest.raises(TypeError, match="sample_neighbors: argument 'colptr' expected row's dtype int64, got int32"):
+        G.sample_neighbors(row, _t(_COLPTR.astype("int32")), _t(np.array([0])))
+
+
+def test_docstring_examples_run():
+    attempted = 0
+    for module in (G, G_math, G_mp, G_reindex, G_sampling):
+        result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
+                                 optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+        assert result.failed == 0, (module.__name__, result)
+        attempted += result.attempted
+    assert attempted >= 25
