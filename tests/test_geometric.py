@@ -291,6 +291,21 @@ def test_sample_neighbors_is_uniform_and_reproducible_under_seed():
     assert np.abs(frequency - 0.5).max() < 0.1
 
 
+def test_weighted_sample_neighbors_follows_the_weights():
+    row, colptr = _t(np.arange(4)), _t(np.array([0, 4]))
+    weight = _t(np.array([1.0, 2.0, 3.0, 4.0], "float32"))
+    eager.seed(11)
+    picked, count = G.weighted_sample_neighbors(row, colptr, weight, _t(np.zeros(2000, "int64")), 1)
+    np.testing.assert_array_equal(count.numpy(), np.ones(2000))
+    frequency = np.bincount(picked.numpy(), minlength=4) / 2000  # P(pick i) = w_i / sum(w) for one draw
+    np.testing.assert_allclose(frequency, [0.1, 0.2, 0.3, 0.4], atol=0.04)
+    zero = _t(np.array([0.0, 5.0, 0.0, 1.0], "float32"))  # zero-weight edges only once the others are taken
+    pairs = G.weighted_sample_neighbors(row, colptr, zero, _t(np.zeros(50, "int64")), 2)[0].numpy()
+    np.testing.assert_array_equal(pairs.reshape(-1, 2), np.tile([1, 3], (50, 1)))
+    everything = G.weighted_sample_neighbors(row, colptr, zero, _t(np.array([0])), -1, eids=row, return_eids=True)
+    np.testing.assert_array_equal(everything[2].numpy(), [0, 1, 2, 3])
+
+
 def test_reindex_and_sampling_errors():
     x, neighbors, count = _t(np.array([0, 1])), _t(np.array([3, 4, 5])), _t(np.array([1, 2], "int32"))
     with pytest.raises(ValueError, match="reindex_graph: argument 'x' expected unique node ids"):
@@ -314,6 +329,12 @@ def test_reindex_and_sampling_errors():
         G.sample_neighbors(row, colptr, _t(np.array([0])), sample_size=-2)
     with pytest.raises(TypeError, match="sample_neighbors: argument 'colptr' expected row's dtype int64, got int32"):
         G.sample_neighbors(row, _t(_COLPTR.astype("int32")), _t(np.array([0])))
+    with pytest.raises(ValueError, match="weighted_sample_neighbors: argument 'edge_weight' expected one weight per edge"):
+        G.weighted_sample_neighbors(row, colptr, _t(np.ones(3)), _t(np.array([0])))
+    with pytest.raises(ValueError, match="weighted_sample_neighbors: argument 'edge_weight' expected non-negative"):
+        G.weighted_sample_neighbors(row, colptr, _t(-np.ones(13)), _t(np.array([0])))
+    with pytest.raises(TypeError, match="weighted_sample_neighbors: argument 'edge_weight' expected a floating-point"):
+        G.weighted_sample_neighbors(row, colptr, row, _t(np.array([0])))
 
 
 def test_docstring_examples_run():

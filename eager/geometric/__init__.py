@@ -12,7 +12,7 @@ from ..generated import forward_api as _F  # noqa: F401
 from .math import segment_max, segment_mean, segment_min, segment_sum
 from .message_passing import send_u_recv, send_ue_recv, send_uv
 from .reindex import reindex_graph, reindex_heter_graph
-from .sampling import sample_neighbors
+from .sampling import sample_neighbors, weighted_sample_neighbors
 
 __all__ = ["segment_max", "segment_mean", "segment_min", "segment_sum", "send_u_recv", "send_ue_recv", "send_uv",
-           "reindex_graph", "reindex_heter_graph", "sample_neighbors"]
+           "reindex_graph", "reindex_heter_graph", "sample_neighbors", "weighted_sample_neighbors"]

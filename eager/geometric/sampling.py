@@ -1,10 +1,10 @@
-"""Paddle's sample_neighbors: up to sample_size neighbors of each input node, drawn
-without replacement from a graph in CSC form (the neighbors of node v are
-row[colptr[v]:colptr[v + 1]]).
+"""Paddle's sample_neighbors and weighted_sample_neighbors: up to sample_size
+neighbors of each input node, drawn without replacement from a graph in CSC form
+(the neighbors of node v are row[colptr[v]:colptr[v + 1]]).
 
 The draw uses the framework's generator (one ``rand`` per call, so eager.seed makes
-it reproducible): each candidate edge gets a uniform key and a node keeps the
-sample_size edges with the smallest keys, listed in CSC order. Ids are handled on the
+it reproducible): each candidate edge gets a key (uniform u, or -log(u) / weight)
+and a node keeps the sample_size edges with the smallest keys, listed in CSC order. Ids are handled on the
 host (a conversion point: the output's size depends on them).
 """
 from __future__ import annotations
@@ -47,6 +47,31 @@ def sample_neighbors(row, colptr, input_nodes, sample_size=-1, eids=None, return
     (array([3, 7, 9, 7, 0, 9, 1]), array([2, 2, 2, 1], dtype=int32))
     """
     op = "sample_neighbors"
+    if perm_buffer is not None:
+        _check.tensor(op, "perm_buffer", perm_buffer)
+    return _sample(op, row, colptr, None, input_nodes, sample_size, eids, return_eids)
+
+
+@_check.composed
+def weighted_sample_neighbors(row, colptr, edge_weight, input_nodes, sample_size=-1, eids=None, return_eids=False,
+                              name=None):
+    """:func:`sample_neighbors` where an edge's chance of being drawn grows with its
+    ``edge_weight`` (one non-negative float per edge, in CSC order): a weighted draw
+    without replacement (each key -log(u) / w, the smallest kept; a zero-weight edge
+    only when a node has no more positive ones).
+
+    >>> row = eager.to_tensor([3, 7, 0, 9, 1, 4, 2, 9, 3, 9, 1, 9, 7])
+    >>> colptr = eager.to_tensor([0, 2, 4, 5, 6, 7, 9, 11, 11, 13, 13])
+    >>> weight = eager.to_tensor([1., 0., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1.])
+    >>> eager.geometric.weighted_sample_neighbors(row, colptr, weight, eager.to_tensor([0]), 1)[0].numpy()
+    array([3])
+    """
+    return _sample("weighted_sample_neighbors", row, colptr, edge_weight, input_nodes, sample_size, eids,
+                   return_eids)
+
+
+def _sample(op, row, colptr, edge_weight, input_nodes, sample_size, eids, return_eids):
+    """The two samplers' work: checks, then the (weighted) draw on the host."""
     _check.tensor(op, "row", row)
     edges = _csc(op, "row", row, row.dtype)
     starts = _csc(op, "colptr", colptr, row.dtype)
@@ -68,8 +93,18 @@ def sample_neighbors(row, colptr, input_nodes, sample_size=-1, eids=None, return
         edge_ids = _csc(op, "eids", eids, row.dtype)
         if edge_ids.shape != edges.shape:
             raise ValueError(f"{op}: argument 'eids' expected one id per edge ({edges.size}), got {edge_ids.size}")
-    if perm_buffer is not None:
-        _check.tensor(op, "perm_buffer", perm_buffer)
+    if edge_weight is not None:
+        _check.tensor(op, "edge_weight", edge_weight)
+        if not edge_weight.dtype.is_floating_point:
+            raise TypeError(f"{op}: argument 'edge_weight' expected a floating-point Tensor, got {edge_weight.dtype}")
+        weights = _F.reshape(edge_weight, [-1]).numpy().astype(np.float64)  # a conversion point: sampling odds
+        if weights.shape != edges.shape:
+            raise ValueError(f"{op}: argument 'edge_weight' expected one weight per edge ({edges.size}), "
+                             f"got {weights.size}")
+        if not ((weights >= 0) & np.isfinite(weights)).all():
+            raise ValueError(f"{op}: argument 'edge_weight' expected non-negative finite weights")
+    else:
+        weights = None
     lo, hi = starts[nodes], starts[nodes + 1]
     degrees = hi - lo
     candidates = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)]) if nodes.size else np.zeros(0, np.int64)
@@ -77,6 +112,10 @@ def sample_neighbors(row, colptr, input_nodes, sample_size=-1, eids=None, return
         picked = candidates.astype(np.int64)
     else:
         keys = _F.rand([int(candidates.size)], "float64", row.place).numpy()  # the framework's generator
+        if weights is not None:
+            # Efraimidis-Spirakis: the smallest -log(u) / w are a weighted draw without replacement.
+            with np.errstate(divide="ignore"):
+                keys = -np.log(keys) / weights[candidates]
         owner = np.repeat(np.arange(nodes.size), degrees)
         by_key = np.lexsort((keys, owner))  # each node's edges, smallest key first
         rank = np.empty(candidates.size, np.int64)
