@@ -180,19 +180,24 @@ def test_errors_name_function_argument_and_value():
     with pytest.raises(ValueError, match=r"segment_sum: argument 'segment_ids' expected sorted ids, got "
                                          r"segment_ids\[1\] = 2 > segment_ids\[2\] = 1"):
         G.segment_sum(x, _t(np.array([0, 2, 1])))
-    with pytest.raises(ValueError, match="segment_max: argument 'segment_ids' expected one id per row of 'data' \\(3\\), got 2"):
+    with pytest.raises(ValueError, match=("segment_max: argument 'segment_ids' expected one id"
+                                          " per row of 'data' \\(3\\), got 2")):
         G.segment_max(x, src)
     with pytest.raises(IndexError, match="segment_min: argument 'segment_ids' holds -1"):
         G.segment_min(x, _t(np.array([-1, 0, 0])))
-    with pytest.raises(TypeError, match="segment_mean: argument 'segment_ids' expected an int32 or int64 Tensor, got float32"):
+    with pytest.raises(TypeError, match=("segment_mean: argument 'segment_ids' expected an"
+                                         " int32 or int64 Tensor, got float32")):
         G.segment_mean(x, _t(np.array([0.0, 0.0, 1.0], "float32")))
-    with pytest.raises(IndexError, match=r"send_u_recv: argument 'src_index' holds 3, outside \[0, 3\) for x of 3 rows"):
+    with pytest.raises(IndexError, match=(r"send_u_recv: argument 'src_index' holds 3,"
+                                          r" outside \[0, 3\) for x of 3 rows")):
         G.send_u_recv(x, _t(np.array([0, 3])), dst)
     with pytest.raises(IndexError, match=r"send_u_recv: argument 'dst_index' holds 5, outside \[0, 3\)"):
         G.send_u_recv(x, src, _t(np.array([0, 5])))
-    with pytest.raises(ValueError, match=r"send_u_recv: argument 'out_size' expected at least max\(dst_index\) \+ 1 = 3, got 2"):
+    with pytest.raises(ValueError, match=(r"send_u_recv: argument 'out_size' expected at least"
+                                          r" max\(dst_index\) \+ 1 = 3, got 2")):
         G.send_u_recv(x, src, dst, out_size=2)
-    with pytest.raises(ValueError, match="send_u_recv: argument 'reduce_op' expected one of 'sum', 'mean', 'max', 'min', got 'prod'"):
+    with pytest.raises(ValueError, match=("send_u_recv: argument 'reduce_op' expected one of"
+                                          " 'sum', 'mean', 'max', 'min', got 'prod'")):
         G.send_u_recv(x, src, dst, "prod")
     with pytest.raises(ValueError, match="send_ue_recv: argument 'message_op' expected one of"):
         G.send_ue_recv(x, x, src, dst, "pow")
@@ -208,7 +213,8 @@ def test_errors_name_function_argument_and_value():
         G.send_uv(_t(np.ones((3, 2), "int64")), _t(np.ones((3, 2), "int64")), src, dst, "div")
     with pytest.raises(TypeError, match="send_u_recv: argument 'x' expected a Tensor, got"):
         G.send_u_recv(np.ones((3, 2)), src, dst)
-    with pytest.raises(TypeError, match="send_u_recv: argument 'x' expected a float16, float32, float64, int32 or int64 Tensor, got bool"):
+    with pytest.raises(TypeError, match=("send_u_recv: argument 'x' expected a float16, float32,"
+                                         " float64, int32 or int64 Tensor, got bool")):
         G.send_u_recv(_t(np.ones((3, 2), bool)), src, dst)
 
 
@@ -312,11 +318,13 @@ def test_reindex_and_sampling_errors():
         G.reindex_graph(_t(np.array([0, 0])), neighbors, count)
     with pytest.raises(TypeError, match="reindex_graph: argument 'count' expected an int32 Tensor, got int64"):
         G.reindex_graph(x, neighbors, _t(np.array([1, 2])))
-    with pytest.raises(ValueError, match="reindex_graph: argument 'count' expected non-negative counts summing to the 3"):
+    with pytest.raises(ValueError, match=("reindex_graph: argument 'count' expected"
+                                          " non-negative counts summing to the 3")):
         G.reindex_graph(x, neighbors, _t(np.array([1, 1], "int32")))
     with pytest.raises(TypeError, match="reindex_graph: argument 'neighbors' expected x's dtype int64, got int32"):
         G.reindex_graph(x, _t(np.array([3, 4, 5], "int32")), count)
-    with pytest.raises(ValueError, match="reindex_heter_graph: arguments 'neighbors' and 'count' expected lists of the same length"):
+    with pytest.raises(ValueError, match=("reindex_heter_graph: arguments 'neighbors' and"
+                                          " 'count' expected lists of the same length")):
         G.reindex_heter_graph(x, [neighbors, neighbors], [count])
     row, colptr = _t(_ROW), _t(_COLPTR)
     with pytest.raises(IndexError, match=r"sample_neighbors: argument 'input_nodes' holds 10, outside \[0, 10\)"):
@@ -329,7 +337,8 @@ def test_reindex_and_sampling_errors():
         G.sample_neighbors(row, colptr, _t(np.array([0])), sample_size=-2)
     with pytest.raises(TypeError, match="sample_neighbors: argument 'colptr' expected row's dtype int64, got int32"):
         G.sample_neighbors(row, _t(_COLPTR.astype("int32")), _t(np.array([0])))
-    with pytest.raises(ValueError, match="weighted_sample_neighbors: argument 'edge_weight' expected one weight per edge"):
+    with pytest.raises(ValueError, match=("weighted_sample_neighbors: argument"
+                                          " 'edge_weight' expected one weight per edge")):
         G.weighted_sample_neighbors(row, colptr, _t(np.ones(3)), _t(np.array([0])))
     with pytest.raises(ValueError, match="weighted_sample_neighbors: argument 'edge_weight' expected non-negative"):
         G.weighted_sample_neighbors(row, colptr, _t(-np.ones(13)), _t(np.array([0])))

@@ -16,7 +16,6 @@ import numpy as np
 from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
-from ..tensor import Tensor
 from . import _args
 
 
