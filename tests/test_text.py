@@ -1,0 +1,309 @@
+"""eager.text (Paddle's paddle.text): Viterbi decoding against a brute-force
+search over every tag path, and the text datasets on tiny files written here in
+the real formats."""
+import doctest
+import importlib
+import io
+import itertools
+import tarfile
+import zipfile
+
+import numpy as np
+import pytest
+
+import eager
+from eager.text import datasets as D
+from eager.vision.datasets import _files
+
+pytestmark = pytest.mark.usefixtures("device")
+
+
+# ---------------------------------------------------------------- viterbi_decode
+
+def brute_force(potentials, transitions, lengths, bos_eos):
+    """Scores and paths by scoring every tag sequence (Paddle's definition: with
+    bos/eos, row -1 of the transitions is added at the first step and row -2 after
+    the last; a length-0 sequence scores its best first step and decodes to zeros)."""
+    batch, _, tags = potentials.shape
+    start = transitions[-1] if bos_eos else np.zeros(tags)
+    stop = transitions[-2] if bos_eos else np.zeros(tags)
+    width = max(lengths)
+    scores, paths = np.zeros(batch), np.zeros((batch, width), np.int64)
+    for b, length in enumerate(lengths):
+        if length == 0:
+            scores[b] = np.max(potentials[b, 0] + start)
+            continue
+        best = None
+        for path in itertools.product(range(tags), repeat=length):
+            score = start[path[0]] + stop[path[-1]]
+            score += sum(potentials[b, t, path[t]] for t in range(length))
+            score += sum(transitions[path[t - 1], path[t]] for t in range(1, length))
+            if best is None or score > best:
+                best, chosen = score, path
+        scores[b], paths[b, :length] = best, chosen
+    return scores, paths
+
+
+@pytest.mark.parametrize("bos_eos", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_viterbi_decode_matches_a_brute_force_search(bos_eos, dtype):
+    rng = np.random.default_rng(7)
+    potentials = rng.normal(size=(5, 4, 3)).astype(dtype)
+    transitions = rng.normal(size=(3, 3)).astype(dtype)
+    lengths = [4, 1, 3, 0, 2]
+    scores, paths = eager.text.viterbi_decode(eager.to_tensor(potentials), eager.to_tensor(transitions),
+                                              eager.to_tensor(np.array(lengths, np.int64)), bos_eos)
+    want_scores, want_paths = brute_force(potentials.astype(np.float64), transitions.astype(np.float64),
+                                          lengths, bos_eos)
+    assert scores.dtype == eager.float32 if dtype == "float32" else scores.dtype == eager.float64
+    assert paths.dtype == eager.int64 and paths.shape == [5, 4] and scores.shape == [5]
+    assert scores.stop_gradient and paths.stop_gradient
+    assert scores.place == potentials_place()
+    np.testing.assert_allclose(scores.numpy(), want_scores, rtol=1e-5)
+    np.testing.assert_array_equal(paths.numpy(), want_paths)
+
+
+def potentials_place():
+    return eager.to_tensor([1.0]).place
+
+
+def test_paths_are_as_wide_as_the_longest_sequence_and_the_layer_agrees():
+    rng = np.random.default_rng(3)
+    potentials = eager.to_tensor(rng.normal(size=(3, 6, 4)).astype("float32"), stop_gradient=False)
+    transitions = eager.to_tensor(rng.normal(size=(4, 4)).astype("float32"), stop_gradient=False)
+    lengths = eager.to_tensor(np.array([2, 3, 1]))
+    scores, paths = eager.text.viterbi_decode(potentials, transitions, lengths)
+    assert paths.shape == [3, 3]
+    want_scores, want_paths = brute_force(potentials.numpy().astype(np.float64),
+                                          transitions.numpy().astype(np.float64), [2, 3, 1], True)
+    np.testing.assert_allclose(scores.numpy(), want_scores, rtol=1e-5)
+    np.testing.assert_array_equal(paths.numpy(), want_paths)
+    decoder = eager.text.ViterbiDecoder(transitions)
+    assert isinstance(decoder, eager.nn.Layer) and decoder.include_bos_eos_tag is True
+    layer_scores, layer_paths = decoder(potentials, lengths)
+    np.testing.assert_array_equal(layer_scores.numpy(), scores.numpy())
+    np.testing.assert_array_equal(layer_paths.numpy(), paths.numpy())
+    assert potentials.grad is None and transitions.grad is None
+
+
+def test_forbidden_transitions_stay_forbidden():
+    # -inf forbids tag 1 -> tag 0; the decoded path avoids it though tag 0 scores best.
+    potentials = eager.to_tensor(np.array([[[0.0, 5.0], [9.0, 0.0], [9.0, 0.0]]], np.float32))
+    transitions = eager.to_tensor(np.array([[0.0, 0.0], [-np.inf, 0.0]], np.float32))
+    scores, paths = eager.text.viterbi_decode(potentials, transitions, eager.to_tensor([3]), False)
+    assert paths.numpy().tolist() == [[0, 0, 0]] and float(scores[0]) == 18.0
+
+
+def test_viterbi_decode_bad_inputs_raise_clear_errors():
+    pot = eager.rand([2, 3, 4])
+    trans = eager.rand([4, 4])
+    lengths = eager.to_tensor([3, 1])
+    with pytest.raises(TypeError, match="viterbi_decode: argument 'potentials' expected a Tensor"):
+        eager.text.viterbi_decode(np.zeros((2, 3, 4)), trans, lengths)
+    with pytest.raises(ValueError, match="'potentials' expected a 3-D Tensor"):
+        eager.text.viterbi_decode(eager.rand([3, 4]), trans, lengths)
+    with pytest.raises(ValueError, match="has 4 tags .* 'transition_params' is 3x3"):
+        eager.text.viterbi_decode(pot, eager.rand([3, 3]), lengths)
+    with pytest.raises(ValueError, match="'transition_params' expected a square 2-D"):
+        eager.text.viterbi_decode(pot, eager.rand([4, 3]), lengths)
+    with pytest.raises(TypeError, match="the same dtype"):
+        eager.text.viterbi_decode(pot, eager.rand([4, 4], dtype="float64"), lengths)
+    with pytest.raises(TypeError, match="'lengths' expected an int64"):
+        eager.text.viterbi_decode(pot, trans, eager.to_tensor([3.0, 1.0]))
+    with pytest.raises(ValueError, match=r"'lengths' expected shape \[2\]"):
+        eager.text.viterbi_decode(pot, trans, eager.to_tensor([3]))
+    with pytest.raises(ValueError, match=r"'lengths' expected values in \[0, 3\].*from 1 to 4"):
+        eager.text.viterbi_decode(pot, trans, eager.to_tensor([4, 1]))
+    with pytest.raises(TypeError, match="'include_bos_eos_tag' expected a bool"):
+        eager.text.viterbi_decode(pot, trans, lengths, "yes")
+    with pytest.raises(ValueError, match="at least 2 tags"):
+        eager.text.viterbi_decode(eager.rand([2, 3, 1]), eager.rand([1, 1]), lengths)
+    with pytest.raises(TypeError, match="ViterbiDecoder: argument 'transitions' expected a float32"):
+        eager.text.ViterbiDecoder(eager.to_tensor([[1, 2], [3, 4]]))
+
+
+# ---------------------------------------------------------------- datasets
+
+def add_member(tar, name, data: bytes):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def test_uci_housing_normalizes_features_and_splits_80_20(tmp_path):
+    rows = np.random.default_rng(0).uniform(0, 50, (10, 14)).round(3)
+    path = tmp_path / "housing.data"
+    path.write_text("\n".join(" ".join(f"{v:9.3f}" for v in row) for row in rows) + "\n")
+    train, test = D.UCIHousing(str(path)), D.UCIHousing(str(path), mode="TEST")
+    assert len(train) == 8 and len(test) == 2
+    features, price = test[1]
+    assert features.dtype == np.float32 and features.shape == (13,) and price.shape == (1,)
+    col = rows[:, 4]
+    assert features[4] == np.float32((col[9] - col.mean()) / (col.max() - col.min()))
+    assert price[0] == np.float32(rows[9, 13])  # the price is not normalized
+    eager.set_default_dtype("float64")
+    try:
+        assert D.UCIHousing(str(path))[0][0].dtype == np.float64
+    finally:
+        eager.set_default_dtype("float32")
+    assert eager.text.UCIHousing is D.UCIHousing
+
+
+def test_uci_housing_bad_files_and_arguments(tmp_path):
+    path = tmp_path / "housing.data"
+    path.write_text("1 2 3\n")
+    with pytest.raises(ValueError, match="UCIHousing: .* holds 3 numbers, expected rows of 14"):
+        D.UCIHousing(str(path))
+    path.write_text("1 2 x\n")
+    with pytest.raises(ValueError, match="not a number"):
+        D.UCIHousing(str(path))
+    with pytest.raises(ValueError, match="UCIHousing: argument 'mode' expected one of 'train', 'test'"):
+        D.UCIHousing(str(path), mode="val")
+    with pytest.raises(FileNotFoundError, match="UCIHousing: argument 'data_file': no file"):
+        D.UCIHousing(str(tmp_path / "nope"))
+
+
+def test_missing_files_say_where_to_put_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(_files, "DATA_HOME", str(tmp_path))
+    with pytest.raises(RuntimeError) as error:
+        D.UCIHousing()
+    message = str(error.value)
+    assert "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data" in message
+    assert str(tmp_path / "uci_housing" / "housing.data") in message
+    with pytest.raises(ValueError, match=r"download is False: put 'imdb%2FaclImdb_v1.tar.gz'"):
+        D.Imdb(download=False)
+    with pytest.raises(RuntimeError, match="movielens%2Fml-1m.zip"):
+        D.Movielens()
+    (tmp_path / "uci_housing").mkdir()
+    (tmp_path / "uci_housing" / "housing.data").write_text(" ".join(["1"] * 14) + "\n" + " ".join(["2"] * 14))
+    assert len(D.UCIHousing(mode="test")) == 1
+
+
+def write_imdb(path):
+    reviews = {
+        "aclImdb/train/pos/0_9.txt": b"A good film, a GOOD one!\n",
+        "aclImdb/train/neg/1_2.txt": b"bad film; bad.\n",
+        "aclImdb/train/pos/2_8.txt": b"good good\n",
+        "aclImdb/test/neg/0_1.txt": b"a bad one\n",
+        "aclImdb/test/pos/0_7.txt": b"film\n",
+        "aclImdb/README": b"not a review good good good\n",
+    }
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in reviews.items():
+            add_member(tar, name, text)
+    return str(path)
+
+
+def test_imdb_builds_paddles_dictionary_and_labels(tmp_path):
+    path = write_imdb(tmp_path / "aclImdb_v1.tar.gz")
+    train = D.Imdb(path, mode="train", cutoff=1)
+    # counts over train and test: good 4, a 3, bad 3, film 3, one 2 (the README is not a review)
+    assert train.word_idx == {b"good": 0, b"a": 1, b"bad": 2, b"film": 3, b"one": 4, "<unk>": 5}
+    assert len(train) == 3 and train.labels == [0, 0, 1]  # positives first, in archive order
+    doc, label = train[0]
+    assert doc.tolist() == [1, 0, 3, 1, 0, 4] and doc.dtype == np.int64
+    assert label.tolist() == [0] and label.dtype == np.int64
+    assert train[2][0].tolist() == [2, 3, 2]
+    test = D.Imdb(path, mode="test", cutoff=2)
+    assert test.word_idx == {b"good": 0, b"a": 1, b"bad": 2, b"film": 3, "<unk>": 4}
+    assert [d.tolist() for d, _ in test] == [[3], [1, 2, 4]] and [int(l[0]) for _, l in test] == [0, 1]
+
+
+def test_imdb_bad_arguments(tmp_path):
+    bad = tmp_path / "bad.tar.gz"
+    bad.write_bytes(b"not a tar")
+    with pytest.raises(ValueError, match="Imdb: cannot read .* as a tar archive"):
+        D.Imdb(str(bad))
+    with pytest.raises(TypeError, match="Imdb: argument 'cutoff' expected an int"):
+        D.Imdb(write_imdb(tmp_path / "a.tgz"), cutoff=1.5)
+
+
+def write_ptb(path, prefix="./"):
+    texts = {"train": b" the cat sat \n the dog <unk> \n", "valid": b" the cat \n", "test": b" a cat sat down \n"}
+    with tarfile.open(path, "w:gz") as tar:
+        for split, text in texts.items():
+            add_member(tar, f"{prefix}simple-examples/data/ptb.{split}.txt", text)
+    return str(path)
+
+
+def test_imikolov_ngrams_and_sequences(tmp_path):
+    path = write_ptb(tmp_path / "simple-examples.tgz")
+    ngram = D.Imikolov(path, data_type="ngram", window_size=3, min_word_freq=0)
+    # counts over train + valid: <s> 3, <e> 3, the 3, cat 2, then dog, sat, <unk> once (bytes sort)
+    assert ngram.word_idx == {"<e>": 0, "<s>": 1, b"the": 2, b"cat": 3, b"<unk>": 4, b"dog": 5, b"sat": 6,
+                              "<unk>": 7}
+    assert [tuple(int(v) for v in item) for item in ngram] == [(1, 2, 3), (2, 3, 6), (3, 6, 0),
+                                                               (1, 2, 5), (2, 5, 4), (5, 4, 0)]
+    seq = D.Imikolov(path, data_type="SEQ", mode="test", min_word_freq=1)
+    assert seq.word_idx == {"<e>": 0, "<s>": 1, b"the": 2, b"cat": 3, "<unk>": 4}
+    src, trg = seq[0]
+    assert src.tolist() == [1, 4, 3, 4, 4] and trg.tolist() == [4, 3, 4, 4, 0] and src.dtype == np.int64
+    assert len(D.Imikolov(path, data_type="SEQ", mode="test", window_size=4)) == 0
+    assert len(D.Imikolov(write_ptb(tmp_path / "b.tgz", prefix=""), "NGRAM", 2)) == 8
+
+
+def test_imikolov_bad_arguments(tmp_path):
+    path = write_ptb(tmp_path / "s.tgz")
+    with pytest.raises(ValueError, match="Imikolov: data_type='NGRAM' needs argument 'window_size' >= 1"):
+        D.Imikolov(path)
+    with pytest.raises(ValueError, match="argument 'data_type' expected 'NGRAM' or 'SEQ'"):
+        D.Imikolov(path, data_type="words")
+    with tarfile.open(tmp_path / "empty.tgz", "w:gz") as tar:
+        add_member(tar, "x.txt", b"")
+    with pytest.raises(ValueError, match="has no file './simple-examples/data/ptb.train.txt'"):
+        D.Imikolov(str(tmp_path / "empty.tgz"), window_size=2)
+
+
+def write_movielens(path, ratings):
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n"
+                                             "2::Heat (1995)::Action|Crime|Thriller\n".encode("latin-1"))
+        package.writestr("ml-1m/users.dat", b"1::F::1::10::48067\n2::M::56::16::70072\n")
+        package.writestr("ml-1m/ratings.dat", "".join(f"{u}::{m}::{r}::978300760\n" for u, m, r in ratings).encode())
+    return str(path)
+
+
+def test_movielens_items_and_the_seeded_split(tmp_path):
+    ratings = [(1 + i % 2, 1 + (i // 2) % 2, 1 + i % 5) for i in range(40)]
+    path = write_movielens(tmp_path / "ml-1m.zip", ratings)
+    train = D.Movielens(path, mode="train", test_ratio=0.3, rand_seed=5)
+    test = D.Movielens(path, mode="test", test_ratio=0.3, rand_seed=5)
+    draws = np.random.RandomState(5).random_sample(40)
+    assert len(test) == int((draws < 0.3).sum()) and len(train) + len(test) == 40
+    first = int(np.flatnonzero(draws < 0.3)[0])
+    u, m, r = ratings[first]
+    item = test[0]
+    assert len(item) == 8 and all(a.dtype == np.int64 for a in item[:7]) and item[7].dtype == np.float64
+    assert item[0].tolist() == [u] and item[4].tolist() == [m] and item[7].tolist() == [2.0 * r - 5.0]
+    assert train.categories_dict == {c: i for i, c in enumerate(["Action", "Animation", "Comedy", "Crime",
+                                                                 "Thriller"])}
+    assert train.movie_title_dict == {"heat": 0, "story": 1, "toy": 2}
+    user = D.Movielens(path, test_ratio=0.0)[0]  # ratings[0]: user 1 (F, age 1, job 10), Toy Story
+    assert [a.tolist() for a in user[:7]] == [[1], [1], [0], [10], [1], [1, 2], [2, 1]]
+    state = np.random.get_state()[1].copy()
+    D.Movielens(path)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)  # the global generator is untouched
+
+
+def test_movielens_bad_files(tmp_path):
+    with pytest.raises(ValueError, match="names an unknown user or movie"):
+        D.Movielens(write_movielens(tmp_path / "a.zip", [(3, 1, 4)]), test_ratio=0.0)
+    with pytest.raises(ValueError, match="test_ratio' expected a number in \\[0, 1\\]"):
+        D.Movielens(write_movielens(tmp_path / "b.zip", []), test_ratio=2)
+    with zipfile.ZipFile(tmp_path / "c.zip", "w") as package:
+        package.writestr("ml-1m/movies.dat", b"")
+    with pytest.raises(ValueError, match="has no file 'ml-1m/users.dat'"):
+        D.Movielens(str(tmp_path / "c.zip"))
+
+
+def test_docstring_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the dataset examples read files of Paddle's names from here
+    (tmp_path / "housing.data").write_text("\n".join(" ".join([str(i)] * 14) for i in range(5)))
+    write_imdb(tmp_path / "aclImdb_v1.tar.gz")
+    write_ptb(tmp_path / "simple-examples.tgz")
+    write_movielens(tmp_path / "ml-1m.zip", [(1, 1, 5)] * 20)
+    names = ["eager.text", "eager.text.viterbi_decode", "eager.text.datasets", "eager.text.datasets.uci_housing",
+             "eager.text.datasets.imdb", "eager.text.datasets.imikolov", "eager.text.datasets.movielens"]
+    for name in names:
+        failures, tried = doctest.testmod(importlib.import_module(name), extraglobs={"eager": eager})
+        assert failures == 0 and tried > 0, name
