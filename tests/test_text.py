@@ -2,6 +2,7 @@
 search over every tag path, and the text datasets on tiny files written here in
 the real formats."""
 import doctest
+import gzip
 import importlib
 import io
 import itertools
@@ -302,8 +303,121 @@ def test_docstring_examples_run(tmp_path, monkeypatch):
     write_imdb(tmp_path / "aclImdb_v1.tar.gz")
     write_ptb(tmp_path / "simple-examples.tgz")
     write_movielens(tmp_path / "ml-1m.zip", [(1, 1, 5)] * 20)
+    write_conll(tmp_path)
+    write_wmt14(tmp_path)
+    write_wmt16(tmp_path)
     names = ["eager.text", "eager.text.viterbi_decode", "eager.text.datasets", "eager.text.datasets.uci_housing",
-             "eager.text.datasets.imdb", "eager.text.datasets.imikolov", "eager.text.datasets.movielens"]
+             "eager.text.datasets.imdb", "eager.text.datasets.imikolov", "eager.text.datasets.movielens",
+             "eager.text.datasets.conll05", "eager.text.datasets.wmt14", "eager.text.datasets.wmt16"]
     for name in names:
         failures, tried = doctest.testmod(importlib.import_module(name), extraglobs={"eager": eager})
         assert failures == 0 and tried > 0, name
+
+
+PROPS = """\
+-      (A0*   *
+-      *)     *
+saw    (V*)   *
+-      (A1*   (A0*
+-      *)     *)
+ran    *      (V*)
+
+Stop   (V*)
+
+"""
+
+
+def write_conll(tmp_path, words=("The cat saw the dog ran", "Stop")):
+    sentences = [w.split() for w in words]
+    word_lines = "".join("\n".join(s) + "\n\n" for s in sentences)
+    tar_path = tmp_path / "conll05st-tests.tar.gz"
+    with tarfile.open(tar_path, "w:gz") as tar:
+        add_member(tar, "conll05st-release/test.wsj/words/test.wsj.words.gz", gzip_bytes(word_lines.encode()))
+        add_member(tar, "conll05st-release/test.wsj/props/test.wsj.props.gz", gzip_bytes(PROPS.encode()))
+    (tmp_path / "wordDict.txt").write_text("<unk>\nThe\ncat\nsaw\nthe\ndog\nbos\neos\n")
+    (tmp_path / "verbDict.txt").write_text("ran\nsaw\n")
+    (tmp_path / "targetDict.txt").write_text("B-A0\nI-A0\nB-V\nB-A1\nI-A1\nI-V\nO\n")
+    return [str(tmp_path / n) for n in ("conll05st-tests.tar.gz", "wordDict.txt", "verbDict.txt",
+                                        "targetDict.txt")]
+
+
+def gzip_bytes(data):
+    return gzip.compress(data)
+
+
+def test_conll05st_items(tmp_path):
+    ds = D.Conll05st(*write_conll(tmp_path))
+    assert len(ds) == 3 and ds.predicates == ["saw", "ran", "Stop"]
+    word_dict, verb_dict, label_dict = ds.get_dict()
+    assert label_dict == {"B-A0": 0, "I-A0": 1, "B-V": 2, "I-V": 3, "B-A1": 4, "I-A1": 5, "O": 6}
+    assert verb_dict == {"ran": 0, "saw": 1}
+    item = ds[0]  # "saw" at index 2: (A0 The cat) saw (A1 the dog) ran
+    assert len(item) == 9 and all(a.dtype == np.int64 and a.shape == (6,) for a in item)
+    words, n2, n1, c0, p1, p2, pred, mark, labels = (a.tolist() for a in item)
+    assert words == [1, 2, 3, 4, 5, 0]
+    assert (n2[0], n1[0], c0[0], p1[0], p2[0]) == (1, 2, 3, 4, 5) and pred == [1] * 6
+    assert mark == [1, 1, 1, 1, 1, 0] and labels == [0, 1, 2, 4, 5, 6]
+    words, n2, n1, c0, p1, p2, pred, mark, labels = (a.tolist() for a in ds[1])  # "ran", the last word
+    assert (n2[0], n1[0], c0[0], p1[0], p2[0]) == (4, 5, 0, 7, 7) and mark == [0, 0, 0, 1, 1, 1]
+    assert labels == [6, 6, 6, 0, 1, 2] and pred == [0] * 6
+    with pytest.raises(ValueError, match="the verb 'Stop' of item 2 is not in"):
+        ds[2]
+    with pytest.raises(RuntimeError, match="conll05st%2Femb"):
+        ds.get_embedding()
+    emb = tmp_path / "emb"
+    emb.write_bytes(b"")
+    assert D.Conll05st(*write_conll(tmp_path), emb_file=str(emb)).get_embedding() == str(emb)
+
+
+def write_wmt14(tmp_path):
+    path = tmp_path / "wmt14.tgz"
+    with tarfile.open(path, "w:gz") as tar:
+        add_member(tar, "wmt14/src.dict", b"<s>\n<e>\n<unk>\nthe\ncat\nsat\n")
+        add_member(tar, "wmt14/trg.dict", b"<s>\n<e>\n<unk>\nle\nchat\n")
+        add_member(tar, "wmt14/train/train", ("the cat sat\tle chat\nbad line\n" + "the " * 79 + "\tle\n"
+                                              "cat dog\tchien chat\n").encode())
+        add_member(tar, "wmt14/test/test", b"sat\tle\n")
+    return str(path)
+
+
+def test_wmt14_items_and_dictionaries(tmp_path):
+    path = write_wmt14(tmp_path)
+    train = D.WMT14(path, mode="train", dict_size=5)
+    assert len(train) == 2  # the malformed line and the 81-word source are left out
+    src, trg, nxt = train[0]
+    assert src.tolist() == [0, 3, 4, 2, 1] and trg.tolist() == [0, 3, 4] and nxt.tolist() == [3, 4, 1]
+    assert [a.tolist() for a in train[1]] == [[0, 4, 2, 1], [0, 2, 4], [2, 4, 1]]
+    src_dict, trg_dict = train.get_dict()
+    assert len(src_dict) == 5 and "sat" not in src_dict and trg_dict["chat"] == 4
+    assert train.get_dict(reverse=True)[1][3] == "le"
+    assert len(D.WMT14(path, mode="test", dict_size=10)) == 1
+    with pytest.raises(ValueError, match="WMT14: argument 'dict_size' expected a positive int"):
+        D.WMT14(path)
+    with pytest.raises(ValueError, match="argument 'mode' expected one of 'train', 'test', 'gen'"):
+        D.WMT14(path, mode="val", dict_size=5)
+
+
+def write_wmt16(tmp_path):
+    path = tmp_path / "wmt16.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        add_member(tar, "wmt16/train", "a cat sat\tEine Katze sitzt\na dog\tein Hund Hund\n".encode())
+        add_member(tar, "wmt16/val", "a bird\tein Vogel\n".encode())
+        add_member(tar, "wmt16/test", b"")
+    return str(path)
+
+
+def test_wmt16_builds_each_languages_dictionary_from_its_column(tmp_path):
+    path = write_wmt16(tmp_path)
+    train = D.WMT16(path, src_dict_size=5, trg_dict_size=100)
+    assert train.src_dict == {"<s>": 0, "<e>": 1, "<unk>": 2, "a": 3, "cat": 4}
+    assert train.trg_dict == {"<s>": 0, "<e>": 1, "<unk>": 2, "Hund": 3, "Eine": 4, "Katze": 5, "sitzt": 6,
+                              "ein": 7}
+    assert [a.tolist() for a in train[1]] == [[0, 3, 2, 1], [0, 7, 3, 3], [7, 3, 3, 1]]
+    val = D.WMT16(path, mode="val", src_dict_size=100, trg_dict_size=100, lang="de")
+    assert [a.tolist() for a in val[0]] == [[0, 7, 2, 1], [0, 3, 2], [3, 2, 1]]
+    assert val.get_dict("en", reverse=True)[3] == "a" and val.get_dict("de") == val.src_dict
+    assert len(D.WMT16(path, mode="test", src_dict_size=5, trg_dict_size=5)) == 0
+    with pytest.raises(ValueError, match="WMT16: argument 'lang' expected 'en' or 'de'"):
+        D.WMT16(path, src_dict_size=5, trg_dict_size=5, lang="fr")
+    with pytest.raises(ValueError, match="argument 'trg_dict_size' expected a positive int"):
+        D.WMT16(path, src_dict_size=5)

@@ -1,6 +1,6 @@
 """Text helpers (Paddle's ``paddle.text``): Viterbi decoding (:func:`viterbi_decode`,
 :class:`ViterbiDecoder`) and ``datasets`` (UCIHousing, Imdb, Imikolov, Movielens,
-... read from local files in Paddle's formats; nothing is downloaded). As in
+Conll05st, WMT14, WMT16) read from local files in Paddle's formats; nothing is downloaded). As in
 Paddle, the dataset classes are also reachable here (``eager.text.UCIHousing``).
 
 >>> import eager
