@@ -258,7 +258,7 @@ def test_imikolov_bad_arguments(tmp_path):
 def write_movielens(path, ratings):
     with zipfile.ZipFile(path, "w") as package:
         package.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n"
-                                             "2::Heat (1995)::Action|Crime|Thriller\n".encode("latin-1"))
+                                             "2::Heat\x85 (1995)::Action|Crime|Thriller\n".encode("latin-1"))
         package.writestr("ml-1m/users.dat", b"1::F::1::10::48067\n2::M::56::16::70072\n")
         package.writestr("ml-1m/ratings.dat", "".join(f"{u}::{m}::{r}::978300760\n" for u, m, r in ratings).encode())
     return str(path)
@@ -278,6 +278,8 @@ def test_movielens_items_and_the_seeded_split(tmp_path):
     assert item[0].tolist() == [u] and item[4].tolist() == [m] and item[7].tolist() == [2.0 * r - 5.0]
     assert train.categories_dict == {c: i for i, c in enumerate(["Action", "Animation", "Comedy", "Crime",
                                                                  "Thriller"])}
+    # lines split at '\n' only, as iterating the file does: latin-1 '\x85' (NEL) does not end the
+    # line of movie 2, then splits its title's words as whitespace, as in Paddle
     assert train.movie_title_dict == {"heat": 0, "story": 1, "toy": 2}
     user = D.Movielens(path, test_ratio=0.0)[0]  # ratings[0]: user 1 (F, age 1, job 10), Toy Story
     assert [a.tolist() for a in user[:7]] == [[1], [1], [0], [10], [1], [1, 2], [2, 1]]
@@ -367,6 +369,25 @@ def test_conll05st_items(tmp_path):
     emb = tmp_path / "emb"
     emb.write_bytes(b"")
     assert D.Conll05st(*write_conll(tmp_path), emb_file=str(emb)).get_embedding() == str(emb)
+
+
+def test_conll05st_drops_a_sentence_without_its_closing_blank_line(tmp_path):
+    files = write_conll(tmp_path)
+    with tarfile.open(files[0], "w:gz") as tar:  # as Paddle: a sentence ends at a blank line
+        add_member(tar, "conll05st-release/test.wsj/words/test.wsj.words.gz", gzip_bytes(b"The\ncat\n\nStop\n"))
+        add_member(tar, "conll05st-release/test.wsj/props/test.wsj.props.gz",
+                   gzip_bytes(b"-  (A0*\nsaw  (V*)\n\nStop (V*)\n"))
+    ds = D.Conll05st(*files)
+    assert ds.predicates == ["saw"] and ds.labels == [["B-A0", "B-V"]]
+    with open(files[3], "a") as f:
+        f.write("B-AM\n")
+    assert D.Conll05st(*files).label_dict["O"] == 8
+    bad = tmp_path / "bad.tgz"
+    with tarfile.open(bad, "w:gz") as tar:
+        add_member(tar, "conll05st-release/test.wsj/words/test.wsj.words.gz", b"not gzip")
+        add_member(tar, "conll05st-release/test.wsj/props/test.wsj.props.gz", b"not gzip")
+    with pytest.raises(ValueError, match="Conll05st: cannot read the gzip members"):
+        D.Conll05st(str(bad), *files[1:])
 
 
 def write_wmt14(tmp_path):

@@ -24,6 +24,15 @@ def integer(fn: str, arg: str, value, minimum=None) -> int:
     return int(value)
 
 
+def lines(data: bytes) -> list:
+    """The lines of ``data`` as iterating over its file gives them (split at b'\\n'
+    only, no empty line after a final newline), without their newlines."""
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()
+    return pieces
+
+
 def open_tar(fn: str, path: str) -> tarfile.TarFile:
     """The tar archive at ``path`` (any compression), else ValueError naming it."""
     try:
@@ -57,4 +66,4 @@ def zip_lines(fn: str, archive: zipfile.ZipFile, path: str, name: str, encoding:
         data = archive.read(name)
     except KeyError:
         raise ValueError(f"{fn}: {path!r} has no file {name!r}") from None
-    return data.decode(encoding).splitlines()
+    return [line.decode(encoding) for line in lines(data)]

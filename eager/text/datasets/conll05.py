@@ -7,7 +7,7 @@ import gzip
 import numpy as np
 
 from ...io.dataset import Dataset
-from ._common import open_tar, resolve, tar_member
+from ._common import lines, open_tar, resolve, tar_member
 
 DATA_URL = "http://paddlemodels.bj.bcebos.com/conll05st/conll05st-tests.tar.gz"
 WORDDICT_URL = "http://paddlemodels.bj.bcebos.com/conll05st%2FwordDict.txt"
@@ -104,7 +104,7 @@ class Conll05st(Dataset):
             except (OSError, EOFError) as error:
                 raise ValueError(f"{name}: cannot read the gzip members of {self.data_file!r}: {error}") from None
         sentence, rows = [], []
-        for word, label in zip(words.splitlines(), props.splitlines()):
+        for word, label in zip(lines(words), lines(props)):
             label = label.decode().split()
             if label:
                 sentence.append(word.strip().decode())

@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from ...io.dataset import Dataset
-from ._common import integer, open_tar, resolve, tar_member
+from ._common import integer, lines, open_tar, resolve, tar_member
 from ._common import mode as _mode
 
 URL = "https://dataset.bj.bcebos.com/imikolov%2Fsimple-examples.tgz"
@@ -63,7 +63,7 @@ class Imikolov(Dataset):
         names = set(archive.getnames())
         if name not in names and name[2:] in names:
             name = name[2:]
-        return tar_member(type(self).__name__, archive, self.data_file, name).read().splitlines()
+        return lines(tar_member(type(self).__name__, archive, self.data_file, name).read())
 
     @staticmethod
     def _build_work_dict(lines, cutoff: int) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...io.dataset import Dataset
-from ._common import integer, open_tar, resolve
+from ._common import integer, lines, open_tar, resolve
 from ._common import mode as _mode
 
 URL_TRAIN = "http://paddlemodels.bj.bcebos.com/wmt/wmt14.tgz"
@@ -55,13 +55,13 @@ class WMT14(Dataset):
             members = [m.name for m in archive.getmembers() if m.isfile()]
             dicts = []
             for suffix in ("src.dict", "trg.dict"):
-                lines = archive.extractfile(self._one(members, suffix)).read().decode().splitlines()
-                dicts.append({line.strip(): i for i, line in enumerate(lines[:self.dict_size])})
+                words = lines(archive.extractfile(self._one(members, suffix)).read())
+                dicts.append({w.strip().decode(): i for i, w in enumerate(words[:self.dict_size])})
             self.src_dict, self.trg_dict = dicts
             suffix = f"{self.mode}/{self.mode}"
             for member in (m for m in members if m.endswith(suffix)):
-                for line in archive.extractfile(member).read().decode().splitlines():
-                    self._add(line)
+                for line in lines(archive.extractfile(member).read()):
+                    self._add(line.decode())
 
     def _add(self, line: str) -> None:
         pair = line.strip().split("\t")

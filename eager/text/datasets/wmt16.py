@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from ...io.dataset import Dataset
-from ._common import integer, open_tar, resolve, tar_member
+from ._common import integer, lines, open_tar, resolve, tar_member
 from ._common import mode as _mode
 
 DATA_URL = "http://paddlemodels.bj.bcebos.com/wmt/wmt16.tar.gz"
@@ -62,7 +62,7 @@ class WMT16(Dataset):
 
     def _pairs(self, archive, split: str) -> list:
         member = tar_member(type(self).__name__, archive, self.data_file, f"wmt16/{split}")
-        pairs = (line.strip().split("\t") for line in member.read().decode().splitlines())
+        pairs = (line.decode().strip().split("\t") for line in lines(member.read()))
         return [pair for pair in pairs if len(pair) == 2]
 
     @staticmethod
