@@ -95,6 +95,13 @@ def test_forbidden_transitions_stay_forbidden():
     assert paths.numpy().tolist() == [[0, 0, 0]] and float(scores[0]) == 18.0
 
 
+def test_ties_pick_the_lowest_tag_and_int32_lengths_are_accepted():
+    potentials = eager.zeros([2, 3, 4])
+    scores, paths = eager.text.viterbi_decode(potentials, eager.zeros([4, 4]),
+                                              eager.to_tensor(np.array([3, 2], np.int32)), False)
+    assert scores.numpy().tolist() == [0.0, 0.0] and paths.numpy().tolist() == [[0, 0, 0], [0, 0, 0]]
+
+
 def test_viterbi_decode_bad_inputs_raise_clear_errors():
     pot = eager.rand([2, 3, 4])
     trans = eager.rand([4, 4])
