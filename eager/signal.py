@@ -19,9 +19,12 @@ True
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import fft as _fft
+from .arguments import in_called
 from .composite import _paddle_api as _api
 from .creation import to_tensor
 from .generated import forward_api as _F
@@ -34,6 +37,22 @@ __all__ = ["stft", "istft"]
 _REAL_OF = {"complex64": "float32", "complex128": "float64", "float32": "float32", "float64": "float64"}
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "complex64",
                "complex128": "complex128"}
+
+
+def _named(function):
+    """Runs ``function``; a TypeError/ValueError/IndexError from an op it is built of
+    comes back prefixed with ``signal.<name>`` (as ``_paddle_api.composed`` does for
+    the top-level functions)."""
+    name = f"signal.{function.__name__}"
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (TypeError, ValueError, IndexError) as error:
+            raise in_called(error, name) from None
+
+    return run
 
 
 # -- checks ------------------------------------------------------------------------------
@@ -108,7 +127,7 @@ def _overlap_add(frames: Tensor, hop_length: int) -> Tensor:
 
 # -- the transforms ----------------------------------------------------------------------
 
-@_api.composed
+@_named
 def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=True, name=None):
     """Short-time Fourier transform (Paddle's ``paddle.signal.stft``).
@@ -176,7 +195,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     return out.squeeze(0) if x.ndim == 1 else out
 
 
-@_api.composed
+@_named
 def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
           onesided=True, length=None, return_complex=False, name=None):
     """Inverse short-time Fourier transform (Paddle's ``paddle.signal.istft``).
