@@ -4,7 +4,7 @@
 takes its discrete Fourier transform; :func:`istft` inverts it by overlap-adding
 the inverse transforms of the frames and dividing by the overlap-added squared
 window (the least-squares estimate, Griffin & Lim 1984). Both are compositions of
-differentiable ops (``pad``, ``index_select``, ``index_add``, ``eager.fft``), so
+differentiable ops (``index_select``, ``index_add``, ``pad``, ``eager.fft``), so
 gradients flow to the signal, the spectrum and the window, to any order, on any
 device the ops run on.
 
@@ -28,9 +28,7 @@ from .arguments import in_called
 from .composite import _paddle_api as _api
 from .creation import to_tensor
 from .generated import forward_api as _F
-from .nn import functional as _NF
 from .tensor import Tensor
-from .tensor_api import index_add as _index_add
 
 __all__ = ["stft", "istft"]
 
@@ -103,15 +101,21 @@ def _window(fn: str, window, win_length: int, n_fft: int, dtype: str, place) -> 
                             f"{_COMPLEX_OF[dtype]} (the precision of x), got {kind}")
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
-        window = _NF.pad(window.unsqueeze(0).unsqueeze(0), [left, n_fft - win_length - left],
-                         mode="constant", data_format="NCL").squeeze(0).squeeze(0)
+        window = _F.pad(window, [left, n_fft - win_length - left])
     return window
 
 
-def _frames(x: Tensor, n_fft: int, hop_length: int) -> Tensor:
-    """[B, L] -> [B, T, n_fft]: frame t is x[:, t*hop : t*hop + n_fft]."""
-    n_frames = 1 + (x.shape[-1] - n_fft) // hop_length
-    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n_fft)).reshape(-1)
+def _frames(x: Tensor, n_fft: int, hop_length: int, pad: int, pad_mode: str) -> Tensor:
+    """[B, L] -> [B, T, n_fft]: frame t is samples t*hop .. t*hop + n_fft - 1 of x padded
+    with ``pad`` points at both ends, picked by one index_select (reflect padding is
+    the reflected index, so it needs no padded copy)."""
+    length = x.shape[-1]
+    if pad and pad_mode == "constant":
+        x, length, pad = _F.pad(x, [0, 0, pad, pad]), length + 2 * pad, 0
+    n_frames = 1 + (length + 2 * pad - n_fft) // hop_length
+    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n_fft)).reshape(-1) - pad
+    index = np.abs(index)                                     # reflect at the start: -i -> i
+    index = np.where(index >= length, 2 * (length - 1) - index, index)   # and at the end
     picked = _F.index_select(x, to_tensor(index, dtype="int64", place=x.place), axis=-1)
     return picked.reshape([x.shape[0], n_frames, n_fft])
 
@@ -121,8 +125,8 @@ def _overlap_add(frames: Tensor, hop_length: int) -> Tensor:
     batch, n_frames, n = frames.shape
     index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n)).reshape(-1)
     out = _F.full([batch, n + hop_length * (n_frames - 1)], 0, frames.dtype.value, frames.place)
-    return _index_add(out, to_tensor(index, dtype="int64", place=frames.place), -1,
-                      frames.reshape([batch, n_frames * n]))
+    return _F.index_add(out, to_tensor(index, dtype="int64", place=frames.place),
+                        frames.reshape([batch, n_frames * n]), -1)
 
 
 # -- the transforms ----------------------------------------------------------------------
@@ -177,10 +181,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
                          f"window {window.dtype.value})")
 
     signal = x.unsqueeze(0) if x.ndim == 1 else x
-    if center and n_fft // 2 > 0:
-        pad = n_fft // 2
-        signal = _NF.pad(signal.unsqueeze(-1), [pad, pad], mode=pad_mode, data_format="NLC").squeeze(-1)
-    frames = _frames(signal, n_fft, hop_length)                       # [B, T, n_fft]
+    frames = _frames(signal, n_fft, hop_length, n_fft // 2 if center else 0, pad_mode)   # [B, T, n_fft]
     if is_complex:
         target = _COMPLEX_OF[kind]
         frames = frames if frames.dtype.value == target else frames.astype(target)

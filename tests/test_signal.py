@@ -11,7 +11,7 @@ import pytest
 
 import eager
 from eager import signal as S
-from eager.autograd import gradcheck
+from eager.autograd import gradcheck, gradgradcheck
 
 
 def _t(array, grad=False):
@@ -139,8 +139,10 @@ def test_stft_gradients_reach_the_signal_and_the_window():
 
     def f(a, b):
         spec = S.stft(a, 6, 2, 5, b, pad_mode="reflect", normalized=True)
-        return eager.real(spec), eager.imag(spec)
+        padded = S.stft(a, 4, 3, pad_mode="constant", onesided=False)
+        return eager.real(spec), eager.imag(spec), eager.real(padded), eager.imag(padded)
     assert gradcheck(f, (x, w))
+    assert gradgradcheck(f, (x, w))
 
 
 def test_istft_gradients_reach_the_spectrum_and_the_window():
@@ -151,6 +153,7 @@ def test_istft_gradients_reach_the_spectrum_and_the_window():
     def f(a, b, window):
         return S.istft(eager.complex(a, b), 8, 3, 8, window, length=14)
     assert gradcheck(f, (re, im, w))
+    assert gradgradcheck(f, (re, im, w))
 
 
 def test_matches_torch():
