@@ -31,6 +31,7 @@ from .composite import math_binary as _math_binary
 from .composite import math_unary as _math_unary
 from .composite import rearrange as _rearrange
 from .composite import reduce_scan as _reduce_scan
+from . import signal as _signal
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
@@ -499,6 +500,8 @@ _COMPOSED_METHODS = {
     **{name: getattr(_rearrange, name) for name in (
         "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
+    "stft": _signal.stft,    # Paddle's Tensor.stft / Tensor.istft (eager.signal)
+    "istft": _signal.istft,
     "increment": increment,
     "index_fill_": index_fill_,
     "reshape_": reshape_,
