@@ -208,3 +208,10 @@ def test_docstring_examples_run():
     result = doctest.testmod(S, extraglobs={"eager": eager, "np": np}, optionflags=doctest.NORMALIZE_WHITESPACE,
                              report=False)
     assert result.attempted >= 6 and result.failed == 0, result
+
+
+def test_tensor_methods_are_the_functions():
+    x = _t(np.random.default_rng(9).standard_normal(32))
+    spec = x.stft(8, 2)
+    np.testing.assert_array_equal(spec.numpy(), S.stft(x, 8, 2).numpy())
+    np.testing.assert_allclose(spec.istft(8, 2, length=32).numpy(), x.numpy(), atol=1e-12)
