@@ -489,6 +489,16 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
 
 # Paddle's Tensor methods for the functions composed in eager.composite (x.mm(y) is
 # eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries.
+def _stft(self, *args, **kwargs):
+    """Paddle's ``Tensor.stft``: :func:`eager.signal.stft` of this tensor."""
+    return _signal.stft(self, *args, **kwargs)  # looked up at call time: eager.signal may still be loading here
+
+
+def _istft(self, *args, **kwargs):
+    """Paddle's ``Tensor.istft``: :func:`eager.signal.istft` of this tensor."""
+    return _signal.istft(self, *args, **kwargs)
+
+
 _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
@@ -500,8 +510,8 @@ _COMPOSED_METHODS = {
     **{name: getattr(_rearrange, name) for name in (
         "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
-    "stft": _signal.stft,    # Paddle's Tensor.stft / Tensor.istft (eager.signal)
-    "istft": _signal.istft,
+    "stft": _stft,
+    "istft": _istft,
     "increment": increment,
     "index_fill_": index_fill_,
     "reshape_": reshape_,
