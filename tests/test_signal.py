@@ -215,3 +215,21 @@ def test_tensor_methods_are_the_functions():
     spec = x.stft(8, 2)
     np.testing.assert_array_equal(spec.numpy(), S.stft(x, 8, 2).numpy())
     np.testing.assert_allclose(spec.istft(8, 2, length=32).numpy(), x.numpy(), atol=1e-12)
+
+
+def test_eager_signal_loads_first_in_a_fresh_process():
+    # `import eager as paddle; paddle.signal.stft(...)` loads eager.signal before the rest of
+    # eager's API (and Tensor's methods, which include stft): that order must work.
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    code = ("import numpy as np, eager as paddle\n"
+            "x = paddle.to_tensor(np.ones(32, 'float32'))\n"
+            "print(paddle.signal.stft(x, 8).shape, x.stft(8).shape, paddle.audio.features.MFCC)")
+    for first in ("import eager.signal\n", ""):
+        done = subprocess.run([sys.executable, "-c", first + code], capture_output=True, text=True, timeout=120,
+                              cwd=root, env=env)
+        assert done.returncode == 0 and "[5, 17] [5, 17]" in done.stdout, done.stderr[-2000:]
