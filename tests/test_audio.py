@@ -6,14 +6,18 @@ layers back to the waveform, scipy as an optional cross-check, and errors."""
 from __future__ import annotations
 
 import doctest
+import io
 import math
+import wave
 
 import numpy as np
 import pytest
 
 import eager
+from eager.audio import backends as AB
 from eager.audio import features as AFE
 from eager.audio import functional as AF
+from eager.audio.backends import wave_backend as _wave_backend
 from eager.audio.features import layers as _layers
 from eager.audio.functional import functional as _functional
 from eager.audio.functional import window as _window
@@ -250,6 +254,85 @@ def test_features_are_differentiable():
     assert gradcheck(spec, (x,))
 
 
+# -- WAV files --------------------------------------------------------------------------------
+
+def _write_wav(target, samples, rate, width=2):
+    """samples: int [time, channels], written with Python's wave module directly."""
+    with wave.open(target, "wb") as writer:
+        writer.setnchannels(samples.shape[1])
+        writer.setsampwidth(width)
+        writer.setframerate(rate)
+        writer.writeframes(samples.astype("<i2" if width == 2 else "u1").tobytes())
+
+
+def _read_wav(source):
+    with wave.open(source, "rb") as reader:
+        raw = reader.readframes(reader.getnframes())
+        return np.frombuffer(raw, "<i2").reshape(-1, reader.getnchannels()), reader.getframerate()
+
+
+def test_load_reads_what_the_wave_module_wrote(tmp_path):
+    rng = np.random.default_rng(3)
+    samples = rng.integers(-2 ** 15, 2 ** 15, size=(50, 2))
+    path = tmp_path / "stereo.wav"
+    _write_wav(str(path), samples, 16000)
+    info = eager.audio.info(path)
+    assert (info.sample_rate, info.num_frames, info.num_channels, info.bits_per_sample) == (16000, 50, 2, 16)
+    waveform, sr = eager.audio.load(path)
+    assert sr == 16000 and waveform.shape == [2, 50] and str(waveform.dtype) == "float32"
+    np.testing.assert_array_equal(waveform.numpy(), samples.T / 2 ** 15)
+    raw, _ = eager.audio.load(str(path), frame_offset=10, num_frames=5, normalize=False, channels_first=False)
+    np.testing.assert_array_equal(raw.numpy(), samples[10:15])
+    rest, _ = eager.audio.load(path, frame_offset=45)
+    np.testing.assert_array_equal(rest.numpy(), samples[45:].T / 2 ** 15)
+    buffer = io.BytesIO(path.read_bytes())
+    np.testing.assert_array_equal(eager.audio.load(buffer)[0].numpy(), samples.T / 2 ** 15)
+
+
+def test_save_writes_16_bit_pcm(tmp_path):
+    signal = np.array([[0.0, 0.5, -0.5, 1.0, -1.0, 0.25], [0.1, -0.1, 0.2, -0.2, 0.3, -0.3]])
+    path = tmp_path / "out.wav"
+    AB.save(str(path), _t(signal.astype("float32")), 8000)
+    samples, rate = _read_wav(str(path))
+    want = np.clip(np.round(signal.T * 2 ** 15), -2 ** 15, 2 ** 15 - 1)   # 1.0 clips to 32767
+    assert rate == 8000
+    np.testing.assert_array_equal(samples, want)
+    AB.save(path, _t(signal.T.copy()), 8000, channels_first=False)          # float64, [time, channels]
+    np.testing.assert_array_equal(_read_wav(str(path))[0], want)
+    ints = np.array([[1, -2, 300, -32768, 32767]], dtype=np.int16)
+    buffer = io.BytesIO()
+    AB.save(buffer, eager.to_tensor(ints), 100)
+    buffer.seek(0)
+    np.testing.assert_array_equal(_read_wav(buffer)[0][:, 0], ints[0])
+    assert AB.list_available_backends() == ["wave_backend"] and AB.get_current_backend() == "wave_backend"
+    AB.set_backend("wave_backend")
+
+
+def test_wav_errors(tmp_path):
+    not_wav = tmp_path / "noise.wav"
+    not_wav.write_bytes(b"not a riff file at all")
+    with pytest.raises(ValueError, match=r"audio.load: .* is not a WAV file the wave backend reads"):
+        eager.audio.load(not_wav)
+    eight_bit = tmp_path / "eight.wav"
+    _write_wav(str(eight_bit), np.full((4, 1), 128), 8000, width=1)
+    with pytest.raises(ValueError, match=r"audio.info: .* holds 8-bit samples; the wave backend reads 16-bit"):
+        eager.audio.info(eight_bit)
+    with pytest.raises(ValueError, match=r"audio.load: argument 'frame_offset' expected an int >= 0"):
+        eager.audio.load(eight_bit, frame_offset=-1)
+    with pytest.raises(TypeError, match=r"audio.load: argument 'filepath' expected a path or a binary file"):
+        eager.audio.load(3)
+    target = tmp_path / "never.wav"
+    with pytest.raises(ValueError, match=r"audio.save: argument 'src' expected a 2-D Tensor"):
+        AB.save(target, eager.ones([4]), 8000)
+    with pytest.raises(TypeError, match=r"audio.save: argument 'src' expected float32, float64 or int16, got int64"):
+        AB.save(target, eager.ones([1, 4], dtype="int64"), 8000)
+    with pytest.raises(ValueError, match=r"audio.save: argument 'bits_per_sample' expected 16"):
+        AB.save(target, eager.ones([1, 4]), 8000, bits_per_sample=24)
+    with pytest.raises(ValueError, match=r"audio.backends.set_backend: argument 'backend_name' expected one of"):
+        AB.set_backend("soundfile")
+    assert not target.exists()
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda: AF.get_window("nope", 8), ValueError, r"audio.functional.get_window: unknown window 'nope'"),
     (lambda: AF.get_window("gaussian", 8), ValueError, r"the 'gaussian' window needs parameters: pass a tuple"),
@@ -279,7 +362,7 @@ def test_bad_arguments_raise_clear_errors(call, error, message):
         call()
 
 
-@pytest.mark.parametrize("module", [_window, _functional, _layers])
+@pytest.mark.parametrize("module", [_window, _functional, _layers, _wave_backend])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, extraglobs={"eager": eager, "np": np, **vars(AFE)},
                              optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
