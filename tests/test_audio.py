@@ -355,7 +355,8 @@ def test_wav_errors(tmp_path):
     (lambda: AFE.MFCC(n_mfcc=70), ValueError, r"audio.features.MFCC: argument 'n_mfcc' expected at most n_mels=64"),
     (lambda: AFE.LogMelSpectrogram(amin=-1.0), ValueError, r"argument 'amin' expected a number > 0"),
     (lambda: AFE.Spectrogram(n_fft=16)(eager.ones([1, 32], dtype="float64")), TypeError,
-     r"signal.stft: argument 'window' expected float64 or complex128 \(the precision of x\), got float32"),
+     r"audio.features.Spectrogram: argument 'x' expected float32 \(the layer's dtype\), got float64"),
+    (lambda: AFE.Spectrogram(n_fft=16)(np.ones((1, 32))), TypeError, r"signal.stft: argument 'x' expected a Tensor"),
 ])
 def test_bad_arguments_raise_clear_errors(call, error, message):
     with pytest.raises(error, match=message):

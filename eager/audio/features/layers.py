@@ -18,6 +18,7 @@ import numbers
 from ... import signal as _signal
 from ...generated import forward_api as _F
 from ...nn import Layer
+from ...tensor import Tensor
 from ..functional import compute_fbank_matrix, create_dct, get_window, power_to_db
 
 __all__ = ["Spectrogram", "MelSpectrogram", "LogMelSpectrogram", "MFCC"]
@@ -48,6 +49,9 @@ class Spectrogram(Layer):
 
     def forward(self, x):
         """``[N, T]`` or ``[T]`` waveforms -> ``[N, n_fft // 2 + 1, num_frames]`` (``[freq, frames]`` for 1-D)."""
+        if isinstance(x, Tensor) and x.dtype != self.fft_window.dtype:
+            raise TypeError(f"audio.features.{type(self).__name__}: argument 'x' expected {self.fft_window.dtype} "
+                            f"(the layer's dtype), got {x.dtype}")
         spec = _signal.stft(x, n_fft=self.n_fft, hop_length=self.hop_length, win_length=self.win_length,
                             window=self.fft_window, center=self.center, pad_mode=self.pad_mode)
         magnitude = _F.abs(spec)
