@@ -19,12 +19,10 @@ True
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
 from . import fft as _fft
-from .arguments import in_called
 from .composite import _paddle_api as _api
 from .creation import to_tensor
 from .generated import forward_api as _F
@@ -37,20 +35,7 @@ _COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "co
                "complex128": "complex128"}
 
 
-def _named(function):
-    """Runs ``function``; a TypeError/ValueError/IndexError from an op it is built of
-    comes back prefixed with ``signal.<name>`` (as ``_paddle_api.composed`` does for
-    the top-level functions)."""
-    name = f"signal.{function.__name__}"
-
-    @functools.wraps(function)
-    def run(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except (TypeError, ValueError, IndexError) as error:
-            raise in_called(error, name) from None
-
-    return run
+_named = _api.composed_in("signal")  # errors from the ops inside name signal.<function>
 
 
 # -- checks ------------------------------------------------------------------------------
