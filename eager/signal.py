@@ -19,7 +19,6 @@ True
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from . import fft as _fft
