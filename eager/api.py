@@ -4,6 +4,10 @@ from phi.common import CPUPlace, DataType, GPUPlace, Place
 from . import autograd  # noqa: F401
 from . import viz  # noqa: F401
 from . import fft  # noqa: F401  (Paddle's paddle.fft)
+from . import geometric  # noqa: F401  (Paddle's paddle.geometric)
+from . import text  # noqa: F401  (Paddle's paddle.text)
+from . import signal  # noqa: F401  (Paddle's paddle.signal)
+from . import audio  # noqa: F401  (Paddle's paddle.audio)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
@@ -12,12 +16,14 @@ from .framework import get_default_dtype, get_device, set_default_dtype, set_dev
 from .framework import disable_static, enable_static, get_flags, in_dynamic_mode, set_flags
 from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
-                             is_floating_point, is_integer, numel, rank, shape, tolist)
+                             is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
 from .composite.math_binary import add_n, gcd, heaviside, lcm, ldexp, logaddexp
-from .composite.linalg import addmm, dist, mm, renorm, tensordot
-from .composite.gather_scatter import diagonal_scatter, index_fill, isin, select_scatter, slice_scatter, take
-from .composite.reduce_scan import nanmedian, nanquantile, quantile
+from .composite.linalg import addmm, cdist, dist, mm, renorm, tensordot
+from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sample, isin, select_scatter,
+                                       slice_scatter, take)
+from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
+from .composite.search_sort import bucketize
 from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
                                   combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten,
                                   unique_consecutive, view, view_as, vsplit, vstack)
@@ -40,9 +46,7 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
                      is_compiled_with_xpu)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
-# Paddle functions that close gaps a training script meets (ops-gap): compositions and helpers.
-from .composed import bucketize, cdist, cumulative_trapezoid, diff, index_sample, is_tensor, trapezoid
-from .parameter import create_parameter
+from .parameter import create_parameter  # Paddle's paddle.create_parameter
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)

@@ -257,20 +257,49 @@ def _flag_names() -> dict:
     return {f"FLAGS_{name}": name for name in type(FLAGS).__slots__}
 
 
+# Paddle flags that training scripts set at start-up to tune cuDNN or oneDNN, which
+# eager does not use (its GPU kernels are CuPy's): accepted, kept and read back, with
+# no effect, so that such a script runs unchanged. The values are Paddle's defaults.
+_PADDLE_ONLY_FLAGS = {
+    "FLAGS_cudnn_deterministic": False,
+    "FLAGS_cudnn_exhaustive_search": False,
+    "FLAGS_cudnn_batchnorm_spatial_persistent": False,
+    "FLAGS_conv_workspace_size_limit": 512,
+    "FLAGS_embedding_deterministic": 0,
+    "FLAGS_use_mkldnn": False,
+}
+_paddle_only_values = dict(_PADDLE_ONLY_FLAGS)
+# Flags whose job eager does another way: the error says which.
+_INSTEAD = {"FLAGS_check_nan_inf": "eager.autograd.detect_anomaly() checks every op's results for nan/inf"}
+
+
 def _flag_attribute(op: str, name) -> str:
+    """phi's FLAGS attribute of ``name``, or ``name`` itself for a Paddle-only flag."""
     names = _flag_names()
     if not isinstance(name, str):
         raise TypeError(f"{op}: a flag name must be a str such as 'FLAGS_check_infer_meta', "
                         f"got {type(name).__name__} {name!r}")
+    if name in _PADDLE_ONLY_FLAGS:
+        return name
     if name not in names:
-        raise ValueError(f"{op}: unknown flag {name!r}; eager has the flags {sorted(names)}")
+        instead = f" ({_INSTEAD[name]})" if name in _INSTEAD else ""
+        raise ValueError(f"{op}: unknown flag {name!r}{instead}; eager has the flags {sorted(names)} "
+                         f"and accepts, without effect, {sorted(_PADDLE_ONLY_FLAGS)}")
     return names[name]
+
+
+def _flag_value(attribute: str):
+    if attribute in _PADDLE_ONLY_FLAGS:
+        return _paddle_only_values[attribute]
+    return getattr(FLAGS, attribute)
 
 
 def get_flags(flags) -> dict:
     """The values of the named flags ('FLAGS_<name>', a str or a list/tuple of them)
     as a dict, as Paddle's ``paddle.get_flags``. eager's flags are phi's debug
-    switches; an unknown name raises ValueError listing the known ones.
+    switches; Paddle's cuDNN/oneDNN tuning flags (``FLAGS_cudnn_deterministic``,
+    ...) are kept and read back but have no effect (eager uses neither library);
+    an unknown name raises ValueError listing the known ones.
 
     >>> list(eager.get_flags(["FLAGS_check_infer_meta"]))
     ['FLAGS_check_infer_meta']
@@ -279,7 +308,7 @@ def get_flags(flags) -> dict:
     if not isinstance(names, (list, tuple)):
         raise TypeError(f"get_flags: argument 'flags' expected a str or a list/tuple of str, got "
                         f"{type(flags).__name__} {flags!r}")
-    return {name: getattr(FLAGS, _flag_attribute("get_flags", name)) for name in names}
+    return {name: _flag_value(_flag_attribute("get_flags", name)) for name in names}
 
 
 def set_flags(flags) -> None:
@@ -296,12 +325,19 @@ def set_flags(flags) -> None:
     updates = {}
     for name, value in flags.items():
         attribute = _flag_attribute("set_flags", name)
-        current = getattr(FLAGS, attribute)
+        current = _flag_value(attribute)
         if isinstance(current, bool):
             if not isinstance(value, (bool, np.bool_)) and value not in (0, 1):
                 raise TypeError(f"set_flags: flag {name!r} expected a bool, got {value!r}")
             value = bool(value)
+        elif isinstance(current, int) and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+            raise TypeError(f"set_flags: flag {name!r} expected an int, got {value!r}")
+        elif isinstance(current, int):
+            value = int(value)
         updates[attribute] = value
     with _LOCK:
         for attribute, value in updates.items():
-            setattr(FLAGS, attribute, value)
+            if attribute in _PADDLE_ONLY_FLAGS:
+                _paddle_only_values[attribute] = value
+            else:
+                setattr(FLAGS, attribute, value)

@@ -452,3 +452,11 @@ def lu(x, pivot: bool = True, get_infos: bool = False, name=None):
         raise TypeError(f"lu: argument 'get_infos' expected a bool, got {get_infos!r}")
     out, pivots, infos = _F.lu(x, pivot)
     return (out, pivots, infos) if get_infos else (out, pivots)
+
+
+# Paddle's Tensor methods among these (x.cov(), x.lu(): Paddle's lu returns infos only when
+# asked, over the generated Tensor.lu). Attached here because eager.tensor_api, which attaches
+# the others, is loaded by the generated code this module imports, before this module is.
+for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu"):
+    setattr(Tensor, _name, globals()[_name])
+del _name

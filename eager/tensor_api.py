@@ -23,6 +23,7 @@ from phi.infermeta.checks import check_representable
 from .arguments import OPERATOR_FALLBACKS
 from .autograd import hooks
 from .autograd.engine import run_backward
+from . import signal as _signal
 from .creation import to_tensor
 from .composite import creation as _creation
 from .composite import gather_scatter as _gather_scatter
@@ -31,11 +32,12 @@ from .composite import math_binary as _math_binary
 from .composite import math_unary as _math_unary
 from .composite import rearrange as _rearrange
 from .composite import reduce_scan as _reduce_scan
+from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor import Tensor
-from .tensor_queries import TensorFills, increment, index_fill_
+from .tensor_queries import TensorFills, increment, index_fill_, is_tensor
 
 
 class TensorMethods:
@@ -486,19 +488,36 @@ def _operand(x: Tensor, other, op: str) -> Tensor:
     )
 
 
+def _stft(self, *args, **kwargs):
+    """Paddle's ``Tensor.stft``: :func:`eager.signal.stft` of this tensor."""
+    return _signal.stft(self, *args, **kwargs)  # looked up at call time: eager.signal may still be loading here
+
+
+def _istft(self, *args, **kwargs):
+    """Paddle's ``Tensor.istft``: :func:`eager.signal.istft` of this tensor."""
+    return _signal.istft(self, *args, **kwargs)
+
+
 # Paddle's Tensor methods for the functions composed in eager.composite (x.mm(y) is
-# eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries.
+# eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries (eager.linalg
+# attaches its own, x.cov(): it loads after this module, which the generated code it calls loads).
 _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
     **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
-    **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm")},
+    **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm", "cdist")},
+    "bucketize": _search_sort.bucketize,
+    "index_sample": _gather_scatter.index_sample,
     **{name: getattr(_gather_scatter, name) for name in (
         "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter")},
-    **{name: getattr(_reduce_scan, name) for name in ("quantile", "nanquantile", "nanmedian")},
+    **{name: getattr(_reduce_scan, name) for name in (
+        "quantile", "nanquantile", "nanmedian", "diff", "trapezoid", "cumulative_trapezoid")},
     **{name: getattr(_rearrange, name) for name in (
         "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
+    "is_tensor": is_tensor,
+    "stft": _stft,
+    "istft": _istft,
     "increment": increment,
     "index_fill_": index_fill_,
     "reshape_": reshape_,

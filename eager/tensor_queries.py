@@ -1,5 +1,5 @@
 """Paddle's questions about a tensor (``paddle.is_floating_point``, ``numel``,
-``shape``, ``rank``, ``broadcast_shape``, ``Tensor.is_contiguous``, ...) and the inplace fills of its
+``shape``, ``rank``, ``is_tensor``, ``broadcast_shape``, ``Tensor.is_contiguous``, ...) and the inplace fills of its
 Tensor class (``uniform_``, ``normal_``, ``exponential_``, ``bernoulli_``,
 ``fill_diagonal_``, ``increment``, ``index_fill_``, ``detach_``).
 
@@ -25,8 +25,17 @@ from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["is_floating_point", "is_complex", "is_integer", "is_empty", "numel", "shape", "rank",
+__all__ = ["is_tensor", "is_floating_point", "is_complex", "is_integer", "is_empty", "numel", "shape", "rank",
            "broadcast_shape", "tolist", "increment", "index_fill_"]
+
+
+def is_tensor(x) -> bool:
+    """True when x is a Tensor (a Parameter included), Paddle's ``paddle.is_tensor``.
+
+    >>> eager.is_tensor(eager.to_tensor([1.0])), eager.is_tensor([1.0])
+    (True, False)
+    """
+    return isinstance(x, Tensor)
 
 
 def is_floating_point(x) -> bool:

@@ -770,3 +770,23 @@ def test_every_composed_function_runs_on_the_default_device():
     assert y.detach_() is y and y.contiguous() is y
     np.testing.assert_allclose(paddle.quantile(x, [0.25, 0.75], axis=None).numpy(),
                                np.quantile(np.linspace(0.1, 0.9, 6), [0.25, 0.75]))
+
+
+def test_paddle_tuning_flags_are_kept_without_effect_and_check_nan_inf_points_to_anomaly_mode():
+    # A Paddle script's start-up `set_flags({'FLAGS_cudnn_deterministic': True})` runs unchanged.
+    before = paddle.get_flags(["FLAGS_cudnn_deterministic", "FLAGS_conv_workspace_size_limit"])
+    assert before == {"FLAGS_cudnn_deterministic": False, "FLAGS_conv_workspace_size_limit": 512}
+    try:
+        paddle.set_flags({"FLAGS_cudnn_deterministic": 1, "FLAGS_conv_workspace_size_limit": np.int64(4096)})
+        after = paddle.get_flags(["FLAGS_cudnn_deterministic", "FLAGS_conv_workspace_size_limit"])
+        assert after == {"FLAGS_cudnn_deterministic": True, "FLAGS_conv_workspace_size_limit": 4096}
+        assert type(after["FLAGS_conv_workspace_size_limit"]) is int
+        with pytest.raises(TypeError, match="flag 'FLAGS_conv_workspace_size_limit' expected an int, got 1.5"):
+            paddle.set_flags({"FLAGS_conv_workspace_size_limit": 1.5})
+        with pytest.raises(TypeError, match="flag 'FLAGS_cudnn_deterministic' expected a bool, got 'on'"):
+            paddle.set_flags({"FLAGS_cudnn_deterministic": "on", "FLAGS_use_mkldnn": True})
+        assert paddle.get_flags("FLAGS_use_mkldnn") == {"FLAGS_use_mkldnn": False}  # nothing set on a failure
+    finally:
+        paddle.set_flags(before)
+    with pytest.raises(ValueError, match=r"unknown flag 'FLAGS_check_nan_inf' \(eager.autograd.detect_anomaly"):
+        paddle.set_flags({"FLAGS_check_nan_inf": 1})

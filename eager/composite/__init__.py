@@ -11,6 +11,10 @@ output it cannot reach.
 Every public function defined in one of these modules is a rule: it is
 registered in :data:`eager.rules.COMPOSITE`, where generated code looks it up
 by name, and is an attribute of this package (``eager.composite.log_grad``).
+The exception sits below a module's "Paddle API functions composed of the ops
+above" line: Paddle functions that existing ops compute exactly (``eager.diff``,
+``eager.hstack``, ...), decorated with ``_paddle_api.composed`` and exported by
+eager.api, which are not rules.
 The generator reads the same modules' source (eager/api_gen/checks.py) to check
 the YAML's ``composite`` calls against the rules' parameters.
 """
@@ -62,7 +66,7 @@ MODULES = (
 
 def _rules_of(module) -> dict:
     return {name: value for name, value in vars(module).items()
-            if callable(value) and not name.startswith("_")
+            if callable(value) and not name.startswith("_") and not getattr(value, "paddle_api", False)
             and getattr(value, "__module__", None) == module.__name__}
 
 

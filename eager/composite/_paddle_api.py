@@ -15,10 +15,12 @@ from ..arguments import bad_tensor, in_called
 from ..tensor import Tensor
 
 
-def composed(function):
+def composed(function, namespace: str = ""):
     """Runs ``function``; a TypeError/ValueError/IndexError from an op it is built
-    of comes back prefixed with the function's name (``hstack: concat: ...``)."""
-    name = function.__name__
+    of comes back prefixed with the function's name (``hstack: concat: ...``), or
+    ``<namespace>.<name>`` for a function of a Paddle namespace (``signal.stft``:
+    :func:`composed_in`)."""
+    name = f"{namespace}.{function.__name__}" if namespace else function.__name__
 
     @functools.wraps(function)
     def run(*args, **kwargs):
@@ -27,7 +29,14 @@ def composed(function):
         except (TypeError, ValueError, IndexError) as error:
             raise in_called(error, name) from None
 
+    run.paddle_api = True  # an API function, not a backward rule (eager.composite skips it)
     return run
+
+
+def composed_in(namespace: str):
+    """:func:`composed` for the functions of a Paddle namespace: errors name
+    ``<namespace>.<function>`` (``@composed_in("signal")`` on eager.signal's stft)."""
+    return functools.partial(composed, namespace=namespace)
 
 
 def tensor(op: str, arg: str, value) -> Tensor:

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from phi.common import DataType
+from phi.core.errors import PhiError
+
 from ..generated import forward_api as _F
+from ..tensor import Tensor
 from . import _paddle_api as _check
 from .spine import sum_to_shape
 
@@ -301,3 +305,35 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     if length:
         out[..., steps + max(-offset, 0), steps + max(offset, 0)] = y
     return _F.moveaxis(out, [-2, -1], [axis1, axis2])
+
+
+_INDEX_TYPES = (DataType.INT32, DataType.INT64)
+
+
+@_check.composed
+def index_sample(x, index) -> Tensor:
+    """``out[i, j] = x[i, index[i, j]]`` for x [N, M] and an int32/int64 index
+    [N, K] (Paddle's ``paddle.index_sample``); differentiable in x (the gradient
+    adds up where an index repeats). It is take_along_axis over axis 1.
+
+    >>> import eager
+    >>> x = eager.to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> eager.index_sample(x, eager.to_tensor([[2, 0], [1, 1]])).numpy()
+    array([[3., 1.],
+           [5., 5.]], dtype=float32)
+    """
+    _check.tensor("index_sample", "x", x)
+    _check.tensor("index_sample", "index", index)
+    if x.ndim != 2:
+        raise ValueError(f"index_sample: argument 'x' expected a 2-D tensor, got shape {x.shape}")
+    if index.ndim != 2:
+        raise ValueError(f"index_sample: argument 'index' expected a 2-D tensor, got shape {index.shape}")
+    if index.dtype not in _INDEX_TYPES:
+        raise TypeError(f"index_sample: argument 'index' expected an int32 or int64 tensor, got {index.dtype}")
+    if index.shape[0] != x.shape[0]:
+        raise ValueError(f"index_sample: argument 'index' expected {x.shape[0]} rows (as x {x.shape}), "
+                         f"got shape {index.shape}")
+    try:
+        return _F.take_along_axis(x, index, 1, False)
+    except PhiError as error:
+        raise type(error)(f"index_sample: {error}") from None

@@ -14,10 +14,11 @@ import math
 import numbers
 import string
 
-from phi.core.errors import InvalidArgumentError
+from phi.core.errors import InvalidArgumentError, PhiError
 from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 
 from ..generated import forward_api as _F
+from ..tensor import Tensor
 from . import _paddle_api as _check
 from .spine import sum_to_shape
 
@@ -558,3 +559,43 @@ def renorm(x, p, axis, max_norm, name=None):
     factor = _F.divide(_F.full_like(norms, max_norm, None), _F.scale(norms, 1.0, 1e-7, True))
     return _F.multiply(x, _F.where(_F.greater_than(norms, _F.full_like(norms, max_norm, None)), factor,
                                    _F.ones_like(norms)))
+
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+@_check.composed
+def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary", name=None) -> Tensor:
+    """The p-norm distance between each row of x [..., P, M] and each row of y
+    [..., R, M]: out [..., P, R] (batch axes broadcast). p >= 0; p = 0 counts
+    the differing coordinates, p = inf takes the largest. Differentiable (a zero
+    distance has gradient 0). ``compute_mode`` is checked and kept for Paddle's
+    signature: every mode computes the differences directly (exact, but
+    P * R * M elements of scratch).
+
+    >>> import eager
+    >>> x = eager.to_tensor([[0.0, 0.0], [3.0, 4.0]])
+    >>> eager.cdist(x, x).numpy()
+    array([[0., 5.],
+           [5., 0.]], dtype=float32)
+    """
+    _check.tensor("cdist", "x", x)
+    _check.tensor("cdist", "y", y)
+    for arg, value in (("x", x), ("y", y)):
+        _check.floating("cdist", arg, value)
+        if value.ndim < 2:
+            raise ValueError(f"cdist: argument '{arg}' expected at least 2 dimensions, got shape {value.shape}")
+    if x.dtype != y.dtype:
+        raise TypeError(f"cdist: argument 'y' expected the dtype of x ({x.dtype}), got {y.dtype}")
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"cdist: x {x.shape} and y {y.shape} expected the same last axis (the coordinates)")
+    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 0:
+        raise ValueError(f"cdist: argument 'p' expected a float >= 0, got {p!r}")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"cdist: argument 'compute_mode' expected one of {list(_CDIST_MODES)}, got {compute_mode!r}")
+    try:
+        differences = _F.subtract(_F.unsqueeze(x, [-2]), _F.unsqueeze(y, [-3]))
+    except PhiError as error:
+        raise type(error)(f"cdist: the batch axes of x {x.shape} and y {y.shape} do not broadcast "
+                          f"({error})") from None
+    return _F.norm(differences, float(p), [-1])

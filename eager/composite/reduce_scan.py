@@ -9,10 +9,12 @@ from __future__ import annotations
 import math
 import numbers
 
+from phi.common import DataType
 from phi.common.shape_rules import inverse_permutation, reduced_axes
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
+from ..tensor import Tensor
 from .spine import _broadcast_like, _reshape
 
 
@@ -370,3 +372,116 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     array([0. , 1.5, 2.5], dtype=float32)
     """
     return _quantile("nanmedian", x, 0.5, axis, keepdim, "linear", ignore_nan=True)
+
+
+def _take(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
+    return _F.slice(x, [axis], [start], [stop])
+
+
+@_check.composed
+def diff(x, n: int = 1, axis: int = -1, prepend=None, append=None, name=None) -> Tensor:
+    """The n-th forward difference along axis, ``out[i] = x[i + 1] - x[i]``
+    applied n times, after ``prepend`` and ``append`` (tensors shaped as x off the
+    axis) are joined to x along it. A bool x gives ``x[i + 1] != x[i]``.
+    Differentiable for floating x.
+
+    >>> import eager
+    >>> eager.diff(eager.to_tensor([1, 4, 5, 2]), n=2).numpy()
+    array([-2, -4])
+    """
+    _check.tensor("diff", "x", x)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"diff: argument 'n' expected a positive int, got {n!r}")
+    if x.ndim == 0:
+        raise ValueError("diff: argument 'x' expected at least 1 dimension, got a 0-d tensor")
+    axis = _check.axis("diff", "axis", axis, x.ndim)
+    parts = []
+    for arg, extra in (("prepend", prepend), (None, x), ("append", append)):
+        if extra is None:
+            continue
+        if arg is not None:
+            _check.tensor("diff", arg, extra)
+            off_axis = [d for i, d in enumerate(extra.shape) if i != axis]
+            if extra.ndim != x.ndim or off_axis != [d for i, d in enumerate(x.shape) if i != axis]:
+                raise ValueError(f"diff: argument '{arg}' expected the shape of x {x.shape} off axis {axis}, "
+                                 f"got {extra.shape}")
+            if extra.dtype != x.dtype:
+                raise TypeError(f"diff: argument '{arg}' expected the dtype of x ({x.dtype}), got {extra.dtype}")
+        parts.append(extra)
+    out = _F.concat(parts, axis) if len(parts) > 1 else x
+    for _ in range(int(n)):
+        length = out.shape[axis]
+        if length == 0:
+            break
+        later, earlier = _take(out, axis, 1, length), _take(out, axis, 0, length - 1)
+        out = _F.not_equal(later, earlier) if out.dtype == DataType.BOOL else _F.subtract(later, earlier)
+    return out
+
+
+def _spacing(fn: str, y: Tensor, x, dx, axis: int):
+    """The widths of the trapezoids along axis: a number, or a tensor that
+    broadcasts against y's pairs (diff of x; a 1-D x lies along axis)."""
+    if x is not None and dx is not None:
+        raise ValueError(f"{fn}: give x or dx, not both")
+    if x is None:
+        if dx is None:
+            return 1.0
+        if isinstance(dx, bool) or not isinstance(dx, numbers.Real):
+            raise TypeError(f"{fn}: argument 'dx' expected a float, got {dx!r}")
+        return float(dx)
+    _check.tensor(fn, "x", x)
+    _check.floating(fn, "x", x)
+    if x.dtype != y.dtype:
+        raise TypeError(f"{fn}: argument 'x' expected the dtype of y ({y.dtype}), got {x.dtype}")
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[axis]:
+            raise ValueError(f"{fn}: argument 'x' (1-D) expected y's length along axis {axis} "
+                             f"({y.shape[axis]}), got {x.shape[0]}")
+        widths = diff(x)
+        return _F.reshape(widths, [-1 if i == axis else 1 for i in range(y.ndim)])
+    if x.shape != y.shape:
+        raise ValueError(f"{fn}: argument 'x' expected a 1-D tensor or the shape of y {y.shape}, got {x.shape}")
+    return diff(x, axis=axis)
+
+
+def _trapezoids(fn: str, y, x, dx, axis) -> tuple:
+    _check.tensor(fn, "y", y)
+    _check.floating(fn, "y", y)
+    if y.ndim == 0:
+        raise ValueError(f"{fn}: argument 'y' expected at least 1 dimension, got a 0-d tensor")
+    axis = _check.axis(fn, "axis", axis, y.ndim)
+    widths = _spacing(fn, y, x, dx, axis)
+    length = y.shape[axis]
+    heights = _F.add(_take(y, axis, 1, max(length, 1)), _take(y, axis, 0, max(length - 1, 0)))
+    if isinstance(widths, float):
+        return _F.scale(heights, 0.5 * widths), axis
+    return _F.scale(_F.multiply(heights, widths), 0.5), axis
+
+
+@_check.composed
+def trapezoid(y, x=None, dx=None, axis: int = -1, name=None) -> Tensor:
+    """The integral of y along axis by the trapezoidal rule (Paddle's
+    ``paddle.trapezoid``): the sample points ``x`` (1-D along axis, or shaped as
+    y), or the spacing ``dx`` (1.0 when both are None; not both). Differentiable
+    in y and x.
+
+    >>> import eager
+    >>> float(eager.trapezoid(eager.to_tensor([1.0, 2.0, 3.0]), dx=2.0))
+    8.0
+    """
+    areas, axis = _trapezoids("trapezoid", y, x, dx, axis)
+    return _F.sum(areas, [axis])
+
+
+@_check.composed
+def cumulative_trapezoid(y, x=None, dx=None, axis: int = -1, name=None) -> Tensor:
+    """The running trapezoidal integral of y along axis: one less element along
+    it than y (Paddle's ``paddle.cumulative_trapezoid``; x and dx as in
+    :func:`trapezoid`). Differentiable in y and x.
+
+    >>> import eager
+    >>> eager.cumulative_trapezoid(eager.to_tensor([1.0, 2.0, 3.0])).numpy()
+    array([1.5, 4. ], dtype=float32)
+    """
+    areas, axis = _trapezoids("cumulative_trapezoid", y, x, dx, axis)
+    return _F.cumsum(areas, axis)

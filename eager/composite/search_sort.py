@@ -10,6 +10,8 @@ are integers and carry no gradient). ``x`` arrives shape-only (no_need_buffer).
 from __future__ import annotations
 
 from ..generated import forward_api as _F
+from ..tensor import Tensor
+from . import _paddle_api as _check
 
 
 def _scatter_back(shape, indices, grad, axis: int):
@@ -81,3 +83,26 @@ def cummax_grad(x, indices, out_grad, axis, dtype):
 def cummin_grad(x, indices, out_grad, axis, dtype):
     """Each running minimum's gradient added at the position it came from."""
     return _cum_extreme_grad(x, indices, out_grad, axis)
+
+
+# -- Paddle API functions composed of the ops above (eager.bucketize) ----------------------------
+
+@_check.composed
+def bucketize(x, sorted_sequence, out_int32: bool = False, right: bool = False, name=None) -> Tensor:
+    """The bucket of each element of x among the boundaries of the 1-D ascending
+    ``sorted_sequence``: its insertion index, the first place (or, with ``right``,
+    the last) that keeps the sequence sorted. int64, or int32 when ``out_int32``.
+    Not differentiable (an index).
+
+    >>> import eager
+    >>> edges = eager.to_tensor([2, 4, 6, 8])
+    >>> eager.bucketize(eager.to_tensor([[1, 4], [8, 9]]), edges).numpy()
+    array([[0, 1],
+           [3, 4]])
+    """
+    _check.tensor("bucketize", "x", x)
+    _check.tensor("bucketize", "sorted_sequence", sorted_sequence)
+    if sorted_sequence.ndim != 1:
+        raise ValueError(f"bucketize: argument 'sorted_sequence' expected a 1-D tensor, got shape "
+                         f"{sorted_sequence.shape}")
+    return _F.searchsorted(sorted_sequence, x, out_int32, right)

@@ -1,0 +1,266 @@
+"""``eager.signal``: Paddle's ``paddle.signal`` namespace (short-time Fourier transforms).
+
+:func:`stft` cuts a signal into overlapping frames, weights each by a window and
+takes its discrete Fourier transform; :func:`istft` inverts it by overlap-adding
+the inverse transforms of the frames and dividing by the overlap-added squared
+window (the least-squares estimate, Griffin & Lim 1984). Both are compositions of
+differentiable ops (``index_select``, ``index_add``, ``pad``, ``eager.fft``), so
+gradients flow to the signal, the spectrum and the window, to any order, on any
+device the ops run on.
+
+>>> import numpy as np, eager
+>>> x = eager.to_tensor(np.random.rand(2, 64))
+>>> spec = eager.signal.stft(x, n_fft=16, hop_length=4)
+>>> spec.shape, str(spec.dtype)
+([2, 9, 17], 'complex128')
+>>> y = eager.signal.istft(spec, n_fft=16, hop_length=4, length=64)
+>>> bool(np.allclose(y.numpy(), x.numpy()))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import fft as _fft
+from .composite import _paddle_api as _api
+from .creation import to_tensor
+from .generated import forward_api as _F
+from .tensor import Tensor
+
+__all__ = ["stft", "istft"]
+
+_REAL_OF = {"complex64": "float32", "complex128": "float64", "float32": "float32", "float64": "float64"}
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "complex64",
+               "complex128": "complex128"}
+
+
+_named = _api.composed_in("signal")  # errors from the ops inside name signal.<function>
+
+
+# -- checks ------------------------------------------------------------------------------
+
+def _flag(fn: str, arg: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"signal.{fn}: argument '{arg}' expected a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _int(fn: str, arg: str, value, low: int, high: int, high_name: str) -> int:
+    """An int in (low, high] (high_name names the bound in the message)."""
+    _api.integer(f"signal.{fn}", arg, value)
+    if not low < value <= high:
+        raise ValueError(f"signal.{fn}: argument '{arg}' expected an int in ({low}, {high_name}={high}], got {value}")
+    return int(value)
+
+
+def _sizes(fn: str, n_fft, hop_length, win_length, seq_length=None):
+    """(n_fft, hop_length, win_length) with Paddle's defaults (n_fft//4, n_fft)."""
+    _api.integer(f"signal.{fn}", "n_fft", value=n_fft, minimum=1)
+    if seq_length is not None:
+        _int(fn, "n_fft", n_fft, 0, seq_length, "seq_length")
+    win_length = n_fft if win_length is None else win_length
+    win_length = _int(fn, "win_length", win_length, 0, n_fft, "n_fft")
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    _api.integer(f"signal.{fn}", "hop_length", hop_length)
+    if fn == "istft":  # no gaps between frames, or the signal cannot be rebuilt
+        hop_length = _int(fn, "hop_length", hop_length, 0, win_length, "win_length")
+    elif hop_length <= 0:
+        raise ValueError(f"signal.{fn}: argument 'hop_length' expected a positive int (default n_fft//4 = "
+                         f"{n_fft // 4}), got {hop_length}")
+    return int(n_fft), int(hop_length), win_length
+
+
+def _window(fn: str, window, win_length: int, n_fft: int, dtype: str, place) -> Tensor:
+    """The window as a length-n_fft Tensor (centred, zero-padded), ones by default."""
+    if window is None:
+        window = _F.full([win_length], 1, dtype, place)
+    else:
+        _api.tensor(f"signal.{fn}", "window", window)
+        if window.ndim != 1 or window.shape[0] != win_length:
+            raise ValueError(f"signal.{fn}: argument 'window' expected a 1-D Tensor of win_length={win_length} "
+                             f"points, got shape {window.shape}")
+        kind = window.dtype.value
+        if _REAL_OF.get(kind) != _REAL_OF[dtype]:
+            raise TypeError(f"signal.{fn}: argument 'window' expected {_REAL_OF[dtype]} or "
+                            f"{_COMPLEX_OF[dtype]} (the precision of x), got {kind}")
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        window = _F.pad(window, [left, n_fft - win_length - left])
+    return window
+
+
+def _frames(x: Tensor, n_fft: int, hop_length: int, pad: int, pad_mode: str) -> Tensor:
+    """[B, L] -> [B, T, n_fft]: frame t is samples t*hop .. t*hop + n_fft - 1 of x padded
+    with ``pad`` points at both ends, picked by one index_select (reflect padding is
+    the reflected index, so it needs no padded copy)."""
+    length = x.shape[-1]
+    if pad and pad_mode == "constant":
+        x, length, pad = _F.pad(x, [0, 0, pad, pad]), length + 2 * pad, 0
+    n_frames = 1 + (length + 2 * pad - n_fft) // hop_length
+    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n_fft)).reshape(-1) - pad
+    index = np.abs(index)                                     # reflect at the start: -i -> i
+    index = np.where(index >= length, 2 * (length - 1) - index, index)   # and at the end
+    picked = _F.index_select(x, to_tensor(index, dtype="int64", place=x.place), axis=-1)
+    return picked.reshape([x.shape[0], n_frames, n_fft])
+
+
+def _overlap_add(frames: Tensor, hop_length: int) -> Tensor:
+    """[B, T, n] -> [B, n + hop*(T-1)]: frame t added at offset t*hop."""
+    batch, n_frames, n = frames.shape
+    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n)).reshape(-1)
+    out = _F.full([batch, n + hop_length * (n_frames - 1)], 0, frames.dtype.value, frames.place)
+    return _F.index_add(out, to_tensor(index, dtype="int64", place=frames.place),
+                        frames.reshape([batch, n_frames * n]), -1)
+
+
+# -- the transforms ----------------------------------------------------------------------
+
+@_named
+def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
+         normalized=False, onesided=True, name=None):
+    """Short-time Fourier transform (Paddle's ``paddle.signal.stft``).
+
+    ``X[..., f, t] = sum_n window[n] * x[..., t*hop_length + n] * exp(-2j*pi*f*n/n_fft)``
+
+    Args:
+        x: a 1-D ``[seq_length]`` or 2-D ``[batch, seq_length]`` Tensor, float32,
+            float64, complex64 or complex128.
+        n_fft: the size of each transform, in (0, seq_length].
+        hop_length: the step between frames (default ``n_fft // 4``), > 0.
+        win_length: the window's length, in (0, n_fft] (default ``n_fft``); a
+            shorter window is centred in n_fft points with zeros either side.
+        window: a 1-D Tensor of ``win_length`` points, real or complex, of x's
+            precision (default: ones).
+        center: pad x with ``n_fft // 2`` points at both ends so that frame t is
+            centred at sample ``t * hop_length``.
+        pad_mode: ``'reflect'`` or ``'constant'`` (zeros), for ``center``.
+        normalized: scale the transform by ``1 / sqrt(n_fft)``.
+        onesided: keep only the ``n_fft // 2 + 1`` non-negative frequencies; only
+            for a real x and window.
+
+    Returns:
+        A complex Tensor ``[..., n_fft // 2 + 1 (or n_fft), num_frames]`` with
+        ``num_frames = 1 + (seq_length + 2 * (n_fft // 2 if center else 0) - n_fft) // hop_length``.
+
+    >>> eager.signal.stft(eager.ones([100]), n_fft=32).shape
+    [17, 13]
+    """
+    fn = "signal.stft"
+    _api.tensor(fn, "x", x)
+    kind = x.dtype.value
+    if kind not in _REAL_OF:
+        raise TypeError(f"{fn}: argument 'x' expected float32, float64, complex64 or complex128, got {kind}")
+    if x.ndim not in (1, 2):
+        raise ValueError(f"{fn}: argument 'x' expected a 1-D or 2-D Tensor [..., seq_length], got shape {x.shape}")
+    n_fft, hop_length, win_length = _sizes("stft", n_fft, hop_length, win_length, x.shape[-1])
+    center = _flag("stft", "center", center)
+    normalized = _flag("stft", "normalized", normalized)
+    onesided = _flag("stft", "onesided", onesided)
+    if center:
+        _api.choice(fn, "pad_mode", pad_mode, ("reflect", "constant"))
+    window = _window("stft", window, win_length, n_fft, _REAL_OF[kind], x.place)
+    is_complex = x.dtype.is_complex or window.dtype.is_complex
+    if is_complex and onesided:
+        raise ValueError(f"{fn}: argument 'onesided' must be False for a complex x or window (x is {kind}, "
+                         f"window {window.dtype.value})")
+
+    signal = x.unsqueeze(0) if x.ndim == 1 else x
+    frames = _frames(signal, n_fft, hop_length, n_fft // 2 if center else 0, pad_mode)   # [B, T, n_fft]
+    if is_complex:
+        target = _COMPLEX_OF[kind]
+        frames = frames if frames.dtype.value == target else frames.astype(target)
+        window = window if window.dtype.value == target else window.astype(target)
+    frames = frames * window
+    norm = "ortho" if normalized else "backward"
+    if is_complex or not onesided:
+        out = _fft.fft(frames, axis=-1, norm=norm)
+    else:
+        out = _fft.rfft(frames, axis=-1, norm=norm)
+    out = out.transpose([0, 2, 1])                                    # [B, freq, T]
+    return out.squeeze(0) if x.ndim == 1 else out
+
+
+@_named
+def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+          onesided=True, length=None, return_complex=False, name=None):
+    """Inverse short-time Fourier transform (Paddle's ``paddle.signal.istft``).
+
+    Each frame's inverse transform is weighted by the window and overlap-added
+    at ``t * hop_length``; the sum is divided by the overlap-added squared window
+    (its envelope), the least-squares signal whose :func:`stft` is closest to x.
+    The envelope must be nonzero everywhere kept (the NOLA condition), else
+    ValueError.
+
+    Args:
+        x: a complex Tensor ``[..., fft_size, num_frames]`` (2-D or 3-D), with
+            ``fft_size`` ``n_fft // 2 + 1`` if ``onesided`` else ``n_fft``.
+        n_fft, hop_length, win_length, window, center, normalized: as given to
+            :func:`stft` (here ``hop_length`` is at most ``win_length``).
+        onesided: x holds only the non-negative frequencies of a real signal's
+            spectrum.
+        length: cut the result to this many samples (after removing the
+            ``center`` padding); default: keep them all.
+        return_complex: return the complex signal (needs ``onesided=False``);
+            otherwise the result is real and the window must be real.
+
+    Returns:
+        ``[..., seq_length]``: real (x's real dtype) unless ``return_complex``.
+
+    >>> spec = eager.signal.stft(eager.ones([64], dtype="float64"), n_fft=16)
+    >>> eager.signal.istft(spec, n_fft=16).shape
+    [64]
+    """
+    fn = "signal.istft"
+    _api.tensor(fn, "x", x)
+    kind = x.dtype.value
+    if not x.dtype.is_complex:
+        raise TypeError(f"{fn}: argument 'x' expected complex64 or complex128, got {kind}")
+    if x.ndim not in (2, 3):
+        raise ValueError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, num_frames], "
+                         f"got shape {x.shape}")
+    n_fft, hop_length, win_length = _sizes("istft", n_fft, hop_length, win_length)
+    center = _flag("istft", "center", center)
+    normalized = _flag("istft", "normalized", normalized)
+    onesided = _flag("istft", "onesided", onesided)
+    return_complex = _flag("istft", "return_complex", return_complex)
+    if length is not None:
+        _api.integer(fn, "length", length, minimum=1)
+    fft_size, n_frames = x.shape[-2], x.shape[-1]
+    expected = n_fft // 2 + 1 if onesided else n_fft
+    if fft_size != expected:
+        raise ValueError(f"{fn}: argument 'x' expected {expected} frequencies (n_fft="
+                         f"{n_fft}{' // 2 + 1, onesided' if onesided else ', onesided=False'}) on axis -2, "
+                         f"got {fft_size}")
+    if return_complex and onesided:
+        raise ValueError(f"{fn}: argument 'onesided' must be False when return_complex is True")
+    real = _REAL_OF[kind]
+    window = _window("istft", window, win_length, n_fft, real, x.place)
+    if not return_complex and window.dtype.is_complex:
+        raise TypeError(f"{fn}: argument 'window' must be real when return_complex is False, got "
+                        f"{window.dtype.value}")
+
+    spectrum = (x.unsqueeze(0) if x.ndim == 2 else x).transpose([0, 2, 1])   # [B, T, fft_size]
+    norm = "ortho" if normalized else "backward"
+    if return_complex:
+        frames = _fft.ifft(spectrum, axis=-1, norm=norm)
+        window = window if window.dtype.value == kind else window.astype(kind)
+    else:
+        if not onesided:
+            spectrum = spectrum[:, :, :n_fft // 2 + 1]
+        frames = _fft.irfft(spectrum, n=n_fft, axis=-1, norm=norm)
+    out = _overlap_add(frames * window, hop_length)                   # [B, full]
+    squared = (window * window).unsqueeze(0).unsqueeze(0)
+    envelope = _overlap_add(_F.tile(squared, [1, n_frames, 1]), hop_length)[0]
+    full = out.shape[-1]
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        stop = min(start + length, full)
+    else:
+        stop = full - start if center else full
+    out, envelope = out[:, start:stop], envelope[start:stop]
+    if envelope.shape[0] == 0 or float(envelope.abs().min().item()) < 1e-11:
+        raise ValueError(f"{fn}: the nonzero overlap-add (NOLA) condition fails: the overlap-added squared "
+                         f"window is zero somewhere (window, hop_length={hop_length}, n_fft={n_fft}); see "
+                         f"scipy.signal.check_NOLA")
+    out = out / envelope
+    return out.squeeze(0) if x.ndim == 2 else out
