@@ -1,6 +1,7 @@
 """Vision helpers (Paddle's ``paddle.vision``): ``transforms`` for NumPy/PIL
 images and Tensors, ``datasets`` (MNIST, FashionMNIST, Cifar10/100 from local
-files), ``models`` (LeNet, ResNet, VGG, MobileNetV1) and the image backend.
+files), ``models`` (LeNet, ResNet, VGG, MobileNets, ...), ``ops`` (detection
+ops) and the image backend.
 As in Paddle, their names are also reachable here (``eager.vision.LeNet``).
 
 >>> import numpy as np, eager
@@ -8,11 +9,11 @@ As in Paddle, their names are also reachable here (``eager.vision.LeNet``).
 >>> eager.vision.models.LeNet()(t(np.zeros((28, 28), np.uint8)).unsqueeze(0)).shape
 [1, 10]
 """
-from . import datasets, models, transforms
+from . import datasets, models, ops, transforms
 from .datasets import *  # noqa: F401,F403
 from .image import get_image_backend, set_image_backend
 from .models import *  # noqa: F401,F403
 from .transforms import *  # noqa: F401,F403
 
-__all__ = ["datasets", "get_image_backend", "models", "set_image_backend", "transforms",
+__all__ = ["datasets", "get_image_backend", "models", "ops", "set_image_backend", "transforms",
            *datasets.__all__, *models.__all__, *[n for n in transforms.__all__ if n != "functional"]]

@@ -187,4 +187,29 @@ def resnet152(pretrained=False, **kwargs):
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
 
 
-__all__ = ["BasicBlock", "BottleneckBlock", "ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152"]
+
+def _variant(name, depth, groups, width):
+    """A ResNeXt (``groups`` x ``width``) or wide ResNet (``width``) builder, as Paddle's."""
+    def build(pretrained=False, **kwargs):
+        kwargs["groups"], kwargs["width"] = groups, width
+        return _resnet(name, BottleneckBlock, depth, pretrained, **kwargs)
+    kind = f"{groups} groups of width {width}" if groups > 1 else f"bottleneck base width {width}"
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = (f"ResNet-{depth} with {kind} (:class:`ResNet` with BottleneckBlock); ``kwargs`` other "
+                     f"than groups/width go to :class:`ResNet`.\n\n"
+                     f"    >>> model = eager.vision.models.{name}(num_classes=10)\n    ")
+    return build
+
+
+resnext50_32x4d = _variant("resnext50_32x4d", 50, 32, 4)
+resnext50_64x4d = _variant("resnext50_64x4d", 50, 64, 4)
+resnext101_32x4d = _variant("resnext101_32x4d", 101, 32, 4)
+resnext101_64x4d = _variant("resnext101_64x4d", 101, 64, 4)
+resnext152_32x4d = _variant("resnext152_32x4d", 152, 32, 4)
+resnext152_64x4d = _variant("resnext152_64x4d", 152, 64, 4)
+wide_resnet50_2 = _variant("wide_resnet50_2", 50, 1, 128)
+wide_resnet101_2 = _variant("wide_resnet101_2", 101, 1, 128)
+
+__all__ = ["BasicBlock", "BottleneckBlock", "ResNet", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
+           "resnext50_32x4d", "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d",
+           "resnext152_64x4d", "wide_resnet50_2", "wide_resnet101_2"]
