@@ -403,7 +403,6 @@ def lstsq(x, y, rcond=None, driver=None, name=None) -> tuple:
     elif isinstance(rcond, bool) or not isinstance(rcond, numbers.Real):
         raise TypeError(f"lstsq: argument 'rcond' expected a float or None, got {rcond!r}")
     solution = _F.matmul(_F.pinv(x, float(rcond)), y)
-    batch = list(x.shape[:-2])
     singular = None
     rank = None
     if driver != "gels" or rows > cols:
