@@ -1,10 +1,10 @@
 """Checks and file readers shared by the text datasets (a private module)."""
 from __future__ import annotations
 
-import numbers
 import tarfile
 import zipfile
 
+from ...composite._paddle_api import integer  # noqa: F401  (the project's int check, for the datasets)
 from ...vision.datasets._files import resolve  # noqa: F401  (the same cache folder and missing-file error)
 
 
@@ -13,15 +13,6 @@ def mode(fn: str, value, options=("train", "test")) -> str:
     if not isinstance(value, str) or value.lower() not in options:
         raise ValueError(f"{fn}: argument 'mode' expected one of {', '.join(map(repr, options))}, got {value!r}")
     return value.lower()
-
-
-def integer(fn: str, arg: str, value, minimum=None) -> int:
-    """A Python int (not a bool) of at least ``minimum``, else TypeError/ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{fn}: argument '{arg}' expected an int, got {type(value).__name__} {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{fn}: argument '{arg}' expected an int >= {minimum}, got {value}")
-    return int(value)
 
 
 def lines(data: bytes) -> list:
