@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import fft as _fft
+from .arguments import to_bool
 from .composite import _paddle_api as _api
 from .creation import to_tensor
 from .generated import forward_api as _F
@@ -38,12 +39,6 @@ _named = _api.composed_in("signal")  # errors from the ops inside name signal.<f
 
 
 # -- checks ------------------------------------------------------------------------------
-
-def _flag(fn: str, arg: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"signal.{fn}: argument '{arg}' expected a bool, got {type(value).__name__} {value!r}")
-    return bool(value)
-
 
 def _int(fn: str, arg: str, value, low: int, high: int, high_name: str) -> int:
     """An int in (low, high] (high_name names the bound in the message)."""
@@ -153,9 +148,9 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     if x.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'x' expected a 1-D or 2-D Tensor [..., seq_length], got shape {x.shape}")
     n_fft, hop_length, win_length = _sizes("stft", n_fft, hop_length, win_length, x.shape[-1])
-    center = _flag("stft", "center", center)
-    normalized = _flag("stft", "normalized", normalized)
-    onesided = _flag("stft", "onesided", onesided)
+    center = to_bool(center, "signal.stft", "center")
+    normalized = to_bool(normalized, "signal.stft", "normalized")
+    onesided = to_bool(onesided, "signal.stft", "onesided")
     if center:
         _api.choice(fn, "pad_mode", pad_mode, ("reflect", "constant"))
     window = _window("stft", window, win_length, n_fft, _REAL_OF[kind], x.place)
@@ -219,10 +214,10 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
         raise ValueError(f"{fn}: argument 'x' expected a 2-D or 3-D Tensor [..., fft_size, num_frames], "
                          f"got shape {x.shape}")
     n_fft, hop_length, win_length = _sizes("istft", n_fft, hop_length, win_length)
-    center = _flag("istft", "center", center)
-    normalized = _flag("istft", "normalized", normalized)
-    onesided = _flag("istft", "onesided", onesided)
-    return_complex = _flag("istft", "return_complex", return_complex)
+    center = to_bool(center, "signal.istft", "center")
+    normalized = to_bool(normalized, "signal.istft", "normalized")
+    onesided = to_bool(onesided, "signal.istft", "onesided")
+    return_complex = to_bool(return_complex, "signal.istft", "return_complex")
     if length is not None:
         _api.integer(fn, "length", length, minimum=1)
     fft_size, n_frames = x.shape[-2], x.shape[-1]

@@ -19,6 +19,8 @@ import numbers
 
 import numpy as np
 
+from ...arguments import to_bool
+from ...composite import _paddle_api as _api
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...nn import functional as _NF
@@ -46,13 +48,6 @@ def _frequency(fn: str, arg: str, value):
     return float(value)
 
 
-def _flag(fn: str, arg: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a bool, got {type(value).__name__} "
-                        f"{value!r}")
-    return bool(value)
-
-
 def _positive_int(fn: str, arg: str, value) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
         raise ValueError(f"audio.functional.{fn}: argument '{arg}' expected an int >= 1, got {value!r}")
@@ -60,12 +55,10 @@ def _positive_int(fn: str, arg: str, value) -> int:
 
 
 def _number(fn: str, arg: str, value, positive=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"audio.functional.{fn}: argument '{arg}' expected a number, got "
-                        f"{type(value).__name__} {value!r}")
+    value = _api.number(f"audio.functional.{fn}", arg, value)
     if positive and not value > 0:
         raise ValueError(f"audio.functional.{fn}: argument '{arg}' expected a number > 0, got {value!r}")
-    return float(value)
+    return value
 
 
 def hz_to_mel(freq, htk=False):
@@ -75,7 +68,7 @@ def hz_to_mel(freq, htk=False):
     549.64
     """
     freq = _frequency("hz_to_mel", "freq", freq)
-    htk = _flag("hz_to_mel", "htk", htk)
+    htk = to_bool(htk, "audio.functional.hz_to_mel", "htk")
     if htk:
         if isinstance(freq, Tensor):
             return _F.log10(freq / 700.0 + 1.0) * 2595.0
@@ -98,7 +91,7 @@ def mel_to_hz(mel, htk=False):
     440.0
     """
     mel = _frequency("mel_to_hz", "mel", mel)
-    htk = _flag("mel_to_hz", "htk", htk)
+    htk = to_bool(htk, "audio.functional.mel_to_hz", "htk")
     if htk:
         if isinstance(mel, Tensor):
             return (_F.exp(mel * (math.log(10.0) / 2595.0)) - 1.0) * 700.0
