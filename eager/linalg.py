@@ -22,6 +22,7 @@ import numpy as np
 
 from phi.common import DataType
 
+from .arguments import bad_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
@@ -117,8 +118,9 @@ def einsum(equation, *operands):
 # -- ops-gap: Paddle's linalg functions written as compositions of the ops ------------------
 
 def _tensor(fn: str, arg: str, value) -> Tensor:
+    # (eager.composite._paddle_api.tensor, which this module cannot import: composite loads after it)
     if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
+        raise bad_tensor(fn, arg, value)
     return value
 
 

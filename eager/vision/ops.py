@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from .. import nn
+from ..arguments import bad_tensor
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -35,7 +36,7 @@ from ..tensor import Tensor
 
 def _tensor(fn, arg, value, ndim=None, last=None, floating=False):
     if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}: argument '{arg}' expected a Tensor, got {type(value).__name__}")
+        raise bad_tensor(fn, arg, value)
     if ndim is not None and len(value.shape) != ndim:
         raise ValueError(f"{fn}: argument '{arg}' expected a {ndim}-D Tensor, got shape {value.shape}")
     if last is not None and value.shape[-1] != last:
