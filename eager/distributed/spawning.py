@@ -68,6 +68,9 @@ class SpawnError(RuntimeError):
         self.exit_code = exit_code
         self.tracebacks = tracebacks
 
+    def __reduce__(self):
+        return type(self), (str(self), self.rank, self.exit_code, self.tracebacks)
+
 
 class MultiprocessContext:
     """The ranks started by :func:`spawn` (Paddle's ``MultiprocessContext``).
