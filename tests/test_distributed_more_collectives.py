@@ -229,3 +229,24 @@ def test_argument_errors():
             call(*args)
         assert t.inplace_version == version, f"{call.__name__} bumped the version of a tensor it refused"
     assert not collective._PENDING.get(0)
+
+
+def test_world_of_one_on_each_device(device):
+    """GPU tensors take the host path (copied out and back) and stay on their device."""
+    t = eager.to_tensor(np.arange(6, dtype="float32").reshape(3, 2))
+    assert t.place.is_gpu_place() == (device == "gpu")
+    found = []
+    dist.gather(t, found)
+    assert found[0].place == t.place
+    np.testing.assert_array_equal(found[0].numpy(), t.numpy())
+    out = eager.zeros([3, 2], "float32")
+    version = out.inplace_version
+    dist.alltoall_single(t, out)
+    assert out.place == t.place and out.inplace_version > version
+    np.testing.assert_array_equal(out.numpy(), t.numpy())
+    piece = eager.zeros([3, 2], "float32")
+    dist.stream.scatter(piece, t)
+    np.testing.assert_array_equal(piece.numpy(), t.numpy())
+    part = eager.zeros([3, 2], "float32")
+    dist.stream.reduce_scatter(part, t, op=dist.ReduceOp.MAX)
+    np.testing.assert_array_equal(part.numpy(), t.numpy())
