@@ -284,8 +284,9 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options) -> Multi
                            "install them with `pip install eager-phi[distributed]`")
     preparation = multiprocessing.spawn.get_preparation_data("eager.distributed.spawn")
     preparation.pop("authkey", None)  # multiprocessing's secret: the ranks do not need it, no file gets it
+    preparation = pickle.dumps(preparation)
     folder = tempfile.mkdtemp(prefix="eager-spawn-")
-    Path(folder, "prepare.pkl").write_bytes(pickle.dumps(preparation))
+    Path(folder, "prepare.pkl").write_bytes(preparation)
     Path(folder, "function.pkl").write_bytes(function)
     Path(folder, "args.pkl").write_bytes(arguments)
     command = [mpiexec, "-n", str(count), sys.executable, "-c", _BOOTSTRAP, folder, _ROOT]
