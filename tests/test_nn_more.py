@@ -531,3 +531,23 @@ def test_docstring_examples():
     for module in (loss_more, pooling_more, flash_module, loss_functional, pooling_functional, sparse_module):
         result = doctest.testmod(module, extraglobs={"eager": eager}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+def test_sparse_attention_checks_the_pattern(device):
+    q = eager.ones([1, 1, 3, 2])
+    with value_checks(device), pytest.raises(ValueError, match=r"sparse_attention: argument 'sparse_csr_columns' "
+                                                               r"expected column indices in \[0, 3\), got values in "
+                                                               r"\[0, 3\]"):
+        F.sparse_attention(q, q, q, eager.to_tensor([[[0, 1, 2, 2]]]), eager.to_tensor([[[0, 3, 9]]]))
+    with value_checks(device), pytest.raises(ValueError, match=r"sparse_attention: argument 'sparse_csr_offset' "
+                                                               r"expected non-decreasing row offsets"):
+        F.sparse_attention(q, q, q, eager.to_tensor([[[0, 2, 1, 2]]]), eager.to_tensor([[[0, 1]]]))
+
+
+def test_rnnt_loss_ignores_the_label_padding():
+    acts = rng.standard_normal((2, 3, 3, 4))
+    labels = np.array([[1, 3], [2, -1]])                              # sample 1's label has length 1
+    t_lens, u_lens = np.array([3, 2]), np.array([2, 1])
+    got = F.rnnt_loss(eager.to_tensor(acts), eager.to_tensor(labels.astype("int32")), eager.to_tensor(t_lens),
+                      eager.to_tensor(u_lens), fastemit_lambda=0.0, reduction="none")
+    np.testing.assert_allclose(got.numpy(), ref_rnnt(acts, labels, t_lens, u_lens, 0), rtol=1e-10)

@@ -327,11 +327,14 @@ def rnnt_loss(input: Tensor, label: Tensor, input_lengths: Tensor, label_lengths
             if got[0] < low or got[1] > high:
                 raise ValueError(f"{fn}: argument '{arg}' expected values in [{low}, {high}], got values in "
                                  f"[{got[0]}, {got[1]}]")
-        if label.numel():
-            got = _value_range(label)
+        if label.numel():   # the labels within each sample's label_length (the padding may hold anything)
+            inside = _F.less_than(_F.unsqueeze(_F.arange(0, positions - 1, 1, DataType.INT64, label.place), [0]),
+                                  _F.unsqueeze(_int64(label_lengths), [1]))
+            used = _F.masked_select(_int64(label), inside)
+            got = _value_range(used) if used.numel() else (0, 0)
             if got[0] < 0 or got[1] >= classes:
-                raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}), got values in "
-                                 f"[{got[0]}, {got[1]}]")
+                raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}) within "
+                                 f"label_lengths, got values in [{got[0]}, {got[1]}]")
     if batch == 0 or frames == 0:
         raise ValueError(f"{fn}: argument 'input' expected a non-empty batch and time axis, got shape {input.shape}")
     log_p = _F.log_softmax(input, -1)
@@ -339,7 +342,9 @@ def rnnt_loss(input: Tensor, label: Tensor, input_lengths: Tensor, label_lengths
         log_p, _F.full([batch, frames, positions, 1], int(blank), DataType.INT64, input.place), 3), [3])
     # emit[b, t, u] = log p(label[b, u] | t, u) for u < U
     targets = _int64(label)
-    targets = _F.where(_F.less_than(targets, _F.zeros_like(targets)), _F.zeros_like(targets), targets)
+    outside = _F.logical_or(_F.less_than(targets, _F.zeros_like(targets)),
+                            _F.greater_equal(targets, _F.full_like(targets, classes)))
+    targets = _F.where(outside, _F.zeros_like(targets), targets)      # padding: any valid index will do
     lp_u = _F.slice(log_p, [2], [0], [positions - 1])                            # [B, T, U, D]
     index = _F.expand(_F.reshape(targets, [batch, 1, positions - 1, 1]), [batch, frames, positions - 1, 1])
     emit = _F.squeeze(_F.take_along_axis(lp_u, index, 3), [3])                            # [B, T, U]

@@ -18,7 +18,7 @@ from phi.common.data_type import INTEGER_TYPES, DataType
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float, check_tensor
+from .checks import check_float, check_tensor, reads_values
 
 __all__ = ["sparse_attention"]
 
@@ -80,6 +80,21 @@ def sparse_attention(query: Tensor, key: Tensor, value: Tensor, sparse_csr_offse
                          f"{sparse_csr_columns.shape}")
     nnz = sparse_csr_columns.shape[2]
     columns = _check_int(fn, "sparse_csr_columns", sparse_csr_columns, [batch, heads, nnz])
+    if reads_values(offset) and offset.numel():
+        steps = _F.subtract(_F.slice(offset, [2], [1], [length + 1]), _F.slice(offset, [2], [0], [length]))
+        first, last = _F.slice(offset, [2], [0], [1]), _F.slice(offset, [2], [length], [length + 1])
+        if (int(_F.min(steps).numpy()) < 0 or int(_F.max(_F.abs(first)).numpy()) != 0
+                or int(_F.max(last).numpy()) > nnz):
+            raise ValueError(f"{fn}: argument 'sparse_csr_offset' expected non-decreasing row offsets from 0 to at "
+                             f"most nnz = {nnz} in each [batch, head]")
+        stored = _F.less_than(_F.expand(_F.reshape(_F.arange(0, nnz, 1, DataType.INT64, query.place), [1, 1, nnz]),
+                                        [batch, heads, nnz]), last) if nnz else None
+        used_columns = _F.masked_select(columns, stored) if nnz else None
+        if used_columns is not None and used_columns.numel():
+            low, high = int(_F.min(used_columns).numpy()), int(_F.max(used_columns).numpy())
+            if low < 0 or high >= length:
+                raise ValueError(f"{fn}: argument 'sparse_csr_columns' expected column indices in [0, {length}), "
+                                 f"got values in [{low}, {high}]")
     padding = _keep_mask(fn, "key_padding_mask", key_padding_mask, [batch, length], query.dtype)
     extra = _keep_mask(fn, "attn_mask", attn_mask, [length, length], query.dtype)
     place = query.place
