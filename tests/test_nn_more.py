@@ -551,3 +551,27 @@ def test_rnnt_loss_ignores_the_label_padding():
     got = F.rnnt_loss(eager.to_tensor(acts), eager.to_tensor(labels.astype("int32")), eager.to_tensor(t_lens),
                       eager.to_tensor(u_lens), fastemit_lambda=0.0, reduction="none")
     np.testing.assert_allclose(got.numpy(), ref_rnnt(acts, labels, t_lens, u_lens, 0), rtol=1e-10)
+
+
+def test_lp_pool_and_adaptive_softmax_against_torch():
+    torch = pytest.importorskip("torch")
+    x = rng.uniform(0.1, 2.0, (2, 3, 8, 7))
+    want = torch.nn.functional.lp_pool2d(torch.tensor(x), 3.0, [3, 2], [2, 2]).numpy()
+    np.testing.assert_allclose(F.lp_pool2d(eager.to_tensor(x), 3.0, [3, 2], [2, 2]).numpy(), want, rtol=1e-10)
+    torch.manual_seed(0)
+    reference = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 12, [3, 7], div_value=2.0, head_bias=True).double()
+    layer = eager.nn.AdaptiveLogSoftmaxWithLoss(8, 12, [3, 7], div_value=2.0, head_bias=True)
+    layer.to(dtype="float64")
+    layer.head_weight.set_value(reference.head.weight.detach().numpy().T)
+    layer.head_bias.set_value(reference.head.bias.detach().numpy())
+    for pair, tail in zip(layer.tail_weights, reference.tail):
+        pair[0].set_value(tail[0].weight.detach().numpy().T)
+        pair[1].set_value(tail[1].weight.detach().numpy().T)
+    inputs = rng.standard_normal((6, 8))
+    label = np.array([0, 2, 3, 6, 7, 11])
+    out, loss = layer(eager.to_tensor(inputs), eager.to_tensor(label))
+    want_out, want_loss = reference(torch.tensor(inputs), torch.tensor(label))
+    np.testing.assert_allclose(out.numpy(), want_out.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(loss.numpy(), want_loss.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(layer.log_prob(eager.to_tensor(inputs)).numpy(),
+                               reference.log_prob(torch.tensor(inputs)).detach().numpy(), rtol=1e-10)
