@@ -89,16 +89,20 @@ def test_lp_pool_errors():
 # -- fractional max pooling ---------------------------------------------------------
 
 def ref_windows(size, out, kernel, u):
-    """Windows from the formula, by a plain loop."""
+    """Windows by Paddle's rule, one at a time in float32 scalars: u scaled to keep the
+    last disjoint window inside; start = int((i + u) alpha) - int(u alpha)."""
+    f = np.float32
+    if kernel is None:
+        alpha = f(size) / f(out)
+        base = size // out
+        u = f(u) * min(f(base + 2) / alpha - f(1), f(size + 1 - base) / alpha - f(out - 1))
+    else:
+        alpha = f(size - kernel) / f(out - 1) if out > 1 else f(0)
+        u = f(u)
     result = []
     for i in range(out):
-        if kernel is None:
-            alpha = size / out
-            start, end = math.ceil(alpha * (i + u) - 1), math.ceil(alpha * (i + 1 + u) - 1)
-        else:
-            alpha = (size - kernel) / (out - 1) if out > 1 else 0.0
-            start = math.ceil(alpha * (i + u) - 1)
-            end = start + kernel
+        start = int((f(i) + u) * alpha) - int(u * alpha)
+        end = start + kernel if kernel is not None else int((f(i + 1) + u) * alpha) - int(u * alpha)
         start = min(max(start, 0), size - 1)
         result.append((start, min(max(end, start + 1), size)))
     return result
@@ -380,6 +384,47 @@ def test_rnnt_loss_warp_transducer_value():
     loss = F.rnnt_loss(eager.to_tensor(acts), eager.to_tensor([[1, 2]], dtype="int32"), eager.to_tensor([2]),
                        eager.to_tensor([2]), fastemit_lambda=0.0, reduction="sum")
     np.testing.assert_allclose(loss.numpy(), 4.495666773367462, rtol=1e-10)   # warp-transducer's test value
+
+
+# Paddle's own warprnnt test case (normalized log-probabilities, T = 4, U = 2) and its gradient
+PADDLE_ACTS = [[[[-1.40493705, -0.68276381, -1.38870219], [-1.25243963, -1.03148021, -1.02802034],
+                 [-1.19624572, -0.93786934, -1.18347801]],
+                [[-1.03417513, -0.84465814, -1.53815849], [-0.96884241, -1.01432347, -1.35545407],
+                 [-0.82076925, -1.10135010, -1.48067081]],
+                [[-1.43828803, -1.16579869, -0.79630424], [-1.38401855, -0.83654478, -1.15129927],
+                 [-1.05188255, -1.29604414, -0.97522265]],
+                [[-1.34330978, -0.86678589, -1.14344457], [-0.72518815, -1.32106859, -1.39063758],
+                 [-1.09984781, -1.00059987, -1.20590993]]],
+               [[[-1.02221057, -1.47617485, -0.88748174], [-1.18362952, -0.78488945, -1.43689575],
+                 [-1.00784739, -1.28566450, -1.02574476]],
+                [[-1.02589709, -1.13153743, -1.14260096], [-1.09942215, -1.12238913, -1.07459704],
+                 [-1.09359647, -0.89829379, -1.35585602]],
+                [[-1.07782876, -0.84361953, -1.47178440], [-1.23424792, -1.00248783, -1.07299990],
+                 [-0.96521771, -1.19895815, -1.14698912]],
+                [[-1.50722446, -1.15380039, -0.76994115], [-1.19125975, -0.89919308, -1.24041594],
+                 [-0.91301359, -1.19665577, -1.21576258]]]]
+# d loss / d log-probability (each entry a free variable), as the kernel reports it
+PADDLE_GRAD = [[[[-0.43222645, -0.56777355, 0.0], [-0.3656501, 0.0, -0.20212345], [-0.20212345, 0.0, 0.0]],
+                [[-0.16521672, -0.26700973, 0.0], [-0.39436539, 0.0, -0.23829444], [-0.44041789, 0.0, 0.0]],
+                [[-0.05212979, -0.11308693, 0.0], [-0.18313787, 0.0, -0.32431445], [-0.76473234, 0.0, 0.0]],
+                [[0.0, -0.05212979, 0.0], [0.0, 0.0, -0.23526766], [-1.0, 0.0, 0.0]]],
+               [[[-0.71614241, -0.28385759, 0.0], [-0.18382932, -0.10002826, 0.0], [-0.10002826, 0.0, 0.0]],
+                [[-0.41121795, -0.30492447, 0.0], [-0.32957594, -0.15917785, 0.0], [-0.25920611, 0.0, 0.0]],
+                [[-0.11607642, -0.29514153, 0.0], [-0.28653336, -0.3381841, 0.0], [-0.59739022, 0.0, 0.0]],
+                [[0.0, -0.11607642, 0.0], [0.0, -0.40260978, 0.0], [-1.0, 0.0, 0.0]]]]
+
+
+def test_rnnt_loss_paddle_case_value_and_gradient():
+    acts = np.array(PADDLE_ACTS)
+    x = leaf(acts)
+    loss = F.rnnt_loss(x, eager.to_tensor(np.array([[1, 2], [1, 1]], dtype="int32")), eager.to_tensor([4, 4]),
+                       eager.to_tensor([2, 2]), fastemit_lambda=0.0, reduction="none")
+    np.testing.assert_allclose(loss.numpy(), [4.2806528590890736, 3.9384369822503591], rtol=1e-7)
+    loss.sum().backward()
+    # Paddle's kernel reports d loss / d log-probability with each entry free; ours goes through the
+    # log_softmax: the same gradient projected onto the sum-zero directions, g - p * sum(g)
+    grad = np.array(PADDLE_GRAD)
+    np.testing.assert_allclose(x.grad.numpy(), grad - np.exp(acts) * grad.sum(-1, keepdims=True), atol=1e-7)
 
 
 def test_rnnt_loss_matches_the_recursion_with_lengths():

@@ -286,9 +286,9 @@ def rnnt_loss(input: Tensor, label: Tensor, input_lengths: Tensor, label_lengths
     """RNN-Transducer loss (Graves, 2012): -log P(label | input), summed over
     every alignment of the label with the input frames.
 
-    ``input`` [B, T, U + 1, D] holds the joint network's logits (log_softmax is
-    applied over D, as warp-transducer does; log-probabilities pass through
-    unchanged), ``label`` [B, U] the padded targets, ``input_lengths`` and
+    ``input`` [B, T, U + 1, D] holds the joint network's log-probabilities or
+    logits (log_softmax is applied over D, as Paddle's GPU kernel does; it
+    leaves log-probabilities unchanged), ``label`` [B, U] the padded targets, ``input_lengths`` and
     ``label_lengths`` [B] each sample's T_b and U_b. The forward variable
     alpha(t, u) = logaddexp(alpha(t-1, u) + blank(t-1, u), alpha(t, u-1) +
     emit(t, u-1)) is computed one frame at a time, the u-recursion as a

@@ -6,14 +6,14 @@ Both are compositions of ops, so they are differentiable to any order:
   window sum is the average pooling op with ``exclusive=False`` (which always
   divides by the kernel's size) times that size; padded positions add nothing.
 - ``fractional_max_pool2d``/``3d`` (Graham, 2015): along each spatial axis,
-  output i takes the maximum over [ceil(alpha * (i + u) - 1), end), alpha =
-  in / out and end = ceil(alpha * (i + 1 + u) - 1) (disjoint windows), or with
-  ``kernel_size`` alpha = (in - k) / (out - 1) and end = start + k; windows are
-  clipped to the input. ``u`` is ``random_u`` (drawn from eager's generator when
-  None, so ``eager.seed`` repeats it). The windows are gathered (index_select
-  per axis, a short window repeating its last position), and the maximum is
-  taken with take_along_axis at the first argmax in window order, so the
-  gradient goes to that element, the one the mask names.
+  output i takes the maximum over a window [start_i, end_i) whose bounds
+  follow Paddle's kernel (see :func:`fractional_windows`: alpha = in / out
+  for disjoint windows, (in - k) / (out - 1) with ``kernel_size``); u is
+  ``random_u``, drawn from eager's generator when None (``eager.seed``
+  repeats it). The windows are gathered (index_select per axis, a short
+  window repeating its last position) and the maximum taken with
+  take_along_axis at the first argmax in window order, so the gradient goes
+  to that element, the one the mask names.
 """
 from __future__ import annotations
 
@@ -98,18 +98,29 @@ def _random_u(fn: str, random_u) -> float:
 
 def fractional_windows(size: int, out: int, kernel: int | None, u: float) -> tuple:
     """(starts, ends) of the fractional windows along one axis of ``size``
-    elements, ``out`` windows (``kernel`` None: disjoint windows)."""
-    i = np.arange(out, dtype=np.float64)
+    elements, ``out`` windows (``kernel`` None: disjoint windows), by Paddle's
+    rule in float32: alpha = (size - k) / (out - 1) with a kernel, else
+    size / out and u scaled by min((b + 2) / alpha - 1, (size + 1 - b) / alpha
+    - (out - 1)), b = size // out (so the last window ends inside); start_i =
+    floor((i + u) alpha) - floor(u alpha), end_i = start_i + k, or the same
+    formula at i + 1; clipped to the input."""
+    f32 = np.float32
     if kernel is None:
-        alpha = size / out
-        starts = np.ceil(alpha * (i + u) - 1)
-        ends = np.ceil(alpha * (i + 1 + u) - 1)
+        alpha = f32(size) / f32(out)
+        base = size // out
+        u = f32(u) * min(f32(base + 2) / alpha - f32(1), f32(size + 1 - base) / alpha - f32(out - 1))
     else:
-        alpha = (size - kernel) / (out - 1) if out > 1 else 0.0
-        starts = np.ceil(alpha * (i + u) - 1)
+        alpha = f32(size - kernel) / f32(out - 1) if out > 1 else f32(0)
+        u = f32(u)
+    i = np.arange(out, dtype=np.float32)
+    offset = np.int64(np.floor(u * alpha))
+    starts = np.floor((i + u) * alpha).astype(np.int64) - offset
+    if kernel is None:
+        ends = np.floor((i + f32(1) + u) * alpha).astype(np.int64) - offset
+    else:
         ends = starts + kernel
-    starts = np.clip(starts, 0, size - 1).astype(np.int64)
-    ends = np.clip(ends, starts + 1, size).astype(np.int64)
+    starts = np.clip(starts, 0, size - 1)
+    ends = np.clip(ends, starts + 1, size)
     return starts, ends
 
 
