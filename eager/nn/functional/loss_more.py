@@ -58,6 +58,7 @@ def multi_label_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean
     """Multi-class multi-label hinge loss of input [N, C] against label [N, C]
     (int): sample i's targets are label[i]'s entries before its first -1, and
     its loss is ``sum_{j target} sum_{k not a target} max(0, 1 - (x[j] - x[k])) / C``.
+    The pairs are formed at once: an [N, C, C] intermediate.
 
     >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
     >>> y = eager.to_tensor([[3, 0, -1, 1]])
