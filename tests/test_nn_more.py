@@ -620,3 +620,13 @@ def test_lp_pool_and_adaptive_softmax_against_torch():
     np.testing.assert_allclose(loss.numpy(), want_loss.detach().numpy(), rtol=1e-10)
     np.testing.assert_allclose(layer.log_prob(eager.to_tensor(inputs)).numpy(),
                                reference.log_prob(torch.tensor(inputs)).detach().numpy(), rtol=1e-10)
+
+
+def test_functional_diag_embed_is_paddles_alias():
+    x = rng.standard_normal((2, 3))
+    out = F.diag_embed(eager.to_tensor(x), offset=1, dim1=0, dim2=2)
+    want = np.zeros((4, 2, 4))
+    for b in range(2):
+        for i in range(3):
+            want[i, b, i + 1] = x[b, i]
+    np.testing.assert_array_equal(out.numpy(), want)
