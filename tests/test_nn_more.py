@@ -13,7 +13,7 @@ import pytest
 
 import eager
 import eager.nn.functional as F
-from eager.autograd import gradcheck
+from eager.autograd import gradcheck, gradgradcheck
 from eager.nn.functional.flash_attention import flash_attention, flash_attn_unpadded
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -179,6 +179,9 @@ def test_fractional_max_pool_errors():
         F.fractional_max_pool2d(x, 2, random_u=1.5)
     with pytest.raises(ValueError, match=r"argument 'output_size' \[6, 6\] may not exceed the input's spatial size"):
         F.fractional_max_pool2d(x, 6, random_u=0.5)
+    with pytest.raises(ValueError, match=r"the input's spatial size \[5, 5\] must be at least output_size - 1 \+ "
+                                         r"kernel_size = \[6, 6\]"):
+        F.fractional_max_pool2d(x, 4, kernel_size=3, random_u=0.5)
     with pytest.raises(ValueError, match=r"fractional_max_pool3d: argument 'x' expected a 5-d tensor"):
         F.fractional_max_pool3d(x, 2, random_u=0.5)
 
@@ -630,3 +633,12 @@ def test_functional_diag_embed_is_paddles_alias():
         for i in range(3):
             want[i, b, i + 1] = x[b, i]
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_second_derivatives():
+    x = leaf(rng.uniform(0.5, 2.0, (1, 1, 4, 4)))
+    assert gradgradcheck(lambda t: F.lp_pool2d(t, 3, 2), (x,))
+    cos = leaf(rng.uniform(-0.8, 0.8, (3, 4)))
+    assert gradgradcheck(lambda t: F.margin_cross_entropy(t, eager.to_tensor([0, 2, 3]), scale=4.0), (cos,))
+    q = leaf(rng.standard_normal((1, 3, 1, 2)))
+    assert gradgradcheck(lambda t: flash_attention(t, t, t, causal=True)[0], (q,))

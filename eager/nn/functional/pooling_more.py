@@ -139,9 +139,9 @@ def _fractional(fn, k, x, output_size, kernel_size, random_u, return_mask):
         if o > n:
             raise ValueError(f"{fn}: argument 'output_size' {list(outs)} may not exceed the input's spatial size "
                              f"{list(spatial)}")
-        if kk is not None and kk > n:
-            raise ValueError(f"{fn}: argument 'kernel_size' {list(kernel)} may not exceed the input's spatial size "
-                             f"{list(spatial)}")
+        if kk is not None and n < o - 1 + kk:
+            raise ValueError(f"{fn}: the input's spatial size {list(spatial)} must be at least output_size - 1 + "
+                             f"kernel_size = {[a - 1 + b for a, b in zip(outs, kernel)]} (distinct window starts)")
     u = _random_u(fn, random_u)
     n, c = x.shape[:2]
     if x.numel() == 0:
