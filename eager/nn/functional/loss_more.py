@@ -123,7 +123,9 @@ def adaptive_log_softmax_with_loss(input: Tensor, label: Tensor, head_weight: Te
     cutoffs[0] + n_clusters] (the shortlist's logits, then one per cluster),
     ``tail_weights[c]`` a pair [W1 [in_features, h_c], W2 [h_c, cluster size]].
     log p(y) = head_log_softmax[y] in the shortlist, else head_log_softmax[
-    cutoffs[0] + c] + log_softmax(x W1 W2)[y - cutoffs[c]].
+    cutoffs[0] + c] + log_softmax(x W1 W2)[y - cutoffs[c]]. Only the rows
+    labelled in a cluster run its projection, as in Paddle (finding them reads
+    the labels: a wait on a GPU).
 
     >>> x = eager.randn([4, 8])
     >>> out, loss = eager.nn.functional.adaptive_log_softmax_with_loss(
@@ -164,7 +166,10 @@ def adaptive_log_softmax_with_loss(input: Tensor, label: Tensor, head_weight: Te
     for c, pair in enumerate(tail_weights):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not all(isinstance(w, Tensor) for w in pair):
             raise ValueError(f"{fn}: argument 'tail_weights[{c}]' expected a pair [W1, W2] of Tensors, got {pair!r}")
-        hidden = pair[0].shape[1] if pair[0].ndim == 2 else -1
+        if pair[0].ndim != 2:
+            raise ValueError(f"{fn}: argument 'tail_weights[{c}][0]' expected a 2-d tensor [in_features, hidden], "
+                             f"got shape {pair[0].shape}")
+        hidden = pair[0].shape[1]
         _check_weight(fn, f"tail_weights[{c}][0]", pair[0], features, hidden, input.dtype)
         _check_weight(fn, f"tail_weights[{c}][1]", pair[1], hidden, cutoffs[c + 1] - cutoffs[c], input.dtype)
     if unbatched:
@@ -180,14 +185,21 @@ def adaptive_log_softmax_with_loss(input: Tensor, label: Tensor, head_weight: Te
     in_head = _F.less_than(label, _F.full_like(label, shortlist))
     output = _F.squeeze(_F.take_along_axis(head, _F.unsqueeze(_F.where(in_head, label, zero), [1]), 1), [1])
     for c, (w1, w2) in enumerate(tail_weights):
+        # only the rows whose label is in cluster c run its projection (a read of which rows: one sync)
         low, high = cutoffs[c], cutoffs[c + 1]
         inside = _F.logical_and(_F.greater_equal(label, _F.full_like(label, low)),
                                 _F.less_than(label, _F.full_like(label, high)))
-        local = _F.where(inside, _F.subtract(label, _F.full_like(label, low)), zero)
-        tail = _F.log_softmax(_F.matmul(_F.matmul(input, w1, False, False), w2, False, False), -1)
-        cluster = _F.squeeze(_F.slice(head, [1], [shortlist + c], [shortlist + c + 1]), [1])
+        rows_in = _F.reshape(_F.nonzero(inside), [-1])
+        if rows_in.shape[0] == 0:
+            continue
+        local = _F.subtract(_F.index_select(label, rows_in, 0), _F.full([rows_in.shape[0]], low, DataType.INT64,
+                                                                         label.place))
+        tail = _F.log_softmax(_F.matmul(_F.matmul(_F.index_select(input, rows_in, 0), w1, False, False), w2, False,
+                                        False), -1)
+        cluster = _F.index_select(_F.squeeze(_F.slice(head, [1], [shortlist + c], [shortlist + c + 1]), [1]),
+                                  rows_in, 0)
         value = _F.add(cluster, _F.squeeze(_F.take_along_axis(tail, _F.unsqueeze(local, [1]), 1), [1]))
-        output = _F.where(inside, value, output)
+        output = _F.scatter(output, rows_in, value, True)
     loss = _F.neg(_F.mean(output))
     return (_F.squeeze(output, [0]) if unbatched else output), loss
 
