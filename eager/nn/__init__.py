@@ -13,8 +13,10 @@ from . import embedding
 from . import layer
 from . import layers
 from . import loss
+from . import loss_more
 from . import norm
 from . import pooling
+from . import pooling_more
 from . import rnn
 from . import sync_batch_norm
 from . import transformer
@@ -30,8 +32,10 @@ from .embedding import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
 from .layers import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .loss_more import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sync_batch_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
@@ -51,8 +55,10 @@ for _module in (
     layer,
     layers,
     loss,
+    loss_more,
     norm,
     pooling,
+    pooling_more,
     rnn,
     sync_batch_norm,
     transformer,

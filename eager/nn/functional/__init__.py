@@ -18,10 +18,14 @@ from . import conv
 from . import dropout
 from . import dropout as _dropout_module  # `dropout` becomes the function below
 from . import extension
+from . import flash_attention  # a module, as Paddle's: flash_attention.flash_attention is the function
 from . import input
 from . import loss
+from . import loss_more
 from . import norm
 from . import pooling
+from . import pooling_more
+from . import sparse_attention as _sparse_attention_module  # `sparse_attention` becomes the function below
 from . import vision
 from .activation import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
@@ -31,8 +35,11 @@ from .dropout import *  # noqa: F401,F403
 from .extension import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .loss_more import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403
+from .sparse_attention import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 
 __all__: list = []
@@ -45,8 +52,11 @@ for _module in (
     extension,
     input,
     loss,
+    loss_more,
     norm,
     pooling,
+    pooling_more,
+    _sparse_attention_module,
     vision,
 ):
     __all__ += _module.__all__

@@ -138,4 +138,7 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     return _F.stack(out[::-1], 0)
 
 
-__all__ = ["gather_tree", "sequence_mask", "temporal_shift"]
+# Paddle 2.x keeps paddle.diag_embed here too: the same op, differentiable.
+diag_embed = _F.diag_embed
+
+__all__ = ["diag_embed", "gather_tree", "sequence_mask", "temporal_shift"]
