@@ -59,7 +59,6 @@ class ModelAverage(Optimizer):
         super().__init__(learning_rate=1.0, parameters=parameters, name=name)
         self.average_window = float(average_window_rate)
         self.min_average_window, self.max_average_window = int(min_average_window), int(max_average_window)
-        self._counts: dict = {}     # id(param) -> [num_accumulates, old_num_accumulates, num_updates]
         self._applied: list = []    # the parameters the last apply() replaced
 
     def _accumulator_meta(self, name: str, param, scalar: bool) -> tuple:
@@ -84,23 +83,30 @@ class ModelAverage(Optimizer):
         self.step()
 
     def _accumulate(self, param) -> None:
-        sums = [self._accumulator(name, param) for name in ("sum_1", "sum_2", "sum_3")]
-        counts = self._counts.setdefault(id(param), [0, 0, 0])
-        counts[0] += 1
-        counts[2] += 1
-        num_accumulates, num_updates = counts[0], counts[2]
-        sum_1 = _F.add(sums[0], param)
-        sum_2 = sums[1]
-        if num_updates % _MAX_NUM_ACCUMULATES == 0:
-            sum_2, sum_1 = _F.add(sum_2, sum_1), _F.zeros_like(sum_1)
-        if num_accumulates >= self.min_average_window and num_accumulates >= min(
-                self.max_average_window, int(num_updates * self.average_window)):
-            phi_api.assign_out_(_F.add(sum_1, sum_2).impl, sums[2].impl)
-            sum_1, sum_2 = _F.zeros_like(sum_1), _F.zeros_like(sum_2)
-            counts[1], counts[0] = num_accumulates, 0
-        phi_api.assign_out_(sum_1.impl, sums[0].impl)
-        if sum_2 is not sums[1]:
-            phi_api.assign_out_(sum_2.impl, sums[1].impl)
+        # Every decision is made on the device (where), so a step reads nothing
+        # back to the host and eager.jit replays it as it ran.
+        sum_1, sum_2, sum_3 = (self._accumulator(name, param) for name in ("sum_1", "sum_2", "sum_3"))
+        num_accumulates, old_num, num_updates = (self._accumulator(name, param) for name in _COUNTERS)
+        one = _F.full_like(num_updates, 1)
+        updates, accumulates = _F.add(num_updates, one), _F.add(num_accumulates, one)
+        new_1 = _F.add(sum_1, param)
+        move = _F.equal(_F.remainder(updates, _F.full_like(updates, _MAX_NUM_ACCUMULATES)),
+                        _F.zeros_like(updates))
+        new_2 = _F.where(move, _F.add(sum_2, new_1), sum_2)
+        new_1 = _F.where(move, _F.zeros_like(new_1), new_1)
+        window = _F.cast(_F.floor(_F.scale(_F.cast(updates, DataType.FLOAT64), self.average_window)),
+                         DataType.INT64)
+        limit = _F.minimum(_F.full_like(updates, self.max_average_window), window)
+        restart = _F.logical_and(_F.greater_equal(accumulates, _F.full_like(updates, self.min_average_window)),
+                                 _F.greater_equal(accumulates, limit))
+        new_3 = _F.where(restart, _F.add(new_1, new_2), sum_3)
+        new_1 = _F.where(restart, _F.zeros_like(new_1), new_1)
+        new_2 = _F.where(restart, _F.zeros_like(new_2), new_2)
+        new_old = _F.where(restart, accumulates, old_num)
+        accumulates = _F.where(restart, _F.zeros_like(accumulates), accumulates)
+        for value, target in ((new_1, sum_1), (new_2, sum_2), (new_3, sum_3), (accumulates, num_accumulates),
+                              (new_old, old_num), (updates, num_updates)):
+            phi_api.assign_out_(value.impl, target.impl)
 
     @contextlib.contextmanager
     def apply(self, executor=None, need_restore=True):
@@ -112,8 +118,10 @@ class ModelAverage(Optimizer):
         with no_grad():
             self._applied = []
             for param in self._parameter_list:
-                counts = self._counts.get(id(param))
-                total = 0 if counts is None else counts[0] + counts[1]
+                if ("num_updates", id(param)) not in self._accumulators:
+                    continue  # never stepped: the parameter stays as it is
+                total = int(self._accumulator("num_accumulates", param).numpy()[0]
+                            + self._accumulator("old_num_accumulates", param).numpy()[0])
                 if total == 0:
                     continue  # nothing accumulated: the parameter stays as it is
                 phi_api.assign_out_(param.impl, self._accumulator("restore", param).impl)
@@ -137,22 +145,9 @@ class ModelAverage(Optimizer):
 
     def state_dict(self) -> dict:
         """The running sums and counters under Paddle's keys, and ``@step``."""
-        for param in self._parameter_list:
-            counts = self._counts.get(id(param))
-            if counts is not None:
-                for name, value in zip(_COUNTERS, counts):
-                    target = self._accumulator(name, param).impl
-                    phi_api.assign_out_(phi_api.full((1,), value, DataType.INT64, target.place), target)
         state = super().state_dict()
         state.pop("@lr", None)
         return state
-
-    def set_state_dict(self, state_dict) -> None:
-        """Restores :meth:`state_dict`'s result (checked first, as Optimizer's)."""
-        super().set_state_dict(state_dict)
-        for param in self._parameter_list:
-            if ("num_updates", id(param)) in self._accumulators:
-                self._counts[id(param)] = [int(self._accumulator(name, param).numpy()[0]) for name in _COUNTERS]
 
     def __repr__(self):
         return (f"ModelAverage(average_window_rate={self.average_window}, min_average_window="
