@@ -612,3 +612,28 @@ def test_docstring_examples_run(module, device):
     result = doctest.testmod(importlib.import_module(module), extraglobs={"eager": eager},
                              optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_model_average_steps_replay_exactly_under_to_static():
+    # The window decisions live on the device, so a replayed step moves them too.
+    def run(static):
+        eager.seed(1)
+        linear = eager.nn.Linear(3, 1)
+        sgd = eager.optimizer.SGD(0.1, parameters=linear.parameters())
+        avg = incubate.ModelAverage(0.5, parameters=linear.parameters(), min_average_window=2, max_average_window=3)
+
+        def step(x):
+            loss = linear(x).square().mean()
+            loss.backward()
+            sgd.step()
+            avg.step()
+            sgd.clear_grad()
+            return loss
+        step = eager.jit.to_static(step) if static else step
+        for i in range(7):
+            step(eager.to_tensor(np.random.default_rng(i).normal(size=(4, 3)).astype("float32")))
+        with avg.apply():
+            return linear.weight.numpy().copy(), [v for k, v in sorted(avg.state_dict().items()) if "num" in k]
+    (w_eager, counts_eager), (w_static, counts_static) = run(False), run(True)
+    np.testing.assert_allclose(w_static, w_eager, rtol=1e-6)
+    np.testing.assert_array_equal(counts_static, counts_eager)
