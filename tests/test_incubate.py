@@ -379,6 +379,7 @@ def test_lookahead_errors():
     with pytest.raises(ValueError, match="LookAhead: argument 'k' expected a positive int, got 0"):
         incubate.LookAhead(sgd, k=0)
     assert incubate.LookAhead(sgd).get_lr() == pytest.approx(0.1)
+    assert incubate.optimizer.LBFGS is eager.optimizer.LBFGS  # Paddle 2.5 kept LBFGS in incubate
 
 
 # -- ModelAverage --------------------------------------------------------------------------------------
@@ -602,7 +603,8 @@ def test_errors_name_the_function_and_argument():
 
 
 @pytest.mark.parametrize("module", ["eager.incubate", "eager.incubate.operators", "eager.incubate.autograd",
-                                    "eager.incubate.optimizer.lookahead", "eager.incubate.optimizer.modelaverage",
+                                    "eager.incubate.optimizer", "eager.incubate.optimizer.lookahead",
+                                    "eager.incubate.optimizer.modelaverage",
                                     "eager.incubate.nn.layer", "eager.incubate.nn.functional.linear",
                                     "eager.incubate.nn.functional.transformer", "eager.incubate.nn.functional.norm",
                                     "eager.incubate.nn.functional.activation", "eager.incubate.nn.functional.rotary"])
