@@ -607,7 +607,8 @@ def test_errors_name_the_function_and_argument():
                                     "eager.incubate.optimizer.modelaverage",
                                     "eager.incubate.nn.layer", "eager.incubate.nn.functional.linear",
                                     "eager.incubate.nn.functional.transformer", "eager.incubate.nn.functional.norm",
-                                    "eager.incubate.nn.functional.activation", "eager.incubate.nn.functional.rotary"])
+                                    "eager.incubate.nn.functional.activation", "eager.incubate.nn.functional.rotary",
+                                    "eager.incubate.autotune"])
 def test_docstring_examples_run(module, device):
     if device == "gpu":
         pytest.skip("the examples print CPU values; once is enough")
@@ -639,3 +640,26 @@ def test_model_average_steps_replay_exactly_under_to_static():
     (w_eager, counts_eager), (w_static, counts_static) = run(False), run(True)
     np.testing.assert_allclose(w_static, w_eager, rtol=1e-6)
     np.testing.assert_array_equal(counts_static, counts_eager)
+
+
+def test_autotune_set_config_checks_and_keeps_the_settings(tmp_path, monkeypatch, device):
+    tune = importlib.import_module("eager.incubate.autotune")
+    monkeypatch.setattr(tune, "_CONFIG", tune.get_config())  # restored after the test
+    tune.set_config({"kernel": {"enable": True, "tuning_range": [2, 4]}, "layout": {"enable": False},
+                     "other": {"x": 1}})
+    assert tune.get_config()["kernel"] == {"enable": True, "tuning_range": [2, 4]}
+    path = tmp_path / "tune.json"
+    path.write_text('{"dataloader": {"enable": true, "tuning_steps": 30}}')
+    tune.set_config(str(path))
+    assert tune.get_config()["dataloader"] == {"enable": True, "tuning_steps": 30}
+    with pytest.warns(UserWarning, match="'layout.enable' expected a bool, got 1; the entry is ignored"):
+        tune.set_config({"layout": {"enable": 1}})
+    with pytest.warns(UserWarning, match="'kernel.tuning_range' expected a list of two ints"):
+        tune.set_config({"kernel": {"tuning_range": (1, 2)}})
+    with pytest.warns(UserWarning, match="could not read"):
+        tune.set_config(str(tmp_path / "missing.json"))
+    assert tune.get_config()["layout"] == {"enable": False}
+    tune.set_config()
+    assert all(section["enable"] for section in tune.get_config().values())
+    with pytest.raises(TypeError, match="incubate.autotune.set_config: argument 'config' expected None, a dict"):
+        tune.set_config(["kernel"])
