@@ -251,6 +251,13 @@ def test_rotary_position_embedding(rng, interleaved):
     tm = IF.fused_rotary_position_embedding(_t(q.transpose(1, 0, 2, 3)), time_major=True,
                                             use_neox_rotary_style=interleaved)[0]
     np.testing.assert_allclose(tm.numpy().transpose(1, 0, 2, 3), want[0], rtol=1e-10, atol=1e-12)
+    tm_ids = IF.fused_rotary_position_embedding(_t(q.transpose(1, 0, 2, 3)), position_ids=_t(ids), time_major=True,
+                                                use_neox_rotary_style=interleaved)[0]
+    np.testing.assert_allclose(tm_ids.numpy().transpose(1, 0, 2, 3), got.numpy(), rtol=1e-12, atol=1e-12)
+    table_ids = IF.fused_rotary_position_embedding(_t(q), sin=_t(_tables(np.arange(9), d, interleaved)[0]),
+                                                   cos=_t(_tables(np.arange(9), d, interleaved)[1]),
+                                                   position_ids=_t(ids), use_neox_rotary_style=interleaved)[0]
+    np.testing.assert_allclose(table_ids.numpy(), got.numpy(), rtol=1e-10, atol=1e-12)
     assert gradcheck(lambda t: IF.fused_rotary_position_embedding(t, use_neox_rotary_style=interleaved)[0],
                      (_t(q[:1, :3, :1], grad=True),))
 

@@ -4,10 +4,7 @@ before ``paddle.geometric`` (each the eager.geometric function under its old
 name and argument names). Composed of existing ops."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..composite._paddle_api import composed_in
-from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..geometric import reindex_graph, sample_neighbors, send_u_recv
 from ..nn import functional as F
@@ -60,7 +57,7 @@ def softmax_mask_fuse_upper_triangle(x):
     if x.shape[-2] != seq:
         raise ValueError(f"incubate.{fn}: argument 'x' expected square scores [batch, heads, seq, seq], got "
                          f"shape {x.shape}")
-    mask = to_tensor(np.triu(np.full((seq, seq), -np.inf), 1), dtype=x.dtype, place=x.place)
+    mask = _F.triu(_F.full([seq, seq], float("-inf"), x.dtype, x.place), 1)  # -inf above the diagonal
     return F.softmax(_F.add(x, mask), -1)
 
 

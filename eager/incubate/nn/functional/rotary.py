@@ -17,13 +17,15 @@ from . import _checks
 _composed = composed_in(_checks.NAMESPACE)
 
 
-def _default_tables(seq: int, dim: int, interleaved: bool, base: float) -> tuple:
-    """(sin, cos) as NumPy ``[seq, dim]``: angle ``pos * base**(-2j/dim)``, j the
-    pair feature i belongs to."""
+def _default_tables(positions, dim: int, interleaved: bool, base: float, like) -> tuple:
+    """(sin, cos) of ``positions`` (a tensor of any shape) x ``base**(-2j/dim)``,
+    j the pair feature i belongs to: shape ``positions.shape + [dim]``, computed
+    on the device in float64 and cast to ``like``'s dtype."""
     inv_freq = base ** (-np.arange(0, dim, 2, dtype=np.float64) / dim)
     pair = np.arange(dim) // 2 if interleaved else np.arange(dim) % (dim // 2)
-    angle = np.arange(seq, dtype=np.float64)[:, None] * inv_freq[pair][None, :]
-    return np.sin(angle), np.cos(angle)
+    freq = to_tensor(inv_freq[pair], dtype="float64", place=like.place)
+    angle = _F.multiply(_F.unsqueeze(_F.cast(positions, "float64"), [-1]), freq)
+    return _F.cast(_F.sin(angle), like.dtype), _F.cast(_F.cos(angle), like.dtype)
 
 
 def _table(fn: str, arg: str, value, x: Tensor, dim: int, rows) -> Tensor:
@@ -95,25 +97,25 @@ def fused_rotary_position_embedding(q, k=None, v=None, sin=None, cos=None, posit
         raise ValueError(f"{_checks.who(fn)}: arguments 'sin' and 'cos' expected both Tensors or both None, got "
                          f"{'sin' if cos is None else 'cos'} alone")
     if sin is None:
-        rows = seq
-        if position_ids is not None:
-            rows = max(seq, int(position_ids.numpy().max(initial=0)) + 1)
-        sin_np, cos_np = _default_tables(rows, dim, interleaved, base)
-        sin = to_tensor(sin_np, dtype=q.dtype, place=q.place)
-        cos = to_tensor(cos_np, dtype=q.dtype, place=q.place)
+        if position_ids is None:
+            sin, cos = _default_tables(_F.arange(0, seq, 1, "int64", q.place), dim, interleaved, base, q)
+            shape = [seq, 1, 1, dim] if time_major else [1, seq, 1, dim]
+            sin, cos = _F.reshape(sin, shape), _F.reshape(cos, shape)
+        else:
+            sin, cos = _default_tables(_F.unsqueeze(position_ids, [-1]), dim, interleaved, base, q)  # [b, s, 1, d]
     else:
         rows = None if position_ids is not None else seq
         sin = _table(fn, "sin", sin, q, dim, rows)
         cos = _table(fn, "cos", cos, q, dim, rows)
-    if position_ids is None:
-        shape = [seq, 1, 1, dim] if time_major else [1, seq, 1, dim]
-        sin, cos = _F.reshape(sin, shape), _F.reshape(cos, shape)
-    else:
-        flat = _F.reshape(position_ids, [batch * seq])
-        sin = _F.reshape(_F.gather(sin, flat, 0), [batch, seq, 1, dim])
-        cos = _F.reshape(_F.gather(cos, flat, 0), [batch, seq, 1, dim])
-        if time_major:
-            sin, cos = _F.transpose(sin, [1, 0, 2, 3]), _F.transpose(cos, [1, 0, 2, 3])
+        if position_ids is None:
+            shape = [seq, 1, 1, dim] if time_major else [1, seq, 1, dim]
+            sin, cos = _F.reshape(sin, shape), _F.reshape(cos, shape)
+        else:
+            flat = _F.reshape(position_ids, [batch * seq])
+            sin = _F.reshape(_F.gather(sin, flat, 0), [batch, seq, 1, dim])
+            cos = _F.reshape(_F.gather(cos, flat, 0), [batch, seq, 1, dim])
+    if position_ids is not None and time_major:
+        sin, cos = _F.transpose(sin, [1, 0, 2, 3]), _F.transpose(cos, [1, 0, 2, 3])
     return tuple(None if x is None else _F.add(_F.multiply(x, cos), _F.multiply(_rotate(x, interleaved), sin))
                  for x in (q, k, v))
 
