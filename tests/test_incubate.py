@@ -471,6 +471,19 @@ def test_model_average_state_dict_round_trip():
         second.set_state_dict({"w_ma_num_updates_0": np.zeros(2, np.int64)})
 
 
+def test_model_average_of_a_float16_parameter():
+    w = eager.create_parameter([2], "float16")
+    avg = incubate.ModelAverage(0.5, parameters=[w], min_average_window=2, max_average_window=3)
+    for v in (1.0, 2.0, 4.0):  # the window restarts after the second step: (1 + 2 + 4) / 3
+        w.set_value(np.array([v, -v], np.float16))
+        w.grad = eager.to_tensor(np.ones(2, np.float16))
+        avg.step()
+    with avg.apply():
+        assert w.dtype == eager.float16
+        np.testing.assert_allclose(w.numpy(), [7 / 3, -7 / 3], rtol=1e-3)
+    np.testing.assert_array_equal(w.numpy(), [4.0, -4.0])
+
+
 def test_model_average_skips_parameters_without_steps_and_checks_arguments():
     w = eager.create_parameter([2], "float32")
     w.set_value(np.array([1.0, 2.0], np.float32))

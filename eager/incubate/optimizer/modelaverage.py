@@ -64,7 +64,7 @@ class ModelAverage(Optimizer):
     def _accumulator_meta(self, name: str, param, scalar: bool) -> tuple:
         if name in _COUNTERS:
             return (1,), DataType.INT64
-        return super()._accumulator_meta(name, param, scalar)
+        return tuple(param.impl.dims), param.impl.dtype  # the sums in the parameter's dtype, as Paddle's
 
     def get_lr(self) -> float:
         """0.0: ModelAverage updates no parameter by gradient (as Paddle's)."""
@@ -127,6 +127,8 @@ class ModelAverage(Optimizer):
                 phi_api.assign_out_(param.impl, self._accumulator("restore", param).impl)
                 sums = [self._accumulator(name, param) for name in ("sum_1", "sum_2", "sum_3")]
                 summed = _F.add(_F.add(sums[0], sums[1]), sums[2])
+                if summed.dtype == DataType.FLOAT16:  # divided in float32, as Paddle's
+                    summed = _F.cast(summed, DataType.FLOAT32)
                 average = _F.divide(summed, _F.full_like(summed, float(total)))
                 phi_api.assign_out_(_F.cast(average, param.dtype).impl, param.impl)
                 self._applied.append(param)
