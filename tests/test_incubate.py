@@ -376,6 +376,18 @@ def test_lookahead_state_dict_continues_identically():
     assert after["inner_optimizer"]["@step"] == before["inner_optimizer"]["@step"]
 
 
+def test_lookahead_keeps_float16_slow_weights():
+    w = eager.create_parameter([2], "float16")
+    w.set_value(np.array([1.0, 2.0], np.float16))
+    opt = incubate.LookAhead(eager.optimizer.SGD(0.5, parameters=[w]), alpha=0.5, k=2)
+    for _ in range(2):
+        w.grad = eager.to_tensor(np.ones(2, np.float16))
+        opt.step()
+    # fast: 1 -> 0.5 (slow = 0.5) -> 0.0, then 0.5 * 0.0 + 0.5 * 0.5
+    np.testing.assert_array_equal(w.numpy(), [0.25, 1.25])
+    assert opt._accumulator("slow", w).dtype == eager.float16
+
+
 def test_lookahead_errors():
     w = eager.create_parameter([2], "float32")
     sgd = eager.optimizer.SGD(0.1, parameters=[w])

@@ -48,6 +48,9 @@ class LookAhead(Optimizer):
         self.inner_optimizer = inner_optimizer
         self.alpha, self.k = float(alpha), int(k)
 
+    def _accumulator_meta(self, name: str, param, scalar: bool) -> tuple:
+        return tuple(param.impl.dims), param.impl.dtype  # the slow weights in the parameter's dtype
+
     # The learning rate is the inner optimizer's.
     def get_lr(self) -> float:
         """The inner optimizer's learning rate."""
