@@ -181,14 +181,23 @@ def test_dropout_in_training_keeps_or_drops_whole_elements(rng):
 def test_fused_layer_norm_with_bias_and_residual(rng):
     x, r, bias = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4)), rng.normal(size=4)
     w, c = rng.normal(size=12), rng.normal(size=12)
-    out, h = IF.fused_layer_norm(_t(x), _t(w), _t(c), 1e-5, residual_alpha=0.5, begin_norm_axis=1, bias=_t(bias),
-                                 residual=_t(r))
+    out, h, mean, variance = IF.fused_layer_norm(_t(x), _t(w), _t(c), 1e-5, residual_alpha=0.5, begin_norm_axis=1,
+                                                 bias=_t(bias), residual=_t(r))
     want_h = x + bias + 0.5 * r
     np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-12)
     np.testing.assert_allclose(out.numpy(), _ln(want_h, w.reshape(3, 4), c.reshape(3, 4), axes=(1, 2)), rtol=1e-10)
-    only = IF.fused_layer_norm(_t(x), _t(w[:4]), _t(c[:4]), 1e-5, begin_norm_axis=-1)
+    assert mean.dtype == eager.float32 and mean.shape == [2] and variance.shape == [2]
+    np.testing.assert_allclose(mean.numpy(), want_h.reshape(2, -1).mean(1), rtol=1e-6)
+    np.testing.assert_allclose(variance.numpy(), want_h.reshape(2, -1).var(1), rtol=1e-6)
+    only, none_residual, mean, _ = IF.fused_layer_norm(_t(x), _t(w[:4]), _t(c[:4]), 1e-5, begin_norm_axis=-1)
     np.testing.assert_allclose(only.numpy(), _ln(x, w[:4], c[:4]), rtol=1e-10)
-    np.testing.assert_allclose(IF.fused_layer_norm(_t(x), None, None, 1e-5, bias=_t(bias)).numpy(), x + bias)
+    assert none_residual is None and mean.shape == [6]
+    # No norm parameters: with a residual only the sum is made; without, a plain normalization.
+    summed = IF.fused_layer_norm(_t(x), None, None, 1e-5, bias=_t(bias), residual=_t(r))
+    np.testing.assert_allclose(summed[0].numpy(), x + bias + r, rtol=1e-12)
+    assert summed[1:] == (None, None, None)
+    plain = IF.fused_layer_norm(_t(x), None, None, 1e-5, begin_norm_axis=2)[0]
+    np.testing.assert_allclose(plain.numpy(), _ln(x), rtol=1e-10)
 
 
 def test_fused_rms_norm(rng):
@@ -198,8 +207,11 @@ def test_fused_rms_norm(rng):
     np.testing.assert_allclose(h.numpy(), s, rtol=1e-12)
     np.testing.assert_allclose(out.numpy(), s / np.sqrt((s ** 2).mean(-1, keepdims=True) + 1e-6) * w + c,
                                rtol=1e-10)
+    out, none_residual = IF.fused_rms_norm(_t(x), _t(w), None, 1e-6, 1)  # scripts index [0]
+    assert none_residual is None
+    np.testing.assert_allclose(out.numpy(), x / np.sqrt((x ** 2).mean(-1, keepdims=True) + 1e-6) * w, rtol=1e-10)
     xt, wt = _t(x, grad=True), _t(w, grad=True)
-    assert gradcheck(lambda x, w: IF.fused_rms_norm(x, w, None, 1e-6, 1), (xt, wt))
+    assert gradcheck(lambda x, w: IF.fused_rms_norm(x, w, None, 1e-6, 1)[0], (xt, wt))
 
 
 def test_swiglu(rng):

@@ -1,9 +1,13 @@
 """Paddle's fused normalizations with an optional residual: ``fused_layer_norm``
 and ``fused_rms_norm`` (the pattern ``norm(x + bias + residual)``), composed of
-add, layer_norm, mean and rsqrt."""
+add, layer_norm, mean and rsqrt. Both return the tuple Paddle's dynamic graph
+returns (its op's outputs), so ``fused_rms_norm(...)[0]`` is the output, as in
+Paddle scripts."""
 from __future__ import annotations
 
 import math
+
+from phi.common import DataType
 
 from ....composite._paddle_api import composed_in
 from ....generated import forward_api as _F
@@ -38,12 +42,19 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0, beg
                      residual=None, quant_scale=-1, quant_round_type=0, quant_max_bound=0, quant_min_bound=0):
     """Layer normalization of ``h = x + bias + residual_alpha * residual`` over
     the axes from ``begin_norm_axis`` on; ``norm_weight``/``norm_bias`` are 1-d
-    (the product of those axes). With both None, ``h`` itself. Returns ``out``,
-    or ``(out, h)`` when ``residual`` is given (h is the next block's residual).
+    (the product of those axes) or None (no scale / no shift).
+
+    Returns Paddle's dynamic-graph tuple ``(out, residual_out, mean, variance)``:
+    ``residual_out`` is ``h`` (None without ``residual``), ``mean`` and
+    ``variance`` (the biased variance) are float32, one value per row (the
+    product of the axes before ``begin_norm_axis``). With ``residual`` and both
+    norm parameters None, only the sum is made: ``(h, None, None, None)``.
 
     >>> x = eager.to_tensor([[1.0, 3.0]])
-    >>> eager.incubate.nn.functional.fused_layer_norm(x, eager.ones([2]), eager.zeros([2]), 0.0).numpy()
-    array([[-1.,  1.]], dtype=float32)
+    >>> out, _, mean, variance = eager.incubate.nn.functional.fused_layer_norm(
+    ...     x, eager.ones([2]), eager.zeros([2]), 0.0)
+    >>> out.numpy(), mean.numpy(), variance.numpy()
+    (array([[-1.,  1.]], dtype=float32), array([2.], dtype=float32), array([1.], dtype=float32))
     """
     fn = "fused_layer_norm"
     begin, normalized, eps = _prepare(fn, x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias, residual,
@@ -52,13 +63,17 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0, beg
     h = x if bias is None else _F.add(x, bias)
     if residual is not None:
         h = _F.add(h, residual if alpha == 1.0 else _F.scale(residual, alpha))
-    if norm_weight is None and norm_bias is None:
-        out = h
-    else:
-        weight = None if norm_weight is None else _F.reshape(norm_weight, normalized)
-        shift = None if norm_bias is None else _F.reshape(norm_bias, normalized)
-        out = F.layer_norm(h, normalized, weight, shift, eps)
-    return (out, h) if residual is not None else out
+        if norm_weight is None and norm_bias is None:
+            return h, None, None, None
+    weight = None if norm_weight is None else _F.reshape(norm_weight, normalized)
+    shift = None if norm_bias is None else _F.reshape(norm_bias, normalized)
+    out = F.layer_norm(h, normalized, weight, shift, eps)
+    axes = list(range(begin, x.ndim))
+    rows = [math.prod(x.shape[:begin])]
+    mean = _F.mean(h, axes, True)
+    variance = _F.mean(_F.square(_F.subtract(h, mean)), axes, False)
+    mean, variance = (_F.cast(_F.reshape(t, rows), DataType.FLOAT32) for t in (mean, variance))
+    return out, (h if residual is not None else None), mean, variance
 
 
 @_composed
@@ -66,11 +81,12 @@ def fused_rms_norm(x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias=Non
                    quant_round_type=0, quant_max_bound=0, quant_min_bound=0):
     """RMS normalization of ``h = x + bias + residual`` over the axes from
     ``begin_norm_axis`` on: ``h / sqrt(mean(h**2) + epsilon) * norm_weight +
-    norm_bias`` (norm_bias may be None). Returns ``out``, or ``(out, h)`` when
-    ``residual`` is given.
+    norm_bias`` (norm_bias may be None). Returns Paddle's dynamic-graph tuple
+    ``(out, residual_out)``: ``residual_out`` is ``h``, None without ``residual``
+    (scripts take ``fused_rms_norm(...)[0]``).
 
     >>> x = eager.to_tensor([[3.0, 4.0]])
-    >>> eager.incubate.nn.functional.fused_rms_norm(x, eager.ones([2]), None, 0.0, 1).numpy().round(4)
+    >>> eager.incubate.nn.functional.fused_rms_norm(x, eager.ones([2]), None, 0.0, 1)[0].numpy().round(4)
     array([[0.8485, 1.1314]], dtype=float32)
     """
     fn = "fused_rms_norm"
@@ -86,7 +102,7 @@ def fused_rms_norm(x, norm_weight, norm_bias, epsilon, begin_norm_axis, bias=Non
     out = _F.multiply(_F.multiply(h, scale), _F.reshape(norm_weight, normalized))
     if norm_bias is not None:
         out = _F.add(out, _F.reshape(norm_bias, normalized))
-    return (out, h) if residual is not None else out
+    return out, (h if residual is not None else None)
 
 
 __all__ = ["fused_layer_norm", "fused_rms_norm"]
