@@ -56,7 +56,10 @@ def test_fused_matmul_bias_matches_numpy(rng, tx, ty):
     x, y = (a.T if tx else a), (b.T if ty else b)
     out = IF.fused_matmul_bias(_t(x), _t(y), _t(bias), tx, ty)
     np.testing.assert_allclose(out.numpy(), a @ b + bias, rtol=1e-12)
-    assert IF.fused_matmul_bias(_t(x), _t(y), None, tx, ty).numpy().shape == (3, 5)
+    np.testing.assert_allclose(IF.fused_matmul_bias(_t(x), _t(y), None, tx, ty).numpy(), a @ b, rtol=1e-12)
+    batched = rng.normal(size=(2, 5, 4))  # without a bias, a plain (batched) matmul
+    np.testing.assert_allclose(IF.fused_matmul_bias(_t(x), _t(batched), None, tx, True).numpy(),
+                               a @ np.swapaxes(batched, 1, 2), rtol=1e-12)
 
 
 def test_fused_linear_and_activation(rng):

@@ -16,18 +16,19 @@ def _matmul_bias(fn: str, x, y, bias, transpose_x: bool, transpose_y: bool):
     _checks.like(fn, "y", y, x, optional=False)
     _checks.flag(fn, "transpose_x", transpose_x)
     _checks.flag(fn, "transpose_y", transpose_y)
+    if bias is None:  # a plain matmul, batched y included (as Paddle's)
+        return _F.matmul(x, y, transpose_x, transpose_y)
     if y.ndim != 2:
         raise ValueError(f"{_checks.who(fn)}: argument 'y' expected a 2-d Tensor, got shape {y.shape}")
     columns = y.shape[0] if transpose_y else y.shape[1]
     _checks.like(fn, "bias", bias, x, shape=[columns])
-    out = _F.matmul(x, y, transpose_x, transpose_y)
-    return out if bias is None else _F.add(out, bias)
+    return _F.add(_F.matmul(x, y, transpose_x, transpose_y), bias)
 
 
 @_composed
 def fused_matmul_bias(x, y, bias=None, transpose_x=False, transpose_y=False, name=None):
-    """``matmul(x, y, transpose_x, transpose_y) + bias``: y is 2-d, bias (or None)
-    has y's output width.
+    """``matmul(x, y, transpose_x, transpose_y) + bias``: with a bias, y is 2-d and
+    bias has its output width; without, a plain matmul.
 
     >>> x, w = eager.ones([2, 3]), eager.ones([3, 4])
     >>> eager.incubate.nn.functional.fused_matmul_bias(x, w, eager.ones([4])).numpy()[0]
