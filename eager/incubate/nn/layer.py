@@ -49,6 +49,7 @@ class FusedLinear(Layer):
         self.name = name
 
     def forward(self, input):  # noqa: A002  (Paddle's argument name)
+        """``input @ weight + bias`` (weight transposed first with transpose_weight)."""
         return IF.fused_linear(input, self.weight, self.bias, self.transpose_weight)
 
     def extra_repr(self) -> str:
@@ -71,6 +72,7 @@ class FusedDropoutAdd(Layer):
         self.name = name
 
     def forward(self, x, y):
+        """``dropout(x) + y``, dropping only in training mode."""
         return IF.fused_dropout_add(x, y, self.p, self.training, self.mode)
 
     def extra_repr(self) -> str:
@@ -98,6 +100,7 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
         self.name = name
 
     def forward(self, x, residual):
+        """``layer_norm(residual + dropout(x + linear_bias))``."""
         return IF.fused_bias_dropout_residual_layer_norm(
             x, residual, self.linear_bias, self.ln_scale, self.ln_bias, self.dropout_rate, self._epsilon,
             self.training, "upscale_in_train")
@@ -231,6 +234,7 @@ class FusedFeedForward(Layer):
             self._ln2_bias = self.create_parameter([d_model], attr=ln2_bias_attr, is_bias=True)
 
     def forward(self, src, cache=None):
+        """The feed-forward block on ``src`` ``[..., d_model]``; ``cache`` must be None."""
         if cache is not None:
             raise ValueError(f"FusedFeedForward({self.full_name()}): argument 'cache' expected None, got "
                              f"{type(cache).__name__}")
@@ -281,6 +285,8 @@ class FusedTransformerEncoderLayer(Layer):
             linear2_bias_attr=biases[1])
 
     def forward(self, src, src_mask=None, cache=None):
+        """Attention then feed-forward on ``src`` ``[batch, seq, d_model]``;
+        ``src_mask`` as eager.nn.TransformerEncoderLayer's; ``cache`` must be None."""
         if cache is not None:
             raise ValueError(f"FusedTransformerEncoderLayer({self.full_name()}): argument 'cache' expected None "
                              f"(no decoding cache), got {type(cache).__name__}")
