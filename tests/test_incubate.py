@@ -560,6 +560,53 @@ def test_identity_loss_and_graph_aliases(rng):
     np.testing.assert_array_equal(count.numpy(), [2, 2])
 
 
+_ROW = np.array([3, 7, 0, 9, 1, 4, 2, 9, 3, 9, 1, 9, 7])
+_COLPTR = np.array([0, 2, 4, 5, 6, 7, 9, 11, 11, 13, 13])
+
+
+def test_graph_khop_sampler_taking_every_neighbor():
+    # Every node has at most 2 neighbors, so sampling 2 takes them all. By hand: hop 0 samples
+    # 0 <- 3, 7; 8 <- 9, 7; 1 <- 0, 9; 2 <- 1; the next frontier is {3, 7, 9} (new, sorted);
+    # hop 1 samples 3 <- 4. New ids: frontiers 0, 8, 1, 2, 3, 7, 9, then 4.
+    eids = np.arange(100, 113)
+    src, dst, index, reindex, edge_ids = incubate.graph_khop_sampler(
+        _t(_ROW), _t(_COLPTR), _t(np.array([0, 8, 1, 2])), [2, 2], sorted_eids=_t(eids), return_eids=True)
+    np.testing.assert_array_equal(index.numpy(), [0, 8, 1, 2, 3, 7, 9, 4])
+    np.testing.assert_array_equal(src.numpy(), [[4], [5], [6], [5], [0], [6], [2], [7]])
+    np.testing.assert_array_equal(dst.numpy(), [[0], [0], [1], [1], [2], [2], [3], [4]])
+    np.testing.assert_array_equal(reindex.numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(edge_ids.numpy(), [100, 101, 111, 112, 102, 103, 104, 105])
+    one_hop = incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([5, 5, 6])), [5])
+    np.testing.assert_array_equal(one_hop[2].numpy(), [5, 6, 9, 3, 1])  # the repeated 5 sampled once
+    np.testing.assert_array_equal(one_hop[3].numpy(), [0, 0, 1])
+
+
+def test_graph_khop_sampler_samples_real_edges(rng):
+    n = 30
+    degree = rng.integers(0, 6, n)
+    colptr = np.r_[0, np.cumsum(degree)]
+    row = rng.integers(0, n, colptr[-1])
+    nodes = np.array([1, 4, 7, 11])
+    src, dst, index, reindex = incubate.graph_khop_sampler(_t(row), _t(colptr), _t(nodes), [2, 3])
+    original = index.numpy()
+    edges = set(zip(row.tolist(), np.repeat(np.arange(n), degree).tolist()))
+    pairs = list(zip(original[src.numpy().ravel()].tolist(), original[dst.numpy().ravel()].tolist()))
+    assert pairs and all(pair in edges for pair in pairs)
+    np.testing.assert_array_equal(original[reindex.numpy()], nodes)
+    first_hop = [p for p in pairs if p[1] in nodes.tolist()]
+    for v in nodes.tolist():
+        assert sum(1 for p in first_hop if p[1] == v) == min(2, degree[v])
+
+
+def test_graph_khop_sampler_errors():
+    with pytest.raises(ValueError, match="graph_khop_sampler: argument 'sample_sizes' expected a non-empty list"):
+        incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([0])), [0])
+    with pytest.raises(ValueError, match="argument 'sorted_eids' expected a Tensor when return_eids=True"):
+        incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([0])), [1], return_eids=True)
+    with pytest.raises(ValueError, match="none of the input nodes has a neighbor"):
+        incubate.graph_khop_sampler(_t(_ROW), _t(_COLPTR), _t(np.array([7, 9])), [1])
+
+
 # -- incubate.autograd ------------------------------------------------------------------------------
 
 def test_jacobian_and_hessian_matrices(rng):

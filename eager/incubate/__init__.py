@@ -15,10 +15,10 @@ array([3., 3.], dtype=float32)
 """
 from ..geometric import segment_max, segment_mean, segment_min, segment_sum
 from . import autograd, autotune, nn, optimizer
-from .operators import (graph_reindex, graph_sample_neighbors, graph_send_recv, identity_loss, softmax_mask_fuse,
-                        softmax_mask_fuse_upper_triangle)
+from .operators import (graph_khop_sampler, graph_reindex, graph_sample_neighbors, graph_send_recv, identity_loss,
+                        softmax_mask_fuse, softmax_mask_fuse_upper_triangle)
 from .optimizer import LookAhead, ModelAverage
 
-__all__ = ["LookAhead", "ModelAverage", "autograd", "autotune", "graph_reindex", "graph_sample_neighbors", "graph_send_recv",
-           "identity_loss", "nn", "optimizer", "segment_max", "segment_mean", "segment_min", "segment_sum",
-           "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle"]
+__all__ = ["LookAhead", "ModelAverage", "autograd", "autotune", "graph_khop_sampler", "graph_reindex",
+           "graph_sample_neighbors", "graph_send_recv", "identity_loss", "nn", "optimizer", "segment_max",
+           "segment_mean", "segment_min", "segment_sum", "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle"]

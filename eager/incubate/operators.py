@@ -1,10 +1,17 @@
 """Paddle's top-level ``paddle.incubate`` functions: the fused attention
-softmaxes, ``identity_loss``, and the graph functions Paddle 2.3 put here
-before ``paddle.geometric`` (each the eager.geometric function under its old
-name and argument names). Composed of existing ops."""
+softmaxes, ``identity_loss``, the graph functions Paddle 2.3 put here before
+``paddle.geometric`` (eager.geometric's functions under their old names and
+argument names) and ``graph_khop_sampler`` (multi-hop sampling built on
+eager.geometric.sample_neighbors). Composed of existing ops."""
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from ..composite._paddle_api import composed_in
+from ..creation import to_tensor
+from ..tensor import Tensor
 from ..generated import forward_api as _F
 from ..geometric import reindex_graph, sample_neighbors, send_u_recv
 from ..nn import functional as F
@@ -138,5 +145,78 @@ def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None
     return sample_neighbors(row, colptr, input_nodes, sample_size, eids, return_eids, perm_buffer)
 
 
-__all__ = ["graph_reindex", "graph_sample_neighbors", "graph_send_recv", "identity_loss", "softmax_mask_fuse",
-           "softmax_mask_fuse_upper_triangle"]
+@_composed
+def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None, return_eids=False, name=None):
+    """Multi-hop neighbor sampling with the subgraph reindexed, as Paddle's
+    kernel: hop i samples up to ``sample_sizes[i]`` neighbors of each frontier
+    node (the first frontier is ``input_nodes`` with adjacent repeats dropped;
+    the next, the sorted distinct sampled nodes not in the current frontier).
+    The frontier nodes, hop after hop, then the sampled nodes not met before,
+    get new ids 0, 1, ...
+
+    Returns ``(edge_src, edge_dst, sample_index, reindex_nodes)`` (and
+    ``edge_eids``, the sampled edges' ids from ``sorted_eids``, with
+    ``return_eids``): the edges (neighbor -> frontier node) in new ids, each
+    ``[num_edges, 1]``; the original id of each new id; the new ids of
+    ``input_nodes``. Ids are handled on the host.
+
+    >>> row = eager.to_tensor([3, 7, 0, 9, 1, 4, 2, 9, 3, 9, 1, 9, 7])
+    >>> colptr = eager.to_tensor([0, 2, 4, 5, 6, 7, 9, 11, 11, 13, 13])
+    >>> nodes = eager.to_tensor([0, 8, 1, 2])
+    >>> src, dst, index, reindex = eager.incubate.graph_khop_sampler(row, colptr, nodes, [2, 2])
+    >>> src.numpy().ravel(), dst.numpy().ravel(), index.numpy()
+    (array([4, 5, 6, 5, 0, 6, 2, 7]), array([0, 0, 1, 1, 2, 2, 3, 4]), array([0, 8, 1, 2, 3, 7, 9, 4]))
+    """
+    fn = "incubate.graph_khop_sampler"
+    if not isinstance(sample_sizes, (list, tuple)) or not sample_sizes or not all(
+            isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0 for k in sample_sizes):
+        raise ValueError(f"{fn}: argument 'sample_sizes' expected a non-empty list or tuple of positive ints, got "
+                         f"{sample_sizes!r}")
+    if not isinstance(return_eids, bool):
+        raise TypeError(f"{fn}: argument 'return_eids' expected a bool, got {return_eids!r}")
+    if return_eids and sorted_eids is None:
+        raise ValueError(f"{fn}: argument 'sorted_eids' expected a Tensor when return_eids=True, got None")
+    if not isinstance(input_nodes, Tensor) or not isinstance(row, Tensor):
+        raise TypeError(f"{fn}: arguments 'row' and 'input_nodes' expected Tensors, got "
+                        f"{type(row).__name__} and {type(input_nodes).__name__}")
+    nodes = np.asarray(input_nodes.numpy()).reshape(-1)  # a conversion point: the output's size depends on ids
+    frontier = nodes[np.r_[True, nodes[1:] != nodes[:-1]]] if nodes.size else nodes
+    frontiers, sampled, counts, edge_ids = [], [], [], []
+    for hop, k in enumerate(sample_sizes):
+        if frontier.size == 0:
+            break
+        frontiers.append(frontier)
+        out = sample_neighbors(row, colptr, to_tensor(frontier, dtype=row.dtype, place=row.place), int(k),
+                               sorted_eids if return_eids else None, return_eids)
+        neighbors = np.asarray(out[0].numpy()).reshape(-1)
+        if hop == 0 and neighbors.size == 0:
+            raise ValueError(f"{fn}: none of the input nodes has a neighbor")
+        sampled.append(neighbors)
+        counts.append(np.asarray(out[1].numpy()).reshape(-1))
+        if return_eids:
+            edge_ids.append(np.asarray(out[2].numpy()).reshape(-1))
+        frontier = np.setdiff1d(np.unique(neighbors), frontier)
+    new_id, sample_index = {}, []
+    for node in np.concatenate(frontiers).tolist():  # a node met in two frontiers takes its later id, as Paddle's
+        new_id[node] = len(sample_index)
+        sample_index.append(node)
+    src = []
+    for node in np.concatenate(sampled).tolist():
+        if node not in new_id:
+            new_id[node] = len(sample_index)
+            sample_index.append(node)
+        src.append(new_id[node])
+    dst = np.repeat([new_id[node] for node in np.concatenate(frontiers).tolist()], np.concatenate(counts))
+
+    def tensor(values, shape):
+        return to_tensor(np.asarray(values, dtype=np.int64).reshape(shape), dtype=row.dtype, place=row.place)
+
+    result = (tensor(src, [-1, 1]), tensor(dst, [-1, 1]), tensor(sample_index, [-1]),
+              tensor([new_id[node] for node in nodes.tolist()], [-1]))
+    if return_eids:
+        result += (tensor(np.concatenate(edge_ids), [-1]),)
+    return result
+
+
+__all__ = ["graph_khop_sampler", "graph_reindex", "graph_sample_neighbors", "graph_send_recv", "identity_loss",
+           "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle"]
