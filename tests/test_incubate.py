@@ -667,6 +667,10 @@ def test_errors_name_the_function_and_argument():
         IF.fused_multi_head_attention(x, eager.ones([3, 2, 2, 5]), eager.ones([4, 4]))
     with pytest.raises(ValueError, match="fused_multi_head_attention: argument 'cache_kv' expected None"):
         IF.fused_multi_head_attention(x, eager.ones([3, 2, 2, 4]), eager.ones([4, 4]), cache_kv=x)
+    with pytest.raises(ValueError, match="fused_multi_head_attention: argument 'attn_mask' expected a shape that "
+                                         "broadcasts to \\[2, 2, 3, 3\\]"):
+        IF.fused_multi_head_attention(x, eager.ones([3, 2, 2, 4]), eager.ones([4, 4]),
+                                      attn_mask=eager.ones([2, 1, 5, 5]))
     with pytest.raises(ValueError, match="fused_feedforward: argument 'dropout1_rate' expected a float in \\[0, 1\\]"):
         IF.fused_feedforward(x, eager.ones([4, 6]), eager.ones([6, 4]), dropout1_rate=1.5)
     with pytest.raises(ValueError, match="fused_feedforward: argument 'ring_id' expected -1"):

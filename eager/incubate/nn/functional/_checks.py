@@ -27,13 +27,14 @@ def floating(fn: str, arg: str, value) -> Tensor:
     return value
 
 
-def like(fn: str, arg: str, value, x: Tensor, shape=None, optional: bool = True):
-    """None (when optional) or a floating Tensor of x's dtype and, when given, of ``shape``."""
+def like(fn: str, arg: str, value, x: Tensor, shape=None, optional: bool = True, of: str = "x"):
+    """None (when optional) or a floating Tensor of x's dtype and, when given, of
+    ``shape``; ``of`` names x in the message."""
     if value is None and optional:
         return None
     floating(fn, arg, value)
     if value.dtype != x.dtype:
-        raise TypeError(f"{who(fn)}: argument '{arg}' expected dtype {x.dtype} (that of x), got {value.dtype}")
+        raise TypeError(f"{who(fn)}: argument '{arg}' expected dtype {x.dtype} (that of {of}), got {value.dtype}")
     if shape is not None and list(value.shape) != list(shape):
         raise ValueError(f"{who(fn)}: argument '{arg}' expected shape {list(shape)}, got {value.shape}")
     return value

@@ -29,7 +29,7 @@ def _default_tables(positions, dim: int, interleaved: bool, base: float, like) -
 
 
 def _table(fn: str, arg: str, value, x: Tensor, dim: int, rows) -> Tensor:
-    _checks.like(fn, arg, value, x, optional=False)
+    _checks.like(fn, arg, value, x, optional=False, of="q")
     shape = value.shape
     if len(shape) == 4 and shape[0] == 1 and shape[2] == 1:
         value = _F.reshape(value, [shape[1], shape[3]])
@@ -82,7 +82,7 @@ def fused_rotary_position_embedding(q, k=None, v=None, sin=None, cos=None, posit
         raise ValueError(f"{_checks.who(fn)}: argument 'q' expected an even head_dim, got shape {q.shape}")
     for arg, value in (("k", k), ("v", v)):
         if value is not None:
-            _checks.like(fn, arg, value, q, optional=False)
+            _checks.like(fn, arg, value, q, optional=False, of="q")
             if value.ndim != 4 or value.shape[:2] != q.shape[:2] or value.shape[3] != dim:
                 raise ValueError(f"{_checks.who(fn)}: argument '{arg}' expected shape {q.shape[:2] + ['*', dim]} "
                                  f"(q's, any number of heads), got {value.shape}")

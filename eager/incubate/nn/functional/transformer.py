@@ -172,6 +172,11 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
         _checks.like(fn, arg, value, x, shape=[embed])
     if attn_mask is not None:
         _checks.like(fn, "attn_mask", attn_mask, x, optional=False)
+        target = [batch, heads, seq, seq]
+        dims = attn_mask.shape
+        if len(dims) > 4 or any(d not in (1, t) for d, t in zip(dims[::-1], target[::-1])):
+            raise ValueError(f"{_checks.who(fn)}: argument 'attn_mask' expected a shape that broadcasts to "
+                             f"{target} [batch, num_heads, seq, seq], got {dims}")
     rates = _common(fn, training, mode, ring_id, dropout_rate=dropout_rate, attn_dropout_rate=attn_dropout_rate)
     pre_eps = _checks.positive(fn, "pre_ln_epsilon", pre_ln_epsilon)
     eps = _checks.positive(fn, "ln_epsilon", ln_epsilon)
