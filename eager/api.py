@@ -47,8 +47,11 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
+from .framework_checks import check_shape, disable_signal_handler
+from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
+dtype = DataType  # Paddle's paddle.dtype: isinstance(x.dtype, paddle.dtype)
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64
