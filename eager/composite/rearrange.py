@@ -15,6 +15,7 @@ import numpy as np
 
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
+from ..creation import to_tensor
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from .spine import _reshape, sum_to_shape
@@ -120,6 +121,17 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
         summed = _F.concat([_F.sum(p, [0], out_grad.dtype, True) for p in pieces], 0)
     summed = _F.moveaxis(summed, [0], [a]) if a else summed
     return _reshape(summed, x.shape)
+
+
+def as_strided_grad(x, out_grad, shape, stride, offset):
+    """as_strided's gradient: each element's gradient added at the position of x it
+    read (index_add, whose own gradient reads those positions again)."""
+    positions = np.full(tuple(shape), offset, dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        positions = positions + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - axis - 1))
+    zeros = _F.full([math.prod(x.shape)], 0, out_grad.dtype, out_grad.place)
+    index = to_tensor(positions.reshape(-1), place=out_grad.place)
+    return _reshape(_F.index_add(zeros, index, _reshape(out_grad, [-1]), 0), x.shape)
 
 
 # -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------

@@ -516,6 +516,7 @@ from .ops_rearrange import (  # noqa: F401
     strided_slice,
     rot90,
     tensor_split,
+    as_strided,
     tile_grad,
     flip_grad,
     slice_grad,
@@ -529,6 +530,7 @@ from .ops_rearrange import (  # noqa: F401
     strided_slice_grad,
     rot90_grad,
     tensor_split_grad,
+    as_strided_grad,
 )
 from .ops_reduce_scan import (  # noqa: F401
     max,
@@ -857,6 +859,7 @@ __all__ = [
     "strided_slice",
     "rot90",
     "tensor_split",
+    "as_strided",
     "gather",
     "index_select",
     "take_along_axis",
