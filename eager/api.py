@@ -26,7 +26,7 @@ from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sampl
 from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
 from .composite.search_sort import bucketize
 from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
-                                  combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten,
+                                  combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten, unfold,
                                   unique_consecutive, view, view_as, vsplit, vstack)
 from .composite.creation import as_complex, as_real, polar, tril_indices, triu_indices, vander
 from .creation import to_tensor

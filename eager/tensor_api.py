@@ -513,7 +513,7 @@ _COMPOSED_METHODS = {
     **{name: getattr(_reduce_scan, name) for name in (
         "quantile", "nanquantile", "nanmedian", "diff", "trapezoid", "cumulative_trapezoid")},
     **{name: getattr(_rearrange, name) for name in (
-        "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
+        "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
     "is_tensor": is_tensor,
     "stft": _stft,

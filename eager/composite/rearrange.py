@@ -478,3 +478,32 @@ def block_diag(inputs, name=None):
         bands.append(_F.concat(parts, 1))
         left += cols
     return _F.concat(bands, 0)
+
+
+@_check.composed
+def unfold(x, axis, size, step, name=None):
+    """The windows of ``size`` elements of x along ``axis``, one every ``step``
+    elements, as a view (Paddle's ``paddle.unfold`` / ``Tensor.unfold``): x's
+    ``axis`` becomes the window count (dims[axis] - size) // step + 1 and a last
+    axis of ``size`` holds each window. Written through :func:`eager.as_strided`,
+    so it shares x's buffer (a contiguous x) and differentiates by adding each
+    window's gradient back.
+
+    >>> eager.unfold(eager.arange(5.0), 0, 2, 2).numpy()
+    array([[0., 1.],
+           [2., 3.]], dtype=float32)
+    """
+    _check.tensor("unfold", "x", x)
+    dims = x.shape
+    if not dims:
+        raise ValueError("unfold: argument 'x' expected a tensor of at least 1 dimension, got a 0-d tensor")
+    a = _check.axis("unfold", "axis", axis, len(dims))
+    size = _check.integer("unfold", "size", size, minimum=0)
+    step = _check.integer("unfold", "step", step, minimum=1)
+    if size > dims[a]:
+        raise ValueError(f"unfold: argument 'size' ({size}) exceeds the size of axis {axis} ({dims[a]}), shape "
+                         f"{dims}")
+    steps = [math.prod(dims[k + 1:]) for k in range(len(dims))]  # x's elements in row-major order
+    shape = dims[:a] + [(dims[a] - size) // step + 1] + dims[a + 1:] + [size]
+    stride = steps[:a] + [steps[a] * step] + steps[a + 1:] + [steps[a]]
+    return _F.as_strided(x, shape, stride, 0)
