@@ -413,3 +413,55 @@ def test_hapi_and_jit_names():
     assert sum(m is math for m in eager.jit.IGNORED_MODULES) == 1
     with pytest.raises(TypeError, match="ignore_module: argument 'modules' expected a list of modules"):
         eager.jit.ignore_module(["math"])
+
+
+# -- as_strided and unfold: views ------------------------------------------------------------------
+
+def test_as_strided_is_a_view_with_a_shared_version_counter():
+    x = eager.to_tensor(np.arange(6.0))
+    y = x.as_strided([3, 2], [1, 1], 1)                       # windows [1, 2], [2, 3], [3, 4]
+    np.testing.assert_array_equal(y.numpy(), [[1.0, 2.0], [2.0, 3.0], [3.0, 4.0]])
+    assert y.impl.buffer_id == x.impl.buffer_id
+    version = x.inplace_version
+    x[2] = 50.0                                                # seen through both windows reading it
+    np.testing.assert_array_equal(y.numpy()[:, 0], [1.0, 50.0, 3.0])
+    assert y.inplace_version == x.inplace_version == version + 1
+    y[0, 0] = -1.0                                             # a write through the view reaches x
+    assert x.numpy()[1] == -1.0
+    with pytest.raises(ValueError, match=r"read element 6 of x, which has 6"):
+        eager.as_strided(x, [4], [2])
+    with pytest.raises(ValueError, match="'stride' expected one step per dimension"):
+        eager.as_strided(x, [2, 2], [1])
+    with pytest.raises(ValueError, match="'stride' expected non-negative steps"):
+        eager.as_strided(x, [2], [-1], 3)
+
+
+def test_as_strided_gradient_adds_where_elements_are_read_twice():
+    x = eager.to_tensor(np.arange(5.0), stop_gradient=False)
+    y = eager.as_strided(x, [2, 3], [2, 1])                    # rows x[0:3] and x[2:5]: x[2] read twice
+    weights = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    (y * eager.to_tensor(weights)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0, 3.0 + 4.0, 5.0, 6.0])
+
+
+def test_as_strided_of_a_transposed_tensor_reads_its_row_major_order():
+    base = eager.to_tensor(np.arange(6.0).reshape(2, 3))
+    x = base.transpose([1, 0])                                 # not contiguous: values [[0, 3], [1, 4], [2, 5]]
+    np.testing.assert_array_equal(eager.as_strided(x, [3], [2]).numpy(), [0.0, 1.0, 2.0])
+
+
+def test_unfold_gives_sliding_windows_as_a_view():
+    x = eager.to_tensor(np.arange(12.0).reshape(3, 4), stop_gradient=False)
+    windows = x.unfold(1, 2, 1)                                # along the rows: 3 windows of 2
+    expected = np.stack([np.arange(12.0).reshape(3, 4)[:, i:i + 2] for i in range(3)], axis=1)
+    np.testing.assert_array_equal(windows.numpy(), expected)
+    assert windows.shape == [3, 3, 2]
+    windows.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.tile([1.0, 2.0, 2.0, 1.0], (3, 1)))
+    plain = eager.to_tensor(np.arange(7.0))
+    np.testing.assert_array_equal(eager.unfold(plain, 0, 3, 2).numpy(), [[0, 1, 2], [2, 3, 4], [4, 5, 6]])
+    assert eager.unfold(plain, 0, 3, 2).impl.buffer_id == plain.impl.buffer_id
+    with pytest.raises(ValueError, match=r"unfold: argument 'size' \(8\) exceeds the size of axis 0 \(7\)"):
+        plain.unfold(0, 8, 1)
+    with pytest.raises(ValueError, match="unfold: argument 'step'"):
+        plain.unfold(0, 2, 0)
