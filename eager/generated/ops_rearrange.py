@@ -57,6 +57,7 @@ __all__ = [
     "rot90",
     "tensor_split",
     "as_strided",
+    "view_dtype",
 ]
 
 
@@ -729,6 +730,21 @@ def as_strided(x, shape, stride, offset=0, name=None):
         track_view(out, x, lambda _base: as_strided(_base, shape, stride, offset))
     if _anomaly.active:
         check_forward("as_strided", (out, ))
+    return out
+
+
+def view_dtype(x, dtype, name=None):
+    """x's bytes read as dtype (a view; the last axis takes the change of element size). Not differentiable.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("view_dtype", "x", x)
+    dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "view_dtype", "dtype")
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.view_dtype(x.impl, dtype), None, None
+    if _anomaly.active:
+        check_forward("view_dtype", (out, ))
     return out
 
 

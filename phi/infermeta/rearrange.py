@@ -7,6 +7,7 @@ kernel picks come from one rule.
 """
 from __future__ import annotations
 
+from ..common import convert_dtype
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import MAX_DIMS, broadcast_dims, check_result_shape, normalize_axis
@@ -19,7 +20,7 @@ __all__ = [
     "rot90_infer_meta", "moveaxis_permutation", "repeat_counts", "slice_bounds", "slice_index",
     "strided_bounds", "strided_index", "tensor_split_bounds", "tensor_split_infer_meta",
     "tensor_split_grad_infer_meta", "as_strided_infer_meta", "as_strided_grad_infer_meta",
-    "strided_positions_reach",
+    "strided_positions_reach", "view_dtype_infer_meta",
 ]
 
 
@@ -429,3 +430,26 @@ def as_strided_infer_meta(x, shape, stride, offset, out) -> None:
 def as_strided_grad_infer_meta(x, out_grad, shape, stride, offset, x_grad) -> None:
     """x_grad shaped like x; out_grad must be as_strided's result for x."""
     _grad_of(as_strided_infer_meta, x, (shape, stride, offset), out_grad, x_grad)
+
+
+# -- view_dtype -------------------------------------------------------------------------------
+
+def view_dtype_infer_meta(x, dtype, out) -> None:
+    """x's bytes read as ``dtype``: the same shape for a dtype of the same size; else
+    the last axis holds as many bytes (it must divide evenly into a larger dtype),
+    and x must have at least one dimension."""
+    target = convert_dtype(dtype)
+    dims = tuple(x.dims)
+    old, new = x.dtype.itemsize, target.itemsize
+    if new != old:
+        if not dims:
+            raise InvalidArgumentError(f"a 0-d tensor of {x.dtype} ({old} bytes) cannot be viewed as {target} "
+                                       f"({new} bytes): the last axis holds the change of size")
+        last = dims[-1] * old
+        if last % new:
+            raise InvalidArgumentError(f"the last axis of x ({dims[-1]} elements of {x.dtype}, {last} bytes) "
+                                       f"does not divide into elements of {target} ({new} bytes)")
+        dims = dims[:-1] + (last // new,)
+    out.dims = dims
+    out.dtype = target
+    out.layout = x.layout

@@ -6,9 +6,9 @@ Every forward result is a fresh array (``.copy()`` where NumPy would return a
 view), because these ops are not declared ``view`` in ops.yaml: a later inplace
 write to the result must not reach x. The gradients are the adjoint maps:
 flip's is flip, roll's is roll back, tile's and repeat_interleave's sum the
-copies, the slices' scatter into zeros. The one view is ``as_strided`` (declared
-``view`` in ops.yaml): its result reads x's buffer, and its gradient adds each
-element's gradient into the position it read.
+copies, the slices' scatter into zeros. The views are ``as_strided`` and
+``view_dtype`` (declared ``view`` in ops.yaml): their results read x's buffer;
+as_strided's gradient adds each element's gradient into the position it read.
 """
 from ..core.kernel_registry import register_kernel
 from ..infermeta.rearrange import (
@@ -256,3 +256,12 @@ def as_strided_grad(ctx, x, out_grad, shape, stride, offset):
     grad = xp.zeros(count, dtype=out_grad.dtype)
     scatter_add(xp, grad, _positions(xp, shape, stride, offset).reshape(-1), out_grad.reshape(-1))
     return grad.reshape(x.shape)
+
+
+@register_kernel("view_dtype", ALL_BACKENDS, ALL_TYPES)
+def view_dtype(ctx, x, dtype):
+    """x's bytes as ``dtype`` (shape from InferMeta): a view of x, of a row-major copy
+    when x's last axis is not contiguous."""
+    if x.ndim and x.strides[-1] != x.itemsize and x.shape[-1] > 1:
+        x = ctx.xp.ascontiguousarray(x)
+    return x.view(dtype.numpy_dtype)

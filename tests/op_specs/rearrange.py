@@ -345,6 +345,21 @@ AS_STRIDED_CASES = (
 )
 
 
+def ref_view_dtype(x, dtype):
+    """x's bytes, row-major, read back as dtype (through a bytes object)."""
+    x = np.asarray(x)
+    target = np.dtype(dtype)
+    shape = x.shape[:-1] + (x.shape[-1] * x.dtype.itemsize // target.itemsize,) if x.ndim else x.shape
+    return np.frombuffer(x.tobytes(), dtype=target).reshape(shape)
+
+
+VIEW_DTYPE_CASES = (
+    Case(((2, 3),), {"dtype": "uint8"}),
+    Case(((2, 8),), {"dtype": "float64"}),       # 8 elements divide into float64s for every dtype
+    Case(((0, 8),), {"dtype": "int16"}),
+)
+
+
 SPECS: list = [
     OpSpec("tile", F.tile, ref_tile, ("real",), TILE_CASES, dtypes=ALL),
     _grad_spec("tile_grad", F.tile_grad, ref_tile, TILE_CASES, saves_x=True),
@@ -400,6 +415,7 @@ SPECS: list = [
     OpSpec("as_strided", F.as_strided, ref_as_strided, ("real",), AS_STRIDED_CASES, dtypes=ALL),
     _grad_spec("as_strided_grad", F.as_strided_grad, ref_as_strided,
                tuple(Case(c.shapes, {"offset": 0, **c.attrs}) for c in AS_STRIDED_CASES), saves_x=True),
+    OpSpec("view_dtype", F.view_dtype, ref_view_dtype, ("real",), VIEW_DTYPE_CASES, dtypes=ALL, grad=False),
     OpSpec("rot90", F.rot90, ref_rot90, ("real",), ROT90_CASES, dtypes=ALL),
     _grad_spec("rot90_grad", F.rot90_grad, ref_rot90,
                tuple(Case(c.shapes, {"k": 1, "axes": [0, 1], **c.attrs}) for c in ROT90_CASES), saves_x=False),
