@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from phi.common import convert_dtype
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
 from ..creation import to_tensor
@@ -323,17 +324,23 @@ def unflatten(x, axis, shape, name=None):
 @_check.composed
 def view(x, shape_or_dtype, name=None):
     """x in another shape (a list/tuple; one entry may be -1), sharing its buffer and
-    version counter as reshape's view does. Reinterpreting the bytes as another
-    dtype (``shape_or_dtype`` a dtype) is not supported: use ``x.astype``.
+    version counter as reshape's view does; or, given a dtype, x's bytes read as that
+    dtype (:func:`eager.view_dtype`: a view too, the last axis taking the change of
+    element size; not differentiable).
 
     >>> eager.view(eager.ones([2, 3]), [3, 2]).shape
     [3, 2]
+    >>> eager.view(eager.ones([2, 3]), "uint8").shape
+    [2, 12]
     """
     _check.tensor("view", "x", x)
     if not isinstance(shape_or_dtype, (list, tuple)):
-        raise TypeError(f"view: argument 'shape_or_dtype' expected a list or tuple of ints (eager cannot "
-                        f"reinterpret a buffer as another dtype; use x.astype(dtype) to convert), got "
-                        f"{type(shape_or_dtype).__name__} {shape_or_dtype!r}")
+        try:
+            dtype = convert_dtype(shape_or_dtype)
+        except (TypeError, ValueError):
+            raise TypeError(f"view: argument 'shape_or_dtype' expected a list or tuple of ints (a shape) or a "
+                            f"dtype, got {type(shape_or_dtype).__name__} {shape_or_dtype!r}") from None
+        return _F.view_dtype(x, dtype)
     sizes = [_check.integer("view", "shape_or_dtype", s, minimum=-1) for s in shape_or_dtype]
     known = math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) > 1 or (-1 in sizes and (known == 0 or x.size % known)) or \
