@@ -465,3 +465,22 @@ def test_unfold_gives_sliding_windows_as_a_view():
         plain.unfold(0, 8, 1)
     with pytest.raises(ValueError, match="unfold: argument 'step'"):
         plain.unfold(0, 2, 0)
+
+
+def test_view_with_a_dtype_reinterprets_the_bytes():
+    x = eager.to_tensor(np.array([[1.0, -2.0], [0.5, 4.0]], np.float32))
+    raw = eager.view(x, "uint8")
+    assert raw.shape == [2, 8] and raw.dtype == eager.uint8
+    np.testing.assert_array_equal(raw.numpy(), np.frombuffer(np.array([[1.0, -2.0], [0.5, 4.0]], np.float32)
+                                                             .tobytes(), np.uint8).reshape(2, 8))
+    assert raw.impl.buffer_id == x.impl.buffer_id
+    bits = x.view(eager.int32)                                  # same size: same shape
+    assert bits.shape == [2, 2] and bits.numpy()[0, 0] == 0x3F800000
+    wide = x.view("float64")                                    # two float32 per float64
+    assert wide.shape == [2, 1]
+    bits[0, 0] = 0x40400000                                     # the bits of 3.0, written through the view
+    assert x.numpy()[0, 0] == 3.0 and x.inplace_version == bits.inplace_version == 1
+    with pytest.raises(ValueError, match=r"last axis of x \(3 elements of float32, 12 bytes\) does not divide"):
+        eager.view(eager.ones([3]), "float64")
+    with pytest.raises(ValueError, match="a 0-d tensor of float32"):
+        eager.view(eager.to_tensor(1.0), "float64")
