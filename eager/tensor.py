@@ -232,8 +232,10 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (sharing memory on the CPU, copied from a GPU)."""
         impl = self.impl
-        if impl.kind is not TensorKind.DENSE:  # sparse rows: the dense values they stand for
+        if impl.kind is TensorKind.SELECTED_ROWS:  # sparse rows: the dense values they stand for
             impl = phi_api.selected_rows_to_dense(impl)
+        elif impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor (eager.sparse): likewise
+            impl = phi_api.sparse_to_dense(impl)
         array = impl.array  # a conversion point: the one place eager reads the buffer
         return array if type(array) is np.ndarray else array.get()
 
