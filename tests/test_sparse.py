@@ -5,10 +5,15 @@ dense computation written with NumPy (hand loops where the maths is per row),
 gradients by finite differences in float64, sparse gradients of sparse leaves,
 and errors by type and message. Runs on the CPU and the GPU stand-in.
 """
+import doctest
+import importlib
+
 import numpy as np
 import pytest
 
 import eager
+import phi.api.sparse
+import phi.core.sparse_tensor
 from eager.autograd import gradcheck
 from phi.common.tensor_kind import TensorKind
 from phi.core.errors import UnimplementedError
@@ -362,3 +367,18 @@ def test_training_a_dense_weight_through_sparse_input(rng):
         opt.clear_grad()
         losses.append(float(loss))
     assert losses[-1] < 0.9 * losses[0]
+
+
+def test_docstring_examples_run(device):
+    if device == "gpu":
+        pytest.skip("the examples print CPU arrays")
+    attempted = 0
+    names = ["eager.sparse", "eager.sparse._core", "eager.sparse.creation", "eager.sparse.unary", "eager.sparse.binary",
+             "eager.sparse.matmul", "eager.sparse.manipulation", "eager.sparse.tensor_methods", "eager.sparse.nn",
+             "eager.sparse.nn.functional"]
+    for module in [importlib.import_module(n) for n in names] + [phi.api.sparse, phi.core.sparse_tensor]:
+        result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
+                                 optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
+        assert result.failed == 0, (module.__name__, result)
+        attempted += result.attempted
+    assert attempted >= 30

@@ -5,7 +5,7 @@ functions with f(0) = 0 (isnan gives False there). Differentiable in the values.
 
 >>> x = eager.sparse.sparse_coo_tensor([[0, 2]], [-1.0, 4.0], [3])
 >>> eager.sparse.abs(x).to_dense().numpy()
-array([0., 0., 4.], dtype=float32)
+array([1., 0., 4.], dtype=float32)
 """
 from __future__ import annotations
 
