@@ -15,6 +15,7 @@ import eager
 import phi.api.sparse
 import phi.core.sparse_tensor
 from eager.autograd import gradcheck
+from eager.errors import AnomalyError
 from phi.common.tensor_kind import TensorKind
 from phi.core.errors import UnimplementedError
 
@@ -382,3 +383,29 @@ def test_docstring_examples_run(device):
         assert result.failed == 0, (module.__name__, result)
         attempted += result.attempted
     assert attempted >= 30
+
+
+def test_hooks_anomaly_mode_grad_and_double_grad_see_sparse_gradients():
+    x = T(np.array([[0.0, 1.5], [2.0, 0.0]])).to_sparse_coo(2)
+    x.stop_gradient = False
+    seen = []
+    x.register_hook(lambda g: seen.append((g.impl.kind, g.nnz())))
+    ones = T(np.ones((2, 2)))
+    with eager.autograd.detect_anomaly():
+        S.matmul(x, ones).sum().backward()
+    assert seen == [(TensorKind.SPARSE_COO, 2)]
+    np.testing.assert_array_equal(x.grad.to_dense().numpy(), [[0, 2], [2, 0]])
+    grad, = eager.grad([S.matmul(x, ones).sum()], [x])
+    assert grad.is_sparse_coo()
+    np.testing.assert_array_equal(grad.to_dense().numpy(), [[0, 2], [2, 0]])
+    v = T(np.array([1.0, 2.0]), stop_gradient=False)
+    out = S.matmul(S.pow(S.sparse_coo_tensor([[0, 1], [1, 0]], v, [2, 2], stop_gradient=False), 3),
+                   T(np.ones((2, 1)))).sum()
+    first, = eager.grad([out], [v], create_graph=True)
+    second, = eager.grad([first.sum()], [v])
+    np.testing.assert_allclose(first.numpy(), 3 * v.numpy() ** 2)
+    np.testing.assert_allclose(second.numpy(), 6 * v.numpy())
+    bad = S.sparse_coo_tensor([[0]], [np.nan], [2], stop_gradient=False)
+    with pytest.raises(AnomalyError, match="NaN"):
+        with eager.autograd.detect_anomaly():
+            S.sin(bad).to_dense().sum().backward()
