@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..common.tensor_kind import TensorKind
 from ..core import KERNELS, DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
-from ..core.sparse_tensor import SparseCooTensor, SparseCsrTensor
+from ..core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_parts, csr_from_parts
+from .buffers import copy_to
 
 COO, CSR, DENSE = TensorKind.SPARSE_COO, TensorKind.SPARSE_CSR, TensorKind.DENSE
 _to_dense = {COO: KERNELS.dispatch_table("sparse_to_dense", COO), CSR: KERNELS.dispatch_table("sparse_to_dense", CSR)}
@@ -75,5 +76,15 @@ def coo_indices(x) -> DenseTensor:
     return DenseTensor(_csr_to_coo[x.crows.dispatch_key](x.crows.array, x.cols.array, x.dims))
 
 
+def sparse_copy_to(x, place):
+    """A sparse tensor of x's kind with each part copied to ``place`` (buffers of its own)."""
+    _expect("sparse_copy_to", x, (COO, CSR))
+    values = copy_to(x.values, place)
+    if x.kind is COO:
+        return coo_from_parts(copy_to(x.indices, place), values, x.dims, x.coalesced)
+    return csr_from_parts(copy_to(x.crows, place), copy_to(x.cols, place), values, x.dims)
+
+
 __all__ = ["coalesce_pattern", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo", "is_sparse",
-           "reshape_pattern", "sparse_to_dense"]
+           "reshape_pattern", "sparse_copy_to",
+           "sparse_to_dense"]
