@@ -171,9 +171,12 @@ class Tensor:
         if self.place == place:
             return self
         impl = self.impl
-        if impl.kind is not TensorKind.DENSE:
+        if impl.kind is TensorKind.SELECTED_ROWS:
             impl = phi_api.selected_rows_to_dense(impl)
-        copy = Tensor(phi_api.copy_to(impl, place))
+        if impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor moves as one of its kind
+            copy = Tensor(phi_api.sparse_copy_to(impl, place))
+        else:
+            copy = Tensor(phi_api.copy_to(impl, place))
         copy.stop_gradient = self.stop_gradient
         return copy
 
