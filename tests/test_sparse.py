@@ -409,3 +409,17 @@ def test_hooks_anomaly_mode_grad_and_double_grad_see_sparse_gradients():
     with pytest.raises(AnomalyError, match="NaN"):
         with eager.autograd.detect_anomaly():
             S.sin(bad).to_dense().sum().backward()
+
+
+def test_a_sparse_tensor_moves_between_devices_as_one_of_its_kind(device):
+    d = np.array([[0.0, 1.5], [2.0, 0.0]])
+    for x in (T(d).to_sparse_coo(2), T(d).to_sparse_csr()):
+        x.stop_gradient = False
+        host = x.cpu()
+        assert host.impl.kind is x.impl.kind and host.place == eager.CPUPlace()
+        assert host.stop_gradient is False and (host is x) == (device == "cpu")
+        np.testing.assert_array_equal(host.to_dense().numpy(), d)
+        if device == "gpu":
+            back = host.cuda()
+            assert back.impl.kind is x.impl.kind and back.place == x.place
+            np.testing.assert_array_equal(S.matmul(back, T(np.eye(2))).numpy(), d)
