@@ -376,7 +376,7 @@ def test_docstring_examples_run(device):
     attempted = 0
     names = ["eager.sparse", "eager.sparse._core", "eager.sparse.creation", "eager.sparse.unary", "eager.sparse.binary",
              "eager.sparse.matmul", "eager.sparse.manipulation", "eager.sparse.tensor_methods", "eager.sparse.nn",
-             "eager.sparse.nn.functional"]
+             "eager.sparse.nn.functional", "eager.sparse.nn.functional.conv", "eager.sparse.nn.conv"]
     for module in [importlib.import_module(n) for n in names] + [phi.api.sparse, phi.core.sparse_tensor]:
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
@@ -423,3 +423,99 @@ def test_a_sparse_tensor_moves_between_devices_as_one_of_its_kind(device):
             back = host.cuda()
             assert back.impl.kind is x.impl.kind and back.place == x.place
             np.testing.assert_array_equal(S.matmul(back, T(np.eye(2))).numpy(), d)
+
+
+# -- sparse convolution and batch norm ----------------------------------------------
+
+def conv3d_reference(x, w, stride, padding, dilation):
+    """Dense NDHWC 3-d convolution with weight [kD, kH, kW, C, O], offset by offset."""
+    n, size, c = x.shape[0], np.array(x.shape[1:4]), x.shape[4]
+    kernel = np.array(w.shape[:3])
+    stride, padding, dilation = (np.broadcast_to(v, 3) for v in (stride, padding, dilation))
+    out_size = (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+    padded = np.zeros((n, *(size + 2 * padding), c))
+    padded[:, padding[0]:padding[0] + size[0], padding[1]:padding[1] + size[1], padding[2]:padding[2] + size[2]] = x
+    out = np.zeros((n, *out_size, w.shape[4]))
+    for k in np.ndindex(*kernel):
+        start = np.array(k) * dilation
+        window = padded[:, start[0]:start[0] + stride[0] * out_size[0]:stride[0],
+                        start[1]:start[1] + stride[1] * out_size[1]:stride[1],
+                        start[2]:start[2] + stride[2] * out_size[2]:stride[2]]
+        out += window @ w[k]
+    return out
+
+
+def reachable(x, kernel, stride, padding, dilation):
+    """The outputs some stored input of x reaches (a 0/1 conv of the pattern)."""
+    pattern = (np.abs(x).sum(-1, keepdims=True) != 0).astype(float)
+    return conv3d_reference(pattern, np.ones((*kernel, 1, 1)), stride, padding, dilation)[..., 0] != 0
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation", [
+    ((3, 3, 3), (1, 1, 1), (1, 1, 1), (1, 1, 1)),
+    ((2, 3, 1), (2, 1, 1), (0, 1, 0), (1, 1, 1)),
+    ((3, 2, 2), (1, 2, 1), (2, 0, 1), (2, 1, 1)),
+])
+def test_conv3d_against_the_dense_convolution(rng, kernel, stride, padding, dilation):
+    d = np.where(rng.random((2, 4, 5, 4, 1)) < 0.25, rng.standard_normal((2, 4, 5, 4, 3)), 0.0)
+    w = rng.standard_normal((*kernel, 3, 2))
+    bias = rng.standard_normal(2)
+    x = T(d).to_sparse_coo(4)
+    out = S.nn.functional.conv3d(x, T(w), T(bias), stride, padding, dilation)
+    dense = conv3d_reference(d, w, stride, padding, dilation)
+    stored = reachable(d, kernel, stride, padding, dilation)
+    assert out.shape == list(dense.shape) and out.nnz() == stored.sum()
+    np.testing.assert_allclose(out.to_dense().numpy(), np.where(stored[..., None], dense + bias, 0), atol=1e-12)
+
+
+def test_subm_conv3d_keeps_the_pattern_and_layers_train(rng):
+    d = np.where(rng.random((1, 5, 4, 4, 1)) < 0.3, rng.standard_normal((1, 5, 4, 4, 2)), 0.0)
+    w = rng.standard_normal((3, 3, 3, 2, 3))
+    x = T(d).to_sparse_coo(4)
+    out = S.nn.functional.subm_conv3d(x, T(w), padding=1)
+    np.testing.assert_array_equal(out.indices().numpy(), x.indices().numpy())
+    stored = np.abs(d).sum(-1, keepdims=True) != 0
+    np.testing.assert_allclose(out.to_dense().numpy(), np.where(stored, conv3d_reference(d, w, 1, 1, 1), 0),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="subm_conv3d: a submanifold convolution keeps the spatial size"):
+        S.nn.functional.subm_conv3d(x, T(w), padding=0)
+    with pytest.raises(ValueError, match="weight must be \\[kD, kH, kW, 2, out_channels\\]"):
+        S.nn.functional.conv3d(x, T(np.ones((3, 3, 3, 4, 1))))
+    eager.seed(7)
+    net = eager.nn.Sequential(S.nn.SubmConv3D(2, 4, 3, padding=1), S.nn.BatchNorm(4), S.nn.ReLU(),
+                              S.nn.Conv3D(4, 1, 2, stride=2))
+    xf = T(d.astype(np.float32)).to_sparse_coo(4)
+    opt = eager.optimizer.Adam(learning_rate=0.05, parameters=net.parameters())
+    losses = []
+    for _ in range(8):
+        loss = (net(xf).values() ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < losses[0]
+
+
+def test_batch_norm_normalizes_each_channel_of_the_stored_values(rng):
+    d = np.where(rng.random((2, 3, 3, 3, 1)) < 0.4, rng.standard_normal((2, 3, 3, 3, 4)) * 3 + 1, 0.0)
+    x = T(d.astype(np.float32)).to_sparse_coo(4)
+    bn = S.nn.BatchNorm(4)
+    out = bn(x)
+    values = x.values().numpy().astype(np.float64)
+    expected = (values - values.mean(0)) / np.sqrt(values.var(0) + 1e-5)
+    np.testing.assert_allclose(out.values().numpy(), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(out.indices().numpy(), x.indices().numpy())
+    with pytest.raises(ValueError, match="sparse.nn.BatchNorm: x must store values \\[nnz, 3\\]"):
+        S.nn.BatchNorm(3)(x)
+
+
+def test_gradcheck_conv3d_in_values_weight_and_bias(rng):
+    d = np.where(rng.random((1, 3, 3, 2, 1)) < 0.5, rng.standard_normal((1, 3, 3, 2, 2)), 0.0)
+    x = T(d).to_sparse_coo(4)
+    idx, v = x.indices(), T(x.values().numpy(), stop_gradient=False)
+    w = T(rng.standard_normal((2, 2, 2, 2, 2)), stop_gradient=False)
+    b = T(rng.standard_normal(2), stop_gradient=False)
+    for function in (S.nn.functional.conv3d, lambda *a: S.nn.functional.subm_conv3d(*a, padding=[1, 1, 1],
+                                                                                    dilation=2)):
+        assert gradcheck(lambda v, w, b: function(S.sparse_coo_tensor(idx, v, x.shape, stop_gradient=False), w,
+                                                  b).values(), (v, w, b))

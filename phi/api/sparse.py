@@ -24,6 +24,7 @@ _coalesce = KERNELS.dispatch_table("sparse_coalesce_pattern")
 _coo_to_csr = KERNELS.dispatch_table("sparse_coo_to_csr_pattern")
 _csr_to_coo = KERNELS.dispatch_table("sparse_csr_to_coo_pattern")
 _reshape = KERNELS.dispatch_table("sparse_reshape_pattern")
+_rulebook = KERNELS.dispatch_table("sparse_conv3d_rulebook")
 
 
 def is_sparse(x) -> bool:
@@ -68,6 +69,16 @@ def reshape_pattern(indices: DenseTensor, shape, new_shape) -> DenseTensor:
     return DenseTensor(_reshape[indices.dispatch_key](indices.array, tuple(shape), tuple(new_shape)))
 
 
+def conv3d_rulebook(indices: DenseTensor, dims, out_spatial, kernel_size, stride, padding, dilation,
+                    subm: bool) -> tuple:
+    """The pairs of a sparse 3-d convolution (see the kernel): ``(out_indices,
+    in_pos, out_pos)`` as DenseTensors and the pair count per kernel offset (host ints)."""
+    out_indices, in_pos, out_pos, counts = _rulebook[indices.dispatch_key](
+        indices.array, tuple(dims), tuple(out_spatial), tuple(kernel_size), tuple(stride), tuple(padding),
+        tuple(dilation), bool(subm))
+    return DenseTensor(out_indices), DenseTensor(in_pos), DenseTensor(out_pos), [int(c) for c in counts]
+
+
 def coo_indices(x) -> DenseTensor:
     """The coordinates ``[sparse_dim, nnz]`` of a sparse tensor's entries, in its order."""
     _expect("coo_indices", x, (COO, CSR))
@@ -85,6 +96,6 @@ def sparse_copy_to(x, place):
     return csr_from_parts(copy_to(x.crows, place), copy_to(x.cols, place), values, x.dims)
 
 
-__all__ = ["coalesce_pattern", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo", "is_sparse",
+__all__ = ["coalesce_pattern", "conv3d_rulebook", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo", "is_sparse",
            "reshape_pattern", "sparse_copy_to",
            "sparse_to_dense"]

@@ -79,3 +79,58 @@ def sparse_reshape_pattern(ctx, indices, shape, new_shape):
     """The coordinates in ``new_shape`` of the same row-major positions (a reshape
     keeps the entries' order, so coalesced stays coalesced)."""
     return unravel(ctx.xp, linear_index(ctx.xp, indices.astype(np.int64, copy=False), tuple(shape)), tuple(new_shape))
+
+
+def _offsets(kernel_size):
+    """Every kernel offset (kd, kh, kw), row-major, as an int64 array [K, 3]."""
+    grids = np.meshgrid(*[np.arange(k) for k in kernel_size], indexing="ij")
+    return np.stack([g.ravel() for g in grids], axis=1).astype(np.int64)
+
+
+@register_kernel("sparse_conv3d_rulebook", ALL_BACKENDS, INTS)
+def sparse_conv3d_rulebook(ctx, indices, dims, out_spatial, kernel_size, stride, padding, dilation, subm):
+    """Which stored input feeds which output through which kernel offset, for a
+    3-d convolution of a COO tensor ``[N, D, H, W, C]`` (coordinates ``[4, nnz]``,
+    coalesced).
+
+    Output o of input i through offset k along each spatial axis:
+    ``o * stride = i + padding - k * dilation``. A submanifold convolution
+    (``subm``) keeps the input's pattern as the output's and looks each
+    neighbour up among the stored inputs. Returns ``(out_indices [4, n_out],
+    in_pos [P], out_pos [P], counts [K])``, the pairs grouped by offset, counts
+    per offset (a host array: it sizes the caller's slices).
+    """
+    xp = ctx.xp
+    indices = indices.astype(np.int64, copy=False)
+    nnz = indices.shape[1]
+    spatial = indices[1:]
+    stride, padding, dilation = (xp.asarray(np.asarray(v, np.int64))[:, None] for v in (stride, padding, dilation))
+    out_size = xp.asarray(np.asarray(out_spatial, np.int64))[:, None]
+    in_pos, out_keys, counts = [], [], []
+    arange = xp.arange(nnz, dtype=np.int64)
+    if subm:
+        keys = linear_index(xp, indices, tuple(dims[:4]))  # sorted: the input is coalesced
+    for offset in _offsets(kernel_size):
+        shift = padding - xp.asarray(offset)[:, None] * dilation
+        if subm:  # output o (an input coordinate) reads input o - shift
+            source = spatial - shift
+            inside = xp.all((source >= 0) & (source < xp.asarray(np.asarray(dims[1:4], np.int64))[:, None]), axis=0)
+            key = linear_index(xp, xp.concatenate([indices[:1], source]), tuple(dims[:4]))
+            where = xp.minimum(xp.searchsorted(keys, key), max(nnz - 1, 0))
+            found = inside & (keys[where] == key) if nnz else inside
+            in_pos.append(where[found])
+            out_keys.append(arange[found])
+        else:
+            moved = spatial + shift
+            reach = xp.all((moved >= 0) & (moved % stride == 0) & (moved // stride < out_size), axis=0)
+            coords = xp.concatenate([indices[:1, reach], moved[:, reach] // stride])
+            in_pos.append(arange[reach])
+            out_keys.append(linear_index(xp, coords, (dims[0],) + tuple(out_spatial)))
+        counts.append(int(in_pos[-1].shape[0]))
+    in_pos = xp.concatenate(in_pos)
+    out_keys = xp.concatenate(out_keys)
+    if subm:
+        return indices.copy(), in_pos, out_keys, np.asarray(counts, np.int64)
+    unique, out_pos = xp.unique(out_keys, return_inverse=True)
+    out_indices = unravel(xp, unique, (dims[0],) + tuple(out_spatial))
+    return out_indices, in_pos, out_pos.reshape(-1).astype(np.int64, copy=False), np.asarray(counts, np.int64)

@@ -1,4 +1,5 @@
-"""Paddle's paddle.sparse.nn.functional: activations of sparse tensors.
+"""Paddle's paddle.sparse.nn.functional: activations and 3-d convolutions
+(conv3d, subm_conv3d: see .conv) of sparse tensors.
 
 relu, relu6 and leaky_relu act on the stored values (the pattern kept);
 softmax normalizes each row's stored values (the entries that share every
@@ -18,6 +19,7 @@ from ....generated import forward_api as _F
 from ..._core import COO, coo_indices, expect_sparse, from_values, values_of
 from ...creation import coalesce
 from ...unary import apply_to_values
+from .conv import conv3d, subm_conv3d
 
 
 def _floating(op: str, x):
@@ -84,4 +86,4 @@ def softmax(x, axis=-1, name=None):
     return from_values(_F.divide(exp, total), x.impl)
 
 
-__all__ = ["leaky_relu", "relu", "relu6", "softmax"]
+__all__ = ["conv3d", "leaky_relu", "relu", "relu6", "softmax", "subm_conv3d"]
