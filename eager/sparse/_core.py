@@ -25,7 +25,6 @@ from __future__ import annotations
 from phi import api as phi_api
 from phi.api import sparse as phi_sparse
 from phi.common.tensor_kind import TensorKind
-from phi.core import DenseTensor
 from phi.core.sparse_tensor import with_values
 
 from ..arguments import bad_tensor
@@ -37,10 +36,12 @@ COO, CSR, DENSE = TensorKind.SPARSE_COO, TensorKind.SPARSE_CSR, TensorKind.DENSE
 
 
 def is_sparse(x) -> bool:
+    """Whether the Tensor x holds a sparse COO or CSR tensor."""
     return x.impl.kind is COO or x.impl.kind is CSR
 
 
 def expect_tensor(op: str, arg: str, value) -> Tensor:
+    """``value`` checked to be a Tensor (the project's TypeError naming op and arg otherwise)."""
     if not isinstance(value, Tensor):
         raise bad_tensor(op, arg, value)
     return value
@@ -50,8 +51,8 @@ def expect_sparse(op: str, arg: str, value, kinds=(COO, CSR)) -> Tensor:
     """``value`` checked to be a Tensor of one of ``kinds``; a TypeError naming op and arg otherwise."""
     expect_tensor(op, arg, value)
     if value.impl.kind not in kinds:
-        wanted = " or ".join(_kind_name(k) for k in kinds)
-        raise TypeError(f"{op}: argument '{arg}' expected a {wanted} tensor, got a {_kind_name(value.impl.kind)} "
+        wanted = " or ".join(kind_name(k) for k in kinds)
+        raise TypeError(f"{op}: argument '{arg}' expected a {wanted} tensor, got a {kind_name(value.impl.kind)} "
                         f"tensor of shape {value.shape}"
                         + (" (convert it with to_sparse_coo(sparse_dim) or to_sparse_csr())"
                            if value.impl.kind is DENSE else ""))
@@ -59,25 +60,22 @@ def expect_sparse(op: str, arg: str, value, kinds=(COO, CSR)) -> Tensor:
 
 
 def expect_dense(op: str, arg: str, value) -> Tensor:
+    """``value`` checked to be a dense Tensor; a TypeError naming op and arg otherwise."""
     expect_tensor(op, arg, value)
     if value.impl.kind is not DENSE:
-        raise TypeError(f"{op}: argument '{arg}' expected a dense tensor, got a {_kind_name(value.impl.kind)} "
+        raise TypeError(f"{op}: argument '{arg}' expected a dense tensor, got a {kind_name(value.impl.kind)} "
                         f"tensor of shape {value.shape} (convert it with to_dense())")
     return value
 
 
-def _kind_name(kind) -> str:
+def kind_name(kind) -> str:
+    """'sparse COO', 'sparse CSR' or 'dense', for messages."""
     return {COO: "sparse COO", CSR: "sparse CSR", DENSE: "dense"}.get(kind, str(kind))
 
 
 def zeros(shape, dtype, place) -> Tensor:
     """A dense zero Tensor on ``place``."""
     return Tensor(phi_api.full(list(shape), 0, dtype, place))
-
-
-def index_tensor(dense: DenseTensor) -> Tensor:
-    """An int64 phi tensor as a Tensor (no gradient)."""
-    return Tensor(dense)
 
 
 def coo_indices(x) -> Tensor:
@@ -157,5 +155,5 @@ def to_dense(x: Tensor) -> Tensor:
     return _F.scatter_nd_add(zeros(x.shape, x.dtype, x.place), _F.transpose(indices, [1, 0]), values_of(x))
 
 
-__all__ = ["coo_indices", "expect_dense", "expect_sparse", "from_values", "gather_at", "is_sparse",
+__all__ = ["coo_indices", "expect_dense", "expect_sparse", "from_values", "gather_at", "is_sparse", "kind_name",
            "to_dense", "values_of", "values_on_pattern", "zeros"]

@@ -19,7 +19,7 @@ from phi.core.sparse_tensor import coo_from_parts, csr_from_parts
 from ..composite import _paddle_api as _check
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import COO, _kind_name, coo_indices, expect_sparse, expect_tensor, from_values, values_of, zeros
+from ._core import COO, kind_name, coo_indices, expect_sparse, expect_tensor, from_values, values_of, zeros
 
 
 def check_pair(op: str, x, y) -> None:
@@ -27,8 +27,8 @@ def check_pair(op: str, x, y) -> None:
     expect_sparse(op, "x", x)
     expect_sparse(op, "y", y)
     if x.impl.kind is not y.impl.kind:
-        raise TypeError(f"{op}: x and y must be of one sparse kind, got {_kind_name(x.impl.kind)} and "
-                        f"{_kind_name(y.impl.kind)} (convert one with to_sparse_coo / to_sparse_csr)")
+        raise TypeError(f"{op}: x and y must be of one sparse kind, got {kind_name(x.impl.kind)} and "
+                        f"{kind_name(y.impl.kind)} (convert one with to_sparse_coo / to_sparse_csr)")
     if x.shape != y.shape:
         raise ValueError(f"{op}: x and y must have one shape, got {x.shape} and {y.shape}")
     if x.dtype != y.dtype:

@@ -20,7 +20,7 @@ from ..autograd.grad_mode import no_grad
 from ..composite import _paddle_api as _check
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import (COO, DENSE, _kind_name, coo_indices, expect_dense, expect_sparse, expect_tensor, from_values,
+from ._core import (COO, DENSE, kind_name, coo_indices, expect_dense, expect_sparse, expect_tensor, from_values,
                     gather_at, to_dense, values_of, zeros)
 from .binary import pattern_of
 
@@ -91,8 +91,8 @@ def matmul(x, y, name=None):
     if y.impl.kind is DENSE:
         return _sparse_dense(x, y)
     if y.impl.kind is not x.impl.kind:
-        raise TypeError(f"{op}: a sparse y must be of x's kind, got {_kind_name(x.impl.kind)} x and "
-                        f"{_kind_name(y.impl.kind)} y")
+        raise TypeError(f"{op}: a sparse y must be of x's kind, got {kind_name(x.impl.kind)} x and "
+                        f"{kind_name(y.impl.kind)} y")
     _all_sparse_dims(op, y, "y")
     return _sparse_sparse(x, y)
 

@@ -96,5 +96,5 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     return apply_to_values("sparse.cast", x, lambda v: _F.cast(v, value))
 
 
-__all__ = ["abs", "asin", "asinh", "atan", "atanh", "sparse.cast", "deg2rad", "expm1", "isnan", "log1p", "neg", "pow",
+__all__ = ["abs", "asin", "asinh", "atan", "atanh", "cast", "deg2rad", "expm1", "isnan", "log1p", "neg", "pow",
            "rad2deg", "sin", "sinh", "sqrt", "square", "tan", "tanh"]

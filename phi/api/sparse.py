@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..common.tensor_kind import TensorKind
 from ..core import KERNELS, DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
-from ..core.sparse_tensor import SparseCooTensor, SparseCsrTensor, coo_from_parts, csr_from_parts
+from ..core.sparse_tensor import SparseCooTensor, coo_from_parts, csr_from_parts
 from .buffers import copy_to
 
 COO, CSR, DENSE = TensorKind.SPARSE_COO, TensorKind.SPARSE_CSR, TensorKind.DENSE
@@ -96,6 +96,5 @@ def sparse_copy_to(x, place):
     return csr_from_parts(copy_to(x.crows, place), copy_to(x.cols, place), values, x.dims)
 
 
-__all__ = ["coalesce_pattern", "conv3d_rulebook", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo", "is_sparse",
-           "reshape_pattern", "sparse_copy_to",
-           "sparse_to_dense"]
+__all__ = ["coalesce_pattern", "conv3d_rulebook", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo",
+           "is_sparse", "reshape_pattern", "sparse_copy_to", "sparse_to_dense"]
