@@ -2,8 +2,9 @@
 masked_matmul, mv, addmm), 2-d or batched 3-d.
 
 A sparse x times a dense y gathers y's rows at the entries' columns, scales
-them by the values and adds them into the entries' rows: work and memory grow
-with nnz, and both the values and y get gradients. A sparse times a sparse
+them by the values and adds them into the entries' rows (phi's
+sparse_dense_matmul kernel): work and memory grow with nnz, and both the values
+and y get gradients (y's is the transposed product). A sparse times a sparse
 gives a sparse result whose pattern is that of the product's structure.
 
 >>> x = eager.sparse.sparse_coo_tensor([[0, 1], [1, 0]], [2.0, 3.0], [2, 2])
@@ -17,11 +18,12 @@ from phi.api import sparse as phi_sparse
 
 from ..arguments import to_float
 from ..autograd.grad_mode import no_grad
+from ..autograd.py_layer import PyLayer
 from ..composite import _paddle_api as _check
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from ._core import (COO, DENSE, kind_name, coo_indices, expect_dense, expect_sparse, expect_tensor, from_values,
-                    gather_at, to_dense, values_of, zeros)
+                    gather_at, to_dense, values_of)
 from .binary import pattern_of
 
 
@@ -52,13 +54,41 @@ def _flat_rows_cols(indices: Tensor, rows: int, cols: int):
     return indices[0] * rows + indices[1], indices[0] * cols + indices[2]
 
 
+class _SparseDenseMatmul(PyLayer):
+    """A sparse matrix (values at rows, cols) times a dense 2-d y, by phi's kernel;
+    its backward is written with differentiable ops (gradients of any order)."""
+
+    @staticmethod
+    def forward(ctx, values, y, rows, cols, out_rows):
+        ctx.rows, ctx.cols, ctx.y_rows = rows, cols, y.shape[0]
+        ctx.save_for_backward(values, y)
+        return Tensor(phi_sparse.sparse_dense_matmul(values.impl, rows, cols, y.impl, out_rows))
+
+    @staticmethod
+    def backward(ctx, grad):
+        values, y = ctx.saved_tensor()
+        needs_values, needs_y = ctx.needs_input_grad
+        grad_values = grad_y = None
+        if needs_values:  # d out[rows[k]] / d values[k] = y[cols[k]]
+            grad_values = _F.sum(_F.multiply(_F.index_select(grad, Tensor(ctx.rows), 0),
+                                             _F.index_select(y, Tensor(ctx.cols), 0)), [1])
+        if needs_y:  # the transposed product: x^T @ grad
+            grad_y = spmm(values, grad, ctx.cols, ctx.rows, ctx.y_rows)
+        return grad_values, grad_y
+
+
+def spmm(values: Tensor, y: Tensor, rows, cols, out_rows: int) -> Tensor:
+    """``out[rows[k]] += values[k] * y[cols[k]]`` (rows, cols: int64 phi tensors), out ``[out_rows, N]``."""
+    if values.stop_gradient and y.stop_gradient:
+        return Tensor(phi_sparse.sparse_dense_matmul(values.impl, rows, cols, y.impl, out_rows))
+    return _SparseDenseMatmul.apply(values, y, rows, cols, out_rows)
+
+
 def _sparse_dense(x, y) -> Tensor:
     m, k, n = x.shape[-2], x.shape[-1], y.shape[-1]
     batch = x.shape[0] if x.ndim == 3 else 1
     rows, cols = _flat_rows_cols(coo_indices(x), m, k)
-    picked = _F.index_select(_F.reshape(y, [batch * k, n]), cols, 0)
-    contributions = _F.multiply(picked, _F.unsqueeze(values_of(x), [1]))
-    out = _F.index_add(zeros([batch * m, n], y.dtype, y.place), rows, contributions, 0)
+    out = spmm(values_of(x), _F.reshape(y, [batch * k, n]), rows.impl, cols.impl, batch * m)
     return _F.reshape(out, x.shape[:-1] + [n])
 
 

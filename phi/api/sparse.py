@@ -25,6 +25,7 @@ _coo_to_csr = KERNELS.dispatch_table("sparse_coo_to_csr_pattern")
 _csr_to_coo = KERNELS.dispatch_table("sparse_csr_to_coo_pattern")
 _reshape = KERNELS.dispatch_table("sparse_reshape_pattern")
 _rulebook = KERNELS.dispatch_table("sparse_conv3d_rulebook")
+_spmm = KERNELS.dispatch_table("sparse_dense_matmul")
 
 
 def is_sparse(x) -> bool:
@@ -79,6 +80,15 @@ def conv3d_rulebook(indices: DenseTensor, dims, out_spatial, kernel_size, stride
     return DenseTensor(out_indices), DenseTensor(in_pos), DenseTensor(out_pos), [int(c) for c in counts]
 
 
+def sparse_dense_matmul(values: DenseTensor, rows: DenseTensor, cols: DenseTensor, y: DenseTensor,
+                        out_rows: int) -> DenseTensor:
+    """``out[rows[k]] += values[k] * y[cols[k]]`` for a dense 2-d y, out ``[out_rows, y.shape[1]]``."""
+    if values.dtype is not y.dtype:
+        raise InvalidArgumentError(f"sparse_dense_matmul: values and y must have one dtype, got {values.dtype} "
+                                   f"and {y.dtype}")
+    return DenseTensor(_spmm[values.dispatch_key](values.array, rows.array, cols.array, y.array, int(out_rows)))
+
+
 def coo_indices(x) -> DenseTensor:
     """The coordinates ``[sparse_dim, nnz]`` of a sparse tensor's entries, in its order."""
     _expect("coo_indices", x, (COO, CSR))
@@ -97,4 +107,4 @@ def sparse_copy_to(x, place):
 
 
 __all__ = ["coalesce_pattern", "conv3d_rulebook", "coo_indices", "coo_to_csr_pattern", "dense_to_sparse_coo",
-           "is_sparse", "reshape_pattern", "sparse_copy_to", "sparse_to_dense"]
+           "is_sparse", "reshape_pattern", "sparse_copy_to", "sparse_dense_matmul", "sparse_to_dense"]

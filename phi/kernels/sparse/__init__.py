@@ -3,4 +3,4 @@
 and the pattern kernels (coordinates only, over dense int64 arrays) that the
 sparse ops of eager.sparse compose with differentiable dense ops on the values.
 Written once over ``ctx.xp``."""
-from . import conversion, pattern  # noqa: F401  (importing registers the kernels)
+from . import conversion, matmul, pattern  # noqa: F401  (importing registers the kernels)
