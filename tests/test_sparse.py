@@ -14,7 +14,7 @@ import pytest
 import eager
 import phi.api.sparse
 import phi.core.sparse_tensor
-from eager.autograd import gradcheck
+from eager.autograd import gradcheck, gradgradcheck
 from eager.errors import AnomalyError
 from phi.common.tensor_kind import TensorKind
 from phi.core.errors import UnimplementedError
@@ -296,6 +296,11 @@ def test_gradcheck_matmul_in_values_and_dense_operand(rng):
     assert gradcheck(lambda v, w: S.matmul(S.sparse_coo_tensor(idx, v, shape, stop_gradient=False).to_sparse_csr(),
                                            w), (v, w))
     assert gradcheck(lambda v: S.mv(S.sparse_coo_tensor(idx, v, shape, stop_gradient=False), T(np.ones(3))), (v,))
+    assert gradgradcheck(lambda v, w: S.matmul(S.sparse_coo_tensor(idx, v, shape, stop_gradient=False), w), (v, w))
+    idx3, v3, shape3 = coo_of(rng, (2, 3, 4))
+    w3 = T(rng.standard_normal((2, 4, 2)), stop_gradient=False)
+    assert gradcheck(lambda v, w: S.matmul(S.sparse_coo_tensor(idx3, v, shape3, stop_gradient=False).to_sparse_csr(),
+                                           w), (v3, w3))
 
 
 def test_gradcheck_masked_matmul_softmax_and_sparse_sparse(rng):
