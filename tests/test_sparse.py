@@ -381,7 +381,8 @@ def test_docstring_examples_run(device):
     attempted = 0
     names = ["eager.sparse", "eager.sparse._core", "eager.sparse.creation", "eager.sparse.unary", "eager.sparse.binary",
              "eager.sparse.matmul", "eager.sparse.manipulation", "eager.sparse.tensor_methods", "eager.sparse.nn",
-             "eager.sparse.nn.functional", "eager.sparse.nn.functional.conv", "eager.sparse.nn.conv"]
+             "eager.sparse.nn.functional", "eager.sparse.nn.functional.conv", "eager.sparse.nn.conv",
+             "eager.sparse.nn.functional.pooling", "eager.sparse.nn.pooling"]
     for module in [importlib.import_module(n) for n in names] + [phi.api.sparse, phi.core.sparse_tensor]:
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
@@ -524,3 +525,34 @@ def test_gradcheck_conv3d_in_values_weight_and_bias(rng):
                                                                                     dilation=2)):
         assert gradcheck(lambda v, w, b: function(S.sparse_coo_tensor(idx, v, x.shape, stop_gradient=False), w,
                                                   b).values(), (v, w, b))
+
+
+def max_pool_reference(x, kernel, stride, padding):
+    """(max over the stored inputs of each window, which windows hold one), a loop per output."""
+    stored = np.abs(x).sum(-1) != 0
+    size = np.array(x.shape[1:4])
+    out_size = (size + 2 * np.array(padding) - np.array(kernel)) // np.array(stride) + 1
+    out = np.zeros((x.shape[0], *out_size, x.shape[4]))
+    hit = np.zeros((x.shape[0], *out_size), bool)
+    for b in range(x.shape[0]):
+        for o in np.ndindex(*out_size):
+            low = np.array(o) * stride - padding
+            window = tuple(slice(max(lo, 0), max(lo + k, 0)) for lo, k in zip(low, kernel))
+            mask = stored[(b,) + window]
+            if mask.any():
+                hit[(b,) + o] = True
+                out[(b,) + o] = x[(b,) + window][mask].max(axis=0)
+    return out, hit
+
+
+@pytest.mark.parametrize("kernel, stride, padding", [((2, 2, 2), None, (0, 0, 0)), ((3, 2, 3), (1, 2, 2), (1, 0, 1))])
+def test_max_pool3d_takes_the_max_of_stored_inputs(rng, kernel, stride, padding):
+    d = np.where(rng.random((2, 4, 5, 4, 1)) < 0.3, rng.standard_normal((2, 4, 5, 4, 3)), 0.0)
+    x = T(d).to_sparse_coo(4)
+    out = S.nn.MaxPool3D(kernel, stride, padding)(x)
+    expected, hit = max_pool_reference(d, kernel, stride or kernel, padding)
+    assert out.shape == list(expected.shape) and out.nnz() == hit.sum()
+    np.testing.assert_allclose(out.to_dense().numpy(), expected, atol=1e-12)
+    idx, v = x.indices(), T(x.values().numpy(), stop_gradient=False)
+    assert gradcheck(lambda v: S.nn.functional.max_pool3d(S.sparse_coo_tensor(idx, v, x.shape, stop_gradient=False),
+                                                          kernel, stride, padding).values(), (v,))

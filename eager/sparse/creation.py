@@ -115,6 +115,9 @@ def to_sparse_coo(x, sparse_dim):
     sparse_dim = to_int(sparse_dim, op, "sparse_dim")
     kind = x.impl.kind
     if kind is COO:
+        if sparse_dim != x.impl.sparse_dim:
+            raise ValueError(f"{op}: x is a COO tensor with sparse_dim {x.impl.sparse_dim}, got sparse_dim "
+                             f"{sparse_dim} (go through to_dense() to change it)")
         return x
     if kind is CSR:
         if sparse_dim != x.ndim:

@@ -1,7 +1,7 @@
 """Paddle's paddle.sparse.nn: activation layers for sparse tensors (ReLU, ReLU6,
 LeakyReLU, Softmax), each calling its twin in eager.sparse.nn.functional,
 BatchNorm over the channels of a COO tensor's stored values, and the 3-d
-convolutions Conv3D and SubmConv3D (.conv).
+convolutions Conv3D and SubmConv3D (.conv) and MaxPool3D (.pooling).
 
 >>> layer = eager.sparse.nn.ReLU()
 >>> x = eager.sparse.sparse_coo_tensor([[0, 2]], [-1.0, 4.0], [3])
@@ -16,6 +16,7 @@ from ...nn.norm import BatchNorm1D
 from .._core import COO, expect_sparse, from_values, values_of
 from . import functional
 from .conv import Conv3D, SubmConv3D
+from .pooling import MaxPool3D
 
 
 class ReLU(Layer):
@@ -105,4 +106,4 @@ class BatchNorm(BatchNorm1D):
         return f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
 
 
-__all__ = ["BatchNorm", "Conv3D", "LeakyReLU", "ReLU", "ReLU6", "Softmax", "SubmConv3D", "functional"]
+__all__ = ["BatchNorm", "Conv3D", "LeakyReLU", "MaxPool3D", "ReLU", "ReLU6", "Softmax", "SubmConv3D", "functional"]

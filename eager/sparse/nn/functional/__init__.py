@@ -1,5 +1,5 @@
-"""Paddle's paddle.sparse.nn.functional: activations and 3-d convolutions
-(conv3d, subm_conv3d: see .conv) of sparse tensors.
+"""Paddle's paddle.sparse.nn.functional: activations, 3-d convolutions
+(conv3d, subm_conv3d: see .conv) and max_pool3d (.pooling) of sparse tensors.
 
 relu, relu6 and leaky_relu act on the stored values (the pattern kept);
 softmax normalizes each row's stored values (the entries that share every
@@ -20,6 +20,7 @@ from ..._core import COO, coo_indices, expect_sparse, from_values, values_of
 from ...creation import coalesce
 from ...unary import apply_to_values
 from .conv import conv3d, subm_conv3d
+from .pooling import max_pool3d
 
 
 def _floating(op: str, x):
@@ -86,4 +87,4 @@ def softmax(x, axis=-1, name=None):
     return from_values(_F.divide(exp, total), x.impl)
 
 
-__all__ = ["conv3d", "leaky_relu", "relu", "relu6", "softmax", "subm_conv3d"]
+__all__ = ["conv3d", "leaky_relu", "max_pool3d", "relu", "relu6", "softmax", "subm_conv3d"]
