@@ -95,6 +95,8 @@ def test_coalesce_sums_repeated_coordinates_in_row_major_order():
     ([[0, 1]], [1.0, 2.0, 3.0], [3], ValueError, "'values' must have 2 rows"),
     ([[0, 1]], [1.0, 2.0], [3, 3], ValueError, "must add up to the 2 dimensions"),
     ([[0.5, 1]], [1.0, 2.0], [3], TypeError, "'indices' expected integers"),
+    ([[0, 1], [1]], [1.0, 2.0], [2, 2], ValueError, "'indices' expected a rectangular array of integers"),
+    ([[0, 1]], [1.0, 2.0], [2, "a"], TypeError, "argument 'shape' expected a list of ints"),
 ])
 def test_bad_coo_parts_are_refused_by_name(indices, values, shape, error, message):
     with pytest.raises(error, match=message) as info:

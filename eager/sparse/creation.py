@@ -28,17 +28,22 @@ from ._core import (COO, CSR, DENSE, expect_sparse, expect_tensor, from_values, 
 
 
 def _index_array(op: str, arg: str, value, place) -> Tensor:
+    """``value`` (a Tensor, list or array of integers) as an int Tensor on ``place``."""
     if isinstance(value, Tensor):
         if not value.dtype.is_integer:
             raise TypeError(f"{op}: argument '{arg}' expected an integer tensor, got {value.dtype}")
         return value if value.place == place else value.to(place)
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # ragged nesting
+        raise ValueError(f"{op}: argument '{arg}' expected a rectangular array of integers, got {value!r}") from None
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"{op}: argument '{arg}' expected integers, got {array.dtype} values")
     return to_tensor(array.astype(np.int64), place=place)
 
 
 def _values_tensor(op: str, values, dtype, place) -> Tensor:
+    """``values`` as a Tensor of ``dtype`` (None: as it is) on ``place`` (None: where it is)."""
     dtype = to_dtype(dtype, op, "dtype")
     if isinstance(values, Tensor):
         if dtype is not None and values.dtype != dtype:
