@@ -384,7 +384,8 @@ def test_docstring_examples_run(device):
     names = ["eager.sparse", "eager.sparse._core", "eager.sparse.creation", "eager.sparse.unary", "eager.sparse.binary",
              "eager.sparse.matmul", "eager.sparse.manipulation", "eager.sparse.tensor_methods", "eager.sparse.nn",
              "eager.sparse.nn.functional", "eager.sparse.nn.functional.conv", "eager.sparse.nn.conv",
-             "eager.sparse.nn.functional.pooling", "eager.sparse.nn.pooling"]
+             "eager.sparse.nn.functional.pooling", "eager.sparse.nn.pooling",
+             "eager.sparse.nn.functional.activation", "eager.sparse.nn.functional.transformer"]
     for module in [importlib.import_module(n) for n in names] + [phi.api.sparse, phi.core.sparse_tensor]:
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
                                  optionflags=doctest.NORMALIZE_WHITESPACE, report=False)
@@ -555,6 +556,30 @@ def test_max_pool3d_takes_the_max_of_stored_inputs(rng, kernel, stride, padding)
     expected, hit = max_pool_reference(d, kernel, stride or kernel, padding)
     assert out.shape == list(expected.shape) and out.nnz() == hit.sum()
     np.testing.assert_allclose(out.to_dense().numpy(), expected, atol=1e-12)
-    idx, v = x.indices(), T(x.values().numpy(), stop_gradient=False)
-    assert gradcheck(lambda v: S.nn.functional.max_pool3d(S.sparse_coo_tensor(idx, v, x.shape, stop_gradient=False),
-                                                          kernel, stride, padding).values(), (v,))
+    small = T(d[:1, :3, :3, :3, :2]).to_sparse_coo(4)
+    idx, v = small.indices(), T(small.values().numpy(), stop_gradient=False)
+    assert gradcheck(lambda v: S.nn.functional.max_pool3d(
+        S.sparse_coo_tensor(idx, v, small.shape, stop_gradient=False), kernel, stride, padding).values(), (v,))
+
+
+def test_attention_over_a_csr_layout(rng):
+    b, h, s, d = 2, 2, 5, 3
+    q, k, v = (rng.standard_normal((b, h, s, d)) for _ in range(3))
+    layout = rng.random((b * h, s, s)) < 0.5
+    layout[:, 0, :] = False  # a row that attends to nothing gives zeros
+    mask = T(layout.astype(float)).to_sparse_csr()
+    out = S.nn.functional.attention(T(q), T(k), T(v), mask)
+    expected = np.zeros((b * h, s, d))
+    for i in range(b * h):
+        for row in range(s):
+            keys = np.flatnonzero(layout[i, row])
+            if keys.size:
+                scores = q.reshape(b * h, s, d)[i, row] @ k.reshape(b * h, s, d)[i, keys].T / np.sqrt(d)
+                weights = np.exp(scores - scores.max())
+                expected[i, row] = weights / weights.sum() @ v.reshape(b * h, s, d)[i, keys]
+    np.testing.assert_allclose(out.numpy(), expected.reshape(b, h, s, d), atol=1e-12)
+    qs, ks, vs = (T(a[:1, :1, :4, :2], stop_gradient=False) for a in (q, k, v))
+    small = T(layout[:1, :4, :4].astype(float)).to_sparse_csr()
+    assert gradcheck(lambda q, k, v: S.nn.functional.attention(q, k, v, small), (qs, ks, vs))
+    with pytest.raises(ValueError, match="key_padding_mask and attn_mask are not supported"):
+        S.nn.functional.attention(qs, ks, vs, small, attn_mask=T(np.ones((4, 4))))
