@@ -37,7 +37,8 @@ def T(array, stop_gradient=True):
 
 def test_sparse_coo_tensor_holds_its_parts_and_reads_back_dense():
     x = S.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [1.0, 2.0, 3.0], [2, 3])
-    assert x.is_sparse() and x.is_sparse_coo() and not x.is_sparse_csr()
+    assert x.is_sparse() and x.is_sparse_coo() and not x.is_sparse_csr() and not x.is_dense()
+    assert x.to_dense().is_dense() and not x.to_dense().is_sparse()
     assert x.shape == [2, 3] and x.nnz() == 3 and x.dtype == eager.float32
     assert x.impl.kind is TensorKind.SPARSE_COO
     np.testing.assert_array_equal(x.indices().numpy(), [[0, 1, 1], [2, 0, 2]])

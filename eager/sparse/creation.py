@@ -214,6 +214,11 @@ def is_sparse(x) -> bool:
     return expect_tensor("is_sparse", "x", x).impl.kind in (COO, CSR)
 
 
+def is_dense(x) -> bool:
+    """Whether x is a dense tensor (neither sparse nor rows)."""
+    return expect_tensor("is_dense", "x", x).impl.kind is DENSE
+
+
 def is_sparse_coo(x) -> bool:
     """Whether x is a sparse COO tensor."""
     return expect_tensor("is_sparse_coo", "x", x).impl.kind is COO

@@ -1,5 +1,5 @@
 """Paddle's sparse Tensor methods (x.to_dense(), x.to_sparse_coo(sparse_dim),
-x.to_sparse_csr(), x.is_sparse(), x.is_sparse_coo(), x.is_sparse_csr(),
+x.to_sparse_csr(), x.is_dense(), x.is_sparse(), x.is_sparse_coo(), x.is_sparse_csr(),
 x.indices(), x.values(), x.crows(), x.cols(), x.nnz(), x.coalesce()).
 
 Attached to Tensor here, when eager.sparse loads (as eager.linalg attaches its
@@ -19,6 +19,7 @@ METHODS = {
     "to_dense": creation.dense_of,
     "to_sparse_coo": creation.to_sparse_coo,
     "to_sparse_csr": creation.to_sparse_csr,
+    "is_dense": creation.is_dense,
     "is_sparse": creation.is_sparse,
     "is_sparse_coo": creation.is_sparse_coo,
     "is_sparse_csr": creation.is_sparse_csr,
