@@ -11,6 +11,7 @@ import math
 
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
+from .spine import sum_to_shape
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
@@ -192,6 +193,49 @@ def angle_grad(x, out_grad):
     turned = _F.multiply(x, _F.full_like(x, 1j, None))
     grad = _F.divide(_F.multiply(_as_complex(out_grad), turned), safe)
     return _F.where(at_zero, _zeros_like(x), grad)
+
+
+def i0_grad(x, out_grad):
+    # I_0' = I_1.
+    return _F.multiply(out_grad, _F.i1(x))
+
+
+def i0e_grad(x, out, out_grad):
+    # (e^-|x| I_0)' = e^-|x| I_1 - sign(x) e^-|x| I_0.
+    return _F.multiply(out_grad, _F.subtract(_F.i1e(x), _F.multiply(_F.sign(x), out)))
+
+
+def _over_x_or_half(x, out):
+    """out / x, and 1/2 at x = 0 (the limit of I_1(x) / x and of I_1e(x) / x there)."""
+    at_zero = _F.equal(x, _zeros_like(x))
+    safe = _F.where(at_zero, _F.full_like(x, 1, None), x)
+    return _F.where(at_zero, _F.full_like(x, 0.5, None), _F.divide(out, safe))
+
+
+def i1_grad(x, out, out_grad):
+    # I_1' = I_0 - I_1 / x (1/2 at 0).
+    return _F.multiply(out_grad, _F.subtract(_F.i0(x), _over_x_or_half(x, out)))
+
+
+def i1e_grad(x, out, out_grad):
+    # (e^-|x| I_1)' = e^-|x| I_0 - e^-|x| I_1 / x - sign(x) e^-|x| I_1.
+    slope = _F.subtract(_F.i0e(x), _over_x_or_half(x, out))
+    return _F.multiply(out_grad, _F.subtract(slope, _F.multiply(_F.sign(x), out)))
+
+
+def _incomplete_gamma_density(x, y):
+    # d/dy P(x, y) = y^(x-1) e^(-y) / Gamma(x), taken through logs.
+    log_density = _F.subtract(_F.multiply(_F.scale(x, 1.0, -1.0, True), _F.log(y)), _F.add(y, _F.lgamma(x)))
+    return _F.exp(log_density)
+
+
+def gammainc_grad(x, y, out_grad):
+    return sum_to_shape(_F.multiply(out_grad, _incomplete_gamma_density(x, y)), y.shape)
+
+
+def gammaincc_grad(x, y, out_grad):
+    return sum_to_shape(_F.scale(_F.multiply(out_grad, _incomplete_gamma_density(x, y)), -1.0, 0.0, True),
+                        y.shape)
 
 
 # -- Paddle API functions composed of the ops above (eager.logit, eager.sinc, ...) ---------

@@ -392,6 +392,7 @@ from .ops_math_unary import (  # noqa: F401
     nan_to_num_,
     bitwise_not,
     bitwise_not_,
+    nextafter,
     abs_grad,
     neg_grad,
     sqrt_grad,
@@ -408,6 +409,22 @@ from .ops_math_unary import (  # noqa: F401
     trunc_grad,
     frac_grad,
     nan_to_num_grad,
+)
+from .ops_math_unary_bessel import (  # noqa: F401
+    i0,
+    i0e,
+    i1,
+    i1e,
+    i0_grad,
+    i0e_grad,
+    i1_grad,
+    i1e_grad,
+)
+from .ops_math_unary_igamma import (  # noqa: F401
+    gammainc,
+    gammaincc,
+    gammainc_grad,
+    gammaincc_grad,
 )
 from .ops_math_unary_special import (  # noqa: F401
     erf,
@@ -782,6 +799,13 @@ __all__ = [
     "angle",
     "polygamma",
     "polygamma_",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "gammainc",
+    "gammaincc",
+    "nextafter",
     "elementwise_pow",
     "clip",
     "clip_",
