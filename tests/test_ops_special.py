@@ -460,3 +460,27 @@ def test_svd_lowrank_and_pca_lowrank():
         eager.linalg.svd_lowrank(t(low), q=0)
     with pytest.raises(TypeError, match="pca_lowrank: argument 'center' expected a bool"):
         eager.linalg.pca_lowrank(t(low), center=1)
+
+
+# -- eig / eigvals gradients ----------------------------------------------------------------------
+
+def test_eig_gradient_by_finite_differences_on_phase_free_losses():
+    rng = np.random.default_rng(12)
+    x = t(rng.normal(size=(2, 4, 4)), grad=True)  # distinct (some complex) eigenvalues
+    weights = t(rng.normal(size=(2, 4, 4)))
+    mix = t(rng.normal(size=(2, 4)) + 1j * rng.normal(size=(2, 4)))
+
+    def loss(a):
+        w, v = eager.linalg.eig(a)
+        return eager.add(eager.real(eager.multiply(w, mix)).sum(),
+                         eager.multiply(eager.square(eager.abs(v)), weights).sum())
+
+    assert gradcheck(loss, (x,))
+    assert gradcheck(lambda a: eager.square(eager.imag(eager.linalg.eigvals(a))), (x,))
+    assert gradcheck(lambda a: eager.abs(a.eigvals()), (x,))  # the Tensor method
+
+
+def test_eigvals_sum_has_the_trace_gradient_even_with_repeated_eigenvalues():
+    x = t(np.eye(3) * 2.0, grad=True)
+    eager.real(eager.linalg.eigvals(x)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.eye(3), atol=1e-15)

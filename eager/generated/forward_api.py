@@ -261,6 +261,7 @@ from .ops_linalg import (  # noqa: F401
     pinv_grad,
     lu_grad,
     lu_unpack_grad,
+    eig_grad,
 )
 from .ops_loss import (  # noqa: F401
     softmax,
