@@ -28,6 +28,7 @@ from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sampl
 from .composite.gather_scatter import multiplex, shard_index
 from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
 from .composite.search_sort import bucketize
+from .composite.search_sort import histogramdd
 from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
                                   combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten,
                                   unique_consecutive, view, view_as, vsplit, vstack)

@@ -484,3 +484,59 @@ def test_eigvals_sum_has_the_trace_gradient_even_with_repeated_eigenvalues():
     x = t(np.eye(3) * 2.0, grad=True)
     eager.real(eager.linalg.eigvals(x)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.eye(3), atol=1e-15)
+
+
+# -- histogramdd ---------------------------------------------------------------------------------
+
+def _histogram_loop(points, edges, weights):
+    counts = [len(e) - 1 for e in edges]
+    hist = np.zeros(counts)
+    for point, weight in zip(points, weights):
+        index = []
+        for value, edge, count in zip(point, edges, counts):
+            found = [i for i in range(count)
+                     if edge[i] <= value < edge[i + 1] or (i == count - 1 and value == edge[-1])]
+            if not found:
+                break
+            index.append(found[0])
+        else:
+            hist[tuple(index)] += weight
+    return hist
+
+
+def test_histogramdd_against_a_loop():
+    rng = np.random.default_rng(13)
+    data = np.round(rng.normal(size=(2, 30, 3)), 1)  # ties on edges
+    weights = rng.uniform(size=(2, 30))
+    flat, flat_w = data.reshape(-1, 3), weights.reshape(-1)
+    hist, edges = eager.histogramdd(t(data), bins=[2, 3, 4], weights=t(weights))
+    want_edges = [np.linspace(flat[:, d].min(), flat[:, d].max(), n + 1) for d, n in enumerate([2, 3, 4])]
+    for got, want in zip(edges, want_edges):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
+    np.testing.assert_allclose(hist.numpy(), _histogram_loop(flat, want_edges, flat_w), rtol=1e-13)
+    # Given ranges leave points out; density divides by the total and the bin volumes.
+    ranges = [-1.0, 1.0, -0.5, 0.5, 0.0, 2.0]
+    hist, edges = eager.histogramdd(t(data), bins=3, ranges=ranges, density=True)
+    want_edges = [np.linspace(ranges[2 * d], ranges[2 * d + 1], 4) for d in range(3)]
+    counts = _histogram_loop(flat, want_edges, np.ones(60))
+    volume = np.prod(np.meshgrid(*[np.diff(e) for e in want_edges], indexing="ij"), axis=0)
+    np.testing.assert_allclose(hist.numpy(), counts / counts.sum() / volume, rtol=1e-13)
+    # Edge tensors, uneven.
+    bins = [t([-3.0, 0.0, 0.5, 3.0]), t([-3.0, 3.0]), t([-1.0, 0.0, 1.0])]
+    hist, _ = eager.histogramdd(t(data), bins=bins)
+    np.testing.assert_allclose(hist.numpy(), _histogram_loop(flat, [b.numpy() for b in bins], np.ones(60)))
+
+
+def test_histogramdd_paddle_example_and_errors():
+    x = t([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]], dtype="float32")
+    hist, edges = eager.histogramdd(x, bins=[3, 3], weights=t([1.0, 2.0, 4.0, 8.0], dtype="float32"))
+    assert hist.numpy().tolist() == [[0, 1, 0], [2, 0, 0], [4, 0, 8]] and hist.dtype == eager.float32
+    np.testing.assert_allclose(edges[1].numpy(), [0, 2 / 3, 4 / 3, 2], rtol=1e-6)
+    with pytest.raises(ValueError, match="histogramdd: argument 'x' expected a tensor of at least 2 dimensions"):
+        eager.histogramdd(t([1.0, 2.0]))
+    with pytest.raises(ValueError, match="histogramdd: argument 'bins' expected 2 bin counts"):
+        eager.histogramdd(x, bins=[2, 2, 2])
+    with pytest.raises(ValueError, match="histogramdd: argument 'ranges' expected 4 numbers"):
+        eager.histogramdd(x, ranges=[0.0, 1.0])
+    with pytest.raises(ValueError, match="histogramdd: argument 'weights' expected shape \\[4\\]"):
+        eager.histogramdd(x, weights=t(np.ones(3), dtype="float32"))
