@@ -405,6 +405,12 @@ def test_matrix_exp_against_eigen_decomposition_and_series():
     np.testing.assert_allclose(eager.linalg.matrix_exp(t(nilpotent)).numpy(), want, rtol=1e-15)
     rotation = eager.linalg.matrix_exp(t(np.array([[0.0, -1.0], [1.0, 0.0]]))).numpy()
     np.testing.assert_allclose(rotation, [[math.cos(1), -math.sin(1)], [math.sin(1), math.cos(1)]], rtol=1e-15)
+    # Complex: a Hermitian matrix, from its (NumPy) eigendecomposition.
+    c = rng.normal(size=(4, 4)) + 1j * rng.normal(size=(4, 4))
+    hermitian = (c + c.conj().T) / 2
+    w, v = np.linalg.eigh(hermitian)
+    np.testing.assert_allclose(eager.linalg.matrix_exp(t(hermitian)).numpy(), (v * np.exp(w)) @ v.conj().T,
+                               rtol=1e-12, atol=1e-12 * np.exp(w).max())
     x = t(rng.normal(size=(2, 3, 3)) * 1.5, grad=True)
     assert gradcheck(eager.linalg.matrix_exp, (x,))
     with pytest.raises(ValueError, match="matrix_exp: argument 'x' expected square matrices"):
@@ -438,6 +444,10 @@ def test_householder_product_against_a_loop_and_lapack():
     packed, taus, _, _ = lapack.dgeqrf(x[0])
     np.testing.assert_allclose(eager.linalg.householder_product(t(packed), t(taus)).numpy(),
                                np.linalg.qr(x[0])[0], atol=1e-13)
+    z = x[0] + 1j * rng.normal(size=(5, 3))
+    packed, taus, _, _ = lapack.zgeqrf(z)
+    np.testing.assert_allclose(eager.linalg.householder_product(t(packed), t(taus)).numpy(), np.linalg.qr(z)[0],
+                               atol=1e-13)
 
 
 def test_svd_lowrank_and_pca_lowrank():
