@@ -550,3 +550,11 @@ def test_histogramdd_paddle_example_and_errors():
         eager.histogramdd(x, ranges=[0.0, 1.0])
     with pytest.raises(ValueError, match="histogramdd: argument 'weights' expected shape \\[4\\]"):
         eager.histogramdd(x, weights=t(np.ones(3), dtype="float32"))
+
+
+def test_eig_second_derivative_raises():
+    x = t([[2.0, 1.0], [0.5, -1.0]], grad=True)
+    (grad,) = eager.grad(eager.real(eager.linalg.eigvals(x)).sum(), [x], create_graph=True)
+    np.testing.assert_allclose(grad.numpy(), np.eye(2), atol=1e-14)  # d trace / dx
+    with pytest.raises(eager.errors.AutogradError, match="differentiable to order 1 only"):
+        eager.grad(grad.sum(), [x])
