@@ -558,3 +558,32 @@ def test_eig_second_derivative_raises():
     np.testing.assert_allclose(grad.numpy(), np.eye(2), atol=1e-14)  # d trace / dx
     with pytest.raises(eager.errors.AutogradError, match="differentiable to order 1 only"):
         eager.grad(grad.sum(), [x])
+
+
+# -- inplace variants ------------------------------------------------------------------------------
+
+def test_inplace_variants_write_into_their_first_argument():
+    values = np.array([0.5, 1.5, 3.0])
+    for name in ("i0", "i0e", "i1", "i1e", "gammaln"):
+        x = t(values)
+        assert getattr(eager, name + "_")(x) is x
+        np.testing.assert_array_equal(x.numpy(), getattr(eager, name)(t(values)).numpy())
+    x = t(values + 1.0)
+    assert x.multigammaln_(2) is x
+    np.testing.assert_array_equal(x.numpy(), eager.multigammaln(t(values + 1.0), 2).numpy())
+    shape, point = t([0.5, 2.0]), t([1.0, 3.0])
+    eager.gammaincc_(shape, point)
+    np.testing.assert_array_equal(shape.numpy(), eager.gammaincc(t([0.5, 2.0]), point).numpy())
+    rng = np.random.default_rng(14)
+    base, x, y = rng.normal(size=(2, 3, 2)), rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 2))
+    out = t(base)
+    assert out.baddbmm_(t(x), t(y), 0.5, 2.0) is out
+    np.testing.assert_allclose(out.numpy(), 0.5 * base + 2.0 * x @ y, rtol=1e-14)
+    with pytest.raises(ValueError, match="baddbmm_: argument 'input' expected the product's shape"):
+        eager.baddbmm_(t(base[:1]), t(x), t(y))
+    # Gradients flow through the written tensor (a non-leaf).
+    leaf = t([0.5, 2.0], grad=True)
+    inner = eager.scale(leaf, 1.0)
+    eager.i1_(inner).sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), eager.i0(leaf).numpy() - eager.i1(leaf).numpy() / leaf.numpy(),
+                               rtol=1e-14)

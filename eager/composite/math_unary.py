@@ -459,7 +459,7 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     (numbers: the result has ``shape`` and dtype float32; a Tensor: its shape and
     dtype, ``shape`` ignored). Seeded by ``eager.seed``.
 
-    >>> eager.seed(0); eager.log_normal(0.0, 1.0, shape=[2, 3]).shape
+    >>> eager.log_normal(0.0, 1.0, shape=[2, 3]).shape
     [2, 3]
     """
     return _F.exp(normal(mean, std, shape))
@@ -478,4 +478,28 @@ def log_normal_(x, mean=1.0, std=2.0, name=None):
     if std < 0:
         raise ValueError(f"log_normal_: argument 'std' expected a number >= 0, got {std}")
     x[...] = _F.exp(_F.gaussian(x.shape, mean, std, 0, x.dtype, x.place))
+    return x
+
+
+@_check.composed
+def gammaln_(x, name=None):
+    """Inplace :func:`gammaln`: writes log |Gamma(x)| into x and returns x.
+
+    >>> eager.gammaln_(eager.to_tensor([4.0])).numpy().round(4)
+    array([1.7918], dtype=float32)
+    """
+    _check.floating("gammaln_", "x", x)
+    return _F.lgamma_(x)
+
+
+@_check.composed
+def multigammaln_(x, p, name=None):
+    """Inplace :func:`multigammaln`: writes the log multivariate gamma of x into x and
+    returns x.
+
+    >>> eager.multigammaln_(eager.to_tensor([2.5]), 2).numpy().round(4)
+    array([0.857], dtype=float32)
+    """
+    value = multigammaln(x, p)
+    x[...] = value
     return x

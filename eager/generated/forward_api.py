@@ -413,9 +413,13 @@ from .ops_math_unary import (  # noqa: F401
 )
 from .ops_math_unary_bessel import (  # noqa: F401
     i0,
+    i0_,
     i0e,
+    i0e_,
     i1,
+    i1_,
     i1e,
+    i1e_,
     i0_grad,
     i0e_grad,
     i1_grad,
@@ -423,7 +427,9 @@ from .ops_math_unary_bessel import (  # noqa: F401
 )
 from .ops_math_unary_igamma import (  # noqa: F401
     gammainc,
+    gammainc_,
     gammaincc,
+    gammaincc_,
     gammainc_grad,
     gammaincc_grad,
 )
@@ -801,11 +807,17 @@ __all__ = [
     "polygamma",
     "polygamma_",
     "i0",
+    "i0_",
     "i0e",
+    "i0e_",
     "i1",
+    "i1_",
     "i1e",
+    "i1e_",
     "gammainc",
+    "gammainc_",
     "gammaincc",
+    "gammaincc_",
     "nextafter",
     "elementwise_pow",
     "clip",

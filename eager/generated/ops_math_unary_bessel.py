@@ -44,9 +44,13 @@ _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a save
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
     "i0",
+    "i0_",
     "i0e",
+    "i0e_",
     "i1",
+    "i1_",
     "i1e",
+    "i1e_",
 ]
 
 
@@ -170,6 +174,34 @@ def i0(x, name=None):
     return out
 
 
+def i0_(x, name=None):
+    """Inplace i0: writes the result into x and returns it. I_0(x), the modified Bessel function of the first kind of order 0.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("i0_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("i0_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.i0_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("i0_", x, result)
+    if recording:
+        node = I0GradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("i0_", (x,))
+    return x
+
+
 def i0e(x, name=None):
     """exp(-|x|) I_0(x), the exponentially scaled modified Bessel function of order 0 (finite where I_0 overflows).
 
@@ -198,6 +230,35 @@ def i0e(x, name=None):
     if _anomaly.active:
         check_forward("i0e", (out, ))
     return out
+
+
+def i0e_(x, name=None):
+    """Inplace i0e: writes the result into x and returns it. exp(-|x|) I_0(x), the exponentially scaled modified Bessel function of order 0 (finite where I_0 overflows).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("i0e_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("i0e_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.i0e_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("i0e_", x, result)
+    if recording:
+        node = I0eGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.out = save_output(x)
+    if _anomaly.active:
+        check_forward("i0e_", (x,))
+    return x
 
 
 def i1(x, name=None):
@@ -230,6 +291,35 @@ def i1(x, name=None):
     return out
 
 
+def i1_(x, name=None):
+    """Inplace i1: writes the result into x and returns it. I_1(x), the modified Bessel function of the first kind of order 1.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("i1_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("i1_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.i1_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("i1_", x, result)
+    if recording:
+        node = I1GradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.out = save_output(x)
+    if _anomaly.active:
+        check_forward("i1_", (x,))
+    return x
+
+
 def i1e(x, name=None):
     """exp(-|x|) I_1(x), the exponentially scaled modified Bessel function of order 1.
 
@@ -258,6 +348,35 @@ def i1e(x, name=None):
     if _anomaly.active:
         check_forward("i1e", (out, ))
     return out
+
+
+def i1e_(x, name=None):
+    """Inplace i1e: writes the result into x and returns it. exp(-|x|) I_1(x), the exponentially scaled modified Bessel function of order 1.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("i1e_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("i1e_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.i1e_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("i1e_", x, result)
+    if recording:
+        node = I1eGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.out = save_output(x)
+    if _anomaly.active:
+        check_forward("i1e_", (x,))
+    return x
 
 
 def i0_grad(x, out_grad, name=None):

@@ -44,7 +44,9 @@ _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a save
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
     "gammainc",
+    "gammainc_",
     "gammaincc",
+    "gammaincc_",
 ]
 
 
@@ -128,6 +130,37 @@ def gammainc(x, y, name=None):
     return out
 
 
+def gammainc_(x, y, name=None):
+    """Inplace gammainc: writes the result into x and returns it. The regularized lower incomplete gamma function P(x, y) (x the shape > 0, y the point >= 0), broadcast; NaN outside that domain. Differentiable in y only, as Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("gammainc_", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("gammainc_", "y", y)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("gammainc_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), (edge_of(y),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.gammainc_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("gammainc_", x, result)
+    if recording:
+        node = GammaincGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.y = save_input(y)
+    if _anomaly.active:
+        check_forward("gammainc_", (x,))
+    return x
+
+
 def gammaincc(x, y, name=None):
     """The regularized upper incomplete gamma function Q(x, y) = 1 - P(x, y), broadcast; NaN outside x > 0, y >= 0. Differentiable in y only, as Paddle.
 
@@ -158,6 +191,37 @@ def gammaincc(x, y, name=None):
     if _anomaly.active:
         check_forward("gammaincc", (out, ))
     return out
+
+
+def gammaincc_(x, y, name=None):
+    """Inplace gammaincc: writes the result into x and returns it. The regularized upper incomplete gamma function Q(x, y) = 1 - P(x, y), broadcast; NaN outside x > 0, y >= 0. Differentiable in y only, as Paddle.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("gammaincc_", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("gammaincc_", "y", y)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("gammaincc_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), (edge_of(y),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.gammaincc_into_(x.impl, y.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("gammaincc_", x, result)
+    if recording:
+        node = GammainccGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.y = save_input(y)
+    if _anomaly.active:
+        check_forward("gammaincc_", (x,))
+    return x
 
 
 def gammainc_grad(x, y, out_grad, name=None):

@@ -78,9 +78,13 @@ def _bessel(xp, x, order, scaled):
 
 
 def _register(name, order, scaled, doc):
-    def kernel(ctx, x):
+    def kernel(ctx, x, *, into=None):
         xp = ctx.xp
-        return _bessel(xp, _as_float64(xp, x), order, scaled).astype(x.dtype)
+        value = _bessel(xp, _as_float64(xp, x), order, scaled)
+        if into is None:
+            return value.astype(x.dtype)
+        into[...] = value  # the inplace op's target (KernelFactory.writes_into), cast on the way
+        return into
 
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__doc__ = doc

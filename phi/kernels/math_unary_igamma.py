@@ -94,15 +94,24 @@ def _incomplete_gamma(xp, a, y, upper):
         return xp.where(valid, out, xp.nan)
 
 
+def _written(value, x, into):
+    """The float64 result as x's dtype, or written into ``into``, the inplace op's target
+    (KernelFactory.writes_into; the result has its shape, which the op checks)."""
+    if into is None:
+        return value.astype(x.dtype)
+    into[...] = value
+    return into
+
+
 @register_kernel("gammainc", ALL_BACKENDS, FLOATS)
-def gammainc(ctx, x, y):
+def gammainc(ctx, x, y, *, into=None):
     """P(x, y) = (1 / Gamma(x)) int_0^y t^(x-1) e^(-t) dt, broadcast."""
     xp = ctx.xp
-    return _incomplete_gamma(xp, _as_float64(xp, x), _as_float64(xp, y), upper=False).astype(x.dtype)
+    return _written(_incomplete_gamma(xp, _as_float64(xp, x), _as_float64(xp, y), upper=False), x, into)
 
 
 @register_kernel("gammaincc", ALL_BACKENDS, FLOATS)
-def gammaincc(ctx, x, y):
+def gammaincc(ctx, x, y, *, into=None):
     """Q(x, y) = (1 / Gamma(x)) int_y^inf t^(x-1) e^(-t) dt = 1 - P(x, y), broadcast."""
     xp = ctx.xp
-    return _incomplete_gamma(xp, _as_float64(xp, x), _as_float64(xp, y), upper=True).astype(x.dtype)
+    return _written(_incomplete_gamma(xp, _as_float64(xp, x), _as_float64(xp, y), upper=True), x, into)
