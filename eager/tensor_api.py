@@ -512,6 +512,7 @@ _COMPOSED_METHODS = {
     **{name: getattr(_linalg, name) for name in ("baddbmm", "baddbmm_", "pdist")},
     "crop": _rearrange.crop,
     "multiplex": _gather_scatter.multiplex,
+    "shard_index": _gather_scatter.shard_index,
     "bucketize": _search_sort.bucketize,
     "index_sample": _gather_scatter.index_sample,
     **{name: getattr(_gather_scatter, name) for name in (
