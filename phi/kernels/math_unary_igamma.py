@@ -12,8 +12,8 @@ Written with array operations (NumPy and CuPy alike), in float64:
   evaluated by the modified Lentz method.
 
 Both run on every element, each on a copy whose other elements are put where it
-converges at once, and stop when every element has converged (checked every 16
-steps) or after 4096 steps. The one kept is the one that is not a difference
+converges at once; every 16 steps the converged elements are set aside and the
+rest go on (at most 4096 steps), so the cost follows the slow elements only. The one kept is the one that is not a difference
 near 1, so both P and Q keep their relative precision in their tails.
 Edges: x <= 0, y < 0 or NaN give NaN; y = 0 gives P = 0, Q = 1; y = inf gives P = 1, Q = 0.
 """
@@ -33,25 +33,46 @@ def _as_float64(xp, x):
     return x.astype(xp.float64) if x.dtype != xp.float64 else x
 
 
-def _series_sum(xp, a, y):
-    """sum_n y^n / ((a+1)...(a+n)), until every term is below eps of its sum."""
-    term = xp.ones_like(y)
-    total = xp.ones_like(y)
-    for n in range(1, _MAX_STEPS + 1):
-        term = term * y / (a + n)
-        total = total + term
-        if n % _CHECK_EVERY == 0 and bool(xp.all(term <= _EPS * total)):
+def _iterate(xp, state, step, converged):
+    """Runs ``step`` (state, n) -> state on flat float64 arrays until ``converged(state)``
+    holds everywhere, checking every 16 steps, and from each check on only over the
+    elements still going (the others' results are set aside), so a few slow elements
+    do not keep the whole array iterating; at most 4096 steps. Returns state[-1]'s
+    final values in the original order."""
+    out = xp.empty_like(state[-1])
+    positions = xp.arange(out.size)
+    n = 0
+    while n < _MAX_STEPS:
+        for _ in range(_CHECK_EVERY):
+            n += 1
+            state = step(state, n)
+        done = converged(state)
+        if bool(xp.all(done)):
             break
-    return total
+        finished = xp.nonzero(done)[0]
+        out[positions[finished]] = state[-1][finished]
+        going = xp.nonzero(~done)[0]
+        positions = positions[going]
+        state = tuple(part[going] for part in state)
+    out[positions] = state[-1]
+    return out
+
+
+def _series_sum(xp, a, y):
+    """sum_n y^n / ((a+1)...(a+n)) of flat arrays, until every term is below eps of its sum."""
+    def step(state, n):
+        a, y, term, total = state
+        term = term * y / (a + n)
+        return a, y, term, total + term
+
+    ones = xp.ones_like(y)
+    return _iterate(xp, (a, y, ones, ones), step, lambda state: state[2] <= _EPS * state[3])
 
 
 def _fraction(xp, a, y):
-    """1 / (y + 1 - a - 1(1 - a) / (y + 3 - a - ...)) by the modified Lentz method."""
-    b = y + 1.0 - a
-    c = xp.full_like(y, 1.0 / _TINY)
-    d = 1.0 / b
-    h = d
-    for i in range(1, _MAX_STEPS + 1):
+    """1 / (y + 1 - a - 1(1 - a) / (y + 3 - a - ...)) of flat arrays, by the modified Lentz method."""
+    def step(state, i):
+        a, b, c, d, delta, h = state
         an = -i * (i - a)
         b = b + 2.0
         d = an * d + b
@@ -60,10 +81,12 @@ def _fraction(xp, a, y):
         c = xp.where(xp.abs(c) < _TINY, _TINY, c)
         d = 1.0 / d
         delta = d * c
-        h = h * delta
-        if i % _CHECK_EVERY == 0 and bool(xp.all(xp.abs(delta - 1.0) <= _EPS)):
-            break
-    return h
+        return a, b, c, d, delta, h * delta
+
+    b = y + 1.0 - a
+    d = 1.0 / b
+    state = (a, b, xp.full_like(y, 1.0 / _TINY), d, xp.zeros_like(y), d)
+    return _iterate(xp, state, step, lambda state: xp.abs(state[4] - 1.0) <= _EPS)
 
 
 def _incomplete_gamma(xp, a, y, upper):
@@ -82,8 +105,11 @@ def _incomplete_gamma(xp, a, y, upper):
         fraction_a = xp.where(by_fraction, safe_a, 1.0)
 
         log_lead = safe_a * xp.log(xp.where(finite, y, 1.0)) - xp.where(finite, y, 1.0)
-        p_series = xp.exp(log_lead - _lgamma_positive(xp, series_a + 1.0)) * _series_sum(xp, series_a, series_y)
-        q_fraction = xp.exp(log_lead - _lgamma_positive(xp, fraction_a)) * _fraction(xp, fraction_a, fraction_y)
+        shape = y.shape
+        series = _series_sum(xp, series_a.ravel(), series_y.ravel()).reshape(shape)
+        fraction = _fraction(xp, fraction_a.ravel(), fraction_y.ravel()).reshape(shape)
+        p_series = xp.exp(log_lead - _lgamma_positive(xp, series_a + 1.0)) * series
+        q_fraction = xp.exp(log_lead - _lgamma_positive(xp, fraction_a)) * fraction
         if upper:
             out = xp.where(by_series, 1.0 - p_series, q_fraction)
             edge = xp.where(y == 0, 1.0, 0.0)
