@@ -21,15 +21,21 @@ from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
                              is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
+from .composite.math_unary import (gammaln, gammaln_, isneginf, isposinf, isreal, log_normal, log_normal_,
+                                   multigammaln, multigammaln_)
 from .composite.math_binary import add_n, gcd, heaviside, lcm, ldexp, logaddexp
 from .composite.linalg import addmm, cdist, dist, mm, renorm, tensordot
+from .composite.linalg import baddbmm, baddbmm_, pdist
 from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sample, isin, select_scatter,
                                        slice_scatter, take)
+from .composite.gather_scatter import multiplex, shard_index
 from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
 from .composite.search_sort import bucketize
+from .composite.search_sort import histogramdd
 from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
                                   combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten, unfold,
                                   unique_consecutive, view, view_as, vsplit, vstack)
+from .composite.rearrange import crop
 from .composite.creation import as_complex, as_real, polar, tril_indices, triu_indices, vander
 from .creation import to_tensor
 from .nn import ParamAttr  # Paddle's paddle.ParamAttr

@@ -32,6 +32,9 @@ __all__ = [
     # ops-gap: written over the ops above (see each docstring)
     "cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve",
     "eig", "eigvals", "lu", "lu_unpack",
+    # ops-special
+    "vector_norm", "matrix_norm", "cholesky_solve", "matrix_exp", "householder_product", "svd_lowrank",
+    "pca_lowrank",
 ]
 
 inv = _F.inverse
@@ -455,9 +458,265 @@ def lu(x, pivot: bool = True, get_infos: bool = False, name=None):
     return (out, pivots, infos) if get_infos else (out, pivots)
 
 
+# -- ops-special: more of Paddle's linalg functions, composed of the ops -----------------------
+
+def _axes(fn: str, axis, ndim: int) -> list:
+    """``axis`` (None: every axis; an int; a list/tuple of ints) as distinct non-negative axes."""
+    if axis is None:
+        return list(range(ndim))
+    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    out = []
+    for a in items:
+        if isinstance(a, bool) or not isinstance(a, numbers.Integral):
+            raise TypeError(f"{fn}: argument 'axis' expected an int or a list of ints, got {axis!r}")
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"{fn}: argument 'axis' {axis!r} is out of range for a {ndim}-D tensor")
+        out.append(int(a) % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{fn}: argument 'axis' {axis!r} repeats an axis")
+    return out
+
+
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None) -> Tensor:
+    """The vector p-norm of x over ``axis`` (None: all of x as one vector; an int; a
+    list of ints): (sum |x|^p)^(1/p) for any real p, max |x| for inf, min |x| for
+    -inf, the count of non-zeros for 0 (Paddle's ``paddle.linalg.vector_norm``).
+
+    >>> import eager
+    >>> float(eager.linalg.vector_norm(eager.to_tensor([[3.0, 0.0], [0.0, -4.0]])))
+    5.0
+    """
+    _floating("vector_norm", "x", x)
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise TypeError(f"vector_norm: argument 'p' expected a number, got {type(p).__name__} {p!r}")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"vector_norm: argument 'keepdim' expected a bool, got {keepdim!r}")
+    ndim = x.ndim
+    axes = _axes("vector_norm", axis, ndim)
+    if ndim == 0:
+        return _F.norm(_F.reshape(x, [1]), float(p), [0], False)
+    rest = [a for a in range(ndim) if a not in axes]
+    flat = _F.reshape(_F.transpose(x, rest + axes), [x.shape[a] for a in rest] + [-1])
+    out = _F.norm(flat, float(p), [-1], False)
+    if keepdim:
+        out = _F.reshape(out, [1 if a in axes else x.shape[a] for a in range(ndim)])
+    return out
+
+
+_MATRIX_NORM_P = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def matrix_norm(x, p="fro", axis=[-2, -1], keepdim=False, name=None) -> Tensor:  # noqa: B006  (Paddle's default)
+    """The matrix norm of the matrices x spans over the two axes ``axis``: 'fro'
+    (Frobenius), 'nuc' (sum of singular values), 2 / -2 (largest / smallest singular
+    value), 1 / -1 (max / min column sum of |x|), inf / -inf (max / min row sum)
+    (Paddle's ``paddle.linalg.matrix_norm``). Differentiable (through svd for
+    'nuc' and +-2, where the singular values are distinct and non-zero).
+
+    >>> import numpy as np, eager
+    >>> float(eager.linalg.matrix_norm(eager.to_tensor(np.array([[1.0, -2.0], [3.0, 4.0]])), p=1))
+    6.0
+    """
+    _floating("matrix_norm", "x", x)
+    valid = p in ("fro", "nuc") if isinstance(p, str) else (
+        not isinstance(p, bool) and isinstance(p, numbers.Real) and p in _MATRIX_NORM_P)
+    if not valid:
+        raise ValueError(f"matrix_norm: argument 'p' expected one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf, "
+                         f"got {p!r}")
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"matrix_norm: argument 'keepdim' expected a bool, got {keepdim!r}")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm: argument 'x' expected matrices (2 or more axes), got shape {x.shape}")
+    if not isinstance(axis, (list, tuple)) or len(axis) != 2:
+        raise ValueError(f"matrix_norm: argument 'axis' expected two axes, got {axis!r}")
+    first, second = _axes("matrix_norm", axis, x.ndim)
+    rest = [a for a in range(x.ndim) if a not in (first, second)]
+    matrices = _F.transpose(x, rest + [first, second])
+    if p in (2, -2):
+        singular = _F.svd(matrices, False)[1]
+        out = _F.amax(singular, [-1]) if p == 2 else _F.amin(singular, [-1])
+    else:
+        out = _matrix_norm(matrices, p)
+    if keepdim:
+        out = _F.unsqueeze(out, sorted([first, second]))
+    return out
+
+
+def cholesky_solve(x, y, upper=False, name=None) -> Tensor:
+    """The solution X of A X = x, given y, the Cholesky factor of A: A = y y^T for a
+    lower y (``upper=False``), A = y^T y for an upper one. x is [..., N, K], y
+    [..., N, N]; batch axes broadcast (Paddle's ``paddle.linalg.cholesky_solve``).
+    Two triangular solves; differentiable in x and in the triangle of y read.
+
+    >>> import numpy as np, eager
+    >>> l = eager.to_tensor(np.array([[2.0, 0.0], [1.0, 1.0]]))
+    >>> eager.linalg.cholesky_solve(eager.to_tensor(np.array([[4.0], [3.0]])), l).numpy()
+    array([[0.5],
+           [1. ]])
+    """
+    _matrices("cholesky_solve", "x", x)
+    _matrices("cholesky_solve", "y", y, square=True)
+    if not isinstance(upper, bool):
+        raise TypeError(f"cholesky_solve: argument 'upper' expected a bool, got {upper!r}")
+    # lower: L (L^T X) = x; upper: U^T (U X) = x.
+    inner = triangular_solve(y, x, upper=upper, transpose=upper)
+    return triangular_solve(y, inner, upper=upper, transpose=not upper)
+
+
+_EXP_TAYLOR_DEGREE = 18  # with ||A||_1 <= 1/2 the remainder is below 0.5^19 / 19! ~ 1.6e-23
+
+
+def matrix_exp(x, name=None) -> Tensor:
+    """The matrix exponential exp(x) = sum_k x^k / k! of square matrices x [..., N, N]
+    (Paddle's ``paddle.linalg.matrix_exp``): scaling and squaring, x / 2^s brought
+    to 1-norm <= 1/2 (s chosen from the batch's largest norm, read on the host),
+    a degree-18 Taylor polynomial by Horner's rule, then s squarings. Made of
+    matmuls, so differentiable to any order.
+
+    >>> import numpy as np, eager
+    >>> eager.linalg.matrix_exp(eager.to_tensor(np.array([[0.0, 1.0], [0.0, 0.0]]))).numpy()
+    array([[1., 1.],
+           [0., 1.]])
+    """
+    _tensor("matrix_exp", "x", x)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise TypeError(f"matrix_exp: argument 'x' expected a floating-point or complex tensor, got {x.dtype}")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"matrix_exp: argument 'x' expected square matrices [..., N, N], got shape {x.shape}")
+    n = x.shape[-1]
+    identity = _F.expand(_F.eye(n, n, x.dtype, x.place), x.shape)
+    if x.size == 0:
+        return identity
+    largest = float(_F.max(_F.sum(_F.abs(x), [-2]), None, False))  # the largest 1-norm in the batch
+    squarings = max(0, math.ceil(math.log2(largest / 0.5))) if math.isfinite(largest) and largest > 0.5 else 0
+    scaled = _F.scale(x, 0.5 ** squarings, 0.0, True) if squarings else x
+    out = identity
+    for k in range(_EXP_TAYLOR_DEGREE, 0, -1):  # I + A/1 (I + A/2 (I + ... (I + A/18)))
+        out = _F.add(identity, _F.scale(_F.matmul(scaled, out), 1.0 / k, 0.0, True))
+    for _ in range(squarings):
+        out = _F.matmul(out, out)
+    return out
+
+
+def householder_product(x, tau, name=None) -> Tensor:
+    """The first N columns of the product H_1 H_2 ... H_K of Householder reflectors
+    H_i = I - tau_i v_i v_i^H, v_i being column i of x [..., M, N] below the diagonal
+    with a 1 on it (LAPACK's orgqr: the Q of a QR factorization stored as
+    reflectors); tau is [..., K], K <= N <= M (Paddle's
+    ``paddle.linalg.householder_product``). Differentiable in x and tau.
+
+    >>> import numpy as np, eager
+    >>> x = eager.to_tensor(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]))
+    >>> q = eager.linalg.householder_product(x, eager.to_tensor(np.array([1.0, 1.0])))
+    >>> q.shape
+    [3, 2]
+    """
+    _tensor("householder_product", "x", x)
+    _tensor("householder_product", "tau", tau)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise TypeError(f"householder_product: argument 'x' expected a floating-point or complex tensor, "
+                        f"got {x.dtype}")
+    if tau.dtype != x.dtype:
+        raise TypeError(f"householder_product: argument 'tau' expected the dtype of x ({x.dtype}), got {tau.dtype}")
+    if x.ndim < 2 or x.shape[-2] < x.shape[-1]:
+        raise ValueError(f"householder_product: argument 'x' expected matrices [..., M, N] with M >= N, "
+                         f"got shape {x.shape}")
+    if tau.ndim != x.ndim - 1 or tau.shape[:-1] != x.shape[:-2] or tau.shape[-1] > x.shape[-1]:
+        raise ValueError(f"householder_product: argument 'tau' expected shape {x.shape[:-2]} + [K] with "
+                         f"K <= {x.shape[-1]}, got {tau.shape}")
+    m, n = x.shape[-2], x.shape[-1]
+    batch = x.shape[:-2]
+    q = _F.expand(_F.eye(m, m, x.dtype, x.place), batch + [m, m])
+    rows = _F.reshape(_F.arange(0, m, 1, "int64", x.place), [m, 1])
+    for i in range(tau.shape[-1]):
+        at_i = _F.full([m, 1], i, "int64", x.place)
+        below = _F.cast(_F.greater_than(rows, at_i), x.dtype)  # v_i: x's column below i, 1 at i
+        unit = _F.cast(_F.equal(rows, at_i), x.dtype)
+        column = _F.slice(x, [x.ndim - 1], [i], [i + 1])                     # [..., M, 1]
+        v = _F.add(_F.multiply(column, below), unit)                         # [..., M, 1]
+        t = _F.unsqueeze(_F.slice(tau, [tau.ndim - 1], [i], [i + 1]), [-1])  # [..., 1, 1]
+        # Q H_i = Q - tau_i (Q v)(v^H)
+        qv = _F.matmul(q, v)
+        swap = list(range(len(batch))) + [len(batch) + 1, len(batch)]
+        v_h = _F.transpose(_F.conj(v) if x.dtype.is_complex else v, swap)
+        q = _F.subtract(q, _F.multiply(t, _F.matmul(qv, v_h)))
+    return _F.slice(q, [q.ndim - 1], [0], [n])
+
+
+
+def _swap_last(t: Tensor) -> Tensor:
+    return _F.transpose(t, list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2])
+
+
+def svd_lowrank(x, q=None, niter=2, M=None, name=None) -> tuple:
+    """A randomized truncated SVD (U, S, V) of matrices x [..., M, N] (of x - M when the
+    mean ``M`` [..., 1, N] is given), with x ~= U diag(S) V^T: U [..., M, q], S [..., q],
+    V [..., N, q] (Paddle's ``paddle.linalg.svd_lowrank``; Halko, Martinsson and Tropp's
+    range finder with ``niter`` subspace iterations). ``q`` (default 6) is capped at
+    min(M, N). The random start is drawn from the framework's generator, so
+    ``eager.seed`` makes the result repeatable. Differentiable through qr and svd.
+
+    >>> import numpy as np, eager
+    >>> _ = eager.seed(0)
+    >>> u, s, v = eager.linalg.svd_lowrank(eager.to_tensor(np.diag([3.0, 2.0, 0.0])), q=2)
+    >>> s.numpy().round(6)
+    array([3., 2.])
+    """
+    return _lowrank("svd_lowrank", x, 6 if q is None else q, niter, M)
+
+
+def _lowrank(fn: str, x, q, niter, M) -> tuple:
+    _matrices(fn, "x", x)
+    if isinstance(q, bool) or not isinstance(q, numbers.Integral) or q < 1:
+        raise ValueError(f"{fn}: argument 'q' expected an int >= 1, got {q!r}")
+    if isinstance(niter, bool) or not isinstance(niter, numbers.Integral) or niter < 0:
+        raise ValueError(f"{fn}: argument 'niter' expected an int >= 0, got {niter!r}")
+    rows, cols = x.shape[-2], x.shape[-1]
+    if M is not None:
+        _tensor(fn, "M", M)
+        if M.dtype != x.dtype:
+            raise TypeError(f"{fn}: argument 'M' expected the dtype of x ({x.dtype}), got {M.dtype}")
+        try:
+            x = _F.subtract(x, M)
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"{fn}: argument 'M' of shape {M.shape} does not broadcast to x {x.shape} "
+                             f"({error})") from None
+    q = min(int(q), rows, cols)
+    x_t = _swap_last(x)
+    start = _F.gaussian(x.shape[:-2] + [cols, q], 0.0, 1.0, 0, x.dtype, x.place)
+    basis = _F.qr(_F.matmul(x, start), "reduced")[0]                   # [..., M, q]
+    for _ in range(niter):
+        basis = _F.qr(_F.matmul(x_t, basis), "reduced")[0]              # [..., N, q]
+        basis = _F.qr(_F.matmul(x, basis), "reduced")[0]                # [..., M, q]
+    projected = _F.matmul(_swap_last(basis), x)                          # [..., q, N]
+    u, s, vh = _F.svd(projected, False)
+    return _F.matmul(basis, u), s, _swap_last(vh)
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None) -> tuple:
+    """A randomized principal component analysis of the rows of x [..., M, N]:
+    (U, S, V) of the low-rank SVD of x centred on its column means (``center``),
+    with ``q`` components (default min(6, M, N)); V's columns are the principal
+    directions (Paddle's ``paddle.linalg.pca_lowrank``; see :func:`svd_lowrank`).
+
+    >>> import numpy as np, eager
+    >>> _ = eager.seed(0)
+    >>> x = eager.to_tensor(np.random.default_rng(0).normal(size=(20, 4)))
+    >>> [t.shape for t in eager.linalg.pca_lowrank(x, q=2)]
+    [[20, 2], [2], [4, 2]]
+    """
+    _matrices("pca_lowrank", "x", x)
+    if not isinstance(center, bool):
+        raise TypeError(f"pca_lowrank: argument 'center' expected a bool, got {center!r}")
+    q = min(6, x.shape[-2], x.shape[-1]) if q is None else q
+    mean = _F.mean(x, [-2], True) if center else None
+    return _lowrank("pca_lowrank", x, q, niter, mean)
+
+
 # Paddle's Tensor methods among these (x.cov(), x.lu(): Paddle's lu returns infos only when
 # asked, over the generated Tensor.lu). Attached here because eager.tensor_api, which attaches
 # the others, is loaded by the generated code this module imports, before this module is.
-for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu"):
+for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu",
+              "cholesky_solve", "householder_product", "pca_lowrank"):
     setattr(Tensor, _name, globals()[_name])
 del _name

@@ -504,8 +504,15 @@ def _istft(self, *args, **kwargs):
 _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
+    **{name: getattr(_math_unary, name) for name in (
+        "gammaln", "gammaln_", "multigammaln", "multigammaln_", "isposinf", "isneginf", "isreal",
+        "log_normal_")},
     **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
     **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm", "cdist")},
+    **{name: getattr(_linalg, name) for name in ("baddbmm", "baddbmm_", "pdist")},
+    "crop": _rearrange.crop,
+    "multiplex": _gather_scatter.multiplex,
+    "shard_index": _gather_scatter.shard_index,
     "bucketize": _search_sort.bucketize,
     "index_sample": _gather_scatter.index_sample,
     **{name: getattr(_gather_scatter, name) for name in (

@@ -337,3 +337,70 @@ def index_sample(x, index) -> Tensor:
         return _F.take_along_axis(x, index, 1, False)
     except PhiError as error:
         raise type(error)(f"index_sample: {error}") from None
+
+
+@_check.composed
+def multiplex(inputs, index, name=None) -> Tensor:
+    """Row i of the output is row i of ``inputs[index[i]]``: inputs a list of tensors of
+    one shape [N, ...] and dtype, index an int32/int64 tensor [N, 1] (or [N]) with values
+    in [0, len(inputs)). Differentiable in the inputs.
+
+    >>> a, b = eager.to_tensor([[1.0, 2.0], [3.0, 4.0]]), eager.to_tensor([[5.0, 6.0], [7.0, 8.0]])
+    >>> eager.multiplex([a, b], eager.to_tensor([[1], [0]])).numpy()
+    array([[5., 6.],
+           [3., 4.]], dtype=float32)
+    """
+    inputs = _check.tensor_list("multiplex", "inputs", inputs)
+    _check.tensor("multiplex", "index", index)
+    first = inputs[0]
+    if first.ndim == 0:
+        raise ValueError("multiplex: argument 'inputs' expected tensors of at least 1 dimension, got 0-d")
+    for i, t in enumerate(inputs):
+        if t.shape != first.shape or t.dtype != first.dtype:
+            raise ValueError(f"multiplex: argument 'inputs' expected one shape and dtype, element 0 is "
+                             f"{first.dtype} {first.shape} and element {i} is {t.dtype} {t.shape}")
+    if index.dtype not in _INDEX_TYPES:
+        raise TypeError(f"multiplex: argument 'index' expected an int32 or int64 tensor, got {index.dtype}")
+    rows = first.shape[0]
+    if index.shape not in ([rows, 1], [rows]):
+        raise ValueError(f"multiplex: argument 'index' expected shape [{rows}, 1] (one per row of the inputs), "
+                         f"got {index.shape}")
+    index = _F.reshape(_F.cast(index, "int64"), [rows, 1])
+    if rows and bool(_F.any(_F.logical_or(_F.less_than(index, _F.zeros_like(index)),
+                                          _F.greater_equal(index, _F.full_like(index, len(inputs), None))))):
+        raise IndexError(f"multiplex: argument 'index' expected values in [0, {len(inputs)}), got "
+                         f"{index.numpy().ravel().tolist()}")
+    positions = _F.reshape(_F.arange(0, rows, 1, "int64"), [rows, 1])
+    return _F.gather_nd(_F.stack(inputs, 0), _F.concat([index, positions], 1))
+
+
+@_check.composed
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1, name=None) -> Tensor:  # noqa: A002
+    """Ids of a table of ``index_num`` rows split into ``nshards`` shards of
+    ceil(index_num / nshards) rows: an id in shard ``shard_id`` becomes its offset
+    in that shard, any other id becomes ``ignore_value``. input is an int32/int64
+    tensor whose last axis has size 1, with values in [0, index_num).
+
+    >>> ids = eager.to_tensor([[1], [6], [12], [19]])
+    >>> eager.shard_index(ids, index_num=20, nshards=2, shard_id=0).numpy().ravel()
+    array([ 1,  6, -1, -1])
+    """
+    _check.tensor("shard_index", "input", input)
+    if input.dtype not in _INDEX_TYPES:
+        raise TypeError(f"shard_index: argument 'input' expected an int32 or int64 tensor, got {input.dtype}")
+    if input.ndim < 1 or input.shape[-1] != 1:
+        raise ValueError(f"shard_index: argument 'input' expected a last axis of size 1, got shape {input.shape}")
+    index_num = _check.integer("shard_index", "index_num", index_num, minimum=1)
+    nshards = _check.integer("shard_index", "nshards", nshards, minimum=1)
+    shard_id = _check.integer("shard_index", "shard_id", shard_id, minimum=0)
+    ignore_value = _check.integer("shard_index", "ignore_value", ignore_value)
+    if shard_id >= nshards:
+        raise ValueError(f"shard_index: argument 'shard_id' expected a shard in [0, {nshards}), got {shard_id}")
+    if input.size and bool(_F.any(_F.logical_or(_F.less_than(input, _F.zeros_like(input)),
+                                               _F.greater_equal(input, _F.full_like(input, index_num, None))))):
+        raise ValueError(f"shard_index: argument 'input' expected ids in [0, {index_num}), got some outside")
+    shard_size = (index_num + nshards - 1) // nshards
+    in_shard = _F.equal(_F.floor_divide(input, _F.full_like(input, shard_size, None)),
+                        _F.full_like(input, shard_id, None))
+    return _F.where(in_shard, _F.subtract(input, _F.full_like(input, shard_id * shard_size, None)),
+                    _F.full_like(input, ignore_value, None))

@@ -14,9 +14,12 @@ import math
 import numbers
 import string
 
+import numpy as np
+
 from phi.core.errors import InvalidArgumentError, PhiError
 from phi.infermeta.linalg import parse_einsum, solve_vector_rhs
 
+from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import _paddle_api as _check
@@ -599,3 +602,75 @@ def cdist(x, y, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_n
         raise type(error)(f"cdist: the batch axes of x {x.shape} and y {y.shape} do not broadcast "
                           f"({error})") from None
     return _F.norm(differences, float(p), [-1])
+
+
+@_check.composed
+def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
+    """beta * input + alpha * (x @ y), batched: x [B, M, K], y [B, K, N], input
+    broadcastable to [B, M, N]. Differentiable in all three.
+
+    >>> eager.baddbmm(eager.ones([2, 2, 2]), eager.ones([2, 2, 3]), eager.ones([2, 3, 2]), 0.5, 2.0).numpy()[0]
+    array([[6.5, 6.5],
+           [6.5, 6.5]], dtype=float32)
+    """
+    _check.tensor("baddbmm", "input", input)
+    _check.tensor("baddbmm", "x", x)
+    _check.tensor("baddbmm", "y", y)
+    beta = _check.number("baddbmm", "beta", beta)
+    alpha = _check.number("baddbmm", "alpha", alpha)
+    if len(x.shape) != 3 or len(y.shape) != 3:
+        raise ValueError(f"baddbmm: arguments 'x' and 'y' expected 3-d tensors, got shapes {x.shape} and {y.shape}")
+    if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
+        raise ValueError(f"baddbmm: x [B, M, K] and y [B, K, N] do not match, got shapes {x.shape} and {y.shape}")
+    if input.dtype != x.dtype or y.dtype != x.dtype:
+        raise TypeError(f"baddbmm: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and "
+                        f"{y.dtype}")
+    product = [x.shape[0], x.shape[1], y.shape[2]]
+    if len(input.shape) > 3 or any(a not in (1, b) for a, b in zip(input.shape[::-1], product[::-1])):
+        raise ValueError(f"baddbmm: argument 'input' expected a shape that broadcasts to {product}, "
+                         f"got {input.shape}")
+    return _F.add(_F.scale(_F.expand(input, product), beta, 0.0, True),
+                  _F.scale(_F.bmm(x, y), alpha, 0.0, True))
+
+
+@_check.composed
+def pdist(x, p=2.0, name=None):
+    """The p-norm distances between the rows of x [N, M], for every pair i < j in
+    row-major order: a tensor of N (N - 1) / 2 values (the upper triangle of
+    cdist(x, x) without its diagonal). Differentiable where no two rows coincide
+    (for p > 1 the gradient at a zero distance is not defined).
+
+    >>> eager.pdist(eager.to_tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]])).numpy()
+    array([ 5., 10.,  5.], dtype=float32)
+    """
+    _check.floating("pdist", "x", x)
+    p = _check.number("pdist", "p", p)
+    if not p >= 0:
+        raise ValueError(f"pdist: argument 'p' expected a number >= 0, got {p}")
+    if x.ndim != 2:
+        raise ValueError(f"pdist: argument 'x' expected a 2-D tensor [N, M], got shape {x.shape}")
+    n = x.shape[0]
+    if n < 2:
+        return _F.zeros([0], x.dtype)
+    rows, cols = np.triu_indices(n, 1)  # host constants: the pairs' coordinates
+    first = _F.index_select(x, to_tensor(rows.astype(np.int64), place=x.place), 0)
+    second = _F.index_select(x, to_tensor(cols.astype(np.int64), place=x.place), 0)
+    return _F.norm(_F.subtract(first, second), p, [-1])
+
+
+@_check.composed
+def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
+    """Inplace :func:`baddbmm`: writes beta * input + alpha * (x @ y) into input (which
+    must have the product's shape [B, M, N]) and returns it.
+
+    >>> out = eager.ones([1, 2, 2])
+    >>> eager.baddbmm_(out, eager.ones([1, 2, 3]), eager.ones([1, 3, 2]), 0.5, 2.0).numpy()[0]
+    array([[6.5, 6.5],
+           [6.5, 6.5]], dtype=float32)
+    """
+    value = baddbmm(input, x, y, beta, alpha)
+    if value.shape != input.shape:
+        raise ValueError(f"baddbmm_: argument 'input' expected the product's shape {value.shape} (an inplace op "
+                         f"cannot broadcast its target), got {input.shape}")
+    input[...] = value
+    return input

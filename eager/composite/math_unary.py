@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
+from ..random import normal
 from . import _paddle_api as _check
+from .spine import sum_to_shape
 
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
@@ -194,6 +196,49 @@ def angle_grad(x, out_grad):
     return _F.where(at_zero, _zeros_like(x), grad)
 
 
+def i0_grad(x, out_grad):
+    # I_0' = I_1.
+    return _F.multiply(out_grad, _F.i1(x))
+
+
+def i0e_grad(x, out, out_grad):
+    # (e^-|x| I_0)' = e^-|x| I_1 - sign(x) e^-|x| I_0.
+    return _F.multiply(out_grad, _F.subtract(_F.i1e(x), _F.multiply(_F.sign(x), out)))
+
+
+def _over_x_or_half(x, out):
+    """out / x, and 1/2 at x = 0 (the limit of I_1(x) / x and of I_1e(x) / x there)."""
+    at_zero = _F.equal(x, _zeros_like(x))
+    safe = _F.where(at_zero, _F.full_like(x, 1, None), x)
+    return _F.where(at_zero, _F.full_like(x, 0.5, None), _F.divide(out, safe))
+
+
+def i1_grad(x, out, out_grad):
+    # I_1' = I_0 - I_1 / x (1/2 at 0).
+    return _F.multiply(out_grad, _F.subtract(_F.i0(x), _over_x_or_half(x, out)))
+
+
+def i1e_grad(x, out, out_grad):
+    # (e^-|x| I_1)' = e^-|x| I_0 - e^-|x| I_1 / x - sign(x) e^-|x| I_1.
+    slope = _F.subtract(_F.i0e(x), _over_x_or_half(x, out))
+    return _F.multiply(out_grad, _F.subtract(slope, _F.multiply(_F.sign(x), out)))
+
+
+def _incomplete_gamma_density(x, y):
+    # d/dy P(x, y) = y^(x-1) e^(-y) / Gamma(x), taken through logs.
+    log_density = _F.subtract(_F.multiply(_F.scale(x, 1.0, -1.0, True), _F.log(y)), _F.add(y, _F.lgamma(x)))
+    return _F.exp(log_density)
+
+
+def gammainc_grad(x, y, out_grad):
+    return sum_to_shape(_F.multiply(out_grad, _incomplete_gamma_density(x, y)), y.shape)
+
+
+def gammaincc_grad(x, y, out_grad):
+    return sum_to_shape(_F.scale(_F.multiply(out_grad, _incomplete_gamma_density(x, y)), -1.0, 0.0, True),
+                        y.shape)
+
+
 # -- Paddle API functions composed of the ops above (eager.logit, eager.sinc, ...) ---------
 
 def _as_float(x):
@@ -332,3 +377,129 @@ def _divide_by_power_of_two(x, exponent):
     # x / 2**exponent as (x / 2**(exponent - 1)) / 2, so that 2**1024 (beyond float64) is never formed.
     power = _F.elementwise_pow(_F.full_like(x, 2.0, None), _F.scale(exponent, 1.0, -1.0, True))
     return _F.scale(_F.divide(x, power), 0.5, 0.0, True)
+
+
+@_check.composed
+def gammaln(x, name=None):
+    """log |Gamma(x)| elementwise: Paddle's gammaln, the same function as lgamma (its
+    gradient is digamma; +inf at 0 and the negative integers).
+
+    >>> eager.gammaln(eager.to_tensor([0.5, 4.0])).numpy().round(4)
+    array([0.5724, 1.7918], dtype=float32)
+    """
+    _check.floating("gammaln", "x", x)
+    return _F.lgamma(x)
+
+
+@_check.composed
+def multigammaln(x, p, name=None):
+    """The log of the multivariate gamma function of dimension ``p``:
+    sum_{j=0}^{p-1} lgamma(x - j/2) + p (p - 1) / 4 * log(pi), elementwise (x > (p-1)/2
+    for a finite value; as Paddle, x is not checked against that bound).
+
+    >>> eager.multigammaln(eager.to_tensor([2.5, 3.5]), 2).numpy().round(4)
+    array([0.857 , 2.4665], dtype=float32)
+    """
+    _check.floating("multigammaln", "x", x)
+    p = _check.integer("multigammaln", "p", p, minimum=1)
+    total = _F.lgamma(x)
+    for j in range(1, p):
+        total = _F.add(total, _F.lgamma(_F.scale(x, 1.0, -0.5 * j, True)))
+    return _F.scale(total, 1.0, 0.25 * p * (p - 1) * math.log(math.pi), True)
+
+
+def _infinity_test(op, x, sign):
+    _check.tensor(op, "x", x)
+    if x.dtype.is_complex:
+        raise TypeError(f"{op}: argument 'x' expected a real Tensor, got {x.dtype}")
+    if not x.dtype.is_floating_point:
+        return _F.full(x.shape, False, "bool", x.place)
+    return _F.equal(x, _F.full_like(x, sign * math.inf, None))
+
+
+@_check.composed
+def isposinf(x, name=None):
+    """True where x is +inf (a bool tensor; all False for integer x).
+
+    >>> eager.isposinf(eager.to_tensor([-math.inf, 1.0, math.inf])).numpy()
+    array([False, False,  True])
+    """
+    return _infinity_test("isposinf", x, 1.0)
+
+
+@_check.composed
+def isneginf(x, name=None):
+    """True where x is -inf (a bool tensor; all False for integer x).
+
+    >>> eager.isneginf(eager.to_tensor([-math.inf, 1.0, math.inf])).numpy()
+    array([ True, False, False])
+    """
+    return _infinity_test("isneginf", x, -1.0)
+
+
+@_check.composed
+def isreal(x, name=None):
+    """True where x is real: for complex x where its imaginary part is 0, all True
+    for any other dtype (a bool tensor).
+
+    >>> eager.isreal(eager.to_tensor([1 + 0j, 1 + 2j])).numpy()
+    array([ True, False])
+    """
+    _check.tensor("isreal", "x", x)
+    if not x.dtype.is_complex:
+        return _F.full(x.shape, True, "bool", x.place)
+    imaginary = _F.imag(x)
+    return _F.equal(imaginary, _F.zeros_like(imaginary))
+
+
+@_check.composed
+def log_normal(mean=1.0, std=2.0, shape=None, name=None):
+    """Samples of the log-normal distribution: exp(N(mean, std^2)), ``mean`` and ``std``
+    those of the underlying normal, each a number or a Tensor, as :func:`eager.normal`
+    (numbers: the result has ``shape`` and dtype float32; a Tensor: its shape and
+    dtype, ``shape`` ignored). Seeded by ``eager.seed``.
+
+    >>> eager.log_normal(0.0, 1.0, shape=[2, 3]).shape
+    [2, 3]
+    """
+    return _F.exp(normal(mean, std, shape))
+
+
+@_check.composed
+def log_normal_(x, mean=1.0, std=2.0, name=None):
+    """Fills x in place with samples of exp(N(mean, std^2)) and returns it (also
+    ``Tensor.log_normal_``).
+
+    >>> w = eager.zeros([2, 3]).log_normal_(0.0, 0.5)
+    """
+    _check.floating("log_normal_", "x", x)
+    mean = _check.number("log_normal_", "mean", mean)
+    std = _check.number("log_normal_", "std", std)
+    if std < 0:
+        raise ValueError(f"log_normal_: argument 'std' expected a number >= 0, got {std}")
+    x[...] = _F.exp(_F.gaussian(x.shape, mean, std, 0, x.dtype, x.place))
+    return x
+
+
+@_check.composed
+def gammaln_(x, name=None):
+    """Inplace :func:`gammaln`: writes log |Gamma(x)| into x and returns x.
+
+    >>> eager.gammaln_(eager.to_tensor([4.0])).numpy().round(4)
+    array([1.7918], dtype=float32)
+    """
+    _check.floating("gammaln_", "x", x)
+    return _F.lgamma_(x)
+
+
+@_check.composed
+def multigammaln_(x, p, name=None):
+    """Inplace :func:`multigammaln`: writes the log multivariate gamma of x into x and
+    returns x.
+
+    >>> eager.multigammaln_(eager.to_tensor([2.5]), 2).numpy().round(4)
+    array([0.857], dtype=float32)
+    """
+    value = multigammaln(x, p)
+    x[...] = value
+    return x

@@ -514,3 +514,51 @@ def unfold(x, axis, size, step, name=None):
     shape = dims[:a] + [(dims[a] - size) // step + 1] + dims[a + 1:] + [size]
     stride = steps[:a] + [steps[a] * step] + steps[a + 1:] + [steps[a]]
     return _F.as_strided(x, shape, stride, 0)
+
+
+def _int_list(op: str, arg: str, value, ndim: int) -> list:
+    """A list/tuple of ints (0-d int Tensors allowed) or a 1-D int Tensor, of length ndim."""
+    if hasattr(value, "numpy") and not isinstance(value, (list, tuple)):
+        if not value.dtype.is_integer or value.ndim != 1:
+            raise TypeError(f"{op}: argument '{arg}' expected a 1-D int Tensor, got {value.dtype} shape {value.shape}")
+        value = value.tolist()  # a conversion point: the sizes are read on the host
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{op}: argument '{arg}' expected a list or tuple of ints, got {type(value).__name__}")
+    items = [int(v) if hasattr(v, "numpy") and v.dtype.is_integer and v.size == 1 else v for v in value]
+    for v in items:
+        _check.integer(op, arg, v)
+    if len(items) != ndim:
+        raise ValueError(f"{op}: argument '{arg}' expected {ndim} values (one per axis of x), got {len(items)}")
+    return [int(v) for v in items]
+
+
+@_check.composed
+def crop(x, shape=None, offsets=None, name=None):
+    """The block of x of size ``shape`` starting at ``offsets`` (one int per axis;
+    offsets default to 0, shape to x's shape; -1 in shape takes the rest of that
+    axis past its offset). Differentiable in x.
+
+    >>> x = eager.to_tensor([[0, 1, 2, 0], [0, 3, 4, 0], [0, 0, 0, 0]])
+    >>> eager.crop(x, shape=[2, 2], offsets=[0, 1]).numpy()
+    array([[1, 2],
+           [3, 4]])
+    """
+    _check.tensor("crop", "x", x)
+    ndim = x.ndim
+    dims = x.shape
+    offsets = [0] * ndim if offsets is None else _int_list("crop", "offsets", offsets, ndim)
+    shape = list(dims) if shape is None else _int_list("crop", "shape", shape, ndim)
+    ends = []
+    for axis, (size, start, length) in enumerate(zip(dims, offsets, shape)):
+        if start < 0:
+            raise ValueError(f"crop: argument 'offsets' expected values >= 0, got {offsets}")
+        if length == -1:
+            length = size - start
+        if length <= 0 and not (length == 0 and size == 0):
+            raise ValueError(f"crop: argument 'shape' expected positive sizes or -1, got {shape}")
+        if start + length > size:
+            raise ValueError(f"crop: offsets {offsets} plus shape {shape} exceed x's shape {dims} on axis {axis}")
+        ends.append(start + length)
+    if ndim == 0:
+        return _F.assign(x)
+    return _F.slice(x, list(range(ndim)), offsets, ends)

@@ -106,3 +106,111 @@ def bucketize(x, sorted_sequence, out_int32: bool = False, right: bool = False, 
         raise ValueError(f"bucketize: argument 'sorted_sequence' expected a 1-D tensor, got shape "
                          f"{sorted_sequence.shape}")
     return _F.searchsorted(sorted_sequence, x, out_int32, right)
+
+
+def _histogramdd_edges(x2, dims: int, bins, ranges) -> list:
+    """The bin edges of each of the ``dims`` coordinates of the points x2 [N, dims]."""
+    if isinstance(bins, (list, tuple)) and bins and all(isinstance(b, Tensor) for b in bins):
+        if len(bins) != dims:
+            raise ValueError(f"histogramdd: argument 'bins' expected {dims} edge tensors (one per coordinate), "
+                             f"got {len(bins)}")
+        edges = []
+        for d, b in enumerate(bins):
+            if b.ndim != 1 or b.shape[0] < 2:
+                raise ValueError(f"histogramdd: bins[{d}] expected a 1-D tensor of at least 2 edges, got shape "
+                                 f"{b.shape}")
+            edges.append(_F.cast(b, x2.dtype))
+        return edges
+    counts = [bins] * dims if not isinstance(bins, (list, tuple)) else list(bins)
+    if len(counts) != dims:
+        raise ValueError(f"histogramdd: argument 'bins' expected {dims} bin counts (one per coordinate), "
+                         f"got {len(counts)}")
+    counts = [_check.integer("histogramdd", "bins", b, minimum=1) for b in counts]
+    if ranges is not None:
+        if not isinstance(ranges, (list, tuple)) or len(ranges) != 2 * dims:
+            raise ValueError(f"histogramdd: argument 'ranges' expected {2 * dims} numbers (a leftmost and a "
+                             f"rightmost edge per coordinate), got {ranges!r}")
+        bounds = [_check.number("histogramdd", "ranges", r) for r in ranges]
+    else:
+        bounds = []
+        for d in range(dims):
+            column = _F.slice(x2, [1], [d], [d + 1])
+            empty = x2.shape[0] == 0
+            bounds += [0.0 if empty else float(_F.min(column)), 0.0 if empty else float(_F.max(column))]
+    edges = []
+    for d, count in enumerate(counts):
+        low, high = bounds[2 * d], bounds[2 * d + 1]
+        if low > high:
+            raise ValueError(f"histogramdd: argument 'ranges' expected leftmost <= rightmost edges, got "
+                             f"[{low}, {high}] for coordinate {d}")
+        if low == high:  # one value: a unit-wide range around it, as NumPy
+            low, high = low - 0.5, high + 0.5
+        edges.append(_F.linspace(low, high, count + 1, x2.dtype, x2.place))
+    return edges
+
+
+@_check.composed
+def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None):
+    """The D-dimensional histogram of the points x [..., D] (all axes but the last
+    flattened): (hist, edges), hist of shape [bins_0, ..., bins_{D-1}] holding the
+    count (or the total ``weights``, shaped x.shape[:-1]) of the points in each bin,
+    and edges the D 1-D tensors of bin edges. ``bins`` is an int (every coordinate),
+    a list of ints, or a list of edge tensors; ``ranges`` the leftmost and rightmost
+    edges [min_0, max_0, min_1, max_1, ...] (default each coordinate's min and max).
+    Bins are half-open [e_i, e_{i+1}) except the last, which holds its right edge;
+    points outside are left out. With ``density`` each bin is divided by the total
+    and by its volume. Not differentiable.
+
+    >>> x = eager.to_tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]])
+    >>> hist, edges = eager.histogramdd(x, bins=[3, 3], weights=eager.to_tensor([1.0, 2.0, 4.0, 8.0]))
+    >>> hist.numpy()
+    array([[0., 1., 0.],
+           [2., 0., 0.],
+           [4., 0., 8.]], dtype=float32)
+    """
+    _check.floating("histogramdd", "x", x)
+    if x.ndim < 2:
+        raise ValueError(f"histogramdd: argument 'x' expected a tensor of at least 2 dimensions [..., D], got "
+                         f"shape {x.shape}")
+    if not isinstance(density, bool):
+        raise TypeError(f"histogramdd: argument 'density' expected a bool, got {density!r}")
+    dims = x.shape[-1]
+    x2 = _F.reshape(x, [-1, dims])
+    points = x2.shape[0]
+    if weights is not None:
+        _check.tensor("histogramdd", "weights", weights)
+        if weights.shape != x.shape[:-1]:
+            raise ValueError(f"histogramdd: argument 'weights' expected shape {x.shape[:-1]} (x's without its last "
+                             f"axis), got {weights.shape}")
+        if weights.dtype != x.dtype:
+            raise TypeError(f"histogramdd: argument 'weights' expected the dtype of x ({x.dtype}), got "
+                            f"{weights.dtype}")
+        weights = _F.reshape(weights, [points])
+    edges = _histogramdd_edges(x2, dims, bins, ranges)
+    counts = [e.shape[0] - 1 for e in edges]
+    linear = _F.zeros([points], "int64", x.place)
+    inside = _F.full([points], True, "bool", x.place)
+    for d, (edge, count) in enumerate(zip(edges, counts)):
+        column = _F.reshape(_F.slice(x2, [1], [d], [d + 1]), [points])
+        index = _F.scale(_F.searchsorted(edge, column, False, True), 1.0, -1.0, True)  # the bin whose left edge <= x
+        last = _F.slice(edge, [0], [count], [count + 1])
+        on_last = _F.equal(column, _F.expand(last, [points]))
+        index = _F.where(on_last, _F.full([points], count - 1, "int64", x.place), index)
+        inside = _F.logical_and(inside, _F.logical_and(_F.greater_equal(index, _F.zeros_like(index)),
+                                                       _F.less_than(index, _F.full_like(index, count, None))))
+        linear = _F.add(_F.scale(linear, float(count), 0.0, True), index)
+    total_bins = 1
+    for count in counts:
+        total_bins *= count
+    linear = _F.where(inside, linear, _F.zeros_like(linear))
+    weight = _F.ones([points], x.dtype, x.place) if weights is None else weights
+    weight = _F.where(inside, weight, _F.zeros_like(weight))
+    hist = _F.reshape(_F.bincount(linear, weight, total_bins), counts)
+    if density:
+        hist = _F.divide(hist, _F.sum(hist))
+        for d, edge in enumerate(edges):
+            widths = _F.subtract(_F.slice(edge, [0], [1], [counts[d] + 1]), _F.slice(edge, [0], [0], [counts[d]]))
+            shape = [1] * dims
+            shape[d] = counts[d]
+            hist = _F.divide(hist, _F.reshape(widths, shape))
+    return hist, edges

@@ -649,6 +649,37 @@ class LuUnpackGradNode(GradNodeBase):
         return ((grad,), None, )
 
 
+class EigGradNode(GradNodeBase):
+    """Runs eig_grad for eig."""
+
+    __slots__ = ("x", "out_w", "out_v", )
+    backward_op = "eig_grad"
+    forward_op = "eig"
+    num_grad_slots = 2
+    is_view = False
+    fresh_grads = True
+    saved_names = ("x", "out_w", "out_v", )
+    attr_names = ()
+
+    def release(self):
+        self.x.release()
+        self.out_w.release()
+        self.out_v.release()
+
+    def apply(self, grads, create_graph):
+        grads = fill_missing_grads(self, grads, ())
+        out_w_grad = grads[0]
+        out_v_grad = grads[1]
+        if create_graph:
+            x = self.x.recover(self)
+            out_w = self.out_w.recover(self)
+            out_v = self.out_v.recover(self)
+            grad = eig_grad(x, out_w, out_v, out_w_grad, out_v_grad, )
+            return limit_order(((grad,), ), "eig", 1, (x, out_w, out_v, out_w_grad, out_v_grad, ))
+        grad = _phi.eig_grad(self.x.recover_impl(self), self.out_w.recover_impl(self), self.out_v.recover_impl(self), out_w_grad.impl, out_v_grad.impl, )
+        return ((Tensor(grad),), )
+
+
 def bmm(x, y, name=None):
     """Batched matrix product of x [B, M, K] and y [B, K, N]; both 3-d with one batch size (no broadcasting, as Paddle).
 
@@ -1304,15 +1335,38 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
 
 
 def eig(x, name=None):
-    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); not differentiable. A GPU tensor is decomposed on the host (no GPU eig in CuPy).
+    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); differentiable (first order) where the eigenvalues are distinct, for losses independent of the eigenvectors' phases. A GPU tensor is decomposed on the host (no GPU eig in CuPy).
 
-    Not differentiable.
+    Differentiable to order 1.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("eig", "x", x)
     out_w, out_v = _phi.eig(x.impl)
     out_w = None if out_w is None else Tensor(out_w)
     out_v = None if out_v is None else Tensor(out_v)
+    _x_meta = x._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = _new(EigGradNode)  # EigGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+        if out_w is not None:
+            out_w._meta = AutogradMeta(node, 0)
+        if out_v is not None:
+            out_v._meta = AutogradMeta(node, 1)
+        node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (out_w, out_v, )]
+        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
+            node.x = save_input(x)
+            node.out_w = save_output(out_w)
+            node.out_v = save_output(out_v)
+        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
+            node.x = _saved = _new(SavedInput)
+            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
+            node.out_w = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out_w.impl
+            _saved.slot, _saved.version = out_w._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+            node.out_v = _saved = _new(SavedOutput)
+            _saved._impl = _impl = out_v.impl
+            _saved.slot, _saved.version = out_v._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
     if _anomaly.active:
         check_forward("eig", (out_w, out_v, ))
     return out_w, out_v
@@ -1817,3 +1871,25 @@ def lu_unpack_grad(x, l_grad, u_grad, unpack_ludata, unpack_pivots, name=None):
         return _composite.lu_unpack_grad(x, l_grad, u_grad)
     except (TypeError, ValueError, MemoryError) as error:  # raised by an op of the rule: say whose
         raise in_called(error, "lu_unpack_grad") from None
+
+
+def eig_grad(x, out_w, out_v, out_w_grad, out_v_grad, name=None):
+    """V^-H (diag(gw) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(w_j - w_i)) V^H (its real part for a real x); first order only.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("eig_grad", "x", x)
+    if not isinstance(out_w, Tensor):
+        raise bad_tensor("eig_grad", "out_w", out_w)
+    if not isinstance(out_v, Tensor):
+        raise bad_tensor("eig_grad", "out_v", out_v)
+    if not isinstance(out_w_grad, Tensor):
+        raise bad_tensor("eig_grad", "out_w_grad", out_w_grad)
+    if not isinstance(out_v_grad, Tensor):
+        raise bad_tensor("eig_grad", "out_v_grad", out_v_grad)
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.eig_grad(x.impl, out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl), None, None
+    if _anomaly.active:
+        check_forward("eig_grad", (x_grad, ))
+    return x_grad

@@ -80,6 +80,7 @@ __all__ = [
     "nan_to_num_",
     "bitwise_not",
     "bitwise_not_",
+    "nextafter",
 ]
 
 
@@ -1317,6 +1318,22 @@ def bitwise_not_(x, name=None):
     if _anomaly.active:
         check_forward("bitwise_not_", (x,))
     return x
+
+
+def nextafter(x, y, name=None):
+    """The next floating-point value after x towards y (x where x == y), broadcast; float32 or float64, not differentiable.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("nextafter", "x", x)
+    if not isinstance(y, Tensor):
+        raise bad_tensor("nextafter", "y", y)
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.nextafter(x.impl, y.impl), None, None
+    if _anomaly.active:
+        check_forward("nextafter", (out, ))
+    return out
 
 
 def abs_grad(x, out_grad, name=None):

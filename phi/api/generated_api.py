@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "as_strided", "view_dtype", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "as_strided_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "i0", "i0_into_", "i0e", "i0e_into_", "i1", "i1_into_", "i1e", "i1e_into_", "gammainc", "gammainc_into_", "gammaincc", "gammaincc_into_", "nextafter", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "as_strided", "view_dtype", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "as_strided_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "eig_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -6523,6 +6523,701 @@ def polygamma_into_(x, n, into):
     if seen is None and signature is not None:
         _polygamma_into_seen.remember(signature, (kernel, array_type, metas))
     return into
+
+
+_i0_kernel = KERNELS.dispatch_table("i0")
+_i0_seen = KERNELS.signature_cache("i0", "i0")
+
+
+def i0(x):
+    """I_0(x), the modified Bessel function of the first kind of order 0."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i0_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i0", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i0", "i0", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i0_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("i0", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"i0: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i0", metas, [out])
+    if seen is None and signature is not None:
+        _i0_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_i0_into_kernel = KERNELS.dispatch_table("i0", into=True)
+_i0_into_seen = KERNELS.signature_cache("i0", "i0_into_")
+_i0_new = i0  # an argument may be named like the op (scale)
+
+
+def i0_into_(x, into):
+    """i0 written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as i0() makes it."""
+    if type(into) is not DenseTensor:
+        return _i0_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i0_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i0", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i0", "i0", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i0_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as i0() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("i0", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"i0: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("i0", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("i0", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i0", metas, [into])
+    if seen is None and signature is not None:
+        _i0_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_i0e_kernel = KERNELS.dispatch_table("i0e")
+_i0e_seen = KERNELS.signature_cache("i0e", "i0e")
+
+
+def i0e(x):
+    """exp(-|x|) I_0(x), the exponentially scaled modified Bessel function of order 0 (finite where I_0 overflows)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i0e_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i0e", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i0e", "i0e", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i0e_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("i0e", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"i0e: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i0e", metas, [out])
+    if seen is None and signature is not None:
+        _i0e_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_i0e_into_kernel = KERNELS.dispatch_table("i0e", into=True)
+_i0e_into_seen = KERNELS.signature_cache("i0e", "i0e_into_")
+_i0e_new = i0e  # an argument may be named like the op (scale)
+
+
+def i0e_into_(x, into):
+    """i0e written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as i0e() makes it."""
+    if type(into) is not DenseTensor:
+        return _i0e_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i0e_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i0e", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i0e", "i0e", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i0e_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as i0e() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("i0e", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"i0e: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("i0e", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("i0e", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i0e", metas, [into])
+    if seen is None and signature is not None:
+        _i0e_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_i1_kernel = KERNELS.dispatch_table("i1")
+_i1_seen = KERNELS.signature_cache("i1", "i1")
+
+
+def i1(x):
+    """I_1(x), the modified Bessel function of the first kind of order 1."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i1_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i1", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i1", "i1", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i1_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("i1", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"i1: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i1", metas, [out])
+    if seen is None and signature is not None:
+        _i1_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_i1_into_kernel = KERNELS.dispatch_table("i1", into=True)
+_i1_into_seen = KERNELS.signature_cache("i1", "i1_into_")
+_i1_new = i1  # an argument may be named like the op (scale)
+
+
+def i1_into_(x, into):
+    """i1 written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as i1() makes it."""
+    if type(into) is not DenseTensor:
+        return _i1_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i1_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i1", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i1", "i1", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i1_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as i1() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("i1", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"i1: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("i1", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("i1", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i1", metas, [into])
+    if seen is None and signature is not None:
+        _i1_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_i1e_kernel = KERNELS.dispatch_table("i1e")
+_i1e_seen = KERNELS.signature_cache("i1e", "i1e")
+
+
+def i1e(x):
+    """exp(-|x|) I_1(x), the exponentially scaled modified Bessel function of order 1."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i1e_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i1e", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i1e", "i1e", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i1e_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array)
+    except PhiError as error:
+        raise error.in_op("i1e", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"i1e: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i1e", metas, [out])
+    if seen is None and signature is not None:
+        _i1e_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_i1e_into_kernel = KERNELS.dispatch_table("i1e", into=True)
+_i1e_into_seen = KERNELS.signature_cache("i1e", "i1e_into_")
+_i1e_new = i1e  # an argument may be named like the op (scale)
+
+
+def i1e_into_(x, into):
+    """i1e written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as i1e() makes it."""
+    if type(into) is not DenseTensor:
+        return _i1e_new(x)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape)
+        seen = _i1e_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.real_floating_unary_infer_meta(x, out_meta)
+        except PhiError as error:
+            raise error.in_op("i1e", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("i1e", "i1e", x, (x,), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _i1e_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as i1e() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array)
+        except PhiError as error:
+            raise error.in_op("i1e", x=x) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"i1e: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("i1e", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, into=target)
+    except PhiError as error:
+        raise error.in_op("i1e", x=x) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("i1e", metas, [into])
+    if seen is None and signature is not None:
+        _i1e_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_gammainc_kernel = KERNELS.dispatch_table("gammainc")
+_gammainc_seen = KERNELS.signature_cache("gammainc", "gammainc")
+
+
+def gammainc(x, y):
+    """The regularized lower incomplete gamma function P(x, y) (x the shape > 0, y the point >= 0), broadcast; NaN outside that domain. Differentiable in y only, as Paddle."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _gammainc_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("gammainc", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("gammainc", "gammainc", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gammainc", x=x, y=y) from None
+        kernel = _gammainc_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("gammainc", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gammainc: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gammainc", metas, [out])
+    if seen is None and signature is not None:
+        _gammainc_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_gammainc_into_kernel = KERNELS.dispatch_table("gammainc", into=True)
+_gammainc_into_seen = KERNELS.signature_cache("gammainc", "gammainc_into_")
+_gammainc_new = gammainc  # an argument may be named like the op (scale)
+
+
+def gammainc_into_(x, y, into):
+    """gammainc written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as gammainc() makes it."""
+    if type(into) is not DenseTensor:
+        return _gammainc_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _gammainc_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("gammainc", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("gammainc", "gammainc", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gammainc", x=x, y=y) from None
+        kernel = _gammainc_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as gammainc() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("gammainc", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"gammainc: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("gammainc", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("gammainc", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gammainc", metas, [into])
+    if seen is None and signature is not None:
+        _gammainc_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_gammaincc_kernel = KERNELS.dispatch_table("gammaincc")
+_gammaincc_seen = KERNELS.signature_cache("gammaincc", "gammaincc")
+
+
+def gammaincc(x, y):
+    """The regularized upper incomplete gamma function Q(x, y) = 1 - P(x, y), broadcast; NaN outside x > 0, y >= 0. Differentiable in y only, as Paddle."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _gammaincc_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("gammaincc", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("gammaincc", "gammaincc", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gammaincc", x=x, y=y) from None
+        kernel = _gammaincc_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("gammaincc", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"gammaincc: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gammaincc", metas, [out])
+    if seen is None and signature is not None:
+        _gammaincc_seen.remember(signature, (kernel, array_type, metas))
+    return out
+
+
+_gammaincc_into_kernel = KERNELS.dispatch_table("gammaincc", into=True)
+_gammaincc_into_seen = KERNELS.signature_cache("gammaincc", "gammaincc_into_")
+_gammaincc_new = gammaincc  # an argument may be named like the op (scale)
+
+
+def gammaincc_into_(x, y, into):
+    """gammaincc written into ``into``'s buffer (a DenseTensor with the result's
+    dims and dtype, which may be one of the inputs; on a GPU it must be
+    ``x``, whose device the kernel runs on), whose version is bumped;
+    returns ``into``. Where it cannot (``into`` of another kind, on another
+    place, a result of other dims or dtype) nothing is written and the result
+    comes back in a new tensor, as gammaincc() makes it."""
+    if type(into) is not DenseTensor:
+        return _gammaincc_new(x, y)
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _gammaincc_into_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("gammaincc", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("gammaincc", "gammaincc", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("gammaincc", x=x, y=y) from None
+        kernel = _gammaincc_into_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    meta = metas[0]
+    target = into.array
+    if (type(target) is not array_type or tuple(meta.dims) != target.shape or meta.dtype is not into.dtype
+            or (array_type is not np.ndarray and into is not x)):
+        # Nothing written: the result as gammaincc() makes it (the caller says what is
+        # wrong), from the kernel and metas already at hand rather than a second InferMeta.
+        try:
+            out = kernel(x.array, y.array)
+        except PhiError as error:
+            raise error.in_op("gammaincc", x=x, y=y) from None
+        except MemoryError as error:
+            raise ResourceExhaustedError(f"gammaincc: not enough memory for the result ({error})") from None
+        out = wrap_result(out, array_type)
+        if FLAGS.check_infer_meta:
+            verify_infer_meta("gammaincc", metas, [out])
+        return out
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        kernel(x.array, y.array, into=target)
+    except PhiError as error:
+        raise error.in_op("gammaincc", x=x, y=y) from None
+    into.bump_version()
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("gammaincc", metas, [into])
+    if seen is None and signature is not None:
+        _gammaincc_into_seen.remember(signature, (kernel, array_type, metas))
+    return into
+
+
+_nextafter_kernel = KERNELS.dispatch_table("nextafter")
+_nextafter_seen = KERNELS.signature_cache("nextafter", "nextafter")
+
+
+def nextafter(x, y):
+    """The next floating-point value after x towards y (x where x == y), broadcast; float32 or float64, not differentiable."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(y.array), y.array.dtype, y.array.shape)
+        seen = _nextafter_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.float_elementwise_infer_meta(x, y, out_meta)
+        except PhiError as error:
+            raise error.in_op("nextafter", x=x, y=y) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("nextafter", "nextafter", x, (x, y), [out_meta], {"x": x, "y": y})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(y.array) is not key[0]:
+                x, y = same_place(("x", "y"), (x, y))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("nextafter", x=x, y=y) from None
+        kernel = _nextafter_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, y.array)
+    except PhiError as error:
+        raise error.in_op("nextafter", x=x, y=y) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"nextafter: not enough memory for the result ({error})") from None
+    if type(out) is array_type:  # DenseTensor(out); targets bind left to right
+        out, out.array, out.layout, out.version_counter = _new(DenseTensor), out, _ALL_LAYOUT, None
+    else:
+        out = wrap_result(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("nextafter", metas, [out])
+    if seen is None and signature is not None:
+        _nextafter_seen.remember(signature, (kernel, array_type, metas))
+    return out
 
 
 _elementwise_pow_kernel = KERNELS.dispatch_table("elementwise_pow")
@@ -13164,7 +13859,7 @@ _eig_seen = KERNELS.signature_cache("eig", "eig")
 
 
 def eig(x):
-    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); not differentiable. A GPU tensor is decomposed on the host (no GPU eig in CuPy)."""
+    """Eigenvalues and unit eigenvectors (columns) of general square matrices, complex (complex64 for float32 and complex64, complex128 otherwise); differentiable (first order) where the eigenvalues are distinct, for losses independent of the eigenvectors' phases. A GPU tensor is decomposed on the host (no GPU eig in CuPy)."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape)
         seen = _eig_seen.get(signature)
@@ -21680,6 +22375,55 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
         verify_infer_meta("eigh_grad", metas, [x_grad])
     if seen is None and signature is not None:
         _eigh_grad_seen.remember(signature, (kernel, array_type, metas))
+    return x_grad
+
+
+_eig_grad_kernel = KERNELS.dispatch_table("eig_grad")
+_eig_grad_seen = KERNELS.signature_cache("eig_grad", "eig_grad")
+
+
+def eig_grad(x, out_w, out_v, out_w_grad, out_v_grad):
+    """V^-H (diag(gw) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(w_j - w_i)) V^H (its real part for a real x); first order only."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(out_w.array), out_w.array.dtype, out_w.array.shape, type(out_v.array), out_v.array.dtype, out_v.array.shape, type(out_w_grad.array), out_w_grad.array.dtype, out_w_grad.array.shape, type(out_v_grad.array), out_v_grad.array.dtype, out_v_grad.array.shape)
+        seen = _eig_grad_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        x_grad_meta = MetaTensor()
+        try:
+            _im.unchanged_infer_meta(x, x_grad_meta)
+        except PhiError as error:
+            raise error.in_op("eig_grad", x=x, out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("eig_grad", "eig_grad", x, (x, out_w, out_v, out_w_grad, out_v_grad), [x_grad_meta], {"x": x, "out_w": out_w, "out_v": out_v, "out_w_grad": out_w_grad, "out_v_grad": out_v_grad})
+        key = (type(x.array), x.array.dtype)
+        try:  # the inputs' places: one type comparison each, the helper only on a mismatch
+            if type(out_w.array) is not key[0] or type(out_v.array) is not key[0] or type(out_w_grad.array) is not key[0] or type(out_v_grad.array) is not key[0]:
+                x, out_w, out_v, out_w_grad, out_v_grad = same_place(("x", "out_w", "out_v", "out_w_grad", "out_v_grad"), (x, out_w, out_v, out_w_grad, out_v_grad))
+                key = (type(x.array), x.array.dtype)
+                signature = None  # an input was moved: the call's own array types are not the kernel's
+        except PhiError as error:
+            raise error.in_op("eig_grad", x=x, out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
+        kernel = _eig_grad_kernel[key]
+        array_type = key[0]
+        metas = [x_grad_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_w.array, out_v.array, out_w_grad.array, out_v_grad.array)
+    except PhiError as error:
+        raise error.in_op("eig_grad", x=x, out_w=out_w, out_v=out_v, out_w_grad=out_w_grad, out_v_grad=out_v_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"eig_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("eig_grad", metas, [x_grad])
+    if seen is None and signature is not None:
+        _eig_grad_seen.remember(signature, (kernel, array_type, metas))
     return x_grad
 
 

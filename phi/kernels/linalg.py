@@ -505,3 +505,34 @@ def lu_unpack(ctx, x, y, unpack_ludata, unpack_pivots):
         l_out = xp.tril(x[..., :, :k], -1) + xp.eye(m, k, dtype=x.dtype)
         u_out = xp.triu(x[..., :k, :])
     return pmat, l_out, u_out
+
+
+@register_kernel("eig_grad", ALL_BACKENDS, LINALG_FLOATS + (T.COMPLEX64, T.COMPLEX128))
+def eig_grad(ctx, x, out_w, out_v, out_w_grad, out_v_grad):
+    """The adjoint of the general eigendecomposition A = V diag(w) V^-1 with unit-norm
+    eigenvector columns (w, V complex):
+
+        gA = V^-H (diag(gw) + F o (V^H gV - V^H V diag(Re diag(V^H gV)))) V^H,
+        F_ij = 1 / conj(w_j - w_i) off the diagonal, 0 on it,
+
+    the real part for a real x. Defined where the eigenvalues are distinct (a used
+    term between repeated ones is infinite), and for losses that do not depend on
+    each eigenvector's phase (the only ones eig's output defines). Runs over xp
+    (the forward runs on the host for a GPU x; this does not need to)."""
+    xp = ctx.xp
+    if x.size == 0:
+        return xp.zeros(x.shape, dtype=x.dtype)
+    w, v = out_w, out_v
+    n = w.shape[-1]
+    eye = xp.eye(n, dtype=bool)
+    vh = xp.conj(_mT(v))
+    vhgv = xp.matmul(vh, out_v_grad)
+    # V^H V diag(d) scales column j of V^H V by d_j.
+    inner = vhgv - xp.matmul(vh, v) * xp.real(xp.diagonal(vhgv, 0, -2, -1))[..., None, :]
+    gaps = xp.conj(w[..., None, :] - w[..., :, None])       # conj(w_j - w_i)
+    inner = _divide_where_used(xp, inner, xp.where(eye, 1, gaps))
+    inner = xp.where(eye, out_w_grad[..., :, None] * eye, inner)
+    grad = xp.linalg.solve(vh, xp.matmul(inner, vh))
+    if x.dtype.kind != "c":
+        grad = xp.real(grad)
+    return grad.astype(x.dtype, copy=False)

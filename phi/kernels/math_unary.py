@@ -1,7 +1,8 @@
 """Unary elementwise math kernels (abs, neg, powers, exp/log, rounding, predicates,
 logic) and their gradients. The group's trigonometric kernels are in
 math_unary_trig.py and its special functions and complex parts in
-math_unary_special.py: the generator writes one module per kernel module, and
+math_unary_special.py (Bessel functions in math_unary_bessel.py, incomplete gamma
+in math_unary_igamma.py): the generator writes one module per kernel module, and
 one for the whole group would be too long.
 
 Gradients of complex inputs follow the convention of the other kernels
@@ -15,7 +16,8 @@ import numpy as np
 
 from ..common.data_type import DataType as T
 from ..core.kernel_registry import register_kernel
-from . import math_unary_special, math_unary_trig  # noqa: F401  (registers the group's other kernels)
+# The group's other kernel modules register their kernels when imported.
+from . import math_unary_bessel, math_unary_igamma, math_unary_special, math_unary_trig  # noqa: F401
 from .dtypes import ALL_BACKENDS, ALL_TYPES, FLOATS, INEXACT, INTS, NUMERIC
 from .funcs import conj, copied_into
 
@@ -223,3 +225,7 @@ def nan_to_num_grad(ctx, x, out_grad):
     return xp.where(xp.isfinite(x), out_grad, xp.zeros((), out_grad.dtype))
 
 
+@register_kernel("nextafter", ALL_BACKENDS, (T.FLOAT32, T.FLOAT64))
+def nextafter(ctx, x, y):
+    """The next representable value after x in the direction of y (x itself where x == y)."""
+    return ctx.xp.nextafter(x, y)

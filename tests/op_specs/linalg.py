@@ -527,6 +527,44 @@ def _eigh_grad_prepare(arrays, attrs):
     return [w.astype(x.dtype), v.astype(x.dtype), gw, gv]
 
 
+def _eig_grad_prepare(arrays, attrs):
+    """eig_grad's inputs from a drawn x: its eigenpairs, a complex eigenvalue cotangent, and
+    the eigenvector cotangent 2 C o v of the phase-independent loss sum(C o |v|^2) (C the
+    drawn real matrix): the only kind of eigenvector loss eig's output defines."""
+    x, _, _, gw, c = arrays
+    w, v = np.linalg.eig(x)
+    return [x, w, v, gw + 0.5j * gw[..., ::-1], 2 * c * v]
+
+
+def _eig_loss(x, gw, c):
+    """The loss whose gradient eig_grad gives: Re(sum(conj(gw) w)) + sum(C |v|^2), with each
+    eigenpair of the perturbed x matched to the nearest eigenvalue of the unperturbed one."""
+    w0 = np.linalg.eigvals(x)
+
+    def loss(a):
+        w, v = np.linalg.eig(a)
+        order = [int(np.argmin(np.abs(w - target))) for target in w0]
+        w, v = w[order], v[:, order]
+        return float(np.real(np.sum(np.conj(gw) * w)) + np.sum(c * np.abs(v) ** 2))
+    return loss
+
+
+def ref_eig_grad(x, w, v, gw, gv):
+    """Fourth-order central differences (h = 1e-3: truncation ~h^4, rounding ~1e-16 / h) of
+    the loss above, entry by entry, on float64 x."""
+    out = np.zeros(x.shape, np.float64)
+    for index in np.ndindex(x.shape[:-2]):
+        a = x[index].astype(np.float64)
+        c = np.real(gv[index] / (2 * v[index]))  # gv = 2 C o v
+        loss = _eig_loss(a, gw[index], c)
+        for i, j in np.ndindex(a.shape):
+            step = np.zeros_like(a)
+            step[i, j] = 1e-3
+            out[index + (i, j)] = (8 * (loss(a + step) - loss(a - step))
+                                   - (loss(a + 2 * step) - loss(a - 2 * step))) / 12e-3
+    return out.astype(x.dtype)
+
+
 def ref_svd_grad(x, u, s, vh, gu, gs, gvh, full_matrices):
     # The JVP (Townsend): with P = U^T dA V, F_ij = 1/(s_j^2 - s_i^2),
     # dS = diag(P), dU = U (F o (P S + S P^T)) + (I - U U^T) dA V S^-1,
@@ -798,4 +836,9 @@ SPECS = [
            (Case(((3, 3), (3,), (3, 3), (3,), (3, 3)), {"UPLO": "L"}),
             Case(((2, 4, 4), (2, 4), (2, 4, 4), (2, 4), (2, 4, 4)), {"UPLO": "L"})),
            prepare=_eigh_grad_prepare, grad=False),
+    # eig itself stays grad=False above: a generic cotangent on the eigenvectors depends on their
+    # phases, which eig does not define (tests/test_ops_special.py gradchecks phase-free losses).
+    OpSpec("eig_grad", F.eig_grad, ref_eig_grad, ("real",) * 5,
+           (Case(((3, 3), (3,), (3, 3), (3,), (3, 3))), Case(((2, 4, 4), (2, 4), (2, 4, 4), (2, 4), (2, 4, 4)))),
+           dtypes=("float64",), prepare=_eig_grad_prepare, grad=False),
 ]

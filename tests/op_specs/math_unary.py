@@ -15,7 +15,8 @@ import numpy as np
 import eager
 from eager.generated import forward_api as F
 
-from .core import FLOATS, INTS, UNARY_SHAPES, Case, OpSpec, unary_cases, unary_grad_cases
+from .core import (FLOATS, INTS, UNARY_SHAPES, Case, OpSpec, binary_cases, unary_cases, unary_grad_cases,
+                   unbroadcast, with_grad_of_broadcast)
 
 WIDE_INTS = ("int32", "int64")
 
@@ -109,6 +110,56 @@ def _polygamma_scalar(v, n):
 
 def ref_polygamma(x, n):
     return _elementwise(lambda v: _polygamma_scalar(v, n))(x)
+
+
+
+def _bessel_scalar(v, order):
+    # I_n(v) = sum_k (v/2)^(2k+n) / (k! (k+n)!), summed in Python floats (|v| <= 2 here).
+    return math.fsum((v / 2) ** (2 * k + order) / (math.factorial(k) * math.factorial(k + order))
+                     for k in range(40))
+
+
+def ref_bessel(order, scaled):
+    def reference(x):
+        return _elementwise(lambda v: _bessel_scalar(v, order) * (math.exp(-abs(v)) if scaled else 1.0))(x)
+    return reference
+
+
+def _lower_gamma_scalar(a, y):
+    # P(a, y) = y^a e^-y / Gamma(a + 1) sum_n y^n / ((a+1)...(a+n)): positive terms, 200 of them.
+    term, terms = 1.0, [1.0]
+    for n in range(1, 200):
+        term *= y / (a + n)
+        terms.append(term)
+    return math.exp(a * math.log(y) - y - math.lgamma(a + 1)) * math.fsum(terms)
+
+
+def ref_gammainc(x, y, upper=False):
+    x64, y64 = np.broadcast_arrays(x.astype(np.float64), y.astype(np.float64))
+    lower = np.vectorize(_lower_gamma_scalar, otypes=[np.float64])(x64, y64)
+    return np.asarray(1.0 - lower if upper else lower, x.dtype)
+
+
+def ref_gammainc_grad(x, y, g, upper=False):
+    density = np.exp((x - 1) * np.log(y) - y - np.vectorize(math.lgamma, otypes=[np.float64])(x))
+    return unbroadcast((-g if upper else g) * density, y.shape).astype(g.dtype)
+
+
+def _bessel_grad_cases():
+    return unary_grad_cases(3)
+
+
+def _with_bessel_out(order, scaled):
+    """Puts the forward value of x in the ``out`` input (the second) of a backward op."""
+    reference = ref_bessel(order, scaled)
+
+    def prepare(arrays, attrs):
+        return [arrays[0], reference(arrays[0])] + list(arrays[2:])
+    return prepare
+
+
+def _bessel_slope_over_x(x, out):
+    return np.where(x == 0, 0.5, out / np.where(x == 0, 1, x))
 
 
 def ref_trunc(x):
@@ -227,4 +278,25 @@ SPECS = [
     _forward("angle", lambda x: np.arctan2(x.imag, x.real).astype(x.real.dtype), "nonzero",
              dtypes=FLOATS + COMPLEX, prepare=_with_imaginary),
     _backward("angle_grad", lambda x, g: np.zeros_like(g), "nonzero"),
+    _forward("i0", ref_bessel(0, False)),
+    OpSpec("i0_grad", F.i0_grad, lambda x, g: g * ref_bessel(1, False)(x), ("real", "real"), unary_grad_cases(2)),
+    _forward("i0e", ref_bessel(0, True)),
+    OpSpec("i0e_grad", F.i0e_grad, lambda x, out, g: g * (ref_bessel(1, True)(x) - np.sign(x) * out),
+           ("real", "real", "real"), _bessel_grad_cases(), prepare=_with_bessel_out(0, True)),
+    _forward("i1", ref_bessel(1, False)),
+    OpSpec("i1_grad", F.i1_grad, lambda x, out, g: g * (ref_bessel(0, False)(x) - _bessel_slope_over_x(x, out)),
+           ("real", "real", "real"), _bessel_grad_cases(), prepare=_with_bessel_out(1, False)),
+    _forward("i1e", ref_bessel(1, True)),
+    OpSpec("i1e_grad", F.i1e_grad,
+           lambda x, out, g: g * (ref_bessel(0, True)(x) - _bessel_slope_over_x(x, out) - np.sign(x) * out),
+           ("real", "real", "real"), _bessel_grad_cases(), prepare=_with_bessel_out(1, True)),
+    # x is the shape, y the point; only y is differentiable (as Paddle).
+    OpSpec("gammainc", eager.gammainc, ref_gammainc, ("positive", "positive"), binary_cases(), wrt=(1,)),
+    OpSpec("gammainc_grad", F.gammainc_grad, ref_gammainc_grad, ("positive", "positive", "real"),
+           with_grad_of_broadcast()),
+    OpSpec("gammaincc", eager.gammaincc, lambda x, y: ref_gammainc(x, y, upper=True), ("positive", "positive"),
+           binary_cases(), wrt=(1,)),
+    OpSpec("gammaincc_grad", F.gammaincc_grad, lambda x, y, g: ref_gammainc_grad(x, y, g, upper=True),
+           ("positive", "positive", "real"), with_grad_of_broadcast()),
+    OpSpec("nextafter", eager.nextafter, np.nextafter, ("real", "coarse"), binary_cases(), grad=False),
 ]
