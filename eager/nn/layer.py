@@ -199,6 +199,7 @@ class Layer:
         object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
         object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
         object.__setattr__(self, "_hooks_with_kwargs", set())  # handle ids of hooks that take kwargs
+        object.__setattr__(self, "_state_dict_hooks", collections.OrderedDict())
         object.__setattr__(self, "training", True)
         # dtype None: the default dtype when the layer is made (eager.set_default_dtype).
         object.__setattr__(self, "_dtype", default_dtype() if dtype is None else convert_dtype(dtype))
@@ -330,6 +331,13 @@ class Layer:
                     f"or None, not {type(value).__name__}"
                 )
             buffers[name] = value
+        elif isinstance(value, Tensor) and not isinstance(getattr(type(self), name, None), property):
+            # Paddle's rule: a Tensor attribute is a buffer, non-persistable unless
+            # register_buffer made it (so Layer.to/astype convert it, and
+            # buffers()/to_static_state_dict() list it; state_dict() does not).
+            self._forget(name)
+            buffers[name] = value
+            self._non_persistable_buffer_names.add(name)
         else:
             object.__setattr__(self, name, value)
 
@@ -528,7 +536,7 @@ class Layer:
         self._convert(place, dtype, ())
         return self
 
-    def astype(self, dtype) -> "Layer":
+    def astype(self, dtype=None) -> "Layer":
         """Casts every floating-point parameter and buffer to ``dtype`` in place
         (Paddle's ``Layer.astype``); returns self."""
         self._convert(None, _floating_dtype("Layer.astype", dtype), ())
@@ -571,19 +579,87 @@ class Layer:
 
     # -- state --------------------------------------------------------------
     def state_dict(self, destination=None, include_sublayers: bool = True,
-                   structured_name_prefix: str = "") -> collections.OrderedDict:
-        """Name -> Tensor of every parameter and persistable buffer. The values are the
-        layer's own tensors (not copies): save them with ``.numpy()``."""
-        out = collections.OrderedDict() if destination is None else destination
-        for name, param in self.named_parameters(structured_name_prefix, include_sublayers):
-            out[name] = param
-        layers = self.named_sublayers(structured_name_prefix, include_self=True) \
-            if include_sublayers else [(structured_name_prefix, self)]
-        for layer_prefix, layer in layers:
-            for name, buf in layer._buffers.items():
-                if buf is not None and name not in layer._non_persistable_buffer_names:
-                    out[f"{layer_prefix}.{name}" if layer_prefix else name] = buf
-        return out
+                   structured_name_prefix: str = "", use_hook: bool = True) -> collections.OrderedDict:
+        """Name -> Tensor of every parameter and persistable buffer, layer by layer
+        (its parameters, its buffers, then its sublayers'), as Paddle orders them;
+        ``structured_name_prefix`` is put before each key as it is (Paddle's
+        ``"model."`` gives ``"model.weight"``).
+        The values are the layer's own tensors (not copies): save them with
+        ``.numpy()``. With ``use_hook`` (the default) the hooks of
+        :meth:`register_state_dict_hook` run on the dict, each layer's after its
+        sublayers have added their entries."""
+        return self._state_dict_impl("state_dict", destination, include_sublayers,
+                                     structured_name_prefix, False, use_hook)
+
+    def to_static_state_dict(self, destination=None, include_sublayers: bool = True,
+                             structured_name_prefix: str = "", use_hook: bool = True
+                             ) -> collections.OrderedDict:
+        """:meth:`state_dict` with the non-persistable buffers too (Paddle's
+        ``to_static_state_dict``).
+
+        >>> net = eager.nn.Linear(2, 2)
+        >>> net.register_buffer("scratch", eager.zeros([2]), persistable=False)
+        >>> "scratch" in net.state_dict(), "scratch" in net.to_static_state_dict()
+        (False, True)
+        """
+        return self._state_dict_impl("to_static_state_dict", destination, include_sublayers,
+                                     structured_name_prefix, True, use_hook)
+
+    def _state_dict_impl(self, who, destination, include_sublayers, prefix, non_persistable, use_hook):
+        if destination is None:
+            destination = collections.OrderedDict()
+        elif not isinstance(destination, collections.abc.MutableMapping):
+            raise TypeError(f"{who}: argument 'destination' expected None or a dict, got "
+                            f"{type(destination).__name__}")
+        if not isinstance(prefix, str):
+            raise TypeError(f"{who}: argument 'structured_name_prefix' expected a str, got {prefix!r}")
+        for arg, value in (("include_sublayers", include_sublayers), ("use_hook", use_hook)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+        seen = set()  # a parameter shared by two layers is listed once, under its first name
+        # Each layer's entries when it is reached, its hooks after its sublayers'
+        # (a post-order marker); iterative, so a deep chain cannot hit the recursion limit.
+        stack, visited = [(prefix, self, False)], set()
+        while stack:
+            name, layer, done = stack.pop()
+            if done:
+                if use_hook:
+                    for hook in list(layer._state_dict_hooks.values()):
+                        result = hook(destination)
+                        if result is not None and layer is self:
+                            destination = result  # a sublayer's replacement is its own (as Paddle)
+                continue
+            if id(layer) in visited:
+                continue
+            visited.add(id(layer))
+            dotted = name  # Paddle's rule: the prefix carries its own "." ("model.")
+            for key, param in layer._parameters.items():
+                if param is not None and id(param) not in seen:
+                    seen.add(id(param))
+                    destination[dotted + key] = param
+            for key, buf in layer._buffers.items():
+                if buf is not None and (non_persistable or key not in layer._non_persistable_buffer_names):
+                    destination[dotted + key] = buf
+            stack.append((name, layer, True))
+            if include_sublayers:
+                children = [(dotted + k + ".", v, False) for k, v in layer._sub_layers.items()
+                            if v is not None]
+                stack.extend(reversed(children))
+        return destination
+
+    def register_state_dict_hook(self, hook):
+        """``hook(state_dict)`` runs at the end of every :meth:`state_dict` call
+        that reaches this layer (``use_hook=True``). It may change the dict in
+        place; on the layer ``state_dict`` was called on, a dict it returns
+        replaces the result. Returns a handle whose ``remove()`` unregisters it.
+
+        >>> net = eager.nn.Linear(2, 2)
+        >>> handle = net.register_state_dict_hook(lambda sd: {k: v for k, v in sd.items() if k != "bias"})
+        >>> list(net.state_dict())
+        ['weight']
+        >>> handle.remove()
+        """
+        return self._add_hook(self._state_dict_hooks, hook, "register_state_dict_hook")
 
     def set_state_dict(self, state_dict, use_structured_name: bool = True) -> tuple:
         """Copies values (Tensors or NumPy arrays) into the matching parameters and
@@ -607,7 +683,7 @@ class Layer:
         if not isinstance(use_structured_name, bool):
             raise TypeError(f"set_state_dict: argument 'use_structured_name' expected a bool, got "
                             f"{use_structured_name!r}")
-        own = self.state_dict()
+        own = self.state_dict(use_hook=False)
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
         missing = [k for k in own if k not in state_dict]
