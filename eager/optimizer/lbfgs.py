@@ -285,6 +285,12 @@ class LBFGS(Optimizer):
         raise TypeError("LBFGS.minimize: LBFGS re-evaluates the loss, so it runs through "
                         "step(closure); call opt.step(closure)")
 
+    def apply_gradients(self, params_grads):
+        """Not available for LBFGS, which must re-evaluate the loss: raises
+        TypeError pointing to step(closure), as :meth:`minimize` does."""
+        raise TypeError("LBFGS.apply_gradients: LBFGS re-evaluates the loss, so it runs through "
+                        "step(closure); call opt.step(closure)")
+
     # -- state ----------------------------------------------------------------------
     def state_dict(self) -> dict:
         """{"state": the iteration state (NumPy copies of the direction, the

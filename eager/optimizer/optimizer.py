@@ -238,24 +238,75 @@ class Optimizer:
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
         """Applies the gradients already computed (Paddle's dygraph ``minimize``:
-        call ``loss.backward()`` first); returns ``(optimize_ops, params_grads)``,
-        with no ops in dynamic-graph mode. Gradients are not cleared."""
+        call ``loss.backward()`` first): :meth:`backward` then
+        :meth:`apply_gradients`. Returns ``(optimize_ops, params_grads)``, with
+        no ops in dynamic-graph mode. Gradients are not cleared."""
+        params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
+        return self.apply_gradients(params_grads), params_grads
+
+    def backward(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None) -> list:
+        """The ``(parameter, gradient)`` pairs :meth:`apply_gradients` would use
+        (Paddle's dygraph ``Optimizer.backward``: it reads the gradients that
+        ``loss.backward()`` left, it does not run backward itself). ``parameters``
+        (default: the optimizer's) picks among the optimizer's parameters; those
+        with ``stop_gradient=True``, without a gradient, or in ``no_grad_set``
+        are left out. ``startup_program`` and ``callbacks`` belong to the static
+        graph: accepted and not used, as in Paddle's dynamic-graph mode.
+
+        >>> loss.backward()
+        >>> pairs = opt.backward(loss)
+        >>> opt.apply_gradients(pairs)
+        """
+        who = f"{type(self).__name__}.backward"
         if not isinstance(loss, Tensor):
-            raise TypeError(f"{type(self).__name__}.minimize: argument 'loss' expected a Tensor, "
-                            f"got {type(loss).__name__}")
-        chosen = self._parameter_list if parameters is None else _check_parameters(
-            f"{type(self).__name__}.minimize", parameters)
+            raise TypeError(f"{who}: argument 'loss' expected a Tensor, got {type(loss).__name__}")
+        chosen = self._parameter_list if parameters is None else _check_parameters(who, parameters)
         known = {id(p) for p in self._parameter_list}
         for p in chosen:
             if id(p) not in known:
-                raise ValueError(f"{type(self).__name__}.minimize: parameter {p.name!r} is not one "
-                                 f"this optimizer was given")
+                raise ValueError(f"{who}: parameter {p.name!r} is not one this optimizer was given")
+        if no_grad_set is not None and not isinstance(no_grad_set, (set, frozenset, list, tuple)):
+            raise TypeError(f"{who}: argument 'no_grad_set' expected None or a set of Tensors, got "
+                            f"{type(no_grad_set).__name__}")
         skip = {id(p) for p in (no_grad_set or ())}
-        params_grads = [(p, p.grad) for p in chosen
-                        if p.grad is not None and not p.stop_gradient and id(p) not in skip]
+        return [(p, p.grad) for p in chosen
+                if p.grad is not None and not p.stop_gradient and id(p) not in skip]
+
+    def apply_gradients(self, params_grads) -> list:
+        """Updates each parameter of ``params_grads`` (``(parameter, gradient)``
+        pairs, e.g. from :meth:`backward`) with the given gradient, through the
+        optimizer's gradient clipping, weight decay and learning rate, in place.
+        Every pair is checked before anything changes: each parameter must be
+        one of this optimizer's, each gradient a Tensor of its shape (or None:
+        skipped). Returns the optimize ops: none in dynamic-graph mode.
+
+        >>> opt.apply_gradients([(w, eager.ones_like(w))])   # w -= lr * 1 with SGD
+        """
+        who = f"{type(self).__name__}.apply_gradients"
+        if not isinstance(params_grads, (list, tuple)):
+            raise TypeError(f"{who}: argument 'params_grads' expected a list of (parameter, gradient) "
+                            f"pairs, got {type(params_grads).__name__}")
+        known = {id(p) for p in self._parameter_list}
+        pairs = []
+        for i, pair in enumerate(params_grads):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"{who}: item {i} expected a (parameter, gradient) pair, got "
+                                f"{type(pair).__name__}")
+            param, grad = pair
+            if not isinstance(param, Tensor) or id(param) not in known:
+                raise ValueError(f"{who}: item {i}: the parameter is not one this optimizer was given")
+            if grad is not None:
+                if not isinstance(grad, Tensor):
+                    raise TypeError(f"{who}: item {i} ({param.name!r}): the gradient expected a Tensor or "
+                                    f"None, got {type(grad).__name__}")
+                if grad.shape != param.shape:
+                    raise ValueError(f"{who}: item {i} ({param.name!r}): the gradient expected shape "
+                                     f"{param.shape}, got {grad.shape}")
+                pairs.append((param, grad))
         with no_grad():
-            self._apply_optimize(params_grads)
-        return [], params_grads
+            self._apply_optimize(pairs)
+        return []
 
     def _apply_optimize(self, params_grads) -> None:
         who = type(self).__name__
