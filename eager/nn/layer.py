@@ -449,15 +449,20 @@ class Layer:
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
                         layers_set=None) -> Iterator[tuple]:
         """(name, layer) pairs of every sublayer, depth first, each layer once.
+        ``layers_set`` (a set) holds the layers already listed: they and their
+        sublayers are skipped, and every layer listed is added to it (Paddle's).
         Iterative, so a deep chain of layers cannot hit the recursion limit."""
+        if layers_set is not None and not isinstance(layers_set, set):
+            raise TypeError(f"named_sublayers: argument 'layers_set' expected None or a set, got "
+                            f"{type(layers_set).__name__}")
         seen = set() if layers_set is None else layers_set
         stack = [(prefix, self, include_self)]
         while stack:
             name, layer, emit = stack.pop()
-            if id(layer) in seen:
-                continue
-            seen.add(id(layer))
             if emit:
+                if layer in seen:
+                    continue
+                seen.add(layer)
                 yield name, layer
             children = [(f"{name}.{k}" if name else k, v, True)
                         for k, v in layer._sub_layers.items() if v is not None]
@@ -494,8 +499,25 @@ class Layer:
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
     def apply(self, fn) -> "Layer":
-        """Calls ``fn(layer)`` on every sublayer and then on this layer; returns self."""
-        for layer in reversed(self.sublayers(include_self=True)):
+        """Calls ``fn(layer)`` on every sublayer, each after its own sublayers
+        (post-order, Paddle's order), and last on this layer; returns self.
+
+        >>> net.apply(lambda layer: print(type(layer).__name__))
+        """
+        if not callable(fn):
+            raise TypeError(f"Layer.apply: argument 'fn' expected a callable, got {type(fn).__name__}")
+        order, stack, seen = [], [(self, False)], set()
+        while stack:  # iterative post-order: a deep chain cannot hit the recursion limit
+            layer, done = stack.pop()
+            if done:
+                order.append(layer)
+                continue
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            stack.append((layer, True))
+            stack.extend((child, False) for child in reversed(list(layer.children())))
+        for layer in order:
             fn(layer)
         return self
 

@@ -251,7 +251,7 @@ class Optimizer:
         ``loss.backward()`` left, it does not run backward itself). ``parameters``
         (default: the optimizer's) picks among the optimizer's parameters; those
         with ``stop_gradient=True``, without a gradient, or in ``no_grad_set``
-        are left out. ``startup_program`` and ``callbacks`` belong to the static
+        (Tensors or their names) are left out. ``startup_program`` and ``callbacks`` belong to the static
         graph: accepted and not used, as in Paddle's dynamic-graph mode.
 
         >>> loss.backward()
@@ -267,11 +267,16 @@ class Optimizer:
             if id(p) not in known:
                 raise ValueError(f"{who}: parameter {p.name!r} is not one this optimizer was given")
         if no_grad_set is not None and not isinstance(no_grad_set, (set, frozenset, list, tuple)):
-            raise TypeError(f"{who}: argument 'no_grad_set' expected None or a set of Tensors, got "
-                            f"{type(no_grad_set).__name__}")
-        skip = {id(p) for p in (no_grad_set or ())}
+            raise TypeError(f"{who}: argument 'no_grad_set' expected None or a list/set of Tensors or "
+                            f"names, got {type(no_grad_set).__name__}")
+        skip = set()
+        for item in no_grad_set or ():
+            if not isinstance(item, (Tensor, str)):
+                raise TypeError(f"{who}: argument 'no_grad_set' expected Tensors or names (str), got "
+                                f"{type(item).__name__}")
+            skip.add(item if isinstance(item, str) else id(item))
         return [(p, p.grad) for p in chosen
-                if p.grad is not None and not p.stop_gradient and id(p) not in skip]
+                if p.grad is not None and not p.stop_gradient and id(p) not in skip and p.name not in skip]
 
     def apply_gradients(self, params_grads) -> list:
         """Updates each parameter of ``params_grads`` (``(parameter, gradient)``
