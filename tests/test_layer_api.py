@@ -268,3 +268,22 @@ def test_state_keys_lets_a_subclass_save_more():
     assert list(base.keys) == ["last_epoch", "last_lr"]
     plateau = eager.optimizer.lr.ReduceOnPlateau(0.1)
     assert list(plateau.state_dict()) == ["cooldown_counter", "best", "num_bad_epochs", "last_epoch", "last_lr"]
+
+
+def test_learning_rate_attribute_is_the_scheduler_or_the_float():
+    w, _ = _params()
+    sched = eager.optimizer.lr.StepDecay(0.5, step_size=1, gamma=0.1)
+    opt = eager.optimizer.SGD(learning_rate=sched, parameters=[w])
+    assert opt._learning_rate is sched                 # scripts step it through the optimizer
+    opt._learning_rate.step()
+    assert opt.get_lr() == pytest.approx(0.05)
+    w0 = w.numpy().copy()
+    opt.apply_gradients([(w, eager.ones([2, 2], dtype="float64"))])
+    np.testing.assert_allclose(w.numpy(), w0 - 0.05)
+    opt._learning_rate = 0.25                          # a float replaces the scheduler
+    assert opt._learning_rate == 0.25 and opt.get_lr() == 0.25
+    opt.set_lr(0.125)
+    assert opt._learning_rate == 0.125
+    with pytest.raises(ValueError, match="SGD._learning_rate: argument 'learning_rate' expected a positive"):
+        opt._learning_rate = -1.0
+    assert opt.get_lr() == 0.125

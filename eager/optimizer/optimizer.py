@@ -112,9 +112,9 @@ class Optimizer:
                  grad_clip=None, name=None):
         who = type(self).__name__
         if isinstance(learning_rate, LRScheduler):
-            self._lr_scheduler, self._learning_rate = learning_rate, learning_rate()
+            self._lr_scheduler, self._lr_value = learning_rate, learning_rate()
         else:
-            self._lr_scheduler, self._learning_rate = None, _check_learning_rate(who, learning_rate)
+            self._lr_scheduler, self._lr_value = None, _check_learning_rate(who, learning_rate)
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
@@ -141,7 +141,7 @@ class Optimizer:
         an :class:`eager.optimizer.lr.LRScheduler`)."""
         if self._lr_scheduler is not None:
             return self._lr_scheduler()
-        return self._learning_rate
+        return self._lr_value
 
     def set_lr(self, value: float) -> None:
         """Sets the learning rate used by the following steps. Refused while an
@@ -151,7 +151,7 @@ class Optimizer:
             raise RuntimeError(f"{who}: the learning rate comes from {type(self._lr_scheduler).__name__}, an "
                                f"LRScheduler; step the scheduler, or build the optimizer with a float "
                                f"learning_rate to set it by hand")
-        self._learning_rate = _check_learning_rate(who, value)
+        self._lr_value = _check_learning_rate(who, value)
 
     def set_lr_scheduler(self, scheduler) -> None:
         """Lets ``scheduler`` (an LRScheduler) drive the learning rate from now on."""
@@ -159,6 +159,21 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}.set_lr_scheduler: argument 'scheduler' expected an "
                             f"eager.optimizer.lr.LRScheduler, got {type(scheduler).__name__}")
         self._lr_scheduler = scheduler
+
+    @property
+    def _learning_rate(self):
+        """What Paddle keeps in ``_learning_rate`` and scripts read: the
+        LRScheduler driving the rate (``opt._learning_rate.step()``), else the
+        float rate. Setting a float (checked) or an LRScheduler replaces it."""
+        return self._lr_value if self._lr_scheduler is None else self._lr_scheduler
+
+    @_learning_rate.setter
+    def _learning_rate(self, value) -> None:
+        if isinstance(value, LRScheduler):
+            self._lr_scheduler, self._lr_value = value, value()
+        else:
+            self._lr_value = _check_learning_rate(f"{type(self).__name__}._learning_rate", value)
+            self._lr_scheduler = None
 
     def _lr_input(self, param):
         """The one-element learning-rate tensor the kernels read for ``param``:
@@ -221,7 +236,7 @@ class Optimizer:
     def _plan_ready(self, plan: ParamPlan, param) -> None:
         """Refreshes plan's learning rate when the rate or param's ratio changed,
         and makes its update on first use."""
-        lr, ratio = self._learning_rate, lr_ratio(param, plan)
+        lr, ratio = self._lr_value, lr_ratio(param, plan)
         if plan.lr != lr or plan.ratio != ratio:
             self._plan_lr(plan, lr, ratio)
         if plan.run is None:
@@ -316,7 +331,7 @@ class Optimizer:
     def _apply_optimize(self, params_grads) -> None:
         who = type(self).__name__
         if self._lr_scheduler is not None:
-            self._learning_rate = self._lr_scheduler()
+            self._lr_value = self._lr_scheduler()
         if self._grad_clip is not None:
             # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
             # each made after the previous update; the first (with a global norm) before the
@@ -327,7 +342,7 @@ class Optimizer:
             first = None
         self._step_count += 1
         self._check_plans()
-        plans, lr, dense_only = self._plans, self._learning_rate, not self._takes_rows
+        plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
         pending = [] if self._use_multi_tensor else None  # (param, grad, plan) for _update_many
         for param, grad in params_grads:
             if grad is None:
@@ -631,7 +646,7 @@ class Optimizer:
             if _SCHEDULER_KEY in state_dict:
                 scheduler_state = self._lr_scheduler._staged(state_dict[_SCHEDULER_KEY])
         else:
-            lr = state_dict.get(_LR_KEY, self._learning_rate)
+            lr = state_dict.get(_LR_KEY, self._lr_value)
             if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
                     or not (lr > 0 and math.isfinite(lr)):
                 raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
@@ -664,7 +679,7 @@ class Optimizer:
         if scheduler_state is not None:
             self._lr_scheduler._apply(scheduler_state)
         if lr is not None:
-            self._learning_rate = float(lr)
+            self._lr_value = float(lr)
         for acc_name, param, value in staged:
             target = self._master_weight(param) if acc_name is None else self._accumulator(acc_name, param).impl
             phi_api.assign_out_(value, target)
