@@ -287,3 +287,51 @@ def test_learning_rate_attribute_is_the_scheduler_or_the_float():
     with pytest.raises(ValueError, match="SGD._learning_rate: argument 'learning_rate' expected a positive"):
         opt._learning_rate = -1.0
     assert opt.get_lr() == 0.125
+
+
+# -- replacing members keeps their position; Sequential items ------------------------------
+
+def test_replacing_a_member_keeps_its_position():
+    net = eager.nn.Sequential(("body", eager.nn.Linear(2, 3)), ("act", eager.nn.ReLU()),
+                              ("head", eager.nn.Linear(3, 1)))
+    net.body = eager.nn.Linear(2, 3, bias_attr=False)          # fine-tuning: a new layer in place
+    assert [n for n, _ in net.named_children()] == ["body", "act", "head"]
+    assert list(net.state_dict()) == ["body.weight", "head.weight", "head.bias"]
+    x = eager.ones([1, 2])
+    expected = net.head(eager.nn.functional.relu(net.body(x)))
+    np.testing.assert_allclose(net(x).numpy(), expected.numpy())
+    layer = _Net()
+    layer.add_parameter("w", eager.nn.Parameter(np.zeros(2, "float32")))
+    layer.add_parameter("v", eager.nn.Parameter(np.zeros(2, "float32")))
+    layer.w = eager.nn.Parameter(np.ones(2, "float32"))
+    assert [n for n, _ in layer.named_parameters(include_sublayers=False)] == ["w", "v"]
+    layer.register_buffer("running", eager.zeros([2]), persistable=False)   # re-registered: not saved now
+    assert "running" not in layer.state_dict() and list(layer._buffers)[0] == "running"
+    layer.register_buffer("running", eager.zeros([2]))
+    assert "running" in layer.state_dict()
+
+
+def test_sequential_setitem_delitem_and_slices():
+    a, b, c = eager.nn.Linear(2, 2), eager.nn.ReLU(), eager.nn.Linear(2, 1)
+    seq = eager.nn.Sequential(a, b, c)
+    tanh = eager.nn.Tanh()
+    seq[1] = tanh
+    assert list(seq) == [a, tanh, c] and seq[1] is tanh
+    seq[-1] = b
+    assert list(seq) == [a, tanh, b]
+    x = eager.to_tensor(np.array([[0.5, -2.0]], "float32"))
+    np.testing.assert_allclose(seq(x).numpy(), np.maximum(np.tanh(a(x).numpy()), 0), rtol=1e-6)
+    del seq[0]
+    assert [n for n, _ in seq.named_children()] == ["1", "2"]   # the others keep their names
+    part = eager.nn.Sequential(a, tanh, c)[1:]
+    assert [n for n, _ in part.named_children()] == ["0", "1"] and list(part) == [tanh, c]
+    named = eager.nn.Sequential(("enc", a), ("act", b))
+    named["act"] = tanh
+    assert named["act"] is tanh and [n for n, _ in named.named_children()] == ["enc", "act"]
+    with pytest.raises(IndexError, match=r"Sequential: index expected an int in \[-2, 2\) or a layer's name, got 2"):
+        named[2] = b
+    with pytest.raises(KeyError, match="Sequential: no layer named 'dec'"):
+        del named["dec"]
+    with pytest.raises(TypeError, match="Sequential.__setitem__: expected a Layer, got str"):
+        named[0] = "relu"
+    assert list(named) == [a, tanh]

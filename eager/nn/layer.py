@@ -305,10 +305,10 @@ class Layer:
             return
         params, layers, buffers = self._parameters, self._sub_layers, self._buffers
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, params)
             params[name] = value
         elif isinstance(value, Layer):
-            self._forget(name)
+            self._forget(name, layers)
             layers[name] = value
         elif name in params:
             if value is not None:
@@ -335,19 +335,24 @@ class Layer:
             # Paddle's rule: a Tensor attribute is a buffer, non-persistable unless
             # register_buffer made it (so Layer.to/astype convert it, and
             # buffers()/to_static_state_dict() list it; state_dict() does not).
-            self._forget(name)
+            self._forget(name, buffers)
             buffers[name] = value
             self._non_persistable_buffer_names.add(name)
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
         # One name lives in exactly one place: a parameter replacing a plain
-        # attribute (or a sublayer) must not leave the old one visible.
+        # attribute (or a sublayer) must not leave the old one visible. The
+        # table ``keep`` is left alone, so that a member replaced by one of its
+        # kind keeps its position (Paddle's: ``seq[1] = layer``, ``net.fc = Linear(...)``
+        # keep the order of forward and of state_dict).
         self.__dict__.pop(name, None)
         for table in (self._parameters, self._sub_layers, self._buffers):
-            table.pop(name, None)
-        self._non_persistable_buffer_names.discard(name)
+            if table is not keep:
+                table.pop(name, None)
+        if keep is not self._buffers:
+            self._non_persistable_buffer_names.discard(name)
 
     def __getattr__(self, name):
         # Only called when normal lookup fails, i.e. for registered members.
@@ -375,7 +380,7 @@ class Layer:
         if not isinstance(sublayer, Layer):
             raise TypeError(
                 f"add_sublayer: argument 'sublayer' expected a Layer, got {type(sublayer).__name__}")
-        self._forget(name)
+        self._forget(name, self._sub_layers)
         self._sub_layers[name] = sublayer
         return sublayer
 
@@ -387,7 +392,7 @@ class Layer:
                 f"add_parameter: argument 'parameter' expected a Parameter or None, got "
                 f"{type(parameter).__name__} (wrap a tensor with eager.nn.Parameter)"
             )
-        self._forget(name)
+        self._forget(name, self._parameters)
         self._parameters[name] = parameter
         return parameter
 
@@ -401,9 +406,11 @@ class Layer:
                 f"{type(tensor).__name__}")
         if isinstance(tensor, Parameter):
             raise TypeError(f"register_buffer: {name!r} is a Parameter; use add_parameter")
-        self._forget(name)
+        self._forget(name, self._buffers)
         self._buffers[name] = tensor
-        if not persistable:
+        if persistable:
+            self._non_persistable_buffer_names.discard(name)
+        else:
             self._non_persistable_buffer_names.add(name)
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
