@@ -174,6 +174,7 @@ def test_backward_lists_pairs_and_apply_gradients_updates_with_them():
     assert [p.name for p, _ in opt.backward(loss, no_grad_set=[b])] == ["w"]
     assert [p.name for p, _ in opt.backward(loss, no_grad_set={"w"})] == ["b"]     # names too
     assert [p.name for p, _ in opt.backward(loss, parameters=[b])] == ["b"]
+    assert [p.name for p, _ in opt.backward(loss, parameters=["b", w])] == ["b", "w"]
     w0, b0 = w.numpy().copy(), b.numpy().copy()
     g = np.array([[2.0, 4.0], [-6.0, 8.0]])
     assert opt.apply_gradients([(w, eager.to_tensor(g)), (b, None)]) == []
@@ -225,6 +226,8 @@ def test_backward_errors_and_lbfgs():
         opt.backward(1.0)
     with pytest.raises(ValueError, match="SGD.backward: parameter 'b' is not one this optimizer was given"):
         opt.backward(loss, parameters=[b])
+    with pytest.raises(ValueError, match=r"SGD.backward: argument 'parameters' names \['b'\], which are not"):
+        opt.backward(loss, parameters=["w", "b"])
     with pytest.raises(TypeError, match="SGD.backward: argument 'no_grad_set' expected None or a list/set"):
         opt.backward(loss, no_grad_set=w)
     with pytest.raises(TypeError, match="SGD.backward: argument 'no_grad_set' expected Tensors or names"):

@@ -264,7 +264,8 @@ class Optimizer:
         """The ``(parameter, gradient)`` pairs :meth:`apply_gradients` would use
         (Paddle's dygraph ``Optimizer.backward``: it reads the gradients that
         ``loss.backward()`` left, it does not run backward itself). ``parameters``
-        (default: the optimizer's) picks among the optimizer's parameters; those
+        (default: the optimizer's; Tensors or their names) picks among the
+        optimizer's parameters; those
         with ``stop_gradient=True``, without a gradient, or in ``no_grad_set``
         (Tensors or their names) are left out. ``startup_program`` and ``callbacks`` belong to the static
         graph: accepted and not used, as in Paddle's dynamic-graph mode.
@@ -276,11 +277,21 @@ class Optimizer:
         who = f"{type(self).__name__}.backward"
         if not isinstance(loss, Tensor):
             raise TypeError(f"{who}: argument 'loss' expected a Tensor, got {type(loss).__name__}")
-        chosen = self._parameter_list if parameters is None else _check_parameters(who, parameters)
-        known = {id(p) for p in self._parameter_list}
-        for p in chosen:
-            if id(p) not in known:
-                raise ValueError(f"{who}: parameter {p.name!r} is not one this optimizer was given")
+        if parameters is None:
+            chosen = self._parameter_list
+        else:  # Tensors or their names (Paddle takes either), all of this optimizer's
+            by_name = {p.name: p for p in self._parameter_list}
+            if isinstance(parameters, (list, tuple)) and any(isinstance(p, str) for p in parameters):
+                missing = [p for p in parameters if isinstance(p, str) and p not in by_name]
+                if missing:
+                    raise ValueError(f"{who}: argument 'parameters' names {missing}, which are not "
+                                     f"parameters of this optimizer")
+                parameters = [by_name[p] if isinstance(p, str) else p for p in parameters]
+            chosen = _check_parameters(who, parameters)
+            known = {id(p) for p in self._parameter_list}
+            for p in chosen:
+                if id(p) not in known:
+                    raise ValueError(f"{who}: parameter {p.name!r} is not one this optimizer was given")
         if no_grad_set is not None and not isinstance(no_grad_set, (set, frozenset, list, tuple)):
             raise TypeError(f"{who}: argument 'no_grad_set' expected None or a list/set of Tensors or "
                             f"names, got {type(no_grad_set).__name__}")
