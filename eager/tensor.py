@@ -32,7 +32,7 @@ class Tensor:
     array([2., 4.], dtype=float32)
     """
 
-    __slots__ = ("impl", "_meta", "_name", "__weakref__")
+    __slots__ = ("impl", "_meta", "_name", "_persistable", "__weakref__")  # _persistable: only once set
     __array_priority__ = 100  # numpy defers to our reflected operators
 
     def __init__(self, impl, meta=None):
