@@ -338,3 +338,30 @@ def test_sequential_setitem_delitem_and_slices():
     with pytest.raises(TypeError, match="Sequential.__setitem__: expected a Layer, got str"):
         named[0] = "relu"
     assert list(named) == [a, tanh]
+
+
+# -- io.ConcatDataset ----------------------------------------------------------------------
+
+def test_concat_dataset_indexes_each_dataset_in_turn():
+    a = eager.io.TensorDataset([np.arange(3, dtype="float32")])
+    empty = eager.io.Subset(a, [])
+    b = [10.0, 11.0]
+    both = eager.io.ConcatDataset([a, empty, b])
+    assert len(both) == 5 and both.cumulative_sizes == [3, 3, 5]
+    got = [float(both[i][0]) if i < 3 else both[i] for i in range(5)]
+    assert got == [0.0, 1.0, 2.0, 10.0, 11.0]
+    assert both[-1] == 11.0 and float(both[-5][0]) == 0.0 and both[np.int64(3)] == 10.0
+    batches = [batch.numpy().tolist() for batch in eager.io.DataLoader(eager.io.ConcatDataset([b, b]), batch_size=2)]
+    assert batches == [[10.0, 11.0], [10.0, 11.0]]
+    with pytest.raises(IndexError, match="ConcatDataset: index 5 out of range for 5 samples"):
+        both[5]
+    with pytest.raises(IndexError, match="ConcatDataset: index -6 out of range"):
+        both[-6]
+    with pytest.raises(TypeError, match="ConcatDataset: index expected an int, got float"):
+        both[1.0]
+    with pytest.raises(ValueError, match="ConcatDataset: argument 'datasets' expected at least one dataset"):
+        eager.io.ConcatDataset([])
+    with pytest.raises(TypeError, match="ConcatDataset: argument 'datasets' expected map-style datasets, item 1 is"):
+        eager.io.ConcatDataset([a, eager.io.ChainDataset([])])
+    with pytest.raises(TypeError, match="ConcatDataset: argument 'datasets' expected a list of datasets, got TensorDataset"):
+        eager.io.ConcatDataset(a)
