@@ -365,3 +365,12 @@ def test_concat_dataset_indexes_each_dataset_in_turn():
         eager.io.ConcatDataset([a, eager.io.ChainDataset([])])
     with pytest.raises(TypeError, match="ConcatDataset: argument 'datasets' expected a list of datasets, got TensorDataset"):
         eager.io.ConcatDataset(a)
+
+
+def test_parameter_carries_is_distributed_and_do_model_average():
+    fc = eager.nn.Linear(2, 2, weight_attr=eager.ParamAttr(do_model_average=False))
+    assert fc.weight.is_distributed is False and fc.weight.do_model_average is False
+    assert fc.bias.do_model_average is True                    # ParamAttr's default
+    fc.weight.is_distributed = True                           # settable, as Paddle's
+    import copy
+    assert copy.deepcopy(fc).weight.is_distributed is True

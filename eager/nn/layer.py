@@ -46,7 +46,9 @@ class Parameter(Tensor):
     False
     """
 
-    __slots__ = ("optimize_attr", "need_clip", "regularizer")
+    # is_distributed: True for a model-parallel shard (always False here: no tensor
+    # parallelism); do_model_average: the ParamAttr's, for Paddle code that reads them.
+    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "do_model_average")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
@@ -64,6 +66,8 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
         self.regularizer = _check_regularizer("Parameter", regularizer)
+        self.is_distributed = False
+        self.do_model_average = None
 
     @property
     def trainable(self) -> bool:
@@ -431,9 +435,11 @@ class Layer:
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
-        return Parameter(array, trainable=attr.trainable, name=name,
-                         learning_rate=attr.learning_rate, need_clip=attr.need_clip,
-                         regularizer=attr.regularizer)
+        param = Parameter(array, trainable=attr.trainable, name=name,
+                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
+                          regularizer=attr.regularizer)
+        param.do_model_average = attr.do_model_average
+        return param
 
     # -- traversal ----------------------------------------------------------
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True
