@@ -2,6 +2,7 @@
 training script calls: state-dict hooks and order, Tensor attributes as buffers,
 apply's order, Optimizer.backward / apply_gradients, LRScheduler.state_keys."""
 import collections
+import copy
 
 import numpy as np
 import pytest
@@ -372,5 +373,4 @@ def test_parameter_carries_is_distributed_and_do_model_average():
     assert fc.weight.is_distributed is False and fc.weight.do_model_average is False
     assert fc.bias.do_model_average is True                    # ParamAttr's default
     fc.weight.is_distributed = True                           # settable, as Paddle's
-    import copy
     assert copy.deepcopy(fc).weight.is_distributed is True
