@@ -374,3 +374,13 @@ def test_parameter_carries_is_distributed_and_do_model_average():
     assert fc.bias.do_model_average is True                    # ParamAttr's default
     fc.weight.is_distributed = True                           # settable, as Paddle's
     assert copy.deepcopy(fc).weight.is_distributed is True
+
+
+def test_bfloat16_warns_and_keeps_the_dtypes_as_paddle_without_bfloat16():
+    net = _Net()
+    dtypes = [t.dtype for t in net.state_dict().values()]
+    with pytest.warns(UserWarning, match="Layer.bfloat16: this build does not support bfloat16"):
+        assert net.bfloat16() is net
+    assert [t.dtype for t in net.state_dict().values()] == dtypes
+    with pytest.raises(TypeError, match="Layer.bfloat16: argument 'excluded_layers' expected Layers or Layer classes, got str"):
+        net.bfloat16(excluded_layers=["fc"])

@@ -596,6 +596,18 @@ class Layer:
 
     half = float16
 
+    def bfloat16(self, excluded_layers=None) -> "Layer":
+        """Paddle's ``Layer.bfloat16`` on a build without bfloat16, which eager
+        always is (it has no bfloat16 dtype): warns and keeps every dtype, as
+        Paddle does there; returns self.
+
+        >>> net = eager.nn.Linear(2, 2).bfloat16()     # UserWarning; still float32
+        """
+        _excluded("Layer.bfloat16", excluded_layers)
+        warnings.warn("Layer.bfloat16: this build does not support bfloat16 (eager has no bfloat16 dtype), "
+                      "so the parameters keep their data type", UserWarning, stacklevel=2)
+        return self
+
     def _convert(self, place, dtype, excluded) -> None:
         """Casts (floating point only) and moves every parameter, buffer and
         gradient of the layers not excluded; each Tensor keeps its identity."""
