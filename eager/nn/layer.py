@@ -680,17 +680,17 @@ class Layer:
             if id(layer) in visited:
                 continue
             visited.add(id(layer))
-            dotted = name  # Paddle's rule: the prefix carries its own "." ("model.")
+            # Paddle's rule: a key is the prefix and the name, the prefix carrying its "." ("model.")
             for key, param in layer._parameters.items():
                 if param is not None and id(param) not in seen:
                     seen.add(id(param))
-                    destination[dotted + key] = param
+                    destination[name + key] = param
             for key, buf in layer._buffers.items():
                 if buf is not None and (non_persistable or key not in layer._non_persistable_buffer_names):
-                    destination[dotted + key] = buf
+                    destination[name + key] = buf
             stack.append((name, layer, True))
             if include_sublayers:
-                children = [(dotted + k + ".", v, False) for k, v in layer._sub_layers.items()
+                children = [(name + k + ".", v, False) for k, v in layer._sub_layers.items()
                             if v is not None]
                 stack.extend(reversed(children))
         return destination
