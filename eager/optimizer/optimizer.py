@@ -263,11 +263,11 @@ class Optimizer:
                  callbacks=None) -> list:
         """The ``(parameter, gradient)`` pairs :meth:`apply_gradients` would use
         (Paddle's dygraph ``Optimizer.backward``: it reads the gradients that
-        ``loss.backward()`` left, it does not run backward itself). ``parameters``
-        (default: the optimizer's; Tensors or their names) picks among the
-        optimizer's parameters; those
-        with ``stop_gradient=True``, without a gradient, or in ``no_grad_set``
-        (Tensors or their names) are left out. ``startup_program`` and ``callbacks`` belong to the static
+        ``loss.backward()`` left, it does not run backward itself).
+        ``parameters`` (default: the optimizer's; Tensors or their names) picks
+        among the optimizer's parameters; those with ``stop_gradient=True``,
+        without a gradient, or in ``no_grad_set`` (Tensors or their names) are
+        left out. ``startup_program`` and ``callbacks`` belong to the static
         graph: accepted and not used, as in Paddle's dynamic-graph mode.
 
         >>> loss.backward()
