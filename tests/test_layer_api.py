@@ -85,6 +85,8 @@ def test_state_dict_bad_arguments():
 # -- Tensor attributes are buffers (Paddle's __setattr__) ----------------------------------
 
 class _Cache(eager.nn.Layer):
+    mask = None                                                         # a class-level default
+
     def __init__(self):
         super().__init__()
         self.fc = eager.nn.Linear(2, 2)
@@ -119,6 +121,9 @@ def test_tensor_attribute_becomes_a_non_persistable_buffer():
     layer.doubled = eager.full([2], 8.0)
     assert "doubled" not in dict(layer.named_buffers())
     np.testing.assert_array_equal(layer.table.numpy(), [4.0, 4.0])
+    # A name the class defines stays an ordinary attribute (a buffer would be hidden by it).
+    layer.mask = eager.ones([2])
+    assert layer.mask is not None and "mask" not in dict(layer.named_buffers())
     # Parameters and sublayers are not buffers.
     assert [n for n, _ in layer.named_parameters()] == ["fc.weight", "fc.bias"]
 

@@ -335,10 +335,12 @@ class Layer:
                     f"or None, not {type(value).__name__}"
                 )
             buffers[name] = value
-        elif isinstance(value, Tensor) and not isinstance(getattr(type(self), name, None), property):
+        elif isinstance(value, Tensor) and not hasattr(type(self), name):
             # Paddle's rule: a Tensor attribute is a buffer, non-persistable unless
             # register_buffer made it (so Layer.to/astype convert it, and
             # buffers()/to_static_state_dict() list it; state_dict() does not).
+            # A name the class defines (a property, a class-level default) stays an
+            # ordinary attribute: as a buffer, the class's would hide it.
             self._forget(name, buffers)
             buffers[name] = value
             self._non_persistable_buffer_names.add(name)
