@@ -82,7 +82,9 @@ def test_conversion_rejects_bad_arguments():
 def test_state_dict_and_missing_unexpected_keys():
     net = _Net()
     keys = list(net.state_dict())
-    assert keys == ["fc.weight", "fc.bias", "emb.weight", "running", "steps"]    # scratch is not persistable
+    # Paddle's order: the layer's own parameters and buffers, then its sublayers'; scratch is
+    # not persistable
+    assert keys == ["running", "steps", "fc.weight", "fc.bias", "emb.weight"]
     state = {k: v.numpy() * 0 for k, v in net.state_dict().items()}
     del state["running"]
     state["extra.weight"] = np.zeros(3)

@@ -208,7 +208,9 @@ def test_spectral_norm_power_iteration_against_numpy():
     w = fc.weight.numpy().astype(np.float64)
     utils.spectral_norm(fc, n_power_iterations=2)
     assert sorted(n for n, _ in fc.named_parameters()) == ["bias", "weight_orig"]
-    assert sorted(n for n, _ in fc.named_buffers()) == ["weight_u", "weight_v"]
+    # The computed weight is a Tensor attribute: a non-persistable buffer (Paddle's rule).
+    assert sorted(n for n, _ in fc.named_buffers()) == ["weight", "weight_u", "weight_v"]
+    assert sorted(fc.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
     assert fc.weight_u.shape == [3] and fc.weight_v.shape == [5]
     u, v = fc.weight_u.numpy().astype(np.float64), fc.weight_v.numpy().astype(np.float64)
     m = w.T                                   # dim 1 moved to the front: [3, 5]

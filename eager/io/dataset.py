@@ -1,5 +1,5 @@
 """Datasets (Paddle's ``paddle.io`` datasets): the bases, TensorDataset,
-ComposeDataset, ChainDataset, Subset and random_split."""
+ComposeDataset, ConcatDataset, ChainDataset, Subset and random_split."""
 from __future__ import annotations
 
 import math
@@ -146,6 +146,48 @@ class ChainDataset(IterableDataset):
     def __iter__(self):
         for d in self.datasets:
             yield from d
+
+
+class ConcatDataset(Dataset):
+    """The samples of each map-style dataset in turn: indices ``0..len(datasets[0])-1``
+    are the first dataset's, the next ones the second's, ... (Paddle's
+    ``paddle.io.ConcatDataset``). A negative index counts from the end;
+    ``cumulative_sizes`` holds the running totals of the lengths.
+
+    >>> both = eager.io.ConcatDataset([list("abc"), list("de")])
+    >>> len(both), both[3], both[-1], both.cumulative_sizes
+    (5, 'd', 'e', [3, 5])
+    """
+
+    def __init__(self, datasets):
+        if isinstance(datasets, (Dataset, str)) or not hasattr(datasets, "__iter__"):
+            raise TypeError(f"ConcatDataset: argument 'datasets' expected a list of datasets, got "
+                            f"{type(datasets).__name__}")
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset: argument 'datasets' expected at least one dataset, got none")
+        for i, d in enumerate(self.datasets):
+            if isinstance(d, IterableDataset) or not hasattr(d, "__getitem__") or not hasattr(d, "__len__"):
+                raise TypeError(f"ConcatDataset: argument 'datasets' expected map-style datasets, item {i} is "
+                                f"{type(d).__name__}")
+        self.cumulative_sizes, total = [], 0
+        for d in self.datasets:
+            total += len(d)
+            self.cumulative_sizes.append(total)
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, (bool, np.bool_)) or not isinstance(idx, (numbers.Integral, np.integer)):
+            raise TypeError(f"ConcatDataset: index expected an int, got {type(idx).__name__}")
+        n = len(self)
+        if not -n <= idx < n:
+            raise IndexError(f"ConcatDataset: index {idx} out of range for {n} samples")
+        idx = int(idx) + n if idx < 0 else int(idx)
+        part = int(np.searchsorted(self.cumulative_sizes, idx, side="right"))
+        start = self.cumulative_sizes[part - 1] if part else 0
+        return self.datasets[part][idx - start]
 
 
 class Subset(Dataset):

@@ -46,7 +46,9 @@ class Parameter(Tensor):
     False
     """
 
-    __slots__ = ("optimize_attr", "need_clip", "regularizer")
+    # is_distributed: True for a model-parallel shard (always False here: no tensor
+    # parallelism); do_model_average: the ParamAttr's, for Paddle code that reads them.
+    __slots__ = ("optimize_attr", "need_clip", "regularizer", "is_distributed", "do_model_average")
 
     def __init__(self, value, trainable: bool = True, name: str | None = None,
                  learning_rate: float = 1.0, need_clip: bool = True, regularizer=None):
@@ -64,6 +66,8 @@ class Parameter(Tensor):
             raise TypeError(f"Parameter: argument 'need_clip' expected a bool, got {need_clip!r}")
         self.need_clip = need_clip  # False: gradient clipping leaves this gradient alone
         self.regularizer = _check_regularizer("Parameter", regularizer)
+        self.is_distributed = False
+        self.do_model_average = None
 
     @property
     def trainable(self) -> bool:
@@ -199,6 +203,7 @@ class Layer:
         object.__setattr__(self, "_forward_pre_hooks", collections.OrderedDict())
         object.__setattr__(self, "_forward_post_hooks", collections.OrderedDict())
         object.__setattr__(self, "_hooks_with_kwargs", set())  # handle ids of hooks that take kwargs
+        object.__setattr__(self, "_state_dict_hooks", collections.OrderedDict())
         object.__setattr__(self, "training", True)
         # dtype None: the default dtype when the layer is made (eager.set_default_dtype).
         object.__setattr__(self, "_dtype", default_dtype() if dtype is None else convert_dtype(dtype))
@@ -304,10 +309,10 @@ class Layer:
             return
         params, layers, buffers = self._parameters, self._sub_layers, self._buffers
         if isinstance(value, Parameter):
-            self._forget(name)
+            self._forget(name, params)
             params[name] = value
         elif isinstance(value, Layer):
-            self._forget(name)
+            self._forget(name, layers)
             layers[name] = value
         elif name in params:
             if value is not None:
@@ -330,16 +335,30 @@ class Layer:
                     f"or None, not {type(value).__name__}"
                 )
             buffers[name] = value
+        elif isinstance(value, Tensor) and not hasattr(type(self), name):
+            # Paddle's rule: a Tensor attribute is a buffer, non-persistable unless
+            # register_buffer made it (so Layer.to/astype convert it, and
+            # buffers()/to_static_state_dict() list it; state_dict() does not).
+            # A name the class defines (a property, a class-level default) stays an
+            # ordinary attribute: as a buffer, the class's would hide it.
+            self._forget(name, buffers)
+            buffers[name] = value
+            self._non_persistable_buffer_names.add(name)
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
         # One name lives in exactly one place: a parameter replacing a plain
-        # attribute (or a sublayer) must not leave the old one visible.
+        # attribute (or a sublayer) must not leave the old one visible. The
+        # table ``keep`` is left alone, so that a member replaced by one of its
+        # kind keeps its position (Paddle's: ``seq[1] = layer``, ``net.fc = Linear(...)``
+        # keep the order of forward and of state_dict).
         self.__dict__.pop(name, None)
         for table in (self._parameters, self._sub_layers, self._buffers):
-            table.pop(name, None)
-        self._non_persistable_buffer_names.discard(name)
+            if table is not keep:
+                table.pop(name, None)
+        if keep is not self._buffers:
+            self._non_persistable_buffer_names.discard(name)
 
     def __getattr__(self, name):
         # Only called when normal lookup fails, i.e. for registered members.
@@ -367,7 +386,7 @@ class Layer:
         if not isinstance(sublayer, Layer):
             raise TypeError(
                 f"add_sublayer: argument 'sublayer' expected a Layer, got {type(sublayer).__name__}")
-        self._forget(name)
+        self._forget(name, self._sub_layers)
         self._sub_layers[name] = sublayer
         return sublayer
 
@@ -379,7 +398,7 @@ class Layer:
                 f"add_parameter: argument 'parameter' expected a Parameter or None, got "
                 f"{type(parameter).__name__} (wrap a tensor with eager.nn.Parameter)"
             )
-        self._forget(name)
+        self._forget(name, self._parameters)
         self._parameters[name] = parameter
         return parameter
 
@@ -393,9 +412,11 @@ class Layer:
                 f"{type(tensor).__name__}")
         if isinstance(tensor, Parameter):
             raise TypeError(f"register_buffer: {name!r} is a Parameter; use add_parameter")
-        self._forget(name)
+        self._forget(name, self._buffers)
         self._buffers[name] = tensor
-        if not persistable:
+        if persistable:
+            self._non_persistable_buffer_names.discard(name)
+        else:
             self._non_persistable_buffer_names.add(name)
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
@@ -416,9 +437,11 @@ class Layer:
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
-        return Parameter(array, trainable=attr.trainable, name=name,
-                         learning_rate=attr.learning_rate, need_clip=attr.need_clip,
-                         regularizer=attr.regularizer)
+        param = Parameter(array, trainable=attr.trainable, name=name,
+                          learning_rate=attr.learning_rate, need_clip=attr.need_clip,
+                          regularizer=attr.regularizer)
+        param.do_model_average = attr.do_model_average
+        return param
 
     # -- traversal ----------------------------------------------------------
     def named_parameters(self, prefix: str = "", include_sublayers: bool = True
@@ -442,15 +465,20 @@ class Layer:
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
                         layers_set=None) -> Iterator[tuple]:
         """(name, layer) pairs of every sublayer, depth first, each layer once.
+        ``layers_set`` (a set) holds the layers already listed: they and their
+        sublayers are skipped, and every layer listed is added to it (Paddle's).
         Iterative, so a deep chain of layers cannot hit the recursion limit."""
+        if layers_set is not None and not isinstance(layers_set, set):
+            raise TypeError(f"named_sublayers: argument 'layers_set' expected None or a set, got "
+                            f"{type(layers_set).__name__}")
         seen = set() if layers_set is None else layers_set
         stack = [(prefix, self, include_self)]
         while stack:
             name, layer, emit = stack.pop()
-            if id(layer) in seen:
-                continue
-            seen.add(id(layer))
             if emit:
+                if layer in seen:
+                    continue
+                seen.add(layer)
                 yield name, layer
             children = [(f"{name}.{k}" if name else k, v, True)
                         for k, v in layer._sub_layers.items() if v is not None]
@@ -487,8 +515,25 @@ class Layer:
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
     def apply(self, fn) -> "Layer":
-        """Calls ``fn(layer)`` on every sublayer and then on this layer; returns self."""
-        for layer in reversed(self.sublayers(include_self=True)):
+        """Calls ``fn(layer)`` on every sublayer, each after its own sublayers
+        (post-order, Paddle's order), and last on this layer; returns self.
+
+        >>> net.apply(lambda layer: print(type(layer).__name__))
+        """
+        if not callable(fn):
+            raise TypeError(f"Layer.apply: argument 'fn' expected a callable, got {type(fn).__name__}")
+        order, stack, seen = [], [(self, False)], set()
+        while stack:  # iterative post-order: a deep chain cannot hit the recursion limit
+            layer, done = stack.pop()
+            if done:
+                order.append(layer)
+                continue
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            stack.append((layer, True))
+            stack.extend((child, False) for child in reversed(list(layer.children())))
+        for layer in order:
             fn(layer)
         return self
 
@@ -529,7 +574,7 @@ class Layer:
         self._convert(place, dtype, ())
         return self
 
-    def astype(self, dtype) -> "Layer":
+    def astype(self, dtype=None) -> "Layer":
         """Casts every floating-point parameter and buffer to ``dtype`` in place
         (Paddle's ``Layer.astype``); returns self."""
         self._convert(None, _floating_dtype("Layer.astype", dtype), ())
@@ -553,6 +598,18 @@ class Layer:
 
     half = float16
 
+    def bfloat16(self, excluded_layers=None) -> "Layer":
+        """Paddle's ``Layer.bfloat16`` on a build without bfloat16, which eager
+        always is (it has no bfloat16 dtype): warns and keeps every dtype, as
+        Paddle does there; returns self.
+
+        >>> net = eager.nn.Linear(2, 2).bfloat16()     # UserWarning; still float32
+        """
+        _excluded("Layer.bfloat16", excluded_layers)
+        warnings.warn("Layer.bfloat16: this build does not support bfloat16 (eager has no bfloat16 dtype), "
+                      "so the parameters keep their data type", UserWarning, stacklevel=2)
+        return self
+
     def _convert(self, place, dtype, excluded) -> None:
         """Casts (floating point only) and moves every parameter, buffer and
         gradient of the layers not excluded; each Tensor keeps its identity."""
@@ -572,19 +629,87 @@ class Layer:
 
     # -- state --------------------------------------------------------------
     def state_dict(self, destination=None, include_sublayers: bool = True,
-                   structured_name_prefix: str = "") -> collections.OrderedDict:
-        """Name -> Tensor of every parameter and persistable buffer. The values are the
-        layer's own tensors (not copies): save them with ``.numpy()``."""
-        out = collections.OrderedDict() if destination is None else destination
-        for name, param in self.named_parameters(structured_name_prefix, include_sublayers):
-            out[name] = param
-        layers = self.named_sublayers(structured_name_prefix, include_self=True) \
-            if include_sublayers else [(structured_name_prefix, self)]
-        for layer_prefix, layer in layers:
-            for name, buf in layer._buffers.items():
-                if buf is not None and name not in layer._non_persistable_buffer_names:
-                    out[f"{layer_prefix}.{name}" if layer_prefix else name] = buf
-        return out
+                   structured_name_prefix: str = "", use_hook: bool = True) -> collections.OrderedDict:
+        """Name -> Tensor of every parameter and persistable buffer, layer by layer
+        (its parameters, its buffers, then its sublayers'), as Paddle orders them;
+        ``structured_name_prefix`` is put before each key as it is (Paddle's
+        ``"model."`` gives ``"model.weight"``).
+        The values are the layer's own tensors (not copies): save them with
+        ``.numpy()``. With ``use_hook`` (the default) the hooks of
+        :meth:`register_state_dict_hook` run on the dict, each layer's after its
+        sublayers have added their entries."""
+        return self._state_dict_impl("state_dict", destination, include_sublayers,
+                                     structured_name_prefix, False, use_hook)
+
+    def to_static_state_dict(self, destination=None, include_sublayers: bool = True,
+                             structured_name_prefix: str = "", use_hook: bool = True
+                             ) -> collections.OrderedDict:
+        """:meth:`state_dict` with the non-persistable buffers too (Paddle's
+        ``to_static_state_dict``).
+
+        >>> net = eager.nn.Linear(2, 2)
+        >>> net.register_buffer("scratch", eager.zeros([2]), persistable=False)
+        >>> "scratch" in net.state_dict(), "scratch" in net.to_static_state_dict()
+        (False, True)
+        """
+        return self._state_dict_impl("to_static_state_dict", destination, include_sublayers,
+                                     structured_name_prefix, True, use_hook)
+
+    def _state_dict_impl(self, who, destination, include_sublayers, prefix, non_persistable, use_hook):
+        if destination is None:
+            destination = collections.OrderedDict()
+        elif not isinstance(destination, collections.abc.MutableMapping):
+            raise TypeError(f"{who}: argument 'destination' expected None or a dict, got "
+                            f"{type(destination).__name__}")
+        if not isinstance(prefix, str):
+            raise TypeError(f"{who}: argument 'structured_name_prefix' expected a str, got {prefix!r}")
+        for arg, value in (("include_sublayers", include_sublayers), ("use_hook", use_hook)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+        seen = set()  # a parameter shared by two layers is listed once, under its first name
+        # Each layer's entries when it is reached, its hooks after its sublayers'
+        # (a post-order marker); iterative, so a deep chain cannot hit the recursion limit.
+        stack, visited = [(prefix, self, False)], set()
+        while stack:
+            name, layer, done = stack.pop()
+            if done:
+                if use_hook:
+                    for hook in list(layer._state_dict_hooks.values()):
+                        result = hook(destination)
+                        if result is not None and layer is self:
+                            destination = result  # a sublayer's replacement is its own (as Paddle)
+                continue
+            if id(layer) in visited:
+                continue
+            visited.add(id(layer))
+            # Paddle's rule: a key is the prefix and the name, the prefix carrying its "." ("model.")
+            for key, param in layer._parameters.items():
+                if param is not None and id(param) not in seen:
+                    seen.add(id(param))
+                    destination[name + key] = param
+            for key, buf in layer._buffers.items():
+                if buf is not None and (non_persistable or key not in layer._non_persistable_buffer_names):
+                    destination[name + key] = buf
+            stack.append((name, layer, True))
+            if include_sublayers:
+                children = [(name + k + ".", v, False) for k, v in layer._sub_layers.items()
+                            if v is not None]
+                stack.extend(reversed(children))
+        return destination
+
+    def register_state_dict_hook(self, hook):
+        """``hook(state_dict)`` runs at the end of every :meth:`state_dict` call
+        that reaches this layer (``use_hook=True``). It may change the dict in
+        place; on the layer ``state_dict`` was called on, a dict it returns
+        replaces the result. Returns a handle whose ``remove()`` unregisters it.
+
+        >>> net = eager.nn.Linear(2, 2)
+        >>> handle = net.register_state_dict_hook(lambda sd: {k: v for k, v in sd.items() if k != "bias"})
+        >>> list(net.state_dict())
+        ['weight']
+        >>> handle.remove()
+        """
+        return self._add_hook(self._state_dict_hooks, hook, "register_state_dict_hook")
 
     def set_state_dict(self, state_dict, use_structured_name: bool = True) -> tuple:
         """Copies values (Tensors or NumPy arrays) into the matching parameters and
@@ -608,7 +733,7 @@ class Layer:
         if not isinstance(use_structured_name, bool):
             raise TypeError(f"set_state_dict: argument 'use_structured_name' expected a bool, got "
                             f"{use_structured_name!r}")
-        own = self.state_dict()
+        own = self.state_dict(use_hook=False)
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
         missing = [k for k in own if k not in state_dict]

@@ -182,15 +182,44 @@ class Sequential(Layer):
         return x
 
     def __getitem__(self, index):
+        """A layer by position or name; a slice gives a new Sequential of those
+        layers, named "0", "1", ... (as Paddle's)."""
         layers = list(self._sub_layers.values())
         if isinstance(index, slice):
-            return Sequential(*zip(list(self._sub_layers)[index], layers[index]))
+            return Sequential(*layers[index])
+        return self._sub_layers[self._key(index)]
+
+    def __setitem__(self, index, layer) -> None:
+        """Replaces the layer at a position (or of a name) in place, keeping the
+        order; a new name adds a layer at the end (Paddle's setattr).
+
+        >>> net = eager.nn.Sequential(eager.nn.Linear(2, 2), eager.nn.ReLU())
+        >>> net[1] = eager.nn.Tanh()
+        >>> [type(layer).__name__ for layer in net]
+        ['Linear', 'Tanh']
+        """
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.__setitem__: expected a Layer, got {type(layer).__name__}")
+        key = index if isinstance(index, str) else self._key(index)
+        self.add_sublayer(key, layer)
+
+    def __delitem__(self, index) -> None:
+        """Removes the layer at a position (or of a name); the others keep their
+        names (as Paddle's)."""
+        del self._sub_layers[self._key(index)]
+
+    def _key(self, index) -> str:
+        """The name of the layer at ``index`` (a position or a name)."""
+        names = list(self._sub_layers)
         if isinstance(index, str):
-            return self._sub_layers[index]
-        if not isinstance(index, numbers.Integral) or not -len(layers) <= index < len(layers):
-            raise IndexError(
-                f"Sequential: index expected an int in [{-len(layers)}, {len(layers)}), got {index!r}")
-        return layers[index]
+            if index not in self._sub_layers:
+                raise KeyError(f"Sequential: no layer named {index!r}; the names are {names}")
+            return index
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) \
+                or not -len(names) <= index < len(names):
+            raise IndexError(f"Sequential: index expected an int in [{-len(names)}, {len(names)}) "
+                             f"or a layer's name, got {index!r}")
+        return names[index]
 
     def __len__(self):
         return len(self._sub_layers)

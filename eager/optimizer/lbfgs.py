@@ -141,8 +141,8 @@ class LBFGS(Optimizer):
                             f"gradients, computes the loss, calls backward and returns the loss, "
                             f"got {closure!r}")
         if self._lr_scheduler is not None:
-            self._learning_rate = self._lr_scheduler()
-        lr = self._learning_rate
+            self._lr_value = self._lr_scheduler()
+        lr = self._lr_value
         state = self.state
         with enable_grad():
             orig_loss = closure()
@@ -285,6 +285,12 @@ class LBFGS(Optimizer):
         raise TypeError("LBFGS.minimize: LBFGS re-evaluates the loss, so it runs through "
                         "step(closure); call opt.step(closure)")
 
+    def apply_gradients(self, params_grads):
+        """Not available for LBFGS, which must re-evaluate the loss: raises
+        TypeError pointing to step(closure), as :meth:`minimize` does."""
+        raise TypeError("LBFGS.apply_gradients: LBFGS re-evaluates the loss, so it runs through "
+                        "step(closure); call opt.step(closure)")
+
     # -- state ----------------------------------------------------------------------
     def state_dict(self) -> dict:
         """{"state": the iteration state (NumPy copies of the direction, the
@@ -341,7 +347,7 @@ class LBFGS(Optimizer):
         if self._lr_scheduler is not None and "LR_Scheduler" in state_dict:
             self._lr_scheduler._apply(self._lr_scheduler._staged(state_dict["LR_Scheduler"]))
         elif lr is not None and self._lr_scheduler is None:
-            self._learning_rate = float(lr)
+            self._lr_value = float(lr)
         self._step_count = int(state_dict.get("@step", self._step_count))
         self.state = staged
 

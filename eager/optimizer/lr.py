@@ -85,8 +85,26 @@ class LRScheduler:
         raise TypeError(f"{type(self).__name__}: an LRScheduler subclass must define get_lr()")
 
     # -- state ----------------------------------------------------------------
+    def state_keys(self) -> None:
+        """Sets ``self.keys``, the attributes :meth:`state_dict` saves and
+        :meth:`set_state_dict` restores (called by both first, as Paddle's). A
+        subclass with more state overrides it:
+
+        >>> class Warm(eager.optimizer.lr.LRScheduler):
+        ...     def __init__(self, learning_rate):
+        ...         self.seen = 0
+        ...         super().__init__(learning_rate)
+        ...     def get_lr(self):
+        ...         self.seen += 1
+        ...         return self.base_lr
+        ...     def state_keys(self):
+        ...         self.keys = ["last_epoch", "last_lr", "seen"]
+        """
+        self.keys = type(self).keys
+
     def state_dict(self) -> dict:
         """The counters and the current rate (plain Python numbers)."""
+        self.state_keys()
         state = {}
         for key in self.keys:
             value = getattr(self, key)
@@ -103,6 +121,7 @@ class LRScheduler:
         who = f"{type(self).__name__}.set_state_dict"
         if not isinstance(state_dict, dict):
             raise TypeError(f"{who}: argument 'state_dict' expected a dict, got {type(state_dict).__name__}")
+        self.state_keys()
         staged = {}
         for key in self.keys:
             if key not in state_dict:

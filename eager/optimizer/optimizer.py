@@ -112,9 +112,9 @@ class Optimizer:
                  grad_clip=None, name=None):
         who = type(self).__name__
         if isinstance(learning_rate, LRScheduler):
-            self._lr_scheduler, self._learning_rate = learning_rate, learning_rate()
+            self._lr_scheduler, self._lr_value = learning_rate, learning_rate()
         else:
-            self._lr_scheduler, self._learning_rate = None, _check_learning_rate(who, learning_rate)
+            self._lr_scheduler, self._lr_value = None, _check_learning_rate(who, learning_rate)
         self._parameter_list, self._param_groups = _check_parameter_groups(
             who, parameters, self._group_keys)
         self._group_of = {id(p): group for group in self._param_groups for p in group["params"]}
@@ -141,7 +141,7 @@ class Optimizer:
         an :class:`eager.optimizer.lr.LRScheduler`)."""
         if self._lr_scheduler is not None:
             return self._lr_scheduler()
-        return self._learning_rate
+        return self._lr_value
 
     def set_lr(self, value: float) -> None:
         """Sets the learning rate used by the following steps. Refused while an
@@ -151,7 +151,7 @@ class Optimizer:
             raise RuntimeError(f"{who}: the learning rate comes from {type(self._lr_scheduler).__name__}, an "
                                f"LRScheduler; step the scheduler, or build the optimizer with a float "
                                f"learning_rate to set it by hand")
-        self._learning_rate = _check_learning_rate(who, value)
+        self._lr_value = _check_learning_rate(who, value)
 
     def set_lr_scheduler(self, scheduler) -> None:
         """Lets ``scheduler`` (an LRScheduler) drive the learning rate from now on."""
@@ -159,6 +159,21 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}.set_lr_scheduler: argument 'scheduler' expected an "
                             f"eager.optimizer.lr.LRScheduler, got {type(scheduler).__name__}")
         self._lr_scheduler = scheduler
+
+    @property
+    def _learning_rate(self):
+        """What Paddle keeps in ``_learning_rate`` and scripts read: the
+        LRScheduler driving the rate (``opt._learning_rate.step()``), else the
+        float rate. Setting a float (checked) or an LRScheduler replaces it."""
+        return self._lr_value if self._lr_scheduler is None else self._lr_scheduler
+
+    @_learning_rate.setter
+    def _learning_rate(self, value) -> None:
+        if isinstance(value, LRScheduler):
+            self._lr_scheduler, self._lr_value = value, value()
+        else:
+            self._lr_value = _check_learning_rate(f"{type(self).__name__}._learning_rate", value)
+            self._lr_scheduler = None
 
     def _lr_input(self, param):
         """The one-element learning-rate tensor the kernels read for ``param``:
@@ -221,7 +236,7 @@ class Optimizer:
     def _plan_ready(self, plan: ParamPlan, param) -> None:
         """Refreshes plan's learning rate when the rate or param's ratio changed,
         and makes its update on first use."""
-        lr, ratio = self._learning_rate, lr_ratio(param, plan)
+        lr, ratio = self._lr_value, lr_ratio(param, plan)
         if plan.lr != lr or plan.ratio != ratio:
             self._plan_lr(plan, lr, ratio)
         if plan.run is None:
@@ -238,29 +253,96 @@ class Optimizer:
 
     def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
         """Applies the gradients already computed (Paddle's dygraph ``minimize``:
-        call ``loss.backward()`` first); returns ``(optimize_ops, params_grads)``,
-        with no ops in dynamic-graph mode. Gradients are not cleared."""
+        call ``loss.backward()`` first): :meth:`backward` then
+        :meth:`apply_gradients`. Returns ``(optimize_ops, params_grads)``, with
+        no ops in dynamic-graph mode. Gradients are not cleared."""
+        params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
+        return self.apply_gradients(params_grads), params_grads
+
+    def backward(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None) -> list:
+        """The ``(parameter, gradient)`` pairs :meth:`apply_gradients` would use
+        (Paddle's dygraph ``Optimizer.backward``: it reads the gradients that
+        ``loss.backward()`` left, it does not run backward itself).
+        ``parameters`` (default: the optimizer's; Tensors or their names) picks
+        among the optimizer's parameters; those with ``stop_gradient=True``,
+        without a gradient, or in ``no_grad_set`` (Tensors or their names) are
+        left out. ``startup_program`` and ``callbacks`` belong to the static
+        graph: accepted and not used, as in Paddle's dynamic-graph mode.
+
+        >>> loss.backward()
+        >>> pairs = opt.backward(loss)
+        >>> opt.apply_gradients(pairs)
+        """
+        who = f"{type(self).__name__}.backward"
         if not isinstance(loss, Tensor):
-            raise TypeError(f"{type(self).__name__}.minimize: argument 'loss' expected a Tensor, "
-                            f"got {type(loss).__name__}")
-        chosen = self._parameter_list if parameters is None else _check_parameters(
-            f"{type(self).__name__}.minimize", parameters)
+            raise TypeError(f"{who}: argument 'loss' expected a Tensor, got {type(loss).__name__}")
+        if parameters is None:
+            chosen = self._parameter_list
+        else:  # Tensors or their names (Paddle takes either), all of this optimizer's
+            by_name = {p.name: p for p in self._parameter_list}
+            if isinstance(parameters, (list, tuple)) and any(isinstance(p, str) for p in parameters):
+                missing = [p for p in parameters if isinstance(p, str) and p not in by_name]
+                if missing:
+                    raise ValueError(f"{who}: argument 'parameters' names {missing}, which are not "
+                                     f"parameters of this optimizer")
+                parameters = [by_name[p] if isinstance(p, str) else p for p in parameters]
+            chosen = _check_parameters(who, parameters)
+            known = {id(p) for p in self._parameter_list}
+            for p in chosen:
+                if id(p) not in known:
+                    raise ValueError(f"{who}: parameter {p.name!r} is not one this optimizer was given")
+        if no_grad_set is not None and not isinstance(no_grad_set, (set, frozenset, list, tuple)):
+            raise TypeError(f"{who}: argument 'no_grad_set' expected None or a list/set of Tensors or "
+                            f"names, got {type(no_grad_set).__name__}")
+        skip = set()
+        for item in no_grad_set or ():
+            if not isinstance(item, (Tensor, str)):
+                raise TypeError(f"{who}: argument 'no_grad_set' expected Tensors or names (str), got "
+                                f"{type(item).__name__}")
+            skip.add(item if isinstance(item, str) else id(item))
+        return [(p, p.grad) for p in chosen
+                if p.grad is not None and not p.stop_gradient and id(p) not in skip and p.name not in skip]
+
+    def apply_gradients(self, params_grads) -> list:
+        """Updates each parameter of ``params_grads`` (``(parameter, gradient)``
+        pairs, e.g. from :meth:`backward`) with the given gradient, through the
+        optimizer's gradient clipping, weight decay and learning rate, in place.
+        Every pair is checked before anything changes: each parameter must be
+        one of this optimizer's, each gradient a Tensor of its shape (or None:
+        skipped). Returns the optimize ops: none in dynamic-graph mode.
+
+        >>> opt.apply_gradients([(w, eager.ones_like(w))])   # w -= lr * 1 with SGD
+        """
+        who = f"{type(self).__name__}.apply_gradients"
+        if not isinstance(params_grads, (list, tuple)):
+            raise TypeError(f"{who}: argument 'params_grads' expected a list of (parameter, gradient) "
+                            f"pairs, got {type(params_grads).__name__}")
         known = {id(p) for p in self._parameter_list}
-        for p in chosen:
-            if id(p) not in known:
-                raise ValueError(f"{type(self).__name__}.minimize: parameter {p.name!r} is not one "
-                                 f"this optimizer was given")
-        skip = {id(p) for p in (no_grad_set or ())}
-        params_grads = [(p, p.grad) for p in chosen
-                        if p.grad is not None and not p.stop_gradient and id(p) not in skip]
+        pairs = []
+        for i, pair in enumerate(params_grads):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"{who}: item {i} expected a (parameter, gradient) pair, got "
+                                f"{type(pair).__name__}")
+            param, grad = pair
+            if not isinstance(param, Tensor) or id(param) not in known:
+                raise ValueError(f"{who}: item {i}: the parameter is not one this optimizer was given")
+            if grad is not None:
+                if not isinstance(grad, Tensor):
+                    raise TypeError(f"{who}: item {i} ({param.name!r}): the gradient expected a Tensor or "
+                                    f"None, got {type(grad).__name__}")
+                if grad.shape != param.shape:
+                    raise ValueError(f"{who}: item {i} ({param.name!r}): the gradient expected shape "
+                                     f"{param.shape}, got {grad.shape}")
+                pairs.append((param, grad))
         with no_grad():
-            self._apply_optimize(params_grads)
-        return [], params_grads
+            self._apply_optimize(pairs)
+        return []
 
     def _apply_optimize(self, params_grads) -> None:
         who = type(self).__name__
         if self._lr_scheduler is not None:
-            self._learning_rate = self._lr_scheduler()
+            self._lr_value = self._lr_scheduler()
         if self._grad_clip is not None:
             # The built-in clips give one clipped gradient at a time (ClipGradBase._one_by_one),
             # each made after the previous update; the first (with a global norm) before the
@@ -271,7 +353,7 @@ class Optimizer:
             first = None
         self._step_count += 1
         self._check_plans()
-        plans, lr, dense_only = self._plans, self._learning_rate, not self._takes_rows
+        plans, lr, dense_only = self._plans, self._lr_value, not self._takes_rows
         pending = [] if self._use_multi_tensor else None  # (param, grad, plan) for _update_many
         for param, grad in params_grads:
             if grad is None:
@@ -575,7 +657,7 @@ class Optimizer:
             if _SCHEDULER_KEY in state_dict:
                 scheduler_state = self._lr_scheduler._staged(state_dict[_SCHEDULER_KEY])
         else:
-            lr = state_dict.get(_LR_KEY, self._learning_rate)
+            lr = state_dict.get(_LR_KEY, self._lr_value)
             if isinstance(lr, (bool, np.bool_)) or not isinstance(lr, (numbers.Real, np.floating, np.integer)) \
                     or not (lr > 0 and math.isfinite(lr)):
                 raise ValueError(f"{who}: {_LR_KEY!r} expected a positive finite float, got {_describe(lr)}")
@@ -608,7 +690,7 @@ class Optimizer:
         if scheduler_state is not None:
             self._lr_scheduler._apply(scheduler_state)
         if lr is not None:
-            self._learning_rate = float(lr)
+            self._lr_value = float(lr)
         for acc_name, param, value in staged:
             target = self._master_weight(param) if acc_name is None else self._accumulator(acc_name, param).impl
             phi_api.assign_out_(value, target)
