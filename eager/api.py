@@ -55,6 +55,7 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
                      is_compiled_with_xpu)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
+from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler
 from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state

@@ -790,3 +790,61 @@ def test_paddle_tuning_flags_are_kept_without_effect_and_check_nan_inf_points_to
         paddle.set_flags(before)
     with pytest.raises(ValueError, match=r"unknown flag 'FLAGS_check_nan_inf' \(eager.autograd.detect_anomaly"):
         paddle.set_flags({"FLAGS_check_nan_inf": 1})
+
+
+# -- assign(x, output=None): Paddle's argument order (output is not name) ----------------------
+
+def test_assign_writes_into_output_in_place_and_gradients_reach_x():
+    x = paddle.to_tensor([1.0, 2.0], dtype="float64", stop_gradient=False)
+    out = paddle.zeros([2], dtype="float64")
+    version = out.inplace_version
+    assert paddle.assign(x * 3, out) is out
+    np.testing.assert_array_equal(out.numpy(), [3.0, 6.0])
+    assert out.inplace_version == version + 1 and not out.stop_gradient
+    (out * out).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * 9 * np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("data, shape, dtype", [
+    (3, [1], "int64"), (2.5, [1], "float64"), (True, [1], "bool"), ([1.5, 2.0], [2], "float64"),
+    ((1, 2, 3), [3], "int64"), (np.arange(6, dtype="int32").reshape(2, 3), [2, 3], "int32"),
+    (np.float32(1.0), [1], "float32"),
+])
+def test_assign_of_numbers_lists_and_arrays_keeps_their_numpy_dtype(data, shape, dtype):
+    result = paddle.assign(data)
+    assert result.shape == shape and str(result.dtype).endswith(dtype)
+    np.testing.assert_array_equal(result.numpy().reshape(-1), np.asarray(data).reshape(-1))
+    out = paddle.full(shape, 7, dtype)
+    assert paddle.assign(data, out) is out
+    np.testing.assert_array_equal(out.numpy().reshape(-1), np.asarray(data).reshape(-1))
+
+
+def test_assign_of_a_list_of_shape_1_tensors_stacks_them_differentiably():
+    a = paddle.to_tensor([2.0], stop_gradient=False)
+    y = paddle.assign([a, a * 3, 4.0])
+    np.testing.assert_array_equal(y.numpy(), [2.0, 6.0, 4.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [4.0])
+
+
+def test_assign_of_a_tensor_copies_it():
+    x = paddle.to_tensor([1.0, 2.0])
+    y = paddle.assign(x)
+    y[0] = 5.0
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("args, error, message", [
+    (("abc",), TypeError, "assign: argument 'x' expected a Tensor, NumPy array, list, tuple or number, got str"),
+    ((np.array(["a"]),), TypeError, "assign: argument 'x' expected numbers, got an array of dtype <U1"),
+    (([paddle.ones([2]), 1.0],), TypeError, "each must have shape [1], got shapes [[2], [1]]"),
+    ((paddle.ones([2]), "out"), TypeError, "assign: argument 'output' expected a Tensor"),
+    ((paddle.ones([2]), paddle.zeros([3])), ValueError, "expected x's shape and dtype [2] float32"),
+    ((paddle.ones([2]), paddle.zeros([2], "float64")), ValueError, "got [2] float64"),
+])
+def test_assign_refuses_bad_input_and_leaves_output_as_it_was(args, error, message):
+    with pytest.raises(error) as caught:
+        paddle.assign(*args)
+    assert message in str(caught.value)
+    if len(args) == 2 and isinstance(args[1], paddle.Tensor):
+        assert not args[1].numpy().any()

@@ -6,10 +6,13 @@ higher order comes from those ops' own rules.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..creation import to_tensor
 from ..generated import forward_api as _F
+from ..tensor import Tensor
 from . import _paddle_api as _check
 from .spine import _reshape  # reshape that also reaches shapes holding zeros
 
@@ -181,3 +184,61 @@ def as_real(x, name=None):
     if not x.dtype.is_complex:
         raise TypeError(f"as_real: argument 'x' expected a complex Tensor, got {x.dtype}")
     return _F.stack([_F.real(x), _F.imag(x)], -1)
+
+
+def _stacked_scalars(items):
+    """Paddle's assign of a list holding shape-[1] Tensors (and numbers): one 1-d tensor."""
+    parts = [item if isinstance(item, Tensor) else to_tensor([item]) for item in items]
+    if any(part.shape != [1] for part in parts):
+        raise TypeError(f"assign: argument 'x' is a list holding Tensors: each must have shape [1], got "
+                        f"shapes {[part.shape for part in parts]} (eager.stack joins larger ones)")
+    return _F.squeeze(_F.stack(parts, 0), [-1])
+
+
+@_check.composed
+def assign(x, output=None):
+    """Paddle's ``paddle.assign``: a copy of ``x``, or, given ``output``, x's values
+    written into ``output`` in place (and ``output`` returned).
+
+    ``x`` is a Tensor (copied by the differentiable assign op), a NumPy array, a
+    list or tuple (their NumPy dtype, as Paddle: Python floats give float64) or a
+    number (a tensor of shape [1], as Paddle); a list mixing numbers and
+    shape-[1] Tensors is stacked, differentiably, into a 1-d tensor. Writing into ``output`` is the
+    recorded in-place setitem: output's version counter moves and gradients
+    reach a Tensor x. ``output`` keeps its shape and dtype, so x must match them.
+
+    >>> out = eager.zeros([2])
+    >>> eager.assign(eager.to_tensor([1.0, 2.0]), out).numpy()
+    array([1., 2.], dtype=float32)
+    >>> eager.assign(3).shape
+    [1]
+    """
+    if output is not None:
+        _check.tensor("assign", "output", output)
+    if isinstance(x, (list, tuple)) and any(isinstance(item, Tensor) for item in x):
+        value = _stacked_scalars(x)
+    elif isinstance(x, Tensor):
+        value = x
+    else:
+        if isinstance(x, (list, tuple, np.ndarray)):
+            array = np.asarray(x)
+        elif isinstance(x, (numbers.Number, np.generic)):
+            array = np.array([x])
+        else:
+            raise TypeError(f"assign: argument 'x' expected a Tensor, NumPy array, list, tuple or number, "
+                            f"got {type(x).__name__}")
+        if array.dtype.kind not in "biufc":  # bool, int, uint, float, complex
+            raise TypeError(f"assign: argument 'x' expected numbers, got an array of dtype {array.dtype} "
+                            f"(a list holding Tensors or strings?)")
+        value = to_tensor(array, place=None if output is None else output.place)
+        if output is None:
+            return value
+    if output is None:
+        return _F.assign(value)
+    if value.shape != output.shape or value.dtype != output.dtype:
+        raise ValueError(f"assign: argument 'output' expected x's shape and dtype {value.shape} {value.dtype} "
+                         f"(eager writes into output in place, it does not resize it), got {output.shape} "
+                         f"{output.dtype}")
+    _F.setitem_(output, value, Ellipsis)
+    return output
+

@@ -514,7 +514,7 @@ WHERE_CASES = tuple(Case((np.broadcast_shapes(x, y), x, y)) for x, y in BROADCAS
     Case(((3, 1), (1, 4), (3, 4))),)
 
 SPECS += [
-    OpSpec("assign", eager.assign, lambda x: x.copy(), ("real",), unary_cases(),
+    OpSpec("assign", F.assign, lambda x: x.copy(), ("real",), unary_cases(),
            dtypes=FLOATS + INTS + ("bool",)),
     OpSpec("assign_grad", F.assign_grad, lambda g: g, ("real",), unary_cases()),
     OpSpec("expand", eager.expand, ref_expand, ("real",), EXPAND_CASES, dtypes=FLOATS + INTS + ("bool",)),
