@@ -458,6 +458,6 @@ def lu(x, pivot: bool = True, get_infos: bool = False, name=None):
 # Paddle's Tensor methods among these (x.cov(), x.lu(): Paddle's lu returns infos only when
 # asked, over the generated Tensor.lu). Attached here because eager.tensor_api, which attaches
 # the others, is loaded by the generated code this module imports, before this module is.
-for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu"):
+for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "eigvalsh", "lu"):
     setattr(Tensor, _name, globals()[_name])
 del _name
