@@ -1,5 +1,6 @@
 """Paddle's inplace functions that are compositions of other ops (``logit_``,
-``gcd_``, ``lcm_``, ``ldexp_``, ``where_``, ``addmm_``, ``mod_``, ``floor_mod_``)
+``sinc_``, ``gcd_``, ``lcm_``, ``ldexp_``, ``where_``, ``addmm_``, ``renorm_``,
+``mod_``, ``floor_mod_``)
 or that change the dtype of the tensor they write (``cast_``, the comparisons
 ``equal_`` ... ``greater_equal_`` and ``logical_and_`` / ``_or_`` / ``_xor_``),
 as functions and Tensor methods.
@@ -38,13 +39,13 @@ from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf, snapshot
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
-from .composite.linalg import addmm
+from .composite.linalg import addmm, renorm
 from .composite.math_binary import gcd, lcm, ldexp
-from .composite.math_unary import logit
+from .composite.math_unary import logit, sinc
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["logit_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_", "where_", "addmm_", "cast_",
+__all__ = ["logit_", "sinc_", "renorm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_", "where_", "addmm_", "cast_",
            "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
            "logical_and_", "logical_or_", "logical_xor_"]
 
@@ -114,6 +115,28 @@ def logit_(x, eps=None, name=None):
     """
     _check.tensor("logit_", "x", x)
     return _write("logit_", "logit", x, lambda source: logit(source, eps))
+
+
+def sinc_(x, name=None):
+    """Inplace :func:`eager.sinc`: writes sin(pi x) / (pi x) (1 at 0) into x and returns x.
+
+    >>> eager.to_tensor([0.0, 0.5]).sinc_().numpy().round(4)
+    array([1.    , 0.6366], dtype=float32)
+    """
+    _check.tensor("sinc_", "x", x)
+    return _write("sinc_", "sinc", x, sinc)
+
+
+def renorm_(x, p, axis, max_norm, name=None):
+    """Inplace :func:`eager.renorm`: each slice of x along ``axis`` whose p-norm
+    exceeds ``max_norm`` is scaled down to that norm, in x; returns x.
+
+    >>> eager.to_tensor([[3.0, 4.0], [0.3, 0.4]]).renorm_(2.0, 0, 1.0).numpy().round(4)
+    array([[0.6, 0.8],
+           [0.3, 0.4]], dtype=float32)
+    """
+    _check.tensor("renorm_", "x", x)
+    return _write("renorm_", "renorm", x, lambda source: renorm(source, p, axis, max_norm))
 
 
 def gcd_(x, y, name=None):

@@ -1,6 +1,7 @@
 """Paddle's inplace functions and Tensor methods added from its tensor_method_func list:
-the ops.yaml twins (log_, pow_, sigmoid_, neg_, square_), the compositions of
-eager.inplace_composed (logit_, gcd_, lcm_, ldexp_, mod_, floor_mod_, where_, addmm_),
+the ops.yaml twins (log_, pow_, sigmoid_, neg_, square_, masked_scatter_), the compositions
+of eager.inplace_composed (logit_, sinc_, gcd_, lcm_, ldexp_, mod_, floor_mod_, where_, addmm_,
+renorm_),
 the ones that change x's dtype (cast_, the comparisons and logical ops: x becomes
 bool, as Paddle's inplace compare kernels make it), transpose_ / t_, and the
 methods add_n, broadcast_shape, polar, vander, eigvalsh, reverse.
@@ -36,6 +37,7 @@ KEEP_DTYPE = [
     ("neg_", (), lambda: RNG.integers(-9, 9, (3, 4)), np.negative),
     ("square_", (), lambda: RNG.uniform(-2, 2, (3, 4)), np.square),
     ("logit_", (), lambda: RNG.uniform(0.05, 0.95, (3, 4)), lambda a: np.log(a / (1 - a))),
+    ("sinc_", (), lambda: RNG.uniform(-2, 2, (3, 4)), lambda a: np.sin(np.pi * a) / (np.pi * a)),
     ("logit_", (0.2,), lambda: RNG.uniform(0.0, 1.0, (3, 4)),
      lambda a: np.log(np.clip(a, 0.2, 0.8) / (1 - np.clip(a, 0.2, 0.8)))),
 ]
@@ -123,6 +125,31 @@ def test_where_and_addmm_write_into_their_target():
     expected = np.array([[0.5 * target[i, j] + 2.0 * sum(m[i, k] * n[k, j] for k in range(2))
                           for j in range(4)] for i in range(3)])
     np.testing.assert_allclose(x.numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.usefixtures("device")
+def test_masked_scatter_and_renorm_write_into_their_target():
+    a, mask = RNG.uniform(-1, 1, (3, 4)), RNG.uniform(0, 1, (3, 4)) > 0.5
+    value = RNG.uniform(5, 6, (20,))
+    x = _t(a)
+    buffer, version = x.impl.array, x.inplace_version
+    assert x.masked_scatter_(_t(mask), _t(value)) is x
+    assert x.impl.array is buffer and x.inplace_version == version + 1
+    expected, k = a.copy(), 0
+    for index in np.ndindex(a.shape):  # row-major: the k-th True place takes value[k]
+        if mask[index]:
+            expected[index], k = value[k], k + 1
+    np.testing.assert_array_equal(x.numpy(), expected)
+    flags = _t(mask)  # the mask is x itself: read before it is written
+    flags.masked_scatter_(flags, _t(np.zeros(20, dtype=bool)))
+    assert not flags.numpy().any()
+
+    rows = RNG.uniform(-2, 2, (3, 4))
+    x = _t(rows)
+    buffer = x.impl.array
+    assert eager.renorm_(x, 2.0, 0, 1.5) is x and x.impl.array is buffer
+    norms = np.sqrt((rows ** 2).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(x.numpy(), np.where(norms > 1.5, rows * 1.5 / norms, rows), rtol=1e-6)
 
 
 @pytest.mark.usefixtures("device")
@@ -236,6 +263,27 @@ def test_gradient_of_inplace_chains_matches_central_differences():
         lambda d: value(lambda h: composed(h, left=d), p), m), rtol=1e-6, atol=1e-9)
 
 
+def test_gradient_through_masked_scatter_sinc_and_renorm_matches_central_differences():
+    a, v = RNG.uniform(-1, 1, (3, 2)), RNG.uniform(-1, 1, (4,))
+    mask = _t(np.array([[True, False], [False, True], [True, False]]))
+
+    def chain(h, value):
+        h.masked_scatter_(mask, value)
+        h.sinc_()
+        return h.renorm_(2.0, 1, 0.9)
+
+    def value_at(data, vdata):
+        with eager.no_grad():
+            return float((chain(_t(data), _t(vdata)) ** 2).sum())
+
+    w, value = _t(a, stop_gradient=False), _t(v, stop_gradient=False)
+    (chain(w * 1.0, value) ** 2).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), _central_differences(lambda d: value_at(d, v), a),
+                               rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(value.grad.numpy(), _central_differences(lambda d: value_at(a, d), v),
+                               rtol=1e-6, atol=1e-9)
+
+
 def test_gradient_through_cast_and_a_comparison():
     a = np.array([0.5, -1.5, 2.0], dtype="float32")
     w = _t(a, stop_gradient=False)
@@ -326,7 +374,8 @@ def test_a_tracked_view_cannot_change_dtype_while_recording():
 
 
 def test_the_names_paddle_exports():
-    for name in ("log_", "pow_", "sigmoid_", "neg_", "square_", "logit_", "gcd_", "lcm_", "ldexp_", "mod_",
+    for name in ("log_", "pow_", "sigmoid_", "neg_", "square_", "masked_scatter_", "sinc_", "renorm_",
+                 "bernoulli_", "logit_", "gcd_", "lcm_", "ldexp_", "mod_",
                  "floor_mod_", "where_", "addmm_", "cast_", "transpose_", "t_", "reverse", "eigvalsh",
                  "normal_") + tuple(c[0] for c in COMPARISONS):
         assert callable(getattr(eager, name)), name

@@ -238,6 +238,7 @@ METHODS = {
     "index_put": _F.index_put,
     "index_put_": _F.index_put_,
     "masked_scatter": _F.masked_scatter,
+    "masked_scatter_": _F.masked_scatter_,
     "zeros_like": _F.zeros_like,
     "ones_like": _F.ones_like,
     "empty_like": _F.empty_like,
