@@ -17,7 +17,7 @@ from .framework import disable_static, enable_static, get_flags, in_dynamic_mode
 from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
 from .inplace_composed import (addmm_, cast_, equal_, floor_mod_, gcd_, greater_equal_, greater_than_, lcm_,
                                ldexp_, less_equal_, less_than_, logical_and_, logical_or_, logical_xor_, logit_,
-                               mod_, not_equal_, where_)
+                               mod_, not_equal_, renorm_, sinc_, where_)
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
                              is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
@@ -55,7 +55,8 @@ from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
-normal_ = _TensorFills.normal_  # Paddle's paddle.normal_(x, mean, std): Tensor.normal_ as a function
+# Paddle's paddle.normal_(x, mean, std) and paddle.bernoulli_(x, p): the Tensor methods as functions
+normal_, bernoulli_ = _TensorFills.normal_, _TensorFills.bernoulli_
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64
