@@ -28,7 +28,7 @@ refused (their histories assume its dtype).
 
 >>> x = eager.to_tensor([1.0, 2.0, 3.0])
 >>> x.equal_(eager.to_tensor([1.0, 0.0, 3.0])) is x, x.dtype
-(True, paddle.bool)
+(True, DataType.BOOL)
 """
 from __future__ import annotations
 
@@ -349,3 +349,11 @@ def logical_xor_(x, y, name=None):
     array([False,  True])
     """
     return _to_bool("logical_xor_", "logical_xor", _F.logical_xor, x, y)
+
+
+# Paddle's Tensor methods for all of these (x.equal_(y), cond.where_(x, y)). Attached here, as
+# eager.linalg attaches its own, because eager.tensor_api, which attaches the others, is loaded
+# by the generated code this module imports, before this module is (eager.api imports it).
+for _name in __all__:
+    setattr(Tensor, _name, globals()[_name])
+del _name

@@ -35,7 +35,6 @@ from .composite import reduce_scan as _reduce_scan
 from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
-from . import inplace_composed as _inplace_composed
 from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
 from .tensor import Tensor
 from .tensor_queries import TensorFills, broadcast_shape, increment, index_fill_, is_tensor
@@ -538,7 +537,6 @@ _COMPOSED_METHODS = {
     "flatten_": flatten_,
     "transpose_": transpose_,
     "t_": t_,
-    **{name: getattr(_inplace_composed, name) for name in _inplace_composed.__all__},
     "add_n": _math_binary.add_n,
     **{name: getattr(_creation, name) for name in ("polar", "vander")},
     "reverse": _F.flip,  # Paddle's paddle.reverse is flip
