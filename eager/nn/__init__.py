@@ -3,6 +3,7 @@ layers by family (one module each, listing its layers in ``__all__``),
 initializers and ``eager.nn.functional``."""
 from . import functional, initializer, utils
 from . import activation
+from . import adaptive_softmax
 from . import clip
 from . import common
 from . import container
@@ -13,15 +14,14 @@ from . import embedding
 from . import layer
 from . import layers
 from . import loss
-from . import loss_more
 from . import norm
 from . import pooling
-from . import pooling_more
 from . import rnn
 from . import sync_batch_norm
 from . import transformer
 from . import vision
 from .activation import *  # noqa: F401,F403
+from .adaptive_softmax import *  # noqa: F401,F403
 from .clip import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -32,10 +32,8 @@ from .embedding import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
 from .layers import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
-from .loss_more import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
-from .pooling_more import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sync_batch_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
@@ -45,6 +43,7 @@ from .initializer import seed
 __all__: list = ["functional", "initializer", "seed", "utils"]
 for _module in (
     activation,
+    adaptive_softmax,
     clip,
     common,
     container,
@@ -55,10 +54,8 @@ for _module in (
     layer,
     layers,
     loss,
-    loss_more,
     norm,
     pooling,
-    pooling_more,
     rnn,
     sync_batch_norm,
     transformer,

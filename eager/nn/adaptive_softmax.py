@@ -1,6 +1,7 @@
-"""More loss layers (Paddle's ``paddle.nn``): MultiLabelMarginLoss, RNNTLoss and
-AdaptiveLogSoftmaxWithLoss. Each calls its functional in
-eager.nn.functional.loss_more (see there for the formulas)."""
+"""The adaptive softmax layer (Paddle's ``paddle.nn.AdaptiveLogSoftmaxWithLoss``):
+its head and tail parameters, ``forward`` through
+eager.nn.functional.adaptive_log_softmax_with_loss (see there for the formula),
+and ``log_prob``/``predict`` over all classes."""
 from __future__ import annotations
 
 import numbers
@@ -9,51 +10,12 @@ from phi.common.data_type import DataType
 
 from ..generated import forward_api as _F
 from .container import ParameterList
-from .functional import loss_more as _loss
+from .functional import adaptive_softmax as _adaptive
 from .functional.checks import check_float, check_positive_int
 from .layer import Layer
 from .layers import LayerList
-from .loss import _Loss
 
-__all__ = ["AdaptiveLogSoftmaxWithLoss", "MultiLabelMarginLoss", "RNNTLoss"]
-
-
-class MultiLabelMarginLoss(_Loss):
-    """Layer form of :func:`eager.nn.functional.multi_label_margin_loss`
-    (input [N, C], label [N, C] of class indices padded with -1).
-
-    >>> loss = eager.nn.MultiLabelMarginLoss()
-    >>> round(float(loss(eager.to_tensor([[0.1, 0.2, 0.4, 0.8]]), eager.to_tensor([[3, 0, -1, 1]]))), 4)
-    0.85
-    """
-
-    def forward(self, input, label):
-        """The loss of input against label."""
-        return _loss.multi_label_margin_loss(input, label, self.reduction)
-
-
-class RNNTLoss(_Loss):
-    """Layer form of :func:`eager.nn.functional.rnnt_loss`.
-
-    >>> loss = eager.nn.RNNTLoss(fastemit_lambda=0.0)
-    >>> out = loss(eager.zeros([1, 2, 2, 3]), eager.to_tensor([[1]], dtype="int32"), eager.to_tensor([2]),
-    ...            eager.to_tensor([1]))
-    >>> round(float(out), 4)
-    2.6027
-    """
-
-    def __init__(self, blank: int = 0, fastemit_lambda: float = 0.001, reduction: str = "mean", name=None):
-        super().__init__(reduction, name)
-        if isinstance(blank, bool) or not isinstance(blank, numbers.Integral) or blank < 0:
-            raise ValueError(f"RNNTLoss: argument 'blank' expected a non-negative int, got {blank!r}")
-        if isinstance(fastemit_lambda, bool) or not isinstance(fastemit_lambda, numbers.Real):
-            raise TypeError(f"RNNTLoss: argument 'fastemit_lambda' expected a number, got {fastemit_lambda!r}")
-        self.blank, self.fastemit_lambda = int(blank), float(fastemit_lambda)
-
-    def forward(self, input, label, input_lengths, label_lengths):
-        """The RNN-T loss of the joint logits against the padded labels."""
-        return _loss.rnnt_loss(input, label, input_lengths, label_lengths, self.blank, self.fastemit_lambda,
-                               self.reduction)
+__all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
 
 class AdaptiveLogSoftmaxWithLoss(Layer):
@@ -113,8 +75,8 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
 
     def forward(self, input, label):
         """(output, loss): label's log-probability per sample and the mean negative."""
-        return _loss.adaptive_log_softmax_with_loss(input, label, self.head_weight, self._tails(), self.cutoffs,
-                                                    self.head_bias)
+        return _adaptive.adaptive_log_softmax_with_loss(input, label, self.head_weight, self._tails(), self.cutoffs,
+                                                        self.head_bias)
 
     def log_prob(self, input):
         """Every class's log-probability, [N, n_classes]."""
