@@ -17,7 +17,10 @@ from .framework import get_default_dtype, get_device, set_default_dtype, set_dev
 # Paddle 2.x functions a training script meets: the framework switches, tensor queries and
 # inplace helpers, and the functions composed of differentiable ops in eager.composite.
 from .framework import disable_static, enable_static, get_flags, in_dynamic_mode, set_flags
-from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
+from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
+from .inplace_composed import (addmm_, cast_, equal_, floor_mod_, gcd_, greater_equal_, greater_than_, lcm_,
+                               ldexp_, less_equal_, less_than_, logical_and_, logical_or_, logical_xor_, logit_,
+                               mod_, not_equal_, renorm_, sinc_, where_)
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
                              is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
@@ -45,6 +48,9 @@ from .hapi.summary import flops, summary  # Paddle's paddle.summary / paddle.flo
 from .generated import forward_api as ops  # every op, backward ops included
 from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, listed in its __all__)
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
+from .linalg import eigvalsh  # Paddle's paddle.eigvalsh (also eager.linalg.eigvalsh)
+from .generated.forward_api import flip as reverse  # Paddle's paddle.reverse is flip
+from .tensor_queries import TensorFills as _TensorFills
 from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
 from .hapi.model import Model  # Paddle's paddle.Model (hapi)
@@ -62,6 +68,8 @@ from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
 dtype = DataType  # Paddle's paddle.dtype: isinstance(x.dtype, paddle.dtype)
+# Paddle's paddle.normal_(x, mean, std) and paddle.bernoulli_(x, p): the Tensor methods as functions
+normal_, bernoulli_ = _TensorFills.normal_, _TensorFills.bernoulli_
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64

@@ -1,5 +1,5 @@
-"""Paddle's inplace shape changes: ``reshape_``, ``squeeze_``, ``unsqueeze_`` and
-``flatten_`` (functions and Tensor methods).
+"""Paddle's inplace shape changes: ``reshape_``, ``squeeze_``, ``unsqueeze_``,
+``flatten_``, ``transpose_`` and ``t_`` (functions and Tensor methods).
 
 The tensor itself takes the new shape and keeps its buffer and version counter:
 its ``impl`` becomes the out-of-place op's view of the same buffer, and while
@@ -25,7 +25,7 @@ from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .generated import forward_api as _F
 
-__all__ = ["reshape_", "squeeze_", "unsqueeze_", "flatten_"]
+__all__ = ["reshape_", "squeeze_", "unsqueeze_", "flatten_", "transpose_", "t_"]
 
 
 def _take_shape(op: str, x, out_of_place, *args):
@@ -86,3 +86,22 @@ def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     [2, 12]
     """
     return _take_shape("flatten_", x, _F.flatten, start_axis, stop_axis)
+
+
+def transpose_(x, perm, name=None):
+    """Permutes x's axes by ``perm`` in place (as :func:`eager.transpose`) and returns x.
+
+    >>> eager.zeros([2, 3, 4]).transpose_([2, 0, 1]).shape
+    [4, 2, 3]
+    """
+    return _take_shape("transpose_", x, _F.transpose, perm)
+
+
+def t_(input, name=None):  # noqa: A002  (Paddle's argument name)
+    """Transposes a 2-d tensor in place (a 0-d or 1-d one stays as it is, as
+    :func:`eager.t`) and returns it.
+
+    >>> eager.zeros([2, 3]).t_().shape
+    [3, 2]
+    """
+    return _take_shape("t_", input, _F.t)

@@ -716,7 +716,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None) -> tuple:
 # Paddle's Tensor methods among these (x.cov(), x.lu(): Paddle's lu returns infos only when
 # asked, over the generated Tensor.lu). Attached here because eager.tensor_api, which attaches
 # the others, is loaded by the generated code this module imports, before this module is.
-for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "lu",
+for _name in ("cond", "corrcoef", "cov", "lstsq", "multi_dot", "triangular_solve", "eigvals", "eigvalsh", "lu",
               "cholesky_solve", "householder_product", "pca_lowrank"):
     setattr(Tensor, _name, globals()[_name])
 del _name

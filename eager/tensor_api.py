@@ -35,9 +35,9 @@ from .composite import reduce_scan as _reduce_scan
 from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
-from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
+from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
 from .tensor import Tensor
-from .tensor_queries import TensorFills, TensorInfo, increment, index_fill_, is_tensor
+from .tensor_queries import TensorFills, TensorInfo, broadcast_shape, increment, index_fill_, is_tensor
 
 
 class TensorMethods:
@@ -501,6 +501,17 @@ def _istft(self, *args, **kwargs):
 # Paddle's Tensor methods for the functions composed in eager.composite (x.mm(y) is
 # eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries (eager.linalg
 # attaches its own, x.cov(): it loads after this module, which the generated code it calls loads).
+def _broadcast_shape_with(self, y_shape) -> list:
+    """``x.broadcast_shape(y_shape)``: the shape that x's shape and ``y_shape`` broadcast
+    to (Paddle binds ``paddle.broadcast_shape`` as a method, where the tensor would be
+    taken for ``x_shape``; here its shape is).
+
+    >>> eager.zeros([2, 1, 3]).broadcast_shape([4, 3])
+    [2, 4, 3]
+    """
+    return broadcast_shape(self.shape, y_shape)
+
+
 _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
@@ -531,6 +542,12 @@ _COMPOSED_METHODS = {
     "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_,
     "flatten_": flatten_,
+    "transpose_": transpose_,
+    "t_": t_,
+    "add_n": _math_binary.add_n,
+    **{name: getattr(_creation, name) for name in ("polar", "vander")},
+    "reverse": _F.flip,  # Paddle's paddle.reverse is flip
+    "broadcast_shape": _broadcast_shape_with,
 }
 
 

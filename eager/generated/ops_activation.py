@@ -51,6 +51,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "sigmoid",
+    "sigmoid_",
     "gelu",
     "silu",
     "leaky_relu",
@@ -828,6 +829,33 @@ def sigmoid(x, name=None):
     if _anomaly.active:
         check_forward("sigmoid", (out, ))
     return out
+
+
+def sigmoid_(x, name=None):
+    """Inplace sigmoid: writes the result into x and returns it. Elementwise logistic function 1 / (1 + exp(-x)).
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("sigmoid_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("sigmoid_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.sigmoid_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("sigmoid_", x, result)
+    if recording:
+        node = SigmoidGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.out = save_output(x)
+    if _anomaly.active:
+        check_forward("sigmoid_", (x,))
+    return x
 
 
 def gelu(x, approximate=False, name=None):

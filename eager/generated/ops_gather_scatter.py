@@ -62,6 +62,7 @@ __all__ = [
     "index_put",
     "index_put_",
     "masked_scatter",
+    "masked_scatter_",
 ]
 
 
@@ -1115,6 +1116,39 @@ def masked_scatter(x, mask, value, name=None):
     if _anomaly.active:
         check_forward("masked_scatter", (out, ))
     return out
+
+
+def masked_scatter_(x, mask, value, name=None):
+    """Inplace masked_scatter: writes the result into x and returns it. x with the positions where mask is True filled, in row-major order, by value's first elements.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("masked_scatter_", "x", x)
+    if not isinstance(mask, Tensor):
+        raise bad_tensor("masked_scatter_", "mask", mask)
+    if not isinstance(value, Tensor):
+        raise bad_tensor("masked_scatter_", "value", value)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("masked_scatter_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), (edge_of(mask),), (edge_of(value),), )
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.masked_scatter_into_(x.impl, mask.impl, value.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("masked_scatter_", x, result)
+    if recording:
+        node = MaskedScatterGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.mask = save_input(mask)
+        node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+    if _anomaly.active:
+        check_forward("masked_scatter_", (x,))
+    return x
 
 
 def gather_grad(x, index, out_grad, axis, name=None):

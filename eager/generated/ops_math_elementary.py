@@ -47,11 +47,13 @@ _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a save
 # Backward ops are here too, reachable as eager.ops.<name>.
 __all__ = [
     "pow",
+    "pow_",
     "scale",
     "scale_",
     "exp",
     "exp_",
     "log",
+    "log_",
 ]
 
 
@@ -224,6 +226,36 @@ def pow(x, y=1.0, name=None):
     return out
 
 
+def pow_(x, y=1.0, name=None):
+    """Inplace pow: writes the result into x and returns it. Elementwise x ** y for a scalar exponent y.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("pow_", "x", x)
+    y = y if type(y) is float else to_scalar(y, "pow_", "y")
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("pow_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.pow_into_(x.impl, y, x.impl)
+    if result is not x.impl:
+        write_inplace("pow_", x, result)
+    if recording:
+        node = PowGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+        node.y = y
+    if _anomaly.active:
+        check_forward("pow_", (x,))
+    return x
+
+
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     """scale * x + bias if bias_after_scale, else scale * (x + bias).
 
@@ -357,6 +389,34 @@ def log(x, name=None):
     if _anomaly.active:
         check_forward("log", (out, ))
     return out
+
+
+def log_(x, name=None):
+    """Inplace log: writes the result into x and returns it. Elementwise natural logarithm.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("log_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("log_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.log_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("log_", x, result)
+    if recording:
+        node = LogGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("log_", (x,))
+    return x
 
 
 def pow_grad(x, out_grad, y, name=None):

@@ -46,9 +46,11 @@ __all__ = [
     "abs",
     "abs_",
     "neg",
+    "neg_",
     "sqrt",
     "sqrt_",
     "square",
+    "square_",
     "rsqrt",
     "rsqrt_",
     "reciprocal",
@@ -517,6 +519,32 @@ def neg(x, name=None):
     return out
 
 
+def neg_(x, name=None):
+    """Inplace neg: writes the result into x and returns it. -x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("neg_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("neg_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.neg_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("neg_", x, result)
+    if recording:
+        node = NegGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+    if _anomaly.active:
+        check_forward("neg_", (x,))
+    return x
+
+
 def sqrt(x, name=None):
     """The square root of x.
 
@@ -595,6 +623,34 @@ def square(x, name=None):
     if _anomaly.active:
         check_forward("square", (out, ))
     return out
+
+
+def square_(x, name=None):
+    """Inplace square: writes the result into x and returns it. x * x.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("square_", "x", x)
+    recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
+    if recording:
+        check_inplace_leaf("square_", x)
+        context = before_inplace(x)
+        edges = ((edge_of(x),), )
+        x_saved = save_input(snapshot(x))
+    # The kernel writes into x's buffer (no temporary) where the result
+    # matches it; else nothing is written and write_inplace checks the result.
+    result = _phi.square_into_(x.impl, x.impl)
+    if result is not x.impl:
+        write_inplace("square_", x, result)
+    if recording:
+        node = SquareGradNode(edges)
+        x._meta = AutogradMeta(node, 0)
+        after_inplace(x, context)
+        node.x = x_saved
+    if _anomaly.active:
+        check_forward("square_", (x,))
+    return x
 
 
 def rsqrt(x, name=None):

@@ -97,12 +97,13 @@ def tanh_grad_complex(ctx, out, out_grad, *, into=None):
 
 
 @register_kernel("sigmoid", ALL_BACKENDS, FLOATS)
-def sigmoid(ctx, x):
-    # 0.5 * (1 + tanh(x / 2)) is sigmoid without the overflow of exp(-x) for large |x|.
+def sigmoid(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
+    # 0.5 * (1 + tanh(x / 2)) is sigmoid without the overflow of exp(-x) for large |x|;
+    # every step is elementwise, so ``into`` may be x itself.
     xp = ctx.xp
     half, one = (HALVES[x.dtype], ONES[x.dtype]) if xp is np else (0.5, 1)
-    out = xp.multiply(x, half)
-    if not x.ndim:
+    out = xp.multiply(x, half, out=into)
+    if into is None and not x.ndim:  # a 0-d product is a scalar, which takes no out=
         return xp.multiply(xp.tanh(out) + one, half)
     xp.tanh(out, out=out)
     xp.add(out, one, out=out)

@@ -267,8 +267,9 @@ def masked_select_grad(ctx, x, mask, out_grad):
 
 
 @register_kernel("masked_scatter", ALL_BACKENDS, ALL_TYPES)
-def masked_scatter(ctx, x, mask, value):
-    """A copy of x with the True places of mask filled by value's first elements, in row-major order."""
+def masked_scatter(ctx, x, mask, value, *, into=None):
+    """A copy of x with the True places of mask filled by value's first elements, in row-major
+    order (into x itself when ``into`` is x: see the module docstring)."""
     xp = ctx.xp
     chosen = xp.broadcast_to(mask, x.shape)
     if ctx.check_values:  # the count is a read of device memory on a GPU: anomaly mode only there
@@ -277,11 +278,15 @@ def masked_scatter(ctx, x, mask, value):
             raise InvalidArgumentError(f"argument 'value' expected at least {count} elements (the number of "
                                        f"True in the mask), got {value.size}")
     if value.size == 0:  # then no place is chosen (or the check above was off)
-        return x.copy()
+        return x.copy() if into is None else copied_into(x, into)
     # The k-th chosen place (row-major) takes value's k-th element: its running count
     # says which, without reading the count back as out[chosen] = ... would.
     source = _chosen_positions(xp, chosen, value.size)
-    return xp.where(chosen, value.reshape(-1)[source].reshape(x.shape), x)
+    picked = value.reshape(-1)[source].reshape(x.shape)  # a new array (an integer index copies)
+    if into is not x:
+        return copied_into(xp.where(chosen, picked, x), into)
+    xp.copyto(into, picked, where=apart(xp, into, chosen))
+    return into
 
 
 def _chosen_positions(xp, chosen, limit):

@@ -32,8 +32,8 @@ def exp_grad_complex(ctx, out, out_grad):
 
 
 @register_kernel("log", ALL_BACKENDS, INEXACT)
-def log(ctx, x):
-    return ctx.xp.log(x)
+def log(ctx, x, *, into=None):  # into: see KernelFactory.writes_into
+    return ctx.xp.log(x, out=into)
 
 
 @register_kernel("log_grad", ALL_BACKENDS, FLOATS)
@@ -47,8 +47,8 @@ def log_grad_complex(ctx, x, out_grad):
 
 
 @register_kernel("pow", ALL_BACKENDS, INEXACT)
-def pow(ctx, x, y):
-    return ctx.xp.power(x, y)
+def pow(ctx, x, y, *, into=None):  # noqa: A001  (the op's name)
+    return ctx.xp.power(x, y, out=into)
 
 
 @register_kernel("pow_grad", ALL_BACKENDS, INEXACT)

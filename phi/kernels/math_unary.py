@@ -56,8 +56,17 @@ def abs_grad(ctx, x, out_grad):
     return xp.where(modulus == 0, 0, xp.multiply(out_grad, x / safe)).astype(x.dtype)
 
 
-neg = _unary("neg", NUMERIC, "negative", "-x.")
-square = _unary("square", NUMERIC, "square", "x * x.")
+# neg and square have inplace twins: written out, each can write into its target
+# (into=, KernelFactory.writes_into) and is bound as the ufunc itself otherwise.
+
+@register_kernel("neg", ALL_BACKENDS, NUMERIC)
+def neg(ctx, x, *, into=None):
+    return ctx.xp.negative(x, out=into)  # -x
+
+
+@register_kernel("square", ALL_BACKENDS, NUMERIC)
+def square(ctx, x, *, into=None):
+    return ctx.xp.square(x, out=into)  # x * x
 
 
 @register_kernel("square_grad", ALL_BACKENDS, INEXACT)
