@@ -86,3 +86,37 @@ def test_a_policy_gradient_script_with_paddle_distribution_learns_the_better_arm
         opt.clear_grad()
     probabilities = paddle.nn.functional.softmax(logits).numpy()
     assert probabilities.argmax() == 1 and probabilities[1] > 0.8, probabilities
+
+
+def test_a_bag_of_words_script_with_sparse_inputs_and_incubate_lookahead_learns():
+    # Documents as a sparse COO matrix of word counts, a dense embedding table multiplied by
+    # it (paddle.sparse.matmul), a fused feed-forward block from paddle.incubate, and
+    # LookAhead around Adam: the task is "does the document hold word 0 or word 1 more often".
+    paddle.seed(11)
+    rng = np.random.default_rng(11)
+    vocabulary, documents = 40, 128
+    counts = rng.poisson(0.15, (documents, vocabulary)).astype("float32")
+    counts[:, :2] += rng.poisson(1.0, (documents, 2))
+    labels = (counts[:, 1] > counts[:, 0]).astype("int64")
+    rows, cols = np.nonzero(counts)
+    bag = paddle.sparse.sparse_coo_tensor(paddle.to_tensor(np.stack([rows, cols])),
+                                          paddle.to_tensor(counts[rows, cols]), [documents, vocabulary])
+    assert bag.is_sparse_coo() and bag.nnz() == len(rows)
+
+    embedding = paddle.create_parameter([vocabulary, 16], "float32")
+    block = paddle.incubate.nn.FusedFeedForward(16, 32, dropout_rate=0.0, act_dropout_rate=0.0)
+    head = paddle.nn.Linear(16, 2)
+    parameters = [embedding] + block.parameters() + head.parameters()
+    opt = paddle.incubate.LookAhead(paddle.optimizer.Adam(learning_rate=0.02, parameters=parameters),
+                                    alpha=0.5, k=5)
+    for _ in range(60):
+        hidden = paddle.sparse.matmul(bag, embedding)
+        loss = paddle.nn.functional.cross_entropy(head(block(hidden.unsqueeze(1)).squeeze(1)),
+                                                  paddle.to_tensor(labels))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    with paddle.no_grad():
+        logits = head(block(paddle.sparse.matmul(bag, embedding).unsqueeze(1)).squeeze(1))
+    accuracy = float((logits.argmax(-1).numpy() == labels).mean())
+    assert accuracy > 0.9, accuracy
