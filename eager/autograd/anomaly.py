@@ -1,6 +1,7 @@
 """Anomaly mode: find the op that first made a NaN or Inf, forward or backward.
 
-Off by default, and then it costs one attribute read per op. Inside
+Off by default, and then it costs one attribute read per op (the generated
+ops' shared check of eager.autograd.op_modes, which also serves auto_cast). Inside
 ``detect_anomaly()`` GPU kernels also check the values they skip otherwise (to
 avoid waiting for the device: ``ctx.check_values``), every op's outputs are checked, the Python stack of each
 recorded op is kept (in a weak map, so nodes carry nothing when the mode is
@@ -18,6 +19,7 @@ from phi import api as phi_api
 from phi.backends.gpu_context import VALUE_CHECKS
 
 from ..errors import AnomalyError
+from .op_modes import MODES
 
 
 class _ThreadAnomaly(threading.local):
@@ -53,6 +55,7 @@ class _AnomalyState:
         if state.enabled and not was:
             with self.lock:
                 self.active += 1
+            MODES.set_anomaly(True)  # the ops of this thread go through MODES.call
 
     def exit(self) -> None:
         state = self._thread
@@ -61,6 +64,7 @@ class _AnomalyState:
             state.enabled = False
             with self.lock:
                 self.active -= 1
+            MODES.set_anomaly(False)
 
 
 ANOMALY = _AnomalyState()
@@ -112,8 +116,9 @@ def _bad_values(tensor) -> str | None:
 
 
 def check_forward(op: str, outputs) -> None:
-    """Called by every generated op while some thread is in anomaly mode, after
-    it ran; checks only in a thread that is."""
+    """Called (through eager.autograd.op_modes.MODES.call) on the returned
+    outputs of every generated op a thread in anomaly mode runs; checks only in
+    a thread that is."""
     if not ANOMALY._thread.enabled:
         return
     stack = None
@@ -125,13 +130,16 @@ def check_forward(op: str, outputs) -> None:
             raise AnomalyError(
                 f"{op}: output {index} ({out.dtype}{out.shape}) contains {bad} values "
                 f"(anomaly mode). The op was called from:\n"
-                + "".join(traceback.format_stack()[:-2])
+                + "".join(traceback.format_stack()[:-3])
             )
         meta = out._meta
         if meta is not None and meta.node is not None and meta.node not in _FORWARD_STACKS:
             if stack is None:
-                stack = "".join(traceback.format_stack()[:-2])
+                stack = "".join(traceback.format_stack()[:-3])
             _FORWARD_STACKS[meta.node] = stack
+
+
+MODES.register_forward_check(check_forward)
 
 
 def check_backward(node, grads) -> None:
