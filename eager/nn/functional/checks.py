@@ -7,9 +7,10 @@ import numbers
 import numpy as np
 
 from phi.backends.gpu_context import VALUE_CHECKS
-from phi.common.data_type import FLOATING_TYPES
+from phi.common.data_type import FLOATING_TYPES, DataType
 
 from ...arguments import describe
+from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 
@@ -76,9 +77,20 @@ def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) ->
     if a.shape != b.shape:
         raise ValueError(
             f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if a.dtype != b.dtype:
+    if dtypes_differ(a, b):
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+_AMP_MIX = frozenset({DataType.FLOAT16, DataType.FLOAT32})
+
+
+def dtypes_differ(a: Tensor, b: Tensor) -> bool:
+    """Whether a and b differ in dtype in a way the ops cannot take: float16
+    with float32 is fine inside eager.amp.auto_cast (each op casts its inputs)."""
+    if a.dtype == b.dtype:
+        return False
+    return MODES.amp() is None or not (a.impl.dtype in _AMP_MIX and b.impl.dtype in _AMP_MIX)
 
 
 def reads_values(x: Tensor) -> bool:

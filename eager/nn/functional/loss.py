@@ -14,7 +14,7 @@ from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape,
-                     check_tensor, reads_values, reduce_loss)
+                     check_tensor, dtypes_differ, reads_values, reduce_loss)
 from .common import pairwise_distance
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
@@ -47,7 +47,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
                       f"broadcast together, as Paddle does; reshape one if that is not meant",
                       stacklevel=2)
-        if input.dtype != label.dtype:
+        if dtypes_differ(input, label):
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
     else:
@@ -69,7 +69,7 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     fn = "square_error_cost"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    if label.dtype != input.dtype:
+    if dtypes_differ(input, label):
         raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
