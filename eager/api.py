@@ -8,6 +8,7 @@ from . import geometric  # noqa: F401  (Paddle's paddle.geometric)
 from . import text  # noqa: F401  (Paddle's paddle.text)
 from . import signal  # noqa: F401  (Paddle's paddle.signal)
 from . import audio  # noqa: F401  (Paddle's paddle.audio)
+from . import amp  # noqa: F401  (Paddle's paddle.amp)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
