@@ -338,3 +338,41 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="decorate: argument 'save_dtype' expected None"):
         amp.decorate(models=model, level="O2", save_dtype="int32")
     assert model.weight.dtype == eager.float32  # every refusal left the model as it was
+
+
+# -- eager.Model(...).prepare(amp_configs=...) ---------------------------------------------
+
+@pytest.mark.parametrize("configs", ["O1", {"level": "O2", "init_loss_scaling": 256.0, "custom_black_list": ["relu"]}])
+def test_model_prepare_amp_configs_trains(configs):
+    eager.seed(1)
+    rng = np.random.default_rng(1)
+    xv = rng.standard_normal((64, 3)).astype("float32")
+    yv = (xv @ np.array([[1.0], [-1.0], [2.0]], dtype="float32")).astype("float32")
+    net = eager.nn.Sequential(eager.nn.Linear(3, 16), eager.nn.ReLU(), eager.nn.Linear(16, 1))
+    model = eager.Model(net)
+    model.prepare(eager.optimizer.Adam(0.02, parameters=model.parameters()), eager.nn.MSELoss(),
+                  amp_configs=configs)
+    if isinstance(configs, dict):
+        assert net[0].weight.dtype == eager.float16  # O2 decorated the network
+    first = model.eval_batch([xv], [yv])[0]
+    for _ in range(40):
+        model.train_batch([xv], [yv])
+    assert isinstance(model._scaler, amp.GradScaler)
+    assert model._scaler.get_init_loss_scaling() == (256.0 if isinstance(configs, dict) else 65536.0)
+    last = model.eval_batch([xv], [yv])[0]
+    assert float(last) < 0.2 * float(first)
+    (out,) = model.predict_batch([xv])
+    assert out.dtype == np.float16  # the last Linear ran under auto_cast
+
+
+def test_model_prepare_amp_configs_refusals():
+    model = eager.Model(eager.nn.Linear(2, 1))
+    with pytest.raises(ValueError, match=r"Model.prepare: amp_configs\['level'\] expected 'O0', 'O1' or 'O2', got 'O3'"):
+        model.prepare(amp_configs={"level": "O3"})
+    with pytest.raises(ValueError, match=r"amp_configs keys \['scale'\] are not mixed precision settings"):
+        model.prepare(amp_configs={"scale": 2})
+    with pytest.raises(ValueError, match="custom_black_list' names \\['nope'\\]"):
+        model.prepare(amp_configs={"level": "O2", "custom_black_list": ["nope"]})
+    assert model.network.weight.dtype == eager.float32  # refused before decorating
+    model.prepare(amp_configs="O0")
+    assert model._amp_level == "O0"
