@@ -122,6 +122,16 @@ def test_auto_cast_as_decorator_and_per_thread(rng):
     assert seen == [eager.float32]
 
 
+def test_to_static_runs_eagerly_inside_auto_cast(rng):
+    x = _t(rng.standard_normal((3, 3)).astype("float32"))
+    net = eager.jit.to_static(eager.nn.Linear(3, 3))
+    for _ in range(3):  # captured and replayed outside auto_cast
+        assert net(x).dtype == eager.float32
+    with amp.auto_cast():
+        assert net(x).dtype == eager.float16
+    assert net(x).dtype == eager.float32
+
+
 @pytest.mark.parametrize("device", ["cpu", "gpu"], indirect=True)
 def test_gradients_reach_float32_leaves(device, rng):
     xv = rng.standard_normal((5, 4)).astype("float32")
@@ -146,7 +156,7 @@ def test_anomaly_mode_still_names_the_op_inside_auto_cast(rng):
     with eager.autograd.detect_anomaly(), amp.auto_cast():
         with pytest.raises(AnomalyError, match=r"^log: output 0 \(float32"):
             eager.log(eager.matmul(x, _t(np.eye(2, dtype="float32"))))
-        with pytest.raises(AnomalyError, match=r"^matmul: output 0 \(float16"):  # 1e5 overflows float16
+        with pytest.raises(AnomalyError, match=r"^cast: output 0 \(float16"):  # auto_cast's cast: 1e5 overflows float16
             eager.matmul(x + 1e5, _t(np.eye(2, dtype="float32")))
 
 

@@ -16,6 +16,7 @@ block turns it off for its own block.
 from __future__ import annotations
 
 import functools
+import threading
 
 from phi.common import DataType
 
@@ -141,7 +142,7 @@ def _cast(tensor: Tensor, dtype: DataType) -> Tensor:
     have = tensor.impl.dtype
     if have is dtype or have not in _AMP_FLOATS:
         return tensor
-    return MODES.run_plain(_F.cast, tensor, dtype)
+    return MODES.call("cast", _F.cast, (tensor, dtype), False)  # not cast again; checked in anomaly mode
 
 
 class auto_cast:
@@ -178,14 +179,17 @@ class auto_cast:
             self._state = AmpState(level, _DTYPES[name], white, black, use_promote)
         elif enable:
             check_amp_dtype(who, dtype)
-        self._saved = []
+        self._saved = {}  # thread id -> the states to restore (one object may be entered in several threads)
 
     def __enter__(self):
-        self._saved.append(MODES.set_amp(self._state))
+        self._saved.setdefault(threading.get_ident(), []).append(MODES.set_amp(self._state))
         return self
 
     def __exit__(self, *exc):
-        MODES.set_amp(self._saved.pop())
+        saved = self._saved[threading.get_ident()]
+        MODES.set_amp(saved.pop())
+        if not saved:
+            del self._saved[threading.get_ident()]
         return False
 
     def __call__(self, fn):

@@ -97,16 +97,6 @@ class OpModes:
             self._check_forward(op, flat_outputs(out))
         return out
 
-    def run_plain(self, fn, *args):
-        """``fn(*args)`` (a generated op) without interception: what auto_cast's
-        own casts run through."""
-        state = self._thread
-        state.bypass = True
-        try:
-            return fn(*args)
-        finally:
-            state.bypass = False
-
 
 def flat_outputs(out) -> tuple:
     """An op's returned value as a flat tuple of its tensors (lists spread)."""
