@@ -154,8 +154,13 @@ def test_gradients_reach_float32_leaves(device, rng):
 def test_anomaly_mode_still_names_the_op_inside_auto_cast(rng):
     x = _t(np.array([[0.0, 1.0]], dtype="float32"), False)
     with eager.autograd.detect_anomaly(), amp.auto_cast():
-        with pytest.raises(AnomalyError, match=r"^log: output 0 \(float32"):
+        with pytest.raises(AnomalyError, match=r"^log: output 0 \(float32") as caught:
             eager.log(eager.matmul(x, _t(np.eye(2, dtype="float32"))))
+        stack = str(caught.value).split("called from:\n", 1)[1]
+        assert stack.rstrip().endswith("eager.log(eager.matmul(x, _t(np.eye(2, dtype=\"float32\"))))")
+        assert "op_modes.py" not in stack and "generated" not in stack
+        with pytest.raises(AnomalyError, match=r"^layer_norm: output 0 \(float32"):  # checks itself (intermediates)
+            eager.nn.functional.layer_norm(_t(np.array([[np.inf, 1.0]], dtype="float32")), [2])
         with pytest.raises(AnomalyError, match=r"^cast: output 0 \(float16"):  # auto_cast's cast: 1e5 overflows float16
             eager.matmul(x + 1e5, _t(np.eye(2, dtype="float32")))
 

@@ -11,6 +11,7 @@ the op or grad node, which output, and shows where the forward op was called.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import traceback
 import weakref
@@ -115,6 +116,19 @@ def _bad_values(tensor) -> str | None:
     return None
 
 
+_INTERNAL = (os.path.join("eager", "generated", ""), os.path.join("eager", "autograd", "op_modes.py"),
+             os.path.join("eager", "autograd", "anomaly.py"))
+
+
+def _caller_stack() -> str:
+    """The Python stack up to the call of the op: the frames of the op itself,
+    of op_modes and of this module left out."""
+    frames = traceback.extract_stack()
+    while frames and any(part in frames[-1].filename for part in _INTERNAL):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
+
+
 def check_forward(op: str, outputs) -> None:
     """Called (through eager.autograd.op_modes.MODES.call) on the returned
     outputs of every generated op a thread in anomaly mode runs; checks only in
@@ -130,12 +144,12 @@ def check_forward(op: str, outputs) -> None:
             raise AnomalyError(
                 f"{op}: output {index} ({out.dtype}{out.shape}) contains {bad} values "
                 f"(anomaly mode). The op was called from:\n"
-                + "".join(traceback.format_stack()[:-3])
+                + _caller_stack()
             )
         meta = out._meta
         if meta is not None and meta.node is not None and meta.node not in _FORWARD_STACKS:
             if stack is None:
-                stack = "".join(traceback.format_stack()[:-3])
+                stack = _caller_stack()
             _FORWARD_STACKS[meta.node] = stack
 
 

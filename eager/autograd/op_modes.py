@@ -80,10 +80,11 @@ class OpModes:
             return False
         return state.anomaly or state.amp is not None
 
-    def call(self, op: str, fn, args: tuple, castable: bool = True):
+    def call(self, op: str, fn, args: tuple, castable: bool = True, checked: bool = False):
         """Runs ``fn(*args)`` (the generated op named ``op``) under this thread's
         modes: inputs cast by auto_cast when ``castable`` (forward, out-of-place
-        ops), outputs checked in anomaly mode."""
+        ops), outputs checked in anomaly mode (by the op itself when ``checked``:
+        an op that does not return all its outputs checks them all)."""
         state = self._thread
         amp = state.amp
         if amp is not None and castable:
@@ -93,9 +94,17 @@ class OpModes:
             out = fn(*args)
         finally:
             state.bypass = False
-        if state.anomaly:
+        if state.anomaly and not checked:
             self._check_forward(op, flat_outputs(out))
         return out
+
+    def anomaly(self) -> bool:
+        """Whether this thread is in anomaly mode."""
+        return self._thread.anomaly
+
+    def check_forward(self, op: str, outputs) -> None:
+        """Anomaly mode's check of an op's outputs (eager.autograd.anomaly)."""
+        self._check_forward(op, outputs)
 
 
 def flat_outputs(out) -> tuple:

@@ -731,7 +731,7 @@ def relu_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("relu_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("relu_", _this.relu_, (x, ), False)
+        return _modes.call("relu_", _this.relu_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("relu_", x)
@@ -785,7 +785,7 @@ def tanh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tanh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("tanh_", _this.tanh_, (x, ), False)
+        return _modes.call("tanh_", _this.tanh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tanh_", x)
@@ -926,7 +926,7 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
         raise bad_tensor("leaky_relu_", "x", x)
     negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_", "negative_slope")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("leaky_relu_", _this.leaky_relu_, (x, negative_slope, ), False)
+        return _modes.call("leaky_relu_", _this.leaky_relu_, (x, negative_slope, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("leaky_relu_", x)
@@ -984,7 +984,7 @@ def elu_(x, alpha=1.0, name=None):
         raise bad_tensor("elu_", "x", x)
     alpha = alpha if type(alpha) is float else to_float(alpha, "elu_", "alpha")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("elu_", _this.elu_, (x, alpha, ), False)
+        return _modes.call("elu_", _this.elu_, (x, alpha, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("elu_", x)
@@ -1241,7 +1241,7 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
     min = min if type(min) is float else to_float(min, "hardtanh_", "min")
     max = max if type(max) is float else to_float(max, "hardtanh_", "max")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("hardtanh_", _this.hardtanh_, (x, min, max, ), False)
+        return _modes.call("hardtanh_", _this.hardtanh_, (x, min, max, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("hardtanh_", x)
@@ -1408,7 +1408,7 @@ def thresholded_relu_(x, threshold=1.0, name=None):
         raise bad_tensor("thresholded_relu_", "x", x)
     threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_", "threshold")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("thresholded_relu_", _this.thresholded_relu_, (x, threshold, ), False)
+        return _modes.call("thresholded_relu_", _this.thresholded_relu_, (x, threshold, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("thresholded_relu_", x)
@@ -1439,7 +1439,7 @@ def relu_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("relu_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("relu_grad", _this.relu_grad, (out, out_grad, ), False)
+        return _modes.call("relu_grad", _this.relu_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1457,7 +1457,7 @@ def tanh_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tanh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("tanh_grad", _this.tanh_grad, (out, out_grad, ), False)
+        return _modes.call("tanh_grad", _this.tanh_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tanh_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -1506,7 +1506,7 @@ def sigmoid_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sigmoid_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sigmoid_grad", _this.sigmoid_grad, (out, out_grad, ), False)
+        return _modes.call("sigmoid_grad", _this.sigmoid_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sigmoid_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -1558,7 +1558,7 @@ def gelu_grad(x, out, out_grad, approximate, name=None):
         raise bad_tensor("gelu_grad", "out_grad", out_grad)
     approximate = approximate if type(approximate) is bool else to_bool(approximate, "gelu_grad", "approximate")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gelu_grad", _this.gelu_grad, (x, out, out_grad, approximate, ), False)
+        return _modes.call("gelu_grad", _this.gelu_grad, (x, out, out_grad, approximate, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.gelu_grad(x, out_grad, approximate)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1576,7 +1576,7 @@ def silu_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("silu_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("silu_grad", _this.silu_grad, (x, out_grad, ), False)
+        return _modes.call("silu_grad", _this.silu_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.silu_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1595,7 +1595,7 @@ def leaky_relu_grad(x, out_grad, negative_slope, name=None):
         raise bad_tensor("leaky_relu_grad", "out_grad", out_grad)
     negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_grad", "negative_slope")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("leaky_relu_grad", _this.leaky_relu_grad, (x, out_grad, negative_slope, ), False)
+        return _modes.call("leaky_relu_grad", _this.leaky_relu_grad, (x, out_grad, negative_slope, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.leaky_relu_grad(x, out_grad, negative_slope)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1614,7 +1614,7 @@ def elu_grad(x, out_grad, alpha, name=None):
         raise bad_tensor("elu_grad", "out_grad", out_grad)
     alpha = alpha if type(alpha) is float else to_float(alpha, "elu_grad", "alpha")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("elu_grad", _this.elu_grad, (x, out_grad, alpha, ), False)
+        return _modes.call("elu_grad", _this.elu_grad, (x, out_grad, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.elu_grad(x, out_grad, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1634,7 +1634,7 @@ def selu_grad(x, out_grad, scale, alpha, name=None):
     scale = scale if type(scale) is float else to_float(scale, "selu_grad", "scale")
     alpha = alpha if type(alpha) is float else to_float(alpha, "selu_grad", "alpha")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("selu_grad", _this.selu_grad, (x, out_grad, scale, alpha, ), False)
+        return _modes.call("selu_grad", _this.selu_grad, (x, out_grad, scale, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.selu_grad(x, out_grad, scale, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1653,7 +1653,7 @@ def celu_grad(x, out_grad, alpha, name=None):
         raise bad_tensor("celu_grad", "out_grad", out_grad)
     alpha = alpha if type(alpha) is float else to_float(alpha, "celu_grad", "alpha")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("celu_grad", _this.celu_grad, (x, out_grad, alpha, ), False)
+        return _modes.call("celu_grad", _this.celu_grad, (x, out_grad, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.celu_grad(x, out_grad, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1673,7 +1673,7 @@ def softplus_grad(x, out_grad, beta, threshold, name=None):
     beta = beta if type(beta) is float else to_float(beta, "softplus_grad", "beta")
     threshold = threshold if type(threshold) is float else to_float(threshold, "softplus_grad", "threshold")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("softplus_grad", _this.softplus_grad, (x, out_grad, beta, threshold, ), False)
+        return _modes.call("softplus_grad", _this.softplus_grad, (x, out_grad, beta, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softplus_grad(x, out_grad, beta, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1691,7 +1691,7 @@ def softsign_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softsign_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("softsign_grad", _this.softsign_grad, (x, out_grad, ), False)
+        return _modes.call("softsign_grad", _this.softsign_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softsign_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1710,7 +1710,7 @@ def softshrink_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("softshrink_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "softshrink_grad", "threshold")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("softshrink_grad", _this.softshrink_grad, (x, out_grad, threshold, ), False)
+        return _modes.call("softshrink_grad", _this.softshrink_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1729,7 +1729,7 @@ def hardshrink_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("hardshrink_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "hardshrink_grad", "threshold")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("hardshrink_grad", _this.hardshrink_grad, (x, out_grad, threshold, ), False)
+        return _modes.call("hardshrink_grad", _this.hardshrink_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1747,7 +1747,7 @@ def tanhshrink_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tanhshrink_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("tanhshrink_grad", _this.tanhshrink_grad, (x, out_grad, ), False)
+        return _modes.call("tanhshrink_grad", _this.tanhshrink_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tanhshrink_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1767,7 +1767,7 @@ def hardtanh_grad(x, out_grad, min, max, name=None):
     min = min if type(min) is float else to_float(min, "hardtanh_grad", "min")
     max = max if type(max) is float else to_float(max, "hardtanh_grad", "max")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("hardtanh_grad", _this.hardtanh_grad, (x, out_grad, min, max, ), False)
+        return _modes.call("hardtanh_grad", _this.hardtanh_grad, (x, out_grad, min, max, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardtanh_grad(x, out_grad, min, max)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1785,7 +1785,7 @@ def hardswish_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardswish_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("hardswish_grad", _this.hardswish_grad, (x, out_grad, ), False)
+        return _modes.call("hardswish_grad", _this.hardswish_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardswish_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1805,7 +1805,7 @@ def hardsigmoid_grad(x, out_grad, slope, offset, name=None):
     slope = slope if type(slope) is float else to_float(slope, "hardsigmoid_grad", "slope")
     offset = offset if type(offset) is float else to_float(offset, "hardsigmoid_grad", "offset")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("hardsigmoid_grad", _this.hardsigmoid_grad, (x, out_grad, slope, offset, ), False)
+        return _modes.call("hardsigmoid_grad", _this.hardsigmoid_grad, (x, out_grad, slope, offset, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardsigmoid_grad(x, out_grad, slope, offset)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1823,7 +1823,7 @@ def mish_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("mish_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("mish_grad", _this.mish_grad, (x, out_grad, ), False)
+        return _modes.call("mish_grad", _this.mish_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mish_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1841,7 +1841,7 @@ def log_sigmoid_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log_sigmoid_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log_sigmoid_grad", _this.log_sigmoid_grad, (x, out_grad, ), False)
+        return _modes.call("log_sigmoid_grad", _this.log_sigmoid_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_sigmoid_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1860,7 +1860,7 @@ def thresholded_relu_grad(x, out_grad, threshold, name=None):
         raise bad_tensor("thresholded_relu_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_grad", "threshold")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("thresholded_relu_grad", _this.thresholded_relu_grad, (x, out_grad, threshold, ), False)
+        return _modes.call("thresholded_relu_grad", _this.thresholded_relu_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.thresholded_relu_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

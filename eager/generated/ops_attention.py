@@ -86,7 +86,7 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
     axis = to_int_array(axis, "dropout", "axis")
     seed = to_int(seed, "dropout", "seed")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("dropout", _this.dropout, (x, p, is_test, mode, axis, seed, ))
+        return _modes.call("dropout", _this.dropout, (x, p, is_test, mode, axis, seed, ), checked=True)
     out, mask = _phi.dropout(x.impl, p, is_test, mode, axis, seed)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
@@ -105,6 +105,8 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
         node.p = p
         node.is_test = is_test
         node.mode = mode
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("dropout", (out, mask, ))
     return out
 
 
@@ -121,7 +123,7 @@ def dropout_grad(mask, out_grad, p, is_test, mode, name=None):
     is_test = is_test if type(is_test) is bool else to_bool(is_test, "dropout_grad", "is_test")
     mode = mode if type(mode) is str else to_str(mode, "dropout_grad", "mode")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("dropout_grad", _this.dropout_grad, (mask, out_grad, p, is_test, mode, ), False)
+        return _modes.call("dropout_grad", _this.dropout_grad, (mask, out_grad, p, is_test, mode, ), castable=False)
     if _grad_state.enabled and ((mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.dropout_grad(mask, out_grad, p, is_test, mode)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

@@ -506,7 +506,7 @@ def tril_(x, diagonal=0, name=None):
         raise bad_tensor("tril_", "x", x)
     diagonal = to_int(diagonal, "tril_", "diagonal")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("tril_", _this.tril_, (x, diagonal, ), False)
+        return _modes.call("tril_", _this.tril_, (x, diagonal, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tril_", x)
@@ -557,7 +557,7 @@ def triu_(x, diagonal=0, name=None):
         raise bad_tensor("triu_", "x", x)
     diagonal = to_int(diagonal, "triu_", "diagonal")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("triu_", _this.triu_, (x, diagonal, ), False)
+        return _modes.call("triu_", _this.triu_, (x, diagonal, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("triu_", x)
@@ -703,7 +703,7 @@ def fill_(x, value, name=None):
         raise bad_tensor("fill_", "x", x)
     value = value if type(value) is float else to_scalar(value, "fill_", "value")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("fill_", _this.fill_, (x, value, ), False)
+        return _modes.call("fill_", _this.fill_, (x, value, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("fill_", x)
@@ -750,7 +750,7 @@ def zero_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("zero_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("zero_", _this.zero_, (x, ), False)
+        return _modes.call("zero_", _this.zero_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("zero_", x)
@@ -923,7 +923,7 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("complex_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("complex_grad", _this.complex_grad, (real, imag, out_grad, out_mask, ), False)
+        return _modes.call("complex_grad", _this.complex_grad, (real, imag, out_grad, out_mask, ), castable=False)
     real_grad, imag_grad = _phi.complex_grad(real.impl, imag.impl, out_grad.impl, out_mask=out_mask)
     real_grad = None if real_grad is None else Tensor(real_grad)
     imag_grad = None if imag_grad is None else Tensor(imag_grad)

@@ -415,7 +415,7 @@ def add_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("add_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("add_", _this.add_, (x, y, ), False)
+        return _modes.call("add_", _this.add_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("add_", x)
@@ -510,7 +510,7 @@ def subtract_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("subtract_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("subtract_", _this.subtract_, (x, y, ), False)
+        return _modes.call("subtract_", _this.subtract_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("subtract_", x)
@@ -617,7 +617,7 @@ def multiply_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("multiply_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("multiply_", _this.multiply_, (x, y, ), False)
+        return _modes.call("multiply_", _this.multiply_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("multiply_", x)
@@ -684,7 +684,7 @@ def divide_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("divide_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("divide_", _this.divide_, (x, y, ), False)
+        return _modes.call("divide_", _this.divide_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("divide_", x)
@@ -934,7 +934,7 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("add_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("add_grad", _this.add_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("add_grad", _this.add_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.add_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.add_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -955,7 +955,7 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("subtract_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("subtract_grad", _this.subtract_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("subtract_grad", _this.subtract_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.subtract_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.subtract_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -976,7 +976,7 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("multiply_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("multiply_grad", _this.multiply_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("multiply_grad", _this.multiply_grad, (x, y, out_grad, out_mask, ), castable=False)
     x_grad, y_grad = _phi.multiply_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
@@ -1041,7 +1041,7 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("divide_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("divide_grad", _this.divide_grad, (x, y, out, out_grad, out_mask, ), False)
+        return _modes.call("divide_grad", _this.divide_grad, (x, y, out, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.divide_grad(x, y, out, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.divide_grad(x.impl, y.impl, out.impl, out_grad.impl, out_mask=out_mask)
@@ -1064,7 +1064,7 @@ def where_grad(condition, x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("where_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("where_grad", _this.where_grad, (condition, x, y, out_grad, out_mask, ), False)
+        return _modes.call("where_grad", _this.where_grad, (condition, x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((condition._meta is not None and not condition._meta.stop_gradient) or (x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.where_grad(condition, x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.where_grad(condition.impl, x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -1100,7 +1100,7 @@ def maximum_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("maximum_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("maximum_grad", _this.maximum_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("maximum_grad", _this.maximum_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.maximum_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.maximum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -1121,7 +1121,7 @@ def minimum_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("minimum_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("minimum_grad", _this.minimum_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("minimum_grad", _this.minimum_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.minimum_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.minimum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)

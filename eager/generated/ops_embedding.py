@@ -145,7 +145,7 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse, name=None):
     padding_idx = to_int(padding_idx, "embedding_grad", "padding_idx")
     sparse = sparse if type(sparse) is bool else to_bool(sparse, "embedding_grad", "sparse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("embedding_grad", _this.embedding_grad, (x, weight, out_grad, padding_idx, sparse, ), False)
+        return _modes.call("embedding_grad", _this.embedding_grad, (x, weight, out_grad, padding_idx, sparse, ), castable=False)
     weight_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     weight_grad.impl, weight_grad._meta, weight_grad._name = _phi.embedding_grad(x.impl, weight.impl, out_grad.impl, padding_idx, sparse), None, None
     _x_meta = x._meta

@@ -124,7 +124,7 @@ def linear_grad(x, weight, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("linear_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("linear_grad", _this.linear_grad, (x, weight, out_grad, out_mask, ), False)
+        return _modes.call("linear_grad", _this.linear_grad, (x, weight, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.linear_grad(x, weight, out_grad)  # recorded through differentiable ops
     x_grad, weight_grad, bias_grad = _phi.linear_grad(x.impl, weight.impl, out_grad.impl, out_mask=out_mask)

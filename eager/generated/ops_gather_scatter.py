@@ -631,7 +631,7 @@ def masked_fill_(x, mask, value, name=None):
     if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
         value = Tensor(scalar_tensor(value, x.impl, "masked_fill_", "value"))
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("masked_fill_", _this.masked_fill_, (x, mask, value, ), False)
+        return _modes.call("masked_fill_", _this.masked_fill_, (x, mask, value, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("masked_fill_", x)
@@ -730,7 +730,7 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         raise bad_tensor("scatter_", "updates", updates)
     overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_", "overwrite")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("scatter_", _this.scatter_, (x, index, updates, overwrite, ), False)
+        return _modes.call("scatter_", _this.scatter_, (x, index, updates, overwrite, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scatter_", x)
@@ -912,7 +912,7 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
     include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis_", "include_self")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_", "broadcast")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("put_along_axis_", _this.put_along_axis_, (arr, indices, values, axis, reduce, include_self, broadcast, ), False)
+        return _modes.call("put_along_axis_", _this.put_along_axis_, (arr, indices, values, axis, reduce, include_self, broadcast, ), castable=False)
     recording = _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient))
     if recording:
         check_inplace_leaf("put_along_axis_", arr)
@@ -985,7 +985,7 @@ def index_add_(x, index, value, axis=0, name=None):
         raise bad_tensor("index_add_", "value", value)
     axis = to_int(axis, "index_add_", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("index_add_", _this.index_add_, (x, index, value, axis, ), False)
+        return _modes.call("index_add_", _this.index_add_, (x, index, value, axis, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("index_add_", x)
@@ -1062,7 +1062,7 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         raise bad_tensor("index_put_", "value", value)
     accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_", "accumulate")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("index_put_", _this.index_put_, (x, indices, value, accumulate, ), False)
+        return _modes.call("index_put_", _this.index_put_, (x, indices, value, accumulate, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("index_put_", x)
@@ -1131,7 +1131,7 @@ def gather_grad(x, index, out_grad, axis, name=None):
         raise bad_tensor("gather_grad", "out_grad", out_grad)
     axis = to_int(axis, "gather_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gather_grad", _this.gather_grad, (x, index, out_grad, axis, ), False)
+        return _modes.call("gather_grad", _this.gather_grad, (x, index, out_grad, axis, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_grad(x.impl, index.impl, out_grad.impl, axis), None, None
     _x_meta = x._meta
@@ -1182,7 +1182,7 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
     axis = to_int(axis, "take_along_axis_grad", "axis")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis_grad", "broadcast")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("take_along_axis_grad", _this.take_along_axis_grad, (arr, indices, out_grad, axis, broadcast, ), False)
+        return _modes.call("take_along_axis_grad", _this.take_along_axis_grad, (arr, indices, out_grad, axis, broadcast, ), castable=False)
     arr_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     arr_grad.impl, arr_grad._meta, arr_grad._name = _phi.take_along_axis_grad(arr.impl, indices.impl, out_grad.impl, axis, broadcast), None, None
     _arr_meta = arr._meta
@@ -1235,7 +1235,7 @@ def masked_fill_grad(x, mask, value, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_fill_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("masked_fill_grad", _this.masked_fill_grad, (x, mask, value, out_grad, out_mask, ), False)
+        return _modes.call("masked_fill_grad", _this.masked_fill_grad, (x, mask, value, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.masked_fill_grad(x, mask, value, out_grad)  # recorded through differentiable ops
     x_grad, value_grad = _phi.masked_fill_grad(x.impl, mask.impl, value.impl, out_grad.impl, out_mask=out_mask)
@@ -1256,7 +1256,7 @@ def masked_select_grad(x, mask, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_select_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("masked_select_grad", _this.masked_select_grad, (x, mask, out_grad, ), False)
+        return _modes.call("masked_select_grad", _this.masked_select_grad, (x, mask, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.masked_select_grad(x.impl, mask.impl, out_grad.impl), None, None
     _x_meta = x._meta
@@ -1304,7 +1304,7 @@ def scatter_grad(index, updates, out_grad, overwrite, out_mask=None, name=None):
         raise bad_tensor("scatter_grad", "out_grad", out_grad)
     overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_grad", "overwrite")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("scatter_grad", _this.scatter_grad, (index, updates, out_grad, overwrite, out_mask, ), False)
+        return _modes.call("scatter_grad", _this.scatter_grad, (index, updates, out_grad, overwrite, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_grad(index, updates, out_grad, overwrite)  # recorded through differentiable ops
     x_grad, updates_grad = _phi.scatter_grad(index.impl, updates.impl, out_grad.impl, overwrite, out_mask=out_mask)
@@ -1325,7 +1325,7 @@ def scatter_nd_add_grad(index, updates, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_nd_add_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("scatter_nd_add_grad", _this.scatter_nd_add_grad, (index, updates, out_grad, out_mask, ), False)
+        return _modes.call("scatter_nd_add_grad", _this.scatter_nd_add_grad, (index, updates, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_nd_add_grad(index, updates, out_grad)  # recorded through differentiable ops
     x_grad, updates_grad = _phi.scatter_nd_add_grad(index.impl, updates.impl, out_grad.impl, out_mask=out_mask)
@@ -1346,7 +1346,7 @@ def scatter_nd_grad(index, updates, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_nd_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("scatter_nd_grad", _this.scatter_nd_grad, (index, updates, out_grad, ), False)
+        return _modes.call("scatter_nd_grad", _this.scatter_nd_grad, (index, updates, out_grad, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_nd_grad(index, updates, out_grad)  # recorded through differentiable ops
     updates_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1366,7 +1366,7 @@ def gather_nd_grad(x, index, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gather_nd_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gather_nd_grad", _this.gather_nd_grad, (x, index, out_grad, ), False)
+        return _modes.call("gather_nd_grad", _this.gather_nd_grad, (x, index, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_nd_grad(x.impl, index.impl, out_grad.impl), None, None
     _x_meta = x._meta
@@ -1420,7 +1420,7 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
     reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_grad", "reduce")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_grad", "broadcast")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("put_along_axis_grad", _this.put_along_axis_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast, out_mask, ), False)
+        return _modes.call("put_along_axis_grad", _this.put_along_axis_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast, out_mask, ), castable=False)
     if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast)  # recorded through differentiable ops
     arr_grad, values_grad = _phi.put_along_axis_grad(arr.impl, indices.impl, values.impl, out.impl, out_grad.impl, axis, reduce, broadcast, out_mask=out_mask)
@@ -1442,7 +1442,7 @@ def index_add_grad(index, value, out_grad, axis, out_mask=None, name=None):
         raise bad_tensor("index_add_grad", "out_grad", out_grad)
     axis = to_int(axis, "index_add_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("index_add_grad", _this.index_add_grad, (index, value, out_grad, axis, out_mask, ), False)
+        return _modes.call("index_add_grad", _this.index_add_grad, (index, value, out_grad, axis, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.index_add_grad(index, value, out_grad, axis)  # recorded through differentiable ops
     x_grad, value_grad = _phi.index_add_grad(index.impl, value.impl, out_grad.impl, axis, out_mask=out_mask)
@@ -1465,7 +1465,7 @@ def index_put_grad(x, indices, value, out_grad, accumulate, out_mask=None, name=
         raise bad_tensor("index_put_grad", "out_grad", out_grad)
     accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_grad", "accumulate")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("index_put_grad", _this.index_put_grad, (x, indices, value, out_grad, accumulate, out_mask, ), False)
+        return _modes.call("index_put_grad", _this.index_put_grad, (x, indices, value, out_grad, accumulate, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.index_put_grad(x, indices, value, out_grad, accumulate)  # recorded through differentiable ops
     x_grad, value_grad = _phi.index_put_grad(x.impl, [t.impl for t in indices], value.impl, out_grad.impl, accumulate, out_mask=out_mask)
@@ -1488,7 +1488,7 @@ def masked_scatter_grad(x, mask, value, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_scatter_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("masked_scatter_grad", _this.masked_scatter_grad, (x, mask, value, out_grad, out_mask, ), False)
+        return _modes.call("masked_scatter_grad", _this.masked_scatter_grad, (x, mask, value, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.masked_scatter_grad(x, mask, value, out_grad)  # recorded through differentiable ops
     x_grad, value_grad = _phi.masked_scatter_grad(x.impl, mask.impl, value.impl, out_grad.impl, out_mask=out_mask)

@@ -183,7 +183,7 @@ def setitem_(x, value, index, name=None):
         raise bad_tensor("setitem_", "value", value)
     index = to_index(index, "setitem_", "index")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("setitem_", _this.setitem_, (x, value, index, ), False)
+        return _modes.call("setitem_", _this.setitem_, (x, value, index, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("setitem_", x)
@@ -214,7 +214,7 @@ def getitem_grad(x, out_grad, index, name=None):
         raise bad_tensor("getitem_grad", "out_grad", out_grad)
     index = to_index(index, "getitem_grad", "index")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("getitem_grad", _this.getitem_grad, (x, out_grad, index, ), False)
+        return _modes.call("getitem_grad", _this.getitem_grad, (x, out_grad, index, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.getitem_grad(x.impl, out_grad.impl, index), None, None
     _x_meta = x._meta
@@ -254,7 +254,7 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
         raise bad_tensor("setitem_grad", "out_grad", out_grad)
     index = to_index(index, "setitem_grad", "index")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("setitem_grad", _this.setitem_grad, (value, out_grad, index, out_mask, ), False)
+        return _modes.call("setitem_grad", _this.setitem_grad, (value, out_grad, index, out_mask, ), castable=False)
     if _grad_state.enabled and ((value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.setitem_grad(value, out_grad, index)  # recorded through differentiable ops
     x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)

@@ -1553,7 +1553,7 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2, name=None):
     axis1 = to_int(axis1, "diagonal_grad", "axis1")
     axis2 = to_int(axis2, "diagonal_grad", "axis2")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("diagonal_grad", _this.diagonal_grad, (x, out_grad, offset, axis1, axis2, ), False)
+        return _modes.call("diagonal_grad", _this.diagonal_grad, (x, out_grad, offset, axis1, axis2, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.diagonal_grad(x.impl, out_grad.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
@@ -1679,7 +1679,7 @@ def cholesky_grad(out, out_grad, upper, name=None):
         raise bad_tensor("cholesky_grad", "out_grad", out_grad)
     upper = upper if type(upper) is bool else to_bool(upper, "cholesky_grad", "upper")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cholesky_grad", _this.cholesky_grad, (out, out_grad, upper, ), False)
+        return _modes.call("cholesky_grad", _this.cholesky_grad, (out, out_grad, upper, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cholesky_grad(out, out_grad, upper)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1704,7 +1704,7 @@ def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
         raise bad_tensor("qr_grad", "r_grad", r_grad)
     mode = mode if type(mode) is str else to_str(mode, "qr_grad", "mode")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("qr_grad", _this.qr_grad, (x, q, r, q_grad, r_grad, mode, ), False)
+        return _modes.call("qr_grad", _this.qr_grad, (x, q, r, q_grad, r_grad, mode, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (q._meta is not None and not q._meta.stop_gradient) or (r._meta is not None and not r._meta.stop_gradient) or (q_grad._meta is not None and not q_grad._meta.stop_gradient) or (r_grad._meta is not None and not r_grad._meta.stop_gradient)):
         return _composite.qr_grad(x, q, r, q_grad, r_grad, mode)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1733,7 +1733,7 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
         raise bad_tensor("svd_grad", "vh_grad", vh_grad)
     full_matrices = full_matrices if type(full_matrices) is bool else to_bool(full_matrices, "svd_grad", "full_matrices")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("svd_grad", _this.svd_grad, (x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, ), False)
+        return _modes.call("svd_grad", _this.svd_grad, (x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (u._meta is not None and not u._meta.stop_gradient) or (s._meta is not None and not s._meta.stop_gradient) or (vh._meta is not None and not vh._meta.stop_gradient) or (u_grad._meta is not None and not u_grad._meta.stop_gradient) or (s_grad._meta is not None and not s_grad._meta.stop_gradient) or (vh_grad._meta is not None and not vh_grad._meta.stop_gradient)):
         return _composite.svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1756,7 +1756,7 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO, name=None):
         raise bad_tensor("eigh_grad", "out_v_grad", out_v_grad)
     UPLO = UPLO if type(UPLO) is str else to_str(UPLO, "eigh_grad", "UPLO")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("eigh_grad", _this.eigh_grad, (out_w, out_v, out_w_grad, out_v_grad, UPLO, ), False)
+        return _modes.call("eigh_grad", _this.eigh_grad, (out_w, out_v, out_w_grad, out_v_grad, UPLO, ), castable=False)
     if _grad_state.enabled and ((out_w._meta is not None and not out_w._meta.stop_gradient) or (out_v._meta is not None and not out_v._meta.stop_gradient) or (out_w_grad._meta is not None and not out_w_grad._meta.stop_gradient) or (out_v_grad._meta is not None and not out_v_grad._meta.stop_gradient)):
         return _composite.eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

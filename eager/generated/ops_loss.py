@@ -351,7 +351,7 @@ def softmax_(x, axis=-1, name=None):
         raise bad_tensor("softmax_", "x", x)
     axis = to_int(axis, "softmax_", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("softmax_", _this.softmax_, (x, axis, ), False)
+        return _modes.call("softmax_", _this.softmax_, (x, axis, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("softmax_", x)
@@ -415,7 +415,7 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cross_entropy_with_softmax", _this.cross_entropy_with_softmax, (logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ))
+        return _modes.call("cross_entropy_with_softmax", _this.cross_entropy_with_softmax, (logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ), checked=True)
     softmax, loss = _phi.cross_entropy_with_softmax(logits.impl, label.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
@@ -444,6 +444,8 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         node.numeric_stable_mode = numeric_stable_mode
         node.ignore_index = ignore_index
         node.axis = axis
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("cross_entropy_with_softmax", (softmax, loss, ))
     return loss
 
 
@@ -516,7 +518,7 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy", "ignore_index")
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy", "reduction")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("fused_softmax_cross_entropy", _this.fused_softmax_cross_entropy, (logits, label, ignore_index, reduction, ))
+        return _modes.call("fused_softmax_cross_entropy", _this.fused_softmax_cross_entropy, (logits, label, ignore_index, reduction, ), checked=True)
     softmax, loss = _phi.fused_softmax_cross_entropy(logits.impl, label.impl, ignore_index, reduction)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
@@ -542,6 +544,8 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
             _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.ignore_index = ignore_index
         node.reduction = reduction
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("fused_softmax_cross_entropy", (softmax, loss, ))
     return loss
 
 
@@ -706,7 +710,7 @@ def softmax_grad(out, out_grad, axis, name=None):
         raise bad_tensor("softmax_grad", "out_grad", out_grad)
     axis = to_int(axis, "softmax_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("softmax_grad", _this.softmax_grad, (out, out_grad, axis, ), False)
+        return _modes.call("softmax_grad", _this.softmax_grad, (out, out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -725,7 +729,7 @@ def log_softmax_grad(out, out_grad, axis, name=None):
         raise bad_tensor("log_softmax_grad", "out_grad", out_grad)
     axis = to_int(axis, "log_softmax_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log_softmax_grad", _this.log_softmax_grad, (out, out_grad, axis, ), False)
+        return _modes.call("log_softmax_grad", _this.log_softmax_grad, (out, out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -752,7 +756,7 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax_grad", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cross_entropy_with_softmax_grad", _this.cross_entropy_with_softmax_grad, (label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ), False)
+        return _modes.call("cross_entropy_with_softmax_grad", _this.cross_entropy_with_softmax_grad, (label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ), castable=False)
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)  # recorded through differentiable ops
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -776,7 +780,7 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
     normalize = normalize if type(normalize) is bool else to_bool(normalize, "sigmoid_cross_entropy_with_logits_grad", "normalize")
     ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits_grad", "ignore_index")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sigmoid_cross_entropy_with_logits_grad", _this.sigmoid_cross_entropy_with_logits_grad, (x, label, pos_weight, out_grad, normalize, ignore_index, ), False)
+        return _modes.call("sigmoid_cross_entropy_with_logits_grad", _this.sigmoid_cross_entropy_with_logits_grad, (x, label, pos_weight, out_grad, normalize, ignore_index, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -800,7 +804,7 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy_grad", "ignore_index")
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy_grad", "reduction")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("fused_softmax_cross_entropy_grad", _this.fused_softmax_cross_entropy_grad, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction, ), False)
+        return _modes.call("fused_softmax_cross_entropy_grad", _this.fused_softmax_cross_entropy_grad, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction, ), castable=False)
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction)  # recorded through differentiable ops
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -821,7 +825,7 @@ def fused_mse_loss_grad(input, label, out_grad, reduction, out_mask=None, name=N
         raise bad_tensor("fused_mse_loss_grad", "out_grad", out_grad)
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_mse_loss_grad", "reduction")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("fused_mse_loss_grad", _this.fused_mse_loss_grad, (input, label, out_grad, reduction, out_mask, ), False)
+        return _modes.call("fused_mse_loss_grad", _this.fused_mse_loss_grad, (input, label, out_grad, reduction, out_mask, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fused_mse_loss_grad(input, label, out_grad, reduction)  # recorded through differentiable ops
     input_grad, label_grad = _phi.fused_mse_loss_grad(input.impl, label.impl, out_grad.impl, reduction, out_mask=out_mask)
@@ -842,7 +846,7 @@ def bce_loss_grad(input, label, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("bce_loss_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("bce_loss_grad", _this.bce_loss_grad, (input, label, out_grad, ), False)
+        return _modes.call("bce_loss_grad", _this.bce_loss_grad, (input, label, out_grad, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.bce_loss_grad(input, label, out_grad)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -865,7 +869,7 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index, name=None):
         raise bad_tensor("nll_loss_grad", "out_grad", out_grad)
     ignore_index = to_int(ignore_index, "nll_loss_grad", "ignore_index")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("nll_loss_grad", _this.nll_loss_grad, (input, label, weight, out_grad, ignore_index, ), False)
+        return _modes.call("nll_loss_grad", _this.nll_loss_grad, (input, label, weight, out_grad, ignore_index, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nll_loss_grad(input, label, weight, out_grad, ignore_index)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -891,7 +895,7 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
     blank = to_int(blank, "warpctc_grad", "blank")
     norm_by_times = norm_by_times if type(norm_by_times) is bool else to_bool(norm_by_times, "warpctc_grad", "norm_by_times")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("warpctc_grad", _this.warpctc_grad, (logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times, ), False)
+        return _modes.call("warpctc_grad", _this.warpctc_grad, (logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times, ), castable=False)
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.warpctc_grad(logits.impl, label.impl, logits_length.impl, labels_length.impl, loss_grad.impl, blank, norm_by_times), None, None
     return logits_grad

@@ -469,7 +469,7 @@ def reshape_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("reshape_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("reshape_grad", _this.reshape_grad, (x, out_grad, ), False)
+        return _modes.call("reshape_grad", _this.reshape_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -486,7 +486,7 @@ def transpose_grad(out_grad, perm, name=None):
         raise bad_tensor("transpose_grad", "out_grad", out_grad)
     perm = to_int_array(perm, "transpose_grad", "perm")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("transpose_grad", _this.transpose_grad, (out_grad, perm, ), False)
+        return _modes.call("transpose_grad", _this.transpose_grad, (out_grad, perm, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -519,7 +519,7 @@ def squeeze_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("squeeze_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("squeeze_grad", _this.squeeze_grad, (x, out_grad, ), False)
+        return _modes.call("squeeze_grad", _this.squeeze_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -537,7 +537,7 @@ def unsqueeze_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("unsqueeze_grad", _this.unsqueeze_grad, (x, out_grad, ), False)
+        return _modes.call("unsqueeze_grad", _this.unsqueeze_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -555,7 +555,7 @@ def flatten_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("flatten_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("flatten_grad", _this.flatten_grad, (x, out_grad, ), False)
+        return _modes.call("flatten_grad", _this.flatten_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -587,7 +587,7 @@ def expand_grad(x, out_grad, shape, name=None):
         raise bad_tensor("expand_grad", "out_grad", out_grad)
     shape = to_int_array(shape, "expand_grad", "shape")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("expand_grad", _this.expand_grad, (x, out_grad, shape, ), False)
+        return _modes.call("expand_grad", _this.expand_grad, (x, out_grad, shape, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_grad(x, out_grad, shape)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

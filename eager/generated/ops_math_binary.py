@@ -344,7 +344,7 @@ def clip_(x, min=None, max=None, name=None):
     min = None if min is None else to_scalar(min, "clip_", "min")
     max = None if max is None else to_scalar(max, "clip_", "max")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("clip_", _this.clip_, (x, min, max, ), False)
+        return _modes.call("clip_", _this.clip_, (x, min, max, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("clip_", x)
@@ -392,7 +392,7 @@ def remainder_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("remainder_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("remainder_", _this.remainder_, (x, y, ), False)
+        return _modes.call("remainder_", _this.remainder_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.remainder_into_(x.impl, y.impl, x.impl)
@@ -457,7 +457,7 @@ def floor_divide_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("floor_divide_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("floor_divide_", _this.floor_divide_, (x, y, ), False)
+        return _modes.call("floor_divide_", _this.floor_divide_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
@@ -540,7 +540,7 @@ def bitwise_and_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_and_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("bitwise_and_", _this.bitwise_and_, (x, y, ), False)
+        return _modes.call("bitwise_and_", _this.bitwise_and_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
@@ -575,7 +575,7 @@ def bitwise_or_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_or_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("bitwise_or_", _this.bitwise_or_, (x, y, ), False)
+        return _modes.call("bitwise_or_", _this.bitwise_or_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
@@ -610,7 +610,7 @@ def bitwise_xor_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_xor_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("bitwise_xor_", _this.bitwise_xor_, (x, y, ), False)
+        return _modes.call("bitwise_xor_", _this.bitwise_xor_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)
@@ -751,7 +751,7 @@ def hypot_(x, y, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("hypot_", "y", y)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("hypot_", _this.hypot_, (x, y, ), False)
+        return _modes.call("hypot_", _this.hypot_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("hypot_", x)
@@ -823,7 +823,7 @@ def lerp_(x, y, weight, name=None):
     if not isinstance(weight, Tensor):
         raise bad_tensor("lerp_", "weight", weight)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("lerp_", _this.lerp_, (x, y, weight, ), False)
+        return _modes.call("lerp_", _this.lerp_, (x, y, weight, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient))
     if recording:
         check_inplace_leaf("lerp_", x)
@@ -921,7 +921,7 @@ def elementwise_pow_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("elementwise_pow_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("elementwise_pow_grad", _this.elementwise_pow_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("elementwise_pow_grad", _this.elementwise_pow_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.elementwise_pow_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.elementwise_pow_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -942,7 +942,7 @@ def clip_grad(x, out_grad, min, max, name=None):
     min = None if min is None else to_scalar(min, "clip_grad", "min")
     max = None if max is None else to_scalar(max, "clip_grad", "max")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("clip_grad", _this.clip_grad, (x, out_grad, min, max, ), False)
+        return _modes.call("clip_grad", _this.clip_grad, (x, out_grad, min, max, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.clip_grad(x, out_grad, min, max)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1000,7 +1000,7 @@ def lerp_grad(x, y, weight, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("lerp_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lerp_grad", _this.lerp_grad, (x, y, weight, out_grad, out_mask, ), False)
+        return _modes.call("lerp_grad", _this.lerp_grad, (x, y, weight, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.lerp_grad(x, y, weight, out_grad)  # recorded through differentiable ops
     x_grad, y_grad, weight_grad = _phi.lerp_grad(x.impl, y.impl, weight.impl, out_grad.impl, out_mask=out_mask)
@@ -1022,7 +1022,7 @@ def fmax_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("fmax_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("fmax_grad", _this.fmax_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("fmax_grad", _this.fmax_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fmax_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.fmax_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
@@ -1043,7 +1043,7 @@ def fmin_grad(x, y, out_grad, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("fmin_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("fmin_grad", _this.fmin_grad, (x, y, out_grad, out_mask, ), False)
+        return _modes.call("fmin_grad", _this.fmin_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fmin_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.fmin_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)

@@ -261,7 +261,7 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     bias = bias if type(bias) is float else to_scalar(bias, "scale_", "bias")
     bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale_", "bias_after_scale")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("scale_", _this.scale_, (x, scale, bias, bias_after_scale, ), False)
+        return _modes.call("scale_", _this.scale_, (x, scale, bias, bias_after_scale, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scale_", x)
@@ -315,7 +315,7 @@ def exp_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("exp_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("exp_", _this.exp_, (x, ), False)
+        return _modes.call("exp_", _this.exp_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("exp_", x)
@@ -371,7 +371,7 @@ def pow_grad(x, out_grad, y, name=None):
         raise bad_tensor("pow_grad", "out_grad", out_grad)
     y = y if type(y) is float else to_scalar(y, "pow_grad", "y")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("pow_grad", _this.pow_grad, (x, out_grad, y, ), False)
+        return _modes.call("pow_grad", _this.pow_grad, (x, out_grad, y, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -388,7 +388,7 @@ def scale_grad(out_grad, scale, name=None):
         raise bad_tensor("scale_grad", "out_grad", out_grad)
     scale = scale if type(scale) is float else to_scalar(scale, "scale_grad", "scale")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("scale_grad", _this.scale_grad, (out_grad, scale, ), False)
+        return _modes.call("scale_grad", _this.scale_grad, (out_grad, scale, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -406,7 +406,7 @@ def exp_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("exp_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("exp_grad", _this.exp_grad, (out, out_grad, ), False)
+        return _modes.call("exp_grad", _this.exp_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.exp_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -455,7 +455,7 @@ def log_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log_grad", _this.log_grad, (x, out_grad, ), False)
+        return _modes.call("log_grad", _this.log_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

@@ -476,7 +476,7 @@ def abs_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("abs_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("abs_", _this.abs_, (x, ), False)
+        return _modes.call("abs_", _this.abs_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("abs_", x)
@@ -552,7 +552,7 @@ def sqrt_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("sqrt_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("sqrt_", _this.sqrt_, (x, ), False)
+        return _modes.call("sqrt_", _this.sqrt_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sqrt_", x)
@@ -632,7 +632,7 @@ def rsqrt_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("rsqrt_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("rsqrt_", _this.rsqrt_, (x, ), False)
+        return _modes.call("rsqrt_", _this.rsqrt_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("rsqrt_", x)
@@ -686,7 +686,7 @@ def reciprocal_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("reciprocal_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("reciprocal_", _this.reciprocal_, (x, ), False)
+        return _modes.call("reciprocal_", _this.reciprocal_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("reciprocal_", x)
@@ -739,7 +739,7 @@ def log1p_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("log1p_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("log1p_", _this.log1p_, (x, ), False)
+        return _modes.call("log1p_", _this.log1p_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log1p_", x)
@@ -794,7 +794,7 @@ def expm1_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("expm1_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("expm1_", _this.expm1_, (x, ), False)
+        return _modes.call("expm1_", _this.expm1_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("expm1_", x)
@@ -842,7 +842,7 @@ def floor_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("floor_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("floor_", _this.floor_, (x, ), False)
+        return _modes.call("floor_", _this.floor_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("floor_", x)
@@ -889,7 +889,7 @@ def ceil_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("ceil_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("ceil_", _this.ceil_, (x, ), False)
+        return _modes.call("ceil_", _this.ceil_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("ceil_", x)
@@ -936,7 +936,7 @@ def round_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("round_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("round_", _this.round_, (x, ), False)
+        return _modes.call("round_", _this.round_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("round_", x)
@@ -1018,7 +1018,7 @@ def logical_not_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("logical_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("logical_not_", _this.logical_not_, (x, ), False)
+        return _modes.call("logical_not_", _this.logical_not_, (x, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.logical_not_into_(x.impl, x.impl)
@@ -1061,7 +1061,7 @@ def log2_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("log2_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("log2_", _this.log2_, (x, ), False)
+        return _modes.call("log2_", _this.log2_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log2_", x)
@@ -1115,7 +1115,7 @@ def log10_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("log10_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("log10_", _this.log10_, (x, ), False)
+        return _modes.call("log10_", _this.log10_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log10_", x)
@@ -1164,7 +1164,7 @@ def trunc_(input, name=None):
     if not isinstance(input, Tensor):
         raise bad_tensor("trunc_", "input", input)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("trunc_", _this.trunc_, (input, ), False)
+        return _modes.call("trunc_", _this.trunc_, (input, ), castable=False)
     recording = _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient))
     if recording:
         check_inplace_leaf("trunc_", input)
@@ -1211,7 +1211,7 @@ def frac_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("frac_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("frac_", _this.frac_, (x, ), False)
+        return _modes.call("frac_", _this.frac_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("frac_", x)
@@ -1269,7 +1269,7 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
     posinf = None if posinf is None else to_float(posinf, "nan_to_num_", "posinf")
     neginf = None if neginf is None else to_float(neginf, "nan_to_num_", "neginf")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("nan_to_num_", _this.nan_to_num_, (x, nan, posinf, neginf, ), False)
+        return _modes.call("nan_to_num_", _this.nan_to_num_, (x, nan, posinf, neginf, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("nan_to_num_", x)
@@ -1311,7 +1311,7 @@ def bitwise_not_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("bitwise_not_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("bitwise_not_", _this.bitwise_not_, (x, ), False)
+        return _modes.call("bitwise_not_", _this.bitwise_not_, (x, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_not_into_(x.impl, x.impl)
@@ -1330,7 +1330,7 @@ def abs_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("abs_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("abs_grad", _this.abs_grad, (x, out_grad, ), False)
+        return _modes.call("abs_grad", _this.abs_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.abs_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1361,7 +1361,7 @@ def sqrt_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sqrt_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sqrt_grad", _this.sqrt_grad, (out, out_grad, ), False)
+        return _modes.call("sqrt_grad", _this.sqrt_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sqrt_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1379,7 +1379,7 @@ def square_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("square_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("square_grad", _this.square_grad, (x, out_grad, ), False)
+        return _modes.call("square_grad", _this.square_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.square_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1397,7 +1397,7 @@ def rsqrt_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("rsqrt_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("rsqrt_grad", _this.rsqrt_grad, (out, out_grad, ), False)
+        return _modes.call("rsqrt_grad", _this.rsqrt_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rsqrt_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1415,7 +1415,7 @@ def reciprocal_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("reciprocal_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("reciprocal_grad", _this.reciprocal_grad, (out, out_grad, ), False)
+        return _modes.call("reciprocal_grad", _this.reciprocal_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reciprocal_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1433,7 +1433,7 @@ def log1p_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log1p_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log1p_grad", _this.log1p_grad, (x, out_grad, ), False)
+        return _modes.call("log1p_grad", _this.log1p_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log1p_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1451,7 +1451,7 @@ def expm1_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("expm1_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("expm1_grad", _this.expm1_grad, (out, out_grad, ), False)
+        return _modes.call("expm1_grad", _this.expm1_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expm1_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1508,7 +1508,7 @@ def log2_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log2_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log2_grad", _this.log2_grad, (x, out_grad, ), False)
+        return _modes.call("log2_grad", _this.log2_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log2_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1526,7 +1526,7 @@ def log10_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log10_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("log10_grad", _this.log10_grad, (x, out_grad, ), False)
+        return _modes.call("log10_grad", _this.log10_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log10_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1570,7 +1570,7 @@ def nan_to_num_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("nan_to_num_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("nan_to_num_grad", _this.nan_to_num_grad, (x, out_grad, ), False)
+        return _modes.call("nan_to_num_grad", _this.nan_to_num_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nan_to_num_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

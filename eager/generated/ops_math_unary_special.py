@@ -299,7 +299,7 @@ def erf_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("erf_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("erf_", _this.erf_, (x, ), False)
+        return _modes.call("erf_", _this.erf_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("erf_", x)
@@ -354,7 +354,7 @@ def erfinv_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("erfinv_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("erfinv_", _this.erfinv_, (x, ), False)
+        return _modes.call("erfinv_", _this.erfinv_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("erfinv_", x)
@@ -407,7 +407,7 @@ def lgamma_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("lgamma_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("lgamma_", _this.lgamma_, (x, ), False)
+        return _modes.call("lgamma_", _this.lgamma_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("lgamma_", x)
@@ -461,7 +461,7 @@ def digamma_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("digamma_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("digamma_", _this.digamma_, (x, ), False)
+        return _modes.call("digamma_", _this.digamma_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("digamma_", x)
@@ -607,7 +607,7 @@ def polygamma_(x, n, name=None):
         raise bad_tensor("polygamma_", "x", x)
     n = to_int(n, "polygamma_", "n")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("polygamma_", _this.polygamma_, (x, n, ), False)
+        return _modes.call("polygamma_", _this.polygamma_, (x, n, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("polygamma_", x)
@@ -638,7 +638,7 @@ def erf_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("erf_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("erf_grad", _this.erf_grad, (x, out_grad, ), False)
+        return _modes.call("erf_grad", _this.erf_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erf_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -656,7 +656,7 @@ def erfinv_grad(out, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("erfinv_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("erfinv_grad", _this.erfinv_grad, (out, out_grad, ), False)
+        return _modes.call("erfinv_grad", _this.erfinv_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erfinv_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -674,7 +674,7 @@ def lgamma_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("lgamma_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lgamma_grad", _this.lgamma_grad, (x, out_grad, ), False)
+        return _modes.call("lgamma_grad", _this.lgamma_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.lgamma_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -692,7 +692,7 @@ def digamma_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("digamma_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("digamma_grad", _this.digamma_grad, (x, out_grad, ), False)
+        return _modes.call("digamma_grad", _this.digamma_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.digamma_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -749,7 +749,7 @@ def angle_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("angle_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("angle_grad", _this.angle_grad, (x, out_grad, ), False)
+        return _modes.call("angle_grad", _this.angle_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.angle_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -768,7 +768,7 @@ def polygamma_grad(x, out_grad, n, name=None):
         raise bad_tensor("polygamma_grad", "out_grad", out_grad)
     n = to_int(n, "polygamma_grad", "n")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("polygamma_grad", _this.polygamma_grad, (x, out_grad, n, ), False)
+        return _modes.call("polygamma_grad", _this.polygamma_grad, (x, out_grad, n, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.polygamma_grad(x, out_grad, n)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

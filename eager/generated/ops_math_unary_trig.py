@@ -378,7 +378,7 @@ def sin_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("sin_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("sin_", _this.sin_, (x, ), False)
+        return _modes.call("sin_", _this.sin_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sin_", x)
@@ -432,7 +432,7 @@ def cos_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cos_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("cos_", _this.cos_, (x, ), False)
+        return _modes.call("cos_", _this.cos_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cos_", x)
@@ -486,7 +486,7 @@ def tan_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tan_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("tan_", _this.tan_, (x, ), False)
+        return _modes.call("tan_", _this.tan_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tan_", x)
@@ -540,7 +540,7 @@ def asin_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("asin_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("asin_", _this.asin_, (x, ), False)
+        return _modes.call("asin_", _this.asin_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("asin_", x)
@@ -594,7 +594,7 @@ def acos_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("acos_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("acos_", _this.acos_, (x, ), False)
+        return _modes.call("acos_", _this.acos_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("acos_", x)
@@ -648,7 +648,7 @@ def atan_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("atan_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("atan_", _this.atan_, (x, ), False)
+        return _modes.call("atan_", _this.atan_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("atan_", x)
@@ -702,7 +702,7 @@ def sinh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("sinh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("sinh_", _this.sinh_, (x, ), False)
+        return _modes.call("sinh_", _this.sinh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sinh_", x)
@@ -756,7 +756,7 @@ def cosh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cosh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("cosh_", _this.cosh_, (x, ), False)
+        return _modes.call("cosh_", _this.cosh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cosh_", x)
@@ -810,7 +810,7 @@ def asinh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("asinh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("asinh_", _this.asinh_, (x, ), False)
+        return _modes.call("asinh_", _this.asinh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("asinh_", x)
@@ -864,7 +864,7 @@ def acosh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("acosh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("acosh_", _this.acosh_, (x, ), False)
+        return _modes.call("acosh_", _this.acosh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("acosh_", x)
@@ -918,7 +918,7 @@ def atanh_(x, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("atanh_", "x", x)
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("atanh_", _this.atanh_, (x, ), False)
+        return _modes.call("atanh_", _this.atanh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("atanh_", x)
@@ -948,7 +948,7 @@ def sin_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sin_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sin_grad", _this.sin_grad, (x, out_grad, ), False)
+        return _modes.call("sin_grad", _this.sin_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sin_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -966,7 +966,7 @@ def cos_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cos_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cos_grad", _this.cos_grad, (x, out_grad, ), False)
+        return _modes.call("cos_grad", _this.cos_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cos_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -984,7 +984,7 @@ def tan_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tan_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("tan_grad", _this.tan_grad, (x, out_grad, ), False)
+        return _modes.call("tan_grad", _this.tan_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tan_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1002,7 +1002,7 @@ def asin_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("asin_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("asin_grad", _this.asin_grad, (x, out_grad, ), False)
+        return _modes.call("asin_grad", _this.asin_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asin_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1020,7 +1020,7 @@ def acos_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("acos_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("acos_grad", _this.acos_grad, (x, out_grad, ), False)
+        return _modes.call("acos_grad", _this.acos_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acos_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1038,7 +1038,7 @@ def atan_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("atan_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("atan_grad", _this.atan_grad, (x, out_grad, ), False)
+        return _modes.call("atan_grad", _this.atan_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atan_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1056,7 +1056,7 @@ def sinh_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sinh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sinh_grad", _this.sinh_grad, (x, out_grad, ), False)
+        return _modes.call("sinh_grad", _this.sinh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sinh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1074,7 +1074,7 @@ def cosh_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cosh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cosh_grad", _this.cosh_grad, (x, out_grad, ), False)
+        return _modes.call("cosh_grad", _this.cosh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cosh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1092,7 +1092,7 @@ def asinh_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("asinh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("asinh_grad", _this.asinh_grad, (x, out_grad, ), False)
+        return _modes.call("asinh_grad", _this.asinh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asinh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1110,7 +1110,7 @@ def acosh_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("acosh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("acosh_grad", _this.acosh_grad, (x, out_grad, ), False)
+        return _modes.call("acosh_grad", _this.acosh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acosh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1128,7 +1128,7 @@ def atanh_grad(x, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("atanh_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("atanh_grad", _this.atanh_grad, (x, out_grad, ), False)
+        return _modes.call("atanh_grad", _this.atanh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atanh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

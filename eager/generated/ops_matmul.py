@@ -157,7 +157,7 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
     transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul_grad", "transpose_x")
     transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul_grad", "transpose_y")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("matmul_grad", _this.matmul_grad, (x, y, out_grad, transpose_x, transpose_y, out_mask, ), False)
+        return _modes.call("matmul_grad", _this.matmul_grad, (x, y, out_grad, transpose_x, transpose_y, out_mask, ), castable=False)
     x_grad, y_grad = _phi.matmul_grad(x.impl, y.impl, out_grad.impl, transpose_x, transpose_y, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)

@@ -516,7 +516,7 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("max_pool2d_with_index_grad", _this.max_pool2d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), False)
+        return _modes.call("max_pool2d_with_index_grad", _this.max_pool2d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool2d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -583,7 +583,7 @@ def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("avg_pool2d_grad", _this.avg_pool2d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), False)
+        return _modes.call("avg_pool2d_grad", _this.avg_pool2d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool2d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -645,7 +645,7 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("max_pool3d_with_index_grad", _this.max_pool3d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), False)
+        return _modes.call("max_pool3d_with_index_grad", _this.max_pool3d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool3d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -712,7 +712,7 @@ def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("avg_pool3d_grad", _this.avg_pool3d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), False)
+        return _modes.call("avg_pool3d_grad", _this.avg_pool3d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool3d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta

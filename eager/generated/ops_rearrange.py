@@ -689,7 +689,7 @@ def tile_grad(x, out_grad, repeat_times, name=None):
         raise bad_tensor("tile_grad", "out_grad", out_grad)
     repeat_times = to_int_array(repeat_times, "tile_grad", "repeat_times")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("tile_grad", _this.tile_grad, (x, out_grad, repeat_times, ), False)
+        return _modes.call("tile_grad", _this.tile_grad, (x, out_grad, repeat_times, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tile_grad(x, out_grad, repeat_times)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -706,7 +706,7 @@ def flip_grad(out_grad, axis, name=None):
         raise bad_tensor("flip_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "flip_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("flip_grad", _this.flip_grad, (out_grad, axis, ), False)
+        return _modes.call("flip_grad", _this.flip_grad, (out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.flip_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -727,7 +727,7 @@ def slice_grad(input, out_grad, axes, starts, ends, name=None):
     starts = to_int_array(starts, "slice_grad", "starts")
     ends = to_int_array(ends, "slice_grad", "ends")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("slice_grad", _this.slice_grad, (input, out_grad, axes, starts, ends, ), False)
+        return _modes.call("slice_grad", _this.slice_grad, (input, out_grad, axes, starts, ends, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.slice_grad(input, out_grad, axes, starts, ends)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -745,7 +745,7 @@ def roll_grad(out_grad, shifts, axis, name=None):
     shifts = to_int_array(shifts, "roll_grad", "shifts")
     axis = None if axis is None else to_int_array(axis, "roll_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("roll_grad", _this.roll_grad, (out_grad, shifts, axis, ), False)
+        return _modes.call("roll_grad", _this.roll_grad, (out_grad, shifts, axis, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.roll_grad(out_grad, shifts, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -765,7 +765,7 @@ def expand_as_grad(x, y, out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("expand_as_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("expand_as_grad", _this.expand_as_grad, (x, y, out_grad, ), False)
+        return _modes.call("expand_as_grad", _this.expand_as_grad, (x, y, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_as_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -796,7 +796,7 @@ def moveaxis_grad(out_grad, source, destination, name=None):
     source = to_int_array(source, "moveaxis_grad", "source")
     destination = to_int_array(destination, "moveaxis_grad", "destination")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("moveaxis_grad", _this.moveaxis_grad, (out_grad, source, destination, ), False)
+        return _modes.call("moveaxis_grad", _this.moveaxis_grad, (out_grad, source, destination, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.moveaxis_grad(out_grad, source, destination)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -812,7 +812,7 @@ def t_grad(out_grad, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("t_grad", "out_grad", out_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("t_grad", _this.t_grad, (out_grad, ), False)
+        return _modes.call("t_grad", _this.t_grad, (out_grad, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.t_grad(out_grad)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -845,7 +845,7 @@ def repeat_interleave_grad(x, out_grad, repeats, axis, name=None):
     repeats = to_int_array(repeats, "repeat_interleave_grad", "repeats")
     axis = None if axis is None else to_int(axis, "repeat_interleave_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("repeat_interleave_grad", _this.repeat_interleave_grad, (x, out_grad, repeats, axis, ), False)
+        return _modes.call("repeat_interleave_grad", _this.repeat_interleave_grad, (x, out_grad, repeats, axis, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.repeat_interleave_grad(x, out_grad, repeats, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -867,7 +867,7 @@ def strided_slice_grad(x, out_grad, axes, starts, ends, strides, name=None):
     ends = to_int_array(ends, "strided_slice_grad", "ends")
     strides = to_int_array(strides, "strided_slice_grad", "strides")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("strided_slice_grad", _this.strided_slice_grad, (x, out_grad, axes, starts, ends, strides, ), False)
+        return _modes.call("strided_slice_grad", _this.strided_slice_grad, (x, out_grad, axes, starts, ends, strides, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.strided_slice_grad(x, out_grad, axes, starts, ends, strides)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -885,7 +885,7 @@ def rot90_grad(out_grad, k, axes, name=None):
     k = to_int(k, "rot90_grad", "k")
     axes = to_int_array(axes, "rot90_grad", "axes")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("rot90_grad", _this.rot90_grad, (out_grad, k, axes, ), False)
+        return _modes.call("rot90_grad", _this.rot90_grad, (out_grad, k, axes, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rot90_grad(out_grad, k, axes)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -904,7 +904,7 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis, name=None):
     num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split_grad", "num_or_indices")
     axis = to_int(axis, "tensor_split_grad", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("tensor_split_grad", _this.tensor_split_grad, (x, out_grad, num_or_indices, axis, ), False)
+        return _modes.call("tensor_split_grad", _this.tensor_split_grad, (x, out_grad, num_or_indices, axis, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
         return _composite.tensor_split_grad(x, out_grad, num_or_indices, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

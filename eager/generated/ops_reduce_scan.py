@@ -593,7 +593,7 @@ def cumsum_(x, axis=None, dtype=None, name=None):
     axis = None if axis is None else to_int(axis, "cumsum_", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("cumsum_", _this.cumsum_, (x, axis, dtype, ), False)
+        return _modes.call("cumsum_", _this.cumsum_, (x, axis, dtype, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumsum_", x)
@@ -892,7 +892,7 @@ def cumprod_(x, dim=None, dtype=None, name=None):
     dim = None if dim is None else to_int(dim, "cumprod_", "dim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
-        return _modes.call("cumprod_", _this.cumprod_, (x, dim, dtype, ), False)
+        return _modes.call("cumprod_", _this.cumprod_, (x, dim, dtype, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumprod_", x)
@@ -1070,7 +1070,7 @@ def max_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "max_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "max_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("max_grad", _this.max_grad, (x, out, out_grad, axis, keepdim, ), False)
+        return _modes.call("max_grad", _this.max_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.max_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1092,7 +1092,7 @@ def min_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "min_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "min_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("min_grad", _this.min_grad, (x, out, out_grad, axis, keepdim, ), False)
+        return _modes.call("min_grad", _this.min_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.min_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1112,7 +1112,7 @@ def prod_grad(x, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "prod_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "prod_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("prod_grad", _this.prod_grad, (x, out_grad, axis, keepdim, ), False)
+        return _modes.call("prod_grad", _this.prod_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.prod_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1132,7 +1132,7 @@ def cumsum_grad(x, out_grad, axis=None, dtype=None, name=None):
     axis = None if axis is None else to_int(axis, "cumsum_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_grad", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cumsum_grad", _this.cumsum_grad, (x, out_grad, axis, dtype, ), False)
+        return _modes.call("cumsum_grad", _this.cumsum_grad, (x, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumsum_grad(x, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1154,7 +1154,7 @@ def logsumexp_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "logsumexp_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "logsumexp_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("logsumexp_grad", _this.logsumexp_grad, (x, out, out_grad, axis, keepdim, ), False)
+        return _modes.call("logsumexp_grad", _this.logsumexp_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logsumexp_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1177,7 +1177,7 @@ def std_grad(x, out, out_grad, axis=None, unbiased=True, keepdim=False, name=Non
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "std_grad", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "std_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("std_grad", _this.std_grad, (x, out, out_grad, axis, unbiased, keepdim, ), False)
+        return _modes.call("std_grad", _this.std_grad, (x, out, out_grad, axis, unbiased, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.std_grad(x, out, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1198,7 +1198,7 @@ def var_grad(x, out_grad, axis=None, unbiased=True, keepdim=False, name=None):
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "var_grad", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "var_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("var_grad", _this.var_grad, (x, out_grad, axis, unbiased, keepdim, ), False)
+        return _modes.call("var_grad", _this.var_grad, (x, out_grad, axis, unbiased, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.var_grad(x, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1221,7 +1221,7 @@ def norm_grad(x, out, out_grad, p='fro', axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "norm_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "norm_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("norm_grad", _this.norm_grad, (x, out, out_grad, p, axis, keepdim, ), False)
+        return _modes.call("norm_grad", _this.norm_grad, (x, out, out_grad, p, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.norm_grad(x, out, out_grad, p, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1243,7 +1243,7 @@ def amax_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "amax_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amax_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("amax_grad", _this.amax_grad, (x, out, out_grad, axis, keepdim, ), False)
+        return _modes.call("amax_grad", _this.amax_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amax_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1265,7 +1265,7 @@ def amin_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "amin_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amin_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("amin_grad", _this.amin_grad, (x, out, out_grad, axis, keepdim, ), False)
+        return _modes.call("amin_grad", _this.amin_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amin_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1285,7 +1285,7 @@ def cumprod_grad(x, out_grad, dim=None, dtype=None, name=None):
     dim = None if dim is None else to_int(dim, "cumprod_grad", "dim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_grad", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cumprod_grad", _this.cumprod_grad, (x, out_grad, dim, dtype, ), False)
+        return _modes.call("cumprod_grad", _this.cumprod_grad, (x, out_grad, dim, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumprod_grad(x, out_grad, dim, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1306,7 +1306,7 @@ def nansum_grad(x, out_grad, axis=None, dtype=None, keepdim=False, name=None):
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "nansum_grad", "dtype")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nansum_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("nansum_grad", _this.nansum_grad, (x, out_grad, axis, dtype, keepdim, ), False)
+        return _modes.call("nansum_grad", _this.nansum_grad, (x, out_grad, axis, dtype, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nansum_grad(x, out_grad, axis, dtype, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1326,7 +1326,7 @@ def nanmean_grad(x, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "nanmean_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nanmean_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("nanmean_grad", _this.nanmean_grad, (x, out_grad, axis, keepdim, ), False)
+        return _modes.call("nanmean_grad", _this.nanmean_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nanmean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1346,7 +1346,7 @@ def median_grad(x, out_grad, axis=None, keepdim=False, name=None):
     axis = None if axis is None else to_int(axis, "median_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "median_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("median_grad", _this.median_grad, (x, out_grad, axis, keepdim, ), False)
+        return _modes.call("median_grad", _this.median_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.median_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -1368,7 +1368,7 @@ def logcumsumexp_grad(x, out, out_grad, axis=None, dtype=None, name=None):
     axis = None if axis is None else to_int(axis, "logcumsumexp_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logcumsumexp_grad", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("logcumsumexp_grad", _this.logcumsumexp_grad, (x, out, out_grad, axis, dtype, ), False)
+        return _modes.call("logcumsumexp_grad", _this.logcumsumexp_grad, (x, out, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logcumsumexp_grad(x, out, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

@@ -164,7 +164,7 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
     axis = to_int_array(axis, "sum_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "sum_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sum_grad", _this.sum_grad, (x, out_grad, axis, keepdim, ), False)
+        return _modes.call("sum_grad", _this.sum_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -184,7 +184,7 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
     axis = to_int_array(axis, "mean_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mean_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("mean_grad", _this.mean_grad, (x, out_grad, axis, keepdim, ), False)
+        return _modes.call("mean_grad", _this.mean_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

@@ -288,7 +288,7 @@ def lstm_cell(x, h, c, weight_hh, name=None):
     if not isinstance(weight_hh, Tensor):
         raise bad_tensor("lstm_cell", "weight_hh", weight_hh)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lstm_cell", _this.lstm_cell, (x, h, c, weight_hh, ))
+        return _modes.call("lstm_cell", _this.lstm_cell, (x, h, c, weight_hh, ), checked=True)
     h_out, c_out, gates = _phi.lstm_cell(x.impl, h.impl, c.impl, weight_hh.impl)
     h_out = None if h_out is None else Tensor(h_out)
     c_out = None if c_out is None else Tensor(c_out)
@@ -323,6 +323,8 @@ def lstm_cell(x, h, c, weight_hh, name=None):
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("lstm_cell", (h_out, c_out, gates, ))
     return h_out, c_out
 
 
@@ -340,7 +342,7 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
     if not isinstance(bias_hh, Tensor):
         raise bad_tensor("gru_cell", "bias_hh", bias_hh)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gru_cell", _this.gru_cell, (x, h, weight_hh, bias_hh, ))
+        return _modes.call("gru_cell", _this.gru_cell, (x, h, weight_hh, bias_hh, ), checked=True)
     h_out, gates = _phi.gru_cell(x.impl, h.impl, weight_hh.impl, bias_hh.impl)
     h_out = None if h_out is None else Tensor(h_out)
     gates = None if gates is None else Tensor(gates)
@@ -369,6 +371,8 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("gru_cell", (h_out, gates, ))
     return h_out
 
 
@@ -430,7 +434,7 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
         raise bad_tensor("lstm_sequence", "mask", mask)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence", "is_reverse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lstm_sequence", _this.lstm_sequence, (x, h0, c0, weight_hh, mask, is_reverse, ))
+        return _modes.call("lstm_sequence", _this.lstm_sequence, (x, h0, c0, weight_hh, mask, is_reverse, ), checked=True)
     out, hs, cs, gates = _phi.lstm_sequence(x.impl, h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
@@ -489,6 +493,8 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
             _saved._impl = _impl = cs.impl
             _saved.slot, _saved.version = cs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("lstm_sequence", (out, hs, cs, gates, ))
     return out, hs, cs
 
 
@@ -509,7 +515,7 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
         raise bad_tensor("gru_sequence", "mask", mask)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence", "is_reverse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gru_sequence", _this.gru_sequence, (x, h0, weight_hh, bias_hh, mask, is_reverse, ))
+        return _modes.call("gru_sequence", _this.gru_sequence, (x, h0, weight_hh, bias_hh, mask, is_reverse, ), checked=True)
     out, hs, gates = _phi.gru_sequence(x.impl, h0.impl, weight_hh.impl, bias_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
@@ -554,6 +560,8 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
             _saved._impl = _impl = hs.impl
             _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("gru_sequence", (out, hs, gates, ))
     return out, hs
 
 
@@ -638,7 +646,7 @@ def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, o
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("lstm_cell_grad", "gates_grad", gates_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lstm_cell_grad", _this.lstm_cell_grad, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, out_mask, ), False)
+        return _modes.call("lstm_cell_grad", _this.lstm_cell_grad, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (c._meta is not None and not c._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (h_out_grad is not None and h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient) or (c_out_grad is not None and c_out_grad._meta is not None and not c_out_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad)  # recorded through differentiable ops
     x_grad, h_grad, c_grad, weight_hh_grad = _phi.lstm_cell_grad(h.impl, c.impl, weight_hh.impl, gates.impl, None if h_out_grad is None else h_out_grad.impl, None if c_out_grad is None else c_out_grad.impl, None if gates_grad is None else gates_grad.impl, out_mask=out_mask)
@@ -665,7 +673,7 @@ def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, out_mask=None, na
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("gru_cell_grad", "gates_grad", gates_grad)
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gru_cell_grad", _this.gru_cell_grad, (h, weight_hh, gates, h_out_grad, gates_grad, out_mask, ), False)
+        return _modes.call("gru_cell_grad", _this.gru_cell_grad, (h, weight_hh, gates, h_out_grad, gates_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (h_out_grad is not None and h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad)  # recorded through differentiable ops
     x_grad, h_grad, weight_hh_grad, bias_hh_grad = _phi.gru_cell_grad(h.impl, weight_hh.impl, gates.impl, None if h_out_grad is None else h_out_grad.impl, None if gates_grad is None else gates_grad.impl, out_mask=out_mask)
@@ -691,7 +699,7 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, out_mask=N
         raise bad_tensor("simple_rnn_cell_grad", "h_out_grad", h_out_grad)
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_cell_grad", "activation")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("simple_rnn_cell_grad", _this.simple_rnn_cell_grad, (h, weight_hh, h_out, h_out_grad, activation, out_mask, ), False)
+        return _modes.call("simple_rnn_cell_grad", _this.simple_rnn_cell_grad, (h, weight_hh, h_out, h_out_grad, activation, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (h_out._meta is not None and not h_out._meta.stop_gradient) or (h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient)):
         return _composite.simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation)  # recorded through differentiable ops
     x_grad, h_grad, weight_hh_grad = _phi.simple_rnn_cell_grad(h.impl, weight_hh.impl, h_out.impl, h_out_grad.impl, activation, out_mask=out_mask)
@@ -730,7 +738,7 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
         raise bad_tensor("lstm_sequence_grad", "gates_grad", gates_grad)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence_grad", "is_reverse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("lstm_sequence_grad", _this.lstm_sequence_grad, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, out_mask, ), False)
+        return _modes.call("lstm_sequence_grad", _this.lstm_sequence_grad, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (cs._meta is not None and not cs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (cs_grad is not None and cs_grad._meta is not None and not cs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, c0_grad, weight_hh_grad = _phi.lstm_sequence_grad(h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, cs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if cs_grad is None else cs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -764,7 +772,7 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
         raise bad_tensor("gru_sequence_grad", "gates_grad", gates_grad)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence_grad", "is_reverse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("gru_sequence_grad", _this.gru_sequence_grad, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, out_mask, ), False)
+        return _modes.call("gru_sequence_grad", _this.gru_sequence_grad, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad, bias_hh_grad = _phi.gru_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -797,7 +805,7 @@ def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, ac
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_sequence_grad", "activation")
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "simple_rnn_sequence_grad", "is_reverse")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("simple_rnn_sequence_grad", _this.simple_rnn_sequence_grad, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, out_mask, ), False)
+        return _modes.call("simple_rnn_sequence_grad", _this.simple_rnn_sequence_grad, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient)):
         return _composite.simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad = _phi.simple_rnn_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, out.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, activation, is_reverse, out_mask=out_mask)

@@ -303,7 +303,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     descending = descending if type(descending) is bool else to_bool(descending, "sort", "descending")
     stable = stable if type(stable) is bool else to_bool(stable, "sort", "stable")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sort", _this.sort, (x, axis, descending, stable, ))
+        return _modes.call("sort", _this.sort, (x, axis, descending, stable, ), checked=True)
     out, indices = _phi.sort(x.impl, axis, descending, stable)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -323,6 +323,8 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         node.axis = axis
         node.descending = descending
         node.stable = stable
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("sort", (out, indices, ))
     return out
 
 
@@ -486,12 +488,14 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     axis = None if axis is None else to_int(axis, "unique", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "unique", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("unique", _this.unique, (x, return_index, return_inverse, return_counts, axis, dtype, ))
+        return _modes.call("unique", _this.unique, (x, return_index, return_inverse, return_counts, axis, dtype, ), checked=True)
     out, indices, inverse, counts = _phi.unique(x.impl, return_index, return_inverse, return_counts, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     inverse = None if inverse is None else Tensor(inverse)
     counts = None if counts is None else Tensor(counts)
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("unique", (out, indices, inverse, counts, ))
     returned = []
     returned.append(out)
     if return_index:
@@ -571,7 +575,7 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted, name=None):
     largest = largest if type(largest) is bool else to_bool(largest, "topk_grad", "largest")
     sorted = sorted if type(sorted) is bool else to_bool(sorted, "topk_grad", "sorted")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("topk_grad", _this.topk_grad, (x, indices, out_grad, k, axis, largest, sorted, ), False)
+        return _modes.call("topk_grad", _this.topk_grad, (x, indices, out_grad, k, axis, largest, sorted, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.topk_grad(x, indices, out_grad, k, axis, largest, sorted)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -594,7 +598,7 @@ def sort_grad(x, indices, out_grad, axis, descending, stable, name=None):
     descending = descending if type(descending) is bool else to_bool(descending, "sort_grad", "descending")
     stable = stable if type(stable) is bool else to_bool(stable, "sort_grad", "stable")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("sort_grad", _this.sort_grad, (x, indices, out_grad, axis, descending, stable, ), False)
+        return _modes.call("sort_grad", _this.sort_grad, (x, indices, out_grad, axis, descending, stable, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sort_grad(x, indices, out_grad, axis, descending, stable)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -617,7 +621,7 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim, name=None):
     axis = None if axis is None else to_int(axis, "kthvalue_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "kthvalue_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("kthvalue_grad", _this.kthvalue_grad, (x, indices, out_grad, k, axis, keepdim, ), False)
+        return _modes.call("kthvalue_grad", _this.kthvalue_grad, (x, indices, out_grad, k, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.kthvalue_grad(x, indices, out_grad, k, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -639,7 +643,7 @@ def cummax_grad(x, indices, out_grad, axis, dtype, name=None):
     axis = None if axis is None else to_int(axis, "cummax_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummax_grad", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cummax_grad", _this.cummax_grad, (x, indices, out_grad, axis, dtype, ), False)
+        return _modes.call("cummax_grad", _this.cummax_grad, (x, indices, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummax_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -661,7 +665,7 @@ def cummin_grad(x, indices, out_grad, axis, dtype, name=None):
     axis = None if axis is None else to_int(axis, "cummin_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummin_grad", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("cummin_grad", _this.cummin_grad, (x, indices, out_grad, axis, dtype, ), False)
+        return _modes.call("cummin_grad", _this.cummin_grad, (x, indices, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummin_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
@@ -683,7 +687,7 @@ def mode_grad(x, indices, out_grad, axis, keepdim, name=None):
     axis = to_int(axis, "mode_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mode_grad", "keepdim")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("mode_grad", _this.mode_grad, (x, indices, out_grad, axis, keepdim, ), False)
+        return _modes.call("mode_grad", _this.mode_grad, (x, indices, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mode_grad(x, indices, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame

@@ -577,7 +577,7 @@ def pad_grad(x, out_grad, paddings, pad_value, name=None):
     paddings = to_int_array(paddings, "pad_grad", "paddings")
     pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad_grad", "pad_value")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("pad_grad", _this.pad_grad, (x, out_grad, paddings, pad_value, ), False)
+        return _modes.call("pad_grad", _this.pad_grad, (x, out_grad, paddings, pad_value, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.pad_grad(x.impl, out_grad.impl, paddings, pad_value), None, None
     _x_meta = x._meta
@@ -623,7 +623,7 @@ def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
     align_mode = to_int(align_mode, "nearest_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("nearest_interp_grad", _this.nearest_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), False)
+        return _modes.call("nearest_interp_grad", _this.nearest_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.nearest_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -675,7 +675,7 @@ def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, 
     align_mode = to_int(align_mode, "linear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("linear_interp_grad", _this.linear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), False)
+        return _modes.call("linear_interp_grad", _this.linear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.linear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -727,7 +727,7 @@ def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode
     align_mode = to_int(align_mode, "bilinear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("bilinear_interp_grad", _this.bilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), False)
+        return _modes.call("bilinear_interp_grad", _this.bilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.bilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -779,7 +779,7 @@ def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mod
     align_mode = to_int(align_mode, "trilinear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("trilinear_interp_grad", _this.trilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), False)
+        return _modes.call("trilinear_interp_grad", _this.trilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.trilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -831,7 +831,7 @@ def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
     align_mode = to_int(align_mode, "bicubic_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp_grad", "data_format")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("bicubic_interp_grad", _this.bicubic_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), False)
+        return _modes.call("bicubic_interp_grad", _this.bicubic_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.bicubic_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -883,7 +883,7 @@ def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, out_m
     padding_mode = padding_mode if type(padding_mode) is str else to_str(padding_mode, "grid_sample_grad", "padding_mode")
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "grid_sample_grad", "align_corners")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("grid_sample_grad", _this.grid_sample_grad, (x, grid, out_grad, mode, padding_mode, align_corners, out_mask, ), False)
+        return _modes.call("grid_sample_grad", _this.grid_sample_grad, (x, grid, out_grad, mode, padding_mode, align_corners, out_mask, ), castable=False)
     x_grad, grid_grad = _phi.grid_sample_grad(x.impl, grid.impl, out_grad.impl, mode, padding_mode, align_corners, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     grid_grad = None if grid_grad is None else Tensor(grid_grad)
