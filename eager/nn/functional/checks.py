@@ -88,9 +88,14 @@ _AMP_MIX = frozenset({DataType.FLOAT16, DataType.FLOAT32})
 def dtypes_differ(a: Tensor, b: Tensor) -> bool:
     """Whether a and b differ in dtype in a way the ops cannot take: float16
     with float32 is fine inside eager.amp.auto_cast (each op casts its inputs)."""
-    if a.dtype == b.dtype:
+    return dtype_mismatch(a.dtype, b.dtype)
+
+
+def dtype_mismatch(a: DataType, b: DataType) -> bool:
+    """dtypes_differ for two dtypes."""
+    if a == b:
         return False
-    return MODES.amp() is None or not (a.impl.dtype in _AMP_MIX and b.impl.dtype in _AMP_MIX)
+    return MODES.amp() is None or not (a in _AMP_MIX and b in _AMP_MIX)
 
 
 def reads_values(x: Tensor) -> bool:

@@ -118,7 +118,7 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     check_reduction(fn, reduction)
     if pos_weight is not None:
         check_tensor(fn, "pos_weight", pos_weight)
-        if pos_weight.dtype != logit.dtype:
+        if dtypes_differ(pos_weight, logit):
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
         pos_weight = _F.expand(pos_weight, logit.shape)
@@ -365,7 +365,7 @@ def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
     if weight is None:
         return loss
     check_tensor(fn, "weight", weight)
-    if weight.dtype != reference.dtype:
+    if dtypes_differ(weight, reference):
         raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
     try:
         shape = list(np.broadcast_shapes(tuple(weight.shape), tuple(loss.shape)))
@@ -414,7 +414,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     classes = input.shape[1]
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or weight.dtype != input.dtype:
+        if weight.shape != [classes] or dtypes_differ(weight, input):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     loss = _renamed(fn, "nll_loss", lambda: _F.nll_loss(input, label, weight, ignore_index))
@@ -761,7 +761,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                          f"{label.shape}")
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or weight.dtype != input.dtype:
+        if weight.shape != [classes] or dtypes_differ(weight, input):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     if rows and reads_values(label):
@@ -813,7 +813,7 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: flo
         check_tensor(fn, "normalizer", normalizer)
         if normalizer.ndim > 1 or normalizer.numel() != 1:
             raise ValueError(f"{fn}: argument 'normalizer' expected shape [1] or [], got {normalizer.shape}")
-        if normalizer.dtype != logit.dtype:
+        if dtypes_differ(normalizer, logit):
             raise TypeError(f"{fn}: argument 'normalizer' expected dtype {logit.dtype}, got {normalizer.dtype}")
         loss = _F.divide(loss, _F.reshape(normalizer, []))
     return reduce_loss(fn, loss, reduction)
@@ -873,7 +873,7 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     check_reduction(fn, reduction)
     for arg, value in (("label", label), ("variance", variance)):
         check_tensor(fn, arg, value)
-        if value.dtype != input.dtype:
+        if dtypes_differ(value, input):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
@@ -954,7 +954,7 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
     if weight.ndim != 2 or weight.shape[1] != features or (not custom and weight.shape[0] != nodes):
         rows_text = "num_nodes" if custom else str(nodes)
         raise ValueError(f"{fn}: argument 'weight' expected shape [{rows_text}, {features}], got {weight.shape}")
-    if weight.dtype != input.dtype:
+    if dtypes_differ(weight, input):
         raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
     if bias is not None:
         check_tensor(fn, "bias", bias)
