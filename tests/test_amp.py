@@ -391,3 +391,23 @@ def test_model_prepare_amp_configs_refusals():
     assert model.network.weight.dtype == eager.float32  # refused before decorating
     model.prepare(amp_configs="O0")
     assert model._amp_level == "O0"
+
+
+def test_functionals_take_float16_with_float32_inside_auto_cast_only(rng):
+    x = _t(rng.standard_normal((2, 4)).astype("float32"))
+    net = eager.nn.Sequential(eager.nn.Linear(4, 4), eager.nn.PReLU())
+    with amp.auto_cast():
+        out = net(x)  # prelu: float16 input, float32 weight: promoted
+    assert out.dtype == eager.float32
+    h = x.numpy().astype(np.float16).astype(np.float64) @ net[0].weight.numpy().astype(np.float16) \
+        + net[0].bias.numpy().astype(np.float16)
+    np.testing.assert_allclose(out.numpy(), np.where(h > 0, h, 0.25 * h), rtol=1e-2, atol=1e-2)
+    with pytest.raises(TypeError, match="prelu: argument 'weight' expected the dtype of 'x' float16"):
+        net[1](eager.cast(x, "float16"))
+    q = eager.cast(_t(rng.standard_normal((1, 3, 2, 4)).astype("float32")), "float16")
+    mask = eager.zeros([1, 2, 3, 3])
+    with amp.auto_cast():
+        att = eager.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask, training=False)
+    assert att.shape == [1, 3, 2, 4]
+    with pytest.raises(TypeError, match="attn_mask' expected the dtype of query"):
+        eager.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask, training=False)
