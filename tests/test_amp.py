@@ -411,3 +411,14 @@ def test_functionals_take_float16_with_float32_inside_auto_cast_only(rng):
     assert att.shape == [1, 3, 2, 4]
     with pytest.raises(TypeError, match="attn_mask' expected the dtype of query"):
         eager.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask, training=False)
+
+
+def test_o2_lstm_takes_float32_inputs_inside_auto_cast_only(rng):
+    eager.seed(2)
+    lstm = amp.decorate(models=eager.nn.LSTM(3, 4), level="O2")
+    x = _t(rng.standard_normal((2, 5, 3)).astype("float32"))
+    with amp.auto_cast(level="O2"):
+        out, (h, c) = lstm(x)  # float32 input, float16 weights: promoted to float32
+    assert out.shape == [2, 5, 4] and out.dtype == eager.float32
+    with pytest.raises(TypeError, match=r"argument 'inputs' expected dtype float16 \(the weights'\), got float32"):
+        lstm(x)
