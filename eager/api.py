@@ -9,6 +9,9 @@ from . import text  # noqa: F401  (Paddle's paddle.text)
 from . import signal  # noqa: F401  (Paddle's paddle.signal)
 from . import audio  # noqa: F401  (Paddle's paddle.audio)
 from . import amp  # noqa: F401  (Paddle's paddle.amp)
+from . import hub  # noqa: F401  (Paddle's paddle.hub)
+from . import incubate  # noqa: F401  (Paddle's paddle.incubate)
+from . import sparse  # noqa: F401  (Paddle's paddle.sparse)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
@@ -26,7 +29,7 @@ from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sampl
 from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
 from .composite.search_sort import bucketize
 from .composite.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
-                                  combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten,
+                                  combinations, dsplit, dstack, hsplit, hstack, row_stack, unflatten, unfold,
                                   unique_consecutive, view, view_as, vsplit, vstack)
 from .composite.creation import as_complex, as_real, polar, tril_indices, triu_indices, vander
 from .creation import to_tensor
@@ -48,8 +51,11 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
+from .framework_checks import check_shape, disable_signal_handler
+from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
+dtype = DataType  # Paddle's paddle.dtype: isinstance(x.dtype, paddle.dtype)
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64

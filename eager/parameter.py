@@ -13,7 +13,7 @@ from .utils import unique_name
 def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, default_initializer=None):
     """A new trainable Parameter of ``shape`` and floating ``dtype``, as a
     Layer's ``create_parameter`` makes it: initialized by ``attr.initializer``,
-    else ``default_initializer``, else Constant(0) for a bias and XavierUniform
+    else the global one (set_global_initializer), else ``default_initializer``, else Constant(0) for a bias and XavierUniform
     for a weight. ``name`` is used when ``attr`` is None; without either the
     parameter is named as in Paddle, ``create_parameter_<n>.w_0`` (``.b_0`` for
     a bias).
@@ -41,7 +41,8 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias: bool = False, 
     if attr is False:
         raise TypeError("create_parameter: argument 'attr' expected None, a ParamAttr, a name or an initializer, "
                         "got False")
-    init = attr.initializer or default_initializer or (_init.Constant(0.0) if is_bias else _init.XavierUniform())
+    init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or (
+        _init.Constant(0.0) if is_bias else _init.XavierUniform())
     array = init([int(d) for d in shape], resolved)
     param_name = attr.name or unique_name.generate(
         f"{unique_name.generate('create_parameter')}.{'b' if is_bias else 'w'}")

@@ -32,7 +32,7 @@ class Tensor:
     array([2., 4.], dtype=float32)
     """
 
-    __slots__ = ("impl", "_meta", "_name", "__weakref__")
+    __slots__ = ("impl", "_meta", "_name", "_persistable", "__weakref__")  # _persistable: only once set
     __array_priority__ = 100  # numpy defers to our reflected operators
 
     def __init__(self, impl, meta=None):
@@ -171,9 +171,12 @@ class Tensor:
         if self.place == place:
             return self
         impl = self.impl
-        if impl.kind is not TensorKind.DENSE:
+        if impl.kind is TensorKind.SELECTED_ROWS:
             impl = phi_api.selected_rows_to_dense(impl)
-        copy = Tensor(phi_api.copy_to(impl, place))
+        if impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor moves as one of its kind
+            copy = Tensor(phi_api.sparse_copy_to(impl, place))
+        else:
+            copy = Tensor(phi_api.copy_to(impl, place))
         copy.stop_gradient = self.stop_gradient
         return copy
 
@@ -232,8 +235,10 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The values as a NumPy array (sharing memory on the CPU, copied from a GPU)."""
         impl = self.impl
-        if impl.kind is not TensorKind.DENSE:  # sparse rows: the dense values they stand for
+        if impl.kind is TensorKind.SELECTED_ROWS:  # sparse rows: the dense values they stand for
             impl = phi_api.selected_rows_to_dense(impl)
+        elif impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor (eager.sparse): likewise
+            impl = phi_api.sparse_to_dense(impl)
         array = impl.array  # a conversion point: the one place eager reads the buffer
         return array if type(array) is np.ndarray else array.get()
 

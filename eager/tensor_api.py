@@ -37,7 +37,7 @@ from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .inplace_shape import flatten_, reshape_, squeeze_, unsqueeze_
 from .tensor import Tensor
-from .tensor_queries import TensorFills, increment, index_fill_, is_tensor
+from .tensor_queries import TensorFills, TensorInfo, increment, index_fill_, is_tensor
 
 
 class TensorMethods:
@@ -513,7 +513,7 @@ _COMPOSED_METHODS = {
     **{name: getattr(_reduce_scan, name) for name in (
         "quantile", "nanquantile", "nanmedian", "diff", "trapezoid", "cumulative_trapezoid")},
     **{name: getattr(_rearrange, name) for name in (
-        "hsplit", "vsplit", "dsplit", "unflatten", "view", "view_as", "unique_consecutive")},
+        "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
     "is_tensor": is_tensor,
     "stft": _stft,
@@ -544,6 +544,9 @@ def install() -> None:
     for name, function in _COMPOSED_METHODS.items():
         setattr(Tensor, name, function)
     for name, value in vars(TensorFills).items():
+        if name not in _CLASS_MACHINERY:
+            setattr(Tensor, name, value)
+    for name, value in vars(TensorInfo).items():
         if name not in _CLASS_MACHINERY:
             setattr(Tensor, name, value)
     # x + y of two Tensors in one frame: the generated operator runs the op's body

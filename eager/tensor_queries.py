@@ -10,10 +10,13 @@ are recorded (wrap the fill in ``eager.no_grad()``, as initializers do).
 """
 from __future__ import annotations
 
+import enum
+import math
 import numbers
 
 import numpy as np
 
+from phi.common import TensorKind
 from phi.core.errors import PhiError
 from phi.infermeta.checks import broadcast_dims
 
@@ -363,3 +366,274 @@ class TensorFills:
         """See :func:`rank`."""
         return rank(self)
 
+
+
+class VarType(enum.Enum):
+    """What ``Tensor.type`` answers, as Paddle's ``core.VarDesc.VarType``: a dense
+    tensor is a LOD_TENSOR, an embedding's sparse gradient SELECTED_ROWS."""
+
+    LOD_TENSOR = 7
+    SELECTED_ROWS = 8
+
+
+class DenseTensorHandle:
+    """What ``Tensor.get_tensor()`` returns: Paddle's ``core.LoDTensor`` handle on a
+    tensor's buffer. ``np.array(handle)`` reads the values, ``shape()`` and
+    ``_dtype()`` answer as Paddle's, and ``set(array, place=None)`` overwrites the
+    values in place (the tensor keeps its buffer and its version counter moves,
+    as ``Tensor.set_value``).
+
+    >>> w = eager.zeros([2])
+    >>> w.get_tensor().set(np.array([1.0, 2.0], "float32"), eager.CPUPlace())
+    >>> w.numpy()
+    array([1., 2.], dtype=float32)
+    """
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def shape(self) -> list:
+        """The tensor's shape (a method, as Paddle's LoDTensor)."""
+        return self._tensor.shape
+
+    def _dtype(self):
+        return self._tensor.dtype
+
+    def _place(self):
+        return self._tensor.place
+
+    def _is_initialized(self) -> bool:
+        return bool(self._tensor.impl.initialized())
+
+    def lod(self) -> list:
+        """Level-of-detail offsets: always empty (eager has no LoD)."""
+        return []
+
+    def set(self, array, place=None) -> None:
+        """Overwrites the values with ``array`` (a NumPy array or Tensor of the same
+        shape and dtype); ``place`` must be None or the tensor's place."""
+        if place is not None and place != self._tensor.place:
+            raise ValueError(f"get_tensor().set: argument 'place' expected the tensor's place "
+                             f"{self._tensor.place} (eager never moves a buffer in place), got {place!r}")
+        self._tensor.set_value(array)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._tensor.__array__(dtype)
+
+    def __repr__(self):
+        return f"DenseTensorHandle(shape={self.shape()}, dtype={self._dtype()}, place={self._place()})"
+
+
+def _no_grad_tensor(op: str, x):
+    if not x.stop_gradient:
+        raise RuntimeError(f"{op}: Cannot apply function on a tensor that required gradient (stop_gradient "
+                           f"is False); apply it to x.detach()")
+
+
+class TensorInfo:
+    """Tensor attributes and methods Paddle's Tensor has beside its ops: memory
+    layout (``strides``, ``offset``, ``data_ptr()``, ``nbytes``), kind queries,
+    ``persistable``, ``apply``/``apply_`` and the random fills ``cauchy_`` and
+    ``geometric_`` (copied onto Tensor by tensor_api)."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take: ``numel() * element_size()``.
+
+        >>> eager.zeros([2, 3], dtype="float64").nbytes
+        48
+        """
+        return int(self.impl.numel) * int(self.dtype.itemsize)
+
+    @property
+    def strides(self) -> list:
+        """The step between neighbours along each axis, in elements.
+
+        >>> x = eager.zeros([2, 3])
+        >>> x.strides, x.transpose([1, 0]).strides
+        ([3, 1], [1, 3])
+        """
+        return list(_dense("strides", self).strides)
+
+    @property
+    def offset(self) -> int:
+        """Bytes from the start of the memory holding this tensor's buffer to its
+        first element: 0 for a tensor that owns its buffer, a view's position in
+        its base's.
+
+        >>> x = eager.to_tensor([1, 2, 3])
+        >>> x.offset, x[1:].offset
+        (0, 8)
+        """
+        return _dense("offset", self).byte_offset
+
+    def data_ptr(self) -> int:
+        """The address of the first element (host or device memory).
+
+        >>> x = eager.zeros([4])
+        >>> x[1:].data_ptr() - x.data_ptr()
+        4
+        """
+        return _dense("data_ptr", self).data_ptr
+
+    def value(self):
+        """This tensor itself (Paddle's ``Tensor.value()`` in dynamic mode).
+
+        >>> x = eager.zeros([2])
+        >>> x.value() is x
+        True
+        """
+        return self
+
+    def get_tensor(self):
+        """A :class:`DenseTensorHandle` on this tensor's buffer (Paddle's LoDTensor).
+
+        >>> np.array(eager.ones([2]).get_tensor())
+        array([1., 1.], dtype=float32)
+        """
+        _dense("get_tensor", self)
+        return DenseTensorHandle(self)
+
+    def is_dense(self) -> bool:
+        """True for a dense tensor (False for an embedding's sparse rows).
+
+        >>> eager.zeros([2]).is_dense()
+        True
+        """
+        return self.impl.kind is TensorKind.DENSE
+
+    def is_selected_rows(self) -> bool:
+        """True for SelectedRows (an embedding's sparse gradient)."""
+        return self.impl.kind is TensorKind.SELECTED_ROWS
+
+    def is_dist(self) -> bool:
+        """False: eager has no auto-parallel distributed tensors.
+
+        >>> eager.zeros([2]).is_dist()
+        False
+        """
+        return False
+
+    @property
+    def type(self) -> VarType:
+        """:attr:`VarType.LOD_TENSOR` for a dense tensor, ``SELECTED_ROWS`` for sparse rows.
+
+        >>> eager.zeros([2]).type
+        <VarType.LOD_TENSOR: 7>
+        """
+        return VarType.LOD_TENSOR if self.impl.kind is TensorKind.DENSE else VarType.SELECTED_ROWS
+
+    @property
+    def persistable(self) -> bool:
+        """Whether the tensor is kept across runs (saved with a program): True for a
+        Parameter, False for other tensors, unless set.
+
+        >>> eager.zeros([2]).persistable
+        False
+        """
+        try:
+            return self._persistable
+        except AttributeError:  # never set: Parameters persist, other tensors do not
+            return getattr(self, "optimize_attr", None) is not None
+
+    @persistable.setter
+    def persistable(self, value) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"persistable: expected a bool, got {type(value).__name__} {value!r}")
+        self._persistable = bool(value)
+
+    def apply(self, func):
+        """``func(self)``: a new tensor from a function of this one, as Paddle's
+        ``Tensor.apply``; only for a tensor with stop_gradient=True (RuntimeError
+        otherwise).
+
+        >>> eager.to_tensor([1.0, 2.0]).apply(lambda t: 3 * t + 2).numpy()
+        array([5., 8.], dtype=float32)
+        """
+        _no_grad_tensor("apply", self)
+        if not callable(func):
+            raise TypeError(f"apply: argument 'func' expected a callable, got {type(func).__name__}")
+        out = func(self)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"apply: argument 'func' must return a Tensor, returned {type(out).__name__}")
+        return out
+
+    def apply_(self, func):
+        """Overwrites this tensor with ``func(self)`` in place and returns it (Paddle's
+        ``Tensor.apply_``); func must return a tensor of this shape (its values are
+        cast to this dtype). Only for a tensor with stop_gradient=True.
+
+        >>> x = eager.to_tensor([1.0, 2.0])
+        >>> x.apply_(lambda t: t * t).numpy()
+        array([1., 4.], dtype=float32)
+        """
+        _no_grad_tensor("apply_", self)
+        if not callable(func):
+            raise TypeError(f"apply_: argument 'func' expected a callable, got {type(func).__name__}")
+        out = func(self)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"apply_: argument 'func' must return a Tensor, returned {type(out).__name__}")
+        if out.shape != self.shape:
+            raise ValueError(f"apply_: argument 'func' must return a tensor of shape {self.shape}, returned "
+                             f"shape {out.shape}")
+        return _fill("apply_", self, out)
+
+    def cauchy_(self, loc=0, scale=1, name=None):
+        """Fills this tensor in place with samples of the Cauchy distribution of
+        median ``loc`` and half-width ``scale`` (loc + scale * tan(pi * (u - 1/2)),
+        u uniform, from the framework's generator); returns it. Not recorded.
+
+        >>> x = eager.zeros([4]).cauchy_(0.0, 1.0)
+        """
+        _float_tensor("cauchy_", self)
+        loc, scale = _check.number("cauchy_", "loc", loc), _check.number("cauchy_", "scale", scale)
+        if not scale > 0:
+            raise ValueError(f"cauchy_: argument 'scale' expected a number > 0, got {scale}")
+        uniform = _F.uniform(self.shape, self.dtype, 0.0, 1.0, 0, self.place)
+        sample = _F.scale(_F.tan(_F.scale(uniform, math.pi, -0.5 * math.pi, True)), scale, loc, True)
+        return _fill("cauchy_", self, sample)
+
+    def geometric_(self, probs, name=None):
+        """Fills this tensor in place with samples of the geometric distribution of
+        success probability ``probs`` (a number in (0, 1], or a tensor broadcastable
+        to this one): the number of the first successful trial, 1, 2, ...
+        (ceil(log(u) / log(1 - probs)), u uniform in (0, 1]); returns it. Not recorded.
+
+        >>> x = eager.zeros([4]).geometric_(0.3)
+        """
+        _float_tensor("geometric_", self)
+        if isinstance(probs, Tensor):
+            if not probs.dtype.is_floating_point:
+                raise TypeError(f"geometric_: argument 'probs' expected a floating-point tensor, got "
+                                f"{probs.dtype}")
+            try:
+                broadcast_dims("probs", tuple(probs.shape), "x", tuple(self.shape))
+            except PhiError as error:
+                raise ValueError(f"geometric_: {error}") from None
+            values = probs.numpy()  # a conversion point: the range check reads the values
+            if values.size and not (np.all(values > 0) and np.all(values <= 1)):
+                raise ValueError("geometric_: argument 'probs' expected probabilities in (0, 1]")
+            p = _F.expand(_F.cast(probs, self.dtype), self.shape)
+        else:
+            value = _check.number("geometric_", "probs", probs)
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"geometric_: argument 'probs' expected a probability in (0, 1], got {value}")
+            p = _F.full(self.shape, value, self.dtype, self.place)
+        uniform = _F.uniform(self.shape, self.dtype, 0.0, 1.0, 0, self.place)  # in [0, 1)
+        log_u = _F.log1p(_F.scale(uniform, -1.0, 0.0, True))  # log(1 - u): u' = 1 - u in (0, 1]
+        log_q = _F.log1p(_F.scale(p, -1.0, 0.0, True))  # -inf where probs == 1: one trial
+        sample = _F.maximum(_F.ceil(_F.divide(log_u, log_q)), _F.full([], 1.0, self.dtype, self.place))
+        return _fill("geometric_", self, sample)
+
+
+def _dense(op: str, x):
+    """x's DenseTensor; sparse rows have no strides or address of their own."""
+    impl = x.impl
+    if impl.kind is not TensorKind.DENSE:
+        raise TypeError(f"{op}: expected a dense tensor, got {impl.kind.name} (convert it with "
+                        f"eager.ops.selected_rows_to_dense first)")
+    if not impl.initialized():
+        raise ValueError(f"{op}: the tensor holds no buffer")
+    return impl

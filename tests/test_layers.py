@@ -150,3 +150,18 @@ def test_the_generated_code_loads_what_completes_it():
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[2.0, 2.0] True"
+
+
+@pytest.mark.parametrize("first", ["eager.tensor", "eager.creation", "eager.composite", "eager.autograd",
+                                   "eager.nn", "eager.linalg", "eager.optimizer", "eager.io"])
+def test_a_module_imports_as_a_programs_first_import(first):
+    # `from eager.tensor import Tensor` before anything else must not meet a half-loaded
+    # module; then ops, Tensor methods and the garbage-collector policy are all in place.
+    code = (f"import {first}, gc, eager; x = eager.to_tensor([1.0, 2.0], stop_gradient=False); "
+            "(x * x).sum().backward(); "
+            "print(x.grad.numpy().tolist(), any(getattr(c, '__module__', '') == 'eager.autograd.gc_policy' "
+            "for c in gc.callbacks))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[2.0, 4.0] True"

@@ -19,6 +19,10 @@ The generator reads the same modules' source (eager/api_gen/checks.py) to check
 the YAML's ``composite`` calls against the rules' parameters.
 """
 from ..rules import COMPOSITE
+# The generated ops first, as every rule module imports them: loading them loads
+# eager.tensor_api, which reads some of these modules, and it must not find one
+# half-loaded (``import eager.composite`` as a program's first import).
+from ..generated import forward_api as _forward_api  # noqa: F401
 from . import spine
 from . import math_unary
 from . import math_binary

@@ -13,8 +13,10 @@ import math
 
 import numpy as np
 
+from phi.common import convert_dtype
 from phi.infermeta.rearrange import repeat_counts, slice_index, strided_index, tensor_split_bounds
 
+from ..creation import to_tensor
 from ..generated import forward_api as _F
 from . import _paddle_api as _check
 from .spine import _reshape, sum_to_shape
@@ -120,6 +122,17 @@ def repeat_interleave_grad(x, out_grad, repeats, axis):
         summed = _F.concat([_F.sum(p, [0], out_grad.dtype, True) for p in pieces], 0)
     summed = _F.moveaxis(summed, [0], [a]) if a else summed
     return _reshape(summed, x.shape)
+
+
+def as_strided_grad(x, out_grad, shape, stride, offset):
+    """as_strided's gradient: each element's gradient added at the position of x it
+    read (index_add, whose own gradient reads those positions again)."""
+    positions = np.full(tuple(shape), offset, dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        positions = positions + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - axis - 1))
+    zeros = _F.full([math.prod(x.shape)], 0, out_grad.dtype, out_grad.place)
+    index = to_tensor(positions.reshape(-1), place=out_grad.place)
+    return _reshape(_F.index_add(zeros, index, _reshape(out_grad, [-1]), 0), x.shape)
 
 
 # -- Paddle API functions composed of the ops above (eager.hstack, eager.view, ...) ---------
@@ -311,17 +324,23 @@ def unflatten(x, axis, shape, name=None):
 @_check.composed
 def view(x, shape_or_dtype, name=None):
     """x in another shape (a list/tuple; one entry may be -1), sharing its buffer and
-    version counter as reshape's view does. Reinterpreting the bytes as another
-    dtype (``shape_or_dtype`` a dtype) is not supported: use ``x.astype``.
+    version counter as reshape's view does; or, given a dtype, x's bytes read as that
+    dtype (:func:`eager.view_dtype`: a view too, the last axis taking the change of
+    element size; not differentiable).
 
     >>> eager.view(eager.ones([2, 3]), [3, 2]).shape
     [3, 2]
+    >>> eager.view(eager.ones([2, 3]), "uint8").shape
+    [2, 12]
     """
     _check.tensor("view", "x", x)
     if not isinstance(shape_or_dtype, (list, tuple)):
-        raise TypeError(f"view: argument 'shape_or_dtype' expected a list or tuple of ints (eager cannot "
-                        f"reinterpret a buffer as another dtype; use x.astype(dtype) to convert), got "
-                        f"{type(shape_or_dtype).__name__} {shape_or_dtype!r}")
+        try:
+            dtype = convert_dtype(shape_or_dtype)
+        except (TypeError, ValueError):
+            raise TypeError(f"view: argument 'shape_or_dtype' expected a list or tuple of ints (a shape) or a "
+                            f"dtype, got {type(shape_or_dtype).__name__} {shape_or_dtype!r}") from None
+        return _F.view_dtype(x, dtype)
     sizes = [_check.integer("view", "shape_or_dtype", s, minimum=-1) for s in shape_or_dtype]
     known = math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) > 1 or (-1 in sizes and (known == 0 or x.size % known)) or \
@@ -466,3 +485,32 @@ def block_diag(inputs, name=None):
         bands.append(_F.concat(parts, 1))
         left += cols
     return _F.concat(bands, 0)
+
+
+@_check.composed
+def unfold(x, axis, size, step, name=None):
+    """The windows of ``size`` elements of x along ``axis``, one every ``step``
+    elements, as a view (Paddle's ``paddle.unfold`` / ``Tensor.unfold``): x's
+    ``axis`` becomes the window count (dims[axis] - size) // step + 1 and a last
+    axis of ``size`` holds each window. Written through :func:`eager.as_strided`,
+    so it shares x's buffer (a contiguous x) and differentiates by adding each
+    window's gradient back.
+
+    >>> eager.unfold(eager.arange(5.0), 0, 2, 2).numpy()
+    array([[0., 1.],
+           [2., 3.]], dtype=float32)
+    """
+    _check.tensor("unfold", "x", x)
+    dims = x.shape
+    if not dims:
+        raise ValueError("unfold: argument 'x' expected a tensor of at least 1 dimension, got a 0-d tensor")
+    a = _check.axis("unfold", "axis", axis, len(dims))
+    size = _check.integer("unfold", "size", size, minimum=0)
+    step = _check.integer("unfold", "step", step, minimum=1)
+    if size > dims[a]:
+        raise ValueError(f"unfold: argument 'size' ({size}) exceeds the size of axis {axis} ({dims[a]}), shape "
+                         f"{dims}")
+    steps = [math.prod(dims[k + 1:]) for k in range(len(dims))]  # x's elements in row-major order
+    shape = dims[:a] + [(dims[a] - size) // step + 1] + dims[a + 1:] + [size]
+    stride = steps[:a] + [steps[a] * step] + steps[a + 1:] + [steps[a]]
+    return _F.as_strided(x, shape, stride, 0)

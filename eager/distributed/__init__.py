@@ -3,9 +3,15 @@
 Each module is one idea and lists its public names in ``__all__``:
 ``env`` (the world: ranks, init), ``group`` (process groups), ``collective``
 (collectives on tensors), ``parallel`` (DataParallel), ``nccl`` (GPU tensors'
-collectives through CuPy's NCCL, used by the other two). ``launch`` is run as
-``python -m eager.distributed.launch``.
+collectives through CuPy's NCCL, used by the other two), ``spawning``
+(``spawn``: ranks started from Python), ``stream`` (the collectives with
+Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode) and
+``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
+on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
+``launch`` must not be imported before ``python -m`` runs it.
 """
+import importlib
+
 from .env import *  # noqa: F401,F403
 from .env import __all__ as _env_all
 from .group import *  # noqa: F401,F403
@@ -14,5 +20,16 @@ from .collective import *  # noqa: F401,F403
 from .collective import __all__ as _collective_all
 from .parallel import *  # noqa: F401,F403
 from .parallel import __all__ as _parallel_all
+from .spawning import *  # noqa: F401,F403
+from .spawning import __all__ as _spawning_all
+from . import stream  # noqa: F401
 
-__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all]
+_LAZY = ("fleet", "launch")
+
+__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all, *_spawning_all, "stream", *_LAZY]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'eager.distributed' has no attribute {name!r}")

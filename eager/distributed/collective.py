@@ -50,6 +50,8 @@ from .env import mpi_module
 from .group import Group, resolve_group
 
 _TAG = 17  # point-to-point data messages
+# Tasks started with sync_op=False and not yet complete, by group id (for wait()).
+_PENDING: dict = {}
 _DEBUG_TAG = 18  # point-to-point signatures under EAGER_DISTRIBUTED_DEBUG
 _MPI_STATE = {"float16": None, "ops": None}
 _environ = os.environ
@@ -84,13 +86,16 @@ class Task:
     True
     """
 
-    __slots__ = ("_requests", "_finish", "_done", "_fn")
+    __slots__ = ("_requests", "_finish", "_done", "_fn", "_group")
 
-    def __init__(self, requests=(), finish=None, fn: str = ""):
+    def __init__(self, requests=(), finish=None, fn: str = "", group=None):
         self._requests = list(requests)
         self._finish = finish
         self._done = not self._requests and finish is None
         self._fn = fn
+        self._group = group  # the group id, while the task is pending (see wait())
+        if not self._done and group is not None:
+            _PENDING.setdefault(group, []).append(self)
 
     def wait(self) -> bool:
         """Blocks until the collective is done and its result written; returns True."""
@@ -110,6 +115,9 @@ class Task:
     def _complete(self) -> None:
         finish, self._finish, self._requests = self._finish, None, []
         self._done = True
+        pending = _PENDING.get(self._group)
+        if pending is not None and self in pending:
+            pending.remove(self)
         if finish is not None:
             finish()
 
@@ -303,9 +311,10 @@ def _reduction_finish(tensor, array, work, staged, op, nranks):
     return finish
 
 
-def _done(requests, finish, fn: str, sync_op: bool) -> Task:
-    """The Task of a started collective; waited for here when ``sync_op``."""
-    task = Task(requests, finish, fn)
+def _done(requests, finish, fn: str, sync_op: bool, group=None) -> Task:
+    """The Task of a started collective; waited for here when ``sync_op``. A task
+    left running (``sync_op=False``) is recorded under ``group`` for :func:`wait`."""
+    task = Task(requests, finish, fn, None if sync_op or group is None else group.id)
     if sync_op:
         task.wait()
     return task
@@ -349,7 +358,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Allreduce, mpi_module().IN_PLACE, work, op=mpi_op)
         return _done((), finish, fn, True) if finish is not None else Task()
-    return _done([_call(fn, comm.Iallreduce, mpi_module().IN_PLACE, work, op=mpi_op)], finish, fn, False)
+    return _done([_call(fn, comm.Iallreduce, mpi_module().IN_PLACE, work, op=mpi_op)], finish, fn, False, group)
 
 
 def broadcast(tensor, src, group=None, sync_op=True) -> Task:
@@ -383,7 +392,7 @@ def broadcast(tensor, src, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Bcast, [buffer, MPI.BYTE], root=root)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Ibcast, [buffer, MPI.BYTE], root=root)], finish, fn, False)
+    return _done([_call(fn, comm.Ibcast, [buffer, MPI.BYTE], root=root)], finish, fn, False, group)
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
@@ -425,7 +434,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Reduce, send, receive, op=mpi_op, root=root)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Ireduce, send, receive, op=mpi_op, root=root)], finish, fn, False)
+    return _done([_call(fn, comm.Ireduce, send, receive, op=mpi_op, root=root)], finish, fn, False, group)
 
 
 def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
@@ -495,7 +504,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Allgather, *buffers)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Iallgather, *buffers)], finish, fn, False)
+    return _done([_call(fn, comm.Iallgather, *buffers)], finish, fn, False, group)
 
 
 def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True) -> Task:
@@ -531,7 +540,52 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Scatter, send, [receive, MPI.BYTE], root=root)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Iscatter, send, [receive, MPI.BYTE], root=root)], finish, fn, False)
+    return _done([_call(fn, comm.Iscatter, send, [receive, MPI.BYTE], root=root)], finish, fn, False, group)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True) -> Task:
+    """Gathers ``tensor`` from every rank of ``group``, in rank order, into
+    ``gather_list`` of global rank ``dst``; the other ranks' lists are not read
+    nor changed.
+
+    On ``dst``, ``gather_list`` is a list: empty, it is extended with one new
+    tensor per rank; holding one tensor per rank (of ``tensor``'s shape and
+    dtype), they are written in place.
+
+    >>> found = []
+    >>> dist.gather(eager.to_tensor([dist.get_rank()]), found, dst=0)
+    >>> [int(t) for t in found]          # rank 0, on 2 ranks; [] elsewhere
+    [0, 1]
+    """
+    fn = "gather"
+    _check_tensor(fn, "tensor", tensor)
+    _check_sync(fn, sync_op)
+    group = resolve_group(fn, group)
+    root = _group_rank(fn, "dst", dst, group)
+    if not group.is_member():
+        return Task()
+    nranks = group.world_size
+    mine = group.rank == root
+    if mine:
+        if not isinstance(gather_list, list):
+            raise TypeError(f"{fn}: argument 'gather_list' expected a list on rank {dst} (dst), got "
+                            f"{type(gather_list).__name__}")
+        _check_list(fn, "gather_list", gather_list, tensor, (0, nranks))
+    send = _host_read(tensor)
+    receive = np.empty((nranks, *send.shape), send.dtype) if mine else None
+    place = tensor.place
+    finish = (lambda: _fill(gather_list, receive, place)) if mine else None  # noqa: E731
+    if nranks == 1:
+        receive[0] = send
+        return _done((), finish, fn, True)
+    if _debugging():
+        _agree(fn, group, tuple(tensor.shape), str(tensor.dtype), dst)
+    MPI, comm = mpi_module(), group.process_group
+    buffers = ([send, MPI.BYTE], [receive, MPI.BYTE] if mine else None)
+    if sync_op:
+        _call(fn, comm.Gather, *buffers, root=root)
+        return _done((), finish, fn, True)
+    return _done([_call(fn, comm.Igather, *buffers, root=root)], finish, fn, False, group)
 
 
 def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
@@ -574,7 +628,105 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Alltoall, *buffers)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Ialltoall, *buffers)], finish, fn, False)
+    return _done([_call(fn, comm.Ialltoall, *buffers)], finish, fn, False, group)
+
+
+def _split_sizes(fn: str, arg: str, sizes, tensor: Tensor, tensor_arg: str, nranks: int) -> list:
+    """The rows of ``tensor`` (its dim 0) going to / coming from each rank."""
+    if not tensor.shape:
+        raise ValueError(f"{fn}: argument '{tensor_arg}' expected a tensor of at least 1 dimension "
+                         f"(split along dim 0), got a 0-d tensor")
+    rows = tensor.shape[0]
+    if sizes is None or (isinstance(sizes, (list, tuple)) and not sizes):  # Paddle: None or []
+        if rows % nranks:
+            raise ValueError(f"{fn}: argument '{tensor_arg}' has {rows} rows (dim 0), not divisible by "
+                             f"the group's {nranks} ranks; give '{arg}'")
+        return [rows // nranks] * nranks
+    if not isinstance(sizes, (list, tuple)) or any(
+            isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in sizes):
+        raise TypeError(f"{fn}: argument '{arg}' expected a list of non-negative ints, got {sizes!r}")
+    if len(sizes) != nranks or sum(sizes) != rows:
+        raise ValueError(f"{fn}: argument '{arg}' expected {nranks} sizes (one per rank) adding up to "
+                         f"{rows}, the rows of '{tensor_arg}', got {list(sizes)}")
+    return [int(v) for v in sizes]
+
+
+def alltoall_single(in_tensor, out_tensor, in_split_sizes=None, out_split_sizes=None, group=None,
+                    sync_op=True) -> Task:
+    """Splits ``in_tensor`` along dim 0 and sends part j to the j-th rank of
+    ``group``; the parts received, in rank order, fill ``out_tensor`` (in place).
+
+    ``in_split_sizes[j]`` is the number of rows sent to rank j,
+    ``out_split_sizes[j]`` the number received from rank j (None: equal parts,
+    dim 0 divisible by the number of ranks). Rank i's ``in_split_sizes[j]``
+    must equal rank j's ``out_split_sizes[i]``; the two tensors have one dtype
+    and the same trailing dimensions.
+
+    >>> data = eager.arange(2, dtype="int64") + 2 * dist.get_rank()   # [0, 1] and [2, 3]
+    >>> out = eager.empty([2], dtype="int64")
+    >>> dist.alltoall_single(data, out)      # rank 0: [0, 2]; rank 1: [1, 3]
+    """
+    fn = "alltoall_single"
+    _check_tensor(fn, "in_tensor", in_tensor)
+    _check_tensor(fn, "out_tensor", out_tensor)
+    _check_sync(fn, sync_op)
+    if out_tensor.dtype is not in_tensor.dtype or out_tensor.shape[1:] != in_tensor.shape[1:]:
+        raise ValueError(f"{fn}: argument 'out_tensor' expected {in_tensor.dtype} with the trailing "
+                         f"dimensions {in_tensor.shape[1:]} of 'in_tensor' ({in_tensor.dtype}"
+                         f"{in_tensor.shape}), got {out_tensor.dtype}{out_tensor.shape}")
+    group = resolve_group(fn, group)
+    if not group.is_member():
+        return Task()
+    nranks = group.world_size
+    sent = _split_sizes(fn, "in_split_sizes", in_split_sizes, in_tensor, "in_tensor", nranks)
+    got = _split_sizes(fn, "out_split_sizes", out_split_sizes, out_tensor, "out_tensor", nranks)
+    if _debugging():
+        _agree_splits(fn, group, sent, got, str(in_tensor.dtype), tuple(in_tensor.shape[1:]))
+    send = _host_read(in_tensor)
+    receive, staged = _host_view(out_tensor)
+    if np.may_share_memory(send, receive):  # in_tensor is (a view of) out_tensor: MPI needs two buffers
+        send = send.copy()
+    if nranks == 1 and sent != got:
+        raise ValueError(f"{fn}: this rank, the group's only one, sends itself {sent[0]} rows but "
+                         f"'out_tensor' has {got[0]}")
+    if not staged:
+        out_tensor.impl.bump_version()
+    finish = (lambda: _store(out_tensor, receive)) if staged else None  # noqa: E731
+    if nranks == 1:
+        receive.reshape(-1)[...] = send.reshape(-1)
+        return _done((), finish, fn, True)
+    row = send.itemsize * int(np.prod(send.shape[1:], dtype=np.int64))
+    send_counts = [n * row for n in sent]
+    receive_counts = [n * row for n in got]
+    MPI, comm = mpi_module(), group.process_group
+    buffers = ([send, (send_counts, _offsets(send_counts)), MPI.BYTE],
+               [receive, (receive_counts, _offsets(receive_counts)), MPI.BYTE])
+    if sync_op:
+        _call(fn, comm.Alltoallv, *buffers)
+        return _done((), finish, fn, True)
+    return _done([_call(fn, comm.Ialltoallv, *buffers)], finish, fn, False, group)
+
+
+def _offsets(counts: list) -> list:
+    """Where each rank's part starts: the running sum of ``counts``."""
+    return [int(v) for v in np.concatenate([[0], np.cumsum(counts)[:-1]])]
+
+
+def _agree_splits(fn: str, group: Group, sent: list, got: list, dtype: str, row_shape: tuple) -> None:
+    """Under EAGER_DISTRIBUTED_DEBUG: rank i's sizes sent to j equal rank j's sizes
+    received from i, with one dtype and row shape everywhere; raises on every rank if not."""
+    every = _call(fn, group.process_group.allgather, (sent, got, dtype, row_shape))
+    ranks = group._ranks
+    for i, (sent_i, _, dtype_i, row_i) in enumerate(every):
+        if (dtype_i, row_i) != (dtype, row_shape):
+            raise RuntimeError(f"{fn}: rank {ranks[i]} sends rows of {dtype_i}{list(row_i)}, rank "
+                               f"{ranks[group.rank]} rows of {dtype}{list(row_shape)} (found by "
+                               f"EAGER_DISTRIBUTED_DEBUG=1)")
+        for j, (_, got_j, _, _) in enumerate(every):
+            if sent_i[j] != got_j[i]:
+                raise RuntimeError(f"{fn}: rank {ranks[i]} sends {sent_i[j]} rows to rank {ranks[j]}, which "
+                                   f"expects {got_j[i]} (in_split_sizes and out_split_sizes disagree; found "
+                                   f"by EAGER_DISTRIBUTED_DEBUG=1)")
 
 
 def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=True) -> Task:
@@ -622,7 +774,7 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
     if sync_op:
         _call(fn, comm.Reduce_scatter_block, send, work, op=mpi_op)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Ireduce_scatter_block, send, work, op=mpi_op)], finish, fn, False)
+    return _done([_call(fn, comm.Ireduce_scatter_block, send, work, op=mpi_op)], finish, fn, False, group)
 
 
 def _peer(fn: str, arg: str, rank, group: Group) -> int:
@@ -658,7 +810,7 @@ def send(tensor, dst=0, group=None, sync_op=True) -> Task:
         _call(fn, comm.Send, buffer, dest=peer, tag=_TAG)
         return _done(requests, None, fn, True)
     requests.append(_call(fn, comm.Isend, buffer, dest=peer, tag=_TAG))
-    return _done(requests, None, fn, False)
+    return _done(requests, None, fn, False, group)
 
 
 def recv(tensor, src=0, group=None, sync_op=True) -> Task:
@@ -697,7 +849,7 @@ def recv(tensor, src=0, group=None, sync_op=True) -> Task:
     if sync_op:
         _call(fn, comm.Recv, [buffer, MPI.BYTE], source=peer, tag=_TAG)
         return _done((), finish, fn, True)
-    return _done([_call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)], finish, fn, False)
+    return _done([_call(fn, comm.Irecv, [buffer, MPI.BYTE], source=peer, tag=_TAG)], finish, fn, False, group)
 
 
 def isend(tensor, dst, group=None) -> Task:
@@ -721,6 +873,25 @@ def barrier(group=None) -> None:
     group = resolve_group(fn, group)
     if group.is_member() and group.world_size > 1:
         _call(fn, group.process_group.Barrier)
+
+
+def wait(tensor, group=None, use_calc_stream=True) -> None:
+    """Waits until every collective this process started on ``group`` (the
+    world when None) with ``sync_op=False`` is complete, so ``tensor`` and every
+    other tensor they write hold their results (Paddle's ``wait``, which syncs
+    the communication stream with the computation). ``use_calc_stream`` is
+    checked and has no other effect: results are in place when this returns.
+
+    >>> dist.all_reduce(t, sync_op=False)
+    >>> dist.wait(t)                     # t now holds the sum
+    """
+    fn = "wait"
+    _check_tensor(fn, "tensor", tensor)
+    if not isinstance(use_calc_stream, bool):
+        raise TypeError(f"{fn}: argument 'use_calc_stream' expected a bool, got {use_calc_stream!r}")
+    group = resolve_group(fn, group)
+    for task in list(_PENDING.get(group.id, ())):
+        task.wait()
 
 
 # -- collectives on Python objects ----------------------------------------------
@@ -764,6 +935,41 @@ def broadcast_object_list(object_list, src=0, group=None) -> None:
     object_list[:] = received
 
 
-__all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather", "scatter",
-           "reduce_scatter", "alltoall", "send", "recv", "isend", "irecv", "barrier", "all_gather_object",
-           "broadcast_object_list"]
+def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None) -> None:
+    """Sends ``in_object_list[i]`` of global rank ``src`` (picklable objects, one
+    per rank of ``group``) to the i-th rank, whose ``out_object_list`` is
+    cleared and then holds that one object. ``in_object_list`` is read on
+    ``src`` only.
+
+    >>> out = []
+    >>> dist.scatter_object_list(out, [{"part": 0}, {"part": 1}], src=0)
+    >>> out                                  # rank 1 of 2
+    [{'part': 1}]
+    """
+    fn = "scatter_object_list"
+    if not isinstance(out_object_list, list):
+        raise TypeError(f"{fn}: argument 'out_object_list' expected a list, got "
+                        f"{type(out_object_list).__name__}")
+    group = resolve_group(fn, group)
+    root = _group_rank(fn, "src", src, group)
+    if not group.is_member():
+        return
+    if group.rank == root:
+        if not isinstance(in_object_list, (list, tuple)):
+            raise TypeError(f"{fn}: argument 'in_object_list' expected a list on rank {src} (src), got "
+                            f"{type(in_object_list).__name__}")
+        if len(in_object_list) != group.world_size:
+            raise ValueError(f"{fn}: argument 'in_object_list' expected {group.world_size} objects (one per "
+                             f"rank of the group), got {len(in_object_list)}")
+    if group.world_size == 1:
+        received = pickle.loads(pickle.dumps(in_object_list[0]))
+    else:
+        received = _call(fn, group.process_group.scatter,
+                         list(in_object_list) if group.rank == root else None, root=root)
+    out_object_list.clear()
+    out_object_list.append(received)
+
+
+__all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "gather",
+           "reduce_scatter", "alltoall", "alltoall_single", "send", "recv", "isend", "irecv", "barrier", "wait",
+           "all_gather_object", "broadcast_object_list", "scatter_object_list"]

@@ -21,11 +21,14 @@ next collective.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
+import shutil
 import sys
 import threading
 import time
 import traceback
+from pathlib import Path
 
 # Launcher variables, most specific first: (rank, world size).
 _ENV_VARIABLES = (
@@ -40,6 +43,15 @@ _LOCK = threading.Lock()
 ABORT_REPORT_GRACE_S = 0.25
 _STATE = {"comm": None, "initialized": False}
 _MPI: list = []  # mpi4py.MPI once mpi_module() has imported it
+
+
+def find_mpiexec() -> str | None:
+    """The ``mpiexec`` beside this Python (the MPICH wheel installs it there), else
+    the first on PATH; None if neither exists."""
+    beside = Path(sys.executable).parent / "mpiexec"
+    if beside.exists():
+        return str(beside)
+    return shutil.which("mpiexec")
 
 
 def _env_int(name: str) -> int | None:
@@ -167,6 +179,18 @@ def init_parallel_env():
     world_comm()
 
 
+def is_available() -> bool:
+    """Whether this installation can run several ranks: True when mpi4py is
+    installed (``pip install eager-phi[distributed]``). A world of one works
+    either way. Starts nothing.
+
+    >>> import eager.distributed as dist
+    >>> isinstance(dist.is_available(), bool)
+    True
+    """
+    return importlib.util.find_spec("mpi4py") is not None
+
+
 def is_initialized() -> bool:
     """Whether :func:`init_parallel_env` (or a collective) has set up the world."""
     return _STATE["initialized"]
@@ -239,4 +263,4 @@ class ParallelEnv:
 if _env_rank_and_size()[1] > 1:
     _install_abort_hook()
 
-__all__ = ["init_parallel_env", "is_initialized", "get_rank", "get_world_size", "ParallelEnv"]
+__all__ = ["init_parallel_env", "is_available", "is_initialized", "get_rank", "get_world_size", "ParallelEnv"]

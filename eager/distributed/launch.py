@@ -18,18 +18,13 @@ import argparse
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
+
+from .env import find_mpiexec
 
 _INSTALL_HINT = ("install MPI with `pip install eager-phi[distributed]` (mpi4py and the MPICH wheel, "
                  "which puts mpiexec beside python), or name one with --mpiexec")
-
-
-def find_mpiexec() -> str | None:
-    """The ``mpiexec`` beside this Python, else the first on PATH; None if neither exists."""
-    beside = Path(sys.executable).parent / "mpiexec"
-    if beside.exists():
-        return str(beside)
-    return shutil.which("mpiexec")
 
 
 def mpi_flavor(mpiexec: str) -> str:
@@ -93,6 +88,23 @@ def main(argv=None) -> int:
         code = 130
     return 128 - code if code < 0 else code  # killed by a signal: the shell's 128 + signal
 
+
+def launch() -> None:
+    """Runs the command line in ``sys.argv`` as ``python -m eager.distributed.launch``
+    does, then exits with its exit code (Paddle's ``paddle.distributed.launch()``).
+    The module itself can be called the same way: ``eager.distributed.launch()``."""
+    sys.exit(main())
+
+
+class _CallableModule(types.ModuleType):
+    """``eager.distributed.launch`` is this module, callable as Paddle's
+    ``paddle.distributed.launch`` function is."""
+
+    def __call__(self) -> None:
+        launch()
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,6 +4,12 @@ Loading them also loads the two hand-written modules that complete them, so
 no op can run half-assembled: eager.composite (registers the composite rules
 the grad nodes call by name) and eager.tensor_api (attaches the op methods
 and operators to Tensor). Both import the generated modules, never the other
-way round.
+way round. Loading them also installs the garbage-collector policy for the
+graphs they record.
 """
 from .. import composite, tensor_api  # noqa: F401
+from ..autograd.gc_policy import install as _install_gc_policy
+
+# Full garbage collections stay off the large live graphs these ops record
+# (eager/autograd/gc_policy.py; opt out there).
+_install_gc_policy()

@@ -516,6 +516,8 @@ from .ops_rearrange import (  # noqa: F401
     strided_slice,
     rot90,
     tensor_split,
+    as_strided,
+    view_dtype,
     tile_grad,
     flip_grad,
     slice_grad,
@@ -529,6 +531,7 @@ from .ops_rearrange import (  # noqa: F401
     strided_slice_grad,
     rot90_grad,
     tensor_split_grad,
+    as_strided_grad,
 )
 from .ops_reduce_scan import (  # noqa: F401
     max,
@@ -857,6 +860,8 @@ __all__ = [
     "strided_slice",
     "rot90",
     "tensor_split",
+    "as_strided",
+    "view_dtype",
     "gather",
     "index_select",
     "take_along_axis",

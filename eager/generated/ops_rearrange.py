@@ -57,6 +57,8 @@ __all__ = [
     "strided_slice",
     "rot90",
     "tensor_split",
+    "as_strided",
+    "view_dtype",
 ]
 
 
@@ -355,6 +357,31 @@ class TensorSplitGradNode(GradNodeBase):
             grad = _composite.tensor_split_grad(x, out_grad, self.num_or_indices, self.axis)
             return ((grad,), )
         grad = _phi.tensor_split_grad(saved_shape(self, self.x), [g.impl for g in out_grad], self.num_or_indices, self.axis, )
+        return ((Tensor(grad),), )
+
+
+class AsStridedGradNode(GradNodeBase):
+    """Runs as_strided_grad for as_strided."""
+
+    __slots__ = ("x", "shape", "stride", "offset", )
+    backward_op = "as_strided_grad"
+    forward_op = "as_strided"
+    num_grad_slots = 1
+    is_view = True
+    fresh_grads = True
+    saved_names = ("x", )
+    attr_names = ("shape", "stride", "offset", )
+
+    def release(self):
+        self.x = None
+
+    def apply(self, grads, create_graph):
+        out_grad = grads[0]
+        if create_graph:
+            x = Tensor(saved_shape(self, self.x))
+            grad = _composite.as_strided_grad(x, out_grad, self.shape, self.stride, self.offset)
+            return ((grad,), )
+        grad = _phi.as_strided_grad(saved_shape(self, self.x), out_grad.impl, self.shape, self.stride, self.offset, )
         return ((Tensor(grad),), )
 
 
@@ -678,6 +705,50 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
     return out
 
 
+def as_strided(x, shape, stride, offset=0, name=None):
+    """A view of x's elements (row-major) of the given shape, element i reading x's element offset + sum(i_k * stride[k]); elements may be read twice.
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("as_strided", "x", x)
+    shape = to_int_array(shape, "as_strided", "shape")
+    stride = to_int_array(stride, "as_strided", "stride")
+    offset = to_int(offset, "as_strided", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("as_strided", _this.as_strided, (x, shape, stride, offset, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.as_strided(x.impl, shape, stride, offset), None, None
+    _x_meta = x._meta
+    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient)):
+        node = _new(AsStridedGradNode)  # AsStridedGradNode(edges) without the __init__ frame
+        node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
+        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+        meta.node, meta.slot, meta.stop_gradient = node, 0, False
+        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        node.shape = shape
+        node.stride = stride
+        node.offset = offset
+        track_view(out, x, lambda _base: as_strided(_base, shape, stride, offset))
+    return out
+
+
+def view_dtype(x, dtype, name=None):
+    """x's bytes read as dtype (a view; the last axis takes the change of element size). Not differentiable.
+
+    Not differentiable.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("view_dtype", "x", x)
+    dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "view_dtype", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("view_dtype", _this.view_dtype, (x, dtype, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.view_dtype(x.impl, dtype), None, None
+    return out
+
+
 def tile_grad(x, out_grad, repeat_times, name=None):
     """tile_grad
 
@@ -909,4 +980,25 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis, name=None):
         return _composite.tensor_split_grad(x, out_grad, num_or_indices, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tensor_split_grad(x.impl, [t.impl for t in out_grad], num_or_indices, axis), None, None
+    return x_grad
+
+
+def as_strided_grad(x, out_grad, shape, stride, offset, name=None):
+    """as_strided_grad
+
+    Differentiable to any order.
+    """
+    if not isinstance(x, Tensor):
+        raise bad_tensor("as_strided_grad", "x", x)
+    if not isinstance(out_grad, Tensor):
+        raise bad_tensor("as_strided_grad", "out_grad", out_grad)
+    shape = to_int_array(shape, "as_strided_grad", "shape")
+    stride = to_int_array(stride, "as_strided_grad", "stride")
+    offset = to_int(offset, "as_strided_grad", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("as_strided_grad", _this.as_strided_grad, (x, out_grad, shape, stride, offset, ), castable=False)
+    if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
+        return _composite.as_strided_grad(x, out_grad, shape, stride, offset)  # recorded through differentiable ops
+    x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    x_grad.impl, x_grad._meta, x_grad._name = _phi.as_strided_grad(x.impl, out_grad.impl, shape, stride, offset), None, None
     return x_grad

@@ -214,6 +214,8 @@ METHODS = {
     "strided_slice": _F.strided_slice,
     "rot90": _F.rot90,
     "tensor_split": _F.tensor_split,
+    "as_strided": _F.as_strided,
+    "view_dtype": _F.view_dtype,
     "gather": _F.gather,
     "index_select": _F.index_select,
     "take_along_axis": _F.take_along_axis,

@@ -7,8 +7,6 @@ array([[0., 0.],
        [6., 8.],
        [0., 0.]], dtype=float32)
 """
-# The ops first: eager.composite (which these modules use) needs them loaded.
-from ..generated import forward_api as _F  # noqa: F401
 from .math import segment_max, segment_mean, segment_min, segment_sum
 from .message_passing import send_u_recv, send_ue_recv, send_uv
 from .reindex import reindex_graph, reindex_heter_graph

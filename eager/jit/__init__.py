@@ -30,6 +30,7 @@ included, and load it as a TranslatedLayer that runs and can be fine-tuned.
 from __future__ import annotations
 
 import functools
+import types
 
 from ..nn.layer import Layer
 from . import recorder as _recorder
@@ -92,6 +93,31 @@ def not_to_static(func=None):
     return wrapper
 
 
+# The modules given to ignore_module, in order (Paddle keeps the same list).
+IGNORED_MODULES: list = []
+
+
+def ignore_module(modules) -> None:
+    """Paddle's ``paddle.jit.ignore_module(modules)``: Paddle's converter leaves the
+    functions of these modules (a list of module objects) untranscribed, running
+    them as Python. eager transcribes no function's source: ``to_static`` runs
+    every function as Python while it captures, so the functions of any module,
+    these included, take part through the kernels they run. The modules are
+    recorded in ``IGNORED_MODULES``.
+
+    >>> import math
+    >>> eager.jit.ignore_module([math])
+    """
+    if not isinstance(modules, (list, tuple)):
+        raise TypeError(f"ignore_module: argument 'modules' expected a list of modules, got "
+                        f"{type(modules).__name__}")
+    for module in modules:
+        if not isinstance(module, types.ModuleType):
+            raise TypeError(f"ignore_module: argument 'modules' expected a list of modules, got an item of "
+                            f"type {type(module).__name__}")
+    IGNORED_MODULES.extend(m for m in modules if all(m is not known for known in IGNORED_MODULES))
+
+
 def enable_to_static(enable_to_static_bool: bool) -> None:
     """Turns every ``to_static`` function on (True, the default) or off (False:
     they run eagerly, capturing and replaying nothing)."""
@@ -101,5 +127,5 @@ def enable_to_static(enable_to_static_bool: bool) -> None:
     SWITCH.enabled = enable_to_static_bool
 
 
-__all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "load", "not_to_static", "save",
-           "to_static"]
+__all__ = ["InputSpec", "StaticFunction", "TranslatedLayer", "enable_to_static", "ignore_module", "load",
+           "not_to_static", "save", "to_static"]

@@ -3,6 +3,7 @@ layers by family (one module each, listing its layers in ``__all__``),
 initializers and ``eager.nn.functional``."""
 from . import functional, initializer, utils
 from . import activation
+from . import adaptive_softmax
 from . import clip
 from . import common
 from . import container
@@ -20,6 +21,7 @@ from . import sync_batch_norm
 from . import transformer
 from . import vision
 from .activation import *  # noqa: F401,F403
+from .adaptive_softmax import *  # noqa: F401,F403
 from .clip import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -41,6 +43,7 @@ from .initializer import seed
 __all__: list = ["functional", "initializer", "seed", "utils"]
 for _module in (
     activation,
+    adaptive_softmax,
     clip,
     common,
     container,

@@ -18,12 +18,12 @@ import numbers
 import numpy as np
 
 from phi import api as phi_api
-from phi.common import CPUPlace, convert_dtype
+from phi.common import CPUPlace, GPUPlace, convert_dtype
 from phi.core import PhiError
 from phi.core.generator import Generator, GeneratorState, default_generator, generators, seed_all
 
 from ..creation import to_tensor
-from ..framework import default_dtype
+from ..framework import default_dtype, gpu_count
 from ..tensor import Tensor
 
 
@@ -61,6 +61,35 @@ def set_rng_state(state_list, device=None) -> None:
             default_generator(state.place).set_state(state)
     except PhiError as error:
         raise ValueError(f"set_rng_state: {error}") from None
+
+
+def get_cuda_rng_state() -> list:
+    """The state of each GPU's generator, GPU 0 first (Paddle's
+    ``paddle.get_cuda_rng_state``): an empty list on a machine without a GPU, as
+    Paddle's. :func:`set_cuda_rng_state` restores them.
+
+    >>> states = eager.get_cuda_rng_state()
+    >>> eager.set_cuda_rng_state(states)
+    """
+    return [default_generator(GPUPlace(device_id)).get_state() for device_id in range(gpu_count())]
+
+
+def set_cuda_rng_state(state_list) -> None:
+    """Restores the GPU generators' states from :func:`get_cuda_rng_state`'s list,
+    which must hold one state per visible GPU (ValueError otherwise, as Paddle)."""
+    if not isinstance(state_list, (list, tuple)) or not all(isinstance(s, GeneratorState) for s in state_list):
+        raise TypeError(f"set_cuda_rng_state: argument 'state_list' expected the list that get_cuda_rng_state "
+                        f"returns, got {type(state_list).__name__}")
+    count = gpu_count()
+    if len(state_list) != count:
+        raise ValueError(f"set_cuda_rng_state: argument 'state_list' expected one state per GPU ({count} "
+                         f"visible), got {len(state_list)}")
+    for device_id, state in enumerate(state_list):
+        if state.place != GPUPlace(device_id):
+            raise ValueError(f"set_cuda_rng_state: state {device_id} is the state of {state.place}, expected "
+                             f"GPU {device_id}'s")
+    for state in state_list:
+        default_generator(state.place).set_state(state)
 
 
 def _check_device(op: str, device) -> None:
@@ -400,6 +429,56 @@ def _check_fan(who: str, fan_in, fan_out) -> tuple:
     return fan_in, fan_out
 
 
+# -- what a layer uses when it names no initializer of its own -------------------------------
+
+_GLOBAL_INITIALIZERS = {"weight": None, "bias": None}
+
+
+def set_global_initializer(weight_init, bias_init=None) -> None:
+    """Makes ``weight_init`` (and ``bias_init``) the initializer of every weight (bias)
+    created afterwards whose ParamAttr names none, in place of the layer's own
+    default (Paddle's ``paddle.nn.initializer.set_global_initializer``): an
+    initializer given in ``weight_attr``/``bias_attr`` still wins. ``None`` takes
+    the global one away.
+
+    >>> eager.nn.initializer.set_global_initializer(eager.nn.initializer.Constant(0.5))
+    >>> float(eager.nn.Linear(2, 2).weight.numpy()[0, 0])
+    0.5
+    >>> eager.nn.initializer.set_global_initializer(None)
+    """
+    for arg, value in (("weight_init", weight_init), ("bias_init", bias_init)):
+        if value is not None and not isinstance(value, Initializer):
+            raise TypeError(f"set_global_initializer: argument '{arg}' expected an Initializer or None, got "
+                            f"{type(value).__name__}")
+    _GLOBAL_INITIALIZERS["weight"], _GLOBAL_INITIALIZERS["bias"] = weight_init, bias_init
+
+
+def global_initializer(is_bias: bool):
+    """The initializer :func:`set_global_initializer` set for biases (``is_bias``) or
+    weights, or None: what Layer.create_parameter uses before its own default."""
+    return _GLOBAL_INITIALIZERS["bias" if is_bias else "weight"]
+
+
+class LazyGuard:
+    """Paddle's ``paddle.LazyGuard``: ``with LazyGuard(): model = Net()``. Paddle
+    defers the parameters' initialization until ``param.initialize()``; eager
+    creates them at once, inside the guard as outside, with the same draws from
+    the same generator, so a model built under the guard equals one built
+    without it after the same seed (nothing is left to initialize later).
+
+    >>> with eager.LazyGuard():
+    ...     layer = eager.nn.Linear(2, 3)
+    >>> layer.weight.shape
+    [2, 3]
+    """
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
 def _check_shape(who: str, shape) -> tuple:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
@@ -418,5 +497,5 @@ def _check_number(who: str, arg: str, value) -> float:
 __all__ = [
     "Assign", "Bilinear", "Constant", "Dirac", "Initializer", "KaimingNormal", "KaimingUniform", "Normal",
     "Orthogonal", "TruncatedNormal", "Uniform", "XavierNormal", "XavierUniform", "calculate_gain", "compute_fans", "get_generator", "get_rng_state",
-    "seed", "set_rng_state",
+    "seed", "set_rng_state", "set_global_initializer",
 ]

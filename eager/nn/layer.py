@@ -400,7 +400,8 @@ class Layer:
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
                          default_initializer=None, generator=None) -> Parameter | None:
-        """A new Parameter of ``shape``, initialized by ``attr.initializer``, else
+        """A new Parameter of ``shape``, initialized by ``attr.initializer``, else the
+        global one (eager.nn.initializer.set_global_initializer), else
         ``default_initializer``, else Constant(0) for a bias and XavierUniform for a
         weight. ``attr=False`` gives None (no parameter). ``dtype`` defaults to the
         layer's (the default dtype when it was made); the parameter lives on the
@@ -411,7 +412,7 @@ class Layer:
         if attr is False:
             return None
         dtype = self._dtype if dtype is None else convert_dtype(dtype)
-        init = attr.initializer or default_initializer or (
+        init = attr.initializer or _init.global_initializer(is_bias) or default_initializer or (
             _init.Constant(0.0) if is_bias else _init.XavierUniform())
         array = init(shape, dtype, generator)  # a NumPy array: Parameter puts it on the default device
         name = attr.name or unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")

@@ -6,8 +6,11 @@ there for the formulas); options are checked when the layer is built. A
 """
 from __future__ import annotations
 
+import numbers
+
 from .functional import loss as _loss
-from .functional.checks import check_positive_int, check_reduction
+from .functional import rnnt as _rnnt
+from .functional.checks import check_number, check_positive_int, check_reduction
 from .layer import Layer
 
 
@@ -94,7 +97,7 @@ class SmoothL1Loss(_Loss):
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0, name=None):
         super().__init__(reduction, name)
-        self.delta = _loss._check_real("SmoothL1Loss", "delta", delta)
+        self.delta = check_number("SmoothL1Loss", "delta", delta)
 
     def forward(self, input, label):
         """The loss of input against label."""
@@ -131,7 +134,7 @@ class MarginRankingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
-        self.margin = _loss._check_real("MarginRankingLoss", "margin", margin)
+        self.margin = check_number("MarginRankingLoss", "margin", margin)
 
     def forward(self, input, other, label):
         """The loss of ranking input against other as label says."""
@@ -148,7 +151,7 @@ class HingeEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 1.0, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
-        self.margin = _loss._check_real("HingeEmbeddingLoss", "margin", margin)
+        self.margin = check_number("HingeEmbeddingLoss", "margin", margin)
 
     def forward(self, input, label):
         """The loss of input against label (1 or -1)."""
@@ -166,7 +169,7 @@ class CosineEmbeddingLoss(_Loss):
 
     def __init__(self, margin: float = 0, reduction: str = "mean", name=None):
         super().__init__(reduction, name)
-        self.margin = _loss._check_real("CosineEmbeddingLoss", "margin", margin)
+        self.margin = check_number("CosineEmbeddingLoss", "margin", margin)
 
     def forward(self, input1, input2, label):
         """The loss of input1 against input2 as label (1 or -1) says."""
@@ -186,7 +189,7 @@ class TripletMarginLoss(_Loss):
                  reduction: str = "mean", name=None):
         super().__init__(reduction, name)
         fn = "TripletMarginLoss"
-        self.margin, self.p, self.epsilon = (_loss._check_real(fn, a, v)
+        self.margin, self.p, self.epsilon = (check_number(fn, a, v)
                                              for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
         self.swap = swap
 
@@ -209,7 +212,7 @@ class TripletMarginWithDistanceLoss(_Loss):
                  name=None):
         super().__init__(reduction, name)
         fn = "TripletMarginWithDistanceLoss"
-        self.margin = _loss._check_real(fn, "margin", margin)
+        self.margin = check_number(fn, "margin", margin)
         if self.margin < 0:
             raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {self.margin}")
         if distance_function is not None and not callable(distance_function):
@@ -270,7 +273,7 @@ class MultiMarginLoss(_Loss):
         fn = "MultiMarginLoss"
         if isinstance(p, bool) or not isinstance(p, int) or p < 1:
             raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
-        self.p, self.margin, self.weight = int(p), _loss._check_real(fn, "margin", margin), weight
+        self.p, self.margin, self.weight = int(p), check_number(fn, "margin", margin), weight
 
     def forward(self, input, label):
         """The loss of input against label."""
@@ -346,7 +349,7 @@ class GaussianNLLLoss(_Loss):
         fn = "GaussianNLLLoss"
         if not isinstance(full, bool):
             raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
-        self.full, self.epsilon = full, _loss._check_real(fn, "epsilon", epsilon)
+        self.full, self.epsilon = full, check_number(fn, "epsilon", epsilon)
         if not self.epsilon > 0:
             raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {self.epsilon}")
 
@@ -366,7 +369,7 @@ class PoissonNLLLoss(_Loss):
     def __init__(self, log_input: bool = True, full: bool = False, epsilon: float = 1e-8,
                  reduction: str = "mean", name=None):
         super().__init__(reduction, name)
-        epsilon = _loss._check_real("PoissonNLLLoss", "epsilon", epsilon)
+        epsilon = check_number("PoissonNLLLoss", "epsilon", epsilon)
         if epsilon <= 0:
             raise ValueError(f"PoissonNLLLoss: argument 'epsilon' expected a positive number, got {epsilon}")
         self.log_input, self.full, self.epsilon = log_input, full, epsilon
@@ -376,7 +379,45 @@ class PoissonNLLLoss(_Loss):
         return _loss.poisson_nll_loss(input, label, self.log_input, self.full, self.epsilon, self.reduction)
 
 
+class MultiLabelMarginLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.multi_label_margin_loss`
+    (input [N, C], label [N, C] of class indices padded with -1).
+
+    >>> loss = eager.nn.MultiLabelMarginLoss()
+    >>> round(float(loss(eager.to_tensor([[0.1, 0.2, 0.4, 0.8]]), eager.to_tensor([[3, 0, -1, 1]]))), 4)
+    0.85
+    """
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.multi_label_margin_loss(input, label, self.reduction)
+
+
+class RNNTLoss(_Loss):
+    """Layer form of :func:`eager.nn.functional.rnnt_loss`.
+
+    >>> loss = eager.nn.RNNTLoss(fastemit_lambda=0.0)
+    >>> out = loss(eager.zeros([1, 2, 2, 3]), eager.to_tensor([[1]], dtype="int32"), eager.to_tensor([2]),
+    ...            eager.to_tensor([1]))
+    >>> round(float(out), 4)
+    2.6027
+    """
+
+    def __init__(self, blank: int = 0, fastemit_lambda: float = 0.001, reduction: str = "mean", name=None):
+        super().__init__(reduction, name)
+        if isinstance(blank, bool) or not isinstance(blank, numbers.Integral) or blank < 0:
+            raise ValueError(f"RNNTLoss: argument 'blank' expected a non-negative int, got {blank!r}")
+        self.blank = int(blank)
+        self.fastemit_lambda = check_number("RNNTLoss", "fastemit_lambda", fastemit_lambda)
+
+    def forward(self, input, label, input_lengths, label_lengths):
+        """The RNN-T loss of the joint logits against the padded labels."""
+        return _rnnt.rnnt_loss(input, label, input_lengths, label_lengths, self.blank, self.fastemit_lambda,
+                               self.reduction)
+
+
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
            "SoftMarginLoss", "TripletMarginLoss"]
 __all__ += ["GaussianNLLLoss", "HSigmoidLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]
+__all__ += ["MultiLabelMarginLoss", "RNNTLoss"]

@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = [
     "CosineAnnealingDecay", "CosineAnnealingWarmRestarts", "CyclicLR", "ExponentialDecay", "InverseTimeDecay",
-    "LRScheduler", "LambdaDecay", "LinearWarmup", "MultiStepDecay", "MultiplicativeDecay", "NaturalExpDecay",
+    "LRScheduler", "LambdaDecay", "LinearLR", "LinearWarmup", "MultiStepDecay", "MultiplicativeDecay", "NaturalExpDecay",
     "NoamDecay", "OneCycleLR", "PiecewiseDecay", "PolynomialDecay", "ReduceOnPlateau", "StepDecay",
 ]
 
@@ -585,3 +585,43 @@ def _metric_value(who: str, metrics) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{who}: argument 'metrics' is {value}; a plateau needs finite values")
     return value
+
+
+class LinearLR(LRScheduler):
+    """Scales the rate linearly from ``learning_rate * start_factor`` to
+    ``learning_rate * end_factor`` over ``total_steps`` steps, then keeps it
+    (Paddle's ``LinearLR``): ``lr * (start + (end - start) * min(epoch, total_steps)
+    / total_steps)``, computed step to step from the previous rate as Paddle does.
+
+    >>> s = eager.optimizer.lr.LinearLR(0.5, total_steps=4, start_factor=0.5, end_factor=1.0)
+    >>> rates = []
+    >>> for _ in range(6):
+    ...     rates.append(s()); s.step()
+    >>> rates
+    [0.25, 0.3125, 0.375, 0.4375, 0.5, 0.5]
+    """
+
+    def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0, last_epoch=-1,
+                 verbose=False):
+        who = "LinearLR"
+        self.start_factor = _number(who, "start_factor", start_factor)
+        if not 0.0 < self.start_factor <= 1.0:
+            raise ValueError(f"{who}: argument 'start_factor' expected a value in (0, 1], got {start_factor!r}")
+        self.end_factor = _number(who, "end_factor", end_factor)
+        if not 0.0 <= self.end_factor <= 1.0:
+            raise ValueError(f"{who}: argument 'end_factor' expected a value in [0, 1], got {end_factor!r}")
+        self.total_steps = _number(who, "total_steps", total_steps, positive=True, integer=True)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self.base_lr * self.start_factor
+        if self.last_epoch > self.total_steps:
+            return self.last_lr
+        change = self.end_factor - self.start_factor
+        return self.last_lr * (1.0 + change / (self.total_steps * self.start_factor
+                                               + (self.last_epoch - 1) * change))
+
+    def _get_closed_form_lr(self):
+        done = min(max(self.last_epoch, 0), self.total_steps) / self.total_steps
+        return self.base_lr * (self.start_factor + (self.end_factor - self.start_factor) * done)

@@ -1,4 +1,6 @@
-"""Utilities, as Paddle's ``paddle.utils``: :func:`run_check` checks the install.
+"""Utilities, as Paddle's ``paddle.utils``: :func:`run_check` checks the install;
+``try_import``, ``deprecated``, ``require_version``, ``unique_name`` and
+``dlpack`` (loaded on first use).
 
 >>> import eager
 >>> eager.utils.run_check()
@@ -8,6 +10,8 @@ eager is installed successfully! Let's start deep learning with eager now.
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 import eager  # its API loads on first use, by when eager.utils (loaded lazily) runs
@@ -16,8 +20,19 @@ from phi.common import CPUPlace, GPUPlace
 from .. import framework
 
 from . import unique_name
+from .deprecation import deprecated
+from .lazy_import import try_import
+from .versions import require_version
 
-__all__ = ["run_check", "unique_name"]
+__all__ = ["deprecated", "dlpack", "require_version", "run_check", "try_import", "unique_name"]
+
+
+def __getattr__(name):
+    # eager.utils.dlpack loads on first use: it needs eager.tensor, and eager.utils.unique_name
+    # is imported while eager.tensor's own imports load.
+    if name == "dlpack":
+        return importlib.import_module(".dlpack", __name__)
+    raise AttributeError(f"module 'eager.utils' has no attribute {name!r}")
 
 
 class _StepFailed(RuntimeError):

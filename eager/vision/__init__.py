@@ -12,8 +12,9 @@ As in Paddle, their names are also reachable here (``eager.vision.LeNet``).
 from . import datasets, models, ops, transforms
 from .datasets import *  # noqa: F401,F403
 from .image import get_image_backend, set_image_backend
+from .loading import image_load
 from .models import *  # noqa: F401,F403
 from .transforms import *  # noqa: F401,F403
 
-__all__ = ["datasets", "get_image_backend", "models", "ops", "set_image_backend", "transforms",
+__all__ = ["datasets", "get_image_backend", "image_load", "models", "ops", "set_image_backend", "transforms",
            *datasets.__all__, *models.__all__, *[n for n in transforms.__all__ if n != "functional"]]

@@ -11,4 +11,5 @@ from .accumulation import (  # noqa: F401
 from .buffers import assign_out_, copy_to, nan_inf_count  # noqa: F401
 from .generated_api import *  # noqa: F401,F403
 from .optimizer import adam_, adamw_, momentum_, sgd_  # noqa: F401
+from .sparse import sparse_copy_to, sparse_to_dense  # noqa: F401
 from .support import FLAGS

@@ -7,6 +7,8 @@ for dense gradients and SelectedRows (sparse rows) alike.
   (acc's version is bumped) and acc is returned; dense += SelectedRows adds each
   row block into its row. A SelectedRows acc returns a new tensor: SelectedRows
   + SelectedRows keeps the rows side by side, SelectedRows + dense is dense.
+- A sparse (COO or CSR) acc returns a new tensor: with x of its kind the
+  values add up (one pattern) or the entries join; with anything else, dense.
 - ``zero_(x)``: a dense x's buffer set to zeros in place.
 - ``selected_rows_to_dense(x)``, ``merge_selected_rows(x)``: a SelectedRows made
   dense, or with each row once.
@@ -22,19 +24,21 @@ from ..core.errors import InvalidArgumentError, describe_tensor
 from .support import kernel_input
 
 _DENSE, _SR = TensorKind.DENSE, TensorKind.SELECTED_ROWS
-_assign = {_DENSE: KERNELS.dispatch_table("assign"), _SR: KERNELS.dispatch_table("assign", _SR)}
-_accumulate = {_DENSE: KERNELS.dispatch_table("accumulate_"),
-               _SR: KERNELS.dispatch_table("accumulate_", _SR)}
+_SPARSE = (TensorKind.SPARSE_COO, TensorKind.SPARSE_CSR)  # eager.sparse's tensors (phi/kernels/sparse)
+_assign = {kind: KERNELS.dispatch_table("assign", kind) for kind in (_DENSE, _SR) + _SPARSE}
+_accumulate = {kind: KERNELS.dispatch_table("accumulate_", kind) for kind in (_DENSE, _SR) + _SPARSE}
+_sparse_accumulate = {kind: KERNELS.dispatch_table("sparse_accumulate", kind) for kind in _SPARSE}
 _zero = KERNELS.dispatch_table("zero_")
 _to_dense = KERNELS.dispatch_table("selected_rows_to_dense", _SR)
 _sr_add = KERNELS.dispatch_table("selected_rows_add", _SR)
 _merge = KERNELS.dispatch_table("merge_selected_rows", _SR)
+_to_dense_of = {kind: KERNELS.dispatch_table("sparse_to_dense", kind) for kind in _SPARSE}
 
 
 def owned_copy(x):
     """A copy of x, of the same kind, owning its buffers."""
     out = _assign[x.kind][x.dispatch_key](kernel_input(x))
-    return out if x.kind is _SR else DenseTensor(out, x.layout)
+    return DenseTensor(out, x.layout) if x.kind is _DENSE else out
 
 
 def accumulate_(acc, x):
@@ -47,6 +51,11 @@ def accumulate_(acc, x):
         if x.kind is _SR:
             return _sr_add[acc.dispatch_key](acc, x)
         return accumulate_(selected_rows_to_dense(acc), x)
+    if acc.kind in _SPARSE:  # a sparse gradient: same kind adds up sparse, anything else makes it dense
+        if x.kind is acc.kind:
+            return _sparse_accumulate[acc.kind][acc.dispatch_key](acc, x)
+        dense = DenseTensor(_to_dense_of[acc.kind][acc.dispatch_key](acc), acc.layout)
+        return accumulate_(dense, x)
     _accumulate[x.kind][acc.dispatch_key](acc.array, kernel_input(x))
     acc.bump_version()
     return acc

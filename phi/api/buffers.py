@@ -13,6 +13,7 @@ import numpy as np
 
 from ..backends.gpu_context import import_cupy
 from ..common.place import convert_place
+from ..common.tensor_kind import TensorKind
 from ..core import KERNELS
 from ..core.dense_tensor import DenseTensor
 from ..core.errors import InvalidArgumentError, describe_tensor
@@ -37,6 +38,10 @@ def nan_inf_count(x) -> tuple:
     """(number of NaN, number of Inf) in x; (0, 0) for a dtype that cannot hold them."""
     if not (x.dtype.is_floating_point or x.dtype.is_complex) or x.numel == 0:
         return 0, 0
+    if x.kind is not TensorKind.DENSE:  # rows or a sparse tensor: the values it stores
+        x = x.value if x.kind is TensorKind.SELECTED_ROWS else x.values
+        if x.numel == 0:
+            return 0, 0
     counts = _nan_inf_count_kernel[type(x.array), x.array.dtype](x.array)
     nan, inf = (int(c) for c in counts.tolist())
     return nan, inf

@@ -32,7 +32,7 @@ from phi.core.errors import ResourceExhaustedError
 # warns from this module.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"phi\.api\.generated_api$")
 
-__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
+__all__ = ["add", "add_into_", "subtract", "subtract_into_", "multiply", "multiply_into_", "divide", "divide_into_", "pow", "scale", "scale_into_", "matmul", "relu", "relu_into_", "tanh", "tanh_into_", "sigmoid", "exp", "exp_into_", "log", "sum", "mean", "reshape", "transpose", "cast", "full", "full_like", "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal", "squeeze", "unsqueeze", "flatten", "getitem", "setitem", "setitem_into_", "concat", "stack", "split", "unbind", "assign", "expand", "where", "sign", "maximum", "minimum", "softmax", "softmax_into_", "log_softmax", "cross_entropy_with_softmax", "sigmoid_cross_entropy_with_logits", "one_hot", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "abs", "abs_into_", "neg", "sqrt", "sqrt_into_", "square", "rsqrt", "rsqrt_into_", "reciprocal", "reciprocal_into_", "log1p", "log1p_into_", "expm1", "expm1_into_", "sin", "sin_into_", "cos", "cos_into_", "floor", "floor_into_", "ceil", "ceil_into_", "round", "round_into_", "isnan", "isinf", "isfinite", "logical_not", "logical_not_into_", "tan", "tan_into_", "asin", "asin_into_", "acos", "acos_into_", "atan", "atan_into_", "sinh", "sinh_into_", "cosh", "cosh_into_", "asinh", "asinh_into_", "acosh", "acosh_into_", "atanh", "atanh_into_", "log2", "log2_into_", "log10", "log10_into_", "erf", "erf_into_", "erfinv", "erfinv_into_", "trunc", "trunc_into_", "frac", "frac_into_", "lgamma", "lgamma_into_", "digamma", "digamma_into_", "nan_to_num", "nan_to_num_into_", "bitwise_not", "bitwise_not_into_", "real", "imag", "conj", "angle", "polygamma", "polygamma_into_", "elementwise_pow", "clip", "clip_into_", "remainder", "remainder_into_", "floor_divide", "floor_divide_into_", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_and_into_", "bitwise_or", "bitwise_or_into_", "bitwise_xor", "bitwise_xor_into_", "isclose", "allclose", "equal_all", "atan2", "hypot", "hypot_into_", "lerp", "lerp_into_", "fmax", "fmin", "max", "min", "prod", "cumsum", "cumsum_into_", "all", "any", "logsumexp", "std", "var", "norm", "amax", "amin", "cumprod", "cumprod_into_", "nansum", "nanmean", "count_nonzero", "median", "logcumsumexp", "argmax", "argmin", "topk", "sort", "argsort", "kthvalue", "cummax", "cummin", "mode", "unique", "bincount", "searchsorted", "histogram", "tile", "flip", "slice", "roll", "expand_as", "broadcast_tensors", "moveaxis", "t", "unstack", "repeat_interleave", "strided_slice", "rot90", "tensor_split", "as_strided", "view_dtype", "gather", "take_along_axis", "masked_fill", "masked_fill_into_", "masked_select", "scatter", "scatter_into_", "scatter_nd_add", "scatter_nd", "gather_nd", "put_along_axis", "put_along_axis_into_", "index_add", "index_add_into_", "nonzero", "index_put", "index_put_into_", "masked_scatter", "arange", "empty", "empty_like", "eye", "linspace", "logspace", "tril", "tril_into_", "triu", "triu_into_", "diag", "diagflat", "diag_embed", "meshgrid", "fill", "fill_into_", "zero", "zero_into_", "complex", "uniform", "gaussian", "randint", "randint_like", "randperm", "bernoulli", "poisson", "multinomial", "bmm", "dot", "mv", "outer", "inner", "cross", "kron", "einsum", "trace", "diagonal", "matrix_power", "inverse", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "pinv", "matrix_rank", "eig", "lu", "lu_unpack", "gelu", "silu", "leaky_relu", "leaky_relu_into_", "elu", "elu_into_", "selu", "celu", "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "hardtanh", "hardtanh_into_", "hardswish", "hardsigmoid", "mish", "log_sigmoid", "thresholded_relu", "thresholded_relu_into_", "fused_softmax_cross_entropy", "fused_mse_loss", "bce_loss", "nll_loss", "warpctc", "max_pool2d_with_index", "avg_pool2d", "max_pool3d_with_index", "avg_pool3d", "im2col", "col2im", "layer_norm", "batch_norm", "instance_norm", "group_norm", "pad", "nearest_interp", "linear_interp", "bilinear_interp", "trilinear_interp", "bicubic_interp", "grid_sample", "embedding", "lstm_cell", "gru_cell", "simple_rnn_cell", "lstm_sequence", "gru_sequence", "simple_rnn_sequence", "dropout", "linear", "fft_c2c", "fft_r2c", "fft_c2r", "add_grad", "subtract_grad", "multiply_grad", "divide_grad", "pow_grad", "scale_grad", "matmul_grad", "relu_grad", "tanh_grad", "sigmoid_grad", "exp_grad", "log_grad", "sum_grad", "mean_grad", "reshape_grad", "transpose_grad", "squeeze_grad", "unsqueeze_grad", "flatten_grad", "getitem_grad", "setitem_grad", "expand_grad", "where_grad", "maximum_grad", "minimum_grad", "softmax_grad", "log_softmax_grad", "cross_entropy_with_softmax_grad", "sigmoid_cross_entropy_with_logits_grad", "conv2d_grad", "conv3d_grad", "conv2d_transpose_grad", "conv3d_transpose_grad", "abs_grad", "sqrt_grad", "square_grad", "rsqrt_grad", "reciprocal_grad", "log1p_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "asin_grad", "acos_grad", "atan_grad", "sinh_grad", "cosh_grad", "asinh_grad", "acosh_grad", "atanh_grad", "log2_grad", "log10_grad", "erf_grad", "erfinv_grad", "lgamma_grad", "digamma_grad", "nan_to_num_grad", "angle_grad", "polygamma_grad", "elementwise_pow_grad", "clip_grad", "lerp_grad", "fmax_grad", "fmin_grad", "max_grad", "min_grad", "prod_grad", "cumsum_grad", "logsumexp_grad", "std_grad", "var_grad", "norm_grad", "amax_grad", "amin_grad", "cumprod_grad", "nansum_grad", "nanmean_grad", "median_grad", "logcumsumexp_grad", "topk_grad", "sort_grad", "kthvalue_grad", "cummax_grad", "cummin_grad", "mode_grad", "tile_grad", "flip_grad", "slice_grad", "roll_grad", "expand_as_grad", "moveaxis_grad", "t_grad", "repeat_interleave_grad", "strided_slice_grad", "rot90_grad", "tensor_split_grad", "as_strided_grad", "gather_grad", "take_along_axis_grad", "masked_fill_grad", "masked_select_grad", "scatter_grad", "scatter_nd_add_grad", "scatter_nd_grad", "gather_nd_grad", "put_along_axis_grad", "index_add_grad", "index_put_grad", "masked_scatter_grad", "complex_grad", "diagonal_grad", "cholesky_grad", "qr_grad", "svd_grad", "eigh_grad", "gelu_grad", "silu_grad", "leaky_relu_grad", "elu_grad", "selu_grad", "celu_grad", "softplus_grad", "softsign_grad", "softshrink_grad", "hardshrink_grad", "tanhshrink_grad", "hardtanh_grad", "hardswish_grad", "hardsigmoid_grad", "mish_grad", "log_sigmoid_grad", "thresholded_relu_grad", "fused_softmax_cross_entropy_grad", "fused_mse_loss_grad", "bce_loss_grad", "nll_loss_grad", "warpctc_grad", "max_pool2d_with_index_grad", "avg_pool2d_grad", "max_pool3d_with_index_grad", "avg_pool3d_grad", "layer_norm_grad", "batch_norm_grad", "instance_norm_grad", "group_norm_grad", "pad_grad", "nearest_interp_grad", "linear_interp_grad", "bilinear_interp_grad", "trilinear_interp_grad", "bicubic_interp_grad", "grid_sample_grad", "embedding_grad", "lstm_cell_grad", "gru_cell_grad", "simple_rnn_cell_grad", "lstm_sequence_grad", "gru_sequence_grad", "simple_rnn_sequence_grad", "dropout_grad", "linear_grad", ]
 
 # A kernel's result is wrapped as DenseTensor(array) without the __init__ frame
 # (~35 ns of every call): object.__new__ and the three slots set in line.
@@ -9992,6 +9992,86 @@ def tensor_split(x, num_or_indices, axis):
     if seen is None and signature is not None:
         _tensor_split_seen.remember(signature, (kernel, array_type, metas))
     return [DenseTensor(a) for a in out]
+
+
+_as_strided_kernel = KERNELS.dispatch_table("as_strided")
+_as_strided_seen = KERNELS.signature_cache("as_strided", "as_strided")
+
+
+def as_strided(x, shape, stride, offset):
+    """A view of x's elements (row-major) of the given shape, element i reading x's element offset + sum(i_k * stride[k]); elements may be read twice."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, shape, stride, offset, type(offset))
+        seen = _as_strided_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.as_strided_infer_meta(x, shape, stride, offset, out_meta)
+        except PhiError as error:
+            raise error.in_op("as_strided", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("as_strided", "as_strided", x, (x, shape, stride, offset), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _as_strided_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, shape, stride, offset)
+    except PhiError as error:
+        raise error.in_op("as_strided", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"as_strided: not enough memory for the result ({error})") from None
+    if type(out) is not array_type:
+        out = as_array(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("as_strided", metas, [out])
+    if seen is None and signature is not None:
+        _as_strided_seen.remember(signature, (kernel, array_type, metas))
+    return x.share_buffer_with(out)
+
+
+_view_dtype_kernel = KERNELS.dispatch_table("view_dtype")
+_view_dtype_seen = KERNELS.signature_cache("view_dtype", "view_dtype")
+
+
+def view_dtype(x, dtype):
+    """x's bytes read as dtype (a view; the last axis takes the change of element size). Not differentiable."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, dtype)
+        seen = _view_dtype_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        out_meta = MetaTensor()
+        try:
+            _im.view_dtype_infer_meta(x, dtype, out_meta)
+        except PhiError as error:
+            raise error.in_op("view_dtype", x=x) from None
+        if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("view_dtype", "view_dtype", x, (x, dtype), [out_meta], {"x": x})
+        key = (type(x.array), x.array.dtype)
+        kernel = _view_dtype_kernel[key]
+        array_type = key[0]
+        metas = [out_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        out = kernel(x.array, dtype)
+    except PhiError as error:
+        raise error.in_op("view_dtype", x=x) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"view_dtype: not enough memory for the result ({error})") from None
+    if type(out) is not array_type:
+        out = as_array(out, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("view_dtype", metas, [out])
+    if seen is None and signature is not None:
+        _view_dtype_seen.remember(signature, (kernel, array_type, metas))
+    return x.share_buffer_with(out)
 
 
 _gather_kernel = KERNELS.dispatch_table("gather")
@@ -20626,6 +20706,48 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis):
         verify_infer_meta("tensor_split_grad", metas, [x_grad])
     if seen is None and signature is not None:
         _tensor_split_grad_seen.remember(signature, (kernel, array_type, metas))
+    return x_grad
+
+
+_as_strided_grad_kernel = KERNELS.dispatch_table("as_strided_grad")
+_as_strided_grad_seen = KERNELS.signature_cache("as_strided_grad", "as_strided_grad")
+
+
+def as_strided_grad(x, out_grad, shape, stride, offset):
+    """as_strided_grad (phi kernel as_strided_grad)."""
+    try:  # what InferMeta reads; a remembered signature passed it before
+        signature = (type(x.array), x.array.dtype, x.array.shape, type(out_grad.array), out_grad.array.dtype, out_grad.array.shape, shape, stride, offset, type(offset))
+        seen = _as_strided_grad_seen.get(signature)
+    except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
+        signature = seen = None
+    if seen is not None:
+        kernel, array_type, metas = seen
+    else:
+        x_grad_meta = MetaTensor()
+        try:
+            _im.as_strided_grad_infer_meta(x, out_grad, shape, stride, offset, x_grad_meta)
+        except PhiError as error:
+            raise error.in_op("as_strided_grad", x=x, out_grad=out_grad) from None
+        if type(out_grad) is not DenseTensor:  # another tensor kind: the kernel of that kind
+            return call_kernel_of_kind("as_strided_grad", "as_strided_grad", out_grad, (x, out_grad, shape, stride, offset), [x_grad_meta], {"x": x, "out_grad": out_grad})
+        key = (type(out_grad.array), out_grad.array.dtype)
+        kernel = _as_strided_grad_kernel[key]
+        array_type = key[0]
+        metas = [x_grad_meta]
+    try:  # a kernel checks only what InferMeta cannot see (the values), rarely
+        x_grad = kernel(x.array, out_grad.array, shape, stride, offset)
+    except PhiError as error:
+        raise error.in_op("as_strided_grad", x=x, out_grad=out_grad) from None
+    except MemoryError as error:
+        raise ResourceExhaustedError(f"as_strided_grad: not enough memory for the result ({error})") from None
+    if type(x_grad) is array_type:  # DenseTensor(x_grad); targets bind left to right
+        x_grad, x_grad.array, x_grad.layout, x_grad.version_counter = _new(DenseTensor), x_grad, _ALL_LAYOUT, None
+    else:
+        x_grad = wrap_result(x_grad, array_type)
+    if FLAGS.check_infer_meta:
+        verify_infer_meta("as_strided_grad", metas, [x_grad])
+    if seen is None and signature is not None:
+        _as_strided_grad_seen.remember(signature, (kernel, array_type, metas))
     return x_grad
 
 

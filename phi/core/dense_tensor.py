@@ -112,6 +112,34 @@ class DenseTensor(TensorBase):
         return bool(self.array.flags.c_contiguous)
 
     @property
+    def strides(self) -> tuple:
+        """The step between neighbours along each axis, in elements (the array's byte
+        strides over its itemsize; 0 along a broadcast axis)."""
+        array = self.array
+        size = array.dtype.itemsize
+        return tuple(step // size for step in array.strides)
+
+    @property
+    def data_ptr(self) -> int:
+        """The address of the first element (host memory for NumPy, device memory for CuPy)."""
+        array = self.array
+        if type(array) is np.ndarray:
+            return int(array.__array_interface__["data"][0])
+        return int(array.data.ptr)
+
+    @property
+    def byte_offset(self) -> int:
+        """Bytes from the start of the allocation holding the buffer to the first element:
+        0 for an array that owns its memory, a view's position inside its base."""
+        array = self.array
+        if type(array) is not np.ndarray:
+            return int(array.data.ptr - array.data.mem.ptr)
+        base = array
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        return self.data_ptr - int(base.__array_interface__["data"][0])
+
+    @property
     def version(self) -> int:
         counter = self.version_counter
         return 0 if counter is None else counter.value

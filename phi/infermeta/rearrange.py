@@ -7,6 +7,7 @@ kernel picks come from one rule.
 """
 from __future__ import annotations
 
+from ..common import convert_dtype
 from ..core.errors import InvalidArgumentError
 from ..core.meta_tensor import MetaTensor
 from .checks import MAX_DIMS, broadcast_dims, check_result_shape, normalize_axis
@@ -18,7 +19,8 @@ __all__ = [
     "repeat_interleave_grad_infer_meta", "strided_slice_infer_meta", "strided_slice_grad_infer_meta",
     "rot90_infer_meta", "moveaxis_permutation", "repeat_counts", "slice_bounds", "slice_index",
     "strided_bounds", "strided_index", "tensor_split_bounds", "tensor_split_infer_meta",
-    "tensor_split_grad_infer_meta",
+    "tensor_split_grad_infer_meta", "as_strided_infer_meta", "as_strided_grad_infer_meta",
+    "strided_positions_reach", "view_dtype_infer_meta",
 ]
 
 
@@ -388,3 +390,66 @@ def repeat_interleave_infer_meta(x, repeats, axis, out) -> None:
 def repeat_interleave_grad_infer_meta(x, out_grad, repeats, axis, x_grad) -> None:
     """x_grad shaped like x; out_grad must be repeat_interleave's result for x."""
     _grad_of(repeat_interleave_infer_meta, x, (repeats, axis), out_grad, x_grad)
+
+
+# -- as_strided -----------------------------------------------------------------------------
+
+def strided_positions_reach(shape, stride, offset) -> tuple:
+    """(lowest, highest) position, counted in x's elements in row-major order, that a
+    view of ``shape`` and ``stride`` starting at ``offset`` reads; None for an empty view."""
+    if any(n == 0 for n in shape):
+        return None
+    return offset, offset + sum((n - 1) * s for n, s in zip(shape, stride))
+
+
+def as_strided_infer_meta(x, shape, stride, offset, out) -> None:
+    """A view of ``shape`` whose element i reads x's element ``offset + sum(i_k *
+    stride[k])`` of x in row-major order: every position read must lie in x."""
+    shape, stride = tuple(shape), tuple(stride)
+    if len(shape) != len(stride):
+        raise InvalidArgumentError(f"argument 'stride' expected one step per dimension of 'shape' "
+                                   f"({len(shape)}), got {len(stride)}: {list(stride)}")
+    if any(n < 0 for n in shape):
+        raise InvalidArgumentError(f"argument 'shape' expected non-negative sizes, got {list(shape)}")
+    if any(s < 0 for s in stride):
+        raise InvalidArgumentError(f"argument 'stride' expected non-negative steps, got {list(stride)}")
+    if offset < 0:
+        raise InvalidArgumentError(f"argument 'offset' expected a value >= 0, got {offset}")
+    count = 1
+    for d in x.dims:
+        count *= d
+    reach = strided_positions_reach(shape, stride, offset)
+    if reach is not None and reach[1] >= count:
+        raise InvalidArgumentError(
+            f"shape {list(shape)}, stride {list(stride)} and offset {offset} read element {reach[1]} of x, "
+            f"which has {count} (shape {list(x.dims)})")
+    _set(out, shape, x)
+    check_result_shape("shape", out.dims, out.dtype)
+
+
+def as_strided_grad_infer_meta(x, out_grad, shape, stride, offset, x_grad) -> None:
+    """x_grad shaped like x; out_grad must be as_strided's result for x."""
+    _grad_of(as_strided_infer_meta, x, (shape, stride, offset), out_grad, x_grad)
+
+
+# -- view_dtype -------------------------------------------------------------------------------
+
+def view_dtype_infer_meta(x, dtype, out) -> None:
+    """x's bytes read as ``dtype``: the same shape for a dtype of the same size; else
+    the last axis holds as many bytes (it must divide evenly into a larger dtype),
+    and x must have at least one dimension."""
+    target = convert_dtype(dtype)
+    dims = tuple(x.dims)
+    old, new = x.dtype.itemsize, target.itemsize
+    if new != old:
+        if not dims:
+            raise InvalidArgumentError(f"a 0-d tensor of {x.dtype} ({old} bytes) cannot be viewed as {target} "
+                                       f"({new} bytes): the last axis holds the change of size")
+        last = dims[-1] * old
+        if last % new:
+            raise InvalidArgumentError(f"the last axis of x ({dims[-1]} elements of {x.dtype}, {last} bytes) "
+                                       f"does not divide into elements of {target} ({new} bytes)")
+        dims = dims[:-1] + (last // new,)
+    out.dims = dims
+    out.dtype = target
+    out.layout = x.layout

@@ -41,5 +41,6 @@ from . import (  # noqa: E402,F401  (after the filter, which the kernel modules 
     sampling,
     search_sort,
     selected_rows,
+    sparse,
     vision,
 )

@@ -6,14 +6,16 @@ Every forward result is a fresh array (``.copy()`` where NumPy would return a
 view), because these ops are not declared ``view`` in ops.yaml: a later inplace
 write to the result must not reach x. The gradients are the adjoint maps:
 flip's is flip, roll's is roll back, tile's and repeat_interleave's sum the
-copies, the slices' scatter into zeros.
+copies, the slices' scatter into zeros. The views are ``as_strided`` and
+``view_dtype`` (declared ``view`` in ops.yaml): their results read x's buffer;
+as_strided's gradient adds each element's gradient into the position it read.
 """
 from ..core.kernel_registry import register_kernel
 from ..infermeta.rearrange import (
     moveaxis_permutation, repeat_counts, slice_index, strided_index, tensor_split_bounds,
 )
 from .dtypes import ALL_BACKENDS, ALL_TYPES, NUMERIC
-from .funcs import reduce_to_shape
+from .funcs import reduce_to_shape, scatter_add
 
 
 def _flip_axes(axis, ndim):
@@ -219,3 +221,47 @@ def tensor_split_grad(ctx, x, out_grad, num_or_indices, axis):
     for (lo, hi), g in zip(bounds, out_grad):
         grad[_piece(a, lo, hi)] += g
     return grad
+
+
+# -- as_strided ------------------------------------------------------------------------------
+
+def _positions(xp, shape, stride, offset):
+    """The position in x (row-major) each element of the strided view reads, as an
+    int64 array of ``shape``."""
+    positions = xp.full(tuple(shape), offset, dtype=xp.int64)
+    for axis, (n, s) in enumerate(zip(shape, stride)):
+        steps = xp.arange(n, dtype=xp.int64) * s
+        positions = positions + steps.reshape((n,) + (1,) * (len(shape) - axis - 1))
+    return positions
+
+
+@register_kernel("as_strided", ALL_BACKENDS, ALL_TYPES)
+def as_strided(ctx, x, shape, stride, offset):
+    """The view of x's elements (row-major; a copy of a non-contiguous x first) of
+    ``shape`` and element ``stride`` starting at ``offset`` (checked in InferMeta)."""
+    xp = ctx.xp
+    flat = (x if x.flags.c_contiguous else xp.ascontiguousarray(x)).reshape(-1)
+    return xp.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(shape),
+                                           strides=tuple(s * flat.itemsize for s in stride))
+
+
+@register_kernel("as_strided_grad", ALL_BACKENDS, NUMERIC)
+def as_strided_grad(ctx, x, out_grad, shape, stride, offset):
+    """Zeros shaped like x with each element of out_grad added at the position it read
+    (positions read twice get both)."""
+    xp = ctx.xp
+    count = 1
+    for d in x.shape:
+        count *= d
+    grad = xp.zeros(count, dtype=out_grad.dtype)
+    scatter_add(xp, grad, _positions(xp, shape, stride, offset).reshape(-1), out_grad.reshape(-1))
+    return grad.reshape(x.shape)
+
+
+@register_kernel("view_dtype", ALL_BACKENDS, ALL_TYPES)
+def view_dtype(ctx, x, dtype):
+    """x's bytes as ``dtype`` (shape from InferMeta): a view of x, of a row-major copy
+    when x's last axis is not contiguous."""
+    if x.ndim and x.strides[-1] != x.itemsize and x.shape[-1] > 1:
+        x = ctx.xp.ascontiguousarray(x)
+    return x.view(dtype.numpy_dtype)

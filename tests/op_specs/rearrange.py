@@ -324,6 +324,42 @@ TENSOR_SPLIT_GRAD_CASES = tuple(
     for c in TENSOR_SPLIT_CASES if len(ref_tensor_split(np.zeros(c.shapes[0]), **c.attrs)) == 3)
 
 
+# -- as_strided -------------------------------------------------------------------------------
+
+def ref_as_strided(x, shape, stride, offset=0):
+    """Element i reads x.ravel()[offset + sum(i_k * stride[k])], by explicit loops."""
+    flat = np.asarray(x).reshape(-1)
+    out = np.empty(tuple(shape), dtype=flat.dtype)
+    for index in np.ndindex(*shape):
+        out[index] = flat[offset + sum(i * s for i, s in zip(index, stride))]
+    return out
+
+
+AS_STRIDED_CASES = (
+    Case(((6,),), {"shape": [3, 2], "stride": [1, 1], "offset": 1}),      # overlapping windows
+    Case(((2, 4),), {"shape": [4, 2], "stride": [1, 4]}),                 # the transpose
+    Case(((3, 3),), {"shape": [3], "stride": [4]}),                       # the diagonal
+    Case(((5,),), {"shape": [2, 2], "stride": [0, 2], "offset": 1}),     # a repeated row
+    Case(((4,),), {"shape": [], "stride": [], "offset": 3}),
+    Case(((0,),), {"shape": [0, 3], "stride": [1, 1]}),
+)
+
+
+def ref_view_dtype(x, dtype):
+    """x's bytes, row-major, read back as dtype (through a bytes object)."""
+    x = np.asarray(x)
+    target = np.dtype(dtype)
+    shape = x.shape[:-1] + (x.shape[-1] * x.dtype.itemsize // target.itemsize,) if x.ndim else x.shape
+    return np.frombuffer(x.tobytes(), dtype=target).reshape(shape)
+
+
+VIEW_DTYPE_CASES = (
+    Case(((2, 3),), {"dtype": "uint8"}),
+    Case(((2, 8),), {"dtype": "float64"}),       # 8 elements divide into float64s for every dtype
+    Case(((0, 8),), {"dtype": "int16"}),
+)
+
+
 SPECS: list = [
     OpSpec("tile", F.tile, ref_tile, ("real",), TILE_CASES, dtypes=ALL),
     _grad_spec("tile_grad", F.tile_grad, ref_tile, TILE_CASES, saves_x=True),
@@ -376,6 +412,10 @@ SPECS: list = [
     OpSpec("tensor_split_grad",
            lambda x, g0, g1, g2, num_or_indices, axis: F.tensor_split_grad(x, [g0, g1, g2], num_or_indices, axis),
            ref_tensor_split_grad, ("real",) * 4, TENSOR_SPLIT_GRAD_CASES, dtypes=FLOATS + INTS, wrt=(1, 2, 3)),
+    OpSpec("as_strided", F.as_strided, ref_as_strided, ("real",), AS_STRIDED_CASES, dtypes=ALL),
+    _grad_spec("as_strided_grad", F.as_strided_grad, ref_as_strided,
+               tuple(Case(c.shapes, {"offset": 0, **c.attrs}) for c in AS_STRIDED_CASES), saves_x=True),
+    OpSpec("view_dtype", F.view_dtype, ref_view_dtype, ("real",), VIEW_DTYPE_CASES, dtypes=ALL, grad=False),
     OpSpec("rot90", F.rot90, ref_rot90, ("real",), ROT90_CASES, dtypes=ALL),
     _grad_spec("rot90_grad", F.rot90_grad, ref_rot90,
                tuple(Case(c.shapes, {"k": 1, "axes": [0, 1], **c.attrs}) for c in ROT90_CASES), saves_x=False),

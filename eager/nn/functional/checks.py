@@ -1,5 +1,6 @@
 """Argument checks shared by the functionals; each error names the function
-and the argument."""
+and the argument. Also the two label helpers that go with them: ``value_range``
+(the read a value check makes) and ``as_int64`` (checked indices as int64)."""
 from __future__ import annotations
 
 import numbers
@@ -7,7 +8,7 @@ import numbers
 import numpy as np
 
 from phi.backends.gpu_context import VALUE_CHECKS
-from phi.common.data_type import FLOATING_TYPES, DataType
+from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 
 from ...arguments import describe
 from ...autograd.op_modes import MODES
@@ -35,6 +36,16 @@ def check_float(fn: str, arg: str, value) -> Tensor:
     if value.dtype not in FLOATING_TYPES:
         raise TypeError(
             f"{fn}: argument '{arg}' expected a floating-point Tensor, got {value.dtype}{value.shape}")
+    return value
+
+
+def check_integer(fn: str, arg: str, value, what: str = "an integer Tensor") -> Tensor:
+    """``value``, or a TypeError naming fn and arg unless it is a Tensor of an
+    integer dtype (int8, uint8, int16, int32 or int64). ``what`` is the expected
+    thing as the message says it (e.g. "an integer Tensor of class indices")."""
+    check_tensor(fn, arg, value)
+    if value.dtype not in INTEGER_TYPES:
+        raise TypeError(f"{fn}: argument '{arg}' expected {what}, got {value.dtype}{value.shape}")
     return value
 
 
@@ -103,6 +114,17 @@ def reads_values(x: Tensor) -> bool:
     on a GPU only in anomaly mode (elsewhere the read would wait for the device),
     as the kernels' ``ctx.check_values``."""
     return x.place.is_cpu_place() or VALUE_CHECKS.on
+
+
+def value_range(x: Tensor) -> tuple:
+    """(min, max) of a non-empty integer tensor, as ints: a read of its values
+    (callers ask ``reads_values`` first)."""
+    return int(_F.min(x).numpy()), int(_F.max(x).numpy())
+
+
+def as_int64(x: Tensor) -> Tensor:
+    """An integer tensor (checked labels or indices) as int64: x itself when it is."""
+    return x if x.dtype == DataType.INT64 else _F.cast(x, DataType.INT64)
 
 
 def reduce_loss(fn: str, loss: Tensor, reduction: str) -> Tensor:

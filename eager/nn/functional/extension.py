@@ -14,7 +14,7 @@ from phi.common.data_type import INTEGER_TYPES
 from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float, check_tensor, reads_values
+from .checks import check_float, check_integer, reads_values, value_range
 
 
 def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
@@ -28,9 +28,7 @@ def sequence_mask(x: Tensor, maxlen=None, dtype="int64", name=None) -> Tensor:
            [1, 1, 1, 0]])
     """
     fn = "sequence_mask"
-    check_tensor(fn, "x", x)
-    if x.dtype not in INTEGER_TYPES:
-        raise TypeError(f"{fn}: argument 'x' expected an integer Tensor of lengths, got {x.dtype}{x.shape}")
+    check_integer(fn, "x", x, "an integer Tensor of lengths")
     out_dtype = to_dtype(dtype, fn, "dtype")
     if isinstance(maxlen, Tensor):
         if maxlen.numel() != 1 or maxlen.dtype not in INTEGER_TYPES:
@@ -111,9 +109,7 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     """
     fn = "gather_tree"
     for arg, value in (("ids", ids), ("parents", parents)):
-        check_tensor(fn, arg, value)
-        if value.dtype not in INTEGER_TYPES:
-            raise TypeError(f"{fn}: argument '{arg}' expected an integer Tensor, got {value.dtype}{value.shape}")
+        check_integer(fn, arg, value)
     if ids.ndim != 3:
         raise ValueError(f"{fn}: argument 'ids' expected a 3-d tensor [max_time, batch_size, beam_size], got "
                          f"shape {ids.shape}")
@@ -125,7 +121,7 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
         return _F.assign(ids)
     beam = ids.shape[2]
     if steps > 1 and reads_values(parents):
-        low, high = int(_F.min(parents[1:]).numpy()), int(_F.max(parents[1:]).numpy())
+        low, high = value_range(parents[1:])
         if low < 0 or high >= beam:
             raise ValueError(f"{fn}: argument 'parents' expected values in [0, {beam}) (the beam size), got values "
                              f"in [{low}, {high}]")
@@ -138,4 +134,7 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     return _F.stack(out[::-1], 0)
 
 
-__all__ = ["gather_tree", "sequence_mask", "temporal_shift"]
+# Paddle 2.x keeps paddle.diag_embed here too: the same op, differentiable.
+diag_embed = _F.diag_embed
+
+__all__ = ["diag_embed", "gather_tree", "sequence_mask", "temporal_shift"]

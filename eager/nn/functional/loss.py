@@ -13,8 +13,9 @@ from phi.core.errors import PhiError
 from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, check_axis, check_float, check_reduction, check_same_shape,
-                     check_tensor, dtypes_differ, reads_values, reduce_loss)
+from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
+                     check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
+                     reduce_loss, value_range)
 from .common import pairwise_distance
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
@@ -196,8 +197,7 @@ def cross_entropy(input: Tensor, label: Tensor, weight=None, ignore_index: int =
         return _weighted(fn, _F.multiply(loss, sample_weight), sample_weight, reduction, kept)
 
     label_kept = _hard_label(fn, input, label, axis, kept)
-    if label_kept.dtype != DataType.INT64:  # an ignore_index (-100) that, say, uint8 cannot hold
-        label_kept = _F.cast(label_kept, DataType.INT64)
+    label_kept = as_int64(label_kept)  # an ignore_index (-100) that, say, uint8 cannot hold
     valid_mask = _F.not_equal(label_kept, _F.full_like(label_kept, ignore_index, None))
     valid = _F.cast(valid_mask, input.dtype)
     if label_smoothing > 0:
@@ -311,10 +311,7 @@ def _renamed_error(fn: str, op: str, error: PhiError) -> PhiError:
 
 def _hard_label(fn: str, input: Tensor, label: Tensor, axis: int, kept) -> Tensor:
     """Integer class indices, checked, reshaped to input's shape with the class axis of size 1."""
-    if label.dtype not in INTEGER_TYPES:
-        raise TypeError(
-            f"{fn}: argument 'label' expected an integer Tensor of class indices (or "
-            f"soft_label=True), got {label.dtype}{label.shape}")
+    check_integer(fn, "label", label, "an integer Tensor of class indices (or soft_label=True)")
     dropped = input.shape[:axis] + input.shape[axis + 1:]
     if label.shape == dropped:
         return _F.unsqueeze(label, [axis])
@@ -352,12 +349,6 @@ def _like_input(fn: str, arg: str, input: Tensor, other) -> Tensor:
     if other.shape != input.shape:
         raise ValueError(f"{fn}: argument '{arg}' expected the shape of 'input' {input.shape}, got {other.shape}")
     return other if other.dtype == input.dtype else _F.cast(other, input.dtype)
-
-
-def _check_real(fn: str, arg: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{fn}: argument '{arg}' expected a number, got {value!r}")
-    return float(value)
 
 
 def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
@@ -404,9 +395,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     if input.ndim < 2:
         raise ValueError(f"{fn}: argument 'input' expected at least 2 dimensions [N, C, ...], got shape "
                          f"{input.shape}")
-    if label.dtype not in INTEGER_TYPES:
-        raise TypeError(f"{fn}: argument 'label' expected an integer Tensor of class indices, got "
-                        f"{label.dtype}{label.shape}")
+    check_integer(fn, "label", label, "an integer Tensor of class indices")
     expected = input.shape[:1] + input.shape[2:]
     if label.shape != expected:
         raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
@@ -466,7 +455,7 @@ def log_loss(input: Tensor, label: Tensor, epsilon: float = 1e-4, name=None) -> 
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
-    epsilon = _check_real(fn, "epsilon", epsilon)
+    epsilon = check_number(fn, "epsilon", epsilon)
     hit = _F.multiply(label, _F.log(_F.scale(input, 1.0, epsilon, True)))
     miss = _F.multiply(_F.scale(label, -1.0, 1.0, True), _F.log(_F.scale(input, -1.0, 1.0 + epsilon, True)))
     return _F.neg(_F.add(hit, miss))
@@ -488,7 +477,7 @@ def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta:
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
     check_reduction(fn, reduction)
-    delta = _check_real(fn, "delta", delta)
+    delta = check_number(fn, "delta", delta)
     diff = _F.subtract(input, label)
     size = _F.multiply(diff, _F.sign(diff))   # |d| with gradient 0 at 0
     quadratic = _F.scale(_F.multiply(diff, diff), 0.5, 0.0, True)
@@ -547,7 +536,7 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
     check_reduction(fn, reduction)
-    margin = _check_real(fn, "margin", margin)
+    margin = check_number(fn, "margin", margin)
     out = _F.multiply(_F.neg(label), _F.subtract(input, other))
     return reduce_loss(fn, _F.relu(_F.scale(out, 1.0, margin, True)), reduction)
 
@@ -565,7 +554,7 @@ def hinge_embedding_loss(input: Tensor, label: Tensor, margin: float = 1.0, redu
     check_float(fn, "input", input)
     label = _like_input(fn, "label", input, label)
     check_reduction(fn, reduction)
-    margin = _check_real(fn, "margin", margin)
+    margin = check_number(fn, "margin", margin)
     zeros = _zeros(input)
     positive = _F.where(_F.equal(label, _F.ones_like(label)), input, zeros)
     hinge = _F.relu(_F.scale(input, -1.0, margin, True))
@@ -592,7 +581,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
     check_same_shape(fn, "input1", input1, "input2", input2)
     check_tensor(fn, "label", label)
     check_reduction(fn, reduction)
-    margin = _check_real(fn, "margin", margin)
+    margin = check_number(fn, "margin", margin)
     if input1.ndim not in (1, 2):
         raise ValueError(f"{fn}: argument 'input1' expected shape [N, M] or [M], got {input1.shape}")
     rows = input1.shape[0] if input1.ndim == 2 else 1
@@ -631,7 +620,7 @@ def triplet_margin_loss(input: Tensor, positive: Tensor, negative: Tensor, margi
         check_tensor(fn, arg, other)
         check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
-    margin, p, epsilon = (_check_real(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
+    margin, p, epsilon = (check_number(fn, a, v) for a, v in (("margin", margin), ("p", p), ("epsilon", epsilon)))
     if input.ndim < 1:
         raise ValueError(f"{fn}: argument 'input' expected at least 1 dimension, got shape {input.shape}")
     if not isinstance(swap, bool):
@@ -666,7 +655,7 @@ def triplet_margin_with_distance_loss(input: Tensor, positive: Tensor, negative:
         check_tensor(fn, arg, other)
         check_same_shape(fn, "input", input, arg, other)
     check_reduction(fn, reduction)
-    margin = _check_real(fn, "margin", margin)
+    margin = check_number(fn, "margin", margin)
     if margin < 0:
         raise ValueError(f"{fn}: argument 'margin' expected a number >= 0, got {margin}")
     if not isinstance(swap, bool):
@@ -747,14 +736,11 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
     check_reduction(fn, reduction)
-    if isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 1:
-        raise ValueError(f"{fn}: argument 'p' expected a positive int, got {p!r}")
-    margin = _check_real(fn, "margin", margin)
+    p = check_positive_int(fn, "p", p, ValueError)
+    margin = check_number(fn, "margin", margin)
     if input.ndim != 2:
         raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C], got shape {input.shape}")
-    if label.dtype not in INTEGER_TYPES:
-        raise TypeError(f"{fn}: argument 'label' expected an integer Tensor of class indices, got "
-                        f"{label.dtype}{label.shape}")
+    check_integer(fn, "label", label, "an integer Tensor of class indices")
     rows, classes = input.shape
     if label.shape != [rows]:
         raise ValueError(f"{fn}: argument 'label' expected shape [{rows}] for input of shape {input.shape}, got "
@@ -765,11 +751,11 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     if rows and reads_values(label):
-        low, high = int(_F.min(label).numpy()), int(_F.max(label).numpy())
+        low, high = value_range(label)
         if low < 0 or high >= classes:
             raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}), got values in "
                              f"[{low}, {high}]")
-    column = _F.unsqueeze(label.astype("int64") if label.dtype != DataType.INT64 else label, [1])   # [N, 1]
+    column = _F.unsqueeze(as_int64(label), [1])   # [N, 1]
     target = _F.take_along_axis(input, column, 1)                                                   # x[i, y]
     hinge = _F.relu(_F.add(_F.scale(input, 1.0, margin, True), _F.neg(target)))
     if p == 2:
@@ -800,7 +786,7 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: flo
     check_tensor(fn, "label", label)
     check_same_shape(fn, "logit", logit, "label", label)
     check_reduction(fn, reduction)
-    alpha, gamma = _check_real(fn, "alpha", alpha), _check_real(fn, "gamma", gamma)
+    alpha, gamma = check_number(fn, "alpha", alpha), check_number(fn, "gamma", gamma)
     loss = _F.sigmoid_cross_entropy_with_logits(logit, label, None, False, -100)
     alpha_t = _F.scale(label, 2.0 * alpha - 1.0, 1.0 - alpha, True)
     loss = _F.multiply(alpha_t, loss)
@@ -834,7 +820,7 @@ def poisson_nll_loss(input: Tensor, label: Tensor, log_input: bool = True, full:
     check_tensor(fn, "label", label)
     check_same_shape(fn, "input", input, "label", label)
     check_reduction(fn, reduction)
-    epsilon = _check_real(fn, "epsilon", epsilon)
+    epsilon = check_number(fn, "epsilon", epsilon)
     if epsilon <= 0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
     for flag, value in (("log_input", log_input), ("full", full)):
@@ -877,7 +863,7 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
-    epsilon = _check_real(fn, "epsilon", epsilon)
+    epsilon = check_number(fn, "epsilon", epsilon)
     if not epsilon > 0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a positive number, got {epsilon}")
     shape = input.shape
@@ -962,10 +948,9 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
             raise ValueError(f"{fn}: argument 'bias' expected {input.dtype}[{nodes}, 1], got "
                              f"{bias.dtype}{bias.shape}")
     labels = _F.reshape(label, [rows, 1])
-    if labels.dtype != DataType.INT64:
-        labels = _F.cast(labels, DataType.INT64)
+    labels = as_int64(labels)
     if custom:
-        index = path_table if path_table.dtype == DataType.INT64 else _F.cast(path_table, DataType.INT64)
+        index = as_int64(path_table)
         bits = _F.cast(path_code, input.dtype)
         # the path ends at its first negative entry
         on_path = _F.cast(_F.cumprod(_F.cast(_F.greater_equal(index, _F.zeros_like(index)), DataType.INT64), 1),
@@ -973,7 +958,7 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
         checked = index
     else:
         if reads_values(labels) and rows:
-            low, high = int(_F.min(labels).numpy()), int(_F.max(labels).numpy())
+            low, high = value_range(labels)
             if low < 0 or high >= num_classes:
                 raise ValueError(f"{fn}: argument 'label' expected classes in [0, {num_classes}), got values in "
                                  f"[{low}, {high}]")
@@ -1031,9 +1016,7 @@ def ctc_loss(log_probs: Tensor, labels: Tensor, input_lengths: Tensor, label_len
     check_float(fn, "log_probs", log_probs)
     check_reduction(fn, reduction)
     for arg, value in (("labels", labels), ("input_lengths", input_lengths), ("label_lengths", label_lengths)):
-        check_tensor(fn, arg, value)
-        if value.dtype not in INTEGER_TYPES:
-            raise TypeError(f"{fn}: argument '{arg}' expected an integer Tensor, got {value.dtype}{value.shape}")
+        check_integer(fn, arg, value)
     blank = _check_int(fn, "blank", blank)
     if not isinstance(norm_by_times, bool):
         raise TypeError(f"{fn}: argument 'norm_by_times' expected a bool, got {norm_by_times!r}")
@@ -1065,7 +1048,7 @@ def label_smooth(label: Tensor, prior_dist=None, epsilon: float = 0.1, name=None
     check_float(fn, "label", label)
     if label.ndim == 0:
         raise ValueError(f"{fn}: argument 'label' expected at least 1 dimension (the classes), got a 0-d tensor")
-    epsilon = _check_real(fn, "epsilon", epsilon)
+    epsilon = check_number(fn, "epsilon", epsilon)
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"{fn}: argument 'epsilon' expected a value in [0, 1], got {epsilon}")
     kept = _F.scale(label, 1.0 - epsilon)
@@ -1101,7 +1084,7 @@ def dice_loss(input: Tensor, label: Tensor, epsilon: float = 1e-5, name=None) ->
     if label.ndim != input.ndim or label.shape[-1] != 1 or label.shape[:-1] != input.shape[:-1]:
         raise ValueError(f"{fn}: argument 'label' expected shape {input.shape[:-1] + [1]} (input's with 1 class "
                          f"axis), got {label.shape}")
-    epsilon = _check_real(fn, "epsilon", epsilon)
+    epsilon = check_number(fn, "epsilon", epsilon)
     onehot = _F.cast(_renamed(fn, "one_hot", lambda: _F.one_hot(_F.squeeze(label, [-1]), input.shape[-1])),
                      input.dtype)
     axes = list(range(1, input.ndim))
@@ -1132,7 +1115,7 @@ def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float =
     batch = anchor.shape[0]
     if labels.shape not in ([batch], [batch, 1]):
         raise ValueError(f"{fn}: argument 'labels' expected shape [{batch}] or [{batch}, 1], got {labels.shape}")
-    l2_reg = _check_real(fn, "l2_reg", l2_reg)
+    l2_reg = check_number(fn, "l2_reg", l2_reg)
     column = _F.reshape(labels, [batch, 1])
     same = _F.cast(_F.equal(column, _F.reshape(labels, [1, batch])), anchor.dtype)
     targets = _F.divide(same, _F.sum(same, [1], None, True))
@@ -1143,9 +1126,56 @@ def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float =
     return _F.add(_F.scale(squares, 0.25 * l2_reg), _F.mean(cross_entropy))
 
 
+def multi_label_margin_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -> Tensor:
+    """Multi-class multi-label hinge loss of input [N, C] against label [N, C]
+    (int): sample i's targets are label[i]'s entries before its first -1, and
+    its loss is ``sum_{j target} sum_{k not a target} max(0, 1 - (x[j] - x[k])) / C``.
+    The pairs are formed at once: an [N, C, C] intermediate.
+
+    >>> x = eager.to_tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> y = eager.to_tensor([[3, 0, -1, 1]])
+    >>> round(float(eager.nn.functional.multi_label_margin_loss(x, y)), 4)
+    0.85
+    """
+    fn = "multi_label_margin_loss"
+    check_float(fn, "input", input)
+    check_integer(fn, "label", label)
+    check_reduction(fn, reduction)
+    if input.ndim not in (1, 2):
+        raise ValueError(f"{fn}: argument 'input' expected a 2-d tensor [N, C] (or 1-d [C]), got shape {input.shape}")
+    if label.shape != input.shape:
+        raise ValueError(f"{fn}: argument 'label' expected the shape of input {input.shape}, got {label.shape}")
+    unbatched = input.ndim == 1
+    if unbatched:
+        input, label = _F.unsqueeze(input, [0]), _F.unsqueeze(label, [0])
+    rows, classes = input.shape
+    if input.numel() and reads_values(label):
+        low, high = value_range(label)
+        if low < -1 or high >= classes:
+            raise ValueError(f"{fn}: argument 'label' expected class indices in [0, {classes}) or -1, got values "
+                             f"in [{low}, {high}]")
+    label = as_int64(label)
+    # positions j before the first -1 of each row
+    negative = _F.cast(_F.less_than(label, _F.zeros_like(label)), DataType.INT64)
+    valid = _F.equal(_F.cumsum(negative, 1), _F.zeros_like(negative))                       # [N, C(j)]
+    safe = _F.where(valid, label, _F.zeros_like(label))
+    valid_f = _F.cast(valid, input.dtype)
+    hits = _F.multiply(_F.one_hot(safe, classes).astype(input.dtype), _F.unsqueeze(valid_f, [2]))  # [N, j, k]
+    is_target = _F.greater_than(_F.sum(hits, [1]), _F.zeros([rows, classes], input.dtype, input.place))
+    others = _F.scale(_F.cast(is_target, input.dtype), -1.0, 1.0, True)                      # [N, C(k)]
+    target_x = _F.take_along_axis(input, safe, 1)                                            # x[y_j]
+    hinge = _F.relu(_F.add(_F.scale(_F.unsqueeze(input, [1]), 1.0, 1.0, True),
+                           _F.neg(_F.unsqueeze(target_x, [2]))))                             # 1 - x[y_j] + x[k]
+    hinge = _F.multiply(_F.multiply(hinge, _F.unsqueeze(valid_f, [2])), _F.unsqueeze(others, [1]))
+    loss = _F.scale(_F.sum(hinge, [1, 2]), 1.0 / classes, 0.0, True)
+    if unbatched and reduction == "none":
+        return _F.squeeze(loss, [0])
+    return reduce_loss(fn, loss, reduction)
+
+
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
            "ctc_loss", "dice_loss", "hinge_embedding_loss", "kl_div", "l1_loss", "label_smooth",
            "margin_ranking_loss", "mse_loss", "multi_label_soft_margin_loss", "nll_loss", "npair_loss",
            "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss"]
 __all__ += ["gaussian_nll_loss", "log_loss", "multi_margin_loss", "softmax_with_cross_entropy", "square_error_cost",
-            "triplet_margin_with_distance_loss", "hsigmoid_loss"]
+            "triplet_margin_with_distance_loss", "hsigmoid_loss", "multi_label_margin_loss"]

@@ -1,0 +1,34 @@
+"""``eager.distributed.fleet``: Paddle's fleet API for collective data-parallel training.
+
+``fleet.init(is_collective=True, strategy=...)`` joins the MPI world;
+``fleet.distributed_model`` wraps a network in :class:`eager.DataParallel`;
+``fleet.distributed_optimizer`` returns the optimizer to step;
+``fleet.worker_index()``, ``worker_num()``, ``is_first_worker()``,
+``local_rank()``, ``node_num()``, ``is_worker()`` and ``barrier_worker()``
+describe and synchronize the ranks. The functions are the methods of one
+:class:`Fleet`, ``fleet.fleet``, as in Paddle.
+
+>>> from eager.distributed import fleet
+>>> strategy = fleet.DistributedStrategy()
+>>> strategy.find_unused_parameters = True
+>>> fleet.init(is_collective=True, strategy=strategy)
+>>> model = fleet.distributed_model(eager.nn.Linear(4, 2))
+>>> optimizer = fleet.distributed_optimizer(eager.optimizer.Adam(parameters=model.parameters()))
+"""
+from .fleet_base import Fleet
+from .strategy import DistributedStrategy
+
+fleet = Fleet()
+init = fleet.init
+is_first_worker = fleet.is_first_worker
+worker_index = fleet.worker_index
+worker_num = fleet.worker_num
+is_worker = fleet.is_worker
+local_rank = fleet.local_rank
+node_num = fleet.node_num
+barrier_worker = fleet.barrier_worker
+distributed_model = fleet.distributed_model
+distributed_optimizer = fleet.distributed_optimizer
+
+__all__ = ["Fleet", "DistributedStrategy", "fleet", "init", "is_first_worker", "worker_index", "worker_num",
+           "is_worker", "local_rank", "node_num", "barrier_worker", "distributed_model", "distributed_optimizer"]

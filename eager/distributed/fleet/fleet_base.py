@@ -1,0 +1,184 @@
+"""``fleet.Fleet``: Paddle's fleet API in collective mode, over eager's DataParallel.
+
+A Paddle 2.x data-parallel script written for fleet reads::
+
+    fleet.init(is_collective=True, strategy=strategy)
+    model = fleet.distributed_model(model)
+    optimizer = fleet.distributed_optimizer(optimizer)
+
+Here ``init`` joins the MPI world (:func:`eager.distributed.init_parallel_env`),
+``distributed_model`` wraps the network in :class:`eager.DataParallel` with the
+strategy's bucket sizes and ``find_unused_parameters`` (as Paddle does for pure
+data parallelism), and ``distributed_optimizer`` returns the optimizer itself:
+with DataParallel averaging the gradients during backward there is nothing left
+for an optimizer wrapper to do (Paddle's HybridParallelOptimizer also only
+steps the inner optimizer in this mode). Parameter-server mode, role makers and
+the hybrid (model, pipeline, sharding) modes are refused with an error.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import socket
+
+from ...nn.layer import Layer
+from ...nn.sync_batch_norm import SyncBatchNorm
+from ...optimizer.optimizer import Optimizer
+from ..collective import all_gather_object, barrier
+from ..env import get_rank, get_world_size, init_parallel_env
+from ..parallel import DataParallel
+from .strategy import DistributedStrategy
+
+_LOGGER = logging.getLogger("eager.distributed.fleet")
+
+
+class Fleet:
+    """Paddle's ``Fleet`` in collective mode; ``eager.distributed.fleet`` exposes
+    one instance's methods as functions (``fleet.init``, ``fleet.worker_index``, ...).
+
+    >>> from eager.distributed import fleet
+    >>> fleet.init(is_collective=True)
+    >>> fleet.worker_index(), fleet.worker_num()     # (0, 1) under plain python
+    (0, 1)
+    """
+
+    def __init__(self):
+        self._strategy = None
+        self._local_rank = 0
+        self._node_num = 1
+
+    def _require_init(self, fn: str) -> None:
+        if self._strategy is None:
+            raise RuntimeError(f"fleet.{fn}: call fleet.init(is_collective=True) first")
+
+    def init(self, role_maker=None, is_collective=False, strategy=None, log_level="INFO"):
+        """Joins the job's world for collective (data-parallel) training and keeps
+        ``strategy`` (a :class:`DistributedStrategy`; None: the defaults). Every
+        rank calls it. Only ``is_collective=True`` is supported, with no role maker
+        (the ranks come from MPI). ``log_level`` sets the level of the
+        ``eager.distributed.fleet`` logger. Returns this Fleet.
+
+        >>> fleet.init(is_collective=True, strategy=fleet.DistributedStrategy())
+        """
+        if role_maker is not None:
+            raise ValueError(f"fleet.init: argument 'role_maker' is not supported (got "
+                             f"{type(role_maker).__name__}): eager's fleet takes the ranks from MPI; pass None")
+        if not isinstance(is_collective, bool):
+            raise ValueError(f"fleet.init: argument 'is_collective' expected a bool, got "
+                             f"{type(is_collective).__name__}")
+        if not is_collective:
+            raise ValueError("fleet.init: parameter-server mode (is_collective=False) is not supported; eager's "
+                             "fleet trains collective data parallel: call fleet.init(is_collective=True)")
+        if strategy is None:
+            strategy = DistributedStrategy()
+        if not isinstance(strategy, DistributedStrategy):
+            raise TypeError(f"fleet.init: argument 'strategy' expected a fleet.DistributedStrategy or None, got "
+                            f"{type(strategy).__name__}")
+        if isinstance(log_level, bool) or not isinstance(log_level, (int, str)):
+            raise TypeError(f"fleet.init: argument 'log_level' expected a level name such as 'INFO' or an int, "
+                            f"got {log_level!r}")
+        level = log_level.upper() if isinstance(log_level, str) else log_level
+        if isinstance(level, str) and not isinstance(logging.getLevelName(level), int):
+            raise ValueError(f"fleet.init: argument 'log_level' expected one of DEBUG, INFO, WARNING, ERROR, "
+                             f"CRITICAL, got {log_level!r}")
+        world = get_world_size()
+        dp_degree = strategy.hybrid_configs["dp_degree"]
+        if dp_degree not in (-1, world):
+            raise ValueError(f"fleet.init: strategy.hybrid_configs['dp_degree'] is {dp_degree}, but the job has "
+                             f"{world} ranks; eager's fleet is data parallel over every rank (use -1 or {world})")
+        _LOGGER.setLevel(level)
+        init_parallel_env()
+        hosts = []
+        all_gather_object(hosts, socket.gethostname())
+        rank = get_rank()
+        self._local_rank = hosts[:rank].count(hosts[rank])
+        self._node_num = len(set(hosts))
+        self._strategy = copy.deepcopy(strategy)
+        _LOGGER.info("fleet: rank %d of %d initialized (collective, over MPI)", rank, world)
+        return self
+
+    def is_first_worker(self) -> bool:
+        """Whether this process is rank 0.
+
+        >>> fleet.is_first_worker()
+        True
+        """
+        self._require_init("is_first_worker")
+        return get_rank() == 0
+
+    def worker_index(self) -> int:
+        """This process's rank, 0 to ``worker_num() - 1``."""
+        self._require_init("worker_index")
+        return get_rank()
+
+    def worker_num(self) -> int:
+        """The number of ranks (trainers) in the job."""
+        self._require_init("worker_num")
+        return get_world_size()
+
+    def is_worker(self) -> bool:
+        """True: in collective mode every rank is a worker."""
+        self._require_init("is_worker")
+        return True
+
+    def local_rank(self) -> int:
+        """This process's rank among the ranks on its machine (0 on the first)."""
+        self._require_init("local_rank")
+        return self._local_rank
+
+    def node_num(self) -> int:
+        """The number of machines the ranks run on."""
+        self._require_init("node_num")
+        return self._node_num
+
+    def barrier_worker(self) -> None:
+        """Waits until every rank has reached this call.
+
+        >>> fleet.barrier_worker()
+        """
+        self._require_init("barrier_worker")
+        barrier()
+
+    def distributed_model(self, model):
+        """``model`` ready for data-parallel training: wrapped in
+        :class:`eager.DataParallel` with the strategy's ``fuse_grad_size_in_MB``,
+        ``last_comm_group_size_MB`` and ``find_unused_parameters`` (with
+        ``sync_batch_norm``, its BatchNorm layers become SyncBatchNorm first).
+        In a world of one, ``model`` itself, as in Paddle.
+
+        >>> model = fleet.distributed_model(eager.nn.Linear(4, 2))
+        """
+        self._require_init("distributed_model")
+        if not isinstance(model, Layer):
+            raise TypeError(f"fleet.distributed_model: argument 'model' expected an eager.nn.Layer, got "
+                            f"{type(model).__name__}")
+        if get_world_size() <= 1:
+            return model
+        strategy = self._strategy
+        if strategy.sync_batch_norm:
+            model = SyncBatchNorm.convert_sync_batchnorm(model)
+        return DataParallel(model, comm_buffer_size=strategy.fuse_grad_size_in_MB,
+                            last_comm_buffer_size=strategy.last_comm_group_size_MB,
+                            find_unused_parameters=strategy.find_unused_parameters)
+
+    def distributed_optimizer(self, optimizer, strategy=None):
+        """The optimizer for data-parallel training: ``optimizer`` itself (the
+        gradients it reads are already averaged by the model from
+        :meth:`distributed_model`). A ``strategy`` given here replaces
+        ``fleet.init``'s for the models wrapped afterwards, as in Paddle.
+
+        >>> optimizer = fleet.distributed_optimizer(eager.optimizer.SGD(0.1, parameters=model.parameters()))
+        """
+        self._require_init("distributed_optimizer")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"fleet.distributed_optimizer: argument 'optimizer' expected an eager.optimizer "
+                            f"Optimizer, got {type(optimizer).__name__}")
+        if strategy is not None:
+            if not isinstance(strategy, DistributedStrategy):
+                raise TypeError(f"fleet.distributed_optimizer: argument 'strategy' expected a "
+                                f"fleet.DistributedStrategy or None, got {type(strategy).__name__}")
+            self._strategy = copy.deepcopy(strategy)
+        return optimizer
+
+
+__all__ = ["Fleet"]

@@ -1,0 +1,173 @@
+"""``fleet.DistributedStrategy``: the settings of a collective data-parallel job.
+
+Paddle's strategy holds the settings of every fleet mode (collective, parameter
+server, hybrid, static-graph passes). eager's fleet runs collective data
+parallelism over MPI (:class:`eager.DataParallel`), so its strategy keeps the
+settings that mean something there and refuses the rest by name, instead of
+silently training another way than the script asked:
+
+- honoured: ``find_unused_parameters``, ``fuse_grad_size_in_MB`` (DataParallel's
+  bucket size), ``last_comm_group_size_MB`` (its last bucket), ``sync_batch_norm``
+  (BatchNorm layers become SyncBatchNorm in ``fleet.distributed_model``),
+  ``hybrid_configs`` with data parallelism only (``dp_degree`` -1 or the world size);
+- accepted, without effect over MPI (NCCL and static-graph tuning):
+  ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``, ``a_sync``
+  (a parameter-server setting, ignored in collective mode as in Paddle);
+- refused when switched on (``ValueError``): ``amp``, ``recompute``, ``sharding``,
+  ``pipeline``, ``tensor_parallel``, ``gradient_merge``, ``lars``, ``lamb``, ``dgc``,
+  ``localsgd``, ``adaptive_localsgd``, ``fp16_allreduce``, ``asp``, ``qat``,
+  ``heter_ccl_mode``, and setting their ``*_configs``;
+- any other name is an ``AttributeError`` (a misspelt setting is not ignored).
+"""
+from __future__ import annotations
+
+import copy
+import numbers
+
+# name: default. The values the MPI data-parallel path honours or can ignore safely.
+_SETTINGS = {
+    "find_unused_parameters": False,
+    "fuse_grad_size_in_MB": 32,
+    "last_comm_group_size_MB": 1,
+    "sync_batch_norm": False,
+    "fuse_all_reduce_ops": True,
+    "nccl_comm_num": 1,
+    "sync_nccl_allreduce": True,
+    "a_sync": True,
+}
+_BOOLS = ("find_unused_parameters", "sync_batch_norm", "fuse_all_reduce_ops", "sync_nccl_allreduce", "a_sync")
+_SIZES = ("fuse_grad_size_in_MB", "last_comm_group_size_MB")
+# Features eager's fleet does not have; False (their default) is all they accept.
+_UNSUPPORTED = {
+    "amp": "automatic mixed precision in fleet (cast in the training loop instead)",
+    "recompute": "activation recomputation",
+    "sharding": "sharded optimizer states",
+    "pipeline": "pipeline parallelism",
+    "tensor_parallel": "tensor (model) parallelism",
+    "gradient_merge": "gradient merging (accumulate with DataParallel.no_sync instead)",
+    "lars": "the LARS meta-optimizer",
+    "lamb": "the LAMB meta-optimizer",
+    "dgc": "deep gradient compression",
+    "localsgd": "local SGD",
+    "adaptive_localsgd": "adaptive local SGD",
+    "fp16_allreduce": "float16 gradient all-reduce",
+    "asp": "automatic sparsity",
+    "qat": "quantization-aware training",
+    "heter_ccl_mode": "heterogeneous collective mode",
+}
+_HYBRID = {"dp_degree": -1, "mp_degree": 1, "pp_degree": 1, "sharding_degree": 1, "sep_degree": 1}
+
+
+def _unsupported(name: str) -> ValueError:
+    feature = name[:-len("_configs")] if name.endswith("_configs") else name
+    return ValueError(f"fleet.DistributedStrategy: {feature} ({_UNSUPPORTED[feature]}) is not supported by "
+                      f"eager's fleet, which trains collective data parallel over MPI; leave "
+                      f"'{feature}' False and do not set '{feature}_configs'")
+
+
+class DistributedStrategy:
+    """The settings of a collective data-parallel job (Paddle's
+    ``fleet.DistributedStrategy``), given to ``fleet.init`` or
+    ``fleet.distributed_optimizer``.
+
+    Honoured: ``find_unused_parameters`` (False), ``fuse_grad_size_in_MB`` (32),
+    ``last_comm_group_size_MB`` (1), ``sync_batch_norm`` (False) and
+    ``hybrid_configs`` with ``dp_degree`` only. Accepted without effect:
+    ``fuse_all_reduce_ops``, ``nccl_comm_num``, ``sync_nccl_allreduce``,
+    ``a_sync``. Switching on a feature eager's fleet lacks (``amp``,
+    ``recompute``, ``sharding``, ``pipeline``, ``tensor_parallel``, ...) raises
+    ValueError; an unknown name raises AttributeError.
+
+    >>> from eager.distributed import fleet
+    >>> strategy = fleet.DistributedStrategy()
+    >>> strategy.find_unused_parameters = True
+    >>> strategy.hybrid_configs = {"dp_degree": -1}
+    >>> strategy.amp = True
+    Traceback (most recent call last):
+    ValueError: fleet.DistributedStrategy: amp (automatic mixed precision ...) is not supported ...
+    """
+
+    def __init__(self):
+        object.__setattr__(self, "_values", dict(_SETTINGS))
+        object.__setattr__(self, "_hybrid", dict(_HYBRID))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        if name == "hybrid_configs":
+            return dict(object.__getattribute__(self, "_hybrid"))
+        if name in _UNSUPPORTED:
+            return False
+        raise AttributeError(self._unknown(name))
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _BOOLS:
+            if not isinstance(value, bool):
+                raise TypeError(f"fleet.DistributedStrategy: '{name}' expected a bool, got {value!r}")
+        elif name in _SIZES:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
+                raise ValueError(f"fleet.DistributedStrategy: '{name}' expected a positive number of MB, "
+                                 f"got {value!r}")
+        elif name == "nccl_comm_num":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"fleet.DistributedStrategy: 'nccl_comm_num' expected a positive int, got "
+                                 f"{value!r}")
+        elif name == "hybrid_configs":
+            self._hybrid.update(self._check_hybrid(value))
+            return
+        elif name in _UNSUPPORTED:
+            if not isinstance(value, bool):
+                raise TypeError(f"fleet.DistributedStrategy: '{name}' expected a bool, got {value!r}")
+            if value:
+                raise _unsupported(name)
+            return
+        elif name.endswith("_configs") and name[:-len("_configs")] in _UNSUPPORTED:
+            raise _unsupported(name)
+        else:
+            raise AttributeError(self._unknown(name))
+        self._values[name] = value
+
+    @staticmethod
+    def _check_hybrid(configs) -> dict:
+        if not isinstance(configs, dict):
+            raise TypeError(f"fleet.DistributedStrategy: 'hybrid_configs' expected a dict, got "
+                            f"{type(configs).__name__}")
+        for key, value in configs.items():
+            if key not in _HYBRID:
+                raise ValueError(f"fleet.DistributedStrategy: hybrid_configs key {key!r} is not supported; "
+                                 f"eager's fleet takes {', '.join(_HYBRID)} (data parallelism only)")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] expected an int, got "
+                                f"{value!r}")
+            if key == "dp_degree":
+                if value == 0 or value < -1:
+                    raise ValueError(f"fleet.DistributedStrategy: hybrid_configs['dp_degree'] expected -1 "
+                                     f"(every rank) or a positive int, got {value}")
+            elif value > 1 or value < 0:
+                raise ValueError(f"fleet.DistributedStrategy: hybrid_configs[{key!r}] = {value}: eager's "
+                                 f"fleet has data parallelism only, so {key} must be 1")
+        return dict(configs)
+
+    @staticmethod
+    def _unknown(name: str) -> str:
+        known = sorted([*_SETTINGS, "hybrid_configs", *_UNSUPPORTED])
+        return (f"fleet.DistributedStrategy has no setting {name!r}; eager's fleet knows "
+                f"{', '.join(known)}")
+
+    def __deepcopy__(self, memo):
+        twin = DistributedStrategy()
+        twin._values.update(copy.deepcopy(self._values, memo))
+        twin._hybrid.update(self._hybrid)
+        return twin
+
+    def __repr__(self):
+        changed = {name: value for name, value in self._values.items() if _SETTINGS[name] != value}
+        if self._hybrid != _HYBRID:
+            changed["hybrid_configs"] = dict(self._hybrid)
+        return f"DistributedStrategy({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+
+__all__ = ["DistributedStrategy"]

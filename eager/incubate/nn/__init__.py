@@ -1,0 +1,12 @@
+"""Paddle's ``paddle.incubate.nn``: the fused transformer layers, and their
+functionals in ``eager.incubate.nn.functional``.
+
+>>> eager.incubate.nn.FusedLinear(3, 4).weight.shape
+[3, 4]
+"""
+from . import functional
+from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropoutAdd, FusedFeedForward, FusedLinear,
+                    FusedMultiHeadAttention, FusedTransformerEncoderLayer)
+
+__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
+           "FusedMultiHeadAttention", "FusedTransformerEncoderLayer", "functional"]

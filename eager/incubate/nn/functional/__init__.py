@@ -1,0 +1,17 @@
+"""Paddle's ``paddle.incubate.nn.functional``: the fused ops of transformer
+training, each composed of existing differentiable ops (the values of Paddle's
+fused kernels, gradients from the ops' own rules; no kernel of its own).
+
+>>> F = eager.incubate.nn.functional
+>>> F.fused_linear(eager.ones([2, 3]), eager.ones([3, 4]), eager.ones([4])).numpy()[0]
+array([4., 4., 4., 4.], dtype=float32)
+"""
+from .activation import fused_dropout_add, swiglu
+from .linear import fused_linear, fused_linear_activation, fused_matmul_bias
+from .norm import fused_layer_norm, fused_rms_norm
+from .rotary import fused_rotary_position_embedding
+from .transformer import fused_bias_dropout_residual_layer_norm, fused_feedforward, fused_multi_head_attention
+
+__all__ = ["fused_bias_dropout_residual_layer_norm", "fused_dropout_add", "fused_feedforward", "fused_layer_norm",
+           "fused_linear", "fused_linear_activation", "fused_matmul_bias", "fused_multi_head_attention",
+           "fused_rms_norm", "fused_rotary_position_embedding", "swiglu"]

@@ -1,0 +1,297 @@
+"""Paddle's ``paddle.incubate.nn`` layers over the fused functionals: the same
+constructor arguments, parameter names, shapes and layouts as Paddle's (a
+state_dict saved from Paddle's layers loads into these), and the same forward
+computation (see eager.incubate.nn.functional)."""
+from __future__ import annotations
+
+from ...nn.functional.checks import check_positive_int
+from ...nn.initializer import Constant
+from ...nn.layer import Layer
+from ...nn.transformer import _convert_attention_mask, _param_attrs
+from . import functional as IF
+from .functional import _checks
+
+
+def _rate(who: str, arg: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{who}: argument '{arg}' expected a float in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _single_card(who: str, nranks, ring_id) -> None:
+    if nranks != 1 or ring_id != -1:
+        raise ValueError(f"{who}: arguments 'nranks'/'ring_id' expected 1/-1 (eager has no tensor model "
+                         f"parallelism inside fused layers), got {nranks!r}/{ring_id!r}")
+
+
+class FusedLinear(Layer):
+    """A linear layer run by ``fused_linear``: ``weight`` ``[in_features,
+    out_features]`` (``[out_features, in_features]`` with
+    ``transpose_weight=True``), ``bias`` ``[out_features]``.
+
+    >>> layer = eager.incubate.nn.FusedLinear(3, 4)
+    >>> layer(eager.ones([2, 3])).shape
+    [2, 4]
+    """
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, transpose_weight=False,
+                 name=None):
+        super().__init__()
+        who = "FusedLinear"
+        in_features = check_positive_int(who, "in_features", in_features, ValueError)
+        out_features = check_positive_int(who, "out_features", out_features, ValueError)
+        if not isinstance(transpose_weight, bool):
+            raise TypeError(f"{who}: argument 'transpose_weight' expected a bool, got {transpose_weight!r}")
+        shape = [out_features, in_features] if transpose_weight else [in_features, out_features]
+        self.weight = self.create_parameter(shape, attr=weight_attr, is_bias=False)
+        self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
+        self.transpose_weight = transpose_weight
+        self.name = name
+
+    def forward(self, input):  # noqa: A002  (Paddle's argument name)
+        """``input @ weight + bias`` (weight transposed first with transpose_weight)."""
+        return IF.fused_linear(input, self.weight, self.bias, self.transpose_weight)
+
+    def extra_repr(self) -> str:
+        return f"weight={self.weight.shape}, transpose_weight={self.transpose_weight}"
+
+
+class FusedDropoutAdd(Layer):
+    """``dropout(x, p) + y`` (``fused_dropout_add``), dropping only in training.
+
+    >>> layer = eager.incubate.nn.FusedDropoutAdd(p=0.5)
+    >>> _ = layer.eval()
+    >>> layer(eager.ones([2]), eager.ones([2])).numpy()
+    array([2., 2.], dtype=float32)
+    """
+
+    def __init__(self, p=0.5, mode="upscale_in_train", name=None):
+        super().__init__()
+        self.p = _rate("FusedDropoutAdd", "p", p)
+        self.mode = _checks.mode("FusedDropoutAdd", mode)
+        self.name = name
+
+    def forward(self, x, y):
+        """``dropout(x) + y``, dropping only in training mode."""
+        return IF.fused_dropout_add(x, y, self.p, self.training, self.mode)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, mode={self.mode}"
+
+
+class FusedBiasDropoutResidualLayerNorm(Layer):
+    """``layer_norm(residual + dropout(x + linear_bias))`` with parameters
+    ``linear_bias``, ``ln_scale`` (ones) and ``ln_bias``, each ``[embed_dim]``.
+
+    >>> layer = eager.incubate.nn.FusedBiasDropoutResidualLayerNorm(4, dropout_rate=0.0)
+    >>> layer(eager.ones([2, 3, 4]), eager.ones([2, 3, 4])).shape
+    [2, 3, 4]
+    """
+
+    def __init__(self, embed_dim, dropout_rate=0.5, weight_attr=None, bias_attr=None, epsilon=1e-5, name=None):
+        super().__init__()
+        who = "FusedBiasDropoutResidualLayerNorm"
+        self.embed_dim = check_positive_int(who, "embed_dim", embed_dim, ValueError)
+        self.linear_bias = self.create_parameter([embed_dim], attr=bias_attr, is_bias=True)
+        self.ln_scale = self.create_parameter([embed_dim], attr=weight_attr, default_initializer=Constant(1.0))
+        self.ln_bias = self.create_parameter([embed_dim], attr=bias_attr, is_bias=True)
+        self.dropout_rate = _rate(who, "dropout_rate", dropout_rate)
+        self._epsilon = epsilon
+        self.name = name
+
+    def forward(self, x, residual):
+        """``layer_norm(residual + dropout(x + linear_bias))``."""
+        return IF.fused_bias_dropout_residual_layer_norm(
+            x, residual, self.linear_bias, self.ln_scale, self.ln_bias, self.dropout_rate, self._epsilon,
+            self.training, "upscale_in_train")
+
+    def extra_repr(self) -> str:
+        return f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, epsilon={self._epsilon}"
+
+
+class FusedMultiHeadAttention(Layer):
+    """Self-attention as ``fused_multi_head_attention``, with Paddle's fused
+    parameters: ``qkv_weight`` ``[3, num_heads, head_dim, embed_dim]`` (or
+    ``[embed_dim, 3 * embed_dim]`` with ``transpose_qkv_wb=True``), ``qkv_bias``,
+    ``linear_weight`` ``[embed_dim, embed_dim]``, ``linear_bias``, and the layer
+    norm's ``pre_ln_scale``/``pre_ln_bias`` (``normalize_before=True``) or
+    ``ln_scale``/``ln_bias``. Bool and integer masks are converted as in
+    eager.nn.MultiHeadAttention.
+
+    >>> attn = eager.incubate.nn.FusedMultiHeadAttention(8, 2, dropout_rate=0.0, attn_dropout_rate=0.0)
+    >>> attn(eager.ones([2, 3, 8])).shape
+    [2, 3, 8]
+    """
+
+    def __init__(self, embed_dim, num_heads, dropout_rate=0.5, attn_dropout_rate=0.5, kdim=None, vdim=None,
+                 normalize_before=False, need_weights=False, qkv_weight_attr=None, qkv_bias_attr=None,
+                 linear_weight_attr=None, linear_bias_attr=None, pre_ln_scale_attr=None, pre_ln_bias_attr=None,
+                 ln_scale_attr=None, ln_bias_attr=None, epsilon=1e-5, nranks=1, ring_id=-1, transpose_qkv_wb=False,
+                 name=None):
+        super().__init__()
+        who = "FusedMultiHeadAttention"
+        self.embed_dim = check_positive_int(who, "embed_dim", embed_dim, ValueError)
+        self.num_heads = check_positive_int(who, "num_heads", num_heads, ValueError)
+        if embed_dim % num_heads:
+            raise ValueError(f"{who}: argument 'num_heads' expected a divisor of embed_dim ({embed_dim}), got "
+                             f"{num_heads}")
+        if need_weights is not False:
+            raise ValueError(f"{who}: argument 'need_weights' expected False (as Paddle's), got {need_weights!r}")
+        _single_card(who, nranks, ring_id)
+        if not isinstance(normalize_before, bool) or not isinstance(transpose_qkv_wb, bool):
+            raise TypeError(f"{who}: arguments 'normalize_before' and 'transpose_qkv_wb' expected bools, got "
+                            f"{normalize_before!r} and {transpose_qkv_wb!r}")
+        self.head_dim = embed_dim // num_heads
+        self.kdim, self.vdim, self.need_weights = kdim, vdim, need_weights
+        self.normalize_before, self.transpose_qkv_wb = normalize_before, transpose_qkv_wb
+        self.dropout_rate = _rate(who, "dropout_rate", dropout_rate)
+        self.attn_dropout_rate = _rate(who, "attn_dropout_rate", attn_dropout_rate)
+        self._epsilon = epsilon
+        self.name = name
+        if transpose_qkv_wb:
+            qkv_shape, qkv_bias_shape = [embed_dim, 3 * embed_dim], [3 * embed_dim]
+        else:
+            qkv_shape, qkv_bias_shape = [3, num_heads, self.head_dim, embed_dim], [3, num_heads, self.head_dim]
+        self.qkv_weight = self.create_parameter(qkv_shape, attr=qkv_weight_attr, is_bias=False)
+        self.qkv_bias = self.create_parameter(qkv_bias_shape, attr=qkv_bias_attr, is_bias=True)
+        self.linear_weight = self.create_parameter([embed_dim, embed_dim], attr=linear_weight_attr, is_bias=False)
+        self.linear_bias = self.create_parameter([embed_dim], attr=linear_bias_attr, is_bias=True)
+        one = Constant(1.0)
+        if normalize_before:
+            self.pre_ln_scale = self.create_parameter([embed_dim], attr=pre_ln_scale_attr, default_initializer=one)
+            self.pre_ln_bias = self.create_parameter([embed_dim], attr=pre_ln_bias_attr, is_bias=True)
+            self.ln_scale = self.ln_bias = None
+        else:
+            self.pre_ln_scale = self.pre_ln_bias = None
+            self.ln_scale = self.create_parameter([embed_dim], attr=ln_scale_attr, default_initializer=one)
+            self.ln_bias = self.create_parameter([embed_dim], attr=ln_bias_attr, is_bias=True)
+
+    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+        """Self-attention of ``query`` ``[batch, seq, embed_dim]``: ``key`` and
+        ``value`` must be None or ``query`` itself (the fused op attends over its
+        input only); ``cache`` must be None."""
+        who = f"FusedMultiHeadAttention({self.full_name()})"
+        for arg, given in (("key", key), ("value", value)):
+            if given is not None and given is not query:
+                raise ValueError(f"{who}: argument '{arg}' expected None or query itself (self-attention only), "
+                                 f"got another tensor")
+        if attn_mask is not None:
+            attn_mask = _convert_attention_mask(who, attn_mask, query.dtype)
+        return IF.fused_multi_head_attention(
+            query, self.qkv_weight, self.linear_weight, self.normalize_before, self.pre_ln_scale, self.pre_ln_bias,
+            self.ln_scale, self.ln_bias, self._epsilon, self.qkv_bias, self.linear_bias, cache, attn_mask,
+            self.dropout_rate, self.attn_dropout_rate, self._epsilon, self.training, "upscale_in_train", -1, True,
+            self.num_heads, self.transpose_qkv_wb)
+
+    def extra_repr(self) -> str:
+        return (f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout_rate={self.dropout_rate}, "
+                f"attn_dropout_rate={self.attn_dropout_rate}, epsilon={self._epsilon}, "
+                f"normalize_before={self.normalize_before}")
+
+
+class FusedFeedForward(Layer):
+    """The feed-forward block ``fused_feedforward`` with Paddle's parameters
+    ``_linear1_weight`` ``[d_model, dim_feedforward]``, ``_linear1_bias``,
+    ``_linear2_weight`` ``[dim_feedforward, d_model]``, ``_linear2_bias`` and the
+    layer norm's ``_ln1_scale``/``_ln1_bias`` (``normalize_before=True``) or
+    ``_ln2_scale``/``_ln2_bias``.
+
+    >>> ffn = eager.incubate.nn.FusedFeedForward(4, 8, dropout_rate=0.0)
+    >>> ffn(eager.ones([2, 3, 4])).shape
+    [2, 3, 4]
+    """
+
+    def __init__(self, d_model, dim_feedforward, dropout_rate=0.1, epsilon=1e-05, activation="relu",
+                 act_dropout_rate=None, normalize_before=False, linear1_weight_attr=None, linear1_bias_attr=None,
+                 linear2_weight_attr=None, linear2_bias_attr=None, ln1_scale_attr=None, ln1_bias_attr=None,
+                 ln2_scale_attr=None, ln2_bias_attr=None, nranks=1, ring_id=-1, name=None):
+        super().__init__()
+        who = "FusedFeedForward"
+        self._d_model = check_positive_int(who, "d_model", d_model, ValueError)
+        self._dim_feedforward = check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
+        _single_card(who, nranks, ring_id)
+        if activation not in ("relu", "gelu"):
+            raise ValueError(f"{who}: argument 'activation' expected 'relu' or 'gelu', got {activation!r}")
+        if not isinstance(normalize_before, bool):
+            raise TypeError(f"{who}: argument 'normalize_before' expected a bool, got {normalize_before!r}")
+        self._dropout_rate = _rate(who, "dropout_rate", dropout_rate)
+        self._act_dropout_rate = self._dropout_rate if act_dropout_rate is None else _rate(
+            who, "act_dropout_rate", act_dropout_rate)
+        self._act_method, self._normalize_before, self._epsilon = activation, normalize_before, epsilon
+        self.name = name
+        self._linear1_weight = self.create_parameter([d_model, dim_feedforward], attr=linear1_weight_attr)
+        self._linear1_bias = self.create_parameter([dim_feedforward], attr=linear1_bias_attr, is_bias=True)
+        self._linear2_weight = self.create_parameter([dim_feedforward, d_model], attr=linear2_weight_attr)
+        self._linear2_bias = self.create_parameter([d_model], attr=linear2_bias_attr, is_bias=True)
+        one = Constant(1.0)
+        if normalize_before:
+            self._ln1_scale = self.create_parameter([d_model], attr=ln1_scale_attr, default_initializer=one)
+            self._ln1_bias = self.create_parameter([d_model], attr=ln1_bias_attr, is_bias=True)
+            self._ln2_scale = self._ln2_bias = None
+        else:
+            self._ln1_scale = self._ln1_bias = None
+            self._ln2_scale = self.create_parameter([d_model], attr=ln2_scale_attr, default_initializer=one)
+            self._ln2_bias = self.create_parameter([d_model], attr=ln2_bias_attr, is_bias=True)
+
+    def forward(self, src, cache=None):
+        """The feed-forward block on ``src`` ``[..., d_model]``; ``cache`` must be None."""
+        if cache is not None:
+            raise ValueError(f"FusedFeedForward({self.full_name()}): argument 'cache' expected None, got "
+                             f"{type(cache).__name__}")
+        return IF.fused_feedforward(
+            src, self._linear1_weight, self._linear2_weight, self._linear1_bias, self._linear2_bias,
+            self._ln1_scale, self._ln1_bias, self._ln2_scale, self._ln2_bias, self._act_dropout_rate,
+            self._dropout_rate, self._act_method, self._epsilon, self._epsilon, self._normalize_before,
+            self.training, "upscale_in_train")
+
+    def extra_repr(self) -> str:
+        return (f"d_model={self._d_model}, dim_feedforward={self._dim_feedforward}, "
+                f"dropout_rate={self._dropout_rate}, activation={self._act_method}, "
+                f"act_dropout_rate={self._act_dropout_rate}, normalize_before={self._normalize_before}")
+
+
+class FusedTransformerEncoderLayer(Layer):
+    """A transformer encoder layer: ``fused_attn`` (FusedMultiHeadAttention)
+    then ``ffn`` (FusedFeedForward), pre- or post-layer-norm. ``weight_attr`` /
+    ``bias_attr``: one attribute for both sublayers, or a list of two
+    (attention's, feed-forward's).
+
+    >>> layer = eager.incubate.nn.FusedTransformerEncoderLayer(8, 2, 16, dropout_rate=0.0)
+    >>> layer(eager.ones([2, 3, 8])).shape
+    [2, 3, 8]
+    """
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout_rate=0.1, activation="relu", attn_dropout_rate=None,
+                 act_dropout_rate=None, normalize_before=False, weight_attr=None, bias_attr=None):
+        super().__init__()
+        who = "FusedTransformerEncoderLayer"
+        check_positive_int(who, "d_model", d_model, ValueError)
+        check_positive_int(who, "nhead", nhead, ValueError)
+        check_positive_int(who, "dim_feedforward", dim_feedforward, ValueError)
+        attn_dropout_rate = dropout_rate if attn_dropout_rate is None else attn_dropout_rate
+        act_dropout_rate = dropout_rate if act_dropout_rate is None else act_dropout_rate
+        self.normalize_before = normalize_before
+        weights = _param_attrs(weight_attr, 2, who, "weight_attr")
+        biases = _param_attrs(bias_attr, 2, who, "bias_attr")
+        self.fused_attn = FusedMultiHeadAttention(
+            d_model, nhead, dropout_rate=dropout_rate, attn_dropout_rate=attn_dropout_rate,
+            normalize_before=normalize_before, qkv_weight_attr=weights[0], qkv_bias_attr=biases[0],
+            linear_weight_attr=weights[0], linear_bias_attr=biases[0], pre_ln_scale_attr=weights[0],
+            pre_ln_bias_attr=biases[0], ln_scale_attr=weights[0], ln_bias_attr=biases[0])
+        self.ffn = FusedFeedForward(
+            d_model, dim_feedforward, dropout_rate=dropout_rate, activation=activation,
+            act_dropout_rate=act_dropout_rate, normalize_before=normalize_before,
+            linear1_weight_attr=weights[1], linear1_bias_attr=biases[1], linear2_weight_attr=weights[1],
+            linear2_bias_attr=biases[1])
+
+    def forward(self, src, src_mask=None, cache=None):
+        """Attention then feed-forward on ``src`` ``[batch, seq, d_model]``;
+        ``src_mask`` as eager.nn.TransformerEncoderLayer's; ``cache`` must be None."""
+        if cache is not None:
+            raise ValueError(f"FusedTransformerEncoderLayer({self.full_name()}): argument 'cache' expected None "
+                             f"(no decoding cache), got {type(cache).__name__}")
+        return self.ffn(self.fused_attn(src, attn_mask=src_mask))
+
+
+__all__ = ["FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd", "FusedFeedForward", "FusedLinear",
+           "FusedMultiHeadAttention", "FusedTransformerEncoderLayer"]
