@@ -86,6 +86,7 @@ def test_custom_lists_levels_and_paddle_names(rng):
         assert eager.nn.functional.relu(half).dtype == eager.float32
     with amp.auto_cast(level="O2", use_promote=False):  # all but the black list in float16
         assert (x + x).dtype == eager.float16
+        assert eager.reshape(x, [3, 2]).dtype == eager.float32  # view ops are never cast (they stay views)
         assert eager.nn.functional.embedding(eager.to_tensor(np.array([0, 1])), w).dtype == eager.float32
     with amp.auto_cast(level="O2"):  # promote: a float32 input keeps float32
         assert (x + x).dtype == eager.float32

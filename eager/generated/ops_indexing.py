@@ -129,7 +129,7 @@ def getitem(x, index, name=None):
         raise bad_tensor("getitem", "x", x)
     index = to_index(index, "getitem", "index")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("getitem", _this.getitem, (x, index, ))
+        return _modes.call("getitem", _this.getitem, (x, index, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.getitem(x.impl, index), None, None
     _x_meta = x._meta

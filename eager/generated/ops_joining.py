@@ -188,7 +188,7 @@ def split(x, num_or_sections, axis=0, name=None):
     num_or_sections = to_int_or_int_array(num_or_sections, "split", "num_or_sections")
     axis = to_int(axis, "split", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("split", _this.split, (x, num_or_sections, axis, ))
+        return _modes.call("split", _this.split, (x, num_or_sections, axis, ), castable=False)
     out = [Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -212,7 +212,7 @@ def unbind(x, axis=0, name=None):
         raise bad_tensor("unbind", "x", x)
     axis = to_int(axis, "unbind", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("unbind", _this.unbind, (x, axis, ))
+        return _modes.call("unbind", _this.unbind, (x, axis, ), castable=False)
     out = [Tensor(t) for t in _phi.unbind(x.impl, axis)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read

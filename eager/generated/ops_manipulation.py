@@ -252,7 +252,7 @@ def reshape(x, shape, name=None):
         raise bad_tensor("reshape", "x", x)
     shape = to_int_array(shape, "reshape", "shape")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("reshape", _this.reshape, (x, shape, ))
+        return _modes.call("reshape", _this.reshape, (x, shape, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.reshape(x.impl, shape), None, None
     _x_meta = x._meta
@@ -276,7 +276,7 @@ def transpose(x, perm, name=None):
         raise bad_tensor("transpose", "x", x)
     perm = to_int_array(perm, "transpose", "perm")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("transpose", _this.transpose, (x, perm, ))
+        return _modes.call("transpose", _this.transpose, (x, perm, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.transpose(x.impl, perm), None, None
     _x_meta = x._meta
@@ -323,7 +323,7 @@ def squeeze(x, axis=None, name=None):
         raise bad_tensor("squeeze", "x", x)
     axis = to_int_array_none_as_empty(axis, "squeeze", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("squeeze", _this.squeeze, (x, axis, ))
+        return _modes.call("squeeze", _this.squeeze, (x, axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.squeeze(x.impl, axis), None, None
     _x_meta = x._meta
@@ -347,7 +347,7 @@ def unsqueeze(x, axis, name=None):
         raise bad_tensor("unsqueeze", "x", x)
     axis = to_int_array(axis, "unsqueeze", "axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("unsqueeze", _this.unsqueeze, (x, axis, ))
+        return _modes.call("unsqueeze", _this.unsqueeze, (x, axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.unsqueeze(x.impl, axis), None, None
     _x_meta = x._meta
@@ -372,7 +372,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     start_axis = to_int(start_axis, "flatten", "start_axis")
     stop_axis = to_int(stop_axis, "flatten", "stop_axis")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("flatten", _this.flatten, (x, start_axis, stop_axis, ))
+        return _modes.call("flatten", _this.flatten, (x, start_axis, stop_axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.flatten(x.impl, start_axis, stop_axis), None, None
     _x_meta = x._meta

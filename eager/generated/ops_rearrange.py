@@ -716,7 +716,7 @@ def as_strided(x, shape, stride, offset=0, name=None):
     stride = to_int_array(stride, "as_strided", "stride")
     offset = to_int(offset, "as_strided", "offset")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("as_strided", _this.as_strided, (x, shape, stride, offset, ))
+        return _modes.call("as_strided", _this.as_strided, (x, shape, stride, offset, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.as_strided(x.impl, shape, stride, offset), None, None
     _x_meta = x._meta
@@ -743,7 +743,7 @@ def view_dtype(x, dtype, name=None):
         raise bad_tensor("view_dtype", "x", x)
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "view_dtype", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("view_dtype", _this.view_dtype, (x, dtype, ))
+        return _modes.call("view_dtype", _this.view_dtype, (x, dtype, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.view_dtype(x.impl, dtype), None, None
     return out
