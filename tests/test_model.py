@@ -415,7 +415,7 @@ def test_bad_input_errors():
     with pytest.raises(TypeError, match="'metrics'"):
         model.prepare(metrics=["acc"])
     with pytest.raises(ValueError, match="amp_configs"):
-        model.prepare(amp_configs={"level": "O1"})
+        model.prepare(amp_configs={"level": "O3"})
     model.prepare(eager.optimizer.SGD(0.1, parameters=model.parameters()), nn.MSELoss())
     with pytest.raises(TypeError, match="'train_data'.*TensorDataset"):
         model.fit(x)

@@ -1,6 +1,7 @@
 """Anomaly mode: find the op that first made a NaN or Inf, forward or backward.
 
-Off by default, and then it costs one attribute read per op. Inside
+Off by default, and then it costs one attribute read per op (the generated
+ops' shared check of eager.autograd.op_modes, which also serves auto_cast). Inside
 ``detect_anomaly()`` GPU kernels also check the values they skip otherwise (to
 avoid waiting for the device: ``ctx.check_values``), every op's outputs are checked, the Python stack of each
 recorded op is kept (in a weak map, so nodes carry nothing when the mode is
@@ -10,6 +11,7 @@ the op or grad node, which output, and shows where the forward op was called.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import traceback
 import weakref
@@ -18,6 +20,7 @@ from phi import api as phi_api
 from phi.backends.gpu_context import VALUE_CHECKS
 
 from ..errors import AnomalyError
+from .op_modes import MODES
 
 
 class _ThreadAnomaly(threading.local):
@@ -53,6 +56,7 @@ class _AnomalyState:
         if state.enabled and not was:
             with self.lock:
                 self.active += 1
+            MODES.set_anomaly(True)  # the ops of this thread go through MODES.call
 
     def exit(self) -> None:
         state = self._thread
@@ -61,6 +65,7 @@ class _AnomalyState:
             state.enabled = False
             with self.lock:
                 self.active -= 1
+            MODES.set_anomaly(False)
 
 
 ANOMALY = _AnomalyState()
@@ -111,9 +116,23 @@ def _bad_values(tensor) -> str | None:
     return None
 
 
+_INTERNAL = (os.path.join("eager", "generated", ""), os.path.join("eager", "autograd", "op_modes.py"),
+             os.path.join("eager", "autograd", "anomaly.py"))
+
+
+def _caller_stack() -> str:
+    """The Python stack up to the call of the op: the frames of the op itself,
+    of op_modes and of this module left out."""
+    frames = traceback.extract_stack()
+    while frames and any(part in frames[-1].filename for part in _INTERNAL):
+        frames.pop()
+    return "".join(traceback.format_list(frames))
+
+
 def check_forward(op: str, outputs) -> None:
-    """Called by every generated op while some thread is in anomaly mode, after
-    it ran; checks only in a thread that is."""
+    """Called (through eager.autograd.op_modes.MODES.call) on the returned
+    outputs of every generated op a thread in anomaly mode runs; checks only in
+    a thread that is."""
     if not ANOMALY._thread.enabled:
         return
     stack = None
@@ -125,13 +144,16 @@ def check_forward(op: str, outputs) -> None:
             raise AnomalyError(
                 f"{op}: output {index} ({out.dtype}{out.shape}) contains {bad} values "
                 f"(anomaly mode). The op was called from:\n"
-                + "".join(traceback.format_stack()[:-2])
+                + _caller_stack()
             )
         meta = out._meta
         if meta is not None and meta.node is not None and meta.node not in _FORWARD_STACKS:
             if stack is None:
-                stack = "".join(traceback.format_stack()[:-2])
+                stack = _caller_stack()
             _FORWARD_STACKS[meta.node] = stack
+
+
+MODES.register_forward_check(check_forward)
 
 
 def check_backward(node, grads) -> None:

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -27,12 +28,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -41,6 +41,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -703,6 +704,8 @@ def relu(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("relu", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("relu", _this.relu, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.relu(x.impl), None, None
     _x_meta = x._meta
@@ -718,8 +721,6 @@ def relu(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("relu", (out, ))
     return out
 
 
@@ -730,6 +731,8 @@ def relu_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("relu_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("relu_", _this.relu_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("relu_", x)
@@ -745,8 +748,6 @@ def relu_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("relu_", (x,))
     return x
 
 
@@ -757,6 +758,8 @@ def tanh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tanh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tanh", _this.tanh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tanh(x.impl), None, None
     _x_meta = x._meta
@@ -772,8 +775,6 @@ def tanh(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("tanh", (out, ))
     return out
 
 
@@ -784,6 +785,8 @@ def tanh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tanh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("tanh_", _this.tanh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tanh_", x)
@@ -799,8 +802,6 @@ def tanh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("tanh_", (x,))
     return x
 
 
@@ -811,6 +812,8 @@ def sigmoid(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sigmoid", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sigmoid", _this.sigmoid, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sigmoid(x.impl), None, None
     _x_meta = x._meta
@@ -826,8 +829,6 @@ def sigmoid(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("sigmoid", (out, ))
     return out
 
 
@@ -838,6 +839,8 @@ def sigmoid_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sigmoid_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("sigmoid_", _this.sigmoid_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sigmoid_", x)
@@ -853,8 +856,6 @@ def sigmoid_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("sigmoid_", (x,))
     return x
 
 
@@ -866,6 +867,8 @@ def gelu(x, approximate=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("gelu", "x", x)
     approximate = approximate if type(approximate) is bool else to_bool(approximate, "gelu", "approximate")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gelu", _this.gelu, (x, approximate, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gelu(x.impl, approximate), None, None
     _x_meta = x._meta
@@ -885,8 +888,6 @@ def gelu(x, approximate=False, name=None):
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.approximate = approximate
-    if _anomaly.active:
-        check_forward("gelu", (out, ))
     return out
 
 
@@ -897,6 +898,8 @@ def silu(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("silu", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("silu", _this.silu, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.silu(x.impl), None, None
     _x_meta = x._meta
@@ -911,8 +914,6 @@ def silu(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("silu", (out, ))
     return out
 
 
@@ -924,6 +925,8 @@ def leaky_relu(x, negative_slope=0.01, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("leaky_relu", "x", x)
     negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu", "negative_slope")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("leaky_relu", _this.leaky_relu, (x, negative_slope, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.leaky_relu(x.impl, negative_slope), None, None
     _x_meta = x._meta
@@ -939,8 +942,6 @@ def leaky_relu(x, negative_slope=0.01, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.negative_slope = negative_slope
-    if _anomaly.active:
-        check_forward("leaky_relu", (out, ))
     return out
 
 
@@ -952,6 +953,8 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("leaky_relu_", "x", x)
     negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_", "negative_slope")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("leaky_relu_", _this.leaky_relu_, (x, negative_slope, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("leaky_relu_", x)
@@ -969,8 +972,6 @@ def leaky_relu_(x, negative_slope=0.01, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.negative_slope = negative_slope
-    if _anomaly.active:
-        check_forward("leaky_relu_", (x,))
     return x
 
 
@@ -982,6 +983,8 @@ def elu(x, alpha=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("elu", "x", x)
     alpha = alpha if type(alpha) is float else to_float(alpha, "elu", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("elu", _this.elu, (x, alpha, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.elu(x.impl, alpha), None, None
     _x_meta = x._meta
@@ -997,8 +1000,6 @@ def elu(x, alpha=1.0, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.alpha = alpha
-    if _anomaly.active:
-        check_forward("elu", (out, ))
     return out
 
 
@@ -1010,6 +1011,8 @@ def elu_(x, alpha=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("elu_", "x", x)
     alpha = alpha if type(alpha) is float else to_float(alpha, "elu_", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("elu_", _this.elu_, (x, alpha, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("elu_", x)
@@ -1027,8 +1030,6 @@ def elu_(x, alpha=1.0, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.alpha = alpha
-    if _anomaly.active:
-        check_forward("elu_", (x,))
     return x
 
 
@@ -1041,6 +1042,8 @@ def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
         raise bad_tensor("selu", "x", x)
     scale = scale if type(scale) is float else to_float(scale, "selu", "scale")
     alpha = alpha if type(alpha) is float else to_float(alpha, "selu", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("selu", _this.selu, (x, scale, alpha, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.selu(x.impl, scale, alpha), None, None
     _x_meta = x._meta
@@ -1057,8 +1060,6 @@ def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.scale = scale
         node.alpha = alpha
-    if _anomaly.active:
-        check_forward("selu", (out, ))
     return out
 
 
@@ -1070,6 +1071,8 @@ def celu(x, alpha=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("celu", "x", x)
     alpha = alpha if type(alpha) is float else to_float(alpha, "celu", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("celu", _this.celu, (x, alpha, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.celu(x.impl, alpha), None, None
     _x_meta = x._meta
@@ -1085,8 +1088,6 @@ def celu(x, alpha=1.0, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.alpha = alpha
-    if _anomaly.active:
-        check_forward("celu", (out, ))
     return out
 
 
@@ -1099,6 +1100,8 @@ def softplus(x, beta=1.0, threshold=20.0, name=None):
         raise bad_tensor("softplus", "x", x)
     beta = beta if type(beta) is float else to_float(beta, "softplus", "beta")
     threshold = threshold if type(threshold) is float else to_float(threshold, "softplus", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softplus", _this.softplus, (x, beta, threshold, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.softplus(x.impl, beta, threshold), None, None
     _x_meta = x._meta
@@ -1115,8 +1118,6 @@ def softplus(x, beta=1.0, threshold=20.0, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.beta = beta
         node.threshold = threshold
-    if _anomaly.active:
-        check_forward("softplus", (out, ))
     return out
 
 
@@ -1127,6 +1128,8 @@ def softsign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("softsign", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softsign", _this.softsign, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.softsign(x.impl), None, None
     _x_meta = x._meta
@@ -1141,8 +1144,6 @@ def softsign(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("softsign", (out, ))
     return out
 
 
@@ -1154,6 +1155,8 @@ def softshrink(x, threshold=0.5, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("softshrink", "x", x)
     threshold = threshold if type(threshold) is float else to_float(threshold, "softshrink", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softshrink", _this.softshrink, (x, threshold, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.softshrink(x.impl, threshold), None, None
     _x_meta = x._meta
@@ -1169,8 +1172,6 @@ def softshrink(x, threshold=0.5, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.threshold = threshold
-    if _anomaly.active:
-        check_forward("softshrink", (out, ))
     return out
 
 
@@ -1182,6 +1183,8 @@ def hardshrink(x, threshold=0.5, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("hardshrink", "x", x)
     threshold = threshold if type(threshold) is float else to_float(threshold, "hardshrink", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardshrink", _this.hardshrink, (x, threshold, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.hardshrink(x.impl, threshold), None, None
     _x_meta = x._meta
@@ -1197,8 +1200,6 @@ def hardshrink(x, threshold=0.5, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.threshold = threshold
-    if _anomaly.active:
-        check_forward("hardshrink", (out, ))
     return out
 
 
@@ -1209,6 +1210,8 @@ def tanhshrink(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tanhshrink", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tanhshrink", _this.tanhshrink, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tanhshrink(x.impl), None, None
     _x_meta = x._meta
@@ -1223,8 +1226,6 @@ def tanhshrink(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("tanhshrink", (out, ))
     return out
 
 
@@ -1237,6 +1238,8 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
         raise bad_tensor("hardtanh", "x", x)
     min = min if type(min) is float else to_float(min, "hardtanh", "min")
     max = max if type(max) is float else to_float(max, "hardtanh", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardtanh", _this.hardtanh, (x, min, max, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.hardtanh(x.impl, min, max), None, None
     _x_meta = x._meta
@@ -1253,8 +1256,6 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.min = min
         node.max = max
-    if _anomaly.active:
-        check_forward("hardtanh", (out, ))
     return out
 
 
@@ -1267,6 +1268,8 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
         raise bad_tensor("hardtanh_", "x", x)
     min = min if type(min) is float else to_float(min, "hardtanh_", "min")
     max = max if type(max) is float else to_float(max, "hardtanh_", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("hardtanh_", _this.hardtanh_, (x, min, max, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("hardtanh_", x)
@@ -1285,8 +1288,6 @@ def hardtanh_(x, min=-1.0, max=1.0, name=None):
         node.x = x_saved
         node.min = min
         node.max = max
-    if _anomaly.active:
-        check_forward("hardtanh_", (x,))
     return x
 
 
@@ -1297,6 +1298,8 @@ def hardswish(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("hardswish", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardswish", _this.hardswish, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.hardswish(x.impl), None, None
     _x_meta = x._meta
@@ -1311,8 +1314,6 @@ def hardswish(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("hardswish", (out, ))
     return out
 
 
@@ -1325,6 +1326,8 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
         raise bad_tensor("hardsigmoid", "x", x)
     slope = slope if type(slope) is float else to_float(slope, "hardsigmoid", "slope")
     offset = offset if type(offset) is float else to_float(offset, "hardsigmoid", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardsigmoid", _this.hardsigmoid, (x, slope, offset, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.hardsigmoid(x.impl, slope, offset), None, None
     _x_meta = x._meta
@@ -1341,8 +1344,6 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.slope = slope
         node.offset = offset
-    if _anomaly.active:
-        check_forward("hardsigmoid", (out, ))
     return out
 
 
@@ -1353,6 +1354,8 @@ def mish(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("mish", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mish", _this.mish, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.mish(x.impl), None, None
     _x_meta = x._meta
@@ -1367,8 +1370,6 @@ def mish(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("mish", (out, ))
     return out
 
 
@@ -1379,6 +1380,8 @@ def log_sigmoid(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log_sigmoid", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log_sigmoid", _this.log_sigmoid, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log_sigmoid(x.impl), None, None
     _x_meta = x._meta
@@ -1393,8 +1396,6 @@ def log_sigmoid(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("log_sigmoid", (out, ))
     return out
 
 
@@ -1406,6 +1407,8 @@ def thresholded_relu(x, threshold=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("thresholded_relu", "x", x)
     threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("thresholded_relu", _this.thresholded_relu, (x, threshold, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.thresholded_relu(x.impl, threshold), None, None
     _x_meta = x._meta
@@ -1421,8 +1424,6 @@ def thresholded_relu(x, threshold=1.0, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.threshold = threshold
-    if _anomaly.active:
-        check_forward("thresholded_relu", (out, ))
     return out
 
 
@@ -1434,6 +1435,8 @@ def thresholded_relu_(x, threshold=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("thresholded_relu_", "x", x)
     threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("thresholded_relu_", _this.thresholded_relu_, (x, threshold, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("thresholded_relu_", x)
@@ -1451,8 +1454,6 @@ def thresholded_relu_(x, threshold=1.0, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.threshold = threshold
-    if _anomaly.active:
-        check_forward("thresholded_relu_", (x,))
     return x
 
 
@@ -1465,12 +1466,12 @@ def relu_grad(out, out_grad, name=None):
         raise bad_tensor("relu_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("relu_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("relu_grad", _this.relu_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.relu_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.relu_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("relu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1483,6 +1484,8 @@ def tanh_grad(out, out_grad, name=None):
         raise bad_tensor("tanh_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tanh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tanh_grad", _this.tanh_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tanh_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -1501,8 +1504,6 @@ def tanh_grad(out, out_grad, name=None):
             _saved.tensor, _saved.version = out, 0 if (_c := out.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("tanh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1532,6 +1533,8 @@ def sigmoid_grad(out, out_grad, name=None):
         raise bad_tensor("sigmoid_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sigmoid_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sigmoid_grad", _this.sigmoid_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sigmoid_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -1550,8 +1553,6 @@ def sigmoid_grad(out, out_grad, name=None):
             _saved.tensor, _saved.version = out, 0 if (_c := out.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("sigmoid_grad", (x_grad, ))
     return x_grad
 
 
@@ -1584,12 +1585,12 @@ def gelu_grad(x, out, out_grad, approximate, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gelu_grad", "out_grad", out_grad)
     approximate = approximate if type(approximate) is bool else to_bool(approximate, "gelu_grad", "approximate")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gelu_grad", _this.gelu_grad, (x, out, out_grad, approximate, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.gelu_grad(x, out_grad, approximate)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.gelu_grad(x.impl, out.impl, out_grad.impl, approximate), None, None
-    if _anomaly.active:
-        check_forward("gelu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1602,12 +1603,12 @@ def silu_grad(x, out_grad, name=None):
         raise bad_tensor("silu_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("silu_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("silu_grad", _this.silu_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.silu_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.silu_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("silu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1621,12 +1622,12 @@ def leaky_relu_grad(x, out_grad, negative_slope, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("leaky_relu_grad", "out_grad", out_grad)
     negative_slope = negative_slope if type(negative_slope) is float else to_float(negative_slope, "leaky_relu_grad", "negative_slope")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("leaky_relu_grad", _this.leaky_relu_grad, (x, out_grad, negative_slope, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.leaky_relu_grad(x, out_grad, negative_slope)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.leaky_relu_grad(x.impl, out_grad.impl, negative_slope), None, None
-    if _anomaly.active:
-        check_forward("leaky_relu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1640,12 +1641,12 @@ def elu_grad(x, out_grad, alpha, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("elu_grad", "out_grad", out_grad)
     alpha = alpha if type(alpha) is float else to_float(alpha, "elu_grad", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("elu_grad", _this.elu_grad, (x, out_grad, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.elu_grad(x, out_grad, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.elu_grad(x.impl, out_grad.impl, alpha), None, None
-    if _anomaly.active:
-        check_forward("elu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1660,12 +1661,12 @@ def selu_grad(x, out_grad, scale, alpha, name=None):
         raise bad_tensor("selu_grad", "out_grad", out_grad)
     scale = scale if type(scale) is float else to_float(scale, "selu_grad", "scale")
     alpha = alpha if type(alpha) is float else to_float(alpha, "selu_grad", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("selu_grad", _this.selu_grad, (x, out_grad, scale, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.selu_grad(x, out_grad, scale, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.selu_grad(x.impl, out_grad.impl, scale, alpha), None, None
-    if _anomaly.active:
-        check_forward("selu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1679,12 +1680,12 @@ def celu_grad(x, out_grad, alpha, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("celu_grad", "out_grad", out_grad)
     alpha = alpha if type(alpha) is float else to_float(alpha, "celu_grad", "alpha")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("celu_grad", _this.celu_grad, (x, out_grad, alpha, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.celu_grad(x, out_grad, alpha)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.celu_grad(x.impl, out_grad.impl, alpha), None, None
-    if _anomaly.active:
-        check_forward("celu_grad", (x_grad, ))
     return x_grad
 
 
@@ -1699,12 +1700,12 @@ def softplus_grad(x, out_grad, beta, threshold, name=None):
         raise bad_tensor("softplus_grad", "out_grad", out_grad)
     beta = beta if type(beta) is float else to_float(beta, "softplus_grad", "beta")
     threshold = threshold if type(threshold) is float else to_float(threshold, "softplus_grad", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softplus_grad", _this.softplus_grad, (x, out_grad, beta, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softplus_grad(x, out_grad, beta, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.softplus_grad(x.impl, out_grad.impl, beta, threshold), None, None
-    if _anomaly.active:
-        check_forward("softplus_grad", (x_grad, ))
     return x_grad
 
 
@@ -1717,12 +1718,12 @@ def softsign_grad(x, out_grad, name=None):
         raise bad_tensor("softsign_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softsign_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softsign_grad", _this.softsign_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softsign_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.softsign_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("softsign_grad", (x_grad, ))
     return x_grad
 
 
@@ -1736,12 +1737,12 @@ def softshrink_grad(x, out_grad, threshold, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softshrink_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "softshrink_grad", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softshrink_grad", _this.softshrink_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.softshrink_grad(x.impl, out_grad.impl, threshold), None, None
-    if _anomaly.active:
-        check_forward("softshrink_grad", (x_grad, ))
     return x_grad
 
 
@@ -1755,12 +1756,12 @@ def hardshrink_grad(x, out_grad, threshold, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardshrink_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "hardshrink_grad", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardshrink_grad", _this.hardshrink_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardshrink_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.hardshrink_grad(x.impl, out_grad.impl, threshold), None, None
-    if _anomaly.active:
-        check_forward("hardshrink_grad", (x_grad, ))
     return x_grad
 
 
@@ -1773,12 +1774,12 @@ def tanhshrink_grad(x, out_grad, name=None):
         raise bad_tensor("tanhshrink_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tanhshrink_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tanhshrink_grad", _this.tanhshrink_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tanhshrink_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tanhshrink_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("tanhshrink_grad", (x_grad, ))
     return x_grad
 
 
@@ -1793,12 +1794,12 @@ def hardtanh_grad(x, out_grad, min, max, name=None):
         raise bad_tensor("hardtanh_grad", "out_grad", out_grad)
     min = min if type(min) is float else to_float(min, "hardtanh_grad", "min")
     max = max if type(max) is float else to_float(max, "hardtanh_grad", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardtanh_grad", _this.hardtanh_grad, (x, out_grad, min, max, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardtanh_grad(x, out_grad, min, max)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.hardtanh_grad(x.impl, out_grad.impl, min, max), None, None
-    if _anomaly.active:
-        check_forward("hardtanh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1811,12 +1812,12 @@ def hardswish_grad(x, out_grad, name=None):
         raise bad_tensor("hardswish_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("hardswish_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardswish_grad", _this.hardswish_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardswish_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.hardswish_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("hardswish_grad", (x_grad, ))
     return x_grad
 
 
@@ -1831,12 +1832,12 @@ def hardsigmoid_grad(x, out_grad, slope, offset, name=None):
         raise bad_tensor("hardsigmoid_grad", "out_grad", out_grad)
     slope = slope if type(slope) is float else to_float(slope, "hardsigmoid_grad", "slope")
     offset = offset if type(offset) is float else to_float(offset, "hardsigmoid_grad", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hardsigmoid_grad", _this.hardsigmoid_grad, (x, out_grad, slope, offset, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.hardsigmoid_grad(x, out_grad, slope, offset)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.hardsigmoid_grad(x.impl, out_grad.impl, slope, offset), None, None
-    if _anomaly.active:
-        check_forward("hardsigmoid_grad", (x_grad, ))
     return x_grad
 
 
@@ -1849,12 +1850,12 @@ def mish_grad(x, out_grad, name=None):
         raise bad_tensor("mish_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("mish_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mish_grad", _this.mish_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mish_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.mish_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("mish_grad", (x_grad, ))
     return x_grad
 
 
@@ -1867,12 +1868,12 @@ def log_sigmoid_grad(x, out_grad, name=None):
         raise bad_tensor("log_sigmoid_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log_sigmoid_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log_sigmoid_grad", _this.log_sigmoid_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_sigmoid_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log_sigmoid_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log_sigmoid_grad", (x_grad, ))
     return x_grad
 
 
@@ -1886,10 +1887,10 @@ def thresholded_relu_grad(x, out_grad, threshold, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("thresholded_relu_grad", "out_grad", out_grad)
     threshold = threshold if type(threshold) is float else to_float(threshold, "thresholded_relu_grad", "threshold")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("thresholded_relu_grad", _this.thresholded_relu_grad, (x, out_grad, threshold, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.thresholded_relu_grad(x, out_grad, threshold)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.thresholded_relu_grad(x.impl, out_grad.impl, threshold), None, None
-    if _anomaly.active:
-        check_forward("thresholded_relu_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -84,6 +85,8 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
     mode = mode if type(mode) is str else to_str(mode, "dropout", "mode")
     axis = to_int_array(axis, "dropout", "axis")
     seed = to_int(seed, "dropout", "seed")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("dropout", _this.dropout, (x, p, is_test, mode, axis, seed, ), checked=True)
     out, mask = _phi.dropout(x.impl, p, is_test, mode, axis, seed)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
@@ -102,8 +105,8 @@ def dropout(x, p=0.5, is_test=False, mode='upscale_in_train', axis=(), seed=0, n
         node.p = p
         node.is_test = is_test
         node.mode = mode
-    if _anomaly.active:
-        check_forward("dropout", (out, mask, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("dropout", (out, mask, ))
     return out
 
 
@@ -119,10 +122,10 @@ def dropout_grad(mask, out_grad, p, is_test, mode, name=None):
     p = p if type(p) is float else to_float(p, "dropout_grad", "p")
     is_test = is_test if type(is_test) is bool else to_bool(is_test, "dropout_grad", "is_test")
     mode = mode if type(mode) is str else to_str(mode, "dropout_grad", "mode")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("dropout_grad", _this.dropout_grad, (mask, out_grad, p, is_test, mode, ), castable=False)
     if _grad_state.enabled and ((mask._meta is not None and not mask._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.dropout_grad(mask, out_grad, p, is_test, mode)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.dropout_grad(mask.impl, out_grad.impl, p, is_test, mode), None, None
-    if _anomaly.active:
-        check_forward("dropout_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -301,6 +302,8 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
     dilations = to_int_array(dilations, "conv2d", "dilations")
     groups = to_int(groups, "conv2d", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv2d", _this.conv2d, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conv2d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
     _input_meta = input._meta
@@ -325,8 +328,6 @@ def conv2d(input, filter, strides=(1, 1), paddings=(0, 0), padding_algorithm='EX
         node.dilations = dilations
         node.groups = groups
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv2d", (out, ))
     return out
 
 
@@ -345,6 +346,8 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
     dilations = to_int_array(dilations, "conv3d", "dilations")
     groups = to_int(groups, "conv3d", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv3d", _this.conv3d, (input, filter, strides, paddings, padding_algorithm, dilations, groups, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conv3d(input.impl, filter.impl, strides, paddings, padding_algorithm, dilations, groups, data_format), None, None
     _input_meta = input._meta
@@ -369,8 +372,6 @@ def conv3d(input, filter, strides=(1, 1, 1), paddings=(0, 0, 0), padding_algorit
         node.dilations = dilations
         node.groups = groups
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv3d", (out, ))
     return out
 
 
@@ -391,6 +392,8 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
     groups = to_int(groups, "conv2d_transpose", "groups")
     dilations = to_int_array(dilations, "conv2d_transpose", "dilations")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_transpose", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv2d_transpose", _this.conv2d_transpose, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conv2d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
     _x_meta = x._meta
@@ -417,8 +420,6 @@ def conv2d_transpose(x, filter, strides=(1, 1), paddings=(0, 0), output_padding=
         node.groups = groups
         node.dilations = dilations
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv2d_transpose", (out, ))
     return out
 
 
@@ -439,6 +440,8 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
     groups = to_int(groups, "conv3d_transpose", "groups")
     dilations = to_int_array(dilations, "conv3d_transpose", "dilations")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_transpose", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv3d_transpose", _this.conv3d_transpose, (x, filter, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conv3d_transpose(x.impl, filter.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format), None, None
     _x_meta = x._meta
@@ -465,8 +468,6 @@ def conv3d_transpose(x, filter, strides=(1, 1, 1), paddings=(0, 0, 0), output_pa
         node.groups = groups
         node.dilations = dilations
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv3d_transpose", (out, ))
     return out
 
 
@@ -487,6 +488,8 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     dilations = to_int_array(dilations, "conv2d_grad", "dilations")
     groups = to_int(groups, "conv2d_grad", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv2d_grad", _this.conv2d_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask, ), castable=False)
     input_grad, filter_grad = _phi.conv2d_grad(input.impl, filter.impl, out_grad.impl, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
     input_grad = None if input_grad is None else Tensor(input_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
@@ -519,8 +522,6 @@ def conv2d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         node.dilations = dilations
         node.groups = groups
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv2d_grad", (input_grad, filter_grad, ))
     return input_grad, filter_grad
 
 
@@ -568,6 +569,8 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
     dilations = to_int_array(dilations, "conv3d_grad", "dilations")
     groups = to_int(groups, "conv3d_grad", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv3d_grad", _this.conv3d_grad, (input, filter, out_grad, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask, ), castable=False)
     input_grad, filter_grad = _phi.conv3d_grad(input.impl, filter.impl, out_grad.impl, strides, paddings, padding_algorithm, dilations, groups, data_format, out_mask=out_mask)
     input_grad = None if input_grad is None else Tensor(input_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
@@ -600,8 +603,6 @@ def conv3d_grad(input, filter, out_grad, strides, paddings, padding_algorithm, d
         node.dilations = dilations
         node.groups = groups
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv3d_grad", (input_grad, filter_grad, ))
     return input_grad, filter_grad
 
 
@@ -651,6 +652,8 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     groups = to_int(groups, "conv2d_transpose_grad", "groups")
     dilations = to_int_array(dilations, "conv2d_transpose_grad", "dilations")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv2d_transpose_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv2d_transpose_grad", _this.conv2d_transpose_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask, ), castable=False)
     x_grad, filter_grad = _phi.conv2d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
@@ -685,8 +688,6 @@ def conv2d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         node.groups = groups
         node.dilations = dilations
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv2d_transpose_grad", (x_grad, filter_grad, ))
     return x_grad, filter_grad
 
 
@@ -738,6 +739,8 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
     groups = to_int(groups, "conv3d_transpose_grad", "groups")
     dilations = to_int_array(dilations, "conv3d_transpose_grad", "dilations")
     data_format = data_format if type(data_format) is str else to_str(data_format, "conv3d_transpose_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conv3d_transpose_grad", _this.conv3d_transpose_grad, (x, filter, out_grad, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask, ), castable=False)
     x_grad, filter_grad = _phi.conv3d_transpose_grad(x.impl, filter.impl, out_grad.impl, strides, paddings, output_padding, output_size, padding_algorithm, groups, dilations, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     filter_grad = None if filter_grad is None else Tensor(filter_grad)
@@ -772,8 +775,6 @@ def conv3d_transpose_grad(x, filter, out_grad, strides, paddings, output_padding
         node.groups = groups
         node.dilations = dilations
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("conv3d_transpose_grad", (x_grad, filter_grad, ))
     return x_grad, filter_grad
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -296,10 +297,10 @@ def full(shape, value, dtype=None, place=None, name=None):
     value = value if type(value) is float else to_scalar(value, "full", "value")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full", "dtype")
     place = to_place(place, "full", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("full", _this.full, (shape, value, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.full(shape, value, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("full", (out, ))
     return out
 
 
@@ -312,10 +313,10 @@ def full_like(x, value, dtype=None, name=None):
         raise bad_tensor("full_like", "x", x)
     value = value if type(value) is float else to_scalar(value, "full_like", "value")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full_like", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("full_like", _this.full_like, (x, value, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.full_like(x.impl, value, dtype), None, None
-    if _anomaly.active:
-        check_forward("full_like", (out, ))
     return out
 
 
@@ -357,10 +358,10 @@ def arange(start=0, end=None, step=1, dtype=None, place=None, name=None):
     step = step if type(step) is float else to_scalar(step, "arange", "step")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "arange", "dtype")
     place = to_place(place, "arange", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("arange", _this.arange, (start, end, step, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.arange(start, end, step, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("arange", (out, ))
     return out
 
 
@@ -400,10 +401,10 @@ def empty(shape, dtype=None, place=None, name=None):
     shape = to_int_array(shape, "empty", "shape")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "empty", "dtype")
     place = to_place(place, "empty", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("empty", _this.empty, (shape, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.empty(shape, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("empty", (out, ))
     return out
 
 
@@ -415,10 +416,10 @@ def empty_like(x, dtype=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("empty_like", "x", x)
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "empty_like", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("empty_like", _this.empty_like, (x, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.empty_like(x.impl, dtype), None, None
-    if _anomaly.active:
-        check_forward("empty_like", (out, ))
     return out
 
 
@@ -431,10 +432,10 @@ def eye(num_rows, num_columns=None, dtype=None, place=None, name=None):
     num_columns = None if num_columns is None else to_int(num_columns, "eye", "num_columns")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "eye", "dtype")
     place = to_place(place, "eye", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("eye", _this.eye, (num_rows, num_columns, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.eye(num_rows, num_columns, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("eye", (out, ))
     return out
 
 
@@ -448,10 +449,10 @@ def linspace(start, stop, num, dtype=None, place=None, name=None):
     num = to_int(num, "linspace", "num")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "linspace", "dtype")
     place = to_place(place, "linspace", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("linspace", _this.linspace, (start, stop, num, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.linspace(start, stop, num, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("linspace", (out, ))
     return out
 
 
@@ -466,10 +467,10 @@ def logspace(start, stop, num, base=10.0, dtype=None, place=None, name=None):
     base = base if type(base) is float else to_scalar(base, "logspace", "base")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logspace", "dtype")
     place = to_place(place, "logspace", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logspace", _this.logspace, (start, stop, num, base, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logspace(start, stop, num, base, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("logspace", (out, ))
     return out
 
 
@@ -481,6 +482,8 @@ def tril(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tril", "x", x)
     diagonal = to_int(diagonal, "tril", "diagonal")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tril", _this.tril, (x, diagonal, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tril(x.impl, diagonal), None, None
     _x_meta = x._meta
@@ -491,8 +494,6 @@ def tril(x, diagonal=0, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
-    if _anomaly.active:
-        check_forward("tril", (out, ))
     return out
 
 
@@ -504,6 +505,8 @@ def tril_(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tril_", "x", x)
     diagonal = to_int(diagonal, "tril_", "diagonal")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("tril_", _this.tril_, (x, diagonal, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tril_", x)
@@ -519,8 +522,6 @@ def tril_(x, diagonal=0, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.diagonal = diagonal
-    if _anomaly.active:
-        check_forward("tril_", (x,))
     return x
 
 
@@ -532,6 +533,8 @@ def triu(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("triu", "x", x)
     diagonal = to_int(diagonal, "triu", "diagonal")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("triu", _this.triu, (x, diagonal, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.triu(x.impl, diagonal), None, None
     _x_meta = x._meta
@@ -542,8 +545,6 @@ def triu(x, diagonal=0, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.diagonal = diagonal
-    if _anomaly.active:
-        check_forward("triu", (out, ))
     return out
 
 
@@ -555,6 +556,8 @@ def triu_(x, diagonal=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("triu_", "x", x)
     diagonal = to_int(diagonal, "triu_", "diagonal")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("triu_", _this.triu_, (x, diagonal, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("triu_", x)
@@ -570,8 +573,6 @@ def triu_(x, diagonal=0, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.diagonal = diagonal
-    if _anomaly.active:
-        check_forward("triu_", (x,))
     return x
 
 
@@ -584,6 +585,8 @@ def diag(x, offset=0, padding_value=0, name=None):
         raise bad_tensor("diag", "x", x)
     offset = to_int(offset, "diag", "offset")
     padding_value = padding_value if type(padding_value) is float else to_scalar(padding_value, "diag", "padding_value")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("diag", _this.diag, (x, offset, padding_value, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diag(x.impl, offset, padding_value), None, None
     _x_meta = x._meta
@@ -595,8 +598,6 @@ def diag(x, offset=0, padding_value=0, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
-    if _anomaly.active:
-        check_forward("diag", (out, ))
     return out
 
 
@@ -608,6 +609,8 @@ def diagflat(x, offset=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("diagflat", "x", x)
     offset = to_int(offset, "diagflat", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("diagflat", _this.diagflat, (x, offset, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diagflat(x.impl, offset), None, None
     _x_meta = x._meta
@@ -619,8 +622,6 @@ def diagflat(x, offset=0, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.offset = offset
-    if _anomaly.active:
-        check_forward("diagflat", (out, ))
     return out
 
 
@@ -634,6 +635,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
     offset = to_int(offset, "diag_embed", "offset")
     dim1 = to_int(dim1, "diag_embed", "dim1")
     dim2 = to_int(dim2, "diag_embed", "dim2")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("diag_embed", _this.diag_embed, (input, offset, dim1, dim2, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diag_embed(input.impl, offset, dim1, dim2), None, None
     _input_meta = input._meta
@@ -647,8 +650,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, name=None):
         node.offset = offset
         node.dim1 = dim1
         node.dim2 = dim2
-    if _anomaly.active:
-        check_forward("diag_embed", (out, ))
     return out
 
 
@@ -658,6 +659,8 @@ def meshgrid(x, name=None):
     Differentiable to any order.
     """
     x = check_tensor_list("meshgrid", "x", x, Tensor)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("meshgrid", _this.meshgrid, (x, ))
     out = [Tensor(t) for t in _phi.meshgrid([t.impl for t in x])]
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
     if _ts["enabled"] and (_any(t._meta is not None and not t._meta.stop_gradient for t in x)):
@@ -666,8 +669,6 @@ def meshgrid(x, name=None):
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.x = SavedList([SavedShape(t) for t in x])
-    if _anomaly.active:
-        check_forward("meshgrid", (*out, ))
     return out
 
 
@@ -679,6 +680,8 @@ def fill(x, value, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("fill", "x", x)
     value = value if type(value) is float else to_scalar(value, "fill", "value")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fill", _this.fill, (x, value, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fill(x.impl, value), None, None
     _x_meta = x._meta
@@ -688,8 +691,6 @@ def fill(x, value, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("fill", (out, ))
     return out
 
 
@@ -701,6 +702,8 @@ def fill_(x, value, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("fill_", "x", x)
     value = value if type(value) is float else to_scalar(value, "fill_", "value")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("fill_", _this.fill_, (x, value, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("fill_", x)
@@ -715,8 +718,6 @@ def fill_(x, value, name=None):
         node = FillGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("fill_", (x,))
     return x
 
 
@@ -727,6 +728,8 @@ def zero(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("zero", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("zero", _this.zero, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.zero(x.impl), None, None
     _x_meta = x._meta
@@ -736,8 +739,6 @@ def zero(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("zero", (out, ))
     return out
 
 
@@ -748,6 +749,8 @@ def zero_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("zero_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("zero_", _this.zero_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("zero_", x)
@@ -762,8 +765,6 @@ def zero_(x, name=None):
         node = ZeroGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("zero_", (x,))
     return x
 
 
@@ -776,6 +777,8 @@ def complex(real, imag, name=None):
         raise bad_tensor("complex", "real", real)
     if not isinstance(imag, Tensor):
         raise bad_tensor("complex", "imag", imag)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("complex", _this.complex, (real, imag, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.complex(real.impl, imag.impl), None, None
     _real_meta = real._meta
@@ -788,8 +791,6 @@ def complex(real, imag, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("complex", (out, ))
     return out
 
 
@@ -921,6 +922,8 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
         raise bad_tensor("complex_grad", "imag", imag)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("complex_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("complex_grad", _this.complex_grad, (real, imag, out_grad, out_mask, ), castable=False)
     real_grad, imag_grad = _phi.complex_grad(real.impl, imag.impl, out_grad.impl, out_mask=out_mask)
     real_grad = None if real_grad is None else Tensor(real_grad)
     imag_grad = None if imag_grad is None else Tensor(imag_grad)
@@ -938,8 +941,6 @@ def complex_grad(real, imag, out_grad, out_mask=None, name=None):
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (real_grad, imag_grad, )]
         node.real = ((_array := real.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.imag = ((_array := imag.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("complex_grad", (real_grad, imag_grad, ))
     return real_grad, imag_grad
 
 

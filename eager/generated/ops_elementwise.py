@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -25,12 +26,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -40,6 +40,7 @@ from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 from .ops_math_elementary import ScaleGradNode  # an operator's number case records it
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # An operator's number case (ops.yaml's scalar_operator) runs for a plain Python int
@@ -348,6 +349,8 @@ def add(x, y, name=None):
         raise bad_tensor("add", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("add", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("add", _this.add, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -360,8 +363,6 @@ def add(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("add", (out, ))
     return out
 
 
@@ -373,6 +374,8 @@ def add_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = 1.0, y, True
             bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
+            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                return _modes.call("scale", _this.add_operator, (x, y, ))
             out = _new(Tensor)  # Tensor(impl) without the __init__ frame
             out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
             _x_meta = x._meta
@@ -383,10 +386,10 @@ def add_operator(x, y):
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
-            if _anomaly.active:
-                check_forward("scale", (out, ))
             return out
         return OPERATOR_FALLBACKS["__add__"](x, y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("add", _this.add_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -399,8 +402,6 @@ def add_operator(x, y):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("add", (out, ))
     return out
 
 
@@ -413,6 +414,8 @@ def add_(x, y, name=None):
         raise bad_tensor("add_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("add_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("add_", _this.add_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("add_", x)
@@ -429,8 +432,6 @@ def add_(x, y, name=None):
         after_inplace(x, context)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("add_", (x,))
     return x
 
 
@@ -443,6 +444,8 @@ def subtract(x, y, name=None):
         raise bad_tensor("subtract", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("subtract", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("subtract", _this.subtract, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -455,8 +458,6 @@ def subtract(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("subtract", (out, ))
     return out
 
 
@@ -468,6 +469,8 @@ def subtract_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = 1.0, -y, True
             bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
+            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                return _modes.call("scale", _this.subtract_operator, (x, y, ))
             out = _new(Tensor)  # Tensor(impl) without the __init__ frame
             out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
             _x_meta = x._meta
@@ -478,10 +481,10 @@ def subtract_operator(x, y):
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
-            if _anomaly.active:
-                check_forward("scale", (out, ))
             return out
         return OPERATOR_FALLBACKS["__sub__"](x, y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("subtract", _this.subtract_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -494,8 +497,6 @@ def subtract_operator(x, y):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("subtract", (out, ))
     return out
 
 
@@ -508,6 +509,8 @@ def subtract_(x, y, name=None):
         raise bad_tensor("subtract_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("subtract_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("subtract_", _this.subtract_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("subtract_", x)
@@ -524,8 +527,6 @@ def subtract_(x, y, name=None):
         after_inplace(x, context)
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("subtract_", (x,))
     return x
 
 
@@ -538,6 +539,8 @@ def multiply(x, y, name=None):
         raise bad_tensor("multiply", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("multiply", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("multiply", _this.multiply, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -556,8 +559,6 @@ def multiply(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("multiply", (out, ))
     return out
 
 
@@ -569,6 +570,8 @@ def multiply_operator(x, y):
         if type(y) in _PLAIN_REALS and x.impl.dtype in _FLOATING:
             scale, bias, bias_after_scale = y, 0.0, True
             scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
+            if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+                return _modes.call("scale", _this.multiply_operator, (x, y, ))
             out = _new(Tensor)  # Tensor(impl) without the __init__ frame
             out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
             _x_meta = x._meta
@@ -579,10 +582,10 @@ def multiply_operator(x, y):
                 out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
                 meta.node, meta.slot, meta.stop_gradient = node, 0, False
                 node.scale = scale
-            if _anomaly.active:
-                check_forward("scale", (out, ))
             return out
         return OPERATOR_FALLBACKS["__mul__"](x, y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("multiply", _this.multiply_operator, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -601,8 +604,6 @@ def multiply_operator(x, y):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("multiply", (out, ))
     return out
 
 
@@ -615,6 +616,8 @@ def multiply_(x, y, name=None):
         raise bad_tensor("multiply_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("multiply_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("multiply_", _this.multiply_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("multiply_", x)
@@ -632,8 +635,6 @@ def multiply_(x, y, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
-    if _anomaly.active:
-        check_forward("multiply_", (x,))
     return x
 
 
@@ -646,6 +647,8 @@ def divide(x, y, name=None):
         raise bad_tensor("divide", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("divide", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("divide", _this.divide, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.divide(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -668,8 +671,6 @@ def divide(x, y, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("divide", (out, ))
     return out
 
 
@@ -682,6 +683,8 @@ def divide_(x, y, name=None):
         raise bad_tensor("divide_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("divide_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("divide_", _this.divide_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("divide_", x)
@@ -700,8 +703,6 @@ def divide_(x, y, name=None):
         node.x = x_saved
         node.y = save_input(y)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("divide_", (x,))
     return x
 
 
@@ -714,10 +715,10 @@ def equal(x, y, name=None):
         raise bad_tensor("equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("equal", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("equal", _this.equal, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.equal(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("equal", (out, ))
     return out
 
 
@@ -730,10 +731,10 @@ def not_equal(x, y, name=None):
         raise bad_tensor("not_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("not_equal", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("not_equal", _this.not_equal, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.not_equal(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("not_equal", (out, ))
     return out
 
 
@@ -746,10 +747,10 @@ def less_than(x, y, name=None):
         raise bad_tensor("less_than", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("less_than", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("less_than", _this.less_than, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.less_than(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("less_than", (out, ))
     return out
 
 
@@ -762,10 +763,10 @@ def less_equal(x, y, name=None):
         raise bad_tensor("less_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("less_equal", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("less_equal", _this.less_equal, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.less_equal(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("less_equal", (out, ))
     return out
 
 
@@ -778,10 +779,10 @@ def greater_than(x, y, name=None):
         raise bad_tensor("greater_than", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_than", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("greater_than", _this.greater_than, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.greater_than(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("greater_than", (out, ))
     return out
 
 
@@ -794,10 +795,10 @@ def greater_equal(x, y, name=None):
         raise bad_tensor("greater_equal", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("greater_equal", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("greater_equal", _this.greater_equal, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.greater_equal(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("greater_equal", (out, ))
     return out
 
 
@@ -812,6 +813,8 @@ def where(condition, x, y, name=None):
         raise bad_tensor("where", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("where", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("where", _this.where, (condition, x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.where(condition.impl, x.impl, y.impl), None, None
     _condition_meta = condition._meta
@@ -830,8 +833,6 @@ def where(condition, x, y, name=None):
             _saved.tensor, _saved.version = condition, 0 if (_c := condition.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("where", (out, ))
     return out
 
 
@@ -842,6 +843,8 @@ def sign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sign", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sign", _this.sign, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sign(x.impl), None, None
     _x_meta = x._meta
@@ -852,8 +855,6 @@ def sign(x, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("sign", (out, ))
     return out
 
 
@@ -866,6 +867,8 @@ def maximum(x, y, name=None):
         raise bad_tensor("maximum", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("maximum", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("maximum", _this.maximum, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.maximum(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -884,8 +887,6 @@ def maximum(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("maximum", (out, ))
     return out
 
 
@@ -898,6 +899,8 @@ def minimum(x, y, name=None):
         raise bad_tensor("minimum", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("minimum", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("minimum", _this.minimum, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.minimum(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -916,8 +919,6 @@ def minimum(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("minimum", (out, ))
     return out
 
 
@@ -932,13 +933,13 @@ def add_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("add_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("add_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("add_grad", _this.add_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.add_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.add_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("add_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -953,13 +954,13 @@ def subtract_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("subtract_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("subtract_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("subtract_grad", _this.subtract_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.subtract_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.subtract_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("subtract_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -974,6 +975,8 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("multiply_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("multiply_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("multiply_grad", _this.multiply_grad, (x, y, out_grad, out_mask, ), castable=False)
     x_grad, y_grad = _phi.multiply_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
@@ -1000,8 +1003,6 @@ def multiply_grad(x, y, out_grad, out_mask=None, name=None):
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("multiply_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1039,13 +1040,13 @@ def divide_grad(x, y, out, out_grad, out_mask=None, name=None):
         raise bad_tensor("divide_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("divide_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("divide_grad", _this.divide_grad, (x, y, out, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.divide_grad(x, y, out, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.divide_grad(x.impl, y.impl, out.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("divide_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1062,13 +1063,13 @@ def where_grad(condition, x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("where_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("where_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("where_grad", _this.where_grad, (condition, x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((condition._meta is not None and not condition._meta.stop_gradient) or (x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.where_grad(condition, x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.where_grad(condition.impl, x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("where_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1098,13 +1099,13 @@ def maximum_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("maximum_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("maximum_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("maximum_grad", _this.maximum_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.maximum_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.maximum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("maximum_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1119,11 +1120,11 @@ def minimum_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("minimum_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("minimum_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("minimum_grad", _this.minimum_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.minimum_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.minimum_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("minimum_grad", (x_grad, y_grad, ))
     return x_grad, y_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -107,6 +108,8 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
         raise bad_tensor("embedding", "weight", weight)
     padding_idx = to_int(padding_idx, "embedding", "padding_idx")
     sparse = sparse if type(sparse) is bool else to_bool(sparse, "embedding", "sparse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("embedding", _this.embedding, (x, weight, padding_idx, sparse, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.embedding(x.impl, weight.impl, padding_idx, sparse), None, None
     _x_meta = x._meta
@@ -125,8 +128,6 @@ def embedding(x, weight, padding_idx=-1, sparse=False, name=None):
         node.weight = ((_array := weight.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.padding_idx = padding_idx
         node.sparse = sparse
-    if _anomaly.active:
-        check_forward("embedding", (out, ))
     return out
 
 
@@ -143,6 +144,8 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse, name=None):
         raise bad_tensor("embedding_grad", "out_grad", out_grad)
     padding_idx = to_int(padding_idx, "embedding_grad", "padding_idx")
     sparse = sparse if type(sparse) is bool else to_bool(sparse, "embedding_grad", "sparse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("embedding_grad", _this.embedding_grad, (x, weight, out_grad, padding_idx, sparse, ), castable=False)
     weight_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     weight_grad.impl, weight_grad._meta, weight_grad._name = _phi.embedding_grad(x.impl, weight.impl, out_grad.impl, padding_idx, sparse), None, None
     _x_meta = x._meta
@@ -160,8 +163,6 @@ def embedding_grad(x, weight, out_grad, padding_idx, sparse, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.padding_idx = padding_idx
-    if _anomaly.active:
-        check_forward("embedding_grad", (weight_grad, ))
     return weight_grad
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -117,6 +118,8 @@ def fft_c2c(x, axes, normalization, forward, name=None):
     axes = to_int_array(axes, "fft_c2c", "axes")
     normalization = normalization if type(normalization) is str else to_str(normalization, "fft_c2c", "normalization")
     forward = forward if type(forward) is bool else to_bool(forward, "fft_c2c", "forward")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fft_c2c", _this.fft_c2c, (x, axes, normalization, forward, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fft_c2c(x.impl, axes, normalization, forward), None, None
     _x_meta = x._meta
@@ -129,8 +132,6 @@ def fft_c2c(x, axes, normalization, forward, name=None):
         node.axes = axes
         node.normalization = normalization
         node.forward = forward
-    if _anomaly.active:
-        check_forward("fft_c2c", (out, ))
     return out
 
 
@@ -145,6 +146,8 @@ def fft_r2c(x, axes, normalization, forward, onesided, name=None):
     normalization = normalization if type(normalization) is str else to_str(normalization, "fft_r2c", "normalization")
     forward = forward if type(forward) is bool else to_bool(forward, "fft_r2c", "forward")
     onesided = onesided if type(onesided) is bool else to_bool(onesided, "fft_r2c", "onesided")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fft_r2c", _this.fft_r2c, (x, axes, normalization, forward, onesided, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fft_r2c(x.impl, axes, normalization, forward, onesided), None, None
     _x_meta = x._meta
@@ -159,8 +162,6 @@ def fft_r2c(x, axes, normalization, forward, onesided, name=None):
         node.normalization = normalization
         node.forward = forward
         node.onesided = onesided
-    if _anomaly.active:
-        check_forward("fft_r2c", (out, ))
     return out
 
 
@@ -175,6 +176,8 @@ def fft_c2r(x, axes, normalization, forward, last_dim_size=0, name=None):
     normalization = normalization if type(normalization) is str else to_str(normalization, "fft_c2r", "normalization")
     forward = forward if type(forward) is bool else to_bool(forward, "fft_c2r", "forward")
     last_dim_size = to_int(last_dim_size, "fft_c2r", "last_dim_size")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fft_c2r", _this.fft_c2r, (x, axes, normalization, forward, last_dim_size, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fft_c2r(x.impl, axes, normalization, forward, last_dim_size), None, None
     _x_meta = x._meta
@@ -187,8 +190,6 @@ def fft_c2r(x, axes, normalization, forward, last_dim_size=0, name=None):
         node.axes = axes
         node.normalization = normalization
         node.forward = forward
-    if _anomaly.active:
-        check_forward("fft_c2r", (out, ))
     return out
 
 

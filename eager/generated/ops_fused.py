@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -87,6 +88,8 @@ def linear(x, weight, bias, name=None):
         raise bad_tensor("linear", "weight", weight)
     if bias is not None and not isinstance(bias, Tensor):
         raise bad_tensor("linear", "bias", bias)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("linear", _this.linear, (x, weight, bias, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.linear(x.impl, weight.impl, None if bias is None else bias.impl), None, None
     _x_meta = x._meta
@@ -106,8 +109,6 @@ def linear(x, weight, bias, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight, 0 if (_c := weight.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("linear", (out, ))
     return out
 
 
@@ -122,12 +123,12 @@ def linear_grad(x, weight, out_grad, out_mask=None, name=None):
         raise bad_tensor("linear_grad", "weight", weight)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("linear_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("linear_grad", _this.linear_grad, (x, weight, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.linear_grad(x, weight, out_grad)  # recorded through differentiable ops
     x_grad, weight_grad, bias_grad = _phi.linear_grad(x.impl, weight.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     weight_grad = None if weight_grad is None else Tensor(weight_grad)
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
-    if _anomaly.active:
-        check_forward("linear_grad", (x_grad, weight_grad, bias_grad, ))
     return x_grad, weight_grad, bias_grad

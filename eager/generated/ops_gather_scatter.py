@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -513,6 +514,8 @@ def gather(x, index, axis=0, name=None):
     if not isinstance(index, Tensor):
         raise bad_tensor("gather", "index", index)
     axis = to_int(axis, "gather", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gather", _this.gather, (x, index, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gather(x.impl, index.impl, axis), None, None
     _x_meta = x._meta
@@ -530,8 +533,6 @@ def gather(x, index, axis=0, name=None):
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
-    if _anomaly.active:
-        check_forward("gather", (out, ))
     return out
 
 
@@ -562,6 +563,8 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
         raise bad_tensor("take_along_axis", "indices", indices)
     axis = to_int(axis, "take_along_axis", "axis")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis", "broadcast")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("take_along_axis", _this.take_along_axis, (arr, indices, axis, broadcast, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.take_along_axis(arr.impl, indices.impl, axis, broadcast), None, None
     _arr_meta = arr._meta
@@ -580,8 +583,6 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
-    if _anomaly.active:
-        check_forward("take_along_axis", (out, ))
     return out
 
 
@@ -596,6 +597,8 @@ def masked_fill(x, mask, value, name=None):
         raise bad_tensor("masked_fill", "mask", mask)
     if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
         value = Tensor(scalar_tensor(value, x.impl, "masked_fill", "value"))
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_fill", _this.masked_fill, (x, mask, value, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.masked_fill(x.impl, mask.impl, value.impl), None, None
     _x_meta = x._meta
@@ -614,8 +617,6 @@ def masked_fill(x, mask, value, name=None):
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("masked_fill", (out, ))
     return out
 
 
@@ -630,6 +631,8 @@ def masked_fill_(x, mask, value, name=None):
         raise bad_tensor("masked_fill_", "mask", mask)
     if not isinstance(value, Tensor):  # a number: a 0-d tensor of x's dtype and place
         value = Tensor(scalar_tensor(value, x.impl, "masked_fill_", "value"))
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("masked_fill_", _this.masked_fill_, (x, mask, value, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("masked_fill_", x)
@@ -647,8 +650,6 @@ def masked_fill_(x, mask, value, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("masked_fill_", (x,))
     return x
 
 
@@ -661,6 +662,8 @@ def masked_select(x, mask, name=None):
         raise bad_tensor("masked_select", "x", x)
     if not isinstance(mask, Tensor):
         raise bad_tensor("masked_select", "mask", mask)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_select", _this.masked_select, (x, mask, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.masked_select(x.impl, mask.impl), None, None
     _x_meta = x._meta
@@ -677,8 +680,6 @@ def masked_select(x, mask, name=None):
         else:  # SavedInput(mask) without the __init__ frame
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("masked_select", (out, ))
     return out
 
 
@@ -694,6 +695,8 @@ def scatter(x, index, updates, overwrite=True, name=None):
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter", "updates", updates)
     overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter", "overwrite")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter", _this.scatter, (x, index, updates, overwrite, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.scatter(x.impl, index.impl, updates.impl, overwrite), None, None
     _x_meta = x._meta
@@ -712,8 +715,6 @@ def scatter(x, index, updates, overwrite=True, name=None):
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
-    if _anomaly.active:
-        check_forward("scatter", (out, ))
     return out
 
 
@@ -729,6 +730,8 @@ def scatter_(x, index, updates, overwrite=True, name=None):
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_", "updates", updates)
     overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_", "overwrite")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("scatter_", _this.scatter_, (x, index, updates, overwrite, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scatter_", x)
@@ -746,8 +749,6 @@ def scatter_(x, index, updates, overwrite=True, name=None):
         node.index = save_input(index)
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.overwrite = overwrite
-    if _anomaly.active:
-        check_forward("scatter_", (x,))
     return x
 
 
@@ -762,6 +763,8 @@ def scatter_nd_add(x, index, updates, name=None):
         raise bad_tensor("scatter_nd_add", "index", index)
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_nd_add", "updates", updates)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter_nd_add", _this.scatter_nd_add, (x, index, updates, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.scatter_nd_add(x.impl, index.impl, updates.impl), None, None
     _x_meta = x._meta
@@ -779,8 +782,6 @@ def scatter_nd_add(x, index, updates, name=None):
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("scatter_nd_add", (out, ))
     return out
 
 
@@ -794,6 +795,8 @@ def scatter_nd(index, updates, shape, name=None):
     if not isinstance(updates, Tensor):
         raise bad_tensor("scatter_nd", "updates", updates)
     shape = to_int_array(shape, "scatter_nd", "shape")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter_nd", _this.scatter_nd, (index, updates, shape, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.scatter_nd(index.impl, updates.impl, shape), None, None
     _index_meta = index._meta
@@ -810,8 +813,6 @@ def scatter_nd(index, updates, shape, name=None):
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.updates = ((_array := updates.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("scatter_nd", (out, ))
     return out
 
 
@@ -824,6 +825,8 @@ def gather_nd(x, index, name=None):
         raise bad_tensor("gather_nd", "x", x)
     if not isinstance(index, Tensor):
         raise bad_tensor("gather_nd", "index", index)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gather_nd", _this.gather_nd, (x, index, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gather_nd(x.impl, index.impl), None, None
     _x_meta = x._meta
@@ -840,8 +843,6 @@ def gather_nd(x, index, name=None):
         else:  # SavedInput(index) without the __init__ frame
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("gather_nd", (out, ))
     return out
 
 
@@ -860,6 +861,8 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
     reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis", "reduce")
     include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis", "include_self")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis", "broadcast")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("put_along_axis", _this.put_along_axis, (arr, indices, values, axis, reduce, include_self, broadcast, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.put_along_axis(arr.impl, indices.impl, values.impl, axis, reduce, include_self, broadcast), None, None
     _arr_meta = arr._meta
@@ -891,8 +894,6 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
-    if _anomaly.active:
-        check_forward("put_along_axis", (out, ))
     return out
 
 
@@ -911,6 +912,8 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
     reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_", "reduce")
     include_self = include_self if type(include_self) is bool else to_bool(include_self, "put_along_axis_", "include_self")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_", "broadcast")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("put_along_axis_", _this.put_along_axis_, (arr, indices, values, axis, reduce, include_self, broadcast, ), castable=False)
     recording = _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient))
     if recording:
         check_inplace_leaf("put_along_axis_", arr)
@@ -932,8 +935,6 @@ def put_along_axis_(arr, indices, values, axis, reduce='assign', include_self=Tr
         node.axis = axis
         node.reduce = reduce
         node.broadcast = broadcast
-    if _anomaly.active:
-        check_forward("put_along_axis_", (arr,))
     return arr
 
 
@@ -949,6 +950,8 @@ def index_add(x, index, value, axis=0, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("index_add", "value", value)
     axis = to_int(axis, "index_add", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("index_add", _this.index_add, (x, index, value, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.index_add(x.impl, index.impl, value.impl, axis), None, None
     _x_meta = x._meta
@@ -967,8 +970,6 @@ def index_add(x, index, value, axis=0, name=None):
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
-    if _anomaly.active:
-        check_forward("index_add", (out, ))
     return out
 
 
@@ -984,6 +985,8 @@ def index_add_(x, index, value, axis=0, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("index_add_", "value", value)
     axis = to_int(axis, "index_add_", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("index_add_", _this.index_add_, (x, index, value, axis, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (index._meta is not None and not index._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("index_add_", x)
@@ -1001,8 +1004,6 @@ def index_add_(x, index, value, axis=0, name=None):
         node.index = save_input(index)
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
-    if _anomaly.active:
-        check_forward("index_add_", (x,))
     return x
 
 
@@ -1013,10 +1014,10 @@ def nonzero(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("nonzero", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nonzero", _this.nonzero, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nonzero(x.impl), None, None
-    if _anomaly.active:
-        check_forward("nonzero", (out, ))
     return out
 
 
@@ -1031,6 +1032,8 @@ def index_put(x, indices, value, accumulate=False, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("index_put", "value", value)
     accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put", "accumulate")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("index_put", _this.index_put, (x, indices, value, accumulate, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.index_put(x.impl, [t.impl for t in indices], value.impl, accumulate), None, None
     _x_meta = x._meta
@@ -1045,8 +1048,6 @@ def index_put(x, indices, value, accumulate=False, name=None):
         node.indices = SavedList([save_input(t) for t in indices])
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
-    if _anomaly.active:
-        check_forward("index_put", (out, ))
     return out
 
 
@@ -1061,6 +1062,8 @@ def index_put_(x, indices, value, accumulate=False, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("index_put_", "value", value)
     accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_", "accumulate")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("index_put_", _this.index_put_, (x, indices, value, accumulate, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("index_put_", x)
@@ -1079,8 +1082,6 @@ def index_put_(x, indices, value, accumulate=False, name=None):
         node.indices = SavedList([save_input(t) for t in indices])
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.accumulate = accumulate
-    if _anomaly.active:
-        check_forward("index_put_", (x,))
     return x
 
 
@@ -1095,6 +1096,8 @@ def masked_scatter(x, mask, value, name=None):
         raise bad_tensor("masked_scatter", "mask", mask)
     if not isinstance(value, Tensor):
         raise bad_tensor("masked_scatter", "value", value)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_scatter", _this.masked_scatter, (x, mask, value, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.masked_scatter(x.impl, mask.impl, value.impl), None, None
     _x_meta = x._meta
@@ -1113,8 +1116,6 @@ def masked_scatter(x, mask, value, name=None):
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("masked_scatter", (out, ))
     return out
 
 
@@ -1129,6 +1130,8 @@ def masked_scatter_(x, mask, value, name=None):
         raise bad_tensor("masked_scatter_", "mask", mask)
     if not isinstance(value, Tensor):
         raise bad_tensor("masked_scatter_", "value", value)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("masked_scatter_", _this.masked_scatter_, (x, mask, value, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("masked_scatter_", x)
@@ -1146,8 +1149,6 @@ def masked_scatter_(x, mask, value, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.mask = save_input(mask)
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("masked_scatter_", (x,))
     return x
 
 
@@ -1163,6 +1164,8 @@ def gather_grad(x, index, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gather_grad", "out_grad", out_grad)
     axis = to_int(axis, "gather_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gather_grad", _this.gather_grad, (x, index, out_grad, axis, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_grad(x.impl, index.impl, out_grad.impl, axis), None, None
     _x_meta = x._meta
@@ -1180,8 +1183,6 @@ def gather_grad(x, index, out_grad, axis, name=None):
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
-    if _anomaly.active:
-        check_forward("gather_grad", (x_grad, ))
     return x_grad
 
 
@@ -1214,6 +1215,8 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
         raise bad_tensor("take_along_axis_grad", "out_grad", out_grad)
     axis = to_int(axis, "take_along_axis_grad", "axis")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "take_along_axis_grad", "broadcast")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("take_along_axis_grad", _this.take_along_axis_grad, (arr, indices, out_grad, axis, broadcast, ), castable=False)
     arr_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     arr_grad.impl, arr_grad._meta, arr_grad._name = _phi.take_along_axis_grad(arr.impl, indices.impl, out_grad.impl, axis, broadcast), None, None
     _arr_meta = arr._meta
@@ -1232,8 +1235,6 @@ def take_along_axis_grad(arr, indices, out_grad, axis, broadcast, name=None):
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.broadcast = broadcast
-    if _anomaly.active:
-        check_forward("take_along_axis_grad", (arr_grad, ))
     return arr_grad
 
 
@@ -1267,13 +1268,13 @@ def masked_fill_grad(x, mask, value, out_grad, out_mask=None, name=None):
         raise bad_tensor("masked_fill_grad", "value", value)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_fill_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_fill_grad", _this.masked_fill_grad, (x, mask, value, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.masked_fill_grad(x, mask, value, out_grad)  # recorded through differentiable ops
     x_grad, value_grad = _phi.masked_fill_grad(x.impl, mask.impl, value.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.active:
-        check_forward("masked_fill_grad", (x_grad, value_grad, ))
     return x_grad, value_grad
 
 
@@ -1288,6 +1289,8 @@ def masked_select_grad(x, mask, out_grad, name=None):
         raise bad_tensor("masked_select_grad", "mask", mask)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_select_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_select_grad", _this.masked_select_grad, (x, mask, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.masked_select_grad(x.impl, mask.impl, out_grad.impl), None, None
     _x_meta = x._meta
@@ -1304,8 +1307,6 @@ def masked_select_grad(x, mask, out_grad, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.mask = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = mask, 0 if (_c := mask.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("masked_select_grad", (x_grad, ))
     return x_grad
 
 
@@ -1336,13 +1337,13 @@ def scatter_grad(index, updates, out_grad, overwrite, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_grad", "out_grad", out_grad)
     overwrite = overwrite if type(overwrite) is bool else to_bool(overwrite, "scatter_grad", "overwrite")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter_grad", _this.scatter_grad, (index, updates, out_grad, overwrite, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_grad(index, updates, out_grad, overwrite)  # recorded through differentiable ops
     x_grad, updates_grad = _phi.scatter_grad(index.impl, updates.impl, out_grad.impl, overwrite, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     updates_grad = None if updates_grad is None else Tensor(updates_grad)
-    if _anomaly.active:
-        check_forward("scatter_grad", (x_grad, updates_grad, ))
     return x_grad, updates_grad
 
 
@@ -1357,13 +1358,13 @@ def scatter_nd_add_grad(index, updates, out_grad, out_mask=None, name=None):
         raise bad_tensor("scatter_nd_add_grad", "updates", updates)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_nd_add_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter_nd_add_grad", _this.scatter_nd_add_grad, (index, updates, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_nd_add_grad(index, updates, out_grad)  # recorded through differentiable ops
     x_grad, updates_grad = _phi.scatter_nd_add_grad(index.impl, updates.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     updates_grad = None if updates_grad is None else Tensor(updates_grad)
-    if _anomaly.active:
-        check_forward("scatter_nd_add_grad", (x_grad, updates_grad, ))
     return x_grad, updates_grad
 
 
@@ -1378,12 +1379,12 @@ def scatter_nd_grad(index, updates, out_grad, name=None):
         raise bad_tensor("scatter_nd_grad", "updates", updates)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scatter_nd_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scatter_nd_grad", _this.scatter_nd_grad, (index, updates, out_grad, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (updates._meta is not None and not updates._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scatter_nd_grad(index, updates, out_grad)  # recorded through differentiable ops
     updates_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     updates_grad.impl, updates_grad._meta, updates_grad._name = _phi.scatter_nd_grad(index.impl, updates.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("scatter_nd_grad", (updates_grad, ))
     return updates_grad
 
 
@@ -1398,6 +1399,8 @@ def gather_nd_grad(x, index, out_grad, name=None):
         raise bad_tensor("gather_nd_grad", "index", index)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("gather_nd_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gather_nd_grad", _this.gather_nd_grad, (x, index, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.gather_nd_grad(x.impl, index.impl, out_grad.impl), None, None
     _x_meta = x._meta
@@ -1414,8 +1417,6 @@ def gather_nd_grad(x, index, out_grad, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.index = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = index, 0 if (_c := index.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("gather_nd_grad", (x_grad, ))
     return x_grad
 
 
@@ -1452,13 +1453,13 @@ def put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broad
     axis = to_int(axis, "put_along_axis_grad", "axis")
     reduce = reduce if type(reduce) is str else to_str(reduce, "put_along_axis_grad", "reduce")
     broadcast = broadcast if type(broadcast) is bool else to_bool(broadcast, "put_along_axis_grad", "broadcast")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("put_along_axis_grad", _this.put_along_axis_grad, (arr, indices, values, out, out_grad, axis, reduce, broadcast, out_mask, ), castable=False)
     if _grad_state.enabled and ((arr._meta is not None and not arr._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (values._meta is not None and not values._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.put_along_axis_grad(arr, indices, values, out, out_grad, axis, reduce, broadcast)  # recorded through differentiable ops
     arr_grad, values_grad = _phi.put_along_axis_grad(arr.impl, indices.impl, values.impl, out.impl, out_grad.impl, axis, reduce, broadcast, out_mask=out_mask)
     arr_grad = None if arr_grad is None else Tensor(arr_grad)
     values_grad = None if values_grad is None else Tensor(values_grad)
-    if _anomaly.active:
-        check_forward("put_along_axis_grad", (arr_grad, values_grad, ))
     return arr_grad, values_grad
 
 
@@ -1474,13 +1475,13 @@ def index_add_grad(index, value, out_grad, axis, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("index_add_grad", "out_grad", out_grad)
     axis = to_int(axis, "index_add_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("index_add_grad", _this.index_add_grad, (index, value, out_grad, axis, out_mask, ), castable=False)
     if _grad_state.enabled and ((index._meta is not None and not index._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.index_add_grad(index, value, out_grad, axis)  # recorded through differentiable ops
     x_grad, value_grad = _phi.index_add_grad(index.impl, value.impl, out_grad.impl, axis, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.active:
-        check_forward("index_add_grad", (x_grad, value_grad, ))
     return x_grad, value_grad
 
 
@@ -1497,13 +1498,13 @@ def index_put_grad(x, indices, value, out_grad, accumulate, out_mask=None, name=
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("index_put_grad", "out_grad", out_grad)
     accumulate = accumulate if type(accumulate) is bool else to_bool(accumulate, "index_put_grad", "accumulate")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("index_put_grad", _this.index_put_grad, (x, indices, value, out_grad, accumulate, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in indices) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.index_put_grad(x, indices, value, out_grad, accumulate)  # recorded through differentiable ops
     x_grad, value_grad = _phi.index_put_grad(x.impl, [t.impl for t in indices], value.impl, out_grad.impl, accumulate, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.active:
-        check_forward("index_put_grad", (x_grad, value_grad, ))
     return x_grad, value_grad
 
 
@@ -1520,11 +1521,11 @@ def masked_scatter_grad(x, mask, value, out_grad, out_mask=None, name=None):
         raise bad_tensor("masked_scatter_grad", "value", value)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("masked_scatter_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("masked_scatter_grad", _this.masked_scatter_grad, (x, mask, value, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (mask._meta is not None and not mask._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.masked_scatter_grad(x, mask, value, out_grad)  # recorded through differentiable ops
     x_grad, value_grad = _phi.masked_scatter_grad(x.impl, mask.impl, value.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.active:
-        check_forward("masked_scatter_grad", (x_grad, value_grad, ))
     return x_grad, value_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -127,6 +128,8 @@ def getitem(x, index, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("getitem", "x", x)
     index = to_index(index, "getitem", "index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("getitem", _this.getitem, (x, index, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.getitem(x.impl, index), None, None
     _x_meta = x._meta
@@ -139,8 +142,6 @@ def getitem(x, index, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
         track_view(out, x, lambda _base: getitem(_base, index))
-    if _anomaly.active:
-        check_forward("getitem", (out, ))
     return out
 
 
@@ -154,6 +155,8 @@ def setitem(x, value, index, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("setitem", "value", value)
     index = to_index(index, "setitem", "index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("setitem", _this.setitem, (x, value, index, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.setitem(x.impl, value.impl, index), None, None
     _x_meta = x._meta
@@ -166,8 +169,6 @@ def setitem(x, value, index, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
-    if _anomaly.active:
-        check_forward("setitem", (out, ))
     return out
 
 
@@ -181,6 +182,8 @@ def setitem_(x, value, index, name=None):
     if not isinstance(value, Tensor):
         raise bad_tensor("setitem_", "value", value)
     index = to_index(index, "setitem_", "index")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("setitem_", _this.setitem_, (x, value, index, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (value._meta is not None and not value._meta.stop_gradient))
     if recording:
         check_inplace_leaf("setitem_", x)
@@ -197,8 +200,6 @@ def setitem_(x, value, index, name=None):
         after_inplace(x, context)
         node.value = ((_array := value.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.index = index
-    if _anomaly.active:
-        check_forward("setitem_", (x,))
     return x
 
 
@@ -212,6 +213,8 @@ def getitem_grad(x, out_grad, index, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("getitem_grad", "out_grad", out_grad)
     index = to_index(index, "getitem_grad", "index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("getitem_grad", _this.getitem_grad, (x, out_grad, index, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.getitem_grad(x.impl, out_grad.impl, index), None, None
     _x_meta = x._meta
@@ -223,8 +226,6 @@ def getitem_grad(x, out_grad, index, name=None):
         x_grad._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.index = index
-    if _anomaly.active:
-        check_forward("getitem_grad", (x_grad, ))
     return x_grad
 
 
@@ -252,11 +253,11 @@ def setitem_grad(value, out_grad, index, out_mask=None, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("setitem_grad", "out_grad", out_grad)
     index = to_index(index, "setitem_grad", "index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("setitem_grad", _this.setitem_grad, (value, out_grad, index, out_mask, ), castable=False)
     if _grad_state.enabled and ((value._meta is not None and not value._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.setitem_grad(value, out_grad, index)  # recorded through differentiable ops
     x_grad, value_grad = _phi.setitem_grad(value.impl, out_grad.impl, index, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     value_grad = None if value_grad is None else Tensor(value_grad)
-    if _anomaly.active:
-        check_forward("setitem_grad", (x_grad, value_grad, ))
     return x_grad, value_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -140,6 +141,8 @@ def concat(x, axis=0, name=None):
     """
     x = check_tensor_list("concat", "x", x, Tensor)
     axis = to_int(axis, "concat", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("concat", _this.concat, (x, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.concat([t.impl for t in x], axis), None, None
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -150,8 +153,6 @@ def concat(x, axis=0, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
-    if _anomaly.active:
-        check_forward("concat", (out, ))
     return out
 
 
@@ -162,6 +163,8 @@ def stack(x, axis=0, name=None):
     """
     x = check_tensor_list("stack", "x", x, Tensor)
     axis = to_int(axis, "stack", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("stack", _this.stack, (x, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.stack([t.impl for t in x], axis), None, None
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -172,8 +175,6 @@ def stack(x, axis=0, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([SavedShape(t) for t in x])
         node.axis = axis
-    if _anomaly.active:
-        check_forward("stack", (out, ))
     return out
 
 
@@ -186,6 +187,8 @@ def split(x, num_or_sections, axis=0, name=None):
         raise bad_tensor("split", "x", x)
     num_or_sections = to_int_or_int_array(num_or_sections, "split", "num_or_sections")
     axis = to_int(axis, "split", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("split", _this.split, (x, num_or_sections, axis, ), castable=False)
     out = [Tensor(t) for t in _phi.split(x.impl, num_or_sections, axis)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -197,8 +200,6 @@ def split(x, num_or_sections, axis=0, name=None):
         node.axis = axis
         for index, part in enumerate(out):
             track_view(part, x, lambda _base, index=index: split(_base, num_or_sections, axis)[index])
-    if _anomaly.active:
-        check_forward("split", (*out, ))
     return out
 
 
@@ -210,6 +211,8 @@ def unbind(x, axis=0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("unbind", "x", x)
     axis = to_int(axis, "unbind", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("unbind", _this.unbind, (x, axis, ), castable=False)
     out = [Tensor(t) for t in _phi.unbind(x.impl, axis)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -221,8 +224,6 @@ def unbind(x, axis=0, name=None):
         node.axis = axis
         for index, part in enumerate(out):
             track_view(part, x, lambda _base, index=index: unbind(_base, axis)[index])
-    if _anomaly.active:
-        check_forward("unbind", (*out, ))
     return out
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -689,6 +690,8 @@ def bmm(x, y, name=None):
         raise bad_tensor("bmm", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bmm", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bmm", _this.bmm, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bmm(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -707,8 +710,6 @@ def bmm(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("bmm", (out, ))
     return out
 
 
@@ -721,6 +722,8 @@ def dot(x, y, name=None):
         raise bad_tensor("dot", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("dot", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("dot", _this.dot, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.dot(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -739,8 +742,6 @@ def dot(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("dot", (out, ))
     return out
 
 
@@ -753,6 +754,8 @@ def mv(x, vec, name=None):
         raise bad_tensor("mv", "x", x)
     if not isinstance(vec, Tensor):
         raise bad_tensor("mv", "vec", vec)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mv", _this.mv, (x, vec, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.mv(x.impl, vec.impl), None, None
     _x_meta = x._meta
@@ -771,8 +774,6 @@ def mv(x, vec, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.vec = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = vec, 0 if (_c := vec.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("mv", (out, ))
     return out
 
 
@@ -785,6 +786,8 @@ def outer(x, y, name=None):
         raise bad_tensor("outer", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("outer", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("outer", _this.outer, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.outer(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -803,8 +806,6 @@ def outer(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("outer", (out, ))
     return out
 
 
@@ -817,6 +818,8 @@ def inner(x, y, name=None):
         raise bad_tensor("inner", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("inner", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("inner", _this.inner, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.inner(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -835,8 +838,6 @@ def inner(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("inner", (out, ))
     return out
 
 
@@ -850,6 +851,8 @@ def cross(x, y, axis=9, name=None):
     if not isinstance(y, Tensor):
         raise bad_tensor("cross", "y", y)
     axis = to_int(axis, "cross", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cross", _this.cross, (x, y, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cross(x.impl, y.impl, axis), None, None
     _x_meta = x._meta
@@ -869,8 +872,6 @@ def cross(x, y, axis=9, name=None):
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
-    if _anomaly.active:
-        check_forward("cross", (out, ))
     return out
 
 
@@ -883,6 +884,8 @@ def kron(x, y, name=None):
         raise bad_tensor("kron", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("kron", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("kron", _this.kron, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.kron(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -901,8 +904,6 @@ def kron(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("kron", (out, ))
     return out
 
 
@@ -913,6 +914,8 @@ def einsum(x, equation, name=None):
     """
     x = check_tensor_list("einsum", "x", x, Tensor)
     equation = equation if type(equation) is str else to_str(equation, "einsum", "equation")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("einsum", _this.einsum, (x, equation, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.einsum([t.impl for t in x], equation), None, None
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -923,8 +926,6 @@ def einsum(x, equation, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = SavedList([save_input(t) for t in x])
         node.equation = equation
-    if _anomaly.active:
-        check_forward("einsum", (out, ))
     return out
 
 
@@ -938,6 +939,8 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     offset = to_int(offset, "trace", "offset")
     axis1 = to_int(axis1, "trace", "axis1")
     axis2 = to_int(axis2, "trace", "axis2")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("trace", _this.trace, (x, offset, axis1, axis2, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.trace(x.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
@@ -951,8 +954,6 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
-    if _anomaly.active:
-        check_forward("trace", (out, ))
     return out
 
 
@@ -966,6 +967,8 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     offset = to_int(offset, "diagonal", "offset")
     axis1 = to_int(axis1, "diagonal", "axis1")
     axis2 = to_int(axis2, "diagonal", "axis2")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("diagonal", _this.diagonal, (x, offset, axis1, axis2, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.diagonal(x.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
@@ -979,8 +982,6 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
-    if _anomaly.active:
-        check_forward("diagonal", (out, ))
     return out
 
 
@@ -992,6 +993,8 @@ def matrix_power(x, n, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("matrix_power", "x", x)
     n = to_int(n, "matrix_power", "n")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("matrix_power", _this.matrix_power, (x, n, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.matrix_power(x.impl, n), None, None
     _x_meta = x._meta
@@ -1007,8 +1010,6 @@ def matrix_power(x, n, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.n = n
-    if _anomaly.active:
-        check_forward("matrix_power", (out, ))
     return out
 
 
@@ -1019,6 +1020,8 @@ def inverse(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("inverse", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("inverse", _this.inverse, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.inverse(x.impl), None, None
     _x_meta = x._meta
@@ -1034,8 +1037,6 @@ def inverse(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("inverse", (out, ))
     return out
 
 
@@ -1046,6 +1047,8 @@ def det(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("det", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("det", _this.det, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.det(x.impl), None, None
     _x_meta = x._meta
@@ -1064,8 +1067,6 @@ def det(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("det", (out, ))
     return out
 
 
@@ -1076,6 +1077,8 @@ def slogdet(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("slogdet", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("slogdet", _this.slogdet, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.slogdet(x.impl), None, None
     _x_meta = x._meta
@@ -1090,8 +1093,6 @@ def slogdet(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("slogdet", (out, ))
     return out
 
 
@@ -1104,6 +1105,8 @@ def solve(x, y, name=None):
         raise bad_tensor("solve", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("solve", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("solve", _this.solve, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.solve(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -1126,8 +1129,6 @@ def solve(x, y, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("solve", (out, ))
     return out
 
 
@@ -1139,6 +1140,8 @@ def cholesky(x, upper=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cholesky", "x", x)
     upper = upper if type(upper) is bool else to_bool(upper, "cholesky", "upper")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cholesky", _this.cholesky, (x, upper, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cholesky(x.impl, upper), None, None
     _x_meta = x._meta
@@ -1155,8 +1158,6 @@ def cholesky(x, upper=False, name=None):
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.upper = upper
-    if _anomaly.active:
-        check_forward("cholesky", (out, ))
     return out
 
 
@@ -1168,6 +1169,8 @@ def qr(x, mode='reduced', name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("qr", "x", x)
     mode = mode if type(mode) is str else to_str(mode, "qr", "mode")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("qr", _this.qr, (x, mode, ))
     q, r = _phi.qr(x.impl, mode)
     q = None if q is None else Tensor(q)
     r = None if r is None else Tensor(r)
@@ -1195,8 +1198,6 @@ def qr(x, mode='reduced', name=None):
             _saved._impl = _impl = r.impl
             _saved.slot, _saved.version = r._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.mode = mode
-    if _anomaly.active:
-        check_forward("qr", (q, r, ))
     return q, r
 
 
@@ -1208,6 +1209,8 @@ def svd(x, full_matrices=False, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("svd", "x", x)
     full_matrices = full_matrices if type(full_matrices) is bool else to_bool(full_matrices, "svd", "full_matrices")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("svd", _this.svd, (x, full_matrices, ))
     u, s, vh = _phi.svd(x.impl, full_matrices)
     u = None if u is None else Tensor(u)
     s = None if s is None else Tensor(s)
@@ -1242,8 +1245,6 @@ def svd(x, full_matrices=False, name=None):
             _saved._impl = _impl = vh.impl
             _saved.slot, _saved.version = vh._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.full_matrices = full_matrices
-    if _anomaly.active:
-        check_forward("svd", (u, s, vh, ))
     return u, s, vh
 
 
@@ -1255,6 +1256,8 @@ def eigh(x, UPLO='L', name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("eigh", "x", x)
     UPLO = UPLO if type(UPLO) is str else to_str(UPLO, "eigh", "UPLO")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("eigh", _this.eigh, (x, UPLO, ))
     out_w, out_v = _phi.eigh(x.impl, UPLO)
     out_w = None if out_w is None else Tensor(out_w)
     out_v = None if out_v is None else Tensor(out_v)
@@ -1279,8 +1282,6 @@ def eigh(x, UPLO='L', name=None):
             _saved._impl = _impl = out_v.impl
             _saved.slot, _saved.version = out_v._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.UPLO = UPLO
-    if _anomaly.active:
-        check_forward("eigh", (out_w, out_v, ))
     return out_w, out_v
 
 
@@ -1293,6 +1294,8 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
         raise bad_tensor("pinv", "x", x)
     rcond = rcond if type(rcond) is float else to_float(rcond, "pinv", "rcond")
     hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "pinv", "hermitian")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("pinv", _this.pinv, (x, rcond, hermitian, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.pinv(x.impl, rcond, hermitian), None, None
     _x_meta = x._meta
@@ -1313,8 +1316,6 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.rcond = rcond
         node.hermitian = hermitian
-    if _anomaly.active:
-        check_forward("pinv", (out, ))
     return out
 
 
@@ -1327,10 +1328,10 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
         raise bad_tensor("matrix_rank", "x", x)
     tol = None if tol is None else to_float(tol, "matrix_rank", "tol")
     hermitian = hermitian if type(hermitian) is bool else to_bool(hermitian, "matrix_rank", "hermitian")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("matrix_rank", _this.matrix_rank, (x, tol, hermitian, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.matrix_rank(x.impl, tol, hermitian), None, None
-    if _anomaly.active:
-        check_forward("matrix_rank", (out, ))
     return out
 
 
@@ -1341,6 +1342,8 @@ def eig(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("eig", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("eig", _this.eig, (x, ))
     out_w, out_v = _phi.eig(x.impl)
     out_w = None if out_w is None else Tensor(out_w)
     out_v = None if out_v is None else Tensor(out_v)
@@ -1367,8 +1370,6 @@ def eig(x, name=None):
             node.out_v = _saved = _new(SavedOutput)
             _saved._impl = _impl = out_v.impl
             _saved.slot, _saved.version = out_v._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("eig", (out_w, out_v, ))
     return out_w, out_v
 
 
@@ -1380,6 +1381,8 @@ def lu(x, pivot=True, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("lu", "x", x)
     pivot = pivot if type(pivot) is bool else to_bool(pivot, "lu", "pivot")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lu", _this.lu, (x, pivot, ))
     out, pivots, infos = _phi.lu(x.impl, pivot)
     out = None if out is None else Tensor(out)
     pivots = None if pivots is None else Tensor(pivots)
@@ -1401,8 +1404,6 @@ def lu(x, pivot=True, name=None):
             node.pivots = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = pivots, 0 if (_c := pivots.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.pivot = pivot
-    if _anomaly.active:
-        check_forward("lu", (out, pivots, infos, ))
     return out, pivots, infos
 
 
@@ -1417,6 +1418,8 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         raise bad_tensor("lu_unpack", "y", y)
     unpack_ludata = unpack_ludata if type(unpack_ludata) is bool else to_bool(unpack_ludata, "lu_unpack", "unpack_ludata")
     unpack_pivots = unpack_pivots if type(unpack_pivots) is bool else to_bool(unpack_pivots, "lu_unpack", "unpack_pivots")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lu_unpack", _this.lu_unpack, (x, y, unpack_ludata, unpack_pivots, ))
     pmat, l, u = _phi.lu_unpack(x.impl, y.impl, unpack_ludata, unpack_pivots)
     pmat = None if pmat is None else Tensor(pmat)
     l = None if l is None else Tensor(l)
@@ -1435,8 +1438,6 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.unpack_ludata = unpack_ludata
         node.unpack_pivots = unpack_pivots
-    if _anomaly.active:
-        check_forward("lu_unpack", (pmat, l, u, ))
     return pmat, l, u
 
 
@@ -1605,6 +1606,8 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2, name=None):
     offset = to_int(offset, "diagonal_grad", "offset")
     axis1 = to_int(axis1, "diagonal_grad", "axis1")
     axis2 = to_int(axis2, "diagonal_grad", "axis2")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("diagonal_grad", _this.diagonal_grad, (x, out_grad, offset, axis1, axis2, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.diagonal_grad(x.impl, out_grad.impl, offset, axis1, axis2), None, None
     _x_meta = x._meta
@@ -1618,8 +1621,6 @@ def diagonal_grad(x, out_grad, offset, axis1, axis2, name=None):
         node.offset = offset
         node.axis1 = axis1
         node.axis2 = axis2
-    if _anomaly.active:
-        check_forward("diagonal_grad", (x_grad, ))
     return x_grad
 
 
@@ -1731,12 +1732,12 @@ def cholesky_grad(out, out_grad, upper, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cholesky_grad", "out_grad", out_grad)
     upper = upper if type(upper) is bool else to_bool(upper, "cholesky_grad", "upper")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cholesky_grad", _this.cholesky_grad, (out, out_grad, upper, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cholesky_grad(out, out_grad, upper)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cholesky_grad(out.impl, out_grad.impl, upper), None, None
-    if _anomaly.active:
-        check_forward("cholesky_grad", (x_grad, ))
     return x_grad
 
 
@@ -1756,12 +1757,12 @@ def qr_grad(x, q, r, q_grad, r_grad, mode, name=None):
     if not isinstance(r_grad, Tensor):
         raise bad_tensor("qr_grad", "r_grad", r_grad)
     mode = mode if type(mode) is str else to_str(mode, "qr_grad", "mode")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("qr_grad", _this.qr_grad, (x, q, r, q_grad, r_grad, mode, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (q._meta is not None and not q._meta.stop_gradient) or (r._meta is not None and not r._meta.stop_gradient) or (q_grad._meta is not None and not q_grad._meta.stop_gradient) or (r_grad._meta is not None and not r_grad._meta.stop_gradient)):
         return _composite.qr_grad(x, q, r, q_grad, r_grad, mode)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.qr_grad(x.impl, q.impl, r.impl, q_grad.impl, r_grad.impl, mode), None, None
-    if _anomaly.active:
-        check_forward("qr_grad", (x_grad, ))
     return x_grad
 
 
@@ -1785,12 +1786,12 @@ def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, name=None):
     if not isinstance(vh_grad, Tensor):
         raise bad_tensor("svd_grad", "vh_grad", vh_grad)
     full_matrices = full_matrices if type(full_matrices) is bool else to_bool(full_matrices, "svd_grad", "full_matrices")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("svd_grad", _this.svd_grad, (x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (u._meta is not None and not u._meta.stop_gradient) or (s._meta is not None and not s._meta.stop_gradient) or (vh._meta is not None and not vh._meta.stop_gradient) or (u_grad._meta is not None and not u_grad._meta.stop_gradient) or (s_grad._meta is not None and not s_grad._meta.stop_gradient) or (vh_grad._meta is not None and not vh_grad._meta.stop_gradient)):
         return _composite.svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.svd_grad(x.impl, u.impl, s.impl, vh.impl, u_grad.impl, s_grad.impl, vh_grad.impl, full_matrices), None, None
-    if _anomaly.active:
-        check_forward("svd_grad", (x_grad, ))
     return x_grad
 
 
@@ -1808,12 +1809,12 @@ def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO, name=None):
     if not isinstance(out_v_grad, Tensor):
         raise bad_tensor("eigh_grad", "out_v_grad", out_v_grad)
     UPLO = UPLO if type(UPLO) is str else to_str(UPLO, "eigh_grad", "UPLO")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("eigh_grad", _this.eigh_grad, (out_w, out_v, out_w_grad, out_v_grad, UPLO, ), castable=False)
     if _grad_state.enabled and ((out_w._meta is not None and not out_w._meta.stop_gradient) or (out_v._meta is not None and not out_v._meta.stop_gradient) or (out_w_grad._meta is not None and not out_w_grad._meta.stop_gradient) or (out_v_grad._meta is not None and not out_v_grad._meta.stop_gradient)):
         return _composite.eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.eigh_grad(out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl, UPLO), None, None
-    if _anomaly.active:
-        check_forward("eigh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1888,8 +1889,8 @@ def eig_grad(x, out_w, out_v, out_w_grad, out_v_grad, name=None):
         raise bad_tensor("eig_grad", "out_w_grad", out_w_grad)
     if not isinstance(out_v_grad, Tensor):
         raise bad_tensor("eig_grad", "out_v_grad", out_v_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("eig_grad", _this.eig_grad, (x, out_w, out_v, out_w_grad, out_v_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.eig_grad(x.impl, out_w.impl, out_v.impl, out_w_grad.impl, out_v_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("eig_grad", (x_grad, ))
     return x_grad

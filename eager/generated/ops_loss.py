@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -320,6 +321,8 @@ def softmax(x, axis=-1, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("softmax", "x", x)
     axis = to_int(axis, "softmax", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softmax", _this.softmax, (x, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.softmax(x.impl, axis), None, None
     _x_meta = x._meta
@@ -336,8 +339,6 @@ def softmax(x, axis=-1, name=None):
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
-    if _anomaly.active:
-        check_forward("softmax", (out, ))
     return out
 
 
@@ -349,6 +350,8 @@ def softmax_(x, axis=-1, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("softmax_", "x", x)
     axis = to_int(axis, "softmax_", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("softmax_", _this.softmax_, (x, axis, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("softmax_", x)
@@ -365,8 +368,6 @@ def softmax_(x, axis=-1, name=None):
         after_inplace(x, context)
         node.out = save_output(x)
         node.axis = axis
-    if _anomaly.active:
-        check_forward("softmax_", (x,))
     return x
 
 
@@ -378,6 +379,8 @@ def log_softmax(x, axis=-1, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("log_softmax", "x", x)
     axis = to_int(axis, "log_softmax", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log_softmax", _this.log_softmax, (x, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log_softmax(x.impl, axis), None, None
     _x_meta = x._meta
@@ -394,8 +397,6 @@ def log_softmax(x, axis=-1, name=None):
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
-    if _anomaly.active:
-        check_forward("log_softmax", (out, ))
     return out
 
 
@@ -413,6 +414,8 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
     numeric_stable_mode = numeric_stable_mode if type(numeric_stable_mode) is bool else to_bool(numeric_stable_mode, "cross_entropy_with_softmax", "numeric_stable_mode")
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cross_entropy_with_softmax", _this.cross_entropy_with_softmax, (logits, label, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ), checked=True)
     softmax, loss = _phi.cross_entropy_with_softmax(logits.impl, label.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
@@ -441,8 +444,8 @@ def cross_entropy_with_softmax(logits, label, soft_label=False, use_softmax=True
         node.numeric_stable_mode = numeric_stable_mode
         node.ignore_index = ignore_index
         node.axis = axis
-    if _anomaly.active:
-        check_forward("cross_entropy_with_softmax", (softmax, loss, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("cross_entropy_with_softmax", (softmax, loss, ))
     return loss
 
 
@@ -459,6 +462,8 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
         raise bad_tensor("sigmoid_cross_entropy_with_logits", "pos_weight", pos_weight)
     normalize = normalize if type(normalize) is bool else to_bool(normalize, "sigmoid_cross_entropy_with_logits", "normalize")
     ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits", "ignore_index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sigmoid_cross_entropy_with_logits", _this.sigmoid_cross_entropy_with_logits, (x, label, pos_weight, normalize, ignore_index, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sigmoid_cross_entropy_with_logits(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, normalize, ignore_index), None, None
     _x_meta = x._meta
@@ -483,8 +488,6 @@ def sigmoid_cross_entropy_with_logits(x, label, pos_weight, normalize=False, ign
         node.pos_weight = None if pos_weight is None else save_input(pos_weight)
         node.normalize = normalize
         node.ignore_index = ignore_index
-    if _anomaly.active:
-        check_forward("sigmoid_cross_entropy_with_logits", (out, ))
     return out
 
 
@@ -496,10 +499,10 @@ def one_hot(x, num_classes, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("one_hot", "x", x)
     num_classes = to_int(num_classes, "one_hot", "num_classes")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("one_hot", _this.one_hot, (x, num_classes, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.one_hot(x.impl, num_classes), None, None
-    if _anomaly.active:
-        check_forward("one_hot", (out, ))
     return out
 
 
@@ -514,6 +517,8 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
         raise bad_tensor("fused_softmax_cross_entropy", "label", label)
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy", "ignore_index")
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy", "reduction")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fused_softmax_cross_entropy", _this.fused_softmax_cross_entropy, (logits, label, ignore_index, reduction, ), checked=True)
     softmax, loss = _phi.fused_softmax_cross_entropy(logits.impl, label.impl, ignore_index, reduction)
     softmax = None if softmax is None else Tensor(softmax)
     loss = None if loss is None else Tensor(loss)
@@ -539,8 +544,8 @@ def fused_softmax_cross_entropy(logits, label, ignore_index=-100, reduction='mea
             _saved.slot, _saved.version = softmax._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.ignore_index = ignore_index
         node.reduction = reduction
-    if _anomaly.active:
-        check_forward("fused_softmax_cross_entropy", (softmax, loss, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("fused_softmax_cross_entropy", (softmax, loss, ))
     return loss
 
 
@@ -554,6 +559,8 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
     if not isinstance(label, Tensor):
         raise bad_tensor("fused_mse_loss", "label", label)
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_mse_loss", "reduction")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fused_mse_loss", _this.fused_mse_loss, (input, label, reduction, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fused_mse_loss(input.impl, label.impl, reduction), None, None
     _input_meta = input._meta
@@ -573,8 +580,6 @@ def fused_mse_loss(input, label, reduction='mean', name=None):
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.reduction = reduction
-    if _anomaly.active:
-        check_forward("fused_mse_loss", (out, ))
     return out
 
 
@@ -587,6 +592,8 @@ def bce_loss(input, label, name=None):
         raise bad_tensor("bce_loss", "input", input)
     if not isinstance(label, Tensor):
         raise bad_tensor("bce_loss", "label", label)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bce_loss", _this.bce_loss, (input, label, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bce_loss(input.impl, label.impl), None, None
     _input_meta = input._meta
@@ -605,8 +612,6 @@ def bce_loss(input, label, name=None):
             _saved.tensor, _saved.version = input, 0 if (_c := input.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.label = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("bce_loss", (out, ))
     return out
 
 
@@ -622,6 +627,8 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
     if weight is not None and not isinstance(weight, Tensor):
         raise bad_tensor("nll_loss", "weight", weight)
     ignore_index = to_int(ignore_index, "nll_loss", "ignore_index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nll_loss", _this.nll_loss, (input, label, weight, ignore_index, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nll_loss(input.impl, label.impl, None if weight is None else weight.impl, ignore_index), None, None
     _input_meta = input._meta
@@ -641,8 +648,6 @@ def nll_loss(input, label, weight, ignore_index=-100, name=None):
             _saved.tensor, _saved.version = label, 0 if (_c := label.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.weight = None if weight is None else save_input(weight)
         node.ignore_index = ignore_index
-    if _anomaly.active:
-        check_forward("nll_loss", (out, ))
     return out
 
 
@@ -661,6 +666,8 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
         raise bad_tensor("warpctc", "labels_length", labels_length)
     blank = to_int(blank, "warpctc", "blank")
     norm_by_times = norm_by_times if type(norm_by_times) is bool else to_bool(norm_by_times, "warpctc", "norm_by_times")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("warpctc", _this.warpctc, (logits, label, logits_length, labels_length, blank, norm_by_times, ))
     loss = _new(Tensor)  # Tensor(impl) without the __init__ frame
     loss.impl, loss._meta, loss._name = _phi.warpctc(logits.impl, label.impl, logits_length.impl, labels_length.impl, blank, norm_by_times), None, None
     _logits_meta = logits._meta
@@ -689,8 +696,6 @@ def warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=
             _saved.tensor, _saved.version = labels_length, 0 if (_c := labels_length.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.blank = blank
         node.norm_by_times = norm_by_times
-    if _anomaly.active:
-        check_forward("warpctc", (loss, ))
     return loss
 
 
@@ -704,12 +709,12 @@ def softmax_grad(out, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("softmax_grad", "out_grad", out_grad)
     axis = to_int(axis, "softmax_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("softmax_grad", _this.softmax_grad, (out, out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.softmax_grad(out.impl, out_grad.impl, axis), None, None
-    if _anomaly.active:
-        check_forward("softmax_grad", (x_grad, ))
     return x_grad
 
 
@@ -723,12 +728,12 @@ def log_softmax_grad(out, out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log_softmax_grad", "out_grad", out_grad)
     axis = to_int(axis, "log_softmax_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log_softmax_grad", _this.log_softmax_grad, (out, out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_softmax_grad(out, out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log_softmax_grad(out.impl, out_grad.impl, axis), None, None
-    if _anomaly.active:
-        check_forward("log_softmax_grad", (x_grad, ))
     return x_grad
 
 
@@ -750,12 +755,12 @@ def cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, sof
     numeric_stable_mode = numeric_stable_mode if type(numeric_stable_mode) is bool else to_bool(numeric_stable_mode, "cross_entropy_with_softmax_grad", "numeric_stable_mode")
     ignore_index = to_int(ignore_index, "cross_entropy_with_softmax_grad", "ignore_index")
     axis = to_int(axis, "cross_entropy_with_softmax_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cross_entropy_with_softmax_grad", _this.cross_entropy_with_softmax_grad, (label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis, ), castable=False)
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.cross_entropy_with_softmax_grad(label, softmax, softmax_grad, loss_grad, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis)  # recorded through differentiable ops
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.cross_entropy_with_softmax_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, soft_label, use_softmax, numeric_stable_mode, ignore_index, axis), None, None
-    if _anomaly.active:
-        check_forward("cross_entropy_with_softmax_grad", (logits_grad, ))
     return logits_grad
 
 
@@ -774,12 +779,12 @@ def sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, norma
         raise bad_tensor("sigmoid_cross_entropy_with_logits_grad", "out_grad", out_grad)
     normalize = normalize if type(normalize) is bool else to_bool(normalize, "sigmoid_cross_entropy_with_logits_grad", "normalize")
     ignore_index = to_int(ignore_index, "sigmoid_cross_entropy_with_logits_grad", "ignore_index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sigmoid_cross_entropy_with_logits_grad", _this.sigmoid_cross_entropy_with_logits_grad, (x, label, pos_weight, out_grad, normalize, ignore_index, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (pos_weight is not None and pos_weight._meta is not None and not pos_weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sigmoid_cross_entropy_with_logits_grad(x, label, pos_weight, out_grad, normalize, ignore_index)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sigmoid_cross_entropy_with_logits_grad(x.impl, label.impl, None if pos_weight is None else pos_weight.impl, out_grad.impl, normalize, ignore_index), None, None
-    if _anomaly.active:
-        check_forward("sigmoid_cross_entropy_with_logits_grad", (x_grad, ))
     return x_grad
 
 
@@ -798,12 +803,12 @@ def fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ig
         raise bad_tensor("fused_softmax_cross_entropy_grad", "loss_grad", loss_grad)
     ignore_index = to_int(ignore_index, "fused_softmax_cross_entropy_grad", "ignore_index")
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_softmax_cross_entropy_grad", "reduction")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fused_softmax_cross_entropy_grad", _this.fused_softmax_cross_entropy_grad, (label, softmax, softmax_grad, loss_grad, ignore_index, reduction, ), castable=False)
     if _grad_state.enabled and ((label._meta is not None and not label._meta.stop_gradient) or (softmax._meta is not None and not softmax._meta.stop_gradient) or (softmax_grad is not None and softmax_grad._meta is not None and not softmax_grad._meta.stop_gradient) or (loss_grad._meta is not None and not loss_grad._meta.stop_gradient)):
         return _composite.fused_softmax_cross_entropy_grad(label, softmax, softmax_grad, loss_grad, ignore_index, reduction)  # recorded through differentiable ops
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.fused_softmax_cross_entropy_grad(label.impl, softmax.impl, None if softmax_grad is None else softmax_grad.impl, loss_grad.impl, ignore_index, reduction), None, None
-    if _anomaly.active:
-        check_forward("fused_softmax_cross_entropy_grad", (logits_grad, ))
     return logits_grad
 
 
@@ -819,13 +824,13 @@ def fused_mse_loss_grad(input, label, out_grad, reduction, out_mask=None, name=N
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("fused_mse_loss_grad", "out_grad", out_grad)
     reduction = reduction if type(reduction) is str else to_str(reduction, "fused_mse_loss_grad", "reduction")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fused_mse_loss_grad", _this.fused_mse_loss_grad, (input, label, out_grad, reduction, out_mask, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fused_mse_loss_grad(input, label, out_grad, reduction)  # recorded through differentiable ops
     input_grad, label_grad = _phi.fused_mse_loss_grad(input.impl, label.impl, out_grad.impl, reduction, out_mask=out_mask)
     input_grad = None if input_grad is None else Tensor(input_grad)
     label_grad = None if label_grad is None else Tensor(label_grad)
-    if _anomaly.active:
-        check_forward("fused_mse_loss_grad", (input_grad, label_grad, ))
     return input_grad, label_grad
 
 
@@ -840,12 +845,12 @@ def bce_loss_grad(input, label, out_grad, name=None):
         raise bad_tensor("bce_loss_grad", "label", label)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("bce_loss_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bce_loss_grad", _this.bce_loss_grad, (input, label, out_grad, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.bce_loss_grad(input, label, out_grad)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     input_grad.impl, input_grad._meta, input_grad._name = _phi.bce_loss_grad(input.impl, label.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("bce_loss_grad", (input_grad, ))
     return input_grad
 
 
@@ -863,12 +868,12 @@ def nll_loss_grad(input, label, weight, out_grad, ignore_index, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("nll_loss_grad", "out_grad", out_grad)
     ignore_index = to_int(ignore_index, "nll_loss_grad", "ignore_index")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nll_loss_grad", _this.nll_loss_grad, (input, label, weight, out_grad, ignore_index, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (label._meta is not None and not label._meta.stop_gradient) or (weight is not None and weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nll_loss_grad(input, label, weight, out_grad, ignore_index)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     input_grad.impl, input_grad._meta, input_grad._name = _phi.nll_loss_grad(input.impl, label.impl, None if weight is None else weight.impl, out_grad.impl, ignore_index), None, None
-    if _anomaly.active:
-        check_forward("nll_loss_grad", (input_grad, ))
     return input_grad
 
 
@@ -889,8 +894,8 @@ def warpctc_grad(logits, label, logits_length, labels_length, loss_grad, blank, 
         raise bad_tensor("warpctc_grad", "loss_grad", loss_grad)
     blank = to_int(blank, "warpctc_grad", "blank")
     norm_by_times = norm_by_times if type(norm_by_times) is bool else to_bool(norm_by_times, "warpctc_grad", "norm_by_times")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("warpctc_grad", _this.warpctc_grad, (logits, label, logits_length, labels_length, loss_grad, blank, norm_by_times, ), castable=False)
     logits_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     logits_grad.impl, logits_grad._meta, logits_grad._name = _phi.warpctc_grad(logits.impl, label.impl, logits_length.impl, labels_length.impl, loss_grad.impl, blank, norm_by_times), None, None
-    if _anomaly.active:
-        check_forward("warpctc_grad", (logits_grad, ))
     return logits_grad

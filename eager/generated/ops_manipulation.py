@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -250,6 +251,8 @@ def reshape(x, shape, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("reshape", "x", x)
     shape = to_int_array(shape, "reshape", "shape")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("reshape", _this.reshape, (x, shape, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.reshape(x.impl, shape), None, None
     _x_meta = x._meta
@@ -261,8 +264,6 @@ def reshape(x, shape, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: reshape(_base, shape))
-    if _anomaly.active:
-        check_forward("reshape", (out, ))
     return out
 
 
@@ -274,6 +275,8 @@ def transpose(x, perm, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("transpose", "x", x)
     perm = to_int_array(perm, "transpose", "perm")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("transpose", _this.transpose, (x, perm, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.transpose(x.impl, perm), None, None
     _x_meta = x._meta
@@ -285,8 +288,6 @@ def transpose(x, perm, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.perm = perm
         track_view(out, x, lambda _base: transpose(_base, perm))
-    if _anomaly.active:
-        check_forward("transpose", (out, ))
     return out
 
 
@@ -298,6 +299,8 @@ def cast(x, dtype, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("cast", "x", x)
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cast", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cast", _this.cast, (x, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cast(x.impl, dtype), None, None
     _x_meta = x._meta
@@ -308,8 +311,6 @@ def cast(x, dtype, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("cast", (out, ))
     return out
 
 
@@ -321,6 +322,8 @@ def squeeze(x, axis=None, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("squeeze", "x", x)
     axis = to_int_array_none_as_empty(axis, "squeeze", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("squeeze", _this.squeeze, (x, axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.squeeze(x.impl, axis), None, None
     _x_meta = x._meta
@@ -332,8 +335,6 @@ def squeeze(x, axis=None, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: squeeze(_base, axis))
-    if _anomaly.active:
-        check_forward("squeeze", (out, ))
     return out
 
 
@@ -345,6 +346,8 @@ def unsqueeze(x, axis, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("unsqueeze", "x", x)
     axis = to_int_array(axis, "unsqueeze", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("unsqueeze", _this.unsqueeze, (x, axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.unsqueeze(x.impl, axis), None, None
     _x_meta = x._meta
@@ -356,8 +359,6 @@ def unsqueeze(x, axis, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: unsqueeze(_base, axis))
-    if _anomaly.active:
-        check_forward("unsqueeze", (out, ))
     return out
 
 
@@ -370,6 +371,8 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         raise bad_tensor("flatten", "x", x)
     start_axis = to_int(start_axis, "flatten", "start_axis")
     stop_axis = to_int(stop_axis, "flatten", "stop_axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("flatten", _this.flatten, (x, start_axis, stop_axis, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.flatten(x.impl, start_axis, stop_axis), None, None
     _x_meta = x._meta
@@ -381,8 +384,6 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         track_view(out, x, lambda _base: flatten(_base, start_axis, stop_axis))
-    if _anomaly.active:
-        check_forward("flatten", (out, ))
     return out
 
 
@@ -393,6 +394,8 @@ def assign(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("assign", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("assign", _this.assign, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.assign(x.impl), None, None
     _x_meta = x._meta
@@ -402,8 +405,6 @@ def assign(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("assign", (out, ))
     return out
 
 
@@ -415,6 +416,8 @@ def expand(x, shape, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("expand", "x", x)
     shape = to_int_array(shape, "expand", "shape")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expand", _this.expand, (x, shape, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.expand(x.impl, shape), None, None
     _x_meta = x._meta
@@ -426,8 +429,6 @@ def expand(x, shape, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.shape = shape
-    if _anomaly.active:
-        check_forward("expand", (out, ))
     return out
 
 
@@ -467,12 +468,12 @@ def reshape_grad(x, out_grad, name=None):
         raise bad_tensor("reshape_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("reshape_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("reshape_grad", _this.reshape_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.reshape_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("reshape_grad", (x_grad, ))
     return x_grad
 
 
@@ -484,12 +485,12 @@ def transpose_grad(out_grad, perm, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("transpose_grad", "out_grad", out_grad)
     perm = to_int_array(perm, "transpose_grad", "perm")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("transpose_grad", _this.transpose_grad, (out_grad, perm, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.transpose_grad(out_grad, perm)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.transpose_grad(out_grad.impl, perm), None, None
-    if _anomaly.active:
-        check_forward("transpose_grad", (x_grad, ))
     return x_grad
 
 
@@ -517,12 +518,12 @@ def squeeze_grad(x, out_grad, name=None):
         raise bad_tensor("squeeze_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("squeeze_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("squeeze_grad", _this.squeeze_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.squeeze_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("squeeze_grad", (x_grad, ))
     return x_grad
 
 
@@ -535,12 +536,12 @@ def unsqueeze_grad(x, out_grad, name=None):
         raise bad_tensor("unsqueeze_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("unsqueeze_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("unsqueeze_grad", _this.unsqueeze_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.unsqueeze_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("unsqueeze_grad", (x_grad, ))
     return x_grad
 
 
@@ -553,12 +554,12 @@ def flatten_grad(x, out_grad, name=None):
         raise bad_tensor("flatten_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("flatten_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("flatten_grad", _this.flatten_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reshape_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.flatten_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("flatten_grad", (x_grad, ))
     return x_grad
 
 
@@ -585,10 +586,10 @@ def expand_grad(x, out_grad, shape, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("expand_grad", "out_grad", out_grad)
     shape = to_int_array(shape, "expand_grad", "shape")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expand_grad", _this.expand_grad, (x, out_grad, shape, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_grad(x, out_grad, shape)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.expand_grad(x.impl, out_grad.impl, shape), None, None
-    if _anomaly.active:
-        check_forward("expand_grad", (x_grad, ))
     return x_grad

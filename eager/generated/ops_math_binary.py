@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -280,6 +281,8 @@ def elementwise_pow(x, y, name=None):
         raise bad_tensor("elementwise_pow", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("elementwise_pow", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("elementwise_pow", _this.elementwise_pow, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.elementwise_pow(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -298,8 +301,6 @@ def elementwise_pow(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("elementwise_pow", (out, ))
     return out
 
 
@@ -312,6 +313,8 @@ def clip(x, min=None, max=None, name=None):
         raise bad_tensor("clip", "x", x)
     min = None if min is None else to_scalar(min, "clip", "min")
     max = None if max is None else to_scalar(max, "clip", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("clip", _this.clip, (x, min, max, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.clip(x.impl, min, max), None, None
     _x_meta = x._meta
@@ -328,8 +331,6 @@ def clip(x, min=None, max=None, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.min = min
         node.max = max
-    if _anomaly.active:
-        check_forward("clip", (out, ))
     return out
 
 
@@ -342,6 +343,8 @@ def clip_(x, min=None, max=None, name=None):
         raise bad_tensor("clip_", "x", x)
     min = None if min is None else to_scalar(min, "clip_", "min")
     max = None if max is None else to_scalar(max, "clip_", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("clip_", _this.clip_, (x, min, max, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("clip_", x)
@@ -360,8 +363,6 @@ def clip_(x, min=None, max=None, name=None):
         node.x = x_saved
         node.min = min
         node.max = max
-    if _anomaly.active:
-        check_forward("clip_", (x,))
     return x
 
 
@@ -374,10 +375,10 @@ def remainder(x, y, name=None):
         raise bad_tensor("remainder", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("remainder", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("remainder", _this.remainder, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.remainder(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("remainder", (out, ))
     return out
 
 
@@ -390,13 +391,13 @@ def remainder_(x, y, name=None):
         raise bad_tensor("remainder_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("remainder_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("remainder_", _this.remainder_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.remainder_into_(x.impl, y.impl, x.impl)
     if result is not x.impl:
         write_inplace("remainder_", x, result)
-    if _anomaly.active:
-        check_forward("remainder_", (x,))
     return x
 
 
@@ -439,10 +440,10 @@ def floor_divide(x, y, name=None):
         raise bad_tensor("floor_divide", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("floor_divide", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("floor_divide", _this.floor_divide, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.floor_divide(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("floor_divide", (out, ))
     return out
 
 
@@ -455,13 +456,13 @@ def floor_divide_(x, y, name=None):
         raise bad_tensor("floor_divide_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("floor_divide_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("floor_divide_", _this.floor_divide_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.floor_divide_into_(x.impl, y.impl, x.impl)
     if result is not x.impl:
         write_inplace("floor_divide_", x, result)
-    if _anomaly.active:
-        check_forward("floor_divide_", (x,))
     return x
 
 
@@ -474,10 +475,10 @@ def logical_and(x, y, name=None):
         raise bad_tensor("logical_and", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_and", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logical_and", _this.logical_and, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logical_and(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("logical_and", (out, ))
     return out
 
 
@@ -490,10 +491,10 @@ def logical_or(x, y, name=None):
         raise bad_tensor("logical_or", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_or", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logical_or", _this.logical_or, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logical_or(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("logical_or", (out, ))
     return out
 
 
@@ -506,10 +507,10 @@ def logical_xor(x, y, name=None):
         raise bad_tensor("logical_xor", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("logical_xor", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logical_xor", _this.logical_xor, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logical_xor(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("logical_xor", (out, ))
     return out
 
 
@@ -522,10 +523,10 @@ def bitwise_and(x, y, name=None):
         raise bad_tensor("bitwise_and", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_and", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_and", _this.bitwise_and, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bitwise_and(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("bitwise_and", (out, ))
     return out
 
 
@@ -538,13 +539,13 @@ def bitwise_and_(x, y, name=None):
         raise bad_tensor("bitwise_and_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_and_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_and_", _this.bitwise_and_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_and_into_(x.impl, y.impl, x.impl)
     if result is not x.impl:
         write_inplace("bitwise_and_", x, result)
-    if _anomaly.active:
-        check_forward("bitwise_and_", (x,))
     return x
 
 
@@ -557,10 +558,10 @@ def bitwise_or(x, y, name=None):
         raise bad_tensor("bitwise_or", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_or", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_or", _this.bitwise_or, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bitwise_or(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("bitwise_or", (out, ))
     return out
 
 
@@ -573,13 +574,13 @@ def bitwise_or_(x, y, name=None):
         raise bad_tensor("bitwise_or_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_or_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_or_", _this.bitwise_or_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_or_into_(x.impl, y.impl, x.impl)
     if result is not x.impl:
         write_inplace("bitwise_or_", x, result)
-    if _anomaly.active:
-        check_forward("bitwise_or_", (x,))
     return x
 
 
@@ -592,10 +593,10 @@ def bitwise_xor(x, y, name=None):
         raise bad_tensor("bitwise_xor", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_xor", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_xor", _this.bitwise_xor, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bitwise_xor(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("bitwise_xor", (out, ))
     return out
 
 
@@ -608,13 +609,13 @@ def bitwise_xor_(x, y, name=None):
         raise bad_tensor("bitwise_xor_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("bitwise_xor_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_xor_", _this.bitwise_xor_, (x, y, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_xor_into_(x.impl, y.impl, x.impl)
     if result is not x.impl:
         write_inplace("bitwise_xor_", x, result)
-    if _anomaly.active:
-        check_forward("bitwise_xor_", (x,))
     return x
 
 
@@ -630,10 +631,10 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     rtol = rtol if type(rtol) is float else to_float(rtol, "isclose", "rtol")
     atol = atol if type(atol) is float else to_float(atol, "isclose", "atol")
     equal_nan = equal_nan if type(equal_nan) is bool else to_bool(equal_nan, "isclose", "equal_nan")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("isclose", _this.isclose, (x, y, rtol, atol, equal_nan, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.isclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
-    if _anomaly.active:
-        check_forward("isclose", (out, ))
     return out
 
 
@@ -649,10 +650,10 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     rtol = rtol if type(rtol) is float else to_float(rtol, "allclose", "rtol")
     atol = atol if type(atol) is float else to_float(atol, "allclose", "atol")
     equal_nan = equal_nan if type(equal_nan) is bool else to_bool(equal_nan, "allclose", "equal_nan")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("allclose", _this.allclose, (x, y, rtol, atol, equal_nan, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.allclose(x.impl, y.impl, rtol, atol, equal_nan), None, None
-    if _anomaly.active:
-        check_forward("allclose", (out, ))
     return out
 
 
@@ -665,10 +666,10 @@ def equal_all(x, y, name=None):
         raise bad_tensor("equal_all", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("equal_all", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("equal_all", _this.equal_all, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.equal_all(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("equal_all", (out, ))
     return out
 
 
@@ -681,6 +682,8 @@ def atan2(x, y, name=None):
         raise bad_tensor("atan2", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("atan2", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("atan2", _this.atan2, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.atan2(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -699,8 +702,6 @@ def atan2(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("atan2", (out, ))
     return out
 
 
@@ -713,6 +714,8 @@ def hypot(x, y, name=None):
         raise bad_tensor("hypot", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("hypot", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("hypot", _this.hypot, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.hypot(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -735,8 +738,6 @@ def hypot(x, y, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("hypot", (out, ))
     return out
 
 
@@ -749,6 +750,8 @@ def hypot_(x, y, name=None):
         raise bad_tensor("hypot_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("hypot_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("hypot_", _this.hypot_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("hypot_", x)
@@ -767,8 +770,6 @@ def hypot_(x, y, name=None):
         node.x = x_saved
         node.y = save_input(y)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("hypot_", (x,))
     return x
 
 
@@ -783,6 +784,8 @@ def lerp(x, y, weight, name=None):
         raise bad_tensor("lerp", "y", y)
     if not isinstance(weight, Tensor):
         raise bad_tensor("lerp", "weight", weight)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lerp", _this.lerp, (x, y, weight, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.lerp(x.impl, y.impl, weight.impl), None, None
     _x_meta = x._meta
@@ -805,8 +808,6 @@ def lerp(x, y, weight, name=None):
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.weight = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = weight, 0 if (_c := weight.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("lerp", (out, ))
     return out
 
 
@@ -821,6 +822,8 @@ def lerp_(x, y, weight, name=None):
         raise bad_tensor("lerp_", "y", y)
     if not isinstance(weight, Tensor):
         raise bad_tensor("lerp_", "weight", weight)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("lerp_", _this.lerp_, (x, y, weight, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient))
     if recording:
         check_inplace_leaf("lerp_", x)
@@ -839,8 +842,6 @@ def lerp_(x, y, weight, name=None):
         node.x = x_saved
         node.y = save_input(y)
         node.weight = save_input(weight)
-    if _anomaly.active:
-        check_forward("lerp_", (x,))
     return x
 
 
@@ -853,6 +854,8 @@ def fmax(x, y, name=None):
         raise bad_tensor("fmax", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("fmax", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fmax", _this.fmax, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fmax(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -871,8 +874,6 @@ def fmax(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("fmax", (out, ))
     return out
 
 
@@ -885,6 +886,8 @@ def fmin(x, y, name=None):
         raise bad_tensor("fmin", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("fmin", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fmin", _this.fmin, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.fmin(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -903,8 +906,6 @@ def fmin(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("fmin", (out, ))
     return out
 
 
@@ -919,13 +920,13 @@ def elementwise_pow_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("elementwise_pow_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("elementwise_pow_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("elementwise_pow_grad", _this.elementwise_pow_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.elementwise_pow_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.elementwise_pow_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("elementwise_pow_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -940,12 +941,12 @@ def clip_grad(x, out_grad, min, max, name=None):
         raise bad_tensor("clip_grad", "out_grad", out_grad)
     min = None if min is None else to_scalar(min, "clip_grad", "min")
     max = None if max is None else to_scalar(max, "clip_grad", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("clip_grad", _this.clip_grad, (x, out_grad, min, max, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.clip_grad(x, out_grad, min, max)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.clip_grad(x.impl, out_grad.impl, min, max), None, None
-    if _anomaly.active:
-        check_forward("clip_grad", (x_grad, ))
     return x_grad
 
 
@@ -998,14 +999,14 @@ def lerp_grad(x, y, weight, out_grad, out_mask=None, name=None):
         raise bad_tensor("lerp_grad", "weight", weight)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("lerp_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lerp_grad", _this.lerp_grad, (x, y, weight, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (weight._meta is not None and not weight._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.lerp_grad(x, y, weight, out_grad)  # recorded through differentiable ops
     x_grad, y_grad, weight_grad = _phi.lerp_grad(x.impl, y.impl, weight.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
     weight_grad = None if weight_grad is None else Tensor(weight_grad)
-    if _anomaly.active:
-        check_forward("lerp_grad", (x_grad, y_grad, weight_grad, ))
     return x_grad, y_grad, weight_grad
 
 
@@ -1020,13 +1021,13 @@ def fmax_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("fmax_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("fmax_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fmax_grad", _this.fmax_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fmax_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.fmax_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("fmax_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 
@@ -1041,11 +1042,11 @@ def fmin_grad(x, y, out_grad, out_mask=None, name=None):
         raise bad_tensor("fmin_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("fmin_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("fmin_grad", _this.fmin_grad, (x, y, out_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.fmin_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad, y_grad = _phi.fmin_grad(x.impl, y.impl, out_grad.impl, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
-    if _anomaly.active:
-        check_forward("fmin_grad", (x_grad, y_grad, ))
     return x_grad, y_grad

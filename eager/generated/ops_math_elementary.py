@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -27,12 +28,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -41,6 +41,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -206,6 +207,8 @@ def pow(x, y=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("pow", "x", x)
     y = y if type(y) is float else to_scalar(y, "pow", "y")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("pow", _this.pow, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.pow(x.impl, y), None, None
     _x_meta = x._meta
@@ -221,8 +224,6 @@ def pow(x, y=1.0, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.y = y
-    if _anomaly.active:
-        check_forward("pow", (out, ))
     return out
 
 
@@ -234,6 +235,8 @@ def pow_(x, y=1.0, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("pow_", "x", x)
     y = y if type(y) is float else to_scalar(y, "pow_", "y")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("pow_", _this.pow_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("pow_", x)
@@ -251,8 +254,6 @@ def pow_(x, y=1.0, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.y = y
-    if _anomaly.active:
-        check_forward("pow_", (x,))
     return x
 
 
@@ -266,6 +267,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     scale = scale if type(scale) is float else to_scalar(scale, "scale", "scale")
     bias = bias if type(bias) is float else to_scalar(bias, "scale", "bias")
     bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale", "bias_after_scale")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scale", _this.scale, (x, scale, bias, bias_after_scale, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.scale(x.impl, scale, bias, bias_after_scale), None, None
     _x_meta = x._meta
@@ -276,8 +279,6 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.scale = scale
-    if _anomaly.active:
-        check_forward("scale", (out, ))
     return out
 
 
@@ -291,6 +292,8 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
     scale = scale if type(scale) is float else to_scalar(scale, "scale_", "scale")
     bias = bias if type(bias) is float else to_scalar(bias, "scale_", "bias")
     bias_after_scale = bias_after_scale if type(bias_after_scale) is bool else to_bool(bias_after_scale, "scale_", "bias_after_scale")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("scale_", _this.scale_, (x, scale, bias, bias_after_scale, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("scale_", x)
@@ -306,8 +309,6 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.scale = scale
-    if _anomaly.active:
-        check_forward("scale_", (x,))
     return x
 
 
@@ -318,6 +319,8 @@ def exp(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("exp", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("exp", _this.exp, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.exp(x.impl), None, None
     _x_meta = x._meta
@@ -333,8 +336,6 @@ def exp(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("exp", (out, ))
     return out
 
 
@@ -345,6 +346,8 @@ def exp_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("exp_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("exp_", _this.exp_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("exp_", x)
@@ -360,8 +363,6 @@ def exp_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("exp_", (x,))
     return x
 
 
@@ -372,6 +373,8 @@ def log(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log", _this.log, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log(x.impl), None, None
     _x_meta = x._meta
@@ -386,8 +389,6 @@ def log(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("log", (out, ))
     return out
 
 
@@ -398,6 +399,8 @@ def log_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("log_", _this.log_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log_", x)
@@ -414,8 +417,6 @@ def log_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("log_", (x,))
     return x
 
 
@@ -429,12 +430,12 @@ def pow_grad(x, out_grad, y, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("pow_grad", "out_grad", out_grad)
     y = y if type(y) is float else to_scalar(y, "pow_grad", "y")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("pow_grad", _this.pow_grad, (x, out_grad, y, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.pow_grad(x, out_grad, y)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.pow_grad(x.impl, out_grad.impl, y), None, None
-    if _anomaly.active:
-        check_forward("pow_grad", (x_grad, ))
     return x_grad
 
 
@@ -446,12 +447,12 @@ def scale_grad(out_grad, scale, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("scale_grad", "out_grad", out_grad)
     scale = scale if type(scale) is float else to_scalar(scale, "scale_grad", "scale")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("scale_grad", _this.scale_grad, (out_grad, scale, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.scale_grad(out_grad, scale)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.scale_grad(out_grad.impl, scale), None, None
-    if _anomaly.active:
-        check_forward("scale_grad", (x_grad, ))
     return x_grad
 
 
@@ -464,6 +465,8 @@ def exp_grad(out, out_grad, name=None):
         raise bad_tensor("exp_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("exp_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("exp_grad", _this.exp_grad, (out, out_grad, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.exp_grad(out.impl, out_grad.impl), None, None
     _out_meta = out._meta
@@ -482,8 +485,6 @@ def exp_grad(out, out_grad, name=None):
             _saved.tensor, _saved.version = out, 0 if (_c := out.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.grad_out = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("exp_grad", (x_grad, ))
     return x_grad
 
 
@@ -513,10 +514,10 @@ def log_grad(x, out_grad, name=None):
         raise bad_tensor("log_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log_grad", _this.log_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -451,6 +452,8 @@ def abs(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("abs", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("abs", _this.abs, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.abs(x.impl), None, None
     _x_meta = x._meta
@@ -465,8 +468,6 @@ def abs(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("abs", (out, ))
     return out
 
 
@@ -477,6 +478,8 @@ def abs_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("abs_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("abs_", _this.abs_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("abs_", x)
@@ -493,8 +496,6 @@ def abs_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("abs_", (x,))
     return x
 
 
@@ -505,6 +506,8 @@ def neg(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("neg", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("neg", _this.neg, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.neg(x.impl), None, None
     _x_meta = x._meta
@@ -514,8 +517,6 @@ def neg(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("neg", (out, ))
     return out
 
 
@@ -526,6 +527,8 @@ def neg_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("neg_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("neg_", _this.neg_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("neg_", x)
@@ -540,8 +543,6 @@ def neg_(x, name=None):
         node = NegGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("neg_", (x,))
     return x
 
 
@@ -552,6 +553,8 @@ def sqrt(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sqrt", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sqrt", _this.sqrt, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sqrt(x.impl), None, None
     _x_meta = x._meta
@@ -567,8 +570,6 @@ def sqrt(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("sqrt", (out, ))
     return out
 
 
@@ -579,6 +580,8 @@ def sqrt_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sqrt_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("sqrt_", _this.sqrt_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sqrt_", x)
@@ -594,8 +597,6 @@ def sqrt_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("sqrt_", (x,))
     return x
 
 
@@ -606,6 +607,8 @@ def square(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("square", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("square", _this.square, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.square(x.impl), None, None
     _x_meta = x._meta
@@ -620,8 +623,6 @@ def square(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("square", (out, ))
     return out
 
 
@@ -632,6 +633,8 @@ def square_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("square_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("square_", _this.square_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("square_", x)
@@ -648,8 +651,6 @@ def square_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("square_", (x,))
     return x
 
 
@@ -660,6 +661,8 @@ def rsqrt(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("rsqrt", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("rsqrt", _this.rsqrt, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.rsqrt(x.impl), None, None
     _x_meta = x._meta
@@ -675,8 +678,6 @@ def rsqrt(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("rsqrt", (out, ))
     return out
 
 
@@ -687,6 +688,8 @@ def rsqrt_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("rsqrt_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("rsqrt_", _this.rsqrt_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("rsqrt_", x)
@@ -702,8 +705,6 @@ def rsqrt_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("rsqrt_", (x,))
     return x
 
 
@@ -714,6 +715,8 @@ def reciprocal(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("reciprocal", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("reciprocal", _this.reciprocal, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.reciprocal(x.impl), None, None
     _x_meta = x._meta
@@ -729,8 +732,6 @@ def reciprocal(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("reciprocal", (out, ))
     return out
 
 
@@ -741,6 +742,8 @@ def reciprocal_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("reciprocal_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("reciprocal_", _this.reciprocal_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("reciprocal_", x)
@@ -756,8 +759,6 @@ def reciprocal_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("reciprocal_", (x,))
     return x
 
 
@@ -768,6 +769,8 @@ def log1p(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log1p", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log1p", _this.log1p, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log1p(x.impl), None, None
     _x_meta = x._meta
@@ -782,8 +785,6 @@ def log1p(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("log1p", (out, ))
     return out
 
 
@@ -794,6 +795,8 @@ def log1p_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log1p_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("log1p_", _this.log1p_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log1p_", x)
@@ -810,8 +813,6 @@ def log1p_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("log1p_", (x,))
     return x
 
 
@@ -822,6 +823,8 @@ def expm1(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("expm1", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expm1", _this.expm1, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.expm1(x.impl), None, None
     _x_meta = x._meta
@@ -837,8 +840,6 @@ def expm1(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("expm1", (out, ))
     return out
 
 
@@ -849,6 +850,8 @@ def expm1_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("expm1_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("expm1_", _this.expm1_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("expm1_", x)
@@ -864,8 +867,6 @@ def expm1_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("expm1_", (x,))
     return x
 
 
@@ -876,6 +877,8 @@ def floor(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("floor", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("floor", _this.floor, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.floor(x.impl), None, None
     _x_meta = x._meta
@@ -885,8 +888,6 @@ def floor(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("floor", (out, ))
     return out
 
 
@@ -897,6 +898,8 @@ def floor_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("floor_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("floor_", _this.floor_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("floor_", x)
@@ -911,8 +914,6 @@ def floor_(x, name=None):
         node = FloorGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("floor_", (x,))
     return x
 
 
@@ -923,6 +924,8 @@ def ceil(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("ceil", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("ceil", _this.ceil, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.ceil(x.impl), None, None
     _x_meta = x._meta
@@ -932,8 +935,6 @@ def ceil(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("ceil", (out, ))
     return out
 
 
@@ -944,6 +945,8 @@ def ceil_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("ceil_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("ceil_", _this.ceil_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("ceil_", x)
@@ -958,8 +961,6 @@ def ceil_(x, name=None):
         node = CeilGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("ceil_", (x,))
     return x
 
 
@@ -970,6 +971,8 @@ def round(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("round", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("round", _this.round, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.round(x.impl), None, None
     _x_meta = x._meta
@@ -979,8 +982,6 @@ def round(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("round", (out, ))
     return out
 
 
@@ -991,6 +992,8 @@ def round_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("round_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("round_", _this.round_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("round_", x)
@@ -1005,8 +1008,6 @@ def round_(x, name=None):
         node = RoundGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("round_", (x,))
     return x
 
 
@@ -1017,10 +1018,10 @@ def isnan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isnan", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("isnan", _this.isnan, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.isnan(x.impl), None, None
-    if _anomaly.active:
-        check_forward("isnan", (out, ))
     return out
 
 
@@ -1031,10 +1032,10 @@ def isinf(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isinf", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("isinf", _this.isinf, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.isinf(x.impl), None, None
-    if _anomaly.active:
-        check_forward("isinf", (out, ))
     return out
 
 
@@ -1045,10 +1046,10 @@ def isfinite(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("isfinite", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("isfinite", _this.isfinite, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.isfinite(x.impl), None, None
-    if _anomaly.active:
-        check_forward("isfinite", (out, ))
     return out
 
 
@@ -1059,10 +1060,10 @@ def logical_not(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("logical_not", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logical_not", _this.logical_not, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logical_not(x.impl), None, None
-    if _anomaly.active:
-        check_forward("logical_not", (out, ))
     return out
 
 
@@ -1073,13 +1074,13 @@ def logical_not_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("logical_not_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("logical_not_", _this.logical_not_, (x, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.logical_not_into_(x.impl, x.impl)
     if result is not x.impl:
         write_inplace("logical_not_", x, result)
-    if _anomaly.active:
-        check_forward("logical_not_", (x,))
     return x
 
 
@@ -1090,6 +1091,8 @@ def log2(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log2", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log2", _this.log2, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log2(x.impl), None, None
     _x_meta = x._meta
@@ -1104,8 +1107,6 @@ def log2(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("log2", (out, ))
     return out
 
 
@@ -1116,6 +1117,8 @@ def log2_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log2_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("log2_", _this.log2_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log2_", x)
@@ -1132,8 +1135,6 @@ def log2_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("log2_", (x,))
     return x
 
 
@@ -1144,6 +1145,8 @@ def log10(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log10", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log10", _this.log10, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.log10(x.impl), None, None
     _x_meta = x._meta
@@ -1158,8 +1161,6 @@ def log10(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("log10", (out, ))
     return out
 
 
@@ -1170,6 +1171,8 @@ def log10_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("log10_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("log10_", _this.log10_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("log10_", x)
@@ -1186,8 +1189,6 @@ def log10_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("log10_", (x,))
     return x
 
 
@@ -1198,6 +1199,8 @@ def trunc(input, name=None):
     """
     if not isinstance(input, Tensor):
         raise bad_tensor("trunc", "input", input)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("trunc", _this.trunc, (input, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.trunc(input.impl), None, None
     _input_meta = input._meta
@@ -1207,8 +1210,6 @@ def trunc(input, name=None):
         node.next_edges, node.scope = ((edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("trunc", (out, ))
     return out
 
 
@@ -1219,6 +1220,8 @@ def trunc_(input, name=None):
     """
     if not isinstance(input, Tensor):
         raise bad_tensor("trunc_", "input", input)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("trunc_", _this.trunc_, (input, ), castable=False)
     recording = _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient))
     if recording:
         check_inplace_leaf("trunc_", input)
@@ -1233,8 +1236,6 @@ def trunc_(input, name=None):
         node = TruncGradNode(edges)
         input._meta = AutogradMeta(node, 0)
         after_inplace(input, context)
-    if _anomaly.active:
-        check_forward("trunc_", (input,))
     return input
 
 
@@ -1245,6 +1246,8 @@ def frac(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("frac", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("frac", _this.frac, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.frac(x.impl), None, None
     _x_meta = x._meta
@@ -1254,8 +1257,6 @@ def frac(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("frac", (out, ))
     return out
 
 
@@ -1266,6 +1267,8 @@ def frac_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("frac_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("frac_", _this.frac_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("frac_", x)
@@ -1280,8 +1283,6 @@ def frac_(x, name=None):
         node = FracGradNode(edges)
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
-    if _anomaly.active:
-        check_forward("frac_", (x,))
     return x
 
 
@@ -1295,6 +1296,8 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     nan = nan if type(nan) is float else to_float(nan, "nan_to_num", "nan")
     posinf = None if posinf is None else to_float(posinf, "nan_to_num", "posinf")
     neginf = None if neginf is None else to_float(neginf, "nan_to_num", "neginf")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nan_to_num", _this.nan_to_num, (x, nan, posinf, neginf, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nan_to_num(x.impl, nan, posinf, neginf), None, None
     _x_meta = x._meta
@@ -1309,8 +1312,6 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("nan_to_num", (out, ))
     return out
 
 
@@ -1324,6 +1325,8 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
     nan = nan if type(nan) is float else to_float(nan, "nan_to_num_", "nan")
     posinf = None if posinf is None else to_float(posinf, "nan_to_num_", "posinf")
     neginf = None if neginf is None else to_float(neginf, "nan_to_num_", "neginf")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("nan_to_num_", _this.nan_to_num_, (x, nan, posinf, neginf, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("nan_to_num_", x)
@@ -1340,8 +1343,6 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("nan_to_num_", (x,))
     return x
 
 
@@ -1352,10 +1353,10 @@ def bitwise_not(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bitwise_not", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bitwise_not", _this.bitwise_not, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bitwise_not(x.impl), None, None
-    if _anomaly.active:
-        check_forward("bitwise_not", (out, ))
     return out
 
 
@@ -1366,13 +1367,13 @@ def bitwise_not_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bitwise_not_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("bitwise_not_", _this.bitwise_not_, (x, ), castable=False)
     # The kernel writes into x's buffer (no temporary) where the result
     # matches it; else nothing is written and write_inplace checks the result.
     result = _phi.bitwise_not_into_(x.impl, x.impl)
     if result is not x.impl:
         write_inplace("bitwise_not_", x, result)
-    if _anomaly.active:
-        check_forward("bitwise_not_", (x,))
     return x
 
 
@@ -1385,10 +1386,10 @@ def nextafter(x, y, name=None):
         raise bad_tensor("nextafter", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("nextafter", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nextafter", _this.nextafter, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nextafter(x.impl, y.impl), None, None
-    if _anomaly.active:
-        check_forward("nextafter", (out, ))
     return out
 
 
@@ -1401,12 +1402,12 @@ def abs_grad(x, out_grad, name=None):
         raise bad_tensor("abs_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("abs_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("abs_grad", _this.abs_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.abs_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.abs_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("abs_grad", (x_grad, ))
     return x_grad
 
 
@@ -1432,12 +1433,12 @@ def sqrt_grad(out, out_grad, name=None):
         raise bad_tensor("sqrt_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sqrt_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sqrt_grad", _this.sqrt_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sqrt_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sqrt_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("sqrt_grad", (x_grad, ))
     return x_grad
 
 
@@ -1450,12 +1451,12 @@ def square_grad(x, out_grad, name=None):
         raise bad_tensor("square_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("square_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("square_grad", _this.square_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.square_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.square_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("square_grad", (x_grad, ))
     return x_grad
 
 
@@ -1468,12 +1469,12 @@ def rsqrt_grad(out, out_grad, name=None):
         raise bad_tensor("rsqrt_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("rsqrt_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("rsqrt_grad", _this.rsqrt_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rsqrt_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.rsqrt_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("rsqrt_grad", (x_grad, ))
     return x_grad
 
 
@@ -1486,12 +1487,12 @@ def reciprocal_grad(out, out_grad, name=None):
         raise bad_tensor("reciprocal_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("reciprocal_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("reciprocal_grad", _this.reciprocal_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.reciprocal_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.reciprocal_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("reciprocal_grad", (x_grad, ))
     return x_grad
 
 
@@ -1504,12 +1505,12 @@ def log1p_grad(x, out_grad, name=None):
         raise bad_tensor("log1p_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log1p_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log1p_grad", _this.log1p_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log1p_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log1p_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log1p_grad", (x_grad, ))
     return x_grad
 
 
@@ -1522,12 +1523,12 @@ def expm1_grad(out, out_grad, name=None):
         raise bad_tensor("expm1_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("expm1_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expm1_grad", _this.expm1_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expm1_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.expm1_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("expm1_grad", (x_grad, ))
     return x_grad
 
 
@@ -1579,12 +1580,12 @@ def log2_grad(x, out_grad, name=None):
         raise bad_tensor("log2_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log2_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log2_grad", _this.log2_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log2_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log2_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log2_grad", (x_grad, ))
     return x_grad
 
 
@@ -1597,12 +1598,12 @@ def log10_grad(x, out_grad, name=None):
         raise bad_tensor("log10_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("log10_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("log10_grad", _this.log10_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.log10_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.log10_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("log10_grad", (x_grad, ))
     return x_grad
 
 
@@ -1641,10 +1642,10 @@ def nan_to_num_grad(x, out_grad, name=None):
         raise bad_tensor("nan_to_num_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("nan_to_num_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nan_to_num_grad", _this.nan_to_num_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nan_to_num_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.nan_to_num_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("nan_to_num_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -155,6 +156,8 @@ def i0(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i0", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("i0", _this.i0, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.i0(x.impl), None, None
     _x_meta = x._meta
@@ -169,8 +172,6 @@ def i0(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("i0", (out, ))
     return out
 
 
@@ -181,6 +182,8 @@ def i0_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i0_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("i0_", _this.i0_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("i0_", x)
@@ -197,8 +200,6 @@ def i0_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("i0_", (x,))
     return x
 
 
@@ -209,6 +210,8 @@ def i0e(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i0e", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("i0e", _this.i0e, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.i0e(x.impl), None, None
     _x_meta = x._meta
@@ -227,8 +230,6 @@ def i0e(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("i0e", (out, ))
     return out
 
 
@@ -239,6 +240,8 @@ def i0e_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i0e_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("i0e_", _this.i0e_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("i0e_", x)
@@ -256,8 +259,6 @@ def i0e_(x, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("i0e_", (x,))
     return x
 
 
@@ -268,6 +269,8 @@ def i1(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i1", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("i1", _this.i1, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.i1(x.impl), None, None
     _x_meta = x._meta
@@ -286,8 +289,6 @@ def i1(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("i1", (out, ))
     return out
 
 
@@ -298,6 +299,8 @@ def i1_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i1_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("i1_", _this.i1_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("i1_", x)
@@ -315,8 +318,6 @@ def i1_(x, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("i1_", (x,))
     return x
 
 
@@ -327,6 +328,8 @@ def i1e(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i1e", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("i1e", _this.i1e, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.i1e(x.impl), None, None
     _x_meta = x._meta
@@ -345,8 +348,6 @@ def i1e(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("i1e", (out, ))
     return out
 
 
@@ -357,6 +358,8 @@ def i1e_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("i1e_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("i1e_", _this.i1e_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("i1e_", x)
@@ -374,8 +377,6 @@ def i1e_(x, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("i1e_", (x,))
     return x
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -107,6 +108,8 @@ def gammainc(x, y, name=None):
         raise bad_tensor("gammainc", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("gammainc", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gammainc", _this.gammainc, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gammainc(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -125,8 +128,6 @@ def gammainc(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("gammainc", (out, ))
     return out
 
 
@@ -139,6 +140,8 @@ def gammainc_(x, y, name=None):
         raise bad_tensor("gammainc_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("gammainc_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("gammainc_", _this.gammainc_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("gammainc_", x)
@@ -156,8 +159,6 @@ def gammainc_(x, y, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
-    if _anomaly.active:
-        check_forward("gammainc_", (x,))
     return x
 
 
@@ -170,6 +171,8 @@ def gammaincc(x, y, name=None):
         raise bad_tensor("gammaincc", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("gammaincc", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gammaincc", _this.gammaincc, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gammaincc(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -188,8 +191,6 @@ def gammaincc(x, y, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
             node.y = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("gammaincc", (out, ))
     return out
 
 
@@ -202,6 +203,8 @@ def gammaincc_(x, y, name=None):
         raise bad_tensor("gammaincc_", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("gammaincc_", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("gammaincc_", _this.gammaincc_, (x, y, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient))
     if recording:
         check_inplace_leaf("gammaincc_", x)
@@ -219,8 +222,6 @@ def gammaincc_(x, y, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.y = save_input(y)
-    if _anomaly.active:
-        check_forward("gammaincc_", (x,))
     return x
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -271,6 +272,8 @@ def erf(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erf", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("erf", _this.erf, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.erf(x.impl), None, None
     _x_meta = x._meta
@@ -285,8 +288,6 @@ def erf(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("erf", (out, ))
     return out
 
 
@@ -297,6 +298,8 @@ def erf_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erf_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("erf_", _this.erf_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("erf_", x)
@@ -313,8 +316,6 @@ def erf_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("erf_", (x,))
     return x
 
 
@@ -325,6 +326,8 @@ def erfinv(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erfinv", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("erfinv", _this.erfinv, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.erfinv(x.impl), None, None
     _x_meta = x._meta
@@ -340,8 +343,6 @@ def erfinv(x, name=None):
             node.out = _saved = _new(SavedOutput)
             _saved._impl = _impl = out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("erfinv", (out, ))
     return out
 
 
@@ -352,6 +353,8 @@ def erfinv_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("erfinv_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("erfinv_", _this.erfinv_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("erfinv_", x)
@@ -367,8 +370,6 @@ def erfinv_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.out = save_output(x)
-    if _anomaly.active:
-        check_forward("erfinv_", (x,))
     return x
 
 
@@ -379,6 +380,8 @@ def lgamma(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("lgamma", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lgamma", _this.lgamma, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.lgamma(x.impl), None, None
     _x_meta = x._meta
@@ -393,8 +396,6 @@ def lgamma(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("lgamma", (out, ))
     return out
 
 
@@ -405,6 +406,8 @@ def lgamma_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("lgamma_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("lgamma_", _this.lgamma_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("lgamma_", x)
@@ -421,8 +424,6 @@ def lgamma_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("lgamma_", (x,))
     return x
 
 
@@ -433,6 +434,8 @@ def digamma(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("digamma", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("digamma", _this.digamma, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.digamma(x.impl), None, None
     _x_meta = x._meta
@@ -447,8 +450,6 @@ def digamma(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("digamma", (out, ))
     return out
 
 
@@ -459,6 +460,8 @@ def digamma_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("digamma_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("digamma_", _this.digamma_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("digamma_", x)
@@ -475,8 +478,6 @@ def digamma_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("digamma_", (x,))
     return x
 
 
@@ -487,6 +488,8 @@ def real(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("real", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("real", _this.real, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.real(x.impl), None, None
     _x_meta = x._meta
@@ -496,8 +499,6 @@ def real(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("real", (out, ))
     return out
 
 
@@ -508,6 +509,8 @@ def imag(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("imag", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("imag", _this.imag, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.imag(x.impl), None, None
     _x_meta = x._meta
@@ -517,8 +520,6 @@ def imag(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("imag", (out, ))
     return out
 
 
@@ -529,6 +530,8 @@ def conj(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("conj", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("conj", _this.conj, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.conj(x.impl), None, None
     _x_meta = x._meta
@@ -538,8 +541,6 @@ def conj(x, name=None):
         node.next_edges, node.scope = ((edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("conj", (out, ))
     return out
 
 
@@ -550,6 +551,8 @@ def angle(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("angle", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("angle", _this.angle, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.angle(x.impl), None, None
     _x_meta = x._meta
@@ -564,8 +567,6 @@ def angle(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("angle", (out, ))
     return out
 
 
@@ -577,6 +578,8 @@ def polygamma(x, n, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("polygamma", "x", x)
     n = to_int(n, "polygamma", "n")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("polygamma", _this.polygamma, (x, n, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.polygamma(x.impl, n), None, None
     _x_meta = x._meta
@@ -592,8 +595,6 @@ def polygamma(x, n, name=None):
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.n = n
-    if _anomaly.active:
-        check_forward("polygamma", (out, ))
     return out
 
 
@@ -605,6 +606,8 @@ def polygamma_(x, n, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("polygamma_", "x", x)
     n = to_int(n, "polygamma_", "n")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("polygamma_", _this.polygamma_, (x, n, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("polygamma_", x)
@@ -622,8 +625,6 @@ def polygamma_(x, n, name=None):
         after_inplace(x, context)
         node.x = x_saved
         node.n = n
-    if _anomaly.active:
-        check_forward("polygamma_", (x,))
     return x
 
 
@@ -636,12 +637,12 @@ def erf_grad(x, out_grad, name=None):
         raise bad_tensor("erf_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("erf_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("erf_grad", _this.erf_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erf_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.erf_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("erf_grad", (x_grad, ))
     return x_grad
 
 
@@ -654,12 +655,12 @@ def erfinv_grad(out, out_grad, name=None):
         raise bad_tensor("erfinv_grad", "out", out)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("erfinv_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("erfinv_grad", _this.erfinv_grad, (out, out_grad, ), castable=False)
     if _grad_state.enabled and ((out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.erfinv_grad(out, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.erfinv_grad(out.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("erfinv_grad", (x_grad, ))
     return x_grad
 
 
@@ -672,12 +673,12 @@ def lgamma_grad(x, out_grad, name=None):
         raise bad_tensor("lgamma_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("lgamma_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lgamma_grad", _this.lgamma_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.lgamma_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.lgamma_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("lgamma_grad", (x_grad, ))
     return x_grad
 
 
@@ -690,12 +691,12 @@ def digamma_grad(x, out_grad, name=None):
         raise bad_tensor("digamma_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("digamma_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("digamma_grad", _this.digamma_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.digamma_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.digamma_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("digamma_grad", (x_grad, ))
     return x_grad
 
 
@@ -747,12 +748,12 @@ def angle_grad(x, out_grad, name=None):
         raise bad_tensor("angle_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("angle_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("angle_grad", _this.angle_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.angle_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.angle_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("angle_grad", (x_grad, ))
     return x_grad
 
 
@@ -766,10 +767,10 @@ def polygamma_grad(x, out_grad, n, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("polygamma_grad", "out_grad", out_grad)
     n = to_int(n, "polygamma_grad", "n")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("polygamma_grad", _this.polygamma_grad, (x, out_grad, n, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.polygamma_grad(x, out_grad, n)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.polygamma_grad(x.impl, out_grad.impl, n), None, None
-    if _anomaly.active:
-        check_forward("polygamma_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -350,6 +351,8 @@ def sin(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sin", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sin", _this.sin, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sin(x.impl), None, None
     _x_meta = x._meta
@@ -364,8 +367,6 @@ def sin(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("sin", (out, ))
     return out
 
 
@@ -376,6 +377,8 @@ def sin_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sin_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("sin_", _this.sin_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sin_", x)
@@ -392,8 +395,6 @@ def sin_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("sin_", (x,))
     return x
 
 
@@ -404,6 +405,8 @@ def cos(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cos", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cos", _this.cos, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cos(x.impl), None, None
     _x_meta = x._meta
@@ -418,8 +421,6 @@ def cos(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("cos", (out, ))
     return out
 
 
@@ -430,6 +431,8 @@ def cos_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cos_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("cos_", _this.cos_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cos_", x)
@@ -446,8 +449,6 @@ def cos_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("cos_", (x,))
     return x
 
 
@@ -458,6 +459,8 @@ def tan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tan", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tan", _this.tan, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tan(x.impl), None, None
     _x_meta = x._meta
@@ -472,8 +475,6 @@ def tan(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("tan", (out, ))
     return out
 
 
@@ -484,6 +485,8 @@ def tan_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("tan_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("tan_", _this.tan_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("tan_", x)
@@ -500,8 +503,6 @@ def tan_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("tan_", (x,))
     return x
 
 
@@ -512,6 +513,8 @@ def asin(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asin", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("asin", _this.asin, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.asin(x.impl), None, None
     _x_meta = x._meta
@@ -526,8 +529,6 @@ def asin(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("asin", (out, ))
     return out
 
 
@@ -538,6 +539,8 @@ def asin_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asin_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("asin_", _this.asin_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("asin_", x)
@@ -554,8 +557,6 @@ def asin_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("asin_", (x,))
     return x
 
 
@@ -566,6 +567,8 @@ def acos(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acos", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("acos", _this.acos, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.acos(x.impl), None, None
     _x_meta = x._meta
@@ -580,8 +583,6 @@ def acos(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("acos", (out, ))
     return out
 
 
@@ -592,6 +593,8 @@ def acos_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acos_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("acos_", _this.acos_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("acos_", x)
@@ -608,8 +611,6 @@ def acos_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("acos_", (x,))
     return x
 
 
@@ -620,6 +621,8 @@ def atan(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atan", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("atan", _this.atan, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.atan(x.impl), None, None
     _x_meta = x._meta
@@ -634,8 +637,6 @@ def atan(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("atan", (out, ))
     return out
 
 
@@ -646,6 +647,8 @@ def atan_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atan_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("atan_", _this.atan_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("atan_", x)
@@ -662,8 +665,6 @@ def atan_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("atan_", (x,))
     return x
 
 
@@ -674,6 +675,8 @@ def sinh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sinh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sinh", _this.sinh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sinh(x.impl), None, None
     _x_meta = x._meta
@@ -688,8 +691,6 @@ def sinh(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("sinh", (out, ))
     return out
 
 
@@ -700,6 +701,8 @@ def sinh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("sinh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("sinh_", _this.sinh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("sinh_", x)
@@ -716,8 +719,6 @@ def sinh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("sinh_", (x,))
     return x
 
 
@@ -728,6 +729,8 @@ def cosh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cosh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cosh", _this.cosh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cosh(x.impl), None, None
     _x_meta = x._meta
@@ -742,8 +745,6 @@ def cosh(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("cosh", (out, ))
     return out
 
 
@@ -754,6 +755,8 @@ def cosh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("cosh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("cosh_", _this.cosh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cosh_", x)
@@ -770,8 +773,6 @@ def cosh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("cosh_", (x,))
     return x
 
 
@@ -782,6 +783,8 @@ def asinh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asinh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("asinh", _this.asinh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.asinh(x.impl), None, None
     _x_meta = x._meta
@@ -796,8 +799,6 @@ def asinh(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("asinh", (out, ))
     return out
 
 
@@ -808,6 +809,8 @@ def asinh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("asinh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("asinh_", _this.asinh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("asinh_", x)
@@ -824,8 +827,6 @@ def asinh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("asinh_", (x,))
     return x
 
 
@@ -836,6 +837,8 @@ def acosh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acosh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("acosh", _this.acosh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.acosh(x.impl), None, None
     _x_meta = x._meta
@@ -850,8 +853,6 @@ def acosh(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("acosh", (out, ))
     return out
 
 
@@ -862,6 +863,8 @@ def acosh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("acosh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("acosh_", _this.acosh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("acosh_", x)
@@ -878,8 +881,6 @@ def acosh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("acosh_", (x,))
     return x
 
 
@@ -890,6 +891,8 @@ def atanh(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atanh", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("atanh", _this.atanh, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.atanh(x.impl), None, None
     _x_meta = x._meta
@@ -904,8 +907,6 @@ def atanh(x, name=None):
         else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
             node.x = _saved = _new(SavedInput)
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-    if _anomaly.active:
-        check_forward("atanh", (out, ))
     return out
 
 
@@ -916,6 +917,8 @@ def atanh_(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("atanh_", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("atanh_", _this.atanh_, (x, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("atanh_", x)
@@ -932,8 +935,6 @@ def atanh_(x, name=None):
         x._meta = AutogradMeta(node, 0)
         after_inplace(x, context)
         node.x = x_saved
-    if _anomaly.active:
-        check_forward("atanh_", (x,))
     return x
 
 
@@ -946,12 +947,12 @@ def sin_grad(x, out_grad, name=None):
         raise bad_tensor("sin_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sin_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sin_grad", _this.sin_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sin_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sin_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("sin_grad", (x_grad, ))
     return x_grad
 
 
@@ -964,12 +965,12 @@ def cos_grad(x, out_grad, name=None):
         raise bad_tensor("cos_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cos_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cos_grad", _this.cos_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cos_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cos_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("cos_grad", (x_grad, ))
     return x_grad
 
 
@@ -982,12 +983,12 @@ def tan_grad(x, out_grad, name=None):
         raise bad_tensor("tan_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tan_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tan_grad", _this.tan_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tan_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tan_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("tan_grad", (x_grad, ))
     return x_grad
 
 
@@ -1000,12 +1001,12 @@ def asin_grad(x, out_grad, name=None):
         raise bad_tensor("asin_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("asin_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("asin_grad", _this.asin_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asin_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.asin_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("asin_grad", (x_grad, ))
     return x_grad
 
 
@@ -1018,12 +1019,12 @@ def acos_grad(x, out_grad, name=None):
         raise bad_tensor("acos_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("acos_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("acos_grad", _this.acos_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acos_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.acos_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("acos_grad", (x_grad, ))
     return x_grad
 
 
@@ -1036,12 +1037,12 @@ def atan_grad(x, out_grad, name=None):
         raise bad_tensor("atan_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("atan_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("atan_grad", _this.atan_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atan_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.atan_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("atan_grad", (x_grad, ))
     return x_grad
 
 
@@ -1054,12 +1055,12 @@ def sinh_grad(x, out_grad, name=None):
         raise bad_tensor("sinh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("sinh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sinh_grad", _this.sinh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sinh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sinh_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("sinh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1072,12 +1073,12 @@ def cosh_grad(x, out_grad, name=None):
         raise bad_tensor("cosh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("cosh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cosh_grad", _this.cosh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cosh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cosh_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("cosh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1090,12 +1091,12 @@ def asinh_grad(x, out_grad, name=None):
         raise bad_tensor("asinh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("asinh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("asinh_grad", _this.asinh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.asinh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.asinh_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("asinh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1108,12 +1109,12 @@ def acosh_grad(x, out_grad, name=None):
         raise bad_tensor("acosh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("acosh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("acosh_grad", _this.acosh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.acosh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.acosh_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("acosh_grad", (x_grad, ))
     return x_grad
 
 
@@ -1126,10 +1127,10 @@ def atanh_grad(x, out_grad, name=None):
         raise bad_tensor("atanh_grad", "x", x)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("atanh_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("atanh_grad", _this.atanh_grad, (x, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.atanh_grad(x, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.atanh_grad(x.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("atanh_grad", (x_grad, ))
     return x_grad

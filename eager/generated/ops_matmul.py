@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -117,6 +118,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         raise bad_tensor("matmul", "y", y)
     transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul", "transpose_x")
     transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul", "transpose_y")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("matmul", _this.matmul, (x, y, transpose_x, transpose_y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.matmul(x.impl, y.impl, transpose_x, transpose_y), None, None
     _x_meta = x._meta
@@ -137,8 +140,6 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
             _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-    if _anomaly.active:
-        check_forward("matmul", (out, ))
     return out
 
 
@@ -155,6 +156,8 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
         raise bad_tensor("matmul_grad", "out_grad", out_grad)
     transpose_x = transpose_x if type(transpose_x) is bool else to_bool(transpose_x, "matmul_grad", "transpose_x")
     transpose_y = transpose_y if type(transpose_y) is bool else to_bool(transpose_y, "matmul_grad", "transpose_y")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("matmul_grad", _this.matmul_grad, (x, y, out_grad, transpose_x, transpose_y, out_mask, ), castable=False)
     x_grad, y_grad = _phi.matmul_grad(x.impl, y.impl, out_grad.impl, transpose_x, transpose_y, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     y_grad = None if y_grad is None else Tensor(y_grad)
@@ -183,8 +186,6 @@ def matmul_grad(x, y, out_grad, transpose_x, transpose_y, out_mask=None, name=No
             _saved.tensor, _saved.version = out_grad, 0 if (_c := out_grad.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.transpose_x = transpose_x
         node.transpose_y = transpose_y
-    if _anomaly.active:
-        check_forward("matmul_grad", (x_grad, y_grad, ))
     return x_grad, y_grad
 
 

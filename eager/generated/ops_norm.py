@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -211,6 +212,8 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
         raise bad_tensor("layer_norm", "bias", bias)
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "layer_norm", "epsilon")
     begin_norm_axis = to_int(begin_norm_axis, "layer_norm", "begin_norm_axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("layer_norm", _this.layer_norm, (x, scale, bias, epsilon, begin_norm_axis, ), checked=True)
     out, mean, variance = _phi.layer_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, begin_norm_axis)
     out = None if out is None else Tensor(out)
     mean = None if mean is None else Tensor(mean)
@@ -243,8 +246,8 @@ def layer_norm(x, scale, bias, epsilon=1e-05, begin_norm_axis=1, name=None):
             _saved.tensor, _saved.version = variance, 0 if (_c := variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.begin_norm_axis = begin_norm_axis
-    if _anomaly.active:
-        check_forward("layer_norm", (out, mean, variance, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("layer_norm", (out, mean, variance, ))
     return out
 
 
@@ -269,6 +272,8 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
     data_format = data_format if type(data_format) is str else to_str(data_format, "batch_norm", "data_format")
     use_global_stats = use_global_stats if type(use_global_stats) is bool else to_bool(use_global_stats, "batch_norm", "use_global_stats")
     trainable_statistics = trainable_statistics if type(trainable_statistics) is bool else to_bool(trainable_statistics, "batch_norm", "trainable_statistics")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("batch_norm", _this.batch_norm, (x, mean, variance, scale, bias, is_test, momentum, epsilon, data_format, use_global_stats, trainable_statistics, ), checked=True)
     out, mean_out, variance_out, saved_mean, saved_variance = _phi.batch_norm(x.impl, mean.impl, variance.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, is_test, momentum, epsilon, data_format, use_global_stats, trainable_statistics)
     out = None if out is None else Tensor(out)
     mean_out = None if mean_out is None else Tensor(mean_out)
@@ -309,8 +314,8 @@ def batch_norm(x, mean, variance, scale, bias, is_test=False, momentum=0.9, epsi
         node.is_test = is_test
         node.use_global_stats = use_global_stats
         node.trainable_statistics = trainable_statistics
-    if _anomaly.active:
-        check_forward("batch_norm", (out, mean_out, variance_out, saved_mean, saved_variance, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("batch_norm", (out, mean_out, variance_out, saved_mean, saved_variance, ))
     return out, mean_out, variance_out
 
 
@@ -327,6 +332,8 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
         raise bad_tensor("instance_norm", "bias", bias)
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "instance_norm", "epsilon")
     data_format = data_format if type(data_format) is str else to_str(data_format, "instance_norm", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("instance_norm", _this.instance_norm, (x, scale, bias, epsilon, data_format, ), checked=True)
     out, saved_mean, saved_variance = _phi.instance_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, data_format)
     out = None if out is None else Tensor(out)
     saved_mean = None if saved_mean is None else Tensor(saved_mean)
@@ -359,8 +366,8 @@ def instance_norm(x, scale, bias, epsilon=1e-05, data_format='NCHW', name=None):
             _saved.tensor, _saved.version = saved_variance, 0 if (_c := saved_variance.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.epsilon = epsilon
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("instance_norm", (out, saved_mean, saved_variance, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("instance_norm", (out, saved_mean, saved_variance, ))
     return out
 
 
@@ -378,6 +385,8 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "group_norm", "epsilon")
     groups = to_int(groups, "group_norm", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "group_norm", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("group_norm", _this.group_norm, (x, scale, bias, epsilon, groups, data_format, ), checked=True)
     out, mean, variance = _phi.group_norm(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, epsilon, groups, data_format)
     out = None if out is None else Tensor(out)
     mean = None if mean is None else Tensor(mean)
@@ -411,8 +420,8 @@ def group_norm(x, scale, bias, epsilon=1e-05, groups=1, data_format='NCHW', name
         node.epsilon = epsilon
         node.groups = groups
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("group_norm", (out, mean, variance, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("group_norm", (out, mean, variance, ))
     return out
 
 
@@ -435,14 +444,14 @@ def layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_nor
         raise bad_tensor("layer_norm_grad", "out_grad", out_grad)
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "layer_norm_grad", "epsilon")
     begin_norm_axis = to_int(begin_norm_axis, "layer_norm_grad", "begin_norm_axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("layer_norm_grad", _this.layer_norm_grad, (x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.layer_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, begin_norm_axis)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.layer_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, mean.impl, variance.impl, out_grad.impl, epsilon, begin_norm_axis, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     scale_grad = None if scale_grad is None else Tensor(scale_grad)
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
-    if _anomaly.active:
-        check_forward("layer_norm_grad", (x_grad, scale_grad, bias_grad, ))
     return x_grad, scale_grad, bias_grad
 
 
@@ -469,14 +478,14 @@ def batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, moment
     is_test = is_test if type(is_test) is bool else to_bool(is_test, "batch_norm_grad", "is_test")
     use_global_stats = use_global_stats if type(use_global_stats) is bool else to_bool(use_global_stats, "batch_norm_grad", "use_global_stats")
     trainable_statistics = trainable_statistics if type(trainable_statistics) is bool else to_bool(trainable_statistics, "batch_norm_grad", "trainable_statistics")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("batch_norm_grad", _this.batch_norm_grad, (x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.batch_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.batch_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, momentum, epsilon, data_format, is_test, use_global_stats, trainable_statistics, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     scale_grad = None if scale_grad is None else Tensor(scale_grad)
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
-    if _anomaly.active:
-        check_forward("batch_norm_grad", (x_grad, scale_grad, bias_grad, ))
     return x_grad, scale_grad, bias_grad
 
 
@@ -499,14 +508,14 @@ def instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, eps
         raise bad_tensor("instance_norm_grad", "out_grad", out_grad)
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "instance_norm_grad", "epsilon")
     data_format = data_format if type(data_format) is str else to_str(data_format, "instance_norm_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("instance_norm_grad", _this.instance_norm_grad, (x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (saved_mean._meta is not None and not saved_mean._meta.stop_gradient) or (saved_variance._meta is not None and not saved_variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.instance_norm_grad(x, scale, bias, saved_mean, saved_variance, out_grad, epsilon, data_format)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.instance_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, saved_mean.impl, saved_variance.impl, out_grad.impl, epsilon, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     scale_grad = None if scale_grad is None else Tensor(scale_grad)
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
-    if _anomaly.active:
-        check_forward("instance_norm_grad", (x_grad, scale_grad, bias_grad, ))
     return x_grad, scale_grad, bias_grad
 
 
@@ -530,12 +539,12 @@ def group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, d
     epsilon = epsilon if type(epsilon) is float else to_float(epsilon, "group_norm_grad", "epsilon")
     groups = to_int(groups, "group_norm_grad", "groups")
     data_format = data_format if type(data_format) is str else to_str(data_format, "group_norm_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("group_norm_grad", _this.group_norm_grad, (x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format, out_mask, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (scale is not None and scale._meta is not None and not scale._meta.stop_gradient) or (bias is not None and bias._meta is not None and not bias._meta.stop_gradient) or (mean._meta is not None and not mean._meta.stop_gradient) or (variance._meta is not None and not variance._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.group_norm_grad(x, scale, bias, mean, variance, out_grad, epsilon, groups, data_format)  # recorded through differentiable ops
     x_grad, scale_grad, bias_grad = _phi.group_norm_grad(x.impl, None if scale is None else scale.impl, None if bias is None else bias.impl, mean.impl, variance.impl, out_grad.impl, epsilon, groups, data_format, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     scale_grad = None if scale_grad is None else Tensor(scale_grad)
     bias_grad = None if bias_grad is None else Tensor(bias_grad)
-    if _anomaly.active:
-        check_forward("group_norm_grad", (x_grad, scale_grad, bias_grad, ))
     return x_grad, scale_grad, bias_grad

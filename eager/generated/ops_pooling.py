@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -290,6 +291,8 @@ def max_pool2d_with_index(x, kernel_size, strides=(1, 1), paddings=(0, 0), paddi
     ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool2d_with_index", "ceil_mode")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max_pool2d_with_index", _this.max_pool2d_with_index, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ))
     out, mask = _phi.max_pool2d_with_index(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
@@ -313,8 +316,6 @@ def max_pool2d_with_index(x, kernel_size, strides=(1, 1), paddings=(0, 0), paddi
         node.ceil_mode = ceil_mode
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("max_pool2d_with_index", (out, mask, ))
     return out, mask
 
 
@@ -333,6 +334,8 @@ def avg_pool2d(x, kernel_size, strides=(1, 1), paddings=(0, 0), padding_algorith
     exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool2d", "exclusive")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("avg_pool2d", _this.avg_pool2d, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.avg_pool2d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -351,8 +354,6 @@ def avg_pool2d(x, kernel_size, strides=(1, 1), paddings=(0, 0), padding_algorith
         node.exclusive = exclusive
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("avg_pool2d", (out, ))
     return out
 
 
@@ -370,6 +371,8 @@ def max_pool3d_with_index(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0),
     ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool3d_with_index", "ceil_mode")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max_pool3d_with_index", _this.max_pool3d_with_index, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ))
     out, mask = _phi.max_pool3d_with_index(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format)
     out = None if out is None else Tensor(out)
     mask = None if mask is None else Tensor(mask)
@@ -393,8 +396,6 @@ def max_pool3d_with_index(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0),
         node.ceil_mode = ceil_mode
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("max_pool3d_with_index", (out, mask, ))
     return out, mask
 
 
@@ -413,6 +414,8 @@ def avg_pool3d(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0), padding_al
     exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool3d", "exclusive")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("avg_pool3d", _this.avg_pool3d, (x, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.avg_pool3d(x.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -431,8 +434,6 @@ def avg_pool3d(x, kernel_size, strides=(1, 1, 1), paddings=(0, 0, 0), padding_al
         node.exclusive = exclusive
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("avg_pool3d", (out, ))
     return out
 
 
@@ -447,6 +448,8 @@ def im2col(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1,
     strides = to_int_array(strides, "im2col", "strides")
     paddings = to_int_array(paddings, "im2col", "paddings")
     dilations = to_int_array(dilations, "im2col", "dilations")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("im2col", _this.im2col, (x, kernel_sizes, strides, paddings, dilations, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.im2col(x.impl, kernel_sizes, strides, paddings, dilations), None, None
     _x_meta = x._meta
@@ -461,8 +464,6 @@ def im2col(x, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1,
         node.strides = strides
         node.paddings = paddings
         node.dilations = dilations
-    if _anomaly.active:
-        check_forward("im2col", (out, ))
     return out
 
 
@@ -478,6 +479,8 @@ def col2im(x, output_sizes, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0),
     strides = to_int_array(strides, "col2im", "strides")
     paddings = to_int_array(paddings, "col2im", "paddings")
     dilations = to_int_array(dilations, "col2im", "dilations")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("col2im", _this.col2im, (x, output_sizes, kernel_sizes, strides, paddings, dilations, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.col2im(x.impl, output_sizes, kernel_sizes, strides, paddings, dilations), None, None
     _x_meta = x._meta
@@ -491,8 +494,6 @@ def col2im(x, output_sizes, kernel_sizes, strides=(1, 1), paddings=(0, 0, 0, 0),
         node.strides = strides
         node.paddings = paddings
         node.dilations = dilations
-    if _anomaly.active:
-        check_forward("col2im", (out, ))
     return out
 
 
@@ -514,6 +515,8 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool2d_with_index_grad", "ceil_mode")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool2d_with_index_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool2d_with_index_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max_pool2d_with_index_grad", _this.max_pool2d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool2d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -537,8 +540,6 @@ def max_pool2d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         node.ceil_mode = ceil_mode
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("max_pool2d_with_index_grad", (x_grad, ))
     return x_grad
 
 
@@ -581,6 +582,8 @@ def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool2d_grad", "exclusive")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool2d_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool2d_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("avg_pool2d_grad", _this.avg_pool2d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool2d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -599,8 +602,6 @@ def avg_pool2d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
         node.exclusive = exclusive
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("avg_pool2d_grad", (x_grad, ))
     return x_grad
 
 
@@ -643,6 +644,8 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
     ceil_mode = ceil_mode if type(ceil_mode) is bool else to_bool(ceil_mode, "max_pool3d_with_index_grad", "ceil_mode")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "max_pool3d_with_index_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "max_pool3d_with_index_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max_pool3d_with_index_grad", _this.max_pool3d_with_index_grad, (x, mask, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.max_pool3d_with_index_grad(x.impl, mask.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -666,8 +669,6 @@ def max_pool3d_with_index_grad(x, mask, out_grad, kernel_size, strides, paddings
         node.ceil_mode = ceil_mode
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("max_pool3d_with_index_grad", (x_grad, ))
     return x_grad
 
 
@@ -710,6 +711,8 @@ def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
     exclusive = exclusive if type(exclusive) is bool else to_bool(exclusive, "avg_pool3d_grad", "exclusive")
     adaptive = adaptive if type(adaptive) is bool else to_bool(adaptive, "avg_pool3d_grad", "adaptive")
     data_format = data_format if type(data_format) is str else to_str(data_format, "avg_pool3d_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("avg_pool3d_grad", _this.avg_pool3d_grad, (x, out_grad, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.avg_pool3d_grad(x.impl, out_grad.impl, kernel_size, strides, paddings, padding_algorithm, ceil_mode, exclusive, adaptive, data_format), None, None
     _x_meta = x._meta
@@ -728,8 +731,6 @@ def avg_pool3d_grad(x, out_grad, kernel_size, strides, paddings, padding_algorit
         node.exclusive = exclusive
         node.adaptive = adaptive
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("avg_pool3d_grad", (x_grad, ))
     return x_grad
 
 

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -392,6 +393,8 @@ def tile(x, repeat_times, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("tile", "x", x)
     repeat_times = to_int_array(repeat_times, "tile", "repeat_times")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tile", _this.tile, (x, repeat_times, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.tile(x.impl, repeat_times), None, None
     _x_meta = x._meta
@@ -403,8 +406,6 @@ def tile(x, repeat_times, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.repeat_times = repeat_times
-    if _anomaly.active:
-        check_forward("tile", (out, ))
     return out
 
 
@@ -416,6 +417,8 @@ def flip(x, axis, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("flip", "x", x)
     axis = to_int_array(axis, "flip", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("flip", _this.flip, (x, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.flip(x.impl, axis), None, None
     _x_meta = x._meta
@@ -426,8 +429,6 @@ def flip(x, axis, name=None):
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.axis = axis
-    if _anomaly.active:
-        check_forward("flip", (out, ))
     return out
 
 
@@ -441,6 +442,8 @@ def slice(input, axes, starts, ends, name=None):
     axes = to_int_array(axes, "slice", "axes")
     starts = to_int_array(starts, "slice", "starts")
     ends = to_int_array(ends, "slice", "ends")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("slice", _this.slice, (input, axes, starts, ends, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.slice(input.impl, axes, starts, ends), None, None
     _input_meta = input._meta
@@ -454,8 +457,6 @@ def slice(input, axes, starts, ends, name=None):
         node.axes = axes
         node.starts = starts
         node.ends = ends
-    if _anomaly.active:
-        check_forward("slice", (out, ))
     return out
 
 
@@ -468,6 +469,8 @@ def roll(x, shifts, axis=None, name=None):
         raise bad_tensor("roll", "x", x)
     shifts = to_int_array(shifts, "roll", "shifts")
     axis = None if axis is None else to_int_array(axis, "roll", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("roll", _this.roll, (x, shifts, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.roll(x.impl, shifts, axis), None, None
     _x_meta = x._meta
@@ -479,8 +482,6 @@ def roll(x, shifts, axis=None, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.shifts = shifts
         node.axis = axis
-    if _anomaly.active:
-        check_forward("roll", (out, ))
     return out
 
 
@@ -493,6 +494,8 @@ def expand_as(x, y, name=None):
         raise bad_tensor("expand_as", "x", x)
     if not isinstance(y, Tensor):
         raise bad_tensor("expand_as", "y", y)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expand_as", _this.expand_as, (x, y, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.expand_as(x.impl, y.impl), None, None
     _x_meta = x._meta
@@ -505,8 +508,6 @@ def expand_as(x, y, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    if _anomaly.active:
-        check_forward("expand_as", (out, ))
     return out
 
 
@@ -516,6 +517,8 @@ def broadcast_tensors(input, name=None):
     Differentiable to any order.
     """
     input = check_tensor_list("broadcast_tensors", "input", input, Tensor)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("broadcast_tensors", _this.broadcast_tensors, (input, ))
     out = [Tensor(t) for t in _phi.broadcast_tensors([t.impl for t in input])]
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
     if _ts["enabled"] and (_any(t._meta is not None and not t._meta.stop_gradient for t in input)):
@@ -524,8 +527,6 @@ def broadcast_tensors(input, name=None):
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.input = SavedList([SavedShape(t) for t in input])
-    if _anomaly.active:
-        check_forward("broadcast_tensors", (*out, ))
     return out
 
 
@@ -538,6 +539,8 @@ def moveaxis(x, source, destination, name=None):
         raise bad_tensor("moveaxis", "x", x)
     source = to_int_array(source, "moveaxis", "source")
     destination = to_int_array(destination, "moveaxis", "destination")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("moveaxis", _this.moveaxis, (x, source, destination, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.moveaxis(x.impl, source, destination), None, None
     _x_meta = x._meta
@@ -549,8 +552,6 @@ def moveaxis(x, source, destination, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.source = source
         node.destination = destination
-    if _anomaly.active:
-        check_forward("moveaxis", (out, ))
     return out
 
 
@@ -561,6 +562,8 @@ def t(input, name=None):
     """
     if not isinstance(input, Tensor):
         raise bad_tensor("t", "input", input)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("t", _this.t, (input, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.t(input.impl), None, None
     _input_meta = input._meta
@@ -570,8 +573,6 @@ def t(input, name=None):
         node.next_edges, node.scope = ((edge_of(input) if _input_meta.node is None else (_input_meta.node, _input_meta.slot),), ), _ts["current"]
         out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
-    if _anomaly.active:
-        check_forward("t", (out, ))
     return out
 
 
@@ -584,6 +585,8 @@ def unstack(x, axis=0, num=None, name=None):
         raise bad_tensor("unstack", "x", x)
     axis = to_int(axis, "unstack", "axis")
     num = None if num is None else to_int(num, "unstack", "num")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("unstack", _this.unstack, (x, axis, num, ))
     out = [Tensor(t) for t in _phi.unstack(x.impl, axis, num)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -593,8 +596,6 @@ def unstack(x, axis=0, num=None, name=None):
         set_history(node, [*out])
         node.slot_metas = [None if t is None else GradSlotMeta(t.shape, t.dtype) for t in (*out, )]
         node.axis = axis
-    if _anomaly.active:
-        check_forward("unstack", (*out, ))
     return out
 
 
@@ -607,6 +608,8 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         raise bad_tensor("repeat_interleave", "x", x)
     repeats = to_int_array(repeats, "repeat_interleave", "repeats")
     axis = None if axis is None else to_int(axis, "repeat_interleave", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("repeat_interleave", _this.repeat_interleave, (x, repeats, axis, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.repeat_interleave(x.impl, repeats, axis), None, None
     _x_meta = x._meta
@@ -619,8 +622,6 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.repeats = repeats
         node.axis = axis
-    if _anomaly.active:
-        check_forward("repeat_interleave", (out, ))
     return out
 
 
@@ -635,6 +636,8 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     starts = to_int_array(starts, "strided_slice", "starts")
     ends = to_int_array(ends, "strided_slice", "ends")
     strides = to_int_array(strides, "strided_slice", "strides")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("strided_slice", _this.strided_slice, (x, axes, starts, ends, strides, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.strided_slice(x.impl, axes, starts, ends, strides), None, None
     _x_meta = x._meta
@@ -649,8 +652,6 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
         node.starts = starts
         node.ends = ends
         node.strides = strides
-    if _anomaly.active:
-        check_forward("strided_slice", (out, ))
     return out
 
 
@@ -663,6 +664,8 @@ def rot90(x, k=1, axes=(0, 1), name=None):
         raise bad_tensor("rot90", "x", x)
     k = to_int(k, "rot90", "k")
     axes = to_int_array(axes, "rot90", "axes")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("rot90", _this.rot90, (x, k, axes, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.rot90(x.impl, k, axes), None, None
     _x_meta = x._meta
@@ -674,8 +677,6 @@ def rot90(x, k=1, axes=(0, 1), name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.k = k
         node.axes = axes
-    if _anomaly.active:
-        check_forward("rot90", (out, ))
     return out
 
 
@@ -688,6 +689,8 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         raise bad_tensor("tensor_split", "x", x)
     num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split", "num_or_indices")
     axis = to_int(axis, "tensor_split", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tensor_split", _this.tensor_split, (x, num_or_indices, axis, ))
     out = [Tensor(t) for t in _phi.tensor_split(x.impl, num_or_indices, axis)]
     _x_meta = x._meta
     _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
@@ -699,8 +702,6 @@ def tensor_split(x, num_or_indices, axis=0, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.num_or_indices = num_or_indices
         node.axis = axis
-    if _anomaly.active:
-        check_forward("tensor_split", (*out, ))
     return out
 
 
@@ -714,6 +715,8 @@ def as_strided(x, shape, stride, offset=0, name=None):
     shape = to_int_array(shape, "as_strided", "shape")
     stride = to_int_array(stride, "as_strided", "stride")
     offset = to_int(offset, "as_strided", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("as_strided", _this.as_strided, (x, shape, stride, offset, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.as_strided(x.impl, shape, stride, offset), None, None
     _x_meta = x._meta
@@ -728,8 +731,6 @@ def as_strided(x, shape, stride, offset=0, name=None):
         node.stride = stride
         node.offset = offset
         track_view(out, x, lambda _base: as_strided(_base, shape, stride, offset))
-    if _anomaly.active:
-        check_forward("as_strided", (out, ))
     return out
 
 
@@ -741,10 +742,10 @@ def view_dtype(x, dtype, name=None):
     if not isinstance(x, Tensor):
         raise bad_tensor("view_dtype", "x", x)
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "view_dtype", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("view_dtype", _this.view_dtype, (x, dtype, ), castable=False)
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.view_dtype(x.impl, dtype), None, None
-    if _anomaly.active:
-        check_forward("view_dtype", (out, ))
     return out
 
 
@@ -758,12 +759,12 @@ def tile_grad(x, out_grad, repeat_times, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("tile_grad", "out_grad", out_grad)
     repeat_times = to_int_array(repeat_times, "tile_grad", "repeat_times")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tile_grad", _this.tile_grad, (x, out_grad, repeat_times, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.tile_grad(x, out_grad, repeat_times)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tile_grad(x.impl, out_grad.impl, repeat_times), None, None
-    if _anomaly.active:
-        check_forward("tile_grad", (x_grad, ))
     return x_grad
 
 
@@ -775,12 +776,12 @@ def flip_grad(out_grad, axis, name=None):
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("flip_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "flip_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("flip_grad", _this.flip_grad, (out_grad, axis, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.flip_grad(out_grad, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.flip_grad(out_grad.impl, axis), None, None
-    if _anomaly.active:
-        check_forward("flip_grad", (x_grad, ))
     return x_grad
 
 
@@ -796,12 +797,12 @@ def slice_grad(input, out_grad, axes, starts, ends, name=None):
     axes = to_int_array(axes, "slice_grad", "axes")
     starts = to_int_array(starts, "slice_grad", "starts")
     ends = to_int_array(ends, "slice_grad", "ends")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("slice_grad", _this.slice_grad, (input, out_grad, axes, starts, ends, ), castable=False)
     if _grad_state.enabled and ((input._meta is not None and not input._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.slice_grad(input, out_grad, axes, starts, ends)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     input_grad.impl, input_grad._meta, input_grad._name = _phi.slice_grad(input.impl, out_grad.impl, axes, starts, ends), None, None
-    if _anomaly.active:
-        check_forward("slice_grad", (input_grad, ))
     return input_grad
 
 
@@ -814,12 +815,12 @@ def roll_grad(out_grad, shifts, axis, name=None):
         raise bad_tensor("roll_grad", "out_grad", out_grad)
     shifts = to_int_array(shifts, "roll_grad", "shifts")
     axis = None if axis is None else to_int_array(axis, "roll_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("roll_grad", _this.roll_grad, (out_grad, shifts, axis, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.roll_grad(out_grad, shifts, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.roll_grad(out_grad.impl, shifts, axis), None, None
-    if _anomaly.active:
-        check_forward("roll_grad", (x_grad, ))
     return x_grad
 
 
@@ -834,12 +835,12 @@ def expand_as_grad(x, y, out_grad, name=None):
         raise bad_tensor("expand_as_grad", "y", y)
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("expand_as_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("expand_as_grad", _this.expand_as_grad, (x, y, out_grad, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (y._meta is not None and not y._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.expand_as_grad(x, y, out_grad)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.expand_as_grad(x.impl, y.impl, out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("expand_as_grad", (x_grad, ))
     return x_grad
 
 
@@ -865,12 +866,12 @@ def moveaxis_grad(out_grad, source, destination, name=None):
         raise bad_tensor("moveaxis_grad", "out_grad", out_grad)
     source = to_int_array(source, "moveaxis_grad", "source")
     destination = to_int_array(destination, "moveaxis_grad", "destination")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("moveaxis_grad", _this.moveaxis_grad, (out_grad, source, destination, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.moveaxis_grad(out_grad, source, destination)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.moveaxis_grad(out_grad.impl, source, destination), None, None
-    if _anomaly.active:
-        check_forward("moveaxis_grad", (x_grad, ))
     return x_grad
 
 
@@ -881,12 +882,12 @@ def t_grad(out_grad, name=None):
     """
     if not isinstance(out_grad, Tensor):
         raise bad_tensor("t_grad", "out_grad", out_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("t_grad", _this.t_grad, (out_grad, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.t_grad(out_grad)  # recorded through differentiable ops
     input_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     input_grad.impl, input_grad._meta, input_grad._name = _phi.t_grad(out_grad.impl), None, None
-    if _anomaly.active:
-        check_forward("t_grad", (input_grad, ))
     return input_grad
 
 
@@ -914,12 +915,12 @@ def repeat_interleave_grad(x, out_grad, repeats, axis, name=None):
         raise bad_tensor("repeat_interleave_grad", "out_grad", out_grad)
     repeats = to_int_array(repeats, "repeat_interleave_grad", "repeats")
     axis = None if axis is None else to_int(axis, "repeat_interleave_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("repeat_interleave_grad", _this.repeat_interleave_grad, (x, out_grad, repeats, axis, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.repeat_interleave_grad(x, out_grad, repeats, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.repeat_interleave_grad(x.impl, out_grad.impl, repeats, axis), None, None
-    if _anomaly.active:
-        check_forward("repeat_interleave_grad", (x_grad, ))
     return x_grad
 
 
@@ -936,12 +937,12 @@ def strided_slice_grad(x, out_grad, axes, starts, ends, strides, name=None):
     starts = to_int_array(starts, "strided_slice_grad", "starts")
     ends = to_int_array(ends, "strided_slice_grad", "ends")
     strides = to_int_array(strides, "strided_slice_grad", "strides")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("strided_slice_grad", _this.strided_slice_grad, (x, out_grad, axes, starts, ends, strides, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.strided_slice_grad(x, out_grad, axes, starts, ends, strides)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.strided_slice_grad(x.impl, out_grad.impl, axes, starts, ends, strides), None, None
-    if _anomaly.active:
-        check_forward("strided_slice_grad", (x_grad, ))
     return x_grad
 
 
@@ -954,12 +955,12 @@ def rot90_grad(out_grad, k, axes, name=None):
         raise bad_tensor("rot90_grad", "out_grad", out_grad)
     k = to_int(k, "rot90_grad", "k")
     axes = to_int_array(axes, "rot90_grad", "axes")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("rot90_grad", _this.rot90_grad, (out_grad, k, axes, ), castable=False)
     if _grad_state.enabled and ((out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.rot90_grad(out_grad, k, axes)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.rot90_grad(out_grad.impl, k, axes), None, None
-    if _anomaly.active:
-        check_forward("rot90_grad", (x_grad, ))
     return x_grad
 
 
@@ -973,12 +974,12 @@ def tensor_split_grad(x, out_grad, num_or_indices, axis, name=None):
     out_grad = check_tensor_list("tensor_split_grad", "out_grad", out_grad, Tensor)
     num_or_indices = to_int_or_int_array(num_or_indices, "tensor_split_grad", "num_or_indices")
     axis = to_int(axis, "tensor_split_grad", "axis")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("tensor_split_grad", _this.tensor_split_grad, (x, out_grad, num_or_indices, axis, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or _any(t._meta is not None and not t._meta.stop_gradient for t in out_grad)):
         return _composite.tensor_split_grad(x, out_grad, num_or_indices, axis)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.tensor_split_grad(x.impl, [t.impl for t in out_grad], num_or_indices, axis), None, None
-    if _anomaly.active:
-        check_forward("tensor_split_grad", (x_grad, ))
     return x_grad
 
 
@@ -994,10 +995,10 @@ def as_strided_grad(x, out_grad, shape, stride, offset, name=None):
     shape = to_int_array(shape, "as_strided_grad", "shape")
     stride = to_int_array(stride, "as_strided_grad", "stride")
     offset = to_int(offset, "as_strided_grad", "offset")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("as_strided_grad", _this.as_strided_grad, (x, out_grad, shape, stride, offset, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.as_strided_grad(x, out_grad, shape, stride, offset)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.as_strided_grad(x.impl, out_grad.impl, shape, stride, offset), None, None
-    if _anomaly.active:
-        check_forward("as_strided_grad", (x_grad, ))
     return x_grad

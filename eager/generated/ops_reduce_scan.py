@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -466,6 +467,8 @@ def max(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("max", "x", x)
     axis = None if axis is None else to_int_array(axis, "max", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "max", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max", _this.max, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.max(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -486,8 +489,6 @@ def max(x, axis=None, keepdim=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("max", (out, ))
     return out
 
 
@@ -500,6 +501,8 @@ def min(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("min", "x", x)
     axis = None if axis is None else to_int_array(axis, "min", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "min", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("min", _this.min, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.min(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -520,8 +523,6 @@ def min(x, axis=None, keepdim=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("min", (out, ))
     return out
 
 
@@ -535,6 +536,8 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
     axis = None if axis is None else to_int_array(axis, "prod", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "prod", "keepdim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "prod", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("prod", _this.prod, (x, axis, keepdim, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.prod(x.impl, axis, keepdim, dtype), None, None
     _x_meta = x._meta
@@ -551,8 +554,6 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("prod", (out, ))
     return out
 
 
@@ -565,6 +566,8 @@ def cumsum(x, axis=None, dtype=None, name=None):
         raise bad_tensor("cumsum", "x", x)
     axis = None if axis is None else to_int(axis, "cumsum", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cumsum", _this.cumsum, (x, axis, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cumsum(x.impl, axis, dtype), None, None
     _x_meta = x._meta
@@ -577,8 +580,6 @@ def cumsum(x, axis=None, dtype=None, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cumsum", (out, ))
     return out
 
 
@@ -591,6 +592,8 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         raise bad_tensor("cumsum_", "x", x)
     axis = None if axis is None else to_int(axis, "cumsum_", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("cumsum_", _this.cumsum_, (x, axis, dtype, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumsum_", x)
@@ -608,8 +611,6 @@ def cumsum_(x, axis=None, dtype=None, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cumsum_", (x,))
     return x
 
 
@@ -622,10 +623,10 @@ def all(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("all", "x", x)
     axis = None if axis is None else to_int_array(axis, "all", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "all", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("all", _this.all, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.all(x.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("all", (out, ))
     return out
 
 
@@ -638,10 +639,10 @@ def any(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("any", "x", x)
     axis = None if axis is None else to_int_array(axis, "any", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "any", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("any", _this.any, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.any(x.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("any", (out, ))
     return out
 
 
@@ -654,6 +655,8 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("logsumexp", "x", x)
     axis = None if axis is None else to_int_array(axis, "logsumexp", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "logsumexp", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logsumexp", _this.logsumexp, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logsumexp(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -674,8 +677,6 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("logsumexp", (out, ))
     return out
 
 
@@ -689,6 +690,8 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "std", "axis")
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "std", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "std", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("std", _this.std, (x, axis, unbiased, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.std(x.impl, axis, unbiased, keepdim), None, None
     _x_meta = x._meta
@@ -710,8 +713,6 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
         node.axis = axis
         node.unbiased = unbiased
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("std", (out, ))
     return out
 
 
@@ -725,6 +726,8 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "var", "axis")
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "var", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "var", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("var", _this.var, (x, axis, unbiased, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.var(x.impl, axis, unbiased, keepdim), None, None
     _x_meta = x._meta
@@ -742,8 +745,6 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
         node.axis = axis
         node.unbiased = unbiased
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("var", (out, ))
     return out
 
 
@@ -757,6 +758,8 @@ def norm(x, p='fro', axis=None, keepdim=False, name=None):
     p = to_scalar_or_str(p, "norm", "p")
     axis = None if axis is None else to_int_array(axis, "norm", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "norm", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("norm", _this.norm, (x, p, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.norm(x.impl, p, axis, keepdim), None, None
     _x_meta = x._meta
@@ -778,8 +781,6 @@ def norm(x, p='fro', axis=None, keepdim=False, name=None):
         node.p = p
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("norm", (out, ))
     return out
 
 
@@ -792,6 +793,8 @@ def amax(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("amax", "x", x)
     axis = None if axis is None else to_int_array(axis, "amax", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amax", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("amax", _this.amax, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.amax(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -812,8 +815,6 @@ def amax(x, axis=None, keepdim=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("amax", (out, ))
     return out
 
 
@@ -826,6 +827,8 @@ def amin(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("amin", "x", x)
     axis = None if axis is None else to_int_array(axis, "amin", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amin", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("amin", _this.amin, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.amin(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -846,8 +849,6 @@ def amin(x, axis=None, keepdim=False, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("amin", (out, ))
     return out
 
 
@@ -860,6 +861,8 @@ def cumprod(x, dim=None, dtype=None, name=None):
         raise bad_tensor("cumprod", "x", x)
     dim = None if dim is None else to_int(dim, "cumprod", "dim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cumprod", _this.cumprod, (x, dim, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.cumprod(x.impl, dim, dtype), None, None
     _x_meta = x._meta
@@ -876,8 +879,6 @@ def cumprod(x, dim=None, dtype=None, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.dim = dim
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cumprod", (out, ))
     return out
 
 
@@ -890,6 +891,8 @@ def cumprod_(x, dim=None, dtype=None, name=None):
         raise bad_tensor("cumprod_", "x", x)
     dim = None if dim is None else to_int(dim, "cumprod_", "dim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode (auto_cast leaves inplace ops as they are)
+        return _modes.call("cumprod_", _this.cumprod_, (x, dim, dtype, ), castable=False)
     recording = _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient))
     if recording:
         check_inplace_leaf("cumprod_", x)
@@ -908,8 +911,6 @@ def cumprod_(x, dim=None, dtype=None, name=None):
         node.x = x_saved
         node.dim = dim
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cumprod_", (x,))
     return x
 
 
@@ -923,6 +924,8 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "nansum", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "nansum", "dtype")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nansum", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nansum", _this.nansum, (x, axis, dtype, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nansum(x.impl, axis, dtype, keepdim), None, None
     _x_meta = x._meta
@@ -940,8 +943,6 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
         node.axis = axis
         node.dtype = dtype
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("nansum", (out, ))
     return out
 
 
@@ -954,6 +955,8 @@ def nanmean(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("nanmean", "x", x)
     axis = None if axis is None else to_int_array(axis, "nanmean", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nanmean", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nanmean", _this.nanmean, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nanmean(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -970,8 +973,6 @@ def nanmean(x, axis=None, keepdim=False, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("nanmean", (out, ))
     return out
 
 
@@ -984,10 +985,10 @@ def count_nonzero(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("count_nonzero", "x", x)
     axis = None if axis is None else to_int_array(axis, "count_nonzero", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "count_nonzero", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("count_nonzero", _this.count_nonzero, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.count_nonzero(x.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("count_nonzero", (out, ))
     return out
 
 
@@ -1000,6 +1001,8 @@ def median(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("median", "x", x)
     axis = None if axis is None else to_int(axis, "median", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "median", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("median", _this.median, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.median(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -1016,8 +1019,6 @@ def median(x, axis=None, keepdim=False, name=None):
             _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("median", (out, ))
     return out
 
 
@@ -1030,6 +1031,8 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
         raise bad_tensor("logcumsumexp", "x", x)
     axis = None if axis is None else to_int(axis, "logcumsumexp", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logcumsumexp", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logcumsumexp", _this.logcumsumexp, (x, axis, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.logcumsumexp(x.impl, axis, dtype), None, None
     _x_meta = x._meta
@@ -1050,8 +1053,6 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.axis = axis
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("logcumsumexp", (out, ))
     return out
 
 
@@ -1068,12 +1069,12 @@ def max_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("max_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "max_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "max_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("max_grad", _this.max_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.max_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.max_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("max_grad", (x_grad, ))
     return x_grad
 
 
@@ -1090,12 +1091,12 @@ def min_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("min_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "min_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "min_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("min_grad", _this.min_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.min_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.min_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("min_grad", (x_grad, ))
     return x_grad
 
 
@@ -1110,12 +1111,12 @@ def prod_grad(x, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("prod_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "prod_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "prod_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("prod_grad", _this.prod_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.prod_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.prod_grad(x.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("prod_grad", (x_grad, ))
     return x_grad
 
 
@@ -1130,12 +1131,12 @@ def cumsum_grad(x, out_grad, axis=None, dtype=None, name=None):
         raise bad_tensor("cumsum_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cumsum_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumsum_grad", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cumsum_grad", _this.cumsum_grad, (x, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumsum_grad(x, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cumsum_grad(x.impl, out_grad.impl, axis, dtype), None, None
-    if _anomaly.active:
-        check_forward("cumsum_grad", (x_grad, ))
     return x_grad
 
 
@@ -1152,12 +1153,12 @@ def logsumexp_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("logsumexp_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "logsumexp_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "logsumexp_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logsumexp_grad", _this.logsumexp_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logsumexp_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.logsumexp_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("logsumexp_grad", (x_grad, ))
     return x_grad
 
 
@@ -1175,12 +1176,12 @@ def std_grad(x, out, out_grad, axis=None, unbiased=True, keepdim=False, name=Non
     axis = None if axis is None else to_int_array(axis, "std_grad", "axis")
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "std_grad", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "std_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("std_grad", _this.std_grad, (x, out, out_grad, axis, unbiased, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.std_grad(x, out, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.std_grad(x.impl, out.impl, out_grad.impl, axis, unbiased, keepdim), None, None
-    if _anomaly.active:
-        check_forward("std_grad", (x_grad, ))
     return x_grad
 
 
@@ -1196,12 +1197,12 @@ def var_grad(x, out_grad, axis=None, unbiased=True, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "var_grad", "axis")
     unbiased = unbiased if type(unbiased) is bool else to_bool(unbiased, "var_grad", "unbiased")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "var_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("var_grad", _this.var_grad, (x, out_grad, axis, unbiased, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.var_grad(x, out_grad, axis, unbiased, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.var_grad(x.impl, out_grad.impl, axis, unbiased, keepdim), None, None
-    if _anomaly.active:
-        check_forward("var_grad", (x_grad, ))
     return x_grad
 
 
@@ -1219,12 +1220,12 @@ def norm_grad(x, out, out_grad, p='fro', axis=None, keepdim=False, name=None):
     p = to_scalar_or_str(p, "norm_grad", "p")
     axis = None if axis is None else to_int_array(axis, "norm_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "norm_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("norm_grad", _this.norm_grad, (x, out, out_grad, p, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.norm_grad(x, out, out_grad, p, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.norm_grad(x.impl, out.impl, out_grad.impl, p, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("norm_grad", (x_grad, ))
     return x_grad
 
 
@@ -1241,12 +1242,12 @@ def amax_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("amax_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "amax_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amax_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("amax_grad", _this.amax_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amax_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.amax_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("amax_grad", (x_grad, ))
     return x_grad
 
 
@@ -1263,12 +1264,12 @@ def amin_grad(x, out, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("amin_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "amin_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "amin_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("amin_grad", _this.amin_grad, (x, out, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.amin_grad(x, out, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.amin_grad(x.impl, out.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("amin_grad", (x_grad, ))
     return x_grad
 
 
@@ -1283,12 +1284,12 @@ def cumprod_grad(x, out_grad, dim=None, dtype=None, name=None):
         raise bad_tensor("cumprod_grad", "out_grad", out_grad)
     dim = None if dim is None else to_int(dim, "cumprod_grad", "dim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cumprod_grad", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cumprod_grad", _this.cumprod_grad, (x, out_grad, dim, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cumprod_grad(x, out_grad, dim, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cumprod_grad(x.impl, out_grad.impl, dim, dtype), None, None
-    if _anomaly.active:
-        check_forward("cumprod_grad", (x_grad, ))
     return x_grad
 
 
@@ -1304,12 +1305,12 @@ def nansum_grad(x, out_grad, axis=None, dtype=None, keepdim=False, name=None):
     axis = None if axis is None else to_int_array(axis, "nansum_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "nansum_grad", "dtype")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nansum_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nansum_grad", _this.nansum_grad, (x, out_grad, axis, dtype, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nansum_grad(x, out_grad, axis, dtype, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.nansum_grad(x.impl, out_grad.impl, axis, dtype, keepdim), None, None
-    if _anomaly.active:
-        check_forward("nansum_grad", (x_grad, ))
     return x_grad
 
 
@@ -1324,12 +1325,12 @@ def nanmean_grad(x, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("nanmean_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int_array(axis, "nanmean_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "nanmean_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nanmean_grad", _this.nanmean_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.nanmean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.nanmean_grad(x.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("nanmean_grad", (x_grad, ))
     return x_grad
 
 
@@ -1344,12 +1345,12 @@ def median_grad(x, out_grad, axis=None, keepdim=False, name=None):
         raise bad_tensor("median_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "median_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "median_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("median_grad", _this.median_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.median_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.median_grad(x.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("median_grad", (x_grad, ))
     return x_grad
 
 
@@ -1366,10 +1367,10 @@ def logcumsumexp_grad(x, out, out_grad, axis=None, dtype=None, name=None):
         raise bad_tensor("logcumsumexp_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "logcumsumexp_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "logcumsumexp_grad", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("logcumsumexp_grad", _this.logcumsumexp_grad, (x, out, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.logcumsumexp_grad(x, out, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.logcumsumexp_grad(x.impl, out.impl, out_grad.impl, axis, dtype), None, None
-    if _anomaly.active:
-        check_forward("logcumsumexp_grad", (x_grad, ))
     return x_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -108,6 +109,8 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
     axis = to_int_array_none_as_empty(axis, "sum", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "sum", "dtype")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "sum", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sum", _this.sum, (x, axis, dtype, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.sum(x.impl, axis, dtype, keepdim), None, None
     _x_meta = x._meta
@@ -120,8 +123,6 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("sum", (out, ))
     return out
 
 
@@ -134,6 +135,8 @@ def mean(x, axis=None, keepdim=False, name=None):
         raise bad_tensor("mean", "x", x)
     axis = to_int_array_none_as_empty(axis, "mean", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mean", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mean", _this.mean, (x, axis, keepdim, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.mean(x.impl, axis, keepdim), None, None
     _x_meta = x._meta
@@ -146,8 +149,6 @@ def mean(x, axis=None, keepdim=False, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("mean", (out, ))
     return out
 
 
@@ -162,12 +163,12 @@ def sum_grad(x, out_grad, axis, keepdim, name=None):
         raise bad_tensor("sum_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "sum_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "sum_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sum_grad", _this.sum_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sum_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sum_grad(x.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("sum_grad", (x_grad, ))
     return x_grad
 
 
@@ -182,10 +183,10 @@ def mean_grad(x, out_grad, axis, keepdim, name=None):
         raise bad_tensor("mean_grad", "out_grad", out_grad)
     axis = to_int_array(axis, "mean_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mean_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mean_grad", _this.mean_grad, (x, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mean_grad(x, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.mean_grad(x.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("mean_grad", (x_grad, ))
     return x_grad

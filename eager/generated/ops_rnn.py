@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -286,6 +287,8 @@ def lstm_cell(x, h, c, weight_hh, name=None):
         raise bad_tensor("lstm_cell", "c", c)
     if not isinstance(weight_hh, Tensor):
         raise bad_tensor("lstm_cell", "weight_hh", weight_hh)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lstm_cell", _this.lstm_cell, (x, h, c, weight_hh, ), checked=True)
     h_out, c_out, gates = _phi.lstm_cell(x.impl, h.impl, c.impl, weight_hh.impl)
     h_out = None if h_out is None else Tensor(h_out)
     c_out = None if c_out is None else Tensor(c_out)
@@ -320,8 +323,8 @@ def lstm_cell(x, h, c, weight_hh, name=None):
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("lstm_cell", (h_out, c_out, gates, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("lstm_cell", (h_out, c_out, gates, ))
     return h_out, c_out
 
 
@@ -338,6 +341,8 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
         raise bad_tensor("gru_cell", "weight_hh", weight_hh)
     if not isinstance(bias_hh, Tensor):
         raise bad_tensor("gru_cell", "bias_hh", bias_hh)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gru_cell", _this.gru_cell, (x, h, weight_hh, bias_hh, ), checked=True)
     h_out, gates = _phi.gru_cell(x.impl, h.impl, weight_hh.impl, bias_hh.impl)
     h_out = None if h_out is None else Tensor(h_out)
     gates = None if gates is None else Tensor(gates)
@@ -366,8 +371,8 @@ def gru_cell(x, h, weight_hh, bias_hh, name=None):
             node.gates = _saved = _new(SavedOutput)
             _saved._impl = _impl = gates.impl
             _saved.slot, _saved.version = gates._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
-    if _anomaly.active:
-        check_forward("gru_cell", (h_out, gates, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("gru_cell", (h_out, gates, ))
     return h_out
 
 
@@ -383,6 +388,8 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
     if not isinstance(weight_hh, Tensor):
         raise bad_tensor("simple_rnn_cell", "weight_hh", weight_hh)
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_cell", "activation")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("simple_rnn_cell", _this.simple_rnn_cell, (x, h, weight_hh, activation, ))
     h_out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     h_out.impl, h_out._meta, h_out._name = _phi.simple_rnn_cell(x.impl, h.impl, weight_hh.impl, activation), None, None
     _x_meta = x._meta
@@ -407,8 +414,6 @@ def simple_rnn_cell(x, h, weight_hh, activation='tanh', name=None):
             _saved._impl = _impl = h_out.impl
             _saved.slot, _saved.version = 0, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
-    if _anomaly.active:
-        check_forward("simple_rnn_cell", (h_out, ))
     return h_out
 
 
@@ -428,6 +433,8 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
     if mask is not None and not isinstance(mask, Tensor):
         raise bad_tensor("lstm_sequence", "mask", mask)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lstm_sequence", _this.lstm_sequence, (x, h0, c0, weight_hh, mask, is_reverse, ), checked=True)
     out, hs, cs, gates = _phi.lstm_sequence(x.impl, h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
@@ -486,8 +493,8 @@ def lstm_sequence(x, h0, c0, weight_hh, mask, is_reverse=False, name=None):
             _saved._impl = _impl = cs.impl
             _saved.slot, _saved.version = cs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
-    if _anomaly.active:
-        check_forward("lstm_sequence", (out, hs, cs, gates, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("lstm_sequence", (out, hs, cs, gates, ))
     return out, hs, cs
 
 
@@ -507,6 +514,8 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
     if mask is not None and not isinstance(mask, Tensor):
         raise bad_tensor("gru_sequence", "mask", mask)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gru_sequence", _this.gru_sequence, (x, h0, weight_hh, bias_hh, mask, is_reverse, ), checked=True)
     out, hs, gates = _phi.gru_sequence(x.impl, h0.impl, weight_hh.impl, bias_hh.impl, None if mask is None else mask.impl, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
@@ -551,8 +560,8 @@ def gru_sequence(x, h0, weight_hh, bias_hh, mask, is_reverse=False, name=None):
             _saved._impl = _impl = hs.impl
             _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.is_reverse = is_reverse
-    if _anomaly.active:
-        check_forward("gru_sequence", (out, hs, gates, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("gru_sequence", (out, hs, gates, ))
     return out, hs
 
 
@@ -571,6 +580,8 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
         raise bad_tensor("simple_rnn_sequence", "mask", mask)
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_sequence", "activation")
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "simple_rnn_sequence", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("simple_rnn_sequence", _this.simple_rnn_sequence, (x, h0, weight_hh, mask, activation, is_reverse, ))
     out, hs = _phi.simple_rnn_sequence(x.impl, h0.impl, weight_hh.impl, None if mask is None else mask.impl, activation, is_reverse)
     out = None if out is None else Tensor(out)
     hs = None if hs is None else Tensor(hs)
@@ -612,8 +623,6 @@ def simple_rnn_sequence(x, h0, weight_hh, mask, activation='tanh', is_reverse=Fa
             _saved.slot, _saved.version = hs._meta.slot, 0 if (_c := _impl.version_counter) is None else _c.value  # _impl.version inlined
         node.activation = activation
         node.is_reverse = is_reverse
-    if _anomaly.active:
-        check_forward("simple_rnn_sequence", (out, hs, ))
     return out, hs
 
 
@@ -636,6 +645,8 @@ def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, o
         raise bad_tensor("lstm_cell_grad", "c_out_grad", c_out_grad)
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("lstm_cell_grad", "gates_grad", gates_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lstm_cell_grad", _this.lstm_cell_grad, (h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (c._meta is not None and not c._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (h_out_grad is not None and h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient) or (c_out_grad is not None and c_out_grad._meta is not None and not c_out_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad)  # recorded through differentiable ops
     x_grad, h_grad, c_grad, weight_hh_grad = _phi.lstm_cell_grad(h.impl, c.impl, weight_hh.impl, gates.impl, None if h_out_grad is None else h_out_grad.impl, None if c_out_grad is None else c_out_grad.impl, None if gates_grad is None else gates_grad.impl, out_mask=out_mask)
@@ -643,8 +654,6 @@ def lstm_cell_grad(h, c, weight_hh, gates, h_out_grad, c_out_grad, gates_grad, o
     h_grad = None if h_grad is None else Tensor(h_grad)
     c_grad = None if c_grad is None else Tensor(c_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
-    if _anomaly.active:
-        check_forward("lstm_cell_grad", (x_grad, h_grad, c_grad, weight_hh_grad, ))
     return x_grad, h_grad, c_grad, weight_hh_grad
 
 
@@ -663,6 +672,8 @@ def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, out_mask=None, na
         raise bad_tensor("gru_cell_grad", "h_out_grad", h_out_grad)
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("gru_cell_grad", "gates_grad", gates_grad)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gru_cell_grad", _this.gru_cell_grad, (h, weight_hh, gates, h_out_grad, gates_grad, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (h_out_grad is not None and h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad)  # recorded through differentiable ops
     x_grad, h_grad, weight_hh_grad, bias_hh_grad = _phi.gru_cell_grad(h.impl, weight_hh.impl, gates.impl, None if h_out_grad is None else h_out_grad.impl, None if gates_grad is None else gates_grad.impl, out_mask=out_mask)
@@ -670,8 +681,6 @@ def gru_cell_grad(h, weight_hh, gates, h_out_grad, gates_grad, out_mask=None, na
     h_grad = None if h_grad is None else Tensor(h_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
     bias_hh_grad = None if bias_hh_grad is None else Tensor(bias_hh_grad)
-    if _anomaly.active:
-        check_forward("gru_cell_grad", (x_grad, h_grad, weight_hh_grad, bias_hh_grad, ))
     return x_grad, h_grad, weight_hh_grad, bias_hh_grad
 
 
@@ -689,14 +698,14 @@ def simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation, out_mask=N
     if not isinstance(h_out_grad, Tensor):
         raise bad_tensor("simple_rnn_cell_grad", "h_out_grad", h_out_grad)
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_cell_grad", "activation")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("simple_rnn_cell_grad", _this.simple_rnn_cell_grad, (h, weight_hh, h_out, h_out_grad, activation, out_mask, ), castable=False)
     if _grad_state.enabled and ((h._meta is not None and not h._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (h_out._meta is not None and not h_out._meta.stop_gradient) or (h_out_grad._meta is not None and not h_out_grad._meta.stop_gradient)):
         return _composite.simple_rnn_cell_grad(h, weight_hh, h_out, h_out_grad, activation)  # recorded through differentiable ops
     x_grad, h_grad, weight_hh_grad = _phi.simple_rnn_cell_grad(h.impl, weight_hh.impl, h_out.impl, h_out_grad.impl, activation, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     h_grad = None if h_grad is None else Tensor(h_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
-    if _anomaly.active:
-        check_forward("simple_rnn_cell_grad", (x_grad, h_grad, weight_hh_grad, ))
     return x_grad, h_grad, weight_hh_grad
 
 
@@ -728,6 +737,8 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("lstm_sequence_grad", "gates_grad", gates_grad)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "lstm_sequence_grad", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("lstm_sequence_grad", _this.lstm_sequence_grad, (h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (c0._meta is not None and not c0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (cs._meta is not None and not cs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (cs_grad is not None and cs_grad._meta is not None and not cs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad, cs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, c0_grad, weight_hh_grad = _phi.lstm_sequence_grad(h0.impl, c0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, cs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if cs_grad is None else cs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -735,8 +746,6 @@ def lstm_sequence_grad(h0, c0, weight_hh, mask, gates, hs, cs, out_grad, hs_grad
     h0_grad = None if h0_grad is None else Tensor(h0_grad)
     c0_grad = None if c0_grad is None else Tensor(c0_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
-    if _anomaly.active:
-        check_forward("lstm_sequence_grad", (x_grad, h0_grad, c0_grad, weight_hh_grad, ))
     return x_grad, h0_grad, c0_grad, weight_hh_grad
 
 
@@ -762,6 +771,8 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
     if gates_grad is not None and not isinstance(gates_grad, Tensor):
         raise bad_tensor("gru_sequence_grad", "gates_grad", gates_grad)
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "gru_sequence_grad", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gru_sequence_grad", _this.gru_sequence_grad, (h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (gates._meta is not None and not gates._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient) or (gates_grad is not None and gates_grad._meta is not None and not gates_grad._meta.stop_gradient)):
         return _composite.gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_grad, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad, bias_hh_grad = _phi.gru_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, gates.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, None if gates_grad is None else gates_grad.impl, is_reverse, out_mask=out_mask)
@@ -769,8 +780,6 @@ def gru_sequence_grad(h0, weight_hh, mask, gates, hs, out_grad, hs_grad, gates_g
     h0_grad = None if h0_grad is None else Tensor(h0_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
     bias_hh_grad = None if bias_hh_grad is None else Tensor(bias_hh_grad)
-    if _anomaly.active:
-        check_forward("gru_sequence_grad", (x_grad, h0_grad, weight_hh_grad, bias_hh_grad, ))
     return x_grad, h0_grad, weight_hh_grad, bias_hh_grad
 
 
@@ -795,12 +804,12 @@ def simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, ac
         raise bad_tensor("simple_rnn_sequence_grad", "hs_grad", hs_grad)
     activation = activation if type(activation) is str else to_str(activation, "simple_rnn_sequence_grad", "activation")
     is_reverse = is_reverse if type(is_reverse) is bool else to_bool(is_reverse, "simple_rnn_sequence_grad", "is_reverse")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("simple_rnn_sequence_grad", _this.simple_rnn_sequence_grad, (h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse, out_mask, ), castable=False)
     if _grad_state.enabled and ((h0._meta is not None and not h0._meta.stop_gradient) or (weight_hh._meta is not None and not weight_hh._meta.stop_gradient) or (mask is not None and mask._meta is not None and not mask._meta.stop_gradient) or (out._meta is not None and not out._meta.stop_gradient) or (hs._meta is not None and not hs._meta.stop_gradient) or (out_grad is not None and out_grad._meta is not None and not out_grad._meta.stop_gradient) or (hs_grad is not None and hs_grad._meta is not None and not hs_grad._meta.stop_gradient)):
         return _composite.simple_rnn_sequence_grad(h0, weight_hh, mask, out, hs, out_grad, hs_grad, activation, is_reverse)  # recorded through differentiable ops
     x_grad, h0_grad, weight_hh_grad = _phi.simple_rnn_sequence_grad(h0.impl, weight_hh.impl, None if mask is None else mask.impl, out.impl, hs.impl, None if out_grad is None else out_grad.impl, None if hs_grad is None else hs_grad.impl, activation, is_reverse, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     h0_grad = None if h0_grad is None else Tensor(h0_grad)
     weight_hh_grad = None if weight_hh_grad is None else Tensor(weight_hh_grad)
-    if _anomaly.active:
-        check_forward("simple_rnn_sequence_grad", (x_grad, h0_grad, weight_hh_grad, ))
     return x_grad, h0_grad, weight_hh_grad

@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -68,10 +69,10 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, place=None, name=None)
     max = max if type(max) is float else to_scalar(max, "uniform", "max")
     seed = to_int(seed, "uniform", "seed")
     place = to_place(place, "uniform", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("uniform", _this.uniform, (shape, dtype, min, max, seed, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.uniform(shape, dtype, min, max, seed, place), None, None
-    if _anomaly.active:
-        check_forward("uniform", (out, ))
     return out
 
 
@@ -100,10 +101,10 @@ def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, place=None, name=None
     seed = to_int(seed, "gaussian", "seed")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "gaussian", "dtype")
     place = to_place(place, "gaussian", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("gaussian", _this.gaussian, (shape, mean, std, seed, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.gaussian(shape, mean, std, seed, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("gaussian", (out, ))
     return out
 
 
@@ -145,10 +146,10 @@ def randint(low=0, high=None, shape=(1,), dtype=None, place=None, name=None):
     shape = to_int_array(shape, "randint", "shape")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randint", "dtype")
     place = to_place(place, "randint", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("randint", _this.randint, (low, high, shape, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.randint(low, high, shape, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("randint", (out, ))
     return out
 
 
@@ -162,10 +163,10 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     low = to_int(low, "randint_like", "low")
     high = None if high is None else to_int(high, "randint_like", "high")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randint_like", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("randint_like", _this.randint_like, (x, low, high, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.randint_like(x.impl, low, high, dtype), None, None
-    if _anomaly.active:
-        check_forward("randint_like", (out, ))
     return out
 
 
@@ -177,10 +178,10 @@ def randperm(n, dtype=None, place=None, name=None):
     n = to_int(n, "randperm", "n")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "randperm", "dtype")
     place = to_place(place, "randperm", "place")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("randperm", _this.randperm, (n, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.randperm(n, dtype, place), None, None
-    if _anomaly.active:
-        check_forward("randperm", (out, ))
     return out
 
 
@@ -191,10 +192,10 @@ def bernoulli(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("bernoulli", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bernoulli", _this.bernoulli, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bernoulli(x.impl), None, None
-    if _anomaly.active:
-        check_forward("bernoulli", (out, ))
     return out
 
 
@@ -205,10 +206,10 @@ def poisson(x, name=None):
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("poisson", "x", x)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("poisson", _this.poisson, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.poisson(x.impl), None, None
-    if _anomaly.active:
-        check_forward("poisson", (out, ))
     return out
 
 
@@ -221,8 +222,8 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
         raise bad_tensor("multinomial", "x", x)
     num_samples = to_int(num_samples, "multinomial", "num_samples")
     replacement = replacement if type(replacement) is bool else to_bool(replacement, "multinomial", "replacement")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("multinomial", _this.multinomial, (x, num_samples, replacement, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.multinomial(x.impl, num_samples, replacement), None, None
-    if _anomaly.active:
-        check_forward("multinomial", (out, ))
     return out

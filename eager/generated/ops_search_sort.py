@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -231,10 +232,10 @@ def argmax(x, axis=None, keepdim=False, dtype=DataType.INT64, name=None):
     axis = None if axis is None else to_int(axis, "argmax", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "argmax", "keepdim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "argmax", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("argmax", _this.argmax, (x, axis, keepdim, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.argmax(x.impl, axis, keepdim, dtype), None, None
-    if _anomaly.active:
-        check_forward("argmax", (out, ))
     return out
 
 
@@ -248,10 +249,10 @@ def argmin(x, axis=None, keepdim=False, dtype=DataType.INT64, name=None):
     axis = None if axis is None else to_int(axis, "argmin", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "argmin", "keepdim")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "argmin", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("argmin", _this.argmin, (x, axis, keepdim, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.argmin(x.impl, axis, keepdim, dtype), None, None
-    if _anomaly.active:
-        check_forward("argmin", (out, ))
     return out
 
 
@@ -266,6 +267,8 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
     axis = None if axis is None else to_int(axis, "topk", "axis")
     largest = largest if type(largest) is bool else to_bool(largest, "topk", "largest")
     sorted = sorted if type(sorted) is bool else to_bool(sorted, "topk", "sorted")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("topk", _this.topk, (x, k, axis, largest, sorted, ))
     out, indices = _phi.topk(x.impl, k, axis, largest, sorted)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -286,8 +289,6 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):
         node.axis = axis
         node.largest = largest
         node.sorted = sorted
-    if _anomaly.active:
-        check_forward("topk", (out, indices, ))
     return out, indices
 
 
@@ -301,6 +302,8 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     axis = to_int(axis, "sort", "axis")
     descending = descending if type(descending) is bool else to_bool(descending, "sort", "descending")
     stable = stable if type(stable) is bool else to_bool(stable, "sort", "stable")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sort", _this.sort, (x, axis, descending, stable, ), checked=True)
     out, indices = _phi.sort(x.impl, axis, descending, stable)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -320,8 +323,8 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
         node.axis = axis
         node.descending = descending
         node.stable = stable
-    if _anomaly.active:
-        check_forward("sort", (out, indices, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("sort", (out, indices, ))
     return out
 
 
@@ -335,10 +338,10 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     axis = to_int(axis, "argsort", "axis")
     descending = descending if type(descending) is bool else to_bool(descending, "argsort", "descending")
     stable = stable if type(stable) is bool else to_bool(stable, "argsort", "stable")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("argsort", _this.argsort, (x, axis, descending, stable, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.argsort(x.impl, axis, descending, stable), None, None
-    if _anomaly.active:
-        check_forward("argsort", (out, ))
     return out
 
 
@@ -352,6 +355,8 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     k = to_int(k, "kthvalue", "k")
     axis = None if axis is None else to_int(axis, "kthvalue", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "kthvalue", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("kthvalue", _this.kthvalue, (x, k, axis, keepdim, ))
     out, indices = _phi.kthvalue(x.impl, k, axis, keepdim)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -371,8 +376,6 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
         node.k = k
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("kthvalue", (out, indices, ))
     return out, indices
 
 
@@ -385,6 +388,8 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
         raise bad_tensor("cummax", "x", x)
     axis = None if axis is None else to_int(axis, "cummax", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cummax", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cummax", _this.cummax, (x, axis, dtype, ))
     out, indices = _phi.cummax(x.impl, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -403,8 +408,6 @@ def cummax(x, axis=None, dtype=DataType.INT64, name=None):
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cummax", (out, indices, ))
     return out, indices
 
 
@@ -417,6 +420,8 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
         raise bad_tensor("cummin", "x", x)
     axis = None if axis is None else to_int(axis, "cummin", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "cummin", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cummin", _this.cummin, (x, axis, dtype, ))
     out, indices = _phi.cummin(x.impl, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -435,8 +440,6 @@ def cummin(x, axis=None, dtype=DataType.INT64, name=None):
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.dtype = dtype
-    if _anomaly.active:
-        check_forward("cummin", (out, indices, ))
     return out, indices
 
 
@@ -449,6 +452,8 @@ def mode(x, axis=-1, keepdim=False, name=None):
         raise bad_tensor("mode", "x", x)
     axis = to_int(axis, "mode", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mode", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mode", _this.mode, (x, axis, keepdim, ))
     out, indices = _phi.mode(x.impl, axis, keepdim)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
@@ -467,8 +472,6 @@ def mode(x, axis=-1, keepdim=False, name=None):
             _saved.tensor, _saved.version = indices, 0 if (_c := indices.impl.version_counter) is None else _c.value  # .impl.version inlined
         node.axis = axis
         node.keepdim = keepdim
-    if _anomaly.active:
-        check_forward("mode", (out, indices, ))
     return out, indices
 
 
@@ -484,13 +487,15 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     return_counts = return_counts if type(return_counts) is bool else to_bool(return_counts, "unique", "return_counts")
     axis = None if axis is None else to_int(axis, "unique", "axis")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "unique", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("unique", _this.unique, (x, return_index, return_inverse, return_counts, axis, dtype, ), checked=True)
     out, indices, inverse, counts = _phi.unique(x.impl, return_index, return_inverse, return_counts, axis, dtype)
     out = None if out is None else Tensor(out)
     indices = None if indices is None else Tensor(indices)
     inverse = None if inverse is None else Tensor(inverse)
     counts = None if counts is None else Tensor(counts)
-    if _anomaly.active:
-        check_forward("unique", (out, indices, inverse, counts, ))
+    if _modes.active and _modes.anomaly():  # its outputs that it does not return too
+        _modes.check_forward("unique", (out, indices, inverse, counts, ))
     returned = []
     returned.append(out)
     if return_index:
@@ -512,10 +517,10 @@ def bincount(x, weights=None, minlength=0, name=None):
     if weights is not None and not isinstance(weights, Tensor):
         raise bad_tensor("bincount", "weights", weights)
     minlength = to_int(minlength, "bincount", "minlength")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bincount", _this.bincount, (x, weights, minlength, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bincount(x.impl, None if weights is None else weights.impl, minlength), None, None
-    if _anomaly.active:
-        check_forward("bincount", (out, ))
     return out
 
 
@@ -530,10 +535,10 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
         raise bad_tensor("searchsorted", "values", values)
     out_int32 = out_int32 if type(out_int32) is bool else to_bool(out_int32, "searchsorted", "out_int32")
     right = right if type(right) is bool else to_bool(right, "searchsorted", "right")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("searchsorted", _this.searchsorted, (sorted_sequence, values, out_int32, right, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.searchsorted(sorted_sequence.impl, values.impl, out_int32, right), None, None
-    if _anomaly.active:
-        check_forward("searchsorted", (out, ))
     return out
 
 
@@ -547,10 +552,10 @@ def histogram(input, bins=100, min=0.0, max=0.0, name=None):
     bins = to_int(bins, "histogram", "bins")
     min = min if type(min) is float else to_float(min, "histogram", "min")
     max = max if type(max) is float else to_float(max, "histogram", "max")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("histogram", _this.histogram, (input, bins, min, max, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.histogram(input.impl, bins, min, max), None, None
-    if _anomaly.active:
-        check_forward("histogram", (out, ))
     return out
 
 
@@ -569,12 +574,12 @@ def topk_grad(x, indices, out_grad, k, axis, largest, sorted, name=None):
     axis = None if axis is None else to_int(axis, "topk_grad", "axis")
     largest = largest if type(largest) is bool else to_bool(largest, "topk_grad", "largest")
     sorted = sorted if type(sorted) is bool else to_bool(sorted, "topk_grad", "sorted")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("topk_grad", _this.topk_grad, (x, indices, out_grad, k, axis, largest, sorted, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.topk_grad(x, indices, out_grad, k, axis, largest, sorted)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.topk_grad(x.impl, indices.impl, out_grad.impl, k, axis, largest, sorted), None, None
-    if _anomaly.active:
-        check_forward("topk_grad", (x_grad, ))
     return x_grad
 
 
@@ -592,12 +597,12 @@ def sort_grad(x, indices, out_grad, axis, descending, stable, name=None):
     axis = to_int(axis, "sort_grad", "axis")
     descending = descending if type(descending) is bool else to_bool(descending, "sort_grad", "descending")
     stable = stable if type(stable) is bool else to_bool(stable, "sort_grad", "stable")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("sort_grad", _this.sort_grad, (x, indices, out_grad, axis, descending, stable, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.sort_grad(x, indices, out_grad, axis, descending, stable)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.sort_grad(x.impl, indices.impl, out_grad.impl, axis, descending, stable), None, None
-    if _anomaly.active:
-        check_forward("sort_grad", (x_grad, ))
     return x_grad
 
 
@@ -615,12 +620,12 @@ def kthvalue_grad(x, indices, out_grad, k, axis, keepdim, name=None):
     k = to_int(k, "kthvalue_grad", "k")
     axis = None if axis is None else to_int(axis, "kthvalue_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "kthvalue_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("kthvalue_grad", _this.kthvalue_grad, (x, indices, out_grad, k, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.kthvalue_grad(x, indices, out_grad, k, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.kthvalue_grad(x.impl, indices.impl, out_grad.impl, k, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("kthvalue_grad", (x_grad, ))
     return x_grad
 
 
@@ -637,12 +642,12 @@ def cummax_grad(x, indices, out_grad, axis, dtype, name=None):
         raise bad_tensor("cummax_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cummax_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummax_grad", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cummax_grad", _this.cummax_grad, (x, indices, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummax_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cummax_grad(x.impl, indices.impl, out_grad.impl, axis, dtype), None, None
-    if _anomaly.active:
-        check_forward("cummax_grad", (x_grad, ))
     return x_grad
 
 
@@ -659,12 +664,12 @@ def cummin_grad(x, indices, out_grad, axis, dtype, name=None):
         raise bad_tensor("cummin_grad", "out_grad", out_grad)
     axis = None if axis is None else to_int(axis, "cummin_grad", "axis")
     dtype = dtype if type(dtype) is DataType else to_required_dtype(dtype, "cummin_grad", "dtype")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("cummin_grad", _this.cummin_grad, (x, indices, out_grad, axis, dtype, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.cummin_grad(x, indices, out_grad, axis, dtype)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.cummin_grad(x.impl, indices.impl, out_grad.impl, axis, dtype), None, None
-    if _anomaly.active:
-        check_forward("cummin_grad", (x_grad, ))
     return x_grad
 
 
@@ -681,10 +686,10 @@ def mode_grad(x, indices, out_grad, axis, keepdim, name=None):
         raise bad_tensor("mode_grad", "out_grad", out_grad)
     axis = to_int(axis, "mode_grad", "axis")
     keepdim = keepdim if type(keepdim) is bool else to_bool(keepdim, "mode_grad", "keepdim")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("mode_grad", _this.mode_grad, (x, indices, out_grad, axis, keepdim, ), castable=False)
     if _grad_state.enabled and ((x._meta is not None and not x._meta.stop_gradient) or (indices._meta is not None and not indices._meta.stop_gradient) or (out_grad._meta is not None and not out_grad._meta.stop_gradient)):
         return _composite.mode_grad(x, indices, out_grad, axis, keepdim)  # recorded through differentiable ops
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.mode_grad(x.impl, indices.impl, out_grad.impl, axis, keepdim), None, None
-    if _anomaly.active:
-        check_forward("mode_grad", (x_grad, ))
     return x_grad

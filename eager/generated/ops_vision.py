@@ -10,6 +10,7 @@ functions of their backward ops (same module) or the composite rules (through
 eager.rules) when create_graph is on, so forward functions and nodes live
 together here.
 """
+import sys as _sys
 from builtins import any as _any  # ops may be named like builtins (eager.any)
 from builtins import object as _object
 
@@ -24,12 +25,11 @@ from ..arguments import (  # noqa: F401
     to_place, to_required_dtype, to_scalar, to_scalar_or_str, to_str,
 )
 from ..autograd.accumulation import edge_of
-from ..autograd.anomaly import ANOMALY as _anomaly
-from ..autograd.anomaly import check_forward
 from ..autograd.grad_mode import STATE as _grad_state
 from ..autograd.inplace import check_inplace_leaf, snapshot, write_inplace  # noqa: F401
 from ..autograd.meta import AutogradMeta
 from ..autograd.node import GradNodeBase, GradSlotMeta, fill_missing_grads, set_history  # noqa: F401
+from ..autograd.op_modes import MODES as _modes
 from ..autograd.order_limit import limit_order  # noqa: F401
 from ..autograd.saved_hooks import save_input, save_output
 from ..autograd.tensor_wrapper import SavedInput, SavedList, SavedOutput, SavedShape, saved_shape, spec_of  # noqa: F401
@@ -38,6 +38,7 @@ from ..autograd.views import after_inplace, before_inplace, track_view  # noqa: 
 from ..rules import COMPOSITE as _composite
 from ..tensor import Tensor
 
+_this = _sys.modules[__name__]  # the ops by module attribute: an op's argument may share its name (scale's scale)
 _new = _object.__new__  # makes a Tensor, an AutogradMeta, a grad node or a saved tensor whose slots the code sets itself
 
 # The forward ops and their inplace twins: what `import eager` offers at top level.
@@ -349,6 +350,8 @@ def pad(x, paddings, pad_value=0.0, name=None):
         raise bad_tensor("pad", "x", x)
     paddings = to_int_array(paddings, "pad", "paddings")
     pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad", "pad_value")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("pad", _this.pad, (x, paddings, pad_value, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.pad(x.impl, paddings, pad_value), None, None
     _x_meta = x._meta
@@ -361,8 +364,6 @@ def pad(x, paddings, pad_value=0.0, name=None):
         node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
         node.paddings = paddings
         node.pad_value = pad_value
-    if _anomaly.active:
-        check_forward("pad", (out, ))
     return out
 
 
@@ -378,6 +379,8 @@ def nearest_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "nearest_interp", "align_corners")
     align_mode = to_int(align_mode, "nearest_interp", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nearest_interp", _this.nearest_interp, (x, out_size, scale, align_corners, align_mode, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.nearest_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -393,8 +396,6 @@ def nearest_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("nearest_interp", (out, ))
     return out
 
 
@@ -410,6 +411,8 @@ def linear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, data
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "linear_interp", "align_corners")
     align_mode = to_int(align_mode, "linear_interp", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("linear_interp", _this.linear_interp, (x, out_size, scale, align_corners, align_mode, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.linear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -425,8 +428,6 @@ def linear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, data
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("linear_interp", (out, ))
     return out
 
 
@@ -442,6 +443,8 @@ def bilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, da
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bilinear_interp", "align_corners")
     align_mode = to_int(align_mode, "bilinear_interp", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bilinear_interp", _this.bilinear_interp, (x, out_size, scale, align_corners, align_mode, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -457,8 +460,6 @@ def bilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, da
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("bilinear_interp", (out, ))
     return out
 
 
@@ -474,6 +475,8 @@ def trilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, d
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "trilinear_interp", "align_corners")
     align_mode = to_int(align_mode, "trilinear_interp", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("trilinear_interp", _this.trilinear_interp, (x, out_size, scale, align_corners, align_mode, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.trilinear_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -489,8 +492,6 @@ def trilinear_interp(x, out_size, scale=(), align_corners=False, align_mode=0, d
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("trilinear_interp", (out, ))
     return out
 
 
@@ -506,6 +507,8 @@ def bicubic_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bicubic_interp", "align_corners")
     align_mode = to_int(align_mode, "bicubic_interp", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bicubic_interp", _this.bicubic_interp, (x, out_size, scale, align_corners, align_mode, data_format, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.bicubic_interp(x.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -521,8 +524,6 @@ def bicubic_interp(x, out_size, scale=(), align_corners=False, align_mode=0, dat
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("bicubic_interp", (out, ))
     return out
 
 
@@ -538,6 +539,8 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
     mode = mode if type(mode) is str else to_str(mode, "grid_sample", "mode")
     padding_mode = padding_mode if type(padding_mode) is str else to_str(padding_mode, "grid_sample", "padding_mode")
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "grid_sample", "align_corners")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("grid_sample", _this.grid_sample, (x, grid, mode, padding_mode, align_corners, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.grid_sample(x.impl, grid.impl, mode, padding_mode, align_corners), None, None
     _x_meta = x._meta
@@ -559,8 +562,6 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
         node.mode = mode
         node.padding_mode = padding_mode
         node.align_corners = align_corners
-    if _anomaly.active:
-        check_forward("grid_sample", (out, ))
     return out
 
 
@@ -575,6 +576,8 @@ def pad_grad(x, out_grad, paddings, pad_value, name=None):
         raise bad_tensor("pad_grad", "out_grad", out_grad)
     paddings = to_int_array(paddings, "pad_grad", "paddings")
     pad_value = pad_value if type(pad_value) is float else to_float(pad_value, "pad_grad", "pad_value")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("pad_grad", _this.pad_grad, (x, out_grad, paddings, pad_value, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.pad_grad(x.impl, out_grad.impl, paddings, pad_value), None, None
     _x_meta = x._meta
@@ -587,8 +590,6 @@ def pad_grad(x, out_grad, paddings, pad_value, name=None):
         meta.node, meta.slot, meta.stop_gradient = node, 0, False
         node.paddings = paddings
         node.pad_value = pad_value
-    if _anomaly.active:
-        check_forward("pad_grad", (x_grad, ))
     return x_grad
 
 
@@ -621,6 +622,8 @@ def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "nearest_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "nearest_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "nearest_interp_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("nearest_interp_grad", _this.nearest_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.nearest_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -636,8 +639,6 @@ def nearest_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("nearest_interp_grad", (x_grad, ))
     return x_grad
 
 
@@ -673,6 +674,8 @@ def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, 
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "linear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "linear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "linear_interp_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("linear_interp_grad", _this.linear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.linear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -688,8 +691,6 @@ def linear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode, 
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("linear_interp_grad", (x_grad, ))
     return x_grad
 
 
@@ -725,6 +726,8 @@ def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bilinear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "bilinear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bilinear_interp_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bilinear_interp_grad", _this.bilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.bilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -740,8 +743,6 @@ def bilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("bilinear_interp_grad", (x_grad, ))
     return x_grad
 
 
@@ -777,6 +778,8 @@ def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mod
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "trilinear_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "trilinear_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "trilinear_interp_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("trilinear_interp_grad", _this.trilinear_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.trilinear_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -792,8 +795,6 @@ def trilinear_interp_grad(x, out_grad, out_size, scale, align_corners, align_mod
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("trilinear_interp_grad", (x_grad, ))
     return x_grad
 
 
@@ -829,6 +830,8 @@ def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "bicubic_interp_grad", "align_corners")
     align_mode = to_int(align_mode, "bicubic_interp_grad", "align_mode")
     data_format = data_format if type(data_format) is str else to_str(data_format, "bicubic_interp_grad", "data_format")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("bicubic_interp_grad", _this.bicubic_interp_grad, (x, out_grad, out_size, scale, align_corners, align_mode, data_format, ), castable=False)
     x_grad = _new(Tensor)  # Tensor(impl) without the __init__ frame
     x_grad.impl, x_grad._meta, x_grad._name = _phi.bicubic_interp_grad(x.impl, out_grad.impl, out_size, scale, align_corners, align_mode, data_format), None, None
     _x_meta = x._meta
@@ -844,8 +847,6 @@ def bicubic_interp_grad(x, out_grad, out_size, scale, align_corners, align_mode,
         node.align_corners = align_corners
         node.align_mode = align_mode
         node.data_format = data_format
-    if _anomaly.active:
-        check_forward("bicubic_interp_grad", (x_grad, ))
     return x_grad
 
 
@@ -881,9 +882,9 @@ def grid_sample_grad(x, grid, out_grad, mode, padding_mode, align_corners, out_m
     mode = mode if type(mode) is str else to_str(mode, "grid_sample_grad", "mode")
     padding_mode = padding_mode if type(padding_mode) is str else to_str(padding_mode, "grid_sample_grad", "padding_mode")
     align_corners = align_corners if type(align_corners) is bool else to_bool(align_corners, "grid_sample_grad", "align_corners")
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("grid_sample_grad", _this.grid_sample_grad, (x, grid, out_grad, mode, padding_mode, align_corners, out_mask, ), castable=False)
     x_grad, grid_grad = _phi.grid_sample_grad(x.impl, grid.impl, out_grad.impl, mode, padding_mode, align_corners, out_mask=out_mask)
     x_grad = None if x_grad is None else Tensor(x_grad)
     grid_grad = None if grid_grad is None else Tensor(grid_grad)
-    if _anomaly.active:
-        check_forward("grid_sample_grad", (x_grad, grid_grad, ))
     return x_grad, grid_grad

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from .. import amp as _amp
 from ..autograd import no_grad
 from ..creation import to_tensor
 from ..distributed.env import get_rank, get_world_size, init_parallel_env
@@ -130,6 +131,10 @@ class Model:
         self._optimizer = None
         self._loss = None
         self._metrics = []
+        self._amp_level = "O0"     # prepare's amp_configs: the auto_cast level,
+        self._amp_lists = {}       # its custom lists,
+        self._amp_scaling = {}     # the GradScaler's arguments
+        self._scaler = None        # and the GradScaler, made by the first train_batch
         self._test_dataloader = None
         self.stop_training = False
         self.num_iters = None
@@ -159,8 +164,15 @@ class Model:
         """Sets the optimizer (needed by ``fit``/``train_batch``), the loss (an
         ``eager.nn.Layer`` or any callable ``loss(*outputs, *labels)``) and the
         metrics (``eager.metric.Metric`` instances, one or a list).
-        ``amp_configs`` (automatic mixed precision) is not supported: it must be
-        None.
+
+        ``amp_configs`` (automatic mixed precision, Paddle's): None or 'O0' (off),
+        'O1' or 'O2', or a dict with 'level' ('O1' by default), 'custom_white_list',
+        'custom_black_list' (for eager.amp.auto_cast), 'use_pure_fp16' (True means
+        'O2') and GradScaler's arguments ('init_loss_scaling', 'incr_ratio',
+        'decr_ratio', 'incr_every_n_steps', 'decr_every_n_nan_or_inf',
+        'use_dynamic_loss_scaling'). Batches then run under auto_cast, training
+        steps through a GradScaler; 'O2' also decorates the network and the
+        optimizer (eager.amp.decorate).
 
         >>> model.prepare(eager.optimizer.Adam(parameters=model.parameters()),
         ...               eager.nn.CrossEntropyLoss(), eager.metric.Accuracy())
@@ -176,10 +188,16 @@ class Model:
             if not isinstance(metric, Metric):
                 raise TypeError(f"Model.prepare: argument 'metrics' expected eager.metric.Metric instances, "
                                 f"got {type(metric).__name__}")
-        if amp_configs is not None:
-            raise ValueError(f"Model.prepare: argument 'amp_configs' expected None: automatic mixed "
-                             f"precision is not supported by eager.Model (got {amp_configs!r}); cast the "
-                             f"network with network.float16() yourself if you need half precision")
+        level, lists, scaling = _amp_settings(amp_configs)
+        if level != "O0":
+            _amp.auto_cast(**lists, level=level)  # checks the lists before anything changes
+            _amp.GradScaler(**scaling)            # and the scaler's arguments
+        if level == "O2":
+            if optimizer is None:
+                _amp.decorate(models=self.network, level="O2")
+            else:
+                _amp.decorate(models=self.network, optimizers=optimizer, level="O2")
+        self._amp_level, self._amp_lists, self._amp_scaling, self._scaler = level, lists, scaling, None
         self._optimizer = optimizer
         self._loss = loss
         self._metrics = metrics
@@ -246,15 +264,24 @@ class Model:
         # Accumulating batches (update=False) stay local; the next update averages the total.
         syncing = update or not isinstance(network, DataParallel)
         local = contextlib.nullcontext() if syncing else network.no_sync()
+        amp_on = self._amp_level != "O0"
+        if amp_on and self._scaler is None:
+            self._scaler = _amp.GradScaler(**self._amp_scaling)
         with local:
-            outputs = network(*inputs)
-            losses = self._losses(who, outputs, labels)
-            final_loss = losses[0]
-            for loss in losses[1:]:
-                final_loss = final_loss + loss
+            with self._auto_cast():
+                outputs = network(*inputs)
+                losses = self._losses(who, outputs, labels)
+                final_loss = losses[0]
+                for loss in losses[1:]:
+                    final_loss = final_loss + loss
+            if amp_on:
+                final_loss = self._scaler.scale(final_loss)
             final_loss.backward()
         if update:
-            self._optimizer.step()
+            if amp_on:
+                self._scaler.minimize(self._optimizer, final_loss)
+            else:
+                self._optimizer.step()
             self.network.clear_gradients()
         metrics = self._update_metrics(outputs, labels)
         values = [loss.numpy() for loss in losses]
@@ -273,7 +300,7 @@ class Model:
             raise RuntimeError(f"{who}: nothing to evaluate: call model.prepare(loss=..., metrics=...) first")
         self.network.eval()
         self.mode = "eval"
-        with no_grad():
+        with no_grad(), self._auto_cast():
             outputs = self.network(*inputs)
             losses = self._losses(who, outputs, labels) if self._loss is not None else None
             metrics = self._update_metrics(outputs, labels)
@@ -291,9 +318,13 @@ class Model:
         inputs, _ = self._batch_tensors("Model.predict_batch", inputs, None)
         self.network.eval()
         self.mode = "test"  # Paddle's name for prediction
-        with no_grad():
+        with no_grad(), self._auto_cast():
             outputs = self.network(*inputs)
         return [_to_numpy(o) for o in _to_list(outputs)]
+
+    def _auto_cast(self):
+        """auto_cast per prepare's amp_configs (a block that changes nothing at 'O0')."""
+        return _amp.auto_cast(enable=self._amp_level != "O0", level=self._amp_level, **self._amp_lists)
 
     # -- loops ----------------------------------------------------------------
     def _loader(self, who: str, arg: str, data, batch_size, shuffle=False, drop_last=False, num_workers=0,
@@ -660,3 +691,38 @@ class Model:
 
 
 __all__ = ["Model"]
+
+
+_AMP_LIST_KEYS = ("custom_white_list", "custom_black_list")
+_AMP_SCALER_KEYS = ("init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
+                    "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling")
+
+
+def _amp_settings(amp_configs) -> tuple:
+    """Model.prepare's amp_configs as (level, auto_cast's custom lists, GradScaler's arguments)."""
+    who = "Model.prepare"
+    if amp_configs is None:
+        return "O0", {}, {}
+    if isinstance(amp_configs, str):
+        if amp_configs not in ("O0", "O1", "O2"):
+            raise ValueError(f"{who}: argument 'amp_configs' expected 'O0', 'O1', 'O2' or a dict, got {amp_configs!r}")
+        return amp_configs, {}, {}
+    if not isinstance(amp_configs, dict):
+        raise TypeError(f"{who}: argument 'amp_configs' expected None, a level ('O0', 'O1', 'O2') or a dict, "
+                        f"got {type(amp_configs).__name__}")
+    level = amp_configs.get("level", "O1")
+    if level not in ("O0", "O1", "O2"):
+        raise ValueError(f"{who}: amp_configs['level'] expected 'O0', 'O1' or 'O2', got {level!r}")
+    static_only = {"custom_black_varnames", "use_fp16_guard"} & set(amp_configs)
+    if static_only:
+        raise ValueError(f"{who}: amp_configs keys {sorted(static_only)} are for static graphs (Paddle's "
+                         f"static mode) only")
+    unknown = set(amp_configs) - {"level", "use_pure_fp16", *_AMP_LIST_KEYS, *_AMP_SCALER_KEYS}
+    if unknown:
+        raise ValueError(f"{who}: amp_configs keys {sorted(unknown)} are not mixed precision settings; "
+                         f"expected 'level', 'use_pure_fp16', {', '.join(map(repr, _AMP_LIST_KEYS + _AMP_SCALER_KEYS))}")
+    if amp_configs.get("use_pure_fp16", False) is True and "level" not in amp_configs:
+        level = "O2"
+    lists = {key: amp_configs[key] for key in _AMP_LIST_KEYS if key in amp_configs}
+    scaling = {key: amp_configs[key] for key in _AMP_SCALER_KEYS if key in amp_configs}
+    return level, lists, scaling

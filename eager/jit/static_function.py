@@ -33,6 +33,7 @@ from phi.core import DenseTensor
 
 from ..autograd.anomaly import ANOMALY
 from ..autograd.grad_mode import STATE
+from ..autograd.op_modes import MODES
 from ..framework import current_place, default_dtype
 from ..nn.layer import Layer
 from ..optimizer.optimizer import Optimizer
@@ -186,9 +187,11 @@ class StaticFunction:
 
     def __call__(self, *args, **kwargs):
         function = self._function
-        if not SWITCH.enabled or ANOMALY.enabled or _recorder._ACTIVE is not None and _recorder._mine():
-            # off, anomaly checks (they read values on the host), or called inside
-            # another capture, which records these kernels as its own
+        if not SWITCH.enabled or ANOMALY.enabled or MODES.amp() is not None \
+                or _recorder._ACTIVE is not None and _recorder._mine():
+            # off, anomaly checks (they read values on the host), auto_cast (a replay
+            # has no casts of its own: it runs eagerly), or called inside another
+            # capture, which records these kernels as its own
             return function(*args, **kwargs)
         key = None
         if not kwargs:  # the common call, tensors on the host only: its signature without the tree walk

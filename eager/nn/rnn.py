@@ -27,7 +27,7 @@ from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
 from . import functional as F
-from .functional.checks import check_float, check_positive_int, check_tensor
+from .functional.checks import check_float, check_positive_int, check_tensor, dtype_mismatch
 from .layer import Layer, ParamAttr
 from .layers import LayerList
 
@@ -49,13 +49,13 @@ def _check_state(who: str, arg: str, state, shape, dtype) -> Tensor:
     check_tensor(who, arg, state)
     if state.shape != list(shape):
         raise ValueError(f"{who}: argument '{arg}' expected shape {list(shape)}, got {state.shape}")
-    if state.dtype != dtype:
+    if dtype_mismatch(state.dtype, dtype):
         raise TypeError(f"{who}: argument '{arg}' expected dtype {dtype} (the input's), got {state.dtype}")
     return state
 
 
 def _check_params_dtype(who: str, cell, inputs) -> None:
-    if cell.weight_ih.dtype != inputs.dtype:
+    if dtype_mismatch(cell.weight_ih.dtype, inputs.dtype):  # float16 with float32: fine in auto_cast
         raise TypeError(f"{who}: argument 'inputs' expected dtype {cell.weight_ih.dtype} (the weights'), got "
                         f"{inputs.dtype}")
 

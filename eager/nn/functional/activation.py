@@ -6,7 +6,7 @@ import numpy as np
 from ...arguments import describe, to_dtype
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor
+from .checks import check_axis, check_float, check_number, check_positive_int, check_tensor, dtypes_differ
 
 
 def relu(x: Tensor, name=None) -> Tensor:
@@ -363,7 +363,7 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name=None) -> Te
     """
     check_float("prelu", "x", x)
     check_float("prelu", "weight", weight)
-    if weight.dtype != x.dtype:
+    if dtypes_differ(weight, x):
         raise TypeError(f"prelu: argument 'weight' expected the dtype of 'x' {x.dtype}, got {weight.dtype}")
     if data_format not in _PRELU_FORMATS:
         raise ValueError(f"prelu: argument 'data_format' expected one of {list(_PRELU_FORMATS)}, got "

@@ -15,7 +15,7 @@ from phi.common.data_type import FLOATING_TYPES, DataType
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_float, check_tensor
+from .checks import check_float, check_tensor, dtype_mismatch, dtypes_differ
 from .dropout import _check_p, dropout
 
 def _broadcasts_to(shape, target) -> bool:
@@ -45,7 +45,7 @@ def _additive_mask(fn: str, mask, dtype, scores_shape):
         return _F.where(mask, zero, _F.full([], -math.inf, dtype, mask.place))
     if mask.dtype not in FLOATING_TYPES:
         raise TypeError(f"{fn}: argument 'attn_mask' expected a bool or floating Tensor, got {mask.dtype}")
-    if mask.dtype != dtype:
+    if dtype_mismatch(mask.dtype, dtype):
         raise TypeError(f"{fn}: argument 'attn_mask' expected the dtype of query ({dtype}) for a float mask, "
                         f"got {mask.dtype}")
     return mask
@@ -100,7 +100,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         if value_.ndim != query.ndim:
             raise ValueError(f"{fn}: argument '{arg}' expected a {query.ndim}-d tensor like query "
                              f"{query.shape}, got shape {value_.shape}")
-        if value_.dtype != query.dtype:
+        if dtypes_differ(value_, query):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of query ({query.dtype}), got {value_.dtype}")
     q_shape, k_shape, v_shape = query.shape[-4:], key.shape[-4:], value.shape[-4:]
     if k_shape[:-3] != q_shape[:-3] or k_shape[-2] != q_shape[-2] or k_shape[-1] != q_shape[-1]:

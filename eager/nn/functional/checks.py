@@ -11,6 +11,7 @@ from phi.backends.gpu_context import VALUE_CHECKS
 from phi.common.data_type import FLOATING_TYPES, INTEGER_TYPES, DataType
 
 from ...arguments import describe
+from ...autograd.op_modes import MODES
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 
@@ -87,9 +88,25 @@ def check_same_shape(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) ->
     if a.shape != b.shape:
         raise ValueError(
             f"{fn}: argument '{b_name}' expected the shape of '{a_name}' {a.shape}, got {b.shape}")
-    if a.dtype != b.dtype:
+    if dtypes_differ(a, b):
         raise TypeError(
             f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
+
+
+_AMP_MIX = frozenset({DataType.FLOAT16, DataType.FLOAT32})
+
+
+def dtypes_differ(a: Tensor, b: Tensor) -> bool:
+    """Whether a and b differ in dtype in a way the ops cannot take: float16
+    with float32 is fine inside eager.amp.auto_cast (each op casts its inputs)."""
+    return dtype_mismatch(a.dtype, b.dtype)
+
+
+def dtype_mismatch(a: DataType, b: DataType) -> bool:
+    """dtypes_differ for two dtypes."""
+    if a == b:
+        return False
+    return MODES.amp() is None or not (a in _AMP_MIX and b in _AMP_MIX)
 
 
 def reads_values(x: Tensor) -> bool:

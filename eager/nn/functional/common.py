@@ -12,11 +12,11 @@ from phi.core.kernel_registry import SignatureCache
 
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float
+from .checks import check_axis, check_float, dtypes_differ
 
 
 def _same_dtype(fn: str, a_name: str, a: Tensor, b_name: str, b: Tensor) -> None:
-    if a.dtype != b.dtype:
+    if dtypes_differ(a, b):
         raise TypeError(f"{fn}: argument '{b_name}' expected the dtype of '{a_name}' {a.dtype}, got {b.dtype}")
 
 

@@ -14,8 +14,8 @@ from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check_float, check_integer, check_number,
-                     check_positive_int, check_reduction, check_same_shape, check_tensor, reads_values, reduce_loss,
-                     value_range)
+                     check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
+                     reduce_loss, value_range)
 from .common import pairwise_distance
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
@@ -48,7 +48,7 @@ def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean", name=None) -
         warnings.warn(f"{fn}: input of shape {input.shape} and label of shape {label.shape} are "
                       f"broadcast together, as Paddle does; reshape one if that is not meant",
                       stacklevel=2)
-        if input.dtype != label.dtype:
+        if dtypes_differ(input, label):
             raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, "
                             f"got {label.dtype}")
     else:
@@ -70,7 +70,7 @@ def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     fn = "square_error_cost"
     check_float(fn, "input", input)
     check_tensor(fn, "label", label)
-    if label.dtype != input.dtype:
+    if dtypes_differ(input, label):
         raise TypeError(f"{fn}: argument 'label' expected the dtype of 'input' {input.dtype}, got {label.dtype}")
     try:
         np.broadcast_shapes(tuple(input.shape), tuple(label.shape))
@@ -119,7 +119,7 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight=None,
     check_reduction(fn, reduction)
     if pos_weight is not None:
         check_tensor(fn, "pos_weight", pos_weight)
-        if pos_weight.dtype != logit.dtype:
+        if dtypes_differ(pos_weight, logit):
             raise TypeError(f"{fn}: argument 'pos_weight' expected dtype {logit.dtype}, got "
                             f"{pos_weight.dtype}")
         pos_weight = _F.expand(pos_weight, logit.shape)
@@ -356,7 +356,7 @@ def _scaled_by(fn: str, loss: Tensor, weight, reference: Tensor) -> Tensor:
     if weight is None:
         return loss
     check_tensor(fn, "weight", weight)
-    if weight.dtype != reference.dtype:
+    if dtypes_differ(weight, reference):
         raise TypeError(f"{fn}: argument 'weight' expected dtype {reference.dtype}, got {weight.dtype}")
     try:
         shape = list(np.broadcast_shapes(tuple(weight.shape), tuple(loss.shape)))
@@ -403,7 +403,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     classes = input.shape[1]
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or weight.dtype != input.dtype:
+        if weight.shape != [classes] or dtypes_differ(weight, input):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     loss = _renamed(fn, "nll_loss", lambda: _F.nll_loss(input, label, weight, ignore_index))
@@ -747,7 +747,7 @@ def multi_margin_loss(input: Tensor, label: Tensor, p: int = 1, margin: float = 
                          f"{label.shape}")
     if weight is not None:
         check_tensor(fn, "weight", weight)
-        if weight.shape != [classes] or weight.dtype != input.dtype:
+        if weight.shape != [classes] or dtypes_differ(weight, input):
             raise ValueError(f"{fn}: argument 'weight' expected {input.dtype}[{classes}] (one per class), got "
                              f"{weight.dtype}{weight.shape}")
     if rows and reads_values(label):
@@ -799,7 +799,7 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer=None, alpha: flo
         check_tensor(fn, "normalizer", normalizer)
         if normalizer.ndim > 1 or normalizer.numel() != 1:
             raise ValueError(f"{fn}: argument 'normalizer' expected shape [1] or [], got {normalizer.shape}")
-        if normalizer.dtype != logit.dtype:
+        if dtypes_differ(normalizer, logit):
             raise TypeError(f"{fn}: argument 'normalizer' expected dtype {logit.dtype}, got {normalizer.dtype}")
         loss = _F.divide(loss, _F.reshape(normalizer, []))
     return reduce_loss(fn, loss, reduction)
@@ -859,7 +859,7 @@ def gaussian_nll_loss(input: Tensor, label: Tensor, variance: Tensor, full: bool
     check_reduction(fn, reduction)
     for arg, value in (("label", label), ("variance", variance)):
         check_tensor(fn, arg, value)
-        if value.dtype != input.dtype:
+        if dtypes_differ(value, input):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of 'input' {input.dtype}, got {value.dtype}")
     if not isinstance(full, bool):
         raise TypeError(f"{fn}: argument 'full' expected a bool, got {full!r}")
@@ -940,7 +940,7 @@ def hsigmoid_loss(input: Tensor, label: Tensor, num_classes: int, weight: Tensor
     if weight.ndim != 2 or weight.shape[1] != features or (not custom and weight.shape[0] != nodes):
         rows_text = "num_nodes" if custom else str(nodes)
         raise ValueError(f"{fn}: argument 'weight' expected shape [{rows_text}, {features}], got {weight.shape}")
-    if weight.dtype != input.dtype:
+    if dtypes_differ(weight, input):
         raise TypeError(f"{fn}: argument 'weight' expected the dtype of 'input' {input.dtype}, got {weight.dtype}")
     if bias is not None:
         check_tensor(fn, "bias", bias)

@@ -15,7 +15,7 @@ import numbers
 from ...autograd.inplace import write_inplace
 from ...generated import forward_api as _F
 from ...tensor import Tensor
-from .checks import check_axis, check_float, check_tensor
+from .checks import check_axis, check_float, check_tensor, dtypes_differ
 
 _FORMATS = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
@@ -69,7 +69,7 @@ def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, epsilon: flo
     _check_affine(fn, "weight", weight, shape)
     _check_affine(fn, "bias", bias, shape)
     for arg, value in (("weight", weight), ("bias", bias)):
-        if value is not None and value.dtype != x.dtype:
+        if value is not None and dtypes_differ(x, value):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
     return _F.layer_norm(x, weight, bias, epsilon, x.ndim - len(shape))
 
@@ -105,7 +105,7 @@ def _check_per_channel(fn: str, x: Tensor, data_format: str, **tensors) -> int:
 
 def _check_same_dtype(fn: str, x: Tensor, **tensors) -> None:
     for arg, value in tensors.items():
-        if value is not None and value.dtype != x.dtype:
+        if value is not None and dtypes_differ(x, value):
             raise TypeError(f"{fn}: argument '{arg}' expected the dtype of x {x.dtype}, got {value.dtype}")
 
 

@@ -1,0 +1,215 @@
+"""``auto_cast`` (also ``amp_guard``): run the ops of a ``with`` block in mixed
+precision, Paddle 2.x's dynamic-graph AMP.
+
+Inside the block each generated op (through eager.autograd.op_modes) casts its
+floating inputs before it runs: ops of the white list to the amp dtype
+(float16), ops of the black list to float32, others per ``use_promote``
+(float32 when any floating input is float32, else the amp dtype). The casts are
+recorded ``cast`` ops, so gradients flow back to float32 leaves in float32.
+The mode is per thread, like grad mode; ``auto_cast(enable=False)`` inside a
+block turns it off for its own block.
+
+>>> with eager.amp.auto_cast():
+...     y = eager.matmul(x, w)      # float16
+...     loss = y.mean()             # mean is black-listed: float32
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+from phi.common import DataType
+
+from ..arguments import describe, to_bool
+from ..autograd.op_modes import MODES
+from ..generated import forward_api as _F
+from ..tensor import Tensor
+from .amp_lists import LEVELS, PADDLE_OP_NAMES, lists_for
+
+_AMP_FLOATS = frozenset({DataType.FLOAT32, DataType.FLOAT16})  # what auto_cast casts (float64 stays)
+_DTYPES = {"float16": DataType.FLOAT16}
+
+
+def is_float16_supported(device=None) -> bool:
+    """Whether auto_cast and decorate can use float16 on ``device`` (None: the
+    current one). True here: float16 kernels run on NumPy (CPU) and CuPy (GPU)."""
+    _check_device("is_float16_supported", device)
+    return True
+
+
+def is_bfloat16_supported(device=None) -> bool:
+    """Whether bfloat16 AMP is available: False here (NumPy has no bfloat16 type,
+    so no kernel computes in it); ``dtype='bfloat16'`` raises."""
+    _check_device("is_bfloat16_supported", device)
+    return False
+
+
+def _check_device(who: str, device) -> None:
+    if device is not None and not isinstance(device, str):
+        raise TypeError(f"{who}: argument 'device' expected None or a device name such as 'gpu:0', "
+                        f"got {describe(device)}")
+
+
+def _op_names() -> frozenset:
+    """The forward ops a custom list may name (eager's names)."""
+    return frozenset(name for name in _F.__all__ if not name.endswith("_"))
+
+
+def check_level(who: str, level) -> str:
+    if not isinstance(level, str) or level not in LEVELS:
+        raise ValueError(f"{who}: argument 'level' expected one of 'O0', 'OD', 'O1', 'O2', got {level!r}")
+    return level
+
+
+def check_amp_dtype(who: str, dtype) -> str:
+    """'float16' (a DataType or numpy name is accepted); 'bfloat16' raises."""
+    name = dtype.value if isinstance(dtype, DataType) else dtype
+    if name == "bfloat16":
+        raise ValueError(f"{who}: argument 'dtype' is 'bfloat16', which eager cannot compute in "
+                         f"(NumPy has no bfloat16; eager.amp.is_bfloat16_supported() returns False); "
+                         f"use dtype='float16'")
+    if name not in _DTYPES:
+        raise ValueError(f"{who}: argument 'dtype' expected 'float16' or 'bfloat16', got {dtype!r}")
+    return name
+
+
+def check_op_list(who: str, arg: str, ops) -> frozenset:
+    """A custom list (set, list or tuple of op names, or None) as eager op names;
+    Paddle's own names (elementwise_add, reduce_sum, ...) are accepted."""
+    if ops is None:
+        return frozenset()
+    if isinstance(ops, str) or not isinstance(ops, (set, frozenset, list, tuple)):
+        raise TypeError(f"{who}: argument '{arg}' expected None or a set, list or tuple of op names, "
+                        f"got {describe(ops)}")
+    known, names, unknown = _op_names(), set(), []
+    for op in ops:
+        if not isinstance(op, str):
+            raise TypeError(f"{who}: argument '{arg}' expected op names (str), got {describe(op)} in it")
+        name = PADDLE_OP_NAMES.get(op, op)
+        if name not in known:
+            unknown.append(op)
+        names.add(name)
+    if unknown:
+        raise ValueError(f"{who}: argument '{arg}' names {sorted(unknown)}, which are not ops "
+                         f"(eager.ops lists the op names; Paddle's elementwise_add, reduce_sum, ... "
+                         f"are accepted too)")
+    return frozenset(names)
+
+
+class AmpState:
+    """One auto_cast block's settings: what :meth:`cast_inputs` does to an op's inputs."""
+
+    __slots__ = ("level", "dtype", "white", "black", "use_promote")
+
+    def __init__(self, level: str, dtype: DataType, white: frozenset, black: frozenset, use_promote: bool):
+        self.level, self.dtype, self.white, self.black = level, dtype, white, black
+        self.use_promote = use_promote
+
+    def target(self, op: str, args: tuple):
+        """The dtype op runs in (its floating float16/float32 inputs cast to it),
+        or None to leave them as they are."""
+        if op == "cast":  # an explicit cast says its dtype itself
+            return None
+        if op in self.white:
+            return self.dtype
+        if op in self.black or self.level == "OD":
+            return DataType.FLOAT32
+        if self.level == "O2" and not self.use_promote:
+            return self.dtype
+        # Promote: float32 when any floating input is float32, else the amp dtype.
+        for arg in args:
+            for t in (arg if isinstance(arg, (list, tuple)) else (arg,)):
+                if isinstance(t, Tensor) and t.impl.dtype is DataType.FLOAT32:
+                    return DataType.FLOAT32
+        return self.dtype
+
+    def cast_inputs(self, op: str, args: tuple) -> tuple:
+        dtype = self.target(op, args)
+        if dtype is None:
+            return args
+        out = list(args)
+        for index, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                out[index] = _cast(arg, dtype)
+            elif isinstance(arg, (list, tuple)) and arg and any(isinstance(t, Tensor) for t in arg):
+                out[index] = type(arg)(_cast(t, dtype) if isinstance(t, Tensor) else t for t in arg)
+        return tuple(out)
+
+
+def _cast(tensor: Tensor, dtype: DataType) -> Tensor:
+    """tensor in dtype through the recorded cast op, when it is float16/float32
+    and differs (float64, integer and bool tensors stay)."""
+    have = tensor.impl.dtype
+    if have is dtype or have not in _AMP_FLOATS:
+        return tensor
+    return MODES.call("cast", _F.cast, (tensor, dtype), False)  # not cast again; checked in anomaly mode
+
+
+class auto_cast:
+    """Context manager (and decorator) for automatic mixed precision.
+
+    ``enable``: False leaves ops as they are (also inside an enclosing block).
+    ``custom_white_list`` / ``custom_black_list``: op names (eager's, or Paddle's
+    such as 'elementwise_add') to add to the white (amp dtype) or black (float32)
+    list. ``level``: 'O1' (white list in float16, black list in float32, others
+    promoted), 'O2' (everything in float16 but the black list; with
+    ``use_promote``, an op with a float32 input runs in float32), 'OD' (only the
+    white list in float16) or 'O0' (off). ``dtype``: 'float16' ('bfloat16' raises:
+    see is_bfloat16_supported).
+
+    >>> with eager.amp.auto_cast(custom_black_list={"matmul"}):
+    ...     y = eager.matmul(x, w)     # float32 now
+    """
+
+    def __init__(self, enable=True, custom_white_list=None, custom_black_list=None, level="O1",
+                 dtype="float16", use_promote=True):
+        who = "auto_cast"
+        enable = to_bool(enable, who, "enable")
+        use_promote = to_bool(use_promote, who, "use_promote")
+        level = check_level(who, level)
+        white = check_op_list(who, "custom_white_list", custom_white_list)
+        black = check_op_list(who, "custom_black_list", custom_black_list)
+        both = white & black
+        if both:
+            raise ValueError(f"{who}: ops {sorted(both)} are in both custom_white_list and custom_black_list")
+        self._state = None
+        if enable and level != "O0":
+            name = check_amp_dtype(who, dtype)
+            white, black = lists_for(level, name, white, black)
+            self._state = AmpState(level, _DTYPES[name], white, black, use_promote)
+        elif enable:
+            check_amp_dtype(who, dtype)
+        self._saved = {}  # thread id -> the states to restore (one object may be entered in several threads)
+
+    def __enter__(self):
+        self._saved.setdefault(threading.get_ident(), []).append(MODES.set_amp(self._state))
+        return self
+
+    def __exit__(self, *exc):
+        saved = self._saved[threading.get_ident()]
+        MODES.set_amp(saved.pop())
+        if not saved:
+            del self._saved[threading.get_ident()]
+        return False
+
+    def __call__(self, fn):
+        state = self._state
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            previous = MODES.set_amp(state)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                MODES.set_amp(previous)
+
+        return wrapper
+
+
+amp_guard = auto_cast
+
+
+def amp_state():
+    """This thread's auto_cast settings (an AmpState with level, dtype, white,
+    black, use_promote), or None outside auto_cast."""
+    return MODES.amp()

@@ -1,0 +1,121 @@
+"""``decorate`` (also ``amp_decorate``): prepare models and optimizers for
+pure float16 training (level 'O2'), Paddle 2.x's ``paddle.amp.decorate``.
+
+At 'O2' every floating parameter and buffer of the models becomes float16 in
+place (optimizers holding them see the change), except in normalization layers
+(BatchNorm*, SyncBatchNorm, LayerNorm, InstanceNorm*: their statistics and
+affine parameters stay float32) and in ``excluded_layers``. The optimizers get
+float32 master weights (``multi_precision``) unless ``master_weight=False``.
+At 'O1' nothing changes (auto_cast does all the work).
+
+>>> model, opt = eager.amp.decorate(models=model, optimizers=opt, level="O2")
+>>> with eager.amp.auto_cast(level="O2"):
+...     loss = model(x).mean()
+"""
+from __future__ import annotations
+
+from phi.common import DataType
+
+from ..arguments import describe, to_bool
+from ..autograd.grad_mode import no_grad
+from ..generated import forward_api as _F
+from ..nn import Layer
+from ..nn.norm import LayerNorm, _BatchNormBase, _InstanceNormBase
+from ..optimizer.optimizer import Optimizer
+from .auto_cast import check_amp_dtype
+
+# Layers whose parameters and buffers O2 keeps in float32.
+_KEPT_FLOAT32 = (_BatchNormBase, LayerNorm, _InstanceNormBase)
+_SAVE_DTYPES = {"float16": DataType.FLOAT16, "float32": DataType.FLOAT32, "float64": DataType.FLOAT64}
+
+
+def _as_list(who: str, arg: str, value, kind, kind_name: str) -> tuple:
+    """(items, was_a_list) for a single object or a list/tuple of them."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not items:
+        raise ValueError(f"{who}: argument '{arg}' expected {kind_name} or a non-empty list of them, got an empty list")
+    for item in items:
+        if not isinstance(item, kind):
+            raise TypeError(f"{who}: argument '{arg}' expected {kind_name} or a list of them, got {describe(item)}")
+    return items, isinstance(value, (list, tuple))
+
+
+def _excluded(who: str, models, excluded_layers) -> tuple:
+    """The layer instances and classes O2 leaves in float32: the norm layers, the
+    excluded instances with all their sublayers, and the excluded classes."""
+    if excluded_layers is None:
+        given = []
+    elif isinstance(excluded_layers, (list, tuple)):
+        given = list(excluded_layers)
+    else:
+        given = [excluded_layers]
+    kept = list(_KEPT_FLOAT32)
+    for item in given:
+        if isinstance(item, Layer):
+            kept.extend(item.sublayers(include_self=True))
+        elif isinstance(item, type) and issubclass(item, Layer):
+            kept.append(item)
+        else:
+            raise TypeError(f"{who}: argument 'excluded_layers' expected a Layer, a Layer class or a list of "
+                            f"them, got {describe(item)}")
+    return tuple(kept)
+
+
+class _StateDictIn:
+    """A model's state_dict with its floating tensors cast to ``save_dtype``
+    (decorate's ``save_dtype``): what eager.save(model.state_dict()) writes."""
+
+    def __init__(self, model, dtype: DataType):
+        self._method = type(model).state_dict.__get__(model)
+        self._dtype = dtype
+
+    def __call__(self, *args, **kwargs):
+        state = self._method(*args, **kwargs)
+        with no_grad():
+            for key, value in state.items():
+                if value.impl.dtype.is_floating_point and value.impl.dtype is not self._dtype:
+                    state[key] = _F.cast(value, self._dtype)
+        return state
+
+
+def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None, save_dtype=None,
+             master_grad=False, excluded_layers=None):
+    """Prepares ``models`` (a Layer or a list) and ``optimizers`` (an Optimizer,
+    a list, or None) for AMP; see the module docstring. Returns ``models`` when
+    ``optimizers`` is None, else ``(models, optimizers)``, each as given (one
+    object or a list). ``save_dtype`` ('float16', 'float32', 'float64' or None)
+    makes each model's ``state_dict()`` give its floating tensors in that dtype.
+    ``master_grad=True`` (float32 gradients for float16 parameters) is not
+    supported and raises."""
+    who = "decorate"
+    if level not in ("O1", "O2"):
+        raise ValueError(f"{who}: argument 'level' expected 'O1' (AMP) or 'O2' (pure float16), got {level!r}")
+    check_amp_dtype(who, dtype)
+    model_list, models_listed = _as_list(who, "models", models, Layer, "a Layer")
+    opt_list, opts_listed = ([], False) if optimizers is None else _as_list(
+        who, "optimizers", optimizers, Optimizer, "an eager.optimizer.Optimizer")
+    if master_weight is not None:
+        master_weight = to_bool(master_weight, who, "master_weight")
+    if to_bool(master_grad, who, "master_grad"):
+        raise ValueError(f"{who}: argument 'master_grad' is True, which eager does not support (float16 "
+                         f"parameters get float16 gradients; the optimizers' float32 master weights keep "
+                         f"the update exact); pass master_grad=False")
+    if save_dtype is not None and save_dtype not in _SAVE_DTYPES:
+        raise ValueError(f"{who}: argument 'save_dtype' expected None, 'float16', 'float32' or 'float64', "
+                         f"got {save_dtype!r}")
+    kept = _excluded(who, model_list, excluded_layers)
+    if level == "O2":
+        for model in model_list:
+            model.float16(excluded_layers=list(kept))
+        for opt in opt_list:
+            opt._multi_precision = master_weight is None or master_weight
+    if save_dtype is not None:
+        for model in model_list:
+            object.__setattr__(model, "state_dict", _StateDictIn(model, _SAVE_DTYPES[save_dtype]))
+    models_out = model_list if models_listed else model_list[0]
+    if optimizers is None:
+        return models_out
+    return models_out, (opt_list if opts_listed else opt_list[0])
+
+
+amp_decorate = decorate
