@@ -33,7 +33,7 @@ from .. import nn as _nn
 from ..autograd import no_grad
 from ..generated import forward_api as _F
 from ..nn import LayerList, Sequential
-from ..nn.layer import Layer
+from ..nn.layer import Layer, post_order
 from ..nn.rnn import RNNBase
 from ..tensor import Tensor
 
@@ -78,22 +78,6 @@ def _own_parameters(layer: Layer) -> list:
     if isinstance(layer, RNNBase):
         return layer.parameters()
     return list(layer._parameters.values())
-
-
-def _post_order(net: Layer) -> list:
-    """Every layer once, children before their parent (the order of Paddle's ``Layer.apply``)."""
-    order, seen, stack = [], set(), [(net, False)]
-    while stack:
-        layer, expanded = stack.pop()
-        if expanded:
-            order.append(layer)
-            continue
-        if id(layer) in seen:
-            continue
-        seen.add(id(layer))
-        stack.append((layer, True))
-        stack.extend((child, False) for child in reversed(list(layer.children())))
-    return order
 
 
 def _numel(shape) -> int:
@@ -504,7 +488,7 @@ def _dynamic_flops(net, x, custom_ops, print_detail):
     probe = _Probe(net)
     rows = []
     try:
-        for layer in _post_order(net):
+        for layer in post_order(net):
             add_hooks(layer)
         net.eval()
         with no_grad():

@@ -177,6 +177,24 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
+
+def post_order(root: "Layer") -> list:
+    """Every layer under ``root`` once, each after its own sublayers and ``root``
+    last (the order of Paddle's ``Layer.apply``). Iterative, so a deep chain cannot
+    hit the recursion limit."""
+    order, stack, seen = [], [(root, False)], set()
+    while stack:
+        layer, expanded = stack.pop()
+        if expanded:
+            order.append(layer)
+            continue
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        stack.append((layer, True))
+        stack.extend((child, False) for child in reversed(list(layer.children())))
+    return order
+
 class Layer:
     """Base class of every layer: subclass it, create parameters and sublayers in
     ``__init__`` by assigning them as attributes, and compute in ``forward``.
@@ -522,18 +540,7 @@ class Layer:
         """
         if not callable(fn):
             raise TypeError(f"Layer.apply: argument 'fn' expected a callable, got {type(fn).__name__}")
-        order, stack, seen = [], [(self, False)], set()
-        while stack:  # iterative post-order: a deep chain cannot hit the recursion limit
-            layer, done = stack.pop()
-            if done:
-                order.append(layer)
-                continue
-            if id(layer) in seen:
-                continue
-            seen.add(id(layer))
-            stack.append((layer, True))
-            stack.extend((child, False) for child in reversed(list(layer.children())))
-        for layer in order:
+        for layer in post_order(self):
             fn(layer)
         return self
 

@@ -6,7 +6,8 @@ import numbers
 
 from phi.common.data_type import FLOATING_TYPES
 
-from ....arguments import describe
+from ....arguments import describe, to_bool
+from ....nn.functional.checks import check_number
 from ....tensor import Tensor
 
 NAMESPACE = "incubate.nn.functional"
@@ -56,23 +57,18 @@ def rate(fn: str, arg: str, value) -> float:
 
 
 def number(fn: str, arg: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{who(fn)}: argument '{arg}' expected a number, got {describe(value)}")
-    return float(value)
+    return check_number(who(fn), arg, value)
 
 
 def positive(fn: str, arg: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{who(fn)}: argument '{arg}' expected a number, got {describe(value)}")
-    if not float(value) >= 0.0:
+    value = check_number(who(fn), arg, value)
+    if not value >= 0.0:
         raise ValueError(f"{who(fn)}: argument '{arg}' expected a number >= 0, got {value}")
     return float(value)
 
 
 def flag(fn: str, arg: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{who(fn)}: argument '{arg}' expected a bool, got {describe(value)}")
-    return value
+    return to_bool(value, who(fn), arg)
 
 
 def mode(fn: str, value) -> str:
