@@ -62,6 +62,10 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
                      is_compiled_with_xpu)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
+# ... and Paddle's argument lists: meshgrid(*args), where(condition), unbind(input), scale's act,
+# the logical and bitwise functions' out.
+from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
+                         logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler
