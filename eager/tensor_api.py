@@ -393,10 +393,10 @@ def meshgrid(*args, name=None):
     >>> [g.shape for g in eager.meshgrid(eager.ones([2]), eager.ones([3]))]
     [[2, 3], [2, 3]]
     """
-    tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
-    if not tensors:
+    if not args:
         raise TypeError("meshgrid: expected at least one Tensor (meshgrid(x, y, ...) or meshgrid([x, y, ...])), "
                         "got none")
+    tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
     return _F.meshgrid(list(tensors))
 
 
