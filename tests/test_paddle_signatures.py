@@ -184,3 +184,12 @@ def test_paddle_2_6_methods_are_bound():
     np.testing.assert_array_equal(x.combinations(2).numpy(), [[1, 2], [1, 3], [2, 3]])
     hist, edges = _t(np.array([[0.0, 0.0], [1.0, 1.0]])).histogramdd(bins=2)
     assert hist.numpy().sum() == 2 and len(edges) == 2
+
+
+def test_seed_takes_seed_keyword():
+    paddle.seed(seed=123)
+    first = paddle.rand([4]).numpy()
+    paddle.seed(123)
+    np.testing.assert_array_equal(paddle.rand([4]).numpy(), first)
+    with pytest.raises(TypeError, match="seed: argument 'seed' expected a non-negative int"):
+        paddle.seed(seed=-1)
