@@ -449,6 +449,22 @@ def gather(x, index, axis=None, name=None):
     return _F.gather(x, index, 0 if axis is None else axis)
 
 
+def normal_(x, mean=0.0, std=1.0, name=None):
+    """Paddle's ``paddle.normal_(x, mean, std)``: ``x.normal_(mean, std)``, x filled in
+    place with samples from N(mean, std^2) and returned.
+
+    >>> eager.normal_(eager.zeros([2, 3]), 0.0, 0.02).shape
+    [2, 3]
+    """
+    return TensorFills.normal_(x, mean, std)
+
+
+def bernoulli_(x, p=0.5, name=None):
+    """Paddle's ``paddle.bernoulli_(x, p)``: ``x.bernoulli_(p)``, x filled in place
+    with 1 (probability p) or 0 and returned."""
+    return TensorFills.bernoulli_(x, p)
+
+
 def _activation(op: str, act, inplace: bool):
     """The op function named by ``scale``'s ``act`` (its inplace ``<act>_`` form when inplace)."""
     if not isinstance(act, str):

@@ -193,3 +193,14 @@ def test_seed_takes_seed_keyword():
     np.testing.assert_array_equal(paddle.rand([4]).numpy(), first)
     with pytest.raises(TypeError, match="seed: argument 'seed' expected a non-negative int"):
         paddle.seed(seed=-1)
+
+
+def test_normal_inplace_function_takes_x_keyword():
+    paddle.seed(7)
+    x = paddle.zeros([2000], "float64")
+    assert paddle.normal_(x=x, mean=3.0, std=0.5) is x
+    values = x.numpy()
+    assert abs(values.mean() - 3.0) < 0.05 and abs(values.std() - 0.5) < 0.05
+    y = paddle.zeros([2000], "float64")
+    assert paddle.bernoulli_(y, 0.25) is y
+    assert set(np.unique(y.numpy())) <= {0.0, 1.0} and abs(y.numpy().mean() - 0.25) < 0.05
