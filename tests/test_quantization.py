@@ -281,3 +281,22 @@ def test_a_failed_quantize_leaves_the_model_alone():
 def test_paddle_namespace_paths():
     assert eager.quantization.QAT is QAT and eager.nn.quant.Stub is Stub
     assert eager.nn.quant.weight_only_linear is weight_only_linear
+
+
+def test_quanter_state_is_saved_and_never_touched_by_the_optimizer():
+    eager.seed(7)
+    quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.5)
+    qat = QAT(QuantConfig(activation=quanter, weight=quanter))
+    model = qat.quantize(mlp())
+    x = eager.to_tensor(np.random.default_rng(8).normal(size=[6, 4]).astype(np.float32))
+    model(x).sum().backward()
+    keys = model.state_dict().keys()
+    assert {"0.weight_quanter._scale", "0.activation_quanter._state", "2.weight_quanter._accum"} <= set(keys)
+    scale = model[0].weight_quanter.scales().numpy().copy()
+    eager.optimizer.SGD(learning_rate=0.5, parameters=model.parameters(), weight_decay=0.1).step()
+    np.testing.assert_array_equal(model[0].weight_quanter.scales().numpy(), scale)
+    other = qat.quantize(mlp())
+    other.set_state_dict(model.state_dict())
+    model.eval()
+    other.eval()
+    np.testing.assert_array_equal(other(x).numpy(), model(x).numpy())
