@@ -20,8 +20,10 @@ from ...autograd import no_grad
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 
-# The smallest scale used: an all-zero input gives a zero scale, which would divide by zero.
+# The smallest scale used: an all-zero input gives a zero scale, which would divide by zero
+# (float16's range ends near 6e-8, so it gets its own).
 _TINY = 1e-30
+_TINY_FLOAT16 = 1e-7
 
 
 def check_bit_length(who: str, bit_length) -> int:
@@ -51,7 +53,8 @@ def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
     """The scale as a constant (no gradient) of x's dtype, shaped to broadcast over x:
     a one-element scale is per tensor, a longer one lies along ``quant_axis``."""
     with no_grad():
-        s = _F.maximum(scale.detach().astype(x.dtype), _F.full([1], _TINY, x.dtype))
+        tiny = _TINY_FLOAT16 if str(x.dtype).split(".")[-1] == "float16" else _TINY
+        s = _F.maximum(scale.detach().astype(x.dtype), _F.full([1], tiny, x.dtype))
         if s.size > 1:
             shape = [1] * len(x.shape)
             shape[quant_axis] = -1
