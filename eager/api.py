@@ -12,6 +12,7 @@ from . import amp  # noqa: F401  (Paddle's paddle.amp)
 from . import hub  # noqa: F401  (Paddle's paddle.hub)
 from . import incubate  # noqa: F401  (Paddle's paddle.incubate)
 from . import sparse  # noqa: F401  (Paddle's paddle.sparse)
+from . import quantization  # noqa: F401  (Paddle's paddle.quantization)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
