@@ -5,7 +5,7 @@ straight-through estimator, and the separate quantize / dequantize steps.
 With ``bnt = 2**(bit_length-1) - 1`` and a positive scale ``s``:
 
 - fake quantization: ``round(clip(x, -s, s) / s * bnt) * s / bnt``; its gradient
-  is the straight-through estimator: 1 where ``-s <= x <= s``, 0 where clipped;
+  is the straight-through estimator, as Paddle's: the incoming gradient unchanged;
 - quantize: ``round(clip(x, -s, s) / s * bnt)`` (integer values, kept
   in x's float dtype); dequantize: ``q * s / bnt``.
 
@@ -67,8 +67,8 @@ def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
 def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8) -> Tensor:
     """x quantized to ``bit_length`` bits with ``scale`` and dequantized back:
     ``round(clip(x, -scale, scale) / scale * bnt) * scale / bnt``. The gradient is
-    the straight-through estimator: it passes where ``|x| <= scale`` and is 0 where
-    x was clipped; ``scale`` receives none.
+    the straight-through estimator, as Paddle's fake quant-dequant kernels: x gets
+    the incoming gradient unchanged (clipped entries too); ``scale`` receives none.
 
     >>> fake_quant_dequant(eager.to_tensor([0.3, -2.0]), eager.to_tensor([1.0]), 2)
     Tensor([0., -1.])
@@ -79,10 +79,8 @@ def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8) -> Tensor:
     bnt = bin_count(check_bit_length(who, bit_length))
     s = _scale_like(scale, x)
     with no_grad():
-        inside = (_F.abs(x) <= s).astype(x.dtype)   # the edges pass, as Paddle's clip
-        passed = x * inside
-        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - passed
-    return x * inside + rest  # value: the fake-quantized x; gradient: 1 inside [-s, s], 0 outside
+        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
+    return x + rest  # value: the fake-quantized x; gradient: the identity
 
 
 def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
