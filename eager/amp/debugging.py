@@ -38,6 +38,7 @@ from phi.common.tensor_kind import TensorKind
 from ..arguments import describe, to_bool
 from ..autograd.op_modes import MODES
 from ..creation import to_tensor
+from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .auto_cast import check_op_list
 
@@ -78,10 +79,16 @@ def _check_mode(who: str, debug_mode) -> DebugMode:
 
 
 def _op_list(who: str, arg: str, ops) -> frozenset:
-    if ops is not None and not isinstance(ops, (list, tuple)):
+    """Forward op names (eager's or Paddle's, as auto_cast's lists) and backward
+    op names (``matmul_grad``: the tensor checker sees grad nodes by them)."""
+    if ops is None:
+        return frozenset()
+    if not isinstance(ops, (list, tuple)):
         raise ValueError(f"{who}: argument '{arg}' expected None or a list or tuple of op names, "
                          f"got {describe(ops)}")
-    return check_op_list(who, arg, ops)
+    backward = frozenset(op for op in ops if isinstance(op, str) and op.endswith("_grad")
+                         and callable(getattr(_F, op, None)))
+    return check_op_list(who, arg, [op for op in ops if op not in backward]) | backward
 
 
 class TensorCheckerConfig:
@@ -94,7 +101,8 @@ class TensorCheckerConfig:
         output_dir (str, optional): a folder to append the reports to (file
             ``worker_<device>``, e.g. ``worker_cpu``, ``worker_gpu.0``); None prints them.
         checked_op_list (list|tuple, optional): check only these ops (eager's or
-            Paddle's op names, e.g. ``['matmul', 'elementwise_add']``).
+            Paddle's op names, e.g. ``['matmul', 'elementwise_add']``; backward
+            ops by their names, e.g. ``'matmul_grad'``).
         skipped_op_list (list|tuple, optional): never check these ops.
         debug_step (list|tuple, optional): ``[start, end]``: check only from the
             start-th to the (end-1)-th call of :func:`enable_tensor_checker` with
