@@ -289,3 +289,20 @@ def test_errors_name_the_argument():
     with pytest.raises(TypeError, match="check_numerics: argument 'debug_mode'"):
         D.check_numerics(paddle.ones([2]), "op", "v", 3)
     assert MODES.active == 0
+
+
+def test_to_static_function_runs_its_ops_eagerly_under_the_tools(capsys):
+    @paddle.jit.to_static
+    def step(x):
+        return paddle.log(x) * 2.0
+
+    x = paddle.to_tensor([1.0, 0.0])
+    for _ in range(3):
+        step(x)  # captured and replayed while no tool is on
+    D.enable_tensor_checker(D.TensorCheckerConfig(True))
+    with pytest.raises(RuntimeError, match="^log: there are NaN or Inf"):
+        step(x)
+    D.disable_tensor_checker()
+    with D.collect_operator_stats():
+        step(x)
+    assert _stats_rows(capsys) == {"log": [0, 0, 1, 0], "scale": [0, 0, 1, 0]}
