@@ -656,21 +656,3 @@ def pdist(x, p=2.0, name=None):
     first = _F.index_select(x, to_tensor(rows.astype(np.int64), place=x.place), 0)
     second = _F.index_select(x, to_tensor(cols.astype(np.int64), place=x.place), 0)
     return _F.norm(_F.subtract(first, second), p, [-1])
-
-
-@_check.composed
-def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
-    """Inplace :func:`baddbmm`: writes beta * input + alpha * (x @ y) into input (which
-    must have the product's shape [B, M, N]) and returns it.
-
-    >>> out = eager.ones([1, 2, 2])
-    >>> eager.baddbmm_(out, eager.ones([1, 2, 3]), eager.ones([1, 3, 2]), 0.5, 2.0).numpy()[0]
-    array([[6.5, 6.5],
-           [6.5, 6.5]], dtype=float32)
-    """
-    value = baddbmm(input, x, y, beta, alpha)
-    if value.shape != input.shape:
-        raise ValueError(f"baddbmm_: argument 'input' expected the product's shape {value.shape} (an inplace op "
-                         f"cannot broadcast its target), got {input.shape}")
-    input[...] = value
-    return input
