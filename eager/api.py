@@ -12,6 +12,7 @@ from . import amp  # noqa: F401  (Paddle's paddle.amp)
 from . import hub  # noqa: F401  (Paddle's paddle.hub)
 from . import incubate  # noqa: F401  (Paddle's paddle.incubate)
 from . import sparse  # noqa: F401  (Paddle's paddle.sparse)
+from . import quantization  # noqa: F401  (Paddle's paddle.quantization)
 from . import linalg, nn, optimizer  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 from .framework import get_default_dtype, get_device, set_default_dtype, set_device, set_printoptions
@@ -19,17 +20,17 @@ from .framework import get_default_dtype, get_device, set_default_dtype, set_dev
 # inplace helpers, and the functions composed of differentiable ops in eager.composite.
 from .framework import disable_static, enable_static, get_flags, in_dynamic_mode, set_flags
 from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
-from .inplace_composed import (addmm_, cast_, equal_, floor_mod_, gcd_, greater_equal_, greater_than_, lcm_,
-                               ldexp_, less_equal_, less_than_, logical_and_, logical_or_, logical_xor_, logit_,
-                               mod_, not_equal_, renorm_, sinc_, where_)
+from .inplace_composed import (addmm_, baddbmm_, cast_, equal_, floor_mod_, gcd_, greater_equal_, greater_than_,
+                               lcm_, ldexp_, less_equal_, less_than_, logical_and_, logical_or_, logical_xor_,
+                               logit_, mod_, multigammaln_, not_equal_, renorm_, sinc_, where_)
 from .tensor_queries import (broadcast_shape, increment, index_fill_, is_complex, is_empty,  # noqa: A004
                              is_floating_point, is_integer, is_tensor, numel, rank, shape, tolist)
 from .composite.math_unary import deg2rad, frexp, logit, rad2deg, sgn, signbit, sinc, stanh
 from .composite.math_unary import (gammaln, gammaln_, isneginf, isposinf, isreal, log_normal, log_normal_,
-                                   multigammaln, multigammaln_)
+                                   multigammaln)
 from .composite.math_binary import add_n, gcd, heaviside, lcm, ldexp, logaddexp
 from .composite.linalg import addmm, cdist, dist, mm, renorm, tensordot
-from .composite.linalg import baddbmm, baddbmm_, pdist
+from .composite.linalg import baddbmm, pdist
 from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sample, isin, select_scatter,
                                        slice_scatter, take)
 from .composite.gather_scatter import multiplex, shard_index

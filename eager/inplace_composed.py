@@ -39,13 +39,14 @@ from .autograd.grad_mode import STATE as _grad_state
 from .autograd.inplace import check_inplace_leaf, snapshot
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
-from .composite.linalg import addmm, renorm
+from .composite.linalg import addmm, baddbmm, renorm
 from .composite.math_binary import gcd, lcm, ldexp
-from .composite.math_unary import logit, sinc
+from .composite.math_unary import logit, multigammaln, sinc
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["logit_", "sinc_", "renorm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_", "where_", "addmm_", "cast_",
+__all__ = ["logit_", "sinc_", "renorm_", "multigammaln_", "baddbmm_", "gcd_", "lcm_", "ldexp_", "mod_", "floor_mod_",
+           "where_", "addmm_", "cast_",
            "equal_", "not_equal_", "less_than_", "less_equal_", "greater_than_", "greater_equal_",
            "logical_and_", "logical_or_", "logical_xor_"]
 
@@ -137,6 +138,30 @@ def renorm_(x, p, axis, max_norm, name=None):
     """
     _check.tensor("renorm_", "x", x)
     return _write("renorm_", "renorm", x, lambda source: renorm(source, p, axis, max_norm))
+
+
+def multigammaln_(x, p, name=None):
+    """Inplace :func:`eager.multigammaln`: writes the log multivariate gamma of x (of
+    dimension ``p``) into x and returns x.
+
+    >>> eager.multigammaln_(eager.to_tensor([2.5]), 2).numpy().round(4)
+    array([0.857], dtype=float32)
+    """
+    _check.tensor("multigammaln_", "x", x)
+    return _write("multigammaln_", "multigammaln", x, lambda source: multigammaln(source, p))
+
+
+def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002  (Paddle's argument name)
+    """Inplace :func:`eager.baddbmm`: writes beta * input + alpha * (x @ y) into
+    ``input`` ([B, M, N]; x [B, M, K], y [B, K, N]) and returns it.
+
+    >>> out = eager.ones([1, 2, 2])
+    >>> eager.baddbmm_(out, eager.ones([1, 2, 3]), eager.ones([1, 3, 2]), 0.5, 2.0).numpy()[0]
+    array([[6.5, 6.5],
+           [6.5, 6.5]], dtype=float32)
+    """
+    _check.tensor("baddbmm_", "input", input)
+    return _write("baddbmm_", "baddbmm", input, lambda source: baddbmm(source, x, y, beta, alpha), x, y)
 
 
 def gcd_(x, y, name=None):

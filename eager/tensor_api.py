@@ -708,11 +708,11 @@ _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
     **{name: getattr(_math_unary, name) for name in (
-        "gammaln", "gammaln_", "multigammaln", "multigammaln_", "isposinf", "isneginf", "isreal",
+        "gammaln", "gammaln_", "multigammaln", "isposinf", "isneginf", "isreal",
         "log_normal_")},
     **{name: getattr(_math_binary, name) for name in ("logaddexp", "heaviside", "gcd", "lcm", "ldexp")},
     **{name: getattr(_linalg, name) for name in ("mm", "addmm", "tensordot", "dist", "renorm", "cdist")},
-    **{name: getattr(_linalg, name) for name in ("baddbmm", "baddbmm_", "pdist")},
+    **{name: getattr(_linalg, name) for name in ("baddbmm", "pdist")},
     "crop": _rearrange.crop,
     "multiplex": _gather_scatter.multiplex,
     "shard_index": _gather_scatter.shard_index,

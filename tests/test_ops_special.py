@@ -579,9 +579,15 @@ def test_inplace_variants_write_into_their_first_argument():
     out = t(base)
     assert out.baddbmm_(t(x), t(y), 0.5, 2.0) is out
     np.testing.assert_allclose(out.numpy(), 0.5 * base + 2.0 * x @ y, rtol=1e-14)
-    with pytest.raises(ValueError, match="baddbmm_: argument 'input' expected the product's shape"):
+    with pytest.raises(ValueError, match=r"baddbmm_: the result has shape \[2, 3, 2\] but x, written in place"):
         eager.baddbmm_(t(base[:1]), t(x), t(y))
-    # Gradients flow through the written tensor (a non-leaf).
+    # Gradients flow through the written tensor (a non-leaf), also where the function's own
+    # gradient reads x's old values (multigammaln_: lgamma's rule reads its input).
+    leaf = t([2.5, 3.0], grad=True)
+    eager.scale(leaf, 1.0).multigammaln_(2).sum().backward()
+    # d/dx log Gamma_2(x) = digamma(x) + digamma(x - 1/2)
+    np.testing.assert_allclose(leaf.grad.numpy(), (eager.digamma(leaf) + eager.digamma(leaf - 0.5)).numpy(),
+                               rtol=1e-12)
     leaf = t([0.5, 2.0], grad=True)
     inner = eager.scale(leaf, 1.0)
     eager.i1_(inner).sum().backward()

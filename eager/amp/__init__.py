@@ -5,6 +5,8 @@
 - :class:`GradScaler` (``AmpScaler``): loss scaling with Inf/NaN step skipping.
 - :func:`decorate` (``amp_decorate``): pure float16 models ('O2') with float32
   master weights in the optimizers.
+- :mod:`eager.amp.debugging`: the tensor checker (NaN/Inf per op),
+  ``check_numerics`` and per-op, per-dtype operator statistics.
 - :func:`is_float16_supported`, :func:`is_bfloat16_supported`,
   :func:`white_list`, :func:`black_list`.
 
@@ -15,6 +17,7 @@
 >>> scaled.backward()
 >>> scaler.minimize(opt, scaled)
 """
+from . import debugging  # noqa: F401  (paddle.amp.debugging)
 from .amp_lists import black_list, white_list
 from .auto_cast import amp_guard, amp_state, auto_cast, is_bfloat16_supported, is_float16_supported
 from .decorate import amp_decorate, decorate

@@ -24,6 +24,7 @@ from .accumulation import (ACCUMULATION_LOCK, LEAF_WALK, accumulate_into_leaf, a
 from .anomaly import ANOMALY, check_backward
 from .grad_mode import STATE
 from .node import fill_missing_grads
+from .op_modes import MODES
 from .seeds import ones_like
 
 # Stands for "no gradient" for every edge of a slot, or every slot of a node.
@@ -180,7 +181,7 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     # A plain walk without create_graph lets leaf writers (accumulation.py) fill a
     # zeroed .grad; they add (leaf node, None) to leaves, undone if the walk fails.
     previous_walk, leaves = LEAF_WALK.state, []
-    if captures is None and cut is None and not ANOMALY.enabled:
+    if captures is None and cut is None and not ANOMALY.enabled and not (MODES.active and MODES.checker()):
         previous_mode = STATE.enabled
         STATE.enabled = create_graph
         LEAF_WALK.state = None if create_graph else (dependencies, holders, leaves)
@@ -383,6 +384,7 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
     pop_ready, push_ready, pop_holder = ready.pop, ready.append, holders.pop
     capturing = captures is not None
     anomaly = ANOMALY.enabled
+    checker = None if create_graph or not MODES.active else MODES.checker()  # eager.amp.debugging
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
@@ -409,6 +411,8 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
                 outputs = node.apply(grads, create_graph)
                 if anomaly:
                     check_backward(node, outputs)
+                if checker is not None:
+                    MODES.check_gradients(checker, node, outputs)
                 ran.append(node)
             # One (edge slot, its gradients) pair per edge. Nearly every node has one
             # edge per slot and is iterated as it is; a node with a Tensor[] input

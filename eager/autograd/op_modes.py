@@ -1,6 +1,7 @@
 """The one check every generated op makes for the modes that watch ops: anomaly
-mode (eager.autograd.detect_anomaly) and automatic mixed precision
-(eager.amp.auto_cast).
+mode (eager.autograd.detect_anomaly), automatic mixed precision
+(eager.amp.auto_cast) and the numerics debugging tools (eager.amp.debugging:
+the tensor checker and operator statistics).
 
 A generated op starts, after its argument checks, with::
 
@@ -13,8 +14,10 @@ thread only (a mode in one thread leaves the others alone): True when it has a
 mode on, except exactly once after :meth:`OpModes.call` set the thread's bypass
 flag, so that ``call`` can run the same op again, plainly, on its cast inputs.
 ``call`` casts the inputs per the thread's auto_cast state (recorded ``cast``
-ops, so gradients flow back to the original dtype), runs the op, and checks its
-outputs for NaN/Inf in anomaly mode.
+ops, so gradients flow back to the original dtype), runs the op, checks its
+outputs for NaN/Inf in anomaly mode, counts it by the dtype it ran in when the
+thread collects operator statistics, and hands its outputs to the tensor
+checker when the thread has one.
 """
 from __future__ import annotations
 
@@ -29,18 +32,21 @@ class _ThreadModes(threading.local):
     anomaly = False  # this thread is in anomaly mode
     amp = None       # this thread's innermost enabled auto_cast state (eager.amp), or None
     counted = False  # this thread is counted in OpModes.active
+    checker = None   # this thread's tensor checker (eager.amp.debugging), or None
+    stats = None     # this thread's operator statistics {op: [fp16, bf16, fp32, other]}, or None
 
 
 class OpModes:
     """Which threads watch their ops; see the module docstring."""
 
-    __slots__ = ("active", "_lock", "_thread", "_check_forward")
+    __slots__ = ("active", "_lock", "_thread", "_check_forward", "_check_debug")
 
     def __init__(self):
         self.active = 0
         self._lock = threading.Lock()
         self._thread = _ThreadModes()
         self._check_forward = None  # anomaly.check_forward, registered by eager.autograd.anomaly
+        self._check_debug = None  # the tensor checker's check, registered by eager.amp.debugging
 
     # -- switching modes (per thread) ------------------------------------------
     def set_anomaly(self, on: bool) -> None:
@@ -60,8 +66,40 @@ class OpModes:
         """This thread's auto_cast state, or None outside auto_cast."""
         return self._thread.amp
 
+    def set_checker(self, checker):
+        """Makes ``checker`` (a tensor checker, or None for none) this thread's;
+        returns the one it replaces."""
+        state = self._thread
+        previous, state.checker = state.checker, checker
+        self._recount(state)
+        return previous
+
+    def set_stats(self, stats):
+        """Makes ``stats`` (a dict the ops count themselves in, or None to stop
+        counting) this thread's; returns the one it replaces."""
+        state = self._thread
+        previous, state.stats = state.stats, stats
+        self._recount(state)
+        return previous
+
+    def debugging(self) -> bool:
+        """Whether this thread has a tensor checker or collects operator statistics."""
+        state = self._thread
+        return state.checker is not None or state.stats is not None
+
+    def checker(self):
+        """This thread's tensor checker, or None."""
+        return self._thread.checker
+
+    def check_gradients(self, checker, node, grads) -> None:
+        """The tensor checker's look at the gradients a grad node returned (the
+        engine calls it for a backward without create_graph, whose nodes run
+        their kernels directly)."""
+        flat = tuple(g for slot in grads if slot is not None for g in slot)
+        self._check_debug(checker, node.backward_op, flat)
+
     def _recount(self, state) -> None:
-        on = state.anomaly or state.amp is not None
+        on = state.anomaly or state.amp is not None or state.checker is not None or state.stats is not None
         if on != state.counted:
             with self._lock:
                 self.active += 1 if on else -1
@@ -69,6 +107,10 @@ class OpModes:
 
     def register_forward_check(self, check) -> None:
         self._check_forward = check
+
+    def register_debug_check(self, check) -> None:
+        """``check(checker, op, outputs)``: the tensor checker's look at an op's outputs."""
+        self._check_debug = check
 
     # -- what the generated ops call -------------------------------------------
     def intercept(self) -> bool:
@@ -78,13 +120,15 @@ class OpModes:
         if state.bypass:
             state.bypass = False
             return False
-        return state.anomaly or state.amp is not None
+        return state.anomaly or state.amp is not None or state.checker is not None or state.stats is not None
 
     def call(self, op: str, fn, args: tuple, castable: bool = True, checked: bool = False):
         """Runs ``fn(*args)`` (the generated op named ``op``) under this thread's
         modes: inputs cast by auto_cast when ``castable`` (forward, out-of-place
         ops), outputs checked in anomaly mode (by the op itself when ``checked``:
-        an op that does not return all its outputs checks them all)."""
+        an op that does not return all its outputs checks them all), the op
+        counted in the thread's operator statistics and its returned outputs
+        handed to the thread's tensor checker."""
         state = self._thread
         amp = state.amp
         if amp is not None and castable:
@@ -96,6 +140,10 @@ class OpModes:
             state.bypass = False
         if state.anomaly and not checked:
             self._check_forward(op, flat_outputs(out))
+        if state.stats is not None:
+            count_op(state.stats, op, args, out)
+        if state.checker is not None:
+            self._check_debug(state.checker, op, flat_outputs(out))
         return out
 
     def anomaly(self) -> bool:
@@ -118,6 +166,36 @@ def flat_outputs(out) -> tuple:
         else:
             flat.append(item)
     return tuple(flat)
+
+
+# The column of an op's dtype in the operator statistics (Paddle's table:
+# float16, bfloat16, float32, other).
+_STATS_COLUMN = {"float16": 0, "bfloat16": 1, "float32": 2}
+
+
+def _first_floating(values):
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            found = _first_floating(value)
+            if found is not None:
+                return found
+        elif isinstance(value, Tensor) and value.impl.dtype.is_floating_point:
+            return value.impl.dtype
+    return None
+
+
+def count_op(stats: dict, op: str, args: tuple, out) -> None:
+    """Counts one call of ``op`` in ``stats`` by the dtype it ran in: its first
+    floating-point input (after auto_cast's casts), else its first
+    floating-point output (ops without tensor inputs, such as ``full``), else
+    "other"."""
+    dtype = _first_floating(args)
+    if dtype is None:
+        dtype = _first_floating(flat_outputs(out))
+    row = stats.get(op)
+    if row is None:
+        row = stats[op] = [0, 0, 0, 0]
+    row[3 if dtype is None else _STATS_COLUMN.get(dtype.value, 3)] += 1
 
 
 MODES = OpModes()

@@ -427,6 +427,16 @@ def mm(input, mat2, name=None):  # noqa: A002  (Paddle's argument name)
     return _F.matmul(input, mat2)
 
 
+def _input_plus_product(op, input, x, y, beta, alpha, shape, product):  # noqa: A002
+    """beta * input + alpha * product(x, y) for addmm and baddbmm: one dtype, and input
+    broadcast to the product's ``shape``."""
+    if input.dtype != x.dtype or y.dtype != x.dtype:
+        raise TypeError(f"{op}: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
+    if len(input.shape) > len(shape) or any(a not in (1, b) for a, b in zip(input.shape[::-1], shape[::-1])):
+        raise ValueError(f"{op}: argument 'input' expected a shape that broadcasts to {shape}, got {input.shape}")
+    return _F.add(_F.scale(_F.expand(input, shape), beta, 0.0, True), _F.scale(product(x, y), alpha, 0.0, True))
+
+
 @_check.composed
 def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
     """beta * input + alpha * (x @ y): x [M, K], y [K, N], input broadcastable to
@@ -445,13 +455,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
         raise ValueError(f"addmm: arguments 'x' and 'y' expected 2-d tensors, got shapes {x.shape} and {y.shape}")
     if x.shape[1] != y.shape[0]:
         raise ValueError(f"addmm: x's columns must equal y's rows, got shapes {x.shape} and {y.shape}")
-    if input.dtype != x.dtype or y.dtype != x.dtype:
-        raise TypeError(f"addmm: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and {y.dtype}")
-    product = [x.shape[0], y.shape[1]]
-    if len(input.shape) > 2 or any(a not in (1, b) for a, b in zip(input.shape[::-1], product[::-1])):
-        raise ValueError(f"addmm: argument 'input' expected a shape that broadcasts to {product}, got {input.shape}")
-    return _F.add(_F.scale(_F.expand(input, product), beta, 0.0, True),
-                  _F.scale(_F.matmul(x, y), alpha, 0.0, True))
+    return _input_plus_product("addmm", input, x, y, beta, alpha, [x.shape[0], y.shape[1]], _F.matmul)
 
 
 def _tensordot_axes(axes, x, y):
@@ -622,15 +626,7 @@ def baddbmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
         raise ValueError(f"baddbmm: arguments 'x' and 'y' expected 3-d tensors, got shapes {x.shape} and {y.shape}")
     if x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]:
         raise ValueError(f"baddbmm: x [B, M, K] and y [B, K, N] do not match, got shapes {x.shape} and {y.shape}")
-    if input.dtype != x.dtype or y.dtype != x.dtype:
-        raise TypeError(f"baddbmm: 'input', 'x' and 'y' expected one dtype, got {input.dtype}, {x.dtype} and "
-                        f"{y.dtype}")
-    product = [x.shape[0], x.shape[1], y.shape[2]]
-    if len(input.shape) > 3 or any(a not in (1, b) for a, b in zip(input.shape[::-1], product[::-1])):
-        raise ValueError(f"baddbmm: argument 'input' expected a shape that broadcasts to {product}, "
-                         f"got {input.shape}")
-    return _F.add(_F.scale(_F.expand(input, product), beta, 0.0, True),
-                  _F.scale(_F.bmm(x, y), alpha, 0.0, True))
+    return _input_plus_product("baddbmm", input, x, y, beta, alpha, [x.shape[0], x.shape[1], y.shape[2]], _F.bmm)
 
 
 @_check.composed
@@ -656,21 +652,3 @@ def pdist(x, p=2.0, name=None):
     first = _F.index_select(x, to_tensor(rows.astype(np.int64), place=x.place), 0)
     second = _F.index_select(x, to_tensor(cols.astype(np.int64), place=x.place), 0)
     return _F.norm(_F.subtract(first, second), p, [-1])
-
-
-@_check.composed
-def baddbmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
-    """Inplace :func:`baddbmm`: writes beta * input + alpha * (x @ y) into input (which
-    must have the product's shape [B, M, N]) and returns it.
-
-    >>> out = eager.ones([1, 2, 2])
-    >>> eager.baddbmm_(out, eager.ones([1, 2, 3]), eager.ones([1, 3, 2]), 0.5, 2.0).numpy()[0]
-    array([[6.5, 6.5],
-           [6.5, 6.5]], dtype=float32)
-    """
-    value = baddbmm(input, x, y, beta, alpha)
-    if value.shape != input.shape:
-        raise ValueError(f"baddbmm_: argument 'input' expected the product's shape {value.shape} (an inplace op "
-                         f"cannot broadcast its target), got {input.shape}")
-    input[...] = value
-    return input

@@ -490,16 +490,3 @@ def gammaln_(x, name=None):
     """
     _check.floating("gammaln_", "x", x)
     return _F.lgamma_(x)
-
-
-@_check.composed
-def multigammaln_(x, p, name=None):
-    """Inplace :func:`multigammaln`: writes the log multivariate gamma of x into x and
-    returns x.
-
-    >>> eager.multigammaln_(eager.to_tensor([2.5]), 2).numpy().round(4)
-    array([0.857], dtype=float32)
-    """
-    value = multigammaln(x, p)
-    x[...] = value
-    return x

@@ -187,10 +187,11 @@ class StaticFunction:
 
     def __call__(self, *args, **kwargs):
         function = self._function
-        if not SWITCH.enabled or ANOMALY.enabled or MODES.amp() is not None \
+        if not SWITCH.enabled or ANOMALY.enabled or MODES.amp() is not None or MODES.debugging() \
                 or _recorder._ACTIVE is not None and _recorder._mine():
             # off, anomaly checks (they read values on the host), auto_cast (a replay
-            # has no casts of its own: it runs eagerly), or called inside another
+            # has no casts of its own: it runs eagerly), eager.amp.debugging's tools
+            # (they look at every op), or called inside another
             # capture, which records these kernels as its own
             return function(*args, **kwargs)
         key = None

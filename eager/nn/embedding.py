@@ -19,7 +19,9 @@ class Embedding(Layer):
     ``sparse=True`` makes ``weight.grad`` a SelectedRows of the looked-up rows
     only, which SGD and Adam (``lazy_mode``) apply row by row. ``weight_attr``:
     a ParamAttr, initializer or name; the default initializer is XavierUniform,
-    as for Paddle's other weights.
+    as for Paddle's other weights. The positional order is Paddle 2.x's
+    (``sparse`` fourth, then ``weight_attr``, ``name``); ``max_norm`` and
+    ``norm_type`` come after ``name``, so pass them by keyword.
 
     >>> emb = eager.nn.Embedding(10, 4, padding_idx=0, sparse=True)
     >>> out = emb(eager.to_tensor([[1, 0], [3, 3]]))
@@ -30,8 +32,8 @@ class Embedding(Layer):
     (4, 4)
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, max_norm=None,
-                 norm_type: float = 2.0, sparse: bool = False, weight_attr=None, name=None, generator=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, sparse: bool = False,
+                 weight_attr=None, name=None, max_norm=None, norm_type: float = 2.0, generator=None):
         super().__init__(name_scope=name)
         for arg, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
@@ -57,7 +59,7 @@ class Embedding(Layer):
     def forward(self, x):
         """The rows of weight that the ids in x pick."""
         return F.embedding(x, self.weight, None if self._padding_idx == -1 else self._padding_idx,
-                           self._max_norm, self._norm_type, self._sparse)
+                           self._sparse, max_norm=self._max_norm, norm_type=self._norm_type)
 
     def extra_repr(self) -> str:
         extra = f"{self._num_embeddings}, {self._embedding_dim}"

@@ -182,6 +182,10 @@ class BatchNorm(_BatchNormBase):
     optionally followed by an activation ``act`` (a name in
     eager.nn.functional, e.g. "relu"). ``is_test=True`` always uses the
     running statistics; ``trainable_statistics=True`` uses the batch's even then.
+    ``moving_mean_name``/``moving_variance_name`` name the running-statistics
+    tensors (``_mean.name``/``_variance.name``). ``in_place`` (Paddle's in-place
+    activation: the same values) and ``do_model_average_for_mean_and_var`` (a
+    static-graph ModelAverage flag) are accepted as bools and change nothing.
 
     >>> bn = eager.nn.BatchNorm(3, act="relu")
     >>> bn(eager.randn([2, 3, 4, 4])).shape
@@ -192,22 +196,31 @@ class BatchNorm(_BatchNormBase):
     _ranks = (2, 3, 4, 5)
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
-                 bias_attr=None, dtype="float32", data_layout="NCHW", use_global_stats=False,
+                 bias_attr=None, dtype="float32", data_layout="NCHW", in_place=False, moving_mean_name=None,
+                 moving_variance_name=None, do_model_average_for_mean_and_var=False, use_global_stats=False,
                  trainable_statistics=False):
         who = type(self).__name__
         if act is not None and not callable(getattr(functional, str(act), None)):
             raise ValueError(f"{who}: argument 'act' expected None or the name of an activation in "
                              f"eager.nn.functional, got {act!r}")
-        for arg, value in (("is_test", is_test), ("use_global_stats", use_global_stats),
-                           ("trainable_statistics", trainable_statistics)):
+        for arg, value in (("is_test", is_test), ("in_place", in_place),
+                           ("do_model_average_for_mean_and_var", do_model_average_for_mean_and_var),
+                           ("use_global_stats", use_global_stats), ("trainable_statistics", trainable_statistics)):
             if not isinstance(value, bool):
                 raise TypeError(f"{who}: argument '{arg}' expected a bool, got {value!r}")
+        for arg, value in (("moving_mean_name", moving_mean_name), ("moving_variance_name", moving_variance_name)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{who}: argument '{arg}' expected None or a str, got {value!r}")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats,
                          dtype=dtype)
         self._act = None if act is None else getattr(functional, act)
         self._act_name = act
         self._is_test = is_test
         self._trainable_statistics = trainable_statistics
+        if moving_mean_name is not None:
+            self._mean.name = moving_mean_name
+        if moving_variance_name is not None:
+            self._variance.name = moving_variance_name
 
     def forward(self, input: Tensor) -> Tensor:
         """input normalized per channel (and activated, with ``act``)."""

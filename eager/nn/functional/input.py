@@ -52,7 +52,7 @@ def _renorm_rows_(x, weight, max_norm: float, norm_type: float) -> None:
         _F.multiply_(weight, factor)
 
 
-def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False, name=None):
+def embedding(x, weight, padding_idx=None, sparse=False, name=None, max_norm=None, norm_type=2.0):
     """The rows of ``weight`` ([num_embeddings, embedding_dim]) picked by the ids in
     ``x`` (int32/int64, any shape): the result has shape ``x.shape + [embedding_dim]``.
 
@@ -63,7 +63,8 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     ``sparse``: weight's gradient becomes a SelectedRows of the looked-up rows
     (its memory is the ids', not the table's). Ids outside [0, num_embeddings)
     raise an IndexError (on a GPU their rows come out NaN instead: the check
-    would wait for the device).
+    would wait for the device). The positional order is Paddle 2.x's
+    (``sparse`` fourth); ``max_norm``/``norm_type`` follow ``name``: pass them by keyword.
 
     >>> w = eager.to_tensor([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
     >>> eager.nn.functional.embedding(eager.to_tensor([2, 1, 0]), w, padding_idx=0).numpy()

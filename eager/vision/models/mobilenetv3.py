@@ -172,25 +172,27 @@ _LARGE = [(16, 3, 16, 16, False, "relu", 1), (16, 3, 64, 24, False, "relu", 2), 
 
 
 class MobileNetV3Small(MobileNetV3):
-    """MobileNetV3-Small (11 blocks); arguments as :class:`MobileNetV3`.
+    """MobileNetV3-Small (11 blocks); arguments as :class:`MobileNetV3`, in
+    Paddle's positional order (``last_channel``, not a Paddle argument, comes last).
 
     >>> eager.vision.models.MobileNetV3Small(num_classes=0, with_pool=False)(eager.rand([1, 3, 32, 32])).shape
     [1, 576, 1, 1]
     """
 
-    def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
+    def __init__(self, scale=1.0, num_classes=1000, with_pool=True, last_channel=1280):
         super().__init__(_configs(_SMALL), scale=scale, last_channel=last_channel, num_classes=num_classes,
                          with_pool=with_pool)
 
 
 class MobileNetV3Large(MobileNetV3):
-    """MobileNetV3-Large (15 blocks); arguments as :class:`MobileNetV3`.
+    """MobileNetV3-Large (15 blocks); arguments as :class:`MobileNetV3`, in
+    Paddle's positional order (``last_channel``, not a Paddle argument, comes last).
 
     >>> eager.vision.models.MobileNetV3Large(scale=0.5, num_classes=10)(eager.rand([1, 3, 32, 32])).shape
     [1, 10]
     """
 
-    def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
+    def __init__(self, scale=1.0, num_classes=1000, with_pool=True, last_channel=1280):
         super().__init__(_configs(_LARGE), scale=scale, last_channel=last_channel, num_classes=num_classes,
                          with_pool=with_pool)
 

@@ -1,0 +1,102 @@
+"""Symmetric linear quantization arithmetic shared by the quanters, the layers
+QAT swaps in and the layers convert() leaves: fake quantize-dequantize with the
+straight-through estimator, and the separate quantize / dequantize steps.
+
+With ``bnt = 2**(bit_length-1) - 1`` and a positive scale ``s``:
+
+- fake quantization: ``round(clip(x, -s, s) / s * bnt) * s / bnt``; its gradient
+  is the straight-through estimator, as Paddle's: the incoming gradient unchanged;
+- quantize: ``round(clip(x, -s, s) / s * bnt)`` (integer values, kept
+  in x's float dtype); dequantize: ``q * s / bnt``.
+
+``round`` rounds halves away from zero (eager.round, as Paddle). Everything is
+composed of existing differentiable ops, so it runs on the CPU and the GPU alike.
+"""
+from __future__ import annotations
+
+import numbers
+
+from ...autograd import no_grad
+from ...generated import forward_api as _F
+from ...tensor import Tensor
+
+# The smallest scale used: an all-zero input gives a zero scale, which would divide by zero
+# (float16's range ends near 6e-8, so it gets its own).
+_TINY = 1e-30
+_TINY_FLOAT16 = 1e-7
+
+
+def check_bit_length(who: str, bit_length) -> int:
+    """``bit_length`` as an int in [2, 16], else a TypeError/ValueError naming ``who``."""
+    if not isinstance(bit_length, numbers.Integral) or isinstance(bit_length, bool):
+        raise TypeError(f"{who}: argument 'bit_length' expected an int, got {bit_length!r}")
+    if not 2 <= bit_length <= 16:
+        raise ValueError(f"{who}: argument 'bit_length' expected an int in [2, 16], got {bit_length}")
+    return int(bit_length)
+
+
+def check_float_tensor(who: str, arg: str, x) -> Tensor:
+    """``x`` if it is a floating-point Tensor, else a TypeError naming ``who`` and ``arg``."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{who}: argument '{arg}' expected a Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"{who}: argument '{arg}' expected a floating-point Tensor, got dtype {x.dtype}")
+    return x
+
+
+def bin_count(bit_length: int) -> float:
+    """The largest quantized magnitude, ``2**(bit_length-1) - 1`` (127 for 8 bits)."""
+    return float((1 << (bit_length - 1)) - 1)
+
+
+def _scale_like(scale: Tensor, x: Tensor, quant_axis: int = -1) -> Tensor:
+    """The scale as a constant (no gradient) of x's dtype, shaped to broadcast over x:
+    a one-element scale is per tensor, a longer one lies along ``quant_axis``."""
+    with no_grad():
+        tiny = _TINY_FLOAT16 if str(x.dtype).split(".")[-1] == "float16" else _TINY
+        s = _F.maximum(scale.detach().astype(x.dtype), _F.full([1], tiny, x.dtype))
+        if s.size > 1:
+            shape = [1] * len(x.shape)
+            shape[quant_axis] = -1
+            s = s.reshape(shape)
+        else:
+            s = s.reshape([1] * max(len(x.shape), 1))
+    return s
+
+
+def fake_quant_dequant(x: Tensor, scale: Tensor, bit_length: int = 8) -> Tensor:
+    """x quantized to ``bit_length`` bits with ``scale`` and dequantized back:
+    ``round(clip(x, -scale, scale) / scale * bnt) * scale / bnt``. The gradient is
+    the straight-through estimator, as Paddle's fake quant-dequant kernels: x gets
+    the incoming gradient unchanged (clipped entries too); ``scale`` receives none.
+
+    >>> fake_quant_dequant(eager.to_tensor([0.3, -2.0]), eager.to_tensor([1.0]), 2)
+    Tensor([0., -1.])
+    """
+    who = "fake_quant_dequant"
+    check_float_tensor(who, "x", x)
+    check_float_tensor(who, "scale", scale)
+    bnt = bin_count(check_bit_length(who, bit_length))
+    s = _scale_like(scale, x)
+    with no_grad():
+        rest = _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt) * s / bnt - x
+    return x + rest  # value: the fake-quantized x; gradient: the identity
+
+
+def quantize_linear(x: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
+    """``round(clip(x, -scale, scale) / scale * bnt)``: the integer levels of x (in
+    [-bnt, bnt]), in x's dtype, so that dequantizing gives :func:`fake_quant_dequant`'s values.
+    A one-element scale is per tensor; a longer one is per channel along ``quant_axis``."""
+    who = "quantize_linear"
+    check_float_tensor(who, "x", x)
+    bnt = bin_count(check_bit_length(who, bit_length))
+    s = _scale_like(scale, x, quant_axis)
+    return _F.round(_F.minimum(_F.maximum(x, -s), s) / s * bnt)
+
+
+def dequantize_linear(q: Tensor, scale: Tensor, bit_length: int = 8, quant_axis: int = -1) -> Tensor:
+    """``q * scale / bnt``: the values the integer levels ``q`` (a float Tensor) stand for."""
+    who = "dequantize_linear"
+    check_float_tensor(who, "q", q)
+    bnt = bin_count(check_bit_length(who, bit_length))
+    return q * _scale_like(scale, q, quant_axis) / bnt

@@ -1,0 +1,19 @@
+"""Paddle's paddle.quantization: quantization-aware training (QAT) and
+post-training quantization (PTQ) of dynamic-graph models.
+
+>>> from eager.quantization import QAT, QuantConfig
+>>> from eager.quantization.quanters import FakeQuanterWithAbsMaxObserver
+>>> quanter = FakeQuanterWithAbsMaxObserver(moving_rate=0.9)
+>>> qat = QAT(QuantConfig(activation=quanter, weight=quanter))
+>>> quant_model = qat.quantize(model)
+"""
+from . import observers, quanters
+from .base_observer import BaseObserver
+from .base_quanter import BaseQuanter
+from .config import QuantConfig
+from .factory import ObserverFactory, QuanterFactory, quanter
+from .ptq import PTQ
+from .qat import QAT
+from .wrapper import ObserveWrapper
+
+__all__ = ["QuantConfig", "BaseQuanter", "BaseObserver", "quanter", "QAT", "PTQ"]
