@@ -52,7 +52,6 @@ from .generated.forward_api import *  # noqa: F401,F403  (the forward ops, liste
 from .linalg import einsum  # Paddle's einsum(equation, *operands) over the op's (operands, equation)
 from .linalg import eigvalsh  # Paddle's paddle.eigvalsh (also eager.linalg.eigvalsh)
 from .generated.forward_api import flip as reverse  # Paddle's paddle.reverse is flip
-from .tensor_queries import TensorFills as _TensorFills
 from .serialization import load, save  # Paddle's paddle.save / paddle.load (safetensors, never pickle)
 from .tensor import Tensor
 from .hapi.model import Model  # Paddle's paddle.Model (hapi)
@@ -63,6 +62,11 @@ from .device import (is_compiled_with_cinn, is_compiled_with_cuda, is_compiled_w
                      is_compiled_with_xpu)
 # Over the generated ones: they dispatch on y / weight, or take Paddle's argument order.
 from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa: A004
+# ... and Paddle's argument lists: meshgrid(*args), where(condition), unbind(input), scale's act,
+# the logical and bitwise functions' out.
+from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
+                         logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
+from .tensor_api import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p)
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler
@@ -70,8 +74,6 @@ from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
 dtype = DataType  # Paddle's paddle.dtype: isinstance(x.dtype, paddle.dtype)
-# Paddle's paddle.normal_(x, mean, std) and paddle.bernoulli_(x, p): the Tensor methods as functions
-normal_, bernoulli_ = _TensorFills.normal_, _TensorFills.bernoulli_
 bool = DataType.BOOL  # noqa: A001  (Paddle's paddle.bool)
 int8, uint8, int16 = DataType.INT8, DataType.UINT8, DataType.INT16
 int32, int64 = DataType.INT32, DataType.INT64

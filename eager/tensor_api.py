@@ -101,6 +101,32 @@ class TensorMethods:
                             f"only one-element tensors format as numbers")
         return str(self)
 
+    def item(self, *args):
+        """One element as a Python number: the only one (no arguments), the one at a
+        flat index ``x.item(i)``, or at a full index ``x.item(i, j, ...)``, as Paddle's
+        ``Tensor.item(*args)``.
+
+        >>> eager.to_tensor([[1, 2], [3, 4]]).item(1, 0)
+        3
+        """
+        shape = self.shape
+        if not args:
+            if self.impl.numel != 1:
+                raise ValueError(f"item(): only a tensor with one element converts to a Python number without "
+                                 f"an index; this one has shape {shape}")
+            return self.numpy().reshape(()).item()
+        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in args):
+            raise TypeError(f"item(): expected int indices, got {args!r}")
+        if len(args) == 1:
+            count = self.impl.numel
+            if not -count <= args[0] < count:
+                raise IndexError(f"item(): flat index {args[0]} is out of range for a tensor of {count} "
+                                 f"element(s) (shape {shape})")
+        elif len(args) != len(shape) or not all(-n <= i < n for i, n in zip(args, shape)):
+            raise IndexError(f"item(): index {list(args)} does not address one element of shape {shape}")
+        array = self.numpy()
+        return array.item(int(args[0]) % max(array.size, 1)) if len(args) == 1 else array.item(tuple(args))
+
     def clone(self) -> "Tensor":
         """A copy of this tensor with its own buffer; gradients flow back through it."""
         return _F.assign(self)
@@ -359,6 +385,167 @@ def index_add_(x, index, axis, value, name=None):
     return _F.index_add_(x, index, value, axis)
 
 
+def meshgrid(*args, name=None):
+    """Coordinate grids of 1-d tensors, in Paddle's form ``meshgrid(x, y, ...)`` or
+    ``meshgrid([x, y, ...])``: a list of tensors of shape [len(x), len(y), ...]
+    ("ij" indexing). Differentiable.
+
+    >>> [g.shape for g in eager.meshgrid(eager.ones([2]), eager.ones([3]))]
+    [[2, 3], [2, 3]]
+    """
+    if not args:
+        raise TypeError("meshgrid: expected at least one Tensor (meshgrid(x, y, ...) or meshgrid([x, y, ...])), "
+                        "got none")
+    tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    return _F.meshgrid(list(tensors))
+
+
+def _where_operand(value, other):
+    """A Python number x or y of :func:`where` as a 0-d tensor of the other operand's
+    dtype and place (a shape-[1] tensor of its NumPy dtype when both are numbers)."""
+    if not _is_number(value) or isinstance(value, complex):
+        return value
+    if isinstance(other, Tensor):
+        return Tensor(phi_api.full([], value, other.impl.dtype, other.place))
+    return to_tensor(np.array([value]))
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elements of ``x`` where ``condition`` is true, of ``y`` elsewhere (the three
+    broadcast together; differentiable in x and y). ``x`` or ``y`` may be a Python
+    number (a 0-d tensor of the other one's dtype). With neither x nor y, Paddle's
+    ``where(condition)``: ``nonzero(condition, as_tuple=True)``.
+
+    >>> eager.where(eager.to_tensor([True, False]), eager.to_tensor([1.0, 2.0]), 0.0).numpy()
+    array([1., 0.], dtype=float32)
+    >>> eager.where(eager.to_tensor([False, True]))[0].numpy().ravel()
+    array([1])
+    """
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise ValueError(f"where: arguments 'x' and 'y' expected both or neither, got x={x!r} and y={y!r}")
+    x, y = _where_operand(x, y), _where_operand(y, x)
+    return _F.where(condition, x, y)
+
+
+def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
+    """The slices of ``input`` along ``axis``, each without that axis (views of
+    input), under Paddle's argument names ``unbind(input, axis=0)``.
+
+    >>> [t.shape for t in eager.unbind(eager.ones([2, 3]), axis=1)]
+    [[2], [2], [2]]
+    """
+    return _F.unbind(input, axis)
+
+
+def gather(x, index, axis=None, name=None):
+    """The slices of x at ``index`` (a 1-d int tensor) along ``axis``; Paddle's
+    default ``axis=None`` means axis 0. Differentiable in x.
+
+    >>> eager.gather(eager.to_tensor([[1, 2], [3, 4]]), eager.to_tensor([1])).numpy()
+    array([[3, 4]])
+    """
+    return _F.gather(x, index, 0 if axis is None else axis)
+
+
+def normal_(x, mean=0.0, std=1.0, name=None):
+    """Paddle's ``paddle.normal_(x, mean, std)``: ``x.normal_(mean, std)``, x filled in
+    place with samples from N(mean, std^2) and returned.
+
+    >>> eager.normal_(eager.zeros([2, 3]), 0.0, 0.02).shape
+    [2, 3]
+    """
+    return TensorFills.normal_(x, mean, std)
+
+
+def bernoulli_(x, p=0.5, name=None):
+    """Paddle's ``paddle.bernoulli_(x, p)``: ``x.bernoulli_(p)``, x filled in place
+    with 1 (probability p) or 0 and returned."""
+    return TensorFills.bernoulli_(x, p)
+
+
+def _activation(op: str, act, inplace: bool):
+    """The op function named by ``scale``'s ``act`` (its inplace ``<act>_`` form when inplace)."""
+    if not isinstance(act, str):
+        raise TypeError(f"{op}: argument 'act' expected None or the name of an activation op "
+                        f"(such as 'relu', 'tanh', 'sigmoid'), got {type(act).__name__} {act!r}")
+    function = getattr(_F, act + "_" if inplace else act, None)
+    if not callable(function):
+        raise ValueError(f"{op}: argument 'act' expected None or the name of an activation op that has "
+                         f"{'an inplace form ' if inplace else ''}(such as 'relu', 'tanh', 'sigmoid'), got {act!r}")
+    return function
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):  # noqa: A002
+    """x * scale + bias (or (x + bias) * scale when ``bias_after_scale`` is False),
+    then the activation op named by ``act`` (such as ``'relu'``) if given, as Paddle's
+    ``paddle.scale``. Differentiable.
+
+    >>> eager.scale(eager.to_tensor([-1.0, 2.0]), 2.0, 1.0, True, "relu").numpy()
+    array([0., 5.], dtype=float32)
+    """
+    activation = None if act is None else _activation("scale", act, inplace=False)
+    out = _F.scale(x, scale, bias, bias_after_scale)
+    return out if activation is None else activation(out)
+
+
+def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):  # noqa: A002
+    """Inplace :func:`scale`: writes the result into x and returns it; ``act`` runs the
+    activation's inplace op (``relu_`` for ``'relu'``) on it."""
+    activation = None if act is None else _activation("scale_", act, inplace=True)
+    out = _F.scale_(x, scale, bias, bias_after_scale)
+    return out if activation is None else activation(out)
+
+
+def _into(op: str, result, out):
+    """``result`` written into the caller's ``out`` tensor in place (``out`` returned),
+    as Paddle's ``out=`` argument of the logical and bitwise functions documents."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
+    if out.shape != result.shape or out.dtype != result.dtype:
+        raise ValueError(f"{op}: argument 'out' expected the result's shape and dtype {result.shape} "
+                         f"{result.dtype} (eager writes into out in place, it does not resize it), got "
+                         f"{out.shape} {out.dtype}")
+    _F.setitem_(out, result, Ellipsis)
+    return out
+
+
+def _with_out_binary(op: str):
+    generated = getattr(_F, op)
+
+    def function(x, y, out=None, name=None):
+        if out is not None and not isinstance(out, Tensor):  # before any work, so nothing changes
+            raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
+        return _into(op, generated(x, y), out)
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, y, out=None, name=None)``: given "
+                        f"``out`` (a Tensor of the result's shape and dtype), the result is written into it in "
+                        f"place and ``out`` is returned.\n\n>>> eager.{op}(x, y, out)\n")
+    return function
+
+
+def _with_out_unary(op: str):
+    generated = getattr(_F, op)
+
+    def function(x, out=None, name=None):
+        if out is not None and not isinstance(out, Tensor):
+            raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
+        return _into(op, generated(x), out)
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = (f"{generated.__doc__ or op}\n\nPaddle's ``{op}(x, out=None, name=None)``: given "
+                        f"``out`` (a Tensor of the result's shape and dtype), the result is written into it in "
+                        f"place and ``out`` is returned.\n\n>>> eager.{op}(x, out)\n")
+    return function
+
+
+logical_and, logical_or, logical_xor = (_with_out_binary(op) for op in ("logical_and", "logical_or", "logical_xor"))
+bitwise_and, bitwise_or, bitwise_xor = (_with_out_binary(op) for op in ("bitwise_and", "bitwise_or", "bitwise_xor"))
+logical_not, bitwise_not = _with_out_unary("logical_not"), _with_out_unary("bitwise_not")
+
+
 def set_value(self, value) -> "Tensor":
     """Overwrites this tensor's data with ``value`` (a Tensor or NumPy array of
     the same shape and dtype), in place and unrecorded, as Paddle's
@@ -398,7 +585,12 @@ def set_value(self, value) -> "Tensor":
 # Tensor methods that dispatch on an argument's type or reorder arguments as
 # Paddle's Python API does, installed over the generated ones.
 _DISPATCHING_METHODS = {"pow": pow, "lerp": lerp, "lerp_": lerp_, "nonzero": nonzero, "index_add": index_add,
-                        "index_add_": index_add_, "set_value": set_value}
+                        "index_add_": index_add_, "set_value": set_value,
+                        # Paddle's argument lists over the generated ones (x.where(...), x.scale(..., act)):
+                        "where": where, "gather": gather, "scale": scale, "scale_": scale_,
+                        "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+                        "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
+                        "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not}
 
 
 def _is_inexact(dtype: DataType) -> bool:
@@ -546,6 +738,9 @@ _COMPOSED_METHODS = {
     "t_": t_,
     "add_n": _math_binary.add_n,
     **{name: getattr(_creation, name) for name in ("polar", "vander")},
+    # Paddle 2.6 binds these as methods too (x.atleast_2d(), x.combinations(2), x.histogramdd()):
+    **{name: getattr(_rearrange, name) for name in ("atleast_1d", "atleast_2d", "atleast_3d", "combinations")},
+    "histogramdd": _search_sort.histogramdd,
     "reverse": _F.flip,  # Paddle's paddle.reverse is flip
     "broadcast_shape": _broadcast_shape_with,
 }

@@ -74,7 +74,7 @@ def test_set_rng_state_refuses_what_is_not_a_state():
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "3", True, 2 ** 64])
 def test_seed_refuses_what_is_not_a_seed(bad):
-    with pytest.raises(TypeError, match="seed: argument 'value'"):
+    with pytest.raises(TypeError, match="seed: argument 'seed'"):
         eager.seed(bad)
 
 

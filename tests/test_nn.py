@@ -497,7 +497,7 @@ def test_initializers_and_errors():
     assert nn.initializer.compute_fans([8, 3, 5, 5]) == (75, 200)
     with pytest.raises(ValueError, match="Uniform: expected low < high"):
         nn.initializer.Uniform(1.0, 0.0)
-    with pytest.raises(TypeError, match="seed: argument 'value' expected a non-negative int"):
+    with pytest.raises(TypeError, match="seed: argument 'seed' expected a non-negative int"):
         nn.seed("1")
     with pytest.raises(TypeError, match="XavierUniform: argument 'shape' expected a list of non-negative ints"):
         nn.initializer.XavierUniform()([2, -1])

@@ -147,7 +147,7 @@ def test_a_scalar_the_result_cannot_hold_is_an_error_naming_the_operator():
     i = eager.to_tensor(np.array([1, 2], np.int64))
     with pytest.raises(ValueError, match=r"add: argument 'other' expected a number in \[-9223372036854775808"):
         i + 2 ** 70
-    with pytest.raises(ValueError, match="full: argument 'value' expected a finite number for dtype int32"):
+    with pytest.raises(ValueError, match="full: argument 'fill_value' expected a finite number for dtype int32"):
         eager.full([2], float("nan"), "int32")
     with pytest.raises(ValueError, match="expected a real number for dtype float32"):
         eager.full([2], 1j, "float32")

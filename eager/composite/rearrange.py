@@ -277,13 +277,19 @@ def hsplit(x, num_or_indices, name=None):
 
 
 @_check.composed
-def vsplit(x, num_or_indices, name=None):
-    """x split row-wise (along axis 0; x at least 2-d), as :func:`hsplit`.
+def vsplit(x, num_or_sections, name=None):
+    """x split row-wise (along axis 0; x at least 2-d) as Paddle 2.x's ``vsplit``
+    does: :func:`split` with axis 0, so ``num_or_sections`` is a number of equal
+    parts or a list of part SIZES (one may be -1), not of split indices as in
+    :func:`hsplit` / :func:`dsplit`. Returns a list of views.
 
-    >>> [t.shape for t in eager.vsplit(eager.ones([4, 3]), [1])]
+    >>> [t.shape for t in eager.vsplit(eager.ones([4, 3]), [1, -1])]
     [[1, 3], [3, 3]]
     """
-    return _split_along("vsplit", x, num_or_indices, 0, 2)
+    _check.tensor("vsplit", "x", x)
+    if len(x.shape) < 2:
+        raise ValueError(f"vsplit: argument 'x' expected at least 2 dimension(s), got shape {x.shape}")
+    return list(_F.split(x, num_or_sections, 0))
 
 
 @_check.composed

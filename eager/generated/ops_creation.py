@@ -288,35 +288,35 @@ class ComplexDoubleGradNode(GradNodeBase):
         return (None, None, (grad,), )
 
 
-def full(shape, value, dtype=None, place=None, name=None):
-    """A tensor of the given shape filled with value.
+def full(shape, fill_value, dtype=None, place=None, name=None):
+    """A tensor of the given shape filled with fill_value.
 
     Not differentiable.
     """
     shape = to_int_array(shape, "full", "shape")
-    value = value if type(value) is float else to_scalar(value, "full", "value")
+    fill_value = fill_value if type(fill_value) is float else to_scalar(fill_value, "full", "fill_value")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full", "dtype")
     place = to_place(place, "full", "place")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("full", _this.full, (shape, value, dtype, place, ))
+        return _modes.call("full", _this.full, (shape, fill_value, dtype, place, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.full(shape, value, dtype, place), None, None
+    out.impl, out._meta, out._name = _phi.full(shape, fill_value, dtype, place), None, None
     return out
 
 
-def full_like(x, value, dtype=None, name=None):
-    """A tensor shaped like x filled with value (dtype defaults to x's).
+def full_like(x, fill_value, dtype=None, name=None):
+    """A tensor shaped like x filled with fill_value (dtype defaults to x's).
 
     Not differentiable.
     """
     if not isinstance(x, Tensor):
         raise bad_tensor("full_like", "x", x)
-    value = value if type(value) is float else to_scalar(value, "full_like", "value")
+    fill_value = fill_value if type(fill_value) is float else to_scalar(fill_value, "full_like", "fill_value")
     dtype = dtype if type(dtype) is DataType else to_dtype(dtype, "full_like", "dtype")
     if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("full_like", _this.full_like, (x, value, dtype, ))
+        return _modes.call("full_like", _this.full_like, (x, fill_value, dtype, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.full_like(x.impl, value, dtype), None, None
+    out.impl, out._meta, out._name = _phi.full_like(x.impl, fill_value, dtype), None, None
     return out
 
 

@@ -27,13 +27,13 @@ from ..framework import default_dtype, gpu_count
 from ..tensor import Tensor
 
 
-def seed(value: int):
-    """Seeds the random generator of every place (Paddle's ``paddle.seed``): the
+def seed(seed: int):
+    """Seeds the random generator of every place (Paddle's ``paddle.seed(seed)``): the
     random ops and the initializers repeat their draws after the same seed.
     Returns the CPU generator."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or not 0 <= value < 2 ** 64:
-        raise TypeError(f"seed: argument 'value' expected a non-negative int below 2**64, got {value!r}")
-    return seed_all(int(value))
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+        raise TypeError(f"seed: argument 'seed' expected a non-negative int below 2**64, got {seed!r}")
+    return seed_all(int(seed))
 
 
 def get_generator() -> np.random.Generator:

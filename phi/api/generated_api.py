@@ -1487,11 +1487,11 @@ def cast(x, dtype):
 _full_kernel = KERNELS.dispatch_table("full")
 
 
-def full(shape, value, dtype, place):
-    """A tensor of the given shape filled with value."""
+def full(shape, fill_value, dtype, place):
+    """A tensor of the given shape filled with fill_value."""
     out_meta = MetaTensor()
     try:
-        _im.full_infer_meta(shape, value, dtype, out_meta)
+        _im.full_infer_meta(shape, fill_value, dtype, out_meta)
     except PhiError as error:
         raise error.in_op("full") from None
     if dtype is None:  # not given: the dtype the InferMeta chose
@@ -1503,7 +1503,7 @@ def full(shape, value, dtype, place):
     array_type = key[0]
     metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        out = kernel(shape, value, dtype)
+        out = kernel(shape, fill_value, dtype)
     except PhiError as error:
         raise error.in_op("full") from None
     except MemoryError as error:
@@ -1521,10 +1521,10 @@ _full_like_kernel = KERNELS.dispatch_table("full_like")
 _full_like_seen = KERNELS.signature_cache("full_like", "full_like")
 
 
-def full_like(x, value, dtype):
-    """A tensor shaped like x filled with value (dtype defaults to x's)."""
+def full_like(x, fill_value, dtype):
+    """A tensor shaped like x filled with fill_value (dtype defaults to x's)."""
     try:  # what InferMeta reads; a remembered signature passed it before
-        signature = (type(x.array), x.array.dtype, x.array.shape, value, type(value), dtype)
+        signature = (type(x.array), x.array.dtype, x.array.shape, fill_value, type(fill_value), dtype)
         seen = _full_like_seen.get(signature)
     except (AttributeError, TypeError, PhiError):  # a tensor of another kind (no .array), an unhashable attribute
         signature = seen = None
@@ -1533,17 +1533,17 @@ def full_like(x, value, dtype):
     else:
         out_meta = MetaTensor()
         try:
-            _im.full_like_infer_meta(x, value, dtype, out_meta)
+            _im.full_like_infer_meta(x, fill_value, dtype, out_meta)
         except PhiError as error:
             raise error.in_op("full_like", x=x) from None
         if type(x) is not DenseTensor:  # another tensor kind: the kernel of that kind
-            return call_kernel_of_kind("full_like", "full_like", x, (x, value, dtype), [out_meta], {"x": x})
+            return call_kernel_of_kind("full_like", "full_like", x, (x, fill_value, dtype), [out_meta], {"x": x})
         key = (type(x.array), x.array.dtype)
         kernel = _full_like_kernel[key]
         array_type = key[0]
         metas = [out_meta]
     try:  # a kernel checks only what InferMeta cannot see (the values), rarely
-        out = kernel(x.array, value, dtype)
+        out = kernel(x.array, fill_value, dtype)
     except PhiError as error:
         raise error.in_op("full_like", x=x) from None
     except MemoryError as error:

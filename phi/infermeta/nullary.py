@@ -16,7 +16,7 @@ def create_infer_meta(shape, dtype, out) -> None:
     check_result_shape("shape", out.dims, out.dtype)
 
 
-def full_infer_meta(shape, value, dtype, out) -> None:
-    """A creation op filled with ``value``, which must fit ``dtype``."""
+def full_infer_meta(shape, fill_value, dtype, out) -> None:
+    """A creation op filled with ``fill_value``, which must fit ``dtype``."""
     create_infer_meta(shape, dtype, out)
-    check_representable("value", value, out.dtype)
+    check_representable("fill_value", fill_value, out.dtype)

@@ -117,10 +117,10 @@ def create_like_infer_meta(x, dtype, out) -> None:
         out.dtype = convert_dtype(dtype)
 
 
-def full_like_infer_meta(x, value, dtype, out) -> None:
-    """x's meta (or dtype), filled with ``value``, which must fit the dtype."""
+def full_like_infer_meta(x, fill_value, dtype, out) -> None:
+    """x's meta (or dtype), filled with ``fill_value``, which must fit the dtype."""
     create_like_infer_meta(x, dtype, out)
-    check_representable("value", value, out.dtype)
+    check_representable("fill_value", fill_value, out.dtype)
 
 
 def expand_infer_meta(x, shape, out) -> None:

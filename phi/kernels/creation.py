@@ -9,13 +9,13 @@ from .funcs import copied_into, reduce_to_shape, want
 
 
 @register_kernel("full", ALL_BACKENDS, ALL_TYPES)
-def full(ctx, shape, value, dtype):
-    return ctx.xp.full(shape, value, dtype=dtype.numpy_dtype)
+def full(ctx, shape, fill_value, dtype):
+    return ctx.xp.full(shape, fill_value, dtype=dtype.numpy_dtype)
 
 
 @register_kernel("full_like", ALL_BACKENDS, ALL_TYPES)
-def full_like(ctx, x, value, dtype):
-    return ctx.xp.full(x.shape, value, dtype=x.dtype if dtype is None else dtype.numpy_dtype)
+def full_like(ctx, x, fill_value, dtype):
+    return ctx.xp.full(x.shape, fill_value, dtype=x.dtype if dtype is None else dtype.numpy_dtype)
 
 
 # -- ranges -------------------------------------------------------------------------

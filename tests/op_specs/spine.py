@@ -158,17 +158,17 @@ SPECS = [
            + tuple(Case(((3, 4),), {"dtype": d}, grad=False)
                    for d in (D.FLOAT32, D.INT32, D.INT64, D.BOOL))),
     # -- creation -----------------------------------------------------------------------
-    OpSpec("full", lambda shape, value, dtype: eager.full(shape, value, dtype),
-           lambda shape, value, dtype: np.full(shape, value, dtype.numpy_dtype), (),
-           tuple(Case((), {"shape": s, "value": v, "dtype": d})
+    OpSpec("full", lambda shape, fill_value, dtype: eager.full(shape, fill_value, dtype),
+           lambda shape, fill_value, dtype: np.full(shape, fill_value, dtype.numpy_dtype), (),
+           tuple(Case((), {"shape": s, "fill_value": v, "dtype": d})
                  for s, v, d in (([2, 3], 1.5, D.FLOAT32), ([], -2, D.INT64), ([0, 4], 7, D.FLOAT64),
                                  ([3], True, D.BOOL))),
            dtypes=("float64",), grad=False),
     OpSpec("full_like", eager.full_like,
-           lambda x, value, dtype=None: np.full(x.shape, value, x.dtype if dtype is None else dtype.numpy_dtype),
+           lambda x, fill_value, dtype=None: np.full(x.shape, fill_value, x.dtype if dtype is None else dtype.numpy_dtype),
            ("real",),
-           (Case(((3, 4),), {"value": 2.5}), Case(((),), {"value": -1}),
-            Case(((0, 2),), {"value": 1}), Case(((2, 3),), {"value": 3, "dtype": D.INT32})),
+           (Case(((3, 4),), {"fill_value": 2.5}), Case(((),), {"fill_value": -1}),
+            Case(((0, 2),), {"fill_value": 1}), Case(((2, 3),), {"fill_value": 3, "dtype": D.INT32})),
            dtypes=FLOATS + INTS, grad=False),
     OpSpec("zeros", lambda shape, dtype: eager.zeros(shape, dtype),
            lambda shape, dtype: np.zeros(shape, dtype.numpy_dtype), (),
