@@ -44,7 +44,7 @@ def _with_specials(arrays, attrs):
 
 
 def _forward(name, reference, domain="real", dtypes=FLOATS, prepare=None, grad=True):
-    return OpSpec(name, getattr(eager, name), reference, (domain,), unary_cases(), dtypes=dtypes,
+    return OpSpec(name, getattr(F, name), reference, (domain,), unary_cases(), dtypes=dtypes,
                   grad=grad, prepare=prepare)
 
 

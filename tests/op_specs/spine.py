@@ -126,7 +126,7 @@ SPECS = [
     OpSpec("divide", eager.divide, np.divide, ("real", "nonzero"), binary_cases()),
     OpSpec("pow", F.pow, lambda x, y: np.power(x, np.asarray(y, x.dtype)), ("positive",),
            tuple(Case((s,), {"y": y}) for s in ((3, 4), (), (0, 2)) for y in (2.0, 3, 0.5, -1.5, 0.0))),
-    OpSpec("scale", eager.scale,
+    OpSpec("scale", F.scale,
            lambda x, scale, bias, bias_after_scale: np.asarray(
                (x * scale + bias) if bias_after_scale else (x + bias) * scale, x.dtype),
            ("real",),
