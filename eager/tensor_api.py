@@ -505,12 +505,7 @@ def _into(op: str, result, out):
         return result
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
-    if out.shape != result.shape or out.dtype != result.dtype:
-        raise ValueError(f"{op}: argument 'out' expected the result's shape and dtype {result.shape} "
-                         f"{result.dtype} (eager writes into out in place, it does not resize it), got "
-                         f"{out.shape} {out.dtype}")
-    _F.setitem_(out, result, Ellipsis)
-    return out
+    return _creation.write_into(op, "out", out, result, "the result's")
 
 
 def _with_out_binary(op: str):

@@ -186,6 +186,18 @@ def as_real(x, name=None):
     return _F.stack([_F.real(x), _F.imag(x)], -1)
 
 
+def write_into(op: str, arg: str, target, value, what: str):
+    """``value`` written over ``target`` (a caller's Tensor, of the same shape and dtype:
+    it is not resized) by the recorded in-place setitem; ``target`` returned. Paddle's
+    ``assign(x, output)`` and the ``out=`` of the logical and bitwise functions."""
+    if target.shape != value.shape or target.dtype != value.dtype:
+        raise ValueError(f"{op}: argument '{arg}' expected {what} shape and dtype {value.shape} {value.dtype} "
+                         f"(eager writes into {arg} in place, it does not resize it), got {target.shape} "
+                         f"{target.dtype}")
+    _F.setitem_(target, value, Ellipsis)
+    return target
+
+
 def _stacked_scalars(items):
     """Paddle's assign of a list holding shape-[1] Tensors (and numbers): one 1-d tensor."""
     parts = [item if isinstance(item, Tensor) else to_tensor([item]) for item in items]
@@ -235,10 +247,5 @@ def assign(x, output=None):
             return value
     if output is None:
         return _F.assign(value)
-    if value.shape != output.shape or value.dtype != output.dtype:
-        raise ValueError(f"assign: argument 'output' expected x's shape and dtype {value.shape} {value.dtype} "
-                         f"(eager writes into output in place, it does not resize it), got {output.shape} "
-                         f"{output.dtype}")
-    _F.setitem_(output, value, Ellipsis)
-    return output
+    return write_into("assign", "output", output, value, "x's")
 
