@@ -32,21 +32,20 @@ class _ThreadAnomaly(threading.local):
 class _AnomalyState:
     """Per thread, like grad mode: anomaly mode in one thread leaves others alone.
 
-    Every op reads ``active`` (how many threads are in anomaly mode) first, a
-    plain attribute, and looks at its own thread's ``enabled`` only when some
-    thread is: thread-local reads cost more, and the mode is rare.
+    Entering the mode turns it on in the ops' shared mode check (op_modes.MODES),
+    whose ``active`` count is also what ``enabled`` reads first: a plain
+    attribute, so the thread-local flag is read only when some thread watches
+    its ops.
     """
 
-    __slots__ = ("active", "lock", "_thread")
+    __slots__ = ("_thread",)
 
     def __init__(self):
-        self.active = 0
-        self.lock = threading.Lock()
         self._thread = _ThreadAnomaly()
 
     @property
     def enabled(self) -> bool:
-        return self.active > 0 and self._thread.enabled
+        return MODES.active > 0 and self._thread.enabled
 
     def enter(self, check_nan: bool) -> None:
         state = self._thread
@@ -54,8 +53,6 @@ class _AnomalyState:
         state.depth += 1
         state.enabled = check_nan or was
         if state.enabled and not was:
-            with self.lock:
-                self.active += 1
             MODES.set_anomaly(True)  # the ops of this thread go through MODES.call
 
     def exit(self) -> None:
@@ -63,8 +60,6 @@ class _AnomalyState:
         state.depth -= 1
         if state.depth == 0 and state.enabled:
             state.enabled = False
-            with self.lock:
-                self.active -= 1
             MODES.set_anomaly(False)
 
 

@@ -120,7 +120,7 @@ class OpModes:
         if state.bypass:
             state.bypass = False
             return False
-        return state.anomaly or state.amp is not None or state.checker is not None or state.stats is not None
+        return state.counted  # this thread has a mode on (kept by _recount)
 
     def call(self, op: str, fn, args: tuple, castable: bool = True, checked: bool = False):
         """Runs ``fn(*args)`` (the generated op named ``op``) under this thread's
