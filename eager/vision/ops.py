@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import nn
 from ..arguments import bad_tensor
+from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
@@ -126,8 +127,7 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     fn = "roi_align"
     pooled = _output_size(fn, output_size)
     rois, image = _regions(fn, x, boxes, boxes_num)
-    if not isinstance(sampling_ratio, numbers.Integral) or isinstance(sampling_ratio, bool):
-        raise TypeError(f"{fn}: argument 'sampling_ratio' expected an int, got {sampling_ratio!r}")
+    _check.integer(fn, "sampling_ratio", sampling_ratio)
     height, width = x.shape[2], x.shape[3]
     offset = 0.5 if aligned else 0.0
     per_region = []
@@ -677,8 +677,7 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
         raise ValueError(f"{fn}: argument 'scores' expected shape [{n}, C, {count}] for bboxes {bboxes.shape}, got "
                          f"{scores.shape}")
     for arg, value in (("nms_top_k", nms_top_k), ("keep_top_k", keep_top_k), ("background_label", background_label)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
+        _check.integer(fn, arg, value)
     rows_all, values_all = bboxes.numpy().astype(np.float64), scores.numpy().astype(np.float64)
     out_rows, indices, per_image = [], [], []
     for b in range(n):
@@ -884,8 +883,7 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
     fn = "distribute_fpn_proposals"
     _tensor(fn, "fpn_rois", fpn_rois, ndim=2, last=4, floating=True)
     for arg, value in (("min_level", min_level), ("max_level", max_level), ("refer_level", refer_level)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{fn}: argument '{arg}' expected an int, got {value!r}")
+        _check.integer(fn, arg, value)
     if min_level > max_level:
         raise ValueError(f"{fn}: min_level ({min_level}) must not exceed max_level ({max_level})")
     rows = fpn_rois.numpy().astype(np.float64)
