@@ -500,11 +500,10 @@ def scale_(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None): 
 
 def _into(op: str, result, out):
     """``result`` written into the caller's ``out`` tensor in place (``out`` returned),
-    as Paddle's ``out=`` argument of the logical and bitwise functions documents."""
+    as Paddle's ``out=`` argument of the logical and bitwise functions documents (the
+    callers check ``out``'s type before any work)."""
     if out is None:
         return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}: argument 'out' expected None or a Tensor, got {type(out).__name__}")
     return _creation.write_into(op, "out", out, result, "the result's")
 
 
