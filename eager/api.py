@@ -66,7 +66,7 @@ from .tensor_api import index_add, index_add_, lerp, lerp_, nonzero, pow  # noqa
 # the logical and bitwise functions' out.
 from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gather, logical_and,  # noqa: A004
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
-from .tensor_api import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p)
+from .tensor_queries import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p)
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler

@@ -24,6 +24,7 @@ from .autograd.inplace import check_inplace_leaf
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
 from .generated import forward_api as _F
+from .tensor import Tensor
 
 __all__ = ["reshape_", "squeeze_", "unsqueeze_", "flatten_", "transpose_", "t_"]
 
@@ -105,3 +106,13 @@ def t_(input, name=None):  # noqa: A002  (Paddle's argument name)
     [3, 2]
     """
     return _take_shape("t_", input, _F.t)
+
+
+def install() -> None:
+    """Attaches the functions above as Tensor methods (idempotent). The module attaches
+    its own so that eager.tensor_api need not import it: importing either first must work."""
+    for name in __all__:
+        setattr(Tensor, name, globals()[name])
+
+
+install()

@@ -35,9 +35,7 @@ from .composite import reduce_scan as _reduce_scan
 from .composite import search_sort as _search_sort
 from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
-from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
 from .tensor import Tensor
-from .tensor_queries import TensorFills, TensorInfo, broadcast_shape, increment, index_fill_, is_tensor
 
 
 class TensorMethods:
@@ -449,22 +447,6 @@ def gather(x, index, axis=None, name=None):
     return _F.gather(x, index, 0 if axis is None else axis)
 
 
-def normal_(x, mean=0.0, std=1.0, name=None):
-    """Paddle's ``paddle.normal_(x, mean, std)``: ``x.normal_(mean, std)``, x filled in
-    place with samples from N(mean, std^2) and returned.
-
-    >>> eager.normal_(eager.zeros([2, 3]), 0.0, 0.02).shape
-    [2, 3]
-    """
-    return TensorFills.normal_(x, mean, std)
-
-
-def bernoulli_(x, p=0.5, name=None):
-    """Paddle's ``paddle.bernoulli_(x, p)``: ``x.bernoulli_(p)``, x filled in place
-    with 1 (probability p) or 0 and returned."""
-    return TensorFills.bernoulli_(x, p)
-
-
 def _activation(op: str, act, inplace: bool):
     """The op function named by ``scale``'s ``act`` (its inplace ``<act>_`` form when inplace)."""
     if not isinstance(act, str):
@@ -687,17 +669,6 @@ def _istft(self, *args, **kwargs):
 # Paddle's Tensor methods for the functions composed in eager.composite (x.mm(y) is
 # eager.mm(x, y)), and the inplace fills and queries of eager.tensor_queries (eager.linalg
 # attaches its own, x.cov(): it loads after this module, which the generated code it calls loads).
-def _broadcast_shape_with(self, y_shape) -> list:
-    """``x.broadcast_shape(y_shape)``: the shape that x's shape and ``y_shape`` broadcast
-    to (Paddle binds ``paddle.broadcast_shape`` as a method, where the tensor would be
-    taken for ``x_shape``; here its shape is).
-
-    >>> eager.zeros([2, 1, 3]).broadcast_shape([4, 3])
-    [2, 4, 3]
-    """
-    return broadcast_shape(self.shape, y_shape)
-
-
 _COMPOSED_METHODS = {
     **{name: getattr(_math_unary, name) for name in (
         "logit", "sgn", "signbit", "sinc", "stanh", "deg2rad", "rad2deg", "frexp")},
@@ -719,24 +690,14 @@ _COMPOSED_METHODS = {
     **{name: getattr(_rearrange, name) for name in (
         "hsplit", "vsplit", "dsplit", "unflatten", "unfold", "view", "view_as", "unique_consecutive")},
     **{name: getattr(_creation, name) for name in ("as_complex", "as_real")},
-    "is_tensor": is_tensor,
     "stft": _stft,
     "istft": _istft,
-    "increment": increment,
-    "index_fill_": index_fill_,
-    "reshape_": reshape_,
-    "squeeze_": squeeze_,
-    "unsqueeze_": unsqueeze_,
-    "flatten_": flatten_,
-    "transpose_": transpose_,
-    "t_": t_,
     "add_n": _math_binary.add_n,
     **{name: getattr(_creation, name) for name in ("polar", "vander")},
     # Paddle 2.6 binds these as methods too (x.atleast_2d(), x.combinations(2), x.histogramdd()):
     **{name: getattr(_rearrange, name) for name in ("atleast_1d", "atleast_2d", "atleast_3d", "combinations")},
     "histogramdd": _search_sort.histogramdd,
     "reverse": _F.flip,  # Paddle's paddle.reverse is flip
-    "broadcast_shape": _broadcast_shape_with,
 }
 
 
@@ -756,12 +717,6 @@ def install() -> None:
         setattr(Tensor, name, function)
     for name, function in _COMPOSED_METHODS.items():
         setattr(Tensor, name, function)
-    for name, value in vars(TensorFills).items():
-        if name not in _CLASS_MACHINERY:
-            setattr(Tensor, name, value)
-    for name, value in vars(TensorInfo).items():
-        if name not in _CLASS_MACHINERY:
-            setattr(Tensor, name, value)
     # x + y of two Tensors in one frame: the generated operator runs the op's body
     # itself and hands any other operand to the method above (its fallback).
     for name, function in OPERATORS.items():

@@ -637,3 +637,51 @@ def _dense(op: str, x):
     if not impl.initialized():
         raise ValueError(f"{op}: the tensor holds no buffer")
     return impl
+
+
+def normal_(x, mean=0.0, std=1.0, name=None):
+    """Paddle's ``paddle.normal_(x, mean, std)``: ``x.normal_(mean, std)``, x filled in
+    place with samples from N(mean, std^2) and returned.
+
+    >>> eager.normal_(eager.zeros([2, 3]), 0.0, 0.02).shape
+    [2, 3]
+    """
+    return TensorFills.normal_(x, mean, std)
+
+
+def bernoulli_(x, p=0.5, name=None):
+    """Paddle's ``paddle.bernoulli_(x, p)``: ``x.bernoulli_(p)``, x filled in place
+    with 1 (probability p) or 0 and returned."""
+    return TensorFills.bernoulli_(x, p)
+
+
+def _broadcast_shape_with(self, y_shape) -> list:
+    """``x.broadcast_shape(y_shape)``: the shape that x's shape and ``y_shape`` broadcast
+    to (Paddle binds ``paddle.broadcast_shape`` as a method, where the tensor would be
+    taken for ``x_shape``; here its shape is).
+
+    >>> eager.zeros([2, 1, 3]).broadcast_shape([4, 3])
+    [2, 4, 3]
+    """
+    return broadcast_shape(self.shape, y_shape)
+
+
+# Class-body entries that are not methods.
+_CLASS_MACHINERY = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                              "__firstlineno__", "__static_attributes__"})
+
+
+def install() -> None:
+    """Attaches this module's Tensor methods (idempotent). The module attaches its own
+    so that eager.tensor_api need not import it: importing either first must work."""
+    for group in (TensorFills, TensorInfo):
+        for name, value in vars(group).items():
+            if name not in _CLASS_MACHINERY:
+                setattr(Tensor, name, value)
+    Tensor.is_tensor = is_tensor
+    Tensor.increment = increment
+    Tensor.index_fill_ = index_fill_
+    Tensor.broadcast_shape = _broadcast_shape_with
+
+
+install()

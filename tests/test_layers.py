@@ -165,3 +165,25 @@ def test_a_module_imports_as_a_programs_first_import(first):
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[2.0, 4.0] True"
+
+
+def _top_level_modules():
+    import pkgutil
+    import eager
+    return sorted(f"eager.{m.name}" for m in pkgutil.iter_modules(eager.__path__)
+                  if m.name not in ("api_gen",) and not m.name.startswith("_"))
+
+
+def test_every_top_level_module_imports_as_a_programs_first_import():
+    # A cycle shows only when its module is the first one imported (as
+    # `import eager.random` once was); one fresh interpreter per module, a few at a time.
+    from concurrent.futures import ThreadPoolExecutor
+
+    def first_import(name):
+        result = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=120)
+        return name, result.returncode, result.stderr.strip().splitlines()[-1:]
+
+    with ThreadPoolExecutor(4) as pool:
+        failed = [f"{name}: {err}" for name, rc, err in pool.map(first_import, _top_level_modules()) if rc]
+    assert not failed, "\n".join(failed)

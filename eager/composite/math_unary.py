@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..generated import forward_api as _F
-from ..random import normal
+from .. import random as _random
 from . import _paddle_api as _check
 from .spine import sum_to_shape
 
@@ -462,7 +462,7 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     >>> eager.log_normal(0.0, 1.0, shape=[2, 3]).shape
     [2, 3]
     """
-    return _F.exp(normal(mean, std, shape))
+    return _F.exp(_random.normal(mean, std, shape))
 
 
 @_check.composed
