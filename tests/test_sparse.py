@@ -651,10 +651,17 @@ def test_sync_batch_norm_is_batch_norm_in_one_process_and_converts_sparse_batch_
     model = eager.nn.Sequential(S.nn.Conv3D(3, 4, 3), S.nn.BatchNorm(4), dense_bn)
     model[1]._mean.set_value(np.full(4, 0.5, np.float32))
     synced = S.nn.SyncBatchNorm.convert_sync_batchnorm(model)
-    assert type(synced[1]) is S.nn.SyncBatchNorm and synced[2] is dense_bn
+    assert type(synced[1]) is S.nn.SyncBatchNorm and type(synced[2]) is eager.nn.SyncBatchNorm
     assert synced[1].weight is model[1].weight and synced[1]._mean is model[1]._mean
-    with pytest.raises(ValueError, match="sparse.nn.SyncBatchNorm: argument 'data_format' expected 'NDHWC'"):
-        S.nn.SyncBatchNorm(4, data_format="NCDHW")
+    assert synced[2].weight is dense_bn.weight
+    np.testing.assert_allclose(synced[1]._mean.numpy(), 0.5)
+    with pytest.raises(ValueError, match="sparse.nn.SyncBatchNorm: argument 'data_format' expected one of"):
+        S.nn.SyncBatchNorm(4, data_format="NWHC")
+    # any rank: the channels are the values' last dimension
+    x3 = T(np.array([[[0.3, 0.0], [0.0, 0.0]], [[0.8, 0.4], [0.2, 0.9]]], np.float32)).to_sparse_coo(2)
+    v3 = x3.values().numpy().astype(np.float64)
+    np.testing.assert_allclose(S.nn.SyncBatchNorm(2)(x3).values().numpy(),
+                               (v3 - v3.mean(0)) / np.sqrt(v3.var(0) + 1e-5), rtol=1e-4, atol=1e-5)
     with pytest.raises(TypeError, match="convert_sync_batchnorm: argument 'layer' expected an eager.nn.Layer"):
         S.nn.SyncBatchNorm.convert_sync_batchnorm(3)
     with pytest.raises(ValueError, match="sparse.nn.SyncBatchNorm: x must store values \\[nnz, 3\\]"):

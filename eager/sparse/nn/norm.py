@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...nn import sync_batch_norm as dense_sync
 from ...nn.layer import Layer
-from ...nn.norm import BatchNorm1D
+from ...nn.norm import BatchNorm1D, BatchNorm2D, BatchNorm3D
 from .._core import COO, expect_sparse, from_values, values_of
 
 
@@ -67,8 +67,9 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
     """Batch normalization of a sparse COO tensor ``[N, D, H, W, C]`` whose training
     statistics are those of the stored values of every rank (Paddle's
     ``paddle.sparse.nn.SyncBatchNorm``); in a world of one, and in eval mode, it is
-    :class:`BatchNorm`. Usually made from a network's sparse BatchNorms with
-    :meth:`convert_sync_batchnorm`.
+    :class:`BatchNorm`. x may be of any rank: the channels are its values' last
+    dimension whatever ``data_format`` (checked to be a format name, as Paddle)
+    says. Usually made from a network's BatchNorms with :meth:`convert_sync_batchnorm`.
 
     >>> bn = eager.sparse.nn.SyncBatchNorm(2)
     >>> x = eager.sparse.sparse_coo_tensor([[0, 0], [0, 1], [0, 0], [1, 0]], [[1.0, 2.0], [3.0, 6.0]], [1, 2, 1, 2, 2])
@@ -78,8 +79,10 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
     """
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NDHWC", name=None):
-        _check_format("sparse.nn.SyncBatchNorm", data_format)
+                 data_format="NCHW", name=None):
+        if data_format not in self._formats:
+            raise ValueError(f"sparse.nn.SyncBatchNorm: argument 'data_format' expected one of "
+                             f"{list(self._formats)}, got {data_format!r}")
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, "NC", name)
 
     def forward(self, x):
@@ -89,10 +92,10 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
 
     @classmethod
     def convert_sync_batchnorm(cls, layer: Layer) -> Layer:
-        """``layer`` with every sparse :class:`BatchNorm` in it (itself included)
-        replaced by a sparse SyncBatchNorm keeping the same weight, bias and running
-        statistics (the same tensors). Dense BatchNorms are left as they are (that is
-        :meth:`eager.nn.SyncBatchNorm.convert_sync_batchnorm`'s job).
+        """``layer`` with every BatchNorm in it (itself included) replaced by a
+        SyncBatchNorm keeping the same weight, bias and running statistics (the same
+        tensors): a sparse :class:`BatchNorm` by this sparse SyncBatchNorm, a dense
+        BatchNorm1D/2D/3D by :class:`eager.nn.SyncBatchNorm`, as Paddle does.
 
         >>> net = eager.nn.Sequential(eager.sparse.nn.Conv3D(3, 5, 3), eager.sparse.nn.BatchNorm(5))
         >>> type(eager.sparse.nn.SyncBatchNorm.convert_sync_batchnorm(net)[1]).__name__
@@ -109,6 +112,8 @@ class SyncBatchNorm(dense_sync.SyncBatchNorm):
             converted.weight, converted.bias = layer.weight, layer.bias
             converted._mean, converted._variance = layer._mean, layer._variance
             converted.training = layer.training
+        elif isinstance(layer, (BatchNorm1D, BatchNorm2D, BatchNorm3D)):
+            converted = dense_sync.SyncBatchNorm.convert_sync_batchnorm(layer)
         for name, sublayer in list(layer.named_children()):
             converted.add_sublayer(name, cls.convert_sync_batchnorm(sublayer))
         return converted
