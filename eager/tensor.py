@@ -239,8 +239,7 @@ class Tensor:
             impl = phi_api.selected_rows_to_dense(impl)
         elif impl.kind is not TensorKind.DENSE:  # a sparse COO/CSR tensor (eager.sparse): likewise
             impl = phi_api.sparse_to_dense(impl)
-        array = impl.array  # a conversion point: the one place eager reads the buffer
-        return array if type(array) is np.ndarray else array.get()
+        return _host_array(impl)
 
     def item(self):
         """The single value as a Python number."""
@@ -285,6 +284,9 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
+        kind = self.impl.kind
+        if kind is TensorKind.SPARSE_COO or kind is TensorKind.SPARSE_CSR:
+            return _sparse_repr(self)
         body = format_values(self.numpy(), print_options())
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
@@ -330,6 +332,28 @@ def _to_arguments(args, kwargs) -> tuple:
     return device, dtype, blocking
 
 
+def _host_array(impl) -> np.ndarray:
+    """A dense impl's values as a NumPy array (a conversion point: where eager reads a buffer)."""
+    array = impl.array
+    return array if type(array) is np.ndarray else array.get()
+
+
+def _sparse_repr(x) -> str:
+    """A sparse tensor printed as Paddle prints one: its stored parts (COO: indices
+    and values; CSR: crows, cols and values), each formatted like a dense tensor's
+    values, and the dtype written ``paddle.float32``."""
+    impl, options = x.impl, print_options()
+    if impl.kind is TensorKind.SPARSE_COO:
+        parts = (("indices", impl.indices), ("values", impl.values))
+    else:
+        parts = (("crows", impl.crows), ("cols", impl.cols), ("values", impl.values))
+    indent = " " * len("Tensor(")
+    texts = [f"{name}=" + format_values(_host_array(part), options, prefix=indent + " " * len(name + "="))
+             for name, part in parts]
+    return (f"Tensor(shape={x.shape}, dtype=paddle.{x.dtype}, place={x.place}, stop_gradient={x.stop_gradient},\n"
+            + ",\n".join(indent + text for text in texts) + ")")
+
+
 def _float_text(value, options) -> str:
     """One float as Paddle prints it: ``precision`` digits, ``1.`` for a whole number,
     scientific notation under ``sci_mode``."""
@@ -342,12 +366,13 @@ def _float_text(value, options) -> str:
     return f"{value:.{options.precision}f}"
 
 
-def format_values(array: np.ndarray, options) -> str:
+def format_values(array: np.ndarray, options, prefix: str = "       ") -> str:
     """The values part of a Tensor's repr under the print options (set by
     eager.set_printoptions), as Paddle prints them: floats with ``precision``
     digits, every item left-aligned to one width (a space before the non-negative
     ones when some are negative), only ``edgeitems`` at each edge of an axis once
-    there are more than ``threshold`` items."""
+    there are more than ``threshold`` items. ``prefix`` is the indent of the lines after
+    the first (the width of the text that precedes the values)."""
     kind = array.dtype.kind
     if kind == "f":
         def text_of(value):
@@ -373,7 +398,7 @@ def format_values(array: np.ndarray, options) -> str:
             text = " " + text
         return text.ljust(width)
 
-    return np.array2string(array, separator=", ", prefix="       ", threshold=options.threshold,
+    return np.array2string(array, separator=", ", prefix=prefix, threshold=options.threshold,
                            edgeitems=options.edgeitems, max_line_width=options.linewidth,
                            formatter={"all": item})
 

@@ -160,6 +160,19 @@ def test_unary_functions_act_on_stored_values(rng, name, kind):
     np.testing.assert_allclose(out.to_dense().numpy(), UNARY[name](d), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name, numpy_function", [("deg2rad", np.deg2rad), ("rad2deg", np.rad2deg)])
+def test_angle_conversions_of_integer_values_give_float32(name, numpy_function):
+    for dtype in ("int32", "int64"):
+        x = eager.to_tensor(np.array([[-180, 0, 90], [0, 45, 0]]), dtype=dtype).to_sparse_coo(2)
+        out = getattr(S, name)(x)
+        assert out.dtype == eager.float32 and out.nnz() == 3
+        np.testing.assert_allclose(out.to_dense().numpy(), numpy_function(np.array([[-180, 0, 90], [0, 45, 0]])),
+                                   rtol=1e-6)
+    with pytest.raises(TypeError, match=f"sparse.{name}: argument 'x' expected a floating-point or integer sparse "
+                                        "tensor, got bool"):
+        getattr(S, name)(T(np.array([True, False])).to_sparse_coo(1))
+
+
 def test_sqrt_pow_cast_isnan_and_activations(rng):
     d = np.abs(sparse_matrix(rng, (3, 4)))
     x = T(d).to_sparse_coo(2)
@@ -189,12 +202,32 @@ def test_binary_ops_over_the_union_of_patterns(rng, kind):
     np.testing.assert_allclose(S.subtract(x, y).to_dense().numpy(), a - b)
     np.testing.assert_allclose(S.multiply(x, y).to_dense().numpy(), a * b)
     quotient = S.divide(x, y)
-    assert quotient.nnz() == union.sum()
-    expected = np.zeros_like(a)
+    assert quotient.nnz() == a.size and quotient.impl.kind is x.impl.kind  # every position, as Paddle's
     with np.errstate(divide="ignore", invalid="ignore"):
-        expected[union] = a[union] / b[union]  # x / 0 is inf where only x stores
+        expected = a / b  # x / 0 is inf where only x stores, 0 / 0 nan where neither does
     np.testing.assert_allclose(quotient.to_dense().numpy(), expected)
+    assert np.isnan(quotient.to_dense().numpy()[~union]).all()
     assert S.is_same_shape(x, y) and not S.is_same_shape(x, T(np.ones((5, 4))))
+
+
+def test_divide_of_hybrid_coo_stores_every_block_and_differentiates(rng):
+    a, b = rng.standard_normal((3, 2)), rng.standard_normal((3, 2)) + 3.0
+    a[1], b[1] = 0.0, 0.0  # a row stored by neither: 0 / 0
+    a[2, 0] = 0.0
+    x, y = T(a).to_sparse_coo(1), T(b).to_sparse_coo(1)
+    out = S.divide(x, y)
+    assert x.nnz() == y.nnz() == 2 and out.nnz() == 3 and out.impl.sparse_dim == 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_allclose(out.to_dense().numpy(), a / b)
+    ix, vx = x.indices(), T(x.values().numpy(), stop_gradient=False)
+    iy, vy = y.indices(), T(y.values().numpy(), stop_gradient=False)
+    rows = T(np.array([0, 2]))
+
+    def stored_quotient(vx, vy):
+        q = S.divide(S.sparse_coo_tensor(ix, vx, [3, 2], stop_gradient=False),
+                     S.sparse_coo_tensor(iy, vy, [3, 2], stop_gradient=False))
+        return eager.index_select(q.values(), rows)
+    assert gradcheck(stored_quotient, (vx, vy))
 
 
 @pytest.mark.parametrize("kind", ["coo", "csr"])
@@ -258,6 +291,25 @@ def test_sum_transpose_reshape_slice(rng):
         S.transpose(x, [0, 0, 1])
     with pytest.raises(ValueError, match="sparse.reshape: shape \\[7, 7\\] does not hold the 60 elements"):
         S.reshape(x, [7, 7])
+
+
+def test_transpose_moves_dense_dimensions_of_a_hybrid_coo_to_the_front(rng):
+    d = rng.standard_normal((3, 4, 2, 5)) * (rng.random((3, 4, 1, 1)) < 0.5)
+    d[0, 0] = 1.0  # at least one stored block
+    x = T(d).to_sparse_coo(2)
+    stored_rows = np.abs(d).sum((2, 3)) != 0  # x's stored blocks, [3, 4]
+    for perm in ([2, 0, 1, 3], [3, 2, 1, 0], [0, 3, 1, 2], [1, 3, 0, 2]):
+        out = S.transpose(x, perm)
+        assert out.impl.sparse_dim == 2 and out.impl.coalesced and out.shape == [d.shape[a] for a in perm]
+        np.testing.assert_array_equal(out.to_dense().numpy(), d.transpose(perm))
+        # a stored block of the result: some stored block of x reaches it
+        reached = np.broadcast_to(stored_rows[:, :, None, None], d.shape).transpose(perm).any(axis=(2, 3))
+        np.testing.assert_array_equal(np.ravel_multi_index(out.indices().numpy(), out.shape[:2]),
+                                      np.flatnonzero(reached))
+    small = T(d[:2, :3, :, :2]).to_sparse_coo(2)
+    idx, v = small.indices(), T(small.values().numpy(), stop_gradient=False)
+    assert gradcheck(lambda v: S.transpose(S.sparse_coo_tensor(idx, v, small.shape, stop_gradient=False),
+                                           [2, 0, 3, 1]).values(), (v,))
 
 
 def softmax_rows(d):
@@ -385,7 +437,7 @@ def test_docstring_examples_run(device):
     names = ["eager.sparse", "eager.sparse._core", "eager.sparse.creation", "eager.sparse.unary", "eager.sparse.binary",
              "eager.sparse.matmul", "eager.sparse.manipulation", "eager.sparse.tensor_methods", "eager.sparse.nn",
              "eager.sparse.nn.functional", "eager.sparse.nn.functional.conv", "eager.sparse.nn.conv",
-             "eager.sparse.nn.functional.pooling", "eager.sparse.nn.pooling",
+             "eager.sparse.nn.functional.pooling", "eager.sparse.nn.pooling", "eager.sparse.nn.norm",
              "eager.sparse.nn.functional.activation", "eager.sparse.nn.functional.transformer"]
     for module in [importlib.import_module(n) for n in names] + [phi.api.sparse, phi.core.sparse_tensor]:
         result = doctest.testmod(module, extraglobs={"eager": eager, "np": np},
@@ -487,8 +539,13 @@ def test_subm_conv3d_keeps_the_pattern_and_layers_train(rng):
     stored = np.abs(d).sum(-1, keepdims=True) != 0
     np.testing.assert_allclose(out.to_dense().numpy(), np.where(stored, conv3d_reference(d, w, 1, 1, 1), 0),
                                atol=1e-12)
-    with pytest.raises(ValueError, match="subm_conv3d: a submanifold convolution keeps the spatial size"):
-        S.nn.functional.subm_conv3d(x, T(w), padding=0)
+    # as in Paddle, the kernel is centred on each input whatever stride and padding are given
+    ignored = S.nn.functional.subm_conv3d(x, T(w), stride=2, padding=0)
+    np.testing.assert_allclose(ignored.to_dense().numpy(), out.to_dense().numpy())
+    with pytest.raises(ValueError, match="subm_conv3d: a submanifold convolution centres the kernel .* must keep "
+                                         "the spatial size \\[5, 4, 4\\], but kernel \\[3, 3, 3\\] with dilation "
+                                         "\\[2, 2, 2\\] gives \\[3, 2, 2\\]"):
+        S.nn.functional.subm_conv3d(x, T(w), dilation=2)
     with pytest.raises(ValueError, match="weight must be \\[kD, kH, kW, 2, out_channels\\]"):
         S.nn.functional.conv3d(x, T(np.ones((3, 3, 3, 4, 1))))
     eager.seed(7)
@@ -504,6 +561,111 @@ def test_subm_conv3d_keeps_the_pattern_and_layers_train(rng):
         opt.clear_grad()
         losses.append(float(loss))
     assert losses[-1] < losses[0]
+
+
+def conv2d_reference(x, w, stride, padding, dilation):
+    """Dense NHWC 2-d convolution with weight [kH, kW, C, O], written directly as sums over the window."""
+    n, h, wd, c = x.shape
+    kh, kw = w.shape[:2]
+    (sh, sw), (ph, pw), (dh, dw) = (np.broadcast_to(v, 2) for v in (stride, padding, dilation))
+    oh, ow = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, oh, ow, w.shape[3]))
+    for b, i, j, a, e in np.ndindex(n, oh, ow, kh, kw):
+        r, q = i * sh - ph + a * dh, j * sw - pw + e * dw
+        if 0 <= r < h and 0 <= q < wd:
+            out[b, i, j] += x[b, r, q] @ w[a, e]
+    return out
+
+
+@pytest.mark.parametrize("kernel, stride, padding, dilation", [((3, 3), 1, 0, 1), ((2, 3), (2, 1), (1, 0), (1, 2))])
+def test_conv2d_against_the_dense_convolution(rng, kernel, stride, padding, dilation):
+    d = np.where(rng.random((2, 5, 6, 1)) < 0.3, rng.standard_normal((2, 5, 6, 3)), 0.0)
+    w, bias = rng.standard_normal((*kernel, 3, 2)), rng.standard_normal(2)
+    x = T(d).to_sparse_coo(3)
+    out = S.nn.functional.conv2d(x, T(w), T(bias), stride, padding, dilation)
+    dense = conv2d_reference(d, w, stride, padding, dilation)
+    stored = conv2d_reference((np.abs(d).sum(-1, keepdims=True) != 0).astype(float), np.ones((*kernel, 1, 1)),
+                              stride, padding, dilation)[..., 0] != 0
+    assert out.is_sparse_coo() and out.shape == list(dense.shape) and out.nnz() == stored.sum()
+    assert out.impl.sparse_dim == 3
+    np.testing.assert_allclose(out.to_dense().numpy(), np.where(stored[..., None], dense + bias, 0), atol=1e-12)
+
+
+def test_subm_conv2d_keeps_the_pattern_with_the_kernel_centred(rng):
+    d = np.where(rng.random((1, 4, 5, 1)) < 0.4, rng.standard_normal((1, 4, 5, 2)), 0.0)
+    w = rng.standard_normal((3, 3, 2, 3))
+    x = T(d).to_sparse_coo(3)
+    out = S.nn.functional.subm_conv2d(x, T(w), stride=2)  # stride and padding ignored, as in Paddle
+    np.testing.assert_array_equal(out.indices().numpy(), x.indices().numpy())
+    stored = np.abs(d).sum(-1, keepdims=True) != 0
+    np.testing.assert_allclose(out.to_dense().numpy(), np.where(stored, conv2d_reference(d, w, 1, 1, 1), 0),
+                               atol=1e-12)
+    with pytest.raises(ValueError, match="conv2d: weight must be \\[kH, kW, 2, out_channels\\]"):
+        S.nn.functional.conv2d(x, T(np.ones((3, 3, 4, 1))))
+    with pytest.raises(ValueError, match="conv2d: x must be a COO tensor \\[N, H, W, C\\] with 3 sparse"):
+        S.nn.functional.conv2d(T(d).to_sparse_coo(4), T(w))
+    with pytest.raises(ValueError, match="subm_conv2d: argument 'data_format' expected 'NHWC'"):
+        S.nn.functional.subm_conv2d(x, T(w), data_format="NCHW")
+    with pytest.raises(ValueError, match="argument 'stride' expected an int or 2 ints >= 1"):
+        S.nn.functional.conv2d(x, T(w), stride=(1, 1, 1))
+
+
+def test_gradcheck_conv2d_and_the_2d_layers_train(rng):
+    d = np.where(rng.random((1, 3, 4, 1)) < 0.5, rng.standard_normal((1, 3, 4, 2)), 0.0)
+    d[0, 0, 0] = 1.0  # at least one stored entry
+    x = T(d).to_sparse_coo(3)
+    idx, v = x.indices(), T(x.values().numpy(), stop_gradient=False)
+    w = T(rng.standard_normal((3, 3, 2, 2)), stop_gradient=False)
+    b = T(rng.standard_normal(2), stop_gradient=False)
+    for function in (lambda *a: S.nn.functional.conv2d(*a, padding=1), S.nn.functional.subm_conv2d):
+        assert gradcheck(lambda v, w, b: function(S.sparse_coo_tensor(idx, v, x.shape, stop_gradient=False), w,
+                                                  b).values(), (v, w, b))
+    eager.seed(3)
+    net = eager.nn.Sequential(S.nn.SubmConv2D(2, 4, 3), S.nn.ReLU(), S.nn.Conv2D(4, 1, (2, 2), stride=2))
+    assert net[0].weight.shape == [3, 3, 2, 4] and net[2].weight.shape == [2, 2, 4, 1]
+    assert "kernel_size=[2, 2], stride=[2, 2]" in repr(net[2])
+    xf = T(d.astype(np.float32)).to_sparse_coo(3)
+    assert net(xf).shape == [1, 1, 2, 1]
+    opt = eager.optimizer.Adam(learning_rate=0.05, parameters=net.parameters())
+    losses = []
+    for _ in range(6):
+        loss = (net(xf).values() - 1.0).square().mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < losses[0]
+    with pytest.raises(ValueError, match="sparse.nn.Conv2D: argument 'data_format' expected 'NHWC'"):
+        S.nn.Conv2D(1, 1, 3, data_format="NDHWC")
+
+
+def test_sync_batch_norm_is_batch_norm_in_one_process_and_converts_sparse_batch_norms(rng):
+    d = np.where(rng.random((2, 3, 3, 3, 1)) < 0.4, rng.standard_normal((2, 3, 3, 3, 4)) * 3 + 1, 0.0)
+    x = T(d.astype(np.float32)).to_sparse_coo(4)
+    out = S.nn.SyncBatchNorm(4)(x)
+    values = x.values().numpy().astype(np.float64)
+    np.testing.assert_allclose(out.values().numpy(), (values - values.mean(0)) / np.sqrt(values.var(0) + 1e-5),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(out.indices().numpy(), x.indices().numpy())
+    dense_bn = eager.nn.BatchNorm1D(4)
+    model = eager.nn.Sequential(S.nn.Conv3D(3, 4, 3), S.nn.BatchNorm(4), dense_bn)
+    model[1]._mean.set_value(np.full(4, 0.5, np.float32))
+    synced = S.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert type(synced[1]) is S.nn.SyncBatchNorm and type(synced[2]) is eager.nn.SyncBatchNorm
+    assert synced[1].weight is model[1].weight and synced[1]._mean is model[1]._mean
+    assert synced[2].weight is dense_bn.weight
+    np.testing.assert_allclose(synced[1]._mean.numpy(), 0.5)
+    with pytest.raises(ValueError, match="sparse.nn.SyncBatchNorm: argument 'data_format' expected one of"):
+        S.nn.SyncBatchNorm(4, data_format="NWHC")
+    # any rank: the channels are the values' last dimension
+    x3 = T(np.array([[[0.3, 0.0], [0.0, 0.0]], [[0.8, 0.4], [0.2, 0.9]]], np.float32)).to_sparse_coo(2)
+    v3 = x3.values().numpy().astype(np.float64)
+    np.testing.assert_allclose(S.nn.SyncBatchNorm(2)(x3).values().numpy(),
+                               (v3 - v3.mean(0)) / np.sqrt(v3.var(0) + 1e-5), rtol=1e-4, atol=1e-5)
+    with pytest.raises(TypeError, match="convert_sync_batchnorm: argument 'layer' expected an eager.nn.Layer"):
+        S.nn.SyncBatchNorm.convert_sync_batchnorm(3)
+    with pytest.raises(ValueError, match="sparse.nn.SyncBatchNorm: x must store values \\[nnz, 3\\]"):
+        S.nn.SyncBatchNorm(3)(x)
 
 
 def test_batch_norm_normalizes_each_channel_of_the_stored_values(rng):
@@ -584,3 +746,31 @@ def test_attention_over_a_csr_layout(rng):
     assert gradcheck(lambda q, k, v: S.nn.functional.attention(q, k, v, small), (qs, ks, vs))
     with pytest.raises(ValueError, match="key_padding_mask and attn_mask are not supported"):
         S.nn.functional.attention(qs, ks, vs, small, attn_mask=T(np.ones((4, 4))))
+
+
+# -- printing -------------------------------------------------------------------
+
+def test_repr_of_coo_shows_its_indices_and_values_as_paddle_prints_them():
+    x = S.sparse_coo_tensor([[0, 1, 2], [1, 2, 0]], [1.0, 2.0, 3.0], [3, 3])
+    assert repr(x) == (f"Tensor(shape=[3, 3], dtype=paddle.float32, place={x.place}, stop_gradient=True,\n"
+                       "       indices=[[0, 1, 2],\n"
+                       "                [1, 2, 0]],\n"
+                       "       values=[1., 2., 3.])")
+    hybrid = T(np.array([[-2.0, 0.0], [0.0, 0.0], [1.5, 2.0]])).to_sparse_coo(1)
+    assert repr(hybrid).splitlines()[1:] == ["       indices=[[0, 2]],",
+                                             "       values=[[-2.        ,  0.        ],",
+                                             "               [ 1.50000000,  2.        ]])"]
+
+
+def test_repr_of_csr_shows_crows_cols_and_values():
+    x = S.sparse_csr_tensor([0, 2, 3, 5], [1, 3, 2, 0, 1], [1, 2, 3, 4, 5], [3, 4])
+    assert repr(x) == (f"Tensor(shape=[3, 4], dtype=paddle.int64, place={x.place}, stop_gradient=True,\n"
+                       "       crows=[0, 2, 3, 5],\n"
+                       "       cols=[1, 3, 2, 0, 1],\n"
+                       "       values=[1, 2, 3, 4, 5])")
+    assert str(x) == repr(x)
+
+
+def test_repr_of_an_empty_sparse_tensor():
+    x = S.sparse_coo_tensor(np.zeros((2, 0), np.int64), np.zeros(0), [2, 2])
+    assert repr(x).splitlines()[1:] == ["       indices=[],", "       values=[])"]

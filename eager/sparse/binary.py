@@ -3,8 +3,9 @@ subtract, multiply, divide) and is_same_shape.
 
 Both operands are of one kind (COO with COO, CSR with CSR), one shape and one
 dtype. The result stores the union of both patterns, coalesced, each operand
-taken as zero where it stores nothing (so ``divide`` gives inf or nan there, as
-x / 0 does); entries stored by neither stay unstored. Differentiable in both.
+taken as zero where it stores nothing; ``divide``, as Paddle's, stores every
+position (x / 0 gives inf or nan there, as it does densely). Differentiable in
+both.
 
 >>> x = eager.sparse.sparse_coo_tensor([[0, 1]], [1.0, 2.0], [3])
 >>> y = eager.sparse.sparse_coo_tensor([[1, 2]], [10.0, 20.0], [3])
@@ -14,6 +15,7 @@ array([ 1., 12., 20.], dtype=float32)
 from __future__ import annotations
 
 from phi.api import sparse as phi_sparse
+from phi.common import DataType
 from phi.core.sparse_tensor import coo_from_parts, csr_from_parts
 
 from ..composite import _paddle_api as _check
@@ -45,18 +47,23 @@ def pattern_of(kind, indices, values, shape):
     return csr_from_parts(crows, cols, values, shape)
 
 
-def on_union(op: str, x, y, fn):
-    """fn(x's values, y's values) over the union of both patterns."""
+def on_union(op: str, x, y, fn, everywhere: bool = False):
+    """fn(x's values, y's values) over the union of both patterns (over every
+    position of the sparse dimensions when ``everywhere``)."""
     check_pair(op, x, y)
     ix, iy = coo_indices(x), coo_indices(y)
     sparse_dim = ix.shape[0]
-    unique, inverse = phi_sparse.coalesce_pattern(_F.concat([ix, iy], 1).impl, x.shape[:sparse_dim])
-    n, nx = unique.dims[1], ix.shape[1]
+    both = [ix, iy]
+    if everywhere:  # every coordinate of the sparse dimensions, in row-major order
+        grid = zeros(x.shape[:sparse_dim], DataType.BOOL, x.place)
+        both.append(_F.transpose(_F.nonzero(_F.logical_not(grid)), [1, 0]))
+    unique, inverse = phi_sparse.coalesce_pattern(_F.concat(both, 1).impl, x.shape[:sparse_dim])
+    n, nx, ny = unique.dims[1], ix.shape[1], iy.shape[1]
     inverse = Tensor(inverse)
     vx, vy = values_of(x), values_of(y)
     block = [n] + vx.shape[1:]
     on_x = _F.index_add(zeros(block, vx.dtype, vx.place), inverse[:nx], vx, 0)
-    on_y = _F.index_add(zeros(block, vy.dtype, vy.place), inverse[nx:], vy, 0)
+    on_y = _F.index_add(zeros(block, vy.dtype, vy.place), inverse[nx:nx + ny], vy, 0)
     out = fn(on_x, on_y)
     return from_values(out, pattern_of(x.impl.kind, unique, out.impl, x.shape))
 
@@ -81,8 +88,14 @@ def multiply(x, y, name=None):
 
 @_check.composed_in("sparse")
 def divide(x, y, name=None):
-    """x / y of two sparse tensors of one kind, shape and dtype (see the module doc)."""
-    return on_union("sparse.divide", x, y, _F.divide)
+    """x / y of two sparse tensors of one kind, shape and dtype. As in Paddle the
+    result stores every position: where neither stores a value it holds 0 / 0 = nan.
+
+    >>> x = eager.sparse.sparse_coo_tensor([[1]], [3.0], [2])
+    >>> eager.sparse.divide(x, eager.sparse.sparse_coo_tensor([[1]], [2.0], [2])).to_dense().numpy()
+    array([nan, 1.5], dtype=float32)
+    """
+    return on_union("sparse.divide", x, y, _F.divide, everywhere=True)
 
 
 def is_same_shape(x, y) -> bool:

@@ -22,7 +22,7 @@ from ..composite import _paddle_api as _check
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
-from ._core import CSR, coo_indices, expect_sparse, from_values, values_of
+from ._core import CSR, coo_indices, expect_sparse, from_values, gather_at, to_dense, values_of
 from .creation import coalesce, to_sparse_coo, to_sparse_csr
 
 
@@ -54,8 +54,17 @@ def _axes(op: str, axes, ndim: int) -> list:
 
 @_check.composed_in("sparse")
 def transpose(x, perm, name=None):
-    """x with its dimensions permuted by ``perm``; sparse dimensions stay sparse, so
-    ``perm`` maps the first sparse_dim axes among themselves. The result is coalesced."""
+    """x with its dimensions permuted by ``perm``. The result is coalesced and has
+    x's sparse_dim: when ``perm`` brings dense dimensions of a hybrid COO x to the
+    front, they become sparse (stored over their whole length wherever x stores a
+    block) and the sparse dimensions moved back become dense.
+
+    >>> x = eager.to_tensor([[-2.0, 0.0], [0.0, 0.0], [1.0, 2.0]]).to_sparse_coo(1)
+    >>> y = eager.sparse.transpose(x, [1, 0])
+    >>> y.indices().numpy(), y.values().numpy()
+    (array([[0, 1]]), array([[-2.,  0.,  1.],
+           [ 0.,  0.,  2.]], dtype=float32))
+    """
     op = "sparse.transpose"
     expect_sparse(op, "x", x)
     kind = x.impl.kind
@@ -66,13 +75,29 @@ def transpose(x, perm, name=None):
     x = _as_coo(x)
     s = x.impl.sparse_dim
     if sorted(perm[:s]) != list(range(s)):
-        raise ValueError(f"{op}: 'perm' must keep the {s} sparse dimensions first, got {perm}")
+        return _transpose_across(x, perm)
     index = _F.index_select(coo_indices(x), _small_index(perm[:s], x), 0)
     values = values_of(x)
     if s < x.ndim:
         values = _F.transpose(values, [0] + [a - s + 1 for a in perm[s:]])
     out = coalesce(_coo(index, values, [x.shape[a] for a in perm]))
     return _back(kind, out)
+
+
+def _transpose_across(x, perm):
+    """transpose of a hybrid COO x whose ``perm`` moves dense dimensions among the
+    first sparse_dim ones: the result keeps sparse_dim sparse dimensions, and stores
+    each block that some stored entry of x reaches (a dense dimension moved to the
+    front is stored over its whole length)."""
+    s, shape = x.impl.sparse_dim, x.shape
+    indices = coo_indices(x)
+    counts = Tensor(phi_sparse.sparse_to_dense(coo_from_parts(
+        indices.impl, _F.full_like(indices[0], 1).impl, shape[:s], x.impl.coalesced)))
+    reached = _F.expand(_F.reshape(counts, shape[:s] + [1] * (x.ndim - s)), shape)
+    reached = _F.sum(_F.transpose(reached, perm), list(range(s, x.ndim)))
+    out_indices = _F.transpose(_F.nonzero(reached), [1, 0])
+    values = gather_at(_F.transpose(to_dense(x), perm), out_indices)
+    return _coo(out_indices, values, [shape[a] for a in perm], coalesced=True)
 
 
 def _small_index(numbers, like) -> Tensor:

@@ -56,8 +56,30 @@ square = _elementwise("square", _F.square, floating=False)
 log1p = _elementwise("log1p", _F.log1p)
 expm1 = _elementwise("expm1", _F.expm1)
 neg = _elementwise("neg", _F.neg, floating=False)
-deg2rad = _elementwise("deg2rad", lambda v: _F.scale(v, math.pi / 180.0, 0.0, True))
-rad2deg = _elementwise("rad2deg", lambda v: _F.scale(v, 180.0 / math.pi, 0.0, True))
+def _angle(name: str, factor: float):
+    """deg2rad / rad2deg: the values times ``factor``; integer values are cast to
+    float32 first, as Paddle does."""
+    def convert(values):
+        if values.dtype.is_integer:
+            values = _F.cast(values, to_dtype("float32", f"sparse.{name}", "x"))
+        return _F.scale(values, factor, 0.0, True)
+
+    def checked(x, name=None):
+        expect_sparse(op, "x", x)
+        if not (x.dtype.is_floating_point or x.dtype.is_complex or x.dtype.is_integer):
+            raise TypeError(f"{op}: argument 'x' expected a floating-point or integer sparse tensor, got {x.dtype}")
+        return apply_to_values(op, x, convert)
+
+    op = f"sparse.{name}"
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = (f"``{name}`` of each stored value of a sparse COO or CSR tensor (integer values give "
+                       f"float32, as in Paddle); the result has x's pattern.\n\n"
+                       f"    >>> eager.sparse.{name}(x)  # doctest: +SKIP\n    ")
+    return _check.composed_in("sparse")(checked)
+
+
+deg2rad = _angle("deg2rad", math.pi / 180.0)
+rad2deg = _angle("rad2deg", 180.0 / math.pi)
 isnan = _elementwise("isnan", _F.isnan, floating=False)
 
 

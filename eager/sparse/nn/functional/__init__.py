@@ -1,4 +1,4 @@
-"""Paddle's paddle.sparse.nn.functional: activations (.activation), 3-d
+"""Paddle's paddle.sparse.nn.functional: activations (.activation), 2-d and 3-d
 convolutions (.conv), max pooling (.pooling) and attention (.transformer) of
 sparse tensors.
 
@@ -7,8 +7,9 @@ sparse tensors.
 array([0.5, 0.5, 1. ], dtype=float32)
 """
 from .activation import leaky_relu, relu, relu6, softmax
-from .conv import conv3d, subm_conv3d
+from .conv import conv2d, conv3d, subm_conv2d, subm_conv3d
 from .pooling import max_pool3d
 from .transformer import attention
 
-__all__ = ["attention", "conv3d", "leaky_relu", "max_pool3d", "relu", "relu6", "softmax", "subm_conv3d"]
+__all__ = ["attention", "conv2d", "conv3d", "leaky_relu", "max_pool3d", "relu", "relu6", "softmax", "subm_conv2d",
+           "subm_conv3d"]
