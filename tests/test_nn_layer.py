@@ -289,3 +289,17 @@ def test_initializers_follow_the_seed_and_fill_parameters_in_place():
     a = eager.nn.Linear(4, 4, weight_attr=I.TruncatedNormal(std=0.02)).weight.numpy()
     eager.seed(5)
     np.testing.assert_array_equal(a, eager.nn.Linear(4, 4, weight_attr=I.TruncatedNormal(std=0.02)).weight.numpy())
+
+
+def test_attr_true_means_the_default_parameter():
+    # Paddle's ParamAttr._to_attr: True is the default attribute, False no parameter.
+    eager.seed(3)
+    default = eager.nn.Conv2D(3, 2, 3)
+    eager.seed(3)
+    explicit = eager.nn.Conv2D(3, 2, 3, weight_attr=True, bias_attr=True)
+    np.testing.assert_array_equal(explicit.weight.numpy(), default.weight.numpy())
+    np.testing.assert_array_equal(explicit.bias.numpy(), np.zeros(2, "float32"))
+    assert eager.nn.Linear(2, 3, bias_attr=True).bias.shape == [3]
+    with pytest.raises(TypeError, match=r"Linear: argument 'bias_attr' expected None, a bool, a ParamAttr, "
+                                        r"a name or an initializer, got int"):
+        eager.nn.Linear(2, 3, bias_attr=1)

@@ -151,9 +151,10 @@ class ParamAttr:
 
     @staticmethod
     def from_argument(attr, who: str, arg: str):
-        """A ParamAttr from what layers accept: None, a ParamAttr, a name or an
-        initializer; False (no parameter) comes back as False."""
-        if attr is None:
+        """A ParamAttr from what layers accept: None or True (the default), a
+        ParamAttr, a name or an initializer; False (no parameter) comes back as
+        False, as Paddle's ``ParamAttr._to_attr``."""
+        if attr is None or attr is True:
             return ParamAttr()
         if attr is False:
             return False
@@ -164,7 +165,7 @@ class ParamAttr:
         if isinstance(attr, _init.Initializer):
             return ParamAttr(initializer=attr)
         raise TypeError(
-            f"{who}: argument '{arg}' expected None, False, a ParamAttr, a name or an "
+            f"{who}: argument '{arg}' expected None, a bool, a ParamAttr, a name or an "
             f"initializer, got {type(attr).__name__}"
         )
 
