@@ -303,3 +303,15 @@ def test_attr_true_means_the_default_parameter():
     with pytest.raises(TypeError, match=r"Linear: argument 'bias_attr' expected None, a bool, a ParamAttr, "
                                         r"a name or an initializer, got int"):
         eager.nn.Linear(2, 3, bias_attr=1)
+
+
+def test_layer_names_snake_case_the_class_name_as_paddle():
+    # Paddle names a Conv2D conv2d_N and its weight conv2d_N.w_0: a digit does not start a word,
+    # a capitalised word does (LSTMCell -> lstm_cell), a capital after a lowercase letter does (ReLU -> re_lu).
+    with eager.utils.unique_name.guard():
+        names = [layer.full_name() for layer in (
+            eager.nn.Conv2D(1, 1, 1), eager.nn.MaxPool2D(2), eager.nn.ReLU(), eager.nn.LSTMCell(2, 2),
+            eager.nn.Conv2DTranspose(1, 1, 1), eager.nn.BatchNorm2D(1), eager.nn.PReLU(), eager.nn.Conv2D(1, 1, 1))]
+        assert names == ["conv2d_0", "max_pool2d_0", "re_lu_0", "lstm_cell_0", "conv2d_transpose_0",
+                         "batch_norm2d_0", "p_re_lu_0", "conv2d_1"]
+        assert eager.nn.Conv1D(1, 1, 1).weight.name == "conv1d_0.w_0"

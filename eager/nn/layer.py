@@ -174,8 +174,16 @@ class ParamAttr:
                 f"learning_rate={self.learning_rate}, trainable={self.trainable})")
 
 
+# Paddle's layer names: a capitalised word after any character starts a new word
+# ("Conv2DTranspose" -> conv2d_transpose, "LSTMCell" -> lstm_cell), and so does
+# a capital after a lowercase letter ("ReLU" -> re_lu); a digit does not
+# ("Conv2D" -> conv2d).
+_CAPITALISED_WORD = re.compile(r"(?<=.)(?=[A-Z][a-z])")
+_LOWER_THEN_UPPER = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    return _LOWER_THEN_UPPER.sub("_", _CAPITALISED_WORD.sub("_", name)).lower()
 
 
 
