@@ -6,5 +6,7 @@
 """
 from .hapi.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint, ProgBarLogger,
                              ReduceLROnPlateau)
+from .hapi.tracker_callbacks import VisualDL, WandbCallback
 
-__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler", "ReduceLROnPlateau"]
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler", "ReduceLROnPlateau",
+           "VisualDL", "WandbCallback"]

@@ -306,3 +306,83 @@ def test_to_static_function_runs_its_ops_eagerly_under_the_tools(capsys):
     with D.collect_operator_stats():
         step(x)
     assert _stats_rows(capsys) == {"log": [0, 0, 1, 0], "scale": [0, 0, 1, 0]}
+
+
+# -- check_layer_numerics -------------------------------------------------------------
+
+class _Checked(paddle.nn.Layer):
+    """y = x @ w + b, or (bad=True) 1 / x * w + b, with the forward checked."""
+
+    def __init__(self, bad=False):
+        super().__init__()
+        self.w = self.create_parameter([2, 3])
+        self.b = self.create_parameter([2, 3])
+        self.bad = bad
+
+    @D.check_layer_numerics
+    def forward(self, x):
+        return (1 / x * self.w if self.bad else x @ self.w) + self.b
+
+
+def test_check_layer_numerics_passes_finite_values_through_unchanged():
+    x = paddle.rand([4, 2, 2])
+    x[0] = 0.0
+    layer = _Checked()
+    out = layer(x)
+    np.testing.assert_allclose(out.numpy(), x.numpy() @ layer.w.numpy() + layer.b.numpy(), rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_allclose(layer.b.grad.numpy(), np.full([2, 3], 4.0))
+    np.testing.assert_allclose(layer.w.grad.numpy(), x.numpy().sum(axis=(0, 1))[:, None].repeat(3, 1), rtol=1e-6)
+    assert x.stop_gradient and x.grad is None  # the input is left as it was
+    assert MODES.checker() is None
+
+
+def test_check_layer_numerics_stops_at_the_forward_op_that_makes_inf():
+    x = paddle.to_tensor([[1.0, 2.0], [0.0, 4.0]])
+    with pytest.raises(RuntimeError, match=r"num_inf=1, num_zero=0\) in \[device=cpu, op=divide, "
+                                           r"tensor=out\[0\], dtype=fp32\]"):
+        _Checked(bad=True)(x)
+    assert MODES.checker() is None  # the thread's checker is back
+
+
+def test_check_layer_numerics_keeps_the_thread_checker():
+    config = D.TensorCheckerConfig(enable=True, debug_mode=DebugMode.CHECK_NAN_INF)
+    D.enable_tensor_checker(config)
+    _Checked()(paddle.rand([1, 2, 2]))
+    assert MODES.checker() is config
+
+
+class _Sqrt(paddle.nn.Layer):
+    """sqrt(x) + sqrt(w): finite forward at 0, infinite gradient there."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.w = self.create_parameter([3], default_initializer=paddle.nn.initializer.Assign(w))
+
+    @D.check_layer_numerics
+    def forward(self, x):
+        return paddle.sqrt(x) + paddle.sqrt(self.w)
+
+
+def test_check_layer_numerics_checks_the_gradient_of_the_input():
+    x = paddle.to_tensor([0.0, 1.0, 4.0], stop_gradient=False)
+    out = _Sqrt(np.ones(3, "float32"))(x)
+    np.testing.assert_allclose(out.numpy(), [1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match=r"num_inf=1.*op=_Sqrt_backward, tensor=input@GRAD"):
+        out.sum().backward()
+    assert x.grad is None  # the backward stopped before writing gradients
+
+
+def test_check_layer_numerics_checks_the_gradients_of_the_parameters():
+    layer = _Sqrt(np.array([1.0, 0.0, 0.0], "float32"))
+    out = layer(paddle.ones([3]))
+    with pytest.raises(RuntimeError, match=rf"num_inf=2.*tensor={layer.w.name}@GRAD"):
+        out.sum().backward()
+
+
+def test_check_layer_numerics_wants_a_tensor_first():
+    with pytest.raises(TypeError, match=r"check_layer_numerics: _Checked.forward expected a Tensor as its first "
+                                        r"argument, got list"):
+        _Checked()([1.0, 2.0])
+    with pytest.raises(TypeError, match="check_layer_numerics: expected a Layer's forward function"):
+        D.check_layer_numerics(3)

@@ -235,3 +235,61 @@ def test_one_cycle_refuses_to_run_past_its_total_steps():
     s.step(); s.step(); s.step()
     with pytest.raises(ValueError, match="OneCycleLR: stepped 4 times, beyond total_steps=3"):
         s.step()
+
+
+# -- the function forms (noam_decay, polynomial_decay, ...) ----------------------------------
+
+FUNCTION_FORMS = [
+    (lambda: lr.noam_decay(64, 10, learning_rate=2.0), lr.NoamDecay,
+     lambda t: 2.0 * 64 ** -0.5 * min(1.0 if t == 0 else t ** -0.5, t * 10 ** -1.5)),
+    (lambda: lr.polynomial_decay(0.5, 20, 0.0, power=1), lr.PolynomialDecay,
+     lambda t: 0.5 * (1 - min(t, 20) / 20)),
+    (lambda: lr.polynomial_decay(0.5, 20, end_learning_rate=0.01, power=2.0, cycle=True), lr.PolynomialDecay,
+     lambda t: 0.49 * (1 - t / (20 * max(1, math.ceil(t / 20)))) ** 2 + 0.01),
+    (lambda: lr.piecewise_decay([5, 20], [0.3, 0.1, 0.01]), lr.PiecewiseDecay,
+     lambda t: 0.3 if t < 5 else 0.1 if t < 20 else 0.01),
+    # cosine_decay counts epochs; step_each_epoch does not enter the rate
+    (lambda: lr.cosine_decay(0.1, step_each_epoch=10000, epochs=25), lr.CosineAnnealingDecay,
+     lambda t: 0.1 * 0.5 * (math.cos(t * math.pi / 25) + 1)),
+    (lambda: lr.linear_lr_warmup(0.5, 10, 0.0, 0.5), lr.LinearWarmup, lambda t: 0.05 * t if t < 10 else 0.5),
+    (lambda: lr.exponential_decay(0.5, decay_steps=7, decay_rate=0.5), lr.ExponentialDecay,
+     lambda t: 0.5 * 0.5 ** (t / 7)),
+    (lambda: lr.exponential_decay(0.5, decay_steps=7, decay_rate=0.5, staircase=True), lr.LambdaDecay,
+     lambda t: 0.5 * 0.5 ** (t // 7)),
+    (lambda: lr.natural_exp_decay(0.5, decay_steps=7, decay_rate=0.3), lr.NaturalExpDecay,
+     lambda t: 0.5 * math.exp(-0.3 * t / 7)),
+    (lambda: lr.natural_exp_decay(0.5, decay_steps=7, decay_rate=0.3, staircase=True), lr.LambdaDecay,
+     lambda t: 0.5 * math.exp(-0.3 * (t // 7))),
+    (lambda: lr.inverse_time_decay(0.5, decay_steps=7, decay_rate=0.3), lr.InverseTimeDecay,
+     lambda t: 0.5 / (1 + 0.3 * t / 7)),
+    (lambda: lr.inverse_time_decay(0.5, decay_steps=7, decay_rate=0.3, staircase=True), lr.LambdaDecay,
+     lambda t: 0.5 / (1 + 0.3 * (t // 7))),
+]
+
+
+@pytest.mark.parametrize("make, kind, formula", FUNCTION_FORMS)
+def test_function_forms_return_the_schedule_of_their_formula(make, kind, formula):
+    scheduler = make()
+    assert type(scheduler) is kind
+    np.testing.assert_allclose(rates(scheduler), [formula(t) for t in range(STEPS)], rtol=1e-12, atol=1e-15)
+
+
+def test_function_form_drives_an_optimizer():
+    net = eager.nn.Linear(2, 1)
+    scheduler = lr.noam_decay(1 / (100 * 0.01 ** 2), 100, 0.01)
+    opt = eager.optimizer.SGD(learning_rate=scheduler, parameters=net.parameters())
+    scheduler.step()
+    assert opt.get_lr() == pytest.approx(0.01 * (1 / (100 * 0.01 ** 2)) ** -0.5 * 100 ** -1.5)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: lr.cosine_decay(0.1, step_each_epoch=0, epochs=10), ValueError, "'step_each_epoch' expected a value > 0"),
+    (lambda: lr.cosine_decay(0.1, step_each_epoch=1.5, epochs=10), TypeError, "'step_each_epoch' expected a finite int"),
+    (lambda: lr.exponential_decay(0.1, 10, 0.5, staircase="yes"), TypeError, "'staircase' expected a bool"),
+    (lambda: lr.exponential_decay(0.1, 0, 0.5), ValueError, "'decay_steps' expected a value > 0"),
+    (lambda: lr.inverse_time_decay(0.1, 10, -0.5), ValueError, "'decay_rate' expected a value >= 0"),
+    (lambda: lr.polynomial_decay(0.1, 0), ValueError, "PolynomialDecay: argument 'decay_steps'"),
+])
+def test_function_forms_check_their_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

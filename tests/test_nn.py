@@ -126,7 +126,7 @@ def test_linear_attrs_initializer_no_bias_and_learning_rate():
 def test_linear_errors_name_the_argument():
     with pytest.raises(TypeError, match="Linear: argument 'in_features' expected a positive int, got 0"):
         nn.Linear(0, 3)
-    with pytest.raises(TypeError, match="Linear: argument 'bias_attr' expected None, False"):
+    with pytest.raises(TypeError, match="Linear: argument 'bias_attr' expected None, a bool"):
         nn.Linear(2, 3, bias_attr=3)
     fc = nn.Linear(4, 3)
     with pytest.raises(ValueError, match=r"argument 'x' expected a last dimension of 4.*got shape \[2, 5\]"):

@@ -289,3 +289,29 @@ def test_initializers_follow_the_seed_and_fill_parameters_in_place():
     a = eager.nn.Linear(4, 4, weight_attr=I.TruncatedNormal(std=0.02)).weight.numpy()
     eager.seed(5)
     np.testing.assert_array_equal(a, eager.nn.Linear(4, 4, weight_attr=I.TruncatedNormal(std=0.02)).weight.numpy())
+
+
+def test_attr_true_means_the_default_parameter():
+    # Paddle's ParamAttr._to_attr: True is the default attribute, False no parameter.
+    eager.seed(3)
+    default = eager.nn.Conv2D(3, 2, 3)
+    eager.seed(3)
+    explicit = eager.nn.Conv2D(3, 2, 3, weight_attr=True, bias_attr=True)
+    np.testing.assert_array_equal(explicit.weight.numpy(), default.weight.numpy())
+    np.testing.assert_array_equal(explicit.bias.numpy(), np.zeros(2, "float32"))
+    assert eager.nn.Linear(2, 3, bias_attr=True).bias.shape == [3]
+    with pytest.raises(TypeError, match=r"Linear: argument 'bias_attr' expected None, a bool, a ParamAttr, "
+                                        r"a name or an initializer, got int"):
+        eager.nn.Linear(2, 3, bias_attr=1)
+
+
+def test_layer_names_snake_case_the_class_name_as_paddle():
+    # Paddle names a Conv2D conv2d_N and its weight conv2d_N.w_0: a digit does not start a word,
+    # a capitalised word does (LSTMCell -> lstm_cell), a capital after a lowercase letter does (ReLU -> re_lu).
+    with eager.utils.unique_name.guard():
+        names = [layer.full_name() for layer in (
+            eager.nn.Conv2D(1, 1, 1), eager.nn.MaxPool2D(2), eager.nn.ReLU(), eager.nn.LSTMCell(2, 2),
+            eager.nn.Conv2DTranspose(1, 1, 1), eager.nn.BatchNorm2D(1), eager.nn.PReLU(), eager.nn.Conv2D(1, 1, 1))]
+        assert names == ["conv2d_0", "max_pool2d_0", "re_lu_0", "lstm_cell_0", "conv2d_transpose_0",
+                         "batch_norm2d_0", "p_re_lu_0", "conv2d_1"]
+        assert eager.nn.Conv1D(1, 1, 1).weight.name == "conv1d_0.w_0"

@@ -216,6 +216,17 @@ def test_nll_loss(reduction):
     assert gradcheck(lambda a: F.nll_loss(a, t(labels), t(weight), reduction=reduction), (t(x, True),))
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_takes_a_column_of_labels_for_two_dimensional_input(reduction):
+    # Paddle's nll_loss checks only the batch size of the label of [N, C] input: [N, 1] is read as [N].
+    x = log_softmax(rng.normal(size=(5, 3)))
+    labels = rng.integers(0, 3, 5)
+    got = F.nll_loss(t(x), t(labels[:, None]), reduction=reduction)
+    assert got.shape == ([5] if reduction == "none" else [])
+    close(got, ref_nll(x, labels, reduction=reduction))
+    assert gradcheck(lambda a: F.nll_loss(a, t(labels[:, None]), reduction=reduction), (t(x, True),))
+
+
 def test_nll_loss_against_torch():
     torch = pytest.importorskip("torch")
     x = log_softmax(rng.normal(size=(5, 4)))
@@ -227,7 +238,8 @@ def test_nll_loss_against_torch():
 
 @pytest.mark.parametrize("call, error, text", [
     (lambda x: F.nll_loss(x, t([0.0, 1.0])), TypeError, "nll_loss: argument 'label' expected an integer"),
-    (lambda x: F.nll_loss(x, t([[0], [1]])), ValueError, "nll_loss: argument 'label' expected shape"),
+    (lambda x: F.nll_loss(x, t([[0, 1], [1, 0]])), ValueError, "nll_loss: argument 'label' expected shape"),
+    (lambda x: F.nll_loss(x, t([[[0]], [[1]]])), ValueError, "nll_loss: argument 'label' expected shape"),
     (lambda x: F.nll_loss(x, t([0, 3])), ValueError, "nll_loss: argument 'label' expected class indices"),
     (lambda x: F.nll_loss(x, t([0, -1])), ValueError, "nll_loss: argument 'label'"),
     (lambda x: F.nll_loss(x[0], t(0)), ValueError, "at least 2 dimensions"),

@@ -526,3 +526,69 @@ def test_set_state_dict_accepts_tensors_and_numpy_numbers():
     np.testing.assert_array_equal(opt.state_dict()["w_velocity_0"], [1.0, 2.0])
     with pytest.raises(ValueError, match="two parameters are named 'w'"):
         Momentum(0.1, parameters=[w, nn.Parameter(np.ones(2), name="w")]).state_dict()
+
+
+# -- hyperparameters given as Tensors (Paddle: beta1/beta2/epsilon "float|Tensor") ----------
+
+TENSOR_HYPER = [
+    (Adam, {}), (AdamW, {"weight_decay": 0.01}), (eager.optimizer.Adamax, {}), (eager.optimizer.Lamb, {}),
+    (eager.optimizer.NAdam, {}), (eager.optimizer.RAdam, {}),
+]
+
+
+@pytest.mark.parametrize("cls, extra", TENSOR_HYPER, ids=lambda v: getattr(v, "__name__", ""))
+def test_tensor_betas_and_epsilon_update_as_the_same_floats(cls, extra):
+    grads = grads_sequence(4)
+    b1, b2, eps = (float(np.float32(v)) for v in (0.8, 0.95, 1e-6))
+    _, want = run_steps(cls, grads, learning_rate=0.01, beta1=b1, beta2=b2, epsilon=eps, **extra)
+    _, got = run_steps(cls, grads, learning_rate=0.01, beta1=eager.to_tensor([0.8], dtype="float32"),
+                       beta2=eager.to_tensor(0.95, dtype="float32"),
+                       epsilon=eager.to_tensor([1e-6], dtype="float32"), **extra)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_tensor_beta_changed_in_place_is_read_at_the_next_step():
+    # Paddle's Adam reads a Tensor beta at every step; the beta power advances by the beta in use.
+    grads = grads_sequence(4)
+    beta1 = eager.to_tensor([0.9], dtype="float64")
+    p = make_param()
+    opt = Adam(learning_rate=0.01, beta1=beta1, beta2=0.99, epsilon=1e-8, parameters=[p])
+    param = p.numpy().copy()
+    m, v, b1p, b2p = np.zeros_like(param), np.zeros_like(param), 0.9, 0.99
+    for step, g in enumerate(grads):
+        b1 = 0.9 if step < 2 else 0.5
+        if step == 2:
+            beta1.set_value(np.array([0.5]))
+        p.grad = eager.to_tensor(g)
+        opt.step()
+        m = b1 * m + (1 - b1) * g
+        v = 0.99 * v + 0.01 * g * g
+        lr_t = 0.01 * math.sqrt(1 - b2p) / (1 - b1p)
+        param = param - lr_t * m / (np.sqrt(v) + 1e-8 * math.sqrt(1 - b2p))
+        b1p, b2p = b1p * b1, b2p * 0.99
+        np.testing.assert_allclose(p.numpy(), param, rtol=1e-12)
+
+
+def test_tensor_hyperparameter_errors():
+    p = make_param()
+    with pytest.raises(TypeError, match=r"Adam: argument 'beta1' expected a float or a one-element float Tensor, "
+                                        r"got a Tensor of .*int64.* with shape \[1\]"):
+        Adam(parameters=[p], beta1=eager.to_tensor([1]))
+    with pytest.raises(TypeError, match=r"AdamW: argument 'beta2' .* with shape \[2\]"):
+        AdamW(parameters=[p], beta2=eager.to_tensor([0.9, 0.9]))
+    with pytest.raises(ValueError, match=r"Adamax: argument 'beta1' expected a float in \[0, 1\), got 1.5"):
+        eager.optimizer.Adamax(parameters=[p], beta1=eager.to_tensor([1.5]))
+    beta2 = eager.to_tensor([0.99], dtype="float64")
+    opt = Adam(parameters=[p], beta2=beta2)
+    p.grad = eager.ones_like(p)
+    opt.step()
+    before = p.numpy().copy()
+    state = {k: v.numpy().copy() for k, v in opt.state_dict().items() if isinstance(v, eager.Tensor)}
+    beta2.set_value(np.array([1.0]))
+    with pytest.raises(ValueError, match=r"Adam.step: argument 'beta2' expected a float in \[0, 1\), got 1.0"):
+        opt.step()
+    np.testing.assert_array_equal(p.numpy(), before)
+    for k, v in opt.state_dict().items():
+        if isinstance(v, eager.Tensor):
+            np.testing.assert_array_equal(v.numpy(), state[k])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import os
 import traceback
 
@@ -36,14 +37,16 @@ from phi.common import DataType
 from phi.common.tensor_kind import TensorKind
 
 from ..arguments import describe, to_bool
+from ..autograd.engine import queue_callback
 from ..autograd.op_modes import MODES
+from ..autograd.py_layer import PyLayer
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from .auto_cast import check_op_list
 
 __all__ = [
-    "DebugMode", "TensorCheckerConfig", "check_numerics", "collect_operator_stats",
+    "DebugMode", "TensorCheckerConfig", "check_layer_numerics", "check_numerics", "collect_operator_stats",
     "disable_operator_stats_collection", "disable_tensor_checker", "enable_operator_stats_collection",
     "enable_tensor_checker",
 ]
@@ -307,6 +310,93 @@ def check_numerics(tensor, op_type, var_name, debug_mode=DebugMode.CHECK_NAN_INF
     place = tensor.impl.place
     return (to_tensor(np.array(counts, dtype=np.int64), place=place),
             to_tensor(np.array(extrema, dtype=np.float32), place=place))
+
+
+# -- a layer's numerics (check_layer_numerics) -----------------------------------
+class _LayerOutput(PyLayer):
+    """Identity on a checked layer's output; its backward, the first of the
+    layer's, arranges the check of the parameters' gradients at the end."""
+
+    @staticmethod
+    def forward(ctx, x, layer):
+        ctx.layer = layer
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        layer = ctx.layer
+        queue_callback(lambda: _check_parameter_grads(layer))
+        return grad
+
+
+class _LayerInput(PyLayer):
+    """Identity on a checked layer's first input; its backward, the last of the
+    layer's, checks the gradient the layer gives back for that input."""
+
+    @staticmethod
+    def forward(ctx, x, who):
+        ctx.who = who
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if grad is not None and grad.impl.dtype.is_floating_point:
+            _look(ctx.who, "input@GRAD", grad, DebugMode.CHECK_NAN_INF_AND_ABORT, None, False)
+        return grad
+
+
+def _check_parameter_grads(layer) -> None:
+    who = f"{type(layer).__name__}_backward"
+    for param in layer.parameters():
+        grad = param.grad
+        if grad is not None and grad.impl.dtype.is_floating_point:
+            _look(who, f"{param.name}@GRAD", grad, DebugMode.CHECK_NAN_INF_AND_ABORT, None, False)
+
+
+def check_layer_numerics(func):
+    """Decorator for a Layer's ``forward``: raises RuntimeError at the first
+    NaN or Inf the layer makes (Paddle's ``paddle.amp.debugging.check_layer_numerics``).
+
+    In the forward every op the layer runs is checked, as the tensor checker
+    with ``DebugMode.CHECK_NAN_INF_AND_ABORT`` (the error names the op, its
+    counts and dtype); the thread's own checker, if any, is back afterwards. In
+    the backward the gradients the layer gives back are checked: its first
+    input's (when that input needs a gradient) as the layer's backward ends,
+    its parameters' once the backward pass has finished. The first argument
+    of ``forward`` must be a Tensor.
+
+    >>> class Scale(eager.nn.Layer):
+    ...     @eager.amp.debugging.check_layer_numerics
+    ...     def forward(self, x):
+    ...         return 1 / x
+    >>> Scale()(eager.to_tensor([0.0]))   # RuntimeError: ... op=divide ... num_inf=1
+    """
+    if not callable(func):
+        raise TypeError(f"check_layer_numerics: expected a Layer's forward function, got {describe(func)}")
+
+    @functools.wraps(func)
+    def checked_forward(self, *args, **kwargs):
+        who = f"{type(self).__name__}.forward"
+        if not args or not isinstance(args[0], Tensor):
+            raise TypeError(f"check_layer_numerics: {who} expected a Tensor as its first argument, got "
+                            f"{describe(args[0]) if args else 'no positional argument'}")
+        first = args[0]
+        if not first.stop_gradient:
+            first = _LayerInput.apply(first, f"{type(self).__name__}_backward")
+        previous = MODES.set_checker(_LAYER_CHECKER)
+        try:
+            out = func(self, first, *args[1:], **kwargs)
+        finally:
+            MODES.set_checker(previous)
+        if isinstance(out, Tensor) and not out.stop_gradient:
+            out = _LayerOutput.apply(out, self)
+        return out
+
+    return checked_forward
+
+
+_LAYER_CHECKER = TensorCheckerConfig(enable=True, debug_mode=DebugMode.CHECK_NAN_INF_AND_ABORT,
+                                     stack_height_limit=0)
 
 
 # -- operator statistics ------------------------------------------------------

@@ -151,9 +151,10 @@ class ParamAttr:
 
     @staticmethod
     def from_argument(attr, who: str, arg: str):
-        """A ParamAttr from what layers accept: None, a ParamAttr, a name or an
-        initializer; False (no parameter) comes back as False."""
-        if attr is None:
+        """A ParamAttr from what layers accept: None or True (the default), a
+        ParamAttr, a name or an initializer; False (no parameter) comes back as
+        False, as Paddle's ``ParamAttr._to_attr``."""
+        if attr is None or attr is True:
             return ParamAttr()
         if attr is False:
             return False
@@ -164,7 +165,7 @@ class ParamAttr:
         if isinstance(attr, _init.Initializer):
             return ParamAttr(initializer=attr)
         raise TypeError(
-            f"{who}: argument '{arg}' expected None, False, a ParamAttr, a name or an "
+            f"{who}: argument '{arg}' expected None, a bool, a ParamAttr, a name or an "
             f"initializer, got {type(attr).__name__}"
         )
 
@@ -173,8 +174,16 @@ class ParamAttr:
                 f"learning_rate={self.learning_rate}, trainable={self.trainable})")
 
 
+# Paddle's layer names: a capitalised word after any character starts a new word
+# ("Conv2DTranspose" -> conv2d_transpose, "LSTMCell" -> lstm_cell), and so does
+# a capital after a lowercase letter ("ReLU" -> re_lu); a digit does not
+# ("Conv2D" -> conv2d).
+_CAPITALISED_WORD = re.compile(r"(?<=.)(?=[A-Z][a-z])")
+_LOWER_THEN_UPPER = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    return _LOWER_THEN_UPPER.sub("_", _CAPITALISED_WORD.sub("_", name)).lower()
 
 
 

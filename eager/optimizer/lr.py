@@ -644,3 +644,99 @@ class LinearLR(LRScheduler):
     def _get_closed_form_lr(self):
         done = min(max(self.last_epoch, 0), self.total_steps) / self.total_steps
         return self.base_lr * (self.start_factor + (self.end_factor - self.start_factor) * done)
+
+
+# -- the function forms (Paddle's fluid-era names, kept in paddle.optimizer.lr) --------------
+# Each returns the scheduler above that computes its formula; step it as any scheduler.
+
+def noam_decay(d_model, warmup_steps, learning_rate=1.0):
+    """The Transformer's schedule as a function: ``NoamDecay(d_model,
+    warmup_steps, learning_rate)``.
+
+    >>> s = eager.optimizer.lr.noam_decay(d_model=64, warmup_steps=4000)
+    >>> type(s).__name__
+    'NoamDecay'
+    """
+    return NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
+
+
+def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False):
+    """``PolynomialDecay(learning_rate, decay_steps, end_learning_rate, power,
+    cycle)``: from ``learning_rate`` to ``end_learning_rate`` over
+    ``decay_steps`` steps."""
+    return PolynomialDecay(learning_rate, decay_steps, end_lr=end_learning_rate, power=power, cycle=cycle)
+
+
+def piecewise_decay(boundaries, values):
+    """``PiecewiseDecay(boundaries, values)``: ``values[i]`` until step
+    ``boundaries[i]``, then the last value."""
+    return PiecewiseDecay(boundaries, values)
+
+
+def cosine_decay(learning_rate, step_each_epoch, epochs):
+    """Cosine decay over ``epochs`` epochs: ``CosineAnnealingDecay(learning_rate,
+    T_max=epochs)``, which gives ``learning_rate * (1 + cos(pi * epoch / epochs)) / 2``
+    when stepped once per epoch. ``step_each_epoch`` (a positive int) is checked
+    and not used, as in Paddle's dynamic graph: the scheduler counts epochs.
+
+    >>> s = eager.optimizer.lr.cosine_decay(0.1, step_each_epoch=100, epochs=10)
+    >>> s.step(5); round(s(), 6)
+    0.05
+    """
+    _number("cosine_decay", "step_each_epoch", step_each_epoch, positive=True, integer=True)
+    return CosineAnnealingDecay(learning_rate, T_max=epochs)
+
+
+def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
+    """``LinearWarmup(learning_rate, warmup_steps, start_lr, end_lr)``: linear
+    from ``start_lr`` to ``end_lr`` over ``warmup_steps``, then
+    ``learning_rate`` (a float or another scheduler)."""
+    return LinearWarmup(learning_rate, warmup_steps, start_lr, end_lr)
+
+
+def _decay_period(who: str, decay_steps, staircase) -> int:
+    if not isinstance(staircase, bool):
+        raise TypeError(f"{who}: argument 'staircase' expected a bool, got {staircase!r}")
+    return _number(who, "decay_steps", decay_steps, positive=True, integer=True)
+
+
+def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    """``learning_rate * decay_rate ** (step / decay_steps)``, the exponent
+    floored with ``staircase=True``: an ``ExponentialDecay`` with
+    ``gamma = decay_rate ** (1 / decay_steps)``, or a ``StepDecay``-like
+    ``LambdaDecay`` for the staircase.
+
+    >>> s = eager.optimizer.lr.exponential_decay(0.1, decay_steps=10, decay_rate=0.5)
+    >>> s.step(10); round(s(), 6)
+    0.05
+    """
+    who = "exponential_decay"
+    period = _decay_period(who, decay_steps, staircase)
+    rate = _number(who, "decay_rate", decay_rate, positive=True)
+    if staircase:
+        return LambdaDecay(learning_rate, lambda step: rate ** (step // period))
+    return ExponentialDecay(learning_rate, rate ** (1.0 / period))
+
+
+def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    """``learning_rate * exp(-decay_rate * step / decay_steps)``, the ratio
+    floored with ``staircase=True``: a ``NaturalExpDecay`` with
+    ``gamma = decay_rate / decay_steps``, or a ``LambdaDecay`` for the staircase."""
+    who = "natural_exp_decay"
+    period = _decay_period(who, decay_steps, staircase)
+    rate = _number(who, "decay_rate", decay_rate)
+    if staircase:
+        return LambdaDecay(learning_rate, lambda step: math.exp(-rate * (step // period)))
+    return NaturalExpDecay(learning_rate, rate / period)
+
+
+def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
+    """``learning_rate / (1 + decay_rate * step / decay_steps)``, the ratio
+    floored with ``staircase=True``: an ``InverseTimeDecay`` with
+    ``gamma = decay_rate / decay_steps``, or a ``LambdaDecay`` for the staircase."""
+    who = "inverse_time_decay"
+    period = _decay_period(who, decay_steps, staircase)
+    rate = _number(who, "decay_rate", decay_rate, non_negative=True)
+    if staircase:
+        return LambdaDecay(learning_rate, lambda step: 1.0 / (1.0 + rate * (step // period)))
+    return InverseTimeDecay(learning_rate, rate / period)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from phi import api as phi_api
 
-from .optimizer import Optimizer, _check_finite, _check_unit
+from .optimizer import Optimizer, _check_finite, _check_nonneg, _check_unit
 
 
 class NAdam(Optimizer):
@@ -37,11 +37,11 @@ class NAdam(Optimizer):
     def __init__(self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1.0e-8, momentum_decay: float = 0.004, parameters=None,
                  weight_decay=None, grad_clip=None, name=None):
-        self._beta1 = _check_unit("NAdam", "beta1", beta1)
-        self._beta2 = _check_unit("NAdam", "beta2", beta2)
-        self._epsilon = _check_finite("NAdam", "epsilon", epsilon, positive=False)
         self._momentum_decay = _check_finite("NAdam", "momentum_decay", momentum_decay, positive=False)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
+        self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
+        self._epsilon = self._hyper_argument("epsilon", epsilon, _check_nonneg)
 
     def _updater(self, param):
         decay_pow, b2p, mu_product, m1, m2 = self._state(param)

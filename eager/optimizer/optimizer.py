@@ -134,6 +134,7 @@ class Optimizer:
         self._use_multi_tensor = False    # set by the optimizers that take use_multi_tensor
         self._flat_groups: dict = {}      # multi-tensor key -> FlatGroup (multi_tensor.py)
         self._flat_seen: dict = {}        # multi-tensor key -> ids of the last step's .grad buffers
+        self._hyper_tensors: dict = {}    # attribute -> (argument, Tensor, check): see _hyper_argument
 
     # -- learning rate --------------------------------------------------------
     def get_lr(self) -> float:
@@ -206,6 +207,26 @@ class Optimizer:
             values += tuple([tuple([(k, v) for k, v in group.items() if k != "params"])
                              for group in self._param_groups])
         return values
+
+    def _hyper_argument(self, arg: str, value, check) -> float:
+        """The float value of hyperparameter ``arg`` (``beta1``, ``epsilon``, ...)
+        given as a number or, as Paddle allows, a one-element float Tensor. A
+        Tensor's value is read again at every step (:meth:`_read_hyper_tensors`),
+        so changing it in place changes the following steps, as in Paddle.
+        ``check(who, arg, value)`` checks the value and returns it as a float."""
+        who = type(self).__name__
+        if not isinstance(value, Tensor):
+            return check(who, arg, value)
+        self._hyper_tensors["_" + arg] = (arg, value, check)
+        return check(who, arg, _tensor_hyper(who, arg, value))
+
+    def _read_hyper_tensors(self) -> None:
+        """Sets each hyperparameter given as a Tensor to the Tensor's value now
+        (checked; once per step, before anything else: a changed value is a
+        changed setting, and the plans are made again)."""
+        who = f"{type(self).__name__}.step"
+        for attr, (arg, tensor, check) in self._hyper_tensors.items():
+            setattr(self, attr, check(who, arg, _tensor_hyper(who, arg, tensor)))
 
     def _check_plans(self) -> None:
         """Drops every plan when the settings differ from those they were made for
@@ -341,6 +362,8 @@ class Optimizer:
 
     def _apply_optimize(self, params_grads) -> None:
         who = type(self).__name__
+        if self._hyper_tensors:  # first: a bad value raises before anything changes
+            self._read_hyper_tensors()
         if self._lr_scheduler is not None:
             self._lr_value = self._lr_scheduler()
         if self._grad_clip is not None:
@@ -827,11 +850,9 @@ class Adam(Optimizer):
                  use_multi_tensor: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         who = type(self).__name__
-        for arg, value in (("beta1", beta1), ("beta2", beta2)):
-            if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 <= value < 1:
-                raise ValueError(f"{who}: argument '{arg}' expected a float in [0, 1), got {value!r}")
-        self._beta1, self._beta2 = float(beta1), float(beta2)
-        self._epsilon = _check_finite(who, "epsilon", epsilon, positive=False)
+        self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
+        self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
+        self._epsilon = self._hyper_argument("epsilon", epsilon, _check_nonneg)
         self._lazy_mode = to_bool(lazy_mode, who, "lazy_mode")
         self._multi_precision = to_bool(multi_precision, who, "multi_precision")
         self._use_multi_tensor = to_bool(use_multi_tensor, who, "use_multi_tensor")
@@ -950,9 +971,9 @@ class Adamax(Optimizer):
                  epsilon: float = 1e-8, parameters=None, weight_decay=None, grad_clip=None,
                  multi_precision: bool = False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._beta1 = _check_unit("Adamax", "beta1", beta1)
-        self._beta2 = _check_unit("Adamax", "beta2", beta2)
-        self._epsilon = _check_finite("Adamax", "epsilon", epsilon, positive=False)
+        self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
+        self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
+        self._epsilon = self._hyper_argument("epsilon", epsilon, _check_nonneg)
         self._multi_precision = to_bool(multi_precision, "Adamax", "multi_precision")
 
     def _updater(self, param):
@@ -1102,9 +1123,9 @@ class Lamb(Optimizer):
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._lamb_weight_decay = _check_finite("Lamb", "lamb_weight_decay", lamb_weight_decay,
                                                 positive=False)
-        self._beta1 = _check_unit("Lamb", "beta1", beta1)
-        self._beta2 = _check_unit("Lamb", "beta2", beta2)
-        self._epsilon = _check_finite("Lamb", "epsilon", epsilon, positive=False)
+        self._beta1 = self._hyper_argument("beta1", beta1, _check_unit)
+        self._beta2 = self._hyper_argument("beta2", beta2, _check_unit)
+        self._epsilon = self._hyper_argument("epsilon", epsilon, _check_nonneg)
         if exclude_from_weight_decay_fn is not None and not callable(exclude_from_weight_decay_fn):
             raise TypeError(f"Lamb: argument 'exclude_from_weight_decay_fn' expected a callable or "
                             f"None, got {type(exclude_from_weight_decay_fn).__name__}")
@@ -1304,6 +1325,15 @@ def _check_unit(who: str, arg: str, value, open_low: bool = False) -> float:
 
 def _check_nonneg(who: str, arg: str, value) -> float:
     return _check_finite(who, arg, value, positive=False)
+
+
+def _tensor_hyper(who: str, arg: str, tensor: Tensor) -> float:
+    """The value of a hyperparameter given as a Tensor: one element of a
+    floating dtype (its shape [] or [1], ...)."""
+    if tensor.size != 1 or not tensor.is_floating_point():
+        raise TypeError(f"{who}: argument '{arg}' expected a float or a one-element float Tensor, got a "
+                        f"Tensor of {tensor.dtype} with shape {tensor.shape}")
+    return tensor.item()  # a conversion point: the kernels take the value as an attribute
 
 
 def _check_flag(who: str, arg: str, value) -> bool:

@@ -1,4 +1,5 @@
 """Utilities, as Paddle's ``paddle.utils``: :func:`run_check` checks the install;
+``download`` finds files by URL in Paddle's cache folders (it never downloads);
 ``try_import``, ``deprecated``, ``require_version``, ``unique_name`` and
 ``dlpack`` (loaded on first use).
 
@@ -19,7 +20,7 @@ from phi.common import CPUPlace, GPUPlace
 
 from .. import framework
 
-from . import unique_name
+from . import download, unique_name
 from .deprecation import deprecated
 from .lazy_import import try_import
 from .versions import require_version

@@ -379,7 +379,7 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
     """Negative log likelihood: ``-weight[y] * input[n, y, d1, ...]`` for each label y.
 
     ``input``: log-probabilities [N, C] or [N, C, d1, ...]; ``label``: integer
-    class indices [N] or [N, d1, ...]; ``weight``: per-class weights [C]. Labels
+    class indices [N] (or [N, 1], as Paddle) or [N, d1, ...]; ``weight``: per-class weights [C]. Labels
     equal to ``ignore_index`` count for nothing, and the mean divides by the sum
     of the weights of the labels that count (0 when none does). A fused kernel.
 
@@ -397,6 +397,8 @@ def nll_loss(input: Tensor, label: Tensor, weight=None, ignore_index: int = -100
                          f"{input.shape}")
     check_integer(fn, "label", label, "an integer Tensor of class indices")
     expected = input.shape[:1] + input.shape[2:]
+    if input.ndim == 2 and label.shape == expected + [1]:
+        label = _F.reshape(label, expected)  # [N, 1] is [N] for [N, C] input, as Paddle reads it
     if label.shape != expected:
         raise ValueError(f"{fn}: argument 'label' expected shape {expected} for input of shape {input.shape} "
                          f"(classes on axis 1), got {label.shape}")
