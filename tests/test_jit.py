@@ -623,3 +623,28 @@ def test_classifier_steps_with_decay_clipping_and_dropout_replay_bitwise(optimiz
     for a, b in zip(eager_run[0] + eager_run[1], static_run[0] + static_run[1]):
         assert np.array_equal(a, b)
     assert static_run[2].replays == 3 and not static_run[2].reasons
+
+
+def test_an_optimizer_with_a_tensor_beta_runs_eagerly_so_changing_the_tensor_counts():
+    # Adam re-reads a Tensor beta1 on the host at every step; a replayed kernel list
+    # would keep the value read at capture, so such a step is never captured.
+    def run(static):
+        eager.seed(3)
+        model = _model()
+        beta1 = eager.to_tensor([0.9])
+        opt = eager.optimizer.Adam(0.05, parameters=model.parameters(), beta1=beta1)
+        fn = _mse_step(model, opt, static)
+        losses = []
+        for i, (x, y) in enumerate(zip(XS[:6], YS[:6])):
+            if i == 3:
+                with eager.no_grad():
+                    beta1.set_value(np.array([0.5], "float32"))
+            losses.append(float(fn(eager.to_tensor(x), eager.to_tensor(y))))
+        return losses, [p.numpy().copy() for p in model.parameters()], fn
+
+    eager_losses, eager_params, _ = run(False)
+    with pytest.warns(RuntimeWarning, match="reads tensor values on the host"):
+        static_losses, static_params, fn = run(True)
+    assert static_losses == eager_losses
+    assert all(np.array_equal(a, b) for a, b in zip(eager_params, static_params))
+    assert fn.replays == 0
