@@ -19,6 +19,7 @@ from phi.common import DataType
 
 from ..autograd.grad_mode import no_grad
 from ..generated import forward_api as _F
+from .functional.checks import check_float
 
 
 def _check_positive(who: str, arg: str, value) -> float:
@@ -38,6 +39,26 @@ def _squared_norm(grad, dtype=None):
     if dtype is not None and grad.dtype is not dtype:
         grad = _F.cast(grad, dtype)
     return _F.sum(_F.multiply(grad, grad), [], None, False)
+
+
+def clip_by_norm(x, max_norm: float, name=None):
+    """``x`` scaled down so that its L2 norm (over all elements) is at most
+    ``max_norm``: ``x * max_norm / max(norm(x), max_norm)``; a tensor already
+    within the bound comes back with the same values. As Paddle's
+    ``paddle.nn.clip.clip_by_norm``, but differentiable (composed of ops). A
+    float16 tensor's norm is summed in float32.
+
+    >>> x = eager.to_tensor([[3.0, 0.0], [0.0, 4.0]])
+    >>> eager.nn.clip.clip_by_norm(x, max_norm=1.0).numpy().tolist()
+    [[0.6000000238418579, 0.0], [0.0, 0.800000011920929]]
+    """
+    check_float("clip_by_norm", "x", x)
+    max_norm = _check_positive("clip_by_norm", "max_norm", max_norm)
+    wide = DataType.FLOAT32 if x.dtype is DataType.FLOAT16 else None
+    norm = _F.pow(_squared_norm(x, wide), 0.5)
+    limit = _F.full_like(norm, max_norm, None)
+    scale = _F.divide(limit, _F.maximum(norm, limit))
+    return _F.multiply(x, scale if wide is None else _F.cast(scale, x.dtype))
 
 
 def _lists_each(method):
@@ -116,11 +137,7 @@ class ClipGradByNorm(ClipGradBase):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
                 with no_grad():
-                    wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
-                    norm = _F.pow(_squared_norm(grad, wide), 0.5)
-                    limit = _F.full_like(norm, self.clip_norm, None)
-                    scale = _F.divide(limit, _F.maximum(norm, limit))
-                    grad = _F.multiply(grad, scale if wide is None else _F.cast(scale, grad.dtype))
+                    grad = clip_by_norm(grad, self.clip_norm)
             yield param, grad
 
     def __repr__(self):
@@ -178,4 +195,5 @@ class ClipGradByGlobalNorm(ClipGradBase):
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"
 
 
+# clip_by_norm stays out of __all__: Paddle offers it only as paddle.nn.clip.clip_by_norm.
 __all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

@@ -1,0 +1,118 @@
+"""nn gaps found by running Paddle 2.x scripts: names reached by Paddle's module
+paths (paddle.nn.loss.MSELoss, paddle.framework.ParamAttr, paddle.nn.clip.clip_by_norm),
+edit_distance, and the Layer and Parameter behaviour those scripts rely on.
+
+Values against NumPy references written from the formula (a plain Levenshtein
+loop for edit_distance), gradients by finite differences in float64, bad input
+by error type and message.
+"""
+import contextlib
+
+import numpy as np
+import pytest
+
+import eager
+import eager.nn.functional as F
+from eager.autograd import gradcheck
+
+pytestmark = pytest.mark.usefixtures("device")   # each test on the CPU and on the GPU stand-in
+
+rng = np.random.default_rng(4)
+
+
+def value_checks(device):
+    """Checks that read values run on the CPU always, on a GPU in anomaly mode only."""
+    return eager.autograd.detect_anomaly() if device == "gpu" else contextlib.nullcontext()
+
+
+def t(array, grad=False):
+    return eager.to_tensor(np.asarray(array), stop_gradient=not grad)
+
+
+# -- module paths ------------------------------------------------------------------------
+
+def test_loss_layers_are_reached_through_nn_loss():
+    assert eager.nn.loss.MSELoss is eager.nn.MSELoss
+    assert eager.nn.loss.CrossEntropyLoss is eager.nn.CrossEntropyLoss
+    out = eager.nn.loss.MSELoss()(t([1.5], True), t([1.75]))
+    np.testing.assert_allclose(out.numpy(), 0.0625)
+    logits, label = rng.normal(size=(3, 4)), np.array([0, 3, 1])
+    want = np.mean([np.log(np.exp(row).sum()) - row[k] for row, k in zip(logits, label)])
+    np.testing.assert_allclose(eager.nn.loss.CrossEntropyLoss()(t(logits), t(label)).numpy(), want, rtol=1e-12)
+
+
+def test_framework_lists_paddles_names_from_upper_layers():
+    assert eager.framework.ParamAttr is eager.ParamAttr
+    assert eager.framework.no_grad is eager.no_grad and eager.framework.seed is eager.seed
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        eager.framework.nothing_here
+    attr = eager.framework.ParamAttr(initializer=eager.nn.initializer.Constant(0.5))
+    np.testing.assert_array_equal(eager.nn.Linear(2, 3, weight_attr=attr).weight.numpy(), np.full((2, 3), 0.5))
+
+
+# -- clip_by_norm -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale", [0.1, 10.0])
+def test_clip_by_norm_scales_down_to_the_bound_only(scale):
+    x = rng.normal(size=(3, 4)) * scale
+    norm = np.sqrt((x ** 2).sum())
+    want = x * 1.0 / max(norm, 1.0)
+    np.testing.assert_allclose(eager.nn.clip.clip_by_norm(t(x), max_norm=1.0).numpy(), want, rtol=1e-12)
+
+
+def test_clip_by_norm_gradient_and_errors():
+    x = rng.normal(size=(2, 3)) * 3
+    assert gradcheck(lambda a: eager.nn.clip.clip_by_norm(a, 1.5), (t(x, True),))
+    with pytest.raises(ValueError, match="clip_by_norm: argument 'max_norm' expected a positive"):
+        eager.nn.clip.clip_by_norm(t(x), 0.0)
+    with pytest.raises(TypeError, match="clip_by_norm: argument 'x' expected a floating-point Tensor"):
+        eager.nn.clip.clip_by_norm(t([1, 2]), 1.0)
+    assert "clip_by_norm" not in eager.nn.__all__      # Paddle offers it under paddle.nn.clip only
+
+
+# -- edit_distance ----------------------------------------------------------------------
+
+def levenshtein(a, b):
+    d = np.arange(len(b) + 1, dtype=float)
+    for i, x in enumerate(a, 1):
+        prev, d = d, np.empty_like(d)
+        d[0] = i
+        for j, y in enumerate(b, 1):
+            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (x != y))
+    return d[-1]
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+def test_edit_distance_matches_a_levenshtein_loop(normalized):
+    hyp, ref = rng.integers(0, 4, size=(6, 5)), rng.integers(0, 4, size=(6, 7))
+    hyp_len, ref_len = rng.integers(0, 6, size=6), rng.integers(1, 8, size=6)
+    count, dist = F.edit_distance(t(hyp), t(ref), normalized, None, t(hyp_len), t(ref_len))
+    want = [levenshtein(h[:m], r[:n]) / (n if normalized else 1)
+            for h, r, m, n in zip(hyp, ref, hyp_len, ref_len)]
+    assert count.dtype == eager.int64 and count.numpy().tolist() == [6]
+    assert dist.dtype == eager.float32 and dist.shape == [6, 1]
+    np.testing.assert_allclose(dist.numpy().ravel(), want, rtol=1e-6)
+
+
+def test_edit_distance_whole_rows_ignored_tokens_and_the_loss_module_path():
+    hyp, ref = rng.integers(0, 3, size=(4, 6)), rng.integers(0, 3, size=(4, 3))
+    _, dist = eager.nn.functional.loss.edit_distance(t(hyp), t(ref), normalized=False)
+    np.testing.assert_allclose(dist.numpy().ravel(), [levenshtein(h, r) for h, r in zip(hyp, ref)])
+    _, dist = F.edit_distance(t(hyp), t(ref), normalized=False, ignored_tokens=[0])
+    np.testing.assert_allclose(dist.numpy().ravel(), [levenshtein(h[h != 0], r[r != 0]) for h, r in zip(hyp, ref)])
+
+
+def test_edit_distance_rejects_bad_input(device):
+    hyp, ref = t([[1, 2]]), t([[1, 2, 3]])
+    with pytest.raises(TypeError, match="edit_distance: argument 'input' expected an integer Tensor"):
+        F.edit_distance(t([[1.0]]), ref)
+    with pytest.raises(ValueError, match="edit_distance: argument 'label' expected 1 rows"):
+        F.edit_distance(hyp, t([[1], [2]]))
+    with pytest.raises(ValueError, match="'input_length' and 'label_length' go together"):
+        F.edit_distance(hyp, ref, input_length=t([2]))
+    with value_checks(device), pytest.raises(ValueError, match="'label_length' expected lengths in \\[0, 3\\]"):
+        F.edit_distance(hyp, ref, input_length=t([2]), label_length=t([4]))
+    with value_checks(device), pytest.raises(ValueError, match="a reference \\(label\\) is empty"):
+        F.edit_distance(hyp, ref, input_length=t([2]), label_length=t([0]))
+    with pytest.raises(TypeError, match="argument 'ignored_tokens' expected a list of ints"):
+        F.edit_distance(hyp, ref, ignored_tokens=[1.5])
