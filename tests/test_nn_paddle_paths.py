@@ -116,3 +116,25 @@ def test_edit_distance_rejects_bad_input(device):
         F.edit_distance(hyp, ref, input_length=t([2]), label_length=t([0]))
     with pytest.raises(TypeError, match="argument 'ignored_tokens' expected a list of ints"):
         F.edit_distance(hyp, ref, ignored_tokens=[1.5])
+
+
+# -- Layer and Parameter ----------------------------------------------------------------
+
+def test_parameters_made_under_lazy_guard_initialize_to_their_values():
+    eager.seed(7)
+    with eager.LazyGuard():
+        lazy = eager.nn.Linear(3, 2)
+    eager.seed(7)
+    plain = eager.nn.Linear(3, 2)
+    for p in lazy.parameters():
+        assert p.initialize() is None
+    np.testing.assert_array_equal(lazy.weight.numpy(), plain.weight.numpy())
+
+
+def test_conv_and_batch_norm_reprs_leave_out_the_defaults_as_paddle():
+    assert repr(eager.nn.Conv2D(3, 5, 3)) == "Conv2D(3, 5, kernel_size=[3, 3], data_format=NCHW)"
+    assert repr(eager.nn.Conv1D(2, 3, 3, stride=2, dilation=2)) == \
+        "Conv1D(2, 3, kernel_size=[3], stride=[2], dilation=[2], data_format=NCL)"
+    assert repr(eager.nn.Conv2DTranspose(2, 3, 3)) == "Conv2DTranspose(2, 3, kernel_size=[3, 3], data_format=NCHW)"
+    assert repr(eager.nn.BatchNorm2D(5)) == "BatchNorm2D(num_features=5, momentum=0.9, epsilon=1e-05)"
+    assert repr(eager.nn.BatchNorm1D(5)).endswith("epsilon=1e-05, data_format=NCL)")

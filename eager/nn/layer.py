@@ -78,6 +78,18 @@ class Parameter(Tensor):
     def trainable(self, value: bool) -> None:
         self.stop_gradient = not bool(value)
 
+    def initialize(self) -> None:
+        """Paddle's ``param.initialize()``, which fills a parameter that
+        ``LazyGuard`` left uninitialized. Here every parameter gets its values
+        when it is created (under ``LazyGuard`` too), so there is nothing left
+        to do: the values are kept as they are.
+
+        >>> with eager.LazyGuard():
+        ...     layer = eager.nn.Linear(2, 2)
+        >>> for p in layer.parameters():
+        ...     p.initialize()
+        """
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
