@@ -7,6 +7,7 @@ loop for edit_distance), gradients by finite differences in float64, bad input
 by error type and message.
 """
 import contextlib
+import doctest
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ import pytest
 import eager
 import eager.nn.functional as F
 from eager.autograd import gradcheck
+from eager.nn import clip
+from eager.nn.functional import levenshtein as levenshtein_module, vision
 
 pytestmark = pytest.mark.usefixtures("device")   # each test on the CPU and on the GPU stand-in
 
@@ -138,3 +141,46 @@ def test_conv_and_batch_norm_reprs_leave_out_the_defaults_as_paddle():
     assert repr(eager.nn.Conv2DTranspose(2, 3, 3)) == "Conv2DTranspose(2, 3, kernel_size=[3, 3], data_format=NCHW)"
     assert repr(eager.nn.BatchNorm2D(5)) == "BatchNorm2D(num_features=5, momentum=0.9, epsilon=1e-05)"
     assert repr(eager.nn.BatchNorm1D(5)).endswith("epsilon=1e-05, data_format=NCL)")
+
+
+# -- interpolate(mode='area') -----------------------------------------------------------
+
+def area_reference(x, sizes):
+    """Adaptive average pooling of the spatial axes (after N, C): window i of an axis
+    of length n spans [floor(i * n / out), ceil((i + 1) * n / out))."""
+    out = x
+    for axis, size in enumerate(sizes, 2):
+        n = out.shape[axis]
+        parts = [out.take(range(i * n // size, -(-(i + 1) * n // size)), axis).mean(axis, keepdims=True)
+                 for i in range(size)]
+        out = np.concatenate(parts, axis)
+    return out
+
+
+@pytest.mark.parametrize("shape, sizes", [((2, 3, 7), [3]), ((1, 2, 6, 5), [4, 2]), ((1, 1, 4, 5, 3), [2, 3, 2])])
+def test_interpolate_area_is_adaptive_average_pooling(shape, sizes):
+    x = rng.normal(size=shape)
+    np.testing.assert_allclose(F.interpolate(t(x), size=sizes, mode="area").numpy(), area_reference(x, sizes),
+                               rtol=1e-12)
+    assert gradcheck(lambda a: F.interpolate(a, size=sizes, mode="area"), (t(x, True),))
+
+
+def test_interpolate_area_channel_last_scale_factor_and_the_layer():
+    x = rng.normal(size=(1, 6, 4, 2))                      # NHWC
+    got = F.interpolate(t(x), scale_factor=0.5, mode="area", data_format="NHWC").numpy()
+    np.testing.assert_allclose(got, area_reference(x.transpose(0, 3, 1, 2), [3, 2]).transpose(0, 2, 3, 1),
+                               rtol=1e-12)
+    x = rng.normal(size=(1, 2, 6))
+    np.testing.assert_allclose(eager.nn.Upsample(size=[4], mode="area", data_format="NCW")(t(x)).numpy(),
+                               area_reference(x, [4]), rtol=1e-12)
+
+
+def test_the_docstring_examples_run():
+    for module in (clip, levenshtein_module, vision):
+        result = doctest.testmod(module, extraglobs={"eager": eager, "np": np, "net": eager.nn.Linear(2, 2)},
+                                 optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(eager.nn.Parameter.initialize, "initialize", globs={"eager": eager}):
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries > 0
