@@ -184,3 +184,68 @@ def test_the_docstring_examples_run():
     for test in doctest.DocTestFinder().find(eager.nn.Parameter.initialize, "initialize", globs={"eager": eager}):
         runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
+
+
+# -- LSTM proj_size ---------------------------------------------------------------------
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def lstm_direction_reference(cell, x, h, c, lengths, reverse):
+    """One direction of a projected LSTM over x [B, T, I], written per step."""
+    w_ih, w_hh, b_ih, b_hh, w_ho = (p.numpy() for p in (cell.weight_ih, cell.weight_hh, cell.bias_ih,
+                                                         cell.bias_hh, cell.weight_ho))
+    steps = x.shape[1]
+    outs = np.zeros((x.shape[0], steps, w_ho.shape[1]))
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        gates = x[:, t] @ w_ih.T + b_ih + h @ w_hh.T + b_hh
+        i, f, g, o = np.split(gates, 4, axis=1)
+        new_c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        new_h = (sigmoid(o) * np.tanh(new_c)) @ w_ho
+        valid = (t < lengths)[:, None]
+        h, c = np.where(valid, new_h, h), np.where(valid, new_c, c)
+        outs[:, t] = new_h * valid              # LSTM outputs are zeros past a sequence's length
+    return outs, h, c
+
+
+def test_lstm_with_proj_size_matches_a_per_step_reference():
+    eager.set_default_dtype("float64")
+    try:
+        lstm = eager.nn.LSTM(3, 5, num_layers=2, direction="bidirect", proj_size=2)
+    finally:
+        eager.set_default_dtype("float32")
+    x, lengths = rng.normal(size=(2, 4, 3)), np.array([4, 2])
+    h0, c0 = rng.normal(size=(4, 2, 2)), rng.normal(size=(4, 2, 5))
+    out, (h, c) = lstm(t(x), (t(h0), t(c0)), sequence_length=t(lengths))
+    layer_in, hs, cs = x, [], []
+    for layer in range(2):
+        parts = []
+        for d, cell in enumerate((lstm[layer].cell_fw, lstm[layer].cell_bw)):
+            k = 2 * layer + d
+            o, hk, ck = lstm_direction_reference(cell, layer_in, h0[k], c0[k], lengths, d == 1)
+            parts.append(o)
+            hs.append(hk)
+            cs.append(ck)
+        layer_in = np.concatenate(parts, -1)
+    np.testing.assert_allclose(out.numpy(), layer_in, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), np.stack(hs), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(c.numpy(), np.stack(cs), rtol=1e-10, atol=1e-12)
+    assert out.shape == [2, 4, 4] and h.shape == [4, 2, 2] and c.shape == [4, 2, 5]
+
+
+def test_lstm_cell_with_proj_size_gradient_and_errors():
+    eager.set_default_dtype("float64")
+    try:
+        cell = eager.nn.LSTMCell(3, 4, proj_size=2)
+    finally:
+        eager.set_default_dtype("float32")
+    assert cell.weight_hh.shape == [16, 2] and cell.weight_ho.shape == [4, 2] and cell.state_shape == ((2,), (4,))
+    x, h, c = rng.normal(size=(2, 3)), rng.normal(size=(2, 2)), rng.normal(size=(2, 4))
+    assert gradcheck(lambda a, b, d: cell(a, (b, d))[1][0], (t(x, True), t(h, True), t(c, True)))
+    with pytest.raises(ValueError, match="LSTMCell: argument 'proj_size' expected an int in \\[0, hidden_size = 4\\)"):
+        eager.nn.LSTMCell(3, 4, proj_size=4)
+    with pytest.raises(TypeError, match="LSTM: argument 'proj_size' expected an int"):
+        eager.nn.LSTM(3, 4, proj_size=1.5)
+    with pytest.raises(ValueError, match="states\\[0\\]"):
+        cell(t(x), (t(c), t(c)))                  # h must be proj_size wide
