@@ -181,8 +181,9 @@ def test_the_docstring_examples_run():
                                  optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, report=False)
         assert result.failed == 0 and result.attempted > 0, module.__name__
     runner = doctest.DocTestRunner()
-    for test in doctest.DocTestFinder().find(eager.nn.Parameter.initialize, "initialize", globs={"eager": eager}):
-        runner.run(test)
+    for method in (eager.nn.Parameter.initialize, eager.nn.Layer.create_variable):
+        for test in doctest.DocTestFinder().find(method, method.__name__, globs={"eager": eager}):
+            runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
 
 
@@ -249,3 +250,33 @@ def test_lstm_cell_with_proj_size_gradient_and_errors():
         eager.nn.LSTM(3, 4, proj_size=1.5)
     with pytest.raises(ValueError, match="states\\[0\\]"):
         cell(t(x), (t(c), t(c)))                  # h must be proj_size wide
+
+
+# -- Layer.create_variable / create_tensor ----------------------------------------------
+
+def test_create_variable_is_a_placeholder_that_assign_fills():
+    layer = eager.nn.Linear(3, 2)
+    keep = layer.create_variable(name="out", persistable=True)
+    assert keep.shape == [0] and keep.dtype == eager.float32 and keep.persistable
+    assert keep.name == f"{layer.full_name()}.out"
+    assert layer.create_tensor().name.startswith(f"{layer.full_name()}._generated_var")
+    assert layer.create_variable(dtype="float64").dtype == eager.float64
+    x = rng.normal(size=(4, 3)).astype("float32")
+    out = eager.assign(layer(t(x)), keep)
+    assert out is keep and keep.shape == [4, 2]
+    want = x @ layer.weight.numpy() + layer.bias.numpy()
+    np.testing.assert_allclose(keep.numpy(), want, rtol=1e-6)
+    keep.sum().backward()                       # gradients reach through the filled placeholder
+    np.testing.assert_allclose(layer.bias.grad.numpy(), [4.0, 4.0])
+    eager.assign(layer(t(x)), keep)             # once filled, later writes keep its shape
+    with pytest.raises(ValueError, match="assign: argument 'output' expected x's shape"):
+        eager.assign(layer(t(x[:2])), keep)
+    with pytest.raises(TypeError, match="Linear.create_variable: argument 'name' expected a str"):
+        layer.create_variable(name=3)
+
+
+def test_assign_still_refuses_to_resize_a_non_empty_output_or_change_dtype():
+    with pytest.raises(ValueError, match="does not resize it"):
+        eager.assign(t([1.0, 2.0]), eager.zeros([3]))
+    with pytest.raises(ValueError, match="does not resize it"):
+        eager.assign(t(np.array([1.0, 2.0], "float64")), eager.zeros([0]))
