@@ -280,3 +280,33 @@ def test_assign_still_refuses_to_resize_a_non_empty_output_or_change_dtype():
         eager.assign(t([1.0, 2.0]), eager.zeros([3]))
     with pytest.raises(ValueError, match="does not resize it"):
         eager.assign(t(np.array([1.0, 2.0], "float64")), eager.zeros([0]))
+
+
+# -- nn.clip's SelectedRows helpers -----------------------------------------------------
+
+def sparse_gradient(ids, rows=12, width=3):
+    emb = eager.nn.Embedding(rows, width, sparse=True)
+    weights = rng.normal(size=(len(ids), width))
+    (emb(t(ids)) * t(weights.astype("float32"))).sum().backward()
+    return emb.weight.grad, weights
+
+
+def test_merge_selected_rows_sums_repeated_rows_in_order():
+    ids = [5, 2, 5, 9, 2, 5]
+    grad, weights = sparse_gradient(ids)
+    merged = clip.merge_selected_rows(grad)
+    assert [int(r) for r in merged.impl.rows] == [2, 5, 9] and merged.impl.height == 12
+    want = {r: sum(w for i, w in zip(ids, weights) if i == r) for r in (2, 5, 9)}
+    np.testing.assert_allclose(clip.get_tensor_from_selected_rows(merged).numpy(),
+                               np.stack([want[r] for r in (2, 5, 9)]), rtol=1e-6)
+
+
+def test_get_tensor_from_selected_rows_copies_the_stored_block():
+    grad, weights = sparse_gradient([4, 1, 4])
+    block = clip.get_tensor_from_selected_rows(grad)
+    assert block.shape == [3, 3]
+    np.testing.assert_allclose(block.numpy(), weights, rtol=1e-6)
+    with pytest.raises(TypeError, match="get_tensor_from_selected_rows: argument 'x' expected a SelectedRows"):
+        clip.get_tensor_from_selected_rows(t([1.0]))
+    with pytest.raises(TypeError, match="merge_selected_rows: argument 'x' expected a SelectedRows"):
+        clip.merge_selected_rows([1.0])
