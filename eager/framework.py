@@ -341,3 +341,17 @@ def set_flags(flags) -> None:
                 _paddle_only_values[attribute] = value
             else:
                 setattr(FLAGS, attribute, value)
+
+
+# -- names Paddle also lists under paddle.framework ------------------------------------
+
+# These live in upper layers (nn, autograd, serialization), which this module may not
+# import: they are looked up on the top-level package on first use instead.
+_FROM_UPPER_LAYERS = frozenset({"ParamAttr", "seed", "save", "load", "no_grad", "enable_grad", "grad",
+                                "set_grad_enabled", "is_grad_enabled", "CUDAPlace"})
+
+
+def __getattr__(name):
+    if name in _FROM_UPPER_LAYERS:
+        return getattr(importlib.import_module("eager"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

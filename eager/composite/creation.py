@@ -189,7 +189,15 @@ def as_real(x, name=None):
 def write_into(op: str, arg: str, target, value, what: str):
     """``value`` written over ``target`` (a caller's Tensor, of the same shape and dtype:
     it is not resized) by the recorded in-place setitem; ``target`` returned. Paddle's
-    ``assign(x, output)`` and the ``out=`` of the logical and bitwise functions."""
+    ``assign(x, output)`` and the ``out=`` of the logical and bitwise functions.
+
+    An empty target of value's dtype that no gradient reaches (a placeholder from
+    ``Layer.create_variable``) takes value's shape: it becomes a copy of value,
+    through which gradients reach value."""
+    if target.size == 0 and target.dtype == value.dtype and target.stop_gradient and value.size != 0:
+        copy = _F.assign(value)
+        target.impl, target._meta = copy.impl, copy._meta
+        return target
     if target.shape != value.shape or target.dtype != value.dtype:
         raise ValueError(f"{op}: argument '{arg}' expected {what} shape and dtype {value.shape} {value.dtype} "
                          f"(eager writes into {arg} in place, it does not resize it), got {target.shape} "

@@ -15,10 +15,14 @@ import abc
 import math
 import numbers
 
-from phi.common import DataType
+from phi import api as phi_api
+from phi.common import DataType, TensorKind
 
 from ..autograd.grad_mode import no_grad
+from ..arguments import describe
 from ..generated import forward_api as _F
+from ..tensor import Tensor
+from .functional.checks import check_float
 
 
 def _check_positive(who: str, arg: str, value) -> float:
@@ -38,6 +42,63 @@ def _squared_norm(grad, dtype=None):
     if dtype is not None and grad.dtype is not dtype:
         grad = _F.cast(grad, dtype)
     return _F.sum(_F.multiply(grad, grad), [], None, False)
+
+
+def clip_by_norm(x, max_norm: float, name=None):
+    """``x`` scaled down so that its L2 norm (over all elements) is at most
+    ``max_norm``: ``x * max_norm / max(norm(x), max_norm)``; a tensor already
+    within the bound comes back with the same values. As Paddle's
+    ``paddle.nn.clip.clip_by_norm``, but differentiable (composed of ops). A
+    float16 tensor's norm is summed in float32.
+
+    >>> x = eager.to_tensor([[3.0, 0.0], [0.0, 4.0]])
+    >>> eager.nn.clip.clip_by_norm(x, max_norm=1.0).numpy().tolist()
+    [[0.6000000238418579, 0.0], [0.0, 0.800000011920929]]
+    """
+    check_float("clip_by_norm", "x", x)
+    max_norm = _check_positive("clip_by_norm", "max_norm", max_norm)
+    wide = DataType.FLOAT32 if x.dtype is DataType.FLOAT16 else None
+    norm = _F.pow(_squared_norm(x, wide), 0.5)
+    limit = _F.full_like(norm, max_norm, None)
+    scale = _F.divide(limit, _F.maximum(norm, limit))
+    return _F.multiply(x, scale if wide is None else _F.cast(scale, x.dtype))
+
+
+def _check_selected_rows(who: str, x) -> None:
+    if not isinstance(x, Tensor) or x.impl.kind is not TensorKind.SELECTED_ROWS:
+        got = f"a {x.impl.kind.name} tensor" if isinstance(x, Tensor) else describe(x)
+        raise TypeError(f"{who}: argument 'x' expected a SelectedRows tensor (such as the gradient of "
+                        f"Embedding(sparse=True)'s weight), got {got}")
+
+
+def merge_selected_rows(x, name=None):
+    """A SelectedRows tensor (a sparse gradient: rows, their values, a height)
+    with each row stored once, in increasing order, repeated rows summed (Paddle's
+    ``paddle.nn.clip.merge_selected_rows``). The dense values it stands for are
+    unchanged. Not differentiable.
+
+    >>> emb = eager.nn.Embedding(10, 2, sparse=True)
+    >>> emb(eager.to_tensor([3, 1, 3])).sum().backward()
+    >>> eager.nn.clip.merge_selected_rows(emb.weight.grad).impl.rows.tolist()
+    [1, 3]
+    """
+    _check_selected_rows("merge_selected_rows", x)
+    return Tensor(phi_api.merge_selected_rows(x.impl))
+
+
+def get_tensor_from_selected_rows(x, name=None):
+    """A copy of the value block a SelectedRows tensor stores: one row per stored
+    row index, in stored order (Paddle's
+    ``paddle.nn.clip.get_tensor_from_selected_rows``); the dense tensor it stands
+    for is what ``x.numpy()`` gives. Not differentiable.
+
+    >>> emb = eager.nn.Embedding(10, 2, sparse=True)
+    >>> emb(eager.to_tensor([3, 1, 3])).sum().backward()
+    >>> eager.nn.clip.get_tensor_from_selected_rows(emb.weight.grad).shape
+    [3, 2]
+    """
+    _check_selected_rows("get_tensor_from_selected_rows", x)
+    return Tensor(phi_api.assign(x.impl.value))
 
 
 def _lists_each(method):
@@ -116,11 +177,7 @@ class ClipGradByNorm(ClipGradBase):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
                 with no_grad():
-                    wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
-                    norm = _F.pow(_squared_norm(grad, wide), 0.5)
-                    limit = _F.full_like(norm, self.clip_norm, None)
-                    scale = _F.divide(limit, _F.maximum(norm, limit))
-                    grad = _F.multiply(grad, scale if wide is None else _F.cast(scale, grad.dtype))
+                    grad = clip_by_norm(grad, self.clip_norm)
             yield param, grad
 
     def __repr__(self):
@@ -178,4 +235,5 @@ class ClipGradByGlobalNorm(ClipGradBase):
         return f"ClipGradByGlobalNorm(clip_norm={self.clip_norm})"
 
 
+# clip_by_norm and the SelectedRows helpers stay out of __all__: Paddle offers them only in paddle.nn.clip.
 __all__ = ["ClipGradBase", "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

@@ -86,10 +86,13 @@ class _ConvNd(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        text = (f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}, "
-                f"stride={list(self._stride)}")
+        text = f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}"
+        if any(s != 1 for s in self._stride):   # Paddle's repr leaves out the defaults
+            text += f", stride={list(self._stride)}"
         if self._padding != 0:
             text += f", padding={self._padding!r}"
+        if any(d != 1 for d in self._dilation):
+            text += f", dilation={list(self._dilation)}"
         if self._groups != 1:
             text += f", groups={self._groups}"
         if self._padding_mode != "zeros":
@@ -190,10 +193,13 @@ class _ConvTransposeNd(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        text = (f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}, "
-                f"stride={list(self._stride)}")
+        text = f"{self._in_channels}, {self._out_channels}, kernel_size={list(self._kernel_size)}"
+        if any(s != 1 for s in self._stride):   # Paddle's repr leaves out the defaults
+            text += f", stride={list(self._stride)}"
         if self._padding != 0:
             text += f", padding={self._padding!r}"
+        if any(d != 1 for d in self._dilation):
+            text += f", dilation={list(self._dilation)}"
         if any(self._output_padding):
             text += f", output_padding={list(self._output_padding)}"
         if self._groups != 1:

@@ -78,6 +78,18 @@ class Parameter(Tensor):
     def trainable(self, value: bool) -> None:
         self.stop_gradient = not bool(value)
 
+    def initialize(self) -> None:
+        """Paddle's ``param.initialize()``, which fills a parameter that
+        ``LazyGuard`` left uninitialized. Here every parameter gets its values
+        when it is created (under ``LazyGuard`` too), so there is nothing left
+        to do: the values are kept as they are.
+
+        >>> with eager.LazyGuard():
+        ...     layer = eager.nn.Linear(2, 2)
+        >>> for p in layer.parameters():
+        ...     p.initialize()
+        """
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
@@ -445,6 +457,35 @@ class Layer:
             self._non_persistable_buffer_names.discard(name)
         else:
             self._non_persistable_buffer_names.add(name)
+
+    def create_variable(self, name=None, persistable=None, dtype=None) -> Tensor:
+        """A placeholder tensor for ``eager.assign(x, placeholder)`` to fill, as
+        Paddle's: empty (shape [0]) until then, when it takes x's shape and values.
+        Named ``<layer full name>.<name>``, or a generated
+        ``<layer full name>._generated_var_<n>``; ``dtype`` defaults to the
+        layer's. It is not registered as a buffer.
+
+        >>> layer = eager.nn.Linear(2, 2)
+        >>> keep = layer.create_variable(name="last_out")
+        >>> _ = eager.assign(layer(eager.ones([3, 2])), keep)
+        >>> keep.shape
+        [3, 2]
+        """
+        who = f"{type(self).__name__}.create_variable"
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"{who}: argument 'name' expected a str or None, got {name!r}")
+        if persistable is not None and not isinstance(persistable, bool):
+            raise TypeError(f"{who}: argument 'persistable' expected a bool or None, got {persistable!r}")
+        dtype = self._dtype if dtype is None else convert_dtype(dtype)
+        placeholder = to_tensor(np.zeros((0,), dtype.numpy_dtype), place=current_place())
+        placeholder.name = (f"{self._full_name}.{name}" if name is not None
+                            else unique_name.generate(f"{self._full_name}._generated_var"))
+        placeholder.persistable = bool(persistable)
+        return placeholder
+
+    def create_tensor(self, name=None, persistable=None, dtype=None) -> Tensor:
+        """The same placeholder as :meth:`create_variable` (Paddle keeps both names)."""
+        return self.create_variable(name, persistable, dtype)
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
                          default_initializer=None, generator=None) -> Parameter | None:

@@ -119,36 +119,6 @@ class Softmax(Layer):
         return f"axis={self.axis}"
 
 
-class MSELoss(Layer):
-    """Layer form of :func:`eager.nn.functional.mse_loss`."""
-
-    def __init__(self, reduction: str = "mean"):
-        super().__init__()
-        self.reduction = F.checks.check_reduction("MSELoss", reduction)
-
-    def forward(self, input, label):
-        """The loss of input against label."""
-        return F.mse_loss(input, label, self.reduction)
-
-
-class CrossEntropyLoss(Layer):
-    """Layer form of :func:`eager.nn.functional.cross_entropy`."""
-
-    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
-                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
-                 label_smoothing: float = 0.0, name=None):
-        super().__init__(name_scope=name)
-        self.weight, self.ignore_index = weight, ignore_index
-        self.reduction = F.checks.check_reduction("CrossEntropyLoss", reduction)
-        self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input, label):
-        """The loss of input against label."""
-        return F.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
-                               self.soft_label, self.axis, self.use_softmax, self.label_smoothing)
-
-
 class Sequential(Layer):
     """Calls its layers in order, each on the previous one's output.
 
@@ -302,5 +272,4 @@ class LayerList(Layer):
         return iter(self._sub_layers.values())
 
 
-__all__ = ["CrossEntropyLoss", "Linear", "LayerList", "MSELoss", "ReLU", "Sequential", "Sigmoid",
-           "Softmax", "Tanh"]
+__all__ = ["Linear", "LayerList", "ReLU", "Sequential", "Sigmoid", "Softmax", "Tanh"]

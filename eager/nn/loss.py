@@ -1,4 +1,4 @@
-"""Loss layers (beyond MSELoss and CrossEntropyLoss in layers.py) (Paddle's ``paddle.nn``).
+"""Loss layers (Paddle's ``paddle.nn.loss``, also exported from ``paddle.nn``).
 
 Each holds its options and calls its functional in ``eager.nn.functional`` (see
 there for the formulas); options are checked when the layer is built. A
@@ -18,6 +18,36 @@ class _Loss(Layer):
     def __init__(self, reduction: str = "mean", name=None):
         super().__init__(name_scope=name)
         self.reduction = check_reduction(type(self).__name__, reduction)
+
+
+class MSELoss(Layer):
+    """Layer form of :func:`eager.nn.functional.mse_loss`."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = check_reduction("MSELoss", reduction)
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.mse_loss(input, label, self.reduction)
+
+
+class CrossEntropyLoss(Layer):
+    """Layer form of :func:`eager.nn.functional.cross_entropy`."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
+                 label_smoothing: float = 0.0, name=None):
+        super().__init__(name_scope=name)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction = check_reduction("CrossEntropyLoss", reduction)
+        self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, label):
+        """The loss of input against label."""
+        return _loss.cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
+                               self.soft_label, self.axis, self.use_softmax, self.label_smoothing)
 
 
 class NLLLoss(_Loss):
@@ -421,3 +451,4 @@ __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "Hi
            "SoftMarginLoss", "TripletMarginLoss"]
 __all__ += ["GaussianNLLLoss", "HSigmoidLoss", "MultiMarginLoss", "TripletMarginWithDistanceLoss"]
 __all__ += ["MultiLabelMarginLoss", "RNNTLoss"]
+__all__ += ["CrossEntropyLoss", "MSELoss"]

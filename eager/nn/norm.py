@@ -118,8 +118,9 @@ class _BatchNormBase(Layer):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return (f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}, "
-                f"data_format={self._data_format}")
+        text = f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+        # Paddle's repr names the data format only when it is not NCHW (a BatchNorm1D's NCL too).
+        return text if self._data_format == "NCHW" else text + f", data_format={self._data_format}"
 
 
 class BatchNorm1D(_BatchNormBase):

@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from phi.common.data_type import DataType
+
 from ..generated import forward_api as _F
 from ..tensor import Tensor
 from . import initializer as _init
@@ -107,7 +109,9 @@ class _BuiltInCell(RNNCellBase):
     _n_states = 1
 
     def _setup(self, who: str, input_size: int, hidden_size: int, gates: int, weight_ih_attr, weight_hh_attr,
-               bias_ih_attr, bias_hh_attr) -> None:
+               bias_ih_attr, bias_hh_attr, recurrent_size: int | None = None) -> None:
+        """The parameters; ``recurrent_size``: the width of the h fed back (the
+        hidden size, or an LSTM's proj_size)."""
         self.input_size = check_positive_int(who, "input_size", input_size)
         self.hidden_size = check_positive_int(who, "hidden_size", hidden_size)
         init = _init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size))
@@ -118,7 +122,7 @@ class _BuiltInCell(RNNCellBase):
         self.weight_ih = self.create_parameter([rows, self.input_size],
                                                ParamAttr.from_argument(weight_ih_attr, who, "weight_ih_attr"),
                                                default_initializer=init)
-        self.weight_hh = self.create_parameter([rows, self.hidden_size],
+        self.weight_hh = self.create_parameter([rows, recurrent_size or self.hidden_size],
                                                ParamAttr.from_argument(weight_hh_attr, who, "weight_hh_attr"),
                                                default_initializer=init)
         self.bias_ih = self.create_parameter([rows], ParamAttr.from_argument(bias_ih_attr, who, "bias_ih_attr"),
@@ -145,19 +149,24 @@ class _BuiltInCell(RNNCellBase):
         out = out if bias is None else _F.add(out, bias)
         return _F.reshape(out, lead + [out.shape[-1]]) if len(lead) > 1 else out
 
+    def _state_sizes(self) -> tuple:
+        """The width of each state (h, or h and c)."""
+        return (self.hidden_size,) * self._n_states
+
     def _zero_states(self, inputs: Tensor, batch_axis: int = 0) -> tuple:
-        zeros = _F.full([inputs.shape[batch_axis], self.hidden_size], 0.0, inputs.dtype, None)
-        return (zeros,) * self._n_states
+        batch = inputs.shape[batch_axis]
+        return tuple(_F.full([batch, size], 0.0, inputs.dtype, None) for size in self._state_sizes())
 
     def _check_states(self, who: str, states, batch: int, dtype) -> tuple:
-        """The states as a tuple of [batch, hidden] tensors."""
-        shape = (batch, self.hidden_size)
+        """The states as a tuple of [batch, width] tensors."""
+        sizes = self._state_sizes()
         if self._n_states == 1:
-            return (_check_state(who, "states", states, shape, dtype),)
+            return (_check_state(who, "states", states, (batch, sizes[0]), dtype),)
         if not isinstance(states, (list, tuple)) or len(states) != self._n_states:
             raise TypeError(f"{who}: argument 'states' expected a tuple (h, c) of two tensors, got "
                             f"{type(states).__name__}")
-        return tuple(_check_state(who, f"states[{k}]", s, shape, dtype) for k, s in enumerate(states))
+        return tuple(_check_state(who, f"states[{k}]", s, (batch, size), dtype)
+                     for k, (s, size) in enumerate(zip(states, sizes)))
 
     def _pack(self, states: tuple):
         """Internal tuple -> the structure Paddle returns (a tensor, or (h, c))."""
@@ -228,6 +237,11 @@ class LSTMCell(_BuiltInCell):
     takes states (h, c), each [batch, hidden_size] (zeros when None), and
     returns ``(h_t, (h_t, c_t))``.
 
+    ``proj_size`` > 0 (smaller than hidden_size) projects h: h_t = (o tanh(c_t))
+    @ weight_ho, weight_ho [hidden_size, proj_size] (made with weight_hh_attr,
+    as Paddle's), so h is [batch, proj_size] and weight_hh [4 * hidden_size,
+    proj_size]; c stays [batch, hidden_size]. Such a cell runs step by step.
+
     >>> cell = eager.nn.LSTMCell(4, 8)
     >>> out, (h, c) = cell(eager.ones([2, 4]))
     >>> c.shape
@@ -237,21 +251,38 @@ class LSTMCell(_BuiltInCell):
     _n_states = 2
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
-                 bias_hh_attr=None, name=None):
+                 bias_hh_attr=None, proj_size=0, name=None):
         super().__init__(name_scope=name)
+        self.proj_size = _check_proj_size("LSTMCell", proj_size, hidden_size)
         self._setup("LSTMCell", input_size, hidden_size, 4, weight_ih_attr, weight_hh_attr, bias_ih_attr,
-                    bias_hh_attr)
+                    bias_hh_attr, self.proj_size)
+        if self.proj_size:
+            self.weight_ho = self.create_parameter(
+                [self.hidden_size, self.proj_size], ParamAttr.from_argument(weight_hh_attr, "LSTMCell", "weight_hh_attr"),
+                default_initializer=_init.Uniform(-1.0 / math.sqrt(self.hidden_size), 1.0 / math.sqrt(self.hidden_size)))
 
     @property
     def state_shape(self):
-        """((hidden_size,), (hidden_size,)): the shapes of h and c without the batch axis."""
-        return ((self.hidden_size,), (self.hidden_size,))
+        """((proj_size or hidden_size,), (hidden_size,)): the shapes of h and c
+        without the batch axis."""
+        return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
+
+    def _state_sizes(self) -> tuple:
+        return (self.proj_size or self.hidden_size, self.hidden_size)
 
     def _step(self, x, state):
-        h, c = _F.lstm_cell(x, state[0], state[1], self.weight_hh)
+        if not self.proj_size:
+            h, c = _F.lstm_cell(x, state[0], state[1], self.weight_hh)
+            return h, (h, c)
+        gates = _F.add(x, _F.matmul(state[0], self.weight_hh, False, True))
+        i, f, g, o = _F.split(gates, 4, -1)
+        c = _F.add(_F.multiply(_F.sigmoid(f), state[1]), _F.multiply(_F.sigmoid(i), _F.tanh(g)))
+        h = _F.matmul(_F.multiply(_F.sigmoid(o), _F.tanh(c)), self.weight_ho, False, False)
         return h, (h, c)
 
     def _sequence(self, x, state, mask, reverse):
+        if self.proj_size:     # no fused op projects h: one step at a time
+            return _steps(self, x, state, mask, reverse)
         out, hs, cs = _F.lstm_sequence(x, state[0], state[1], self.weight_hh, mask, reverse)
         return out, (_last(hs, reverse), _last(cs, reverse))
 
@@ -261,7 +292,32 @@ class LSTMCell(_BuiltInCell):
 
     def extra_repr(self) -> str:
         """The sizes, shown by repr."""
-        return f"{self.input_size}, {self.hidden_size}"
+        text = f"{self.input_size}, {self.hidden_size}"
+        return text + f", proj_size={self.proj_size}" if self.proj_size else text
+
+
+def _check_proj_size(who: str, proj_size, hidden_size) -> int:
+    if isinstance(proj_size, bool) or not isinstance(proj_size, numbers.Integral):
+        raise TypeError(f"{who}: argument 'proj_size' expected an int, got {proj_size!r}")
+    if isinstance(hidden_size, numbers.Integral) and hidden_size > 0 and not 0 <= proj_size < hidden_size:
+        raise ValueError(f"{who}: argument 'proj_size' expected an int in [0, hidden_size = {hidden_size}) "
+                         f"(0: no projection), got {proj_size}")
+    return int(proj_size)
+
+
+def _steps(cell, x, state, mask, reverse):
+    """A cell's sequence op written as its steps: x [T, B, gates] (the input
+    projections), mask [T, B, 1] (1 where the step is valid) or None; (each
+    step's output [T, B, out], the final states), the state kept where masked."""
+    steps = x.shape[0]
+    xs = _F.unbind(x, 0)
+    masks = None if mask is None else _F.unbind(_F.cast(mask, DataType.BOOL), 0)
+    outputs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        out, new = cell._step(xs[t], state)
+        state = new if masks is None else tuple(_F.where(masks[t], n, o) for n, o in zip(new, state))
+        outputs[t] = out
+    return _F.stack(outputs, 0), state
 
 
 class GRUCell(_BuiltInCell):
@@ -532,10 +588,13 @@ class RNNBase(LayerList):
         self.dropout = float(dropout)
         self.mode = self._mode
         self.state_components = 2 if self._cell_type is LSTMCell else 1
+        self.proj_size = cell_kwargs.get("proj_size", 0)
+        # The width of each state, h first: an LSTM's projected h is proj_size wide.
+        self._state_sizes = ((self.proj_size or self.hidden_size, self.hidden_size)[:self.state_components])
         attrs = dict(weight_ih_attr=weight_ih_attr, weight_hh_attr=weight_hh_attr, bias_ih_attr=bias_ih_attr,
                      bias_hh_attr=bias_hh_attr, **cell_kwargs)
         for layer in range(self.num_layers):
-            size = self.input_size if layer == 0 else self.hidden_size * self.num_directions
+            size = self.input_size if layer == 0 else self._state_sizes[0] * self.num_directions
             if self.num_directions == 1:
                 self.append(RNN(self._cell_type(size, self.hidden_size, **attrs), False, self.time_major))
             else:
@@ -551,17 +610,17 @@ class RNNBase(LayerList):
         count = self.num_layers * self.num_directions
         batch = inputs.shape[1 if self.time_major else 0]
         if initial_states is None:
-            zeros = _F.full([batch, self.hidden_size], 0.0, inputs.dtype, None)
-            return [(zeros,) * self.state_components] * count
-        shape = [count, batch, self.hidden_size]
+            zeros = tuple(_F.full([batch, size], 0.0, inputs.dtype, None) for size in self._state_sizes)
+            return [zeros] * count
+        shapes = [[count, batch, size] for size in self._state_sizes]
         if self.state_components == 1:
-            parts = (_check_state(who, "initial_states", initial_states, shape, inputs.dtype),)
+            parts = (_check_state(who, "initial_states", initial_states, shapes[0], inputs.dtype),)
         else:
             if not isinstance(initial_states, (list, tuple)) or len(initial_states) != 2:
                 raise TypeError(f"{who}: argument 'initial_states' expected a tuple (h, c) of two tensors, got "
                                 f"{type(initial_states).__name__}")
             parts = tuple(_check_state(who, f"initial_states[{k}]", s, shape, inputs.dtype)
-                          for k, s in enumerate(initial_states))
+                          for k, (s, shape) in enumerate(zip(initial_states, shapes)))
         per_part = [_F.unbind(p, 0) for p in parts]
         return [tuple(p[k] for p in per_part) for k in range(count)]
 
@@ -608,6 +667,8 @@ class RNNBase(LayerList):
             text += ", time_major=True"
         if self.dropout:
             text += f", dropout={self.dropout}"
+        if self.proj_size:
+            text += f", proj_size={self.proj_size}"
         return text
 
 
@@ -644,7 +705,8 @@ class LSTM(RNNBase):
     ``forward(inputs, initial_states=None, sequence_length=None)`` with
     initial_states ``(h0, c0)`` returns ``(outputs, (h, c))``, outputs [batch,
     time, num_directions * hidden_size], h and c [num_layers * num_directions,
-    batch, hidden_size].
+    batch, hidden_size]. With ``proj_size`` > 0 each cell projects its h (see
+    LSTMCell): outputs and h are proj_size wide instead, c stays hidden_size.
 
     >>> lstm = eager.nn.LSTM(4, 8, direction="bidirect")
     >>> out, (h, c) = lstm(eager.ones([3, 5, 4]))
@@ -656,9 +718,11 @@ class LSTM(RNNBase):
     _mode = "LSTM"
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
-                 weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
+                 weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, proj_size=0,
+                 name=None):
+        _check_proj_size("LSTM", proj_size, hidden_size)
         super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
-                         weight_hh_attr, bias_ih_attr, bias_hh_attr, name)
+                         weight_hh_attr, bias_ih_attr, bias_hh_attr, name, proj_size=proj_size)
 
 
 class GRU(RNNBase):

@@ -116,8 +116,8 @@ class Upsample(Layer):
             raise ValueError(f"{who}: one of 'size' and 'scale_factor' must be given")
         if size is not None and scale_factor is not None:
             raise ValueError(f"{who}: only one of 'size' and 'scale_factor' may be given")
-        if not isinstance(mode, str) or mode.lower() not in _V._INTERP_OPS:
-            raise ValueError(f"{who}: argument 'mode' expected one of {list(_V._INTERP_OPS)}, got {mode!r}")
+        if not isinstance(mode, str) or mode.lower() not in _V._INTERP_RANKS:
+            raise ValueError(f"{who}: argument 'mode' expected one of {list(_V._INTERP_RANKS)}, got {mode!r}")
         self.size, self.scale_factor, self.mode = size, scale_factor, mode.lower()
         self.align_corners, self.align_mode, self.data_format = align_corners, align_mode, data_format
 

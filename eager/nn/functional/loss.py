@@ -17,6 +17,7 @@ from .checks import (FLOAT_ARRAY_DTYPES, REDUCTIONS, as_int64, check_axis, check
                      check_positive_int, check_reduction, check_same_shape, check_tensor, dtypes_differ, reads_values,
                      reduce_loss, value_range)
 from .common import pairwise_distance
+from .levenshtein import edit_distance  # noqa: F401  (Paddle keeps edit_distance in this module)
 
 _INTEGER_ARRAY_DTYPES = frozenset(np.dtype(t.value) for t in INTEGER_TYPES)  # class labels' array dtypes
 
@@ -1181,3 +1182,4 @@ __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_e
            "poisson_nll_loss", "sigmoid_focal_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss"]
 __all__ += ["gaussian_nll_loss", "log_loss", "multi_margin_loss", "softmax_with_cross_entropy", "square_error_cost",
             "triplet_margin_with_distance_loss", "hsigmoid_loss", "multi_label_margin_loss"]
+__all__ += ["edit_distance"]

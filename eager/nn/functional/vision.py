@@ -22,13 +22,17 @@ from ...creation import to_tensor
 from ...generated import forward_api as _F
 from ...tensor import Tensor
 from .checks import check_float, check_tensor
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 _PAD_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
 _INTERP_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 _INTERP_OPS = {"nearest": "nearest_interp", "linear": "linear_interp", "bilinear": "bilinear_interp",
                "trilinear": "trilinear_interp", "bicubic": "bicubic_interp"}
-_INTERP_RANKS = {"nearest": (4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
+_INTERP_RANKS = {"nearest": (4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,),
+                 "area": (3, 4, 5)}
+# mode 'area' is adaptive average pooling to the output size (as Paddle's), by rank:
+_AREA_POOLS = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
 
 
 def _int_list(fn: str, arg: str, value) -> list:
@@ -157,7 +161,8 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     """x resized on its spatial axes to ``size`` or by ``scale_factor``.
 
     ``mode``: 'nearest' (4-/5-d x), 'linear' (3-d, data_format 'NCW'/'NWC'),
-    'bilinear' or 'bicubic' (4-d), 'trilinear' (5-d, 'NCDHW'/'NDHWC').
+    'bilinear' or 'bicubic' (4-d), 'trilinear' (5-d, 'NCDHW'/'NDHWC'), 'area'
+    (3-/4-/5-d: adaptive average pooling to the output size).
     ``align_corners`` maps the corner pixels' centres onto each other; else,
     for the linear modes, ``align_mode`` 0 uses half-pixel centres
     (src = (dst + 0.5) / scale - 0.5) and 1 uses src = dst / scale.
@@ -168,13 +173,15 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
     """
     fn = "interpolate"
     check_float(fn, "x", x)
-    if not isinstance(mode, str) or mode.lower() not in _INTERP_OPS:
-        raise ValueError(f"{fn}: argument 'mode' expected one of {list(_INTERP_OPS)}, got {mode!r}")
+    if not isinstance(mode, str) or mode.lower() not in _INTERP_RANKS:
+        raise ValueError(f"{fn}: argument 'mode' expected one of {list(_INTERP_RANKS)}, got {mode!r}")
     mode = mode.lower()
     nd = x.ndim
     if nd not in _INTERP_RANKS[mode]:
         ranks = " or ".join(f"{r}-d" for r in _INTERP_RANKS[mode])
         raise ValueError(f"{fn}: mode {mode!r} expects a {ranks} x, got shape {x.shape}")
+    if mode == "area" and data_format == "NCHW":    # the default: channels first at any rank, as Paddle's area
+        data_format = _INTERP_FORMATS[nd][0]
     if data_format not in _INTERP_FORMATS[nd]:
         raise ValueError(f"{fn}: argument 'data_format' expected one of {list(_INTERP_FORMATS[nd])} for a "
                          f"{nd}-d x, got {data_format!r}")
@@ -182,13 +189,15 @@ def interpolate(x: Tensor, size=None, scale_factor=None, mode: str = "nearest", 
         raise TypeError(f"{fn}: argument 'align_corners' expected a bool, got {align_corners!r}")
     if align_mode not in (0, 1) or isinstance(align_mode, bool):
         raise ValueError(f"{fn}: argument 'align_mode' expected 0 or 1, got {align_mode!r}")
-    if mode == "nearest" and align_corners:
+    if mode in ("nearest", "area") and align_corners:
         raise ValueError(f"{fn}: align_corners can only be set with the interpolating modes linear, bilinear, "
-                         f"bicubic and trilinear, got mode 'nearest'")
+                         f"bicubic and trilinear, got mode {mode!r}")
     k = nd - 2
     channel_last = data_format[-1] == "C"
     spatial = x.shape[1:-1] if channel_last else x.shape[2:]
     sizes, scales = _interp_sizes(fn, x, size, scale_factor, k, spatial)
+    if mode == "area":      # 1-d pooling names its formats NCL/NLC
+        return _AREA_POOLS[nd](x, sizes, {"NCW": "NCL", "NWC": "NLC"}.get(data_format, data_format))
     op = getattr(_F, _INTERP_OPS[mode])
     return op(x, sizes, scales, bool(align_corners), int(align_mode), data_format)
 
