@@ -71,3 +71,20 @@ def test_bad_arguments_are_refused(args, error, message):
         dist.gloo_init_parallel_env(*args)
     with pytest.raises(RuntimeError, match="no group"):
         dist.gloo_release()
+
+
+def test_launch_utils_add_arguments():
+    import argparse
+    from eager.distributed.utils import launch_utils
+    parser = argparse.ArgumentParser()
+    launch_utils.add_arguments("name", str, "Jonh", "User name.", parser)
+    launch_utils.add_arguments("verbose", bool, False, "Talk.", parser)
+    launch_utils.add_arguments("nproc", int, 1, "Ranks.", parser, choices=[1, 2, 4])
+    args = parser.parse_args(["--verbose", "True", "--nproc", "4"])
+    assert (args.name, args.verbose, args.nproc) == ("Jonh", True, 4)
+    assert parser.parse_args(["--verbose", "off"]).verbose is False
+    assert "User name. Default: Jonh." in parser.format_help()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--verbose", "maybe"])
+    with pytest.raises(TypeError, match="add_arguments: argument 'argparser'"):
+        launch_utils.add_arguments("x", int, 0, "X.", None)
