@@ -1,7 +1,7 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
 ``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``,
-``yolo_box``, ``distribute_fpn_proposals``, ``matrix_nms``, ``read_file`` /
+``yolo_box``, ``generate_proposals``, ``distribute_fpn_proposals``, ``matrix_nms``, ``read_file`` /
 ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
@@ -858,6 +858,144 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     return to_tensor(boxes.astype(dtype), place=x.place), to_tensor(scores.astype(dtype), place=x.place)
 
 
+# ---- generate_proposals ------------------------------------------------------------------------------------------
+
+_MAX_LOG_SCALE = math.log(1000.0 / 16.0)   # the largest log-size delta applied to an anchor (Paddle's clip)
+
+
+def _decode_anchors(anchors, variances, deltas, offset):
+    """Anchors moved and scaled by ``variances * deltas`` (centre-size coding)."""
+    widths = anchors[:, 2] - anchors[:, 0] + offset
+    heights = anchors[:, 3] - anchors[:, 1] + offset
+    cx = anchors[:, 0] + 0.5 * widths + variances[:, 0] * deltas[:, 0] * widths
+    cy = anchors[:, 1] + 0.5 * heights + variances[:, 1] * deltas[:, 1] * heights
+    w = np.exp(np.minimum(variances[:, 2] * deltas[:, 2], _MAX_LOG_SCALE)) * widths
+    h = np.exp(np.minimum(variances[:, 3] * deltas[:, 3], _MAX_LOG_SCALE)) * heights
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset], axis=1)
+
+
+def _adaptive_nms(rows, threshold, eta, offset):
+    """Positions (into ``rows``, ranked best first) kept by greedy suppression at
+    IoU > ``threshold``; with ``eta < 1`` the threshold shrinks by ``eta`` after
+    each kept box while it is above 0.5. ``offset`` 1 counts pixels inclusively."""
+    areas = (rows[:, 2] - rows[:, 0] + offset) * (rows[:, 3] - rows[:, 1] + offset)
+    kept = []
+    for i in range(len(rows)):
+        if kept:
+            previous = np.asarray(kept)
+            iw = np.minimum(rows[i, 2], rows[previous, 2]) - np.maximum(rows[i, 0], rows[previous, 0]) + offset
+            ih = np.minimum(rows[i, 3], rows[previous, 3]) - np.maximum(rows[i, 1], rows[previous, 1]) + offset
+            inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+            union = areas[i] + areas[previous] - inter
+            with np.errstate(divide="ignore", invalid="ignore"):
+                iou = np.where(union > 0, inter / union, 0.0)
+            if (iou > threshold).any():
+                continue
+        kept.append(i)
+        if eta < 1.0 and threshold > 0.5:
+            threshold *= eta
+    return np.asarray(kept, np.int64)
+
+
+def _proposals_of_image(scores, deltas, anchors, variances, height, width, pre_nms_top_n, post_nms_top_n,
+                        nms_thresh, min_size, eta, offset):
+    """One image's proposals (rows, scores), best first."""
+    order = np.argsort(-scores, kind="stable")
+    if 0 < pre_nms_top_n < len(order):
+        order = order[:pre_nms_top_n]
+    rows = _decode_anchors(anchors[order], variances[order], deltas[order], offset)
+    rows[:, 0::2] = np.clip(rows[:, 0::2], 0.0, width - offset)
+    rows[:, 1::2] = np.clip(rows[:, 1::2], 0.0, height - offset)
+    kept_scores = scores[order]
+    # Boxes smaller than min_size (at least one pixel) go; with pixel boxes so do those centred off the image.
+    min_size = max(min_size, 1.0)
+    box_w, box_h = rows[:, 2] - rows[:, 0] + offset, rows[:, 3] - rows[:, 1] + offset
+    keep = (box_w >= min_size) & (box_h >= min_size)
+    if offset:
+        keep &= (rows[:, 0] + box_w / 2 <= width) & (rows[:, 1] + box_h / 2 <= height)
+    rows, kept_scores = rows[keep], kept_scores[keep]
+    if len(rows) == 0:      # Paddle's convention: one all-zero proposal with score 0
+        return np.zeros((1, 4)), np.zeros(1)
+    if nms_thresh > 0:
+        chosen = _adaptive_nms(rows, nms_thresh, eta, offset)
+        rows, kept_scores = rows[chosen], kept_scores[chosen]
+    if 0 < post_nms_top_n < len(rows):
+        rows, kept_scores = rows[:post_nms_top_n], kept_scores[:post_nms_top_n]
+    return rows, kept_scores
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000, post_nms_top_n=1000,
+                       nms_thresh=0.5, min_size=0.1, eta=1.0, pixel_offset=False, return_rois_num=False, name=None):
+    """Region proposals of a Faster R-CNN RPN head (inference; no gradient).
+
+    ``scores`` [N, A, H, W] (objectness of A anchors at each of H x W places),
+    ``bbox_deltas`` [N, 4A, H, W] (their (dx, dy, dw, dh)), ``img_size`` [N, 2]
+    (height, width of each image), ``anchors`` and ``variances`` [H, W, A, 4].
+    Per image: the ``pre_nms_top_n`` best-scored anchors (<= 0: all) are
+    decoded (centre-size, ``variances`` scaling the deltas, log-size deltas
+    capped at log(1000/16)), clipped to the image, those narrower or lower
+    than ``max(min_size, 1)`` dropped, then non-maximum suppression at
+    ``nms_thresh`` (adaptive with ``eta < 1``; <= 0 skips it) and the first
+    ``post_nms_top_n`` kept (<= 0: all). ``pixel_offset`` counts box sizes in
+    whole pixels (+1). An image left with no box gives one all-zero box of
+    score 0.
+
+    Returns ``(rois [R, 4], roi_probs [R, 1], rois_num [N] int32)`` with the
+    images' proposals one after another, best first; ``rois_num`` is None
+    unless ``return_rois_num``.
+
+    >>> scores = eager.to_tensor([[[[0.9]], [[0.2]]]])                     # N=1, A=2, H=W=1
+    >>> anchors = eager.to_tensor([[[[0.0, 0.0, 9.0, 9.0], [1.0, 1.0, 9.0, 9.0]]]])
+    >>> rois, probs, num = eager.vision.ops.generate_proposals(
+    ...     scores, eager.zeros([1, 8, 1, 1]), eager.to_tensor([[20.0, 20.0]]), anchors,
+    ...     eager.ones([1, 1, 2, 4]), nms_thresh=0.5, return_rois_num=True)
+    >>> rois.tolist(), probs.shape, num.tolist()
+    ([[0.0, 0.0, 9.0, 9.0]], [1, 1], [1])
+    """
+    fn = "generate_proposals"
+    _tensor(fn, "scores", scores, ndim=4, floating=True)
+    _tensor(fn, "bbox_deltas", bbox_deltas, ndim=4, floating=True)
+    _tensor(fn, "img_size", img_size, ndim=2, last=2)
+    _tensor(fn, "anchors", anchors, ndim=4, last=4, floating=True)
+    _tensor(fn, "variances", variances, ndim=4, last=4, floating=True)
+    n, a, h, w = (int(d) for d in scores.shape)
+    if list(bbox_deltas.shape) != [n, 4 * a, h, w]:
+        raise ValueError(f"{fn}: argument 'bbox_deltas' expected shape {[n, 4 * a, h, w]} (4 deltas per anchor of "
+                         f"'scores' {list(scores.shape)}), got {list(bbox_deltas.shape)}")
+    if int(img_size.shape[0]) != n:
+        raise ValueError(f"{fn}: argument 'img_size' expected shape [{n}, 2] (one (height, width) per image), got "
+                         f"{list(img_size.shape)}")
+    for arg, value in (("anchors", anchors), ("variances", variances)):
+        if list(value.shape) != [h, w, a, 4]:
+            raise ValueError(f"{fn}: argument '{arg}' expected shape [{h}, {w}, {a}, 4] (one box per anchor and "
+                             f"place of 'scores'), got {list(value.shape)}")
+    for arg, value in (("pre_nms_top_n", pre_nms_top_n), ("post_nms_top_n", post_nms_top_n)):
+        _check.integer(fn, arg, value)
+    for arg, value in (("nms_thresh", nms_thresh), ("min_size", min_size), ("eta", eta)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
+    offset = 1.0 if pixel_offset else 0.0
+    dtype = scores.numpy().dtype
+    all_scores = scores.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1)
+    all_deltas = bbox_deltas.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1, 4)
+    anchor_rows = anchors.numpy().astype(np.float64).reshape(-1, 4)
+    variance_rows = variances.numpy().astype(np.float64).reshape(-1, 4)
+    sizes = img_size.numpy().astype(np.float64)
+    rois, probs, counts = [], [], []
+    for i in range(n):
+        rows, kept = _proposals_of_image(all_scores[i], all_deltas[i], anchor_rows, variance_rows, sizes[i, 0],
+                                         sizes[i, 1], int(pre_nms_top_n), int(post_nms_top_n), float(nms_thresh),
+                                         float(min_size), float(eta), offset)
+        rois.append(rows)
+        probs.append(kept)
+        counts.append(len(rows))
+    place = scores.place
+    rois_t = to_tensor(np.concatenate(rois).astype(dtype), place=place)
+    probs_t = to_tensor(np.concatenate(probs).astype(dtype).reshape(-1, 1), place=place)
+    num_t = to_tensor(np.asarray(counts, np.int32), place=place) if return_rois_num else None
+    return rois_t, probs_t, num_t
+
+
 # ---- distribute_fpn_proposals ------------------------------------------------------------------------------------
 
 
@@ -994,5 +1132,5 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "distribute_fpn_proposals", "matrix_nms", "nms", "prior_box", "psroi_pool", "read_file",
+           "deform_conv2d", "distribute_fpn_proposals", "generate_proposals", "matrix_nms", "nms", "prior_box", "psroi_pool", "read_file",
            "roi_align", "roi_pool", "yolo_box"]
