@@ -34,6 +34,9 @@ def test_the_build_queries_without_cupy(no_gpu):
     assert eager.device.is_compiled_with_cuda() is False
     assert eager.device.get_all_device_type() == ["cpu"]
     assert eager.device.get_available_device() == ["cpu"]
+    assert eager.device.get_all_custom_device_type() == []
+    assert eager.device.get_available_custom_device() == []
+    assert eager.device.get_cudnn_version() is None
     # the common script line picks the CPU
     eager.set_device("gpu" if eager.is_compiled_with_cuda() else "cpu")
     assert eager.get_device() == "cpu"
@@ -82,6 +85,8 @@ def test_the_build_queries_with_a_gpu():
     assert eager.is_compiled_with_cuda() is True
     assert eager.device.get_all_device_type() == ["cpu", "gpu"]
     assert eager.device.get_available_device() == ["cpu"] + [f"gpu:{i}" for i in range(count)]
+    assert eager.device.get_available_custom_device() == []
+    assert eager.device.get_cudnn_version() is None             # CuPy kernels, no cuDNN
     eager.set_device("gpu" if eager.is_compiled_with_cuda() else "cpu")
     try:
         assert eager.get_device() == "gpu:0"

@@ -357,3 +357,24 @@ def test_sharding_in_worker_init_fn_as_paddle_documents():
                            worker_init_fn=shard_in_init)
     # Worker 0 streams 2..5, worker 1 streams 6..8; batches alternate while both last.
     assert [int(b.numpy()[0, 0]) for b in loader] == [2, 6, 3, 7, 4, 8, 5]
+
+
+def _iterate_in_pool_worker(num_workers):
+    """Run inside a daemonic multiprocessing.Pool worker: what iterating a loader there gives."""
+    loader = io.DataLoader(Rows(4), batch_size=2, num_workers=num_workers)
+    eager.seed(5)
+    try:
+        return [int(x) for batch in loader for x in batch[1].numpy()]
+    except RuntimeError as error:
+        after = eager.rand([3]).numpy()
+        eager.seed(5)
+        return str(error), bool(np.array_equal(after, eager.rand([3]).numpy()))
+
+
+def test_workers_in_a_daemonic_process_are_refused_clearly():
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        message, rng_unchanged = pool.apply(_iterate_in_pool_worker, (2,))
+        assert pool.apply(_iterate_in_pool_worker, (0,)) == [0, 1, 2, 3]
+    assert message.startswith("DataLoader: num_workers=2 starts worker processes, but this code runs in a daemonic")
+    assert "use num_workers=0" in message
+    assert rng_unchanged                         # refused before the epoch's seed was drawn

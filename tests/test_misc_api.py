@@ -398,6 +398,13 @@ def test_image_load_backends(tmp_path):
     path = tmp_path / "x.png"
     image_module.fromarray(pixels).save(path)
     np.testing.assert_array_equal(np.asarray(eager.vision.image_load(str(path))), pixels)
+    bgr = eager.vision.image_load(path, backend="cv2")            # OpenCV's layout, with or without OpenCV
+    assert isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8
+    np.testing.assert_array_equal(bgr, pixels[:, :, ::-1])
+    gray_path = tmp_path / "g.png"
+    image_module.fromarray(pixels[:, :, 0]).save(gray_path)
+    np.testing.assert_array_equal(eager.vision.image_load(gray_path, backend="cv2"),
+                                  np.repeat(pixels[:, :, :1], 3, axis=2))
     as_tensor = eager.vision.image_load(path, backend="tensor")
     np.testing.assert_array_equal(as_tensor.numpy(), pixels.transpose(2, 0, 1))
     with pytest.raises(ValueError, match="'backend' expected one of"):

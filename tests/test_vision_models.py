@@ -112,3 +112,26 @@ def test_docstring_examples_run():
             if test.name.rsplit(".", 1)[-1] not in HEAVY:
                 runner.run(test)
     assert runner.failures == 0 and runner.tries > 20
+
+
+def test_intermediate_layer_getter_returns_the_named_sublayers_outputs():
+    from eager.vision.models._utils import IntermediateLayerGetter
+    model = eager.vision.models.resnet18(num_classes=3)
+    model.eval()
+    getter = IntermediateLayerGetter(model, {"layer1": "feat1", "layer3": "feat2"})
+    assert list(getter.keys()) == ["conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3"]
+    assert getter["layer2"] is model.layer2                      # shared, not copied
+    x = eager.rand([2, 3, 32, 32])
+    out = getter(x)
+    assert list(out) == ["feat1", "feat2"]
+    h = model.maxpool(model.relu(model.bn1(model.conv1(x))))
+    feat1 = model.layer1(h)
+    np.testing.assert_allclose(out["feat1"].numpy(), feat1.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(out["feat2"].numpy(), model.layer3(model.layer2(feat1)).numpy(), rtol=1e-6)
+    assert out["feat2"].shape == [2, 256, 2, 2]
+    with pytest.raises(ValueError, match=r"IntermediateLayerGetter: return_layers \['head'\] are not direct"):
+        IntermediateLayerGetter(model, {"head": "x"})
+    with pytest.raises(TypeError, match="IntermediateLayerGetter: argument 'return_layers'"):
+        IntermediateLayerGetter(model, ["layer1"])
+    with pytest.raises(TypeError, match="IntermediateLayerGetter: argument 'model'"):
+        IntermediateLayerGetter(object(), {"layer1": "a"})

@@ -250,12 +250,39 @@ def test_bad_images_raise_clear_errors_and_leave_the_input_alone():
     np.testing.assert_array_equal(img, before)
 
 
-def test_pil_images_are_read_as_arrays():
+def test_pil_images_come_back_as_pil_images():
     Image = pytest.importorskip("PIL.Image")
-    img = rgb()
+    ImageEnhance = pytest.importorskip("PIL.ImageEnhance")
+    ImageOps = pytest.importorskip("PIL.ImageOps")
+    img = rgb(6, 9)
     pil = Image.fromarray(img)
-    np.testing.assert_array_equal(F.hflip(pil), img[:, ::-1])
+    # geometry against Pillow's own operations
+    expected = {
+        "hflip": (F.hflip(pil), pil.transpose(Image.Transpose.FLIP_LEFT_RIGHT)),
+        "vflip": (F.vflip(pil), pil.transpose(Image.Transpose.FLIP_TOP_BOTTOM)),
+        "crop": (F.crop(pil, 1, 2, 4, 5), pil.crop((2, 1, 7, 5))),
+        "pad": (F.pad(pil, (2, 1), fill=7), ImageOps.expand(pil, (2, 1, 2, 1), fill=(7, 7, 7))),
+        "rotate90": (F.rotate(pil, 90, expand=True), pil.transpose(Image.Transpose.ROTATE_90)),
+        "brightness": (F.adjust_brightness(pil, 0.55), ImageEnhance.Brightness(pil).enhance(0.55)),
+    }
+    for name, (got, want) in expected.items():
+        assert isinstance(got, Image.Image), name
+        assert (got.mode, got.size) == (want.mode, want.size), name
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=name)
+    # size is (width, height) as PIL has it; one channel is an 'L' image
+    assert F.resize(pil, (3, 4)).size == (4, 3)
+    gray = F.to_grayscale(pil)
+    assert gray.mode == "L" and np.asarray(gray).shape == (6, 9)
+    assert np.asarray(T.Grayscale()(pil)).shape == (6, 9)
+    assert F.to_grayscale(pil, 3).mode == "RGB"
+    # a palette image keeps its palette
+    palette = pil.convert("P")
+    flipped = F.hflip(palette)
+    assert flipped.mode == "P" and flipped.getpalette() == palette.getpalette()
+    np.testing.assert_array_equal(np.asarray(flipped), np.asarray(palette)[:, ::-1])
+    # functions that end in a Tensor or an array still do
     np.testing.assert_allclose(T.ToTensor()(pil).numpy(), img.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    assert isinstance(F.normalize(pil, 0.5, 0.5, "HWC"), np.ndarray)
 
 
 @pytest.mark.parametrize("module", [F, T.transforms], ids=["functional", "transforms"])
@@ -363,7 +390,10 @@ def test_adjust_brightness_scales_and_clips():
     np.testing.assert_array_equal(F.adjust_brightness(img, 1.0), img)
     assert F.adjust_brightness(img, 0.0).tolist() == [[0, 0, 0, 0]]
     assert F.adjust_brightness(img, 2.0).tolist() == [[0, 20, 200, 255]]
-    assert F.adjust_brightness(img, 0.25).tolist() == [[0, 2, 25, 50]]      # 2.5 rounds to even
+    assert F.adjust_brightness(img, 0.25).tolist() == [[0, 2, 25, 50]]
+    assert F.adjust_brightness(np.array([[3, 5, 61]], np.uint8), 1.5).tolist() == [[4, 7, 91]]   # truncated
+    t = F.adjust_brightness(eager.to_tensor(np.array([[[3, 5, 61]]], np.uint8)), 1.5)
+    assert t.dtype == eager.uint8 and t.numpy().tolist() == [[[4, 7, 91]]]
     f = np.array([[0.2, 0.6]])
     np.testing.assert_allclose(F.adjust_brightness(f, 2.0), [[0.4, 1.0]])
 

@@ -81,6 +81,38 @@ def get_available_device() -> list:
     return ["cpu"] + [f"gpu:{i}" for i in range(gpu_count())]
 
 
-__all__ = ["get_all_device_type", "get_available_device", "is_compiled_with_cinn", "is_compiled_with_cuda",
+def get_all_custom_device_type() -> list:
+    """The custom (plug-in) device types registered: always ``[]``, as eager has
+    no custom devices (Paddle: a list of names such as 'npu').
+
+    >>> eager.device.get_all_custom_device_type()
+    []
+    """
+    return []
+
+
+def get_available_custom_device() -> list:
+    """The custom (plug-in) devices usable now: always ``[]``, as eager has no
+    custom devices (Paddle: e.g. ['npu:0', 'npu:1']).
+
+    >>> eager.device.get_available_custom_device()
+    []
+    """
+    return []
+
+
+def get_cudnn_version():
+    """None: eager's GPU kernels are CuPy's and never call cuDNN, so there is no
+    cuDNN version in use (Paddle: the cuDNN version as an int such as 8906, or
+    None in a build without CUDA).
+
+    >>> eager.device.get_cudnn_version() is None
+    True
+    """
+    return None
+
+
+__all__ = ["get_all_custom_device_type", "get_all_device_type", "get_available_custom_device",
+           "get_available_device", "get_cudnn_version", "is_compiled_with_cinn", "is_compiled_with_cuda",
            "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
            "is_compiled_with_rocm", "is_compiled_with_xpu"]

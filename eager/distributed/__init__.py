@@ -4,7 +4,8 @@ Each module is one idea and lists its public names in ``__all__``:
 ``env`` (the world: ranks, init), ``group`` (process groups), ``collective``
 (collectives on tensors), ``parallel`` (DataParallel), ``nccl`` (GPU tensors'
 collectives through CuPy's NCCL, used by the other two), ``spawning``
-(``spawn``: ranks started from Python), ``stream`` (the collectives with
+(``spawn``: ranks started from Python), ``gloo`` (Paddle's CPU barrier among
+processes), ``stream`` (the collectives with
 Paddle's stream arguments). ``fleet`` (Paddle's fleet API, collective mode) and
 ``launch`` (run as ``python -m eager.distributed.launch``, or called) are loaded
 on first use: ``fleet`` builds on eager.nn, which itself uses this package, and
@@ -22,11 +23,13 @@ from .parallel import *  # noqa: F401,F403
 from .parallel import __all__ as _parallel_all
 from .spawning import *  # noqa: F401,F403
 from .spawning import __all__ as _spawning_all
+from .gloo import *  # noqa: F401,F403
+from .gloo import __all__ as _gloo_all
 from . import stream  # noqa: F401
 
 _LAZY = ("fleet", "launch")
 
-__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all, *_spawning_all, "stream", *_LAZY]
+__all__ = [*_env_all, *_group_all, *_collective_all, *_parallel_all, *_spawning_all, *_gloo_all, "stream", *_LAZY]
 
 
 def __getattr__(name):

@@ -121,6 +121,8 @@ class DataLoader:
         return len(self.batch_sampler)
 
     def __iter__(self):
+        if self.num_workers > 0:
+            _worker.check_can_start_workers(self.num_workers)
         # Drawn in both modes, so a shuffled order after eager.seed(n) is the
         # same with and without workers (the workers are seeded from it).
         base_seed = int(default_generator(CPUPlace()).integers(0, 2 ** 62, []))

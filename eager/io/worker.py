@@ -278,6 +278,17 @@ def _worker_loop(spec, index_queue, result_queue, done_event, worker_id, num_wor
 _LIVE_POOLS = weakref.WeakSet()
 
 
+def check_can_start_workers(num_workers: int) -> None:
+    """Worker processes are children of this process, and a daemonic process
+    (a ``multiprocessing.Pool`` worker, say) may not have children: say so
+    before anything starts, instead of multiprocessing's bare assertion."""
+    if multiprocessing.current_process().daemon:
+        raise RuntimeError(f"DataLoader: num_workers={num_workers} starts worker processes, but this code runs in "
+                           f"a daemonic process ({multiprocessing.current_process().name}, e.g. a "
+                           f"multiprocessing.Pool worker), which may not start children; use num_workers=0 there, "
+                           f"or iterate the DataLoader from a non-daemonic process")
+
+
 def _shutdown_all():
     for pool in list(_LIVE_POOLS):
         pool.shutdown()

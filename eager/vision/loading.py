@@ -1,7 +1,10 @@
 """Paddle's ``paddle.vision.image_load``: an image file, read by the image backend."""
 from __future__ import annotations
 
+import importlib
 import os
+
+import numpy as np
 
 from ..utils.lazy_import import try_import
 from .image import get_image_backend
@@ -15,7 +18,8 @@ _LOAD_BACKENDS = ("pil", "cv2", "tensor")
 def image_load(path, backend=None):
     """The image at ``path`` as the backend gives it (None: the current one,
     :func:`eager.vision.get_image_backend`): 'pil' a ``PIL.Image`` (Pillow),
-    'cv2' an HWC BGR uint8 NumPy array (OpenCV's ``imread``), 'tensor' a CHW
+    'cv2' an HWC BGR uint8 NumPy array (OpenCV's ``imread``; without OpenCV,
+    the same array decoded by Pillow: 3 channels, alpha dropped), 'tensor' a CHW
     uint8 Tensor (:func:`eager.vision.ops.decode_jpeg` of the file's bytes).
 
     >>> image = eager.vision.image_load("photo.jpg")   # doctest: +SKIP
@@ -34,6 +38,21 @@ def image_load(path, backend=None):
     if backend == "pil":
         return try_import("PIL.Image", "image_load: the 'pil' backend needs Pillow (pip install Pillow)").open(path)
     if backend == "cv2":
-        return try_import("cv2", "image_load: the 'cv2' backend needs OpenCV (pip install opencv-python)").imread(
-            os.fspath(path))
+        return _imread_bgr(os.fspath(path))
     return decode_jpeg(read_file(path))
+
+
+def _imread_bgr(path: str):
+    """OpenCV's ``imread(path)`` (IMREAD_COLOR: HWC, 3 channels, BGR, uint8),
+    with Pillow standing in when OpenCV is not installed."""
+    try:  # OpenCV and Pillow are optional: imported by name so that they stay so
+        cv2 = importlib.import_module("cv2")
+    except ImportError:
+        cv2 = None
+    if cv2 is not None:
+        return cv2.imread(path)
+    image_module = try_import("PIL.Image", "image_load: the 'cv2' backend needs OpenCV (pip install "
+                                           "opencv-python) or, standing in for it, Pillow (pip install Pillow)")
+    with image_module.open(path) as image:
+        rgb = np.asarray(image.convert("RGB"), dtype=np.uint8)
+    return np.ascontiguousarray(rgb[:, :, ::-1])

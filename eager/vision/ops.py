@@ -1,7 +1,7 @@
 """Detection ops (Paddle's ``paddle.vision.ops``): ``nms``, ``box_coder``,
 ``roi_align`` / ``RoIAlign``, ``roi_pool`` / ``RoIPool``, ``psroi_pool`` /
 ``PSRoIPool``, ``deform_conv2d`` / ``DeformConv2D``, ``prior_box``,
-``yolo_box``, ``distribute_fpn_proposals``, ``matrix_nms``, ``read_file`` /
+``yolo_box``, ``yolo_loss``, ``generate_proposals``, ``distribute_fpn_proposals``, ``matrix_nms``, ``read_file`` /
 ``decode_jpeg`` and the ``ConvNormActivation`` block.
 
 Boxes are ``[x1, y1, x2, y2]`` rows. Which input pixels a region reads, and with
@@ -858,6 +858,309 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     return to_tensor(boxes.astype(dtype), place=x.place), to_tensor(scores.astype(dtype), place=x.place)
 
 
+# ---- yolo_loss ---------------------------------------------------------------------------------------------------
+
+
+def _centre_iou(ax, ay, aw, ah, bx, by, bw, bh):
+    """IoU of boxes given as centre and size (broadcasting)."""
+    iw = np.minimum(ax + aw / 2, bx + bw / 2) - np.maximum(ax - aw / 2, bx - bw / 2)
+    ih = np.minimum(ay + ah / 2, by + bh / 2) - np.maximum(ay - ah / 2, by - bh / 2)
+    inter = np.where((iw < 0) | (ih < 0), 0.0, iw * ih)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return inter / (aw * ah + bw * bh - inter)
+
+
+def _yolo_targets(values, boxes, labels, scores, pairs, mask, class_num, ignore_thresh, input_size, scale, bias):
+    """Host-side matching, from the values of ``x`` [N, M, 5 + C, H, W] and the ground truth:
+    the objectness weights [N, M, H, W] (score for a matched place, 0 for a negative one,
+    -1 for one ignored because a prediction there already overlaps a ground-truth box by
+    more than ``ignore_thresh``) and the matched places (image, mask slot, row, column,
+    target tx, ty, tw, th, location weight, label, score)."""
+    n, slots, _, height, width = values.shape
+    valid = (boxes[:, :, 2] >= 1e-6) & (boxes[:, :, 3] >= 1e-6)                       # [N, B]
+    cols = np.arange(width).reshape(1, 1, 1, width)
+    rows = np.arange(height).reshape(1, 1, height, 1)
+    anchor_w = np.asarray([pairs[2 * a] for a in mask]).reshape(1, slots, 1, 1)
+    anchor_h = np.asarray([pairs[2 * a + 1] for a in mask]).reshape(1, slots, 1, 1)
+    px = (cols + _sigmoid(values[:, :, 0]) * scale + bias) / width
+    py = (rows + _sigmoid(values[:, :, 1]) * scale + bias) / height
+    pw = np.exp(values[:, :, 2]) * anchor_w / input_size
+    ph = np.exp(values[:, :, 3]) * anchor_h / input_size
+    g = [boxes[:, :, k].reshape(n, 1, 1, 1, -1) for k in range(4)]
+    iou = _centre_iou(px[..., None], py[..., None], pw[..., None], ph[..., None], *g)   # [N, M, H, W, B]
+    best = np.where(valid.reshape(n, 1, 1, 1, -1), np.nan_to_num(iou, nan=0.0), 0.0).max(axis=-1, initial=0.0)
+    objectness = np.where(best > ignore_thresh, -1.0, 0.0)
+    all_w = np.asarray(pairs[0::2]) / input_size
+    all_h = np.asarray(pairs[1::2]) / input_size
+    matches = []
+    for i in range(n):
+        for t in np.nonzero(valid[i])[0]:
+            gx, gy, gw, gh = boxes[i, t]
+            shape_iou = _centre_iou(0.0, 0.0, all_w, all_h, 0.0, 0.0, gw, gh)
+            best_anchor = int(np.argmax(np.where(shape_iou > 0, shape_iou, -1.0))) if (shape_iou > 0).any() else 0
+            if best_anchor not in mask:
+                continue
+            slot = mask.index(best_anchor)
+            gi = min(max(int(gx * width), 0), width - 1)
+            gj = min(max(int(gy * height), 0), height - 1)
+            score = float(scores[i, t])
+            objectness[i, slot, gj, gi] = score
+            matches.append((i, slot, gj, gi, gx * width - gi, gy * height - gj,
+                            math.log(gw * input_size / pairs[2 * best_anchor]),
+                            math.log(gh * input_size / pairs[2 * best_anchor + 1]),
+                            (2.0 - gw * gh) * score, int(labels[i, t]), score))
+    return objectness, matches
+
+
+def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, gt_score=None,
+              use_label_smooth=True, name=None, scale_x_y=1.0):
+    """The YOLOv3 training loss of one detection head, per image ([N]),
+    differentiable in ``x``.
+
+    ``x`` [N, M * (5 + class_num), H, W] holds, for the M anchors picked by
+    ``anchor_mask`` (indices into ``anchors``, [w0, h0, w1, h1, ...] in input
+    pixels), (tx, ty, tw, th, objectness, class logits) at each place.
+    ``gt_box`` [N, B, 4] are (centre x, centre y, w, h) as fractions of the
+    image (a box of zero width or height is padding), ``gt_label`` [N, B]
+    int32 their classes, ``gt_score`` [N, B] their weights (default 1).
+
+    Each ground-truth box is matched to the anchor of most similar shape; if
+    that anchor is in ``anchor_mask``, the place holding the box's centre is
+    positive: sigmoid cross entropy on tx, ty (targets: the centre's offset
+    in its cell), L1 on tw, th (log size over the anchor), both weighted by
+    ``(2 - w * h) * score``; sigmoid cross entropy on every class (targets
+    1 - s and s with ``use_label_smooth``, s = min(1 / class_num, 1 / 40))
+    and on the objectness (target 1), weighted by the score. Every other
+    place is a negative for the objectness (target 0) unless the box it
+    predicts (centre ``(cell + sigmoid(t) * scale_x_y - (scale_x_y - 1) / 2)``)
+    overlaps a ground-truth box by IoU > ``ignore_thresh``, in which case it
+    adds nothing. The input size is ``downsample_ratio * H``.
+
+    >>> x = eager.zeros([1, 7, 2, 2])                       # one anchor, two classes
+    >>> loss = eager.vision.ops.yolo_loss(x, eager.to_tensor([[[0.3, 0.3, 0.5, 0.5]]]),
+    ...     eager.to_tensor([[1]], dtype="int32"), anchors=[16, 16], anchor_mask=[0], class_num=2,
+    ...     ignore_thresh=0.7, downsample_ratio=16)
+    >>> loss.shape
+    [1]
+    """
+    fn = "yolo_loss"
+    _tensor(fn, "x", x, ndim=4, floating=True)
+    _tensor(fn, "gt_box", gt_box, ndim=3, last=4, floating=True)
+    _tensor(fn, "gt_label", gt_label, ndim=2)
+    pairs = _floats(fn, "anchors", anchors)
+    if len(pairs) % 2 or not pairs:
+        raise ValueError(f"{fn}: argument 'anchors' expected (width, height) pairs, got {len(pairs)} numbers")
+    if (not isinstance(anchor_mask, (list, tuple)) or not anchor_mask
+            or not all(isinstance(a, numbers.Integral) and not isinstance(a, bool) and 0 <= a < len(pairs) // 2
+                       for a in anchor_mask)):
+        raise ValueError(f"{fn}: argument 'anchor_mask' expected a non-empty list of anchor indices in "
+                         f"[0, {len(pairs) // 2}), got {anchor_mask!r}")
+    mask = [int(a) for a in anchor_mask]
+    _check.integer(fn, "class_num", class_num)
+    _check.integer(fn, "downsample_ratio", downsample_ratio)
+    if class_num < 1 or downsample_ratio < 1:
+        raise ValueError(f"{fn}: arguments 'class_num' and 'downsample_ratio' must be positive, got {class_num} "
+                         f"and {downsample_ratio}")
+    for arg, value in (("ignore_thresh", ignore_thresh), ("scale_x_y", scale_x_y)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
+    n, channels, height, width = (int(d) for d in x.shape)
+    per_anchor = 5 + class_num
+    if channels != len(mask) * per_anchor:
+        raise ValueError(f"{fn}: argument 'x' has {channels} channels; {len(mask)} masked anchors and {class_num} "
+                         f"classes need {len(mask) * per_anchor}")
+    count = int(gt_box.shape[1])
+    if int(gt_box.shape[0]) != n:
+        raise ValueError(f"{fn}: argument 'gt_box' expected shape [{n}, B, 4] (boxes of the {n} images of 'x'), got "
+                         f"{list(gt_box.shape)}")
+    if list(gt_label.shape) != [n, count]:
+        raise ValueError(f"{fn}: argument 'gt_label' expected shape [{n}, {count}] (one label per box of 'gt_box'), "
+                         f"got {list(gt_label.shape)}")
+    labels = gt_label.numpy()
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"{fn}: argument 'gt_label' expected an int Tensor, got {gt_label.dtype}")
+    if gt_score is None:
+        scores = np.ones((n, count))
+    else:
+        _tensor(fn, "gt_score", gt_score, ndim=2)
+        if list(gt_score.shape) != [n, count]:
+            raise ValueError(f"{fn}: argument 'gt_score' expected shape [{n}, {count}], got {list(gt_score.shape)}")
+        scores = gt_score.numpy().astype(np.float64)
+    scale = float(scale_x_y)
+    values = x.numpy().astype(np.float64).reshape(n, len(mask), per_anchor, height, width)
+    objectness, matches = _yolo_targets(values, gt_box.numpy().astype(np.float64), labels, scores, pairs, mask,
+                                        class_num, float(ignore_thresh), downsample_ratio * height, scale,
+                                        -0.5 * (scale - 1.0))
+
+    def constant(array):
+        return to_tensor(np.asarray(array, np.float64), place=x.place).astype(x.dtype)
+
+    sce = nn.functional.binary_cross_entropy_with_logits
+    logits = x.reshape([n, len(mask), per_anchor, height * width])
+    obj_logits = logits[:, :, 4, :]
+    weights = objectness.reshape(n, len(mask), height * width)
+    positive, negative = np.where(weights > 1e-5, weights, 0.0), (weights > -0.5) & (weights <= 1e-5)
+    loss = (sce(obj_logits, constant(weights > 1e-5), reduction="none") * constant(positive)
+            + sce(obj_logits, constant(np.zeros_like(weights)), reduction="none") * constant(negative)).sum(axis=[1, 2])
+    if matches:
+        table = np.asarray(matches, np.float64)
+        image, slot = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64)
+        place = table[:, 2].astype(np.int64) * width + table[:, 3].astype(np.int64)
+        channel = np.arange(per_anchor)
+        flat = ((image[:, None] * len(mask) + slot[:, None]) * per_anchor + channel) * (height * width) + place[:, None]
+        picked = _F.gather(x.reshape([-1]), to_tensor(flat.reshape(-1), place=x.place)).reshape([len(matches),
+                                                                                                   per_anchor])
+        location = table[:, 8:9]
+        smooth = min(1.0 / class_num, 1.0 / 40.0) if use_label_smooth else 0.0
+        onehot = np.where(np.arange(class_num) == table[:, 9:10].astype(np.int64), 1.0 - smooth, smooth)
+        per_match = ((sce(picked[:, 0:2], constant(table[:, 4:6]), reduction="none") * constant(location)).sum(axis=1)
+                     + ((picked[:, 2:4] - constant(table[:, 6:8])).abs() * constant(location)).sum(axis=1)
+                     + (sce(picked[:, 5:], constant(onehot), reduction="none")
+                        * constant(table[:, 10:11])).sum(axis=1))
+        per_image = np.zeros((n, len(matches)))
+        per_image[image, np.arange(len(matches))] = 1.0
+        loss = loss + _F.matmul(constant(per_image), per_match.reshape([-1, 1])).reshape([n])
+    return loss
+
+
+# ---- generate_proposals ------------------------------------------------------------------------------------------
+
+_MAX_LOG_SCALE = math.log(1000.0 / 16.0)   # the largest log-size delta applied to an anchor (Paddle's clip)
+
+
+def _decode_anchors(anchors, variances, deltas, offset):
+    """Anchors moved and scaled by ``variances * deltas`` (centre-size coding)."""
+    widths = anchors[:, 2] - anchors[:, 0] + offset
+    heights = anchors[:, 3] - anchors[:, 1] + offset
+    cx = anchors[:, 0] + 0.5 * widths + variances[:, 0] * deltas[:, 0] * widths
+    cy = anchors[:, 1] + 0.5 * heights + variances[:, 1] * deltas[:, 1] * heights
+    w = np.exp(np.minimum(variances[:, 2] * deltas[:, 2], _MAX_LOG_SCALE)) * widths
+    h = np.exp(np.minimum(variances[:, 3] * deltas[:, 3], _MAX_LOG_SCALE)) * heights
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset], axis=1)
+
+
+def _adaptive_nms(rows, threshold, eta, offset):
+    """Positions (into ``rows``, ranked best first) kept by greedy suppression at
+    IoU > ``threshold``; with ``eta < 1`` the threshold shrinks by ``eta`` after
+    each kept box while it is above 0.5. ``offset`` 1 counts pixels inclusively."""
+    areas = (rows[:, 2] - rows[:, 0] + offset) * (rows[:, 3] - rows[:, 1] + offset)
+    kept = []
+    for i in range(len(rows)):
+        if kept:
+            previous = np.asarray(kept)
+            iw = np.minimum(rows[i, 2], rows[previous, 2]) - np.maximum(rows[i, 0], rows[previous, 0]) + offset
+            ih = np.minimum(rows[i, 3], rows[previous, 3]) - np.maximum(rows[i, 1], rows[previous, 1]) + offset
+            inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+            union = areas[i] + areas[previous] - inter
+            with np.errstate(divide="ignore", invalid="ignore"):
+                iou = np.where(union > 0, inter / union, 0.0)
+            if (iou > threshold).any():
+                continue
+        kept.append(i)
+        if eta < 1.0 and threshold > 0.5:
+            threshold *= eta
+    return np.asarray(kept, np.int64)
+
+
+def _proposals_of_image(scores, deltas, anchors, variances, height, width, pre_nms_top_n, post_nms_top_n,
+                        nms_thresh, min_size, eta, offset):
+    """One image's proposals (rows, scores), best first."""
+    order = np.argsort(-scores, kind="stable")
+    if 0 < pre_nms_top_n < len(order):
+        order = order[:pre_nms_top_n]
+    rows = _decode_anchors(anchors[order], variances[order], deltas[order], offset)
+    rows[:, 0::2] = np.clip(rows[:, 0::2], 0.0, width - offset)
+    rows[:, 1::2] = np.clip(rows[:, 1::2], 0.0, height - offset)
+    kept_scores = scores[order]
+    # Boxes smaller than min_size (at least one pixel) go; with pixel boxes so do those centred off the image.
+    min_size = max(min_size, 1.0)
+    box_w, box_h = rows[:, 2] - rows[:, 0] + offset, rows[:, 3] - rows[:, 1] + offset
+    keep = (box_w >= min_size) & (box_h >= min_size)
+    if offset:
+        keep &= (rows[:, 0] + box_w / 2 <= width) & (rows[:, 1] + box_h / 2 <= height)
+    rows, kept_scores = rows[keep], kept_scores[keep]
+    if len(rows) == 0:      # Paddle's convention: one all-zero proposal with score 0
+        return np.zeros((1, 4)), np.zeros(1)
+    if nms_thresh > 0:
+        chosen = _adaptive_nms(rows, nms_thresh, eta, offset)
+        rows, kept_scores = rows[chosen], kept_scores[chosen]
+    if 0 < post_nms_top_n < len(rows):
+        rows, kept_scores = rows[:post_nms_top_n], kept_scores[:post_nms_top_n]
+    return rows, kept_scores
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000, post_nms_top_n=1000,
+                       nms_thresh=0.5, min_size=0.1, eta=1.0, pixel_offset=False, return_rois_num=False, name=None):
+    """Region proposals of a Faster R-CNN RPN head (inference; no gradient).
+
+    ``scores`` [N, A, H, W] (objectness of A anchors at each of H x W places),
+    ``bbox_deltas`` [N, 4A, H, W] (their (dx, dy, dw, dh)), ``img_size`` [N, 2]
+    (height, width of each image), ``anchors`` and ``variances`` [H, W, A, 4].
+    Per image: the ``pre_nms_top_n`` best-scored anchors (<= 0: all) are
+    decoded (centre-size, ``variances`` scaling the deltas, log-size deltas
+    capped at log(1000/16)), clipped to the image, those narrower or lower
+    than ``max(min_size, 1)`` dropped, then non-maximum suppression at
+    ``nms_thresh`` (adaptive with ``eta < 1``; <= 0 skips it) and the first
+    ``post_nms_top_n`` kept (<= 0: all). ``pixel_offset`` counts box sizes in
+    whole pixels (+1). An image left with no box gives one all-zero box of
+    score 0.
+
+    Returns ``(rois [R, 4], roi_probs [R, 1], rois_num [N] int32)`` with the
+    images' proposals one after another, best first; ``rois_num`` is None
+    unless ``return_rois_num``.
+
+    >>> scores = eager.to_tensor([[[[0.9]], [[0.2]]]])                     # N=1, A=2, H=W=1
+    >>> anchors = eager.to_tensor([[[[0.0, 0.0, 9.0, 9.0], [1.0, 1.0, 9.0, 9.0]]]])
+    >>> rois, probs, num = eager.vision.ops.generate_proposals(
+    ...     scores, eager.zeros([1, 8, 1, 1]), eager.to_tensor([[20.0, 20.0]]), anchors,
+    ...     eager.ones([1, 1, 2, 4]), nms_thresh=0.5, return_rois_num=True)
+    >>> rois.tolist(), probs.shape, num.tolist()
+    ([[0.0, 0.0, 9.0, 9.0]], [1, 1], [1])
+    """
+    fn = "generate_proposals"
+    _tensor(fn, "scores", scores, ndim=4, floating=True)
+    _tensor(fn, "bbox_deltas", bbox_deltas, ndim=4, floating=True)
+    _tensor(fn, "img_size", img_size, ndim=2, last=2)
+    _tensor(fn, "anchors", anchors, ndim=4, last=4, floating=True)
+    _tensor(fn, "variances", variances, ndim=4, last=4, floating=True)
+    n, a, h, w = (int(d) for d in scores.shape)
+    if list(bbox_deltas.shape) != [n, 4 * a, h, w]:
+        raise ValueError(f"{fn}: argument 'bbox_deltas' expected shape {[n, 4 * a, h, w]} (4 deltas per anchor of "
+                         f"'scores' {list(scores.shape)}), got {list(bbox_deltas.shape)}")
+    if int(img_size.shape[0]) != n:
+        raise ValueError(f"{fn}: argument 'img_size' expected shape [{n}, 2] (one (height, width) per image), got "
+                         f"{list(img_size.shape)}")
+    for arg, value in (("anchors", anchors), ("variances", variances)):
+        if list(value.shape) != [h, w, a, 4]:
+            raise ValueError(f"{fn}: argument '{arg}' expected shape [{h}, {w}, {a}, 4] (one box per anchor and "
+                             f"place of 'scores'), got {list(value.shape)}")
+    for arg, value in (("pre_nms_top_n", pre_nms_top_n), ("post_nms_top_n", post_nms_top_n)):
+        _check.integer(fn, arg, value)
+    for arg, value in (("nms_thresh", nms_thresh), ("min_size", min_size), ("eta", eta)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{fn}: argument '{arg}' expected a float, got {value!r}")
+    offset = 1.0 if pixel_offset else 0.0
+    dtype = scores.numpy().dtype
+    all_scores = scores.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1)
+    all_deltas = bbox_deltas.numpy().astype(np.float64).transpose(0, 2, 3, 1).reshape(n, -1, 4)
+    anchor_rows = anchors.numpy().astype(np.float64).reshape(-1, 4)
+    variance_rows = variances.numpy().astype(np.float64).reshape(-1, 4)
+    sizes = img_size.numpy().astype(np.float64)
+    rois, probs, counts = [], [], []
+    for i in range(n):
+        rows, kept = _proposals_of_image(all_scores[i], all_deltas[i], anchor_rows, variance_rows, sizes[i, 0],
+                                         sizes[i, 1], int(pre_nms_top_n), int(post_nms_top_n), float(nms_thresh),
+                                         float(min_size), float(eta), offset)
+        rois.append(rows)
+        probs.append(kept)
+        counts.append(len(rows))
+    place = scores.place
+    rois_t = to_tensor(np.concatenate(rois).astype(dtype), place=place)
+    probs_t = to_tensor(np.concatenate(probs).astype(dtype).reshape(-1, 1), place=place)
+    num_t = to_tensor(np.asarray(counts, np.int32), place=place) if return_rois_num else None
+    return rois_t, probs_t, num_t
+
+
 # ---- distribute_fpn_proposals ------------------------------------------------------------------------------------
 
 
@@ -994,5 +1297,5 @@ class ConvNormActivation(nn.Sequential):
 
 
 __all__ = ["ConvNormActivation", "DeformConv2D", "PSRoIPool", "RoIAlign", "RoIPool", "box_coder", "decode_jpeg",
-           "deform_conv2d", "distribute_fpn_proposals", "matrix_nms", "nms", "prior_box", "psroi_pool", "read_file",
-           "roi_align", "roi_pool", "yolo_box"]
+           "deform_conv2d", "distribute_fpn_proposals", "generate_proposals", "matrix_nms", "nms", "prior_box", "psroi_pool", "read_file",
+           "roi_align", "roi_pool", "yolo_box", "yolo_loss"]

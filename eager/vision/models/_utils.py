@@ -1,5 +1,9 @@
-"""What the model builders share."""
+"""What the model builders share, and Paddle's ``IntermediateLayerGetter``."""
 from __future__ import annotations
+
+from collections import OrderedDict
+
+from ... import nn
 
 
 def check_pretrained(fn: str, pretrained) -> None:
@@ -14,3 +18,50 @@ def check_num_classes(fn: str, num_classes) -> int:
     if isinstance(num_classes, bool) or not isinstance(num_classes, int):
         raise TypeError(f"{fn}: argument 'num_classes' expected an int, got {num_classes!r}")
     return num_classes
+
+
+class IntermediateLayerGetter(nn.LayerDict):
+    """The direct sublayers of ``model``, in order, up to the last one named in
+    ``return_layers`` (``{sublayer name: output name}``); calling it runs them
+    one after another and returns an OrderedDict of the named sublayers'
+    outputs, under their output names. Only a model whose forward is its
+    direct sublayers in sequence (ResNet up to its pooling, VGG's features, ...)
+    can be cut so; the sublayers are shared with ``model``, not copied.
+
+    >>> net = eager.nn.Sequential(eager.nn.Linear(4, 3), eager.nn.ReLU(), eager.nn.Linear(3, 2))
+    >>> getter = IntermediateLayerGetter(net, {"0": "hidden", "2": "out"})
+    >>> [(name, value.shape) for name, value in getter(eager.ones([5, 4])).items()]
+    [('hidden', [5, 3]), ('out', [5, 2])]
+    """
+
+    def __init__(self, model, return_layers):
+        if not isinstance(model, nn.Layer):
+            raise TypeError(f"IntermediateLayerGetter: argument 'model' expected a Layer, got "
+                            f"{type(model).__name__}")
+        if not isinstance(return_layers, dict) or not return_layers or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in return_layers.items()):
+            raise TypeError(f"IntermediateLayerGetter: argument 'return_layers' expected a non-empty dict of "
+                            f"sublayer name -> output name (str -> str), got {return_layers!r}")
+        children = list(model.named_children())
+        names = [name for name, _ in children]
+        missing = [name for name in return_layers if name not in names]
+        if missing:
+            raise ValueError(f"IntermediateLayerGetter: return_layers {missing} are not direct sublayers of the "
+                             f"model; its sublayers are {names}")
+        wanted = set(return_layers)
+        kept = OrderedDict()
+        for name, layer in children:
+            kept[name] = layer
+            wanted.discard(name)
+            if not wanted:
+                break
+        super().__init__(kept)
+        self.return_layers = dict(return_layers)
+
+    def forward(self, x):
+        out = OrderedDict()
+        for name, layer in self.items():
+            x = layer(x)
+            if name in self.return_layers:
+                out[self.return_layers[name]] = x
+        return out

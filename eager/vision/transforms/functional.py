@@ -4,8 +4,11 @@ An image is one of:
 
 - a NumPy array ``H x W`` or ``H x W x C`` (uint8 or floating), the layout of
   Paddle's 'cv2' backend; results are NumPy arrays of the same dtype;
-- a ``PIL.Image`` when Pillow is installed: it is read as ``numpy.asarray(img)``
-  and the result is a NumPy array (Pillow itself is never imported here);
+- a ``PIL.Image`` when Pillow is installed: it is read as ``numpy.asarray(img)``,
+  computed on as a NumPy image, and the result is a PIL image again (as in
+  Paddle, whose functions return what they are given); a one-channel result
+  is an 'L' image, a palette image keeps its palette. Pillow is imported
+  only when a PIL image comes in;
 - an eager ``Tensor`` ``C x H x W`` (where Paddle takes Tensor images: resize,
   pad, crop, center_crop, hflip, vflip, normalize); results are Tensors built
   with ops, so gradients flow through them.
@@ -28,6 +31,7 @@ back into the input (exact for multiples of 90 degrees) and samples it there.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -37,6 +41,7 @@ from ... import nn
 from ...creation import to_tensor as _to_tensor
 from ...generated import forward_api as _F  # also loads the Tensor methods used below
 from ...tensor import Tensor
+from ...utils.lazy_import import try_import
 
 _INTERPOLATIONS = ("nearest", "bilinear")
 _TENSOR_INTERPOLATIONS = ("nearest", "bilinear", "bicubic")
@@ -47,6 +52,29 @@ _GRAY_WEIGHTS = (0.299, 0.587, 0.114)   # ITU-R 601, as Paddle (and OpenCV, PIL)
 
 def _is_pil_image(img) -> bool:
     return type(img).__module__.split(".")[0] == "PIL" and hasattr(img, "mode") and hasattr(img, "size")
+
+
+def _as_pil_like(img, out: np.ndarray):
+    """``out`` (the NumPy result computed from the PIL image ``img``) as a PIL image:
+    one channel becomes an 'L' (or 'I', 'F', '1') image, a palette image keeps its palette."""
+    image_module = try_import("PIL.Image")
+    if out.ndim == 3 and out.shape[2] == 1:
+        out = out[:, :, 0]
+    result = image_module.fromarray(np.ascontiguousarray(out))
+    if img.mode == "P" and out.ndim == 2:
+        result.putpalette(img.getpalette())
+    return result
+
+
+def _keeps_pil(fn):
+    """``fn`` (an image function) returning a PIL image when given one, as Paddle does."""
+    @functools.wraps(fn)
+    def keeping_pil(img, *args, **kwargs):
+        out = fn(img, *args, **kwargs)
+        if _is_pil_image(img) and isinstance(out, np.ndarray):
+            return _as_pil_like(img, out)
+        return out
+    return keeping_pil
 
 
 def _is_numpy_image(img) -> bool:
@@ -170,6 +198,7 @@ def _output_size(h: int, w: int, size) -> tuple:
     return size
 
 
+@_keeps_pil
 def resize(img, size, interpolation: str = "bilinear"):
     """``img`` resized to ``size``: (height, width), or an int for the shorter
     side (the other one keeps the aspect ratio, ``int(size * long / short)``).
@@ -218,6 +247,7 @@ def _padding4(fn: str, padding) -> tuple:
     raise ValueError(f"{fn}: argument 'padding' expected an int or a sequence of 2 or 4 ints, got {padding!r}")
 
 
+@_keeps_pil
 def pad(img, padding, fill=0, padding_mode: str = "constant"):
     """``img`` padded on its borders.
 
@@ -265,6 +295,7 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
     return out
 
 
+@_keeps_pil
 def crop(img, top: int, left: int, height: int, width: int):
     """The box of ``height x width`` at (``top``, ``left``) of ``img``; the box must lie inside the image.
 
@@ -282,6 +313,7 @@ def crop(img, top: int, left: int, height: int, width: int):
     return _as_array("crop", img)[top:top + height, left:left + width]
 
 
+@_keeps_pil
 def center_crop(img, output_size):
     """The ``output_size`` (int or (height, width)) box at the centre of ``img``
     (offsets ``round((h - th) / 2)``, ``round((w - tw) / 2)`` as Paddle).
@@ -296,6 +328,7 @@ def center_crop(img, output_size):
     return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
 
 
+@_keeps_pil
 def hflip(img):
     """``img`` mirrored left to right.
 
@@ -308,6 +341,7 @@ def hflip(img):
     return _as_array("hflip", img)[:, ::-1].copy()
 
 
+@_keeps_pil
 def vflip(img):
     """``img`` mirrored top to bottom.
 
@@ -448,6 +482,7 @@ def _fill_values(fn: str, fill, channels: int) -> np.ndarray:
 
 # -- colour ---------------------------------------------------------------------------------
 
+@_keeps_pil
 def to_grayscale(img, num_output_channels: int = 1):
     """The luma ``0.299 R + 0.587 G + 0.114 B`` of an RGB image, as 1 channel
     (``H x W x 1``; ``1 x H x W`` for a Tensor) or repeated into 3.
@@ -473,21 +508,28 @@ def to_grayscale(img, num_output_channels: int = 1):
     return _cast_like(gray, arr.dtype)
 
 
+@_keeps_pil
 def adjust_brightness(img, brightness_factor: float):
     """``img * brightness_factor``, clipped to the image range: 0 gives black,
-    1 the image itself, 2 twice as bright.
+    1 the image itself, 2 twice as bright. An integer image's values are
+    truncated, not rounded (as all of Paddle's backends: cv2's lookup table,
+    PIL's blend, the Tensor cast).
 
-    >>> F.adjust_brightness(np.array([[10, 200]], np.uint8), 1.5).tolist()
-    [[15, 255]]
+    >>> F.adjust_brightness(np.array([[10, 200, 5]], np.uint8), 1.5).tolist()
+    [[15, 255, 7]]
     """
     factor = _check_factor("adjust_brightness", "brightness_factor", brightness_factor)
     if isinstance(img, Tensor):
         _check_tensor_image("adjust_brightness", img)
-        return _blend_tensor(img, lambda x: 0.0, factor)
+        if img.dtype.is_floating_point:
+            return (img * factor).clip(0.0, 1.0)
+        return (img.astype("float32") * factor).clip(0.0, 255.0).floor().astype(img.dtype)
     arr = _as_array("adjust_brightness", img)
-    return _blend(arr, 0.0, factor)
+    out = np.clip(arr.astype(np.float64) * factor, 0.0, _bound(arr.dtype))
+    return np.floor(out).astype(arr.dtype) if np.issubdtype(arr.dtype, np.integer) else out.astype(arr.dtype)
 
 
+@_keeps_pil
 def adjust_contrast(img, contrast_factor: float):
     """The image blended with its mean grey (the mean of the luma of an RGB
     image, of the values of a one-channel one; rounded for an integer image
@@ -509,6 +551,7 @@ def adjust_contrast(img, contrast_factor: float):
     return _blend(arr, mean, factor)
 
 
+@_keeps_pil
 def adjust_saturation(img, saturation_factor: float):
     """The RGB image blended with its own luma: 0 gives grey, 1 the image
     itself, 2 doubles the saturation. A one-channel image is returned as is.
@@ -585,6 +628,7 @@ def _shift_hue_tensor(x: Tensor, bound: float, factor: float) -> Tensor:
     return _F.stack(rgb, axis=0) * bound
 
 
+@_keeps_pil
 def adjust_hue(img, hue_factor: float):
     """The RGB image with its hue turned by ``hue_factor`` of a full turn
     (in [-0.5, 0.5]; 0 keeps the image), through HSV. A one-channel image is
@@ -657,6 +701,7 @@ def _sampling_taps(u: np.ndarray, v: np.ndarray, h: int, w: int, interpolation: 
     return taps
 
 
+@_keeps_pil
 def rotate(img, angle, interpolation: str = "nearest", expand: bool = False, center=None, fill=0):
     """``img`` turned by ``angle`` degrees counter-clockwise about ``center``
     ((x, y), origin at the image's upper-left corner, so the default centre
@@ -731,6 +776,7 @@ def _number_pair(fn: str, arg: str, value) -> tuple:
     raise ValueError(f"{fn}: argument '{arg}' expected a pair of numbers, got {value!r}")
 
 
+@_keeps_pil
 def affine(img, angle, translate, scale, shear, interpolation: str = "nearest", fill=0, center=None):
     """``img`` turned by ``angle`` degrees *clockwise*, scaled by ``scale``
     and sheared by ``shear`` degrees (a number for x, or (x, y)) about
@@ -782,6 +828,7 @@ def _corners(fn: str, arg: str, points) -> np.ndarray:
     return arr
 
 
+@_keeps_pil
 def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
     """``img`` warped by the projective map that takes the 4 ``startpoints``
     ([x, y]: top-left, top-right, bottom-right, bottom-left) to the 4
@@ -820,6 +867,7 @@ def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fil
     return _warp("perspective", img, interpolation, fill, geometry)
 
 
+@_keeps_pil
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
     """``img`` with the ``h x w`` box at row ``i``, column ``j`` set to ``v``:
     a number, one value per channel, or an array (Tensor) of the box's shape
