@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 
 from phi.core.dense_tensor import DenseTensor
 
@@ -144,12 +145,17 @@ def run_backward(tensors, grad_tensors, retain_graph: bool, create_graph: bool =
     captures = None
     if inputs is not None:
         captures = _capture_points(inputs)
+    recorder = MODES.recorder  # the profiler's (eager.profiler): the walk is one "Backward" span
+    if recorder is not None:
+        start = time.perf_counter_ns()
     previous_queue = getattr(_CALLBACKS, "queue", None)
     callbacks = _CALLBACKS.queue = []
     try:
         leaves, retained, ran, captured = _walk(roots, holders, captures, create_graph, cut)
     finally:
         _CALLBACKS.queue = previous_queue
+        if recorder is not None:
+            recorder.add_span(what, "Backward", start)
     if inputs is not None:
         for i, grad in enumerate(captured):
             if grad is None and not allow_unused:
@@ -181,7 +187,8 @@ def _walk(roots, holders, captures, create_graph: bool, cut):
     # A plain walk without create_graph lets leaf writers (accumulation.py) fill a
     # zeroed .grad; they add (leaf node, None) to leaves, undone if the walk fails.
     previous_walk, leaves = LEAF_WALK.state, []
-    if captures is None and cut is None and not ANOMALY.enabled and not (MODES.active and MODES.checker()):
+    if (captures is None and cut is None and not ANOMALY.enabled
+            and not (MODES.active and (MODES.checker() or MODES.timing_ops()))):
         previous_mode = STATE.enabled
         STATE.enabled = create_graph
         LEAF_WALK.state = None if create_graph else (dependencies, holders, leaves)
@@ -372,7 +379,8 @@ def _exclusive(incoming, outputs, grad, own: bool) -> bool:
 
 
 def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencies):
-    """The walk with grad()'s captured inputs, cut edges or anomaly checks."""
+    """The walk with grad()'s captured inputs, cut edges, anomaly checks, the
+    tensor checker, or the profiler timing each grad node as an op."""
     if captures is not None:
         captures, captured = captures
         needed = _nodes_above(roots, captures)
@@ -385,6 +393,7 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
     capturing = captures is not None
     anomaly = ANOMALY.enabled
     checker = None if create_graph or not MODES.active else MODES.checker()  # eager.amp.debugging
+    recorder = MODES.timing_ops()  # eager.profiler
     previous_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
@@ -408,7 +417,11 @@ def _walk_general(roots, holders, captures, create_graph: bool, cut, dependencie
                     leaves.append((node, grads[0]))
                 continue
             else:
+                if recorder is not None:
+                    start = time.perf_counter_ns()
                 outputs = node.apply(grads, create_graph)
+                if recorder is not None:
+                    recorder.add_op(node.backward_op, grads, start)
                 if anomaly:
                     check_backward(node, outputs)
                 if checker is not None:

@@ -1,7 +1,7 @@
 """The one check every generated op makes for the modes that watch ops: anomaly
 mode (eager.autograd.detect_anomaly), automatic mixed precision
-(eager.amp.auto_cast) and the numerics debugging tools (eager.amp.debugging:
-the tensor checker and operator statistics).
+(eager.amp.auto_cast), the numerics debugging tools (eager.amp.debugging:
+the tensor checker and operator statistics) and the profiler (eager.profiler).
 
 A generated op starts, after its argument checks, with::
 
@@ -16,12 +16,20 @@ flag, so that ``call`` can run the same op again, plainly, on its cast inputs.
 ``call`` casts the inputs per the thread's auto_cast state (recorded ``cast``
 ops, so gradients flow back to the original dtype), runs the op, checks its
 outputs for NaN/Inf in anomaly mode, counts it by the dtype it ran in when the
-thread collects operator statistics, and hands its outputs to the tensor
-checker when the thread has one.
+thread collects operator statistics, hands its outputs to the tensor
+checker when the thread has one, and times the op when the profiler records.
+
+The profiler is process-wide, not per thread: :meth:`OpModes.set_recorder`
+installs its recorder in ``MODES.recorder`` (read, as one attribute, by the few
+places that mark a span: ``Layer.__call__``, the backward engine, the
+optimizer step and the DataLoader's ``__next__``) and, while it records ops,
+counts itself once in ``active`` so every thread's ops come through
+:meth:`OpModes.call`.
 """
 from __future__ import annotations
 
 import threading
+import time
 
 from ..tensor import Tensor
 
@@ -39,10 +47,12 @@ class _ThreadModes(threading.local):
 class OpModes:
     """Which threads watch their ops; see the module docstring."""
 
-    __slots__ = ("active", "_lock", "_thread", "_check_forward", "_check_debug")
+    __slots__ = ("active", "recorder", "_timing_ops", "_lock", "_thread", "_check_forward", "_check_debug")
 
     def __init__(self):
         self.active = 0
+        self.recorder = None  # the profiler's recorder (eager.profiler), or None
+        self._timing_ops = False  # the recorder times every op (counted once in active)
         self._lock = threading.Lock()
         self._thread = _ThreadModes()
         self._check_forward = None  # anomaly.check_forward, registered by eager.autograd.anomaly
@@ -82,6 +92,20 @@ class OpModes:
         self._recount(state)
         return previous
 
+    def set_recorder(self, recorder, time_ops: bool) -> None:
+        """Makes ``recorder`` (the profiler's, or None for none) receive the
+        spans of every thread; with ``time_ops`` every op also goes through
+        :meth:`call`, which times it with ``recorder.add_op(op, args, start_ns)``."""
+        timing = recorder is not None and bool(time_ops)
+        with self._lock:
+            self.active += int(timing) - int(self._timing_ops)
+            self.recorder = recorder
+            self._timing_ops = timing
+
+    def timing_ops(self):
+        """The recorder that times every op, or None."""
+        return self.recorder if self._timing_ops else None
+
     def debugging(self) -> bool:
         """Whether this thread has a tensor checker or collects operator statistics."""
         state = self._thread
@@ -120,7 +144,7 @@ class OpModes:
         if state.bypass:
             state.bypass = False
             return False
-        return state.counted  # this thread has a mode on (kept by _recount)
+        return state.counted or self._timing_ops  # this thread has a mode on (kept by _recount)
 
     def call(self, op: str, fn, args: tuple, castable: bool = True, checked: bool = False):
         """Runs ``fn(*args)`` (the generated op named ``op``) under this thread's
@@ -128,8 +152,11 @@ class OpModes:
         ops), outputs checked in anomaly mode (by the op itself when ``checked``:
         an op that does not return all its outputs checks them all), the op
         counted in the thread's operator statistics and its returned outputs
-        handed to the thread's tensor checker."""
+        handed to the thread's tensor checker; timed when the profiler records ops."""
         state = self._thread
+        recorder = self.recorder if self._timing_ops else None
+        if recorder is not None:
+            start = time.perf_counter_ns()
         amp = state.amp
         if amp is not None and castable:
             args = amp.cast_inputs(op, args)
@@ -144,6 +171,8 @@ class OpModes:
             count_op(state.stats, op, args, out)
         if state.checker is not None:
             self._check_debug(state.checker, op, flat_outputs(out))
+        if recorder is not None:
+            recorder.add_op(op, args, start)
         return out
 
     def anomaly(self) -> bool:

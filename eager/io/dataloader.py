@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+import time
 
 import numpy as np
 
@@ -9,6 +10,7 @@ from phi.common import CPUPlace, convert_place
 from phi.core.generator import default_generator
 
 from ..arguments import to_bool
+from ..autograd.op_modes import MODES
 from .collate import default_collate_fn, default_convert_fn, to_host, to_tensors
 from .dataset import IterableDataset
 from .sampler import BatchSampler
@@ -176,6 +178,16 @@ class _SingleProcessIter:
         return self
 
     def __next__(self):
+        recorder = MODES.recorder  # the profiler's (eager.profiler): reading a batch is one span
+        if recorder is None:
+            return self._next()
+        start = time.perf_counter_ns()
+        try:
+            return self._next()
+        finally:
+            recorder.add_span("DataLoader.next", "Dataloader", start)
+
+    def _next(self):
         if self._indices is None:
             batch = self._fetcher.fetch(None)
         else:

@@ -53,6 +53,7 @@ import numpy as np
 
 from phi.core import generator as _phi_generator
 
+from ..autograd.op_modes import MODES
 from .collate import to_host
 
 # multiprocessing start method for the workers (see the module docstring).
@@ -428,6 +429,16 @@ class MultiProcessIter:
         self._sent += 1
 
     def __next__(self):
+        recorder = MODES.recorder  # the profiler's (eager.profiler): reading a batch is one span
+        if recorder is None:
+            return self._next()
+        start = time.perf_counter_ns()
+        try:
+            return self._next()
+        finally:
+            recorder.add_span("DataLoader.next", "Dataloader", start)
+
+    def _next(self):
         if self._finished:
             raise StopIteration
         if self._pool.epoch != self._epoch:

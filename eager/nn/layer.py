@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import collections.abc
 import re
+import time
 import warnings
 from typing import Iterator
 
@@ -23,6 +24,7 @@ from phi.core import DenseTensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.hooks import RemovableHandle
 from ..autograd.meta import AutogradMeta
+from ..autograd.op_modes import MODES
 from ..autograd.scope import SCOPE as _SCOPE
 from ..creation import to_tensor
 from ..framework import current_place, default_dtype, parse_device
@@ -270,10 +272,15 @@ class Layer:
         scope = _SCOPE
         previous = scope.current
         scope.current = previous + (self._full_name,)
+        recorder = MODES.recorder  # the profiler's (eager.profiler): the forward is one span
+        if recorder is not None:
+            start = time.perf_counter_ns()
         try:
             outputs = self.forward(*inputs, **kwargs)
         finally:
             scope.current = previous
+            if recorder is not None:
+                recorder.add_span(self._full_name, "Forward", start)
         if self._forward_post_hooks:
             return self._run_post_hooks(inputs, kwargs, outputs)
         return outputs

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 
 import numpy as np
 
@@ -54,6 +55,7 @@ from phi.infermeta import optimizer_state_dtype
 
 from ..arguments import to_bool
 from ..autograd.grad_mode import no_grad
+from ..autograd.op_modes import MODES
 from ..creation import to_tensor
 from ..generated import forward_api as _F
 from ..nn.clip import ClipGradBase
@@ -361,6 +363,16 @@ class Optimizer:
         return []
 
     def _apply_optimize(self, params_grads) -> None:
+        recorder = MODES.recorder  # the profiler's (eager.profiler): the update is one span
+        if recorder is None:
+            return self._run_updates(params_grads)
+        start = time.perf_counter_ns()
+        try:
+            return self._run_updates(params_grads)
+        finally:
+            recorder.add_span(f"{type(self).__name__}.step", "Optimization", start)
+
+    def _run_updates(self, params_grads) -> None:
         who = type(self).__name__
         if self._hyper_tensors:  # first: a bad value raises before anything changes
             self._read_hyper_tensors()
