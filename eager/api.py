@@ -70,6 +70,9 @@ from .tensor_api import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, 
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler
+from .dtype_info import finfo, iinfo  # Paddle's paddle.finfo / paddle.iinfo
+from .batch_reader import batch  # Paddle's paddle.batch (reader of batches)
+from . import sysconfig  # noqa: F401  (Paddle's paddle.sysconfig)
 from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)
