@@ -37,7 +37,8 @@ from .generated import forward_api as _F
 from .generated.tensor_methods import METHODS, OPERATORS
 from .inplace_shape import flatten_, reshape_, squeeze_, t_, transpose_, unsqueeze_
 from .tensor import Tensor
-from .tensor_queries import TensorFills, TensorInfo, broadcast_shape, increment, index_fill_, is_tensor
+from .tensor_queries import (TensorFills, TensorInfo, broadcast_shape, fill_diagonal_tensor_, increment, index_fill_,
+                             is_tensor)
 
 
 class TensorMethods:
@@ -146,7 +147,7 @@ class TensorMethods:
     # frame; they hand every other operand to the methods below.
     def __add__(self, other):
         if isinstance(other, Tensor):
-            return _F.add(self, other)
+            return _F.add(*_complex_pair(self, other))
         return _binary(_F.add, self, other, "add")
 
     def __radd__(self, other):
@@ -154,7 +155,7 @@ class TensorMethods:
 
     def __sub__(self, other):
         if isinstance(other, Tensor):
-            return _F.subtract(self, other)
+            return _F.subtract(*_complex_pair(self, other))
         return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
@@ -164,7 +165,7 @@ class TensorMethods:
 
     def __mul__(self, other):
         if isinstance(other, Tensor):
-            return _F.multiply(self, other)
+            return _F.multiply(*_complex_pair(self, other))
         return _binary(_F.multiply, self, other, "multiply")
 
     def __rmul__(self, other):
@@ -174,7 +175,7 @@ class TensorMethods:
         if isinstance(other, Tensor):
             if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
                 return _F.divide(self, other)  # both floating already: no _to_floating frames
-            return _F.divide(_to_floating(self), _to_floating(other))
+            return _F.divide(*_complex_pair(_to_floating(self), _to_floating(other)))
         return _binary(_F.divide, _to_floating(self), other, "divide")
 
     def __rtruediv__(self, other):
@@ -227,11 +228,11 @@ class TensorMethods:
         return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
-        return _F.matmul(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul"),
+        return _F.matmul(*_complex_pair(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul")),
                          False, False)
 
     def __rmatmul__(self, other):
-        return _F.matmul(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self,
+        return _F.matmul(*_complex_pair(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self),
                          False, False)
 
     def __neg__(self):
@@ -629,6 +630,19 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
     return Tensor(phi_api.full([], scalar, dtype, place))
 
 
+def _complex_pair(x: Tensor, y: Tensor) -> tuple:
+    """(x, y), both cast to one complex dtype when one is complex and the other is not (or
+    is the other complex dtype): Paddle's operators +, -, *, / and @ promote real to
+    complex (complex128 when either side is complex128 or float64). Other dtype
+    mismatches are left for the op to refuse."""
+    kinds = (x.dtype, y.dtype)
+    if kinds[0] is kinds[1] or not (kinds[0].is_complex or kinds[1].is_complex):
+        return x, y
+    wide = DataType.COMPLEX128 in kinds or DataType.FLOAT64 in kinds
+    dtype = DataType.COMPLEX128 if wide else DataType.COMPLEX64
+    return (x if x.dtype is dtype else x.astype(dtype)), (y if y.dtype is dtype else y.astype(dtype))
+
+
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
     """fn(x, other) (or fn(other, x)) with other made a Tensor, scalars promoted."""
     if isinstance(other, Tensor):
@@ -713,7 +727,8 @@ _COMPOSED_METHODS = {
     "bucketize": _search_sort.bucketize,
     "index_sample": _gather_scatter.index_sample,
     **{name: getattr(_gather_scatter, name) for name in (
-        "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter")},
+        "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter",
+        "fill_diagonal_tensor")},
     **{name: getattr(_reduce_scan, name) for name in (
         "quantile", "nanquantile", "nanmedian", "diff", "trapezoid", "cumulative_trapezoid")},
     **{name: getattr(_rearrange, name) for name in (
@@ -724,6 +739,7 @@ _COMPOSED_METHODS = {
     "istft": _istft,
     "increment": increment,
     "index_fill_": index_fill_,
+    "fill_diagonal_tensor_": fill_diagonal_tensor_,
     "reshape_": reshape_,
     "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_,

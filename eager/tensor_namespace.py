@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 
 from . import api as _api
+from .tensor_queries import gaussian_  # noqa: F401  (paddle.tensor.random.gaussian_, not top-level)
 from .tensor_array import (array_length, array_read, array_write, create_array, create_tensor,  # noqa: F401
                            tensor_array_to_tensor)
 
