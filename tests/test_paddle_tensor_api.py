@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eager
-from eager.autograd import gradcheck
+from eager.autograd import gradcheck, gradgradcheck
 
 
 def test_linspace_takes_a_whole_float_num_and_a_tensor_num():
@@ -73,3 +73,43 @@ def test_gaussian_fills_in_place_and_a_seed_repeats():
         eager.tensor.random.gaussian_(eager.zeros([2], "int64"))
     with pytest.raises(ValueError, match="gaussian_: argument 'std' expected a number >= 0, got -1.0"):
         eager.tensor.random.gaussian_(eager.zeros([2]), std=-1.0)
+
+
+def _hermitian(rng, n):
+    a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+    return a + a.conj().T
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_of_a_hermitian_matrix_matches_numpy(uplo):
+    a = _hermitian(np.random.default_rng(0), 4).astype("complex64")
+    w, v = eager.linalg.eigh(eager.to_tensor(a), UPLO=uplo)
+    ref_w = np.linalg.eigvalsh(a.astype("complex128"), UPLO=uplo)
+    assert w.dtype == eager.float32 and v.dtype == eager.complex64
+    np.testing.assert_allclose(w.numpy(), ref_w, rtol=1e-5, atol=1e-5)
+    # eigenvectors up to phase: A V = V diag(w), V unitary
+    vv = v.numpy().astype("complex128")
+    np.testing.assert_allclose(a @ vv, vv * ref_w, atol=1e-4)
+    np.testing.assert_allclose(vv.conj().T @ vv, np.eye(4), atol=1e-5)
+    np.testing.assert_allclose(eager.eigvalsh(eager.to_tensor(a), UPLO=uplo).numpy(), ref_w, rtol=1e-5, atol=1e-5)
+
+
+def test_eigh_of_the_two_by_two_hermitian_by_hand():
+    # [[1, -2i], [2i, 5]]: trace 6, determinant 1, eigenvalues 3 -+ sqrt(8).
+    w, _ = eager.linalg.eigh(eager.to_tensor([[1, -2j], [2j, 5]]))
+    np.testing.assert_allclose(w.numpy(), [3 - np.sqrt(8), 3 + np.sqrt(8)], rtol=1e-6)
+
+
+def test_eigh_gradients_through_complex_hermitian_matrices():
+    rng = np.random.default_rng(1)
+    re = eager.to_tensor(rng.standard_normal((3, 3)), stop_gradient=False)
+    im = eager.to_tensor(rng.standard_normal((3, 3)), stop_gradient=False)
+
+    def hermitian(r, i):
+        a = r + 1j * i
+        return (a + eager.conj(a).t()) * 0.5
+
+    assert gradcheck(lambda r, i: eager.linalg.eigh(hermitian(r, i))[0], (re, im))
+    # |v|^2 does not depend on each eigenvector's phase, which eigh leaves free
+    assert gradcheck(lambda r, i: eager.abs(eager.linalg.eigh(hermitian(r, i))[1]) ** 2, (re, im))
+    assert gradgradcheck(lambda r, i: eager.linalg.eigh(hermitian(r, i))[0], (re, im))

@@ -1250,7 +1250,7 @@ def svd(x, full_matrices=False, name=None):
 
 
 def eigh(x, UPLO='L', name=None):
-    """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle.
+    """Real eigenvalues (ascending) and eigenvectors of symmetric or Hermitian (complex) matrices, reading the UPLO triangle.
 
     Differentiable to any order.
     """

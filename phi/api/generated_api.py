@@ -14098,7 +14098,7 @@ _eigh_seen = KERNELS.signature_cache("eigh", "eigh")
 
 
 def eigh(x, UPLO):
-    """Eigenvalues (ascending) and eigenvectors of symmetric matrices, reading the UPLO triangle."""
+    """Real eigenvalues (ascending) and eigenvectors of symmetric or Hermitian (complex) matrices, reading the UPLO triangle."""
     try:  # what InferMeta reads; a remembered signature passed it before
         signature = (type(x.array), x.array.dtype, x.array.shape, UPLO)
         seen = _eigh_seen.get(signature)
