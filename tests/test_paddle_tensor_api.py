@@ -113,3 +113,24 @@ def test_eigh_gradients_through_complex_hermitian_matrices():
     # |v|^2 does not depend on each eigenvector's phase, which eigh leaves free
     assert gradcheck(lambda r, i: eager.abs(eager.linalg.eigh(hermitian(r, i))[1]) ** 2, (re, im))
     assert gradgradcheck(lambda r, i: eager.linalg.eigh(hermitian(r, i))[0], (re, im))
+
+
+def test_binomial_draws_int64_counts_reproducibly():
+    count, prob = eager.to_tensor([10.0, 50.0]), eager.to_tensor([0.2, 0.6])
+    eager.seed(5)
+    first = eager.binomial(count, prob)
+    eager.seed(5)
+    assert first.dtype == eager.int64 and first.numpy().tolist() == eager.binomial(count, prob).numpy().tolist()
+    edges = eager.binomial(eager.to_tensor([[7], [9]]), eager.to_tensor([0.0, 1.0]))
+    assert edges.numpy().tolist() == [[0, 7], [0, 9]]
+    many = eager.binomial(eager.full([20000], 30, "int64"), eager.full([20000], 0.25))
+    assert abs(float(many.numpy().mean()) - 7.5) < 0.1 and abs(float(many.numpy().var()) - 5.625) < 0.3
+
+
+def test_binomial_refuses_bad_counts_and_probabilities():
+    with pytest.raises(ValueError, match=r"binomial: argument 'prob' expected probabilities in \[0, 1\], got 1.5"):
+        eager.binomial(eager.to_tensor([3.0]), eager.to_tensor([1.5]))
+    with pytest.raises(ValueError, match="binomial: argument 'count' expected whole numbers >= 0, got 2.5"):
+        eager.binomial(eager.to_tensor([2.5]), eager.to_tensor([0.5]))
+    with pytest.raises(ValueError, match="binomial: argument 'prob' expected one of float16, float32, float64"):
+        eager.binomial(eager.to_tensor([3]), eager.to_tensor([1]))
