@@ -34,6 +34,8 @@ from .composite.linalg import baddbmm, pdist
 from .composite.gather_scatter import (diagonal_scatter, index_fill, index_sample, isin, select_scatter,
                                        slice_scatter, take)
 from .composite.gather_scatter import multiplex, shard_index
+from .composite.gather_scatter import fill_diagonal_tensor  # noqa: F401  (Paddle's paddle.fill_diagonal_tensor)
+from .tensor_queries import fill_diagonal_tensor_  # noqa: F401  (and Tensor.fill_diagonal_tensor_)
 from .composite.reduce_scan import cumulative_trapezoid, diff, nanmedian, nanquantile, quantile, trapezoid
 from .composite.search_sort import bucketize
 from .composite.search_sort import histogramdd
@@ -68,8 +70,12 @@ from .tensor_api import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, gath
                          logical_not, logical_or, logical_xor, meshgrid, scale, scale_, unbind, where)
 from .tensor_queries import bernoulli_, normal_  # Paddle's paddle.normal_(x, mean, std), bernoulli_(x, p)
 from .composite.creation import assign  # Paddle's assign(x, output=None): arrays, numbers, in place
+from .composite.creation import linspace  # the op, with Paddle's float num (8000.0)
 from .parameter import create_parameter  # Paddle's paddle.create_parameter
 from .framework_checks import check_shape, disable_signal_handler
+from .dtype_info import finfo, iinfo  # Paddle's paddle.finfo / paddle.iinfo
+from .batch_reader import batch  # Paddle's paddle.batch (reader of batches)
+from . import sysconfig  # noqa: F401  (Paddle's paddle.sysconfig)
 from .nn.initializer import LazyGuard, get_cuda_rng_state, set_cuda_rng_state
 
 CUDAPlace = GPUPlace  # Paddle's paddle.CUDAPlace(id)

@@ -126,12 +126,18 @@ def to_int_or_int_array(value, op: str, arg: str):
 
 
 def to_int(value, op: str, arg: str) -> int:
+    """An int argument: a Python or NumPy int, or (as Paddle's int attributes take) an
+    integer tensor holding one element, read here."""
     if type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
         return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         if not _INT64_MIN <= int(value) <= _INT64_MAX:
             raise _out_of_range(op, arg, value)
         return int(value)
+    if callable(getattr(value, "numpy", None)) and not isinstance(value, np.ndarray):
+        array = np.asarray(value.numpy())
+        if array.size == 1 and array.dtype.kind in "iu":
+            return to_int(array.reshape(()).item(), op, arg)
     raise TypeError(f"{op}: argument '{arg}' expected an int, got {describe(value)}")
 
 

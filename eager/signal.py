@@ -1,4 +1,5 @@
-"""``eager.signal``: Paddle's ``paddle.signal`` namespace (short-time Fourier transforms).
+"""``eager.signal``: Paddle's ``paddle.signal`` namespace (short-time Fourier transforms,
+and the framing and overlap-adding they are built on).
 
 :func:`stft` cuts a signal into overlapping frames, weights each by a window and
 takes its discrete Fourier transform; :func:`istft` inverts it by overlap-adding
@@ -28,7 +29,7 @@ from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
-__all__ = ["stft", "istft"]
+__all__ = ["frame", "overlap_add", "stft", "istft"]
 
 _REAL_OF = {"complex64": "float32", "complex128": "float64", "float32": "float32", "float64": "float64"}
 _COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "complex64": "complex64",
@@ -92,20 +93,87 @@ def _frames(x: Tensor, n_fft: int, hop_length: int, pad: int, pad_mode: str) -> 
     if pad and pad_mode == "constant":
         x, length, pad = _F.pad(x, [0, 0, pad, pad]), length + 2 * pad, 0
     n_frames = 1 + (length + 2 * pad - n_fft) // hop_length
-    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n_fft)).reshape(-1) - pad
+    index = _frame_starts(n_frames, n_fft, hop_length).reshape(-1) - pad
     index = np.abs(index)                                     # reflect at the start: -i -> i
     index = np.where(index >= length, 2 * (length - 1) - index, index)   # and at the end
     picked = _F.index_select(x, to_tensor(index, dtype="int64", place=x.place), axis=-1)
     return picked.reshape([x.shape[0], n_frames, n_fft])
 
 
-def _overlap_add(frames: Tensor, hop_length: int) -> Tensor:
-    """[B, T, n] -> [B, n + hop*(T-1)]: frame t added at offset t*hop."""
-    batch, n_frames, n = frames.shape
-    index = (np.arange(n_frames)[:, None] * hop_length + np.arange(n)).reshape(-1)
-    out = _F.full([batch, n + hop_length * (n_frames - 1)], 0, frames.dtype.value, frames.place)
+def _frame_starts(n_frames: int, frame_length: int, hop_length: int) -> np.ndarray:
+    """[T, n]: the signal positions of the n samples of each of the T frames."""
+    return np.arange(n_frames)[:, None] * hop_length + np.arange(frame_length)
+
+
+def _add_frames(frames: Tensor, hop_length: int) -> Tensor:
+    """[..., T, n] -> [..., n + hop*(T-1)]: frame t added at offset t*hop (one index_add)."""
+    *lead, n_frames, n = frames.shape
+    index = _frame_starts(n_frames, n, hop_length).reshape(-1)
+    out = _F.full([*lead, n + hop_length * (n_frames - 1)], 0, frames.dtype.value, frames.place)
     return _F.index_add(out, to_tensor(index, dtype="int64", place=frames.place),
-                        frames.reshape([batch, n_frames * n]), -1)
+                        frames.reshape([*lead, n_frames * n]), -1)
+
+
+def _frame_axis(fn: str, axis) -> int:
+    _api.integer(f"signal.{fn}", "axis", axis)
+    if axis not in (0, -1):
+        raise ValueError(f"signal.{fn}: argument 'axis' expected 0 or -1, got {axis}")
+    return axis
+
+
+@_named
+def frame(x, frame_length, hop_length, axis=-1):
+    """Slices ``x`` into frames of ``frame_length`` samples, ``hop_length`` apart, along
+    its last axis (``axis=-1``: ``[..., seq_length] -> [..., frame_length, num_frames]``)
+    or its first (``axis=0``: ``[seq_length, ...] -> [num_frames, frame_length, ...]``),
+    with ``num_frames = 1 + (seq_length - frame_length) // hop_length`` (the samples
+    after the last whole frame are dropped). Differentiable.
+
+    >>> eager.signal.frame(eager.arange(6), frame_length=4, hop_length=2).numpy().tolist()
+    [[0, 2], [1, 3], [2, 4], [3, 5]]
+    """
+    fn = "signal.frame"
+    _api.tensor(fn, "x", x)
+    axis = _frame_axis("frame", axis)
+    if not x.shape:
+        raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 1 dimension, got a 0-d Tensor")
+    seq_length = x.shape[axis]
+    _int("frame", "frame_length", frame_length, 0, seq_length, "seq_length")
+    _api.integer(fn, "hop_length", hop_length, minimum=1)
+    n_frames = 1 + (seq_length - frame_length) // hop_length
+    starts = _frame_starts(n_frames, frame_length, hop_length)          # [T, n]
+    if axis == 0:
+        index = to_tensor(starts.reshape(-1), dtype="int64", place=x.place)
+        return _F.index_select(x, index, 0).reshape([n_frames, frame_length, *x.shape[1:]])
+    index = to_tensor(starts.T.reshape(-1), dtype="int64", place=x.place)
+    return _F.index_select(x, index, -1).reshape([*x.shape[:-1], frame_length, n_frames])
+
+
+@_named
+def overlap_add(x, hop_length, axis=-1):
+    """Adds up frames placed ``hop_length`` apart, the inverse layout of :func:`frame`:
+    ``axis=-1`` takes ``[..., frame_length, num_frames]`` to ``[..., seq_length]``,
+    ``axis=0`` takes ``[num_frames, frame_length, ...]`` to ``[seq_length, ...]``, with
+    ``seq_length = (num_frames - 1) * hop_length + frame_length``; where frames
+    overlap their samples are summed. Differentiable.
+
+    >>> eager.signal.overlap_add(eager.ones([3, 2]), hop_length=1).numpy().tolist()
+    [1.0, 2.0, 2.0, 1.0]
+    """
+    fn = "signal.overlap_add"
+    _api.tensor(fn, "x", x)
+    axis = _frame_axis("overlap_add", axis)
+    if len(x.shape) < 2:
+        raise ValueError(f"{fn}: argument 'x' expected a Tensor of at least 2 dimensions (frame_length and "
+                         f"num_frames), got shape {x.shape}")
+    _api.integer(fn, "hop_length", hop_length, minimum=1)
+    if axis == -1:
+        return _add_frames(_F.transpose(x, [*range(len(x.shape) - 2), len(x.shape) - 1, len(x.shape) - 2]),
+                           hop_length)
+    rest = list(range(2, len(x.shape)))
+    moved = _F.transpose(x, [*rest, 0, 1])                                # [..., T, n]
+    out = _add_frames(moved, hop_length)                                  # [..., seq]
+    return _F.transpose(out, [len(rest), *range(len(rest))])
 
 
 # -- the transforms ----------------------------------------------------------------------
@@ -243,9 +311,9 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, 
         if not onesided:
             spectrum = spectrum[:, :, :n_fft // 2 + 1]
         frames = _fft.irfft(spectrum, n=n_fft, axis=-1, norm=norm)
-    out = _overlap_add(frames * window, hop_length)                   # [B, full]
+    out = _add_frames(frames * window, hop_length)                   # [B, full]
     squared = (window * window).unsqueeze(0).unsqueeze(0)
-    envelope = _overlap_add(_F.tile(squared, [1, n_frames, 1]), hop_length)[0]
+    envelope = _add_frames(_F.tile(squared, [1, n_frames, 1]), hop_length)[0]
     full = out.shape[-1]
     start = n_fft // 2 if center else 0
     if length is not None:

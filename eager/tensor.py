@@ -11,6 +11,8 @@ are attached to this class by :mod:`eager.tensor_api`, as Paddle's
 """
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from phi import api as phi_api
@@ -421,3 +423,12 @@ _name_counter = [0]
 def _next_name() -> str:
     _name_counter[0] += 1
     return f"generated_tensor_{_name_counter[0]}"
+
+
+def __getattr__(name):
+    # Paddle's paddle.tensor namespace (paddle.tensor.triu, paddle.tensor.math.frexp,
+    # paddle.tensor.create_array, ...) is built of the layers above this module, so it is
+    # loaded on first use, as eager/__init__.py loads the API: eager.tensor_namespace.
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(".tensor_namespace", __package__), name)

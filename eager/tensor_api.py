@@ -144,7 +144,7 @@ class TensorMethods:
     # frame; they hand every other operand to the methods below.
     def __add__(self, other):
         if isinstance(other, Tensor):
-            return _F.add(self, other)
+            return _F.add(*_complex_pair(self, other))
         return _binary(_F.add, self, other, "add")
 
     def __radd__(self, other):
@@ -152,7 +152,7 @@ class TensorMethods:
 
     def __sub__(self, other):
         if isinstance(other, Tensor):
-            return _F.subtract(self, other)
+            return _F.subtract(*_complex_pair(self, other))
         return _binary(_F.subtract, self, other, "subtract")
 
     def __rsub__(self, other):
@@ -162,7 +162,7 @@ class TensorMethods:
 
     def __mul__(self, other):
         if isinstance(other, Tensor):
-            return _F.multiply(self, other)
+            return _F.multiply(*_complex_pair(self, other))
         return _binary(_F.multiply, self, other, "multiply")
 
     def __rmul__(self, other):
@@ -172,7 +172,7 @@ class TensorMethods:
         if isinstance(other, Tensor):
             if self.impl.dtype in _FLOAT_DTYPES and other.impl.dtype in _FLOAT_DTYPES:
                 return _F.divide(self, other)  # both floating already: no _to_floating frames
-            return _F.divide(_to_floating(self), _to_floating(other))
+            return _F.divide(*_complex_pair(_to_floating(self), _to_floating(other)))
         return _binary(_F.divide, _to_floating(self), other, "divide")
 
     def __rtruediv__(self, other):
@@ -225,11 +225,11 @@ class TensorMethods:
         return _binary(_F.bitwise_xor, self, other, "bitwise_xor", reverse=True)
 
     def __matmul__(self, other):
-        return _F.matmul(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul"),
+        return _F.matmul(*_complex_pair(self, other if isinstance(other, Tensor) else _operand(self, other, "matmul")),
                          False, False)
 
     def __rmatmul__(self, other):
-        return _F.matmul(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self,
+        return _F.matmul(*_complex_pair(other if isinstance(other, Tensor) else _operand(self, other, "matmul"), self),
                          False, False)
 
     def __neg__(self):
@@ -611,6 +611,19 @@ def _scalar_tensor(scalar, dtype: DataType, place, op: str) -> Tensor:
     return Tensor(phi_api.full([], scalar, dtype, place))
 
 
+def _complex_pair(x: Tensor, y: Tensor) -> tuple:
+    """(x, y), both cast to one complex dtype when one is complex and the other is not (or
+    is the other complex dtype): Paddle's operators +, -, *, / and @ promote real to
+    complex (complex128 when either side is complex128 or float64). Other dtype
+    mismatches are left for the op to refuse."""
+    kinds = (x.dtype, y.dtype)
+    if kinds[0] is kinds[1] or not (kinds[0].is_complex or kinds[1].is_complex):
+        return x, y
+    wide = DataType.COMPLEX128 in kinds or DataType.FLOAT64 in kinds
+    dtype = DataType.COMPLEX128 if wide else DataType.COMPLEX64
+    return (x if x.dtype is dtype else x.astype(dtype)), (y if y.dtype is dtype else y.astype(dtype))
+
+
 def _binary(fn, x: Tensor, other, op: str, reverse: bool = False):
     """fn(x, other) (or fn(other, x)) with other made a Tensor, scalars promoted."""
     if isinstance(other, Tensor):
@@ -684,7 +697,8 @@ _COMPOSED_METHODS = {
     "bucketize": _search_sort.bucketize,
     "index_sample": _gather_scatter.index_sample,
     **{name: getattr(_gather_scatter, name) for name in (
-        "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter")},
+        "take", "index_fill", "isin", "select_scatter", "slice_scatter", "diagonal_scatter",
+        "fill_diagonal_tensor")},
     **{name: getattr(_reduce_scan, name) for name in (
         "quantile", "nanquantile", "nanmedian", "diff", "trapezoid", "cumulative_trapezoid")},
     **{name: getattr(_rearrange, name) for name in (

@@ -1,7 +1,7 @@
 """Paddle's questions about a tensor (``paddle.is_floating_point``, ``numel``,
 ``shape``, ``rank``, ``is_tensor``, ``broadcast_shape``, ``Tensor.is_contiguous``, ...) and the inplace fills of its
 Tensor class (``uniform_``, ``normal_``, ``exponential_``, ``bernoulli_``,
-``fill_diagonal_``, ``increment``, ``index_fill_``, ``detach_``).
+``fill_diagonal_``, ``increment``, ``index_fill_``, ``gaussian_``, ``detach_``).
 
 The fills write through ``x[...] = value`` (the recorded ``setitem_``), so they
 follow the project's inplace rules: the version counter moves, a view's base
@@ -23,13 +23,13 @@ from phi.infermeta.checks import broadcast_dims
 from .arguments import as_called
 from .autograd.meta import AutogradMeta
 from .composite import _paddle_api as _check
-from .composite.gather_scatter import index_fill
+from .composite.gather_scatter import fill_diagonal_tensor, index_fill
 from .creation import to_tensor
 from .generated import forward_api as _F
 from .tensor import Tensor
 
 __all__ = ["is_tensor", "is_floating_point", "is_complex", "is_integer", "is_empty", "numel", "shape", "rank",
-           "broadcast_shape", "tolist", "increment", "index_fill_"]
+           "broadcast_shape", "tolist", "increment", "index_fill_", "gaussian_", "fill_diagonal_tensor_"]
 
 
 def is_tensor(x) -> bool:
@@ -170,6 +170,36 @@ def increment(x, value=1.0, name=None):
     return _F.scale_(x, 1.0, value, True)
 
 
+def gaussian_(x, mean=0.0, std=1.0, seed=0, name=None):
+    """Paddle's ``paddle.tensor.random.gaussian_``: fills floating x in place with samples
+    from N(mean, std^2) and returns it; a non-zero ``seed`` draws from a generator of
+    its own seeded with it (the same numbers each call), 0 from the global one.
+
+    >>> eager.tensor.random.gaussian_(eager.zeros([2, 3]), seed=7).shape
+    [2, 3]
+    """
+    _float_tensor("gaussian_", x)
+    mean, std = _check.number("gaussian_", "mean", mean), _check.number("gaussian_", "std", std)
+    if std < 0:
+        raise ValueError(f"gaussian_: argument 'std' expected a number >= 0, got {std}")
+    seed = _check.integer("gaussian_", "seed", seed)
+    return _fill("gaussian_", x, _F.gaussian(x.shape, mean, std, seed, x.dtype, x.place))
+
+
+def fill_diagonal_tensor_(x, y, offset=0, dim1=0, dim2=1, name=None):
+    """Inplace :func:`eager.fill_diagonal_tensor`: writes y over x's diagonal between
+    ``dim1`` and ``dim2`` (shifted by ``offset``) and returns x.
+
+    >>> eager.zeros([2, 2]).fill_diagonal_tensor_(eager.ones([2])).numpy().tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    try:
+        filled = fill_diagonal_tensor(x, y, offset, dim1, dim2)
+    except (TypeError, ValueError, IndexError) as error:
+        raise as_called(error, "fill_diagonal_tensor", "fill_diagonal_tensor_") from None
+    return _fill("fill_diagonal_tensor_", x, filled)
+
+
 def index_fill_(x, index, axis, value, name=None):
     """Inplace :func:`eager.index_fill`: writes ``value`` into x's slices at ``index``
     along ``axis`` and returns x.
@@ -187,7 +217,7 @@ def index_fill_(x, index, axis, value, name=None):
 
 
 class TensorFills:
-    """Tensor methods that fill a tensor in place (copied onto Tensor by tensor_api)."""
+    """Tensor methods that fill a tensor in place (copied onto Tensor by :func:`install`)."""
 
     def uniform_(self, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002  (Paddle's names)
         """Fills this tensor in place with samples from U[min, max); returns it.
@@ -436,7 +466,7 @@ class TensorInfo:
     """Tensor attributes and methods Paddle's Tensor has beside its ops: memory
     layout (``strides``, ``offset``, ``data_ptr()``, ``nbytes``), kind queries,
     ``persistable``, ``apply``/``apply_`` and the random fills ``cauchy_`` and
-    ``geometric_`` (copied onto Tensor by tensor_api)."""
+    ``geometric_`` (copied onto Tensor by :func:`install`)."""
 
     @property
     def nbytes(self) -> int:
@@ -681,6 +711,7 @@ def install() -> None:
     Tensor.is_tensor = is_tensor
     Tensor.increment = increment
     Tensor.index_fill_ = index_fill_
+    Tensor.fill_diagonal_tensor_ = fill_diagonal_tensor_
     Tensor.broadcast_shape = _broadcast_shape_with
 
 

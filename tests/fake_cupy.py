@@ -727,6 +727,9 @@ class RandomState:
     def poisson(self, lam=1.0, size=None, dtype=int):
         return self._out(self._gen.poisson(_unwrap(lam, False), size), dtype)
 
+    def binomial(self, n, p, size=None, dtype=int):
+        return self._out(self._gen.binomial(_unwrap(n, False), _unwrap(p, False), size), dtype)
+
     def choice(self, a, size=None, replace=True, p=None):
         _check_device(_arrays_in((a, p), []))
         return self._out(self._gen.choice(_unwrap(a, False), size, replace, _unwrap(p, False)))

@@ -334,7 +334,10 @@ def test_quantile_nearest_rounds_half_away_from_zero_and_gradients(rng):
         paddle.quantile(_t(x), 1.5)
     with pytest.raises(ValueError, match="quantile: argument 'interpolation' expected one of"):
         paddle.quantile(_t(x), 0.5, interpolation="cubic")
-    assert paddle.quantile(_t([1, 2, 3, 4], "int64"), 0.5).dtype == paddle.float32
+    # Paddle's quantile and nanquantile answer in float64 whatever the input dtype.
+    assert paddle.quantile(_t([1, 2, 3, 4], "int64"), 0.5).dtype == paddle.float64
+    assert paddle.nanquantile(_t([1.0, 2.0], "float32"), [0.5], axis=0).dtype == paddle.float64
+    assert paddle.nanmedian(_t([1.0, 2.0], "float32")).dtype == paddle.float32
 
 
 def test_nanmedian():

@@ -233,3 +233,71 @@ def test_eager_signal_loads_first_in_a_fresh_process():
         done = subprocess.run([sys.executable, "-c", first + code], capture_output=True, text=True, timeout=120,
                               cwd=root, env=env)
         assert done.returncode == 0 and "[5, 17] [5, 17]" in done.stdout, done.stderr[-2000:]
+
+
+# -- frame and overlap_add -------------------------------------------------------------------
+
+def _frame_reference(x, frame_length, hop, axis):
+    """Frames written from the definition: frame t holds samples t*hop .. t*hop + frame_length - 1."""
+    moved = np.moveaxis(x, axis, -1)
+    n_frames = 1 + (moved.shape[-1] - frame_length) // hop
+    frames = np.stack([moved[..., t * hop:t * hop + frame_length] for t in range(n_frames)], -1)
+    return frames if axis == -1 else np.moveaxis(frames, (-2, -1), (1, 0))
+
+
+def _overlap_add_reference(x, hop, axis):
+    frames = x if axis == -1 else np.moveaxis(x, (0, 1), (-1, -2))       # [..., n, T]
+    n, n_frames = frames.shape[-2:]
+    out = np.zeros(frames.shape[:-2] + ((n_frames - 1) * hop + n,), x.dtype)
+    for t in range(n_frames):
+        out[..., t * hop:t * hop + n] += frames[..., t]
+    return out if axis == -1 else np.moveaxis(out, -1, 0)
+
+
+@pytest.mark.parametrize("shape, frame_length, hop, axis", [((9,), 4, 2, -1), ((9,), 4, 2, 0), ((2, 3, 10), 3, 3, -1),
+                                                            ((10, 2, 3), 5, 1, 0), ((7,), 7, 4, -1)])
+def test_frame_matches_the_definition(shape, frame_length, hop, axis):
+    x = np.random.default_rng(0).standard_normal(shape)
+    got = S.frame(_t(x), frame_length, hop, axis=axis).numpy()
+    np.testing.assert_array_equal(got, _frame_reference(x, frame_length, hop, axis))
+
+
+def test_frame_keeps_integer_dtypes_and_the_hand_example():
+    got = S.frame(eager.arange(8), frame_length=4, hop_length=2)
+    assert got.dtype == eager.int64
+    assert got.numpy().tolist() == [[0, 2, 4], [1, 3, 5], [2, 4, 6], [3, 5, 7]]
+
+
+@pytest.mark.parametrize("shape, hop, axis", [((8, 2), 2, -1), ((2, 8), 2, 0), ((2, 1, 8, 3), 3, -1),
+                                              ((3, 4, 2, 1), 1, 0), ((5, 2), 7, -1)])
+def test_overlap_add_matches_the_definition(shape, hop, axis):
+    x = np.random.default_rng(1).standard_normal(shape)
+    np.testing.assert_allclose(S.overlap_add(_t(x), hop, axis=axis).numpy(), _overlap_add_reference(x, hop, axis),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_overlap_add_of_integers_by_hand():
+    # frames [0..7] and [8..15] (columns), 2 apart: positions 2..7 hold two samples each.
+    got = S.overlap_add(eager.arange(16).reshape([2, 8]).t(), hop_length=2)
+    assert got.dtype == eager.int64
+    assert got.numpy().tolist() == [0, 1, 10, 12, 14, 16, 18, 20, 14, 15]
+
+
+def test_frame_and_overlap_add_gradients():
+    x = _t(np.random.default_rng(2).standard_normal((2, 9)), grad=True)
+    assert gradcheck(lambda v: S.frame(v, 4, 2) * S.frame(v, 4, 2), (x,))
+    y = _t(np.random.default_rng(3).standard_normal((3, 5, 2)), grad=True)
+    assert gradcheck(lambda v: S.overlap_add(v, 2, axis=0) ** 2, (y,))
+
+
+def test_frame_and_overlap_add_errors():
+    with pytest.raises(ValueError, match=r"signal.frame: argument 'frame_length' expected an int in \(0, seq_length=5\]"):
+        S.frame(eager.ones([5]), 6, 1)
+    with pytest.raises(ValueError, match="signal.frame: argument 'axis' expected 0 or -1, got 1"):
+        S.frame(eager.ones([2, 5]), 2, 1, axis=1)
+    with pytest.raises(ValueError, match="signal.frame: argument 'hop_length' expected an int >= 1, got 0"):
+        S.frame(eager.ones([5]), 2, 0)
+    with pytest.raises(ValueError, match="signal.overlap_add: argument 'x' expected a Tensor of at least 2 dimensions"):
+        S.overlap_add(eager.ones([5]), 1)
+    with pytest.raises(TypeError, match="signal.overlap_add: argument 'x'"):
+        S.overlap_add(np.ones((2, 2)), 1)

@@ -257,3 +257,19 @@ def assign(x, output=None):
         return _F.assign(value)
     return write_into("assign", "output", output, value, "x's")
 
+
+
+def linspace(start, stop, num, dtype=None, place=None, name=None):
+    """Paddle's ``paddle.linspace``: the linspace op, whose ``num`` may also be a float
+    holding a whole number (``8000.0``; Paddle fills num into an int32), an int or a
+    one-element integer Tensor.
+
+    >>> eager.linspace(0, 1, 5.0).numpy().tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    if isinstance(num, (float, np.floating)):
+        if not float(num).is_integer():
+            raise TypeError(f"linspace: argument 'num' expected an int (or a float holding a whole number), "
+                            f"got float {num!r}")
+        num = int(num)
+    return _F.linspace(start, stop, num, dtype, place)

@@ -307,6 +307,19 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     return _F.moveaxis(out, [-2, -1], [axis1, axis2])
 
 
+@_check.composed
+def fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1, name=None):
+    """Paddle's ``fill_diagonal_tensor``: a copy of x whose diagonal between ``dim1`` and
+    ``dim2`` (shifted by ``offset``) is y, which has the diagonal's shape (x's other
+    dimensions, then the diagonal's length) and x's dtype: :func:`diagonal_scatter`.
+    Differentiable in x and y.
+
+    >>> eager.ones([3, 2]).fill_diagonal_tensor(eager.zeros([2])).numpy().tolist()
+    [[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+    """
+    return diagonal_scatter(x, y, offset, dim1, dim2)
+
+
 _INDEX_TYPES = (DataType.INT32, DataType.INT64)
 
 

@@ -281,16 +281,21 @@ def cholesky_grad(out, out_grad, upper):
 
 
 def eigh_grad(out_w, out_v, out_w_grad, out_v_grad, UPLO):
-    # gA = V (diag(gw) + skew(V^T gV) / (w_j - w_i)) V^T, off the diagonal.
+    # gA = V (diag(gw) + skew(V^H gV) / (w_j - w_i)) V^H, off the diagonal (V^T for real V).
     if 0 in out_v.shape:
         return _F.full_like(out_v, 0.0, None)
-    eye = _eye_like(out_v)
-    vhgv = _F.matmul(out_v, out_v_grad, True, False)
-    skew = _F.scale(_F.subtract(vhgv, _mT(vhgv)), 0.5, 0.0, True)
-    gaps = _F.add(_F.subtract(_F.unsqueeze(out_w, [-2]), _F.unsqueeze(out_w, [-1])), eye)
+    eye = _F.cast(_eye_like(_F.real(out_v)), out_v.dtype) if out_v.dtype.is_complex else _eye_like(out_v)
+    v_conj = _F.conj(out_v) if out_v.dtype.is_complex else out_v
+    vhgv = _F.matmul(v_conj, out_v_grad, True, False)
+    vhgv_h = _F.conj(_mT(vhgv)) if out_v.dtype.is_complex else _mT(vhgv)
+    skew = _F.scale(_F.subtract(vhgv, vhgv_h), 0.5, 0.0, True)
+    w, w_grad = out_w, out_w_grad
+    if out_v.dtype.is_complex:  # the real eigenvalues meet complex matrices
+        w, w_grad = _F.cast(w, out_v.dtype), _F.cast(w_grad, out_v.dtype)
+    gaps = _F.add(_F.subtract(_F.unsqueeze(w, [-2]), _F.unsqueeze(w, [-1])), eye)
     ratio = _divide_where_used(skew, gaps)
-    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(out_w_grad, [-1]), eye))
-    return _F.matmul(_F.matmul(out_v, inner), out_v, False, True)
+    inner = _F.add(_F.subtract(ratio, _F.multiply(ratio, eye)), _F.multiply(_F.unsqueeze(w_grad, [-1]), eye))
+    return _F.matmul(_F.matmul(out_v, inner), v_conj, False, True)
 
 
 def svd_grad(x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):

@@ -280,11 +280,14 @@ def _quantile_levels(op: str, q) -> tuple:
     return [float(level) for level in levels], single
 
 
-def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool):
+def _quantile(op: str, x, q, axis, keepdim, interpolation, ignore_nan: bool, dtype=None):
+    """The quantiles, computed in ``dtype`` (None: x's floating dtype, float32 for integers)."""
     _check.tensor(op, "x", x)
     if x.dtype.is_integer:
-        x = _F.cast(x, "float32")
+        x = _F.cast(x, dtype or "float32")
     _check.floating(op, "x", x)
+    if dtype is not None and x.dtype.value != dtype:
+        x = _F.cast(x, dtype)
     levels, single = _quantile_levels(op, q)
     if not isinstance(keepdim, bool):
         raise TypeError(f"{op}: argument 'keepdim' expected a bool, got {keepdim!r}")
@@ -342,24 +345,25 @@ def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     ``q`` a number in [0, 1] or a list of them (then stacked along a new first
     axis). Between two sorted elements ``interpolation`` picks 'linear' (default),
     'lower', 'higher', 'midpoint' or 'nearest'. A slice holding NaN gives NaN.
-    Integers are computed in float32. Differentiable in x.
+    The result is float64 whatever x's dtype (Paddle's rule, for precision).
+    Differentiable in x.
 
     >>> eager.quantile(eager.to_tensor([[0.0, 1.0, 2.0, 3.0]]), [0.25, 0.5], axis=1).numpy()
     array([[0.75],
-           [1.5 ]], dtype=float32)
+           [1.5 ]])
     """
-    return _quantile("quantile", x, q, axis, keepdim, interpolation, ignore_nan=False)
+    return _quantile("quantile", x, q, axis, keepdim, interpolation, ignore_nan=False, dtype="float64")
 
 
 @_check.composed
 def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """:func:`quantile` ignoring NaN: each slice's quantile is taken over its other
-    elements; a slice of NaN only gives NaN. Differentiable in x.
+    elements; a slice of NaN only gives NaN. float64, as quantile. Differentiable in x.
 
     >>> eager.nanquantile(eager.to_tensor([1.0, float("nan"), 3.0]), 0.5).numpy()
-    array(2., dtype=float32)
+    array(2.)
     """
-    return _quantile("nanquantile", x, q, axis, keepdim, interpolation, ignore_nan=True)
+    return _quantile("nanquantile", x, q, axis, keepdim, interpolation, ignore_nan=True, dtype="float64")
 
 
 @_check.composed

@@ -631,6 +631,7 @@ from .ops_sampling import (  # noqa: F401
     randperm,
     bernoulli,
     poisson,
+    binomial,
     multinomial,
 )
 from .ops_search_sort import (  # noqa: F401
@@ -962,6 +963,7 @@ __all__ = [
     "randperm",
     "bernoulli",
     "poisson",
+    "binomial",
     "multinomial",
     "bmm",
     "dot",

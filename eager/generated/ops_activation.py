@@ -19,6 +19,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 from phi import api as _phi
 from phi.api.support import FLAGS as _FLAGS
 from phi.common import DataType  # noqa: F401  (defaults)
+from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core import KERNELS as _KERNELS
 from phi.core import DenseTensor as _DenseTensor
 

@@ -18,6 +18,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
+from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 from phi.core import DenseTensor as _DenseTensor
 
 from ..arguments import (  # noqa: F401
@@ -388,21 +389,28 @@ def add_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__add__"](x, y)
-    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("add", _this.add_operator, (x, y, ))
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
-    _x_meta = x._meta
-    _y_meta = y._meta
-    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    return out
+    try:
+        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+            return _modes.call("add", _this.add_operator, (x, y, ))
+        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+        out.impl, out._meta, out._name = _phi.add(x.impl, y.impl), None, None
+        _x_meta = x._meta
+        _y_meta = y._meta
+        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+            node = _new(AddGradNode)  # AddGradNode(edges) without the __init__ frame
+            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+            meta.node, meta.slot, meta.stop_gradient = node, 0, False
+            node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+            node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        return out
+    except InvalidArgumentError:
+        if x.impl.dtype is y.impl.dtype:
+            raise
+    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
+    # (Paddle's rule) and leave other mismatches for the op to refuse.
+    return OPERATOR_FALLBACKS["__add__"](x, y)
 
 
 def add_(x, y, name=None):
@@ -483,21 +491,28 @@ def subtract_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__sub__"](x, y)
-    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("subtract", _this.subtract_operator, (x, y, ))
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
-    _x_meta = x._meta
-    _y_meta = y._meta
-    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-        node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
-    return out
+    try:
+        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+            return _modes.call("subtract", _this.subtract_operator, (x, y, ))
+        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+        out.impl, out._meta, out._name = _phi.subtract(x.impl, y.impl), None, None
+        _x_meta = x._meta
+        _y_meta = y._meta
+        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+            node = _new(SubtractGradNode)  # SubtractGradNode(edges) without the __init__ frame
+            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+            meta.node, meta.slot, meta.stop_gradient = node, 0, False
+            node.x = ((_array := x.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+            node.y = ((_array := y.impl.array).shape, _array.dtype, "cpu" if type(_array) is _ndarray else _array.device)  # spec_of
+        return out
+    except InvalidArgumentError:
+        if x.impl.dtype is y.impl.dtype:
+            raise
+    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
+    # (Paddle's rule) and leave other mismatches for the op to refuse.
+    return OPERATOR_FALLBACKS["__sub__"](x, y)
 
 
 def subtract_(x, y, name=None):
@@ -584,27 +599,34 @@ def multiply_operator(x, y):
                 node.scale = scale
             return out
         return OPERATOR_FALLBACKS["__mul__"](x, y)
-    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
-        return _modes.call("multiply", _this.multiply_operator, (x, y, ))
-    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
-    out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
-    _x_meta = x._meta
-    _y_meta = y._meta
-    _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
-    if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
-        node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
-        node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
-        out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
-        meta.node, meta.slot, meta.stop_gradient = node, 0, False
-        if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
-            node.x = save_input(x)
-            node.y = save_input(y)
-        else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
-            node.x = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
-            node.y = _saved = _new(SavedInput)
-            _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
-    return out
+    try:
+        if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+            return _modes.call("multiply", _this.multiply_operator, (x, y, ))
+        out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+        out.impl, out._meta, out._name = _phi.multiply(x.impl, y.impl), None, None
+        _x_meta = x._meta
+        _y_meta = y._meta
+        _ts = _thread_state.__dict__  # this thread's grad mode, name scope and hooks: one thread-local read
+        if _ts["enabled"] and ((_x_meta is not None and not _x_meta.stop_gradient) or (_y_meta is not None and not _y_meta.stop_gradient)):
+            node = _new(MultiplyGradNode)  # MultiplyGradNode(edges) without the __init__ frame
+            node.next_edges, node.scope = ((None if _x_meta is None or _x_meta.stop_gradient else edge_of(x) if _x_meta.node is None else (_x_meta.node, _x_meta.slot),), (None if _y_meta is None or _y_meta.stop_gradient else edge_of(y) if _y_meta.node is None else (_y_meta.node, _y_meta.slot),), ), _ts["current"]
+            out._meta = meta = _new(AutogradMeta)  # AutogradMeta(node, 0) without the __init__ frame
+            meta.node, meta.slot, meta.stop_gradient = node, 0, False
+            if _ts["pack_hooks"]:  # saved_tensors_hooks: the pack hook decides what is kept
+                node.x = save_input(x)
+                node.y = save_input(y)
+            else:  # SavedInput(t) / SavedOutput(t, its slot) without the __init__ frames
+                node.x = _saved = _new(SavedInput)
+                _saved.tensor, _saved.version = x, 0 if (_c := x.impl.version_counter) is None else _c.value  # .impl.version inlined
+                node.y = _saved = _new(SavedInput)
+                _saved.tensor, _saved.version = y, 0 if (_c := y.impl.version_counter) is None else _c.value  # .impl.version inlined
+        return out
+    except InvalidArgumentError:
+        if x.impl.dtype is y.impl.dtype:
+            raise
+    # Tensors of two dtypes: the operator rules of eager.tensor_api promote real and complex
+    # (Paddle's rule) and leave other mismatches for the op to refuse.
+    return OPERATOR_FALLBACKS["__mul__"](x, y)
 
 
 def multiply_(x, y, name=None):

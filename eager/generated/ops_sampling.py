@@ -18,6 +18,7 @@ from numpy import ndarray as _ndarray  # a NumPy array's device is "cpu": spec_o
 
 from phi import api as _phi
 from phi.common import DataType  # noqa: F401  (defaults)
+from phi.core.errors import InvalidArgumentError  # noqa: F401  (operators: mixed dtypes)
 
 from ..arguments import (  # noqa: F401
     OPERATOR_FALLBACKS, as_called, bad_tensor, check_tensor_list, in_called, scalar_tensor, to_bool, to_dtype,
@@ -54,6 +55,7 @@ __all__ = [
     "randperm",
     "bernoulli",
     "poisson",
+    "binomial",
     "multinomial",
 ]
 
@@ -210,6 +212,22 @@ def poisson(x, name=None):
         return _modes.call("poisson", _this.poisson, (x, ))
     out = _new(Tensor)  # Tensor(impl) without the __init__ frame
     out.impl, out._meta, out._name = _phi.poisson(x.impl), None, None
+    return out
+
+
+def binomial(count, prob, name=None):
+    """int64 successes in count trials of probability prob (broadcast together); count holds whole numbers >= 0, prob values in [0, 1].
+
+    Not differentiable.
+    """
+    if not isinstance(count, Tensor):
+        raise bad_tensor("binomial", "count", count)
+    if not isinstance(prob, Tensor):
+        raise bad_tensor("binomial", "prob", prob)
+    if _modes.active and _modes.intercept():  # anomaly mode or auto_cast in this thread (op_modes)
+        return _modes.call("binomial", _this.binomial, (count, prob, ))
+    out = _new(Tensor)  # Tensor(impl) without the __init__ frame
+    out.impl, out._meta, out._name = _phi.binomial(count.impl, prob.impl), None, None
     return out
 
 

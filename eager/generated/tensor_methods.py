@@ -274,6 +274,7 @@ METHODS = {
     "randint_like": _F.randint_like,
     "bernoulli": _F.bernoulli,
     "poisson": _F.poisson,
+    "binomial": _F.binomial,
     "multinomial": _F.multinomial,
     "bmm": _F.bmm,
     "dot": _F.dot,

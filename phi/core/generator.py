@@ -159,6 +159,12 @@ class Generator:
         with self._lock:
             return np.asarray(self._engine.poisson(lam))  # a 0-d rate gives a Python int
 
+    def binomial(self, n, p):
+        """Binomial counts (int64): successes in ``n`` trials of probability ``p`` (arrays
+        of one shape)."""
+        with self._lock:
+            return np.asarray(self._engine.binomial(n, p)).astype(np.int64, copy=False)
+
     def __repr__(self):
         return f"{type(self).__name__}(place={self.place}, initial_seed={self._seed})"
 
@@ -203,6 +209,10 @@ class CupyGenerator(Generator):
     def poisson(self, lam):
         with self._lock:
             return self._engine.draw("poisson", lam, None, np.int64)
+
+    def binomial(self, n, p):
+        with self._lock:
+            return self._engine.draw("binomial", n, p, None, np.int64)
 
 
 def _mix(seed: int, offset: int) -> int:

@@ -289,6 +289,17 @@ def probabilities_infer_meta(x, out) -> None:
     out.share_meta(x)
 
 
+def binomial_infer_meta(count, prob, out) -> None:
+    """int64 counts of count and prob's broadcast shape; prob floating, count any real dtype."""
+    _dtype_in("prob", prob.dtype, _FLOAT_TYPES)
+    if not (count.dtype.is_integer or count.dtype.is_floating_point):
+        raise InvalidArgumentError(f"argument 'count' expected an integer or floating tensor, got {count.dtype}")
+    dims = broadcast_dims("count", count.dims, "prob", prob.dims)
+    out.set_dims(dims)
+    out.set_dtype(DataType.INT64)
+    out.layout = prob.layout
+
+
 def multinomial_infer_meta(x, num_samples, replacement, out) -> None:
     """[num_samples] or [rows, num_samples] of int64 category indices, from 1-D or
     2-D weights; without replacement num_samples may not exceed the categories."""
@@ -340,7 +351,7 @@ __all__ = [
     "arange_bounds", "arange_dtype", "arange_infer_meta", "diag_embed_infer_meta", "diag_infer_meta",
     "diagflat_infer_meta", "diagonal_length", "empty_infer_meta", "eye_infer_meta", "fill_infer_meta",
     "linspace_infer_meta", "logspace_infer_meta", "meshgrid_infer_meta", "tril_triu_infer_meta",
-    "gaussian_infer_meta", "multinomial_infer_meta", "probabilities_infer_meta", "randint_infer_meta",
+    "gaussian_infer_meta", "binomial_infer_meta", "multinomial_infer_meta", "probabilities_infer_meta", "randint_infer_meta",
     "randint_like_infer_meta", "randperm_infer_meta", "uniform_infer_meta", "complex_grad_infer_meta",
     "complex_infer_meta",
 ]

@@ -25,6 +25,9 @@ __all__ = [
 ]
 
 _FLOAT_DTYPES = (DataType.FLOAT32, DataType.FLOAT64)
+_COMPLEX_OF = {DataType.FLOAT32: DataType.COMPLEX64, DataType.FLOAT64: DataType.COMPLEX128,
+               DataType.COMPLEX64: DataType.COMPLEX64, DataType.COMPLEX128: DataType.COMPLEX128}
+_REAL_PART = {DataType.COMPLEX64: DataType.FLOAT32, DataType.COMPLEX128: DataType.FLOAT64}
 
 
 def _require_float(arg: str, x) -> None:
@@ -444,12 +447,15 @@ def svd_infer_meta(x, full_matrices, u, s, vh) -> None:
 
 
 def eigh_infer_meta(x, UPLO, out_w, out_v) -> None:
-    """Symmetric float matrices [..., N, N]: eigenvalues [..., N] (ascending), eigenvectors [..., N, N]."""
-    _require_float("x", x)
+    """Symmetric (float) or Hermitian (complex) matrices [..., N, N]: real eigenvalues
+    [..., N] (ascending; float32 for complex64), eigenvectors [..., N, N] of x's dtype."""
+    if x.dtype not in _COMPLEX_OF:
+        raise InvalidArgumentError(
+            f"argument 'x' expected a float32, float64, complex64 or complex128 tensor, got {x.dtype}")
     _require_matrix("x", x, square=True)
     if UPLO not in ("L", "U"):
         raise InvalidArgumentError(f"argument 'UPLO' expected 'L' or 'U', got {UPLO!r}")
-    _set(out_w, x.dims[:-1], x.dtype, x.layout)
+    _set(out_w, x.dims[:-1], _REAL_PART.get(x.dtype, x.dtype), x.layout)
     _set(out_v, x.dims, x.dtype, x.layout)
 
 
@@ -469,10 +475,6 @@ def matrix_rank_infer_meta(x, tol, hermitian, out) -> None:
     if tol is not None and not tol >= 0:
         raise InvalidArgumentError(f"argument 'tol' expected a non-negative number or None, got {tol!r}")
     _set(out, x.dims[:-2], DataType.INT64, x.layout)
-
-
-_COMPLEX_OF = {DataType.FLOAT32: DataType.COMPLEX64, DataType.FLOAT64: DataType.COMPLEX128,
-               DataType.COMPLEX64: DataType.COMPLEX64, DataType.COMPLEX128: DataType.COMPLEX128}
 
 
 def eig_infer_meta(x, out_w, out_v) -> None:

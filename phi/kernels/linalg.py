@@ -35,6 +35,11 @@ def _mT(a):
     return a.swapaxes(-1, -2)
 
 
+def _mH(xp, a):
+    """The conjugate transpose of a's matrices (the transpose of real ones)."""
+    return xp.conj(a.swapaxes(-1, -2)) if a.dtype.kind == "c" else a.swapaxes(-1, -2)
+
+
 def _finite_or_raise(ctx, result, what: str, *inputs):
     """A value check made after the computation and before anything is returned: a
     non-finite result from finite inputs (a singular matrix; CuPy returns one where
@@ -351,28 +356,32 @@ def svd_grad(ctx, x, u, s, vh, u_grad, s_grad, vh_grad, full_matrices):
     return xp.matmul(u, xp.matmul(inner, vh))
 
 
-@register_kernel("eigh", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("eigh", ALL_BACKENDS, LINALG_FLOATS + (T.COMPLEX64, T.COMPLEX128))
 def eigh(ctx, x, UPLO):
+    """Symmetric or Hermitian x: real eigenvalues (ascending) and the eigenvectors."""
     xp = ctx.xp
     if x.size == 0:
-        return xp.zeros(x.shape[:-1], dtype=x.dtype), xp.zeros(x.shape, dtype=x.dtype)
+        return xp.zeros(x.shape[:-1], dtype=x.real.dtype), xp.zeros(x.shape, dtype=x.dtype)
     w, v = xp.linalg.eigh(x, UPLO=UPLO)
     return w, v
 
 
-@register_kernel("eigh_grad", ALL_BACKENDS, LINALG_FLOATS)
+@register_kernel("eigh_grad", ALL_BACKENDS, LINALG_FLOATS + (T.COMPLEX64, T.COMPLEX128))
 def eigh_grad(ctx, out_w, out_v, out_w_grad, out_v_grad, UPLO):
+    """gA = V (diag(gw) + skew(V^H gV) / (w_j - w_i)) V^H off the diagonal, with skew the
+    anti-Hermitian part (anti-symmetric for real x); a complex x's gradient is the
+    conjugate Wirtinger one, as eig_grad's."""
     xp = ctx.xp
     v, w = out_v, out_w
     if v.size == 0:
         return xp.zeros(v.shape, dtype=v.dtype)
     n = w.shape[-1]
     eye = xp.eye(n, dtype=v.dtype)
-    vhgv = xp.matmul(_mT(v), out_v_grad)
-    skew = 0.5 * (vhgv - _mT(vhgv))          # the part a symmetric perturbation can reach
+    vhgv = xp.matmul(_mH(xp, v), out_v_grad)
+    skew = 0.5 * (vhgv - _mH(xp, vhgv))      # the part a Hermitian perturbation can reach
     e = w[..., None, :] - w[..., :, None] + eye   # e[i, j] = w_j - w_i
     inner = _divide_where_used(xp, skew, e) * (1 - eye) + out_w_grad[..., :, None] * eye
-    return xp.matmul(xp.matmul(v, inner), _mT(v))
+    return xp.matmul(xp.matmul(v, inner), _mH(xp, v))
 
 
 @register_kernel("pinv", ALL_BACKENDS, LINALG_FLOATS)

@@ -60,7 +60,7 @@ def randperm(ctx, n, dtype):
     return _generator(ctx).permutation(n).astype(dtype.numpy_dtype)
 
 
-def _check_probabilities(ctx, x, what):
+def _check_probabilities(ctx, x, what, arg="x"):
     # NaN fails both comparisons, so it is refused too. Only where ctx.check_values
     # (always on the CPU; on a GPU in anomaly mode: the answer is a device read).
     if not ctx.check_values:
@@ -69,7 +69,7 @@ def _check_probabilities(ctx, x, what):
     inside = (x >= 0) & (x <= 1)
     if not bool(xp.all(inside)):
         bad = x[~inside].reshape(-1)[0]
-        raise InvalidArgumentError(f"argument 'x' expected {what} in [0, 1], got {float(bad)!r}")
+        raise InvalidArgumentError(f"argument '{arg}' expected {what} in [0, 1], got {float(bad)!r}")
 
 
 @register_kernel("bernoulli", ALL_BACKENDS, FLOATS)
@@ -86,6 +86,20 @@ def poisson(ctx, x):
         raise InvalidArgumentError(
             f"argument 'x' expected finite rates >= 0, got {float(x[~valid].reshape(-1)[0])!r}")
     return _generator(ctx).poisson(x.astype(np.float64)).astype(x.dtype)
+
+
+@register_kernel("binomial", ALL_BACKENDS, FLOATS)
+def binomial(ctx, count, prob):
+    """Successes in ``count`` trials of probability ``prob`` (broadcast together), int64."""
+    xp = ctx.xp
+    count, prob = xp.broadcast_arrays(count, prob)
+    _check_probabilities(ctx, prob, "probabilities", "prob")
+    if ctx.check_values:
+        valid = (count >= 0) & (count == xp.floor(count)) if count.dtype.kind == "f" else count >= 0
+        if not bool(xp.all(valid)):
+            raise InvalidArgumentError(f"argument 'count' expected whole numbers >= 0, got "
+                                       f"{float(count[~valid].reshape(-1)[0])!r}")
+    return _generator(ctx).binomial(count.astype(np.int64), prob.astype(np.float64))
 
 
 def _check_weights(xp, weights, num_samples, replacement):

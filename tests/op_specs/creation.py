@@ -201,6 +201,19 @@ def check_poisson(got, x):
         assert abs(got.astype(np.float64).mean() - x.astype(np.float64).mean()) < 0.07
 
 
+def _binomial_prepare(arrays, attrs):
+    count, prob = arrays  # whole trial counts 5 .. 20 from the drawn positive values
+    return [np.round(count * 10).astype(count.dtype), prob]
+
+
+def check_binomial(got, count, prob):
+    count, prob = np.broadcast_arrays(count.astype(np.float64), prob.astype(np.float64))
+    assert got.dtype == np.int64 and got.shape == count.shape
+    assert np.all((got >= 0) & (got <= count))
+    if got.size >= 500:  # the mean of the successes against sum(n p), within 5 standard errors
+        assert abs(got.sum() - (count * prob).sum()) < 5 * np.sqrt((count * prob * (1 - prob)).sum())
+
+
 def check_multinomial(got, x, num_samples=1, replacement=False):
     categories = x.shape[-1]
     assert np.all((got >= 0) & (got < categories))
@@ -343,6 +356,10 @@ SPECS: list = [
     OpSpec("poisson", eager.poisson, lambda x: np.empty(x.shape, x.dtype), ("positive",),
            (Case(((300, 40),)), Case(((),)), Case(((0, 3),))),
            dtypes=FLOATS, grad=False, check=check_poisson),
+    OpSpec("binomial", eager.binomial, lambda n, p: np.empty(np.broadcast_shapes(n.shape, p.shape), np.int64),
+           ("positive", "unit"), (Case(((300, 40), (300, 40))), Case(((), ())), Case(((4, 1), (3,))),
+                                  Case(((0, 3), (0, 3)))),
+           dtypes=FLOATS, grad=False, prepare=_binomial_prepare, check=check_binomial),
     OpSpec("multinomial", eager.multinomial,
            lambda x, num_samples=1, replacement=False: np.empty(x.shape[:-1] + (num_samples,), np.int64), ("unit",),
            (Case(((4, 6),), {"num_samples": 3}), Case(((5,),), {"num_samples": 5}),

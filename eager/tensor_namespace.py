@@ -1,0 +1,38 @@
+"""Paddle's ``paddle.tensor`` namespace: ``eager.tensor.<function>`` and the
+file-named paths Paddle's examples use (``paddle.tensor.math.frexp``,
+``paddle.tensor.random.gaussian_``, ``paddle.tensor.array.create_array``, ...).
+
+``eager.tensor`` is the Tensor core, at the bottom of the layers; it hands any
+name it does not define to this module (the tensor module's ``__getattr__``
+loads it on first use, as ``eager/__init__.py`` loads the API). Here a name is
+one of the tensor-array functions, or one of Paddle's file names under
+``paddle.tensor`` (each gives this whole namespace: eager does not split its
+functions by Paddle's files), or any function of ``import eager`` or ``eager.linalg``.
+
+>>> x = eager.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> eager.tensor.math.frexp is eager.frexp, eager.tensor.triu(x).numpy().tolist()
+(True, [[1.0, 2.0], [0.0, 4.0]])
+"""
+from __future__ import annotations
+
+import sys
+
+from . import api as _api
+from .tensor_queries import gaussian_  # noqa: F401  (paddle.tensor.random.gaussian_, not top-level)
+from .tensor_array import (array_length, array_read, array_write, create_array, create_tensor,  # noqa: F401
+                           tensor_array_to_tensor)
+
+# The modules of Paddle's python/paddle/tensor/ package; each is this namespace here.
+PADDLE_FILES = frozenset({"array", "attribute", "creation", "einsum", "layer_function_generator", "linalg",
+                          "logic", "manipulation", "math", "ops", "random", "search", "stat", "to_string"})
+
+
+def __getattr__(name):
+    if name in PADDLE_FILES:
+        return sys.modules[__name__]
+    if name.startswith("_"):
+        raise AttributeError(f"module 'eager.tensor' has no attribute {name!r}")
+    for namespace in (_api, _api.linalg):  # paddle.tensor.linalg.cond is eager.linalg.cond
+        if hasattr(namespace, name):
+            return getattr(namespace, name)
+    raise AttributeError(f"module 'eager.tensor' has no attribute {name!r}")
