@@ -347,7 +347,10 @@ def format_values(array: np.ndarray, options) -> str:
     eager.set_printoptions), as Paddle prints them: floats with ``precision``
     digits, every item left-aligned to one width (a space before the non-negative
     ones when some are negative), only ``edgeitems`` at each edge of an axis once
-    there are more than ``threshold`` items."""
+    there are more than ``threshold`` items. bfloat16 values print as the
+    float32 values they are exactly."""
+    if array.dtype.kind == "V" and array.dtype.name == "bfloat16":  # ml_dtypes' dtype, not kind "f"
+        array = array.astype(np.float32)
     kind = array.dtype.kind
     if kind == "f":
         def text_of(value):

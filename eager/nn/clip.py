@@ -116,7 +116,7 @@ class ClipGradByNorm(ClipGradBase):
         for param, grad in params_grads:
             if grad is not None and _clippable(param):
                 with no_grad():
-                    wide = DataType.FLOAT32 if grad.dtype is DataType.FLOAT16 else None
+                    wide = DataType.FLOAT32 if grad.dtype in (DataType.FLOAT16, DataType.BFLOAT16) else None
                     norm = _F.pow(_squared_norm(grad, wide), 0.5)
                     limit = _F.full_like(norm, self.clip_norm, None)
                     scale = _F.divide(limit, _F.maximum(norm, limit))
