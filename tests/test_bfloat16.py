@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -43,6 +46,14 @@ def test_the_dtype_maps_to_ml_dtypes_bfloat16_both_ways():
     assert DataType.BFLOAT16.is_floating_point and not DataType.BFLOAT16.is_integer
     assert float(float_info(DataType.BFLOAT16).eps) == 2.0 ** -7
     assert float(float_info("float32").eps) == 2.0 ** -23
+
+
+def test_importing_eager_and_computing_in_float32_does_not_import_ml_dtypes():
+    root = Path(__file__).resolve().parents[1]
+    code = "import sys, eager; (eager.ones([2]) + 1).numpy(); print('ml_dtypes' in sys.modules)"
+    env = dict(os.environ, PYTHONPATH=str(root))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+    assert result.stdout.strip() == "False", result.stderr
 
 
 def test_the_default_dtype_cannot_be_bfloat16_as_in_paddle():
@@ -326,6 +337,15 @@ def test_save_writes_safetensors_bf16_entries_and_load_restores_the_bits(tmp_pat
     eager.save(values, buffer)
     buffer.seek(0)
     assert eager.load(buffer, return_numpy=True).dtype == BF16
+
+
+def test_load_reads_a_foreign_safetensors_file_with_bf16_entries(tmp_path):
+    """A file another library wrote (no eager structure): BF16 entries, little-endian bits."""
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header + np.array([0x3F80, 0xC000], "<u2").tobytes())
+    loaded = eager.load(str(path))
+    assert loaded["w"].dtype == eager.bfloat16 and loaded["w"].tolist() == [1.0, -2.0]
 
 
 # -- the GPU --------------------------------------------------------------------------

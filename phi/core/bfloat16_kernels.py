@@ -18,7 +18,8 @@ What the twin changes, argument by argument:
 - each float32 result (also inside a list or tuple) is rounded to bfloat16,
   unless the call named FLOAT32 as an attribute (``sum(x, dtype=float32)``
   asks for a float32 result); results of other dtypes (argmax's int64
-  indices, a comparison's bools) pass as they are;
+  indices, a comparison's bools) pass as they are; a SelectedRows result
+  (a sparse gradient) gets its rows' values rounded;
 - ``into=`` (an inplace op's destination, a bfloat16 array; for a backward
   kernel a tuple of them, one per gradient) receives the rounded result.
 
@@ -32,7 +33,8 @@ import functools
 import numpy as np
 
 from ..common.data_type import DataType, bfloat16_numpy_dtype
-from .dense_tensor import ArraySpec
+from .dense_tensor import ArraySpec, DenseTensor
+from .selected_rows import SelectedRows
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -99,6 +101,10 @@ def _results(value, bfloat16, widened: dict, passed: dict, rounds: bool):
     array is rounded to bfloat16 when ``rounds``."""
     if type(value) is list or type(value) is tuple:
         return type(value)(_results(v, bfloat16, widened, passed, rounds) for v in value)
+    if type(value) is SelectedRows:  # a sparse result of a dense kernel (embedding's gradient)
+        if rounds and value.value.array.dtype is _FLOAT32:
+            return SelectedRows(value.rows, DenseTensor(value.value.array.astype(bfloat16)), value.height)
+        return value
     if getattr(value, "dtype", None) is None:
         return value
     copy_and_original = widened.get(id(value))
