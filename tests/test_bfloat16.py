@@ -171,6 +171,18 @@ def test_dtype_arguments_and_results_of_other_dtypes():
     assert eager.nan_to_num(inf).tolist() == [largest, -largest, 0.0]
 
 
+def test_promotion_python_scalars_keep_bfloat16_and_other_floats_are_refused_as_for_float16():
+    x = eager.to_tensor([1.5, -2.0], dtype="bfloat16")
+    for result in (x * 2.0, 2.0 * x, x + 1, x / 4, x ** 2, x - True):
+        assert result.dtype == eager.bfloat16
+    assert (x * 2.0).tolist() == [3.0, -4.0] and (x / 4).tolist() == [0.375, -0.5]
+    for other in ("float16", "float32"):
+        with pytest.raises(ValueError, match=f"expected the same dtype, got bfloat16 and {other}"):
+            x + eager.ones([2], dtype=other)
+    with eager.amp.auto_cast(dtype="bfloat16"):  # inside auto_cast each op casts its inputs
+        assert (x + eager.ones([2])).dtype == eager.float32
+
+
 def test_views_share_the_buffer_and_inplace_ops_write_into_it():
     x = eager.to_tensor([1.0, 2.0, 3.0, 4.0], dtype="bfloat16")
     view = x.reshape([2, 2])
